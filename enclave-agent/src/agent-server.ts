@@ -1,0 +1,67 @@
+// Assembles the agent's gRPC services on one unix socket. Never TCP: the socket's folder is the only
+// way in, bind-mounted from the host when the agent runs in an enclosure.
+import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
+import { dirname } from "node:path";
+import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { ArchiveService } from "../../proto/gen/enclave/agent/v1/archive.js";
+import { FilesService } from "../../proto/gen/enclave/agent/v1/files.js";
+import { AgentInfoService } from "../../proto/gen/enclave/agent/v1/info.js";
+import { ProcessService } from "../../proto/gen/enclave/agent/v1/process.js";
+import { archiveService } from "./fs/archive-service.js";
+import { filesService } from "./fs/files-service.js";
+import { WorkspacePaths } from "./fs/workspace-paths.js";
+import { processService } from "./exec/exec-service.js";
+import { infoService } from "./info/info-service.js";
+import { LIMITS } from "./limits.js";
+
+export interface AgentOptions {
+  socketPath: string;
+  workspaceRoot: string;
+  placement: "host" | "enclosure";
+  grammarDir: string;
+}
+
+export interface RunningAgent {
+  server: Server;
+  close(): Promise<void>;
+}
+
+function removeStaleSocket(path: string): void {
+  try {
+    if (lstatSync(path).isSocket()) unlinkSync(path);
+  } catch {
+    // Nothing there.
+  }
+}
+
+export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
+  const paths = new WorkspacePaths(opts.workspaceRoot);
+  const server = new Server({
+    "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
+    "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
+  });
+  server.addService(AgentInfoService, infoService({ placement: opts.placement, workspaceRoot: paths.root, grammarDir: opts.grammarDir }));
+  server.addService(FilesService, filesService(paths));
+  server.addService(ArchiveService, archiveService(paths));
+  server.addService(ProcessService, processService(paths));
+
+  mkdirSync(dirname(opts.socketPath), { recursive: true });
+  removeStaleSocket(opts.socketPath);
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${opts.socketPath}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+  );
+  // Only the agent's own user (and root, which the host control plane is) may connect.
+  chmodSync(opts.socketPath, 0o600);
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.forceShutdown(), 2_000);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          removeStaleSocket(opts.socketPath);
+          resolve();
+        });
+      }),
+  };
+}

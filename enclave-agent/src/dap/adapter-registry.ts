@@ -1,0 +1,39 @@
+// The debug adapters Enclave knows, as data: the spec's table. Usable for a checkout only when a root
+// marker exists there and the binary resolves; `binaries` are tried in order.
+export interface DebugAdapterSpec {
+  id: string;
+  rootMarkers: string[];
+  /** Candidate argv lists, first that resolves wins (lldb-dap, then Debian's lldb-vscode-15). */
+  commands: string[][];
+  /** A Python module the interpreter must be able to import (debugpy). */
+  pythonModule?: string;
+  install: string;
+}
+
+export const DEBUG_ADAPTERS: readonly DebugAdapterSpec[] = [
+  {
+    id: "dart",
+    rootMarkers: ["pubspec.yaml"],
+    commands: [["dart", "debug_adapter"]],
+    install: "install the Dart SDK and put `dart` on PATH; no Debian package provides it here",
+  },
+  {
+    id: "debugpy",
+    rootMarkers: ["pyproject.toml", "setup.py", "requirements.txt"],
+    commands: [["python3", "-m", "debugpy.adapter"]],
+    pythonModule: "debugpy",
+    install: "apt-get install python3-debugpy, or pip install debugpy in the project's .venv",
+  },
+  {
+    id: "lldb",
+    rootMarkers: ["Cargo.toml", "CMakeLists.txt"],
+    commands: [["lldb-dap"], ["lldb-vscode-15"], ["lldb-vscode"]],
+    install: "apt-get install lldb-15 (provides lldb-vscode-15)",
+  },
+  {
+    id: "delve",
+    rootMarkers: ["go.mod"],
+    commands: [["dlv", "dap"]],
+    install: "apt-get install delve",
+  },
+];

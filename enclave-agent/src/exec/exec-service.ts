@@ -1,0 +1,138 @@
+// The Process service: one command per stream, in its own process group so a timeout, a signal or a
+// cancelled call reaches everything it started. Output is streamed as it comes, up to a cap.
+import { type ChildProcess, spawn } from "node:child_process";
+import { constants } from "node:os";
+import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
+import type { ExecEvent, ExecRequest, ExecStart, ProcessServer } from "../../../proto/gen/enclave/agent/v1/process.js";
+import { AgentError } from "../errors.js";
+import type { WorkspacePaths } from "../fs/workspace-paths.js";
+import { toServiceError } from "../grpc/unary.js";
+import { LIMITS } from "../limits.js";
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+function checkStart(start: ExecStart): string[] {
+  if (start.argv.length > 0 && start.shellCommand) throw new AgentError("invalid_argument", "give either argv or shell_command, not both");
+  if (start.argv.length > 0) return start.argv;
+  if (start.shellCommand) return ["/bin/sh", "-c", start.shellCommand];
+  throw new AgentError("invalid_argument", "nothing to run: give argv or shell_command");
+}
+
+export function processService(paths: WorkspacePaths): ProcessServer {
+  return {
+    exec(call: ServerDuplexStream<ExecRequest, ExecEvent>): void {
+      let child: ChildProcess | undefined;
+      let finished = false;
+      const fail = (err: unknown): void => {
+        if (finished) return;
+        finished = true;
+        call.destroy(toServiceError(err) as ServiceError);
+      };
+      const send = (event: ExecEvent): void => {
+        if (!finished) call.write(event);
+      };
+
+      const begin = (start: ExecStart): void => {
+        const argv = checkStart(start);
+        const cwd = paths.resolve(start.cwd, "list").abs;
+        const timeoutMs = Math.min(start.timeoutMs > 0 ? start.timeoutMs : LIMITS.execDefaultTimeoutMs, LIMITS.execMaxTimeoutMs);
+        const startedAt = Date.now();
+        const proc = spawn(argv[0] ?? "", argv.slice(1), {
+          cwd,
+          env: { ...process.env, ...start.env },
+          detached: true,
+          stdio: ["pipe", "pipe", "pipe"],
+        });
+        child = proc;
+        let outputBytes = 0;
+        let truncated = false;
+        let timedOut = false;
+        const forward = (stream: "stdout" | "stderr") => (chunk: Buffer) => {
+          if (outputBytes >= LIMITS.execOutputCapBytes) {
+            truncated = true;
+            return;
+          }
+          const room = LIMITS.execOutputCapBytes - outputBytes;
+          const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+          if (part.length < chunk.length) truncated = true;
+          outputBytes += part.length;
+          send({ event: stream === "stdout" ? { $case: "stdout", value: part } : { $case: "stderr", value: part } });
+        };
+        proc.stdout?.on("data", forward("stdout"));
+        proc.stderr?.on("data", forward("stderr"));
+        proc.stdin?.on("error", () => undefined); // a command that exits without reading stdin
+        const timer = setTimeout(() => {
+          timedOut = true;
+          signalGroup(proc, "SIGTERM");
+          setTimeout(() => signalGroup(proc, "SIGKILL"), LIMITS.execKillGraceMs).unref();
+        }, timeoutMs);
+        proc.on("spawn", () => send({ event: { $case: "started", value: { pid: proc.pid ?? 0 } } }));
+        proc.on("error", (err: NodeJS.ErrnoException) => {
+          clearTimeout(timer);
+          if (err.code === "ENOENT") fail(new AgentError("not_found", `command \`${argv[0]}\` was not found (PATH=${process.env.PATH ?? ""})`));
+          else if (err.code === "EACCES") fail(new AgentError("failed_precondition", `command \`${argv[0]}\` is not executable`));
+          else fail(err);
+        });
+        proc.on("close", (code, signal) => {
+          clearTimeout(timer);
+          // Reap anything the command left running in its group.
+          signalGroup(proc, "SIGKILL");
+          send({
+            event: {
+              $case: "exit",
+              value: {
+                code: code ?? -1,
+                signal: signal ?? "",
+                timedOut,
+                durationMs: Date.now() - startedAt,
+                outputTruncated: truncated,
+              },
+            },
+          });
+          if (!finished) {
+            finished = true;
+            call.end();
+          }
+        });
+      };
+
+      call.on("data", (req: ExecRequest) => {
+        try {
+          const msg = req.message;
+          if (!msg) return;
+          if (msg.$case === "start") {
+            if (child) throw new AgentError("invalid_argument", "the command has started already");
+            begin(msg.value);
+            return;
+          }
+          if (!child) throw new AgentError("invalid_argument", "send start before anything else");
+          if (msg.$case === "stdin") child.stdin?.write(msg.value);
+          else if (msg.$case === "closeStdin") child.stdin?.end();
+          else if (msg.$case === "signal") {
+            const name = msg.value.toUpperCase();
+            if (!(name in constants.signals)) throw new AgentError("invalid_argument", `unknown signal \`${msg.value}\``);
+            signalGroup(child, name as NodeJS.Signals);
+          }
+        } catch (err) {
+          if (child) signalGroup(child, "SIGKILL");
+          fail(err);
+        }
+      });
+      call.on("end", () => {
+        if (!child) fail(new AgentError("invalid_argument", "the stream ended before a start message"));
+      });
+      // The caller went away: nothing should outlive the call.
+      call.on("cancelled", () => {
+        finished = true;
+        if (child) signalGroup(child, "SIGKILL");
+      });
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// Wraps an async function as a grpc-js unary handler: a thrown AgentError becomes its status and
+// message; anything else becomes INTERNAL with the error's text, and the agent keeps serving.
+import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServiceError, status } from "@grpc/grpc-js";
+import { asAgentError } from "../errors.js";
+
+export function toServiceError(err: unknown): Partial<ServiceError> {
+  const e = asAgentError(err);
+  return { code: e.grpcCode, details: e.message, message: e.message, metadata: new Metadata() };
+}
+
+export function unary<Req, Res>(fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>) {
+  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
+    fn(call.request, call).then(
+      (res) => callback(null, res),
+      (err: unknown) => callback(toServiceError(err) as ServiceError, null),
+    );
+  };
+}
+
+export { status };

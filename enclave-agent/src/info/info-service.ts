@@ -1,0 +1,32 @@
+// The AgentInfo service: Health (the agent answers, and where it runs) and Describe.
+import { platform, release } from "node:os";
+import type { AgentInfoServer } from "../../../proto/gen/enclave/agent/v1/info.js";
+import { unary } from "../grpc/unary.js";
+import { AGENT_VERSION } from "../version.js";
+import { describeComponents } from "./describe.js";
+
+export interface AgentIdentity {
+  placement: string;
+  workspaceRoot: string;
+  grammarDir: string;
+}
+
+export function infoService(identity: AgentIdentity): AgentInfoServer {
+  const startedAt = Date.now();
+  return {
+    health: unary(async () => ({
+      version: AGENT_VERSION,
+      placement: identity.placement,
+      workspaceRoot: identity.workspaceRoot,
+      pid: process.pid,
+      uptimeMs: Date.now() - startedAt,
+      nodeVersion: process.version,
+      uid: process.getuid?.() ?? -1,
+    })),
+    describe: unary(async () => ({
+      components: await describeComponents(identity.workspaceRoot, identity.grammarDir),
+      placement: identity.placement,
+      platform: `${platform()} ${release()} node ${process.version}`,
+    })),
+  };
+}

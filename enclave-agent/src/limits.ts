@@ -1,0 +1,22 @@
+// The agent's limits, in one table. Every cap a handler enforces comes from here.
+export const LIMITS = {
+  /** Largest gRPC message either side accepts (file contents travel in one message). */
+  grpcMaxMessageBytes: 64 * 1024 * 1024,
+  /** Default and hard cap on the bytes ReadFile returns. */
+  readDefaultBytes: 4 * 1024 * 1024,
+  readMaxBytes: 32 * 1024 * 1024,
+  /** Largest file WriteFile, EditFile or ApplyPatch will write. */
+  writeMaxBytes: 32 * 1024 * 1024,
+  patchMaxBytes: 8 * 1024 * 1024,
+  listDefaultEntries: 1000,
+  listMaxEntries: 20_000,
+  execDefaultTimeoutMs: 120_000,
+  execMaxTimeoutMs: 60 * 60 * 1000,
+  /** Stdout + stderr bytes streamed per command before the rest is dropped. */
+  execOutputCapBytes: 16 * 1024 * 1024,
+  /** After SIGTERM on timeout, how long before SIGKILL. */
+  execKillGraceMs: 2_000,
+  archiveChunkBytes: 256 * 1024,
+  archiveMaxEntryBytes: 512 * 1024 * 1024,
+  symlinkDepth: 40,
+} as const;

@@ -1,0 +1,79 @@
+// The language servers Enclave knows, as data. A server is usable for a checkout only when one of
+// its root markers exists there and its binary resolves; the supervisor (lsp issue) reads this table.
+export interface LanguageServerSpec {
+  id: string;
+  languages: string[];
+  extensions: string[];
+  rootMarkers: string[];
+  /** argv; the first element is resolved as a binary. */
+  command: string[];
+  /** How to get the binary when it is missing. */
+  install: string;
+}
+
+export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
+  {
+    id: "pyright",
+    languages: ["python"],
+    extensions: [".py", ".pyi"],
+    rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"],
+    command: ["pyright-langserver", "--stdio"],
+    install: "npm install -g pyright (or add it to the project's node_modules)",
+  },
+  {
+    id: "pylsp",
+    languages: ["python"],
+    extensions: [".py", ".pyi"],
+    rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"],
+    command: ["pylsp"],
+    install: "apt-get install python3-pylsp, or pip install python-lsp-server in the project's .venv",
+  },
+  {
+    id: "typescript",
+    languages: ["typescript", "javascript", "typescriptreact", "javascriptreact"],
+    extensions: [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"],
+    rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
+    command: ["typescript-language-server", "--stdio"],
+    install: "npm install -g typescript typescript-language-server",
+  },
+  {
+    id: "clangd",
+    languages: ["c", "cpp"],
+    extensions: [".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"],
+    rootMarkers: ["compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"],
+    command: ["clangd"],
+    install: "apt-get install clangd",
+  },
+  {
+    id: "gopls",
+    languages: ["go"],
+    extensions: [".go"],
+    rootMarkers: ["go.mod", "go.work"],
+    command: ["gopls"],
+    install: "apt-get install gopls",
+  },
+  {
+    id: "bash",
+    languages: ["shellscript"],
+    extensions: [".sh", ".bash"],
+    rootMarkers: [".git", "Makefile", "package.json"],
+    command: ["bash-language-server", "start"],
+    install: "npm install -g bash-language-server",
+  },
+  {
+    id: "rust-analyzer",
+    languages: ["rust"],
+    extensions: [".rs"],
+    rootMarkers: ["Cargo.toml"],
+    command: ["rust-analyzer"],
+    install: "install rust-analyzer from the Rust toolchain (rustup component add rust-analyzer); no Debian package provides it here",
+  },
+  {
+    id: "dart",
+    languages: ["dart"],
+    extensions: [".dart"],
+    rootMarkers: ["pubspec.yaml"],
+    command: ["dart", "language-server"],
+    install: "install the Dart SDK and put `dart` on PATH; no Debian package provides it here",
+  },
+];

@@ -1,0 +1,60 @@
+// enclave-agent: the resource host that runs next to the code, on the host or inside an enclosure.
+//   enclave-agent --socket PATH --workspace DIR [--placement host|enclosure] [--grammars DIR] [--exit-with-stdin]
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { startAgent } from "./agent-server.js";
+
+const usage = `usage: enclave-agent --socket PATH --workspace DIR [--placement host|enclosure] [--grammars DIR] [--exit-with-stdin]
+
+Serves the enclave agent's gRPC services on a unix socket (never TCP).
+  --socket PATH        unix socket to listen on
+  --workspace DIR      the workspace root; no path outside it is ever touched
+  --placement NAME     "host" or "enclosure" (reported by Health)
+  --grammars DIR       folder of tree-sitter .wasm grammars (default: beside the bundle)
+  --exit-with-stdin    exit when standard input closes (the host control plane's lifeline)`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      socket: { type: "string" },
+      workspace: { type: "string" },
+      placement: { type: "string", default: "host" },
+      grammars: { type: "string" },
+      "exit-with-stdin": { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  if (!values.socket || !values.workspace) {
+    console.error(`enclave-agent: --socket and --workspace are required\n\n${usage}`);
+    process.exit(2);
+  }
+  const placement = values.placement === "enclosure" ? "enclosure" : "host";
+  const grammarDir = values.grammars ?? join(dirname(fileURLToPath(import.meta.url)), "grammars");
+  const agent = await startAgent({ socketPath: values.socket, workspaceRoot: values.workspace, placement, grammarDir });
+  process.stderr.write(`enclave-agent ${process.pid}: serving ${values.workspace} on unix:${values.socket} (${placement})\n`);
+
+  let stopping = false;
+  const stop = (why: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`enclave-agent ${process.pid}: stopping (${why})\n`);
+    void agent.close().then(() => process.exit(0));
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+  if (values["exit-with-stdin"]) {
+    process.stdin.on("end", () => stop("parent closed stdin"));
+    process.stdin.on("error", () => stop("parent closed stdin"));
+    process.stdin.resume();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(`enclave-agent: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

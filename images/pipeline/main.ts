@@ -1,0 +1,26 @@
+// `make images`: builds whichever images are missing, by content hash. `--agent` also builds the
+// shipped image with the agent baked in; `--print` only prints the tags.
+import { connectDocker } from "../../control-plane/src/placement/docker-connection.js";
+import { ensureImages, imageTags } from "./image-set.js";
+import { consoleProgress } from "./progress.js";
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes("--help")) {
+    console.log("usage: images [--agent] [--print]\n  builds the enclave images that are missing (tags are content hashes)");
+    return;
+  }
+  if (args.includes("--print")) {
+    console.log(JSON.stringify(imageTags(), null, 2));
+    return;
+  }
+  const docker = await connectDocker();
+  const result = await ensureImages(docker, { agent: args.includes("--agent"), progress: consoleProgress() });
+  const all = [result.base, result.runtime, ...(result.agent ? [result.agent] : [])];
+  console.log(result.built.length ? `built: ${result.built.join(", ")}` : `up to date: ${all.join(", ")}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(`images: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

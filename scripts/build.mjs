@@ -1,0 +1,28 @@
+// `make build`: type-checks and compiles everything to dist/ with tsc, then bundles the enclave agent
+// into one ESM file for Node 18+ (the enclosure image's Node) with esbuild.
+import { execFileSync } from "node:child_process";
+import { chmodSync, copyFileSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-p", join(root, "tsconfig.json")], { stdio: "inherit" });
+
+const outDir = join(root, "dist", "agent");
+mkdirSync(outDir, { recursive: true });
+await build({
+  entryPoints: [join(root, "enclave-agent", "src", "main.ts")],
+  outfile: join(outDir, "enclave-agent.mjs"),
+  bundle: true,
+  platform: "node",
+  target: "node18",
+  format: "esm",
+  sourcemap: "linked",
+  logLevel: "warning",
+  // CommonJS dependencies (grpc-js) call require(); give the ESM bundle one.
+  banner: { js: "import { createRequire as __enclaveCreateRequire } from 'node:module'; const require = __enclaveCreateRequire(import.meta.url);" },
+});
+copyFileSync(join(root, "enclave-agent", "supervise.sh"), join(outDir, "supervise.sh"));
+chmodSync(join(outDir, "supervise.sh"), 0o755);
+console.log("built dist/ and dist/agent/enclave-agent.mjs");
