@@ -1,0 +1,55 @@
+// The control plane's one error type. Its code is stable (tool results carry it as error_code and
+// the gRPC API maps it to a status); its message says what happened and what to do.
+import { status } from "@grpc/grpc-js";
+
+export type EnclaveErrorCode =
+  | "invalid_arguments"
+  | "unknown_tool"
+  | "approval_refused"
+  | "placement_unavailable"
+  | "enclosure_dead"
+  | "agent_lost"
+  | "not_found"
+  | "already_exists"
+  | "failed_precondition"
+  | "outside_workspace"
+  | "too_large"
+  | "timeout"
+  | "cancelled"
+  | "failed";
+
+const grpcStatus: Record<EnclaveErrorCode, status> = {
+  invalid_arguments: status.INVALID_ARGUMENT,
+  unknown_tool: status.NOT_FOUND,
+  approval_refused: status.PERMISSION_DENIED,
+  placement_unavailable: status.UNAVAILABLE,
+  enclosure_dead: status.FAILED_PRECONDITION,
+  agent_lost: status.UNAVAILABLE,
+  not_found: status.NOT_FOUND,
+  already_exists: status.ALREADY_EXISTS,
+  failed_precondition: status.FAILED_PRECONDITION,
+  outside_workspace: status.PERMISSION_DENIED,
+  too_large: status.RESOURCE_EXHAUSTED,
+  timeout: status.DEADLINE_EXCEEDED,
+  cancelled: status.CANCELLED,
+  failed: status.UNKNOWN,
+};
+
+export class EnclaveError extends Error {
+  constructor(
+    readonly code: EnclaveErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "EnclaveError";
+  }
+
+  get grpcCode(): status {
+    return grpcStatus[this.code];
+  }
+}
+
+export function asEnclaveError(err: unknown): EnclaveError {
+  if (err instanceof EnclaveError) return err;
+  return new EnclaveError("failed", err instanceof Error ? err.message : String(err));
+}

@@ -1,0 +1,161 @@
+// Where a conversation's calls go, decided per call: a running enclosure's agent, or else the
+// conversation's host agent. Enclosures start and stop only through start() and stop(); a dead one
+// is reported, never replaced silently by the host.
+import type { AgentClient } from "../agent-client/agent-client.js";
+import type { AuditLog } from "../audit/audit-log.js";
+import type { ConversationRecord, ConversationStore, EnclosureRecord } from "../conversations/conversation-store.js";
+import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import type { AgentEndpoint } from "./agent-endpoint.js";
+import { type DockerDriver, enclosureWhere } from "./docker-driver.js";
+import type { EnclosureRequest } from "./enclosure-settings.js";
+import type { HostAgents } from "./host-agents.js";
+import type { PlacementPort } from "../tools/tool-dispatcher.js";
+
+function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
+  return new EnclaveError(
+    "enclosure_dead",
+    `the enclosure of conversation \`${conv.id}\` (${enclosureWhere(enc)}) is dead: ${enc.detail || "it stopped answering"}. ` +
+      `Calls are not moved to the host on their own: stop it (\`enclave enclosure stop ${conv.id}\`) to continue on host placement, ` +
+      `or stop it and start a new one.`,
+  );
+}
+
+export class Placements implements PlacementPort {
+  private readonly clients = new Map<string, AgentClient>();
+  private unwatch: (() => void) | undefined;
+
+  constructor(
+    private readonly store: ConversationStore,
+    private readonly hostAgents: HostAgents,
+    private readonly docker: () => Promise<DockerDriver>,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** Reattaches to enclosures that outlived a control-plane restart, and watches for deaths. */
+  async recover(): Promise<void> {
+    const withEnclosure = this.store.list().filter((c) => c.enclosure);
+    if (withEnclosure.length === 0) return;
+    const driver = await this.docker();
+    for (const conv of withEnclosure) {
+      const enc = conv.enclosure as EnclosureRecord;
+      const fate = await driver.inspect(enc);
+      if (!fate.running) this.markDead(conv, fate.detail);
+    }
+    await this.watch(driver);
+  }
+
+  private async watch(driver: DockerDriver): Promise<void> {
+    if (this.unwatch) return;
+    this.unwatch = await driver.watchDeaths((containerId) => {
+      const conv = this.store.list().find((c) => c.enclosure?.containerId === containerId);
+      if (!conv?.enclosure || conv.enclosure.state === "dead") return;
+      void driver.inspect(conv.enclosure).then((fate) => {
+        if (!fate.running) this.markDead(conv, fate.detail);
+      }, () => undefined);
+    });
+  }
+
+  private markDead(conv: ConversationRecord, detail: string): void {
+    const enc = conv.enclosure;
+    if (!enc || enc.state === "dead") return;
+    enc.state = "dead";
+    enc.detail = detail;
+    this.store.put(conv);
+    this.clients.get(conv.id)?.close();
+    this.clients.delete(conv.id);
+    this.audit.record({ kind: "enclosure_died", conversationId: conv.id, detail, placement: enclosureWhere(enc) });
+  }
+
+  private async enclosureClient(conv: ConversationRecord, enc: EnclosureRecord): Promise<AgentClient> {
+    let client = this.clients.get(conv.id);
+    if (!client) {
+      client = (await this.docker()).client(enc);
+      this.clients.set(conv.id, client);
+    }
+    return client;
+  }
+
+  async endpoint(conversationId: string): Promise<AgentEndpoint> {
+    const conv = this.store.get(conversationId);
+    const enc = conv.enclosure;
+    if (!enc) return this.hostAgents.endpoint(conv.id, conv.workspacePath);
+    if (enc.state === "dead") throw deadError(conv, enc);
+    const client = await this.enclosureClient(conv, enc);
+    if (!client.connected) {
+      try {
+        await client.health(LIMITS.agentProbeTimeoutMs);
+      } catch {
+        const fate = await (await this.docker()).inspect(enc);
+        if (!fate.running) {
+          this.markDead(conv, fate.detail);
+          throw deadError(conv, enc);
+        }
+        throw new EnclaveError(
+          "placement_unavailable",
+          `the agent in ${enclosureWhere(enc)} does not answer although its container runs; stop and start the enclosure of \`${conv.id}\``,
+        );
+      }
+    }
+    return { placement: "enclosure", client, where: enclosureWhere(enc) };
+  }
+
+  async explain(conversationId: string, err: EnclaveError): Promise<EnclaveError> {
+    const conv = this.store.has(conversationId) ? this.store.get(conversationId) : undefined;
+    const enc = conv?.enclosure;
+    if (!conv || !enc) return err;
+    if (enc.state === "dead") return deadError(conv, enc);
+    try {
+      const fate = await (await this.docker()).inspect(enc);
+      if (fate.running) return err;
+      this.markDead(conv, fate.detail);
+      return deadError(conv, enc);
+    } catch {
+      return err;
+    }
+  }
+
+  async start(conversationId: string, req: EnclosureRequest): Promise<ConversationRecord> {
+    const conv = this.store.get(conversationId);
+    if (conv.enclosure) {
+      throw new EnclaveError(
+        "already_exists",
+        `conversation \`${conv.id}\` already has an enclosure (${enclosureWhere(conv.enclosure)}, ${conv.enclosure.state}); stop it first`,
+      );
+    }
+    const driver = await this.docker();
+    await this.watch(driver);
+    // The host agent must not write while the enclosure owns the workspace.
+    await this.hostAgents.stop(conv.id);
+    const { record, client } = await driver.start(conv, req);
+    conv.enclosure = record;
+    this.clients.set(conv.id, client);
+    this.store.put(conv);
+    this.audit.record({
+      kind: "enclosure_started",
+      conversationId: conv.id,
+      placement: enclosureWhere(record),
+      detail: `image ${record.image}; workspace ${record.workspaceMode}; user ${record.user}; relaxations: ${record.relaxations.join("; ") || "none"}`,
+    });
+    return conv;
+  }
+
+  async stop(conversationId: string): Promise<ConversationRecord> {
+    const conv = this.store.get(conversationId);
+    const enc = conv.enclosure;
+    if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${conv.id}\` has no enclosure to stop`);
+    this.clients.get(conv.id)?.close();
+    this.clients.delete(conv.id);
+    await (await this.docker()).stop(conv, enc);
+    delete conv.enclosure;
+    this.store.put(conv);
+    this.audit.record({ kind: "enclosure_stopped", conversationId: conv.id, placement: enclosureWhere(enc) });
+    return conv;
+  }
+
+  close(): void {
+    this.unwatch?.();
+    for (const c of this.clients.values()) c.close();
+    this.clients.clear();
+  }
+}

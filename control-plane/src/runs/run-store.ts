@@ -1,0 +1,79 @@
+// Runs: one agent run of a conversation, with its surface (which tiers it sees), the resources wired
+// for it (which tools exist at all) and its approval policy.
+import { randomBytes } from "node:crypto";
+import { EnclaveError } from "../errors.js";
+import type { Tier } from "../tools/tool.js";
+
+export const SURFACES = ["default", "plan", "readonly_subagent"] as const;
+export type Surface = (typeof SURFACES)[number];
+
+export const APPROVAL_POLICIES = ["never", "write", "always"] as const;
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+
+/** The resources a run can be wired with; each tool needs one. Later capabilities add theirs. */
+export const RESOURCES = ["workspace", "shell"] as const;
+export type ResourceKind = (typeof RESOURCES)[number];
+
+/** Plan mode and read-only subagents see read tools only: others are absent, not refused. */
+export const SURFACE_TIERS: Record<Surface, readonly Tier[]> = {
+  default: ["read", "write", "exec"],
+  plan: ["read"],
+  readonly_subagent: ["read"],
+};
+
+export interface Run {
+  id: string;
+  conversationId: string;
+  surface: Surface;
+  resources: ResourceKind[];
+  approvalPolicy: ApprovalPolicy;
+  openedAtMs: number;
+}
+
+export interface OpenRunRequest {
+  conversationId: string;
+  surface?: string;
+  resources?: string[];
+  approvalPolicy?: string;
+}
+
+function oneOf<T extends string>(what: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new EnclaveError("invalid_arguments", `${what} \`${value}\` is not one of ${allowed.join(", ")}`);
+}
+
+export class RunStore {
+  private readonly runs = new Map<string, Run>();
+
+  open(req: OpenRunRequest): Run {
+    const resources = (req.resources?.length ? req.resources : [...RESOURCES]).map((r) => oneOf("resource", r, RESOURCES));
+    const run: Run = {
+      id: `r-${randomBytes(6).toString("hex")}`,
+      conversationId: req.conversationId,
+      surface: oneOf("surface", req.surface || "default", SURFACES),
+      resources: [...new Set(resources)],
+      approvalPolicy: oneOf("approval_policy", req.approvalPolicy || "never", APPROVAL_POLICIES),
+      openedAtMs: Date.now(),
+    };
+    this.runs.set(run.id, run);
+    return run;
+  }
+
+  get(id: string): Run {
+    const run = this.runs.get(id);
+    if (!run) throw new EnclaveError("not_found", `no open run \`${id}\`; open one with OpenRun`);
+    return run;
+  }
+
+  close(id: string): void {
+    this.runs.delete(id);
+  }
+
+  forConversation(conversationId: string): Run[] {
+    return [...this.runs.values()].filter((r) => r.conversationId === conversationId);
+  }
+
+  closeConversation(conversationId: string): void {
+    for (const r of this.forConversation(conversationId)) this.runs.delete(r.id);
+  }
+}

@@ -1,0 +1,19 @@
+// apply_patch (tier write): a unified diff over one or more files, all or nothing.
+import { z } from "zod";
+import { defineTool, text } from "../tool.js";
+
+export const applyPatchTool = defineTool({
+  name: "apply_patch",
+  tier: "write",
+  resource: "workspace",
+  description: "Apply a unified diff (as `git diff` writes it) to the workspace. Every hunk must match; if one does not, no file is changed.",
+  args: z.strictObject({
+    patch: z.string().min(1).describe("the unified diff: `--- a/path`, `+++ b/path`, `@@` hunks; /dev/null to add or delete a file"),
+  }),
+  async run(args, ctx) {
+    const { client } = await ctx.agent();
+    const res = await client.applyPatch({ patch: args.patch });
+    const lines = res.files.map((f) => `  ${f.change} ${f.path} (${f.hunks} hunk${f.hunks === 1 ? "" : "s"})`);
+    return text(`Patched ${res.files.length} file${res.files.length === 1 ? "" : "s"}:\n${lines.join("\n")}`);
+  },
+});

@@ -1,0 +1,64 @@
+// exec (tier exec): the harness's generic shell tool, run by the agent where the conversation's
+// code is (its enclosure, or the host). Output streams as it comes; the result keeps head and tail.
+import type { ExecEvent } from "../../../../proto/gen/enclave/agent/v1/process.js";
+import { z } from "zod";
+import { EnclaveError } from "../../errors.js";
+import { LIMITS } from "../../limits.js";
+import { defineTool, text } from "../tool.js";
+
+function clip(buf: Buffer, max: number): string {
+  if (buf.length <= max) return buf.toString("utf8");
+  const half = Math.floor(max / 2);
+  return `${buf.subarray(0, half).toString("utf8")}\n[… ${buf.length - max} bytes cut …]\n${buf.subarray(buf.length - half).toString("utf8")}`;
+}
+
+export const execTool = defineTool({
+  name: "exec",
+  tier: "exec",
+  resource: "shell",
+  description: "Run a shell command (sh -c) in the workspace, where the conversation's code runs. Returns its output and exit status.",
+  parallelSafe: false,
+  args: z.strictObject({
+    command: z.string().min(1).describe("the command line, run by /bin/sh -c"),
+    cwd: z.string().optional().describe("working folder relative to the workspace root"),
+    timeout_seconds: z.number().int().min(1).max(LIMITS.execMaxTimeoutSeconds).optional(),
+    stdin: z.string().optional().describe("text given to the command on standard input"),
+    env: z.record(z.string(), z.string()).optional().describe("extra environment variables"),
+  }),
+  async run(args, ctx) {
+    const { client } = await ctx.agent();
+    const timeoutSeconds = args.timeout_seconds ?? LIMITS.execDefaultTimeoutSeconds;
+    const call = client.exec((timeoutSeconds + 30) * 1000);
+    const onAbort = (): void => call.cancel();
+    ctx.signal.addEventListener("abort", onAbort);
+    const output: Buffer[] = [];
+    try {
+      const exit = await new Promise<Extract<ExecEvent["event"], { $case: "exit" }>["value"]>((resolve, reject) => {
+        let result: Extract<ExecEvent["event"], { $case: "exit" }>["value"] | undefined;
+        call.on("data", (ev: ExecEvent) => {
+          const e = ev.event;
+          if (e?.$case === "stdout" || e?.$case === "stderr") {
+            output.push(e.value);
+            ctx.emit({ kind: "output", stream: e.$case, data: e.value });
+          } else if (e?.$case === "exit") result = e.value;
+        });
+        call.on("error", (err) => reject(client.translate(err as Parameters<typeof client.translate>[0])));
+        call.on("end", () => (result ? resolve(result) : reject(new EnclaveError("agent_lost", "the command's stream ended without an exit status"))));
+        call.write({ message: { $case: "start", value: { argv: [], shellCommand: args.command, cwd: args.cwd ?? "", env: args.env ?? {}, timeoutMs: timeoutSeconds * 1000 } } });
+        if (args.stdin !== undefined) call.write({ message: { $case: "stdin", value: Buffer.from(args.stdin, "utf8") } });
+        call.write({ message: { $case: "closeStdin", value: true } });
+      });
+      const status = exit.timedOut
+        ? `timed out after ${timeoutSeconds} s and was killed`
+        : exit.signal
+          ? `killed by ${exit.signal}`
+          : `exit code ${exit.code}`;
+      const body = clip(Buffer.concat(output), LIMITS.execResultBytes);
+      const notes = exit.outputTruncated ? "\n[output beyond the agent's cap was dropped]" : "";
+      return text(`${body}${body && !body.endsWith("\n") ? "\n" : ""}${notes}[${status}, ${exit.durationMs} ms]`);
+    } finally {
+      ctx.signal.removeEventListener("abort", onAbort);
+      call.end();
+    }
+  },
+});

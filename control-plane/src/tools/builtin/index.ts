@@ -1,0 +1,10 @@
+// The tools the control plane itself provides.
+import type { Tool } from "../tool.js";
+import { applyPatchTool } from "./apply-patch.js";
+import { editTool } from "./edit.js";
+import { execTool } from "./exec.js";
+import { listTool } from "./list.js";
+import { readTool } from "./read.js";
+import { writeTool } from "./write.js";
+
+export const BUILTIN_TOOLS: readonly Tool[] = [readTool, listTool, writeTool, editTool, applyPatchTool, execTool];

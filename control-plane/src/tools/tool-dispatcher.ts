@@ -1,0 +1,113 @@
+// One path for every tool call, whoever makes it (the harness for its model, or a kernel cell over
+// the bridge): look the tool up on the run's surface, parse and validate its arguments, pass the
+// approval gate, run it against the placement resolved now, and record the outcome in the audit log.
+import type { ApprovalGate } from "../approval/approval-gate.js";
+import { argumentsDigest, type AuditLog } from "../audit/audit-log.js";
+import { asEnclaveError, EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import type { AgentEndpoint } from "../placement/agent-endpoint.js";
+import type { Run } from "../runs/run-store.js";
+import { formatArgumentErrors } from "./argument-errors.js";
+import type { CallOrigin, ContentPart, Tool, ToolStreamEvent } from "./tool.js";
+import type { ToolRegistry } from "./tool-registry.js";
+
+export interface PlacementPort {
+  endpoint(conversationId: string): Promise<AgentEndpoint>;
+  /** A clearer error for a failure that may mean the placement died (an enclosure gone). */
+  explain(conversationId: string, err: EnclaveError): Promise<EnclaveError>;
+}
+
+export interface CallRequest {
+  run: Run;
+  tool: string;
+  argumentsJson: string;
+  origin: CallOrigin;
+  emit?: (event: ToolStreamEvent) => void;
+  signal?: AbortSignal;
+}
+
+export interface CallResult {
+  isError: boolean;
+  parts: ContentPart[];
+  errorCode: string;
+  durationMs: number;
+}
+
+function parseArguments(tool: Tool, json: string): unknown {
+  if (Buffer.byteLength(json) > LIMITS.argumentsMaxBytes) {
+    throw new EnclaveError("invalid_arguments", `arguments for \`${tool.name}\` are over ${LIMITS.argumentsMaxBytes} bytes`);
+  }
+  let value: unknown;
+  try {
+    value = json.trim() === "" ? {} : JSON.parse(json);
+  } catch (err) {
+    throw new EnclaveError("invalid_arguments", `arguments for \`${tool.name}\` are not valid JSON: ${(err as Error).message}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new EnclaveError("invalid_arguments", `arguments for \`${tool.name}\` must be a JSON object`);
+  }
+  return value;
+}
+
+export class ToolDispatcher {
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly gate: ApprovalGate,
+    private readonly audit: AuditLog,
+    private readonly placements: PlacementPort,
+  ) {}
+
+  async call(req: CallRequest): Promise<CallResult> {
+    const started = Date.now();
+    const signal = req.signal ?? new AbortController().signal;
+    let tool: Tool | undefined;
+    let args: unknown;
+    let placement = "";
+    try {
+      tool = this.registry.lookup(req.run, req.tool);
+      args = parseArguments(tool, req.argumentsJson);
+      const checked = tool.validate(args);
+      if (!checked.ok) throw new EnclaveError("invalid_arguments", formatArgumentErrors(tool.name, checked.error));
+      await this.gate.check({ run: req.run, tool, args: checked.args }, signal);
+      const output = await tool.invoke(checked.args, {
+        run: req.run,
+        origin: req.origin,
+        signal,
+        emit: req.emit ?? (() => undefined),
+        agent: async () => {
+          const ep = await this.placements.endpoint(req.run.conversationId);
+          placement = ep.where;
+          return ep;
+        },
+      });
+      const result: CallResult = { isError: false, parts: output.parts, errorCode: "", durationMs: Date.now() - started };
+      this.record(req, tool, args, "ok", result.durationMs, placement);
+      return result;
+    } catch (thrown) {
+      let err = asEnclaveError(thrown);
+      if (err.code === "agent_lost" || err.code === "placement_unavailable" || err.code === "timeout") {
+        err = await this.placements.explain(req.run.conversationId, err);
+      }
+      const durationMs = Date.now() - started;
+      const refused = err.code === "unknown_tool" || err.code === "invalid_arguments" || err.code === "approval_refused";
+      this.record(req, tool, args, `${refused ? "refused" : "error"}:${err.code}`, durationMs, placement, err.message);
+      return { isError: true, parts: [{ type: "text", text: err.message }], errorCode: err.code, durationMs };
+    }
+  }
+
+  private record(req: CallRequest, tool: Tool | undefined, args: unknown, outcome: string, durationMs: number, placement: string, detail = ""): void {
+    this.audit.record({
+      kind: "tool_call",
+      conversationId: req.run.conversationId,
+      runId: req.run.id,
+      tool: tool?.name ?? req.tool.slice(0, 200),
+      tier: tool?.tier ?? "",
+      argumentsDigest: args === undefined ? "" : argumentsDigest(args),
+      outcome,
+      durationMs,
+      origin: req.origin,
+      detail: detail.slice(0, 500),
+      placement,
+    });
+  }
+}

@@ -1,0 +1,36 @@
+// The registry: every tool the control plane offers, and which of them a run sees. A run's list has
+// only tools whose resource is wired for it and whose tier its surface allows.
+import { EnclaveError } from "../errors.js";
+import { type Run, SURFACE_TIERS } from "../runs/run-store.js";
+import type { Tool } from "./tool.js";
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, Tool>();
+
+  register(tool: Tool): void {
+    if (this.tools.has(tool.name)) throw new Error(`tool \`${tool.name}\` is registered twice`);
+    this.tools.set(tool.name, tool);
+  }
+
+  all(): Tool[] {
+    return [...this.tools.values()];
+  }
+
+  visible(run: Run): Tool[] {
+    const tiers = SURFACE_TIERS[run.surface];
+    return this.all().filter((t) => run.resources.includes(t.resource) && tiers.includes(t.tier));
+  }
+
+  /** The tool a run may call by this name; anything not on its surface is unknown to it. */
+  lookup(run: Run, name: string): Tool {
+    const tool = this.visible(run).find((t) => t.name === name);
+    if (!tool) {
+      const names = this.visible(run).map((t) => t.name);
+      throw new EnclaveError(
+        "unknown_tool",
+        `unknown tool \`${name}\`: this run (surface \`${run.surface}\`) offers ${names.length ? names.map((n) => `\`${n}\``).join(", ") : "no tools"}`,
+      );
+    }
+    return tool;
+  }
+}

@@ -1,0 +1,69 @@
+// What a tool is: a name, a tier, the resource it needs, an argument schema and a handler. Tools are
+// defined with defineTool so the handler gets typed, validated arguments.
+import { z } from "zod";
+import type { AgentEndpoint } from "../placement/agent-endpoint.js";
+import type { ResourceKind, Run } from "../runs/run-store.js";
+
+export type Tier = "read" | "write" | "exec";
+
+export type ContentPart = { type: "text"; text: string } | { type: "image"; mimeType: string; data: Buffer };
+
+export interface ToolOutput {
+  parts: ContentPart[];
+}
+
+export type ToolStreamEvent = { kind: "progress"; text: string } | { kind: "output"; stream: "stdout" | "stderr"; data: Buffer };
+
+/** "model" for calls the harness makes for its model; "bridge" for calls from a kernel cell. */
+export type CallOrigin = "model" | "bridge";
+
+export interface ToolContext {
+  run: Run;
+  origin: CallOrigin;
+  /** The agent this call goes to, resolved now from the conversation's state (never starts one). */
+  agent(): Promise<AgentEndpoint>;
+  emit(event: ToolStreamEvent): void;
+  signal: AbortSignal;
+}
+
+export interface Tool {
+  name: string;
+  tier: Tier;
+  resource: ResourceKind;
+  description: string;
+  parallelSafe: boolean;
+  inputSchema: Record<string, unknown>;
+  validate(raw: unknown): { ok: true; args: unknown } | { ok: false; error: z.ZodError };
+  invoke(args: unknown, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+export interface ToolSpec<S extends z.ZodType> {
+  name: string;
+  tier: Tier;
+  resource: ResourceKind;
+  description: string;
+  parallelSafe?: boolean;
+  args: S;
+  run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
+  return {
+    name: spec.name,
+    tier: spec.tier,
+    resource: spec.resource,
+    description: spec.description,
+    parallelSafe: spec.parallelSafe ?? spec.tier === "read",
+    inputSchema: z.toJSONSchema(spec.args) as Record<string, unknown>,
+    validate(raw) {
+      const r = spec.args.safeParse(raw);
+      return r.success ? { ok: true, args: r.data } : { ok: false, error: r.error };
+    },
+    // Only reached with arguments validate() accepted.
+    invoke: (args, ctx) => spec.run(args as z.infer<S>, ctx),
+  };
+}
+
+export function text(t: string): ToolOutput {
+  return { parts: [{ type: "text", text: t }] };
+}
