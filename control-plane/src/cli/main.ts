@@ -1,0 +1,214 @@
+// enclave: the command line a person uses to run and try the control plane.
+import { parseArgs } from "node:util";
+import { ControlPlaneClient, resultText } from "../client/control-plane-client.js";
+import { DEFAULT_LISTEN, loadConfig } from "../config.js";
+import { ControlPlane } from "../control-plane.js";
+import type { Conversation } from "../../../proto/gen/enclave/control/v1/control.js";
+import { serveControlPlane } from "../server/serve.js";
+
+const HELP: Record<string, string> = {
+  main: `usage: enclave <command> [options]
+
+commands:
+  serve                          run the control plane (host placement works without Docker)
+  conversations list|create|get|delete [ID] [--workspace DIR]
+  enclosure start|stop ID        start or stop a conversation's enclosure (explicitly; nothing else does)
+  tools list                     the tools a run sees
+  tool call NAME [JSON]          call a tool with JSON arguments
+  placement ID                   what the conversation's placement can run (servers, adapters, kernels)
+  images build [--agent]         build the enclave images that are missing
+  audit [ID] [--follow]          the audit log
+
+common options:
+  --address ADDR       control plane address (default $ENCLAVE_ADDRESS or ${DEFAULT_LISTEN})
+  -c, --conversation   conversation id for tools/tool (default "default", created when missing)
+  --surface NAME       default | plan | readonly_subagent
+  --approval POLICY    never | write | always
+  -h, --help           help for any command`,
+  serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR]
+
+Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a socket).
+Environment: ENCLAVE_LISTEN, ENCLAVE_DATA_DIR, ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES,
+ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS.`,
+  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
+  enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N]
+       enclave enclosure stop ID`,
+  tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json]`,
+  tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY]`,
+  placement: `usage: enclave placement ID`,
+  images: `usage: enclave images build [--agent]`,
+  audit: `usage: enclave audit [ID] [--follow]`,
+};
+
+const { values: opts, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    address: { type: "string" },
+    listen: { type: "string" },
+    "data-dir": { type: "string" },
+    conversation: { type: "string", short: "c" },
+    surface: { type: "string" },
+    approval: { type: "string" },
+    workspace: { type: "string" },
+    "workspace-mode": { type: "string" },
+    memory: { type: "string" },
+    cpus: { type: "string" },
+    pids: { type: "string" },
+    agent: { type: "boolean" },
+    follow: { type: "boolean" },
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+
+const [command = "", sub = "", ...rest] = positionals;
+const address = opts.address ?? process.env.ENCLAVE_ADDRESS ?? DEFAULT_LISTEN;
+
+function fail(message: string): never {
+  console.error(`enclave: ${message}`);
+  process.exit(1);
+}
+
+function showConversation(c: Conversation): string {
+  const e = c.enclosure;
+  const where = e
+    ? `enclosure ${e.containerId.slice(0, 12)} (${e.state}${e.detail ? `: ${e.detail}` : ""}; image ${e.image}; ${e.workspaceMode}; ` +
+      `${(e.limits?.memoryBytes ?? 0) / 1024 ** 2} MiB, ${e.limits?.cpus} CPU, ${e.limits?.pids} pids` +
+      `${e.relaxations.length ? `; relaxed: ${e.relaxations.join(", ")}` : ""})`
+    : "host";
+  return `${c.id}  ${where}  ${c.workspacePath}`;
+}
+
+async function ensureConversation(client: ControlPlaneClient, id: string): Promise<void> {
+  try {
+    await client.getConversation(id);
+  } catch (err) {
+    if (!/no conversation/.test((err as Error).message)) throw err;
+    await client.createConversation(id);
+  }
+}
+
+async function withRun<T>(client: ControlPlaneClient, fn: (runId: string) => Promise<T>): Promise<T> {
+  const conversation = opts.conversation ?? "default";
+  await ensureConversation(client, conversation);
+  const run = await client.openRun(conversation, { surface: opts.surface, approvalPolicy: opts.approval });
+  try {
+    return await fn(run.id);
+  } finally {
+    await client.closeRun(run.id).catch(() => undefined);
+  }
+}
+
+async function serve(): Promise<void> {
+  const config = loadConfig({ dataDir: opts["data-dir"], listen: opts.listen });
+  const cp = await ControlPlane.start(config);
+  const server = await serveControlPlane(cp, config.listen);
+  const docker = await cp.dockerDriver().then(
+    () => "available: `enclave enclosure start ID` runs a conversation in an enclosure",
+    () => "not available: conversations run on host placement (`make docker` installs an engine)",
+  );
+  console.log(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
+Docker engine: ${docker}
+Try it from another terminal:
+  ./bin/enclave tools list
+  ./bin/enclave tool call write '{"path":"hello.txt","content":"hello\\n"}'
+  ./bin/enclave tool call read '{"path":"hello.txt"}'`);
+  const stop = (): void => {
+    void server
+      .close()
+      .then(() => cp.close())
+      .then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+async function main(): Promise<void> {
+  if (opts.help || command === "" || command === "help") {
+    console.log(HELP[command === "help" ? sub : command] ?? HELP.main);
+    return;
+  }
+  if (command === "serve") return serve();
+  if (command === "images") {
+    if (sub !== "build") fail(HELP.images ?? "");
+    const { connectDocker } = await import("../placement/docker-connection.js");
+    const { ensureImages } = await import("../../../images/pipeline/image-set.js");
+    const { consoleProgress } = await import("../../../images/pipeline/progress.js");
+    const r = await ensureImages(await connectDocker(), { agent: opts.agent ?? false, progress: consoleProgress() });
+    console.log(r.built.length ? `built ${r.built.join(", ")}` : `up to date: ${[r.base, r.runtime, r.agent].filter(Boolean).join(", ")}`);
+    return;
+  }
+  if (!HELP[command]) fail(`unknown command \`${command}\`\n\n${HELP.main}`);
+
+  const client = new ControlPlaneClient(address);
+  try {
+    switch (command) {
+      case "conversations": {
+        if (sub === "list" || sub === "") {
+          const list = await client.listConversations();
+          console.log(list.length ? list.map(showConversation).join("\n") : "no conversations");
+        } else if (sub === "create") console.log(showConversation(await client.createConversation(rest[0] ?? "", opts.workspace ?? "")));
+        else if (sub === "get") console.log(showConversation(await client.getConversation(rest[0] ?? fail("give a conversation id"))));
+        else if (sub === "delete") {
+          await client.deleteConversation(rest[0] ?? fail("give a conversation id"));
+          console.log(`deleted ${rest[0]}`);
+        } else fail(HELP.conversations ?? "");
+        break;
+      }
+      case "enclosure": {
+        const id = rest[0] ?? fail(HELP.enclosure ?? "");
+        if (sub === "start") {
+          console.error("starting enclosure …");
+          const c = await client.startEnclosure(id, {
+            workspaceMode: opts["workspace-mode"] ?? "",
+            memoryBytes: Number(opts.memory ?? 0),
+            cpus: Number(opts.cpus ?? 0),
+            pidsLimit: Number(opts.pids ?? 0),
+          });
+          console.log(showConversation(c));
+        } else if (sub === "stop") console.log(showConversation(await client.stopEnclosure(id)));
+        else fail(HELP.enclosure ?? "");
+        break;
+      }
+      case "tools": {
+        if (sub !== "list" && sub !== "") fail(HELP.tools ?? "");
+        const res = await withRun(client, (runId) => client.listTools(runId));
+        if (opts.json) console.log(JSON.stringify(res.tools.map((t) => ({ ...t, inputSchema: JSON.parse(t.inputSchemaJson) as unknown })), null, 2));
+        else for (const t of res.tools) console.log(`${t.name.padEnd(12)} ${t.tier.padEnd(6)} ${t.description}`);
+        break;
+      }
+      case "tool": {
+        if (sub !== "call" || !rest[0]) fail(HELP.tool ?? "");
+        const result = await withRun(client, (runId) =>
+          client.callTool(runId, rest[0] ?? "", rest[1] ?? "{}", (e) => {
+            if (e.event?.$case === "output") (e.event.value.stream === "stderr" ? process.stderr : process.stdout).write(e.event.value.data);
+            else if (e.event?.$case === "progress") console.error(e.event.value);
+          }),
+        );
+        const body = resultText(result);
+        if (result.isError) fail(`${result.errorCode}: ${body}`);
+        console.log(body);
+        break;
+      }
+      case "placement": {
+        const d = await client.describePlacement(sub || (opts.conversation ?? "default"));
+        console.log(`placement: ${d.placement} (agent ${d.agentVersion}, workspace ${d.workspaceRoot})`);
+        for (const c of d.components) console.log(`  ${c.kind.padEnd(16)} ${c.id.padEnd(14)} ${c.usable ? "usable " : "missing"}  ${c.detail}`);
+        break;
+      }
+      case "audit": {
+        const id = sub || undefined;
+        const sub2 = client.subscribeAudit({ conversationId: id, includeHistory: true, historyOnly: !opts.follow }, (e) => {
+          const when = new Date(e.timeMs).toISOString();
+          console.log(`${when} #${e.seq} ${e.conversationId} ${e.kind}${e.tool ? ` ${e.tool} (${e.tier}, ${e.origin})` : ""}${e.outcome ? ` ${e.outcome}` : ""}${e.durationMs ? ` ${e.durationMs} ms` : ""}${e.placement ? ` @ ${e.placement}` : ""}${e.detail ? ` — ${e.detail}` : ""}`);
+        });
+        await sub2.done;
+        break;
+      }
+    }
+  } finally {
+    client.close();
+  }
+}
+
+main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));
