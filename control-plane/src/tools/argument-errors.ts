@@ -6,19 +6,16 @@ function fieldName(path: ReadonlyArray<PropertyKey>): string {
   return path.map((p) => (typeof p === "number" ? `[${p}]` : String(p))).join(".").replace(/\.\[/g, "[");
 }
 
-function describeValue(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v === "object" ? "an object" : typeof v;
-}
-
 export function formatArgumentErrors(tool: string, error: z.ZodError): string {
   const lines = error.issues.map((issue) => {
     const field = `\`${fieldName(issue.path)}\``;
     switch (issue.code) {
-      case "invalid_type":
-        if ((issue as { input?: unknown }).input === undefined) return `${field} is required (${issue.expected})`;
-        return `${field} must be ${issue.expected}, not ${describeValue((issue as { input?: unknown }).input)}`;
+      case "invalid_type": {
+        // zod says "Invalid input: expected string, received number".
+        const received = /received (\w+)/.exec(issue.message)?.[1];
+        if (!received || received === "undefined") return `${field} is required (${issue.expected})`;
+        return `${field} must be ${issue.expected}, not ${received}`;
+      }
       case "unrecognized_keys":
         return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `\`${k}\``).join(", ")}${issue.path.length ? ` in ${field}` : ""}`;
       default:

@@ -1,0 +1,35 @@
+// A real control plane (with real host agents) served on a temp unix socket, and a client for it.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
+import { loadConfig } from "../../control-plane/src/config.js";
+import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+
+export interface Fixture {
+  cp: ControlPlane;
+  client: ControlPlaneClient;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startFixture(): Promise<Fixture> {
+  const dataDir = mkdtempSync(join(tmpdir(), "enclave-test-"));
+  const config = loadConfig({ dataDir, listen: `unix://${join(dataDir, "cp.sock")}` });
+  const cp = await ControlPlane.start(config);
+  const server: ServingControlPlane = await serveControlPlane(cp, config.listen);
+  const client = new ControlPlaneClient(server.address);
+  return {
+    cp,
+    client,
+    dataDir,
+    async close() {
+      client.close();
+      await server.close();
+      for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
+      await cp.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

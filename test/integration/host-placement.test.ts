@@ -1,0 +1,129 @@
+// Host placement through the real gRPC API and a real host agent process.
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+let fx: Fixture;
+let runId: string;
+let workspace: string;
+
+beforeAll(async () => {
+  fx = await startFixture();
+  const conv = await fx.client.createConversation("host1");
+  workspace = conv.workspacePath;
+  runId = (await fx.client.openRun("host1")).id;
+});
+afterAll(async () => fx?.close());
+
+describe("host placement", () => {
+  it("lists the run's tools with tiers and schemas", async () => {
+    const { tools } = await fx.client.listTools(runId);
+    expect(tools.map((t) => t.name).sort()).toEqual(["apply_patch", "edit", "exec", "list", "read", "write"]);
+    const write = tools.find((t) => t.name === "write");
+    expect(write?.tier).toBe("write");
+    expect(JSON.parse(write?.inputSchemaJson ?? "{}").required).toEqual(["path", "content"]);
+  });
+
+  it("writes a file through the agent and reads it back, on the host too", async () => {
+    const w = await fx.client.callTool(runId, "write", { path: "dir/hello.txt", content: "héllo\n" });
+    expect(w.isError).toBe(false);
+    expect(readFileSync(join(workspace, "dir/hello.txt"), "utf8")).toBe("héllo\n");
+    const r = await fx.client.callTool(runId, "read", { path: "dir/hello.txt" });
+    expect(resultText(r)).toBe("héllo\n");
+    const conv = await fx.client.getConversation("host1");
+    expect(conv.placement).toBe("host");
+  });
+
+  it("edits and patches all-or-nothing", async () => {
+    await fx.client.callTool(runId, "write", { path: "a.txt", content: "one\ntwo\nthree\n" });
+    const e = await fx.client.callTool(runId, "edit", { path: "a.txt", old_text: "two", new_text: "TWO" });
+    expect(e.isError).toBe(false);
+    const bad = await fx.client.callTool(runId, "apply_patch", {
+      patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-missing\n+x\n",
+    });
+    expect(bad.isError).toBe(true);
+    expect(resultText(bad)).toMatch(/b\.txt/);
+    expect(readFileSync(join(workspace, "a.txt"), "utf8")).toBe("one\nTWO\nthree\n");
+    const good = await fx.client.callTool(runId, "apply_patch", { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n" });
+    expect(good.isError).toBe(false);
+    expect(readFileSync(join(workspace, "a.txt"), "utf8")).toBe("one\n2\nthree\n");
+  });
+
+  it("runs exec with streamed output and exit status", async () => {
+    const chunks: string[] = [];
+    const r = await fx.client.callTool(runId, "exec", { command: "echo out; echo err >&2; exit 3" }, (e) => {
+      if (e.event?.$case === "output") chunks.push(e.event.value.data.toString());
+    });
+    expect(chunks.join("")).toContain("out");
+    expect(resultText(r)).toMatch(/exit code 3/);
+  });
+
+  it("refuses paths outside the workspace: .., absolute, symlink escape", async () => {
+    symlinkSync("/etc", join(workspace, "etc-link"));
+    for (const path of ["../outside.txt", "/etc/passwd", "etc-link/passwd"]) {
+      const r = await fx.client.callTool(runId, "read", { path });
+      expect(r.isError, path).toBe(true);
+      expect(r.errorCode).toBe("outside_workspace");
+    }
+    const w = await fx.client.callTool(runId, "write", { path: "etc-link/evil", content: "x" });
+    expect(w.errorCode).toBe("outside_workspace");
+  });
+
+  it("names the field in schema errors", async () => {
+    const r = await fx.client.callTool(runId, "write", { path: 42 });
+    expect(r.errorCode).toBe("invalid_arguments");
+    expect(resultText(r)).toMatch(/`path` must be string/);
+    expect(resultText(r)).toMatch(/`content` is required/);
+    const bad = await fx.client.callTool(runId, "read", "{not json");
+    expect(resultText(bad)).toMatch(/not valid JSON/);
+  });
+
+  it("plan surface lists only read tools and refuses others as unknown", async () => {
+    const plan = await fx.client.openRun("host1", { surface: "plan" });
+    const { tools } = await fx.client.listTools(plan.id);
+    expect(tools.every((t) => t.tier === "read")).toBe(true);
+    expect(tools.map((t) => t.name).sort()).toEqual(["list", "read"]);
+    const r = await fx.client.callTool(plan.id, "write", { path: "x", content: "y" });
+    expect(r.errorCode).toBe("unknown_tool");
+  });
+
+  it("fails closed when the approval policy needs an approver and none is connected", async () => {
+    const gated = await fx.client.openRun("host1", { approvalPolicy: "write" });
+    const r = await fx.client.callTool(gated.id, "write", { path: "gated.txt", content: "y" });
+    expect(r.errorCode).toBe("approval_refused");
+    expect((await fx.client.callTool(gated.id, "read", { path: "a.txt" })).isError).toBe(false);
+  });
+
+  it("killing the agent mid-call gives a clear error and the next call works", async () => {
+    const pending = fx.client.callTool(runId, "exec", { command: "sleep 30" });
+    await new Promise((r) => setTimeout(r, 500));
+    const pid = fx.cp.hostAgents.pid("host1");
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid as number, "SIGKILL");
+    const r = await pending;
+    expect(r.isError).toBe(true);
+    expect(r.errorCode).toBe("agent_lost");
+    expect(resultText(r)).toMatch(/went away during the call/);
+    const again = await fx.client.callTool(runId, "read", { path: "a.txt" });
+    expect(again.isError).toBe(false);
+    expect(fx.cp.hostAgents.pid("host1")).not.toBe(pid);
+  });
+
+  it("records calls in the audit log", async () => {
+    const events: string[] = [];
+    const sub = fx.client.subscribeAudit({ conversationId: "host1", historyOnly: true }, (e) => events.push(`${e.kind}:${e.tool}:${e.outcome}`));
+    await sub.done;
+    expect(events).toContain("tool_call:write:ok");
+    expect(events.some((e) => e.startsWith("tool_call:write:refused:approval_refused"))).toBe(true);
+  });
+
+  it("never starts an enclosure on its own", async () => {
+    writeFileSync(join(workspace, "z.txt"), "z");
+    await fx.client.callTool(runId, "read", { path: "z.txt" });
+    const conv = await fx.client.getConversation("host1");
+    expect(conv.enclosure).toBeUndefined();
+    expect(fx.cp.audit.history("host1").some((e) => e.kind === "enclosure_started")).toBe(false);
+  });
+});
