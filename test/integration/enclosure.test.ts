@@ -1,0 +1,123 @@
+// A real enclosure on the real Docker engine: the agent inside answers on the bind-mounted unix
+// socket, files cross to the host, Exec runs inside, and the network is loopback only.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+let fx: Fixture;
+let runId: string;
+let workspace: string;
+const docker = new Docker();
+
+beforeAll(async () => {
+  fx = await startFixture();
+  workspace = (await fx.client.createConversation("enc1")).workspacePath;
+  writeFileSync(join(workspace, "from-host.txt"), "host wrote this\n");
+  const conv = await fx.client.startEnclosure("enc1");
+  expect(conv.placement).toBe("enclosure");
+  runId = (await fx.client.openRun("enc1")).id;
+});
+afterAll(async () => fx?.close());
+
+async function sh(command: string): Promise<string> {
+  const r = await fx.client.callTool(runId, "exec", { command });
+  expect(r.isError, resultText(r)).toBe(false);
+  return resultText(r);
+}
+
+describe("enclosure", () => {
+  it("runs hardened: no network, all capabilities dropped, read-only root, non-root", async () => {
+    const conv = await fx.client.getConversation("enc1");
+    const info = await docker.getContainer(conv.enclosure?.containerId ?? "").inspect();
+    expect(info.HostConfig.NetworkMode).toBe("none");
+    expect(info.HostConfig.CapDrop).toEqual(["ALL"]);
+    expect(info.HostConfig.ReadonlyRootfs).toBe(true);
+    expect(info.HostConfig.SecurityOpt).toContain("no-new-privileges:true");
+    expect(info.HostConfig.PidsLimit).toBeGreaterThan(0);
+    expect(info.HostConfig.Memory).toBeGreaterThan(0);
+    expect(info.Config.User).toBe("1000:1000");
+    expect(conv.enclosure?.relaxations).toEqual([]);
+  });
+
+  it("writes a file inside that the host reads, and reads what the host wrote", async () => {
+    const w = await fx.client.callTool(runId, "write", { path: "inside.txt", content: "from the enclosure\n" });
+    expect(w.isError, resultText(w)).toBe(false);
+    expect(readFileSync(join(workspace, "inside.txt"), "utf8")).toBe("from the enclosure\n");
+    expect(resultText(await fx.client.callTool(runId, "read", { path: "from-host.txt" }))).toBe("host wrote this\n");
+  });
+
+  it("runs Exec inside the container", async () => {
+    const out = await sh("id -u; cat /proc/1/cgroup | head -1; node --version; test -f /.dockerenv && echo in-docker");
+    expect(out).toMatch(/^1000$/m);
+    expect(out).toMatch(/v18\./);
+    expect(out).toMatch(/in-docker/);
+  });
+
+  it("has only a loopback interface and no listening TCP/UDP socket", async () => {
+    const ifaces = (await sh("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '")).split("\n").filter((l) => l && !l.startsWith("["));
+    expect(ifaces).toEqual(["lo"]);
+    // State 0A is LISTEN for TCP; any bound UDP socket counts as listening.
+    const tcp = await sh("cat /proc/net/tcp /proc/net/tcp6 | awk 'NR>1 && $4==\"0A\"' | wc -l");
+    expect(tcp.split("\n")[0]?.trim()).toBe("0");
+    const udp = await sh("cat /proc/net/udp /proc/net/udp6 | awk '$1 ~ /:$/' | wc -l");
+    expect(udp.split("\n")[0]?.trim()).toBe("0");
+    const out = await fx.client.callTool(runId, "exec", { command: "node -e \"require('net').connect(80,'1.1.1.1').on('error',e=>{console.log(e.code);process.exit(0)})\"", timeout_seconds: 20 });
+    expect(resultText(out)).toMatch(/ENETUNREACH|EHOSTUNREACH|EAI_AGAIN|ECONNREFUSED/);
+  });
+
+  it("refuses path escapes inside too", async () => {
+    await sh("ln -s /etc etc-link");
+    for (const path of ["../etc/passwd", "/etc/passwd", "etc-link/passwd"]) {
+      expect((await fx.client.callTool(runId, "read", { path })).errorCode).toBe("outside_workspace");
+    }
+  });
+
+  it("survives its agent being killed mid-call", async () => {
+    const pending = fx.client.callTool(runId, "exec", { command: "sleep 30" });
+    await new Promise((r) => setTimeout(r, 500));
+    const conv = await fx.client.getConversation("enc1");
+    const exec = await docker.getContainer(conv.enclosure?.containerId ?? "").exec({ Cmd: ["sh", "-c", "pkill -KILL -f enclave-agent.mjs"], User: "1000:1000" });
+    await exec.start({});
+    const r = await pending;
+    expect(r.errorCode).toBe("agent_lost");
+    const again = await fx.client.callTool(runId, "read", { path: "inside.txt" });
+    expect(again.isError, resultText(again)).toBe(false);
+  });
+
+  it("reports a container killed from outside and never falls back silently", async () => {
+    await fx.client.createConversation("enc2");
+    await fx.client.startEnclosure("enc2");
+    const run2 = (await fx.client.openRun("enc2")).id;
+    const id = (await fx.client.getConversation("enc2")).enclosure?.containerId ?? "";
+    await docker.getContainer(id).kill();
+    await new Promise((r) => setTimeout(r, 500));
+    const r = await fx.client.callTool(run2, "read", { path: "x" });
+    expect(r.errorCode).toBe("enclosure_dead");
+    expect(resultText(r)).toMatch(/enclave enclosure stop enc2/);
+    const stopped = await fx.client.stopEnclosure("enc2");
+    expect(stopped.placement).toBe("host");
+    expect((await fx.client.callTool(run2, "list", {})).isError).toBe(false);
+  });
+
+  it("copies the workspace in and out in copy mode", async () => {
+    const ws = (await fx.client.createConversation("enc3")).workspacePath;
+    writeFileSync(join(ws, "seed.txt"), "seed\n");
+    await fx.client.startEnclosure("enc3", { workspaceMode: "copy" });
+    const run3 = (await fx.client.openRun("enc3")).id;
+    expect(resultText(await fx.client.callTool(run3, "read", { path: "seed.txt" }))).toBe("seed\n");
+    await fx.client.callTool(run3, "write", { path: "made-inside.txt", content: "copied out\n" });
+    expect(() => readFileSync(join(ws, "made-inside.txt"))).toThrow();
+    await fx.client.stopEnclosure("enc3");
+    expect(readFileSync(join(ws, "made-inside.txt"), "utf8")).toBe("copied out\n");
+  });
+
+  it("leaves no container behind when stopped", async () => {
+    await fx.client.stopEnclosure("enc1");
+    const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.conversation}=enc1`] } });
+    expect(left).toEqual([]);
+  });
+});
