@@ -1,6 +1,6 @@
 // A real enclosure on the real Docker engine: the agent inside answers on the bind-mounted unix
 // socket, files cross to the host, Exec runs inside, and the network is loopback only.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -115,8 +115,21 @@ describe("enclosure", () => {
     expect(readFileSync(join(ws, "made-inside.txt"), "utf8")).toBe("copied out\n");
   });
 
-  it("leaves no container behind when stopped", async () => {
+  it("describes what the enclosure can run, and why not", async () => {
+    const d = await fx.client.describePlacement("enc1");
+    expect(d.placement).toBe("enclosure");
+    const by = (id: string) => d.components.find((c) => c.id === id);
+    expect(by("python")?.usable).toBe(true);
+    expect(by("clangd")?.usable).toBe(true);
+    expect(by("dart")?.usable).toBe(false);
+    expect(by("dart")?.detail).toMatch(/not on PATH/);
+  });
+
+  it("leaves no container or socket folder behind when stopped", async () => {
+    const socketDir = fx.cp.conversations.get("enc1").enclosure?.socketDir ?? "";
+    expect(existsSync(socketDir)).toBe(true);
     await fx.client.stopEnclosure("enc1");
+    expect(existsSync(socketDir)).toBe(false);
     const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.conversation}=enc1`] } });
     expect(left).toEqual([]);
   });
