@@ -49,6 +49,7 @@ export async function buildBaseImage(docker: Docker, recipe: BaseRecipe, tag: st
   }
   if (!existsSync("/usr/sbin/debootstrap")) {
     progress.step("installing debootstrap (Debian package)");
+    await runLogged("apt-get", ["update", "-q"], progress);
     await runLogged("apt-get", ["install", "-y", "-q", "debootstrap"], progress);
     progress.done("debootstrap installed");
   }

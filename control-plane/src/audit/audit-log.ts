@@ -3,23 +3,11 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import type { AuditEvent } from "../../../proto/gen/enclave/control/v1/control.js";
 import { LIMITS } from "../limits.js";
 
-export interface AuditEvent {
-  seq: number;
-  timeMs: number;
-  conversationId: string;
-  runId: string;
-  kind: string;
-  tool: string;
-  tier: string;
-  argumentsDigest: string;
-  outcome: string;
-  durationMs: number;
-  origin: string;
-  detail: string;
-  placement: string;
-}
+// The audit event is the API message itself: one shape from the log file to subscribers.
+export type { AuditEvent };
 
 export type AuditInput = Partial<Omit<AuditEvent, "seq" | "timeMs">> & Pick<AuditEvent, "kind">;
 

@@ -4,7 +4,7 @@ import {
   type AuditEvent,
   ControlPlaneClient as GrpcClient,
   type Conversation,
-  type EnclosureOptions,
+  EnclosureOptions,
   type ListToolsResponse,
   type PlacementDescription,
   type Run,
@@ -63,20 +63,7 @@ export class ControlPlaneClient {
   }
 
   startEnclosure(conversationId: string, options: Partial<EnclosureOptions> = {}): Promise<Conversation> {
-    const full: EnclosureOptions = {
-      image: "",
-      workspaceMode: "",
-      memoryBytes: 0,
-      cpus: 0,
-      pidsLimit: 0,
-      user: "",
-      networkMode: "",
-      keepCapabilities: [],
-      writableRoot: false,
-      allowNewPrivileges: false,
-      agentDelivery: "",
-      ...options,
-    };
+    const full = EnclosureOptions.fromPartial(options);
     return this.call((md, cb) => this.grpc.startEnclosure({ conversationId, options: full }, md, cb));
   }
 

@@ -1,7 +1,6 @@
 // The harness-facing gRPC service: a thin translation between the protobuf messages and ControlPlane.
 import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceError } from "@grpc/grpc-js";
 import type {
-  AuditEvent as AuditEventMsg,
   CallToolRequest,
   ContentPart as ContentPartMsg,
   ControlPlaneServer,
@@ -55,10 +54,6 @@ export function conversationMessage(c: ConversationView): Conversation {
 
 function partMessage(p: ContentPart): ContentPartMsg {
   return p.type === "text" ? { part: { $case: "text", value: p.text } } : { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } } };
-}
-
-function auditMessage(e: AuditEvent): AuditEventMsg {
-  return { ...e };
 }
 
 export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
@@ -132,16 +127,16 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
       const d = await cp.describePlacement(req.conversationId);
       return { placement: d.placement, agentVersion: d.agentVersion, workspaceRoot: d.workspaceRoot, components: d.components };
     }),
-    subscribeAudit(call: ServerWritableStream<SubscribeAuditRequest, AuditEventMsg>): void {
+    subscribeAudit(call: ServerWritableStream<SubscribeAuditRequest, AuditEvent>): void {
       const { conversationId, includeHistory, historyOnly } = call.request;
       const matches = (e: AuditEvent): boolean => !conversationId || e.conversationId === conversationId;
-      if (includeHistory || historyOnly) for (const e of cp.audit.history(conversationId || undefined)) call.write(auditMessage(e));
+      if (includeHistory || historyOnly) for (const e of cp.audit.history(conversationId || undefined)) call.write(e);
       if (historyOnly) {
         call.end();
         return;
       }
       const unsubscribe = cp.audit.subscribe((e) => {
-        if (matches(e)) call.write(auditMessage(e));
+        if (matches(e)) call.write(e);
       });
       call.on("cancelled", unsubscribe);
       call.on("close", unsubscribe);
