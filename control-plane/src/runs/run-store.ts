@@ -10,8 +10,13 @@ export type Surface = (typeof SURFACES)[number];
 export const APPROVAL_POLICIES = ["never", "write", "always"] as const;
 export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 
-/** The resources a run can be wired with; each tool needs one. Later capabilities add theirs. */
-export const RESOURCES = ["workspace", "shell"] as const;
+/**
+ * The resources a run can be wired with; each tool needs one. workspace: files; shell: exec;
+ * lsp: a language-server supervisor; ast: a tree-sitter parser (and the pending-action store);
+ * debug: a debug-session supervisor; kernel: a kernel factory; questions: a question port with a
+ * target space; vibe: a vibe roster.
+ */
+export const RESOURCES = ["workspace", "shell", "lsp", "ast", "debug", "kernel", "questions", "vibe"] as const;
 export type ResourceKind = (typeof RESOURCES)[number];
 
 /** Plan mode and read-only subagents see read tools only: others are absent, not refused. */
