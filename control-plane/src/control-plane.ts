@@ -157,10 +157,10 @@ export class ControlPlane {
     runId: string,
     tool: string,
     argumentsJson: string,
-    opts: { origin?: CallOrigin; emit?: (e: ToolStreamEvent) => void; signal?: AbortSignal } = {},
+    opts: { origin?: CallOrigin; emit?: (e: ToolStreamEvent) => void; signal?: AbortSignal; notUtf8?: boolean } = {},
   ): Promise<CallResult> {
     const run = this.runs.get(runId);
-    return this.dispatcher.call({ run, tool, argumentsJson, origin: opts.origin ?? "model", emit: opts.emit, signal: opts.signal });
+    return this.dispatcher.call({ run, tool, argumentsJson, origin: opts.origin ?? "model", emit: opts.emit, signal: opts.signal, notUtf8: opts.notUtf8 });
   }
 
   async close(): Promise<void> {

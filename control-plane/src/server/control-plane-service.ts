@@ -12,6 +12,7 @@ import type { AuditEvent } from "../audit/audit-log.js";
 import type { ControlPlane, ConversationView } from "../control-plane.js";
 import { asEnclaveError } from "../errors.js";
 import type { ContentPart } from "../tools/tool.js";
+import type { DecodedCallToolRequest } from "./strict-call-decoding.js";
 
 function toServiceError(err: unknown): ServiceError {
   const e = asEnclaveError(err);
@@ -106,8 +107,9 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
     callTool(call: ServerWritableStream<CallToolRequest, ToolEvent>): void {
       const abort = new AbortController();
       call.on("cancelled", () => abort.abort());
-      const req = call.request;
+      const req: DecodedCallToolRequest = call.request;
       cp.callTool(req.runId, req.tool, req.argumentsJson, {
+        notUtf8: req.notUtf8,
         signal: abort.signal,
         emit: (e) =>
           call.write(

@@ -1,9 +1,9 @@
 // Serves the control plane's gRPC API on a TCP address (loopback by default) or a unix socket.
 import { Server, ServerCredentials } from "@grpc/grpc-js";
-import { ControlPlaneService } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { ControlPlane } from "../control-plane.js";
 import { LIMITS } from "../limits.js";
 import { controlPlaneService } from "./control-plane-service.js";
+import { StrictControlPlaneService } from "./strict-call-decoding.js";
 
 export interface ServingControlPlane {
   address: string;
@@ -15,7 +15,7 @@ export async function serveControlPlane(cp: ControlPlane, listen: string): Promi
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
-  server.addService(ControlPlaneService, controlPlaneService(cp));
+  server.addService(StrictControlPlaneService, controlPlaneService(cp));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(listen, ServerCredentials.createInsecure(), (err, p) => (err ? reject(new Error(`cannot listen on ${listen}: ${err.message}`)) : resolve(p))),
   );

@@ -24,6 +24,8 @@ export interface CallRequest {
   origin: CallOrigin;
   emit?: (event: ToolStreamEvent) => void;
   signal?: AbortSignal;
+  /** The transport saw bytes that are not UTF-8 in the call's strings. */
+  notUtf8?: boolean;
 }
 
 export interface CallResult {
@@ -33,7 +35,10 @@ export interface CallResult {
   durationMs: number;
 }
 
-function parseArguments(tool: Tool, json: string): unknown {
+function parseArguments(tool: Tool, json: string, notUtf8: boolean): unknown {
+  if (notUtf8) {
+    throw new EnclaveError("invalid_arguments", `arguments for \`${tool.name}\` are not valid UTF-8: send the JSON as UTF-8 text`);
+  }
   if (Buffer.byteLength(json) > LIMITS.argumentsMaxBytes) {
     throw new EnclaveError("invalid_arguments", `arguments for \`${tool.name}\` are over ${LIMITS.argumentsMaxBytes} bytes`);
   }
@@ -65,7 +70,7 @@ export class ToolDispatcher {
     let placement = "";
     try {
       tool = this.registry.lookup(req.run, req.tool);
-      args = parseArguments(tool, req.argumentsJson);
+      args = parseArguments(tool, req.argumentsJson, req.notUtf8 ?? false);
       const checked = tool.validate(args);
       if (!checked.ok) throw new EnclaveError("invalid_arguments", formatArgumentErrors(tool.name, checked.error));
       await this.gate.check({ run: req.run, tool, args: checked.args }, signal);
