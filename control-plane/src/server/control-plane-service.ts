@@ -122,7 +122,8 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
           call.write({ event: { $case: "result", value: { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs } } });
           call.end();
         },
-        (err: unknown) => call.destroy(toServiceError(err)),
+        // emit, not destroy: grpc-js sends the status only for a stream that ends after "error".
+        (err: unknown) => call.emit("error", toServiceError(err)),
       );
     },
     describePlacement: unary(async (req) => {

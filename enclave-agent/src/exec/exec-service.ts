@@ -2,11 +2,11 @@
 // cancelled call reaches everything it started. Output is streamed as it comes, up to a cap.
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
-import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
+import type { ServerDuplexStream } from "@grpc/grpc-js";
 import type { ExecEvent, ExecRequest, ExecStart, ProcessServer } from "../../../proto/gen/enclave/agent/v1/process.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
-import { toServiceError } from "../grpc/unary.js";
+import { failStream } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -33,7 +33,7 @@ export function processService(paths: WorkspacePaths): ProcessServer {
       const fail = (err: unknown): void => {
         if (finished) return;
         finished = true;
-        call.destroy(toServiceError(err) as ServiceError);
+        failStream(call, err);
       };
       const send = (event: ExecEvent): void => {
         if (!finished) call.write(event);

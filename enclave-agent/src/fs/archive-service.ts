@@ -13,7 +13,7 @@ import type {
   ArchiveServer,
 } from "../../../proto/gen/enclave/agent/v1/archive.js";
 import { AgentError, asAgentError } from "../errors.js";
-import { toServiceError } from "../grpc/unary.js";
+import { failStream, toServiceError } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import type { WorkspacePaths } from "./workspace-paths.js";
@@ -99,7 +99,7 @@ export function archiveService(paths: WorkspacePaths): ArchiveServer {
           await packing;
           call.end();
         } catch (err) {
-          call.destroy(toServiceError(err) as ServiceError);
+          failStream(call, err);
         }
       })();
     },

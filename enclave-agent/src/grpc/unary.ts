@@ -17,4 +17,12 @@ export function unary<Req, Res>(fn: (req: Req, call: ServerUnaryCall<Req, Res>) 
   };
 }
 
+/**
+ * Ends a streaming call with the error's status. grpc-js sends a status only when the stream ends
+ * normally after an "error" event; destroy() would drop it and leave the caller waiting forever.
+ */
+export function failStream(call: NodeJS.EventEmitter, err: unknown): void {
+  call.emit("error", toServiceError(err));
+}
+
 export { status };
