@@ -1,0 +1,54 @@
+// Promise: a fork bomb inside an enclosure is held by the pids limit; while it rages the agent still
+// answers, when its call times out everything it started is killed, and the enclosure is usable after.
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+const PIDS = 256;
+let fx: Fixture;
+let run: string;
+let containerId: string;
+const docker = new Docker();
+
+beforeAll(async () => {
+  fx = await startFixture();
+  await fx.client.createConversation("bomb");
+  const conv = await fx.client.startEnclosure("bomb", { pidsLimit: PIDS });
+  containerId = conv.enclosure?.containerId ?? "";
+  run = (await fx.client.openRun("bomb", { resources: ["workspace", "shell"] })).id;
+  await fx.client.callTool(run, "write", { path: "still-here.txt", content: "yes\n" });
+});
+afterAll(async () => fx?.close());
+
+const processCount = async (): Promise<number> => ((await docker.getContainer(containerId).top({ ps_args: "-e" })).Processes ?? []).length;
+
+describe("fork bomb in an enclosure", () => {
+  it("is stopped by the pids limit and the agent keeps answering", async () => {
+    const info = await docker.getContainer(containerId).inspect();
+    expect(info.HostConfig.PidsLimit).toBe(PIDS);
+    const bomb = fx.client.callTool(run, "exec", { command: "b(){ b | b & }; b; sleep 30", timeout_seconds: 8 });
+    // Let it fill the container's pid budget.
+    let peak = 0;
+    for (let i = 0; i < 20 && peak < PIDS * 0.8; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      peak = Math.max(peak, await processCount());
+    }
+    expect(peak).toBeGreaterThan(PIDS * 0.8);
+    expect(peak).toBeLessThanOrEqual(PIDS);
+    // The agent answers while the bomb holds every pid.
+    const read = await fx.client.callTool(run, "read", { path: "still-here.txt" });
+    expect(resultText(read)).toBe("yes\n");
+    const ended = await bomb;
+    expect(resultText(ended)).toMatch(/timed out after 8 s and was killed/);
+    // Everything the bomb started is gone, and new processes can start again.
+    let left = PIDS;
+    for (let i = 0; i < 40 && left > 10; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      left = await processCount();
+    }
+    expect(left).toBeLessThanOrEqual(10);
+    const after = await fx.client.callTool(run, "exec", { command: "echo recovered" });
+    expect(resultText(after)).toMatch(/^recovered$/m);
+  }, 120_000);
+});
