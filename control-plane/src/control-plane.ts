@@ -40,7 +40,7 @@ export class ControlPlane {
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
     this.conversations = new ConversationStore(config.dataDir);
-    this.audit = new AuditLog(join(config.dataDir, "audit.jsonl"));
+    this.audit = new AuditLog(join(config.dataDir, "audit.db"));
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
     this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
@@ -166,6 +166,7 @@ export class ControlPlane {
   async close(): Promise<void> {
     this.placements.close();
     await this.hostAgents.stopAll();
+    this.audit.close();
     rmSync(this.socketRoot, { recursive: true, force: true });
   }
 }

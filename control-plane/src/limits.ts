@@ -18,6 +18,6 @@ export const LIMITS = {
   /** Deadline of the Health probe made before a call when the channel is not connected. */
   agentProbeTimeoutMs: 10_000,
   grpcMaxMessageBytes: 64 * 1024 * 1024,
-  /** Audit events kept in memory for subscribers asking for history (the file keeps everything). */
-  auditMemoryEvents: 10_000,
+  /** Most audit events one history request returns (the database keeps everything). */
+  auditHistoryEvents: 10_000,
 } as const;

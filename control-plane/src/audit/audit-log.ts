@@ -1,12 +1,14 @@
 // The audit log: every tool call (model or bridge), enclosure start/stop/death and conversation
-// change, appended to a JSON-lines file so it outlives the process, and pushed to subscribers.
+// change, kept in an embedded SQLite database so it outlives the process (a security team reads it
+// after the fact), and pushed to live subscribers.
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
 import type { AuditEvent } from "../../../proto/gen/enclave/control/v1/control.js";
 import { LIMITS } from "../limits.js";
 
-// The audit event is the API message itself: one shape from the log file to subscribers.
+// The audit event is the API message itself: one shape from the database to subscribers.
 export type { AuditEvent };
 
 export type AuditInput = Partial<Omit<AuditEvent, "seq" | "timeMs">> & Pick<AuditEvent, "kind">;
@@ -27,29 +29,64 @@ export function argumentsDigest(args: unknown): string {
 
 type Listener = (e: AuditEvent) => void;
 
-export class AuditLog {
-  private readonly recent: AuditEvent[] = [];
-  private readonly listeners = new Set<Listener>();
-  private seq = 0;
+export interface HistoryQuery {
+  conversationId?: string;
+  /** Only events after this sequence number. */
+  afterSeq?: number;
+  /** The newest this many (default LIMITS.auditHistoryEvents), oldest first. */
+  limit?: number;
+}
 
-  constructor(private readonly file: string) {
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS audit_events (
+  seq INTEGER PRIMARY KEY,
+  time_ms INTEGER NOT NULL,
+  conversation_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  event_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_events_by_conversation ON audit_events (conversation_id, seq);
+`;
+
+export class AuditLog {
+  private readonly db: Database.Database;
+  private readonly listeners = new Set<Listener>();
+  private readonly insert: Database.Statement<[number, number, string, string, string]>;
+  private seq: number;
+
+  /** `file` is the database; a JSON-lines log left by an older version beside it is imported once. */
+  constructor(readonly file: string) {
     mkdirSync(dirname(file), { recursive: true });
-    if (existsSync(file)) {
-      for (const line of readFileSync(file, "utf8").split("\n")) {
-        if (!line) continue;
-        try {
-          this.remember(JSON.parse(line) as AuditEvent);
-        } catch {
-          // A line cut by a crash: skip it, keep the rest.
-        }
-      }
-    }
+    this.db = new Database(file);
+    // WAL: subscribers' reads never wait on writes, and a crash loses at most the last event.
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.db.exec(SCHEMA);
+    this.insert = this.db.prepare("INSERT INTO audit_events (seq, time_ms, conversation_id, kind, event_json) VALUES (?, ?, ?, ?, ?)");
+    this.seq = (this.db.prepare("SELECT MAX(seq) AS seq FROM audit_events").get() as { seq: number | null }).seq ?? 0;
+    this.importJsonLines(join(dirname(file), "audit.jsonl"));
   }
 
-  private remember(e: AuditEvent): void {
-    this.seq = Math.max(this.seq, e.seq);
-    this.recent.push(e);
-    if (this.recent.length > LIMITS.auditMemoryEvents) this.recent.shift();
+  private importJsonLines(legacy: string): void {
+    if (!existsSync(legacy)) return;
+    const events: AuditEvent[] = [];
+    for (const line of readFileSync(legacy, "utf8").split("\n")) {
+      try {
+        if (line) events.push(JSON.parse(line) as AuditEvent);
+      } catch {
+        // A line cut by a crash: skip it, keep the rest.
+      }
+    }
+    this.db.transaction(() => {
+      for (const e of events) this.write({ ...e, seq: ++this.seq });
+    })();
+    renameSync(legacy, `${legacy}.imported`);
+  }
+
+  private write(e: AuditEvent): void {
+    // A late event (an enclosure dying while the control plane shuts down) has nowhere to go.
+    if (!this.db.open) return;
+    this.insert.run(e.seq, e.timeMs, e.conversationId, e.kind, JSON.stringify(e));
   }
 
   record(input: AuditInput): AuditEvent {
@@ -68,18 +105,31 @@ export class AuditLog {
       placement: "",
       ...input,
     };
-    appendFileSync(this.file, `${JSON.stringify(event)}\n`);
-    this.remember(event);
+    this.write(event);
+    this.seq = event.seq;
     for (const l of this.listeners) l(event);
     return event;
   }
 
-  history(conversationId?: string): AuditEvent[] {
-    return this.recent.filter((e) => !conversationId || e.conversationId === conversationId);
+  /** Recorded events, oldest first: the newest `limit` of them that match. */
+  history(query: HistoryQuery | string = {}): AuditEvent[] {
+    const q: HistoryQuery = typeof query === "string" ? { conversationId: query } : query;
+    const limit = Math.min(q.limit ?? LIMITS.auditHistoryEvents, LIMITS.auditHistoryEvents);
+    const rows = this.db
+      .prepare(
+        `SELECT event_json FROM audit_events WHERE seq > ? ${q.conversationId ? "AND conversation_id = ?" : ""} ORDER BY seq DESC LIMIT ?`,
+      )
+      .all(...(q.conversationId ? [q.afterSeq ?? 0, q.conversationId, limit] : [q.afterSeq ?? 0, limit])) as { event_json: string }[];
+    return rows.reverse().map((r) => JSON.parse(r.event_json) as AuditEvent);
   }
 
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    this.listeners.clear();
+    if (this.db.open) this.db.close();
   }
 }

@@ -1,0 +1,38 @@
+// The audit log outlives the control plane: events recorded before a restart are there after it,
+// sequence numbers continue, and a JSON-lines log from an older version is imported once.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../control-plane/src/config.js";
+import { ControlPlane } from "../../control-plane/src/control-plane.js";
+
+const dataDir = mkdtempSync(join(tmpdir(), "enclave-audit-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe("audit log", () => {
+  it("persists across control-plane restarts and imports an older JSON-lines log", async () => {
+    writeFileSync(join(dataDir, "audit.jsonl"), `${JSON.stringify({ seq: 7, timeMs: 1, kind: "conversation_created", conversationId: "old" })}\n{"cut by a cr`);
+    const first = await ControlPlane.start(loadConfig({ dataDir }));
+    expect(existsSync(join(dataDir, "audit.jsonl.imported"))).toBe(true);
+    first.createConversation({ id: "keep" });
+    const run = first.openRun({ conversationId: "keep", resources: ["workspace"] });
+    const call = await first.callTool(run.id, "write", JSON.stringify({ path: "a.txt", content: "x" }));
+    expect(call.isError).toBe(false);
+    const before = first.audit.history("keep");
+    await first.close();
+
+    const second = await ControlPlane.start(loadConfig({ dataDir }));
+    const after = second.audit.history("keep");
+    expect(after).toEqual(before);
+    const write = after.find((e) => e.kind === "tool_call");
+    expect(write).toMatchObject({ tool: "write", tier: "write", outcome: "ok", origin: "model", runId: run.id });
+    expect(write?.argumentsDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(second.audit.history("old").map((e) => e.kind)).toEqual(["conversation_created"]);
+    const next = second.audit.record({ kind: "conversation_deleted", conversationId: "keep" });
+    expect(next.seq).toBe(Math.max(...second.audit.history().map((e) => e.seq)));
+    expect(next.seq).toBeGreaterThan(before[before.length - 1]?.seq ?? Infinity);
+    expect(second.audit.history({ conversationId: "keep", afterSeq: write?.seq ?? 0 }).map((e) => e.kind)).toEqual(["conversation_deleted"]);
+    await second.close();
+  });
+});
