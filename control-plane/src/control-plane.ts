@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ApprovalGate } from "./approval/approval-gate.js";
 import { AuditLog } from "./audit/audit-log.js";
+import { type EnclosureAuditReport, enclosureChecks } from "./audit/enclosure-audit.js";
 import type { ControlPlaneConfig } from "./config.js";
 import { type ConversationRecord, ConversationStore } from "./conversations/conversation-store.js";
 import { EnclaveError } from "./errors.js";
@@ -137,6 +138,20 @@ export class ControlPlane {
     const ep = await this.placements.endpoint(id);
     const [health, described] = await Promise.all([ep.client.health(), ep.client.describe()]);
     return { ...described, agentVersion: health.version, workspaceRoot: health.workspaceRoot };
+  }
+
+  /** The egress audit: the enclosure's hardening from outside and inside, and the bridge calls. */
+  async auditEnclosure(id: string): Promise<EnclosureAuditReport> {
+    const conv = this.conversations.get(id);
+    const bridgeCalls = this.audit.history(id).filter((e) => e.kind === "tool_call" && e.origin === "bridge");
+    const enc = conv.enclosure;
+    const base = { conversationId: id, bridgeCalls, timeMs: Date.now() };
+    if (!enc) return { ...base, placement: "host", containerId: "", image: "", relaxations: [], checks: [], passed: false };
+    // Through the placement, so a dead enclosure is reported as such rather than audited.
+    const ep = await this.placements.endpoint(id);
+    const [info, inside] = await Promise.all([(await this.dockerDriver()).containerInfo(enc), ep.client.selfAudit()]);
+    const checks = enclosureChecks(info, inside, enc);
+    return { ...base, placement: "enclosure", containerId: enc.containerId, image: enc.image, relaxations: enc.relaxations, checks, passed: checks.every((c) => c.ok) };
   }
 
   openRun(req: OpenRunRequest): Run {

@@ -40,7 +40,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
-  server.addService(AgentInfoService, infoService({ placement: opts.placement, workspaceRoot: paths.root, grammarDir: opts.grammarDir }));
+  server.addService(AgentInfoService, infoService({ placement: opts.placement, workspaceRoot: paths.root, grammarDir: opts.grammarDir, socketPath: opts.socketPath }));
   server.addService(FilesService, filesService(paths));
   server.addService(ArchiveService, archiveService(paths));
   server.addService(ProcessService, processService(paths));

@@ -27,7 +27,7 @@ import {
   type WriteFileRequest,
   type WriteFileResponse,
 } from "../../../proto/gen/enclave/agent/v1/files.js";
-import { AgentInfoClient, type DescribeResponse, type HealthResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
+import { AgentInfoClient, type DescribeResponse, type HealthResponse, type SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
 import { type ExecEvent, type ExecRequest, ProcessClient } from "../../../proto/gen/enclave/agent/v1/process.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
@@ -104,6 +104,10 @@ export class AgentClient {
 
   describe(): Promise<DescribeResponse> {
     return this.unary((cb) => this.info.describe({}, new Metadata(), this.options(), cb));
+  }
+
+  selfAudit(): Promise<SelfAuditResponse> {
+    return this.unary((cb) => this.info.selfAudit({}, new Metadata(), this.options(), cb));
   }
 
   readFile(req: ReadFileRequest): Promise<ReadFileResponse> {

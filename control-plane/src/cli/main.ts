@@ -17,7 +17,8 @@ commands:
   tool call NAME [JSON]          call a tool with JSON arguments
   placement ID                   what the conversation's placement can run (servers, adapters, kernels)
   images build [--agent]         build the enclave images that are missing
-  audit [ID] [--follow]          the audit log
+  audit ID                       the egress audit of ID's enclosure, and its bridge calls
+  audit --log [ID] [--follow]    the audit log
 
 common options:
   --address ADDR       control plane address (default $ENCLAVE_ADDRESS or ${DEFAULT_LISTEN})
@@ -37,7 +38,10 @@ ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS.`,
   tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY]`,
   placement: `usage: enclave placement ID`,
   images: `usage: enclave images build [--agent]`,
-  audit: `usage: enclave audit [ID] [--follow]`,
+  audit: `usage: enclave audit ID                     the egress audit: each hardening promise of the enclosure
+                                            checked from outside and inside, and the bridge calls
+       enclave audit --log [ID] [--follow]  the audit log (every conversation without ID)
+Exit status 3 when a check of the egress audit fails.`,
 };
 
 const { values: opts, positionals } = parseArgs({
@@ -56,6 +60,7 @@ const { values: opts, positionals } = parseArgs({
     pids: { type: "string" },
     agent: { type: "boolean" },
     follow: { type: "boolean" },
+    log: { type: "boolean" },
     json: { type: "boolean" },
     help: { type: "boolean", short: "h" },
   },
@@ -197,6 +202,12 @@ async function main(): Promise<void> {
         break;
       }
       case "audit": {
+        if (sub && !opts.log && !opts.follow) {
+          const report = await client.auditEnclosure(sub);
+          console.log(report.text);
+          if (report.placement === "enclosure" && !report.passed) process.exitCode = 3;
+          break;
+        }
         const id = sub || undefined;
         const sub2 = client.subscribeAudit({ conversationId: id, includeHistory: true, historyOnly: !opts.follow }, (e) => {
           const when = new Date(e.timeMs).toISOString();

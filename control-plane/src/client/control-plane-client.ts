@@ -4,6 +4,7 @@ import {
   type AuditEvent,
   ControlPlaneClient as GrpcClient,
   type Conversation,
+  type EnclosureAudit,
   EnclosureOptions,
   type ListToolsResponse,
   type PlacementDescription,
@@ -83,6 +84,10 @@ export class ControlPlaneClient {
 
   listTools(runId: string): Promise<ListToolsResponse> {
     return this.call((md, cb) => this.grpc.listTools({ runId }, md, cb));
+  }
+
+  auditEnclosure(conversationId: string): Promise<EnclosureAudit> {
+    return this.call((md, cb) => this.grpc.auditEnclosure({ conversationId }, md, cb));
   }
 
   describePlacement(conversationId: string): Promise<PlacementDescription> {

@@ -124,6 +124,11 @@ export class DockerDriver {
     }
   }
 
+  /** The engine's full view of the container, for the egress audit's outside half. */
+  containerInfo(record: EnclosureRecord): Promise<Docker.ContainerInspectInfo> {
+    return this.docker.getContainer(record.containerId).inspect();
+  }
+
   /** Whether the container still runs, and if not, why it stopped. */
   async inspect(record: EnclosureRecord): Promise<ContainerFate> {
     try {

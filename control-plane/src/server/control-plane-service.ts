@@ -9,6 +9,7 @@ import type {
   ToolEvent,
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
+import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ControlPlane, ConversationView } from "../control-plane.js";
 import { asEnclaveError } from "../errors.js";
 import type { ContentPart } from "../tools/tool.js";
@@ -126,6 +127,10 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
         (err: unknown) => call.emit("error", toServiceError(err)),
       );
     },
+    auditEnclosure: unary(async (req) => {
+      const r = await cp.auditEnclosure(req.conversationId);
+      return { ...r, text: formatAuditReport(r) };
+    }),
     describePlacement: unary(async (req) => {
       const d = await cp.describePlacement(req.conversationId);
       return { placement: d.placement, agentVersion: d.agentVersion, workspaceRoot: d.workspaceRoot, components: d.components };

@@ -4,11 +4,13 @@ import type { AgentInfoServer } from "../../../proto/gen/enclave/agent/v1/info.j
 import { unary } from "../grpc/unary.js";
 import { AGENT_VERSION } from "../version.js";
 import { describeComponents } from "./describe.js";
+import { selfAudit } from "./self-audit.js";
 
 export interface AgentIdentity {
   placement: string;
   workspaceRoot: string;
   grammarDir: string;
+  socketPath: string;
 }
 
 export function infoService(identity: AgentIdentity): AgentInfoServer {
@@ -28,5 +30,6 @@ export function infoService(identity: AgentIdentity): AgentInfoServer {
       placement: identity.placement,
       platform: `${platform()} ${release()} node ${process.version}`,
     })),
+    selfAudit: unary(() => selfAudit(identity.socketPath)),
   };
 }

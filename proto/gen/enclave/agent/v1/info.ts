@@ -55,6 +55,41 @@ export interface DescribeResponse {
   platform: string;
 }
 
+export interface SelfAuditRequest {
+}
+
+export interface SelfAuditResponse {
+  /** Network interfaces from /proc/net/dev. */
+  interfaces: string[];
+  /** Routes from /proc/net/route and /proc/net/ipv6_route other than loopback ones ("iface dest"). */
+  routes: string[];
+  /** Listening TCP and bound UDP sockets from /proc/net/{tcp,tcp6,udp,udp6} ("tcp 0.0.0.0:80"). */
+  listeningSockets: string[];
+  /** Capability sets from /proc/self/status, as hex. */
+  capEff: string;
+  capPrm: string;
+  capBnd: string;
+  noNewPrivs: boolean;
+  /** 0 none, 1 strict, 2 filter. */
+  seccompMode: number;
+  seccompFilters: number;
+  rootReadOnly: boolean;
+  rootMountOptions: string;
+  uid: number;
+  gid: number;
+  /** "v1" or "v2". */
+  cgroupVersion: string;
+  /** -1 when unlimited or unreadable. */
+  pidsMax: number;
+  memoryMaxBytes: number;
+  /** 0 when unlimited or unreadable. */
+  cpus: number;
+  socketPath: string;
+  /** Octal permission bits of the socket, e.g. "600". */
+  socketMode: string;
+  socketUid: number;
+}
+
 function createBaseHealthRequest(): HealthRequest {
   return {};
 }
@@ -556,6 +591,514 @@ export const DescribeResponse: MessageFns<DescribeResponse> = {
   },
 };
 
+function createBaseSelfAuditRequest(): SelfAuditRequest {
+  return {};
+}
+
+export const SelfAuditRequest: MessageFns<SelfAuditRequest> = {
+  encode(_: SelfAuditRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SelfAuditRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSelfAuditRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SelfAuditRequest {
+    return {};
+  },
+
+  toJSON(_: SelfAuditRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SelfAuditRequest>, I>>(base?: I): SelfAuditRequest {
+    return SelfAuditRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SelfAuditRequest>, I>>(_: I): SelfAuditRequest {
+    const message = createBaseSelfAuditRequest();
+    return message;
+  },
+};
+
+function createBaseSelfAuditResponse(): SelfAuditResponse {
+  return {
+    interfaces: [],
+    routes: [],
+    listeningSockets: [],
+    capEff: "",
+    capPrm: "",
+    capBnd: "",
+    noNewPrivs: false,
+    seccompMode: 0,
+    seccompFilters: 0,
+    rootReadOnly: false,
+    rootMountOptions: "",
+    uid: 0,
+    gid: 0,
+    cgroupVersion: "",
+    pidsMax: 0,
+    memoryMaxBytes: 0,
+    cpus: 0,
+    socketPath: "",
+    socketMode: "",
+    socketUid: 0,
+  };
+}
+
+export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
+  encode(message: SelfAuditResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.interfaces) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.routes) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.listeningSockets) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.capEff !== "") {
+      writer.uint32(34).string(message.capEff);
+    }
+    if (message.capPrm !== "") {
+      writer.uint32(42).string(message.capPrm);
+    }
+    if (message.capBnd !== "") {
+      writer.uint32(50).string(message.capBnd);
+    }
+    if (message.noNewPrivs !== false) {
+      writer.uint32(56).bool(message.noNewPrivs);
+    }
+    if (message.seccompMode !== 0) {
+      writer.uint32(64).int32(message.seccompMode);
+    }
+    if (message.seccompFilters !== 0) {
+      writer.uint32(72).int32(message.seccompFilters);
+    }
+    if (message.rootReadOnly !== false) {
+      writer.uint32(80).bool(message.rootReadOnly);
+    }
+    if (message.rootMountOptions !== "") {
+      writer.uint32(90).string(message.rootMountOptions);
+    }
+    if (message.uid !== 0) {
+      writer.uint32(96).int32(message.uid);
+    }
+    if (message.gid !== 0) {
+      writer.uint32(104).int32(message.gid);
+    }
+    if (message.cgroupVersion !== "") {
+      writer.uint32(114).string(message.cgroupVersion);
+    }
+    if (message.pidsMax !== 0) {
+      writer.uint32(120).int64(message.pidsMax);
+    }
+    if (message.memoryMaxBytes !== 0) {
+      writer.uint32(128).int64(message.memoryMaxBytes);
+    }
+    if (message.cpus !== 0) {
+      writer.uint32(137).double(message.cpus);
+    }
+    if (message.socketPath !== "") {
+      writer.uint32(146).string(message.socketPath);
+    }
+    if (message.socketMode !== "") {
+      writer.uint32(154).string(message.socketMode);
+    }
+    if (message.socketUid !== 0) {
+      writer.uint32(160).int32(message.socketUid);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SelfAuditResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSelfAuditResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.interfaces.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.routes.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.listeningSockets.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.capEff = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.capPrm = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.capBnd = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.noNewPrivs = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.seccompMode = reader.int32();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.seccompFilters = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.rootReadOnly = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.rootMountOptions = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.uid = reader.int32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.gid = reader.int32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.cgroupVersion = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.pidsMax = longToNumber(reader.int64());
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.memoryMaxBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 17: {
+            if (tag !== 137) {
+              break;
+            }
+
+            message.cpus = reader.double();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.socketPath = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.socketMode = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.socketUid = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SelfAuditResponse {
+    return {
+      interfaces: globalThis.Array.isArray(object?.interfaces)
+        ? object.interfaces.map((e: any) => globalThis.String(e))
+        : [],
+      routes: globalThis.Array.isArray(object?.routes) ? object.routes.map((e: any) => globalThis.String(e)) : [],
+      listeningSockets: globalThis.Array.isArray(object?.listeningSockets)
+        ? object.listeningSockets.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.listening_sockets)
+        ? object.listening_sockets.map((e: any) => globalThis.String(e))
+        : [],
+      capEff: isSet(object.capEff)
+        ? globalThis.String(object.capEff)
+        : isSet(object.cap_eff)
+        ? globalThis.String(object.cap_eff)
+        : "",
+      capPrm: isSet(object.capPrm)
+        ? globalThis.String(object.capPrm)
+        : isSet(object.cap_prm)
+        ? globalThis.String(object.cap_prm)
+        : "",
+      capBnd: isSet(object.capBnd)
+        ? globalThis.String(object.capBnd)
+        : isSet(object.cap_bnd)
+        ? globalThis.String(object.cap_bnd)
+        : "",
+      noNewPrivs: isSet(object.noNewPrivs)
+        ? globalThis.Boolean(object.noNewPrivs)
+        : isSet(object.no_new_privs)
+        ? globalThis.Boolean(object.no_new_privs)
+        : false,
+      seccompMode: isSet(object.seccompMode)
+        ? globalThis.Number(object.seccompMode)
+        : isSet(object.seccomp_mode)
+        ? globalThis.Number(object.seccomp_mode)
+        : 0,
+      seccompFilters: isSet(object.seccompFilters)
+        ? globalThis.Number(object.seccompFilters)
+        : isSet(object.seccomp_filters)
+        ? globalThis.Number(object.seccomp_filters)
+        : 0,
+      rootReadOnly: isSet(object.rootReadOnly)
+        ? globalThis.Boolean(object.rootReadOnly)
+        : isSet(object.root_read_only)
+        ? globalThis.Boolean(object.root_read_only)
+        : false,
+      rootMountOptions: isSet(object.rootMountOptions)
+        ? globalThis.String(object.rootMountOptions)
+        : isSet(object.root_mount_options)
+        ? globalThis.String(object.root_mount_options)
+        : "",
+      uid: isSet(object.uid) ? globalThis.Number(object.uid) : 0,
+      gid: isSet(object.gid) ? globalThis.Number(object.gid) : 0,
+      cgroupVersion: isSet(object.cgroupVersion)
+        ? globalThis.String(object.cgroupVersion)
+        : isSet(object.cgroup_version)
+        ? globalThis.String(object.cgroup_version)
+        : "",
+      pidsMax: isSet(object.pidsMax)
+        ? globalThis.Number(object.pidsMax)
+        : isSet(object.pids_max)
+        ? globalThis.Number(object.pids_max)
+        : 0,
+      memoryMaxBytes: isSet(object.memoryMaxBytes)
+        ? globalThis.Number(object.memoryMaxBytes)
+        : isSet(object.memory_max_bytes)
+        ? globalThis.Number(object.memory_max_bytes)
+        : 0,
+      cpus: isSet(object.cpus) ? globalThis.Number(object.cpus) : 0,
+      socketPath: isSet(object.socketPath)
+        ? globalThis.String(object.socketPath)
+        : isSet(object.socket_path)
+        ? globalThis.String(object.socket_path)
+        : "",
+      socketMode: isSet(object.socketMode)
+        ? globalThis.String(object.socketMode)
+        : isSet(object.socket_mode)
+        ? globalThis.String(object.socket_mode)
+        : "",
+      socketUid: isSet(object.socketUid)
+        ? globalThis.Number(object.socketUid)
+        : isSet(object.socket_uid)
+        ? globalThis.Number(object.socket_uid)
+        : 0,
+    };
+  },
+
+  toJSON(message: SelfAuditResponse): unknown {
+    const obj: any = {};
+    if (message.interfaces?.length) {
+      obj.interfaces = message.interfaces;
+    }
+    if (message.routes?.length) {
+      obj.routes = message.routes;
+    }
+    if (message.listeningSockets?.length) {
+      obj.listeningSockets = message.listeningSockets;
+    }
+    if (message.capEff !== "") {
+      obj.capEff = message.capEff;
+    }
+    if (message.capPrm !== "") {
+      obj.capPrm = message.capPrm;
+    }
+    if (message.capBnd !== "") {
+      obj.capBnd = message.capBnd;
+    }
+    if (message.noNewPrivs !== false) {
+      obj.noNewPrivs = message.noNewPrivs;
+    }
+    if (message.seccompMode !== 0) {
+      obj.seccompMode = Math.round(message.seccompMode);
+    }
+    if (message.seccompFilters !== 0) {
+      obj.seccompFilters = Math.round(message.seccompFilters);
+    }
+    if (message.rootReadOnly !== false) {
+      obj.rootReadOnly = message.rootReadOnly;
+    }
+    if (message.rootMountOptions !== "") {
+      obj.rootMountOptions = message.rootMountOptions;
+    }
+    if (message.uid !== 0) {
+      obj.uid = Math.round(message.uid);
+    }
+    if (message.gid !== 0) {
+      obj.gid = Math.round(message.gid);
+    }
+    if (message.cgroupVersion !== "") {
+      obj.cgroupVersion = message.cgroupVersion;
+    }
+    if (message.pidsMax !== 0) {
+      obj.pidsMax = Math.round(message.pidsMax);
+    }
+    if (message.memoryMaxBytes !== 0) {
+      obj.memoryMaxBytes = Math.round(message.memoryMaxBytes);
+    }
+    if (message.cpus !== 0) {
+      obj.cpus = floatToJson(message.cpus);
+    }
+    if (message.socketPath !== "") {
+      obj.socketPath = message.socketPath;
+    }
+    if (message.socketMode !== "") {
+      obj.socketMode = message.socketMode;
+    }
+    if (message.socketUid !== 0) {
+      obj.socketUid = Math.round(message.socketUid);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SelfAuditResponse>, I>>(base?: I): SelfAuditResponse {
+    return SelfAuditResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SelfAuditResponse>, I>>(object: I): SelfAuditResponse {
+    const message = createBaseSelfAuditResponse();
+    message.interfaces = object.interfaces?.map((e) => e) || [];
+    message.routes = object.routes?.map((e) => e) || [];
+    message.listeningSockets = object.listeningSockets?.map((e) => e) || [];
+    message.capEff = object.capEff ?? "";
+    message.capPrm = object.capPrm ?? "";
+    message.capBnd = object.capBnd ?? "";
+    message.noNewPrivs = object.noNewPrivs ?? false;
+    message.seccompMode = object.seccompMode ?? 0;
+    message.seccompFilters = object.seccompFilters ?? 0;
+    message.rootReadOnly = object.rootReadOnly ?? false;
+    message.rootMountOptions = object.rootMountOptions ?? "";
+    message.uid = object.uid ?? 0;
+    message.gid = object.gid ?? 0;
+    message.cgroupVersion = object.cgroupVersion ?? "";
+    message.pidsMax = object.pidsMax ?? 0;
+    message.memoryMaxBytes = object.memoryMaxBytes ?? 0;
+    message.cpus = object.cpus ?? 0;
+    message.socketPath = object.socketPath ?? "";
+    message.socketMode = object.socketMode ?? "";
+    message.socketUid = object.socketUid ?? 0;
+    return message;
+  },
+};
+
 /**
  * What an agent is and what its placement offers. The control plane asks Health to know the agent
  * answers, and Describe to tell a person which tools can work here and why the others cannot.
@@ -580,11 +1123,29 @@ export const AgentInfoService = {
     responseSerialize: (value: DescribeResponse): Buffer => Buffer.from(DescribeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DescribeResponse => DescribeResponse.decode(value),
   },
+  /**
+   * What the agent sees of its own confinement, read from /proc and the cgroup files: the inside
+   * half of the egress audit (the control plane adds the engine's view from outside).
+   */
+  selfAudit: {
+    path: "/enclave.agent.v1.AgentInfo/SelfAudit" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SelfAuditRequest): Buffer => Buffer.from(SelfAuditRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SelfAuditRequest => SelfAuditRequest.decode(value),
+    responseSerialize: (value: SelfAuditResponse): Buffer => Buffer.from(SelfAuditResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SelfAuditResponse => SelfAuditResponse.decode(value),
+  },
 } as const;
 
 export interface AgentInfoServer extends UntypedServiceImplementation {
   health: handleUnaryCall<HealthRequest, HealthResponse>;
   describe: handleUnaryCall<DescribeRequest, DescribeResponse>;
+  /**
+   * What the agent sees of its own confinement, read from /proc and the cgroup files: the inside
+   * half of the egress audit (the control plane adds the engine's view from outside).
+   */
+  selfAudit: handleUnaryCall<SelfAuditRequest, SelfAuditResponse>;
 }
 
 export interface AgentInfoClient extends Client {
@@ -618,6 +1179,25 @@ export interface AgentInfoClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DescribeResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * What the agent sees of its own confinement, read from /proc and the cgroup files: the inside
+   * half of the egress audit (the control plane adds the engine's view from outside).
+   */
+  selfAudit(
+    request: SelfAuditRequest,
+    callback: (error: ServiceError | null, response: SelfAuditResponse) => void,
+  ): ClientUnaryCall;
+  selfAudit(
+    request: SelfAuditRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SelfAuditResponse) => void,
+  ): ClientUnaryCall;
+  selfAudit(
+    request: SelfAuditRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SelfAuditResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const AgentInfoClient = makeGenericClientConstructor(
@@ -628,6 +1208,10 @@ export const AgentInfoClient = makeGenericClientConstructor(
   service: typeof AgentInfoService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

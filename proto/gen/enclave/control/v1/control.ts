@@ -249,6 +249,41 @@ export interface AuditEvent {
   placement: string;
 }
 
+export interface AuditEnclosureRequest {
+  conversationId: string;
+}
+
+export interface AuditCheck {
+  /**
+   * "network", "listening sockets", "capabilities", "no new privileges", "read-only root", "user",
+   * "pids limit", "memory limit", "CPU limit", "seccomp", "agent socket".
+   */
+  item: string;
+  expected: string;
+  /** What the Docker engine reports. */
+  outside: string;
+  /** What the agent's process sees from inside. */
+  inside: string;
+  ok: boolean;
+}
+
+export interface EnclosureAudit {
+  conversationId: string;
+  /** "host" (nothing confined: no checks) or "enclosure". */
+  placement: string;
+  containerId: string;
+  image: string;
+  relaxations: string[];
+  checks: AuditCheck[];
+  /** Tool calls made from kernel cells over the bridge, oldest first. */
+  bridgeCalls: AuditEvent[];
+  /** True when the conversation has an enclosure and every check passed. */
+  passed: boolean;
+  timeMs: number;
+  /** The report as text, as `enclave audit ID` prints it. */
+  text: string;
+}
+
 function createBaseCreateConversationRequest(): CreateConversationRequest {
   return { id: "", workspacePath: "" };
 }
@@ -3644,6 +3679,454 @@ export const AuditEvent: MessageFns<AuditEvent> = {
   },
 };
 
+function createBaseAuditEnclosureRequest(): AuditEnclosureRequest {
+  return { conversationId: "" };
+}
+
+export const AuditEnclosureRequest: MessageFns<AuditEnclosureRequest> = {
+  encode(message: AuditEnclosureRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditEnclosureRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditEnclosureRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditEnclosureRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: AuditEnclosureRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuditEnclosureRequest>, I>>(base?: I): AuditEnclosureRequest {
+    return AuditEnclosureRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuditEnclosureRequest>, I>>(object: I): AuditEnclosureRequest {
+    const message = createBaseAuditEnclosureRequest();
+    message.conversationId = object.conversationId ?? "";
+    return message;
+  },
+};
+
+function createBaseAuditCheck(): AuditCheck {
+  return { item: "", expected: "", outside: "", inside: "", ok: false };
+}
+
+export const AuditCheck: MessageFns<AuditCheck> = {
+  encode(message: AuditCheck, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.item !== "") {
+      writer.uint32(10).string(message.item);
+    }
+    if (message.expected !== "") {
+      writer.uint32(18).string(message.expected);
+    }
+    if (message.outside !== "") {
+      writer.uint32(26).string(message.outside);
+    }
+    if (message.inside !== "") {
+      writer.uint32(34).string(message.inside);
+    }
+    if (message.ok !== false) {
+      writer.uint32(40).bool(message.ok);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AuditCheck {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAuditCheck();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.item = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expected = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.outside = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.inside = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.ok = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AuditCheck {
+    return {
+      item: isSet(object.item) ? globalThis.String(object.item) : "",
+      expected: isSet(object.expected) ? globalThis.String(object.expected) : "",
+      outside: isSet(object.outside) ? globalThis.String(object.outside) : "",
+      inside: isSet(object.inside) ? globalThis.String(object.inside) : "",
+      ok: isSet(object.ok) ? globalThis.Boolean(object.ok) : false,
+    };
+  },
+
+  toJSON(message: AuditCheck): unknown {
+    const obj: any = {};
+    if (message.item !== "") {
+      obj.item = message.item;
+    }
+    if (message.expected !== "") {
+      obj.expected = message.expected;
+    }
+    if (message.outside !== "") {
+      obj.outside = message.outside;
+    }
+    if (message.inside !== "") {
+      obj.inside = message.inside;
+    }
+    if (message.ok !== false) {
+      obj.ok = message.ok;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AuditCheck>, I>>(base?: I): AuditCheck {
+    return AuditCheck.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AuditCheck>, I>>(object: I): AuditCheck {
+    const message = createBaseAuditCheck();
+    message.item = object.item ?? "";
+    message.expected = object.expected ?? "";
+    message.outside = object.outside ?? "";
+    message.inside = object.inside ?? "";
+    message.ok = object.ok ?? false;
+    return message;
+  },
+};
+
+function createBaseEnclosureAudit(): EnclosureAudit {
+  return {
+    conversationId: "",
+    placement: "",
+    containerId: "",
+    image: "",
+    relaxations: [],
+    checks: [],
+    bridgeCalls: [],
+    passed: false,
+    timeMs: 0,
+    text: "",
+  };
+}
+
+export const EnclosureAudit: MessageFns<EnclosureAudit> = {
+  encode(message: EnclosureAudit, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.placement !== "") {
+      writer.uint32(18).string(message.placement);
+    }
+    if (message.containerId !== "") {
+      writer.uint32(26).string(message.containerId);
+    }
+    if (message.image !== "") {
+      writer.uint32(34).string(message.image);
+    }
+    for (const v of message.relaxations) {
+      writer.uint32(42).string(v!);
+    }
+    for (const v of message.checks) {
+      AuditCheck.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.bridgeCalls) {
+      AuditEvent.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.passed !== false) {
+      writer.uint32(64).bool(message.passed);
+    }
+    if (message.timeMs !== 0) {
+      writer.uint32(72).int64(message.timeMs);
+    }
+    if (message.text !== "") {
+      writer.uint32(82).string(message.text);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EnclosureAudit {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEnclosureAudit();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.placement = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.containerId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.relaxations.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.checks.push(AuditCheck.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.bridgeCalls.push(AuditEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.passed = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.timeMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EnclosureAudit {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      placement: isSet(object.placement) ? globalThis.String(object.placement) : "",
+      containerId: isSet(object.containerId)
+        ? globalThis.String(object.containerId)
+        : isSet(object.container_id)
+        ? globalThis.String(object.container_id)
+        : "",
+      image: isSet(object.image) ? globalThis.String(object.image) : "",
+      relaxations: globalThis.Array.isArray(object?.relaxations)
+        ? object.relaxations.map((e: any) => globalThis.String(e))
+        : [],
+      checks: globalThis.Array.isArray(object?.checks) ? object.checks.map((e: any) => AuditCheck.fromJSON(e)) : [],
+      bridgeCalls: globalThis.Array.isArray(object?.bridgeCalls)
+        ? object.bridgeCalls.map((e: any) => AuditEvent.fromJSON(e))
+        : globalThis.Array.isArray(object?.bridge_calls)
+        ? object.bridge_calls.map((e: any) => AuditEvent.fromJSON(e))
+        : [],
+      passed: isSet(object.passed) ? globalThis.Boolean(object.passed) : false,
+      timeMs: isSet(object.timeMs)
+        ? globalThis.Number(object.timeMs)
+        : isSet(object.time_ms)
+        ? globalThis.Number(object.time_ms)
+        : 0,
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+    };
+  },
+
+  toJSON(message: EnclosureAudit): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.placement !== "") {
+      obj.placement = message.placement;
+    }
+    if (message.containerId !== "") {
+      obj.containerId = message.containerId;
+    }
+    if (message.image !== "") {
+      obj.image = message.image;
+    }
+    if (message.relaxations?.length) {
+      obj.relaxations = message.relaxations;
+    }
+    if (message.checks?.length) {
+      obj.checks = message.checks.map((e) => AuditCheck.toJSON(e));
+    }
+    if (message.bridgeCalls?.length) {
+      obj.bridgeCalls = message.bridgeCalls.map((e) => AuditEvent.toJSON(e));
+    }
+    if (message.passed !== false) {
+      obj.passed = message.passed;
+    }
+    if (message.timeMs !== 0) {
+      obj.timeMs = Math.round(message.timeMs);
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EnclosureAudit>, I>>(base?: I): EnclosureAudit {
+    return EnclosureAudit.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EnclosureAudit>, I>>(object: I): EnclosureAudit {
+    const message = createBaseEnclosureAudit();
+    message.conversationId = object.conversationId ?? "";
+    message.placement = object.placement ?? "";
+    message.containerId = object.containerId ?? "";
+    message.image = object.image ?? "";
+    message.relaxations = object.relaxations?.map((e) => e) || [];
+    message.checks = object.checks?.map((e) => AuditCheck.fromPartial(e)) || [];
+    message.bridgeCalls = object.bridgeCalls?.map((e) => AuditEvent.fromPartial(e)) || [];
+    message.passed = object.passed ?? false;
+    message.timeMs = object.timeMs ?? 0;
+    message.text = object.text ?? "";
+    return message;
+  },
+};
+
 /** The control-plane API a harness talks to: conversations, enclosures, runs, tools and the audit log. */
 export type ControlPlaneService = typeof ControlPlaneService;
 export const ControlPlaneService = {
@@ -3766,6 +4249,20 @@ export const ControlPlaneService = {
     responseSerialize: (value: AuditEvent): Buffer => Buffer.from(AuditEvent.encode(value).finish()),
     responseDeserialize: (value: Buffer): AuditEvent => AuditEvent.decode(value),
   },
+  /**
+   * The egress audit of a conversation's enclosure: every hardening promise checked from outside
+   * (the engine) and inside (the agent's own /proc and cgroup), and the bridge calls recorded.
+   */
+  auditEnclosure: {
+    path: "/enclave.control.v1.ControlPlane/AuditEnclosure" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AuditEnclosureRequest): Buffer =>
+      Buffer.from(AuditEnclosureRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AuditEnclosureRequest => AuditEnclosureRequest.decode(value),
+    responseSerialize: (value: EnclosureAudit): Buffer => Buffer.from(EnclosureAudit.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EnclosureAudit => EnclosureAudit.decode(value),
+  },
 } as const;
 
 export interface ControlPlaneServer extends UntypedServiceImplementation {
@@ -3782,6 +4279,11 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
   callTool: handleServerStreamingCall<CallToolRequest, ToolEvent>;
   describePlacement: handleUnaryCall<DescribePlacementRequest, PlacementDescription>;
   subscribeAudit: handleServerStreamingCall<SubscribeAuditRequest, AuditEvent>;
+  /**
+   * The egress audit of a conversation's enclosure: every hardening promise checked from outside
+   * (the engine) and inside (the agent's own /proc and cgroup), and the bridge calls recorded.
+   */
+  auditEnclosure: handleUnaryCall<AuditEnclosureRequest, EnclosureAudit>;
 }
 
 export interface ControlPlaneClient extends Client {
@@ -3945,6 +4447,25 @@ export interface ControlPlaneClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<AuditEvent>;
+  /**
+   * The egress audit of a conversation's enclosure: every hardening promise checked from outside
+   * (the engine) and inside (the agent's own /proc and cgroup), and the bridge calls recorded.
+   */
+  auditEnclosure(
+    request: AuditEnclosureRequest,
+    callback: (error: ServiceError | null, response: EnclosureAudit) => void,
+  ): ClientUnaryCall;
+  auditEnclosure(
+    request: AuditEnclosureRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EnclosureAudit) => void,
+  ): ClientUnaryCall;
+  auditEnclosure(
+    request: AuditEnclosureRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EnclosureAudit) => void,
+  ): ClientUnaryCall;
 }
 
 export const ControlPlaneClient = makeGenericClientConstructor(
