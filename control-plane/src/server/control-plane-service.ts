@@ -1,17 +1,31 @@
 // The harness-facing gRPC service: a thin translation between the protobuf messages and ControlPlane.
-import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceError } from "@grpc/grpc-js";
+import {
+  Metadata,
+  type sendUnaryData,
+  type ServerDuplexStream,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type ServiceError,
+} from "@grpc/grpc-js";
 import type {
   CallToolRequest,
+  CardEvent,
   ContentPart as ContentPartMsg,
   ControlPlaneServer,
   Conversation,
+  Run as RunMsg,
   SubscribeAuditRequest,
+  SubscribeCardsRequest,
   ToolEvent,
+  WorkerHostCommand,
+  WorkerHostMessage,
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 import type { ControlPlane, ConversationView } from "../control-plane.js";
-import { asEnclaveError } from "../errors.js";
+import { asEnclaveError, EnclaveError } from "../errors.js";
+import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
+import { connectWorkerHost } from "./worker-host-stream.js";
 
 function toServiceError(err: unknown): ServiceError {
   const e = asEnclaveError(err);
@@ -52,6 +66,19 @@ export function conversationMessage(c: ConversationView): Conversation {
   };
 }
 
+function runMessage(run: Run): RunMsg {
+  return {
+    id: run.id,
+    conversationId: run.conversationId,
+    surface: run.surface,
+    resources: run.resources,
+    approvalPolicy: run.approvalPolicy,
+    targetSpace: run.targetSpace,
+    vibeMode: run.vibeMode,
+    questionTimeoutSeconds: run.questionTimeoutMs / 1000,
+  };
+}
+
 function partMessage(p: ContentPart): ContentPartMsg {
   return p.type === "text" ? { part: { $case: "text", value: p.text } } : { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } } };
 }
@@ -84,10 +111,19 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
       );
     }),
     stopEnclosure: unary(async (req) => conversationMessage(await cp.stopEnclosure(req.conversationId))),
-    openRun: unary((req) => {
-      const run = cp.openRun({ conversationId: req.conversationId, surface: req.surface, resources: req.resources, approvalPolicy: req.approvalPolicy });
-      return { id: run.id, conversationId: run.conversationId, surface: run.surface, resources: run.resources, approvalPolicy: run.approvalPolicy };
-    }),
+    openRun: unary((req) =>
+      runMessage(
+        cp.openRun({
+          conversationId: req.conversationId,
+          surface: req.surface,
+          resources: req.resources,
+          approvalPolicy: req.approvalPolicy,
+          targetSpace: req.targetSpace,
+          vibeMode: req.vibeMode,
+          questionTimeoutSeconds: req.questionTimeoutSeconds,
+        }),
+      ),
+    ),
     closeRun: unary((req) => {
       cp.closeRun(req.runId);
       return {};
@@ -140,6 +176,27 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
       });
       call.on("cancelled", unsubscribe);
       call.on("close", unsubscribe);
+    },
+    subscribeCards(call: ServerWritableStream<SubscribeCardsRequest, CardEvent>): void {
+      const space = call.request.conversationId || undefined;
+      if (space && !cp.conversations.has(space)) {
+        call.destroy(toServiceError(new EnclaveError("not_found", `no conversation \`${space}\``)));
+        return;
+      }
+      const { openCards, unsubscribe } = cp.questions.subscribe(space, (e) =>
+        call.write({ event: e.type === "opened" ? { $case: "opened", value: e.card } : { $case: "closed", value: e.card } }),
+      );
+      call.write({ event: { $case: "subscribed", value: { openCards: openCards.length } } });
+      for (const card of openCards) call.write({ event: { $case: "opened", value: card } });
+      call.on("cancelled", unsubscribe);
+      call.on("close", unsubscribe);
+      call.on("error", unsubscribe);
+    },
+    answerCard: unary((req) => cp.questions.answer(req.conversationId, req.number, req.answer)),
+    listCards: unary((req) => ({ cards: cp.questions.list(req.conversationId || undefined, req.includeClosed) })),
+    setVibeMode: unary((req) => runMessage(cp.setVibeMode(req.runId, req.enabled))),
+    connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
+      connectWorkerHost(cp.vibe, call, toServiceError);
     },
   };
 }
