@@ -104,7 +104,7 @@ export class ControlPlaneClient {
 
   /**
    * Attaches to a conversation's cards (every conversation's with ""): onEvent sees the open cards,
-   * then each card opened or closed. `ready` resolves once the subscription counts as attached.
+   * then each card opened or closed. `ready` resolves once attached, after the open cards arrived.
    */
   subscribeCards(conversationId: string, onEvent: (e: CardEvent) => void): { ready: Promise<void>; done: Promise<void>; cancel(): void } {
     const stream = this.grpc.subscribeCards({ conversationId });

@@ -186,8 +186,8 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
       const { openCards, unsubscribe } = cp.questions.subscribe(space, (e) =>
         call.write({ event: e.type === "opened" ? { $case: "opened", value: e.card } : { $case: "closed", value: e.card } }),
       );
-      call.write({ event: { $case: "subscribed", value: { openCards: openCards.length } } });
       for (const card of openCards) call.write({ event: { $case: "opened", value: card } });
+      call.write({ event: { $case: "subscribed", value: { openCards: openCards.length } } });
       call.on("cancelled", unsubscribe);
       call.on("close", unsubscribe);
       call.on("error", unsubscribe);

@@ -305,14 +305,14 @@ export interface SubscribeCardsRequest {
 }
 
 export interface CardsSubscribed {
-  /** How many open cards follow as `opened` events. */
+  /** How many open cards were sent (as `opened` events) before this one. */
   openCards: number;
 }
 
 export interface CardEvent {
   event?:
     | //
-    /** First event: the subscriber is attached; open cards follow, then live events. */
+    /** The subscriber is attached: sent after the cards open at that moment; live events follow. */
     { $case: "subscribed"; value: CardsSubscribed }
     | { $case: "opened"; value: Card }
     | //
