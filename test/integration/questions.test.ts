@@ -215,6 +215,7 @@ describe("ask_user", () => {
       await fx.client.answerCard("q2", card.number, { freeText: "yes" });
       expect(resultText(await pending)).toContain("Wrote: yes");
       await expect(fx.client.openRun("q1", { targetSpace: "nowhere" })).rejects.toThrow(/target_space `nowhere` is not a conversation/);
+      await expect(fx.client.subscribeCards("nowhere", () => undefined).ready).rejects.toThrow(/no conversation `nowhere`/);
     } finally {
       human.cancel();
     }

@@ -180,7 +180,7 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
     subscribeCards(call: ServerWritableStream<SubscribeCardsRequest, CardEvent>): void {
       const space = call.request.conversationId || undefined;
       if (space && !cp.conversations.has(space)) {
-        call.destroy(toServiceError(new EnclaveError("not_found", `no conversation \`${space}\``)));
+        call.emit("error", toServiceError(new EnclaveError("not_found", `no conversation \`${space}\``)));
         return;
       }
       const { openCards, unsubscribe } = cp.questions.subscribe(space, (e) =>

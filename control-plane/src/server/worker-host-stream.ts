@@ -15,8 +15,10 @@ export function connectWorkerHost(
   toServiceError: (err: unknown) => ServiceError,
 ): void {
   let host: RemoteWorkerHost | undefined;
+  // Emitting "error" (not destroy) is what makes grpc-js send the status to the client.
   const refuse = (message: string): void => {
-    call.destroy(toServiceError(new EnclaveError("invalid_arguments", message)));
+    gone();
+    call.emit("error", toServiceError(new EnclaveError("invalid_arguments", message)));
   };
   const gone = (): void => {
     if (!host) return;

@@ -30,7 +30,8 @@ export class VibeRoster {
   }
 
   hostNames(): string[] {
-    return [...this.hosts.map((h) => h.name), ...(this.builtin ? [this.builtin.name] : [])];
+    const builtin = this.builtin && (this.builtin.serves("", "fast") || this.builtin.serves("", "good")) ? [this.builtin.name] : [];
+    return [...this.hosts.map((h) => h.name), ...builtin];
   }
 
   /** A harness-side host first (least loaded), the built-in command host otherwise. */
