@@ -356,6 +356,12 @@ describe("permission cards", () => {
   });
 });
 
+describe("API errors", () => {
+  it("answers a call on an unknown run with a clear status", async () => {
+    await expect(fx.client.callTool("r-nope", "ask_user", { question: "x?" })).rejects.toThrow(/no open run `r-nope`/);
+  });
+});
+
 describe("enclave CLI", () => {
   it("lists open cards and answers one", async () => {
     const human = await attach("q1");

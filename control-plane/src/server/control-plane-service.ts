@@ -143,7 +143,8 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
       const abort = new AbortController();
       call.on("cancelled", () => abort.abort());
       const req = call.request;
-      cp.callTool(req.runId, req.tool, req.argumentsJson, {
+      // Through a promise, so an unknown run id becomes a status instead of a thrown handler.
+      Promise.resolve().then(() => cp.callTool(req.runId, req.tool, req.argumentsJson, {
         signal: abort.signal,
         emit: (e) =>
           call.write(
@@ -151,12 +152,12 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
               ? { event: { $case: "progress", value: e.text } }
               : { event: { $case: "output", value: { stream: e.stream, data: e.data } } },
           ),
-      }).then(
+      })).then(
         (r) => {
           call.write({ event: { $case: "result", value: { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs } } });
           call.end();
         },
-        (err: unknown) => call.destroy(toServiceError(err)),
+        (err: unknown) => call.emit("error", toServiceError(err)),
       );
     },
     describePlacement: unary(async (req) => {
