@@ -39,7 +39,7 @@ export class ControlPlane {
   readonly audit: AuditLog;
   readonly hostAgents: HostAgents;
   readonly placements: Placements;
-  readonly questions = new QuestionPort();
+  readonly questions: QuestionPort;
   readonly vibe: VibeRoster;
   private readonly commandHost: CommandHost;
   private readonly dispatcher: ToolDispatcher;
@@ -54,10 +54,29 @@ export class ControlPlane {
     this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
     for (const tool of BUILTIN_TOOLS) this.registry.register(tool);
+    this.questions = new QuestionPort((card) =>
+      this.audit.record({
+        kind: "card_closed",
+        conversationId: card.conversationId,
+        runId: card.runId,
+        tool: card.tool,
+        outcome: card.state,
+        durationMs: card.closedAtMs - card.createdAtMs,
+        detail: `#${card.number} ${card.kind}${card.answer ? `: ${card.answer.skip ? "skipped" : [...card.answer.selected, card.answer.freeText].filter(Boolean).join(", ")}` : ""}`.slice(0, 500),
+      }),
+    );
     this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs));
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
     this.commandHost = new CommandHost(config.vibe);
-    this.vibe = new VibeRoster(this.commandHost);
+    this.vibe = new VibeRoster(this.commandHost, (w) =>
+      this.audit.record({
+        kind: w.state === "running" ? "worker_started" : "worker_settled",
+        conversationId: w.conversationId,
+        outcome: w.state,
+        durationMs: w.settledAtMs ? w.settledAtMs - w.startedAtMs : 0,
+        detail: `${w.id} "${w.label}" (${w.tier}, attempt ${w.attempt}, host ${w.host.name})`.slice(0, 500),
+      }),
+    );
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements);
   }

@@ -328,9 +328,17 @@ describe("permission cards", () => {
 
       const events: string[] = [];
       await fx.client.subscribeAudit({ conversationId: "q1", historyOnly: true }, (e) => {
-        if (e.runId === r0.id) events.push(`${e.origin}:${e.outcome}`);
+        if (e.runId !== r0.id) return;
+        if (e.kind === "tool_call") events.push(`${e.origin}:${e.outcome}`);
+        else events.push(`${e.kind}:${e.tool}:${e.outcome}:${e.detail}`);
       }).done;
-      expect(events).toEqual(["bridge:refused:approval_refused", "bridge:ok"]);
+      // The decisions are in the audit log too: who decided what, on which card.
+      expect(events).toEqual([
+        `card_closed:write:answered:#${card.number} permission: deny`,
+        "bridge:refused:approval_refused",
+        `card_closed:write:answered:#${card2.number} permission: allow`,
+        "bridge:ok",
+      ]);
     } finally {
       human.cancel();
     }

@@ -183,6 +183,25 @@ describe("vibe with the built-in command host", () => {
     const waited = await call(second, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
     expect(waited.text).toContain("is done");
     expect(waited.text).toContain("outlived my run");
+    // a cancelled wait leaves the worker running
+    const slow = workerId((await call(second, "vibe_spawn", { brief: "sleep 2\nsay still here", label: "patient" })).text);
+    const abort = new AbortController();
+    const cancelled = fx.cp.callTool(second, "vibe_wait", JSON.stringify({ worker_id: slow, timeout_seconds: 60 }), { signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 200));
+    abort.abort();
+    expect((await cancelled).errorCode).toBe("cancelled");
+    expect((await call(second, "vibe_wait", { worker_id: slow, timeout_seconds: 60 })).text).toContain("still here");
+    // the audit log has each worker's start and end
+    const audit: string[] = [];
+    await fx.client.subscribeAudit({ conversationId: "v2", historyOnly: true }, (e) => {
+      if (e.kind.startsWith("worker_")) audit.push(`${e.kind}:${e.outcome}:${e.detail}`);
+    }).done;
+    expect(audit).toEqual([
+      `worker_started:running:${id} "survivor" (fast, attempt 1, host built-in command)`,
+      `worker_settled:done:${id} "survivor" (fast, attempt 1, host built-in command)`,
+      `worker_started:running:${slow} "patient" (fast, attempt 1, host built-in command)`,
+      `worker_settled:done:${slow} "patient" (fast, attempt 1, host built-in command)`,
+    ]);
     // workers are per conversation
     const other = await vibeRun("v1");
     expect((await call(other, "vibe_wait", { worker_id: "w99" })).text).toMatch(/no worker `w99` in this conversation/);

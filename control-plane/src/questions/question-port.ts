@@ -47,6 +47,9 @@ export class QuestionPort {
   private readonly closed = new Map<string, Card[]>();
   private readonly subscribers = new Set<{ space: string | undefined; listener: Listener }>();
 
+  /** onClosed: told of every closed card (the audit log records who decided what); not a subscriber. */
+  constructor(private readonly onClosed: (card: Card) => void = () => undefined) {}
+
   /**
    * Attaches a human to one conversation's cards (or every conversation's, with no space). Returns
    * the cards open right now, so a subscriber that reconnects sees what is still waiting.
@@ -165,6 +168,7 @@ export class QuestionPort {
     if (kept.length > LIMITS.closedCardsKept) kept.shift();
     this.closed.set(card.conversationId, kept);
     entry.settle(outcome);
+    this.onClosed(card);
     this.publish({ type: "closed", card });
     return card;
   }

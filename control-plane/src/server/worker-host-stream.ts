@@ -15,12 +15,14 @@ export function connectWorkerHost(
   toServiceError: (err: unknown) => ServiceError,
 ): void {
   let host: RemoteWorkerHost | undefined;
+  let closed = false;
   // Emitting "error" (not destroy) is what makes grpc-js send the status to the client.
   const refuse = (message: string): void => {
     gone();
     call.emit("error", toServiceError(new EnclaveError("invalid_arguments", message)));
   };
   const gone = (): void => {
+    closed = true;
     if (!host) return;
     roster.removeHost(host);
     host.disconnected();
@@ -35,7 +37,9 @@ export function connectWorkerHost(
       hostCounter += 1;
       const id = `h${hostCounter}`;
       const name = m.value.name.trim() || `worker host ${id}`;
-      host = new RemoteWorkerHost(name, m.value.conversationIds, m.value.tiers, (command) => call.write(command));
+      host = new RemoteWorkerHost(name, m.value.conversationIds, m.value.tiers, (command) => {
+        if (!closed) call.write(command);
+      });
       roster.addHost(host);
       call.write({ command: { $case: "ready", value: { hostId: id } } });
       return;

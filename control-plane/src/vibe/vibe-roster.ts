@@ -18,7 +18,11 @@ export class VibeRoster {
   private readonly watchers = new Map<Worker, Set<Watcher>>();
 
   /** builtin: the command host, used when no connected host serves the worker. */
-  constructor(private readonly builtin: WorkerHost | undefined) {}
+  /** onChange: told when a worker starts an attempt or settles (for the audit log). */
+  constructor(
+    private readonly builtin: WorkerHost | undefined,
+    private readonly onChange: (w: Worker) => void = () => undefined,
+  ) {}
 
   addHost(host: WorkerHost): void {
     this.hosts.push(host);
@@ -91,6 +95,7 @@ export class VibeRoster {
     this.workers.set(conversationId, kept);
     this.evictSettled(kept);
     host.start(assignmentOf(w), this.sinkFor(w, w.attempt));
+    this.onChange(w);
     return w;
   }
 
@@ -113,6 +118,7 @@ export class VibeRoster {
     if (wasRunning) await w.host.kill(previous);
     w.host = host;
     host.start(assignmentOf(w), this.sinkFor(w, w.attempt));
+    this.onChange(w);
     return w;
   }
 
@@ -189,6 +195,7 @@ export class VibeRoster {
     w.result = result;
     w.detail = detail;
     w.settledAtMs = Date.now();
+    this.onChange(w);
     const watchers = this.watchers.get(w);
     this.watchers.delete(w);
     for (const watcher of watchers ?? []) watcher.onSettled();

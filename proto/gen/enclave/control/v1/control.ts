@@ -247,7 +247,8 @@ export interface AuditEvent {
   runId: string;
   /**
    * "tool_call", "enclosure_started", "enclosure_stopped", "enclosure_died", "conversation_created",
-   * "conversation_deleted", "agent_restarted".
+   * "conversation_deleted", "agent_restarted", "card_closed" (outcome: the card's state),
+   * "worker_started", "worker_settled" (outcome: the worker's state).
    */
   kind: string;
   tool: string;
