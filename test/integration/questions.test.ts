@@ -221,6 +221,20 @@ describe("ask_user", () => {
     }
   });
 
+  it("counts a subscriber to every conversation as attached everywhere", async () => {
+    const everyone = await attach("");
+    try {
+      const r0 = await fx.client.openRun("lonely", { resources: ["questions"] });
+      const pending = fx.client.callTool(r0.id, "ask_user", { question: "Seen by the console?" });
+      const card = await until(() => everyone.opened.find((c) => c.question === "Seen by the console?"), "the card");
+      expect(card.conversationId).toBe("lonely");
+      await fx.client.answerCard("lonely", card.number, { freeText: "yes" });
+      expect((await pending).isError).toBe(false);
+    } finally {
+      everyone.cancel();
+    }
+  });
+
   it("withdraws the card when the run closes, and a late subscriber sees open cards", async () => {
     const r0 = await fx.client.openRun("q1", { resources: ["questions"] });
     const early = await attach("q1");

@@ -207,6 +207,17 @@ describe("vibe with the built-in command host", () => {
     expect((await call(other, "vibe_wait", { worker_id: "w99" })).text).toMatch(/no worker `w99` in this conversation/);
   });
 
+  it("kills a conversation's workers when the conversation is deleted", async () => {
+    const conv = await fx.client.createConversation("doomed");
+    const runId = await vibeRun("doomed");
+    await call(runId, "vibe_spawn", { brief: "pids pids.txt\nsleep 120", label: "doomed" });
+    const pidsFile = join(conv.workspacePath, "pids.txt");
+    await until(() => existsSync(pidsFile) && readFileSync(pidsFile, "utf8").includes(" "), "the worker's pids");
+    const pids = readFileSync(pidsFile, "utf8").split(" ").map(Number);
+    await fx.client.deleteConversation("doomed");
+    await until(() => pids.every((p) => !alive(p)), "the worker to be gone");
+  });
+
   it("validates arguments", async () => {
     const runId = await vibeRun("v1");
     const bad = await call(runId, "vibe_spawn", { brief: "x", label: "y", tier: "best" });
