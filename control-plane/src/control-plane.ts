@@ -21,10 +21,12 @@ import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { askUserTool } from "./questions/ask-user.js";
+import { cardAuditEvent } from "./questions/card-audit.js";
 import { QuestionPort } from "./questions/question-port.js";
 import { CommandHost } from "./vibe/command-host.js";
 import { vibeTools } from "./vibe/tools/index.js";
 import { VibeRoster } from "./vibe/vibe-roster.js";
+import { workerAuditEvent } from "./vibe/worker-audit.js";
 
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
@@ -41,7 +43,6 @@ export class ControlPlane {
   readonly placements: Placements;
   readonly questions: QuestionPort;
   readonly vibe: VibeRoster;
-  private readonly commandHost: CommandHost;
   private readonly dispatcher: ToolDispatcher;
   private readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
@@ -54,29 +55,10 @@ export class ControlPlane {
     this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
     for (const tool of BUILTIN_TOOLS) this.registry.register(tool);
-    this.questions = new QuestionPort((card) =>
-      this.audit.record({
-        kind: "card_closed",
-        conversationId: card.conversationId,
-        runId: card.runId,
-        tool: card.tool,
-        outcome: card.state,
-        durationMs: card.closedAtMs - card.createdAtMs,
-        detail: `#${card.number} ${card.kind}${card.answer ? `: ${card.answer.skip ? "skipped" : [...card.answer.selected, card.answer.freeText].filter(Boolean).join(", ")}` : ""}`.slice(0, 500),
-      }),
-    );
+    this.questions = new QuestionPort((card) => this.audit.record(cardAuditEvent(card)));
     this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs));
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
-    this.commandHost = new CommandHost(config.vibe);
-    this.vibe = new VibeRoster(this.commandHost, (w) =>
-      this.audit.record({
-        kind: w.state === "running" ? "worker_started" : "worker_settled",
-        conversationId: w.conversationId,
-        outcome: w.state,
-        durationMs: w.settledAtMs ? w.settledAtMs - w.startedAtMs : 0,
-        detail: `${w.id} "${w.label}" (${w.tier}, attempt ${w.attempt}, host ${w.host.name})`.slice(0, 500),
-      }),
-    );
+    this.vibe = new VibeRoster(new CommandHost(config.vibe), (w) => this.audit.record(workerAuditEvent(w)));
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements);
   }
