@@ -1,5 +1,6 @@
 // The control plane's configuration: flags over environment over defaults, resolved once.
 import { join, resolve } from "node:path";
+import { LIMITS } from "./limits.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 
 export interface EnclosureDefaults {
@@ -20,6 +21,15 @@ export interface ControlPlaneConfig {
   /** The built agent bundle folder (enclave-agent.mjs, supervise.sh). */
   agentBundleDir: string;
   enclosure: EnclosureDefaults;
+  /** How long a question or permission card waits when the run sets no timeout. */
+  questionTimeoutMs: number;
+  vibe: VibeConfig;
+}
+
+/** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
+export interface VibeConfig {
+  commands: { fast: string; good: string };
+  workerTimeoutMs: number;
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:7400";
@@ -44,6 +54,14 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
       pidsLimit: numberFromEnv("ENCLAVE_ENCLOSURE_PIDS", 512),
       tmpSizeBytes: 512 * 1024 ** 2,
       homeSizeBytes: 256 * 1024 ** 2,
+    },
+    questionTimeoutMs: numberFromEnv("ENCLAVE_QUESTION_TIMEOUT_SECONDS", LIMITS.questionDefaultTimeoutSeconds) * 1000,
+    vibe: {
+      commands: {
+        fast: process.env.ENCLAVE_VIBE_COMMAND_FAST || process.env.ENCLAVE_VIBE_COMMAND || "",
+        good: process.env.ENCLAVE_VIBE_COMMAND_GOOD || process.env.ENCLAVE_VIBE_COMMAND || "",
+      },
+      workerTimeoutMs: numberFromEnv("ENCLAVE_VIBE_TIMEOUT_SECONDS", LIMITS.vibeWorkerDefaultTimeoutSeconds) * 1000,
     },
   };
 }

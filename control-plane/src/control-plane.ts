@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ApprovalGate } from "./approval/approval-gate.js";
+import { CardApprover } from "./approval/card-approver.js";
 import { AuditLog } from "./audit/audit-log.js";
 import { type EnclosureAuditReport, enclosureChecks } from "./audit/enclosure-audit.js";
 import type { ControlPlaneConfig } from "./config.js";
@@ -20,6 +21,13 @@ import { BUILTIN_TOOLS } from "./tools/builtin/index.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
+import { askUserTool } from "./questions/ask-user.js";
+import { cardAuditEvent } from "./questions/card-audit.js";
+import { QuestionPort } from "./questions/question-port.js";
+import { CommandHost } from "./vibe/command-host.js";
+import { vibeTools } from "./vibe/tools/index.js";
+import { VibeRoster } from "./vibe/vibe-roster.js";
+import { workerAuditEvent } from "./vibe/worker-audit.js";
 
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
@@ -34,6 +42,8 @@ export class ControlPlane {
   readonly audit: AuditLog;
   readonly hostAgents: HostAgents;
   readonly placements: Placements;
+  readonly questions: QuestionPort;
+  readonly vibe: VibeRoster;
   private readonly dispatcher: ToolDispatcher;
   private readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
@@ -46,6 +56,11 @@ export class ControlPlane {
     this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
     for (const tool of BUILTIN_TOOLS) this.registry.register(tool);
+    this.questions = new QuestionPort((card) => this.audit.record(cardAuditEvent(card)));
+    this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs));
+    this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
+    this.vibe = new VibeRoster(new CommandHost(config.vibe), (w) => this.audit.record(workerAuditEvent(w)));
+    for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements);
   }
 
@@ -120,6 +135,9 @@ export class ControlPlane {
     const conv = this.conversations.get(id);
     if (conv.enclosure) await this.placements.stop(id);
     await this.hostAgents.stop(id);
+    for (const r of this.runs.forConversation(id)) this.questions.cancelRun(r.id);
+    this.questions.forget(id);
+    await this.vibe.forget(id);
     this.runs.closeConversation(id);
     this.conversations.delete(id);
     if (conv.ownsWorkspace) rmSync(conv.workspacePath, { recursive: true, force: true });
@@ -156,12 +174,21 @@ export class ControlPlane {
 
   openRun(req: OpenRunRequest): Run {
     this.conversations.get(req.conversationId);
+    if (req.targetSpace && !this.conversations.has(req.targetSpace)) {
+      throw new EnclaveError("not_found", `target_space \`${req.targetSpace}\` is not a conversation; create it first or leave target_space empty`);
+    }
     return this.runs.open(req);
   }
 
+  /** Closing a run withdraws its open cards; its vibe workers keep running (they belong to the conversation). */
   closeRun(id: string): void {
     this.runs.get(id);
     this.runs.close(id);
+    this.questions.cancelRun(id);
+  }
+
+  setVibeMode(runId: string, enabled: boolean): Run {
+    return this.runs.setVibeMode(runId, enabled);
   }
 
   listTools(runId: string): Tool[] {
@@ -179,6 +206,8 @@ export class ControlPlane {
   }
 
   async close(): Promise<void> {
+    this.questions.closeAll();
+    await this.vibe.closeAll();
     this.placements.close();
     await this.hostAgents.stopAll();
     this.audit.close();

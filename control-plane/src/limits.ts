@@ -20,4 +20,27 @@ export const LIMITS = {
   grpcMaxMessageBytes: 64 * 1024 * 1024,
   /** Most audit events one history request returns (the database keeps everything). */
   auditHistoryEvents: 10_000,
+  /** Question port: how long a card waits by default (ENCLAVE_QUESTION_TIMEOUT_SECONDS) and at most. */
+  questionDefaultTimeoutSeconds: 600,
+  questionMaxTimeoutSeconds: 24 * 3600,
+  questionMaxOptions: 20,
+  questionTextMaxChars: 4000,
+  /** Free text an answerer may write. */
+  answerFreeTextMaxChars: 16 * 1024,
+  /** Arguments shown in a permission card's context (the card's arguments_json has up to 64 KiB). */
+  permissionContextChars: 2000,
+  permissionArgumentsChars: 64 * 1024,
+  /** Closed cards kept per conversation for ListCards. */
+  closedCardsKept: 200,
+  /** Vibe workers: live ones per conversation, kept ones (oldest settled dropped), their bounded logs. */
+  vibeMaxLiveWorkers: 8,
+  vibeMaxKeptWorkers: 100,
+  vibeResultChars: 32 * 1024,
+  vibeOutputTailChars: 4 * 1024,
+  vibeWaitDefaultSeconds: 120,
+  vibeWaitMaxSeconds: 3600,
+  /** A built-in worker runs at most this long (ENCLAVE_VIBE_TIMEOUT_SECONDS) before it is killed. */
+  vibeWorkerDefaultTimeoutSeconds: 3600,
+  /** Grace between SIGTERM and SIGKILL when a worker's process group is killed. */
+  vibeKillGraceMs: 2_000,
 } as const;

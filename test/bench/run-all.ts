@@ -4,6 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
+import { questionsVibeRows } from "./questions-vibe.js";
 
 function stats(samples: number[]): { median: number; p99: number } {
   const s = [...samples].sort((a, b) => a - b);
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
   } finally {
     await fx.close();
   }
+  rows.push(...(await questionsVibeRows()));
   const header = ["measure", "ours median", "ours p99", "peer", "peer median", "peer p99"];
   console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);

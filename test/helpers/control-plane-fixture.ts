@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
+import { type ControlPlaneConfig, loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
 
@@ -14,9 +14,11 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function startFixture(): Promise<Fixture> {
+/** configure: adjusts the loaded configuration before the control plane starts. */
+export async function startFixture(configure?: (config: ControlPlaneConfig) => void): Promise<Fixture> {
   const dataDir = mkdtempSync(join(tmpdir(), "enclave-test-"));
   const config = loadConfig({ dataDir, listen: `unix://${join(dataDir, "cp.sock")}` });
+  configure?.(config);
   const cp = await ControlPlane.start(config);
   const server: ServingControlPlane = await serveControlPlane(cp, config.listen);
   const client = new ControlPlaneClient(server.address);

@@ -1,6 +1,6 @@
 // The permission gate: a run's approval policy decides which calls need a human's yes first.
-// Until an approver is connected (the question port, with ask_user), a call that needs approval
-// fails closed: nothing runs.
+// The control plane connects the card approver (a permission card on the question port); a gate
+// with no approver, like a card nobody is attached to answer, fails closed: nothing runs.
 import { EnclaveError } from "../errors.js";
 import type { Run } from "../runs/run-store.js";
 import type { Tool } from "../tools/tool.js";

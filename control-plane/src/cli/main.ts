@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { ControlPlaneClient, resultText } from "../client/control-plane-client.js";
 import { DEFAULT_LISTEN, loadConfig } from "../config.js";
 import { ControlPlane } from "../control-plane.js";
-import type { Conversation } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { Card, Conversation } from "../../../proto/gen/enclave/control/v1/control.js";
 import { serveControlPlane } from "../server/serve.js";
 
 const HELP: Record<string, string> = {
@@ -19,12 +19,15 @@ commands:
   images build [--agent]         build the enclave images that are missing
   audit ID                       the egress audit of ID's enclosure, and its bridge calls
   audit --log [ID] [--follow]    the audit log
+  cards [ID] [--follow] [--all]  open question and permission cards (--follow stays attached)
+  answer ID N [LABEL...] [--text T] [--skip]   answer card N of conversation ID
 
 common options:
   --address ADDR       control plane address (default $ENCLAVE_ADDRESS or ${DEFAULT_LISTEN})
   -c, --conversation   conversation id for tools/tool (default "default", created when missing)
   --surface NAME       default | plan | readonly_subagent
   --approval POLICY    never | write | always
+  --vibe               open the run in vibe mode (the vibe_* tools)
   -h, --help           help for any command`,
   serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR]
 
@@ -42,6 +45,16 @@ ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS.`,
                                             checked from outside and inside, and the bridge calls
        enclave audit --log [ID] [--follow]  the audit log (every conversation without ID)
 Exit status 3 when a check of the egress audit fails.`,
+  cards: `usage: enclave cards [ID] [--follow] [--all]
+
+Shows the open cards of conversation ID (every conversation without one). --all adds recently
+closed cards; --follow stays attached and prints cards as they open and close: while it runs, a
+human counts as attached, so ask_user and permission cards are raised instead of failing at once.`,
+  answer: `usage: enclave answer ID N [LABEL...] [--text TEXT] [--skip]
+
+Answers card N of conversation ID with the chosen option labels and/or free text, or skips it.
+Permission cards take \`allow\` or \`deny\`. An answer the card does not accept is refused here and
+the card stays open.`,
 };
 
 const { values: opts, positionals } = parseArgs({
@@ -61,6 +74,10 @@ const { values: opts, positionals } = parseArgs({
     agent: { type: "boolean" },
     follow: { type: "boolean" },
     log: { type: "boolean" },
+    all: { type: "boolean" },
+    text: { type: "string" },
+    skip: { type: "boolean" },
+    vibe: { type: "boolean" },
     json: { type: "boolean" },
     help: { type: "boolean", short: "h" },
   },
@@ -84,6 +101,19 @@ function showConversation(c: Conversation): string {
   return `${c.id}  ${where}  ${c.workspacePath}`;
 }
 
+function showCard(c: Card): string {
+  const head = `#${c.number} ${c.conversationId} ${c.kind} ${c.state}${c.state === "open" ? ` (expires ${new Date(c.expiresAtMs).toISOString()})` : ""}`;
+  const lines = [head, `  ${c.question}`];
+  if (c.context) lines.push(...c.context.split("\n").map((l) => `  | ${l}`));
+  if (c.options.length) {
+    lines.push(`  options (${c.multiSelect ? "choose any" : "choose one"}):`);
+    for (const o of c.options) lines.push(`    - ${o.label}${o.description ? ` — ${o.description}` : ""}`);
+  }
+  if (c.allowFreeText) lines.push("  free text allowed (--text)");
+  if (c.answer) lines.push(`  answer: ${c.answer.skip ? "skipped" : [...c.answer.selected, c.answer.freeText].filter(Boolean).join(", ")}`);
+  return lines.join("\n");
+}
+
 async function ensureConversation(client: ControlPlaneClient, id: string): Promise<void> {
   try {
     await client.getConversation(id);
@@ -96,7 +126,7 @@ async function ensureConversation(client: ControlPlaneClient, id: string): Promi
 async function withRun<T>(client: ControlPlaneClient, fn: (runId: string) => Promise<T>): Promise<T> {
   const conversation = opts.conversation ?? "default";
   await ensureConversation(client, conversation);
-  const run = await client.openRun(conversation, { surface: opts.surface, approvalPolicy: opts.approval });
+  const run = await client.openRun(conversation, { surface: opts.surface, approvalPolicy: opts.approval, vibeMode: opts.vibe });
   try {
     return await fn(run.id);
   } finally {
@@ -199,6 +229,30 @@ async function main(): Promise<void> {
         const d = await client.describePlacement(sub || (opts.conversation ?? "default"));
         console.log(`placement: ${d.placement} (agent ${d.agentVersion}, workspace ${d.workspaceRoot})`);
         for (const c of d.components) console.log(`  ${c.kind.padEnd(16)} ${c.id.padEnd(14)} ${c.usable ? "usable " : "missing"}  ${c.detail}`);
+        break;
+      }
+      case "cards": {
+        const id = sub;
+        if (!opts.follow) {
+          const cards = await client.listCards(id, opts.all ?? false);
+          console.log(cards.length ? cards.map(showCard).join("\n\n") : `no ${opts.all ? "" : "open "}cards${id ? ` in ${id}` : ""}`);
+          break;
+        }
+        const watch = client.subscribeCards(id, (e) => {
+          if (e.event?.$case === "opened") console.log(`${showCard(e.event.value)}\n`);
+          else if (e.event?.$case === "closed") console.log(`#${e.event.value.number} ${e.event.value.conversationId} closed: ${e.event.value.state}\n`);
+        });
+        await watch.ready;
+        console.error(`attached to ${id ? `conversation ${id}` : "every conversation"}; answer with \`enclave answer ID N ...\` (Ctrl-C to detach)`);
+        await watch.done;
+        break;
+      }
+      case "answer": {
+        const [n, ...labels] = rest;
+        const number = Number(n);
+        if (!sub || !Number.isInteger(number) || number < 1) fail(HELP.answer ?? "");
+        const card = await client.answerCard(sub, number, { selected: labels, freeText: opts.text ?? "", skip: opts.skip ?? false });
+        console.log(`card #${card.number} ${card.state}`);
         break;
       }
       case "audit": {

@@ -2,6 +2,9 @@
 import { type ClientReadableStream, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import {
   type AuditEvent,
+  type Card,
+  CardAnswer,
+  type CardEvent,
   ControlPlaneClient as GrpcClient,
   type Conversation,
   type EnclosureAudit,
@@ -11,6 +14,9 @@ import {
   type Run,
   type ToolEvent,
   type ToolResult,
+  type WorkerHostCommand,
+  WorkerHostHello,
+  type WorkerHostMessage,
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import { LIMITS } from "../limits.js";
 
@@ -72,10 +78,94 @@ export class ControlPlaneClient {
     return this.call((md, cb) => this.grpc.stopEnclosure({ conversationId }, md, cb));
   }
 
-  openRun(conversationId: string, opts: { surface?: string; resources?: string[]; approvalPolicy?: string } = {}): Promise<Run> {
+  openRun(
+    conversationId: string,
+    opts: { surface?: string; resources?: string[]; approvalPolicy?: string; targetSpace?: string; vibeMode?: boolean; questionTimeoutSeconds?: number } = {},
+  ): Promise<Run> {
     return this.call((md, cb) =>
-      this.grpc.openRun({ conversationId, surface: opts.surface ?? "", resources: opts.resources ?? [], approvalPolicy: opts.approvalPolicy ?? "" }, md, cb),
+      this.grpc.openRun(
+        {
+          conversationId,
+          surface: opts.surface ?? "",
+          resources: opts.resources ?? [],
+          approvalPolicy: opts.approvalPolicy ?? "",
+          targetSpace: opts.targetSpace ?? "",
+          vibeMode: opts.vibeMode ?? false,
+          questionTimeoutSeconds: opts.questionTimeoutSeconds ?? 0,
+        },
+        md,
+        cb,
+      ),
     );
+  }
+
+  setVibeMode(runId: string, enabled: boolean): Promise<Run> {
+    return this.call((md, cb) => this.grpc.setVibeMode({ runId, enabled }, md, cb));
+  }
+
+  /**
+   * Attaches to a conversation's cards (every conversation's with ""): onEvent sees the open cards,
+   * then each card opened or closed. `ready` resolves once attached, after the open cards arrived.
+   */
+  subscribeCards(conversationId: string, onEvent: (e: CardEvent) => void): { ready: Promise<void>; done: Promise<void>; cancel(): void } {
+    const stream = this.grpc.subscribeCards({ conversationId });
+    let markReady: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (markReady = resolve));
+    stream.on("data", (e: CardEvent) => {
+      if (e.event?.$case === "subscribed") markReady();
+      onEvent(e);
+    });
+    const done = new Promise<void>((resolve, reject) => {
+      const settle = (err?: Error): void => (err ? reject(err) : resolve());
+      stream.on("end", () => settle());
+      stream.on("error", (err: ServiceError) => (err.code === status.CANCELLED ? settle() : settle(this.streamError(err))));
+    });
+    // A subscription that fails before it is attached must not leave `ready` pending forever.
+    const readyOrFail = Promise.race([ready, done.then(() => Promise.reject(new Error("the card subscription ended before it was attached")))]);
+    readyOrFail.catch(() => undefined);
+    return { ready: readyOrFail, done, cancel: () => stream.cancel() };
+  }
+
+  answerCard(conversationId: string, number: number, answer: Partial<CardAnswer>): Promise<Card> {
+    return this.call((md, cb) => this.grpc.answerCard({ conversationId, number, answer: CardAnswer.fromPartial(answer) }, md, cb));
+  }
+
+  async listCards(conversationId = "", includeClosed = false): Promise<Card[]> {
+    return (await this.call<{ cards: Card[] }>((md, cb) => this.grpc.listCards({ conversationId, includeClosed }, md, cb))).cards;
+  }
+
+  /**
+   * Connects a worker host: says hello, then hands each command to onCommand; `send` reports
+   * progress and results. `ready` resolves once the control plane has registered the host.
+   */
+  connectWorkerHost(
+    hello: Partial<WorkerHostHello>,
+    onCommand: (c: WorkerHostCommand) => void,
+  ): { ready: Promise<string>; done: Promise<void>; send(m: WorkerHostMessage): void; close(): void } {
+    const stream = this.grpc.connectWorkerHost();
+    let markReady: (id: string) => void = () => undefined;
+    const ready = new Promise<string>((resolve) => (markReady = resolve));
+    stream.on("data", (c: WorkerHostCommand) => {
+      if (c.command?.$case === "ready") markReady(c.command.value.hostId);
+      else onCommand(c);
+    });
+    const done = new Promise<void>((resolve, reject) => {
+      stream.on("end", () => resolve());
+      stream.on("error", (err: ServiceError) => (err.code === status.CANCELLED ? resolve() : reject(this.streamError(err))));
+    });
+    stream.write({ message: { $case: "hello", value: WorkerHostHello.fromPartial(hello) } });
+    const readyOrFail = Promise.race([ready, done.then(() => Promise.reject(new Error("the worker host stream ended before it was registered")))]);
+    readyOrFail.catch(() => undefined);
+    return {
+      ready: readyOrFail,
+      done,
+      send: (m) => stream.write(m),
+      close: () => stream.cancel(),
+    };
+  }
+
+  private streamError(err: ServiceError): Error {
+    return err.code === status.UNAVAILABLE ? new ControlPlaneUnreachable(this.address, err.details) : new Error(err.details || err.message);
   }
 
   async closeRun(runId: string): Promise<void> {

@@ -2,6 +2,7 @@
 // for it (which tools exist at all) and its approval policy.
 import { randomBytes } from "node:crypto";
 import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import type { Tier } from "../tools/tool.js";
 
 export const SURFACES = ["default", "plan", "readonly_subagent"] as const;
@@ -33,6 +34,12 @@ export interface Run {
   resources: ResourceKind[];
   approvalPolicy: ApprovalPolicy;
   openedAtMs: number;
+  /** The conversation whose cards show this run's questions and permission requests. */
+  targetSpace: string;
+  /** While on, the vibe_* tools are listed (the vibe resource must be wired too). */
+  vibeMode: boolean;
+  /** How long a card raised by this run waits; 0 for the server's default. */
+  questionTimeoutMs: number;
 }
 
 export interface OpenRunRequest {
@@ -40,11 +47,33 @@ export interface OpenRunRequest {
   surface?: string;
   resources?: string[];
   approvalPolicy?: string;
+  /** Defaults to the run's own conversation. */
+  targetSpace?: string;
+  vibeMode?: boolean;
+  questionTimeoutSeconds?: number;
+}
+
+/**
+ * Whether a resource is wired for a run: listed in its resources, and for questions a target space,
+ * for vibe the run's vibe mode on.
+ */
+export function resourceWired(run: Run, kind: ResourceKind): boolean {
+  if (!run.resources.includes(kind)) return false;
+  if (kind === "questions") return run.targetSpace !== "";
+  if (kind === "vibe") return run.vibeMode;
+  return true;
 }
 
 function oneOf<T extends string>(what: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new EnclaveError("invalid_arguments", `${what} \`${value}\` is not one of ${allowed.join(", ")}`);
+}
+
+function questionTimeoutMs(seconds: number): number {
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > LIMITS.questionMaxTimeoutSeconds) {
+    throw new EnclaveError("invalid_arguments", `question_timeout_seconds ${seconds} is not a whole number from 0 to ${LIMITS.questionMaxTimeoutSeconds}`);
+  }
+  return seconds * 1000;
 }
 
 export class RunStore {
@@ -59,6 +88,9 @@ export class RunStore {
       resources: [...new Set(resources)],
       approvalPolicy: oneOf("approval_policy", req.approvalPolicy || "never", APPROVAL_POLICIES),
       openedAtMs: Date.now(),
+      targetSpace: req.targetSpace || req.conversationId,
+      vibeMode: req.vibeMode ?? false,
+      questionTimeoutMs: questionTimeoutMs(req.questionTimeoutSeconds ?? 0),
     };
     this.runs.set(run.id, run);
     return run;
@@ -72,6 +104,12 @@ export class RunStore {
 
   close(id: string): void {
     this.runs.delete(id);
+  }
+
+  setVibeMode(id: string, enabled: boolean): Run {
+    const run = this.get(id);
+    run.vibeMode = enabled;
+    return run;
   }
 
   forConversation(conversationId: string): Run[] {

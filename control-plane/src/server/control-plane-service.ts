@@ -1,19 +1,33 @@
 // The harness-facing gRPC service: a thin translation between the protobuf messages and ControlPlane.
-import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceError } from "@grpc/grpc-js";
+import {
+  Metadata,
+  type sendUnaryData,
+  type ServerDuplexStream,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type ServiceError,
+} from "@grpc/grpc-js";
 import type {
   CallToolRequest,
+  CardEvent,
   ContentPart as ContentPartMsg,
   ControlPlaneServer,
   Conversation,
+  Run as RunMsg,
   SubscribeAuditRequest,
+  SubscribeCardsRequest,
   ToolEvent,
+  WorkerHostCommand,
+  WorkerHostMessage,
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ControlPlane, ConversationView } from "../control-plane.js";
-import { asEnclaveError } from "../errors.js";
+import { asEnclaveError, EnclaveError } from "../errors.js";
+import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
 import type { DecodedCallToolRequest } from "./strict-call-decoding.js";
+import { connectWorkerHost } from "./worker-host-stream.js";
 
 function toServiceError(err: unknown): ServiceError {
   const e = asEnclaveError(err);
@@ -54,6 +68,19 @@ export function conversationMessage(c: ConversationView): Conversation {
   };
 }
 
+function runMessage(run: Run): RunMsg {
+  return {
+    id: run.id,
+    conversationId: run.conversationId,
+    surface: run.surface,
+    resources: run.resources,
+    approvalPolicy: run.approvalPolicy,
+    targetSpace: run.targetSpace,
+    vibeMode: run.vibeMode,
+    questionTimeoutSeconds: run.questionTimeoutMs / 1000,
+  };
+}
+
 function partMessage(p: ContentPart): ContentPartMsg {
   return p.type === "text" ? { part: { $case: "text", value: p.text } } : { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } } };
 }
@@ -86,10 +113,19 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
       );
     }),
     stopEnclosure: unary(async (req) => conversationMessage(await cp.stopEnclosure(req.conversationId))),
-    openRun: unary((req) => {
-      const run = cp.openRun({ conversationId: req.conversationId, surface: req.surface, resources: req.resources, approvalPolicy: req.approvalPolicy });
-      return { id: run.id, conversationId: run.conversationId, surface: run.surface, resources: run.resources, approvalPolicy: run.approvalPolicy };
-    }),
+    openRun: unary((req) =>
+      runMessage(
+        cp.openRun({
+          conversationId: req.conversationId,
+          surface: req.surface,
+          resources: req.resources,
+          approvalPolicy: req.approvalPolicy,
+          targetSpace: req.targetSpace,
+          vibeMode: req.vibeMode,
+          questionTimeoutSeconds: req.questionTimeoutSeconds,
+        }),
+      ),
+    ),
     closeRun: unary((req) => {
       cp.closeRun(req.runId);
       return {};
@@ -109,7 +145,8 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
       const abort = new AbortController();
       call.on("cancelled", () => abort.abort());
       const req: DecodedCallToolRequest = call.request;
-      cp.callTool(req.runId, req.tool, req.argumentsJson, {
+      // Through a promise, so an unknown run id becomes a status instead of a thrown handler.
+      Promise.resolve().then(() => cp.callTool(req.runId, req.tool, req.argumentsJson, {
         notUtf8: req.notUtf8,
         signal: abort.signal,
         emit: (e) =>
@@ -118,7 +155,7 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
               ? { event: { $case: "progress", value: e.text } }
               : { event: { $case: "output", value: { stream: e.stream, data: e.data } } },
           ),
-      }).then(
+      })).then(
         (r) => {
           call.write({ event: { $case: "result", value: { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs } } });
           call.end();
@@ -148,6 +185,27 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
       });
       call.on("cancelled", unsubscribe);
       call.on("close", unsubscribe);
+    },
+    subscribeCards(call: ServerWritableStream<SubscribeCardsRequest, CardEvent>): void {
+      const space = call.request.conversationId || undefined;
+      if (space && !cp.conversations.has(space)) {
+        call.emit("error", toServiceError(new EnclaveError("not_found", `no conversation \`${space}\``)));
+        return;
+      }
+      const { openCards, unsubscribe } = cp.questions.subscribe(space, (e) =>
+        call.write({ event: e.type === "opened" ? { $case: "opened", value: e.card } : { $case: "closed", value: e.card } }),
+      );
+      for (const card of openCards) call.write({ event: { $case: "opened", value: card } });
+      call.write({ event: { $case: "subscribed", value: { openCards: openCards.length } } });
+      call.on("cancelled", unsubscribe);
+      call.on("close", unsubscribe);
+      call.on("error", unsubscribe);
+    },
+    answerCard: unary((req) => cp.questions.answer(req.conversationId, req.number, req.answer)),
+    listCards: unary((req) => ({ cards: cp.questions.list(req.conversationId || undefined, req.includeClosed) })),
+    setVibeMode: unary((req) => runMessage(cp.setVibeMode(req.runId, req.enabled))),
+    connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
+      connectWorkerHost(cp.vibe, call, toServiceError);
     },
   };
 }

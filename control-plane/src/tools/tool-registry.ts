@@ -1,7 +1,7 @@
 // The registry: every tool the control plane offers, and which of them a run sees. A run's list has
 // only tools whose resource is wired for it and whose tier its surface allows.
 import { EnclaveError } from "../errors.js";
-import { type Run, SURFACE_TIERS } from "../runs/run-store.js";
+import { resourceWired, type Run, SURFACE_TIERS } from "../runs/run-store.js";
 import type { Tool } from "./tool.js";
 
 export class ToolRegistry {
@@ -18,7 +18,7 @@ export class ToolRegistry {
 
   visible(run: Run): Tool[] {
     const tiers = SURFACE_TIERS[run.surface];
-    return this.all().filter((t) => run.resources.includes(t.resource) && tiers.includes(t.tier));
+    return this.all().filter((t) => resourceWired(run, t.resource) && tiers.includes(t.tier));
   }
 
   /** The tool a run may call by this name; anything not on its surface is unknown to it. */

@@ -10,9 +10,11 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
@@ -122,6 +124,15 @@ export interface OpenRunRequest {
   resources: string[];
   /** "never", "write" or "always". */
   approvalPolicy: string;
+  /**
+   * The conversation whose cards show this run's questions and permission requests; empty for the
+   * run's own conversation. Must exist.
+   */
+  targetSpace: string;
+  /** Vibe mode: the vibe_* tools are listed while it is on (see SetVibeMode). */
+  vibeMode: boolean;
+  /** How long a question or permission card waits for an answer; 0 for the server's default. */
+  questionTimeoutSeconds: number;
 }
 
 export interface Run {
@@ -130,6 +141,9 @@ export interface Run {
   surface: string;
   resources: string[];
   approvalPolicy: string;
+  targetSpace: string;
+  vibeMode: boolean;
+  questionTimeoutSeconds: number;
 }
 
 export interface CloseRunRequest {
@@ -233,7 +247,8 @@ export interface AuditEvent {
   runId: string;
   /**
    * "tool_call", "enclosure_started", "enclosure_stopped", "enclosure_died", "conversation_created",
-   * "conversation_deleted", "agent_restarted".
+   * "conversation_deleted", "agent_restarted", "card_closed" (outcome: the card's state),
+   * "worker_started", "worker_settled" (outcome: the worker's state).
    */
   kind: string;
   tool: string;
@@ -282,6 +297,152 @@ export interface EnclosureAudit {
   timeMs: number;
   /** The report as text, as `enclave audit ID` prints it. */
   text: string;
+}
+
+export interface CardOption {
+  label: string;
+  description: string;
+}
+
+export interface CardAnswer {
+  /** Labels of the chosen options. */
+  selected: string[];
+  freeText: string;
+  skip: boolean;
+}
+
+export interface Card {
+  /** The conversation (target space) the card is shown in; numbers are sequential per conversation. */
+  conversationId: string;
+  number: number;
+  /** "question" (ask_user) or "permission" (the approval gate; options allow / deny). */
+  kind: string;
+  question: string;
+  context: string;
+  options: CardOption[];
+  allowFreeText: boolean;
+  multiSelect: boolean;
+  runId: string;
+  /** Permission cards: the tool asking and its arguments. */
+  tool: string;
+  argumentsJson: string;
+  createdAtMs: number;
+  expiresAtMs: number;
+  /** "open", "answered", "skipped", "timed_out", "cancelled". */
+  state: string;
+  /** Set once answered or skipped. */
+  answer?: CardAnswer | undefined;
+  closedAtMs: number;
+}
+
+export interface SubscribeCardsRequest {
+  /** Empty for every conversation. */
+  conversationId: string;
+}
+
+export interface CardsSubscribed {
+  /** How many open cards were sent (as `opened` events) before this one. */
+  openCards: number;
+}
+
+export interface CardEvent {
+  event?:
+    | //
+    /** The subscriber is attached: sent after the cards open at that moment; live events follow. */
+    { $case: "subscribed"; value: CardsSubscribed }
+    | { $case: "opened"; value: Card }
+    | //
+    /** Answered, skipped, timed out or cancelled (by anyone). */
+    { $case: "closed"; value: Card }
+    | undefined;
+}
+
+export interface AnswerCardRequest {
+  conversationId: string;
+  number: number;
+  answer?: CardAnswer | undefined;
+}
+
+export interface ListCardsRequest {
+  /** Empty for every conversation. */
+  conversationId: string;
+  /** Also the recently closed cards. */
+  includeClosed: boolean;
+}
+
+export interface ListCardsResponse {
+  cards: Card[];
+}
+
+export interface SetVibeModeRequest {
+  runId: string;
+  enabled: boolean;
+}
+
+export interface WorkerHostHello {
+  /** Shown in vibe_list. */
+  name: string;
+  /** Conversations this host serves; empty for all. */
+  conversationIds: string[];
+  /** Tiers it serves ("fast", "good"); empty for both. */
+  tiers: string[];
+}
+
+export interface WorkerProgress {
+  conversationId: string;
+  workerId: string;
+  attempt: number;
+  text: string;
+}
+
+export interface WorkerResult {
+  conversationId: string;
+  workerId: string;
+  attempt: number;
+  /** "done" or "failed". */
+  state: string;
+  result: string;
+}
+
+export interface WorkerHostMessage {
+  message?: { $case: "hello"; value: WorkerHostHello } | { $case: "progress"; value: WorkerProgress } | {
+    $case: "result";
+    value: WorkerResult;
+  } | undefined;
+}
+
+export interface WorkerHostReady {
+  hostId: string;
+}
+
+export interface WorkerAssignment {
+  conversationId: string;
+  workerId: string;
+  /** Increases on every re-run (vibe_send); reports carry it so a stale attempt is ignored. */
+  attempt: number;
+  label: string;
+  /** "fast" or "good". */
+  tier: string;
+  brief: string;
+  /** Messages appended by vibe_send, oldest first. */
+  messages: string[];
+  workspacePath: string;
+}
+
+export interface WorkerKill {
+  conversationId: string;
+  workerId: string;
+  attempt: number;
+}
+
+export interface WorkerHostCommand {
+  command?:
+    | //
+    /** Answer to hello: the host is registered and may receive assignments. */
+    { $case: "ready"; value: WorkerHostReady }
+    | { $case: "assign"; value: WorkerAssignment }
+    | { $case: "kill"; value: WorkerKill }
+    | undefined;
 }
 
 function createBaseCreateConversationRequest(): CreateConversationRequest {
@@ -1606,7 +1767,15 @@ export const StopEnclosureRequest: MessageFns<StopEnclosureRequest> = {
 };
 
 function createBaseOpenRunRequest(): OpenRunRequest {
-  return { conversationId: "", surface: "", resources: [], approvalPolicy: "" };
+  return {
+    conversationId: "",
+    surface: "",
+    resources: [],
+    approvalPolicy: "",
+    targetSpace: "",
+    vibeMode: false,
+    questionTimeoutSeconds: 0,
+  };
 }
 
 export const OpenRunRequest: MessageFns<OpenRunRequest> = {
@@ -1622,6 +1791,15 @@ export const OpenRunRequest: MessageFns<OpenRunRequest> = {
     }
     if (message.approvalPolicy !== "") {
       writer.uint32(34).string(message.approvalPolicy);
+    }
+    if (message.targetSpace !== "") {
+      writer.uint32(162).string(message.targetSpace);
+    }
+    if (message.vibeMode !== false) {
+      writer.uint32(168).bool(message.vibeMode);
+    }
+    if (message.questionTimeoutSeconds !== 0) {
+      writer.uint32(176).int64(message.questionTimeoutSeconds);
     }
     return writer;
   },
@@ -1671,6 +1849,30 @@ export const OpenRunRequest: MessageFns<OpenRunRequest> = {
             message.approvalPolicy = reader.string();
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.targetSpace = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.vibeMode = reader.bool();
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.questionTimeoutSeconds = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1699,6 +1901,21 @@ export const OpenRunRequest: MessageFns<OpenRunRequest> = {
         : isSet(object.approval_policy)
         ? globalThis.String(object.approval_policy)
         : "",
+      targetSpace: isSet(object.targetSpace)
+        ? globalThis.String(object.targetSpace)
+        : isSet(object.target_space)
+        ? globalThis.String(object.target_space)
+        : "",
+      vibeMode: isSet(object.vibeMode)
+        ? globalThis.Boolean(object.vibeMode)
+        : isSet(object.vibe_mode)
+        ? globalThis.Boolean(object.vibe_mode)
+        : false,
+      questionTimeoutSeconds: isSet(object.questionTimeoutSeconds)
+        ? globalThis.Number(object.questionTimeoutSeconds)
+        : isSet(object.question_timeout_seconds)
+        ? globalThis.Number(object.question_timeout_seconds)
+        : 0,
     };
   },
 
@@ -1716,6 +1933,15 @@ export const OpenRunRequest: MessageFns<OpenRunRequest> = {
     if (message.approvalPolicy !== "") {
       obj.approvalPolicy = message.approvalPolicy;
     }
+    if (message.targetSpace !== "") {
+      obj.targetSpace = message.targetSpace;
+    }
+    if (message.vibeMode !== false) {
+      obj.vibeMode = message.vibeMode;
+    }
+    if (message.questionTimeoutSeconds !== 0) {
+      obj.questionTimeoutSeconds = Math.round(message.questionTimeoutSeconds);
+    }
     return obj;
   },
 
@@ -1728,12 +1954,24 @@ export const OpenRunRequest: MessageFns<OpenRunRequest> = {
     message.surface = object.surface ?? "";
     message.resources = object.resources?.map((e) => e) || [];
     message.approvalPolicy = object.approvalPolicy ?? "";
+    message.targetSpace = object.targetSpace ?? "";
+    message.vibeMode = object.vibeMode ?? false;
+    message.questionTimeoutSeconds = object.questionTimeoutSeconds ?? 0;
     return message;
   },
 };
 
 function createBaseRun(): Run {
-  return { id: "", conversationId: "", surface: "", resources: [], approvalPolicy: "" };
+  return {
+    id: "",
+    conversationId: "",
+    surface: "",
+    resources: [],
+    approvalPolicy: "",
+    targetSpace: "",
+    vibeMode: false,
+    questionTimeoutSeconds: 0,
+  };
 }
 
 export const Run: MessageFns<Run> = {
@@ -1752,6 +1990,15 @@ export const Run: MessageFns<Run> = {
     }
     if (message.approvalPolicy !== "") {
       writer.uint32(42).string(message.approvalPolicy);
+    }
+    if (message.targetSpace !== "") {
+      writer.uint32(162).string(message.targetSpace);
+    }
+    if (message.vibeMode !== false) {
+      writer.uint32(168).bool(message.vibeMode);
+    }
+    if (message.questionTimeoutSeconds !== 0) {
+      writer.uint32(176).int64(message.questionTimeoutSeconds);
     }
     return writer;
   },
@@ -1809,6 +2056,30 @@ export const Run: MessageFns<Run> = {
             message.approvalPolicy = reader.string();
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.targetSpace = reader.string();
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.vibeMode = reader.bool();
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.questionTimeoutSeconds = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1838,6 +2109,21 @@ export const Run: MessageFns<Run> = {
         : isSet(object.approval_policy)
         ? globalThis.String(object.approval_policy)
         : "",
+      targetSpace: isSet(object.targetSpace)
+        ? globalThis.String(object.targetSpace)
+        : isSet(object.target_space)
+        ? globalThis.String(object.target_space)
+        : "",
+      vibeMode: isSet(object.vibeMode)
+        ? globalThis.Boolean(object.vibeMode)
+        : isSet(object.vibe_mode)
+        ? globalThis.Boolean(object.vibe_mode)
+        : false,
+      questionTimeoutSeconds: isSet(object.questionTimeoutSeconds)
+        ? globalThis.Number(object.questionTimeoutSeconds)
+        : isSet(object.question_timeout_seconds)
+        ? globalThis.Number(object.question_timeout_seconds)
+        : 0,
     };
   },
 
@@ -1858,6 +2144,15 @@ export const Run: MessageFns<Run> = {
     if (message.approvalPolicy !== "") {
       obj.approvalPolicy = message.approvalPolicy;
     }
+    if (message.targetSpace !== "") {
+      obj.targetSpace = message.targetSpace;
+    }
+    if (message.vibeMode !== false) {
+      obj.vibeMode = message.vibeMode;
+    }
+    if (message.questionTimeoutSeconds !== 0) {
+      obj.questionTimeoutSeconds = Math.round(message.questionTimeoutSeconds);
+    }
     return obj;
   },
 
@@ -1871,6 +2166,9 @@ export const Run: MessageFns<Run> = {
     message.surface = object.surface ?? "";
     message.resources = object.resources?.map((e) => e) || [];
     message.approvalPolicy = object.approvalPolicy ?? "";
+    message.targetSpace = object.targetSpace ?? "";
+    message.vibeMode = object.vibeMode ?? false;
+    message.questionTimeoutSeconds = object.questionTimeoutSeconds ?? 0;
     return message;
   },
 };
@@ -4127,6 +4425,2179 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
   },
 };
 
+function createBaseCardOption(): CardOption {
+  return { label: "", description: "" };
+}
+
+export const CardOption: MessageFns<CardOption> = {
+  encode(message: CardOption, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.label !== "") {
+      writer.uint32(10).string(message.label);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardOption {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardOption();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardOption {
+    return {
+      label: isSet(object.label) ? globalThis.String(object.label) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+    };
+  },
+
+  toJSON(message: CardOption): unknown {
+    const obj: any = {};
+    if (message.label !== "") {
+      obj.label = message.label;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CardOption>, I>>(base?: I): CardOption {
+    return CardOption.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CardOption>, I>>(object: I): CardOption {
+    const message = createBaseCardOption();
+    message.label = object.label ?? "";
+    message.description = object.description ?? "";
+    return message;
+  },
+};
+
+function createBaseCardAnswer(): CardAnswer {
+  return { selected: [], freeText: "", skip: false };
+}
+
+export const CardAnswer: MessageFns<CardAnswer> = {
+  encode(message: CardAnswer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.selected) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.freeText !== "") {
+      writer.uint32(18).string(message.freeText);
+    }
+    if (message.skip !== false) {
+      writer.uint32(24).bool(message.skip);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardAnswer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardAnswer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.selected.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.freeText = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.skip = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardAnswer {
+    return {
+      selected: globalThis.Array.isArray(object?.selected) ? object.selected.map((e: any) => globalThis.String(e)) : [],
+      freeText: isSet(object.freeText)
+        ? globalThis.String(object.freeText)
+        : isSet(object.free_text)
+        ? globalThis.String(object.free_text)
+        : "",
+      skip: isSet(object.skip) ? globalThis.Boolean(object.skip) : false,
+    };
+  },
+
+  toJSON(message: CardAnswer): unknown {
+    const obj: any = {};
+    if (message.selected?.length) {
+      obj.selected = message.selected;
+    }
+    if (message.freeText !== "") {
+      obj.freeText = message.freeText;
+    }
+    if (message.skip !== false) {
+      obj.skip = message.skip;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CardAnswer>, I>>(base?: I): CardAnswer {
+    return CardAnswer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CardAnswer>, I>>(object: I): CardAnswer {
+    const message = createBaseCardAnswer();
+    message.selected = object.selected?.map((e) => e) || [];
+    message.freeText = object.freeText ?? "";
+    message.skip = object.skip ?? false;
+    return message;
+  },
+};
+
+function createBaseCard(): Card {
+  return {
+    conversationId: "",
+    number: 0,
+    kind: "",
+    question: "",
+    context: "",
+    options: [],
+    allowFreeText: false,
+    multiSelect: false,
+    runId: "",
+    tool: "",
+    argumentsJson: "",
+    createdAtMs: 0,
+    expiresAtMs: 0,
+    state: "",
+    answer: undefined,
+    closedAtMs: 0,
+  };
+}
+
+export const Card: MessageFns<Card> = {
+  encode(message: Card, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.number !== 0) {
+      writer.uint32(16).int64(message.number);
+    }
+    if (message.kind !== "") {
+      writer.uint32(26).string(message.kind);
+    }
+    if (message.question !== "") {
+      writer.uint32(34).string(message.question);
+    }
+    if (message.context !== "") {
+      writer.uint32(42).string(message.context);
+    }
+    for (const v of message.options) {
+      CardOption.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.allowFreeText !== false) {
+      writer.uint32(56).bool(message.allowFreeText);
+    }
+    if (message.multiSelect !== false) {
+      writer.uint32(64).bool(message.multiSelect);
+    }
+    if (message.runId !== "") {
+      writer.uint32(74).string(message.runId);
+    }
+    if (message.tool !== "") {
+      writer.uint32(82).string(message.tool);
+    }
+    if (message.argumentsJson !== "") {
+      writer.uint32(90).string(message.argumentsJson);
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(96).int64(message.createdAtMs);
+    }
+    if (message.expiresAtMs !== 0) {
+      writer.uint32(104).int64(message.expiresAtMs);
+    }
+    if (message.state !== "") {
+      writer.uint32(114).string(message.state);
+    }
+    if (message.answer !== undefined) {
+      CardAnswer.encode(message.answer, writer.uint32(122).fork()).join();
+    }
+    if (message.closedAtMs !== 0) {
+      writer.uint32(128).int64(message.closedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Card {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCard();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.question = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.context = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.options.push(CardOption.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.allowFreeText = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.multiSelect = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.argumentsJson = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.expiresAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.answer = CardAnswer.decode(reader, reader.uint32());
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.closedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Card {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      question: isSet(object.question) ? globalThis.String(object.question) : "",
+      context: isSet(object.context) ? globalThis.String(object.context) : "",
+      options: globalThis.Array.isArray(object?.options) ? object.options.map((e: any) => CardOption.fromJSON(e)) : [],
+      allowFreeText: isSet(object.allowFreeText)
+        ? globalThis.Boolean(object.allowFreeText)
+        : isSet(object.allow_free_text)
+        ? globalThis.Boolean(object.allow_free_text)
+        : false,
+      multiSelect: isSet(object.multiSelect)
+        ? globalThis.Boolean(object.multiSelect)
+        : isSet(object.multi_select)
+        ? globalThis.Boolean(object.multi_select)
+        : false,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      tool: isSet(object.tool) ? globalThis.String(object.tool) : "",
+      argumentsJson: isSet(object.argumentsJson)
+        ? globalThis.String(object.argumentsJson)
+        : isSet(object.arguments_json)
+        ? globalThis.String(object.arguments_json)
+        : "",
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      expiresAtMs: isSet(object.expiresAtMs)
+        ? globalThis.Number(object.expiresAtMs)
+        : isSet(object.expires_at_ms)
+        ? globalThis.Number(object.expires_at_ms)
+        : 0,
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      answer: isSet(object.answer) ? CardAnswer.fromJSON(object.answer) : undefined,
+      closedAtMs: isSet(object.closedAtMs)
+        ? globalThis.Number(object.closedAtMs)
+        : isSet(object.closed_at_ms)
+        ? globalThis.Number(object.closed_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: Card): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.question !== "") {
+      obj.question = message.question;
+    }
+    if (message.context !== "") {
+      obj.context = message.context;
+    }
+    if (message.options?.length) {
+      obj.options = message.options.map((e) => CardOption.toJSON(e));
+    }
+    if (message.allowFreeText !== false) {
+      obj.allowFreeText = message.allowFreeText;
+    }
+    if (message.multiSelect !== false) {
+      obj.multiSelect = message.multiSelect;
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.tool !== "") {
+      obj.tool = message.tool;
+    }
+    if (message.argumentsJson !== "") {
+      obj.argumentsJson = message.argumentsJson;
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.expiresAtMs !== 0) {
+      obj.expiresAtMs = Math.round(message.expiresAtMs);
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.answer !== undefined) {
+      obj.answer = CardAnswer.toJSON(message.answer);
+    }
+    if (message.closedAtMs !== 0) {
+      obj.closedAtMs = Math.round(message.closedAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Card>, I>>(base?: I): Card {
+    return Card.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Card>, I>>(object: I): Card {
+    const message = createBaseCard();
+    message.conversationId = object.conversationId ?? "";
+    message.number = object.number ?? 0;
+    message.kind = object.kind ?? "";
+    message.question = object.question ?? "";
+    message.context = object.context ?? "";
+    message.options = object.options?.map((e) => CardOption.fromPartial(e)) || [];
+    message.allowFreeText = object.allowFreeText ?? false;
+    message.multiSelect = object.multiSelect ?? false;
+    message.runId = object.runId ?? "";
+    message.tool = object.tool ?? "";
+    message.argumentsJson = object.argumentsJson ?? "";
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.expiresAtMs = object.expiresAtMs ?? 0;
+    message.state = object.state ?? "";
+    message.answer = (object.answer !== undefined && object.answer !== null)
+      ? CardAnswer.fromPartial(object.answer)
+      : undefined;
+    message.closedAtMs = object.closedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseSubscribeCardsRequest(): SubscribeCardsRequest {
+  return { conversationId: "" };
+}
+
+export const SubscribeCardsRequest: MessageFns<SubscribeCardsRequest> = {
+  encode(message: SubscribeCardsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubscribeCardsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubscribeCardsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SubscribeCardsRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SubscribeCardsRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SubscribeCardsRequest>, I>>(base?: I): SubscribeCardsRequest {
+    return SubscribeCardsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubscribeCardsRequest>, I>>(object: I): SubscribeCardsRequest {
+    const message = createBaseSubscribeCardsRequest();
+    message.conversationId = object.conversationId ?? "";
+    return message;
+  },
+};
+
+function createBaseCardsSubscribed(): CardsSubscribed {
+  return { openCards: 0 };
+}
+
+export const CardsSubscribed: MessageFns<CardsSubscribed> = {
+  encode(message: CardsSubscribed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.openCards !== 0) {
+      writer.uint32(8).int64(message.openCards);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardsSubscribed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardsSubscribed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.openCards = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardsSubscribed {
+    return {
+      openCards: isSet(object.openCards)
+        ? globalThis.Number(object.openCards)
+        : isSet(object.open_cards)
+        ? globalThis.Number(object.open_cards)
+        : 0,
+    };
+  },
+
+  toJSON(message: CardsSubscribed): unknown {
+    const obj: any = {};
+    if (message.openCards !== 0) {
+      obj.openCards = Math.round(message.openCards);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CardsSubscribed>, I>>(base?: I): CardsSubscribed {
+    return CardsSubscribed.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CardsSubscribed>, I>>(object: I): CardsSubscribed {
+    const message = createBaseCardsSubscribed();
+    message.openCards = object.openCards ?? 0;
+    return message;
+  },
+};
+
+function createBaseCardEvent(): CardEvent {
+  return { event: undefined };
+}
+
+export const CardEvent: MessageFns<CardEvent> = {
+  encode(message: CardEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.event?.$case) {
+      case "subscribed":
+        CardsSubscribed.encode(message.event.value, writer.uint32(10).fork()).join();
+        break;
+      case "opened":
+        Card.encode(message.event.value, writer.uint32(18).fork()).join();
+        break;
+      case "closed":
+        Card.encode(message.event.value, writer.uint32(26).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = { $case: "subscribed", value: CardsSubscribed.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event = { $case: "opened", value: Card.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.event = { $case: "closed", value: Card.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardEvent {
+    return {
+      event: isSet(object.subscribed)
+        ? { $case: "subscribed", value: CardsSubscribed.fromJSON(object.subscribed) }
+        : isSet(object.opened)
+        ? { $case: "opened", value: Card.fromJSON(object.opened) }
+        : isSet(object.closed)
+        ? { $case: "closed", value: Card.fromJSON(object.closed) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: CardEvent): unknown {
+    const obj: any = {};
+    if (message.event?.$case === "subscribed") {
+      obj.subscribed = CardsSubscribed.toJSON(message.event.value);
+    } else if (message.event?.$case === "opened") {
+      obj.opened = Card.toJSON(message.event.value);
+    } else if (message.event?.$case === "closed") {
+      obj.closed = Card.toJSON(message.event.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CardEvent>, I>>(base?: I): CardEvent {
+    return CardEvent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CardEvent>, I>>(object: I): CardEvent {
+    const message = createBaseCardEvent();
+    switch (object.event?.$case) {
+      case "subscribed": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "subscribed", value: CardsSubscribed.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "opened": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "opened", value: Card.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "closed": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "closed", value: Card.fromPartial(object.event.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseAnswerCardRequest(): AnswerCardRequest {
+  return { conversationId: "", number: 0, answer: undefined };
+}
+
+export const AnswerCardRequest: MessageFns<AnswerCardRequest> = {
+  encode(message: AnswerCardRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.number !== 0) {
+      writer.uint32(16).int64(message.number);
+    }
+    if (message.answer !== undefined) {
+      CardAnswer.encode(message.answer, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnswerCardRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnswerCardRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.answer = CardAnswer.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AnswerCardRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      answer: isSet(object.answer) ? CardAnswer.fromJSON(object.answer) : undefined,
+    };
+  },
+
+  toJSON(message: AnswerCardRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.answer !== undefined) {
+      obj.answer = CardAnswer.toJSON(message.answer);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AnswerCardRequest>, I>>(base?: I): AnswerCardRequest {
+    return AnswerCardRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AnswerCardRequest>, I>>(object: I): AnswerCardRequest {
+    const message = createBaseAnswerCardRequest();
+    message.conversationId = object.conversationId ?? "";
+    message.number = object.number ?? 0;
+    message.answer = (object.answer !== undefined && object.answer !== null)
+      ? CardAnswer.fromPartial(object.answer)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListCardsRequest(): ListCardsRequest {
+  return { conversationId: "", includeClosed: false };
+}
+
+export const ListCardsRequest: MessageFns<ListCardsRequest> = {
+  encode(message: ListCardsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.includeClosed !== false) {
+      writer.uint32(16).bool(message.includeClosed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCardsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCardsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.includeClosed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCardsRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      includeClosed: isSet(object.includeClosed)
+        ? globalThis.Boolean(object.includeClosed)
+        : isSet(object.include_closed)
+        ? globalThis.Boolean(object.include_closed)
+        : false,
+    };
+  },
+
+  toJSON(message: ListCardsRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.includeClosed !== false) {
+      obj.includeClosed = message.includeClosed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCardsRequest>, I>>(base?: I): ListCardsRequest {
+    return ListCardsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCardsRequest>, I>>(object: I): ListCardsRequest {
+    const message = createBaseListCardsRequest();
+    message.conversationId = object.conversationId ?? "";
+    message.includeClosed = object.includeClosed ?? false;
+    return message;
+  },
+};
+
+function createBaseListCardsResponse(): ListCardsResponse {
+  return { cards: [] };
+}
+
+export const ListCardsResponse: MessageFns<ListCardsResponse> = {
+  encode(message: ListCardsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.cards) {
+      Card.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCardsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCardsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cards.push(Card.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCardsResponse {
+    return { cards: globalThis.Array.isArray(object?.cards) ? object.cards.map((e: any) => Card.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListCardsResponse): unknown {
+    const obj: any = {};
+    if (message.cards?.length) {
+      obj.cards = message.cards.map((e) => Card.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCardsResponse>, I>>(base?: I): ListCardsResponse {
+    return ListCardsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCardsResponse>, I>>(object: I): ListCardsResponse {
+    const message = createBaseListCardsResponse();
+    message.cards = object.cards?.map((e) => Card.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSetVibeModeRequest(): SetVibeModeRequest {
+  return { runId: "", enabled: false };
+}
+
+export const SetVibeModeRequest: MessageFns<SetVibeModeRequest> = {
+  encode(message: SetVibeModeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runId !== "") {
+      writer.uint32(10).string(message.runId);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(16).bool(message.enabled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetVibeModeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetVibeModeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetVibeModeRequest {
+    return {
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+    };
+  },
+
+  toJSON(message: SetVibeModeRequest): unknown {
+    const obj: any = {};
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetVibeModeRequest>, I>>(base?: I): SetVibeModeRequest {
+    return SetVibeModeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetVibeModeRequest>, I>>(object: I): SetVibeModeRequest {
+    const message = createBaseSetVibeModeRequest();
+    message.runId = object.runId ?? "";
+    message.enabled = object.enabled ?? false;
+    return message;
+  },
+};
+
+function createBaseWorkerHostHello(): WorkerHostHello {
+  return { name: "", conversationIds: [], tiers: [] };
+}
+
+export const WorkerHostHello: MessageFns<WorkerHostHello> = {
+  encode(message: WorkerHostHello, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    for (const v of message.conversationIds) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.tiers) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkerHostHello {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkerHostHello();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.conversationIds.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tiers.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkerHostHello {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      conversationIds: globalThis.Array.isArray(object?.conversationIds)
+        ? object.conversationIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.conversation_ids)
+        ? object.conversation_ids.map((e: any) => globalThis.String(e))
+        : [],
+      tiers: globalThis.Array.isArray(object?.tiers) ? object.tiers.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: WorkerHostHello): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.conversationIds?.length) {
+      obj.conversationIds = message.conversationIds;
+    }
+    if (message.tiers?.length) {
+      obj.tiers = message.tiers;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkerHostHello>, I>>(base?: I): WorkerHostHello {
+    return WorkerHostHello.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkerHostHello>, I>>(object: I): WorkerHostHello {
+    const message = createBaseWorkerHostHello();
+    message.name = object.name ?? "";
+    message.conversationIds = object.conversationIds?.map((e) => e) || [];
+    message.tiers = object.tiers?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseWorkerProgress(): WorkerProgress {
+  return { conversationId: "", workerId: "", attempt: 0, text: "" };
+}
+
+export const WorkerProgress: MessageFns<WorkerProgress> = {
+  encode(message: WorkerProgress, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.workerId !== "") {
+      writer.uint32(18).string(message.workerId);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(24).int64(message.attempt);
+    }
+    if (message.text !== "") {
+      writer.uint32(34).string(message.text);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkerProgress {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkerProgress();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.attempt = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkerProgress {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+    };
+  },
+
+  toJSON(message: WorkerProgress): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkerProgress>, I>>(base?: I): WorkerProgress {
+    return WorkerProgress.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkerProgress>, I>>(object: I): WorkerProgress {
+    const message = createBaseWorkerProgress();
+    message.conversationId = object.conversationId ?? "";
+    message.workerId = object.workerId ?? "";
+    message.attempt = object.attempt ?? 0;
+    message.text = object.text ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkerResult(): WorkerResult {
+  return { conversationId: "", workerId: "", attempt: 0, state: "", result: "" };
+}
+
+export const WorkerResult: MessageFns<WorkerResult> = {
+  encode(message: WorkerResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.workerId !== "") {
+      writer.uint32(18).string(message.workerId);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(24).int64(message.attempt);
+    }
+    if (message.state !== "") {
+      writer.uint32(34).string(message.state);
+    }
+    if (message.result !== "") {
+      writer.uint32(42).string(message.result);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkerResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkerResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.attempt = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.result = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkerResult {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      result: isSet(object.result) ? globalThis.String(object.result) : "",
+    };
+  },
+
+  toJSON(message: WorkerResult): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.result !== "") {
+      obj.result = message.result;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkerResult>, I>>(base?: I): WorkerResult {
+    return WorkerResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkerResult>, I>>(object: I): WorkerResult {
+    const message = createBaseWorkerResult();
+    message.conversationId = object.conversationId ?? "";
+    message.workerId = object.workerId ?? "";
+    message.attempt = object.attempt ?? 0;
+    message.state = object.state ?? "";
+    message.result = object.result ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkerHostMessage(): WorkerHostMessage {
+  return { message: undefined };
+}
+
+export const WorkerHostMessage: MessageFns<WorkerHostMessage> = {
+  encode(message: WorkerHostMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.message?.$case) {
+      case "hello":
+        WorkerHostHello.encode(message.message.value, writer.uint32(10).fork()).join();
+        break;
+      case "progress":
+        WorkerProgress.encode(message.message.value, writer.uint32(18).fork()).join();
+        break;
+      case "result":
+        WorkerResult.encode(message.message.value, writer.uint32(26).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkerHostMessage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkerHostMessage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.message = { $case: "hello", value: WorkerHostHello.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = { $case: "progress", value: WorkerProgress.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = { $case: "result", value: WorkerResult.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkerHostMessage {
+    return {
+      message: isSet(object.hello)
+        ? { $case: "hello", value: WorkerHostHello.fromJSON(object.hello) }
+        : isSet(object.progress)
+        ? { $case: "progress", value: WorkerProgress.fromJSON(object.progress) }
+        : isSet(object.result)
+        ? { $case: "result", value: WorkerResult.fromJSON(object.result) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: WorkerHostMessage): unknown {
+    const obj: any = {};
+    if (message.message?.$case === "hello") {
+      obj.hello = WorkerHostHello.toJSON(message.message.value);
+    } else if (message.message?.$case === "progress") {
+      obj.progress = WorkerProgress.toJSON(message.message.value);
+    } else if (message.message?.$case === "result") {
+      obj.result = WorkerResult.toJSON(message.message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkerHostMessage>, I>>(base?: I): WorkerHostMessage {
+    return WorkerHostMessage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkerHostMessage>, I>>(object: I): WorkerHostMessage {
+    const message = createBaseWorkerHostMessage();
+    switch (object.message?.$case) {
+      case "hello": {
+        if (object.message?.value !== undefined && object.message?.value !== null) {
+          message.message = { $case: "hello", value: WorkerHostHello.fromPartial(object.message.value) };
+        }
+        break;
+      }
+      case "progress": {
+        if (object.message?.value !== undefined && object.message?.value !== null) {
+          message.message = { $case: "progress", value: WorkerProgress.fromPartial(object.message.value) };
+        }
+        break;
+      }
+      case "result": {
+        if (object.message?.value !== undefined && object.message?.value !== null) {
+          message.message = { $case: "result", value: WorkerResult.fromPartial(object.message.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseWorkerHostReady(): WorkerHostReady {
+  return { hostId: "" };
+}
+
+export const WorkerHostReady: MessageFns<WorkerHostReady> = {
+  encode(message: WorkerHostReady, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hostId !== "") {
+      writer.uint32(10).string(message.hostId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkerHostReady {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkerHostReady();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hostId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkerHostReady {
+    return {
+      hostId: isSet(object.hostId)
+        ? globalThis.String(object.hostId)
+        : isSet(object.host_id)
+        ? globalThis.String(object.host_id)
+        : "",
+    };
+  },
+
+  toJSON(message: WorkerHostReady): unknown {
+    const obj: any = {};
+    if (message.hostId !== "") {
+      obj.hostId = message.hostId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkerHostReady>, I>>(base?: I): WorkerHostReady {
+    return WorkerHostReady.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkerHostReady>, I>>(object: I): WorkerHostReady {
+    const message = createBaseWorkerHostReady();
+    message.hostId = object.hostId ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkerAssignment(): WorkerAssignment {
+  return {
+    conversationId: "",
+    workerId: "",
+    attempt: 0,
+    label: "",
+    tier: "",
+    brief: "",
+    messages: [],
+    workspacePath: "",
+  };
+}
+
+export const WorkerAssignment: MessageFns<WorkerAssignment> = {
+  encode(message: WorkerAssignment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.workerId !== "") {
+      writer.uint32(18).string(message.workerId);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(24).int64(message.attempt);
+    }
+    if (message.label !== "") {
+      writer.uint32(34).string(message.label);
+    }
+    if (message.tier !== "") {
+      writer.uint32(42).string(message.tier);
+    }
+    if (message.brief !== "") {
+      writer.uint32(50).string(message.brief);
+    }
+    for (const v of message.messages) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.workspacePath !== "") {
+      writer.uint32(66).string(message.workspacePath);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkerAssignment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkerAssignment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.attempt = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.tier = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.brief = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.messages.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.workspacePath = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkerAssignment {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      label: isSet(object.label) ? globalThis.String(object.label) : "",
+      tier: isSet(object.tier) ? globalThis.String(object.tier) : "",
+      brief: isSet(object.brief) ? globalThis.String(object.brief) : "",
+      messages: globalThis.Array.isArray(object?.messages) ? object.messages.map((e: any) => globalThis.String(e)) : [],
+      workspacePath: isSet(object.workspacePath)
+        ? globalThis.String(object.workspacePath)
+        : isSet(object.workspace_path)
+        ? globalThis.String(object.workspace_path)
+        : "",
+    };
+  },
+
+  toJSON(message: WorkerAssignment): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    if (message.label !== "") {
+      obj.label = message.label;
+    }
+    if (message.tier !== "") {
+      obj.tier = message.tier;
+    }
+    if (message.brief !== "") {
+      obj.brief = message.brief;
+    }
+    if (message.messages?.length) {
+      obj.messages = message.messages;
+    }
+    if (message.workspacePath !== "") {
+      obj.workspacePath = message.workspacePath;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkerAssignment>, I>>(base?: I): WorkerAssignment {
+    return WorkerAssignment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkerAssignment>, I>>(object: I): WorkerAssignment {
+    const message = createBaseWorkerAssignment();
+    message.conversationId = object.conversationId ?? "";
+    message.workerId = object.workerId ?? "";
+    message.attempt = object.attempt ?? 0;
+    message.label = object.label ?? "";
+    message.tier = object.tier ?? "";
+    message.brief = object.brief ?? "";
+    message.messages = object.messages?.map((e) => e) || [];
+    message.workspacePath = object.workspacePath ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkerKill(): WorkerKill {
+  return { conversationId: "", workerId: "", attempt: 0 };
+}
+
+export const WorkerKill: MessageFns<WorkerKill> = {
+  encode(message: WorkerKill, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.workerId !== "") {
+      writer.uint32(18).string(message.workerId);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(24).int64(message.attempt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkerKill {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkerKill();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.attempt = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkerKill {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+    };
+  },
+
+  toJSON(message: WorkerKill): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.attempt !== 0) {
+      obj.attempt = Math.round(message.attempt);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkerKill>, I>>(base?: I): WorkerKill {
+    return WorkerKill.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkerKill>, I>>(object: I): WorkerKill {
+    const message = createBaseWorkerKill();
+    message.conversationId = object.conversationId ?? "";
+    message.workerId = object.workerId ?? "";
+    message.attempt = object.attempt ?? 0;
+    return message;
+  },
+};
+
+function createBaseWorkerHostCommand(): WorkerHostCommand {
+  return { command: undefined };
+}
+
+export const WorkerHostCommand: MessageFns<WorkerHostCommand> = {
+  encode(message: WorkerHostCommand, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.command?.$case) {
+      case "ready":
+        WorkerHostReady.encode(message.command.value, writer.uint32(10).fork()).join();
+        break;
+      case "assign":
+        WorkerAssignment.encode(message.command.value, writer.uint32(18).fork()).join();
+        break;
+      case "kill":
+        WorkerKill.encode(message.command.value, writer.uint32(26).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkerHostCommand {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkerHostCommand();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.command = { $case: "ready", value: WorkerHostReady.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.command = { $case: "assign", value: WorkerAssignment.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.command = { $case: "kill", value: WorkerKill.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkerHostCommand {
+    return {
+      command: isSet(object.ready)
+        ? { $case: "ready", value: WorkerHostReady.fromJSON(object.ready) }
+        : isSet(object.assign)
+        ? { $case: "assign", value: WorkerAssignment.fromJSON(object.assign) }
+        : isSet(object.kill)
+        ? { $case: "kill", value: WorkerKill.fromJSON(object.kill) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: WorkerHostCommand): unknown {
+    const obj: any = {};
+    if (message.command?.$case === "ready") {
+      obj.ready = WorkerHostReady.toJSON(message.command.value);
+    } else if (message.command?.$case === "assign") {
+      obj.assign = WorkerAssignment.toJSON(message.command.value);
+    } else if (message.command?.$case === "kill") {
+      obj.kill = WorkerKill.toJSON(message.command.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkerHostCommand>, I>>(base?: I): WorkerHostCommand {
+    return WorkerHostCommand.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkerHostCommand>, I>>(object: I): WorkerHostCommand {
+    const message = createBaseWorkerHostCommand();
+    switch (object.command?.$case) {
+      case "ready": {
+        if (object.command?.value !== undefined && object.command?.value !== null) {
+          message.command = { $case: "ready", value: WorkerHostReady.fromPartial(object.command.value) };
+        }
+        break;
+      }
+      case "assign": {
+        if (object.command?.value !== undefined && object.command?.value !== null) {
+          message.command = { $case: "assign", value: WorkerAssignment.fromPartial(object.command.value) };
+        }
+        break;
+      }
+      case "kill": {
+        if (object.command?.value !== undefined && object.command?.value !== null) {
+          message.command = { $case: "kill", value: WorkerKill.fromPartial(object.command.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
 /** The control-plane API a harness talks to: conversations, enclosures, runs, tools and the audit log. */
 export type ControlPlaneService = typeof ControlPlaneService;
 export const ControlPlaneService = {
@@ -4263,6 +6734,61 @@ export const ControlPlaneService = {
     responseSerialize: (value: EnclosureAudit): Buffer => Buffer.from(EnclosureAudit.encode(value).finish()),
     responseDeserialize: (value: Buffer): EnclosureAudit => EnclosureAudit.decode(value),
   },
+  /**
+   * The question port: cards (ask_user questions and permission requests) shown in a conversation.
+   * A subscriber is a human attached to that conversation; with none, questions fail at once.
+   */
+  subscribeCards: {
+    path: "/enclave.control.v1.ControlPlane/SubscribeCards" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: SubscribeCardsRequest): Buffer =>
+      Buffer.from(SubscribeCardsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SubscribeCardsRequest => SubscribeCardsRequest.decode(value),
+    responseSerialize: (value: CardEvent): Buffer => Buffer.from(CardEvent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CardEvent => CardEvent.decode(value),
+  },
+  answerCard: {
+    path: "/enclave.control.v1.ControlPlane/AnswerCard" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AnswerCardRequest): Buffer => Buffer.from(AnswerCardRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AnswerCardRequest => AnswerCardRequest.decode(value),
+    responseSerialize: (value: Card): Buffer => Buffer.from(Card.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Card => Card.decode(value),
+  },
+  listCards: {
+    path: "/enclave.control.v1.ControlPlane/ListCards" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListCardsRequest): Buffer => Buffer.from(ListCardsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListCardsRequest => ListCardsRequest.decode(value),
+    responseSerialize: (value: ListCardsResponse): Buffer => Buffer.from(ListCardsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListCardsResponse => ListCardsResponse.decode(value),
+  },
+  /** Turns a run's vibe mode on or off; the vibe_* tools are listed only while it is on. */
+  setVibeMode: {
+    path: "/enclave.control.v1.ControlPlane/SetVibeMode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetVibeModeRequest): Buffer => Buffer.from(SetVibeModeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetVibeModeRequest => SetVibeModeRequest.decode(value),
+    responseSerialize: (value: Run): Buffer => Buffer.from(Run.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Run => Run.decode(value),
+  },
+  /**
+   * A worker host (a harness that runs vibe workers) connects here: it says hello, receives
+   * assignments and kills, and reports progress and results.
+   */
+  connectWorkerHost: {
+    path: "/enclave.control.v1.ControlPlane/ConnectWorkerHost" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: WorkerHostMessage): Buffer => Buffer.from(WorkerHostMessage.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WorkerHostMessage => WorkerHostMessage.decode(value),
+    responseSerialize: (value: WorkerHostCommand): Buffer => Buffer.from(WorkerHostCommand.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WorkerHostCommand => WorkerHostCommand.decode(value),
+  },
 } as const;
 
 export interface ControlPlaneServer extends UntypedServiceImplementation {
@@ -4284,6 +6810,20 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
    * (the engine) and inside (the agent's own /proc and cgroup), and the bridge calls recorded.
    */
   auditEnclosure: handleUnaryCall<AuditEnclosureRequest, EnclosureAudit>;
+  /**
+   * The question port: cards (ask_user questions and permission requests) shown in a conversation.
+   * A subscriber is a human attached to that conversation; with none, questions fail at once.
+   */
+  subscribeCards: handleServerStreamingCall<SubscribeCardsRequest, CardEvent>;
+  answerCard: handleUnaryCall<AnswerCardRequest, Card>;
+  listCards: handleUnaryCall<ListCardsRequest, ListCardsResponse>;
+  /** Turns a run's vibe mode on or off; the vibe_* tools are listed only while it is on. */
+  setVibeMode: handleUnaryCall<SetVibeModeRequest, Run>;
+  /**
+   * A worker host (a harness that runs vibe workers) connects here: it says hello, receives
+   * assignments and kills, and reports progress and results.
+   */
+  connectWorkerHost: handleBidiStreamingCall<WorkerHostMessage, WorkerHostCommand>;
 }
 
 export interface ControlPlaneClient extends Client {
@@ -4466,6 +7006,72 @@ export interface ControlPlaneClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EnclosureAudit) => void,
   ): ClientUnaryCall;
+  /**
+   * The question port: cards (ask_user questions and permission requests) shown in a conversation.
+   * A subscriber is a human attached to that conversation; with none, questions fail at once.
+   */
+  subscribeCards(request: SubscribeCardsRequest, options?: Partial<CallOptions>): ClientReadableStream<CardEvent>;
+  subscribeCards(
+    request: SubscribeCardsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<CardEvent>;
+  answerCard(
+    request: AnswerCardRequest,
+    callback: (error: ServiceError | null, response: Card) => void,
+  ): ClientUnaryCall;
+  answerCard(
+    request: AnswerCardRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Card) => void,
+  ): ClientUnaryCall;
+  answerCard(
+    request: AnswerCardRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Card) => void,
+  ): ClientUnaryCall;
+  listCards(
+    request: ListCardsRequest,
+    callback: (error: ServiceError | null, response: ListCardsResponse) => void,
+  ): ClientUnaryCall;
+  listCards(
+    request: ListCardsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListCardsResponse) => void,
+  ): ClientUnaryCall;
+  listCards(
+    request: ListCardsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListCardsResponse) => void,
+  ): ClientUnaryCall;
+  /** Turns a run's vibe mode on or off; the vibe_* tools are listed only while it is on. */
+  setVibeMode(
+    request: SetVibeModeRequest,
+    callback: (error: ServiceError | null, response: Run) => void,
+  ): ClientUnaryCall;
+  setVibeMode(
+    request: SetVibeModeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Run) => void,
+  ): ClientUnaryCall;
+  setVibeMode(
+    request: SetVibeModeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Run) => void,
+  ): ClientUnaryCall;
+  /**
+   * A worker host (a harness that runs vibe workers) connects here: it says hello, receives
+   * assignments and kills, and reports progress and results.
+   */
+  connectWorkerHost(): ClientDuplexStream<WorkerHostMessage, WorkerHostCommand>;
+  connectWorkerHost(options: Partial<CallOptions>): ClientDuplexStream<WorkerHostMessage, WorkerHostCommand>;
+  connectWorkerHost(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<WorkerHostMessage, WorkerHostCommand>;
 }
 
 export const ControlPlaneClient = makeGenericClientConstructor(

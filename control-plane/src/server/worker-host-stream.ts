@@ -1,0 +1,58 @@
+// The ConnectWorkerHost stream: a harness-side worker host says hello, is registered with the
+// roster, receives assignments and kills, and reports progress and results until it disconnects.
+import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
+import type { WorkerHostCommand, WorkerHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
+import { EnclaveError } from "../errors.js";
+import { RemoteWorkerHost } from "../vibe/remote-worker-host.js";
+import type { VibeRoster } from "../vibe/vibe-roster.js";
+import { VIBE_TIERS } from "../vibe/worker.js";
+
+let hostCounter = 0;
+
+export function connectWorkerHost(
+  roster: VibeRoster,
+  call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>,
+  toServiceError: (err: unknown) => ServiceError,
+): void {
+  let host: RemoteWorkerHost | undefined;
+  let closed = false;
+  // Emitting "error" (not destroy) is what makes grpc-js send the status to the client.
+  const refuse = (message: string): void => {
+    gone();
+    call.emit("error", toServiceError(new EnclaveError("invalid_arguments", message)));
+  };
+  const gone = (): void => {
+    closed = true;
+    if (!host) return;
+    roster.removeHost(host);
+    host.disconnected();
+    host = undefined;
+  };
+  call.on("data", (msg: WorkerHostMessage) => {
+    const m = msg.message;
+    if (!host) {
+      if (m?.$case !== "hello") return refuse("a worker host's first message must be hello");
+      const badTier = m.value.tiers.find((t) => !(VIBE_TIERS as readonly string[]).includes(t));
+      if (badTier !== undefined) return refuse(`tier \`${badTier}\` is not one of ${VIBE_TIERS.join(", ")}`);
+      hostCounter += 1;
+      const id = `h${hostCounter}`;
+      const name = m.value.name.trim() || `worker host ${id}`;
+      host = new RemoteWorkerHost(name, m.value.conversationIds, m.value.tiers, (command) => {
+        if (!closed) call.write(command);
+      });
+      roster.addHost(host);
+      call.write({ command: { $case: "ready", value: { hostId: id } } });
+      return;
+    }
+    if (m?.$case === "progress") host.progress(m.value);
+    else if (m?.$case === "result") host.result(m.value);
+    else if (m?.$case === "hello") refuse("hello was already sent on this stream");
+  });
+  call.on("end", () => {
+    gone();
+    call.end();
+  });
+  call.on("cancelled", gone);
+  call.on("error", gone);
+  call.on("close", gone);
+}

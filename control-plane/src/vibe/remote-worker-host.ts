@@ -1,0 +1,55 @@
+// A worker host on the harness's side, connected over the ConnectWorkerHost stream: assignments and
+// kills go down the stream, progress and results come back tagged with the attempt they belong to.
+import type { WorkerHostCommand, WorkerProgress, WorkerResult } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { Assignment, VibeTier, WorkerHost, WorkerSink } from "./worker.js";
+
+const keyOf = (conversationId: string, workerId: string, attempt: number): string => `${conversationId}/${workerId}/${attempt}`;
+
+export class RemoteWorkerHost implements WorkerHost {
+  private readonly attempts = new Map<string, WorkerSink>();
+
+  constructor(
+    readonly name: string,
+    private readonly conversationIds: readonly string[],
+    private readonly tiers: readonly string[],
+    private readonly send: (command: WorkerHostCommand) => void,
+  ) {}
+
+  serves(conversationId: string, tier: VibeTier): boolean {
+    return (!this.conversationIds.length || this.conversationIds.includes(conversationId)) && (!this.tiers.length || this.tiers.includes(tier));
+  }
+
+  load(): number {
+    return this.attempts.size;
+  }
+
+  start(a: Assignment, sink: WorkerSink): void {
+    this.attempts.set(keyOf(a.conversationId, a.workerId, a.attempt), sink);
+    this.send({ command: { $case: "assign", value: a } });
+  }
+
+  async kill(a: Assignment): Promise<void> {
+    this.attempts.delete(keyOf(a.conversationId, a.workerId, a.attempt));
+    this.send({ command: { $case: "kill", value: { conversationId: a.conversationId, workerId: a.workerId, attempt: a.attempt } } });
+  }
+
+  progress(p: WorkerProgress): void {
+    this.attempts.get(keyOf(p.conversationId, p.workerId, p.attempt))?.progress(p.text);
+  }
+
+  result(r: WorkerResult): void {
+    const k = keyOf(r.conversationId, r.workerId, r.attempt);
+    const sink = this.attempts.get(k);
+    if (!sink) return; // killed, superseded by a re-run, or never ours
+    this.attempts.delete(k);
+    if (r.state === "done" || r.state === "failed") sink.settle(r.state, r.result);
+    else sink.settle("failed", `${r.result}\n[the worker host reported an unknown state \`${r.state}\`]`.trim());
+  }
+
+  /** The stream closed: every attempt still out is lost. */
+  disconnected(): void {
+    const sinks = [...this.attempts.values()];
+    this.attempts.clear();
+    for (const s of sinks) s.settle("failed", `the worker host \`${this.name}\` disconnected while the worker ran`);
+  }
+}

@@ -1,0 +1,90 @@
+// Question port and vibe roster figures, each beside a peer measured in the same run:
+//   ask_user round trip (call → card on the subscriber's stream → AnswerCard → result)
+//       vs two plain unary gRPC round trips to the same server (GetConversation ×2)
+//   a write gated by a permission card (answered allow) vs the same write under policy never
+//   vibe_spawn + vibe_wait of a trivial worker command vs spawning the same command directly
+import { spawn } from "node:child_process";
+import type { Card } from "../../proto/gen/enclave/control/v1/control.js";
+import { startFixture } from "../helpers/control-plane-fixture.js";
+
+const WORKER_COMMAND = "cat > /dev/null; echo done";
+
+function stats(samples: number[]): { median: number; p99: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+  return { median: at(0.5), p99: at(0.99) };
+}
+
+async function time(fn: () => Promise<unknown>): Promise<number> {
+  const t = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+
+async function sample(n: number, fn: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < Math.min(10, n); i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(await time(fn));
+  return out;
+}
+
+function row(label: string, ours: number[], peerLabel: string, peer: number[], digits = 2): string[] {
+  const o = stats(ours);
+  const p = stats(peer);
+  return [label, o.median.toFixed(digits), o.p99.toFixed(digits), peerLabel, p.median.toFixed(digits), p.p99.toFixed(digits)];
+}
+
+function runDirect(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("/bin/sh", ["-c", WORKER_COMMAND], { detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.stdin.end("brief\n");
+    child.on("error", reject);
+    child.on("close", () => resolve());
+  });
+}
+
+export async function questionsVibeRows(): Promise<string[][]> {
+  const fx = await startFixture((c) => {
+    c.vibe.commands = { fast: WORKER_COMMAND, good: WORKER_COMMAND };
+  });
+  try {
+    await fx.client.createConversation("bq");
+    // The answering human: answers every question card with free text, every permission card with allow.
+    const human = fx.client.subscribeCards("bq", (e) => {
+      if (e.event?.$case !== "opened") return;
+      const card: Card = e.event.value;
+      const answer = card.kind === "permission" ? { selected: ["allow"] } : { freeText: "ok" };
+      void fx.client.answerCard("bq", card.number, answer);
+    });
+    await human.ready;
+    const rows: string[][] = [];
+
+    const asker = await fx.client.openRun("bq", { resources: ["questions"] });
+    const ours = await sample(200, () => fx.client.callTool(asker.id, "ask_user", { question: "go?" }));
+    const peer = await sample(200, async () => {
+      await fx.client.getConversation("bq");
+      await fx.client.getConversation("bq");
+    });
+    rows.push(row("ask_user answered round trip (ms)", ours, "2 unary gRPC calls", peer));
+
+    const gated = await fx.client.openRun("bq", { resources: ["workspace"], approvalPolicy: "write" });
+    const open = await fx.client.openRun("bq", { resources: ["workspace"] });
+    const write = (runId: string) => () => fx.client.callTool(runId, "write", { path: "bench.txt", content: "x" });
+    rows.push(row("write behind a permission card (ms)", await sample(100, write(gated.id)), "same write, policy never", await sample(100, write(open.id))));
+
+    const vibe = await fx.client.openRun("bq", { resources: ["vibe"], vibeMode: true });
+    const spawnWait = async (): Promise<void> => {
+      const spawned = await fx.client.callTool(vibe.id, "vibe_spawn", { brief: "brief", label: "bench" });
+      const id = /Started worker (w\d+)/.exec(spawned.parts[0]?.part?.$case === "text" ? spawned.parts[0].part.value : "")?.[1] ?? "";
+      const waited = await fx.client.callTool(vibe.id, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
+      if (waited.isError) throw new Error("vibe_wait failed");
+    };
+    rows.push(row("vibe_spawn + vibe_wait, trivial command (ms)", await sample(50, spawnWait), "spawn the command directly", await sample(50, runDirect)));
+    human.cancel();
+    return rows;
+  } finally {
+    await fx.close();
+  }
+}

@@ -1,0 +1,285 @@
+// The vibe roster through the real gRPC API: the built-in command host running a real worker program
+// (test/fixtures/vibe-worker.mjs), and a harness-side worker host connected over ConnectWorkerHost.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WorkerAssignment, WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+const WORKER = `node ${join(repoRoot, "test", "fixtures", "vibe-worker.mjs")}`;
+const VIBE_TOOLS = ["vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait"];
+
+let fx: Fixture;
+let workspace: string;
+
+function until<T>(what: () => T | undefined, label: string, timeoutMs = 30_000): Promise<T> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = (): void => {
+      const v = what();
+      if (v !== undefined && v !== false) return resolve(v);
+      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${label}`));
+      setTimeout(tick, 20);
+    };
+    tick();
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function vibeRun(conversationId: string): Promise<string> {
+  return (await fx.client.openRun(conversationId, { resources: ["workspace", "vibe"], vibeMode: true })).id;
+}
+
+async function call(runId: string, tool: string, args: unknown): Promise<{ text: string; isError: boolean; errorCode: string; output: string }> {
+  let output = "";
+  const r = await fx.client.callTool(runId, tool, args, (e) => {
+    if (e.event?.$case === "output") output += e.event.value.data.toString("utf8");
+  });
+  return { text: resultText(r), isError: r.isError, errorCode: r.errorCode, output };
+}
+
+function workerId(spawnText: string): string {
+  const m = /Started worker (w\d+)/.exec(spawnText);
+  if (!m?.[1]) throw new Error(`no worker id in: ${spawnText}`);
+  return m[1];
+}
+
+beforeAll(async () => {
+  fx = await startFixture((c) => {
+    c.vibe.commands = { fast: WORKER, good: WORKER };
+  });
+  workspace = (await fx.client.createConversation("v1")).workspacePath;
+  await fx.client.createConversation("v2");
+  await fx.client.createConversation("harness");
+});
+afterAll(async () => fx?.close());
+
+describe("vibe registration", () => {
+  it("lists the vibe tools only while the run's vibe mode is on", async () => {
+    const names = async (id: string) => (await fx.client.listTools(id)).tools.map((t) => t.name);
+    const off = await fx.client.openRun("v1", { resources: ["workspace", "vibe"] });
+    expect((await names(off.id)).filter((n) => n.startsWith("vibe_"))).toEqual([]);
+    expect((await fx.client.callTool(off.id, "vibe_list", {})).errorCode).toBe("unknown_tool");
+    const on = await fx.client.setVibeMode(off.id, true);
+    expect(on.vibeMode).toBe(true);
+    expect((await names(off.id)).filter((n) => n.startsWith("vibe_")).sort()).toEqual(VIBE_TOOLS);
+    await fx.client.setVibeMode(off.id, false);
+    expect((await names(off.id)).filter((n) => n.startsWith("vibe_"))).toEqual([]);
+    // Vibe mode without the vibe resource wired is not enough.
+    const unwired = await fx.client.openRun("v1", { resources: ["workspace"], vibeMode: true });
+    expect((await names(unwired.id)).filter((n) => n.startsWith("vibe_"))).toEqual([]);
+    // All five are read tools, so a plan surface sees them.
+    const plan = await fx.client.openRun("v1", { surface: "plan", resources: ["vibe"], vibeMode: true });
+    const tools = (await fx.client.listTools(plan.id)).tools.filter((t) => t.name.startsWith("vibe_"));
+    expect(tools.map((t) => t.name).sort()).toEqual(VIBE_TOOLS);
+    expect(tools.every((t) => t.tier === "read")).toBe(true);
+  });
+
+  it("fails spawn clearly with no worker host", async () => {
+    const bare = await startFixture((c) => {
+      c.vibe.commands = { fast: "", good: "" };
+    });
+    try {
+      await bare.client.createConversation("nohost");
+      const run = await bare.client.openRun("nohost", { resources: ["vibe"], vibeMode: true });
+      const r = await bare.client.callTool(run.id, "vibe_spawn", { brief: "say hi", label: "greeter" });
+      expect(r.isError).toBe(true);
+      expect(r.errorCode).toBe("failed_precondition");
+      expect(resultText(r)).toMatch(/no worker host runs `fast` workers for conversation `nohost`.*ENCLAVE_VIBE_COMMAND/);
+      expect(resultText(await bare.client.callTool(run.id, "vibe_list", {}))).toMatch(/No workers.*Worker hosts: none/);
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe("vibe with the built-in command host", () => {
+  it("spawns at once, streams output while waiting, and reports the result", async () => {
+    const runId = await vibeRun("v1");
+    const spawned = await call(runId, "vibe_spawn", { brief: "sleep 1\nsay hello from the worker\nwrite made-by-worker.txt it works", label: "writer", tier: "good" });
+    expect(spawned.isError).toBe(false);
+    const id = workerId(spawned.text);
+    expect(spawned.text).toContain("built-in command");
+    // spawn returned before the worker's first step finished
+    expect(existsSync(join(workspace, "made-by-worker.txt"))).toBe(false);
+    const listed = await call(runId, "vibe_list", {});
+    expect(listed.text).toMatch(new RegExp(`${id}  good  running  \\d+\\.\\d s  "writer"`));
+    const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
+    expect(waited.isError).toBe(false);
+    expect(waited.output).toContain("hello from the worker");
+    expect(waited.text).toMatch(new RegExp(`^${id} "writer" \\(good, attempt 1\\) is done after \\d+\\.\\d s\\.\\nResult:\\n`));
+    expect(waited.text).toContain(`worker ${id} (good, attempt 1) finished 3 steps`);
+    expect(readFileSync(join(workspace, "made-by-worker.txt"), "utf8")).toBe("it works\n");
+    const after = await call(runId, "vibe_list", {});
+    expect(after.text).toMatch(new RegExp(`${id}  good  done  \\d+\\.\\d s  "writer".*result: hello from the worker`));
+    // waiting on a settled worker answers at once
+    expect((await call(runId, "vibe_wait", { worker_id: id })).text).toContain("is done");
+  });
+
+  it("reports a failing exit status as failed", async () => {
+    const runId = await vibeRun("v1");
+    const id = workerId((await call(runId, "vibe_spawn", { brief: "say trying\nfail 3", label: "doomed" })).text);
+    const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
+    expect(waited.isError).toBe(false);
+    expect(waited.text).toMatch(/"doomed" \(fast, attempt 1\) failed after/);
+    expect(waited.text).toContain("[exit code 3]");
+    expect(waited.text).toContain("failing with 3");
+  });
+
+  it("re-runs with the appended message on send", async () => {
+    const runId = await vibeRun("v1");
+    const id = workerId((await call(runId, "vibe_spawn", { brief: "say first pass", label: "iterating" })).text);
+    await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
+    const sent = await call(runId, "vibe_send", { worker_id: id, message: "say second pass" });
+    expect(sent.text).toMatch(/Re-running w\d+ "iterating" \(attempt 2/);
+    const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
+    expect(waited.text).toContain("attempt 2) is done");
+    expect(waited.text).toContain("first pass\nnote: --- follow-up 1 ---\nsecond pass");
+    // a send while running stops the running attempt and starts again
+    const slow = workerId((await call(runId, "vibe_spawn", { brief: "sleep 30\nsay never", label: "slow" })).text);
+    await call(runId, "vibe_send", { worker_id: slow, message: "say changed my mind" });
+    const w2 = await call(runId, "vibe_wait", { worker_id: slow, timeout_seconds: 1 });
+    expect(w2.text).toContain("attempt 2");
+    await call(runId, "vibe_kill", { worker_id: slow });
+  });
+
+  it("times out a wait while the worker still runs, then kills its whole process group", async () => {
+    const runId = await vibeRun("v1");
+    const id = workerId((await call(runId, "vibe_spawn", { brief: "pids pids.txt\nsay started\nsleep 120\nsay never", label: "sleeper" })).text);
+    const pidsFile = join(workspace, "pids.txt");
+    await until(() => existsSync(pidsFile) && readFileSync(pidsFile, "utf8").includes(" "), "the worker's pids");
+    const [workerPid, childPid] = readFileSync(pidsFile, "utf8").split(" ").map(Number) as [number, number];
+    expect(alive(workerPid) && alive(childPid)).toBe(true);
+    const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 1 });
+    expect(waited.isError).toBe(false);
+    expect(waited.text).toMatch(/^Waited 1 s: w\d+ "sleeper" \(fast, attempt 1\) is still running/);
+    expect(waited.text).toContain("Recent output:\nstarted child");
+    expect(waited.text).toContain("Call vibe_wait again to keep waiting, or vibe_kill to stop it.");
+    expect(alive(workerPid)).toBe(true);
+    const killed = await call(runId, "vibe_kill", { worker_id: id });
+    expect(killed.text).toBe(`Killed ${id} "sleeper".`);
+    await until(() => !alive(workerPid) && !alive(childPid), "the worker and its child to be gone");
+    expect((await call(runId, "vibe_wait", { worker_id: id })).text).toMatch(/was killed after/);
+    expect((await call(runId, "vibe_list", {})).text).toMatch(new RegExp(`${id}  fast  killed`));
+    expect((await call(runId, "vibe_kill", { worker_id: id })).text).toMatch(/had already settled \(killed\); nothing to kill/);
+  });
+
+  it("keeps workers running after the spawning run closes", async () => {
+    const first = await vibeRun("v2");
+    const id = workerId((await call(first, "vibe_spawn", { brief: "sleep 2\nsay outlived my run", label: "survivor" })).text);
+    await fx.client.closeRun(first);
+    const second = await vibeRun("v2");
+    expect((await call(second, "vibe_list", {})).text).toMatch(new RegExp(`${id}  fast  running`));
+    const waited = await call(second, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
+    expect(waited.text).toContain("is done");
+    expect(waited.text).toContain("outlived my run");
+    // a cancelled wait leaves the worker running
+    const slow = workerId((await call(second, "vibe_spawn", { brief: "sleep 2\nsay still here", label: "patient" })).text);
+    const abort = new AbortController();
+    const cancelled = fx.cp.callTool(second, "vibe_wait", JSON.stringify({ worker_id: slow, timeout_seconds: 60 }), { signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 200));
+    abort.abort();
+    expect((await cancelled).errorCode).toBe("cancelled");
+    expect((await call(second, "vibe_wait", { worker_id: slow, timeout_seconds: 60 })).text).toContain("still here");
+    // the audit log has each worker's start and end
+    const audit: string[] = [];
+    await fx.client.subscribeAudit({ conversationId: "v2", historyOnly: true }, (e) => {
+      if (e.kind.startsWith("worker_")) audit.push(`${e.kind}:${e.outcome}:${e.detail}`);
+    }).done;
+    expect(audit).toEqual([
+      `worker_started:running:${id} "survivor" (fast, attempt 1, host built-in command)`,
+      `worker_settled:done:${id} "survivor" (fast, attempt 1, host built-in command)`,
+      `worker_started:running:${slow} "patient" (fast, attempt 1, host built-in command)`,
+      `worker_settled:done:${slow} "patient" (fast, attempt 1, host built-in command)`,
+    ]);
+    // workers are per conversation
+    const other = await vibeRun("v1");
+    expect((await call(other, "vibe_wait", { worker_id: "w99" })).text).toMatch(/no worker `w99` in this conversation/);
+  });
+
+  it("kills a conversation's workers when the conversation is deleted", async () => {
+    const conv = await fx.client.createConversation("doomed");
+    const runId = await vibeRun("doomed");
+    await call(runId, "vibe_spawn", { brief: "pids pids.txt\nsleep 120", label: "doomed" });
+    const pidsFile = join(conv.workspacePath, "pids.txt");
+    await until(() => existsSync(pidsFile) && readFileSync(pidsFile, "utf8").includes(" "), "the worker's pids");
+    const pids = readFileSync(pidsFile, "utf8").split(" ").map(Number);
+    await fx.client.deleteConversation("doomed");
+    await until(() => pids.every((p) => !alive(p)), "the worker to be gone");
+  });
+
+  it("validates arguments", async () => {
+    const runId = await vibeRun("v1");
+    const bad = await call(runId, "vibe_spawn", { brief: "x", label: "y", tier: "best" });
+    expect(bad.errorCode).toBe("invalid_arguments");
+    expect(bad.text).toMatch(/tier/);
+    expect((await call(runId, "vibe_spawn", { label: "no brief" })).errorCode).toBe("invalid_arguments");
+  });
+});
+
+describe("vibe with a harness-side worker host over gRPC", () => {
+  it("assigns, streams progress, re-runs, kills and reports results", async () => {
+    const commands: WorkerHostCommand[] = [];
+    const host = fx.client.connectWorkerHost({ name: "test harness", conversationIds: ["harness"] }, (c) => commands.push(c));
+    expect(await host.ready).toMatch(/^h\d+$/);
+    try {
+      const runId = await vibeRun("harness");
+      const spawned = await call(runId, "vibe_spawn", { brief: "refactor the parser", label: "parser", tier: "good" });
+      expect(spawned.text).toContain("on host `test harness`");
+      const id = workerId(spawned.text);
+      const assign = await until(() => commands.find((c) => c.command?.$case === "assign"), "the assignment");
+      const a = (assign.command as { value: WorkerAssignment }).value;
+      expect(a).toMatchObject({ conversationId: "harness", workerId: id, attempt: 1, label: "parser", tier: "good", brief: "refactor the parser", messages: [] });
+      expect(a.workspacePath).toBe((await fx.client.getConversation("harness")).workspacePath);
+
+      const waiting = call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
+      await new Promise((r) => setTimeout(r, 200));
+      host.send({ message: { $case: "progress", value: { conversationId: "harness", workerId: id, attempt: 1, text: "reading parser.ts\n" } } });
+      host.send({ message: { $case: "result", value: { conversationId: "harness", workerId: id, attempt: 1, state: "done", result: "split parse() in three" } } });
+      const waited = await waiting;
+      expect(waited.output).toContain("reading parser.ts");
+      expect(waited.text).toMatch(/"parser" \(good, attempt 1\) is done after .*\nResult:\nsplit parse\(\) in three$/);
+
+      await call(runId, "vibe_send", { worker_id: id, message: "keep the public API" });
+      const reassign = await until(
+        () => commands.find((c) => c.command?.$case === "assign" && c.command.value.attempt === 2),
+        "the second assignment",
+      );
+      expect((reassign.command as { value: WorkerAssignment }).value.messages).toEqual(["keep the public API"]);
+      // a report for the superseded attempt is ignored
+      host.send({ message: { $case: "result", value: { conversationId: "harness", workerId: id, attempt: 1, state: "failed", result: "stale" } } });
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await call(runId, "vibe_list", {})).text).toMatch(new RegExp(`${id}  good  running`));
+
+      await call(runId, "vibe_kill", { worker_id: id });
+      const kill = await until(() => commands.find((c) => c.command?.$case === "kill" && c.command.value.attempt === 2), "the kill");
+      expect(kill.command?.$case === "kill" && kill.command.value.workerId).toBe(id);
+      expect((await call(runId, "vibe_wait", { worker_id: id })).text).toMatch(/was killed after .*\nLast result before it was killed:\nsplit parse\(\) in three/);
+
+      // a worker whose host disconnects fails with a clear reason
+      const lost = workerId((await call(runId, "vibe_spawn", { brief: "long job", label: "orphan" })).text);
+      await until(() => commands.find((c) => c.command?.$case === "assign" && c.command.value.workerId === lost), "the orphan's assignment");
+      host.close();
+      const waitedLost = await call(runId, "vibe_wait", { worker_id: lost, timeout_seconds: 60 });
+      expect(waitedLost.text).toMatch(/"orphan" \(fast, attempt 1\) failed after/);
+      expect(waitedLost.text).toContain("the worker host `test harness` disconnected while the worker ran");
+    } finally {
+      host.close();
+    }
+  });
+
+  it("refuses a host with a bad hello", async () => {
+    const stream = fx.client.connectWorkerHost({ name: "bad", tiers: ["turbo"] }, () => undefined);
+    await expect(stream.ready).rejects.toThrow(/tier `turbo` is not one of fast, good/);
+  });
+});
