@@ -27,7 +27,12 @@ describe("fork bomb in an enclosure", () => {
   it("is stopped by the pids limit and the agent keeps answering", async () => {
     const info = await docker.getContainer(containerId).inspect();
     expect(info.HostConfig.PidsLimit).toBe(PIDS);
-    const bomb = fx.client.callTool(run, "exec", { command: "b(){ b | b & }; b; sleep 30", timeout_seconds: 8 });
+    // Every process forks forever and shrugs off EAGAIN, so the bomb presses on the limit until killed
+    // (a shell bomb collapses on its own once forks start failing).
+    const bomb = fx.client.callTool(run, "exec", {
+      command: `python3 -c 'import os, time\nwhile True:\n  try: os.fork()\n  except OSError: time.sleep(0.01)'`,
+      timeout_seconds: 8,
+    });
     // Let it fill the container's pid budget.
     let peak = 0;
     for (let i = 0; i < 20 && peak < PIDS * 0.8; i++) {
