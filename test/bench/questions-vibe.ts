@@ -6,33 +6,9 @@
 import { spawn } from "node:child_process";
 import type { Card } from "../../proto/gen/enclave/control/v1/control.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
+import { type BenchRow, row, sample } from "./measure.js";
 
 const WORKER_COMMAND = "cat > /dev/null; echo done";
-
-function stats(samples: number[]): { median: number; p99: number } {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
-  return { median: at(0.5), p99: at(0.99) };
-}
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const t = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
-
-async function sample(n: number, fn: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < Math.min(10, n); i++) await fn();
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) out.push(await time(fn));
-  return out;
-}
-
-function row(label: string, ours: number[], peerLabel: string, peer: number[], digits = 2): string[] {
-  const o = stats(ours);
-  const p = stats(peer);
-  return [label, o.median.toFixed(digits), o.p99.toFixed(digits), peerLabel, p.median.toFixed(digits), p.p99.toFixed(digits)];
-}
 
 function runDirect(): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -45,7 +21,7 @@ function runDirect(): Promise<void> {
   });
 }
 
-export async function questionsVibeRows(): Promise<string[][]> {
+export async function questionsVibeRows(): Promise<BenchRow[]> {
   const fx = await startFixture((c) => {
     c.vibe.commands = { fast: WORKER_COMMAND, good: WORKER_COMMAND };
   });
@@ -59,7 +35,7 @@ export async function questionsVibeRows(): Promise<string[][]> {
       void fx.client.answerCard("bq", card.number, answer);
     });
     await human.ready;
-    const rows: string[][] = [];
+    const rows: BenchRow[] = [];
 
     const asker = await fx.client.openRun("bq", { resources: ["questions"] });
     const ours = await sample(200, () => fx.client.callTool(asker.id, "ask_user", { question: "go?" }));
@@ -67,12 +43,12 @@ export async function questionsVibeRows(): Promise<string[][]> {
       await fx.client.getConversation("bq");
       await fx.client.getConversation("bq");
     });
-    rows.push(row("ask_user answered round trip (ms)", ours, "2 unary gRPC calls", peer));
+    rows.push(row("ask_user answered round trip", ours, { name: "2 unary gRPC calls", samples: peer }));
 
     const gated = await fx.client.openRun("bq", { resources: ["workspace"], approvalPolicy: "write" });
     const open = await fx.client.openRun("bq", { resources: ["workspace"] });
     const write = (runId: string) => () => fx.client.callTool(runId, "write", { path: "bench.txt", content: "x" });
-    rows.push(row("write behind a permission card (ms)", await sample(100, write(gated.id)), "same write, policy never", await sample(100, write(open.id))));
+    rows.push(row("write behind a permission card", await sample(100, write(gated.id)), { name: "same write, policy never", samples: await sample(100, write(open.id)) }));
 
     const vibe = await fx.client.openRun("bq", { resources: ["vibe"], vibeMode: true });
     const spawnWait = async (): Promise<void> => {
@@ -81,7 +57,7 @@ export async function questionsVibeRows(): Promise<string[][]> {
       const waited = await fx.client.callTool(vibe.id, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
       if (waited.isError) throw new Error("vibe_wait failed");
     };
-    rows.push(row("vibe_spawn + vibe_wait, trivial command (ms)", await sample(50, spawnWait), "spawn the command directly", await sample(50, runDirect)));
+    rows.push(row("vibe_spawn + vibe_wait, trivial command", await sample(50, spawnWait), { name: "spawn the command directly", samples: await sample(50, runDirect) }));
     human.cancel();
     return rows;
   } finally {

@@ -1,0 +1,51 @@
+// What every benchmark shares: timing, median/p99 figures, and the row each measure reports (ours
+// beside a peer measured in the same run). run-all.ts turns rows into the results file and table.
+export interface Figures {
+  median: number;
+  p99: number;
+}
+
+export interface BenchRow {
+  measure: string;
+  /** "ms", "MiB", "enclosures", … */
+  unit: string;
+  ours: Figures;
+  peer?: Figures & { name: string };
+  /** Digits shown in the table. */
+  digits?: number;
+  note?: string;
+}
+
+export function figures(samples: readonly number[]): Figures {
+  if (samples.length === 0) return { median: Number.NaN, p99: Number.NaN };
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number): number => s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
+  return { median: at(0.5), p99: at(0.99) };
+}
+
+/** Milliseconds one call of fn takes. */
+export async function time(fn: () => Promise<unknown> | unknown): Promise<number> {
+  const t = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+
+/** n timed calls after a few untimed warm-up calls. */
+export async function sample(n: number, fn: () => Promise<unknown> | unknown, warmup = Math.min(10, n)): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(await time(fn));
+  return out;
+}
+
+/** A row from raw samples: ours, and the peer's when there is one. */
+export function row(measure: string, ours: readonly number[], peer?: { name: string; samples: readonly number[] }, opts: { unit?: string; digits?: number; note?: string } = {}): BenchRow {
+  return {
+    measure,
+    unit: opts.unit ?? "ms",
+    ours: figures(ours),
+    peer: peer ? { name: peer.name, ...figures(peer.samples) } : undefined,
+    digits: opts.digits,
+    note: opts.note,
+  };
+}

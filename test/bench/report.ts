@@ -1,0 +1,81 @@
+// The benchmark results: a machine-readable JSON file, a markdown table (ours, the peer, the ratio,
+// median and p99) with the date and the machine, and the same table in the README between markers.
+import { execFileSync } from "node:child_process";
+import { cpus, totalmem } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BenchRow } from "./measure.js";
+
+export interface BenchMachine {
+  date: string;
+  cores: number;
+  cpuModel: string;
+  memoryGiB: number;
+  node: string;
+  docker: string;
+  cgroup: string;
+}
+
+export interface BenchResults {
+  machine: BenchMachine;
+  rows: (BenchRow & { ratio?: number })[];
+  failures: { bench: string; error: string }[];
+}
+
+export function describeMachine(): BenchMachine {
+  let docker = "absent";
+  try {
+    docker = execFileSync("docker", ["version", "--format", "{{.Server.Version}}"], { encoding: "utf8", timeout: 10_000 }).trim();
+  } catch {
+    // No engine: enclosure rows will have failed and say so.
+  }
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    cores: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    docker,
+    cgroup: existsSync("/sys/fs/cgroup/cgroup.controllers") ? "v2" : "v1",
+  };
+}
+
+const fmt = (n: number | undefined, digits: number): string => (n === undefined || Number.isNaN(n) ? "" : n.toFixed(digits));
+
+export function markdownTable(results: BenchResults): string {
+  const m = results.machine;
+  const lines = [
+    `Measured ${m.date} on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Docker ${m.docker}, cgroup ${m.cgroup}.`,
+    "Ratio = our median ÷ the peer's median (below 1: we are faster).",
+    "",
+    "| measure | ours median | ours p99 | peer | peer median | peer p99 | ratio |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  for (const r of results.rows) {
+    const d = r.digits ?? (r.ours.median < 10 ? 2 : 0);
+    const name = `${r.measure} (${r.unit})${r.note ? ` — ${r.note}` : ""}`;
+    lines.push(`| ${name} | ${fmt(r.ours.median, d)} | ${fmt(r.ours.p99, d)} | ${r.peer?.name ?? ""} | ${fmt(r.peer?.median, d)} | ${fmt(r.peer?.p99, d)} | ${fmt(r.ratio, 2)} |`);
+  }
+  for (const f of results.failures) lines.push(`| ${f.bench}: not measured (${f.error.replace(/\|/g, "/").slice(0, 200)}) | | | | | | |`);
+  return lines.join("\n");
+}
+
+export function withRatios(rows: BenchRow[]): BenchResults["rows"] {
+  return rows.map((r) => ({ ...r, ratio: r.peer && r.peer.median > 0 ? r.ours.median / r.peer.median : undefined }));
+}
+
+const START = "<!-- bench:start (written by make bench) -->";
+const END = "<!-- bench:end -->";
+
+/** Writes results.json and results.md under dir, and the table into the README between the markers. */
+export function writeResults(results: BenchResults, dir: string, readme: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  const table = markdownTable(results);
+  writeFileSync(join(dir, "results.md"), `${table}\n`);
+  const text = readFileSync(readme, "utf8");
+  const at = text.indexOf(START);
+  const end = text.indexOf(END);
+  if (at < 0 || end < at) throw new Error(`${readme} has no ${START} … ${END} section for the table`);
+  writeFileSync(readme, `${text.slice(0, at + START.length)}\n${table}\n${text.slice(end)}`);
+}
