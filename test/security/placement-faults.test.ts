@@ -1,0 +1,104 @@
+// Promises about the placement failing under a call:
+// - the agent killed mid-call: the call gets a clear error, the next call works, and the workspace is
+//   intact (files written before are unchanged; a file being written is all old or all new);
+// - the container killed from outside: every call says so and how to recover, and the conversation
+//   moves to host placement only when the enclosure is stopped explicitly — never silently.
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+let fx: Fixture;
+const docker = new Docker();
+
+beforeAll(async () => {
+  fx = await startFixture();
+});
+afterAll(async () => fx?.close());
+
+/** SIGKILL to the enclosure's agent from the host (its host-side pid, from the engine): instant. */
+async function killAgent(conversationId: string): Promise<void> {
+  const conv = await fx.client.getConversation(conversationId);
+  const top = await docker.getContainer(conv.enclosure?.containerId ?? "").top({ ps_args: "-eo pid,args" });
+  const agents = (top.Processes ?? []).filter((p) => /node .*enclave-agent\.mjs/.test(p.join(" ")));
+  expect(agents.length).toBe(1);
+  process.kill(Number(agents[0]?.[0]), "SIGKILL");
+}
+
+const digest = (b: Buffer | string): string => createHash("sha256").update(b).digest("hex");
+
+describe("the agent killed mid-call", () => {
+  let run: string;
+  let workspace: string;
+  beforeAll(async () => {
+    workspace = (await fx.client.createConversation("agent-kill")).workspacePath;
+    writeFileSync(join(workspace, "before.txt"), "written before the fault\n");
+    await fx.client.startEnclosure("agent-kill");
+    run = (await fx.client.openRun("agent-kill", { resources: ["workspace", "shell"] })).id;
+  });
+
+  it("answers the call with agent_lost, recovers on the next call, and keeps the workspace intact", async () => {
+    const pending = fx.client.callTool(run, "exec", { command: "sleep 30" });
+    await new Promise((r) => setTimeout(r, 500));
+    await killAgent("agent-kill");
+    const r = await pending;
+    expect(r.errorCode).toBe("agent_lost");
+    expect(resultText(r)).toMatch(/went away during the call.*restarted on the next call/s);
+    const again = await fx.client.callTool(run, "read", { path: "before.txt" });
+    expect(resultText(again)).toBe("written before the fault\n");
+  });
+
+  it("never leaves a file half-written when the agent dies during writes", async () => {
+    const old = "old\n".repeat(1000);
+    const fresh = "0123456789abcdef".repeat(768 * 1024); // 12 MiB: long enough to be cut mid-write
+    const names = ["w0.txt", "w1.txt", "w2.txt"];
+    // How long the three writes take together, so the kill can be aimed at their middle.
+    for (const n of names) writeFileSync(join(workspace, n), old);
+    const t0 = Date.now();
+    await Promise.all(names.map((n) => fx.client.callTool(run, "write", { path: n, content: fresh })));
+    const span = Date.now() - t0;
+    let cut = 0;
+    for (let attempt = 0; attempt < 8 && cut === 0; attempt++) {
+      for (const n of names) writeFileSync(join(workspace, n), old);
+      const writes = names.map((n) => fx.client.callTool(run, "write", { path: n, content: fresh }));
+      await new Promise((r) => setTimeout(r, (span * (attempt + 2)) / 10));
+      await killAgent("agent-kill");
+      const results = await Promise.all(writes);
+      cut = results.filter((r) => r.errorCode === "agent_lost").length;
+      for (const n of names) {
+        const now = digest(readFileSync(join(workspace, n)));
+        expect([digest(old), digest(fresh)], `${n} is neither the old nor the new content`).toContain(now);
+      }
+      await fx.client.callTool(run, "list", {}); // wait for the agent to be back
+    }
+    expect(cut, "no kill landed while a write was in flight; nothing was tested").toBeGreaterThan(0);
+    expect(resultText(await fx.client.callTool(run, "exec", { command: "echo back" }))).toMatch(/^back$/m);
+  });
+});
+
+describe("the container killed from outside", () => {
+  it("is reported on every call, and only an explicit stop brings the conversation to the host", async () => {
+    const workspace = (await fx.client.createConversation("container-kill")).workspacePath;
+    await fx.client.startEnclosure("container-kill");
+    const run = (await fx.client.openRun("container-kill", { resources: ["workspace", "shell"] })).id;
+    await fx.client.callTool(run, "write", { path: "kept.txt", content: "kept\n" });
+    const id = (await fx.client.getConversation("container-kill")).enclosure?.containerId ?? "";
+    await docker.getContainer(id).kill();
+    await new Promise((r) => setTimeout(r, 500));
+    for (const [tool, args] of [["read", { path: "kept.txt" }], ["exec", { command: "true" }], ["list", {}]] as const) {
+      const r = await fx.client.callTool(run, tool, args);
+      expect(r.errorCode, `${tool}: ${resultText(r)}`).toBe("enclosure_dead");
+      expect(resultText(r)).toMatch(/enclave enclosure stop container-kill/);
+    }
+    const conv = await fx.client.getConversation("container-kill");
+    expect(conv.placement).toBe("enclosure");
+    expect(conv.enclosure?.state).toBe("dead");
+    const stopped = await fx.client.stopEnclosure("container-kill");
+    expect(stopped.placement).toBe("host");
+    expect(resultText(await fx.client.callTool(run, "read", { path: "kept.txt" }))).toBe("kept\n");
+    expect(existsSync(join(workspace, "kept.txt"))).toBe(true);
+  });
+});
