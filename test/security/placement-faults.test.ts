@@ -23,7 +23,7 @@ afterAll(async () => fx?.close());
 async function killAgent(conversationId: string): Promise<void> {
   const conv = await fx.client.getConversation(conversationId);
   const top = await docker.getContainer(conv.enclosure?.containerId ?? "").top({ ps_args: "-eo pid,args" });
-  const agents = (top.Processes ?? []).filter((p) => /node .*enclave-agent\.mjs/.test(p.join(" ")));
+  const agents = ((top.Processes ?? []) as string[][]).filter((p) => /node .*enclave-agent\.mjs/.test(p.join(" ")));
   expect(agents.length).toBe(1);
   process.kill(Number(agents[0]?.[0]), "SIGKILL");
 }
