@@ -55,26 +55,21 @@ export class Matcher {
     if (p.kind === "meta") return c.isNamed && bind(b, p.name, { text: c.text, start: c.startIndex, end: c.endIndex });
     if (p.type !== c.type) return false;
     if (p.kind === "leaf") return c.childCount === 0 || kids(c).length === 0 ? c.text === p.text : false;
-    return this.list(p.children, 0, kids(c), 0, b, true, c.endIndex);
+    return this.list(p.children, 0, kids(c), 0, b, c.endIndex);
   }
 
-  /**
-   * Matches pattern children ps[pi..] against code children cs[ci..]. With `whole`, every named code
-   * child must be consumed; without (a sibling-sequence pattern), the rest may follow.
-   */
-  private list(ps: PatternNode[], pi: number, cs: Node[], ci: number, b: Bindings, whole: boolean, endAt: number): boolean {
-    if (pi === ps.length) {
-      if (!whole) return true;
-      for (let i = ci; i < cs.length; i++) if ((cs[i] as Node).isNamed) return false;
-      return true;
-    }
+  /** Matches pattern children ps[pi..] against code children cs[ci..]. */
+  private list(ps: PatternNode[], pi: number, cs: Node[], ci: number, b: Bindings, endAt: number): boolean {
+    // Code children after the pattern's last one (an `else` after `if (…) { … }`) are allowed, as in
+    // ast-grep: the pattern's own closing tokens already anchor what must be complete.
+    if (pi === ps.length) return true;
     const p = ps[pi] as PatternNode;
     if (p.kind === "meta" && p.multi) {
       const at = ci < cs.length ? (cs[ci] as Node).startIndex : endAt;
       for (let k = ci; k <= cs.length; k++) {
         const trial = new Map(b);
         if (!bind(trial, p.name, runCapture(this.source, cs, ci, k, at))) continue;
-        if (this.list(ps, pi + 1, cs, k, trial, whole, endAt)) {
+        if (this.list(ps, pi + 1, cs, k, trial, endAt)) {
           copyInto(b, trial);
           return true;
         }
@@ -84,7 +79,7 @@ export class Matcher {
     for (let i = ci; i < cs.length; i++) {
       const c = cs[i] as Node;
       const trial = new Map(b);
-      if (this.node(p, c, trial) && this.list(ps, pi + 1, cs, i + 1, trial, whole, endAt)) {
+      if (this.node(p, c, trial) && this.list(ps, pi + 1, cs, i + 1, trial, endAt)) {
         copyInto(b, trial);
         return true;
       }
@@ -92,6 +87,14 @@ export class Matcher {
       if (c.isNamed) return false;
     }
     return false;
+  }
+
+  /** A sequence's last pattern element must land on the run's last sibling (no trailing slack). */
+  private consumesAll(roots: PatternNode[], run: Node[]): boolean {
+    const lastP = roots[roots.length - 1];
+    if (lastP?.kind === "meta" && lastP.multi) return true;
+    const lastC = run[run.length - 1] as Node;
+    return this.node(lastP as PatternNode, lastC, new Map()) || !lastC.isNamed;
   }
 
   /** Does the pattern match at this node (or, for a sequence pattern, starting at it)? */
@@ -107,10 +110,11 @@ export class Matcher {
     const siblings = kids(parent);
     const idx = siblings.findIndex((s) => s.startIndex === n.startIndex && s.endIndex === n.endIndex && s.type === n.type);
     if (idx < 0) return null;
-    // Find where the sequence ends: the longest prefix the pattern consumes.
-    for (let k = siblings.length; k > idx; k--) {
+    // The sequence ends at the shortest run of siblings the pattern consumes.
+    for (let k = idx + 1; k <= siblings.length; k++) {
       const trial: Bindings = new Map();
-      if (this.list(roots, 0, siblings.slice(idx, k), 0, trial, true, (siblings[k - 1] as Node).endIndex)) {
+      const run = siblings.slice(idx, k);
+      if (this.list(roots, 0, run, 0, trial, (siblings[k - 1] as Node).endIndex) && this.consumesAll(roots, run)) {
         const last = siblings[k - 1] as Node;
         return { start: n.startIndex, end: last.endIndex, startRow: n.startPosition.row, endRow: last.endPosition.row, bindings: trial };
       }
