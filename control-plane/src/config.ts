@@ -20,6 +20,8 @@ export interface ControlPlaneConfig {
   /** The built agent bundle folder (enclave-agent.mjs, supervise.sh). */
   agentBundleDir: string;
   enclosure: EnclosureDefaults;
+  /** Folder of custom tool modules loaded at start (ENCLAVE_CUSTOM_TOOLS_DIR); empty for none. */
+  customToolsDir: string;
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:7400";
@@ -37,6 +39,7 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
     dataDir: resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data")),
     listen: overrides.listen ?? process.env.ENCLAVE_LISTEN ?? DEFAULT_LISTEN,
     agentBundleDir: process.env.ENCLAVE_AGENT_BUNDLE ?? agentBundleDir,
+    customToolsDir: process.env.ENCLAVE_CUSTOM_TOOLS_DIR ?? "",
     enclosure: {
       image: process.env.ENCLAVE_IMAGE ?? "",
       memoryBytes: numberFromEnv("ENCLAVE_ENCLOSURE_MEMORY_BYTES", 2 * 1024 ** 3),

@@ -19,6 +19,9 @@ import { BUILTIN_TOOLS } from "./tools/builtin/index.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
+import { PendingActionStores } from "./pending/pending-action-store.js";
+import { AST_TOOLS } from "./tools/ast/index.js";
+import { loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
@@ -30,6 +33,7 @@ export class ControlPlane {
   readonly runs = new RunStore();
   readonly registry = new ToolRegistry();
   readonly gate = new ApprovalGate();
+  readonly pending = new PendingActionStores();
   readonly audit: AuditLog;
   readonly hostAgents: HostAgents;
   readonly placements: Placements;
@@ -45,11 +49,13 @@ export class ControlPlane {
     this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
     for (const tool of BUILTIN_TOOLS) this.registry.register(tool);
-    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements);
+    for (const tool of AST_TOOLS) this.registry.register(tool);
+    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run));
   }
 
   static async start(config: ControlPlaneConfig): Promise<ControlPlane> {
     const cp = new ControlPlane(config);
+    if (config.customToolsDir) await cp.loadCustomTools(config.customToolsDir);
     try {
       await cp.placements.recover();
     } catch (err) {
@@ -71,6 +77,18 @@ export class ControlPlane {
       );
     }
     return this.driver;
+  }
+
+  /** Registers every custom tool in the folder (see tools/custom/custom-tool-api.ts); returns their names. */
+  async loadCustomTools(dir: string): Promise<string[]> {
+    const tools = await loadCustomTools(dir);
+    for (const t of tools) this.registry.register(t);
+    return tools.map((t) => t.name);
+  }
+
+  /** "resolve" while the run has a staged change pending, else "". */
+  requiredNextTool(runId: string): string {
+    return this.pending.forRun(this.runs.get(runId))?.hasPending() ? "resolve" : "";
   }
 
   registerTool(tool: Tool): void {
@@ -147,6 +165,7 @@ export class ControlPlane {
   closeRun(id: string): void {
     this.runs.get(id);
     this.runs.close(id);
+    this.pending.drop(id);
   }
 
   listTools(runId: string): Tool[] {

@@ -20,4 +20,10 @@ export const LIMITS = {
   grpcMaxMessageBytes: 64 * 1024 * 1024,
   /** Audit events kept in memory for subscribers asking for history (the file keeps everything). */
   auditMemoryEvents: 10_000,
+  /** Deadline of a structural search or rewrite over a folder (parsing a large tree takes a while). */
+  astCallTimeoutMs: 10 * 60_000,
+  astDefaultMaxResults: 50,
+  astMaxResults: 10_000,
+  /** Characters of unified diff an ast_edit result shows (the staged change itself is complete). */
+  astPreviewChars: 20_000,
 } as const;
