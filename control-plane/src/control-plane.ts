@@ -137,6 +137,7 @@ export class ControlPlane {
     const conv = this.conversations.get(id);
     if (conv.enclosure) await this.placements.stop(id);
     await this.hostAgents.stop(id);
+    for (const r of this.runs.forConversation(id)) this.pending.drop(r.id);
     this.runs.closeConversation(id);
     this.conversations.delete(id);
     if (conv.ownsWorkspace) rmSync(conv.workspacePath, { recursive: true, force: true });
