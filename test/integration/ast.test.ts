@@ -213,6 +213,22 @@ function scenario(placement: "host" | "enclosure"): void {
     expect(readFileSync(join(workspace, "disc/a.dart"), "utf8")).toBe("void a() { old(1); }\n");
   });
 
+  it("shows plan surfaces ast_grep only, and refuses bad paths and languages clearly", async () => {
+    const plan = (await fx.client.openRun(conv, { surface: "plan" })).id;
+    const names = (await fx.client.listTools(plan)).tools.map((t) => t.name);
+    expect(names).toContain("ast_grep");
+    expect(names).not.toContain("ast_edit");
+    expect(names).not.toContain("resolve");
+    const escape = await call("ast_grep", { pattern: "f($X)", path: "../../etc", language: "bash" });
+    expect(escape.errorCode).toBe("outside_workspace");
+    const folder = await call("ast_grep", { pattern: "f($X)", path: "lib" });
+    expect(resultText(folder)).toMatch(/is a folder: give `language` \(one of dart, python/);
+    const unknown = await call("ast_grep", { pattern: "f($X)", path: "lib", language: "cobol" });
+    expect(resultText(unknown)).toMatch(/unknown language `cobol`/);
+    const missing = await call("ast_grep", { pattern: "f($X)", path: "nope.dart" });
+    expect(missing.errorCode).toBe("not_found");
+  });
+
   it("gives custom tools no store in a run without one", async () => {
     const bare = (await fx.client.openRun(conv, { resources: ["workspace"] })).id;
     const names = (await fx.client.listTools(bare)).tools.map((t) => t.name);
