@@ -111,6 +111,8 @@ export class AstEngine {
 
   /** Parses one file and returns its matches (source order), at most `limit`. */
   private async matchFile(grammar: GrammarSpec, compiled: CompiledPattern, source: string, limit: number): Promise<Match[]> {
+    // A file without one of the pattern's words cannot match: skip parsing it.
+    if (!compiled.requiredWords.every((w) => source.includes(w))) return [];
     const parser = await this.runtime.parser(grammar);
     const tree = parser.parse(source);
     if (!tree) return [];

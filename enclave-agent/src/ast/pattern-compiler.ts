@@ -21,6 +21,8 @@ export interface CompiledPattern {
   /** Node types the first root can match, for finding candidates fast; empty means any node. */
   rootType: string | null;
   metaNames: string[];
+  /** Words every match contains (the pattern's identifier and keyword leaves): a file lacking one is not parsed. */
+  requiredWords: string[];
 }
 
 const METAVAR = /\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)/g;
@@ -59,6 +61,13 @@ function toPatternNode(n: Node): PatternNode {
   const kids = significantChildren(n);
   if (kids.length === 0) return { kind: "leaf", type: n.type, text: n.text };
   return { kind: "node", type: n.type, children: kids.map(toPatternNode) };
+}
+
+/** Word-like leaf texts: each must appear verbatim in any code the pattern matches. */
+function leafWords(p: PatternNode): string[] {
+  if (p.kind === "meta") return [];
+  if (p.kind === "leaf") return /^\w+$/.test(p.text) ? [p.text] : [];
+  return p.children.flatMap(leafWords);
 }
 
 /** The nodes that span exactly [start, end): descend while one child covers it, then unwrap. */
@@ -159,6 +168,7 @@ export function compilePattern(parser: Parser, language: string, pattern: string
         roots,
         rootType: first && first.kind !== "meta" ? first.type : null,
         metaNames: names,
+        requiredWords: [...new Set(roots.flatMap(leafWords))],
       };
     } finally {
       tree.delete();
