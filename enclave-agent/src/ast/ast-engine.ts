@@ -11,7 +11,7 @@ import { type CompiledPattern, compilePattern } from "./pattern-compiler.js";
 import { fillTemplate, indentAt, templateNames } from "./rewrite-template.js";
 import { walkSources, type WalkResult } from "./source-walker.js";
 import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
-import { unifiedDiff } from "./line-diff.js";
+import { diffFromEdits, type TextEdit } from "./line-diff.js";
 
 export interface Target {
   grammar: GrammarSpec;
@@ -41,6 +41,7 @@ export interface FileRewrite {
   before: string;
   after: string;
   replacements: number;
+  edits: TextEdit[];
 }
 
 export interface RewriteOutcome {
@@ -163,21 +164,22 @@ export class AstEngine {
       if (!Buffer.from(source, "utf8").equals(raw)) {
         throw new AgentError("failed_precondition", `\`${f.rel}\` is not valid UTF-8, so it cannot be rewritten without changing other bytes; narrow \`path\` to leave it out`);
       }
+      const edits = matches.map((m) => ({ start: m.start, end: m.end, text: fillTemplate(req.rewrite, m.bindings as Bindings, indentAt(source, m.start)) }));
       let after = "";
       let at = 0;
-      for (const m of matches) {
-        after += source.slice(at, m.start) + fillTemplate(req.rewrite, m.bindings as Bindings, indentAt(source, m.start));
-        at = m.end;
+      for (const e of edits) {
+        after += source.slice(at, e.start) + e.text;
+        at = e.end;
       }
       after += source.slice(at);
       if (Buffer.byteLength(after) > LIMITS.writeMaxBytes) throw new AgentError("too_large", `the rewritten \`${f.rel}\` would be over ${LIMITS.writeMaxBytes} bytes`);
-      out.files.push({ path: f.rel, abs: f.abs, sha256: sha256(raw), before: source, after, replacements: matches.length });
+      out.files.push({ path: f.rel, abs: f.abs, sha256: sha256(raw), before: source, after, replacements: matches.length, edits });
     }
     return out;
   }
 
   diff(f: FileRewrite): string {
-    return unifiedDiff(f.path, f.before, f.after);
+    return diffFromEdits(f.path, f.before, f.edits);
   }
 }
 

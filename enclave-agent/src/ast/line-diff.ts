@@ -1,107 +1,120 @@
-// A unified diff of two texts (line-based, Myers' O(ND) algorithm), for previews of staged edits.
-export function unifiedDiff(path: string, before: string, after: string, context = 3): string {
-  const a = splitLines(before);
-  const b = splitLines(after);
-  const ops = diffLines(a, b);
-  const hunks: string[] = [];
-  let i = 0;
-  while (i < ops.length) {
-    if (ops[i]?.op === "=") {
-      i++;
-      continue;
-    }
-    // A hunk: back up `context` lines, run until `context*2` equal lines in a row or the end.
-    let start = i;
-    let back = 0;
-    while (start > 0 && back < context && ops[start - 1]?.op === "=") {
-      start--;
-      back++;
-    }
-    let end = i;
-    let equalRun = 0;
-    while (end < ops.length) {
-      if (ops[end]?.op === "=") {
-        equalRun++;
-        if (equalRun > context * 2) break;
-      } else equalRun = 0;
-      end++;
-    }
-    // Trim trailing context to `context` lines.
-    let trail = 0;
-    while (end > start && ops[end - 1]?.op === "=" && trail < equalRun) {
-      trail++;
-      end--;
-    }
-    end += Math.min(trail, context);
-    const slice = ops.slice(start, end);
-    const aStart = (slice[0]?.ai ?? 0) + 1;
-    const bStart = (slice[0]?.bi ?? 0) + 1;
-    const aLen = slice.filter((o) => o.op !== "+").length;
-    const bLen = slice.filter((o) => o.op !== "-").length;
-    hunks.push(`@@ -${aLen === 0 ? aStart - 1 : aStart},${aLen} +${bLen === 0 ? bStart - 1 : bStart},${bLen} @@`);
-    for (const o of slice) hunks.push(`${o.op === "=" ? " " : o.op}${o.line}`);
-    i = end;
+// A unified diff of a rewrite, built from the replacements themselves rather than by diffing the
+// two texts: linear in the file's size and bounded in memory however many edits a large file gets.
+// Lines touched by one replacement (or by neighbouring ones on shared lines) form a change block;
+// blocks closer than two contexts share a hunk.
+export interface TextEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+const NO_EOL = "\\ No newline at end of file";
+
+interface Block {
+  /** First and last old line (0-based, inclusive). */
+  a0: number;
+  a1: number;
+  newLines: string[];
+  /** The new text reaches the end of the file without a final newline. */
+  newNoEol: boolean;
+}
+
+function lineStartsOf(s: string): number[] {
+  const starts = [0];
+  for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+function lineOf(starts: number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= offset) lo = mid;
+    else hi = mid - 1;
   }
-  if (hunks.length === 0) return "";
-  return [`--- a/${path}`, `+++ b/${path}`, ...hunks].join("\n") + "\n";
+  return lo;
 }
 
-interface Op {
-  op: "=" | "-" | "+";
-  line: string;
-  ai: number;
-  bi: number;
-}
+export function diffFromEdits(path: string, before: string, edits: readonly TextEdit[], context = 3): string {
+  if (edits.length === 0) return "";
+  const starts = lineStartsOf(before);
+  const endsWithNewline = before.endsWith("\n");
+  // The last "line" after a final newline is empty and not a line of the file.
+  const lineCount = endsWithNewline ? starts.length - 1 : starts.length;
+  const lineText = (i: number): string => before.slice(starts[i], (starts[i + 1] ?? before.length + 1) - 1);
 
-function splitLines(s: string): string[] {
-  if (s === "") return [];
-  const lines = s.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
-function diffLines(a: string[], b: string[]): Op[] {
-  const n = a.length;
-  const m = b.length;
-  const max = n + m;
-  const v = new Map<number, number>([[1, 0]]);
-  const trace: Map<number, number>[] = [];
-  outer: for (let d = 0; d <= max; d++) {
-    trace.push(new Map(v));
-    for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && (v.get(k - 1) ?? 0) < (v.get(k + 1) ?? 0)) ? (v.get(k + 1) ?? 0) : (v.get(k - 1) ?? 0) + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
+  // Group edits by the old lines they touch. A block's region runs from its first line's start to
+  // past its last line's newline; when the new text would not end in a newline, the next old line
+  // joins the block (it is glued to the new text), possibly pulling in the next edits.
+  const sorted = [...edits].sort((x, y) => x.start - y.start);
+  const blocks: Block[] = [];
+  let k = 0;
+  while (k < sorted.length) {
+    const first = sorted[k] as TextEdit;
+    const a0 = lineOf(starts, first.start);
+    let a1 = a0;
+    const group: TextEdit[] = [];
+    let text = "";
+    for (;;) {
+      while (k < sorted.length && lineOf(starts, (sorted[k] as TextEdit).start) <= a1) {
+        const e = sorted[k] as TextEdit;
+        group.push(e);
+        a1 = Math.max(a1, e.end > e.start ? lineOf(starts, e.end - 1) : a1);
+        k++;
       }
-      v.set(k, x);
-      if (x >= n && y >= m) break outer;
-    }
-  }
-  const ops: Op[] = [];
-  let x = n;
-  let y = m;
-  for (let d = trace.length - 1; d >= 0; d--) {
-    const vd = trace[d] as Map<number, number>;
-    const k = x - y;
-    const prevK = k === -d || (k !== d && (vd.get(k - 1) ?? 0) < (vd.get(k + 1) ?? 0)) ? k + 1 : k - 1;
-    const prevX = vd.get(prevK) ?? 0;
-    const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) {
-      x--;
-      y--;
-      ops.push({ op: "=", line: a[x] as string, ai: x, bi: y });
-    }
-    if (d > 0) {
-      if (x === prevX) {
-        y--;
-        ops.push({ op: "+", line: b[y] as string, ai: x, bi: y });
-      } else {
-        x--;
-        ops.push({ op: "-", line: a[x] as string, ai: x, bi: y });
+      const from = starts[a0] as number;
+      const to = Math.max(starts[a1 + 1] ?? before.length, ...group.map((e) => e.end));
+      text = "";
+      let at = from;
+      for (const e of group) {
+        text += before.slice(at, e.start) + e.text;
+        at = e.end;
       }
+      text += before.slice(at, to);
+      const glued = text !== "" && !text.endsWith("\n") && to < before.length;
+      if (!glued) break;
+      a1 = lineOf(starts, to);
     }
+    const newLines = text === "" ? [] : text.split("\n");
+    if (text.endsWith("\n")) newLines.pop();
+    const reachesEnd = Math.max(starts[a1 + 1] ?? before.length, ...group.map((e) => e.end)) >= before.length;
+    blocks.push({ a0, a1: Math.min(a1, lineCount - 1), newLines, newNoEol: reachesEnd && text !== "" && !text.endsWith("\n") });
   }
-  return ops.reverse();
+
+  const out = [`--- a/${path}`, `+++ b/${path}`];
+  let delta = 0;
+  for (let i = 0; i < blocks.length; ) {
+    let j = i;
+    while (j + 1 < blocks.length && (blocks[j + 1] as Block).a0 - (blocks[j] as Block).a1 - 1 <= context * 2) j++;
+    const first = blocks[i] as Block;
+    const last = blocks[j] as Block;
+    const h0 = Math.max(0, first.a0 - context);
+    const h1 = Math.min(lineCount - 1, last.a1 + context);
+    const body: string[] = [];
+    let oldLen = 0;
+    let newLen = 0;
+    let line = h0;
+    let hunkDelta = 0;
+    for (let k = i; k <= j; k++) {
+      const b = blocks[k] as Block;
+      for (; line < b.a0; line++, oldLen++, newLen++) body.push(` ${lineText(line)}`);
+      for (; line <= b.a1; line++, oldLen++) {
+        body.push(`-${lineText(line)}`);
+        if (line === lineCount - 1 && !endsWithNewline) body.push(NO_EOL);
+      }
+      for (const l of b.newLines) body.push(`+${l}`);
+      if (b.newNoEol && b.newLines.length) body.push(NO_EOL);
+      newLen += b.newLines.length;
+      hunkDelta += b.newLines.length - (b.a1 - b.a0 + 1);
+    }
+    for (; line <= h1; line++, oldLen++, newLen++) {
+      body.push(` ${lineText(line)}`);
+      if (line === lineCount - 1 && !endsWithNewline) body.push(NO_EOL);
+    }
+    out.push(`@@ -${h0 + 1},${oldLen} +${h0 + 1 + delta},${newLen} @@`, ...body);
+    delta += hunkDelta;
+    i = j + 1;
+  }
+  return `${out.join("\n")}\n`;
 }
