@@ -1,6 +1,6 @@
 // The matcher and pattern compiler on real grammars (the wasm files `make build` puts in
 // dist/agent/grammars), through the engine the agent serves.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -118,9 +118,12 @@ describe("pattern matching", () => {
     put("tree/node_modules/e.py", "f(6)\n");
     put("tree/venv/g.py", "f(7)\n");
     writeFileSync(join(root, "tree/bin.py"), Buffer.from([0x66, 0x28, 0x38, 0x29, 0, 1, 2]));
+    put("tree/linked.py", "f(9)\n");
+    linkSync(join(root, "tree/linked.py"), join(root, "tree/hard.py"));
     const r = await find("tree", "f($N)", "python");
     expect(r.matches.map((m) => `${m.path}:${m.match.bindings.get("N")?.text}`)).toEqual(["tree/a.py:1", "tree/a.py:2", "tree/sub/b.py:3"]);
     expect(r.truncated).toBe(false);
+    expect(r.skipped).toMatchObject({ binary: 1, vendored: 2, hardLinked: 2 });
     const capped = await find("tree", "f($N)", "python", 2);
     expect(capped.matches).toHaveLength(2);
     expect(capped.truncated).toBe(true);

@@ -91,7 +91,7 @@ export class AstEngine {
     if (st.isFile()) {
       const grammar = this.grammar(language, rel, true);
       if (st.size > LIMITS.astMaxFileBytes) throw new AgentError("too_large", `\`${rel}\` is ${st.size} bytes, over the ${LIMITS.astMaxFileBytes}-byte limit for structural search`);
-      return { grammar, files: [{ abs, rel }], skipped: { vendored: 0, ignored: 0, binary: 0, tooLarge: 0 } };
+      return { grammar, files: [{ abs, rel }], skipped: { vendored: 0, ignored: 0, binary: 0, tooLarge: 0, hardLinked: 0 } };
     }
     if (!st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is neither a file nor a folder`);
     const grammar = this.grammar(language, rel, false);
@@ -172,6 +172,8 @@ export class AstEngine {
         at = e.end;
       }
       after += source.slice(at);
+      // Matches whose rewrite is the text already there change nothing.
+      if (after === source) continue;
       if (Buffer.byteLength(after) > LIMITS.writeMaxBytes) throw new AgentError("too_large", `the rewritten \`${f.rel}\` would be over ${LIMITS.writeMaxBytes} bytes`);
       out.files.push({ path: f.rel, abs: f.abs, sha256: sha256(raw), before: source, after, replacements: matches.length, edits });
     }

@@ -21,7 +21,7 @@ export interface SourceFile {
 
 export interface WalkResult {
   files: SourceFile[];
-  skipped: { vendored: number; ignored: number; binary: number; tooLarge: number };
+  skipped: { vendored: number; ignored: number; binary: number; tooLarge: number; hardLinked: number };
 }
 
 async function readRules(abs: string, base: string, name: string): Promise<IgnoreRule[]> {
@@ -44,7 +44,7 @@ export async function looksBinary(abs: string): Promise<boolean> {
 }
 
 export async function walkSources(paths: WorkspacePaths, startRel: string, extensions: readonly string[]): Promise<WalkResult> {
-  const result: WalkResult = { files: [], skipped: { vendored: 0, ignored: 0, binary: 0, tooLarge: 0 } };
+  const result: WalkResult = { files: [], skipped: { vendored: 0, ignored: 0, binary: 0, tooLarge: 0, hardLinked: 0 } };
   // Rules of the .gitignore files between the workspace root and the start folder apply too.
   let rules: IgnoreRule[] = [...(await readRules(join(paths.root, ".git", "info"), "", "exclude")), ...(await readRules(paths.root, "", ".gitignore"))];
   const parts = startRel === "." ? [] : startRel.split("/");
@@ -82,7 +82,12 @@ export async function walkSources(paths: WorkspacePaths, startRel: string, exten
           continue;
         }
         const full = join(abs, e.name);
-        const st = await fsp.stat(full);
+        const st = await fsp.lstat(full);
+        // As the path resolver does for reads: a hard link may share its inode with a file outside.
+        if (st.nlink > 1) {
+          result.skipped.hardLinked++;
+          continue;
+        }
         if (st.size > LIMITS.astMaxFileBytes) {
           result.skipped.tooLarge++;
           continue;

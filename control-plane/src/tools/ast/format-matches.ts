@@ -15,7 +15,20 @@ function indent(text: string): string {
 
 export function formatMatches(pattern: string, r: AstSearchResponse, maxResults: number): string {
   const files = new Set(r.matches.map((m) => m.path)).size;
-  const where = `${plural(r.filesSearched, `${r.language} file`)} searched; pattern read as ${r.context === "declaration" ? "a declaration" : `${/^[aeiou]/.test(r.context) ? "an" : "a"} ${r.context}`}`;
+  const sk = r.skipped;
+  const skipped = sk
+    ? [
+        sk.vendored ? plural(sk.vendored, "vendored folder") : "",
+        sk.ignored ? `${sk.ignored} .gitignored` : "",
+        sk.binary ? plural(sk.binary, "binary file") : "",
+        sk.tooLarge ? plural(sk.tooLarge, "file") + " over the size limit" : "",
+        sk.hardLinked ? plural(sk.hardLinked, "hard-linked file") : "",
+      ].filter(Boolean)
+    : [];
+  const where =
+    `${plural(r.filesSearched, `${r.language} file`)} searched` +
+    (skipped.length ? ` (skipped: ${skipped.join(", ")})` : "") +
+    `; pattern read as ${r.context === "declaration" ? "a declaration" : `${/^[aeiou]/.test(r.context) ? "an" : "a"} ${r.context}`}`;
   if (r.matches.length === 0) return `No matches for \`${pattern}\` (${where}).`;
   const lines = [`${plural(r.matches.length, "match", "matches")} in ${plural(files, "file")} (${where}):`];
   for (const m of r.matches) {

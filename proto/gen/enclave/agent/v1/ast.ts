@@ -52,6 +52,8 @@ export interface AstSkipped {
   ignored: number;
   binary: number;
   tooLarge: number;
+  /** Files with more than one name (hard links), which may be files outside the workspace. */
+  hardLinked: number;
 }
 
 export interface AstSearchResponse {
@@ -457,7 +459,7 @@ export const AstMatch: MessageFns<AstMatch> = {
 };
 
 function createBaseAstSkipped(): AstSkipped {
-  return { vendored: 0, ignored: 0, binary: 0, tooLarge: 0 };
+  return { vendored: 0, ignored: 0, binary: 0, tooLarge: 0, hardLinked: 0 };
 }
 
 export const AstSkipped: MessageFns<AstSkipped> = {
@@ -473,6 +475,9 @@ export const AstSkipped: MessageFns<AstSkipped> = {
     }
     if (message.tooLarge !== 0) {
       writer.uint32(32).int32(message.tooLarge);
+    }
+    if (message.hardLinked !== 0) {
+      writer.uint32(40).int32(message.hardLinked);
     }
     return writer;
   },
@@ -522,6 +527,14 @@ export const AstSkipped: MessageFns<AstSkipped> = {
             message.tooLarge = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.hardLinked = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -544,6 +557,11 @@ export const AstSkipped: MessageFns<AstSkipped> = {
         : isSet(object.too_large)
         ? globalThis.Number(object.too_large)
         : 0,
+      hardLinked: isSet(object.hardLinked)
+        ? globalThis.Number(object.hardLinked)
+        : isSet(object.hard_linked)
+        ? globalThis.Number(object.hard_linked)
+        : 0,
     };
   },
 
@@ -561,6 +579,9 @@ export const AstSkipped: MessageFns<AstSkipped> = {
     if (message.tooLarge !== 0) {
       obj.tooLarge = Math.round(message.tooLarge);
     }
+    if (message.hardLinked !== 0) {
+      obj.hardLinked = Math.round(message.hardLinked);
+    }
     return obj;
   },
 
@@ -573,6 +594,7 @@ export const AstSkipped: MessageFns<AstSkipped> = {
     message.ignored = object.ignored ?? 0;
     message.binary = object.binary ?? 0;
     message.tooLarge = object.tooLarge ?? 0;
+    message.hardLinked = object.hardLinked ?? 0;
     return message;
   },
 };
