@@ -109,6 +109,33 @@ describe("pattern matching", () => {
     }
   });
 
+  it("matches sibling sequences", async () => {
+    put("seq.js", "function f() {\n  a();\n  b();\n  c();\n}\nfunction g() {\n  a();\n  c();\n}\n");
+    const two = await find("seq.js", "a(); b();");
+    expect(two.matches.map((m) => m.text)).toEqual(["a();\n  b();"]);
+    const rest = await find("seq.js", "a(); $$$REST");
+    expect(rest.matches.map((m) => m.match.bindings.get("REST")?.text)).toEqual(["b();\n  c();", "c();"]);
+  });
+
+  it("handles the patterns people write first", async () => {
+    const cases: Array<[string, string, string, string[]]> = [
+      ["p1.js", "function foo(a, b) {\n  return a + b;\n}\nfunction bar() {}\n", "function $F($$$P) { $$$B }", ["foo", "bar"]],
+      ["p2.js", "console.log('a', 1);\nconsole.error(2);\nconsole.log();\n", "console.log($$$)", ["console.log('a', 1)", "console.log()"]],
+      ["p3.py", "def f(a, b=1):\n    return a\n\nclass K:\n    def g(self):\n        pass\n", "def $F($$$P): $$$B", ["f", "g"]],
+      ["p4.go", "package p\nfunc f() error {\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn nil\n}\n", "if err != nil { return $$$R }", ["nil, err"]],
+      ["p5.rs", "fn main() { let a = x.unwrap(); let b = y.unwrap_or(1); opt().unwrap(); }\n", "$X.unwrap()", ["x", "opt()"]],
+      ["p6.ts", "const a: number = 1;\nlet b: string = 's';\nconst c = 2;\n", "const $X: $T = $V", ["a"]],
+      ["P7.java", "class A { void m() { System.out.println(\"hi\"); System.err.println(1); } }\n", "System.out.println($A)", ["\"hi\""]],
+      ["p8.c", "void f(void) { char *p = malloc(10); free(p); q = malloc(n * 2); }\n", "malloc($N)", ["10", "n * 2"]],
+    ];
+    for (const [file, src, pattern, want] of cases) {
+      put(file, src);
+      const r = await find(file, pattern);
+      const first = (m: (typeof r.matches)[number]) => [...m.match.bindings.values()][0]?.text ?? m.text;
+      expect(r.matches.map(first), `${file}: ${pattern}`).toEqual(want);
+    }
+  });
+
   it("searches a folder honouring .gitignore, skipping vendored and binary files, and says when the cap cut the list", async () => {
     put("tree/.gitignore", "ignored/\n*.gen.py\n");
     put("tree/a.py", "f(1)\nf(2)\n");

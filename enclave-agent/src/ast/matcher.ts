@@ -66,6 +66,13 @@ export class Matcher {
     const p = ps[pi] as PatternNode;
     if (p.kind === "meta" && p.multi) {
       const at = ci < cs.length ? (cs[ci] as Node).startIndex : endAt;
+      // Last in the pattern: nothing after it anchors the run, so it takes every remaining named
+      // sibling (not trailing tokens such as a `;`).
+      if (pi === ps.length - 1) {
+        let end = cs.length;
+        while (end > ci && !(cs[end - 1] as Node).isNamed) end--;
+        return bind(b, p.name, runCapture(this.source, cs, ci, end, at));
+      }
       for (let k = ci; k <= cs.length; k++) {
         const trial = new Map(b);
         if (!bind(trial, p.name, runCapture(this.source, cs, ci, k, at))) continue;
@@ -110,8 +117,14 @@ export class Matcher {
     const siblings = kids(parent);
     const idx = siblings.findIndex((s) => s.startIndex === n.startIndex && s.endIndex === n.endIndex && s.type === n.type);
     if (idx < 0) return null;
-    // The sequence ends at the shortest run of siblings the pattern consumes.
-    for (let k = idx + 1; k <= siblings.length; k++) {
+    // The sequence ends at the shortest run of siblings the pattern consumes (the longest when it
+    // ends in a $$$ run, which takes what follows).
+    const lastRoot = roots[roots.length - 1];
+    const greedy = lastRoot?.kind === "meta" && lastRoot.multi;
+    const ends: number[] = [];
+    for (let k = idx + 1; k <= siblings.length; k++) ends.push(k);
+    if (greedy) ends.reverse();
+    for (const k of ends) {
       const trial: Bindings = new Map();
       const run = siblings.slice(idx, k);
       if (this.list(roots, 0, run, 0, trial, (siblings[k - 1] as Node).endIndex) && this.consumesAll(roots, run)) {
