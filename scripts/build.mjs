@@ -26,3 +26,4 @@ await build({
 copyFileSync(join(root, "enclave-agent", "supervise.sh"), join(outDir, "supervise.sh"));
 chmodSync(join(outDir, "supervise.sh"), 0o755);
 console.log("built dist/ and dist/agent/enclave-agent.mjs");
+await import("./build-grammars.mjs");

@@ -24,6 +24,8 @@ export interface ControlPlaneConfig {
   /** How long a question or permission card waits when the run sets no timeout. */
   questionTimeoutMs: number;
   vibe: VibeConfig;
+  /** Folder of custom tool modules loaded at start (ENCLAVE_CUSTOM_TOOLS_DIR); empty for none. */
+  customToolsDir: string;
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -47,6 +49,7 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
     dataDir: resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data")),
     listen: overrides.listen ?? process.env.ENCLAVE_LISTEN ?? DEFAULT_LISTEN,
     agentBundleDir: process.env.ENCLAVE_AGENT_BUNDLE ?? agentBundleDir,
+    customToolsDir: process.env.ENCLAVE_CUSTOM_TOOLS_DIR ?? "",
     enclosure: {
       image: process.env.ENCLAVE_IMAGE ?? "",
       memoryBytes: numberFromEnv("ENCLAVE_ENCLOSURE_MEMORY_BYTES", 2 * 1024 ** 3),

@@ -28,6 +28,9 @@ import { CommandHost } from "./vibe/command-host.js";
 import { vibeTools } from "./vibe/tools/index.js";
 import { VibeRoster } from "./vibe/vibe-roster.js";
 import { workerAuditEvent } from "./vibe/worker-audit.js";
+import { PendingActionStores } from "./pending/pending-action-store.js";
+import { AST_TOOLS } from "./tools/ast/index.js";
+import { loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
@@ -39,6 +42,7 @@ export class ControlPlane {
   readonly runs = new RunStore();
   readonly registry = new ToolRegistry();
   readonly gate = new ApprovalGate();
+  readonly pending = new PendingActionStores();
   readonly audit: AuditLog;
   readonly hostAgents: HostAgents;
   readonly placements: Placements;
@@ -61,11 +65,13 @@ export class ControlPlane {
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
     this.vibe = new VibeRoster(new CommandHost(config.vibe), (w) => this.audit.record(workerAuditEvent(w)));
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
-    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements);
+    for (const tool of AST_TOOLS) this.registry.register(tool);
+    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run));
   }
 
   static async start(config: ControlPlaneConfig): Promise<ControlPlane> {
     const cp = new ControlPlane(config);
+    if (config.customToolsDir) await cp.loadCustomTools(config.customToolsDir);
     try {
       await cp.placements.recover();
     } catch (err) {
@@ -87,6 +93,18 @@ export class ControlPlane {
       );
     }
     return this.driver;
+  }
+
+  /** Registers every custom tool in the folder (see tools/custom/custom-tool-api.ts); returns their names. */
+  async loadCustomTools(dir: string): Promise<string[]> {
+    const tools = await loadCustomTools(dir);
+    for (const t of tools) this.registry.register(t);
+    return tools.map((t) => t.name);
+  }
+
+  /** "resolve" while the run has a staged change pending, else "". */
+  requiredNextTool(runId: string): string {
+    return this.pending.forRun(this.runs.get(runId))?.hasPending() ? "resolve" : "";
   }
 
   registerTool(tool: Tool): void {
@@ -138,6 +156,7 @@ export class ControlPlane {
     for (const r of this.runs.forConversation(id)) this.questions.cancelRun(r.id);
     this.questions.forget(id);
     await this.vibe.forget(id);
+    for (const r of this.runs.forConversation(id)) this.pending.drop(r.id);
     this.runs.closeConversation(id);
     this.conversations.delete(id);
     if (conv.ownsWorkspace) rmSync(conv.workspacePath, { recursive: true, force: true });
@@ -185,6 +204,7 @@ export class ControlPlane {
     this.runs.get(id);
     this.runs.close(id);
     this.questions.cancelRun(id);
+    this.pending.drop(id);
   }
 
   setVibeMode(runId: string, enabled: boolean): Run {

@@ -43,4 +43,10 @@ export const LIMITS = {
   vibeWorkerDefaultTimeoutSeconds: 3600,
   /** Grace between SIGTERM and SIGKILL when a worker's process group is killed. */
   vibeKillGraceMs: 2_000,
+  /** Deadline of a structural search or rewrite over a folder (parsing a large tree takes a while). */
+  astCallTimeoutMs: 10 * 60_000,
+  astDefaultMaxResults: 50,
+  astMaxResults: 10_000,
+  /** Characters of unified diff an ast_edit result shows (the staged change itself is complete). */
+  astPreviewChars: 20_000,
 } as const;

@@ -4,6 +4,7 @@ import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { Server, ServerCredentials } from "@grpc/grpc-js";
 import { ArchiveService } from "../../proto/gen/enclave/agent/v1/archive.js";
+import { AstService } from "../../proto/gen/enclave/agent/v1/ast.js";
 import { FilesService } from "../../proto/gen/enclave/agent/v1/files.js";
 import { AgentInfoService } from "../../proto/gen/enclave/agent/v1/info.js";
 import { ProcessService } from "../../proto/gen/enclave/agent/v1/process.js";
@@ -13,6 +14,9 @@ import { WorkspacePaths } from "./fs/workspace-paths.js";
 import { processService } from "./exec/exec-service.js";
 import { infoService } from "./info/info-service.js";
 import { LIMITS } from "./limits.js";
+import { AstEngine } from "./ast/ast-engine.js";
+import { astService } from "./ast/ast-service.js";
+import { recoverJournals } from "./ast/apply-journal.js";
 
 export interface AgentOptions {
   socketPath: string;
@@ -44,6 +48,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   server.addService(FilesService, filesService(paths));
   server.addService(ArchiveService, archiveService(paths));
   server.addService(ProcessService, processService(paths));
+  // An apply a crash interrupted is finished (or undone) before anything else reads the files.
+  for (const line of await recoverJournals(paths.root)) process.stderr.write(`enclave-agent: ${line}\n`);
+  server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir)));
 
   mkdirSync(dirname(opts.socketPath), { recursive: true });
   removeStaleSocket(opts.socketPath);

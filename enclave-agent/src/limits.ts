@@ -19,4 +19,10 @@ export const LIMITS = {
   archiveChunkBytes: 256 * 1024,
   archiveMaxEntryBytes: 512 * 1024 * 1024,
   symlinkDepth: 40,
+  /** Structural search: largest file parsed, default and hard cap on matches returned. */
+  astMaxFileBytes: 32 * 1024 * 1024,
+  astDefaultMaxResults: 50,
+  astMaxResults: 10_000,
+  /** Characters of unified diff an ast_edit preview carries. */
+  astPreviewChars: 64 * 1024,
 } as const;

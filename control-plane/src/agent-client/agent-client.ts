@@ -13,6 +13,15 @@ import {
 } from "@grpc/grpc-js";
 import { type ArchiveChunk, ArchiveClient } from "../../../proto/gen/enclave/agent/v1/archive.js";
 import {
+  type ApplyEditsRequest,
+  type ApplyEditsResponse,
+  type AstRewriteRequest,
+  type AstRewriteResponse,
+  type AstSearchRequest,
+  type AstSearchResponse,
+  AstClient,
+} from "../../../proto/gen/enclave/agent/v1/ast.js";
+import {
   type ApplyPatchRequest,
   type ApplyPatchResponse,
   type EditFileRequest,
@@ -50,6 +59,7 @@ export class AgentClient {
   readonly files: FilesClient;
   readonly archive: ArchiveClient;
   readonly process: ProcessClient;
+  readonly ast: AstClient;
 
   constructor(
     readonly socketPath: string,
@@ -63,6 +73,7 @@ export class AgentClient {
     this.files = new FilesClient(address, creds, shared);
     this.archive = new ArchiveClient(address, creds, shared);
     this.process = new ProcessClient(address, creds, shared);
+    this.ast = new AstClient(address, creds, shared);
   }
 
   get connected(): boolean {
@@ -73,6 +84,7 @@ export class AgentClient {
     this.files.close();
     this.archive.close();
     this.process.close();
+    this.ast.close();
     this.info.close();
   }
 
@@ -132,6 +144,18 @@ export class AgentClient {
 
   stat(req: StatRequest): Promise<StatResponse> {
     return this.unary((cb) => this.files.stat(req, new Metadata(), this.options(), cb));
+  }
+
+  astSearch(req: AstSearchRequest): Promise<AstSearchResponse> {
+    return this.unary((cb) => this.ast.search(req, new Metadata(), this.options(LIMITS.astCallTimeoutMs), cb));
+  }
+
+  astRewrite(req: AstRewriteRequest): Promise<AstRewriteResponse> {
+    return this.unary((cb) => this.ast.rewrite(req, new Metadata(), this.options(LIMITS.astCallTimeoutMs), cb));
+  }
+
+  applyEdits(req: ApplyEditsRequest): Promise<ApplyEditsResponse> {
+    return this.unary((cb) => this.ast.applyEdits(req, new Metadata(), this.options(), cb));
   }
 
   archiveOut(path: string): ClientReadableStream<ArchiveChunk> {

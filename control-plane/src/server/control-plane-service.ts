@@ -139,7 +139,7 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
         resource: t.resource,
         parallelSafe: t.parallelSafe,
       })),
-      requiredNextTool: "",
+      requiredNextTool: cp.requiredNextTool(req.runId),
     })),
     callTool(call: ServerWritableStream<CallToolRequest, ToolEvent>): void {
       const abort = new AbortController();

@@ -7,6 +7,7 @@ import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentEndpoint } from "../placement/agent-endpoint.js";
 import type { Run } from "../runs/run-store.js";
+import type { PendingActionStore } from "../pending/pending-action-store.js";
 import { formatArgumentErrors } from "./argument-errors.js";
 import type { CallOrigin, ContentPart, Tool, ToolStreamEvent } from "./tool.js";
 import type { ToolRegistry } from "./tool-registry.js";
@@ -54,12 +55,24 @@ function parseArguments(tool: Tool, json: string, notUtf8: boolean): unknown {
   return value;
 }
 
+/** While a change is staged, only read tools, staging tools and resolve run: resolve comes first. */
+function refuseWhilePending(tool: Tool, pending: PendingActionStore | undefined): void {
+  if (!pending?.hasPending() || tool.tier === "read" || tool.stagesOnly || tool.name === "resolve") return;
+  const top = pending.peek();
+  throw new EnclaveError(
+    "failed_precondition",
+    `\`${tool.name}\` is refused while a staged change is pending (${top?.id}: ${top?.label}). ` +
+      `Call \`resolve\` first (action "apply" or "discard"), then call \`${tool.name}\` again.`,
+  );
+}
+
 export class ToolDispatcher {
   constructor(
     private readonly registry: ToolRegistry,
     private readonly gate: ApprovalGate,
     private readonly audit: AuditLog,
     private readonly placements: PlacementPort,
+    private readonly pendingFor: (run: Run) => PendingActionStore | undefined = () => undefined,
   ) {}
 
   async call(req: CallRequest): Promise<CallResult> {
@@ -73,12 +86,15 @@ export class ToolDispatcher {
       args = parseArguments(tool, req.argumentsJson, req.notUtf8 ?? false);
       const checked = tool.validate(args);
       if (!checked.ok) throw new EnclaveError("invalid_arguments", formatArgumentErrors(tool.name, checked.error));
+      const pending = this.pendingFor(req.run);
+      refuseWhilePending(tool, pending);
       await this.gate.check({ run: req.run, tool, args: checked.args }, signal);
       const output = await tool.invoke(checked.args, {
         run: req.run,
         origin: req.origin,
         signal,
         emit: req.emit ?? (() => undefined),
+        ...(pending ? { pending } : {}),
         agent: async () => {
           const ep = await this.placements.endpoint(req.run.conversationId);
           placement = ep.where;

@@ -2,6 +2,7 @@
 // defined with defineTool so the handler gets typed, validated arguments.
 import { z } from "zod";
 import type { AgentEndpoint } from "../placement/agent-endpoint.js";
+import type { PendingActionStore } from "../pending/pending-action-store.js";
 import type { ResourceKind, Run } from "../runs/run-store.js";
 
 export type Tier = "read" | "write" | "exec";
@@ -24,6 +25,8 @@ export interface ToolContext {
   agent(): Promise<AgentEndpoint>;
   emit(event: ToolStreamEvent): void;
   signal: AbortSignal;
+  /** The run's pending-action stack, when the run has one (the ast resource). */
+  pending?: PendingActionStore;
 }
 
 export interface Tool {
@@ -33,6 +36,8 @@ export interface Tool {
   description: string;
   parallelSafe: boolean;
   inputSchema: Record<string, unknown>;
+  /** Writes nothing itself, only stages pending actions: allowed while others are pending. */
+  stagesOnly?: boolean;
   validate(raw: unknown): { ok: true; args: unknown } | { ok: false; error: z.ZodError };
   invoke(args: unknown, ctx: ToolContext): Promise<ToolOutput>;
 }
@@ -43,6 +48,7 @@ export interface ToolSpec<S extends z.ZodType> {
   resource: ResourceKind;
   description: string;
   parallelSafe?: boolean;
+  stagesOnly?: boolean;
   args: S;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
 }
@@ -55,6 +61,7 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
     description: spec.description,
     parallelSafe: spec.parallelSafe ?? spec.tier === "read",
     inputSchema: z.toJSONSchema(spec.args) as Record<string, unknown>,
+    stagesOnly: spec.stagesOnly ?? false,
     validate(raw) {
       const r = spec.args.safeParse(raw);
       return r.success ? { ok: true, args: r.data } : { ok: false, error: r.error };

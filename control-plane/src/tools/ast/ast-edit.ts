@@ -1,0 +1,65 @@
+// ast_edit (tier write, stages only): the ast_grep matching plus a rewrite template. Writes nothing:
+// the replacements, with the hash of every touched file, become a pending action that resolve
+// applies (all files or none) or discards.
+import { z } from "zod";
+import type { AstFileEdit } from "../../../../proto/gen/enclave/agent/v1/ast.js";
+import { EnclaveError } from "../../errors.js";
+import { LIMITS } from "../../limits.js";
+import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
+import { defineTool, text } from "../tool.js";
+
+function plural(n: number, one: string): string {
+  return `${n} ${one}${n === 1 ? "" : "s"}`;
+}
+
+async function applyStaged(agent: () => Promise<AgentEndpoint>, id: string, files: AstFileEdit[]): Promise<string> {
+  const { client } = await agent();
+  const r = await client.applyEdits({ files: files.map((f) => ({ path: f.path, expectedSha256: f.sha256, content: f.newContent })) });
+  if (!r.applied) {
+    throw new EnclaveError(
+      "failed_precondition",
+      `refused ${id}: ${plural(r.diverged.length, "file")} changed since the edit was staged (${r.diverged.join(", ")}); ` +
+        `nothing was written, in any file. Run ast_edit again on the current files.`,
+    );
+  }
+  const total = files.reduce((n, f) => n + f.replacements, 0);
+  return `Applied ${id}: ${plural(total, "replacement")} in ${plural(files.length, "file")} (${files.map((f) => f.path).join(", ")}).`;
+}
+
+export const astEditTool = defineTool({
+  name: "ast_edit",
+  tier: "write",
+  resource: "ast",
+  stagesOnly: true,
+  description:
+    "Structural rewrite, staged: the ast_grep pattern plus a `rewrite` template in which $NAME and $$$NAME are replaced by what they matched. " +
+    "Nothing is written: the result shows a diff and an edit_id; call `resolve` with it to apply (every file, or none if any changed meanwhile) or discard.",
+  args: z.strictObject({
+    pattern: z.string().min(1).describe("code with $METAVARIABLES"),
+    rewrite: z.string().describe("replacement with the pattern's $METAVARIABLES"),
+    path: z.string().optional().describe("file or folder relative to the workspace root (default: the whole workspace)"),
+    language: z.string().optional().describe("grammar id; required for a folder, inferred for a file"),
+  }),
+  async run(args, ctx) {
+    const store = ctx.pending;
+    if (!store) throw new EnclaveError("failed_precondition", "ast_edit needs the run's pending-action store (the ast resource); open the run with it");
+    const { client } = await ctx.agent();
+    const r = await client.astRewrite({ pattern: args.pattern, rewrite: args.rewrite, path: args.path ?? "", language: args.language ?? "" });
+    if (r.files.length === 0) return text(`No matches for \`${args.pattern}\` in ${plural(r.filesSearched, `${r.language} file`)}; nothing was staged.`);
+    const total = r.files.reduce((n, f) => n + f.replacements, 0);
+    const agent = ctx.agent;
+    const files = r.files;
+    const action = store.push({
+      label: `ast_edit: \`${args.pattern}\` → \`${args.rewrite}\` (${plural(total, "replacement")} in ${plural(files.length, "file")})`,
+      sourceToolName: "ast_edit",
+      details: files.map((f) => f.path).join("\n"),
+      apply: () => applyStaged(agent, action.id, files),
+    });
+    let diff = files.map((f) => f.diff).join("");
+    if (diff.length > LIMITS.astPreviewChars) diff = `${diff.slice(0, LIMITS.astPreviewChars)}\n[preview cut at ${LIMITS.astPreviewChars} characters; the staged change is complete]\n`;
+    return text(
+      `(proposed) ${plural(total, "replacement")} in ${plural(files.length, "file")} … call resolve with edit_id "${action.id}" ` +
+        `(action "apply" writes them all, or none if a file changed meanwhile; "discard" drops them). Nothing is written yet.\n\n${diff}`,
+    );
+  },
+});

@@ -1,0 +1,40 @@
+// How ast_grep shows its matches to a model: a header, then each match as `path:lines`, its source
+// indented, and its bindings.
+import type { AstSearchResponse } from "../../../../proto/gen/enclave/agent/v1/ast.js";
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n");
+}
+
+export function formatMatches(pattern: string, r: AstSearchResponse, maxResults: number): string {
+  const files = new Set(r.matches.map((m) => m.path)).size;
+  const sk = r.skipped;
+  const skipped = sk
+    ? [
+        sk.vendored ? plural(sk.vendored, "vendored folder") : "",
+        sk.ignored ? `${sk.ignored} .gitignored` : "",
+        sk.binary ? plural(sk.binary, "binary file") : "",
+        sk.tooLarge ? plural(sk.tooLarge, "file") + " over the size limit" : "",
+        sk.hardLinked ? plural(sk.hardLinked, "hard-linked file") : "",
+      ].filter(Boolean)
+    : [];
+  const where =
+    `${plural(r.filesSearched, `${r.language} file`)} searched` +
+    (skipped.length ? ` (skipped: ${skipped.join(", ")})` : "") +
+    `; pattern read as ${r.context === "declaration" ? "a declaration" : `${/^[aeiou]/.test(r.context) ? "an" : "a"} ${r.context}`}`;
+  if (r.matches.length === 0) return `No matches for \`${pattern}\` (${where}).`;
+  const lines = [`${plural(r.matches.length, "match", "matches")} in ${plural(files, "file")} (${where}):`];
+  for (const m of r.matches) {
+    lines.push("", `${m.path}:${m.startLine === m.endLine ? m.startLine : `${m.startLine}-${m.endLine}`}`, indent(m.text));
+    for (const b of m.bindings) lines.push(`  $${b.name} = ${b.text.includes("\n") ? JSON.stringify(b.text) : b.text}`);
+  }
+  if (r.truncated) lines.push("", `[the list stops at max_results=${maxResults}; more matches exist: raise max_results or narrow path]`);
+  return lines.join("\n");
+}

@@ -1,0 +1,49 @@
+// resolve (tier write): applies or discards a pending action: the one named by edit_id, or the most
+// recent (LIFO).
+import { z } from "zod";
+import { asEnclaveError, EnclaveError } from "../../errors.js";
+import { defineTool, text } from "../tool.js";
+
+export const NO_PENDING_ACTION = "No pending action to resolve. Nothing to apply or discard.";
+
+export const resolveTool = defineTool({
+  name: "resolve",
+  tier: "write",
+  resource: "ast",
+  description:
+    "Apply or discard a staged change (from ast_edit or a custom tool). Without edit_id, the most recent one is resolved first (a stack). " +
+    "`apply` (or `accept`) carries it out; `discard` drops it. `reason` is recorded.",
+  args: z.strictObject({
+    edit_id: z.string().optional().describe('the id a staging tool gave, e.g. "edit_1" (default: the most recent)'),
+    action: z.enum(["apply", "accept", "discard"]),
+    reason: z.string().describe("why (informational)"),
+  }),
+  async run(args, ctx) {
+    const store = ctx.pending;
+    if (!store || !store.hasPending()) throw new EnclaveError("failed_precondition", NO_PENDING_ACTION);
+    const action = args.edit_id === undefined ? store.peek() : store.lookup(args.edit_id);
+    if (!action) {
+      const pending = store.list().map((a) => `${a.id} (${a.label})`);
+      throw new EnclaveError("not_found", `no pending action \`${args.edit_id}\`; pending, most recent first: ${pending.join(", ")}`);
+    }
+    ctx.emit({ kind: "progress", text: `${args.action === "discard" ? "discarding" : "applying"} ${action.id}: ${action.label}` });
+    if (args.action === "discard") {
+      store.pop(action.id);
+      return text(action.reject ? String(await action.reject(args.reason)) : "Discarded");
+    }
+    try {
+      const result = String(await action.apply(args.reason));
+      store.pop(action.id);
+      return text(result);
+    } catch (thrown) {
+      const err = asEnclaveError(thrown);
+      // A refused change can never apply as staged: drop it. Anything else (an agent that went away)
+      // may pass on a second try, so the action stays pending.
+      if (err.code === "failed_precondition" || err.code === "failed") {
+        store.pop(action.id);
+        throw new EnclaveError(err.code, `${err.message} (${action.id} is dropped)`);
+      }
+      throw new EnclaveError(err.code, `${err.message} (${action.id} is still pending: resolve it again, or discard it)`);
+    }
+  },
+});

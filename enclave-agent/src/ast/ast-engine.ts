@@ -1,0 +1,207 @@
+// Structural search and rewrite over workspace files: resolves the path and language, compiles the
+// pattern (cached), parses each file with the language's grammar and runs the matcher.
+import { createHash } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import { AgentError, asAgentError } from "../errors.js";
+import type { WorkspacePaths } from "../fs/workspace-paths.js";
+import { LIMITS } from "../limits.js";
+import { GRAMMARS, grammarById, grammarForPath, type GrammarSpec } from "./grammar-registry.js";
+import { type Bindings, type Match, Matcher } from "./matcher.js";
+import { type CompiledPattern, compilePattern } from "./pattern-compiler.js";
+import { fillTemplate, indentAt, templateNames } from "./rewrite-template.js";
+import { walkSources, type WalkResult } from "./source-walker.js";
+import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
+import { diffFromEdits, type TextEdit } from "./line-diff.js";
+
+export interface Target {
+  grammar: GrammarSpec;
+  files: { abs: string; rel: string }[];
+  skipped: WalkResult["skipped"];
+}
+
+export interface FoundMatch {
+  path: string;
+  match: Match;
+  text: string;
+}
+
+export interface SearchOutcome {
+  language: string;
+  context: string;
+  matches: FoundMatch[];
+  truncated: boolean;
+  filesSearched: number;
+  skipped: WalkResult["skipped"];
+}
+
+export interface FileRewrite {
+  path: string;
+  abs: string;
+  sha256: string;
+  before: string;
+  after: string;
+  replacements: number;
+  edits: TextEdit[];
+}
+
+export interface RewriteOutcome {
+  language: string;
+  context: string;
+  files: FileRewrite[];
+  filesSearched: number;
+}
+
+export function sha256(data: Buffer | string): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+const languageList = GRAMMARS.map((g) => g.id).join(", ");
+
+export class AstEngine {
+  readonly runtime: TreeSitterRuntime;
+  private readonly patterns = new Map<string, CompiledPattern>();
+
+  constructor(
+    private readonly paths: WorkspacePaths,
+    grammarDir: string,
+  ) {
+    this.runtime = new TreeSitterRuntime(grammarDir);
+  }
+
+  private grammar(language: string, path: string, isFile: boolean): GrammarSpec {
+    if (language) {
+      const g = grammarById(language.toLowerCase());
+      if (!g) throw new AgentError("invalid_argument", `unknown language \`${language}\`; bundled grammars: ${languageList}`);
+      return g;
+    }
+    if (!isFile) throw new AgentError("invalid_argument", `\`${path || "."}\` is a folder: give \`language\` (one of ${languageList}) to say which files to search`);
+    const g = grammarForPath(path);
+    if (!g) throw new AgentError("invalid_argument", `cannot tell the language of \`${path}\` from its extension; give \`language\` (one of ${languageList})`);
+    return g;
+  }
+
+  async targets(path: string, language: string): Promise<Target> {
+    const { abs, rel } = this.paths.resolve(path, "read");
+    let st;
+    try {
+      st = await fsp.stat(abs);
+    } catch (err) {
+      throw asAgentError(err, path || ".");
+    }
+    if (st.isFile()) {
+      const grammar = this.grammar(language, rel, true);
+      if (st.size > LIMITS.astMaxFileBytes) throw new AgentError("too_large", `\`${rel}\` is ${st.size} bytes, over the ${LIMITS.astMaxFileBytes}-byte limit for structural search`);
+      return { grammar, files: [{ abs, rel }], skipped: { vendored: 0, ignored: 0, binary: 0, tooLarge: 0, hardLinked: 0 } };
+    }
+    if (!st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is neither a file nor a folder`);
+    const grammar = this.grammar(language, rel, false);
+    const walked = await walkSources(this.paths, rel, grammar.extensions);
+    return { grammar, files: walked.files, skipped: walked.skipped };
+  }
+
+  async compile(grammar: GrammarSpec, pattern: string): Promise<CompiledPattern> {
+    const key = `${grammar.id}\0${pattern}`;
+    let compiled = this.patterns.get(key);
+    if (!compiled) {
+      compiled = compilePattern(await this.runtime.parser(grammar), grammar.id, pattern);
+      if (this.patterns.size > 256) this.patterns.clear();
+      this.patterns.set(key, compiled);
+    }
+    return compiled;
+  }
+
+  /** Parses one file and returns its matches (source order), at most `limit`. */
+  private async matchFile(grammar: GrammarSpec, compiled: CompiledPattern, source: string, limit: number): Promise<Match[]> {
+    // A file without one of the pattern's words cannot match: skip parsing it.
+    if (!compiled.requiredWords.every((w) => source.includes(w))) return [];
+    const parser = await this.runtime.parser(grammar);
+    const tree = parser.parse(source);
+    if (!tree) return [];
+    try {
+      return new Matcher(compiled, source).findAll(tree, limit);
+    } finally {
+      tree.delete();
+    }
+  }
+
+  async search(req: { pattern: string; path: string; language: string; maxResults: number }): Promise<SearchOutcome> {
+    const target = await this.targets(req.path, req.language);
+    const compiled = await this.compile(target.grammar, req.pattern);
+    const max = Math.min(req.maxResults > 0 ? req.maxResults : LIMITS.astDefaultMaxResults, LIMITS.astMaxResults);
+    const out: SearchOutcome = { language: target.grammar.id, context: compiled.context, matches: [], truncated: false, filesSearched: 0, skipped: target.skipped };
+    for (const f of target.files) {
+      const source = await readText(f.abs, f.rel);
+      out.filesSearched++;
+      // One more than the cap, to know whether the cap cut the list.
+      const found = await this.matchFile(target.grammar, compiled, source, max + 1 - out.matches.length);
+      for (const m of found) out.matches.push({ path: f.rel, match: m, text: source.slice(m.start, m.end) });
+      if (out.matches.length > max) {
+        out.matches.length = max;
+        out.truncated = true;
+        break;
+      }
+    }
+    return out;
+  }
+
+  async rewrite(req: { pattern: string; rewrite: string; path: string; language: string }): Promise<RewriteOutcome> {
+    const target = await this.targets(req.path, req.language);
+    const compiled = await this.compile(target.grammar, req.pattern);
+    const unknown = templateNames(req.rewrite).filter((n) => !compiled.metaNames.includes(n));
+    if (unknown.length) {
+      throw new AgentError(
+        "invalid_argument",
+        `the rewrite uses ${unknown.map((n) => `$${n}`).join(", ")}, which the pattern does not bind (it binds ${compiled.metaNames.map((n) => `$${n}`).join(", ") || "nothing"})`,
+      );
+    }
+    const out: RewriteOutcome = { language: target.grammar.id, context: compiled.context, files: [], filesSearched: 0 };
+    for (const f of target.files) {
+      const raw = await fsp.readFile(f.abs);
+      const source = raw.toString("utf8");
+      out.filesSearched++;
+      const matches = outermost(await this.matchFile(target.grammar, compiled, source, Infinity));
+      if (matches.length === 0) continue;
+      if (!Buffer.from(source, "utf8").equals(raw)) {
+        throw new AgentError("failed_precondition", `\`${f.rel}\` is not valid UTF-8, so it cannot be rewritten without changing other bytes; narrow \`path\` to leave it out`);
+      }
+      const edits = matches.map((m) => ({ start: m.start, end: m.end, text: fillTemplate(req.rewrite, m.bindings as Bindings, indentAt(source, m.start)) }));
+      let after = "";
+      let at = 0;
+      for (const e of edits) {
+        after += source.slice(at, e.start) + e.text;
+        at = e.end;
+      }
+      after += source.slice(at);
+      // Matches whose rewrite is the text already there change nothing.
+      if (after === source) continue;
+      if (Buffer.byteLength(after) > LIMITS.writeMaxBytes) throw new AgentError("too_large", `the rewritten \`${f.rel}\` would be over ${LIMITS.writeMaxBytes} bytes`);
+      out.files.push({ path: f.rel, abs: f.abs, sha256: sha256(raw), before: source, after, replacements: matches.length, edits });
+    }
+    return out;
+  }
+
+  diff(f: FileRewrite): string {
+    return diffFromEdits(f.path, f.before, f.edits);
+  }
+}
+
+/** Nested matches cannot both be replaced: keep the outer (earlier-starting) one. */
+function outermost(matches: Match[]): Match[] {
+  const sorted = [...matches].sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: Match[] = [];
+  let end = -1;
+  for (const m of sorted) {
+    if (m.start < end) continue;
+    out.push(m);
+    end = m.end;
+  }
+  return out;
+}
+
+async function readText(abs: string, rel: string): Promise<string> {
+  try {
+    return await fsp.readFile(abs, "utf8");
+  } catch (err) {
+    throw asAgentError(err, rel);
+  }
+}

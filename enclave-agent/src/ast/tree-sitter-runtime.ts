@@ -1,0 +1,73 @@
+// web-tree-sitter, initialised once, with one Language per grammar id loaded on first use from the
+// agent's grammar folder. The runtime's own wasm is shipped beside the agent bundle (or found in
+// node_modules when running from sources).
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { Language, Parser } from "web-tree-sitter";
+import { AgentError } from "../errors.js";
+import { GRAMMARS, type GrammarSpec, RUNTIME_WASM } from "./grammar-registry.js";
+
+let init: Promise<void> | undefined;
+
+function runtimeWasm(grammarDir: string): string {
+  const beside = join(dirname(grammarDir), RUNTIME_WASM);
+  if (existsSync(beside)) return beside;
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve("web-tree-sitter")), RUNTIME_WASM);
+  } catch {
+    return beside;
+  }
+}
+
+export class TreeSitterRuntime {
+  private readonly languages = new Map<string, Promise<Language>>();
+  private readonly parsers = new Map<string, Parser>();
+
+  constructor(readonly grammarDir: string) {}
+
+  private ready(): Promise<void> {
+    const wasm = runtimeWasm(this.grammarDir);
+    init ??= Parser.init({ locateFile: () => wasm }).catch((err: unknown) => {
+      init = undefined;
+      throw new AgentError("unavailable", `the tree-sitter runtime (${wasm}) failed to load: ${(err as Error).message}; run \`make build\``);
+    });
+    return init;
+  }
+
+  language(g: GrammarSpec): Promise<Language> {
+    let loaded = this.languages.get(g.id);
+    if (!loaded) {
+      const file = join(this.grammarDir, g.wasm);
+      loaded = this.ready().then(async () => {
+        if (!existsSync(file)) {
+          throw new AgentError("unavailable", `the ${g.id} grammar (${g.wasm}) is not in ${this.grammarDir}; grammars are built by \`make build\``);
+        }
+        try {
+          return await Language.load(file);
+        } catch (err) {
+          throw new AgentError("unavailable", `the ${g.id} grammar (${file}) failed to load: ${(err as Error).message}`);
+        }
+      });
+      loaded.catch(() => this.languages.delete(g.id));
+      this.languages.set(g.id, loaded);
+    }
+    return loaded;
+  }
+
+  /** A parser for the language; one per language, reused (calls on it are synchronous). */
+  async parser(g: GrammarSpec): Promise<Parser> {
+    const lang = await this.language(g);
+    let p = this.parsers.get(g.id);
+    if (!p) {
+      p = new Parser();
+      p.setLanguage(lang);
+      this.parsers.set(g.id, p);
+    }
+    return p;
+  }
+
+  static languageIds(): string[] {
+    return GRAMMARS.map((g) => g.id);
+  }
+}

@@ -1,0 +1,244 @@
+// ast_grep, ast_edit, resolve and custom-tool pending actions through the real control plane, on
+// host placement and inside a real enclosure (Docker), with the real grammars (Dart compiled by the
+// build). Every file goes through the tools, so both placements see the same workspace.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+let fx: Fixture;
+let toolsDir: string;
+
+const CUSTOM_TOOL = `
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+export default (api) => ({
+  name: "stage_note",
+  tier: "write",
+  stagesOnly: true,
+  description: "Stages writing a note file (a custom tool with a pending action).",
+  args: api.z.strictObject({ name: api.z.string(), text: api.z.string() }),
+  async run(args, ctx) {
+    const id = api.pushPendingAction({
+      label: "write note " + args.name,
+      details: args.text,
+      async apply(reason) {
+        const { client } = await ctx.agent();
+        await client.writeFile({ path: args.name, content: Buffer.from(args.text + " (" + reason + ")"), createOnly: false });
+        return "note " + args.name + " written";
+      },
+      reject: (reason) => "note " + args.name + " dropped: " + reason,
+    });
+    return '(proposed) note ' + args.name + ' … call resolve with edit_id "' + id + '"';
+  },
+});
+`;
+
+beforeAll(async () => {
+  fx = await startFixture();
+  toolsDir = mkdtempSync(join(tmpdir(), "enclave-custom-tools-"));
+  writeFileSync(join(toolsDir, "stage-note.mjs"), CUSTOM_TOOL);
+  expect(await fx.cp.loadCustomTools(toolsDir)).toEqual(["stage_note"]);
+});
+afterAll(async () => {
+  await fx?.close();
+  rmSync(toolsDir, { recursive: true, force: true });
+});
+
+const GUARDS = `class Holder {
+  void close() {
+    if (controller != null) controller.dispose();
+    if (controller != null) other.dispose();
+    if (focus   != null)
+      focus.dispose(); // wrapped
+  }
+}
+`;
+
+const CALLS = `void main() {
+  dispose(x);
+  final y = dispose( x );
+  print("dispose(x)"); // dispose(x)
+  /* dispose(x) */
+  log(1, 2, 3);
+  log();
+}
+`;
+
+function scenario(placement: "host" | "enclosure"): void {
+  const conv = `ast-${placement}`;
+  let runId = "";
+  let workspace = "";
+
+  async function call(tool: string, args: unknown, run = runId) {
+    return fx.client.callTool(run, tool, args);
+  }
+  async function ok(tool: string, args: unknown, run = runId): Promise<string> {
+    const r = await call(tool, args, run);
+    expect(r.isError, resultText(r)).toBe(false);
+    return resultText(r);
+  }
+  async function put(path: string, content: string): Promise<void> {
+    await ok("write", { path, content });
+  }
+
+  beforeAll(async () => {
+    workspace = (await fx.client.createConversation(conv)).workspacePath;
+    if (placement === "enclosure") {
+      const c = await fx.client.startEnclosure(conv);
+      expect(c.placement).toBe("enclosure");
+    }
+    runId = (await fx.client.openRun(conv)).id;
+    await put("lib/guards.dart", GUARDS);
+    await put("lib/calls.dart", CALLS);
+  });
+
+  it("runs where it should", async () => {
+    expect((await fx.client.getConversation(conv)).placement).toBe(placement);
+    const d = await fx.client.describePlacement(conv);
+    expect(d.components.filter((c) => c.kind === "grammar" && c.usable).map((c) => c.id)).toContain("dart");
+  });
+
+  it("matches the guard that disposes what it tested, not the one that disposes something else", async () => {
+    const out = await ok("ast_grep", { pattern: "if ($X != null) $X.dispose()", path: "lib/guards.dart" });
+    expect(out).toMatch(/^2 matches in 1 file/);
+    expect(out).toContain("lib/guards.dart:3\n");
+    expect(out).toContain("lib/guards.dart:5-6\n");
+    expect(out).not.toContain("lib/guards.dart:4\n");
+    expect(out).toContain("$X = controller");
+    expect(out).toContain("$X = focus");
+  });
+
+  it("finds dispose(x) as a call through the context ladder, never in strings or comments", async () => {
+    const out = await ok("ast_grep", { pattern: "dispose(x)", path: "lib", language: "dart" });
+    expect(out).toMatch(/^2 matches in 1 file .*pattern read as an expression/);
+    expect(out).toContain("lib/calls.dart:2\n");
+    expect(out).toContain("lib/calls.dart:3\n");
+    expect(out).not.toContain("lib/calls.dart:4");
+    expect(out).not.toContain("lib/calls.dart:5");
+  });
+
+  it("matches $$$ argument runs, including empty ones", async () => {
+    const out = await ok("ast_grep", { pattern: "log($$$ARGS)", path: "lib/calls.dart" });
+    expect(out).toContain("$ARGS = 1, 2, 3");
+    expect(out).toMatch(/^ {2}\$ARGS = $/m);
+  });
+
+  it("reports an unparseable pattern instead of searching", async () => {
+    const r = await call("ast_grep", { pattern: "if ((( {", path: "lib/calls.dart" });
+    expect(r.isError).toBe(true);
+    expect(r.errorCode).toBe("invalid_arguments");
+    expect(resultText(r)).toMatch(/not valid dart in any context.*nothing was searched.*complaints: statement: /);
+  });
+
+  it("says exactly that nothing is pending", async () => {
+    const r = await call("resolve", { action: "apply", reason: "nothing" });
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toBe("No pending action to resolve. Nothing to apply or discard.");
+  });
+
+  it("stages with ast_edit, steers to resolve, and applies exactly the proposed files", async () => {
+    await put("app/a.dart", "void a() { old(1); }\n");
+    await put("app/b.dart", "void b() { old(2); old(3); }\n");
+    await put("app/c.dart", "void c() { fresh(4); }\n");
+    const before = readFileSync(join(workspace, "app/c.dart"), "utf8");
+    const staged = await ok("ast_edit", { pattern: "old($A)", rewrite: "fresh($A)", path: "app", language: "dart" });
+    expect(staged).toMatch(/^\(proposed\) 3 replacements in 2 files … call resolve with edit_id "edit_\d+"/);
+    expect(staged).toContain("-void b() { old(2); old(3); }\n+void b() { fresh(2); fresh(3); }");
+    expect(readFileSync(join(workspace, "app/a.dart"), "utf8")).toBe("void a() { old(1); }\n");
+    const id = /edit_id "(edit_\d+)"/.exec(staged)?.[1] ?? "";
+
+    expect((await fx.client.listTools(runId)).requiredNextTool).toBe("resolve");
+    const refused = await call("write", { path: "app/x.txt", content: "x" });
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toMatch(/refused while a staged change is pending.*Call `resolve` first/);
+
+    const applied = await ok("resolve", { edit_id: id, action: "accept", reason: "rename old to fresh" });
+    expect(applied).toBe(`Applied ${id}: 3 replacements in 2 files (app/a.dart, app/b.dart).`);
+    expect(readFileSync(join(workspace, "app/a.dart"), "utf8")).toBe("void a() { fresh(1); }\n");
+    expect(readFileSync(join(workspace, "app/b.dart"), "utf8")).toBe("void b() { fresh(2); fresh(3); }\n");
+    expect(readFileSync(join(workspace, "app/c.dart"), "utf8")).toBe(before);
+    expect((await fx.client.listTools(runId)).requiredNextTool).toBe("");
+    expect(await ok("list", { path: "app" })).not.toMatch(/enclave|\.tmp/);
+  });
+
+  it("refuses the whole change when a file moved after staging, and leaves every file untouched", async () => {
+    await put("moved/a.dart", "void a() { old(1); }\n");
+    await put("moved/b.dart", "void b() { old(2); }\n");
+    const staged = await ok("ast_edit", { pattern: "old($A)", rewrite: "fresh($A)", path: "moved", language: "dart" });
+    expect(staged).toMatch(/^\(proposed\) 2 replacements in 2 files/);
+    const id2 = /edit_id "(edit_\d+)"/.exec(staged)?.[1] ?? "";
+    // Another writer changes one of the two files behind the staged edit's back.
+    writeFileSync(join(workspace, "moved/b.dart"), "void b() { old(2); /* edited meanwhile */ }\n");
+    const r = await call("resolve", { edit_id: id2, action: "apply", reason: "go" });
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toMatch(/changed since the edit was staged \(moved\/b\.dart\); nothing was written/);
+    expect(readFileSync(join(workspace, "moved/a.dart"), "utf8")).toBe("void a() { old(1); }\n");
+    expect(readFileSync(join(workspace, "moved/b.dart"), "utf8")).toBe("void b() { old(2); /* edited meanwhile */ }\n");
+    expect((await fx.client.listTools(runId)).requiredNextTool).toBe("");
+  });
+
+  it("resolves two pending actions in LIFO order", async () => {
+    await put("lifo/a.dart", "void a() { one(1); two(2); }\n");
+    const first = await ok("ast_edit", { pattern: "one($A)", rewrite: "uno($A)", path: "lifo/a.dart" });
+    // A second staging tool may run while the first change is pending (it writes nothing itself).
+    const second = await ok("stage_note", { name: "lifo/note.txt", text: "second" });
+    const id1 = /edit_id "(edit_\d+)"/.exec(first)?.[1] ?? "";
+    const id2 = /edit_id "(edit_\d+)"/.exec(second)?.[1] ?? "";
+    expect(Number(id2.slice(5))).toBeGreaterThan(Number(id1.slice(5)));
+    const r1 = await ok("resolve", { action: "apply", reason: "top first" });
+    expect(r1).toBe("note lifo/note.txt written");
+    expect(readFileSync(join(workspace, "lifo/a.dart"), "utf8")).toBe("void a() { one(1); two(2); }\n");
+    const r2 = await ok("resolve", { action: "apply", reason: "then the older" });
+    expect(r2).toBe(`Applied ${id1}: 1 replacement in 1 file (lifo/a.dart).`);
+    expect(readFileSync(join(workspace, "lifo/a.dart"), "utf8")).toBe("void a() { uno(1); two(2); }\n");
+  });
+
+  it("applies and discards a custom tool's pending action", async () => {
+    const staged = await ok("stage_note", { name: "notes/kept.txt", text: "kept" });
+    expect(staged).toMatch(/call resolve with edit_id "edit_\d+"/);
+    expect(await ok("resolve", { action: "apply", reason: "wanted" })).toBe("note notes/kept.txt written");
+    expect(readFileSync(join(workspace, "notes/kept.txt"), "utf8")).toBe("kept (wanted)");
+    await ok("stage_note", { name: "notes/dropped.txt", text: "dropped" });
+    expect(await ok("resolve", { action: "discard", reason: "not needed" })).toBe("note notes/dropped.txt dropped: not needed");
+    expect(() => readFileSync(join(workspace, "notes/dropped.txt"))).toThrow();
+  });
+
+  it("answers Discarded for an ast_edit without reject", async () => {
+    await put("disc/a.dart", "void a() { old(1); }\n");
+    await ok("ast_edit", { pattern: "old($A)", rewrite: "fresh($A)", path: "disc/a.dart" });
+    expect(await ok("resolve", { action: "discard", reason: "no" })).toBe("Discarded");
+    expect(readFileSync(join(workspace, "disc/a.dart"), "utf8")).toBe("void a() { old(1); }\n");
+  });
+
+  it("shows plan surfaces ast_grep only, and refuses bad paths and languages clearly", async () => {
+    const plan = (await fx.client.openRun(conv, { surface: "plan" })).id;
+    const names = (await fx.client.listTools(plan)).tools.map((t) => t.name);
+    expect(names).toContain("ast_grep");
+    expect(names).not.toContain("ast_edit");
+    expect(names).not.toContain("resolve");
+    const escape = await call("ast_grep", { pattern: "f($X)", path: "../../etc", language: "bash" });
+    expect(escape.errorCode).toBe("outside_workspace");
+    const folder = await call("ast_grep", { pattern: "f($X)", path: "lib" });
+    expect(resultText(folder)).toMatch(/is a folder: give `language` \(one of dart, python/);
+    const unknown = await call("ast_grep", { pattern: "f($X)", path: "lib", language: "cobol" });
+    expect(resultText(unknown)).toMatch(/unknown language `cobol`/);
+    const missing = await call("ast_grep", { pattern: "f($X)", path: "nope.dart" });
+    expect(missing.errorCode).toBe("not_found");
+  });
+
+  it("gives custom tools no store in a run without one", async () => {
+    const bare = (await fx.client.openRun(conv, { resources: ["workspace"] })).id;
+    const names = (await fx.client.listTools(bare)).tools.map((t) => t.name);
+    expect(names).toContain("stage_note");
+    expect(names).not.toContain("resolve");
+    const r = await call("stage_note", { name: "x.txt", text: "x" }, bare);
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toBe("Pending action store unavailable for custom tools in this runtime.");
+  });
+}
+
+describe("structural search on host placement", () => scenario("host"));
+describe("structural search inside an enclosure", () => scenario("enclosure"));

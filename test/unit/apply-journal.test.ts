@@ -1,0 +1,97 @@
+// Crash consistency of multi-file applies: a real agent process killed mid-apply (after its first
+// rename) leaves a journal; the next agent start completes the change, so the files end all new. A
+// crash before the commit point ends all old.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { credentials, Metadata } from "@grpc/grpc-js";
+import { afterEach, describe, expect, it } from "vitest";
+import { AstClient, type ApplyEditsResponse } from "../../proto/gen/enclave/agent/v1/ast.js";
+import { agentBundleEntry } from "../../control-plane/src/repo-paths.js";
+import { sha256 } from "../../enclave-agent/src/ast/ast-engine.js";
+import { journalDir, recoverJournals } from "../../enclave-agent/src/ast/apply-journal.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function workspace(): string {
+  const d = mkdtempSync(join(tmpdir(), "ast-journal-"));
+  dirs.push(d);
+  for (const n of ["a", "b", "c"]) writeFileSync(join(d, `${n}.txt`), `old ${n}\n`);
+  return d;
+}
+
+function startAgent(ws: string, env: Record<string, string> = {}) {
+  const socket = join(ws, "..", `${ws.split("/").pop()}.sock`);
+  dirs.push(socket);
+  const child = spawn(process.execPath, [agentBundleEntry, "--socket", socket, "--workspace", ws], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  child.stderr.on("data", (d: Buffer) => (log += d.toString()));
+  const client = new AstClient(`unix://${socket}`, credentials.createInsecure());
+  const ready = new Promise<void>((resolve, reject) => client.waitForReady(Date.now() + 20_000, (err) => (err ? reject(err) : resolve())));
+  return { child, client, ready, log: () => log, socket };
+}
+
+function apply(client: AstClient, ws: string): Promise<ApplyEditsResponse> {
+  const files = ["a", "b", "c"].map((n) => ({ path: `${n}.txt`, expectedSha256: sha256(readFileSync(join(ws, `${n}.txt`))), content: Buffer.from(`new ${n}\n`) }));
+  return new Promise((resolve, reject) => client.applyEdits({ files }, new Metadata(), { deadline: Date.now() + 20_000 }, (err, res) => (err ? reject(err) : resolve(res as ApplyEditsResponse))));
+}
+
+const contents = (ws: string) => ["a", "b", "c"].map((n) => readFileSync(join(ws, `${n}.txt`), "utf8"));
+
+describe("apply journal", () => {
+  it("an agent killed after its first rename leaves all new once the next agent starts", async () => {
+    const ws = workspace();
+    const a = startAgent(ws, { ENCLAVE_TEST_CRASH_AFTER_RENAMES: "1" });
+    await a.ready;
+    const exited = new Promise<NodeJS.Signals | null>((r) => a.child.on("exit", (_c, sig) => r(sig)));
+    await expect(apply(a.client, ws)).rejects.toThrow();
+    expect(await exited).toBe("SIGKILL");
+    a.client.close();
+    // Mid-apply: one file new, two old, a journal saying the change committed.
+    expect(contents(ws)).toEqual(["new a\n", "old b\n", "old c\n"]);
+    expect(readdirSync(journalDir(ws))).toHaveLength(1);
+
+    const b = startAgent(ws);
+    await b.ready;
+    expect(contents(ws)).toEqual(["new a\n", "new b\n", "new c\n"]);
+    expect(existsSync(journalDir(ws))).toBe(false);
+    expect(readdirSync(ws).filter((n) => n.includes(".tmp"))).toEqual([]);
+    expect(b.log()).toMatch(/completed an interrupted apply of 3 files/);
+    b.client.close();
+    b.child.kill("SIGTERM");
+  });
+
+  it("a crash before the commit point leaves all old and no temporary files", async () => {
+    const ws = workspace();
+    const dir = journalDir(ws);
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(dir, { recursive: true });
+    const temps = ["a", "b"].map((n) => join(ws, `.${n}.txt.enclave-x.tmp`));
+    for (const t of temps) writeFileSync(t, "new\n");
+    writeFileSync(join(dir, "apply-1.json"), JSON.stringify({ state: "prepare", entries: temps.map((t, i) => ({ temp: t, target: join(ws, `${"ab"[i]}.txt`) })) }));
+    expect(await recoverJournals(ws)).toEqual(["rolled back an apply of 2 files interrupted before its commit"]);
+    expect(contents(ws)).toEqual(["old a\n", "old b\n", "old c\n"]);
+    expect(readdirSync(ws).sort()).toEqual(["a.txt", "b.txt", "c.txt"]);
+  });
+
+  it("applies all files when nothing moved, and none when one did", async () => {
+    const ws = workspace();
+    const a = startAgent(ws);
+    await a.ready;
+    const files = ["a", "b"].map((n) => ({ path: `${n}.txt`, expectedSha256: sha256(readFileSync(join(ws, `${n}.txt`))), content: Buffer.from(`new ${n}\n`) }));
+    writeFileSync(join(ws, "b.txt"), "moved b\n");
+    const res = await new Promise<ApplyEditsResponse>((resolve, reject) =>
+      a.client.applyEdits({ files }, new Metadata(), { deadline: Date.now() + 20_000 }, (err, r) => (err ? reject(err) : resolve(r as ApplyEditsResponse))),
+    );
+    expect(res).toMatchObject({ applied: false, diverged: ["b.txt"], filesWritten: 0 });
+    expect(contents(ws)).toEqual(["old a\n", "moved b\n", "old c\n"]);
+    expect((await apply(a.client, ws)).applied).toBe(true);
+    expect(contents(ws)).toEqual(["new a\n", "new b\n", "new c\n"]);
+    a.client.close();
+    a.child.kill("SIGTERM");
+  });
+});
