@@ -19,13 +19,17 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.close());
 
-/** SIGKILL to the enclosure's agent from the host (its host-side pid, from the engine): instant. */
-async function killAgent(conversationId: string): Promise<void> {
+/** The host-side pid of the enclosure's agent, from the engine; killing it from here is instant. */
+async function agentPid(conversationId: string): Promise<number> {
   const conv = await fx.client.getConversation(conversationId);
   const top = await docker.getContainer(conv.enclosure?.containerId ?? "").top({ ps_args: "-eo pid,args" });
   const agents = ((top.Processes ?? []) as string[][]).filter((p) => /node .*enclave-agent\.mjs/.test(p.join(" ")));
   expect(agents.length).toBe(1);
-  process.kill(Number(agents[0]?.[0]), "SIGKILL");
+  return Number(agents[0]?.[0]);
+}
+
+async function killAgent(conversationId: string): Promise<void> {
+  process.kill(await agentPid(conversationId), "SIGKILL");
 }
 
 const digest = (b: Buffer | string): string => createHash("sha256").update(b).digest("hex");
@@ -55,23 +59,26 @@ describe("the agent killed mid-call", () => {
     const old = "old\n".repeat(1000);
     const fresh = "0123456789abcdef".repeat(768 * 1024); // 12 MiB: long enough to be cut mid-write
     const names = ["w0.txt", "w1.txt", "w2.txt"];
-    // How long the three writes take together, so the kill can be aimed at their middle.
+    // How long the three writes take together, so the kill can be aimed inside them; when a kill
+    // lands after they all finished, aim earlier next time.
     for (const n of names) writeFileSync(join(workspace, n), old);
     const t0 = Date.now();
     await Promise.all(names.map((n) => fx.client.callTool(run, "write", { path: n, content: fresh })));
-    const span = Date.now() - t0;
+    let delay = (Date.now() - t0) / 3;
     let cut = 0;
-    for (let attempt = 0; attempt < 8 && cut === 0; attempt++) {
+    for (let attempt = 0; attempt < 12 && cut === 0; attempt++) {
       for (const n of names) writeFileSync(join(workspace, n), old);
+      const pid = await agentPid("agent-kill");
       const writes = names.map((n) => fx.client.callTool(run, "write", { path: n, content: fresh }));
-      await new Promise((r) => setTimeout(r, (span * (attempt + 2)) / 10));
-      await killAgent("agent-kill");
+      await new Promise((r) => setTimeout(r, delay));
+      process.kill(pid, "SIGKILL");
       const results = await Promise.all(writes);
       cut = results.filter((r) => r.errorCode === "agent_lost").length;
       for (const n of names) {
         const now = digest(readFileSync(join(workspace, n)));
         expect([digest(old), digest(fresh)], `${n} is neither the old nor the new content`).toContain(now);
       }
+      delay /= 2;
       await fx.client.callTool(run, "list", {}); // wait for the agent to be back
     }
     expect(cut, "no kill landed while a write was in flight; nothing was tested").toBeGreaterThan(0);
