@@ -13,6 +13,9 @@ import { WorkspacePaths } from "./fs/workspace-paths.js";
 import { processService } from "./exec/exec-service.js";
 import { infoService } from "./info/info-service.js";
 import { LIMITS } from "./limits.js";
+import { LspService } from "../../proto/gen/enclave/agent/v1/lsp.js";
+import { lspService } from "./lsp/lsp-service.js";
+import { LspSupervisor } from "./lsp/supervisor.js";
 
 export interface AgentOptions {
   socketPath: string;
@@ -44,6 +47,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   server.addService(FilesService, filesService(paths));
   server.addService(ArchiveService, archiveService(paths));
   server.addService(ProcessService, processService(paths));
+  const lsp = new LspSupervisor(paths);
+  server.addService(LspService, lspService(paths, lsp));
 
   mkdirSync(dirname(opts.socketPath), { recursive: true });
   removeStaleSocket(opts.socketPath);
@@ -54,14 +59,17 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   chmodSync(opts.socketPath, 0o600);
   return {
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      // Language servers (and every process they started) go with the agent.
+      await lsp.stopAll();
+      await new Promise<void>((resolve) => {
         const force = setTimeout(() => server.forceShutdown(), 2_000);
         server.tryShutdown(() => {
           clearTimeout(force);
           removeStaleSocket(opts.socketPath);
           resolve();
         });
-      }),
+      });
+    },
   };
 }

@@ -19,4 +19,22 @@ export const LIMITS = {
   archiveChunkBytes: 256 * 1024,
   archiveMaxEntryBytes: 512 * 1024 * 1024,
   symlinkDepth: 40,
+  /** Language servers: per-request deadline (then $/cancelRequest), start-up deadline. */
+  lspRequestTimeoutMs: 20_000,
+  lspStartTimeoutMs: 60_000,
+  /** Quiet time after a push of diagnostics before taking it as the server's answer. */
+  lspDiagnosticsDebounceMs: 150,
+  /** How long a query waits for a server's open indexing progress to end before asking anyway. */
+  lspIndexingWaitMs: 3_000,
+  /** shutdown/exit, then this long before the process tree is killed. */
+  lspShutdownGraceMs: 1_500,
+  /** A server that dies this many times, each within lspCrashWindowMs of its start, is not respawned. */
+  lspMaxCrashes: 3,
+  lspCrashWindowMs: 60_000,
+  lspRestartBackoffMs: 250,
+  lspRestartBackoffMaxMs: 5_000,
+  lspStderrTailBytes: 4_096,
+  /** The project's own checker (lsp diagnostics "*"). */
+  checkerDefaultTimeoutMs: 180_000,
+  checkerOutputBytes: 256 * 1024,
 } as const;

@@ -9,6 +9,15 @@ export interface LanguageServerSpec {
   command: string[];
   /** How to get the binary when it is missing. */
   install: string;
+  /**
+   * When answers are complete: "initialize" once the initialize handshake is done; "progress" when,
+   * beyond that, the server announces its indexing with workDoneProgress, and answers given while a
+   * progress is open (or within warmupMs of start) may be incomplete.
+   */
+  readiness: { strategy: "initialize" | "progress"; warmupMs: number };
+  /** Answers to workspace/configuration (by section) and the didChangeConfiguration payload. */
+  settings?: Record<string, unknown>;
+  initializationOptions?: Record<string, unknown>;
 }
 
 export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
@@ -18,6 +27,8 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".py", ".pyi"],
     rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"],
     command: ["pyright-langserver", "--stdio"],
+    readiness: { strategy: "progress", warmupMs: 0 },
+    settings: { python: { analysis: { diagnosticMode: "openFilesOnly", typeCheckingMode: "standard" } } },
     install: "npm install -g pyright (or add it to the project's node_modules)",
   },
   {
@@ -26,6 +37,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".py", ".pyi"],
     rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"],
     command: ["pylsp"],
+    readiness: { strategy: "initialize", warmupMs: 0 },
     install: "apt-get install python3-pylsp, or pip install python-lsp-server in the project's .venv",
   },
   {
@@ -34,6 +46,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"],
     rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
     command: ["typescript-language-server", "--stdio"],
+    readiness: { strategy: "progress", warmupMs: 0 },
     install: "npm install -g typescript typescript-language-server",
   },
   {
@@ -41,7 +54,8 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     languages: ["c", "cpp"],
     extensions: [".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"],
     rootMarkers: ["compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"],
-    command: ["clangd"],
+    command: ["clangd", "--log=error"],
+    readiness: { strategy: "progress", warmupMs: 0 },
     install: "apt-get install clangd",
   },
   {
@@ -50,6 +64,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".go"],
     rootMarkers: ["go.mod", "go.work"],
     command: ["gopls"],
+    readiness: { strategy: "progress", warmupMs: 0 },
     install: "apt-get install gopls",
   },
   {
@@ -58,6 +73,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".sh", ".bash"],
     rootMarkers: [".git", "Makefile", "package.json"],
     command: ["bash-language-server", "start"],
+    readiness: { strategy: "initialize", warmupMs: 0 },
     install: "npm install -g bash-language-server",
   },
   {
@@ -66,6 +82,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".rs"],
     rootMarkers: ["Cargo.toml"],
     command: ["rust-analyzer"],
+    readiness: { strategy: "progress", warmupMs: 0 },
     install: "install rust-analyzer from the Rust toolchain (rustup component add rust-analyzer); no Debian package provides it here",
   },
   {
@@ -73,7 +90,17 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     languages: ["dart"],
     extensions: [".dart"],
     rootMarkers: ["pubspec.yaml"],
-    command: ["dart", "language-server"],
+    command: ["dart", "language-server", "--protocol=lsp"],
+    readiness: { strategy: "progress", warmupMs: 0 },
     install: "install the Dart SDK and put `dart` on PATH; no Debian package provides it here",
   },
 ];
+
+/** LSP language ids by file extension (didOpen needs one). */
+export const LANGUAGE_IDS: Readonly<Record<string, string>> = {
+  ".py": "python", ".pyi": "python",
+  ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
+  ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
+  ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+  ".go": "go", ".sh": "shellscript", ".bash": "shellscript", ".rs": "rust", ".dart": "dart",
+};
