@@ -25,7 +25,9 @@ export const LIMITS = {
   /** Quiet time after a push of diagnostics before taking it as the server's answer. */
   lspDiagnosticsDebounceMs: 150,
   /** How long a query waits for a server's open indexing progress to end before asking anyway. */
-  lspIndexingWaitMs: 3_000,
+  lspIndexingWaitMs: 10_000,
+  /** After a server's first document is opened, how long to wait for it to announce its indexing. */
+  lspProgressAnnounceMs: 1_000,
   /** shutdown/exit, then this long before the process tree is killed. */
   lspShutdownGraceMs: 1_500,
   /** A server that dies this many times, each within lspCrashWindowMs of its start, is not respawned. */

@@ -6,7 +6,7 @@ import type { LspFileDiagnostics } from "../../../proto/gen/enclave/agent/v1/lsp
 import { LIMITS } from "../limits.js";
 import type { Tool, ToolContext, ToolOutput } from "../tools/tool.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
-import { diagnosticLine, plural } from "./lsp-format.js";
+import { diagnosticLine, plural, reportable } from "./lsp-format.js";
 
 /** Files a unified diff touches, from its `---`/`+++` headers (the agent has validated it already). */
 export function patchedPaths(patch: string): string[] {
@@ -46,7 +46,7 @@ function describe(files: LspFileDiagnostics[], ledger: DiagnosticsLedger, ctx: T
       parts.push(`\`${f.path}\`: ${f.servers.join(", ") || "its language server"} had no fresh diagnostics within ${waitMs()} ms${f.detail ? ` (${f.detail})` : ""}; they are left out — ask with lsp diagnostics later`);
     } else if (f.state === "failed") parts.push(`\`${f.path}\`: diagnostics unavailable (${f.detail})`);
     else if (f.state === "fresh") {
-      const fresh = ledger.update(ctx.run, f.path, f.diagnostics);
+      const fresh = ledger.update(ctx.run, f.path, f.diagnostics.filter(reportable));
       if (fresh.length === 0) continue;
       const shown = fresh.slice(0, LIMITS.lspDiagnosticsCap);
       parts.push(

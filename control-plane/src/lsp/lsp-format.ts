@@ -28,3 +28,8 @@ export function caveats(res: LspQueryResponse): string {
 export function capNote(shown: number, total: number, cap: number): string {
   return total > shown ? ` (showing ${shown} of ${total}; capped at ${cap})` : "";
 }
+
+/** Errors and warnings are reported; information and hints (unused names, style) are left out. */
+export function reportable(d: LspDiagnostic): boolean {
+  return d.severity === "error" || d.severity === "warning";
+}

@@ -55,11 +55,11 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor): LspServer
     const { abs, rel } = paths.resolve(file, "read");
     const choice = sup.primaryFor(abs);
     const conn = await sup.connect(choice);
-    await conn.settle();
     const text = await readText(abs, rel);
     const languageId = sup.languageIdFor(abs);
     const doc = syncText(conn, abs, languageId, text, save);
     for (const other of sup.runningFor(abs)) if (other !== conn && other.isOpen(doc.uri)) syncText(other, abs, languageId, text, save);
+    await conn.settle();
     return { abs, rel, conn, doc, root: relative(paths.root, choice.root) || "." };
   }
 

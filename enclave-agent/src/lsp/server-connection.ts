@@ -83,6 +83,9 @@ export class ServerConnection {
   private readonly pushListeners = new Set<(uri: string) => void>();
   private readonly progress = new Set<string | number>();
   private readonly progressListeners = new Set<() => void>();
+  private readonly progressBeginListeners = new Set<() => void>();
+  private sawProgress = false;
+  private firstOpenAt = 0;
   private readonly dynamic = new Set<string>();
   private stderrTail = "";
   private stopping = false;
@@ -95,11 +98,18 @@ export class ServerConnection {
     proc.stderr?.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-LIMITS.lspStderrTailBytes);
     });
+    const stderrEnded = new Promise<void>((r) => {
+      proc.stderr?.on("end", () => r());
+      proc.stderr?.on("error", () => r());
+    });
     this.exited = new Promise((resolve) => {
       proc.on("exit", (code, signal) => {
         this.deathReason = this.stopping ? "stopped" : signal ? `killed by ${signal}` : `exited with code ${code}`;
-        this.failPending();
-        resolve();
+        // Its last words (why it died) may still be in the pipe: give them a moment.
+        void Promise.race([stderrEnded, new Promise((r) => setTimeout(r, 200))]).then(() => {
+          this.failPending();
+          resolve();
+        });
       });
       proc.on("error", (err) => {
         this.deathReason = `could not run: ${err.message}`;
@@ -179,7 +189,11 @@ export class ServerConnection {
       for (const l of this.pushListeners) l(params.uri);
     });
     c.onNotification("$/progress", (params: { token: string | number; value?: { kind?: string } }) => {
-      if (params.value?.kind === "begin") this.progress.add(params.token);
+      if (params.value?.kind === "begin") {
+        this.progress.add(params.token);
+        this.sawProgress = true;
+        for (const l of this.progressBeginListeners) l();
+      }
       else if (params.value?.kind === "end") {
         this.progress.delete(params.token);
         for (const l of this.progressListeners) l();
@@ -252,9 +266,12 @@ export class ServerConnection {
       this.conn.sendRequest<R>(method, params, cts.token).then(
         (res) => finish(() => resolve(res)),
         (err: unknown) => {
-          if (!this.alive) return; // failPending reports it with the cause.
           const e = err as { message?: string; code?: number };
-          finish(() => reject(new AgentError("failed_precondition", `the ${this.spec.id} language server answered ${method} with an error: ${e.message ?? String(err)}`)));
+          const fail = (): void =>
+            finish(() => reject(new AgentError("failed_precondition", `the ${this.spec.id} language server answered ${method} with an error: ${e.message ?? String(err)}`)));
+          // A write that failed because the process is dying (EPIPE): let its death report the cause.
+          if (/EPIPE|closed|disposed/i.test(e.message ?? "")) void Promise.race([this.exited, new Promise((r) => setTimeout(r, 1_000))]).then(fail);
+          else fail();
         },
       );
     });
@@ -264,9 +281,25 @@ export class ServerConnection {
     if (this.alive) void this.conn.sendNotification(method, params).catch(() => undefined);
   }
 
-  /** Waits (bounded) for the server's open progress to end, so a first query is not asked mid-index. */
+  /**
+   * Waits (bounded) for the server's open progress to end, so a query is not asked mid-index. Right
+   * after the first document is opened (when servers load their project) it first gives the server
+   * a moment to announce that work.
+   */
   async settle(maxMs: number = LIMITS.lspIndexingWaitMs): Promise<void> {
-    if (this.spec.readiness.strategy !== "progress" || this.progress.size === 0) return;
+    if (this.spec.readiness.strategy !== "progress") return;
+    if (this.progress.size === 0 && !this.sawProgress && this.docs.size > 0 && Date.now() - this.firstOpenAt < LIMITS.lspProgressAnnounceMs) {
+      await new Promise<void>((resolve) => {
+        const started = (): void => {
+          clearTimeout(timer);
+          this.progressBeginListeners.delete(started);
+          resolve();
+        };
+        const timer = setTimeout(started, LIMITS.lspProgressAnnounceMs - (Date.now() - this.firstOpenAt));
+        this.progressBeginListeners.add(started);
+      });
+    }
+    if (this.progress.size === 0) return;
     await new Promise<void>((resolve) => {
       const done = (): void => {
         if (this.progress.size > 0) return;
@@ -313,6 +346,7 @@ export class ServerConnection {
     const doc = this.docs.get(uri);
     let changed = true;
     if (!doc) {
+      if (this.docs.size === 0 && this.firstOpenAt === 0) this.firstOpenAt = Date.now();
       this.docs.set(uri, { version: 1, text });
       this.notify("textDocument/didOpen", { textDocument: { uri, languageId, version: 1, text } });
     } else if (doc.text !== text) {

@@ -18,6 +18,11 @@ export interface LanguageServerSpec {
   /** Answers to workspace/configuration (by section) and the didChangeConfiguration payload. */
   settings?: Record<string, unknown>;
   initializationOptions?: Record<string, unknown>;
+  /**
+   * Arguments that make the binary prove it runs (exit 0), for binaries that may be stand-ins: a
+   * rustup proxy resolves as `rust-analyzer` whether or not the component is installed.
+   */
+  probe?: string[];
 }
 
 export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
@@ -82,6 +87,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".rs"],
     rootMarkers: ["Cargo.toml"],
     command: ["rust-analyzer"],
+    probe: ["--version"],
     readiness: { strategy: "progress", warmupMs: 0 },
     install: "install rust-analyzer from the Rust toolchain (rustup component add rust-analyzer); no Debian package provides it here",
   },
@@ -91,6 +97,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".dart"],
     rootMarkers: ["pubspec.yaml"],
     command: ["dart", "language-server", "--protocol=lsp"],
+    probe: ["--version"],
     readiness: { strategy: "progress", warmupMs: 0 },
     install: "install the Dart SDK and put `dart` on PATH; no Debian package provides it here",
   },

@@ -2,12 +2,12 @@
 // by every call (concurrent first calls wait on the same start). A server that dies is restarted
 // lazily by the next call, after a backoff; one that keeps dying young goes into the broken set and is
 // not respawned until `reload`, so a crash loop never eats the machine.
-import { extname, relative } from "node:path";
+import { extname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentError } from "../errors.js";
-import { resolveBinary } from "../exec/resolve-binary.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
+import { checkServerBinary } from "./server-binary.js";
 import { ServerConnection } from "./server-connection.js";
 import { LANGUAGE_IDS, LANGUAGE_SERVERS, type LanguageServerSpec } from "./server-registry.js";
 import { findRoot, markerRoots } from "./server-roots.js";
@@ -66,11 +66,11 @@ export class LspSupervisor {
     const why: string[] = [];
     for (const spec of specs) {
       const root = findRoot(spec, fileAbs, this.paths.root);
-      const binary = resolveBinary(spec.command[0] ?? "", root ?? this.paths.root);
-      if (root && binary) return { spec, root, binary };
+      const binary = checkServerBinary(spec, root ?? this.paths.root);
+      if (root && binary.ok) return { spec, root, binary: binary.path };
       const missing: string[] = [];
       if (!root) missing.push(`no root marker (${spec.rootMarkers.join(", ")}) in \`${shown}\`'s folder or above it in the workspace`);
-      if (!binary) missing.push(`\`${spec.command[0]}\` is not installed here (${spec.install})`);
+      if (!binary.ok) missing.push(binary.why);
       why.push(`${spec.id}: ${missing.join("; and ")}`);
     }
     throw new AgentError("failed_precondition", `no language server can start for \`${shown}\`: ${why.join(" | ")}`);
@@ -158,10 +158,10 @@ export class LspSupervisor {
         return { ...base, state: "broken", roots: broken.map(([kk]) => rel(kk.split("\u0000")[1] ?? "")), detail: this.brokenMessage(spec, root, r) };
       }
       const roots = markerRoots(spec, this.paths.root);
-      const binary = resolveBinary(spec.command[0] ?? "", this.paths.root);
-      if (!binary) return { ...base, state: "missing_binary", roots, detail: `\`${spec.command[0]}\` is not installed here; ${spec.install}` };
-      if (roots.length === 0) return { ...base, state: "missing_marker", roots, detail: `${binary} is installed, but no folder of the workspace has ${spec.rootMarkers.join(", ")}` };
-      return { ...base, state: "available", roots, detail: `${binary}; starts on the first call for a file under ${roots.map((r) => `\`${r}\``).join(", ")}` };
+      const binary = checkServerBinary(spec, join(this.paths.root, roots[0] ?? "."));
+      if (!binary.ok) return { ...base, state: "missing_binary", roots, detail: binary.why };
+      if (roots.length === 0) return { ...base, state: "missing_marker", roots, detail: `${binary.path} is installed, but no folder of the workspace has ${spec.rootMarkers.join(", ")}` };
+      return { ...base, state: "available", roots, detail: `${binary.path}; starts on the first call for a file under ${roots.map((r) => `\`${r}\``).join(", ")}` };
     });
   }
 

@@ -16,7 +16,8 @@ export const codeActionsAction: LspAction = {
     const shown = res.actions.slice(0, LIMITS.lspCodeActionsCap);
     const lines = shown.map((a) => {
       const edits = a.edits.map((e) => `${e.path} (${plural(e.edits, "edit")})`).join(", ");
-      return `  - ${a.title}${a.kind ? ` [${a.kind}]` : ""}${a.preferred ? " (preferred)" : ""}${edits ? ` → ${edits}` : a.command ? ` → runs ${a.command}` : ""}`;
+      const head = `  - ${a.title}${a.kind ? ` [${a.kind}]` : ""}${a.preferred ? " (preferred)" : ""}${edits ? ` → ${edits}` : a.command ? ` → runs ${a.command}` : ""}`;
+      return [head, ...a.preview.map((p) => `      ${p}`)].join("\n");
     });
     return `${plural(res.actions.length, "code action")} for ${subject} (${res.server})${capNote(shown.length, res.actions.length, LIMITS.lspCodeActionsCap)}:\n${lines.join("\n")}\nApply one by making its edit with edit or apply_patch.${caveats(res)}`;
   },

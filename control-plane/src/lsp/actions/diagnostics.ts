@@ -1,6 +1,6 @@
 // diagnostics: one file's errors and warnings from its server; "*" runs the project's own checker.
 import { LIMITS } from "../../limits.js";
-import { capNote, caveats, diagnosticLine, plural } from "../lsp-format.js";
+import { capNote, caveats, diagnosticLine, plural, reportable } from "../lsp-format.js";
 import type { LspAction } from "./action.js";
 
 function clip(text: string, max: number): string {
@@ -24,10 +24,11 @@ export const diagnosticsAction: LspAction = {
       { action: "diagnostics", file: args.file ?? "", line: 0, symbol: "", query: "", timeoutMs: LIMITS.lspRequestTimeoutMs, maxResults: 0 },
       LIMITS.lspRequestTimeoutMs,
     );
-    if (!res.stale) env.ledger.update(env.run, res.file, res.diagnostics);
+    const found = res.diagnostics.filter(reportable);
+    if (!res.stale) env.ledger.update(env.run, res.file, found);
     const stale = res.stale ? `\n(${res.server} did not report fresh diagnostics in time: these may be stale; ask again shortly)` : "";
-    if (res.diagnostics.length === 0) return `No diagnostics in \`${args.file}\` (${res.server}).${stale}${caveats(res)}`;
-    const shown = res.diagnostics.slice(0, LIMITS.lspDiagnosticsCap);
-    return `${plural(res.diagnostics.length, "diagnostic")} in \`${args.file}\` (${res.server})${capNote(shown.length, res.diagnostics.length, LIMITS.lspDiagnosticsCap)}:\n${shown.map(diagnosticLine).join("\n")}${stale}${caveats(res)}`;
+    if (found.length === 0) return `No errors or warnings in \`${args.file}\` (${res.server}).${stale}${caveats(res)}`;
+    const shown = found.slice(0, LIMITS.lspDiagnosticsCap);
+    return `${plural(found.length, "diagnostic")} in \`${args.file}\` (${res.server})${capNote(shown.length, found.length, LIMITS.lspDiagnosticsCap)}:\n${shown.map(diagnosticLine).join("\n")}${stale}${caveats(res)}`;
   },
 };

@@ -101,6 +101,8 @@ export interface LspCodeAction {
   edits: LspFileEdits[];
   /** The command it would run instead of (or after) its edits, if any. */
   command: string;
+  /** Its first few edits, as `path:line:col → "new text"`, so it can be made with edit. */
+  preview: string[];
 }
 
 export interface LspQueryRequest {
@@ -1204,7 +1206,7 @@ export const LspFileEdits: MessageFns<LspFileEdits> = {
 };
 
 function createBaseLspCodeAction(): LspCodeAction {
-  return { title: "", kind: "", preferred: false, edits: [], command: "" };
+  return { title: "", kind: "", preferred: false, edits: [], command: "", preview: [] };
 }
 
 export const LspCodeAction: MessageFns<LspCodeAction> = {
@@ -1223,6 +1225,9 @@ export const LspCodeAction: MessageFns<LspCodeAction> = {
     }
     if (message.command !== "") {
       writer.uint32(42).string(message.command);
+    }
+    for (const v of message.preview) {
+      writer.uint32(50).string(v!);
     }
     return writer;
   },
@@ -1280,6 +1285,14 @@ export const LspCodeAction: MessageFns<LspCodeAction> = {
             message.command = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.preview.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1299,6 +1312,7 @@ export const LspCodeAction: MessageFns<LspCodeAction> = {
       preferred: isSet(object.preferred) ? globalThis.Boolean(object.preferred) : false,
       edits: globalThis.Array.isArray(object?.edits) ? object.edits.map((e: any) => LspFileEdits.fromJSON(e)) : [],
       command: isSet(object.command) ? globalThis.String(object.command) : "",
+      preview: globalThis.Array.isArray(object?.preview) ? object.preview.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -1319,6 +1333,9 @@ export const LspCodeAction: MessageFns<LspCodeAction> = {
     if (message.command !== "") {
       obj.command = message.command;
     }
+    if (message.preview?.length) {
+      obj.preview = message.preview;
+    }
     return obj;
   },
 
@@ -1332,6 +1349,7 @@ export const LspCodeAction: MessageFns<LspCodeAction> = {
     message.preferred = object.preferred ?? false;
     message.edits = object.edits?.map((e) => LspFileEdits.fromPartial(e)) || [];
     message.command = object.command ?? "";
+    message.preview = object.preview?.map((e) => e) || [];
     return message;
   },
 };
