@@ -1,9 +1,11 @@
 // make bench: our figures beside a peer's, measured in the same run.
 //   enclosure start-to-ready  vs  bare `docker run --rm <same image> true`
 //   agent Health round trip on host and in an enclosure
+//   lsp hover/definition and diagnostics after a write  vs  a direct vscode-jsonrpc client (lsp-bench.ts)
 import { execFileSync } from "node:child_process";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
+import { lspBenchRows } from "./lsp-bench.js";
 
 function stats(samples: number[]): { median: number; p99: number } {
   const s = [...samples].sort((a, b) => a - b);
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
   } finally {
     await fx.close();
   }
+  rows.push(...(await lspBenchRows()));
   const header = ["measure", "ours median", "ours p99", "peer", "peer median", "peer p99"];
   console.log(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|`);
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
