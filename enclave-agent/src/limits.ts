@@ -28,6 +28,8 @@ export const LIMITS = {
   lspIndexingWaitMs: 10_000,
   /** After a server's first document is opened, how long to wait for it to announce its indexing. */
   lspProgressAnnounceMs: 1_000,
+  /** How long code_actions waits for the current diagnostics it passes to the server as context. */
+  lspCodeActionContextWaitMs: 5_000,
   /** shutdown/exit, then this long before the process tree is killed. */
   lspShutdownGraceMs: 1_500,
   /** A server that dies this many times, each within lspCrashWindowMs of its start, is not respawned. */

@@ -192,6 +192,13 @@ describe("lsp on the host", () => {
     expect(def).toContain("py/util.py:1:5  def welcome(name: str) -> str:");
   });
 
+  it("files changed on disk behind the server's back are re-synced before the next query", async () => {
+    const util = join(workspace, "py/util.py");
+    writeFileSync(util, readFileSync(util, "utf8").replace("Says hello to someone.", "Greets warmly."));
+    const out = await lsp({ action: "hover", file: "py/app.py", line: 5, symbol: "welcome" });
+    expect(out).toContain("Greets warmly.");
+  });
+
   it("lsp_rename refuses what the server cannot rename, changing nothing", async () => {
     const before = readFileSync(join(workspace, "py/app.py"), "utf8");
     const r = await fx.client.callTool(runId, "lsp_rename", { file: "py/app.py", line: 1, symbol: "from", new_name: "x" });

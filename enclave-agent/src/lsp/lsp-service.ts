@@ -11,7 +11,7 @@ import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
-import { freshDiagnostics, readText, type Synced, syncText, uriOf } from "./document-sync.js";
+import { freshDiagnostics, readText, refreshOpenDocuments, type Synced, syncText, uriOf } from "./document-sync.js";
 import { codeActionsFeature } from "./features/code-actions.js";
 import { diagnosticsFeature, toDiagnostics } from "./features/diagnostics.js";
 import type { Feature } from "./features/feature-context.js";
@@ -59,6 +59,7 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor): LspServer
     const languageId = sup.languageIdFor(abs);
     const doc = syncText(conn, abs, languageId, text, save);
     for (const other of sup.runningFor(abs)) if (other !== conn && other.isOpen(doc.uri)) syncText(other, abs, languageId, text, save);
+    await refreshOpenDocuments(conn, (p) => sup.languageIdFor(p), doc.uri);
     await conn.settle();
     return { abs, rel, conn, doc, root: relative(paths.root, choice.root) || "." };
   }

@@ -315,6 +315,10 @@ export class ServerConnection {
     });
   }
 
+  versionOf(uri: string): number | undefined {
+    return this.docs.get(uri)?.version;
+  }
+
   openUris(): string[] {
     return [...this.docs.keys()];
   }

@@ -23,6 +23,12 @@ export interface LanguageServerSpec {
    * rustup proxy resolves as `rust-analyzer` whether or not the component is installed.
    */
   probe?: string[];
+  /**
+   * How fresh diagnostics are had: "lsp" pulls with textDocument/diagnostic when the server offers
+   * it and otherwise waits for a push newer than the edit; "tsserver" asks typescript-language-server's
+   * tsserver directly (its pushes come in versionless stages).
+   */
+  diagnostics?: "lsp" | "tsserver";
 }
 
 export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
@@ -51,6 +57,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"],
     rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
     command: ["typescript-language-server", "--stdio"],
+    diagnostics: "tsserver",
     readiness: { strategy: "progress", warmupMs: 0 },
     install: "npm install -g typescript typescript-language-server",
   },

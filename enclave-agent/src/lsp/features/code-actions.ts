@@ -3,6 +3,8 @@
 // read-tier tool changes nothing).
 import type { LspCodeAction } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
 import type { CodeAction, Command, Diagnostic, WorkspaceEdit } from "../lsp-types.js";
+import { LIMITS } from "../../limits.js";
+import { freshDiagnostics } from "../document-sync.js";
 import { collectEdits } from "../workspace-edit.js";
 import { type Feature, type FeatureContext, positionOf } from "./feature-context.js";
 
@@ -53,7 +55,9 @@ export const codeActionsFeature: Feature = {
   async run(ctx) {
     const pos = positionOf(ctx);
     const range = { start: pos, end: { line: pos.line, character: pos.character + ctx.symbolLength } };
-    const onLine = (ctx.conn.lastPushed(ctx.doc.uri)?.items ?? []).filter((d: Diagnostic) => d.range.start.line <= pos.line && d.range.end.line >= pos.line);
+    // The fixes a server offers depend on the diagnostics it is given: the current ones for this text.
+    const current = (await freshDiagnostics(ctx.conn, ctx.doc, Math.min(ctx.deadline, Date.now() + LIMITS.lspCodeActionContextWaitMs))) ?? ctx.conn.lastPushed(ctx.doc.uri)?.items ?? [];
+    const onLine = current.filter((d: Diagnostic) => d.range.start.line <= pos.line && d.range.end.line >= pos.line);
     const answer = await ctx.conn.request<Array<CodeAction | CommandWithArgs> | null>(
       "textDocument/codeAction",
       { textDocument: { uri: ctx.doc.uri }, range, context: { diagnostics: onLine, triggerKind: 1 } },

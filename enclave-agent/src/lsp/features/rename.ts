@@ -1,11 +1,10 @@
 // lsp_rename: asks the server for the rename's workspace edit and applies it to every file at once
 // (staged, then committed; any failure changes nothing). Afterwards every running server sees the
 // new text: open documents get didChange + didSave, the others a watched-file change.
-import { fileURLToPath } from "node:url";
 import type { LspRenameResponse } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
 import { AgentError } from "../../errors.js";
 import type { WorkspacePaths } from "../../fs/workspace-paths.js";
-import { readText, type Synced, syncText } from "../document-sync.js";
+import { type Synced, syncText } from "../document-sync.js";
 import type { Position, Range, WorkspaceEdit } from "../lsp-types.js";
 import type { ServerConnection } from "../server-connection.js";
 import type { SourceLines } from "../source-lines.js";
@@ -28,14 +27,6 @@ export interface RenameInput {
 export async function renameSymbol(input: RenameInput): Promise<LspRenameResponse> {
   const { conn, doc, position, newName, paths, sup } = input;
   if (!newName.trim()) throw new AgentError("invalid_argument", "new_name is empty");
-  // The server must edit the text that is on disk: bring every document it has open up to date.
-  for (const uri of conn.openUris()) {
-    if (uri === doc.uri) continue;
-    const abs = fileURLToPath(uri);
-    const text = await readText(abs, paths.relative(abs)).catch(() => undefined);
-    if (text === undefined) conn.closeDocument(uri);
-    else syncText(conn, abs, sup.languageIdFor(abs), text, false);
-  }
   const provider = conn.capabilities.renameProvider;
   if (!provider) throw new AgentError("failed_precondition", `the ${conn.id} language server does not support rename`);
   const where = { textDocument: { uri: doc.uri }, position };
@@ -51,11 +42,10 @@ export async function renameSymbol(input: RenameInput): Promise<LspRenameRespons
     throw new AgentError("failed_precondition", `the ${conn.id} language server found nothing to rename at line ${position.line + 1} of \`${input.rel}\`; nothing was changed`);
   }
   for (const f of files) {
-    const open = f.version !== null ? conn.openUris().includes(f.uri) : false;
-    if (open && f.version !== null && conn.openText(f.uri) !== undefined) {
-      // documentChanges carry the version the server edited; a mismatch means it raced a write.
-      const current = conn.syncDocument(f.uri, sup.languageIdFor(fileURLToPath(f.uri)), conn.openText(f.uri) ?? "", false).version;
-      if (current !== f.version) throw new AgentError("failed_precondition", `\`${input.sources.relativePath(f.uri)}\` changed while the rename was computed; nothing was changed, call lsp_rename again`);
+    // documentChanges carry the version the server edited; another means it raced a write.
+    const current = conn.versionOf(f.uri);
+    if (f.version !== null && current !== undefined && current !== f.version) {
+      throw new AgentError("failed_precondition", `\`${input.sources.relativePath(f.uri)}\` changed while the rename was computed; nothing was changed, call lsp_rename again`);
     }
   }
   const target = input.sources.location(doc.uri, { start: position, end: position });
