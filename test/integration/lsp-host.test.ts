@@ -1,6 +1,6 @@
 // lsp, lsp_rename and diagnostics on write against real language servers (pyright,
 // typescript-language-server, clangd) in host placement, through the real gRPC API.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
@@ -173,6 +173,22 @@ describe("lsp on the host", () => {
     await fx.client.callTool(runId, "edit", { path: "ts/calc.ts", old_text: '  const bad: number = "oops";\n', new_text: "" });
     const again = resultText(await fx.client.callTool(runId, "edit", { path: "ts/calc.ts", old_text: "  return sum;\n", new_text: '  return sum;\n  const bad: number = "oops";\n' }));
     expect(again).toMatch(/1 new diagnostic[\s\S]*is not assignable/);
+  });
+
+  it("a write whose diagnostics are late returns without them and says so", async () => {
+    process.env.ENCLAVE_LSP_DIAGNOSTICS_WAIT_MS = "1";
+    try {
+      // A new root: its clangd has to start first, which takes longer than 1 ms.
+      const ws = (await fx.client.createConversation("lsp-late")).workspacePath;
+      mkdirSync(join(ws, "c2"));
+      writeFileSync(join(ws, "c2/compile_flags.txt"), "-std=c11\n");
+      const late = (await fx.client.openRun("lsp-late", { resources: ["workspace", "lsp"] })).id;
+      const r = await fx.client.callTool(late, "write", { path: "c2/late.c", content: "int f(void) { return g(); }\n" });
+      expect(r.isError).toBe(false);
+      expect(resultText(r)).toMatch(/Wrote \d+ bytes[\s\S]*`c2\/late\.c`: clangd had no fresh diagnostics within 1 ms \(clangd is still starting\); they are left out — ask with lsp diagnostics later/);
+    } finally {
+      process.env.ENCLAVE_LSP_DIAGNOSTICS_WAIT_MS = "30000";
+    }
   });
 
   it("a write in a run without lsp wired carries no diagnostics", async () => {

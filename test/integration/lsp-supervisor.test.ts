@@ -36,6 +36,8 @@ process.stdin.on("data", (chunk) => {
     else if (msg.method === "shutdown") send({ id: msg.id, result: null });
     else if (msg.method === "exit") process.exit(0);
     else if (msg.method === "crash") { process.stderr.write("segfault in the scripted server\\n"); process.exit(7); }
+    else if (msg.method === "index") { send({ method: "$/progress", params: { token: "t1", value: { kind: "begin", title: "indexing" } } }); send({ id: msg.id, result: null }); }
+    else if (msg.method === "indexed") { send({ method: "$/progress", params: { token: "t1", value: { kind: "end" } } }); send({ id: msg.id, result: null }); }
     else if (msg.method === "fork") { const c = spawn("sleep", ["300"], { stdio: "ignore" }); send({ id: msg.id, result: c.pid }); }
   }
 });
@@ -68,6 +70,16 @@ describe("server connection mechanics", () => {
     const conn = await ServerConnection.start(s, dir, process.execPath);
     await expect(conn.request("textDocument/hover", {}, 300)).rejects.toThrow(/did not answer textDocument\/hover within 300 ms \(the request was cancelled\)/);
     await until(() => readFileSync(log, "utf8").includes("$/cancelRequest"), "$/cancelRequest");
+    await conn.stop();
+  });
+
+  it("work announced with $/progress marks answers as possibly incomplete until it ends", async () => {
+    const conn = await ServerConnection.start({ ...spec("fake"), command: [process.execPath, script, join(dir, "progress.log")] }, dir, process.execPath);
+    expect(conn.indexing).toBe(false);
+    await conn.request("index", {}, 5_000);
+    expect(conn.indexing).toBe(true);
+    await conn.request("indexed", {}, 5_000);
+    expect(conn.indexing).toBe(false);
     await conn.stop();
   });
 
