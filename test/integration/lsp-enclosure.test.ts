@@ -60,8 +60,8 @@ describe("lsp in an enclosure", () => {
   it("status explains what the image lacks (rust-analyzer, the Dart SDK) and which servers run", async () => {
     const out = await call("lsp", { action: "status" });
     expect(out).toMatch(/pyright \(python\): running\. roots: `py`/);
-    expect(out).toMatch(/rust-analyzer \(rust\): missing binary\. `rust-analyzer` is not installed here/);
-    expect(out).toMatch(/dart \(dart\): missing binary\. `dart` is not installed here/);
+    expect(out).toMatch(/rust-analyzer \(rust\): missing binary\. `rust-analyzer` is not on PATH here/);
+    expect(out).toMatch(/dart \(dart\): missing binary\. `dart` is not on PATH here/);
     expect(out).toMatch(/gopls \(go\): missing root marker\./);
   });
 

@@ -139,13 +139,13 @@ describe("lsp on the host", () => {
     const out = await lsp({ action: "status" });
     expect(out).toMatch(/pyright \(python\): running\. roots: `py`/);
     // Absent, or (where rustup is installed) a proxy that fails to run it: either way, missing.
-    expect(out).toMatch(/rust-analyzer \(rust\): missing binary\. `rust-analyzer` (is not installed here|resolves to .*but `rust-analyzer --version` fails)/);
+    expect(out).toMatch(/rust-analyzer \(rust\): missing binary\. `rust-analyzer` (is not on PATH here|resolves to .*but `rust-analyzer --version` fails)/);
     expect(out).toMatch(/dart \(dart\): missing binary\..*Dart SDK/);
     expect(out).toMatch(/bash \(shellscript\): missing root marker\..*no folder of the workspace has \.git, Makefile, package\.json/);
     const loose = await lspError({ action: "hover", file: "loose/orphan.py", line: 1, symbol: "x" });
     expect(loose.text).toMatch(/no language server can start for `loose\/orphan\.py`: pyright: no root marker/);
     const rust = await lspError({ action: "diagnostics", file: "py/x.rs" });
-    expect(rust.text).toMatch(/rust-analyzer: no root marker \(Cargo\.toml\).*; and `rust-analyzer` (is not installed here|resolves to)/);
+    expect(rust.text).toMatch(/rust-analyzer: no root marker \(Cargo\.toml\).*; and `rust-analyzer` (is not on PATH here|resolves to)/);
   });
 
   it("diagnostics on write: new ones only; a moved one is not repeated; fixed then re-broken is new again", async () => {

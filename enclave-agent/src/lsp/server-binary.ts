@@ -28,7 +28,7 @@ function probe(path: string, args: string[]): string | undefined {
 export function checkServerBinary(spec: LanguageServerSpec, projectDir: string): BinaryCheck {
   const name = spec.command[0] ?? "";
   const path = resolveBinary(name, projectDir);
-  if (!path) return { ok: false, why: `\`${name}\` is not installed here; ${spec.install}` };
+  if (!path) return { ok: false, why: `\`${name}\` is not on PATH here (nor in the project's node_modules/.bin, .venv/bin or venv/bin); ${spec.install}` };
   if (spec.probe) {
     const failure = probe(path, spec.probe);
     if (failure !== undefined) {
