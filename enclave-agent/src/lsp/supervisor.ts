@@ -37,7 +37,10 @@ export interface ServerState {
 const keyOf = (id: string, root: string): string => `${id}\u0000${root}`;
 
 export class LspSupervisor {
+  /** Starting or started servers by (server, root): concurrent first calls share one start. */
   private readonly servers = new Map<string, Promise<ServerConnection>>();
+  /** The started ones, for status, sync and stop. */
+  private readonly ready = new Map<string, ServerConnection>();
   private readonly crashes = new Map<string, CrashRecord>();
   private closed = false;
 
@@ -81,8 +84,6 @@ export class LspSupervisor {
     const specs = new Set(this.specsFor(fileAbs).map((s) => s.id));
     return this.settled().filter((c) => c.alive && specs.has(c.id) && (fileAbs === c.root || fileAbs.startsWith(`${c.root}/`)));
   }
-
-  private readonly ready = new Map<string, ServerConnection>();
 
   /** Some file a running server has open (workspace-relative), to route a workspace-wide search. */
   anyOpenFile(): string | undefined {
