@@ -1,6 +1,6 @@
 // lsp, lsp_rename and diagnostics on write inside a real enclosure (Docker), against the servers
 // baked into the runtime image: pyright, typescript-language-server and clangd run next to the code.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
@@ -49,6 +49,17 @@ describe("lsp in an enclosure", () => {
     expect(outline).toMatch(/class Circle/);
   });
 
+  it("type_definition, code_actions, a workspace search, diagnostics for a file and for the project, and reload", async () => {
+    expect(await call("lsp", { action: "type_definition", file: "ts/main.ts", line: 7, symbol: "shape" })).toContain("ts/shapes.ts:1:18");
+    expect(await call("lsp", { action: "symbols", query: "Circle", file: "ts/main.ts" })).toMatch(/class Circle.*ts\/shapes\.ts:5:/);
+    writeFileSync(join(workspace, "ts/typo.ts"), "export function f(): void {\n  consol.log(1);\n}\n");
+    expect(await call("lsp", { action: "diagnostics", file: "ts/typo.ts" })).toMatch(/ts\/typo\.ts:2:3 error \[2552\] Cannot find name 'consol'/);
+    expect(await call("lsp", { action: "code_actions", file: "ts/typo.ts", line: 2, symbol: "consol" })).toMatch(/Change spelling to 'console'/);
+    expect(await call("lsp", { action: "diagnostics", file: "*" })).toMatch(/\(the project's checker\)/);
+    expect(await call("lsp", { action: "reload", file: "ts/main.ts" })).toMatch(/stopped typescript@ts/);
+    expect(await call("lsp", { action: "hover", file: "ts/main.ts", line: 4, symbol: "describe" })).toMatch(/function describe\(s: Shape\): string/);
+  });
+
   it("C through clangd: definition with non-ASCII before the symbol, and diagnostics on write", async () => {
     const def = await call("lsp", { action: "definition", file: "c/main.c", line: 5, symbol: "add" });
     expect(def).toMatch(/`add` at c\/main\.c:5:38/);
@@ -87,7 +98,9 @@ describe("lsp in an enclosure", () => {
     expect(pid).toBeGreaterThan(0);
     await call("exec", { command: `kill -9 ${pid}` });
     const racing = await fx.client.callTool(runId, "lsp", { action: "definition", file: "c/main.c", line: 5, symbol: "add" });
-    if (racing.isError) expect(resultText(racing)).toMatch(/clangd language server .* killed by SIGKILL while answering; it is restarted on the next call/);
+    // The agent itself never goes down with a server.
+    expect(racing.errorCode).not.toBe("agent_lost");
+    if (racing.isError) expect(resultText(racing)).toMatch(/clangd language server .*killed by SIGKILL.*; it is restarted on the next call/);
     expect(await call("lsp", { action: "definition", file: "c/main.c", line: 5, symbol: "add" })).toMatch(/c\/util\./);
     expect(await call("lsp", { action: "status" })).not.toMatch(new RegExp(`pid ${pid}\\b`));
   });

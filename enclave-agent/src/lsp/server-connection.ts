@@ -263,7 +263,14 @@ export class ServerConnection {
           ),
         );
       }, timeoutMs);
-      this.conn.sendRequest<R>(method, params, cts.token).then(
+      let sent: Promise<R>;
+      try {
+        sent = this.conn.sendRequest<R>(method, params, cts.token);
+      } catch (err) {
+        // Throws synchronously once the stream has closed: handled like a failed send below.
+        sent = Promise.reject(err);
+      }
+      sent.then(
         (res) => finish(() => resolve(res)),
         (err: unknown) => {
           const e = err as { message?: string; code?: number };
@@ -278,7 +285,13 @@ export class ServerConnection {
   }
 
   notify(method: string, params: unknown): void {
-    if (this.alive) void this.conn.sendNotification(method, params).catch(() => undefined);
+    if (!this.alive) return;
+    try {
+      // Throws synchronously once the stream has closed, which can precede the exit event.
+      void this.conn.sendNotification(method, params).catch(() => undefined);
+    } catch {
+      // The process is going; its exit reports why.
+    }
   }
 
   /**

@@ -41,6 +41,7 @@ export class LspSupervisor {
   private readonly servers = new Map<string, Promise<ServerConnection>>();
   /** The started ones, for status, sync and stop. */
   private readonly ready = new Map<string, ServerConnection>();
+  private readonly forgotten = new WeakSet<ServerConnection>();
   private readonly crashes = new Map<string, CrashRecord>();
   private closed = false;
 
@@ -111,14 +112,19 @@ export class LspSupervisor {
     if (this.closed) throw new AgentError("unavailable", "the agent is stopping");
     const key = keyOf(choice.spec.id, choice.root);
     const existing = this.servers.get(key);
-    if (existing) return existing;
+    if (existing) {
+      const current = this.ready.get(key);
+      if (!current || current.alive) return existing;
+      // Dead, and its exit not yet handled: account for it now and start afresh.
+      this.forget(key, current);
+    }
     const rec = this.crashes.get(key);
     if (rec && rec.count >= LIMITS.lspMaxCrashes) throw new AgentError("failed_precondition", this.brokenMessage(choice.spec, choice.root, rec));
     const starting = (async () => {
       if (rec && rec.retryAt > Date.now()) await new Promise((r) => setTimeout(r, rec.retryAt - Date.now()));
       const conn = await ServerConnection.start(choice.spec, choice.root, choice.binary);
       this.ready.set(key, conn);
-      void conn.exited.then(() => this.onExit(key, conn));
+      void conn.exited.then(() => this.forget(key, conn));
       return conn;
     })();
     this.servers.set(key, starting);
@@ -129,9 +135,14 @@ export class LspSupervisor {
     return starting;
   }
 
-  private onExit(key: string, conn: ServerConnection): void {
-    if (this.ready.get(key) === conn) this.ready.delete(key);
-    if (this.servers.has(key)) this.servers.delete(key);
+  /** Drops a dead connection and records its death, once, whoever notices first. */
+  private forget(key: string, conn: ServerConnection): void {
+    if (this.forgotten.has(conn)) return;
+    this.forgotten.add(conn);
+    if (this.ready.get(key) === conn) {
+      this.ready.delete(key);
+      this.servers.delete(key);
+    }
     if (conn.deathReason === "stopped") return;
     this.recordCrash(key, conn.deathReason ?? "died", conn.stderr(), Date.now() - conn.startedAt);
   }
