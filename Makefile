@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run test build deps gen docker images bench clean
+.PHONY: run test build deps gen docker images bench clean host-servers
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -21,11 +21,15 @@ docker:
 images: build docker
 	node dist/images/pipeline/main.js
 
-test: images
+test: images host-servers
 	npx vitest run
 
-bench: images
+bench: images host-servers
 	node dist/test/bench/run-all.js
 
 clean:
 	rm -rf dist
+
+# Language servers for host placement (npm ones into .enclave/host-tools, clangd from Debian).
+host-servers:
+	bash scripts/ensure-host-servers.sh >/dev/null

@@ -18,6 +18,7 @@ import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
 import { BUILTIN_TOOLS } from "./tools/builtin/index.js";
+import { LspCapability } from "./lsp/index.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
@@ -59,7 +60,9 @@ export class ControlPlane {
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
     this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
-    for (const tool of BUILTIN_TOOLS) this.registry.register(tool);
+    const lsp = new LspCapability();
+    for (const tool of lsp.wrapWriteTools(BUILTIN_TOOLS)) this.registry.register(tool);
+    for (const tool of lsp.tools) this.registry.register(tool);
     this.questions = new QuestionPort((card) => this.audit.record(cardAuditEvent(card)));
     this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs));
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));

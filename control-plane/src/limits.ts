@@ -49,4 +49,16 @@ export const LIMITS = {
   astMaxResults: 10_000,
   /** Characters of unified diff an ast_edit result shows (the staged change itself is complete). */
   astPreviewChars: 20_000,
+  /** lsp: caps on what one answer lists, and the deadline of one server request. */
+  lspReferencesCap: 50,
+  lspWorkspaceSymbolsCap: 100,
+  lspDocumentSymbolsCap: 200,
+  lspCodeActionsCap: 30,
+  lspDiagnosticsCap: 100,
+  lspHoverChars: 4_000,
+  lspRequestTimeoutMs: 30_000,
+  lspCheckerTimeoutMs: 180_000,
+  lspCheckerResultBytes: 64 * 1024,
+  /** How long write/edit/apply_patch wait for fresh diagnostics (ENCLAVE_LSP_DIAGNOSTICS_WAIT_MS overrides). */
+  lspWriteDiagnosticsWaitMs: 4_000,
 } as const;

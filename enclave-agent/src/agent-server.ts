@@ -17,6 +17,9 @@ import { LIMITS } from "./limits.js";
 import { AstEngine } from "./ast/ast-engine.js";
 import { astService } from "./ast/ast-service.js";
 import { recoverJournals } from "./ast/apply-journal.js";
+import { LspService } from "../../proto/gen/enclave/agent/v1/lsp.js";
+import { lspService } from "./lsp/lsp-service.js";
+import { LspSupervisor } from "./lsp/supervisor.js";
 
 export interface AgentOptions {
   socketPath: string;
@@ -51,6 +54,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   // An apply a crash interrupted is finished (or undone) before anything else reads the files.
   for (const line of await recoverJournals(paths.root)) process.stderr.write(`enclave-agent: ${line}\n`);
   server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir)));
+  const lsp = new LspSupervisor(paths);
+  server.addService(LspService, lspService(paths, lsp));
 
   mkdirSync(dirname(opts.socketPath), { recursive: true });
   removeStaleSocket(opts.socketPath);
@@ -61,14 +66,17 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   chmodSync(opts.socketPath, 0o600);
   return {
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      // Language servers (and every process they started) go with the agent.
+      await lsp.stopAll();
+      await new Promise<void>((resolve) => {
         const force = setTimeout(() => server.forceShutdown(), 2_000);
         server.tryShutdown(() => {
           clearTimeout(force);
           removeStaleSocket(opts.socketPath);
           resolve();
         });
-      }),
+      });
+    },
   };
 }

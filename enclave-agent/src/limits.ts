@@ -25,4 +25,26 @@ export const LIMITS = {
   astMaxResults: 10_000,
   /** Characters of unified diff an ast_edit preview carries. */
   astPreviewChars: 64 * 1024,
+  /** Language servers: per-request deadline (then $/cancelRequest), start-up deadline. */
+  lspRequestTimeoutMs: 20_000,
+  lspStartTimeoutMs: 60_000,
+  /** Quiet time after a push of diagnostics before taking it as the server's answer. */
+  lspDiagnosticsDebounceMs: 150,
+  /** How long a query waits for a server's open indexing progress to end before asking anyway. */
+  lspIndexingWaitMs: 10_000,
+  /** After a server's first document is opened, how long to wait for it to announce its indexing. */
+  lspProgressAnnounceMs: 1_000,
+  /** How long code_actions waits for the current diagnostics it passes to the server as context. */
+  lspCodeActionContextWaitMs: 5_000,
+  /** shutdown/exit, then this long before the process tree is killed. */
+  lspShutdownGraceMs: 1_500,
+  /** A server that dies this many times, each within lspCrashWindowMs of its start, is not respawned. */
+  lspMaxCrashes: 3,
+  lspCrashWindowMs: 60_000,
+  lspRestartBackoffMs: 250,
+  lspRestartBackoffMaxMs: 5_000,
+  lspStderrTailBytes: 4_096,
+  /** The project's own checker (lsp diagnostics "*"). */
+  checkerDefaultTimeoutMs: 180_000,
+  checkerOutputBytes: 256 * 1024,
 } as const;

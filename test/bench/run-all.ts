@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { astSearchRows } from "./ast-search.js";
 import { enclosureRows } from "./enclosure-bench.js";
+import { lspBenchRows } from "./lsp-bench.js";
 import type { BenchRow } from "./measure.js";
 import { questionsVibeRows } from "./questions-vibe.js";
 import { type BenchResults, describeMachine, markdownTable, withRatios, writeResults } from "./report.js";
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   enclosure: enclosureRows,
   "questions-vibe": questionsVibeRows,
   "ast-search": astSearchRows,
+  lsp: lspBenchRows,
 };
 
 async function main(): Promise<void> {

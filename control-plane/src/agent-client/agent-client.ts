@@ -38,6 +38,20 @@ import {
 } from "../../../proto/gen/enclave/agent/v1/files.js";
 import { AgentInfoClient, type DescribeResponse, type HealthResponse, type SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
 import { type ExecEvent, type ExecRequest, ProcessClient } from "../../../proto/gen/enclave/agent/v1/process.js";
+import {
+  type LspCheckerRequest,
+  type LspCheckerResponse,
+  LspClient,
+  type LspQueryRequest,
+  type LspQueryResponse,
+  type LspReloadRequest,
+  type LspReloadResponse,
+  type LspRenameRequest,
+  type LspRenameResponse,
+  type LspStatusResponse,
+  type LspSyncRequest,
+  type LspSyncResponse,
+} from "../../../proto/gen/enclave/agent/v1/lsp.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
 
@@ -60,6 +74,7 @@ export class AgentClient {
   readonly archive: ArchiveClient;
   readonly process: ProcessClient;
   readonly ast: AstClient;
+  readonly lsp: LspClient;
 
   constructor(
     readonly socketPath: string,
@@ -74,6 +89,7 @@ export class AgentClient {
     this.archive = new ArchiveClient(address, creds, shared);
     this.process = new ProcessClient(address, creds, shared);
     this.ast = new AstClient(address, creds, shared);
+    this.lsp = new LspClient(address, creds, shared);
   }
 
   get connected(): boolean {
@@ -85,6 +101,7 @@ export class AgentClient {
     this.archive.close();
     this.process.close();
     this.ast.close();
+    this.lsp.close();
     this.info.close();
   }
 
@@ -164,6 +181,31 @@ export class AgentClient {
 
   exec(timeoutMs: number): ClientDuplexStream<ExecRequest, ExecEvent> {
     return this.process.exec(new Metadata(), { deadline: Date.now() + timeoutMs });
+  }
+
+  // The language-server supervisor. Deadlines leave room for a server's start-up.
+  lspStatus(): Promise<LspStatusResponse> {
+    return this.unary((cb) => this.lsp.status({}, new Metadata(), this.options(), cb));
+  }
+
+  lspReload(req: LspReloadRequest): Promise<LspReloadResponse> {
+    return this.unary((cb) => this.lsp.reload(req, new Metadata(), this.options(), cb));
+  }
+
+  lspQuery(req: LspQueryRequest, timeoutMs: number): Promise<LspQueryResponse> {
+    return this.unary((cb) => this.lsp.query(req, new Metadata(), this.options(timeoutMs + LIMITS.agentCallTimeoutMs), cb));
+  }
+
+  lspRename(req: LspRenameRequest, timeoutMs: number): Promise<LspRenameResponse> {
+    return this.unary((cb) => this.lsp.rename(req, new Metadata(), this.options(timeoutMs + LIMITS.agentCallTimeoutMs), cb));
+  }
+
+  lspSync(req: LspSyncRequest): Promise<LspSyncResponse> {
+    return this.unary((cb) => this.lsp.sync(req, new Metadata(), this.options(req.waitMs + LIMITS.agentCallTimeoutMs), cb));
+  }
+
+  lspRunChecker(req: LspCheckerRequest): Promise<LspCheckerResponse> {
+    return this.unary((cb) => this.lsp.runChecker(req, new Metadata(), this.options(req.timeoutMs + LIMITS.agentCallTimeoutMs), cb));
   }
 
   /** Maps an agent status to an EnclaveError; the agent's own messages already say what to do. */

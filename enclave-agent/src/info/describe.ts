@@ -9,6 +9,7 @@ import { DEBUG_ADAPTERS } from "../dap/adapter-registry.js";
 import { GRAMMARS } from "../ast/grammar-registry.js";
 import { KERNELS } from "../kernels/kernel-registry.js";
 import { LANGUAGE_SERVERS } from "../lsp/server-registry.js";
+import { checkServerBinary } from "../lsp/server-binary.js";
 import { resolveBinary } from "../exec/resolve-binary.js";
 
 function pythonHasModule(python: string, module: string): Promise<boolean> {
@@ -24,9 +25,8 @@ function missing(binary: string, install: string): string {
 export async function describeComponents(workspaceRoot: string, grammarDir: string): Promise<Component[]> {
   const out: Component[] = [];
   for (const s of LANGUAGE_SERVERS) {
-    const bin = s.command[0] ?? "";
-    const found = resolveBinary(bin, workspaceRoot);
-    out.push({ kind: "language_server", id: s.id, usable: Boolean(found), detail: found ?? missing(bin, s.install) });
+    const found = checkServerBinary(s, workspaceRoot);
+    out.push({ kind: "language_server", id: s.id, usable: found.ok, detail: found.ok ? found.path : found.why });
   }
   for (const a of DEBUG_ADAPTERS) {
     let detail = "";

@@ -9,6 +9,26 @@ export interface LanguageServerSpec {
   command: string[];
   /** How to get the binary when it is missing. */
   install: string;
+  /**
+   * When answers are complete: "initialize" once the initialize handshake is done; "progress" when,
+   * beyond that, the server announces its indexing with workDoneProgress, and answers given while a
+   * progress is open (or within warmupMs of start) may be incomplete.
+   */
+  readiness: { strategy: "initialize" | "progress"; warmupMs: number };
+  /** Answers to workspace/configuration (by section) and the didChangeConfiguration payload. */
+  settings?: Record<string, unknown>;
+  initializationOptions?: Record<string, unknown>;
+  /**
+   * Arguments that make the binary prove it runs (exit 0), for binaries that may be stand-ins: a
+   * rustup proxy resolves as `rust-analyzer` whether or not the component is installed.
+   */
+  probe?: string[];
+  /**
+   * How fresh diagnostics are had: "lsp" pulls with textDocument/diagnostic when the server offers
+   * it and otherwise waits for a push newer than the edit; "tsserver" asks typescript-language-server's
+   * tsserver directly (its pushes come in versionless stages).
+   */
+  diagnostics?: "lsp" | "tsserver";
 }
 
 export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
@@ -18,6 +38,8 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".py", ".pyi"],
     rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"],
     command: ["pyright-langserver", "--stdio"],
+    readiness: { strategy: "progress", warmupMs: 0 },
+    settings: { python: { analysis: { diagnosticMode: "openFilesOnly", typeCheckingMode: "standard" } } },
     install: "npm install -g pyright (or add it to the project's node_modules)",
   },
   {
@@ -26,6 +48,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".py", ".pyi"],
     rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"],
     command: ["pylsp"],
+    readiness: { strategy: "initialize", warmupMs: 0 },
     install: "apt-get install python3-pylsp, or pip install python-lsp-server in the project's .venv",
   },
   {
@@ -34,6 +57,8 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"],
     rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
     command: ["typescript-language-server", "--stdio"],
+    diagnostics: "tsserver",
+    readiness: { strategy: "progress", warmupMs: 0 },
     install: "npm install -g typescript typescript-language-server",
   },
   {
@@ -41,7 +66,8 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     languages: ["c", "cpp"],
     extensions: [".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"],
     rootMarkers: ["compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"],
-    command: ["clangd"],
+    command: ["clangd", "--log=error"],
+    readiness: { strategy: "progress", warmupMs: 0 },
     install: "apt-get install clangd",
   },
   {
@@ -50,6 +76,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".go"],
     rootMarkers: ["go.mod", "go.work"],
     command: ["gopls"],
+    readiness: { strategy: "progress", warmupMs: 0 },
     install: "apt-get install gopls",
   },
   {
@@ -58,6 +85,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".sh", ".bash"],
     rootMarkers: [".git", "Makefile", "package.json"],
     command: ["bash-language-server", "start"],
+    readiness: { strategy: "initialize", warmupMs: 0 },
     install: "npm install -g bash-language-server",
   },
   {
@@ -66,6 +94,8 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".rs"],
     rootMarkers: ["Cargo.toml"],
     command: ["rust-analyzer"],
+    probe: ["--version"],
+    readiness: { strategy: "progress", warmupMs: 0 },
     install: "install rust-analyzer from the Rust toolchain (rustup component add rust-analyzer); no Debian package provides it here",
   },
   {
@@ -73,7 +103,18 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     languages: ["dart"],
     extensions: [".dart"],
     rootMarkers: ["pubspec.yaml"],
-    command: ["dart", "language-server"],
+    command: ["dart", "language-server", "--protocol=lsp"],
+    probe: ["--version"],
+    readiness: { strategy: "progress", warmupMs: 0 },
     install: "install the Dart SDK and put `dart` on PATH; no Debian package provides it here",
   },
 ];
+
+/** LSP language ids by file extension (didOpen needs one). */
+export const LANGUAGE_IDS: Readonly<Record<string, string>> = {
+  ".py": "python", ".pyi": "python",
+  ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
+  ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
+  ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+  ".go": "go", ".sh": "shellscript", ".bash": "shellscript", ".rs": "rust", ".dart": "dart",
+};

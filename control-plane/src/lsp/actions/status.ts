@@ -1,0 +1,23 @@
+// status: every known server, running (for which roots) or why it cannot start here.
+import type { LspAction } from "./action.js";
+
+const LABEL: Record<string, string> = {
+  running: "running",
+  available: "available",
+  missing_marker: "missing root marker",
+  missing_binary: "missing binary",
+  broken: "broken (not restarted)",
+};
+
+export const statusAction: LspAction = {
+  name: "status",
+  needs: "none",
+  async run(_args, client) {
+    const res = await client.lspStatus();
+    const lines = res.servers.map((s) => {
+      const roots = s.roots.length ? ` roots: ${s.roots.map((r) => `\`${r}\``).join(", ")}.` : "";
+      return `  ${s.id} (${s.languages.join(", ")}): ${LABEL[s.state] ?? s.state}.${roots} ${s.detail}`;
+    });
+    return `Language servers (a server starts only where a root marker exists AND its binary resolves):\n${lines.join("\n")}`;
+  },
+};

@@ -1,0 +1,17 @@
+// The lsp capability of the control plane: the lsp and lsp_rename tools, and diagnostics folded into
+// the write tools, sharing one ledger of what each run has been told.
+import type { Tool } from "../tools/tool.js";
+import { DiagnosticsLedger } from "./diagnostics-ledger.js";
+import { withDiagnosticsOnWrite } from "./diagnostics-on-write.js";
+import { lspRenameTool } from "./lsp-rename-tool.js";
+import { lspTool } from "./lsp-tool.js";
+
+export class LspCapability {
+  readonly ledger = new DiagnosticsLedger();
+  readonly tools: readonly Tool[] = [lspTool(this.ledger), lspRenameTool];
+
+  /** Wraps the write tools among `tools` (the control plane's builtins) with diagnostics on write. */
+  wrapWriteTools(tools: readonly Tool[]): Tool[] {
+    return withDiagnosticsOnWrite(tools, this.ledger);
+  }
+}

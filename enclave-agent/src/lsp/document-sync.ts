@@ -1,0 +1,109 @@
+// Keeps a server's copy of a file equal to the disk, and gets diagnostics newer than the last edit:
+// pulled (textDocument/diagnostic) when the server offers it, otherwise the first push carrying the
+// edit's version (or arriving after it), debounced.
+import { promises as fsp, statSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { asAgentError } from "../errors.js";
+import type { Diagnostic } from "./lsp-types.js";
+import type { ServerConnection } from "./server-connection.js";
+import { tsserverDiagnostics } from "./tsserver-diagnostics.js";
+
+export interface Synced {
+  uri: string;
+  text: string;
+  version: number;
+  changed: boolean;
+  syncedAt: number;
+}
+
+export function uriOf(abs: string): string {
+  return pathToFileURL(abs).href;
+}
+
+export async function readText(abs: string, rel: string): Promise<string> {
+  try {
+    return await fsp.readFile(abs, "utf8");
+  } catch (err) {
+    throw asAgentError(err, rel);
+  }
+}
+
+// When each open document was last read from disk, so a query can cheaply bring the server's other
+// open documents up to date with files changed behind its back (by exec, or a run without lsp).
+const stamps = new WeakMap<ServerConnection, Map<string, number>>();
+
+function stampOf(abs: string): number {
+  try {
+    const st = statSync(abs);
+    return st.mtimeMs * 1e3 + st.size;
+  } catch {
+    return -1;
+  }
+}
+
+export function syncText(conn: ServerConnection, abs: string, languageId: string, text: string, save: boolean): Synced {
+  const uri = uriOf(abs);
+  const byUri = stamps.get(conn) ?? new Map<string, number>();
+  stamps.set(conn, byUri);
+  byUri.set(uri, stampOf(abs));
+  const syncedAt = Date.now();
+  const { version, changed } = conn.syncDocument(uri, languageId, text, save);
+  return { uri, text, version, changed, syncedAt };
+}
+
+/** Re-syncs the server's open documents whose files changed on disk since; closes deleted ones. */
+export async function refreshOpenDocuments(conn: ServerConnection, languageIdFor: (abs: string) => string, except: string): Promise<void> {
+  const byUri = stamps.get(conn);
+  for (const uri of conn.openUris()) {
+    if (uri === except) continue;
+    const abs = fileURLToPath(uri);
+    const now = stampOf(abs);
+    if (now === byUri?.get(uri)) continue;
+    if (now === -1) {
+      conn.closeDocument(uri);
+      byUri?.delete(uri);
+      continue;
+    }
+    const text = await fsp.readFile(abs, "utf8").catch(() => undefined);
+    if (text !== undefined) syncText(conn, abs, languageIdFor(abs), text, false);
+  }
+}
+
+interface PullReport {
+  kind: "full" | "unchanged";
+  items?: Diagnostic[];
+}
+
+const lastPulled = new WeakMap<ServerConnection, Map<string, Diagnostic[]>>();
+
+/** Fresh diagnostics for a synced document, or undefined when none came before the deadline. */
+export async function freshDiagnostics(conn: ServerConnection, synced: Synced, deadline: number): Promise<Diagnostic[] | undefined> {
+  if (conn.spec.diagnostics === "tsserver") {
+    const budget = deadline - Date.now();
+    if (budget <= 0) return undefined;
+    try {
+      return await tsserverDiagnostics(conn, synced.uri, budget);
+    } catch (err) {
+      if (!conn.alive) throw err;
+      if (/did not answer/.test((err as Error).message)) return undefined;
+      // An older server without the command: fall back to what it pushes.
+    }
+  }
+  if (conn.supportsPullDiagnostics) {
+    const budget = deadline - Date.now();
+    if (budget <= 0) return undefined;
+    try {
+      const report = await conn.request<PullReport | null>("textDocument/diagnostic", { textDocument: { uri: synced.uri } }, budget);
+      const cache = lastPulled.get(conn) ?? new Map<string, Diagnostic[]>();
+      lastPulled.set(conn, cache);
+      if (report?.kind === "full") cache.set(synced.uri, report.items ?? []);
+      return cache.get(synced.uri) ?? report?.items ?? [];
+    } catch (err) {
+      if (!conn.alive) throw err;
+      // A server that advertises pull but fails it: fall back to what it pushes.
+    }
+  }
+  // An unchanged document gets no new push: its last one is current.
+  if (!synced.changed && conn.lastPushed(synced.uri)) return conn.lastPushed(synced.uri)?.items;
+  return conn.waitPushed(synced.uri, synced.version, synced.syncedAt, deadline);
+}

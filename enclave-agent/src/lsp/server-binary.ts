@@ -1,0 +1,39 @@
+// Resolves a server's binary (project-local bins first, then PATH) and, for servers with a probe,
+// checks that it really runs: a rustup proxy named rust-analyzer resolves even when the component is
+// missing, and a server that cannot run should be "missing", not "available".
+import { spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { resolveBinary } from "../exec/resolve-binary.js";
+import type { LanguageServerSpec } from "./server-registry.js";
+
+export type BinaryCheck = { ok: true; path: string } | { ok: false; why: string };
+
+const probed = new Map<string, string | undefined>();
+
+function probe(path: string, args: string[]): string | undefined {
+  let key: string;
+  try {
+    key = `${path}\u0000${statSync(path).mtimeMs}`;
+  } catch {
+    key = path;
+  }
+  if (probed.has(key)) return probed.get(key);
+  const r = spawnSync(path, args, { timeout: 10_000, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const failure =
+    r.status === 0 ? undefined : (`${r.stderr ?? ""}${r.stdout ?? ""}`.trim().split("\n")[0] ?? "") || (r.error?.message ?? `exit status ${r.status}`);
+  probed.set(key, failure);
+  return failure;
+}
+
+export function checkServerBinary(spec: LanguageServerSpec, projectDir: string): BinaryCheck {
+  const name = spec.command[0] ?? "";
+  const path = resolveBinary(name, projectDir);
+  if (!path) return { ok: false, why: `\`${name}\` is not on PATH here (nor in the project's node_modules/.bin, .venv/bin or venv/bin); ${spec.install}` };
+  if (spec.probe) {
+    const failure = probe(path, spec.probe);
+    if (failure !== undefined) {
+      return { ok: false, why: `\`${name}\` resolves to ${path}, but \`${[name, ...spec.probe].join(" ")}\` fails (${failure.slice(0, 200)}); ${spec.install}` };
+    }
+  }
+  return { ok: true, path };
+}

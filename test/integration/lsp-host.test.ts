@@ -1,0 +1,280 @@
+// lsp, lsp_rename and diagnostics on write against real language servers (pyright,
+// typescript-language-server, clangd) in host placement, through the real gRPC API.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { ensureHostServers, writeBrokenServer, writeProject } from "../helpers/lsp-fixture.js";
+
+let fx: Fixture;
+let runId: string;
+let workspace: string;
+
+// Machines here are shared and slow: give diagnostics on write room, so "late" is not what we test.
+process.env.ENCLAVE_LSP_DIAGNOSTICS_WAIT_MS = "30000";
+
+beforeAll(async () => {
+  ensureHostServers();
+  fx = await startFixture();
+  workspace = (await fx.client.createConversation("lsph")).workspacePath;
+  writeProject(workspace);
+  runId = (await fx.client.openRun("lsph", { resources: ["workspace", "lsp"] })).id;
+});
+afterAll(async () => fx?.close());
+
+async function lsp(args: Record<string, unknown>): Promise<string> {
+  const r = await fx.client.callTool(runId, "lsp", args);
+  expect(r.isError, resultText(r)).toBe(false);
+  return resultText(r);
+}
+
+async function lspError(args: Record<string, unknown>): Promise<{ code: string; text: string }> {
+  const r = await fx.client.callTool(runId, "lsp", args);
+  expect(r.isError, resultText(r)).toBe(true);
+  return { code: r.errorCode, text: resultText(r) };
+}
+
+function pidOf(status: string, server: string): number {
+  const m = new RegExp(`${server} \\([^)]*\\): running\\..*?pid (\\d+)`).exec(status);
+  if (!m?.[1]) throw new Error(`${server} is not running:\n${status}`);
+  return Number(m[1]);
+}
+
+describe("lsp on the host", () => {
+  it("registers lsp (read) and lsp_rename (write) only where lsp is wired, and plan mode sees only lsp", async () => {
+    const { tools } = await fx.client.listTools(runId);
+    expect(tools.find((t) => t.name === "lsp")?.tier).toBe("read");
+    expect(tools.find((t) => t.name === "lsp_rename")?.tier).toBe("write");
+    const plan = await fx.client.openRun("lsph", { surface: "plan", resources: ["workspace", "lsp"] });
+    expect((await fx.client.listTools(plan.id)).tools.map((t) => t.name)).toContain("lsp");
+    expect((await fx.client.listTools(plan.id)).tools.map((t) => t.name)).not.toContain("lsp_rename");
+    const bare = await fx.client.openRun("lsph", { resources: ["workspace"] });
+    expect((await fx.client.listTools(bare.id)).tools.map((t) => t.name)).not.toContain("lsp");
+  });
+
+  it("definition lands on the right symbol with non-ASCII text (an astral emoji) before it", async () => {
+    const out = await lsp({ action: "definition", file: "py/app.py", line: 3, symbol: "greet" });
+    expect(out).toMatch(/`greet` at py\/app\.py:3:\d+/);
+    expect(out).toContain("py/util.py:1:5  def greet(name: str) -> str:");
+    // Shown columns count characters: `s = "héllo 🎉 wörld"; print(` is 27 of them (the emoji is one,
+    // though two UTF-16 units for the server), so greet starts at column 28.
+    expect(out).toContain("`greet` at py/app.py:3:28");
+  });
+
+  it("hover gives the signature and doc comment", async () => {
+    const out = await lsp({ action: "hover", file: "py/app.py", line: 3, symbol: "greet" });
+    expect(out).toMatch(/def greet\(name: str\) -> str/);
+    expect(out).toContain("Says hello to someone.");
+  });
+
+  it("references lists every use with the source line, workspace-relative", async () => {
+    const out = await lsp({ action: "references", file: "py/util.py", line: 1, symbol: "greet" });
+    expect(out).toMatch(/4 references/);
+    expect(out).toContain("py/app.py:5:7  print(greet(\"again\"), c.total)");
+    expect(out).not.toContain(workspace);
+  });
+
+  it("name#N picks the Nth occurrence on the line", async () => {
+    // Warm the TypeScript project (diagnostics wait for the server's first full check).
+    await lsp({ action: "diagnostics", file: "ts/main.ts" });
+    const out = await lsp({ action: "definition", file: "ts/main.ts", line: 3, symbol: "Shape#1" });
+    expect(out).toContain("ts/shapes.ts:1:18  export interface Shape {");
+    const bad = await lspError({ action: "definition", file: "ts/main.ts", line: 3, symbol: "Shape#3" });
+    expect(bad.text).toMatch(/occurs 1 time on line 3.*no #3/);
+  });
+
+  it("type_definition and implementation (TypeScript)", async () => {
+    const type = await lsp({ action: "type_definition", file: "ts/main.ts", line: 7, symbol: "shape" });
+    expect(type).toContain("ts/shapes.ts:1:18");
+    const impl = await lsp({ action: "implementation", file: "ts/shapes.ts", line: 1, symbol: "Shape" });
+    expect(impl).toContain("ts/shapes.ts:5:14  export class Circle implements Shape {");
+  });
+
+  it("symbols: a file's outline and a workspace search", async () => {
+    const outline = await lsp({ action: "symbols", file: "ts/shapes.ts" });
+    expect(outline).toMatch(/interface Shape/);
+    expect(outline).toMatch(/class Circle/);
+    expect(outline).toMatch(/ {4}method area/);
+    const search = await lsp({ action: "symbols", query: "Circle", file: "ts/main.ts" });
+    expect(search).toMatch(/class Circle.*ts\/shapes\.ts:5:\d+/);
+  });
+
+  it("code_actions offers the server's quick fix", async () => {
+    writeFileSync(join(workspace, "ts/typo.ts"), "export function f(): void {\n  consol.log(1);\n}\n");
+    await lsp({ action: "diagnostics", file: "ts/typo.ts" });
+    const out = await lsp({ action: "code_actions", file: "ts/typo.ts", line: 2, symbol: "consol" });
+    expect(out).toMatch(/Change spelling to 'console'.*ts\/typo\.ts \(1 edit\)\n {6}ts\/typo\.ts:2:3-2:9 → "console"/);
+  });
+
+  it("diagnostics for one file, and \"*\" runs the project's own checker", async () => {
+    writeFileSync(join(workspace, "py/bad.py"), "from util import greet\n\ngreet(42)\n");
+    const one = await lsp({ action: "diagnostics", file: "py/bad.py" });
+    expect(one).toMatch(/py\/bad\.py:3:7 error \[reportArgumentType\]/);
+    expect(one).toContain("3 | greet(42)");
+    const all = await lsp({ action: "diagnostics", file: "*" });
+    expect(all).toMatch(/`(pyright|tsc --noEmit --pretty false)` \(the project's checker\)/);
+  });
+
+  it("C through clangd: definition across a header and diagnostics", async () => {
+    const def = await lsp({ action: "definition", file: "c/main.c", line: 5, symbol: "add" });
+    expect(def).toMatch(/c\/util\.(h:3:5|c:3:5)/);
+    writeFileSync(join(workspace, "c/oops.c"), '#include "util.h"\nint g(void) { return add(1); }\n');
+    const diag = await lsp({ action: "diagnostics", file: "c/oops.c" });
+    expect(diag).toMatch(/c\/oops\.c:2:\d+ error.*too few arguments/i);
+  });
+
+  it("a navigation action without symbol, or with one not on the line, says what the line holds", async () => {
+    const missing = await fx.client.callTool(runId, "lsp", { action: "hover", file: "py/app.py", line: 3 });
+    expect(missing.errorCode).toBe("invalid_arguments");
+    expect(resultText(missing)).toMatch(/needs `symbol`.*columns are never guessed/);
+    const wrong = await lspError({ action: "hover", file: "py/app.py", line: 3, symbol: "nope" });
+    expect(wrong.code).toBe("invalid_arguments");
+    expect(wrong.text).toMatch(/`nope` is not on line 3; line 3 of `py\/app\.py` reads: `s = "héllo 🎉 wörld"; print\(greet\(s\)\)`; it contains `s`, `héllo`, `wörld`, `print`, `greet`/);
+    const range = await lspError({ action: "hover", file: "py/app.py", line: 99, symbol: "x" });
+    expect(range.text).toMatch(/has 6 lines; line 99 is out of range/);
+  });
+
+  it("status explains running servers, a missing binary and a missing marker; a file with no marker is a clear error", async () => {
+    const out = await lsp({ action: "status" });
+    expect(out).toMatch(/pyright \(python\): running\. roots: `py`/);
+    // Absent, or (where rustup is installed) a proxy that fails to run it: either way, missing.
+    expect(out).toMatch(/rust-analyzer \(rust\): missing binary\. `rust-analyzer` (is not on PATH here|resolves to .*but `rust-analyzer --version` fails)/);
+    expect(out).toMatch(/dart \(dart\): missing binary\..*Dart SDK/);
+    expect(out).toMatch(/bash \(shellscript\): missing root marker\..*no folder of the workspace has \.git, Makefile, package\.json/);
+    const loose = await lspError({ action: "hover", file: "loose/orphan.py", line: 1, symbol: "x" });
+    expect(loose.text).toMatch(/no language server can start for `loose\/orphan\.py`: pyright: no root marker/);
+    const rust = await lspError({ action: "diagnostics", file: "py/x.rs" });
+    expect(rust.text).toMatch(/rust-analyzer: no root marker \(Cargo\.toml\).*; and `rust-analyzer` (is not on PATH here|resolves to)/);
+  });
+
+  it("diagnostics on write: new ones only; a moved one is not repeated; fixed then re-broken is new again", async () => {
+    const base = "export function total(xs: number[]): number {\n  let sum = 0;\n  for (const x of xs) sum += x;\n  return sum;\n}\n";
+    const clean = await fx.client.callTool(runId, "write", { path: "ts/calc.ts", content: base });
+    expect(resultText(clean)).toMatch(/Wrote \d+ bytes[\s\S]*No new diagnostics \(typescript\)/);
+
+    const broken = base.replace("return sum;", 'return sum;\n  const bad: number = "oops";');
+    const first = resultText(await fx.client.callTool(runId, "write", { path: "ts/calc.ts", content: broken }));
+    expect(first).toMatch(/1 new diagnostic in `ts\/calc\.ts` \(typescript\):\n {2}ts\/calc\.ts:5:9 error \[2322\] Type 'string' is not assignable to type 'number'/);
+    expect(first).not.toMatch(/Unreachable code/); // hints are left out
+
+    // Four lines added above it: the same error, moved, is not new.
+    const moved = resultText(await fx.client.callTool(runId, "edit", { path: "ts/calc.ts", old_text: "  let sum = 0;\n", new_text: "  let sum = 0;\n  // a\n  // b\n  // c\n  // d\n" }));
+    expect(moved).toMatch(/No new diagnostics/);
+
+    // A second, different error: only it is reported.
+    const patch = "--- a/ts/calc.ts\n+++ b/ts/calc.ts\n@@ -1,2 +1,3 @@\n export function total(xs: number[]): number {\n+  xs.nosuch();\n   let sum = 0;\n";
+    const second = resultText(await fx.client.callTool(runId, "apply_patch", { patch }));
+    expect(second).toMatch(/1 new diagnostic in `ts\/calc\.ts`/);
+    expect(second).toMatch(/Property 'nosuch' does not exist/);
+    expect(second).not.toMatch(/is not assignable/);
+
+    // Fixed, then broken again: reported again.
+    await fx.client.callTool(runId, "edit", { path: "ts/calc.ts", old_text: '  const bad: number = "oops";\n', new_text: "" });
+    const again = resultText(await fx.client.callTool(runId, "edit", { path: "ts/calc.ts", old_text: "  return sum;\n", new_text: '  return sum;\n  const bad: number = "oops";\n' }));
+    expect(again).toMatch(/1 new diagnostic[\s\S]*is not assignable/);
+  });
+
+  it("a write whose diagnostics are late returns without them and says so", async () => {
+    process.env.ENCLAVE_LSP_DIAGNOSTICS_WAIT_MS = "1";
+    try {
+      // A new root: its clangd has to start first, which takes longer than 1 ms.
+      const ws = (await fx.client.createConversation("lsp-late")).workspacePath;
+      mkdirSync(join(ws, "c2"));
+      writeFileSync(join(ws, "c2/compile_flags.txt"), "-std=c11\n");
+      const late = (await fx.client.openRun("lsp-late", { resources: ["workspace", "lsp"] })).id;
+      const r = await fx.client.callTool(late, "write", { path: "c2/late.c", content: "int f(void) { return g(); }\n" });
+      expect(r.isError).toBe(false);
+      expect(resultText(r)).toMatch(/Wrote \d+ bytes[\s\S]*`c2\/late\.c`: clangd had no fresh diagnostics within 1 ms \(clangd is still starting\); they are left out — ask with lsp diagnostics later/);
+    } finally {
+      process.env.ENCLAVE_LSP_DIAGNOSTICS_WAIT_MS = "30000";
+    }
+  });
+
+  it("a write in a run without lsp wired carries no diagnostics", async () => {
+    const bare = await fx.client.openRun("lsph", { resources: ["workspace"] });
+    const r = resultText(await fx.client.callTool(bare.id, "write", { path: "ts/other.ts", content: 'const n: number = "x";\n' }));
+    expect(r).not.toMatch(/diagnostic/i);
+  });
+
+  it("lsp_rename renames across files, all at once, and the servers see the new text", async () => {
+    const r = await fx.client.callTool(runId, "lsp_rename", { file: "py/app.py", line: 3, symbol: "greet", new_name: "welcome" });
+    expect(r.isError, resultText(r)).toBe(false);
+    expect(resultText(r)).toMatch(/Renamed `greet` \(py\/app\.py:3:28\) to `welcome`: \d+ edits in 3 files \(pyright\)/);
+    expect(readFileSync(join(workspace, "py/util.py"), "utf8")).toContain("def welcome(name: str)");
+    expect(readFileSync(join(workspace, "py/app.py"), "utf8")).toContain('s = "héllo 🎉 wörld"; print(welcome(s))');
+    expect(readFileSync(join(workspace, "py/bad.py"), "utf8")).toContain("welcome(42)");
+    const def = await lsp({ action: "definition", file: "py/app.py", line: 5, symbol: "welcome" });
+    expect(def).toContain("py/util.py:1:5  def welcome(name: str) -> str:");
+  });
+
+  it("files changed on disk behind the server's back are re-synced before the next query", async () => {
+    const util = join(workspace, "py/util.py");
+    writeFileSync(util, readFileSync(util, "utf8").replace("Says hello to someone.", "Greets warmly."));
+    const out = await lsp({ action: "hover", file: "py/app.py", line: 5, symbol: "welcome" });
+    expect(out).toContain("Greets warmly.");
+  });
+
+  it("lsp_rename refuses what the server cannot rename, changing nothing", async () => {
+    const before = readFileSync(join(workspace, "py/app.py"), "utf8");
+    const r = await fx.client.callTool(runId, "lsp_rename", { file: "py/app.py", line: 1, symbol: "from", new_name: "x" });
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toMatch(/cannot be renamed|nothing to rename|nothing was changed/);
+    expect(readFileSync(join(workspace, "py/app.py"), "utf8")).toBe(before);
+  });
+
+  it("a server killed mid-session is restarted by the next call", async () => {
+    const pid = pidOf(await lsp({ action: "status" }), "pyright");
+    process.kill(pid, "SIGKILL");
+    // A call racing the death fails with what happened; the one after it gets a new server.
+    const racing = await fx.client.callTool(runId, "lsp", { action: "hover", file: "py/app.py", line: 5, symbol: "welcome" });
+    // The agent itself never goes down with a server.
+    expect(racing.errorCode).not.toBe("agent_lost");
+    if (racing.isError) expect(resultText(racing)).toMatch(/pyright language server .*killed by SIGKILL.*; it is restarted on the next call/);
+    const out = await lsp({ action: "hover", file: "py/app.py", line: 5, symbol: "welcome" });
+    expect(out).toMatch(/def welcome/);
+    expect(pidOf(await lsp({ action: "status" }), "pyright")).not.toBe(pid);
+  });
+
+  it("reload restarts the root's server", async () => {
+    const pid = pidOf(await lsp({ action: "status" }), "clangd");
+    expect(await lsp({ action: "reload", file: "c/main.c" })).toMatch(/stopped clangd@c/);
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(await lsp({ action: "definition", file: "c/main.c", line: 5, symbol: "add" })).toMatch(/c\/util\./);
+  });
+});
+
+describe("lsp broken set", () => {
+  it("a server that keeps dying is not respawned in a loop; status says why; reload forgives it", async () => {
+    const ws = (await fx.client.createConversation("lsp-broken")).workspacePath;
+    writeBrokenServer(ws);
+    const run = (await fx.client.openRun("lsp-broken", { resources: ["workspace", "lsp"] })).id;
+    const texts: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await fx.client.callTool(run, "lsp", { action: "hover", file: "broken/x.ts", line: 1, symbol: "x" });
+      expect(r.isError).toBe(true);
+      texts.push(resultText(r));
+    }
+    expect(texts[0]).toMatch(/typescript language server .*exited with code 3.*boom: cannot start/);
+    expect(texts[3]).toMatch(/died 3 times in a row .*not restarted.*reload/);
+    const status = resultText(await fx.client.callTool(run, "lsp", { action: "status" }));
+    expect(status).toMatch(/typescript \([^)]*\): broken \(not restarted\)\. roots: `broken`/);
+    const reload = resultText(await fx.client.callTool(run, "lsp", { action: "reload" }));
+    expect(reload).toMatch(/forgot earlier crashes of typescript@broken/);
+  });
+
+  it("stopping the agent kills every server process", async () => {
+    const status = await lsp({ action: "status" });
+    const pid = pidOf(status, "typescript");
+    await fx.cp.hostAgents.stop("lsph");
+    for (let i = 0; i < 50; i++) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`typescript-language-server ${pid} outlived its agent`);
+  });
+});

@@ -1,0 +1,119 @@
+// The supervisor's protocol mechanics against a real process speaking JSON-RPC over stdio (a small
+// scripted server, since no real server can be made to stall, crash or fork on cue): a request past
+// its deadline is cancelled with $/cancelRequest; a server that dies fails its pending requests with
+// the cause; stopping kills the whole process tree; concurrent first calls share one process.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
+import { ServerConnection } from "../../enclave-agent/src/lsp/server-connection.js";
+import type { LanguageServerSpec } from "../../enclave-agent/src/lsp/server-registry.js";
+import { LspSupervisor } from "../../enclave-agent/src/lsp/supervisor.js";
+
+const dir = mkdtempSync(join(tmpdir(), "enclave-lsp-sup-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Answers initialize; never answers hover (logs $/cancelRequest); exits on "crash"; forks a sleeper
+// (its own child) on "fork" and answers with the child's pid.
+const SERVER = `
+const { spawn } = require("node:child_process");
+const fs = require("node:fs");
+const log = process.argv[2];
+let buf = Buffer.alloc(0);
+const send = (msg) => { const b = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...msg })); process.stdout.write("Content-Length: " + b.length + "\\r\\n\\r\\n"); process.stdout.write(b); };
+process.stdin.on("data", (chunk) => {
+  buf = Buffer.concat([buf, chunk]);
+  for (;;) {
+    const head = buf.indexOf("\\r\\n\\r\\n");
+    if (head < 0) return;
+    const len = Number(/Content-Length: (\\d+)/i.exec(buf.subarray(0, head).toString())[1]);
+    if (buf.length < head + 4 + len) return;
+    const msg = JSON.parse(buf.subarray(head + 4, head + 4 + len).toString());
+    buf = buf.subarray(head + 4 + len);
+    fs.appendFileSync(log, msg.method + "\\n");
+    if (msg.method === "initialize") send({ id: msg.id, result: { capabilities: { hoverProvider: true } } });
+    else if (msg.method === "shutdown") send({ id: msg.id, result: null });
+    else if (msg.method === "exit") process.exit(0);
+    else if (msg.method === "crash") { process.stderr.write("segfault in the scripted server\\n"); process.exit(7); }
+    else if (msg.method === "index") { send({ method: "$/progress", params: { token: "t1", value: { kind: "begin", title: "indexing" } } }); send({ id: msg.id, result: null }); }
+    else if (msg.method === "indexed") { send({ method: "$/progress", params: { token: "t1", value: { kind: "end" } } }); send({ id: msg.id, result: null }); }
+    else if (msg.method === "fork") { const c = spawn("sleep", ["300"], { stdio: "ignore" }); send({ id: msg.id, result: c.pid }); }
+  }
+});
+`;
+const script = join(dir, "fake-server.cjs");
+writeFileSync(script, SERVER);
+
+function spec(id: string): LanguageServerSpec {
+  return { id, languages: ["fake"], extensions: [".fake"], rootMarkers: ["fake.toml"], command: [process.execPath, script], install: "", readiness: { strategy: "initialize", warmupMs: 0 } };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: () => boolean, label: string): Promise<void> {
+  for (let i = 0; i < 100 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
+  if (!what()) throw new Error(`timed out waiting for ${label}`);
+}
+
+describe("server connection mechanics", () => {
+  it("a request past its deadline fails clearly and is cancelled with $/cancelRequest", async () => {
+    const log = join(dir, "cancel.log");
+    const s = { ...spec("fake"), command: [process.execPath, script, log] };
+    const conn = await ServerConnection.start(s, dir, process.execPath);
+    await expect(conn.request("textDocument/hover", {}, 300)).rejects.toThrow(/did not answer textDocument\/hover within 300 ms \(the request was cancelled\)/);
+    await until(() => readFileSync(log, "utf8").includes("$/cancelRequest"), "$/cancelRequest");
+    await conn.stop();
+  });
+
+  it("work announced with $/progress marks answers as possibly incomplete until it ends", async () => {
+    const conn = await ServerConnection.start({ ...spec("fake"), command: [process.execPath, script, join(dir, "progress.log")] }, dir, process.execPath);
+    expect(conn.indexing).toBe(false);
+    await conn.request("index", {}, 5_000);
+    expect(conn.indexing).toBe(true);
+    await conn.request("indexed", {}, 5_000);
+    expect(conn.indexing).toBe(false);
+    await conn.stop();
+  });
+
+  it("a server that dies fails its pending requests with the cause and its last words", async () => {
+    const log = join(dir, "crash.log");
+    const conn = await ServerConnection.start({ ...spec("fake"), command: [process.execPath, script, log] }, dir, process.execPath);
+    const pending = conn.request("textDocument/hover", {}, 30_000);
+    const crash = conn.request("crash", {}, 30_000);
+    await expect(pending).rejects.toThrow(/fake language server .* exited with code 7 while answering \(its last output: segfault in the scripted server\); it is restarted on the next call/);
+    await expect(crash).rejects.toThrow(/exited with code 7/);
+    expect(conn.alive).toBe(false);
+  });
+
+  it("stop kills the whole process tree, children included", async () => {
+    const log = join(dir, "fork.log");
+    const conn = await ServerConnection.start({ ...spec("fake"), command: [process.execPath, script, log] }, dir, process.execPath);
+    const child = await conn.request<number>("fork", {}, 5_000);
+    expect(alive(child)).toBe(true);
+    const pid = conn.pid as number;
+    await conn.stop();
+    await until(() => !alive(pid) && !alive(child), "the server and its child to die");
+  });
+});
+
+describe("supervisor", () => {
+  it("concurrent first calls for one (server, root) share one process", async () => {
+    const root = mkdtempSync(join(dir, "ws-"));
+    writeFileSync(join(root, "fake.toml"), "");
+    const sup = new LspSupervisor(new WorkspacePaths(root));
+    const choice = { spec: { ...spec("fake"), command: [process.execPath, script, join(dir, "dedupe.log")] }, root: new WorkspacePaths(root).root, binary: process.execPath };
+    const conns = await Promise.all([sup.connect(choice), sup.connect(choice), sup.connect(choice)]);
+    expect(new Set(conns).size).toBe(1);
+    expect(readFileSync(join(dir, "dedupe.log"), "utf8").match(/^initialize$/gm)).toHaveLength(1);
+    await sup.stopAll();
+    expect(conns[0]?.alive).toBe(false);
+  });
+});

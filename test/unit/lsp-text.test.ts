@@ -1,0 +1,76 @@
+// Pure parts of lsp: symbol positions in UTF-16, shown columns, applying text edits, the ledger, and
+// the files a patch touches.
+import { describe, expect, it } from "vitest";
+import { DiagnosticsLedger } from "../../control-plane/src/lsp/diagnostics-ledger.js";
+import { patchedPaths } from "../../control-plane/src/lsp/diagnostics-on-write.js";
+import type { Run } from "../../control-plane/src/runs/run-store.js";
+import { displayColumn, locateSymbol, parseSymbol } from "../../enclave-agent/src/lsp/text-positions.js";
+import { applyTextEdits } from "../../enclave-agent/src/lsp/workspace-edit.js";
+
+describe("symbol positions", () => {
+  const text = 'first\ns = "é 🎉"; x = max(x, 1)\n';
+
+  it("counts UTF-16 units for the server and code points for people", () => {
+    const pos = locateSymbol(text, "f.py", 2, "max");
+    // s = "é 🎉"; x =  → the emoji is 2 UTF-16 units, so max is at unit 16, character 15.
+    expect(pos).toEqual({ line: 1, character: 16 });
+    expect(displayColumn('s = "é 🎉"; x = max(x, 1)', pos.character)).toBe(16);
+  });
+
+  it("prefers whole words and takes name#N", () => {
+    expect(locateSymbol(text, "f.py", 2, "x").character).toBe(12);
+    expect(locateSymbol(text, "f.py", 2, "x#2").character).toBe(20);
+    expect(parseSymbol("a#b")).toEqual({ name: "a#b", occurrence: 1 });
+    expect(locateSymbol("self.total = 0\n", "f.py", 1, "self.total").character).toBe(5);
+  });
+
+  it("explains a missing symbol, a missing occurrence and a line out of range", () => {
+    expect(() => locateSymbol(text, "f.py", 2, "min")).toThrow(/`min` is not on line 2; line 2 of `f.py` reads: .* it contains `s`, `é`, `x`, `max`/);
+    expect(() => locateSymbol(text, "f.py", 2, "x#3")).toThrow(/occurs 2 times on line 2 .* no #3/);
+    expect(() => locateSymbol(text, "f.py", 9, "x")).toThrow(/has 3 lines; line 9 is out of range/);
+    expect(() => locateSymbol(text, "f.py", 2, undefined)).toThrow(/give `symbol`/);
+  });
+});
+
+describe("applying text edits", () => {
+  it("applies UTF-16 ranges from the end, across lines and CRLF", () => {
+    const text = "a = '🎉'; b = a\r\nprint(a)\n";
+    const out = applyTextEdits(text, [
+      { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, newText: "alpha" },
+      { range: { start: { line: 0, character: 14 }, end: { line: 0, character: 15 } }, newText: "alpha" },
+      { range: { start: { line: 1, character: 6 }, end: { line: 1, character: 7 } }, newText: "alpha" },
+    ]);
+    expect(out).toBe("alpha = '🎉'; b = alpha\r\nprint(alpha)\n");
+  });
+
+  it("refuses overlapping edits", () => {
+    const r = (s: number, e: number) => ({ start: { line: 0, character: s }, end: { line: 0, character: e } });
+    expect(() => applyTextEdits("abcdef", [{ range: r(0, 3), newText: "x" }, { range: r(2, 4), newText: "y" }])).toThrow(/overlap/);
+  });
+});
+
+describe("diagnostics ledger", () => {
+  const run = { id: "r1" } as Run;
+  const d = (message: string, line: number, code = "2322", severity = "error") => ({ path: "a.ts", line, column: 1, severity, code, message, source: "ts", lineText: "" });
+
+  it("reports new ones, not moved ones; fixed then re-broken is new again; copies count", () => {
+    const ledger = new DiagnosticsLedger();
+    expect(ledger.update(run, "a.ts", [d("bad type", 3)])).toHaveLength(1);
+    expect(ledger.update(run, "a.ts", [d("bad type", 7)])).toHaveLength(0);
+    expect(ledger.update(run, "a.ts", [d("bad type", 7), d("other", 1, "2339")]).map((x) => x.message)).toEqual(["other"]);
+    expect(ledger.update(run, "a.ts", [d("bad type", 7), d("bad type", 9), d("other", 1, "2339")]).map((x) => x.line)).toEqual([9]);
+    expect(ledger.update(run, "a.ts", [])).toHaveLength(0);
+    expect(ledger.update(run, "a.ts", [d("bad type", 2)])).toHaveLength(1);
+    // Severity and code are part of the key; another file and another run keep their own.
+    expect(ledger.update(run, "a.ts", [d("bad type", 2, "2322", "warning"), d("bad type", 2)])).toHaveLength(1);
+    expect(ledger.update(run, "b.ts", [d("bad type", 2)])).toHaveLength(1);
+    expect(ledger.update({ id: "r2" } as Run, "a.ts", [d("bad type", 2)])).toHaveLength(1);
+  });
+});
+
+describe("patched paths", () => {
+  it("names added, modified and deleted files", () => {
+    const patch = "--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/new.py\n@@ -0,0 +1 @@\n+x\n--- a/gone.c\t2024-01-01\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n";
+    expect(patchedPaths(patch)).toEqual(["x.ts", "new.py", "gone.c"]);
+  });
+});
