@@ -12,7 +12,7 @@ build: deps
 gen: deps
 	node scripts/gen-proto.mjs
 
-run: build
+run: build host-servers
 	./bin/enclave serve
 
 docker:

@@ -23,3 +23,5 @@ export const imagesDir = join(repoRoot, "images");
 /** The agent bundle built by `make build`: one file that runs on Node 18 and later. */
 export const agentBundleDir = join(repoRoot, "dist", "agent");
 export const agentBundleEntry = join(agentBundleDir, "enclave-agent.mjs");
+/** Language servers `make host-servers` installs for host placement; host agents get it on PATH. */
+export const hostToolsBin = join(repoRoot, ".enclave", "host-tools", "node_modules", ".bin");

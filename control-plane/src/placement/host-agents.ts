@@ -3,10 +3,11 @@
 // plane goes away, so does the agent.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, type WriteStream } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { AgentClient } from "../agent-client/agent-client.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { hostToolsBin } from "../repo-paths.js";
 import type { AgentEndpoint } from "./agent-endpoint.js";
 
 interface HostAgent {
@@ -98,7 +99,9 @@ export class HostAgents {
     const child = spawn(
       process.execPath,
       [this.bundleEntry, "--socket", socketPath, "--workspace", workspace, "--placement", "host", "--exit-with-stdin"],
-      { stdio: ["pipe", "ignore", "pipe"] },
+      // The project-installed language servers come after a project's own bins (the agent looks in
+      // node_modules/.bin and .venv first) and before the host's PATH.
+      { stdio: ["pipe", "ignore", "pipe"], env: { ...process.env, PATH: [hostToolsBin, process.env.PATH ?? ""].join(delimiter) } },
     );
     const log = createWriteStream(join(this.logDir, `agent-${conversationId}.log`), { flags: "a" });
     const agent: HostAgent = {
