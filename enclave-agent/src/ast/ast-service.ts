@@ -4,6 +4,7 @@ import { promises as fsp } from "node:fs";
 import type { AstMatch, AstServer } from "../../../proto/gen/enclave/agent/v1/ast.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
+import { withWriteLock } from "../fs/write-lock.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 import { type ApplyFile, applyAtomically } from "./apply-journal.js";
@@ -17,7 +18,6 @@ function clip(s: string): string {
 
 export function astService(paths: WorkspacePaths, engine: AstEngine): AstServer {
   // One apply at a time per agent: two interleaved applies could each pass their hash check.
-  let applying: Promise<unknown> = Promise.resolve();
   return {
     search: unary(async (req) => {
       const r = await engine.search({ pattern: req.pattern, path: req.path, language: req.language, maxResults: req.maxResults });
@@ -70,9 +70,7 @@ export function astService(paths: WorkspacePaths, engine: AstEngine): AstServer 
         await applyAtomically(paths.root, files);
         return { applied: true, diverged: [], filesWritten: files.length };
       };
-      const next = applying.then(run, run);
-      applying = next.catch(() => undefined);
-      return next;
+      return withWriteLock(paths.root, run);
     }),
   };
 }

@@ -8,6 +8,7 @@ import { AgentError, asAgentError } from "../errors.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 import { commitChanges, type FileChange } from "./atomic-write.js";
+import { withWriteLock } from "./write-lock.js";
 import { applyHunks, PatchError, parseUnifiedDiff } from "./unified-diff.js";
 import type { WorkspacePaths } from "./workspace-paths.js";
 
@@ -67,7 +68,7 @@ export function filesService(paths: WorkspacePaths): FilesServer {
       }
     }),
 
-    writeFile: unary(async (req) => {
+    writeFile: unary(async (req) => withWriteLock(paths.root, async () => {
       const { abs, rel } = paths.resolve(req.path, "write");
       checkWriteSize(req.content.length, rel);
       let existed = true;
@@ -81,9 +82,9 @@ export function filesService(paths: WorkspacePaths): FilesServer {
       if (existed && req.createOnly) throw new AgentError("already_exists", `\`${rel}\` already exists; nothing was written`);
       await commitChanges([{ abs, rel, content: req.content }]);
       return { bytesWritten: req.content.length, created: !existed };
-    }),
+    })),
 
-    editFile: unary(async (req) => {
+    editFile: unary(async (req) => withWriteLock(paths.root, async () => {
       const { abs, rel } = paths.resolve(req.path, "read");
       if (req.oldText === "") throw new AgentError("invalid_argument", "old_text is empty: give the exact text to replace");
       if (req.oldText === req.newText) throw new AgentError("invalid_argument", "old_text and new_text are the same; nothing to do");
@@ -100,9 +101,9 @@ export function filesService(paths: WorkspacePaths): FilesServer {
       checkWriteSize(content.length, rel);
       await commitChanges([{ abs, rel, content }]);
       return { replacements: req.replaceAll ? count : 1 };
-    }),
+    })),
 
-    applyPatch: unary(async (req) => {
+    applyPatch: unary(async (req) => withWriteLock(paths.root, async () => {
       if (req.patch.length > LIMITS.patchMaxBytes) {
         throw new AgentError("too_large", `the patch is ${req.patch.length} bytes, over the ${LIMITS.patchMaxBytes}-byte limit`);
       }
@@ -155,7 +156,7 @@ export function filesService(paths: WorkspacePaths): FilesServer {
       }
       await commitChanges(changes);
       return { files: report };
-    }),
+    })),
 
     listDir: unary(async (req) => {
       const { abs, rel } = paths.resolve(req.path, "list");

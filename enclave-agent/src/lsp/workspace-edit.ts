@@ -4,6 +4,7 @@
 import { fileURLToPath } from "node:url";
 import { AgentError } from "../errors.js";
 import { commitChanges, type FileChange } from "../fs/atomic-write.js";
+import { withWriteLock } from "../fs/write-lock.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import type { Position, TextDocumentEdit, TextEdit, WorkspaceEdit } from "./lsp-types.js";
 import { readText } from "./document-sync.js";
@@ -78,7 +79,11 @@ export interface AppliedFile {
  * Computes and commits every file's new text. `baseText` gives the text the server edited (its open
  * copy); a file the server did not have open is read from disk.
  */
-export async function applyWorkspaceEdit(paths: WorkspacePaths, edit: WorkspaceEdit, baseText: (uri: string) => string | undefined): Promise<AppliedFile[]> {
+export function applyWorkspaceEdit(paths: WorkspacePaths, edit: WorkspaceEdit, baseText: (uri: string) => string | undefined): Promise<AppliedFile[]> {
+  return withWriteLock(paths.root, () => commitWorkspaceEdit(paths, edit, baseText));
+}
+
+async function commitWorkspaceEdit(paths: WorkspacePaths, edit: WorkspaceEdit, baseText: (uri: string) => string | undefined): Promise<AppliedFile[]> {
   const files = collectEdits(edit);
   const applied: AppliedFile[] = [];
   for (const f of files) {
