@@ -54,6 +54,11 @@ async function main(): Promise<void> {
   }
 }
 
+// One stray throw in a handler (a send on a stream that just closed) must not take down every
+// language server, debug session and kernel this agent hosts: log it and keep serving.
+process.on("uncaughtException", (err) => process.stderr.write(`enclave-agent ${process.pid}: uncaught: ${err.stack ?? err.message}\n`));
+process.on("unhandledRejection", (err) => process.stderr.write(`enclave-agent ${process.pid}: unhandled rejection: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
+
 main().catch((err: unknown) => {
   console.error(`enclave-agent: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
