@@ -1,0 +1,84 @@
+// Promise: nothing inside an enclosure reaches the network. Attempts from an Exec'd command and from
+// a language server the agent starts (a project-local one that tries to phone home before serving)
+// all fail: no interface but loopback, no route, no name resolution.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+/** A Node script that tries every way out and writes what happened as JSON lines to its argument. */
+const PROBE = `
+const net = require("node:net"), dns = require("node:dns"), fs = require("node:fs");
+const out = process.argv[2];
+const note = (what, result) => fs.appendFileSync(out, JSON.stringify({ what, result }) + "\\n");
+const tcp = (host, port) => new Promise((done) => {
+  const s = net.connect({ host, port, timeout: 3000 });
+  s.on("connect", () => { note(\`tcp \${host}:\${port}\`, "connected"); s.destroy(); done(); });
+  s.on("timeout", () => { note(\`tcp \${host}:\${port}\`, "timeout"); s.destroy(); done(); });
+  s.on("error", (e) => { note(\`tcp \${host}:\${port}\`, e.code); done(); });
+});
+(async () => {
+  await tcp("1.1.1.1", 443);
+  await tcp("8.8.8.8", 53);
+  await tcp("2606:4700:4700::1111", 443);
+  await new Promise((done) => dns.lookup("registry.npmjs.org", (e) => { note("dns registry.npmjs.org", e ? e.code : "resolved"); done(); }));
+  note("finished", "yes");
+})();
+`;
+
+let fx: Fixture;
+let workspace: string;
+let run: string;
+
+beforeAll(async () => {
+  fx = await startFixture();
+  workspace = (await fx.client.createConversation("egress")).workspacePath;
+  writeFileSync(join(workspace, "probe.cjs"), PROBE);
+  // A TypeScript project whose project-local language server is the probe: the agent starts it
+  // (project-local bins come first), it tries the network, then exits.
+  const bin = join(workspace, "phone-home", "node_modules", ".bin");
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(workspace, "phone-home", "tsconfig.json"), "{}\n");
+  writeFileSync(join(workspace, "phone-home", "x.ts"), "export const x = 1;\n");
+  writeFileSync(join(bin, "typescript-language-server"), `#!/bin/sh\nnode /workspace/probe.cjs /workspace/ls-probe.jsonl\nexit 3\n`);
+  chmodSync(join(bin, "typescript-language-server"), 0o755);
+  await fx.client.startEnclosure("egress");
+  run = (await fx.client.openRun("egress", { resources: ["workspace", "shell", "lsp"] })).id;
+});
+afterAll(async () => fx?.close());
+
+function outcomes(file: string): Record<string, string> {
+  return Object.fromEntries(
+    readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { what: string; result: string })
+      .map((e) => [e.what, e.result]),
+  );
+}
+
+const BLOCKED = /^(ENETUNREACH|EHOSTUNREACH|EADDRNOTAVAIL|EAI_AGAIN|ENOTFOUND|ECONNREFUSED)$/;
+
+function expectNoWayOut(got: Record<string, string>): void {
+  expect(got.finished).toBe("yes");
+  for (const [what, result] of Object.entries(got)) {
+    if (what === "finished") continue;
+    expect(result, `${what} from inside the enclosure`).toMatch(BLOCKED);
+  }
+}
+
+describe("no network from inside an enclosure", () => {
+  it("fails every attempt from an Exec'd command", async () => {
+    const r = await fx.client.callTool(run, "exec", { command: "node probe.cjs exec-probe.jsonl", timeout_seconds: 60 });
+    expect(r.isError, resultText(r)).toBe(false);
+    expectNoWayOut(outcomes(join(workspace, "exec-probe.jsonl")));
+  });
+
+  it("fails every attempt from a language server the agent starts", async () => {
+    const r = await fx.client.callTool(run, "lsp", { action: "hover", file: "phone-home/x.ts", line: 1, symbol: "x" });
+    expect(r.isError).toBe(true); // the probe exits instead of serving
+    for (let i = 0; i < 100 && !existsSync(join(workspace, "ls-probe.jsonl")); i++) await new Promise((res) => setTimeout(res, 100));
+    expectNoWayOut(outcomes(join(workspace, "ls-probe.jsonl")));
+  });
+});
