@@ -20,6 +20,8 @@ export interface ControlPlaneConfig {
   /** The built agent bundle folder (enclave-agent.mjs, supervise.sh). */
   agentBundleDir: string;
   enclosure: EnclosureDefaults;
+  /** Hard lifetime of a debug session (ENCLAVE_DEBUG_TTL_SECONDS, default 30 minutes). */
+  debugSessionTtlMs: number;
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:7400";
@@ -45,5 +47,6 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
       tmpSizeBytes: 512 * 1024 ** 2,
       homeSizeBytes: 256 * 1024 ** 2,
     },
+    debugSessionTtlMs: Math.round(numberFromEnv("ENCLAVE_DEBUG_TTL_SECONDS", 30 * 60) * 1000),
   };
 }

@@ -16,6 +16,7 @@ import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
 import { BUILTIN_TOOLS } from "./tools/builtin/index.js";
+import { createDebugTool } from "./tools/debug/debug-tool.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
@@ -45,6 +46,7 @@ export class ControlPlane {
     this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
     for (const tool of BUILTIN_TOOLS) this.registry.register(tool);
+    this.registry.register(createDebugTool({ sessionTtlMs: config.debugSessionTtlMs }));
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements);
   }
 

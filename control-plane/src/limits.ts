@@ -20,4 +20,11 @@ export const LIMITS = {
   grpcMaxMessageBytes: 64 * 1024 * 1024,
   /** Audit events kept in memory for subscribers asking for history (the file keeps everything). */
   auditMemoryEvents: 10_000,
+  /** debug: frames a stack shows, children a variables call shows, characters of one value. */
+  debugStackFrames: 30,
+  debugVariables: 50,
+  debugValueChars: 400,
+  /** Deadline of a debug call; launch, attach, continue and the steps wait for the program to stop. */
+  debugCallTimeoutMs: 60_000,
+  debugLaunchCallTimeoutMs: 240_000,
 } as const;

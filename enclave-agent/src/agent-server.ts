@@ -13,6 +13,9 @@ import { WorkspacePaths } from "./fs/workspace-paths.js";
 import { processService } from "./exec/exec-service.js";
 import { infoService } from "./info/info-service.js";
 import { LIMITS } from "./limits.js";
+import { DebugService } from "../../proto/gen/enclave/agent/v1/debug.js";
+import { debugService } from "./dap/debug-service.js";
+import { DebugSupervisor } from "./dap/debug-supervisor.js";
 
 export interface AgentOptions {
   socketPath: string;
@@ -44,6 +47,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   server.addService(FilesService, filesService(paths));
   server.addService(ArchiveService, archiveService(paths));
   server.addService(ProcessService, processService(paths));
+  const debug = new DebugSupervisor(paths);
+  server.addService(DebugService, debugService(debug));
 
   mkdirSync(dirname(opts.socketPath), { recursive: true });
   removeStaleSocket(opts.socketPath);
@@ -54,14 +59,17 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   chmodSync(opts.socketPath, 0o600);
   return {
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      // Debug adapters and their debuggees end with the agent (bounded: a stuck adapter is killed).
+      await Promise.race([debug.closeAll(), new Promise((r) => setTimeout(r, 4_000).unref())]);
+      await new Promise<void>((resolve) => {
         const force = setTimeout(() => server.forceShutdown(), 2_000);
         server.tryShutdown(() => {
           clearTimeout(force);
           removeStaleSocket(opts.socketPath);
           resolve();
         });
-      }),
+      });
+    },
   };
 }

@@ -1,0 +1,80 @@
+// The agent's Debug service as promises, on the same channel as the rest of the AgentClient and with
+// its error translation. Kept beside agent-client.ts so that file stays the foundation's.
+import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
+import {
+  type DebugAdaptersResponse,
+  type DebugAttachRequest,
+  type DebugBreakpointsRequest,
+  type DebugBreakpointsResponse,
+  DebugClient,
+  type DebugInspectRequest,
+  type DebugInspectResponse,
+  type DebugLaunchRequest,
+  type DebugOutputResponse,
+  type DebugResumeRequest,
+  type DebugStatus,
+  type DebugThreadRequest,
+} from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { LIMITS } from "../limits.js";
+import type { AgentClient } from "./agent-client.js";
+
+type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
+
+export class DebugAgent {
+  private readonly client: DebugClient;
+
+  constructor(private readonly agent: AgentClient) {
+    this.client = new DebugClient(`unix://${agent.socketPath}`, credentials.createInsecure(), {
+      channelOverride: agent.info.getChannel(),
+    } as Record<string, unknown>);
+  }
+
+  private call<Res>(timeoutMs: number, start: (md: Metadata, opts: { deadline: number }, cb: Callback<Res>) => void): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      start(new Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(this.agent.translate(err)) : resolve(res as Res)));
+    });
+  }
+
+  adapters(): Promise<DebugAdaptersResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.adapters({}, md, o, cb));
+  }
+  status(sessionKey: string): Promise<DebugStatus> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.status({ sessionKey }, md, o, cb));
+  }
+  setBreakpoints(req: DebugBreakpointsRequest): Promise<DebugBreakpointsResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.setBreakpoints(req, md, o, cb));
+  }
+  launch(req: DebugLaunchRequest): Promise<DebugStatus> {
+    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.launch(req, md, o, cb));
+  }
+  attach(req: DebugAttachRequest): Promise<DebugStatus> {
+    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.attach(req, md, o, cb));
+  }
+  resume(req: DebugResumeRequest): Promise<DebugStatus> {
+    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.resume(req, md, o, cb));
+  }
+  pause(req: DebugThreadRequest): Promise<DebugStatus> {
+    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.pause(req, md, o, cb));
+  }
+  inspect(req: DebugInspectRequest): Promise<DebugInspectResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.inspect(req, md, o, cb));
+  }
+  output(sessionKey: string): Promise<DebugOutputResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.output({ sessionKey }, md, o, cb));
+  }
+  terminate(sessionKey: string): Promise<DebugStatus> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.terminate({ sessionKey }, md, o, cb));
+  }
+}
+
+const byAgent = new WeakMap<AgentClient, DebugAgent>();
+
+/** The Debug service of an agent, one per AgentClient (a restarted agent gets a new client). */
+export function debugAgent(agent: AgentClient): DebugAgent {
+  let d = byAgent.get(agent);
+  if (!d) {
+    d = new DebugAgent(agent);
+    byAgent.set(agent, d);
+  }
+  return d;
+}
