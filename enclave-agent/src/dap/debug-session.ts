@@ -70,12 +70,18 @@ export class DebugSession {
   // ---- start ---------------------------------------------------------------------------------
 
   async launch(argv: string[], cwd: string, env: NodeJS.ProcessEnv, launchArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number): Promise<void> {
-    this.adapter = await startAdapter(this.info.spec, argv, cwd, env, (_stream, text) => this.output.append(text));
+    this.adapter = await startAdapter(this.info.spec, argv, cwd, env, (_stream, text) => this.output.append(text)).catch(async (err: unknown) => {
+      await this.end(`the adapter did not start: ${(err as Error).message}`, true);
+      throw err;
+    });
     await this.begin(this.adapter.connection, "launch", launchArgs, breakpoints, waitMs);
   }
 
   async attach(port: number, attachArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number): Promise<void> {
-    const { connection, socket } = await connectToPort(port);
+    const { connection, socket } = await connectToPort(port).catch(async (err: unknown) => {
+      await this.end(`attach failed: ${(err as Error).message}`, true);
+      throw err;
+    });
     this.socket = socket;
     await this.begin(connection, "attach", attachArgs, breakpoints, waitMs);
   }
@@ -213,7 +219,13 @@ export class DebugSession {
   }
 
   /** Waits until the program has stopped more than `afterStops` times, or ended, or waitMs passed. */
-  private waitForStop(afterStops: number, waitMs: number): Promise<void> {
+  private async waitForStop(afterStops: number, waitMs: number): Promise<void> {
+    await this.waitForStopOrEnd(afterStops, waitMs);
+    // An ended session finishes its disconnect first: delve tells the exit code only then.
+    if (this.ending) await this.ending;
+  }
+
+  private waitForStopOrEnd(afterStops: number, waitMs: number): Promise<void> {
     return new Promise((resolve) => {
       const check = (): boolean => {
         if (this.stopCount > afterStops || !this.active) {
