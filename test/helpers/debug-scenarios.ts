@@ -261,8 +261,9 @@ export function debugScenarios(placement: Placement): void {
 
     it("attaches to a debugpy listening in the same placement", async () => {
       const port = placement === "host" ? await freePort() : 5678;
+      // setsid: out of the exec tool's process group, which is reaped when the command ends.
       await h.tool("exec", {
-        command: `setsid nohup /usr/bin/python3 -m debugpy --listen 127.0.0.1:${port} --wait-for-client py/attachme.py >/dev/null 2>&1 < /dev/null &`,
+        command: `setsid nohup /usr/bin/python3 -m debugpy --listen 127.0.0.1:${port} --wait-for-client py/attachme.py >/dev/null 2>&1 < /dev/null & sleep 1`,
       });
       await h.ok({ op: "breakpoints", file: "py/attachme.py", lines: [3] });
       let attached = await h.call({ op: "attach", port });

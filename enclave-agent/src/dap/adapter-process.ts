@@ -71,7 +71,7 @@ export async function startAdapter(
     let seen = "";
     const timer = setTimeout(() => {
       cleanup();
-      reject(new AgentError("unavailable", `the ${spec.id} adapter did not say where it listens within ${LIMITS.debugAdapterStartMs} ms; it printed: ${seen.slice(-500) || "nothing"}`));
+      reject(new AgentError("failed_precondition", `the ${spec.id} adapter did not say where it listens within ${LIMITS.debugAdapterStartMs} ms; it printed: ${seen.slice(-500) || "nothing"}`));
     }, LIMITS.debugAdapterStartMs);
     const onData = (d: Buffer): void => {
       seen += d.toString("utf8");
@@ -84,7 +84,7 @@ export async function startAdapter(
     };
     const onExit = (): void => {
       cleanup();
-      void exited.then((why) => reject(new AgentError("unavailable", `the ${spec.id} adapter ${why} before listening: ${(seen + tail).slice(-500)}`)));
+      void exited.then((why) => reject(new AgentError("failed_precondition", `the ${spec.id} adapter ${why} before listening: ${(seen + tail).slice(-500)}`)));
     };
     const cleanup = (): void => {
       clearTimeout(timer);
@@ -104,7 +104,7 @@ export async function startAdapter(
   const socket: Socket = await new Promise<Socket>((resolve, reject) => {
     const s = connect(port, "127.0.0.1");
     s.once("connect", () => resolve(s));
-    s.once("error", (err) => reject(new AgentError("unavailable", `could not connect to the ${spec.id} adapter on 127.0.0.1:${port}: ${err.message}`)));
+    s.once("error", (err) => reject(new AgentError("failed_precondition", `could not connect to the ${spec.id} adapter on 127.0.0.1:${port}: ${err.message}`)));
   }).catch((err: unknown) => {
     kill();
     throw err;
@@ -132,7 +132,7 @@ export function connectToPort(port: number): Promise<{ connection: DapConnection
     const s = connect(port, "127.0.0.1");
     const timer = setTimeout(() => {
       s.destroy();
-      reject(new AgentError("unavailable", `nothing accepted a connection on 127.0.0.1:${port} within ${LIMITS.debugAdapterStartMs} ms`));
+      reject(new AgentError("failed_precondition", `nothing accepted a connection on 127.0.0.1:${port} within ${LIMITS.debugAdapterStartMs} ms`));
     }, LIMITS.debugAdapterStartMs);
     s.once("connect", () => {
       clearTimeout(timer);
@@ -142,7 +142,7 @@ export function connectToPort(port: number): Promise<{ connection: DapConnection
       clearTimeout(timer);
       reject(
         new AgentError(
-          "unavailable",
+          "failed_precondition",
           err.code === "ECONNREFUSED"
             ? `nothing listens on 127.0.0.1:${port} in this placement; start the program under the debugger first (for example \`python3 -m debugpy --listen 127.0.0.1:${port} --wait-for-client prog.py\`)`
             : `could not connect to 127.0.0.1:${port}: ${err.message}`,

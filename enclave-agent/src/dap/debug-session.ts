@@ -131,7 +131,7 @@ export class DebugSession {
         (err: unknown) => Promise.reject(err),
       );
       const init2 = await Promise.race([initialized, failedEarly]);
-      if (!init2) throw new AgentError("unavailable", `the ${this.info.spec.id} adapter never sent \`initialized\` after ${request}`);
+      if (!init2) throw new AgentError("failed_precondition", `the ${this.info.spec.id} adapter never sent \`initialized\` after ${request}`);
       for (const [file, lines] of bps.files) {
         bps.results.set(file, await this.sendBreakpoints(file, lines));
       }
@@ -456,8 +456,8 @@ export class DebugSession {
   private requestError(command: string, err: unknown): AgentError {
     if (err instanceof AgentError) return err;
     if (err instanceof DapRequestError) return new AgentError("failed_precondition", `${command} failed: ${err.message}`);
-    if (err instanceof DapTimeoutError) return new AgentError("unavailable", `${err.message}; the adapter may be stuck: terminate the session and launch again`);
-    if (err instanceof DapClosedError) return new AgentError("unavailable", `${err.message}; the session has ended`);
+    if (err instanceof DapTimeoutError) return new AgentError("failed_precondition", `${err.message}; the adapter may be stuck: terminate the session and launch again`);
+    if (err instanceof DapClosedError) return new AgentError("failed_precondition", `${err.message}; the session has ended`);
     return new AgentError("internal", this.describeError(err));
   }
 }
