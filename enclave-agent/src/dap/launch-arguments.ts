@@ -40,8 +40,10 @@ export function launchArguments(spec: DebugAdapterSpec, t: LaunchTarget): Record
         args: t.args,
         cwd: t.cwd,
         stopOnEntry: false,
-        // Disabling ASLR needs personality(2), which Docker's default seccomp profile refuses.
+        // Disabling ASLR needs personality(2), which Docker's default seccomp profile refuses
+        // ("'A' packet returned an error: 8"); the target setting wins over the launch flag.
         disableASLR: false,
+        initCommands: ["settings set target.disable-aslr false"],
       };
     case "delve": {
       const isSource = isDirectory(t.program) || extname(t.program) === ".go";
