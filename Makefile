@@ -21,11 +21,16 @@ docker:
 images: build docker
 	node dist/images/pipeline/main.js
 
-test: images
+test: images host-debuggers
 	npx vitest run
 
-bench: images
+bench: images host-debuggers
 	node dist/test/bench/run-all.js
 
 clean:
 	rm -rf dist
+
+# Host placement runs debug adapters on the host: install the ones the runtime image carries.
+.PHONY: host-debuggers
+host-debuggers:
+	bash scripts/ensure-host-debuggers.sh
