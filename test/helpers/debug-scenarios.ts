@@ -208,6 +208,22 @@ export function debugScenarios(placement: Placement): void {
       expect(after.text).toMatch(/no debug session is running: the last one .* ended: the program exited with code 0/);
     });
 
+    it("serializes calls on one conversation: concurrent steps never race", async () => {
+      await h.ok({ op: "breakpoints", file: "py/prog.py", lines: [12] });
+      await h.ok({ op: "launch", program: "py/prog.py" });
+      // Unserialized, the second step would find the program running and fail.
+      const results = await Promise.all([
+        h.call({ op: "step_in" }),
+        h.call({ op: "step_over" }),
+        h.call({ op: "step_over" }),
+        h.call({ op: "stack" }),
+      ]);
+      for (const r of results) expect(r.isError, r.text).toBe(false);
+      expect(await h.ok({ op: "status" })).toMatch(/is stopped at py\/prog\.py:\d+/);
+      await h.ok({ op: "terminate" });
+      await h.ok({ op: "breakpoints", file: "py/prog.py", lines: [] });
+    });
+
     it("refuses a second launch, naming the running session", async () => {
       await h.ok({ op: "breakpoints", file: "py/prog.py", lines: [4] });
       const first = await h.ok({ op: "launch", program: "py/prog.py" });
@@ -256,6 +272,12 @@ export function debugScenarios(placement: Placement): void {
       expect(out).toMatch(/hello from go/);
       expect(out).toMatch(/go stderr/);
       expect(out).toMatch(/r = 42/);
+      // delve's binary is removed with the session, and its loopback port closes.
+      expect(await h.tool("list", { path: "go" })).not.toMatch(/__debug_bin/);
+      if (placement === "enclosure") {
+        const listening = await h.tool("exec", { command: "cat /proc/net/tcp /proc/net/tcp6 | awk 'NR>1 && $4==\"0A\"' | wc -l" });
+        expect(listening.split("\n")[0]?.trim()).toBe("0");
+      }
       await h.ok({ op: "breakpoints", file: "go/main.go", lines: [] });
     });
 
@@ -274,8 +296,12 @@ export function debugScenarios(placement: Placement): void {
       expect(attached.isError, attached.text).toBe(false);
       expect(attached.text).toMatch(/\(debugpy, 127\.0\.0\.1:\d+\) is stopped at py\/attachme\.py:3 in <module> \(breakpoint\)/);
       expect(await h.ok({ op: "evaluate", expression: "i >= 0" })).toMatch(/^True/);
+      // Without breakpoints it runs on; pause stops it where it is.
+      expect(await h.ok({ op: "breakpoints", file: "py/attachme.py", lines: [] })).toMatch(/cleared/);
+      expect(await h.ok({ op: "continue", wait_seconds: 1 })).toMatch(/is running/);
+      expect(await h.ok({ op: "status" })).toMatch(/is running/);
+      expect(await h.ok({ op: "pause" })).toMatch(/is stopped at .*py\/attachme\.py:\d+ .*\(pause\)/);
       expect(await h.ok({ op: "terminate" })).toMatch(/has ended: terminated on request/);
-      await h.ok({ op: "breakpoints", file: "py/attachme.py", lines: [] });
     });
 
     it("prefers the project's .venv python over the one on PATH", async () => {

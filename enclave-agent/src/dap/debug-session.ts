@@ -63,6 +63,11 @@ export class DebugSession {
     this.expiresAtMs = this.startedAtMs + info.ttlMs;
   }
 
+  /** Processes started for the adapter's runInTerminal requests. */
+  get terminalProcesses(): number {
+    return this.terminalChildren.length;
+  }
+
   get active(): boolean {
     return this.state === "starting" || this.state === "running" || this.state === "stopped";
   }

@@ -10,9 +10,17 @@ export function resumeOp(op: string, action: "continue" | "next" | "stepIn" | "s
     args: z.strictObject({
       op: z.literal(op),
       thread_id: z.number().int().min(1).optional().describe("thread to resume; default the one that stopped"),
+      wait_seconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(600)
+        .optional()
+        .describe("how long to wait for the next stop before answering that it runs (default 60)"),
     }),
     async run(args, ctx) {
-      const s = await ctx.agent.resume({ sessionKey: ctx.sessionKey, action, threadId: args.thread_id ?? 0, waitMs: 0 });
+      const waitMs = (args.wait_seconds ?? 0) * 1000;
+      const s = await ctx.agent.resume({ sessionKey: ctx.sessionKey, action, threadId: args.thread_id ?? 0, waitMs });
       return text(`${what}.\n${formatStatus(s)}`);
     },
   });
