@@ -71,7 +71,8 @@ export class DebugSupervisor {
     const bps: DebugBreakpointsResponse[] = [...s.breakpoints.files].map(([file, lines]) => ({
       file: this.paths.relative(file),
       breakpoints: s.breakpoints.results.get(file) ?? lines.map((l) => ({ requestedLine: l, line: 0, verified: false, message: "" })),
-      applied: Boolean(s.current?.active && s.breakpoints.results.has(file)),
+      // What the adapter answered at the last launch (or since); cleared when changed with no session.
+      applied: s.breakpoints.results.has(file),
     }));
     const c = s.current;
     if (!c) {
