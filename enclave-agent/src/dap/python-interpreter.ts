@@ -3,7 +3,7 @@
 // under it, which reads like broken code). The adapter itself may run under another interpreter
 // that has debugpy (Debian's python3-debugpy) as long as the project's interpreter can load it too.
 import { execFile } from "node:child_process";
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { searchPath } from "../exec/resolve-binary.js";
 import { LIMITS } from "../limits.js";
@@ -26,15 +26,17 @@ interface Probe {
   output: string;
 }
 
-// Probing an interpreter costs a process start (hundreds of ms for debugpy.server): cache by path
-// and modification time so `adapters` then `launch` pay once.
+// Probing an interpreter costs a process start (hundreds of ms for debugpy.server): cache successes
+// by path and file identity so `adapters` then `launch` pay once.
 const probeCache = new Map<string, { key: string; result: Probe }>();
 
 function probe(python: string, code: string): Promise<Probe> {
   let key = "";
   try {
+    // A venv's python is a symlink to the system one: the link's own identity tells a recreated venv.
     const st = statSync(python);
-    key = `${st.mtimeMs}:${st.ino}`;
+    const link = lstatSync(python);
+    key = `${st.mtimeMs}:${st.ino}:${link.mtimeMs}:${link.ino}`;
   } catch {
     return Promise.resolve({ ok: false, output: `${python} does not exist` });
   }
@@ -44,7 +46,8 @@ function probe(python: string, code: string): Promise<Probe> {
   return new Promise((resolve) => {
     execFile(python, ["-c", code], { timeout: LIMITS.debugProbeTimeoutMs }, (err, stdout, stderr) => {
       const result = { ok: !err, output: (err ? stderr || err.message : stdout).trim() };
-      probeCache.set(cacheKey, { key, result });
+      // Only successes are kept: a `pip install debugpy` into the venv must be seen at the next call.
+      if (result.ok) probeCache.set(cacheKey, { key, result });
       resolve(result);
     });
   });
@@ -100,7 +103,9 @@ export async function resolvePython(projectFolders: string[]): Promise<PythonRes
     for (const py of candidates) {
       const found = await probe(py, FIND_DEBUGPY);
       if (!found.ok) continue;
-      const load = await probe(venv, `import sys; sys.path.insert(0, ${JSON.stringify(join(found.output, "debugpy"))}); sys.path.insert(0, ${JSON.stringify(found.output)}); import debugpy.server`);
+      // As debugpy's launcher does: its parent folder on sys.path only while `import debugpy` runs
+      // (debugpy/__main__.py removes it again), so its other imports must resolve in the venv itself.
+      const load = await probe(venv, `import sys; sys.path.insert(0, ${JSON.stringify(found.output)}); import debugpy; del sys.path[0]; import debugpy.server`);
       if (load.ok) {
         return { ok: true, choice: { interpreter: venv, origin: `project virtual environment (${where}), debugpy from ${py}`, adapterPython: py } };
       }
