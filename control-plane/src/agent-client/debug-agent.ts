@@ -1,6 +1,6 @@
 // The agent's Debug service as promises, on the same channel as the rest of the AgentClient and with
 // its error translation. Kept beside agent-client.ts so that file stays the foundation's.
-import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
+import { type ClientUnaryCall, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import {
   type DebugAdaptersResponse,
   type DebugAttachRequest,
@@ -15,6 +15,7 @@ import {
   type DebugStatus,
   type DebugThreadRequest,
 } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentClient } from "./agent-client.js";
 
@@ -23,15 +24,36 @@ type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
 export class DebugAgent {
   private readonly client: DebugClient;
 
-  constructor(private readonly agent: AgentClient) {
-    this.client = new DebugClient(`unix://${agent.socketPath}`, credentials.createInsecure(), {
-      channelOverride: agent.info.getChannel(),
-    } as Record<string, unknown>);
+  constructor(
+    private readonly agent: AgentClient,
+    client?: DebugClient,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.client =
+      client ??
+      new DebugClient(`unix://${agent.socketPath}`, credentials.createInsecure(), {
+        channelOverride: agent.info.getChannel(),
+      } as Record<string, unknown>);
   }
 
-  private call<Res>(timeoutMs: number, start: (md: Metadata, opts: { deadline: number }, cb: Callback<Res>) => void): Promise<Res> {
+  /** The same service, with calls cancelled when the tool call is (a long `continue` wait). */
+  forCall(signal: AbortSignal): DebugAgent {
+    return new DebugAgent(this.agent, this.client, signal);
+  }
+
+  private call<Res>(timeoutMs: number, start: (md: Metadata, opts: { deadline: number }, cb: Callback<Res>) => ClientUnaryCall): Promise<Res> {
     return new Promise((resolve, reject) => {
-      start(new Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => (err ? reject(this.agent.translate(err)) : resolve(res as Res)));
+      if (this.signal?.aborted) {
+        reject(new EnclaveError("cancelled", "the debug call was cancelled before it started"));
+        return;
+      }
+      const onAbort = (): void => call.cancel();
+      const call = start(new Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
+        this.signal?.removeEventListener("abort", onAbort);
+        if (err) reject(err.code === status.CANCELLED && this.signal?.aborted ? new EnclaveError("cancelled", "the debug call was cancelled") : this.agent.translate(err));
+        else resolve(res as Res);
+      });
+      this.signal?.addEventListener("abort", onAbort);
     });
   }
 

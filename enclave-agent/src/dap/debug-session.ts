@@ -130,11 +130,14 @@ export class DebugSession {
       this.capabilities = init.body ?? {};
       const initialized = conn.waitForEvent((e) => e.event === "initialized", LIMITS.debugLaunchTimeoutMs);
       const started = conn.request(request, args, LIMITS.debugLaunchTimeoutMs);
+      started.catch(() => undefined); // awaited below; never left unhandled if we bail out first
       // A launch that fails before `initialized` must not leave us waiting for it.
       const failedEarly = started.then(
         () => new Promise<never>(() => undefined),
         (err: unknown) => Promise.reject(err),
       );
+      // A later failure is seen by `await started` below; this copy must not go unhandled.
+      failedEarly.catch(() => undefined);
       const init2 = await Promise.race([initialized, failedEarly]);
       if (!init2) throw new AgentError("failed_precondition", `the ${this.info.spec.id} adapter never sent \`initialized\` after ${request}`);
       for (const [file, lines] of bps.files) {

@@ -70,7 +70,7 @@ export function createDebugTool(opts: DebugToolOptions): Tool {
       const key = ctx.run.conversationId;
       return serialized(key, async () => {
         const { client } = await ctx.agent();
-        return op.run(args, { agent: debugAgent(client), sessionKey: key, sessionTtlMs: opts.sessionTtlMs, tool: ctx });
+        return op.run(args, { agent: debugAgent(client).forCall(ctx.signal), sessionKey: key, sessionTtlMs: opts.sessionTtlMs, tool: ctx });
       });
     },
   });
