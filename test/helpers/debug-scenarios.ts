@@ -69,6 +69,14 @@ for i in range(3000):
     time.sleep(0.1)
 `;
 
+const RECURSE = `def down(n):
+    if n == 0:
+        return 0
+    return down(n - 1) + 1
+
+print(down(40))
+`;
+
 const WHOAMI = `import sys
 print("prefix=" + sys.prefix)
 print("executable=" + sys.executable)
@@ -141,6 +149,7 @@ export function debugScenarios(placement: Placement): void {
     await h.tool("write", { path: "py/pyproject.toml", content: "[project]\nname = \"prog\"\n" });
     await h.tool("write", { path: "py/prog.py", content: PY_PROG });
     await h.tool("write", { path: "py/attachme.py", content: ATTACH_PROG });
+    await h.tool("write", { path: "py/recurse.py", content: RECURSE });
     await h.tool("write", { path: "c/CMakeLists.txt", content: "cmake_minimum_required(VERSION 3.10)\nproject(prog C)\nadd_executable(prog prog.c)\n" });
     await h.tool("write", { path: "c/prog.c", content: C_PROG });
     await h.tool("exec", { command: "gcc -g -O0 -o c/prog c/prog.c" });
@@ -208,6 +217,26 @@ export function debugScenarios(placement: Placement): void {
       const after = await h.call({ op: "stack" });
       expect(after.isError).toBe(true);
       expect(after.text).toMatch(/no debug session is running: the last one .* ended: the program exited with code 0/);
+    });
+
+    it("is an exec-tier tool, absent from plan surfaces", async () => {
+      const { tools } = await fx.client.listTools(h.runId);
+      const debug = tools.find((t) => t.name === "debug");
+      expect(debug?.tier).toBe("exec");
+      expect(debug?.parallelSafe).toBe(false);
+      const plan = await fx.client.openRun(`dbg-${placement}`, { surface: "plan", resources: ["workspace", "debug"] });
+      expect((await fx.client.listTools(plan.id)).tools.map((t) => t.name)).not.toContain("debug");
+      expect((await fx.client.callTool(plan.id, "debug", { op: "status" })).errorCode).toBe("unknown_tool");
+    });
+
+    it("caps the stack at 30 frames and says how many there are", async () => {
+      await h.ok({ op: "breakpoints", file: "py/recurse.py", lines: [3] });
+      expect(await h.ok({ op: "launch", program: "py/recurse.py" })).toMatch(/stopped at py\/recurse\.py:3 in down/);
+      const stack = await h.ok({ op: "stack" });
+      expect(stack.split("\n").filter((l) => l.startsWith("#"))).toHaveLength(30);
+      expect(stack).toMatch(/\[showing 30 frames of 42: capped at 30\]/);
+      await h.ok({ op: "terminate" });
+      await h.ok({ op: "breakpoints", file: "py/recurse.py", lines: [] });
     });
 
     it("serializes calls on one conversation: concurrent steps never race", async () => {
