@@ -284,6 +284,9 @@ export function debugScenarios(placement: Placement): void {
       const out = await h.ok({ op: "output" });
       expect(out).toMatch(/hello from c\nb=49\n/);
       await h.ok({ op: "breakpoints", file: "c/prog.c", lines: [] });
+      // Without breakpoints it runs to its end within the launch.
+      expect(await h.ok({ op: "launch", program: "c/prog" })).toMatch(/has ended: the program exited with code 0/);
+      expect(await h.ok({ op: "output" })).toMatch(/b=49/);
     });
 
     it("debugs a Go program under delve (DAP over loopback TCP, output from dlv's stdio)", async () => {

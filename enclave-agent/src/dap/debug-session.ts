@@ -147,6 +147,8 @@ export class DebugSession {
       await started;
       if (this.state === "starting") this.state = "running";
     } catch (err) {
+      // A program that ran to its end before the launch response is a finished session, not a failure.
+      if (!this.active && this.endedReason.startsWith("the program")) return;
       await this.end(`${request} failed: ${this.describeError(err)}`, true);
       throw new AgentError("failed_precondition", `the ${this.info.spec.id} adapter could not ${request} ${this.info.program}: ${this.describeError(err)}`);
     }
