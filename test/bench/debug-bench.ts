@@ -1,12 +1,13 @@
 // Debug figures for `make bench`: launch-to-first-stop and a step round trip through the whole path
 // (control plane → agent → debugpy), beside a peer: the same adapter driven directly by a minimal
-// DAP client written here (no gRPC, no agent), measured in the same run on the same program, making
-// the same DAP requests per stop (the step, then the top frame that says where it stopped).
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// DAP client (mini-dap-peer.mjs: no gRPC, no agent), measured in the same run on the same program and
+// placement, making the same DAP requests per stop (the step, then the top frame that says where).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import type { Fixture } from "../helpers/control-plane-fixture.js";
 
 const PROGRAM = `total = 0
@@ -30,76 +31,28 @@ function now(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-/** The peer: a bare DAP client over the adapter's stdio, in the same order the agent uses. */
-class MiniDap {
-  private seq = 1;
-  private buf = Buffer.alloc(0);
-  private readonly waiting = new Map<number, (m: Record<string, unknown>) => void>();
-  private eventWaiters: Array<{ name: string; resolve: () => void }> = [];
-  readonly child: ChildProcess;
+const PEER_SCRIPT = join(repoRoot, "test", "bench", "mini-dap-peer.mjs");
 
-  constructor(argv: string[]) {
-    this.child = spawn(argv[0] ?? "", argv.slice(1), { stdio: ["pipe", "pipe", "ignore"] });
-    this.child.stdout?.on("data", (d: Buffer) => this.read(d));
-  }
+type Samples = { launch: number[]; steps: number[] };
 
-  private read(d: Buffer): void {
-    this.buf = Buffer.concat([this.buf, d]);
-    for (;;) {
-      const end = this.buf.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      const len = Number(/Content-Length: (\d+)/i.exec(this.buf.subarray(0, end).toString())?.[1]);
-      if (this.buf.length < end + 4 + len) return;
-      const msg = JSON.parse(this.buf.subarray(end + 4, end + 4 + len).toString()) as Record<string, unknown>;
-      this.buf = this.buf.subarray(end + 4 + len);
-      if (msg.type === "response") this.waiting.get(msg.request_seq as number)?.(msg);
-      if (msg.type === "event") {
-        const hit = this.eventWaiters.filter((w) => w.name === msg.event);
-        this.eventWaiters = this.eventWaiters.filter((w) => w.name !== msg.event);
-        for (const w of hit) w.resolve();
-      }
-    }
-  }
-
-  request(command: string, args: unknown): Promise<Record<string, unknown>> {
-    const seq = this.seq++;
-    const body = Buffer.from(JSON.stringify({ seq, type: "request", command, arguments: args }));
-    this.child.stdin?.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]));
-    return new Promise((resolve) => this.waiting.set(seq, resolve));
-  }
-
-  event(name: string): Promise<void> {
-    return new Promise((resolve) => this.eventWaiters.push({ name, resolve }));
-  }
+/** The peer on the host: test/bench/mini-dap-peer.mjs, the same adapter and requests, no agent. */
+function peerOnHost(dir: string, python: string, launches: number): Samples {
+  const out = execFileSync(process.execPath, [PEER_SCRIPT, python, join(dir, "prog.py"), String(BREAK_LINE), String(launches), String(STEPS)], {
+    timeout: 600_000,
+  });
+  return JSON.parse(out.toString()) as Samples;
 }
 
-async function peerRun(dir: string, python: string): Promise<{ launch: number; steps: number[] }> {
-  const t0 = now();
-  const dap = new MiniDap([python, "-m", "debugpy.adapter"]);
-  await dap.request("initialize", { clientID: "peer", adapterID: "debugpy", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path" });
-  const initialized = dap.event("initialized");
-  const stopped = dap.event("stopped");
-  const launched = dap.request("launch", { program: join(dir, "prog.py"), cwd: dir, console: "internalConsole", justMyCode: true, python: [python] });
-  await initialized;
-  await dap.request("setBreakpoints", { source: { path: join(dir, "prog.py") }, breakpoints: [{ line: BREAK_LINE }] });
-  await dap.request("configurationDone", {});
-  await launched;
-  await stopped;
-  // The same work ours does per stop: the top frame, to say where it stopped.
-  await dap.request("stackTrace", { threadId: 1, startFrame: 0, levels: 1 });
-  const launch = now() - t0;
-  const steps: number[] = [];
-  for (let i = 0; i < STEPS; i++) {
-    const s0 = now();
-    const next = dap.event("stopped");
-    await dap.request("next", { threadId: 1 });
-    await next;
-    await dap.request("stackTrace", { threadId: 1, startFrame: 0, levels: 1 });
-    steps.push(now() - s0);
-  }
-  await dap.request("disconnect", { terminateDebuggee: true });
-  dap.child.kill("SIGKILL");
-  return { launch, steps };
+/** The same peer inside the enclosure (the script is written into its workspace and run there). */
+async function peerInEnclosure(fx: Fixture, runId: string, launches: number): Promise<Samples> {
+  await fx.client.callTool(runId, "write", { path: "mini-dap-peer.mjs", content: readFileSync(PEER_SCRIPT, "utf8") });
+  const r = await fx.client.callTool(runId, "exec", {
+    command: `node mini-dap-peer.mjs /usr/bin/python3 "$PWD/prog.py" ${BREAK_LINE} ${launches} ${STEPS}`,
+    timeout_seconds: 600,
+  });
+  const line = resultText(r).split("\n").find((l) => l.startsWith("{"));
+  if (r.isError || !line) throw new Error(`the peer failed in the enclosure: ${resultText(r)}`);
+  return JSON.parse(line) as Samples;
 }
 
 async function oursRun(fx: Fixture, runId: string): Promise<{ launch: number; steps: number[] }> {
@@ -141,14 +94,15 @@ export async function debugBenchRows(fx: Fixture, enclosed?: string): Promise<st
     const python = /^debugpy: usable.*\n\s+(\S+) -m debugpy\.adapter/m.exec(adapters)?.[1];
     if (!python) throw new Error(`debugpy is not usable on the host: ${adapters}`);
 
-    const ours = { launch: [] as number[], steps: [] as number[] };
-    const peer = { launch: [] as number[], steps: [] as number[] };
+    const ours: Samples = { launch: [], steps: [] };
+    const peer: Samples = { launch: [], steps: [] };
+    // Interleaved, one launch each at a time, so both see the same machine load.
     for (let i = 0; i < LAUNCHES; i++) {
       const o = await oursRun(fx, runId);
       ours.launch.push(o.launch);
       ours.steps.push(...o.steps);
-      const p = await peerRun(dir, python);
-      peer.launch.push(p.launch);
+      const p = peerOnHost(dir, python, 1);
+      peer.launch.push(...p.launch);
       peer.steps.push(...p.steps);
     }
     const rows = [
@@ -157,18 +111,22 @@ export async function debugBenchRows(fx: Fixture, enclosed?: string): Promise<st
     ];
 
     if (enclosed) {
-      const encRun = (await fx.client.openRun(enclosed, { resources: ["workspace", "debug"] })).id;
+      const encRun = (await fx.client.openRun(enclosed, { resources: ["workspace", "shell", "debug"] })).id;
       await fx.client.callTool(encRun, "write", { path: "pyproject.toml", content: "[project]\nname = \"bench\"\n" });
       await fx.client.callTool(encRun, "write", { path: "prog.py", content: PROGRAM });
       await fx.client.callTool(encRun, "debug", { op: "breakpoints", file: "prog.py", lines: [BREAK_LINE] });
-      const enc = { launch: [] as number[], steps: [] as number[] };
+      const enc: Samples = { launch: [], steps: [] };
+      const encPeer: Samples = { launch: [], steps: [] };
       for (let i = 0; i < LAUNCHES; i++) {
         const o = await oursRun(fx, encRun);
         enc.launch.push(o.launch);
         enc.steps.push(...o.steps);
+        const p = await peerInEnclosure(fx, encRun, 1);
+        encPeer.launch.push(...p.launch);
+        encPeer.steps.push(...p.steps);
       }
-      rows.push(row("debug launch-to-first-stop, debugpy, enclosure (ms)", enc.launch, "", []));
-      rows.push(row("debug step_over round trip, debugpy, enclosure (ms)", enc.steps, "", []));
+      rows.push(row("debug launch-to-first-stop, debugpy, enclosure (ms)", enc.launch, "direct DAP client in the enclosure", encPeer.launch));
+      rows.push(row("debug step_over round trip, debugpy, enclosure (ms)", enc.steps, "direct DAP client in the enclosure", encPeer.steps));
     }
     return rows;
   } finally {
