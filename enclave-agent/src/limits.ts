@@ -34,4 +34,6 @@ export const LIMITS = {
   /** Default hard lifetime of a session when the caller gives none (the spec's 30 minutes). */
   debugSessionTtlMs: 30 * 60 * 1000,
   debugProbeTimeoutMs: 20_000,
+  /** How long "this python cannot load debugpy" is believed before probing again. */
+  debugProbeNegativeCacheMs: 30_000,
 } as const;

@@ -26,9 +26,9 @@ interface Probe {
   output: string;
 }
 
-// Probing an interpreter costs a process start (hundreds of ms for debugpy.server): cache successes
-// by path and file identity so `adapters` then `launch` pay once.
-const probeCache = new Map<string, { key: string; result: Probe }>();
+// Probing an interpreter costs a process start (hundreds of ms for debugpy.server): cache answers by
+// path and file identity so `adapters` then `launch` pay once.
+const probeCache = new Map<string, { key: string; result: Probe; until: number }>();
 
 function probe(python: string, code: string): Promise<Probe> {
   let key = "";
@@ -42,12 +42,12 @@ function probe(python: string, code: string): Promise<Probe> {
   }
   const cacheKey = `${python}\0${code}`;
   const hit = probeCache.get(cacheKey);
-  if (hit && hit.key === key) return Promise.resolve(hit.result);
+  if (hit && hit.key === key && Date.now() < hit.until) return Promise.resolve(hit.result);
   return new Promise((resolve) => {
     execFile(python, ["-c", code], { timeout: LIMITS.debugProbeTimeoutMs }, (err, stdout, stderr) => {
       const result = { ok: !err, output: (err ? stderr || err.message : stdout).trim() };
-      // Only successes are kept: a `pip install debugpy` into the venv must be seen at the next call.
-      if (result.ok) probeCache.set(cacheKey, { key, result });
+      // A failure is kept briefly only: a `pip install debugpy` must be seen soon after.
+      probeCache.set(cacheKey, { key, result, until: result.ok ? Infinity : Date.now() + LIMITS.debugProbeNegativeCacheMs });
       resolve(result);
     });
   });
