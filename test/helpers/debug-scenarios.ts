@@ -172,7 +172,7 @@ export function debugScenarios(placement: Placement): void {
 
     it("debugs a Python program: breakpoint, stack, scopes, variables, evaluate, steps, exit, output", async () => {
       const bp = await h.ok({ op: "breakpoints", file: "py/prog.py", lines: [12] });
-      expect(bp).toMatch(/applied when the program is launched/);
+      expect(bp).toMatch(/applied at the next launch or attach/);
       const launched = await h.ok({ op: "launch", program: "py/prog.py" });
       expect(launched).toMatch(/stopped at py\/prog\.py:12 in main \(breakpoint\)/);
       expect(launched).toMatch(/py\/prog\.py: 12 \(verified\)/);
@@ -336,6 +336,32 @@ export function debugScenarios(placement: Placement): void {
       expect(await h.ok({ op: "status" })).toMatch(/is running/);
       expect(await h.ok({ op: "pause" })).toMatch(/is stopped at .*py\/attachme\.py:\d+ .*\(pause\)/);
       expect(await h.ok({ op: "terminate" })).toMatch(/has ended: terminated on request/);
+    });
+
+    it("attaches to a headless delve listening in the same placement", async () => {
+      const port = placement === "host" ? await freePort() : 5679;
+      await h.tool("exec", {
+        command: `cd go && setsid nohup dlv debug --headless --listen 127.0.0.1:${port} --api-version 2 --accept-multiclient >/dev/null 2>&1 < /dev/null & sleep 1`,
+      });
+      await h.ok({ op: "breakpoints", file: "go/main.go", lines: [9] });
+      let attached = await h.call({ op: "attach", port, adapter: "delve" });
+      for (let i = 0; i < 120 && attached.isError && /nothing listens/.test(attached.text); i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        attached = await h.call({ op: "attach", port, adapter: "delve" });
+      }
+      expect(attached.isError, attached.text).toBe(false);
+      expect(attached.text).toMatch(/\(delve, 127\.0\.0\.1:\d+\) is stopped at go\/main\.go:9 in main\.add \(breakpoint\)/);
+      expect(await h.ok({ op: "evaluate", expression: "a+b" })).toMatch(/^42/);
+      expect(await h.ok({ op: "terminate" })).toMatch(/has ended: terminated on request/);
+      await h.ok({ op: "breakpoints", file: "go/main.go", lines: [] });
+      // terminate ends the debuggee and the headless server with it.
+      let left = "";
+      for (let i = 0; i < 20; i++) {
+        left = await h.tool("exec", { command: `pgrep -f "dlv [d]ebug --headless --listen 127.0.0.1:${port}" || echo none` });
+        if (/none/.test(left)) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(left).toMatch(/none/);
     });
 
     it("prefers the project's .venv python over the one on PATH", async () => {

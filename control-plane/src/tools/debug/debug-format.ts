@@ -17,7 +17,7 @@ function duration(ms: number): string {
 export function formatBreakpoints(b: DebugBreakpointsResponse): string {
   if (b.breakpoints.length === 0) return `${b.file}: no breakpoints`;
   const parts = b.breakpoints.map((bp) => {
-    if (!b.applied) return `${bp.requestedLine} (pending until launch)`;
+    if (!b.applied) return `${bp.requestedLine} (pending until launch or attach)`;
     const moved = bp.line && bp.line !== bp.requestedLine ? ` → line ${bp.line}` : "";
     return `${bp.requestedLine}${moved} ${bp.verified ? "(verified)" : `(not verified${bp.message ? `: ${bp.message}` : ""})`}`;
   });

@@ -14,7 +14,7 @@ export const breakpointsOp = defineOp({
   }),
   async run(args, ctx) {
     const r = await ctx.agent.setBreakpoints({ sessionKey: ctx.sessionKey, file: args.file, lines: args.lines });
-    const when = r.breakpoints.length === 0 ? "cleared" : r.applied ? "set in the running session" : "set; applied when the program is launched";
+    const when = r.breakpoints.length === 0 ? "cleared" : r.applied ? "set in the running session" : "set; applied at the next launch or attach";
     return text(`${when}: ${formatBreakpoints(r)}`);
   },
 });
