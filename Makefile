@@ -21,15 +21,20 @@ docker:
 images: build docker
 	node dist/images/pipeline/main.js
 
-test: images host-servers
+test: images host-servers host-debuggers
 	npx vitest run
 
-bench: images host-servers
+bench: images host-servers host-debuggers
 	node dist/test/bench/run-all.js
 
 clean:
 	rm -rf dist
 
 # Language servers for host placement (npm ones into .enclave/host-tools, clangd from Debian).
+
 host-servers:
 	bash scripts/ensure-host-servers.sh >/dev/null
+# Host placement runs debug adapters on the host: install the ones the runtime image carries.
+.PHONY: host-debuggers
+host-debuggers:
+	bash scripts/ensure-host-debuggers.sh

@@ -26,6 +26,8 @@ export interface ControlPlaneConfig {
   vibe: VibeConfig;
   /** Folder of custom tool modules loaded at start (ENCLAVE_CUSTOM_TOOLS_DIR); empty for none. */
   customToolsDir: string;
+  /** Hard lifetime of a debug session (ENCLAVE_DEBUG_TTL_SECONDS, default 30 minutes). */
+  debugSessionTtlMs: number;
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -66,5 +68,6 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
       },
       workerTimeoutMs: numberFromEnv("ENCLAVE_VIBE_TIMEOUT_SECONDS", LIMITS.vibeWorkerDefaultTimeoutSeconds) * 1000,
     },
+    debugSessionTtlMs: Math.round(numberFromEnv("ENCLAVE_DEBUG_TTL_SECONDS", 30 * 60) * 1000),
   };
 }

@@ -19,6 +19,7 @@ import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
 import { BUILTIN_TOOLS } from "./tools/builtin/index.js";
 import { LspCapability } from "./lsp/index.js";
+import { createDebugTool } from "./tools/debug/debug-tool.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
@@ -69,6 +70,7 @@ export class ControlPlane {
     this.vibe = new VibeRoster(new CommandHost(config.vibe), (w) => this.audit.record(workerAuditEvent(w)));
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
     for (const tool of AST_TOOLS) this.registry.register(tool);
+    this.registry.register(createDebugTool({ sessionTtlMs: config.debugSessionTtlMs }));
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run));
   }
 

@@ -61,4 +61,11 @@ export const LIMITS = {
   lspCheckerResultBytes: 64 * 1024,
   /** How long write/edit/apply_patch wait for fresh diagnostics (ENCLAVE_LSP_DIAGNOSTICS_WAIT_MS overrides). */
   lspWriteDiagnosticsWaitMs: 4_000,
+  /** debug: frames a stack shows, children a variables call shows, characters of one value. */
+  debugStackFrames: 30,
+  debugVariables: 50,
+  debugValueChars: 400,
+  /** Deadline of a debug call; launch, attach, continue and the steps wait for the program to stop. */
+  debugCallTimeoutMs: 60_000,
+  debugLaunchCallTimeoutMs: 240_000,
 } as const;

@@ -20,6 +20,9 @@ import { recoverJournals } from "./ast/apply-journal.js";
 import { LspService } from "../../proto/gen/enclave/agent/v1/lsp.js";
 import { lspService } from "./lsp/lsp-service.js";
 import { LspSupervisor } from "./lsp/supervisor.js";
+import { DebugService } from "../../proto/gen/enclave/agent/v1/debug.js";
+import { debugService } from "./dap/debug-service.js";
+import { DebugSupervisor } from "./dap/debug-supervisor.js";
 
 export interface AgentOptions {
   socketPath: string;
@@ -56,6 +59,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir)));
   const lsp = new LspSupervisor(paths);
   server.addService(LspService, lspService(paths, lsp));
+  const debug = new DebugSupervisor(paths);
+  server.addService(DebugService, debugService(debug));
 
   mkdirSync(dirname(opts.socketPath), { recursive: true });
   removeStaleSocket(opts.socketPath);
@@ -69,6 +74,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     close: async () => {
       // Language servers (and every process they started) go with the agent.
       await lsp.stopAll();
+      // Debug adapters and their debuggees end with the agent (bounded: a stuck adapter is killed).
+      await Promise.race([debug.closeAll(), new Promise((r) => setTimeout(r, 4_000).unref())]);
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => server.forceShutdown(), 2_000);
         server.tryShutdown(() => {

@@ -47,4 +47,21 @@ export const LIMITS = {
   /** The project's own checker (lsp diagnostics "*"). */
   checkerDefaultTimeoutMs: 180_000,
   checkerOutputBytes: 256 * 1024,
+  /** Debug sessions (dap/): the debuggee output kept for `output` (the oldest is dropped first). */
+  debugOutputBufferBytes: 256 * 1024,
+  debugMaxMessageBytes: 64 * 1024 * 1024,
+  /** Adapter stderr kept for error messages. */
+  debugDiagnosticsBytes: 8 * 1024,
+  /** An adapter has this long to start (and, for delve, to print where it listens). */
+  debugAdapterStartMs: 30_000,
+  /** Each DAP request; launch and attach get the longer one (delve builds the program first). */
+  debugRequestTimeoutMs: 30_000,
+  debugLaunchTimeoutMs: 180_000,
+  /** How long launch, continue and the steps wait for the program to stop before answering "running". */
+  debugStopWaitMs: 60_000,
+  /** Default hard lifetime of a session when the caller gives none (the spec's 30 minutes). */
+  debugSessionTtlMs: 30 * 60 * 1000,
+  debugProbeTimeoutMs: 20_000,
+  /** How long "this python cannot load debugpy" is believed before probing again. */
+  debugProbeNegativeCacheMs: 30_000,
 } as const;

@@ -4,6 +4,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { astSearchRows } from "./ast-search.js";
+import { debugBenchRows } from "./debug-bench.js";
 import { enclosureRows } from "./enclosure-bench.js";
 import { lspBenchRows } from "./lsp-bench.js";
 import type { BenchRow } from "./measure.js";
@@ -16,6 +17,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   "questions-vibe": questionsVibeRows,
   "ast-search": astSearchRows,
   lsp: lspBenchRows,
+  debug: debugBenchRows,
 };
 
 async function main(): Promise<void> {

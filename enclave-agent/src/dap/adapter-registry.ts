@@ -8,6 +8,10 @@ export interface DebugAdapterSpec {
   /** A Python module the interpreter must be able to import (debugpy). */
   pythonModule?: string;
   install: string;
+  /** How the adapter talks DAP: on its stdio, or on a loopback TCP port it prints (delve). */
+  transport: "stdio" | "tcp";
+  /** Program file extensions that pick this adapter when launch names none. */
+  extensions: string[];
 }
 
 export const DEBUG_ADAPTERS: readonly DebugAdapterSpec[] = [
@@ -16,6 +20,8 @@ export const DEBUG_ADAPTERS: readonly DebugAdapterSpec[] = [
     rootMarkers: ["pubspec.yaml"],
     commands: [["dart", "debug_adapter"]],
     install: "install the Dart SDK and put `dart` on PATH; no Debian package provides it here",
+    transport: "stdio",
+    extensions: [".dart"],
   },
   {
     id: "debugpy",
@@ -23,17 +29,23 @@ export const DEBUG_ADAPTERS: readonly DebugAdapterSpec[] = [
     commands: [["python3", "-m", "debugpy.adapter"]],
     pythonModule: "debugpy",
     install: "apt-get install python3-debugpy, or pip install debugpy in the project's .venv",
+    transport: "stdio",
+    extensions: [".py"],
   },
   {
     id: "lldb",
     rootMarkers: ["Cargo.toml", "CMakeLists.txt"],
     commands: [["lldb-dap"], ["lldb-vscode-15"], ["lldb-vscode"]],
     install: "apt-get install lldb-15 (provides lldb-vscode-15)",
+    transport: "stdio",
+    extensions: [],
   },
   {
     id: "delve",
     rootMarkers: ["go.mod"],
-    commands: [["dlv", "dap"]],
+    commands: [["dlv", "dap", "--listen", "127.0.0.1:0"]],
     install: "apt-get install delve",
+    transport: "tcp",
+    extensions: [".go"],
   },
 ];

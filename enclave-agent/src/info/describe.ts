@@ -1,22 +1,16 @@
 // Describe: which language servers, debug adapters, kernels and grammars this placement can run, and
 // for each that cannot, why and how to fix it. Root markers are a per-checkout question asked at call
 // time by the lsp and debug tools; this answers the placement's half (binaries and files).
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Component } from "../../../proto/gen/enclave/agent/v1/info.js";
+import { adapterAvailability } from "../dap/adapter-availability.js";
 import { DEBUG_ADAPTERS } from "../dap/adapter-registry.js";
 import { GRAMMARS } from "../ast/grammar-registry.js";
 import { KERNELS } from "../kernels/kernel-registry.js";
 import { LANGUAGE_SERVERS } from "../lsp/server-registry.js";
 import { checkServerBinary } from "../lsp/server-binary.js";
 import { resolveBinary } from "../exec/resolve-binary.js";
-
-function pythonHasModule(python: string, module: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    execFile(python, ["-c", `import ${module}`], { timeout: 10_000 }, (err) => resolve(!err));
-  });
-}
 
 function missing(binary: string, install: string): string {
   return `\`${binary}\` is not on PATH here; ${install}`;
@@ -28,21 +22,11 @@ export async function describeComponents(workspaceRoot: string, grammarDir: stri
     const found = checkServerBinary(s, workspaceRoot);
     out.push({ kind: "language_server", id: s.id, usable: found.ok, detail: found.ok ? found.path : found.why });
   }
+  // The debug tool's own resolution (debugpy: the project's venv first, then a PATH python with debugpy).
   for (const a of DEBUG_ADAPTERS) {
-    let detail = "";
-    let usable = false;
-    for (const argv of a.commands) {
-      const found = resolveBinary(argv[0] ?? "", workspaceRoot);
-      if (!found) continue;
-      if (a.pythonModule && !(await pythonHasModule(found, a.pythonModule))) {
-        detail = `${found} cannot import ${a.pythonModule}; ${a.install}`;
-        continue;
-      }
-      usable = true;
-      detail = [found, ...argv.slice(1)].join(" ");
-      break;
-    }
-    if (!usable && !detail) detail = missing(a.commands.map((c) => c[0]).join("` or `"), a.install);
+    const avail = await adapterAvailability(a, workspaceRoot);
+    const usable = avail.state !== "missing_binary";
+    const detail = usable ? `${(avail.command ?? []).join(" ")}${avail.interpreter ? ` (interpreter ${avail.interpreter})` : ""}` : avail.detail;
     out.push({ kind: "debug_adapter", id: a.id, usable, detail });
   }
   for (const k of KERNELS) {

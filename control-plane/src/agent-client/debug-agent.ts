@@ -1,0 +1,102 @@
+// The agent's Debug service as promises, on the same channel as the rest of the AgentClient and with
+// its error translation. Kept beside agent-client.ts so that file stays the foundation's.
+import { type ClientUnaryCall, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
+import {
+  type DebugAdaptersResponse,
+  type DebugAttachRequest,
+  type DebugBreakpointsRequest,
+  type DebugBreakpointsResponse,
+  DebugClient,
+  type DebugInspectRequest,
+  type DebugInspectResponse,
+  type DebugLaunchRequest,
+  type DebugOutputResponse,
+  type DebugResumeRequest,
+  type DebugStatus,
+  type DebugThreadRequest,
+} from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import type { AgentClient } from "./agent-client.js";
+
+type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
+
+export class DebugAgent {
+  private readonly client: DebugClient;
+
+  constructor(
+    private readonly agent: AgentClient,
+    client?: DebugClient,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.client =
+      client ??
+      new DebugClient(`unix://${agent.socketPath}`, credentials.createInsecure(), {
+        channelOverride: agent.info.getChannel(),
+      } as Record<string, unknown>);
+  }
+
+  /** The same service, with calls cancelled when the tool call is (a long `continue` wait). */
+  forCall(signal: AbortSignal): DebugAgent {
+    return new DebugAgent(this.agent, this.client, signal);
+  }
+
+  private call<Res>(timeoutMs: number, start: (md: Metadata, opts: { deadline: number }, cb: Callback<Res>) => ClientUnaryCall): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      if (this.signal?.aborted) {
+        reject(new EnclaveError("cancelled", "the debug call was cancelled before it started"));
+        return;
+      }
+      const onAbort = (): void => call.cancel();
+      const call = start(new Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
+        this.signal?.removeEventListener("abort", onAbort);
+        if (err) reject(err.code === status.CANCELLED && this.signal?.aborted ? new EnclaveError("cancelled", "the debug call was cancelled") : this.agent.translate(err));
+        else resolve(res as Res);
+      });
+      this.signal?.addEventListener("abort", onAbort);
+    });
+  }
+
+  adapters(): Promise<DebugAdaptersResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.adapters({}, md, o, cb));
+  }
+  status(sessionKey: string): Promise<DebugStatus> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.status({ sessionKey }, md, o, cb));
+  }
+  setBreakpoints(req: DebugBreakpointsRequest): Promise<DebugBreakpointsResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.setBreakpoints(req, md, o, cb));
+  }
+  launch(req: DebugLaunchRequest): Promise<DebugStatus> {
+    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.launch(req, md, o, cb));
+  }
+  attach(req: DebugAttachRequest): Promise<DebugStatus> {
+    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.attach(req, md, o, cb));
+  }
+  resume(req: DebugResumeRequest): Promise<DebugStatus> {
+    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.resume(req, md, o, cb));
+  }
+  pause(req: DebugThreadRequest): Promise<DebugStatus> {
+    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.pause(req, md, o, cb));
+  }
+  inspect(req: DebugInspectRequest): Promise<DebugInspectResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.inspect(req, md, o, cb));
+  }
+  output(sessionKey: string): Promise<DebugOutputResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.output({ sessionKey }, md, o, cb));
+  }
+  terminate(sessionKey: string): Promise<DebugStatus> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.terminate({ sessionKey }, md, o, cb));
+  }
+}
+
+const byAgent = new WeakMap<AgentClient, DebugAgent>();
+
+/** The Debug service of an agent, one per AgentClient (a restarted agent gets a new client). */
+export function debugAgent(agent: AgentClient): DebugAgent {
+  let d = byAgent.get(agent);
+  if (!d) {
+    d = new DebugAgent(agent);
+    byAgent.set(agent, d);
+  }
+  return d;
+}

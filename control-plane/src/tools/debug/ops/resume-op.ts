@@ -1,0 +1,27 @@
+// continue and the three steps share one shape: resume a thread, answer where it stopped next.
+import { z } from "zod";
+import { text } from "../../tool.js";
+import { formatStatus } from "../debug-format.js";
+import { type DebugOp, defineOp } from "../debug-op.js";
+
+export function resumeOp(op: string, action: "continue" | "next" | "stepIn" | "stepOut", what: string): DebugOp {
+  return defineOp({
+    op,
+    args: z.strictObject({
+      op: z.literal(op),
+      thread_id: z.number().int().min(1).optional().describe("thread to resume; default the one that stopped"),
+      wait_seconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(600)
+        .optional()
+        .describe("how long to wait for the next stop before answering that it runs (default 60)"),
+    }),
+    async run(args, ctx) {
+      const waitMs = (args.wait_seconds ?? 0) * 1000;
+      const s = await ctx.agent.resume({ sessionKey: ctx.sessionKey, action, threadId: args.thread_id ?? 0, waitMs });
+      return text(`${what}.\n${formatStatus(s)}`);
+    },
+  });
+}

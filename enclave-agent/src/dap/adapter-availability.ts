@@ -1,0 +1,119 @@
+// Whether each debug adapter can start for a checkout: the spec's intersection rule. A root marker
+// must exist *and* the adapter's binary must resolve; either alone means no session starts, and the
+// answer says which half is missing and how to fix it.
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { resolveBinary } from "../exec/resolve-binary.js";
+import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "./adapter-registry.js";
+import { resolvePython } from "./python-interpreter.js";
+
+export type AdapterState = "usable" | "missing_marker" | "missing_binary";
+
+export interface AdapterAvailability {
+  spec: DebugAdapterSpec;
+  state: AdapterState;
+  /** Workspace-relative paths of the root markers found. */
+  markers: string[];
+  /** The folder of the nearest marker (absolute); the project root a launch runs in. */
+  projectRoot?: string;
+  /** The argv that starts the adapter, when the binary resolves. */
+  command?: string[];
+  /** debugpy: the interpreter that runs the program. */
+  interpreter?: string;
+  detail: string;
+}
+
+/** The folders from `start` up to the workspace root, nearest first. */
+export function foldersUp(workspaceRoot: string, start: string): string[] {
+  const out: string[] = [];
+  let dir = start;
+  for (;;) {
+    out.push(dir);
+    if (dir === workspaceRoot || !dir.startsWith(workspaceRoot + sep)) break;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return out;
+}
+
+/** Marker files for a launch: in the program's folder or any folder above it, up to the workspace root. */
+function markersUp(spec: DebugAdapterSpec, workspaceRoot: string, start: string): string[] {
+  const found: string[] = [];
+  for (const dir of foldersUp(workspaceRoot, start)) {
+    for (const m of spec.rootMarkers) if (existsSync(join(dir, m))) found.push(join(dir, m));
+  }
+  return found;
+}
+
+/** Marker files for an overview: at the workspace root and in its first-level folders. */
+function markersAround(spec: DebugAdapterSpec, workspaceRoot: string): string[] {
+  const dirs = [workspaceRoot];
+  try {
+    for (const e of readdirSync(workspaceRoot, { withFileTypes: true })) {
+      if (e.isDirectory() && !e.name.startsWith(".") && e.name !== "node_modules") dirs.push(join(workspaceRoot, e.name));
+    }
+  } catch {
+    // An unreadable root has no markers.
+  }
+  const found: string[] = [];
+  for (const dir of dirs) for (const m of spec.rootMarkers) if (existsSync(join(dir, m))) found.push(join(dir, m));
+  return found;
+}
+
+async function resolveCommand(spec: DebugAdapterSpec, projectFolders: string[]): Promise<
+  { ok: true; command: string[]; interpreter?: string; detail: string } | { ok: false; detail: string }
+> {
+  if (spec.pythonModule) {
+    const py = await resolvePython(projectFolders);
+    if (!py.ok) return { ok: false, detail: py.detail };
+    return {
+      ok: true,
+      command: [py.choice.adapterPython, "-m", `${spec.pythonModule}.adapter`],
+      interpreter: py.choice.interpreter,
+      detail: `interpreter ${py.choice.interpreter} (${py.choice.origin})`,
+    };
+  }
+  for (const argv of spec.commands) {
+    const found = resolveBinary(argv[0] ?? "", projectFolders[0]);
+    if (found) return { ok: true, command: [found, ...argv.slice(1)], detail: found };
+  }
+  const names = spec.commands.map((c) => `\`${c[0]}\``).join(" or ");
+  return { ok: false, detail: `${names} ${spec.commands.length > 1 ? "are" : "is"} not on PATH here; ${spec.install}` };
+}
+
+function markerHint(spec: DebugAdapterSpec): string {
+  return spec.rootMarkers.join(", ");
+}
+
+/**
+ * Availability of one adapter. With `start` (a launch: the program's folder), markers are looked for
+ * from there up to the workspace root; without, at the root and one level below.
+ */
+export async function adapterAvailability(spec: DebugAdapterSpec, workspaceRoot: string, start?: string): Promise<AdapterAvailability> {
+  const markerPaths = start ? markersUp(spec, workspaceRoot, start) : markersAround(spec, workspaceRoot);
+  const markers = markerPaths.map((p) => relative(workspaceRoot, p));
+  const projectRoot = markerPaths[0] ? dirname(markerPaths[0]) : undefined;
+  const folders = projectRoot ? foldersUp(workspaceRoot, projectRoot) : [start ?? workspaceRoot, workspaceRoot];
+  const cmd = await resolveCommand(spec, [...new Set(folders)]);
+  const base = { spec, markers, projectRoot };
+  if (!cmd.ok) {
+    const markerNote = markers.length ? `root marker ${markers.join(", ")} found, but ` : `no root marker (${markerHint(spec)}) and `;
+    return { ...base, state: "missing_binary", detail: `${markerNote}${cmd.detail}` };
+  }
+  if (!markers.length) {
+    const where = start ? `in \`${relative(workspaceRoot, start) || "."}\` or any folder above it in the workspace` : "at the workspace root or one folder below";
+    return {
+      ...base,
+      state: "missing_marker",
+      command: cmd.command,
+      interpreter: cmd.interpreter,
+      detail: `no root marker (${markerHint(spec)}) ${where}; ${cmd.command.join(" ")} resolves, but the adapter only starts for a project that has one`,
+    };
+  }
+  return { ...base, state: "usable", command: cmd.command, interpreter: cmd.interpreter, detail: `${cmd.command.join(" ")}; ${cmd.detail}` };
+}
+
+export function allAdapterAvailability(workspaceRoot: string): Promise<AdapterAvailability[]> {
+  return Promise.all(DEBUG_ADAPTERS.map((a) => adapterAvailability(a, workspaceRoot)));
+}

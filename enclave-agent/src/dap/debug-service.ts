@@ -1,0 +1,19 @@
+// The Debug gRPC service: a thin shell over the supervisor.
+import type { DebugServer } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { unary } from "../grpc/unary.js";
+import type { DebugSupervisor } from "./debug-supervisor.js";
+
+export function debugService(sup: DebugSupervisor): DebugServer {
+  return {
+    adapters: unary(async () => ({ adapters: await sup.adapters() })),
+    status: unary((req) => sup.status(req.sessionKey)),
+    setBreakpoints: unary((req) => sup.setBreakpoints(req.sessionKey, req.file, req.lines)),
+    launch: unary((req) => sup.launch(req.sessionKey, req.program, req.args, req.adapter, req.ttlMs, req.waitMs)),
+    attach: unary((req) => sup.attach(req.sessionKey, req.port, req.adapter, req.ttlMs, req.waitMs)),
+    resume: unary((req) => sup.resume(req.sessionKey, req.action, req.threadId, req.waitMs)),
+    pause: unary((req) => sup.pause(req.sessionKey, req.threadId, req.waitMs)),
+    inspect: unary(async (req) => ({ bodyJson: await sup.inspect(req.sessionKey, req.command, req.argumentsJson) })),
+    output: unary((req) => sup.output(req.sessionKey)),
+    terminate: unary((req) => sup.terminate(req.sessionKey)),
+  };
+}

@@ -1,0 +1,473 @@
+// One debug session: an adapter process (or a loopback connection for attach), the DAP start sequence
+// in the robust parallel order, the program's state as its events tell it (stopped where, running,
+// exited with what), its output, and the references handed out since the last resume.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type { Socket } from "node:net";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import type { DebugBreakpoint, DebugStopped } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { AgentError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import type { DebugAdapterSpec } from "./adapter-registry.js";
+import { type AdapterProcess, connectToPort, startAdapter } from "./adapter-process.js";
+import { DapClosedError, type DapConnection, DapRequestError, DapTimeoutError } from "./dap-connection.js";
+import { OutputBuffer } from "./output-buffer.js";
+
+export type SessionState = "starting" | "running" | "stopped" | "exited" | "terminated";
+export type ResumeAction = "continue" | "next" | "stepIn" | "stepOut";
+
+export interface SessionInfo {
+  key: string;
+  spec: DebugAdapterSpec;
+  /** For messages: workspace-relative program, or 127.0.0.1:PORT. */
+  program: string;
+  interpreter?: string;
+  ttlMs: number;
+  /** Makes an absolute path workspace-relative when it is inside the workspace. */
+  relativize(path: string): string;
+}
+
+export interface Breakpoints {
+  /** Absolute path → requested lines. */
+  files: Map<string, number[]>;
+  /** Absolute path → what the adapter answered. */
+  results: Map<string, DebugBreakpoint[]>;
+}
+
+const DELVE_EXIT = /Process \d+ has exited with status (-?\d+)/;
+
+export class DebugSession {
+  readonly id = `s-${randomBytes(4).toString("hex")}`;
+  readonly startedAtMs = Date.now();
+  readonly expiresAtMs: number;
+  readonly output = new OutputBuffer(LIMITS.debugOutputBufferBytes);
+  state: SessionState = "starting";
+  stopped: DebugStopped | undefined;
+  exitCode: number | undefined;
+  endedReason = "";
+  readonly notes: string[] = [];
+  private connection: DapConnection | undefined;
+  private adapter: AdapterProcess | undefined;
+  private socket: Socket | undefined;
+  private capabilities: DebugProtocol.Capabilities = {};
+  private readonly terminalChildren: ChildProcess[] = [];
+  /** Bumped at every resume: references from an older epoch are dead. */
+  private epoch = 0;
+  private stopCount = 0;
+  private readonly frames = new Map<number, number>();
+  private readonly references = new Map<number, number>();
+  private readonly waiters = new Set<() => void>();
+  private ending: Promise<void> | undefined;
+
+  constructor(readonly info: SessionInfo) {
+    this.expiresAtMs = this.startedAtMs + info.ttlMs;
+  }
+
+  /** Processes started for the adapter's runInTerminal requests. */
+  get terminalProcesses(): number {
+    return this.terminalChildren.length;
+  }
+
+  get active(): boolean {
+    return this.state === "starting" || this.state === "running" || this.state === "stopped";
+  }
+
+  // ---- start ---------------------------------------------------------------------------------
+
+  async launch(argv: string[], cwd: string, env: NodeJS.ProcessEnv, launchArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number): Promise<void> {
+    this.adapter = await startAdapter(this.info.spec, argv, cwd, env, (_stream, text) => this.output.append(text)).catch(async (err: unknown) => {
+      await this.end(`the adapter did not start: ${(err as Error).message}`, true);
+      throw err;
+    });
+    await this.begin(this.adapter.connection, "launch", launchArgs, breakpoints, waitMs);
+  }
+
+  async attach(port: number, attachArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number): Promise<void> {
+    const { connection, socket } = await connectToPort(port).catch(async (err: unknown) => {
+      await this.end(`attach failed: ${(err as Error).message}`, true);
+      throw err;
+    });
+    this.socket = socket;
+    await this.begin(connection, "attach", attachArgs, breakpoints, waitMs);
+  }
+
+  /**
+   * DESIGN.md's order: initialize (awaited); launch/attach sent *without* awaiting; wait for
+   * `initialized` (before or after the launch response, adapters differ); breakpoints;
+   * configurationDone; only then the launch response; then wait for the first stop.
+   */
+  private async begin(conn: DapConnection, request: "launch" | "attach", args: Record<string, unknown>, bps: Breakpoints, waitMs: number): Promise<void> {
+    this.connection = conn;
+    conn.onEvent((e) => this.onEvent(e));
+    conn.handleReverse("runInTerminal", (a) => this.runInTerminal(a as DebugProtocol.RunInTerminalRequestArguments));
+    conn.handleReverse("startDebugging", async (a) => {
+      const cfg = (a as DebugProtocol.StartDebuggingRequestArguments | undefined)?.configuration ?? {};
+      this.notes.push(`the adapter asked to start a child session (${JSON.stringify(cfg).slice(0, 200)}); Enclave drives one session per conversation, so it was declined`);
+      throw new Error("Enclave drives one debug session per conversation; child sessions are not started");
+    });
+    void conn.whenClosed().then((why) => {
+      if (this.active) void this.end(`the adapter connection closed: ${why}`, false);
+    });
+    try {
+      const init = await conn.request<DebugProtocol.InitializeResponse>(
+        "initialize",
+        {
+          clientID: "enclave",
+          clientName: "Enclave",
+          adapterID: this.info.spec.id,
+          locale: "en",
+          linesStartAt1: true,
+          columnsStartAt1: true,
+          pathFormat: "path",
+          supportsVariableType: true,
+          supportsRunInTerminalRequest: true,
+          supportsStartDebuggingRequest: false,
+          supportsProgressReporting: false,
+          supportsInvalidatedEvent: false,
+        } satisfies DebugProtocol.InitializeRequestArguments,
+        LIMITS.debugRequestTimeoutMs,
+      );
+      this.capabilities = init.body ?? {};
+      const initialized = conn.waitForEvent((e) => e.event === "initialized", LIMITS.debugLaunchTimeoutMs);
+      const started = conn.request(request, args, LIMITS.debugLaunchTimeoutMs);
+      started.catch(() => undefined); // awaited below; never left unhandled if we bail out first
+      // A launch that fails before `initialized` must not leave us waiting for it.
+      const failedEarly = started.then(
+        () => new Promise<never>(() => undefined),
+        (err: unknown) => Promise.reject(err),
+      );
+      // A later failure is seen by `await started` below; this copy must not go unhandled.
+      failedEarly.catch(() => undefined);
+      const init2 = await Promise.race([initialized, failedEarly]);
+      if (!init2) throw new AgentError("failed_precondition", `the ${this.info.spec.id} adapter never sent \`initialized\` after ${request}`);
+      for (const [file, lines] of bps.files) {
+        bps.results.set(file, await this.sendBreakpoints(file, lines));
+      }
+      if (this.capabilities.supportsConfigurationDoneRequest) await conn.request("configurationDone", {}, LIMITS.debugRequestTimeoutMs);
+      await started;
+      if (this.state === "starting") this.state = "running";
+    } catch (err) {
+      // A program that ran to its end before the launch response is a finished session, not a failure.
+      if (!this.active && this.endedReason.startsWith("the program")) return;
+      await this.end(`${request} failed: ${this.describeError(err)}`, true);
+      throw new AgentError("failed_precondition", `the ${this.info.spec.id} adapter could not ${request} ${this.info.program}: ${this.describeError(err)}`);
+    }
+    await this.waitForStop(0, waitMs);
+  }
+
+  // ---- events --------------------------------------------------------------------------------
+
+  private onEvent(e: DebugProtocol.Event): void {
+    switch (e.event) {
+      case "output": {
+        const body = (e as DebugProtocol.OutputEvent).body;
+        if (body.category === "stdout" || body.category === "stderr") this.output.append(body.output);
+        else if (body.category === "console" || body.category === undefined) {
+          const m = DELVE_EXIT.exec(body.output);
+          if (m) this.exitCode = Number(m[1]);
+        }
+        break;
+      }
+      case "stopped": {
+        const body = (e as DebugProtocol.StoppedEvent).body;
+        this.epoch++;
+        this.state = "stopped";
+        this.stopped = {
+          reason: body.reason,
+          threadId: body.threadId ?? 0,
+          file: "",
+          line: 0,
+          function: "",
+          description: body.description ?? "",
+          text: body.text ?? "",
+        };
+        void this.locate(this.stopped).finally(() => {
+          this.stopCount++;
+          this.notify();
+        });
+        break;
+      }
+      case "continued":
+        this.markRunning();
+        break;
+      case "exited":
+        this.exitCode = (e as DebugProtocol.ExitedEvent).body.exitCode;
+        break;
+      case "terminated":
+        void this.end(this.exitCode === undefined ? "the program ended" : `the program exited with code ${this.exitCode}`, false);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Fills the stop's file, line and function from the top frame of the stopped thread. */
+  private async locate(stop: DebugStopped): Promise<void> {
+    if (!this.connection || !stop.threadId) return;
+    try {
+      const r = await this.connection.request<DebugProtocol.StackTraceResponse>("stackTrace", { threadId: stop.threadId, startFrame: 0, levels: 1 }, LIMITS.debugRequestTimeoutMs);
+      const top = r.body.stackFrames[0];
+      if (!top) return;
+      stop.function = top.name;
+      stop.line = top.line;
+      stop.file = top.source?.path ? this.info.relativize(top.source.path) : top.source?.name ?? "";
+      this.frames.set(top.id, this.epoch);
+    } catch {
+      // A stop we cannot locate is still a stop.
+    }
+  }
+
+  private markRunning(): void {
+    if (!this.active) return;
+    this.epoch++;
+    this.state = "running";
+    this.stopped = undefined;
+  }
+
+  private notify(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  /** Waits until the program has stopped more than `afterStops` times, or ended, or waitMs passed. */
+  private async waitForStop(afterStops: number, waitMs: number): Promise<void> {
+    await this.waitForStopOrEnd(afterStops, waitMs);
+    // An ended session finishes its disconnect first: delve tells the exit code only then.
+    if (this.ending) await this.ending;
+  }
+
+  private waitForStopOrEnd(afterStops: number, waitMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const check = (): boolean => {
+        if (this.stopCount > afterStops || !this.active) {
+          clearTimeout(timer);
+          this.waiters.delete(onChange);
+          resolve();
+          return true;
+        }
+        return false;
+      };
+      const onChange = (): void => {
+        check();
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(onChange);
+        resolve();
+      }, waitMs);
+      this.waiters.add(onChange);
+      check();
+    });
+  }
+
+  // ---- reverse requests ----------------------------------------------------------------------
+
+  private async runInTerminal(a: DebugProtocol.RunInTerminalRequestArguments): Promise<DebugProtocol.RunInTerminalResponse["body"]> {
+    const [cmd, ...rest] = a.args;
+    if (!cmd) throw new Error("runInTerminal without a command");
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const [k, v] of Object.entries(a.env ?? {})) {
+      if (v === null) delete env[k];
+      else env[k] = v;
+    }
+    const child = spawn(cmd, rest, { cwd: a.cwd || undefined, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", () => resolve());
+      child.once("error", (err) => reject(new Error(`could not run ${cmd}: ${err.message}`)));
+    });
+    child.stdout?.on("data", (d: Buffer) => this.output.append(d.toString("utf8")));
+    child.stderr?.on("data", (d: Buffer) => this.output.append(d.toString("utf8")));
+    this.terminalChildren.push(child);
+    return { processId: child.pid };
+  }
+
+  // ---- operations ----------------------------------------------------------------------------
+
+  private conn(): DapConnection {
+    if (!this.connection || !this.active) throw new AgentError("failed_precondition", `debug session ${this.id} has ended (${this.endedReason})`);
+    return this.connection;
+  }
+
+  async setBreakpoints(file: string, lines: number[]): Promise<DebugBreakpoint[]> {
+    this.conn();
+    return this.sendBreakpoints(file, lines);
+  }
+
+  private async sendBreakpoints(file: string, lines: number[]): Promise<DebugBreakpoint[]> {
+    const conn = this.conn();
+    try {
+      const r = await conn.request<DebugProtocol.SetBreakpointsResponse>(
+        "setBreakpoints",
+        { source: { path: file }, breakpoints: lines.map((line) => ({ line })), lines, sourceModified: false } satisfies DebugProtocol.SetBreakpointsArguments,
+        LIMITS.debugRequestTimeoutMs,
+      );
+      return lines.map((requested, i) => {
+        const b = r.body.breakpoints[i];
+        return { requestedLine: requested, line: b?.line ?? 0, verified: b?.verified ?? false, message: b?.message ?? "" };
+      });
+    } catch (err) {
+      return lines.map((requested) => ({ requestedLine: requested, line: 0, verified: false, message: this.describeError(err) }));
+    }
+  }
+
+  private threadOr(threadId: number): number {
+    if (threadId > 0) return threadId;
+    if (this.stopped?.threadId) return this.stopped.threadId;
+    return 0;
+  }
+
+  private async firstThread(): Promise<number> {
+    const r = await this.conn().request<DebugProtocol.ThreadsResponse>("threads", undefined, LIMITS.debugRequestTimeoutMs);
+    const t = r.body.threads[0];
+    if (!t) throw new AgentError("failed_precondition", "the program has no threads");
+    return t.id;
+  }
+
+  async resume(action: ResumeAction, threadId: number, waitMs: number): Promise<void> {
+    const conn = this.conn();
+    if (this.state !== "stopped") {
+      throw new AgentError("failed_precondition", `the program is ${this.state}, not stopped; ${action === "continue" ? "it is already running" : "pause it first"}`);
+    }
+    const thread = this.threadOr(threadId) || (await this.firstThread());
+    const before = this.stopCount;
+    this.markRunning();
+    try {
+      await conn.request(action, { threadId: thread }, LIMITS.debugRequestTimeoutMs);
+    } catch (err) {
+      throw this.requestError(action, err);
+    }
+    await this.waitForStop(before, waitMs);
+  }
+
+  async pause(threadId: number, waitMs: number): Promise<void> {
+    const conn = this.conn();
+    if (this.state === "stopped") return;
+    const thread = threadId > 0 ? threadId : await this.firstThread();
+    const before = this.stopCount;
+    try {
+      await conn.request("pause", { threadId: thread }, LIMITS.debugRequestTimeoutMs);
+    } catch (err) {
+      throw this.requestError("pause", err);
+    }
+    await this.waitForStop(before, waitMs);
+  }
+
+  /** Read-only requests while stopped; references from before the last resume are refused. */
+  async inspect(command: string, args: Record<string, unknown>): Promise<unknown> {
+    const conn = this.conn();
+    if (command !== "threads" && this.state !== "stopped") {
+      throw new AgentError("failed_precondition", `the program is ${this.state}: frames and variables exist only while it is stopped; pause it or wait for a breakpoint`);
+    }
+    if (command === "stackTrace") {
+      const thread = this.threadOr(Number(args.threadId ?? 0)) || (await this.firstThread());
+      args = { ...args, threadId: thread };
+    }
+    if (command === "scopes") this.checkAlive("frame", this.frames, Number(args.frameId));
+    if (command === "variables") this.checkAlive("reference", this.references, Number(args.variablesReference));
+    if (command === "evaluate") {
+      if (args.frameId === undefined) args = { ...args, frameId: await this.topFrame() };
+      else this.checkAlive("frame", this.frames, Number(args.frameId));
+    }
+    let body: unknown;
+    try {
+      body = (await conn.request<DebugProtocol.Response>(command, args, LIMITS.debugRequestTimeoutMs)).body;
+    } catch (err) {
+      throw this.requestError(command, err);
+    }
+    this.remember(command, body);
+    return body;
+  }
+
+  private async topFrame(): Promise<number | undefined> {
+    if (!this.stopped?.threadId) return undefined;
+    const r = await this.conn().request<DebugProtocol.StackTraceResponse>("stackTrace", { threadId: this.stopped.threadId, startFrame: 0, levels: 1 }, LIMITS.debugRequestTimeoutMs);
+    const id = r.body.stackFrames[0]?.id;
+    if (id !== undefined) this.frames.set(id, this.epoch);
+    return id;
+  }
+
+  private checkAlive(what: "frame" | "reference", known: Map<number, number>, id: number): void {
+    const epoch = known.get(id);
+    if (epoch === undefined) {
+      throw new AgentError(
+        "invalid_argument",
+        what === "frame"
+          ? `there is no frame ${id} at this stop; take a frame_id from stack`
+          : `there is no variables reference ${id} at this stop; take one from scopes, variables or evaluate`,
+      );
+    }
+    if (epoch !== this.epoch) {
+      throw new AgentError(
+        "failed_precondition",
+        `${what} ${id} is from before the program last resumed, and references die at each resume; call stack${what === "reference" ? " and scopes" : ""} again`,
+      );
+    }
+  }
+
+  private remember(command: string, body: unknown): void {
+    const b = body as Record<string, unknown> | undefined;
+    if (!b) return;
+    if (command === "stackTrace") {
+      for (const f of (b.stackFrames as DebugProtocol.StackFrame[] | undefined) ?? []) {
+        this.frames.set(f.id, this.epoch);
+        if (f.source?.path) (f.source as { path: string }).path = this.info.relativize(f.source.path);
+      }
+    } else if (command === "scopes") {
+      for (const s of (b.scopes as DebugProtocol.Scope[] | undefined) ?? []) if (s.variablesReference > 0) this.references.set(s.variablesReference, this.epoch);
+    } else if (command === "variables") {
+      for (const v of (b.variables as DebugProtocol.Variable[] | undefined) ?? []) if (v.variablesReference > 0) this.references.set(v.variablesReference, this.epoch);
+    } else if (command === "evaluate") {
+      const ref = Number(b.variablesReference ?? 0);
+      if (ref > 0) this.references.set(ref, this.epoch);
+    }
+  }
+
+  // ---- end -----------------------------------------------------------------------------------
+
+  /** Ends the session: disconnect (terminating the debuggee), then kill the adapter's group. */
+  end(reason: string, kill: boolean): Promise<void> {
+    if (this.ending) return this.ending;
+    this.endedReason = reason;
+    this.state = this.exitCode !== undefined ? "exited" : "terminated";
+    this.notify();
+    this.ending = (async () => {
+      const conn = this.connection;
+      if (conn && !conn.closed) {
+        try {
+          await conn.request("disconnect", { terminateDebuggee: true, restart: false }, kill ? 3_000 : 5_000);
+        } catch {
+          // Already gone, or too slow: the kill below settles it.
+        }
+        // The exit code may arrive with the disconnect's output (delve says it on its console).
+        this.state = this.exitCode !== undefined ? "exited" : "terminated";
+        if (this.exitCode !== undefined && this.endedReason === "the program ended") this.endedReason = `the program exited with code ${this.exitCode}`;
+        conn.close("session ended");
+      }
+      this.adapter?.kill();
+      this.socket?.destroy();
+      for (const c of this.terminalChildren) {
+        if (c.pid !== undefined && c.exitCode === null) {
+          try {
+            process.kill(-c.pid, "SIGKILL");
+          } catch {
+            // Gone.
+          }
+        }
+      }
+      this.notify();
+    })();
+    return this.ending;
+  }
+
+  private describeError(err: unknown): string {
+    const base = err instanceof Error ? err.message : String(err);
+    const diag = this.adapter?.diagnostics().trim();
+    return diag && !(err instanceof DapRequestError) ? `${base}; the adapter said: ${diag.slice(-600)}` : base;
+  }
+
+  private requestError(command: string, err: unknown): AgentError {
+    if (err instanceof AgentError) return err;
+    if (err instanceof DapRequestError) return new AgentError("failed_precondition", `${command} failed: ${err.message}`);
+    if (err instanceof DapTimeoutError) return new AgentError("failed_precondition", `${err.message}; the adapter may be stuck: terminate the session and launch again`);
+    if (err instanceof DapClosedError) return new AgentError("failed_precondition", `${err.message}; the session has ended`);
+    return new AgentError("internal", this.describeError(err));
+  }
+}

@@ -1,0 +1,336 @@
+// The debug supervisor: at most one session per key (the conversation), the breakpoints set for it
+// (kept across sessions, applied at launch), a queue that serializes its calls, and the hard TTL.
+// After a session ends, its record stays so status, output and the next call can say what happened.
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { dirname, extname, join, relative } from "node:path";
+import type {
+  DebugAdapter,
+  DebugBreakpointsResponse,
+  DebugStatus,
+} from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { AgentError } from "../errors.js";
+import type { WorkspacePaths } from "../fs/workspace-paths.js";
+import { LIMITS } from "../limits.js";
+import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "./adapter-registry.js";
+import { type AdapterAvailability, adapterAvailability, allAdapterAvailability } from "./adapter-availability.js";
+import { type Breakpoints, DebugSession, type ResumeAction } from "./debug-session.js";
+import { attachArguments, launchArguments } from "./launch-arguments.js";
+
+interface Slot {
+  current?: DebugSession;
+  breakpoints: Breakpoints;
+  queue: Promise<unknown>;
+  ttlTimer?: NodeJS.Timeout;
+}
+
+function minutes(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} minute${ms === 60_000 ? "" : "s"}`;
+  return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} seconds`;
+}
+
+export class DebugSupervisor {
+  private readonly slots = new Map<string, Slot>();
+
+  constructor(private readonly paths: WorkspacePaths) {}
+
+  private slot(key: string): Slot {
+    if (!key) throw new AgentError("invalid_argument", "session_key is required (the conversation id)");
+    let s = this.slots.get(key);
+    if (!s) {
+      s = { breakpoints: { files: new Map(), results: new Map() }, queue: Promise.resolve() };
+      this.slots.set(key, s);
+    }
+    return s;
+  }
+
+  /** Runs fn after every earlier call on the same key: a `continue` never races a `stack`. */
+  serialized<T>(key: string, fn: (slot: Slot) => Promise<T>): Promise<T> {
+    const s = this.slot(key);
+    const run = s.queue.then(() => fn(s));
+    s.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async adapters(): Promise<DebugAdapter[]> {
+    const all = await allAdapterAvailability(this.paths.root);
+    return all.map((a) => ({
+      id: a.spec.id,
+      state: a.state,
+      markers: a.markers,
+      command: a.command?.join(" ") ?? "",
+      interpreter: a.interpreter ?? "",
+      detail: a.detail,
+    }));
+  }
+
+  status(key: string): Promise<DebugStatus> {
+    return this.serialized(key, async (s) => this.describe(s));
+  }
+
+  private describe(s: Slot): DebugStatus {
+    const bps: DebugBreakpointsResponse[] = [...s.breakpoints.files].map(([file, lines]) => ({
+      file: this.paths.relative(file),
+      breakpoints: s.breakpoints.results.get(file) ?? lines.map((l) => ({ requestedLine: l, line: 0, verified: false, message: "" })),
+      // What the adapter answered at the last launch (or since); cleared when changed with no session.
+      applied: s.breakpoints.results.has(file),
+    }));
+    const c = s.current;
+    if (!c) {
+      return {
+        active: false, sessionId: "", adapter: "", program: "", state: "", stopped: undefined, hasExitCode: false, exitCode: 0,
+        startedAtMs: 0, expiresAtMs: 0, endedReason: "", interpreter: "", notes: [], breakpoints: bps,
+      };
+    }
+    return {
+      active: c.active,
+      sessionId: c.id,
+      adapter: c.info.spec.id,
+      program: c.info.program,
+      state: c.state,
+      stopped: c.state === "stopped" ? c.stopped : undefined,
+      hasExitCode: c.exitCode !== undefined,
+      exitCode: c.exitCode ?? 0,
+      startedAtMs: c.startedAtMs,
+      expiresAtMs: c.expiresAtMs,
+      endedReason: c.active ? "" : c.endedReason,
+      interpreter: c.info.interpreter ?? "",
+      notes: [...c.notes],
+      breakpoints: bps,
+    };
+  }
+
+  /** The running session, or an error that says why there is none (ended, TTL, never launched). */
+  private running(s: Slot): DebugSession {
+    const c = s.current;
+    if (c?.active) return c;
+    if (c) {
+      throw new AgentError(
+        "failed_precondition",
+        `no debug session is running: the last one (${c.id}, ${c.info.spec.id} ${c.info.program}) ended: ${c.endedReason}. Launch again to debug.`,
+      );
+    }
+    throw new AgentError("failed_precondition", "no debug session is running; start one with launch (or attach)");
+  }
+
+  private refuseSecond(s: Slot): void {
+    const c = s.current;
+    if (!c?.active) return;
+    const where = c.state === "stopped" && c.stopped ? `stopped at ${c.stopped.file}:${c.stopped.line}` : c.state;
+    const age = Math.round((Date.now() - c.startedAtMs) / 1000);
+    throw new AgentError(
+      "already_exists",
+      `a debug session is already running for this conversation: ${c.id} (${c.info.spec.id}, ${c.info.program}, ${where}, started ${age} s ago). ` +
+        `One session per conversation: terminate it first, then launch again.`,
+    );
+  }
+
+  setBreakpoints(key: string, file: string, lines: number[]): Promise<DebugBreakpointsResponse> {
+    return this.serialized(key, async (s) => {
+      const abs = this.paths.resolve(file, "list").abs;
+      if (!existsSync(abs) || !statSync(abs).isFile()) throw new AgentError("not_found", `\`${file}\` is not a file in the workspace`);
+      for (const l of lines) if (!Number.isInteger(l) || l < 1) throw new AgentError("invalid_argument", `line ${l} is not a 1-based line number`);
+      const unique = [...new Set(lines)].sort((a, b) => a - b);
+      if (unique.length === 0) {
+        s.breakpoints.files.delete(abs);
+        s.breakpoints.results.delete(abs);
+      } else s.breakpoints.files.set(abs, unique);
+      const c = s.current;
+      if (c?.active) {
+        const results = await c.setBreakpoints(abs, unique);
+        if (unique.length) s.breakpoints.results.set(abs, results);
+        return { file: this.paths.relative(abs), breakpoints: results, applied: true };
+      }
+      s.breakpoints.results.delete(abs);
+      return { file: this.paths.relative(abs), breakpoints: unique.map((l) => ({ requestedLine: l, line: 0, verified: false, message: "" })), applied: false };
+    });
+  }
+
+  launch(key: string, program: string, args: string[], adapterId: string, ttlMs: number, waitMs: number): Promise<DebugStatus> {
+    return this.serialized(key, async (s) => {
+      this.refuseSecond(s);
+      const abs = this.paths.resolve(program, "list").abs;
+      if (!existsSync(abs)) throw new AgentError("not_found", `program \`${program}\` does not exist in the workspace`);
+      const spec = adapterId ? this.adapterById(adapterId) : this.pickAdapter(abs, program);
+      const start = statSync(abs).isDirectory() ? abs : dirname(abs);
+      const avail = await adapterAvailability(spec, this.paths.root, start);
+      this.checkUsable(avail);
+      const cwd = avail.projectRoot ?? start;
+      const session = this.newSession(key, spec, this.paths.relative(abs), avail.interpreter, ttlMs);
+      s.current = session;
+      this.armTtl(s, session);
+      const launchArgs = launchArguments(spec, { program: abs, args, cwd, interpreter: avail.interpreter });
+      try {
+        await session.launch(avail.command ?? [], cwd, this.adapterEnv(), launchArgs, s.breakpoints, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
+      } finally {
+        if (!session.active) this.disarmTtl(s);
+      }
+      return this.describe(s);
+    });
+  }
+
+  attach(key: string, port: number, adapterId: string, ttlMs: number, waitMs: number): Promise<DebugStatus> {
+    return this.serialized(key, async (s) => {
+      this.refuseSecond(s);
+      if (!Number.isInteger(port) || port < 1 || port > 65535) throw new AgentError("invalid_argument", `port ${port} is not a TCP port (1-65535)`);
+      const spec = this.adapterById(adapterId || "debugpy");
+      if (spec.id !== "debugpy" && spec.id !== "delve") {
+        throw new AgentError("invalid_argument", `attach by port works with debugpy (\`python3 -m debugpy --listen 127.0.0.1:PORT\`) and delve (\`dlv dap --listen\`), not ${spec.id}`);
+      }
+      const session = this.newSession(key, spec, `127.0.0.1:${port}`, undefined, ttlMs);
+      s.current = session;
+      this.armTtl(s, session);
+      try {
+        await session.attach(port, attachArguments(spec, this.paths.root), s.breakpoints, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
+      } finally {
+        if (!session.active) this.disarmTtl(s);
+      }
+      return this.describe(s);
+    });
+  }
+
+  resume(key: string, action: string, threadId: number, waitMs: number): Promise<DebugStatus> {
+    const actions: ResumeAction[] = ["continue", "next", "stepIn", "stepOut"];
+    if (!actions.includes(action as ResumeAction)) throw new AgentError("invalid_argument", `unknown resume action \`${action}\`; one of ${actions.join(", ")}`);
+    return this.serialized(key, async (s) => {
+      await this.running(s).resume(action as ResumeAction, threadId, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
+      return this.describe(s);
+    });
+  }
+
+  pause(key: string, threadId: number, waitMs: number): Promise<DebugStatus> {
+    return this.serialized(key, async (s) => {
+      await this.running(s).pause(threadId, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
+      return this.describe(s);
+    });
+  }
+
+  inspect(key: string, command: string, argsJson: string): Promise<string> {
+    const allowed = ["threads", "stackTrace", "scopes", "variables", "evaluate"];
+    if (!allowed.includes(command)) throw new AgentError("invalid_argument", `\`${command}\` is not an inspection request; one of ${allowed.join(", ")}`);
+    let args: Record<string, unknown> = {};
+    if (argsJson) {
+      try {
+        args = JSON.parse(argsJson) as Record<string, unknown>;
+      } catch {
+        throw new AgentError("invalid_argument", "arguments_json is not JSON");
+      }
+    }
+    return this.serialized(key, async (s) => JSON.stringify((await this.running(s).inspect(command, args)) ?? {}));
+  }
+
+  output(key: string): Promise<{ text: string; droppedBytes: number; totalBytes: number; sessionId: string }> {
+    return this.serialized(key, async (s) => {
+      const c = s.current;
+      if (!c) throw new AgentError("failed_precondition", "no debug session has run in this conversation yet; launch one first");
+      return { ...c.output.snapshot(), sessionId: c.id };
+    });
+  }
+
+  terminate(key: string): Promise<DebugStatus> {
+    return this.serialized(key, async (s) => {
+      const c = this.running(s);
+      await c.end("terminated on request", true);
+      this.disarmTtl(s);
+      return this.describe(s);
+    });
+  }
+
+  /** Ends every session (the agent is stopping): no adapter or debuggee outlives it. */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.slots.values()].map(async (s) => {
+      this.disarmTtl(s);
+      if (s.current?.active) await s.current.end("the enclave agent stopped", true);
+    }));
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private newSession(key: string, spec: DebugAdapterSpec, program: string, interpreter: string | undefined, ttlMs: number): DebugSession {
+    return new DebugSession({
+      key,
+      spec,
+      program,
+      interpreter,
+      ttlMs: ttlMs > 0 ? ttlMs : LIMITS.debugSessionTtlMs,
+      relativize: (p) => {
+        const rel = relative(this.paths.root, p);
+        return rel && !rel.startsWith("..") && !rel.startsWith("/") ? rel : p;
+      },
+    });
+  }
+
+  /** The hard TTL: the session is terminated when it expires, whatever it is doing. */
+  private armTtl(s: Slot, session: DebugSession): void {
+    this.disarmTtl(s);
+    const ttl = session.expiresAtMs - session.startedAtMs;
+    s.ttlTimer = setTimeout(() => {
+      s.ttlTimer = undefined;
+      if (s.current === session && session.active) {
+        void session.end(`it reached its hard TTL of ${minutes(ttl)} and was terminated at ${new Date().toISOString()}`, true);
+      }
+    }, ttl);
+    s.ttlTimer.unref();
+  }
+
+  private disarmTtl(s: Slot): void {
+    if (s.ttlTimer) clearTimeout(s.ttlTimer);
+    s.ttlTimer = undefined;
+  }
+
+  private adapterById(id: string): DebugAdapterSpec {
+    const spec = DEBUG_ADAPTERS.find((a) => a.id === id);
+    if (!spec) throw new AgentError("invalid_argument", `unknown adapter \`${id}\`; one of ${DEBUG_ADAPTERS.map((a) => a.id).join(", ")}`);
+    return spec;
+  }
+
+  /** Picks the adapter from the program: its extension, a Go package folder, or an ELF executable. */
+  private pickAdapter(abs: string, shown: string): DebugAdapterSpec {
+    const st = statSync(abs);
+    const ext = extname(abs);
+    if (st.isDirectory()) {
+      if (existsSync(join(abs, "go.mod")) || readdirGo(abs)) return this.adapterById("delve");
+      throw new AgentError("invalid_argument", `\`${shown}\` is a folder without Go sources; give a program file (or adapter)`);
+    }
+    const byExt = DEBUG_ADAPTERS.find((a) => a.extensions.includes(ext));
+    if (byExt) return byExt;
+    if (isElf(abs)) return this.adapterById("lldb");
+    throw new AgentError(
+      "invalid_argument",
+      `cannot tell which adapter debugs \`${shown}\`: give adapter (one of ${DEBUG_ADAPTERS.map((a) => a.id).join(", ")}). ` +
+        "Python scripts (.py) go to debugpy, Go (.go or a package folder) to delve, compiled executables to lldb.",
+    );
+  }
+
+  private checkUsable(a: AdapterAvailability): void {
+    if (a.state === "usable") return;
+    throw new AgentError("failed_precondition", `the ${a.spec.id} adapter cannot start here: ${a.detail}`);
+  }
+
+  private adapterEnv(): NodeJS.ProcessEnv {
+    // PYTHONUNBUFFERED: debugpy forwards output as it is written, not at exit.
+    return { ...process.env, PYTHONUNBUFFERED: "1" };
+  }
+}
+
+function readdirGo(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((n) => n.endsWith(".go"));
+  } catch {
+    return false;
+  }
+}
+
+function isElf(p: string): boolean {
+  try {
+    const fd = openSync(p, "r");
+    const head = Buffer.alloc(4);
+    try {
+      readSync(fd, head, 0, 4, 0);
+    } finally {
+      closeSync(fd);
+    }
+    return head[0] === 0x7f && head.toString("ascii", 1, 4) === "ELF";
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,138 @@
+// Which Python debugpy uses for a project. A project-local `.venv/bin/python` or `venv/bin/python`
+// wins over `$PATH` (a `$PATH` python is a different environment: imports that work in the project fail
+// under it, which reads like broken code). The adapter itself may run under another interpreter
+// that has debugpy (Debian's python3-debugpy) as long as the project's interpreter can load it too.
+import { execFile } from "node:child_process";
+import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { searchPath } from "../exec/resolve-binary.js";
+import { LIMITS } from "../limits.js";
+
+export const VENV_PYTHONS = [".venv/bin/python", "venv/bin/python"] as const;
+
+export interface PythonChoice {
+  /** The interpreter that runs the program (the debuggee). */
+  interpreter: string;
+  /** Why this one: "project .venv", "first python3 on PATH with debugpy", … */
+  origin: string;
+  /** The interpreter that runs `-m debugpy.adapter`. */
+  adapterPython: string;
+}
+
+export type PythonResolution = { ok: true; choice: PythonChoice } | { ok: false; missingBinary: boolean; detail: string };
+
+interface Probe {
+  ok: boolean;
+  output: string;
+}
+
+// Probing an interpreter costs a process start (hundreds of ms for debugpy.server): cache answers by
+// path and file identity so `adapters` then `launch` pay once.
+const probeCache = new Map<string, { key: string; result: Probe; until: number }>();
+
+function probe(python: string, code: string): Promise<Probe> {
+  let key = "";
+  try {
+    // A venv's python is a symlink to the system one: the link's own identity tells a recreated venv.
+    const st = statSync(python);
+    const link = lstatSync(python);
+    key = `${st.mtimeMs}:${st.ino}:${link.mtimeMs}:${link.ino}`;
+  } catch {
+    return Promise.resolve({ ok: false, output: `${python} does not exist` });
+  }
+  const cacheKey = `${python}\0${code}`;
+  const hit = probeCache.get(cacheKey);
+  if (hit && hit.key === key && Date.now() < hit.until) return Promise.resolve(hit.result);
+  return new Promise((resolve) => {
+    execFile(python, ["-c", code], { timeout: LIMITS.debugProbeTimeoutMs }, (err, stdout, stderr) => {
+      const result = { ok: !err, output: (err ? stderr || err.message : stdout).trim() };
+      // A failure is kept briefly only: a `pip install debugpy` must be seen soon after.
+      probeCache.set(cacheKey, { key, result, until: result.ok ? Infinity : Date.now() + LIMITS.debugProbeNegativeCacheMs });
+      resolve(result);
+    });
+  });
+}
+
+const FIND_DEBUGPY = "import debugpy, os; print(os.path.dirname(os.path.dirname(debugpy.__file__)))";
+
+function lastLine(s: string): string {
+  return s.split("\n").filter(Boolean).pop() ?? s;
+}
+
+/** Every `python3` along PATH, in order, deduplicated by real path. */
+function pathPythons(): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const dir of searchPath()) {
+    const p = join(dir, "python3");
+    if (!existsSync(p)) continue;
+    let real = p;
+    try {
+      real = realpathSync(p);
+    } catch {
+      continue;
+    }
+    if (seen.has(real)) continue;
+    seen.add(real);
+    out.push(p);
+  }
+  return out;
+}
+
+/** The project's own virtual environment python, looked for in each folder given (nearest first). */
+export function findVenvPython(folders: string[]): string | undefined {
+  for (const folder of folders) {
+    for (const rel of VENV_PYTHONS) {
+      const p = join(folder, rel);
+      if (existsSync(p)) return p;
+    }
+  }
+  return undefined;
+}
+
+export async function resolvePython(projectFolders: string[]): Promise<PythonResolution> {
+  const venv = findVenvPython(projectFolders);
+  const candidates = pathPythons();
+  if (venv) {
+    const own = await probe(venv, FIND_DEBUGPY);
+    const where = venv;
+    if (own.ok) return { ok: true, choice: { interpreter: venv, origin: `project virtual environment (${where}), which has debugpy`, adapterPython: venv } };
+    // The venv lacks debugpy: run the adapter under a PATH python that has it, provided the venv's
+    // interpreter can load that debugpy (and its dependencies) when the launcher points it there.
+    const reasons: string[] = [];
+    for (const py of candidates) {
+      const found = await probe(py, FIND_DEBUGPY);
+      if (!found.ok) continue;
+      // As debugpy's launcher does: its parent folder on sys.path only while `import debugpy` runs
+      // (debugpy/__main__.py removes it again), so its other imports must resolve in the venv itself.
+      const load = await probe(venv, `import sys; sys.path.insert(0, ${JSON.stringify(found.output)}); import debugpy; del sys.path[0]; import debugpy.server`);
+      if (load.ok) {
+        return { ok: true, choice: { interpreter: venv, origin: `project virtual environment (${where}), debugpy from ${py}`, adapterPython: py } };
+      }
+      reasons.push(`it cannot load the debugpy of ${py}: ${lastLine(load.output)}`);
+    }
+    return {
+      ok: false,
+      missingBinary: true,
+      detail:
+        `the project's interpreter ${venv} has no debugpy${reasons.length ? ` and ${reasons.join("; ")}` : " and no python3 on PATH has one"}; ` +
+        `install it there (\`${venv} -m pip install debugpy\`) or recreate the environment with --system-site-packages`,
+    };
+  }
+  const skipped: string[] = [];
+  for (const py of candidates) {
+    const found = await probe(py, FIND_DEBUGPY);
+    if (found.ok) {
+      const origin = skipped.length ? `first python3 on PATH with debugpy (skipped ${skipped.join(", ")}: no debugpy)` : "python3 on PATH";
+      return { ok: true, choice: { interpreter: py, origin, adapterPython: py } };
+    }
+    skipped.push(py);
+  }
+  return {
+    ok: false,
+    missingBinary: true,
+    detail: candidates.length
+      ? `no python3 on PATH can import debugpy (tried ${candidates.join(", ")}) and the project has no .venv or venv; apt-get install python3-debugpy, or create a .venv with debugpy`
+      : "`python3` is not on PATH and the project has no .venv or venv; apt-get install python3 python3-debugpy",
+  };
+}
