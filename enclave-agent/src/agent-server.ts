@@ -7,6 +7,9 @@ import { ArchiveService } from "../../proto/gen/enclave/agent/v1/archive.js";
 import { FilesService } from "../../proto/gen/enclave/agent/v1/files.js";
 import { AgentInfoService } from "../../proto/gen/enclave/agent/v1/info.js";
 import { ProcessService } from "../../proto/gen/enclave/agent/v1/process.js";
+import { KernelsService } from "../../proto/gen/enclave/agent/v1/kernel.js";
+import { KernelFactory } from "./kernels/kernel-factory.js";
+import { kernelsService } from "./kernels/kernel-service.js";
 import { archiveService } from "./fs/archive-service.js";
 import { filesService } from "./fs/files-service.js";
 import { WorkspacePaths } from "./fs/workspace-paths.js";
@@ -19,6 +22,8 @@ export interface AgentOptions {
   workspaceRoot: string;
   placement: "host" | "enclosure";
   grammarDir: string;
+  /** Folder of the kernel runners (kernels/ beside the bundle). */
+  kernelDir: string;
 }
 
 export interface RunningAgent {
@@ -44,6 +49,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   server.addService(FilesService, filesService(paths));
   server.addService(ArchiveService, archiveService(paths));
   server.addService(ProcessService, processService(paths));
+  const kernels = new KernelFactory(paths.root, opts.kernelDir);
+  server.addService(KernelsService, kernelsService(kernels));
 
   mkdirSync(dirname(opts.socketPath), { recursive: true });
   removeStaleSocket(opts.socketPath);
@@ -62,6 +69,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
           removeStaleSocket(opts.socketPath);
           resolve();
         });
+        // Open Eval streams end only when their cells do: kill the kernels so they can.
+        void kernels.close();
       }),
   };
 }

@@ -66,6 +66,7 @@ export class AuditLog {
       origin: "",
       detail: "",
       placement: "",
+      kernelId: "",
       ...input,
     };
     appendFileSync(this.file, `${JSON.stringify(event)}\n`);

@@ -56,7 +56,8 @@ export interface EvalRequest {
     | undefined;
 }
 
-export interface KernelStarted {
+/** Sent first on every stream: the kernel this cell runs in. */
+export interface KernelInfo {
   /** New for every kernel process: a restart makes a new id. */
   kernelId: string;
   language: string;
@@ -65,10 +66,12 @@ export interface KernelStarted {
   interpreter: string;
   startMs: number;
   /**
-   * Why the previous kernel of this language is gone, when it died or was killed: its state was
-   * lost. Empty for a first start or a reset.
+   * Why the previous kernel of this language is gone, when it died between cells and no cell has
+   * said so yet: its state was lost.
    */
   previousFate: string;
+  /** True when the kernel was started for this cell (first use, reset, or after a death). */
+  fresh: boolean;
 }
 
 export interface MimeItem {
@@ -116,7 +119,7 @@ export interface EvalDone {
 
 export interface EvalEvent {
   event?:
-    | { $case: "kernel"; value: KernelStarted }
+    | { $case: "kernel"; value: KernelInfo }
     | { $case: "stdout"; value: Buffer }
     | { $case: "stderr"; value: Buffer }
     | { $case: "display"; value: DisplayData }
@@ -499,12 +502,12 @@ export const EvalRequest: MessageFns<EvalRequest> = {
   },
 };
 
-function createBaseKernelStarted(): KernelStarted {
-  return { kernelId: "", language: "", pid: 0, interpreter: "", startMs: 0, previousFate: "" };
+function createBaseKernelInfo(): KernelInfo {
+  return { kernelId: "", language: "", pid: 0, interpreter: "", startMs: 0, previousFate: "", fresh: false };
 }
 
-export const KernelStarted: MessageFns<KernelStarted> = {
-  encode(message: KernelStarted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const KernelInfo: MessageFns<KernelInfo> = {
+  encode(message: KernelInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.kernelId !== "") {
       writer.uint32(10).string(message.kernelId);
     }
@@ -523,10 +526,13 @@ export const KernelStarted: MessageFns<KernelStarted> = {
     if (message.previousFate !== "") {
       writer.uint32(50).string(message.previousFate);
     }
+    if (message.fresh !== false) {
+      writer.uint32(56).bool(message.fresh);
+    }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): KernelStarted {
+  decode(input: BinaryReader | Uint8Array, length?: number): KernelInfo {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -535,7 +541,7 @@ export const KernelStarted: MessageFns<KernelStarted> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseKernelStarted();
+      const message = createBaseKernelInfo();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -587,6 +593,14 @@ export const KernelStarted: MessageFns<KernelStarted> = {
             message.previousFate = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.fresh = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -599,7 +613,7 @@ export const KernelStarted: MessageFns<KernelStarted> = {
     }
   },
 
-  fromJSON(object: any): KernelStarted {
+  fromJSON(object: any): KernelInfo {
     return {
       kernelId: isSet(object.kernelId)
         ? globalThis.String(object.kernelId)
@@ -619,10 +633,11 @@ export const KernelStarted: MessageFns<KernelStarted> = {
         : isSet(object.previous_fate)
         ? globalThis.String(object.previous_fate)
         : "",
+      fresh: isSet(object.fresh) ? globalThis.Boolean(object.fresh) : false,
     };
   },
 
-  toJSON(message: KernelStarted): unknown {
+  toJSON(message: KernelInfo): unknown {
     const obj: any = {};
     if (message.kernelId !== "") {
       obj.kernelId = message.kernelId;
@@ -642,20 +657,24 @@ export const KernelStarted: MessageFns<KernelStarted> = {
     if (message.previousFate !== "") {
       obj.previousFate = message.previousFate;
     }
+    if (message.fresh !== false) {
+      obj.fresh = message.fresh;
+    }
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<KernelStarted>, I>>(base?: I): KernelStarted {
-    return KernelStarted.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<KernelInfo>, I>>(base?: I): KernelInfo {
+    return KernelInfo.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<KernelStarted>, I>>(object: I): KernelStarted {
-    const message = createBaseKernelStarted();
+  fromPartial<I extends Exact<DeepPartial<KernelInfo>, I>>(object: I): KernelInfo {
+    const message = createBaseKernelInfo();
     message.kernelId = object.kernelId ?? "";
     message.language = object.language ?? "";
     message.pid = object.pid ?? 0;
     message.interpreter = object.interpreter ?? "";
     message.startMs = object.startMs ?? 0;
     message.previousFate = object.previousFate ?? "";
+    message.fresh = object.fresh ?? false;
     return message;
   },
 };
@@ -1182,7 +1201,7 @@ export const EvalEvent: MessageFns<EvalEvent> = {
   encode(message: EvalEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     switch (message.event?.$case) {
       case "kernel":
-        KernelStarted.encode(message.event.value, writer.uint32(10).fork()).join();
+        KernelInfo.encode(message.event.value, writer.uint32(10).fork()).join();
         break;
       case "stdout":
         writer.uint32(18).bytes(message.event.value);
@@ -1221,7 +1240,7 @@ export const EvalEvent: MessageFns<EvalEvent> = {
               break;
             }
 
-            message.event = { $case: "kernel", value: KernelStarted.decode(reader, reader.uint32()) };
+            message.event = { $case: "kernel", value: KernelInfo.decode(reader, reader.uint32()) };
             continue;
           }
           case 2: {
@@ -1279,7 +1298,7 @@ export const EvalEvent: MessageFns<EvalEvent> = {
   fromJSON(object: any): EvalEvent {
     return {
       event: isSet(object.kernel)
-        ? { $case: "kernel", value: KernelStarted.fromJSON(object.kernel) }
+        ? { $case: "kernel", value: KernelInfo.fromJSON(object.kernel) }
         : isSet(object.stdout)
         ? { $case: "stdout", value: Buffer.from(bytesFromBase64(object.stdout)) }
         : isSet(object.stderr)
@@ -1299,7 +1318,7 @@ export const EvalEvent: MessageFns<EvalEvent> = {
   toJSON(message: EvalEvent): unknown {
     const obj: any = {};
     if (message.event?.$case === "kernel") {
-      obj.kernel = KernelStarted.toJSON(message.event.value);
+      obj.kernel = KernelInfo.toJSON(message.event.value);
     } else if (message.event?.$case === "stdout") {
       obj.stdout = base64FromBytes(message.event.value);
     } else if (message.event?.$case === "stderr") {
@@ -1322,7 +1341,7 @@ export const EvalEvent: MessageFns<EvalEvent> = {
     switch (object.event?.$case) {
       case "kernel": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = { $case: "kernel", value: KernelStarted.fromPartial(object.event.value) };
+          message.event = { $case: "kernel", value: KernelInfo.fromPartial(object.event.value) };
         }
         break;
       }
