@@ -15,7 +15,7 @@ import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
-import { BUILTIN_TOOLS } from "./tools/builtin/index.js";
+import { BUILTIN_TOOLS, EVAL_TOOLS } from "./tools/builtin/index.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
@@ -45,6 +45,7 @@ export class ControlPlane {
     this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
     for (const tool of BUILTIN_TOOLS) this.registry.register(tool);
+    for (const tool of EVAL_TOOLS) this.registry.register(tool);
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements);
   }
 

@@ -20,4 +20,10 @@ export const LIMITS = {
   grpcMaxMessageBytes: 64 * 1024 * 1024,
   /** Audit events kept in memory for subscribers asking for history (the file keeps everything). */
   auditMemoryEvents: 10_000,
+  /** An eval cell's idle budget (suspended while its bridge calls run), by default and at most. */
+  evalDefaultTimeoutSeconds: 300,
+  evalMaxTimeoutSeconds: 6 * 60 * 60,
+  /** Text of one cell kept in the eval result (head and tail); images kept per cell. */
+  evalResultTextBytes: 64 * 1024,
+  evalMaxImages: 20,
 } as const;

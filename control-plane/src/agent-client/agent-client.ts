@@ -29,6 +29,7 @@ import {
 } from "../../../proto/gen/enclave/agent/v1/files.js";
 import { AgentInfoClient, type DescribeResponse, type HealthResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
 import { type ExecEvent, type ExecRequest, ProcessClient } from "../../../proto/gen/enclave/agent/v1/process.js";
+import { type EvalEvent, type EvalRequest, KernelsClient } from "../../../proto/gen/enclave/agent/v1/kernel.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
 
@@ -50,6 +51,7 @@ export class AgentClient {
   readonly files: FilesClient;
   readonly archive: ArchiveClient;
   readonly process: ProcessClient;
+  readonly kernels: KernelsClient;
 
   constructor(
     readonly socketPath: string,
@@ -63,6 +65,7 @@ export class AgentClient {
     this.files = new FilesClient(address, creds, shared);
     this.archive = new ArchiveClient(address, creds, shared);
     this.process = new ProcessClient(address, creds, shared);
+    this.kernels = new KernelsClient(address, creds, shared);
   }
 
   get connected(): boolean {
@@ -73,6 +76,7 @@ export class AgentClient {
     this.files.close();
     this.archive.close();
     this.process.close();
+    this.kernels.close();
     this.info.close();
   }
 
@@ -136,6 +140,11 @@ export class AgentClient {
 
   exec(timeoutMs: number): ClientDuplexStream<ExecRequest, ExecEvent> {
     return this.process.exec(new Metadata(), { deadline: Date.now() + timeoutMs });
+  }
+
+  /** One eval cell. No deadline: the agent keeps the cell's idle budget, and the caller cancels. */
+  eval(): ClientDuplexStream<EvalRequest, EvalEvent> {
+    return this.kernels.eval(new Metadata());
   }
 
   /** Maps an agent status to an EnclaveError; the agent's own messages already say what to do. */

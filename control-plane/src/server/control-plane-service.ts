@@ -53,6 +53,7 @@ export function conversationMessage(c: ConversationView): Conversation {
 }
 
 function partMessage(p: ContentPart): ContentPartMsg {
+  if (p.type === "rich") return { part: { $case: "rich", value: { mimeType: p.mimeType, text: p.text } } };
   return p.type === "text" ? { part: { $case: "text", value: p.text } } : { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } } };
 }
 

@@ -24,6 +24,8 @@ export interface CallRequest {
   origin: CallOrigin;
   emit?: (event: ToolStreamEvent) => void;
   signal?: AbortSignal;
+  /** The kernel a bridge call came from. */
+  kernelId?: string;
 }
 
 export interface CallResult {
@@ -73,6 +75,15 @@ export class ToolDispatcher {
         run: req.run,
         origin: req.origin,
         signal,
+        dispatch: (nested) =>
+          this.call({
+            run: nested.surface ? { ...req.run, surface: nested.surface } : req.run,
+            tool: nested.tool,
+            argumentsJson: nested.argumentsJson,
+            origin: nested.origin,
+            kernelId: nested.kernelId,
+            signal: nested.signal,
+          }),
         emit: req.emit ?? (() => undefined),
         agent: async () => {
           const ep = await this.placements.endpoint(req.run.conversationId);
@@ -80,8 +91,14 @@ export class ToolDispatcher {
           return ep;
         },
       });
-      const result: CallResult = { isError: false, parts: output.parts, errorCode: "", durationMs: Date.now() - started };
-      this.record(req, tool, args, "ok", result.durationMs, placement);
+      const durationMs = Date.now() - started;
+      const audited = { ...req, kernelId: output.audit?.kernelId ?? req.kernelId };
+      if (output.error) {
+        this.record(audited, tool, args, `error:${output.error.code}`, durationMs, placement, output.audit?.detail);
+        return { isError: true, parts: output.parts, errorCode: output.error.code, durationMs };
+      }
+      const result: CallResult = { isError: false, parts: output.parts, errorCode: "", durationMs };
+      this.record(audited, tool, args, "ok", result.durationMs, placement, output.audit?.detail);
       return result;
     } catch (thrown) {
       let err = asEnclaveError(thrown);
@@ -108,6 +125,7 @@ export class ToolDispatcher {
       origin: req.origin,
       detail: detail.slice(0, 500),
       placement,
+      kernelId: req.kernelId ?? "",
     });
   }
 }

@@ -32,6 +32,7 @@ export class CellRun implements KernelListener {
   private displayBytes = 0;
   private truncated = false;
   private stopReason: string | undefined;
+  private budgetExpired = false;
   private graceTimer: NodeJS.Timeout | undefined;
   private finished = false;
   private resolveDone!: (done: EvalDone) => void;
@@ -43,9 +44,10 @@ export class CellRun implements KernelListener {
     budgetMs: number,
     private readonly sink: CellSink,
   ) {
-    this.budget = new IdleBudget(budgetMs, () =>
-      this.interrupt(`the cell used its idle budget of ${seconds(budgetMs)} (bridge calls not counted)`),
-    );
+    this.budget = new IdleBudget(budgetMs, () => {
+      this.budgetExpired = true;
+      this.interrupt(`the cell used its idle budget of ${seconds(budgetMs)} (bridge calls not counted)`);
+    });
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -135,6 +137,7 @@ export class CellRun implements KernelListener {
   }
 
   private finish(d: Pick<EvalDone, "status" | "errorName" | "errorValue" | "traceback" | "detail" | "stateLost">): void {
+    if (this.finished) return;
     this.finished = true;
     this.budget.stop();
     clearTimeout(this.graceTimer);
@@ -144,6 +147,7 @@ export class CellRun implements KernelListener {
       durationMs: Date.now() - this.startedAt,
       budgetUsedMs: Math.round(this.budget.used),
       outputTruncated: this.truncated,
+      budgetExpired: this.budgetExpired,
     });
   }
 }

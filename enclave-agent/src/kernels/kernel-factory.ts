@@ -93,7 +93,7 @@ export class KernelFactory {
       fresh,
     });
     if (start.code.trim() === "") {
-      return { status: "ok", errorName: "", errorValue: "", traceback: "", detail: "", durationMs: 0, budgetUsedMs: 0, outputTruncated: false, stateLost: false };
+      return { status: "ok", errorName: "", errorValue: "", traceback: "", detail: "", durationMs: 0, budgetUsedMs: 0, outputTruncated: false, stateLost: false, budgetExpired: false };
     }
     const run = new CellRun(kernel, start.code, budgetMs, sink);
     handle.bind(run);
@@ -124,5 +124,5 @@ export class KernelFactory {
 }
 
 function notRun(detail: string): EvalDone {
-  return { status: "interrupted", errorName: "", errorValue: "", traceback: "", detail, durationMs: 0, budgetUsedMs: 0, outputTruncated: false, stateLost: false };
+  return { status: "interrupted", errorName: "", errorValue: "", traceback: "", detail, durationMs: 0, budgetUsedMs: 0, outputTruncated: false, stateLost: false, budgetExpired: false };
 }

@@ -15,6 +15,10 @@ class ToolError(Exception):
         self.message = message
 
 
+# Shown as `ToolError: …` in tracebacks, not under the runner's module path.
+ToolError.__module__ = "builtins"
+
+
 def make_tool(channel):
     def tool(name, args=None, /, **kwargs):
         """Calls one of this run's tools and returns its text result: tool("read", {"path": "a.txt"}).

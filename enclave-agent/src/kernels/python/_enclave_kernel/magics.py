@@ -20,6 +20,9 @@ class MagicError(Exception):
     """Raised into the cell for a magic this kernel does not provide or cannot run."""
 
 
+MagicError.__module__ = "builtins"
+
+
 class IPythonIdioms:
     def __init__(self, display):
         self.display = display

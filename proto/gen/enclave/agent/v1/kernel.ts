@@ -115,6 +115,11 @@ export interface EvalDone {
   /** Output beyond the per-cell cap was dropped. */
   outputTruncated: boolean;
   stateLost: boolean;
+  /**
+   * True when the idle budget ran out (status "interrupted" or "killed"); false when the caller
+   * interrupted.
+   */
+  budgetExpired: boolean;
 }
 
 export interface EvalEvent {
@@ -973,6 +978,7 @@ function createBaseEvalDone(): EvalDone {
     budgetUsedMs: 0,
     outputTruncated: false,
     stateLost: false,
+    budgetExpired: false,
   };
 }
 
@@ -1004,6 +1010,9 @@ export const EvalDone: MessageFns<EvalDone> = {
     }
     if (message.stateLost !== false) {
       writer.uint32(72).bool(message.stateLost);
+    }
+    if (message.budgetExpired !== false) {
+      writer.uint32(80).bool(message.budgetExpired);
     }
     return writer;
   },
@@ -1093,6 +1102,14 @@ export const EvalDone: MessageFns<EvalDone> = {
             message.stateLost = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.budgetExpired = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1140,6 +1157,11 @@ export const EvalDone: MessageFns<EvalDone> = {
         : isSet(object.state_lost)
         ? globalThis.Boolean(object.state_lost)
         : false,
+      budgetExpired: isSet(object.budgetExpired)
+        ? globalThis.Boolean(object.budgetExpired)
+        : isSet(object.budget_expired)
+        ? globalThis.Boolean(object.budget_expired)
+        : false,
     };
   },
 
@@ -1172,6 +1194,9 @@ export const EvalDone: MessageFns<EvalDone> = {
     if (message.stateLost !== false) {
       obj.stateLost = message.stateLost;
     }
+    if (message.budgetExpired !== false) {
+      obj.budgetExpired = message.budgetExpired;
+    }
     return obj;
   },
 
@@ -1189,6 +1214,7 @@ export const EvalDone: MessageFns<EvalDone> = {
     message.budgetUsedMs = object.budgetUsedMs ?? 0;
     message.outputTruncated = object.outputTruncated ?? false;
     message.stateLost = object.stateLost ?? false;
+    message.budgetExpired = object.budgetExpired ?? false;
     return message;
   },
 };
