@@ -76,6 +76,12 @@ export class KernelFactory {
       this.unreported.delete(language);
       kernel = undefined;
     }
+    if (kernel?.gone) {
+      // Killed a moment ago, its exit not processed yet: let it be recorded as a death between cells.
+      await kernel.exited;
+      await new Promise((r) => setImmediate(r));
+      kernel = this.kernels.get(language);
+    }
     let fresh = false;
     if (!kernel?.alive) {
       kernel = await this.startKernel(language);

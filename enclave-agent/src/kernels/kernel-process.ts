@@ -3,6 +3,7 @@
 // output (stream-sync.ts), and its end described (exit-fate.ts).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
@@ -138,6 +139,19 @@ export class KernelProcess {
   /** True when Enclave itself killed the kernel (reset, an interrupt it ignored, shutdown). */
   get killedByEnclave(): boolean {
     return this.killedBy !== undefined;
+  }
+
+  /** Whether the process has ended, even if its exit has not been processed yet (killed from outside
+   * a moment ago): a zombie or a missing /proc entry is gone. */
+  get gone(): boolean {
+    if (!this.alive) return true;
+    try {
+      const stat = readFileSync(`/proc/${this.child.pid}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      return state === "Z" || state === "X";
+    } catch {
+      return existsSync("/proc/self/stat");
+    }
   }
 
   get pid(): number {

@@ -101,6 +101,9 @@ export class CellTranscript {
       if (prev?.type === "text") prev.text += text;
       else if (text) out.push({ type: "text", text });
     }
-    return out;
+    // The transcript shows the cell's text, not the newline its last line ended with.
+    const last = out.filter((p) => p.type === "text").at(-1);
+    if (last?.type === "text") last.text = last.text.replace(/\n+$/, "");
+    return out.filter((p) => p.type !== "text" || p.text !== "");
   }
 }
