@@ -257,7 +257,10 @@ export function evalCases(place: () => EvalPlace): void {
   it("reports a kernel killed from outside and replaces it", async () => {
     const p = place();
     const pid = await evalOk(p, { code: "import os\nsecret_state = 1\nos.getpid()" });
-    const kill = await p.fx.client.callTool(p.runId, "exec", { command: `kill -9 ${pid}` });
+    // Killed, and dead (a zombie or reaped) before the next cell is sent.
+    const kill = await p.fx.client.callTool(p.runId, "exec", {
+      command: `kill -9 ${pid}; while [ -e /proc/${pid} ] && ! grep -q ') Z' /proc/${pid}/stat; do sleep 0.05; done`,
+    });
     expect(kill.isError, resultText(kill)).toBe(false);
     const r = await evalCell(p, { code: "'secret_state' in globals()" });
     expect(r.isError, resultText(r)).toBe(false);
