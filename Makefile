@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run test build deps gen docker images bench clean
+.PHONY: run test build deps gen docker images bench clean host-kernels
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -21,10 +21,14 @@ docker:
 images: build docker
 	node dist/images/pipeline/main.js
 
-test: images
+# The host's Python data stack (host-placement kernels) and Jupyter (the kernels' benchmark peer).
+host-kernels:
+	bash scripts/ensure-host-kernels.sh
+
+test: images host-kernels
 	npx vitest run
 
-bench: images
+bench: images host-kernels
 	node dist/test/bench/run-all.js
 
 clean:

@@ -4,6 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
+import { kernelBench } from "./kernel-bench.js";
 
 function stats(samples: number[]): { median: number; p99: number } {
   const s = [...samples].sort((a, b) => a - b);
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
       const s = stats(samples);
       rows.push([label, s.median.toFixed(3), s.p99.toFixed(3), "", "", ""]);
     }
+    rows.push(...(await kernelBench(fx, stats, time)));
   } finally {
     await fx.close();
   }

@@ -9,6 +9,8 @@ import type { ToolResult } from "../../proto/gen/enclave/control/v1/control.js";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import type { Fixture } from "./control-plane-fixture.js";
 
+export { hostPython } from "./host-python.js";
+
 export interface EvalPlace {
   fx: Fixture;
   conversationId: string;
@@ -17,19 +19,6 @@ export interface EvalPlace {
 }
 
 const LABEL = "a cell the eval tests run";
-
-/** The Python with pandas and matplotlib on this host (Debian's, installed by `make test`). */
-export function hostPython(): string {
-  for (const p of ["/usr/bin/python3", "python3"]) {
-    try {
-      execFileSync(p, ["-c", "import pandas, matplotlib"], { stdio: "ignore" });
-      return p;
-    } catch {
-      // Try the next.
-    }
-  }
-  throw new Error("no python3 with pandas and matplotlib here: run `bash scripts/ensure-host-kernels.sh` (make test does)");
-}
 
 /** A pure-Python wheel, built by the test (the enclosure has no network to download one). */
 export function buildWheel(dir: string, version: string): string {
