@@ -196,7 +196,7 @@ export function rewriteCell(code: string): RewrittenCell {
       case "ExportAllDeclaration":
         throw new CellSyntaxError("`export` has no meaning in a cell: everything a cell declares is already visible to the next one", 1, 0);
       case "ExpressionStatement":
-        if (isLast && !stmt.directive) {
+        if (isLast) {
           const expr = stmt.expression as AnyNode;
           edits.push({ start: expr.start, end: expr.start, text: "return { value: (" });
           edits.push({ start: expr.end, end: expr.end, text: ") };" });

@@ -129,7 +129,7 @@ def _rewrite_line(line, no, line_magics=None, cell_magics=None):
         indent, target, kind, rest = m.group("indent"), m.group("target"), m.group("kind"), m.group("rest")
         if kind == "%" and rest.startswith("%"):
             raise MagicSyntaxError(
-                "cell magic `%%%s` must be the first line of the cell (nothing but blank lines before it)" % rest[1:].split(" ")[0],
+                "cell magic `%%%%%s` must be the first line of the cell (nothing but blank lines before it)" % rest[1:].split(" ")[0],
                 no,
             )
         if kind == "!" and rest.startswith("="):
