@@ -28,6 +28,11 @@ export interface KernelListener {
 
 const ID_PREFIX: Record<KernelLanguage, string> = { python: "py", javascript: "js" };
 
+type Stream = "stdout" | "stderr";
+/** What a stream has shown, in order: output, and the sync markers between it. */
+type Segment = { data: Buffer } | { marker: number };
+const STREAMS: readonly Stream[] = ["stdout", "stderr"];
+
 export class KernelProcess {
   readonly id: string;
   readonly language: KernelLanguage;
@@ -46,6 +51,8 @@ export class KernelProcess {
   private readonly out: SyncScanner;
   private readonly err: SyncScanner;
   private readonly waiting: KernelFrame[] = [];
+  private readonly segments: Record<Stream, Segment[]> = { stdout: [], stderr: [] };
+  private readonly ended: Record<Stream, boolean> = { stdout: false, stderr: false };
   private listener: KernelListener | undefined;
   private stray: Array<{ stream: "stdout" | "stderr"; data: Buffer }> = [];
   private strayBytes = 0;
@@ -59,8 +66,8 @@ export class KernelProcess {
     this.id = `${ID_PREFIX[spec.language]}-${randomBytes(4).toString("hex")}`;
     const token = randomBytes(12).toString("hex");
     const prefix = SyncScanner.prefixFor(token);
-    this.out = new SyncScanner(prefix, (d) => this.deliverOutput("stdout", d));
-    this.err = new SyncScanner(prefix, (d) => this.deliverOutput("stderr", d));
+    this.out = new SyncScanner(prefix, (data) => this.segments.stdout.push({ data }), (marker) => this.segments.stdout.push({ marker }));
+    this.err = new SyncScanner(prefix, (data) => this.segments.stderr.push({ data }), (marker) => this.segments.stderr.push({ marker }));
     const [cmd, ...args] = spec.argv;
     this.child = spawn(cmd ?? "", args, {
       cwd: spec.cwd,
@@ -94,7 +101,12 @@ export class KernelProcess {
         this.alive = false;
         this.out.end();
         this.err.end();
+        this.ended.stdout = true;
+        this.ended.stderr = true;
         this.release();
+        // No frame will come for a marker left now: pass on whatever output is left, then the frames.
+        for (const s of STREAMS) for (const seg of this.segments[s].splice(0)) if ("data" in seg) this.deliverOutput(s, seg.data);
+        for (const f of this.waiting.splice(0)) this.dispatch(f);
         this.fate = describeExit({ ...(facts ?? { code: null, signal: null }), killedBy: this.killedBy, oomBefore: this.oomBefore });
         this.listener?.exit(this.fate);
         resolve(this.fate);
@@ -205,29 +217,61 @@ export class KernelProcess {
     this.strayBytes += part.length;
   }
 
+  /**
+   * Passes output on up to each stream's next marker, and releases the next frame once both streams
+   * have reached its marker (or ended): output printed before a frame comes before it, output
+   * printed after it waits for it.
+   */
   private release(): void {
-    while (this.waiting.length) {
-      const f = this.waiting[0] as KernelFrame;
-      if (this.out.reached < f.seq || this.err.reached < f.seq) return;
-      this.waiting.shift();
-      if (f.t === "ready" && this.onReady) {
-        const ready = this.onReady;
-        this.onReady = undefined;
-        this.stray = [];
-        this.strayBytes = 0;
-        ready(f);
-      } else if (this.listener) {
-        this.listener.frame(f);
-      } else if (f.t === "call") {
-        // A thread left running after its cell: there is no stream to carry the call.
-        this.send({
-          t: "reply",
-          id: f.id,
-          ok: false,
-          code: "failed_precondition",
-          text: "no cell is running: tool() works only while a cell runs, not from work left behind by a finished cell",
-        });
+    for (;;) {
+      for (const s of STREAMS) {
+        const q = this.segments[s];
+        while (q.length && "data" in (q[0] as Segment)) this.deliverOutput(s, (q.shift() as { data: Buffer }).data);
       }
+      const f = this.waiting[0];
+      if (!f) return;
+      // A marker whose frame never came (the runner failed between the two) must not block the rest.
+      let stale = false;
+      for (const s of STREAMS) {
+        const head = this.segments[s][0];
+        if (head && "marker" in head && head.marker < f.seq) {
+          this.segments[s].shift();
+          stale = true;
+        }
+      }
+      if (stale) continue;
+      const reached = STREAMS.every((s) => {
+        const head = this.segments[s][0];
+        return head ? "marker" in head && head.marker >= f.seq : this.ended[s];
+      });
+      if (!reached) return;
+      this.waiting.shift();
+      for (const s of STREAMS) {
+        const head = this.segments[s][0];
+        if (head && "marker" in head && head.marker === f.seq) this.segments[s].shift();
+      }
+      this.dispatch(f);
+    }
+  }
+
+  private dispatch(f: KernelFrame): void {
+    if (f.t === "ready" && this.onReady) {
+      const ready = this.onReady;
+      this.onReady = undefined;
+      this.stray = [];
+      this.strayBytes = 0;
+      ready(f);
+    } else if (this.listener) {
+      this.listener.frame(f);
+    } else if (f.t === "call") {
+      // A thread left running after its cell: there is no stream to carry the call.
+      this.send({
+        t: "reply",
+        id: f.id,
+        ok: false,
+        code: "failed_precondition",
+        text: "no cell is running: tool() works only while a cell runs, not from work left behind by a finished cell",
+      });
     }
   }
 }

@@ -24,6 +24,7 @@ export class SyncScanner {
   constructor(
     private readonly prefix: Buffer,
     private readonly onData: (data: Buffer) => void,
+    private readonly onMarker: (seq: number) => void = () => undefined,
   ) {}
 
   static prefixFor(token: string): Buffer {
@@ -57,6 +58,7 @@ export class SyncScanner {
       const digits = buf.subarray(digitsFrom, end).toString("latin1");
       if (/^\d{1,16}$/.test(digits)) {
         this.reached = Math.max(this.reached, Number(digits));
+        this.onMarker(Number(digits));
       } else {
         this.onData(buf.subarray(at, end + 1));
       }

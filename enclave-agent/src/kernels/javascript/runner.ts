@@ -31,11 +31,12 @@ function writeAll(fd: number, data: Buffer): void {
 }
 
 function send(frame: FrameOut): void {
+  const line = Buffer.from(`${JSON.stringify({ ...frame, seq: seq + 1 })}\n`, "utf8");
   seq += 1;
   const marker = Buffer.from(`\0ENCLAVE-SYNC:${token}:${seq}\0`, "latin1");
   writeAll(1, marker);
   writeAll(2, marker);
-  writeAll(3, Buffer.from(`${JSON.stringify({ ...frame, seq })}\n`, "utf8"));
+  writeAll(3, line);
 }
 
 // -- display -----------------------------------------------------------------------------------

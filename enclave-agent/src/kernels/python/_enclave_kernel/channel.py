@@ -100,12 +100,16 @@ class Channel:
                         stream.flush()
                     except Exception:
                         pass
+                frame["seq"] = self.seq + 1
+                line = json.dumps(frame, separators=(",", ":")).encode("utf-8") + b"\n"
                 self.seq += 1
-                frame["seq"] = self.seq
                 marker = b"\x00ENCLAVE-SYNC:" + self.token + b":" + str(self.seq).encode("ascii") + b"\x00"
-                _write_all(1, marker)
-                _write_all(2, marker)
-                _write_all(OUT_FD, json.dumps(frame, separators=(",", ":")).encode("utf-8") + b"\n")
+                for fd in (1, 2):
+                    try:
+                        _write_all(fd, marker)
+                    except OSError:
+                        pass  # the user closed it; the agent sees the stream end instead
+                _write_all(OUT_FD, line)
         finally:
             self.interrupts.leave()
 
