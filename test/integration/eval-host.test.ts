@@ -42,8 +42,44 @@ describe("eval on host placement", () => {
     expect(resultText(empty)).toMatch(/code.*is empty/);
     const lang = await evalCell(place, { code: "1", language: "ruby" });
     expect(lang.errorCode).toBe("invalid_arguments");
-    const wider = await fx.client.openRun("evalhost", { surface: "default" });
-    void wider;
+    const nested = await evalCell(place, { code: "tool('eval', {'code': '1', 'description': 'a nested cell that cannot run'})" });
+    expect(resultText(nested)).toMatch(/ToolError: tool `eval` failed \(failed_precondition\): eval cannot be called from inside a cell/);
+  });
+
+  it("interrupts a cell when the harness cancels the call, keeping the kernel", async () => {
+    await evalCell(place, { code: "survivor = 'yes'" });
+    const abort = new AbortController();
+    const pending = fx.cp.callTool(place.runId, "eval", JSON.stringify({ description: "a cell the harness will cancel", code: "import time\nprint('working', flush=True)\ntime.sleep(60)" }), {
+      signal: abort.signal,
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    abort.abort();
+    const r = await pending;
+    expect(r.errorCode).toBe("cancelled");
+    const text = r.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+    expect(text).toMatch(/^working\n[\s\S]*KeyboardInterrupt[\s\S]*the caller interrupted the cell/);
+    expect(resultText(await evalCell(place, { code: "survivor" }))).toBe("'yes'");
+  });
+
+  it("stops a JavaScript cell waiting forever, and kills one spinning after an await (saying its state was lost)", async () => {
+    await evalCell(place, { language: "javascript", code: "globalThis.jsState = 'kept'" });
+    const waiting = await evalCell(place, { language: "javascript", code: "console.log('waiting'); await new Promise(() => {})", timeout_seconds: 1 });
+    expect(waiting.errorCode).toBe("timeout");
+    expect(resultText(waiting)).toMatch(/^waiting\n[\s\S]*Interrupted/);
+    expect(resultText(await evalCell(place, { language: "javascript", code: "jsState" }))).toBe("'kept'");
+    const spinning = await evalCell(place, { language: "javascript", code: "await null; while (true) {}", timeout_seconds: 1 });
+    expect(spinning.errorCode).toBe("timeout");
+    expect(resultText(spinning)).toMatch(/did not stop within 5 s of the interrupt, so it was killed\. Its state \(variables, imports, loaded data\) was lost/);
+    const fresh = await evalCell(place, { language: "javascript", code: "typeof jsState" });
+    expect(resultText(fresh)).toBe("'undefined'");
+  });
+
+  it("says plainly that input() cannot read, and keeps output printed between cells for the next one", async () => {
+    const r = await evalCell(place, { code: "input('name? ')" });
+    expect(resultText(r)).toMatch(/RuntimeError: input\(\) cannot read in an eval cell/);
+    await evalCell(place, { code: "import threading, time\nthreading.Timer(0.3, lambda: print('late line', flush=True)).start()" });
+    await new Promise((res) => setTimeout(res, 800));
+    expect(resultText(await evalCell(place, { code: "'next'" }))).toBe("[printed by the kernel between cells]\nlate line\n'next'");
   });
 
   it("keeps the kernel across calls of the conversation, and never starts an enclosure", async () => {

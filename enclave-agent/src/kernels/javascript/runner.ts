@@ -106,6 +106,9 @@ interface ActiveCell {
   id: string;
   name: string;
   settled: boolean;
+  /** Resolves when the cell is settled, by finishing or by an interrupt. */
+  ended: Promise<void>;
+  end: () => void;
 }
 let active: ActiveCell | undefined;
 
@@ -156,11 +159,21 @@ function finish(cell: ActiveCell, frame: FrameOut): void {
   cell.settled = true;
   if (active === cell) active = undefined;
   send(frame);
+  cell.end();
 }
 
 async function runCell(frame: Extract<AgentFrame, { t: "execute" }>): Promise<void> {
-  const cell: ActiveCell = { id: frame.id, name: `<cell ${frame.cell}>`, settled: false };
+  let end = (): void => undefined;
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  const cell: ActiveCell = { id: frame.id, name: `<cell ${frame.cell}>`, settled: false, ended, end };
   active = cell;
+  // An interrupted cell may never finish (a promise that never settles): the next cell must not wait on it.
+  await Promise.race([execute(cell, frame), ended]);
+}
+
+async function execute(cell: ActiveCell, frame: Extract<AgentFrame, { t: "execute" }>): Promise<void> {
   try {
     const { source, echoes } = rewriteCell(frame.code);
     const script = new vm.Script(source, { filename: cell.name });
