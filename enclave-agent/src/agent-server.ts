@@ -61,16 +61,18 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   chmodSync(opts.socketPath, 0o600);
   return {
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      // Open Eval streams end only when their cells do: kill the kernels so they can.
+      const kernelsClosed = kernels.close();
+      await new Promise<void>((resolve) => {
         const force = setTimeout(() => server.forceShutdown(), 2_000);
         server.tryShutdown(() => {
           clearTimeout(force);
           removeStaleSocket(opts.socketPath);
           resolve();
         });
-        // Open Eval streams end only when their cells do: kill the kernels so they can.
-        void kernels.close();
-      }),
+      });
+      await kernelsClosed;
+    },
   };
 }

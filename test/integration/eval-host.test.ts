@@ -1,5 +1,5 @@
 // eval on host placement: the kernels run as children of the conversation's host agent.
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -80,6 +80,19 @@ describe("eval on host placement", () => {
     await evalCell(place, { code: "import threading, time\nthreading.Timer(0.3, lambda: print('late line', flush=True)).start()" });
     await new Promise((res) => setTimeout(res, 800));
     expect(resultText(await evalCell(place, { code: "'next'" }))).toBe("[printed by the kernel between cells]\nlate line\n'next'");
+  });
+
+  it("kills the kernels and removes their environment when the conversation is deleted", async () => {
+    await fx.client.createConversation("evalgone", mkdtempSync(join(tmpdir(), "enclave-eval-ws-")));
+    const run = (await fx.client.openRun("evalgone")).id;
+    const r = await fx.client.callTool(run, "eval", { description: "find where the kernel environment lives", code: "import os, sys\n(os.getpid(), sys.prefix)" });
+    const m = /^\((\d+), '([^']+)'\)$/.exec(resultText(r));
+    expect(m, resultText(r)).not.toBeNull();
+    const [pid, prefix] = [Number(m?.[1]), m?.[2] ?? ""];
+    expect(existsSync(prefix)).toBe(true);
+    await fx.client.deleteConversation("evalgone");
+    expect(existsSync(prefix)).toBe(false);
+    expect(() => process.kill(pid, 0)).toThrow();
   });
 
   it("keeps the kernel across calls of the conversation, and never starts an enclosure", async () => {
