@@ -205,6 +205,8 @@ export function evalCases(place: () => EvalPlace): void {
     expect(resultText(unknown)).toMatch(/ToolError: tool `no_such_tool` failed \(unknown_tool\)/);
     const refused = p.fx.cp.audit.history(p.conversationId).filter((e) => e.origin === "bridge" && e.outcome === "refused:unknown_tool");
     expect(refused.length).toBeGreaterThanOrEqual(3);
+    expect(refused.find((e) => e.tool === "write")?.tier).toBe("write");
+    expect(refused.find((e) => e.tool === "write")?.kernelId).toMatch(/^(py|js)-/);
 
     // Approval: an operator who allows the cell but denies the write it attempts.
     const gated = (await p.fx.client.openRun(p.conversationId, { approvalPolicy: "write" })).id;

@@ -118,7 +118,8 @@ export class ToolDispatcher {
       conversationId: req.run.conversationId,
       runId: req.run.id,
       tool: tool?.name ?? req.tool.slice(0, 200),
-      tier: tool?.tier ?? "",
+      // A call refused for not being on the surface still records the tier of what it asked for.
+      tier: tool?.tier ?? this.registry.all().find((t) => t.name === req.tool)?.tier ?? "",
       argumentsDigest: args === undefined ? "" : argumentsDigest(args),
       outcome,
       durationMs,
