@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run test build deps gen docker images bench clean host-servers
+.PHONY: run test build deps gen docker images bench clean host-tools host-servers host-debuggers host-kernels
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -12,7 +12,7 @@ build: deps
 gen: deps
 	node scripts/gen-proto.mjs
 
-run: build host-servers
+run: build host-tools
 	./bin/enclave serve
 
 docker:
@@ -21,20 +21,26 @@ docker:
 images: build docker
 	node dist/images/pipeline/main.js
 
-test: images host-servers host-debuggers
+# What host placement runs, installed on the host when absent: language servers, debug adapters,
+# the Python data stack for kernels (and Jupyter, the kernels' benchmark peer).
+host-tools: host-servers host-debuggers host-kernels
+
+host-kernels:
+	bash scripts/ensure-host-kernels.sh
+
+test: images host-tools
 	npx vitest run
 
-bench: images host-servers host-debuggers
+bench: images host-tools
 	node dist/test/bench/run-all.js
 
 clean:
 	rm -rf dist
 
-# Language servers for host placement (npm ones into .enclave/host-tools, clangd from Debian).
-
+# Language servers (npm ones into .enclave/host-tools, clangd from Debian).
 host-servers:
 	bash scripts/ensure-host-servers.sh >/dev/null
-# Host placement runs debug adapters on the host: install the ones the runtime image carries.
-.PHONY: host-debuggers
+
+# The debug adapters the runtime image carries.
 host-debuggers:
 	bash scripts/ensure-host-debuggers.sh

@@ -1,7 +1,7 @@
 // `make build`: type-checks and compiles everything to dist/ with tsc, then bundles the enclave agent
 // into one ESM file for Node 18+ (the enclosure image's Node) with esbuild.
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -22,6 +22,23 @@ await build({
   logLevel: "warning",
   // CommonJS dependencies (grpc-js) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __enclaveCreateRequire } from 'node:module'; const require = __enclaveCreateRequire(import.meta.url);" },
+});
+// The kernel runners ship beside the bundle (dist/agent is mounted read-only in enclosures): the
+// JavaScript runner bundled for Node 18, the Python runner copied as source.
+const kernelsOut = join(outDir, "kernels");
+rmSync(kernelsOut, { recursive: true, force: true });
+await build({
+  entryPoints: [join(root, "enclave-agent", "src", "kernels", "javascript", "runner.ts")],
+  outfile: join(kernelsOut, "js-runner.mjs"),
+  bundle: true,
+  platform: "node",
+  target: "node18",
+  format: "esm",
+  logLevel: "warning",
+});
+cpSync(join(root, "enclave-agent", "src", "kernels", "python"), join(kernelsOut, "python"), {
+  recursive: true,
+  filter: (src) => !src.includes("__pycache__"),
 });
 copyFileSync(join(root, "enclave-agent", "supervise.sh"), join(outDir, "supervise.sh"));
 chmodSync(join(outDir, "supervise.sh"), 0o755);

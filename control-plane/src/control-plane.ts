@@ -17,7 +17,7 @@ import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
-import { BUILTIN_TOOLS } from "./tools/builtin/index.js";
+import { BUILTIN_TOOLS, EVAL_TOOLS } from "./tools/builtin/index.js";
 import { LspCapability } from "./lsp/index.js";
 import { createDebugTool } from "./tools/debug/debug-tool.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
@@ -71,6 +71,7 @@ export class ControlPlane {
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
     for (const tool of AST_TOOLS) this.registry.register(tool);
     this.registry.register(createDebugTool({ sessionTtlMs: config.debugSessionTtlMs }));
+    for (const tool of EVAL_TOOLS) this.registry.register(tool);
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run));
   }
 

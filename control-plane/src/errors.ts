@@ -16,7 +16,11 @@ export type EnclaveErrorCode =
   | "too_large"
   | "timeout"
   | "cancelled"
-  | "failed";
+  | "failed"
+  /** An eval cell raised (its output and traceback are the result). */
+  | "cell_error"
+  /** A kernel died during a cell (out of memory, os._exit, a crash); its state was lost. */
+  | "kernel_died";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -33,6 +37,8 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   timeout: status.DEADLINE_EXCEEDED,
   cancelled: status.CANCELLED,
   failed: status.UNKNOWN,
+  cell_error: status.ABORTED,
+  kernel_died: status.ABORTED,
 };
 
 export class EnclaveError extends Error {

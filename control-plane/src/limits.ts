@@ -68,4 +68,10 @@ export const LIMITS = {
   /** Deadline of a debug call; launch, attach, continue and the steps wait for the program to stop. */
   debugCallTimeoutMs: 60_000,
   debugLaunchCallTimeoutMs: 240_000,
+  /** An eval cell's idle budget (suspended while its bridge calls run), by default and at most. */
+  evalDefaultTimeoutSeconds: 300,
+  evalMaxTimeoutSeconds: 6 * 60 * 60,
+  /** Text of one cell kept in the eval result (head and tail); images kept per cell. */
+  evalResultTextBytes: 64 * 1024,
+  evalMaxImages: 20,
 } as const;

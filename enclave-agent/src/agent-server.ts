@@ -8,6 +8,9 @@ import { AstService } from "../../proto/gen/enclave/agent/v1/ast.js";
 import { FilesService } from "../../proto/gen/enclave/agent/v1/files.js";
 import { AgentInfoService } from "../../proto/gen/enclave/agent/v1/info.js";
 import { ProcessService } from "../../proto/gen/enclave/agent/v1/process.js";
+import { KernelsService } from "../../proto/gen/enclave/agent/v1/kernel.js";
+import { KernelFactory } from "./kernels/kernel-factory.js";
+import { kernelsService } from "./kernels/kernel-service.js";
 import { archiveService } from "./fs/archive-service.js";
 import { filesService } from "./fs/files-service.js";
 import { WorkspacePaths } from "./fs/workspace-paths.js";
@@ -29,6 +32,8 @@ export interface AgentOptions {
   workspaceRoot: string;
   placement: "host" | "enclosure";
   grammarDir: string;
+  /** Folder of the kernel runners (kernels/ beside the bundle). */
+  kernelDir: string;
 }
 
 export interface RunningAgent {
@@ -61,6 +66,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   server.addService(LspService, lspService(paths, lsp));
   const debug = new DebugSupervisor(paths);
   server.addService(DebugService, debugService(debug));
+  const kernels = new KernelFactory(paths.root, opts.kernelDir);
+  server.addService(KernelsService, kernelsService(kernels));
 
   mkdirSync(dirname(opts.socketPath), { recursive: true });
   removeStaleSocket(opts.socketPath);
@@ -76,6 +83,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       await lsp.stopAll();
       // Debug adapters and their debuggees end with the agent (bounded: a stuck adapter is killed).
       await Promise.race([debug.closeAll(), new Promise((r) => setTimeout(r, 4_000).unref())]);
+      // Open Eval streams end only when their cells do: kill the kernels so they can.
+      const kernelsClosed = kernels.close();
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => server.forceShutdown(), 2_000);
         server.tryShutdown(() => {
@@ -84,6 +93,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
           resolve();
         });
       });
+      await kernelsClosed;
     },
   };
 }

@@ -64,4 +64,21 @@ export const LIMITS = {
   debugProbeTimeoutMs: 20_000,
   /** How long "this python cannot load debugpy" is believed before probing again. */
   debugProbeNegativeCacheMs: 30_000,
+  /** A cell's default budget of running time (suspended while a bridge call is pending), and its cap. */
+  kernelIdleBudgetMs: 300_000,
+  kernelMaxIdleBudgetMs: 6 * 60 * 60 * 1000,
+  /** After the SIGINT that ends an over-budget cell, how long before the kernel is killed. */
+  kernelInterruptGraceMs: 5_000,
+  /** How long a kernel may take to say it is ready. */
+  kernelStartTimeoutMs: 60_000,
+  /** After a kernel exits, how long its pipes may still drain. */
+  kernelExitDrainMs: 500,
+  /** Stdout + stderr bytes one cell may stream before the rest is dropped. */
+  kernelCellOutputBytes: 8 * 1024 * 1024,
+  /** Display data (tables, images) one cell may send before the rest is dropped. */
+  kernelCellDisplayBytes: 32 * 1024 * 1024,
+  /** Output printed between cells (threads, timers), kept for the next cell. */
+  kernelStrayOutputBytes: 64 * 1024,
+  /** Longest cell the agent accepts. */
+  kernelMaxCodeBytes: 4 * 1024 * 1024,
 } as const;

@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   }
   const placement = values.placement === "enclosure" ? "enclosure" : "host";
   const grammarDir = values.grammars ?? join(dirname(fileURLToPath(import.meta.url)), "grammars");
-  const agent = await startAgent({ socketPath: values.socket, workspaceRoot: values.workspace, placement, grammarDir });
+  const kernelDir = join(dirname(fileURLToPath(import.meta.url)), "kernels");
+  const agent = await startAgent({ socketPath: values.socket, workspaceRoot: values.workspace, placement, grammarDir, kernelDir });
   process.stderr.write(`enclave-agent ${process.pid}: serving ${values.workspace} on unix:${values.socket} (${placement})\n`);
 
   let stopping = false;

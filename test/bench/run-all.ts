@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { astSearchRows } from "./ast-search.js";
 import { debugBenchRows } from "./debug-bench.js";
 import { enclosureRows } from "./enclosure-bench.js";
+import { kernelRows } from "./kernel-bench.js";
 import { lspBenchRows } from "./lsp-bench.js";
 import type { BenchRow } from "./measure.js";
 import { questionsVibeRows } from "./questions-vibe.js";
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   "ast-search": astSearchRows,
   lsp: lspBenchRows,
   debug: debugBenchRows,
+  kernels: kernelRows,
 };
 
 async function main(): Promise<void> {

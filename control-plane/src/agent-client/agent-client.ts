@@ -52,6 +52,7 @@ import {
   type LspSyncRequest,
   type LspSyncResponse,
 } from "../../../proto/gen/enclave/agent/v1/lsp.js";
+import { type EvalEvent, type EvalRequest, KernelsClient } from "../../../proto/gen/enclave/agent/v1/kernel.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
 
@@ -75,6 +76,7 @@ export class AgentClient {
   readonly process: ProcessClient;
   readonly ast: AstClient;
   readonly lsp: LspClient;
+  readonly kernels: KernelsClient;
 
   constructor(
     readonly socketPath: string,
@@ -90,6 +92,7 @@ export class AgentClient {
     this.process = new ProcessClient(address, creds, shared);
     this.ast = new AstClient(address, creds, shared);
     this.lsp = new LspClient(address, creds, shared);
+    this.kernels = new KernelsClient(address, creds, shared);
   }
 
   get connected(): boolean {
@@ -102,6 +105,7 @@ export class AgentClient {
     this.process.close();
     this.ast.close();
     this.lsp.close();
+    this.kernels.close();
     this.info.close();
   }
 
@@ -206,6 +210,11 @@ export class AgentClient {
 
   lspRunChecker(req: LspCheckerRequest): Promise<LspCheckerResponse> {
     return this.unary((cb) => this.lsp.runChecker(req, new Metadata(), this.options(req.timeoutMs + LIMITS.agentCallTimeoutMs), cb));
+  }
+
+  /** One eval cell. No deadline: the agent keeps the cell's idle budget, and the caller cancels. */
+  eval(): ClientDuplexStream<EvalRequest, EvalEvent> {
+    return this.kernels.eval(new Metadata());
   }
 
   /** Maps an agent status to an EnclaveError; the agent's own messages already say what to do. */

@@ -103,6 +103,7 @@ export class AuditLog {
       origin: "",
       detail: "",
       placement: "",
+      kernelId: "",
       ...input,
     };
     this.write(event);

@@ -220,7 +220,10 @@ export class ControlPlaneClient {
   }
 }
 
-/** The result's text parts joined, for people and tests. */
+/** The result's text parts joined, for people and tests (rich parts such as HTML are left out). */
 export function resultText(r: ToolResult): string {
-  return r.parts.map((p) => (p.part?.$case === "text" ? p.part.value : p.part?.$case === "image" ? `[image ${p.part.value.mimeType}, ${p.part.value.data.length} bytes]` : "")).join("\n");
+  return r.parts
+    .filter((p) => p.part?.$case !== "rich")
+    .map((p) => (p.part?.$case === "text" ? p.part.value : p.part?.$case === "image" ? `[image ${p.part.value.mimeType}, ${p.part.value.data.length} bytes]` : ""))
+    .join("\n");
 }

@@ -82,6 +82,7 @@ function runMessage(run: Run): RunMsg {
 }
 
 function partMessage(p: ContentPart): ContentPartMsg {
+  if (p.type === "rich") return { part: { $case: "rich", value: { mimeType: p.mimeType, text: p.text } } };
   return p.type === "text" ? { part: { $case: "text", value: p.text } } : { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } } };
 }
 

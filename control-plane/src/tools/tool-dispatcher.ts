@@ -27,6 +27,8 @@ export interface CallRequest {
   signal?: AbortSignal;
   /** The transport saw bytes that are not UTF-8 in the call's strings. */
   notUtf8?: boolean;
+  /** The kernel a bridge call came from. */
+  kernelId?: string;
 }
 
 export interface CallResult {
@@ -93,6 +95,15 @@ export class ToolDispatcher {
         run: req.run,
         origin: req.origin,
         signal,
+        dispatch: (nested) =>
+          this.call({
+            run: nested.surface ? { ...req.run, surface: nested.surface } : req.run,
+            tool: nested.tool,
+            argumentsJson: nested.argumentsJson,
+            origin: nested.origin,
+            kernelId: nested.kernelId,
+            signal: nested.signal,
+          }),
         emit: req.emit ?? (() => undefined),
         ...(pending ? { pending } : {}),
         agent: async () => {
@@ -101,8 +112,14 @@ export class ToolDispatcher {
           return ep;
         },
       });
-      const result: CallResult = { isError: false, parts: output.parts, errorCode: "", durationMs: Date.now() - started };
-      this.record(req, tool, args, "ok", result.durationMs, placement);
+      const durationMs = Date.now() - started;
+      const audited = { ...req, kernelId: output.audit?.kernelId ?? req.kernelId };
+      if (output.error) {
+        this.record(audited, tool, args, `error:${output.error.code}`, durationMs, placement, output.audit?.detail);
+        return { isError: true, parts: output.parts, errorCode: output.error.code, durationMs };
+      }
+      const result: CallResult = { isError: false, parts: output.parts, errorCode: "", durationMs };
+      this.record(audited, tool, args, "ok", result.durationMs, placement, output.audit?.detail);
       return result;
     } catch (thrown) {
       let err = asEnclaveError(thrown);
@@ -122,13 +139,15 @@ export class ToolDispatcher {
       conversationId: req.run.conversationId,
       runId: req.run.id,
       tool: tool?.name ?? req.tool.slice(0, 200),
-      tier: tool?.tier ?? "",
+      // A call refused for not being on the surface still records the tier of what it asked for.
+      tier: tool?.tier ?? this.registry.all().find((t) => t.name === req.tool)?.tier ?? "",
       argumentsDigest: args === undefined ? "" : argumentsDigest(args),
       outcome,
       durationMs,
       origin: req.origin,
       detail: detail.slice(0, 500),
       placement,
+      kernelId: req.kernelId ?? "",
     });
   }
 }

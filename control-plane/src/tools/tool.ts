@@ -2,15 +2,24 @@
 // defined with defineTool so the handler gets typed, validated arguments.
 import { z } from "zod";
 import type { AgentEndpoint } from "../placement/agent-endpoint.js";
+import type { EnclaveErrorCode } from "../errors.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
-import type { ResourceKind, Run } from "../runs/run-store.js";
+import type { ResourceKind, Run, Surface } from "../runs/run-store.js";
 
 export type Tier = "read" | "write" | "exec";
 
-export type ContentPart = { type: "text"; text: string } | { type: "image"; mimeType: string; data: Buffer };
+export type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "image"; mimeType: string; data: Buffer }
+  /** A richer form kept beside the transcript's text (a table's HTML). */
+  | { type: "rich"; mimeType: string; text: string };
 
 export interface ToolOutput {
   parts: ContentPart[];
+  /** Set when the parts describe a failure that still has output worth keeping (a cell that raised). */
+  error?: { code: EnclaveErrorCode };
+  /** What the audit log should add about this call (the kernel a cell ran in). */
+  audit?: { kernelId?: string; detail?: string };
 }
 
 export type ToolStreamEvent = { kind: "progress"; text: string } | { kind: "output"; stream: "stdout" | "stderr"; data: Buffer };
@@ -18,9 +27,30 @@ export type ToolStreamEvent = { kind: "progress"; text: string } | { kind: "outp
 /** "model" for calls the harness makes for its model; "bridge" for calls from a kernel cell. */
 export type CallOrigin = "model" | "bridge";
 
+/** A call a tool makes on its run's behalf (the kernel bridge), and what came of it. */
+export interface NestedCall {
+  tool: string;
+  argumentsJson: string;
+  origin: CallOrigin;
+  /** The kernel a bridge call came from, for the audit log. */
+  kernelId?: string;
+  /** A narrower surface than the run's own (a cell limited to read tools). */
+  surface?: Surface;
+  signal: AbortSignal;
+}
+
+export interface NestedResult {
+  isError: boolean;
+  parts: ContentPart[];
+  errorCode: string;
+  durationMs: number;
+}
+
 export interface ToolContext {
   run: Run;
   origin: CallOrigin;
+  /** Calls another tool for the same run through the same dispatcher: registry, surface, approval gate, audit. */
+  dispatch(call: NestedCall): Promise<NestedResult>;
   /** The agent this call goes to, resolved now from the conversation's state (never starts one). */
   agent(): Promise<AgentEndpoint>;
   emit(event: ToolStreamEvent): void;

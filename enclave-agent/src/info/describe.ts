@@ -8,6 +8,7 @@ import { adapterAvailability } from "../dap/adapter-availability.js";
 import { DEBUG_ADAPTERS } from "../dap/adapter-registry.js";
 import { GRAMMARS } from "../ast/grammar-registry.js";
 import { KERNELS } from "../kernels/kernel-registry.js";
+import { basePython } from "../kernels/python-environment.js";
 import { LANGUAGE_SERVERS } from "../lsp/server-registry.js";
 import { checkServerBinary } from "../lsp/server-binary.js";
 import { resolveBinary } from "../exec/resolve-binary.js";
@@ -30,7 +31,9 @@ export async function describeComponents(workspaceRoot: string, grammarDir: stri
     out.push({ kind: "debug_adapter", id: a.id, usable, detail });
   }
   for (const k of KERNELS) {
-    const found = resolveBinary(k.binary);
+    // The interpreter the kernel will really use: a project .venv or ENCLAVE_PYTHON for Python, the
+    // agent's own Node for JavaScript.
+    const found = k.language === "python" ? basePython(workspaceRoot) : process.env.ENCLAVE_NODE || process.execPath;
     out.push({ kind: "kernel", id: k.language, usable: Boolean(found), detail: found ?? missing(k.binary, k.install) });
   }
   for (const g of GRAMMARS) {

@@ -185,8 +185,18 @@ export interface ImagePart {
   data: Buffer;
 }
 
+/** Text in a richer form kept beside the transcript's text (a DataFrame's HTML table, an SVG). */
+export interface RichPart {
+  mimeType: string;
+  text: string;
+}
+
 export interface ContentPart {
-  part?: { $case: "text"; value: string } | { $case: "image"; value: ImagePart } | undefined;
+  part?:
+    | { $case: "text"; value: string }
+    | { $case: "image"; value: ImagePart }
+    | { $case: "rich"; value: RichPart }
+    | undefined;
 }
 
 export interface ToolResult {
@@ -262,6 +272,8 @@ export interface AuditEvent {
   origin: string;
   detail: string;
   placement: string;
+  /** The kernel a bridge call came from (origin "bridge"). */
+  kernelId: string;
 }
 
 export interface AuditEnclosureRequest {
@@ -2815,6 +2827,95 @@ export const ImagePart: MessageFns<ImagePart> = {
   },
 };
 
+function createBaseRichPart(): RichPart {
+  return { mimeType: "", text: "" };
+}
+
+export const RichPart: MessageFns<RichPart> = {
+  encode(message: RichPart, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mimeType !== "") {
+      writer.uint32(10).string(message.mimeType);
+    }
+    if (message.text !== "") {
+      writer.uint32(18).string(message.text);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RichPart {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRichPart();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mimeType = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RichPart {
+    return {
+      mimeType: isSet(object.mimeType)
+        ? globalThis.String(object.mimeType)
+        : isSet(object.mime_type)
+        ? globalThis.String(object.mime_type)
+        : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+    };
+  },
+
+  toJSON(message: RichPart): unknown {
+    const obj: any = {};
+    if (message.mimeType !== "") {
+      obj.mimeType = message.mimeType;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RichPart>, I>>(base?: I): RichPart {
+    return RichPart.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RichPart>, I>>(object: I): RichPart {
+    const message = createBaseRichPart();
+    message.mimeType = object.mimeType ?? "";
+    message.text = object.text ?? "";
+    return message;
+  },
+};
+
 function createBaseContentPart(): ContentPart {
   return { part: undefined };
 }
@@ -2827,6 +2928,9 @@ export const ContentPart: MessageFns<ContentPart> = {
         break;
       case "image":
         ImagePart.encode(message.part.value, writer.uint32(18).fork()).join();
+        break;
+      case "rich":
+        RichPart.encode(message.part.value, writer.uint32(26).fork()).join();
         break;
     }
     return writer;
@@ -2861,6 +2965,14 @@ export const ContentPart: MessageFns<ContentPart> = {
             message.part = { $case: "image", value: ImagePart.decode(reader, reader.uint32()) };
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.part = { $case: "rich", value: RichPart.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2879,6 +2991,8 @@ export const ContentPart: MessageFns<ContentPart> = {
         ? { $case: "text", value: globalThis.String(object.text) }
         : isSet(object.image)
         ? { $case: "image", value: ImagePart.fromJSON(object.image) }
+        : isSet(object.rich)
+        ? { $case: "rich", value: RichPart.fromJSON(object.rich) }
         : undefined,
     };
   },
@@ -2889,6 +3003,8 @@ export const ContentPart: MessageFns<ContentPart> = {
       obj.text = message.part.value;
     } else if (message.part?.$case === "image") {
       obj.image = ImagePart.toJSON(message.part.value);
+    } else if (message.part?.$case === "rich") {
+      obj.rich = RichPart.toJSON(message.part.value);
     }
     return obj;
   },
@@ -2908,6 +3024,12 @@ export const ContentPart: MessageFns<ContentPart> = {
       case "image": {
         if (object.part?.value !== undefined && object.part?.value !== null) {
           message.part = { $case: "image", value: ImagePart.fromPartial(object.part.value) };
+        }
+        break;
+      }
+      case "rich": {
+        if (object.part?.value !== undefined && object.part?.value !== null) {
+          message.part = { $case: "rich", value: RichPart.fromPartial(object.part.value) };
         }
         break;
       }
@@ -3697,6 +3819,7 @@ function createBaseAuditEvent(): AuditEvent {
     origin: "",
     detail: "",
     placement: "",
+    kernelId: "",
   };
 }
 
@@ -3740,6 +3863,9 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     }
     if (message.placement !== "") {
       writer.uint32(106).string(message.placement);
+    }
+    if (message.kernelId !== "") {
+      writer.uint32(114).string(message.kernelId);
     }
     return writer;
   },
@@ -3861,6 +3987,14 @@ export const AuditEvent: MessageFns<AuditEvent> = {
             message.placement = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.kernelId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3908,6 +4042,11 @@ export const AuditEvent: MessageFns<AuditEvent> = {
       origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
       detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
       placement: isSet(object.placement) ? globalThis.String(object.placement) : "",
+      kernelId: isSet(object.kernelId)
+        ? globalThis.String(object.kernelId)
+        : isSet(object.kernel_id)
+        ? globalThis.String(object.kernel_id)
+        : "",
     };
   },
 
@@ -3952,6 +4091,9 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     if (message.placement !== "") {
       obj.placement = message.placement;
     }
+    if (message.kernelId !== "") {
+      obj.kernelId = message.kernelId;
+    }
     return obj;
   },
 
@@ -3973,6 +4115,7 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     message.origin = object.origin ?? "";
     message.detail = object.detail ?? "";
     message.placement = object.placement ?? "";
+    message.kernelId = object.kernelId ?? "";
     return message;
   },
 };

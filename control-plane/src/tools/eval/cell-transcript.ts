@@ -1,0 +1,109 @@
+// What a cell leaves in the transcript: its output in the order it came, interleaved with what it
+// displayed (a table as markdown with its HTML kept as a rich part, a figure as an image), bounded
+// (head and tail of the text, a cap on images) with a plain marker where something was cut.
+import { StringDecoder } from "node:string_decoder";
+import type { DisplayData } from "../../../../proto/gen/enclave/agent/v1/kernel.js";
+import { LIMITS } from "../../limits.js";
+import type { ContentPart } from "../tool.js";
+
+type Segment = { kind: "text"; text: string } | { kind: "part"; part: ContentPart };
+
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/** The parts one displayed object becomes: an image, or text with its rich form beside it. */
+export function renderDisplay(d: DisplayData): { text: string | undefined; parts: ContentPart[] } {
+  const by = new Map(d.items.map((i) => [i.mimeType, i.data]));
+  const str = (mime: string): string | undefined => by.get(mime)?.toString("utf8");
+  const image = IMAGE_TYPES.find((m) => by.has(m));
+  if (image) return { text: undefined, parts: [{ type: "image", mimeType: image, data: by.get(image) as Buffer }] };
+  const plain = str("text/plain");
+  const markdown = str("text/markdown");
+  const html = str("text/html");
+  const svg = str("image/svg+xml");
+  const richParts: ContentPart[] = [];
+  if (html !== undefined) richParts.push({ type: "rich", mimeType: "text/html", text: html });
+  if (svg !== undefined) richParts.push({ type: "rich", mimeType: "image/svg+xml", text: svg });
+  const text = markdown ?? plain ?? (richParts.length ? `(${d.items.map((i) => i.mimeType).join(", ")} output)` : "");
+  return { text, parts: richParts };
+}
+
+export class CellTranscript {
+  private readonly segments: Segment[] = [];
+  private readonly decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
+  private images = 0;
+  private droppedImages = 0;
+
+  output(stream: "stdout" | "stderr", data: Buffer): void {
+    this.text(this.decoders[stream].write(data));
+  }
+
+  display(d: DisplayData): void {
+    const { text, parts } = renderDisplay(d);
+    if (text !== undefined && text !== "") this.line(text);
+    for (const part of parts) {
+      if (part.type === "image") {
+        if (this.images >= LIMITS.evalMaxImages) {
+          this.droppedImages += 1;
+          continue;
+        }
+        this.images += 1;
+      }
+      this.segments.push({ kind: "part", part });
+    }
+  }
+
+  /** Text on lines of its own (a displayed value, a note). */
+  line(text: string): void {
+    const last = this.segments[this.segments.length - 1];
+    if (last?.kind === "text" && last.text !== "" && !last.text.endsWith("\n")) this.text("\n");
+    this.text(text.endsWith("\n") ? text : `${text}\n`);
+  }
+
+  text(text: string): void {
+    if (!text) return;
+    const last = this.segments[this.segments.length - 1];
+    if (last?.kind === "text") last.text += text;
+    else this.segments.push({ kind: "text", text });
+  }
+
+  get empty(): boolean {
+    return this.segments.length === 0;
+  }
+
+  /** The result's parts, with the text cut to its head and tail when over the cap. */
+  parts(): ContentPart[] {
+    for (const s of ["stdout", "stderr"] as const) this.text(this.decoders[s].end());
+    if (this.droppedImages) this.line(`[${this.droppedImages} more image(s) not kept: a cell keeps at most ${LIMITS.evalMaxImages}]`);
+    const total = this.segments.reduce((n, s) => n + (s.kind === "text" ? Buffer.byteLength(s.text) : 0), 0);
+    const cap = LIMITS.evalResultTextBytes;
+    let budgetHead = total > cap ? Math.floor(cap / 2) : Number.POSITIVE_INFINITY;
+    let skip = total > cap ? total - cap : 0;
+    const out: ContentPart[] = [];
+    let marked = false;
+    for (const s of this.segments) {
+      if (s.kind === "part") {
+        out.push(s.part);
+        continue;
+      }
+      let text = s.text;
+      if (skip > 0) {
+        const buf = Buffer.from(text);
+        const head = Math.min(buf.length, budgetHead);
+        budgetHead -= head;
+        const cut = Math.min(buf.length - head, skip);
+        if (cut > 0) {
+          skip -= cut;
+          text = `${buf.subarray(0, head).toString("utf8")}${marked ? "" : `\n[… ${total - cap} bytes of output cut: the result keeps the first and last ${cap / 2048} KiB …]\n`}${buf.subarray(head + cut).toString("utf8")}`;
+          marked = true;
+        }
+      }
+      const prev = out[out.length - 1];
+      if (prev?.type === "text") prev.text += text;
+      else if (text) out.push({ type: "text", text });
+    }
+    // The transcript shows the cell's text, not the newline its last line ended with.
+    const last = out.filter((p) => p.type === "text").at(-1);
+    if (last?.type === "text") last.text = last.text.replace(/\n+$/, "");
+    return out.filter((p) => p.type !== "text" || p.text !== "");
+  }
+}

@@ -1,0 +1,109 @@
+// Runs one cell over the agent's Eval stream. Output and displays are passed on as they stream and
+// gathered for the result; bridge calls the cell makes come down the same stream and are dispatched
+// for the same run (same registry, surface, approval gate, audit) before their answer goes back up.
+import type { ServiceError } from "@grpc/grpc-js";
+import type { EvalDone, EvalEvent, KernelInfo } from "../../../../proto/gen/enclave/agent/v1/kernel.js";
+import type { AgentClient } from "../../agent-client/agent-client.js";
+import { EnclaveError } from "../../errors.js";
+import type { Surface } from "../../runs/run-store.js";
+import type { ToolContext } from "../tool.js";
+import { CellTranscript, renderDisplay } from "./cell-transcript.js";
+
+export interface CellRequest {
+  language: "python" | "javascript";
+  code: string;
+  reset: boolean;
+  timeoutSeconds: number;
+  bridgeSurface: Surface | undefined;
+}
+
+export interface CellOutcome {
+  kernel: KernelInfo | undefined;
+  done: EvalDone;
+  transcript: CellTranscript;
+  bridgeCalls: number;
+  /** The cell had no code (a reset alone). */
+  emptyCell: boolean;
+}
+
+export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext): Promise<CellOutcome> {
+  const call = client.eval();
+  const transcript = new CellTranscript();
+  let kernel: KernelInfo | undefined;
+  let bridgeCalls = 0;
+  const bridgeAbort = new AbortController();
+  const onAbort = (): void => {
+    call.write({ message: { $case: "interrupt", value: true } });
+    bridgeAbort.abort();
+  };
+
+  const bridge = async (callId: string, tool: string, argumentsJson: string): Promise<void> => {
+    bridgeCalls += 1;
+    ctx.emit({ kind: "progress", text: `the cell calls \`${tool}\`` });
+    const res = await ctx.dispatch({
+      tool,
+      argumentsJson,
+      origin: "bridge",
+      kernelId: kernel?.kernelId ?? "",
+      surface: req.bridgeSurface,
+      signal: bridgeAbort.signal,
+    });
+    const text = res.parts.map((p) => (p.type === "text" ? p.text : p.type === "image" ? `[image ${p.mimeType}, ${p.data.length} bytes]` : "")).filter(Boolean).join("\n");
+    call.write({ message: { $case: "bridgeReply", value: { callId, isError: res.isError, errorCode: res.errorCode, text } } });
+  };
+
+  return new Promise<CellOutcome>((resolve, reject) => {
+    let done: EvalDone | undefined;
+    call.on("data", (ev: EvalEvent) => {
+      const e = ev.event;
+      if (!e) return;
+      switch (e.$case) {
+        case "kernel":
+          kernel = e.value;
+          break;
+        case "stdout":
+        case "stderr":
+          transcript.output(e.$case, e.value);
+          ctx.emit({ kind: "output", stream: e.$case, data: e.value });
+          break;
+        case "display": {
+          transcript.display(e.value);
+          const shown = renderDisplay(e.value);
+          if (shown.text) ctx.emit({ kind: "output", stream: "stdout", data: Buffer.from(`${shown.text}\n`) });
+          for (const p of shown.parts) if (p.type === "image") ctx.emit({ kind: "progress", text: `[image ${p.mimeType}, ${p.data.length} bytes]` });
+          break;
+        }
+        case "bridgeCall":
+          void bridge(e.value.callId, e.value.tool, e.value.argumentsJson).catch((err: unknown) =>
+            call.write({
+              message: { $case: "bridgeReply", value: { callId: e.value.callId, isError: true, errorCode: "failed", text: (err as Error).message } },
+            }),
+          );
+          break;
+        case "done":
+          done = e.value;
+          break;
+      }
+    });
+    call.on("error", (err) => {
+      ctx.signal.removeEventListener("abort", onAbort);
+      bridgeAbort.abort();
+      reject(client.translate(err as ServiceError));
+    });
+    call.on("end", () => {
+      ctx.signal.removeEventListener("abort", onAbort);
+      bridgeAbort.abort();
+      call.end();
+      if (done) resolve({ kernel, done, transcript, bridgeCalls, emptyCell: req.code.trim() === "" });
+      else reject(new EnclaveError("agent_lost", "the kernel's stream ended without saying how the cell ended"));
+    });
+    ctx.signal.addEventListener("abort", onAbort);
+    call.write({
+      message: {
+        $case: "start",
+        value: { language: req.language, code: req.code, reset: req.reset, idleTimeoutMs: req.timeoutSeconds * 1000 },
+      },
+    });
+    if (ctx.signal.aborted) onAbort();
+  });
+}

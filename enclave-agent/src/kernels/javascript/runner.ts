@@ -1,0 +1,260 @@
+// Enclave's JavaScript kernel: a long-lived Node process running cells on node:vm in its own global
+// scope. Cells arrive as frames on fd 4; displays, bridge calls and "done" leave as frames on fd 3,
+// each after a sync marker on fds 1 and 2; console output stays raw on fds 1 and 2.
+import { writeFileSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import { Socket } from "node:net";
+import { join } from "node:path";
+import { inspect } from "node:util";
+import vm from "node:vm";
+import type { AgentFrame, KernelFrame, MimeFrameItem } from "../kernel-frames.js";
+import { importFromCell } from "./module-loader.js";
+import { CellSyntaxError, IMPORT_FN, rewriteCell } from "./rewrite-cell.js";
+
+type FrameOut = KernelFrame extends infer F ? (F extends { seq: number } ? Omit<F, "seq"> : never) : never;
+
+const token = process.env.ENCLAVE_KERNEL_TOKEN ?? "";
+delete process.env.ENCLAVE_KERNEL_TOKEN;
+let seq = 0;
+
+function writeAll(fd: number, data: Buffer): void {
+  let off = 0;
+  while (off < data.length) {
+    try {
+      off += writeSync(fd, data, off);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") continue;
+      if (fd !== 3) return; // a closed stdout must not stop frames
+      throw err;
+    }
+  }
+}
+
+function send(frame: FrameOut): void {
+  const line = Buffer.from(`${JSON.stringify({ ...frame, seq: seq + 1 })}\n`, "utf8");
+  seq += 1;
+  const marker = Buffer.from(`\0ENCLAVE-SYNC:${token}:${seq}\0`, "latin1");
+  writeAll(1, marker);
+  writeAll(2, marker);
+  writeAll(3, line);
+}
+
+// -- display -----------------------------------------------------------------------------------
+const BUNDLE = Symbol.for("enclave.mimebundle");
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+
+function show(value: unknown, asEcho: boolean): string {
+  if (!asEcho && typeof value === "string") return value;
+  return inspect(value, { depth: 4, colors: false, maxArrayLength: 100, maxStringLength: 10_000, breakLength: 100 });
+}
+
+function bundleOf(value: unknown, echo: boolean): MimeFrameItem[] {
+  const v = value as { [BUNDLE]?: () => Record<string, string | Uint8Array> } | null;
+  if (v && typeof v === "object" && typeof v[BUNDLE] === "function") {
+    return Object.entries(v[BUNDLE]()).map(([mime, data]) =>
+      typeof data === "string" ? { mime, text: data } : { mime, b64: Buffer.from(data).toString("base64") },
+    );
+  }
+  if (value instanceof Uint8Array && Buffer.from(value.subarray(0, 4)).equals(PNG_MAGIC)) {
+    return [{ mime: "image/png", b64: Buffer.from(value).toString("base64") }, { mime: "text/plain", text: `<PNG image, ${value.length} bytes>` }];
+  }
+  return [{ mime: "text/plain", text: show(value, echo) }];
+}
+
+function rich(bundle: Record<string, string | Uint8Array>): object {
+  return { [BUNDLE]: () => bundle, [inspect.custom]: () => bundle["text/plain"] ?? `<${Object.keys(bundle).join(", ")}>` };
+}
+
+function display(...values: unknown[]): void {
+  for (const v of values) send({ t: "display", echo: false, items: bundleOf(v, false) });
+}
+display.html = (html: string) => display(rich({ "text/html": html, "text/plain": html }));
+display.markdown = (md: string) => display(rich({ "text/markdown": md }));
+display.svg = (svg: string) => display(rich({ "image/svg+xml": svg, "text/plain": "<SVG image>" }));
+display.png = (png: Uint8Array) => display(rich({ "image/png": png, "text/plain": `<PNG image, ${png.length} bytes>` }));
+display.bundle = (bundle: Record<string, string | Uint8Array>) => display(rich(bundle));
+
+// -- the bridge --------------------------------------------------------------------------------
+class ToolError extends Error {
+  constructor(
+    readonly tool: string,
+    readonly code: string,
+    readonly detail: string,
+  ) {
+    super(`tool \`${tool}\` failed (${code}): ${detail}`);
+    this.name = "ToolError";
+  }
+}
+
+const pendingCalls = new Map<string, { resolve: (text: string) => void; reject: (err: Error) => void; tool: string }>();
+let nextCall = 0;
+
+/** Calls one of this run's tools; resolves with its text result, rejects with a ToolError. */
+function tool(name: string, args: Record<string, unknown> = {}): Promise<string> {
+  if (typeof name !== "string" || !name) return Promise.reject(new TypeError('tool() needs the tool\'s name, for example tool("read", { path: "README.md" })'));
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return Promise.reject(new TypeError("tool() arguments must be an object"));
+  const id = `b${++nextCall}`;
+  return new Promise((resolve, reject) => {
+    pendingCalls.set(id, { resolve, reject, tool: name });
+    send({ t: "call", id, tool: name, args: JSON.stringify(args) });
+  });
+}
+tool.Error = ToolError;
+
+// -- cells -------------------------------------------------------------------------------------
+interface ActiveCell {
+  id: string;
+  name: string;
+  settled: boolean;
+  /** Resolves when the cell is settled, by finishing or by an interrupt. */
+  ended: Promise<void>;
+  end: () => void;
+}
+let active: ActiveCell | undefined;
+
+/** A stack with only the cell's own frames, at the cell's own line numbers (columns are left out:
+ * rewritten declarations move them). */
+function cellStack(stack: string, cell: ActiveCell, code: string): string {
+  const lineCount = code.split("\n").length;
+  const at = new RegExp(`${cell.name.replace(/[<>]/g, "\\$&")}:(\\d+):\\d+`, "g");
+  const out: string[] = [];
+  for (const line of stack.split("\n")) {
+    if (!/^\s+at /.test(line)) {
+      out.push(line);
+      continue;
+    }
+    if (!line.includes(cell.name)) continue;
+    let beyond = false;
+    const fixed = line.replace(at, (_m, l: string) => {
+      if (Number(l) > lineCount) beyond = true;
+      return `${cell.name}:${l}`;
+    });
+    if (!beyond) out.push(fixed);
+  }
+  return out.join("\n");
+}
+
+function errorFrame(cell: ActiveCell, err: unknown, code: string): FrameOut {
+  if (err instanceof CellSyntaxError) {
+    const line = code.split("\n")[err.line - 1] ?? "";
+    return {
+      t: "done",
+      id: cell.id,
+      status: "error",
+      ename: "SyntaxError",
+      evalue: err.message,
+      traceback: `${cell.name}:${err.line}\n${line}\n${" ".repeat(err.column)}^\n\nSyntaxError: ${err.message}\n`,
+    };
+  }
+  if (err instanceof Error) {
+    const stack = cellStack(err.stack ?? `${err.name}: ${err.message}`, cell, code);
+    return { t: "done", id: cell.id, status: "error", ename: err.name, evalue: err.message, traceback: `${stack}\n` };
+  }
+  const shown = inspect(err, { depth: 3 });
+  return { t: "done", id: cell.id, status: "error", ename: "Uncaught", evalue: shown, traceback: `Uncaught ${shown}\n` };
+}
+
+function finish(cell: ActiveCell, frame: FrameOut): void {
+  if (cell.settled) return;
+  cell.settled = true;
+  if (active === cell) active = undefined;
+  send(frame);
+  cell.end();
+}
+
+async function runCell(frame: Extract<AgentFrame, { t: "execute" }>): Promise<void> {
+  let end = (): void => undefined;
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  const cell: ActiveCell = { id: frame.id, name: `<cell ${frame.cell}>`, settled: false, ended, end };
+  active = cell;
+  // An interrupted cell may never finish (a promise that never settles): the next cell must not wait on it.
+  await Promise.race([execute(cell, frame), ended]);
+}
+
+async function execute(cell: ActiveCell, frame: Extract<AgentFrame, { t: "execute" }>): Promise<void> {
+  try {
+    const { source, echoes } = rewriteCell(frame.code);
+    const script = new vm.Script(source, { filename: cell.name });
+    const result = (await script.runInThisContext({ breakOnSigint: true, displayErrors: false })) as { value: unknown } | undefined;
+    if (cell.settled) return;
+    if (echoes && result && result.value !== undefined) send({ t: "display", echo: true, items: bundleOf(result.value, true) });
+    finish(cell, { t: "done", id: cell.id, status: "ok", ename: "", evalue: "", traceback: "" });
+  } catch (err) {
+    finish(cell, errorFrame(cell, err, frame.code));
+  }
+}
+
+// Work a cell left behind (a timer, a promise nobody awaited) must not bring the kernel down.
+function background(kind: string) {
+  return (err: unknown): void => {
+    const shown = err instanceof Error ? (err.stack ?? String(err)) : inspect(err);
+    process.stderr.write(`${kind}: ${shown}\n`);
+  };
+}
+process.on("uncaughtException", background("Uncaught exception"));
+process.on("unhandledRejection", background("Unhandled promise rejection"));
+// A cell waiting on a promise is stopped here; one stuck in synchronous code is stopped by
+// breakOnSigint; one stuck in code after an await cannot be, and the agent kills the kernel.
+process.on("SIGINT", () => {
+  const cell = active;
+  if (!cell) return;
+  finish(cell, { t: "done", id: cell.id, status: "error", ename: "Interrupted", evalue: "the cell was interrupted (SIGINT)", traceback: "Interrupted: the cell was interrupted (SIGINT)\n" });
+});
+
+// -- globals of the cells ----------------------------------------------------------------------
+Object.assign(globalThis, {
+  display,
+  tool,
+  ToolError,
+  require: createRequire(join(process.cwd(), "[cell].js")),
+  [IMPORT_FN]: importFromCell,
+});
+
+try {
+  writeFileSync("/proc/self/oom_score_adj", "1000"); // under memory pressure, the kernel goes first
+} catch {
+  // Not Linux, or not allowed: fine.
+}
+
+// -- frames in ---------------------------------------------------------------------------------
+const queue: Array<Extract<AgentFrame, { t: "execute" }>> = [];
+let running = false;
+
+async function drain(): Promise<void> {
+  if (running) return;
+  running = true;
+  while (queue.length) await runCell(queue.shift() as Extract<AgentFrame, { t: "execute" }>);
+  running = false;
+}
+
+function receive(frame: AgentFrame): void {
+  if (frame.t === "execute") {
+    queue.push(frame);
+    void drain();
+  } else if (frame.t === "reply") {
+    const call = pendingCalls.get(frame.id);
+    if (!call) return;
+    pendingCalls.delete(frame.id);
+    if (frame.ok) call.resolve(frame.text);
+    else call.reject(new ToolError(call.tool, frame.code || "failed", frame.text));
+  }
+}
+
+const input = new Socket({ fd: 4, readable: true, writable: false });
+let buffered = "";
+input.setEncoding("utf8");
+input.on("data", (chunk: string) => {
+  buffered += chunk;
+  for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+    const line = buffered.slice(0, nl);
+    buffered = buffered.slice(nl + 1);
+    if (line.trim()) receive(JSON.parse(line) as AgentFrame);
+  }
+});
+// The agent is gone: nobody will send a cell again.
+input.on("end", () => process.exit(0));
+input.on("error", () => process.exit(0));
+
+send({ t: "ready", pid: process.pid, interpreter: `node ${process.version} (${process.execPath})` });

@@ -1,0 +1,134 @@
+// The kernel factory: one kernel per language for this agent's workspace (so per conversation),
+// started on first use, replaced after it dies, discarded on reset. Cells of one language run one at
+// a time, in the order they came.
+import type { EvalDone, EvalStart, KernelInfo } from "../../../proto/gen/enclave/agent/v1/kernel.js";
+import { AgentError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import { type CellSink, CellRun } from "./cell-run.js";
+import { launchSpec } from "./kernel-launch.js";
+import { KernelProcess } from "./kernel-process.js";
+import { isKernelLanguage, type KernelLanguage } from "./kernel-registry.js";
+import { removeKernelEnvironments } from "./python-environment.js";
+
+/** What the caller can do to a cell it submitted, before or while it runs. */
+export class CellHandle {
+  private run: CellRun | undefined;
+  private interruptReason: string | undefined;
+
+  bind(run: CellRun): void {
+    this.run = run;
+    if (this.interruptReason) run.interrupt(this.interruptReason);
+  }
+
+  get interrupted(): string | undefined {
+    return this.interruptReason;
+  }
+
+  reply(...args: Parameters<CellRun["reply"]>): void {
+    this.run?.reply(...args);
+  }
+
+  interrupt(reason: string): void {
+    this.interruptReason ??= reason;
+    this.run?.interrupt(reason);
+  }
+}
+
+export interface EvalSink extends CellSink {
+  kernel(info: KernelInfo): void;
+}
+
+export class KernelFactory {
+  private readonly kernels = new Map<KernelLanguage, KernelProcess>();
+  /** Why a kernel died between cells, until a cell has said so. */
+  private readonly unreported = new Map<KernelLanguage, string>();
+  private readonly queues = new Map<KernelLanguage, Promise<unknown>>();
+  private closed = false;
+
+  constructor(
+    private readonly workspaceRoot: string,
+    private readonly kernelDir: string,
+  ) {}
+
+  /** Runs one cell, after the cells of its language already waiting. */
+  eval(start: EvalStart, sink: EvalSink, handle: CellHandle): Promise<EvalDone> {
+    if (!isKernelLanguage(start.language)) {
+      throw new AgentError("invalid_argument", `language \`${start.language}\` is not one of python, javascript`);
+    }
+    if (Buffer.byteLength(start.code) > LIMITS.kernelMaxCodeBytes) {
+      throw new AgentError("too_large", `the cell is over ${LIMITS.kernelMaxCodeBytes} bytes`);
+    }
+    const language = start.language;
+    const budgetMs = Math.min(start.idleTimeoutMs > 0 ? start.idleTimeoutMs : LIMITS.kernelIdleBudgetMs, LIMITS.kernelMaxIdleBudgetMs);
+    const previous = this.queues.get(language) ?? Promise.resolve();
+    const mine = previous.catch(() => undefined).then(() => this.runCell(language, start, budgetMs, sink, handle));
+    this.queues.set(language, mine);
+    return mine;
+  }
+
+  private async runCell(language: KernelLanguage, start: EvalStart, budgetMs: number, sink: EvalSink, handle: CellHandle): Promise<EvalDone> {
+    if (handle.interrupted) return notRun(`${handle.interrupted} before the cell started`);
+    if (this.closed) throw new AgentError("unavailable", "the agent is shutting down");
+    let kernel = this.kernels.get(language);
+    if (start.reset && kernel) {
+      kernel.kill("it was reset on request");
+      await kernel.exited;
+      this.unreported.delete(language);
+      kernel = undefined;
+    }
+    if (kernel?.gone) {
+      // Killed a moment ago, its exit not processed yet: let it be recorded as a death between cells.
+      await kernel.exited;
+      await new Promise((r) => setImmediate(r));
+      kernel = this.kernels.get(language);
+    }
+    let fresh = false;
+    if (!kernel?.alive) {
+      kernel = await this.startKernel(language);
+      fresh = true;
+    }
+    const previousFate = fresh ? (this.unreported.get(language) ?? "") : "";
+    this.unreported.delete(language);
+    sink.kernel({
+      kernelId: kernel.id,
+      language,
+      pid: kernel.pid,
+      interpreter: kernel.interpreter,
+      startMs: kernel.startedAtMs,
+      previousFate,
+      fresh,
+    });
+    if (start.code.trim() === "") {
+      return { status: "ok", errorName: "", errorValue: "", traceback: "", detail: "", durationMs: 0, budgetUsedMs: 0, outputTruncated: false, stateLost: false, budgetExpired: false };
+    }
+    const run = new CellRun(kernel, start.code, budgetMs, sink);
+    handle.bind(run);
+    const done = await run.start();
+    if (done.stateLost) this.kernels.delete(language);
+    return done;
+  }
+
+  private async startKernel(language: KernelLanguage): Promise<KernelProcess> {
+    const kernel = await KernelProcess.start(await launchSpec(language, this.workspaceRoot, this.kernelDir));
+    this.kernels.set(language, kernel);
+    void kernel.exited.then((fate) => {
+      if (this.kernels.get(language) !== kernel) return;
+      this.kernels.delete(language);
+      if (!kernel.fateReported && !kernel.killedByEnclave) this.unreported.set(language, `the previous ${language} kernel (${kernel.id}) died between cells: ${fate}`);
+    });
+    return kernel;
+  }
+
+  /** Kills every kernel (the agent is stopping) and removes their environments. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.kernels.values()];
+    for (const k of all) k.kill("the agent stopped");
+    await Promise.all(all.map((k) => k.exited));
+    removeKernelEnvironments(this.workspaceRoot);
+  }
+}
+
+function notRun(detail: string): EvalDone {
+  return { status: "interrupted", errorName: "", errorValue: "", traceback: "", detail, durationMs: 0, budgetUsedMs: 0, outputTruncated: false, stateLost: false, budgetExpired: false };
+}

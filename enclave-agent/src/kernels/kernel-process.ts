@@ -1,0 +1,277 @@
+// One kernel process: spawned in its own process group with two extra pipes for frames (fd 3 out,
+// fd 4 in), its raw stdout/stderr passed on as they come, frames released in order with that
+// output (stream-sync.ts), and its end described (exit-fate.ts).
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
+import { AgentError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import { describeExit, oomKillCount } from "./exit-fate.js";
+import type { AgentFrame, KernelFrame } from "./kernel-frames.js";
+import type { KernelLanguage } from "./kernel-registry.js";
+import { FrameReader, SyncScanner } from "./stream-sync.js";
+
+export interface LaunchSpec {
+  language: KernelLanguage;
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** Who hears a kernel's output and frames: the cell running now. */
+export interface KernelListener {
+  output(stream: "stdout" | "stderr", data: Buffer): void;
+  frame(frame: KernelFrame): void;
+  exit(fate: string): void;
+}
+
+const ID_PREFIX: Record<KernelLanguage, string> = { python: "py", javascript: "js" };
+
+type Stream = "stdout" | "stderr";
+/** What a stream has shown, in order: output, and the sync markers between it. */
+type Segment = { data: Buffer } | { marker: number };
+const STREAMS: readonly Stream[] = ["stdout", "stderr"];
+
+export class KernelProcess {
+  readonly id: string;
+  readonly language: KernelLanguage;
+  readonly startedAtMs = Date.now();
+  interpreter = "";
+  alive = true;
+  /** Set once the process is gone: why, in words. */
+  fate: string | undefined;
+  /** Set once a cell has told its caller how the kernel ended. */
+  fateReported = false;
+  /** Cells run so far, for the `<cell N>` names in tracebacks. */
+  cellCount = 0;
+  readonly exited: Promise<string>;
+
+  private readonly child: ChildProcess;
+  private readonly out: SyncScanner;
+  private readonly err: SyncScanner;
+  private readonly waiting: KernelFrame[] = [];
+  private readonly segments: Record<Stream, Segment[]> = { stdout: [], stderr: [] };
+  private readonly ended: Record<Stream, boolean> = { stdout: false, stderr: false };
+  private listener: KernelListener | undefined;
+  private stray: Array<{ stream: "stdout" | "stderr"; data: Buffer }> = [];
+  private strayBytes = 0;
+  private killedBy: string | undefined;
+  private readonly oomBefore = oomKillCount();
+  private readonly stderrTail: string[] = [];
+  private onReady: ((f: KernelFrame) => void) | undefined;
+
+  private constructor(spec: LaunchSpec) {
+    this.language = spec.language;
+    this.id = `${ID_PREFIX[spec.language]}-${randomBytes(4).toString("hex")}`;
+    const token = randomBytes(12).toString("hex");
+    const prefix = SyncScanner.prefixFor(token);
+    this.out = new SyncScanner(prefix, (data) => this.segments.stdout.push({ data }), (marker) => this.segments.stdout.push({ marker }));
+    this.err = new SyncScanner(prefix, (data) => this.segments.stderr.push({ data }), (marker) => this.segments.stderr.push({ marker }));
+    const [cmd, ...args] = spec.argv;
+    this.child = spawn(cmd ?? "", args, {
+      cwd: spec.cwd,
+      env: { ...spec.env, ENCLAVE_KERNEL_TOKEN: token },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
+    });
+    const frames = new FrameReader<KernelFrame>(
+      (f) => {
+        this.waiting.push(f);
+        this.release();
+      },
+      (line) => this.deliverOutput("stderr", Buffer.from(`[kernel sent an unreadable frame: ${line.slice(0, 200)}]\n`)),
+    );
+    this.child.stdout?.on("data", (d: Buffer) => {
+      this.out.feed(d);
+      this.release();
+    });
+    this.child.stderr?.on("data", (d: Buffer) => {
+      this.err.feed(d);
+      this.release();
+    });
+    (this.child.stdio[3] as Readable | null)?.on("data", (d: Buffer) => frames.feed(d));
+    (this.child.stdio[3] as Readable | null)?.on("error", () => undefined);
+    (this.child.stdio[4] as Writable | null)?.on("error", () => undefined);
+
+    this.exited = new Promise<string>((resolve) => {
+      let facts: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      const finish = (): void => {
+        if (!this.alive) return;
+        this.alive = false;
+        this.out.end();
+        this.err.end();
+        this.ended.stdout = true;
+        this.ended.stderr = true;
+        this.release();
+        // No frame will come for a marker left now: pass on whatever output is left, then the frames.
+        for (const s of STREAMS) for (const seg of this.segments[s].splice(0)) if ("data" in seg) this.deliverOutput(s, seg.data);
+        for (const f of this.waiting.splice(0)) this.dispatch(f);
+        this.fate = describeExit({ ...(facts ?? { code: null, signal: null }), killedBy: this.killedBy, oomBefore: this.oomBefore });
+        this.listener?.exit(this.fate);
+        resolve(this.fate);
+      };
+      this.child.on("error", (e: NodeJS.ErrnoException) => {
+        this.killedBy = e.code === "ENOENT" ? `its interpreter \`${cmd}\` was not found` : `it could not start: ${e.message}`;
+        facts = { code: null, signal: null };
+        finish();
+      });
+      this.child.on("exit", (code, signal) => {
+        facts = { code, signal };
+        // Let the pipes drain, but do not wait on a grandchild that holds them open.
+        const timer = setTimeout(finish, LIMITS.kernelExitDrainMs);
+        this.child.once("close", () => {
+          clearTimeout(timer);
+          finish();
+        });
+      });
+    });
+  }
+
+  /** Starts a kernel and waits for its runner to say it is ready. */
+  static async start(spec: LaunchSpec): Promise<KernelProcess> {
+    const k = new KernelProcess(spec);
+    const ready = new Promise<KernelFrame>((resolve) => {
+      k.onReady = resolve;
+    });
+    const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), LIMITS.kernelStartTimeoutMs).unref());
+    const first = await Promise.race([ready, k.exited, timeout]);
+    if (first === "timeout") {
+      k.kill(`it did not become ready within ${LIMITS.kernelStartTimeoutMs} ms`);
+      throw new AgentError("unavailable", `the ${spec.language} kernel did not start within ${LIMITS.kernelStartTimeoutMs} ms (${spec.argv.join(" ")})`);
+    }
+    if (typeof first === "string") {
+      const tail = k.stderrTail.join("").trim();
+      throw new AgentError("unavailable", `the ${spec.language} kernel could not start: ${first}${tail ? `\n${tail.slice(-2000)}` : ""}`);
+    }
+    if (first.t === "ready") k.interpreter = first.interpreter;
+    return k;
+  }
+
+  /** True when Enclave itself killed the kernel (reset, an interrupt it ignored, shutdown). */
+  get killedByEnclave(): boolean {
+    return this.killedBy !== undefined;
+  }
+
+  /** Whether the process has ended, even if its exit has not been processed yet (killed from outside
+   * a moment ago): a zombie or a missing /proc entry is gone. */
+  get gone(): boolean {
+    if (!this.alive) return true;
+    try {
+      const stat = readFileSync(`/proc/${this.child.pid}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      return state === "Z" || state === "X";
+    } catch {
+      return existsSync("/proc/self/stat");
+    }
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  attach(listener: KernelListener): void {
+    this.listener = listener;
+    const stray = this.stray;
+    this.stray = [];
+    this.strayBytes = 0;
+    for (const s of stray) listener.output(s.stream, s.data);
+  }
+
+  detach(): void {
+    this.listener = undefined;
+  }
+
+  send(frame: AgentFrame): void {
+    const pipe = this.child.stdio[4] as Writable | null;
+    if (this.alive && pipe && !pipe.destroyed) pipe.write(`${JSON.stringify(frame)}\n`);
+  }
+
+  /** A signal to the kernel and everything it started (its process group). */
+  signal(sig: NodeJS.Signals): void {
+    if (!this.alive || !this.child.pid) return;
+    try {
+      process.kill(-this.child.pid, sig);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  kill(reason: string): void {
+    if (!this.alive) return;
+    this.killedBy ??= reason;
+    this.signal("SIGKILL");
+  }
+
+  private deliverOutput(stream: "stdout" | "stderr", data: Buffer): void {
+    if (!this.onReady && this.listener) {
+      this.listener.output(stream, data);
+      return;
+    }
+    if (this.onReady && stream === "stderr") this.stderrTail.push(data.toString("utf8"));
+    // Printed between cells (a thread, a timer): kept, bounded, for the next cell.
+    if (this.strayBytes >= LIMITS.kernelStrayOutputBytes) return;
+    const part = data.subarray(0, LIMITS.kernelStrayOutputBytes - this.strayBytes);
+    if (this.stray.length === 0) this.stray.push({ stream, data: Buffer.from("[printed by the kernel between cells]\n") });
+    this.stray.push({ stream, data: Buffer.from(part) });
+    this.strayBytes += part.length;
+  }
+
+  /**
+   * Passes output on up to each stream's next marker, and releases the next frame once both streams
+   * have reached its marker (or ended): output printed before a frame comes before it, output
+   * printed after it waits for it.
+   */
+  private release(): void {
+    for (;;) {
+      for (const s of STREAMS) {
+        const q = this.segments[s];
+        while (q.length && "data" in (q[0] as Segment)) this.deliverOutput(s, (q.shift() as { data: Buffer }).data);
+      }
+      const f = this.waiting[0];
+      if (!f) return;
+      // A marker whose frame never came (the runner failed between the two) must not block the rest.
+      let stale = false;
+      for (const s of STREAMS) {
+        const head = this.segments[s][0];
+        if (head && "marker" in head && head.marker < f.seq) {
+          this.segments[s].shift();
+          stale = true;
+        }
+      }
+      if (stale) continue;
+      const reached = STREAMS.every((s) => {
+        const head = this.segments[s][0];
+        return head ? "marker" in head && head.marker >= f.seq : this.ended[s];
+      });
+      if (!reached) return;
+      this.waiting.shift();
+      for (const s of STREAMS) {
+        const head = this.segments[s][0];
+        if (head && "marker" in head && head.marker === f.seq) this.segments[s].shift();
+      }
+      this.dispatch(f);
+    }
+  }
+
+  private dispatch(f: KernelFrame): void {
+    if (f.t === "ready" && this.onReady) {
+      const ready = this.onReady;
+      this.onReady = undefined;
+      this.stray = [];
+      this.strayBytes = 0;
+      ready(f);
+    } else if (this.listener) {
+      this.listener.frame(f);
+    } else if (f.t === "call") {
+      // A thread left running after its cell: there is no stream to carry the call.
+      this.send({
+        t: "reply",
+        id: f.id,
+        ok: false,
+        code: "failed_precondition",
+        text: "no cell is running: tool() works only while a cell runs, not from work left behind by a finished cell",
+      });
+    }
+  }
+}

@@ -1,0 +1,72 @@
+// The Kernels service: one Eval stream per cell, opened by the control plane. The first message
+// starts the cell; bridge replies and an interrupt may follow. Events flow back in order: the kernel
+// the cell runs in, output and displays as they come, bridge calls, then done.
+import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
+import type { EvalEvent, EvalRequest, KernelsServer } from "../../../proto/gen/enclave/agent/v1/kernel.js";
+import { AgentError } from "../errors.js";
+import { toServiceError } from "../grpc/unary.js";
+import { CellHandle, type KernelFactory } from "./kernel-factory.js";
+
+export function kernelsService(factory: KernelFactory): KernelsServer {
+  return {
+    eval(call: ServerDuplexStream<EvalRequest, EvalEvent>): void {
+      const handle = new CellHandle();
+      let started = false;
+      let finished = false;
+      const send = (event: EvalEvent["event"]): void => {
+        if (!finished) call.write({ event });
+      };
+      const fail = (err: unknown): void => {
+        if (finished) return;
+        finished = true;
+        call.destroy(toServiceError(err) as ServiceError);
+      };
+
+      call.on("data", (req: EvalRequest) => {
+        const msg = req.message;
+        if (!msg) return;
+        try {
+          if (msg.$case === "start") {
+            if (started) throw new AgentError("invalid_argument", "the cell has started already: one cell per stream");
+            started = true;
+            factory
+              .eval(
+                msg.value,
+                {
+                  kernel: (value) => send({ $case: "kernel", value }),
+                  output: (stream, value) => send(stream === "stdout" ? { $case: "stdout", value } : { $case: "stderr", value }),
+                  display: (value) => send({ $case: "display", value }),
+                  bridgeCall: (value) => send({ $case: "bridgeCall", value }),
+                },
+                handle,
+              )
+              .then(
+                (done) => {
+                  send({ $case: "done", value: done });
+                  finished = true;
+                  call.end();
+                },
+                fail,
+              );
+          } else if (!started) {
+            throw new AgentError("invalid_argument", "send start before anything else");
+          } else if (msg.$case === "bridgeReply") {
+            handle.reply(msg.value);
+          } else if (msg.$case === "interrupt") {
+            handle.interrupt("the caller interrupted the cell");
+          }
+        } catch (err) {
+          fail(err);
+        }
+      });
+      call.on("end", () => {
+        if (!started) fail(new AgentError("invalid_argument", "the stream ended before a start message"));
+      });
+      // The caller went away: stop the cell (the kernel itself lives on).
+      call.on("cancelled", () => {
+        handle.interrupt("the caller went away");
+        finished = true;
+      });
+    },
+  };
+}

@@ -1,0 +1,81 @@
+// Which Python a kernel runs, and where `%pip install` puts packages. A project's own virtual
+// environment (.venv/ or venv/ in the workspace) is used as is. Otherwise the base interpreter
+// (ENCLAVE_PYTHON, else python3 on PATH) gets a kernel environment of its own: a venv that sees the
+// system's packages (pandas, matplotlib) and takes installs without touching the system, the
+// read-only root of an enclosure or another conversation's environment.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveBinary } from "../exec/resolve-binary.js";
+import { AgentError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+
+export interface PythonEnvironment {
+  python: string;
+  /** Set when the kernel runs in an environment made for it (PATH and VIRTUAL_ENV point there). */
+  venv: string | undefined;
+  /** Why no environment of its own could be made, when that failed. */
+  note: string;
+}
+
+const PROJECT_PYTHONS = [".venv/bin/python", "venv/bin/python"];
+
+export function basePython(workspaceRoot: string): string | undefined {
+  for (const rel of PROJECT_PYTHONS) {
+    const p = resolveBinary(join(workspaceRoot, rel));
+    if (p) return p;
+  }
+  const configured = process.env.ENCLAVE_PYTHON;
+  if (configured) return resolveBinary(configured);
+  return resolveBinary("python3");
+}
+
+function run(cmd: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) =>
+    execFile(cmd, args, { timeout: LIMITS.kernelStartTimeoutMs }, (err, _out, stderr) =>
+      err ? reject(new Error(`${stderr || err.message}`.trim())) : resolve(),
+    ),
+  );
+}
+
+export function kernelEnvironmentDir(workspaceRoot: string): string {
+  const uid = process.getuid?.() ?? 0;
+  const key = createHash("sha256").update(workspaceRoot).digest("hex").slice(0, 16);
+  return join(tmpdir(), `enclave-kernels-${uid}`, key);
+}
+
+export async function pythonEnvironment(workspaceRoot: string): Promise<PythonEnvironment> {
+  const base = basePython(workspaceRoot);
+  if (!base) {
+    throw new AgentError(
+      "unavailable",
+      "no Python interpreter here: `python3` is not on PATH (and ENCLAVE_PYTHON is unset, and the workspace has no .venv); install python3",
+    );
+  }
+  if (base.startsWith(`${workspaceRoot}/`)) return { python: base, venv: undefined, note: "" };
+  const baseKey = createHash("sha256").update(base).digest("hex").slice(0, 8);
+  const venv = join(kernelEnvironmentDir(workspaceRoot), `python-${baseKey}`);
+  const python = join(venv, "bin", "python");
+  if (!existsSync(python)) {
+    try {
+      mkdirSync(kernelEnvironmentDir(workspaceRoot), { recursive: true, mode: 0o700 });
+      await run(base, ["-m", "venv", "--without-pip", "--system-site-packages", venv]);
+    } catch (err) {
+      rmSync(venv, { recursive: true, force: true });
+      return { python: base, venv: undefined, note: `no kernel environment (python -m venv failed: ${(err as Error).message.split("\n").pop()})` };
+    }
+    // `!pip install x` in a cell should install where `%pip` does: for this interpreter.
+    for (const name of ["pip", "pip3"]) {
+      const shim = join(venv, "bin", name);
+      writeFileSync(shim, `#!/bin/sh\nexec "${python}" -m pip "$@"\n`);
+      chmodSync(shim, 0o755);
+    }
+  }
+  return { python, venv, note: "" };
+}
+
+export function removeKernelEnvironments(workspaceRoot: string): void {
+  rmSync(kernelEnvironmentDir(workspaceRoot), { recursive: true, force: true });
+}

@@ -1,0 +1,80 @@
+"""Running one cell: rewrite idioms, parse, execute the body, echo the last expression (unless the
+cell ends with `;`), send open figures, and format errors so tracebacks point at the cell."""
+import ast
+import asyncio
+import inspect
+import linecache
+import os
+import traceback
+
+from .magics import SUPPORTED_CELL, SUPPORTED_LINE, MagicError
+from .rewrite import MagicSyntaxError, rewrite_cell
+
+RUNNER_DIR = os.path.dirname(os.path.abspath(__file__))
+_FLAGS = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
+
+
+def _ends_with_semicolon(code):
+    for line in reversed(code.splitlines()):
+        stripped = line.split("#", 1)[0].rstrip()
+        if stripped:
+            return stripped.endswith(";")
+    return False
+
+
+def _run(code_obj, ns, loop):
+    result = eval(code_obj, ns)
+    if inspect.iscoroutine(result):
+        result = loop.run_until_complete(result)
+    return result
+
+
+def execute(code, cell_no, ns, loop, echo):
+    """Runs the cell in ns; calls echo(value) for a last expression that is not None."""
+    filename = "<cell %d>" % cell_no
+    # The user's own lines, so tracebacks quote what they typed (rewrites keep line numbers).
+    linecache.cache[filename] = (len(code), None, [l + "\n" for l in code.split("\n")], filename)
+    try:
+        source = rewrite_cell(code, SUPPORTED_LINE, SUPPORTED_CELL)
+    except MagicSyntaxError as err:
+        raise CellMagicError(str(err), filename, err.line_no, code.split("\n")[err.line_no - 1]) from None
+    tree = ast.parse(source, filename, "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr) and not _ends_with_semicolon(code):
+        last = ast.Expression(tree.body.pop().value)
+    if tree.body:
+        _run(compile(tree, filename, "exec", flags=_FLAGS), ns, loop)
+    if last is not None:
+        value = _run(compile(last, filename, "eval", flags=_FLAGS), ns, loop)
+        if value is not None:
+            ns["_"] = value
+            echo(value)
+
+
+def _trim(te):
+    """Drops the runner's own frames from a TracebackException and its chain."""
+    seen = set()
+    while te is not None and id(te) not in seen:
+        seen.add(id(te))
+        frames = [f for f in te.stack if not f.filename.startswith(RUNNER_DIR) and f.filename != "<timed>"]
+        te.stack = traceback.StackSummary.from_list(frames)
+        if te.__cause__ is not None:
+            _trim(te.__cause__)
+        te = te.__context__
+
+
+class CellMagicError(MagicError):
+    """A magic found while rewriting the cell, before any of it ran."""
+
+    def __init__(self, message, filename, line_no, line):
+        super().__init__(message)
+        self.where = '  File "%s", line %d\n    %s\n' % (filename, line_no, line.strip())
+
+
+def format_error(err):
+    if isinstance(err, CellMagicError):
+        return "MagicError", str(err), "%sMagicError: %s\n" % (err.where, err)
+    te = traceback.TracebackException(type(err), err, err.__traceback__)
+    _trim(te)
+    text = "".join(te.format())
+    return type(err).__name__, str(err), text

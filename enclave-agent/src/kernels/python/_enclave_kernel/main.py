@@ -1,0 +1,87 @@
+"""The kernel's main loop: announce readiness, then run cells one at a time as they come."""
+import asyncio
+import builtins
+import os
+import signal
+import sys
+import types
+
+from . import cells, figures
+from .bridge import ToolError, make_tool
+from .channel import Channel, Interrupts
+from .display import Display
+from .magics import IPythonIdioms
+
+
+def _no_input(prompt=""):
+    raise RuntimeError(
+        "input() cannot read in an eval cell: nothing is attached to standard input. "
+        "Put the value in the code, or ask the user with the ask_user tool."
+    )
+
+
+def _sacrifice_first():
+    # Under memory pressure the kernel, not the agent, is the process to kill.
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+
+
+def main():
+    token = os.environ.pop("ENCLAVE_KERNEL_TOKEN", "")
+    interrupts = Interrupts()
+    signal.signal(signal.SIGINT, interrupts.on_sigint)
+    _sacrifice_first()
+    channel = Channel(token, interrupts)
+    display = Display(channel)
+    figures.install(display.flush_figures)
+
+    main_module = types.ModuleType("__main__")
+    main_module.__builtins__ = builtins
+    sys.modules["__main__"] = main_module  # so pickle finds classes defined in cells
+    ns = main_module.__dict__
+    ns.update(
+        display=display.display,
+        tool=make_tool(channel),
+        ToolError=ToolError,
+        input=_no_input,
+        __enclave_ipy__=IPythonIdioms(display),
+    )
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+
+    channel.start()
+    channel.send(
+        {
+            "t": "ready",
+            "pid": os.getpid(),
+            "interpreter": "%s %s (%s)" % (sys.implementation.name, sys.version.split()[0], sys.executable),
+        }
+    )
+    while True:
+        try:
+            frame = channel.next_cell()
+            run_cell(frame, ns, loop, channel, display, interrupts)
+        except KeyboardInterrupt:
+            # An interrupt that landed between cells: nothing to stop.
+            interrupts.executing = False
+
+
+def run_cell(frame, ns, loop, channel, display, interrupts):
+    status, name, value, tb = "ok", "", "", ""
+    interrupts.pending = False
+    interrupts.executing = True
+    try:
+        try:
+            cells.execute(frame["code"], frame.get("cell", 0), ns, loop, lambda v: display.send(v, echo=True))
+        finally:
+            display.flush_figures()
+    except BaseException as err:  # SystemExit and KeyboardInterrupt end the cell, not the kernel
+        interrupts.executing = False
+        status = "error"
+        name, value, tb = cells.format_error(err)
+    finally:
+        interrupts.executing = False
+    channel.send({"t": "done", "id": frame.get("id"), "status": status, "ename": name, "evalue": value, "traceback": tb})

@@ -1,0 +1,63 @@
+"""The peer `make bench` measures eval against: Jupyter (Debian's ipykernel + jupyter_client),
+driven by a client in the same run. Prints JSON: cold start-to-result and warm `1+1` round trips in ms.
+
+usage: python3 jupyter_peer.py COLD_SAMPLES WARM_SAMPLES
+"""
+import json
+import os
+import sys
+import tempfile
+import time
+
+# A kernelspec for this very interpreter (the system kernelspec's `python3` may be another Python).
+spec_root = tempfile.mkdtemp(prefix="enclave-bench-jupyter-")
+os.makedirs(os.path.join(spec_root, "kernels", "bench"))
+with open(os.path.join(spec_root, "kernels", "bench", "kernel.json"), "w") as f:
+    json.dump({"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "bench", "language": "python"}, f)
+os.environ["JUPYTER_PATH"] = spec_root
+os.environ.setdefault("JUPYTER_RUNTIME_DIR", os.path.join(spec_root, "runtime"))
+os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"  # ipykernel's debugger warnings are noise here
+
+from jupyter_client.manager import KernelManager  # noqa: E402
+
+
+def start():
+    km = KernelManager(kernel_name="bench")
+    km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=60)
+    return km, kc
+
+
+def run(kc, code):
+    reply = kc.execute_interactive(code, timeout=60, output_hook=lambda msg: None)
+    if reply["content"]["status"] != "ok":
+        raise RuntimeError("jupyter cell failed: %r" % reply["content"])
+
+
+def main():
+    cold_n, warm_n = int(sys.argv[1]), int(sys.argv[2])
+    cold = []
+    for _ in range(cold_n):
+        t = time.perf_counter()
+        km, kc = start()
+        run(kc, "1+1")
+        cold.append((time.perf_counter() - t) * 1000)
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    km, kc = start()
+    for _ in range(20):
+        run(kc, "1+1")
+    warm = []
+    for _ in range(warm_n):
+        t = time.perf_counter()
+        run(kc, "1+1")
+        warm.append((time.perf_counter() - t) * 1000)
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+    print(json.dumps({"cold_ms": cold, "warm_ms": warm}))
+
+
+if __name__ == "__main__":
+    main()

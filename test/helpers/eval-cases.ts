@@ -1,0 +1,267 @@
+// The eval behaviours every placement must show, run against a real control plane, real agents
+// and real Python/Node kernels: on host placement (eval-host.test.ts) and inside a real enclosure
+// (eval-enclosure.test.ts).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import type { ToolResult } from "../../proto/gen/enclave/control/v1/control.js";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import type { Fixture } from "./control-plane-fixture.js";
+
+export { hostPython } from "./host-python.js";
+
+export interface EvalPlace {
+  fx: Fixture;
+  conversationId: string;
+  runId: string;
+  workspace: string;
+}
+
+const LABEL = "a cell the eval tests run";
+
+/** A pure-Python wheel, built by the test (the enclosure has no network to download one). */
+export function buildWheel(dir: string, version: string): string {
+  mkdirSync(dir, { recursive: true });
+  const name = `enclave_demo-${version}-py3-none-any.whl`;
+  const script = `
+import base64, hashlib, sys, zipfile
+version, out = sys.argv[1], sys.argv[2]
+files = {
+  "enclave_demo/__init__.py": ("VERSION = %r\\n" % version).encode(),
+  "enclave_demo-%s.dist-info/METADATA" % version: ("Metadata-Version: 2.1\\nName: enclave-demo\\nVersion: %s\\n" % version).encode(),
+  "enclave_demo-%s.dist-info/WHEEL" % version: b"Wheel-Version: 1.0\\nGenerator: enclave-tests\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+}
+rows = []
+with zipfile.ZipFile(out, "w") as z:
+    for n, d in files.items():
+        z.writestr(n, d)
+        h = base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode()
+        rows.append("%s,sha256=%s,%d" % (n, h, len(d)))
+    rows.append("enclave_demo-%s.dist-info/RECORD,," % version)
+    z.writestr("enclave_demo-%s.dist-info/RECORD" % version, "\\n".join(rows) + "\\n")
+`;
+  execFileSync("python3", ["-c", script, version, join(dir, name)]);
+  return name;
+}
+
+export async function evalCell(p: EvalPlace, args: Record<string, unknown>, runId = p.runId): Promise<ToolResult> {
+  return p.fx.client.callTool(runId, "eval", { description: LABEL, ...args });
+}
+
+export async function evalOk(p: EvalPlace, args: Record<string, unknown>): Promise<string> {
+  const r = await evalCell(p, args);
+  expect(r.isError, resultText(r)).toBe(false);
+  return resultText(r);
+}
+
+function pngSize(data: Buffer): { width: number; height: number } {
+  expect(data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+  expect(data.subarray(12, 16).toString("latin1")).toBe("IHDR");
+  return { width: data.readUInt32BE(16), height: data.readUInt32BE(20) };
+}
+
+export function evalCases(place: () => EvalPlace): void {
+  it("keeps state across cells, and reset discards it", async () => {
+    const p = place();
+    await evalOk(p, { code: "import math\nx = 41\ndata = [1, 2, 3]" });
+    expect(await evalOk(p, { code: "x + 1" })).toBe("42");
+    expect(await evalOk(p, { code: "math.sqrt(sum(data) + 10)" })).toBe("4.0");
+    const r = await evalCell(p, { code: "x", reset: true });
+    expect(r.errorCode).toBe("cell_error");
+    expect(resultText(r)).toMatch(/NameError: name 'x' is not defined/);
+    expect(resultText(r)).toMatch(/File "<cell 1>", line 1/);
+  });
+
+  it("echoes with _repr_* in notebook order, and tracebacks point at the cell", async () => {
+    const p = place();
+    const md = await p.fx.client.callTool(p.runId, "eval", {
+      description: LABEL,
+      code: "class M:\n    def _repr_markdown_(self): return '**bold**'\n    def __repr__(self): return 'plain M'\nM()",
+    });
+    expect(resultText(md)).toBe("**bold**");
+    const err = await evalCell(p, { code: "def f(n):\n    return 10 / n\n\nf(0)" });
+    const tb = resultText(err);
+    expect(tb).toMatch(/File "<cell \d+>", line 4, in <module>\n    f\(0\)/);
+    expect(tb).toMatch(/File "<cell \d+>", line 2, in f\n    return 10 \/ n/);
+    expect(tb).not.toMatch(/_enclave_kernel|kernel\.py/);
+    expect(await evalOk(p, { code: "1 + 1;" })).toBe("(no output)");
+  });
+
+  it("renders a pandas DataFrame as a markdown table with its HTML kept as a second part", async () => {
+    const p = place();
+    const r = await evalCell(p, { code: "import pandas as pd\npd.DataFrame({'city': ['Oslo', 'Lima'], 'temp': [3.5, 19.0]})" });
+    expect(r.isError, resultText(r)).toBe(false);
+    expect(resultText(r)).toBe("|  | city | temp |\n|---|---|---|\n| 0 | Oslo | 3.5 |\n| 1 | Lima | 19.0 |");
+    const rich = r.parts.find((x) => x.part?.$case === "rich");
+    expect(rich?.part?.$case === "rich" && rich.part.value.mimeType).toBe("text/html");
+    expect(rich?.part?.$case === "rich" && rich.part.value.text).toMatch(/<table[\s\S]*Oslo/);
+  });
+
+  it("returns matplotlib figures as PNG images, in order with printed output and display()", async () => {
+    const p = place();
+    const r = await evalCell(p, {
+      code: [
+        "import matplotlib.pyplot as plt",
+        "print('first')",
+        "display('second')",
+        "plt.plot([1, 4, 9])",
+        "plt.show()",
+        "print('third')",
+        "plt.figure(); plt.bar(['a', 'b'], [3, 5])",
+        "print('fourth')",
+      ].join("\n"),
+    });
+    expect(r.isError, resultText(r)).toBe(false);
+    const kinds = r.parts.map((x) => (x.part?.$case === "text" ? `text:${x.part.value.trim()}` : x.part?.$case));
+    expect(kinds).toEqual(["text:first\n'second'", "image", "text:third\nfourth", "image"]);
+    for (const part of r.parts) {
+      if (part.part?.$case !== "image") continue;
+      expect(part.part.value.mimeType).toBe("image/png");
+      const size = pngSize(part.part.value.data);
+      expect(size.width).toBeGreaterThan(100);
+      expect(size.height).toBeGreaterThan(100);
+    }
+    expect(await evalOk(p, { code: "import matplotlib.pyplot as plt\nlen(plt.get_fignums())" })).toBe("0");
+  });
+
+  it("rewrites %pip and evicts sys.modules so the next import sees the new version", async () => {
+    const p = place();
+    const v1 = buildWheel(join(p.workspace, "wheels"), "1.0");
+    const v2 = buildWheel(join(p.workspace, "wheels"), "2.0");
+    const install1 = await evalOk(p, { code: `%pip install --no-index --no-deps wheels/${v1}` });
+    expect(install1).toMatch(/Successfully installed enclave-demo-1.0/);
+    expect(await evalOk(p, { code: "import enclave_demo\nenclave_demo.VERSION" })).toBe("'1.0'");
+    const install2 = await evalOk(p, { code: `%pip install --no-index --no-deps --upgrade wheels/${v2}` });
+    expect(install2).toMatch(/evicted from sys.modules: enclave_demo/);
+    expect(await evalOk(p, { code: "import enclave_demo\nenclave_demo.VERSION" })).toBe("'2.0'");
+  });
+
+  it("rewrites !cmd, x = !cmd, %%bash, %cd and %%timeit; other magics are a clear error", async () => {
+    const p = place();
+    expect(await evalOk(p, { code: "name = 'enclave'\n!echo hello {name} from $name" })).toBe("hello enclave from enclave");
+    expect(await evalOk(p, { code: "lines = !printf 'a\\nb\\n'\nlines" })).toBe("['a', 'b']");
+    expect(await evalOk(p, { code: "%%bash\necho from bash\nexit 0" })).toBe("from bash");
+    mkdirSync(join(p.workspace, "sub"), { recursive: true });
+    writeFileSync(join(p.workspace, "sub", "inside.txt"), "x");
+    const cd = await evalOk(p, { code: "%cd sub\nimport os\nsorted(os.listdir('.'))" });
+    expect(cd).toMatch(/sub\n\['inside.txt'\]$/);
+    await evalOk(p, { code: "%cd ..\n" });
+    expect(await evalOk(p, { code: "%%timeit -n 5 -r 2\nsum(range(100))" })).toMatch(/per loop \(mean ± std\. dev\. of 2 runs, 5 loops each\)/);
+    expect(await evalOk(p, { code: "%timeit -n 3 -r 1 sorted([3, 1, 2])" })).toMatch(/of 1 run, 3 loops each/);
+    const bad = await evalCell(p, { code: "print('never runs')\n%load_ext autoreload" });
+    expect(bad.errorCode).toBe("cell_error");
+    expect(resultText(bad)).toMatch(/^ {2}File "<cell \d+>", line 2\n {4}%load_ext autoreload\nMagicError: `%load_ext` is an IPython magic this kernel does not provide/);
+    expect(resultText(bad)).not.toMatch(/never runs|SyntaxError|\^/);
+  });
+
+  it("runs JavaScript with top-level await, redeclarations, failed declarations that do not poison, and import()", async () => {
+    const p = place();
+    writeFileSync(join(p.workspace, "helper.mjs"), "export const greet = (n) => `hi ${n}`;\n");
+    const js = (code: string) => evalOk(p, { language: "javascript", code });
+    expect(await js("const a = await new Promise((r) => setTimeout(() => r(20), 50));\nlet b = 1;\nclass K { twice(n) { return 2 * n } }\nconsole.log('streamed');\nnew K().twice(a + b)")).toBe("streamed\n42");
+    expect(await js("let b = 5; const a = 1; class K { twice(n) { return 3 * n } }\nnew K().twice(a + b)")).toBe("18");
+    const failed = await evalCell(p, { language: "javascript", code: "let late = (() => { throw new Error('not yet') })();" });
+    expect(failed.errorCode).toBe("cell_error");
+    expect(resultText(failed)).toMatch(/Error: not yet\n\s+at <cell \d+>:1/);
+    expect(await js("let late = 'fine now'; late")).toBe("'fine now'");
+    expect(await js("const { greet } = await import('./helper.mjs');\nconst path = await import('node:path');\ngreet(path.basename('/x/y.txt'))")).toBe("'hi y.txt'");
+    expect(await js("display({ shown: true }); 'last'")).toBe("{ shown: true }\n'last'");
+  });
+
+  it("calls tools from Python and JavaScript cells over the bridge, audited as bridge calls", async () => {
+    const p = place();
+    writeFileSync(join(p.workspace, "notes.txt"), "line one\nline two\n");
+    expect(await evalOk(p, { code: "text = tool('read', {'path': 'notes.txt'})\nprint(text.splitlines()[1])" })).toBe("line two");
+    expect(await evalOk(p, { language: "javascript", code: "(await tool('read', { path: 'notes.txt' })).split('\\n')[0]" })).toBe("'line one'");
+    const audit = p.fx.cp.audit.history(p.conversationId).filter((e) => e.origin === "bridge" && e.tool === "read");
+    expect(audit.length).toBeGreaterThanOrEqual(2);
+    for (const e of audit.slice(-2)) {
+      expect(e.runId).toBe(p.runId);
+      expect(e.tier).toBe("read");
+      expect(e.outcome).toBe("ok");
+      expect(e.argumentsDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(e.durationMs).toBeGreaterThanOrEqual(0);
+    }
+    expect(audit.at(-2)?.kernelId).toMatch(/^py-[0-9a-f]{8}$/);
+    expect(audit.at(-1)?.kernelId).toMatch(/^js-[0-9a-f]{8}$/);
+    const evalAudit = p.fx.cp.audit.history(p.conversationId).filter((e) => e.tool === "eval").at(-1);
+    expect(evalAudit?.kernelId).toBe(audit.at(-1)?.kernelId);
+  });
+
+  it("raises in the cell for a bridge call refused by the plan surface, an unknown tool, or a denied approval", async () => {
+    const p = place();
+    const plan = await evalCell(p, {
+      code: "try:\n    tool('write', {'path': 'nope.txt', 'content': 'x'})\nexcept ToolError as e:\n    print('refused:', e.code)\n    raise",
+      bridge_surface: "plan",
+    });
+    expect(plan.errorCode).toBe("cell_error");
+    expect(resultText(plan)).toMatch(/refused: unknown_tool\n/);
+    expect(resultText(plan)).toMatch(/ToolError: tool `write` failed \(unknown_tool\): unknown tool `write`: this run \(surface `plan`\) offers `read`, `list`/);
+    expect(existsSync(join(p.workspace, "nope.txt"))).toBe(false);
+    const js = await evalCell(p, { language: "javascript", code: "await tool('write', { path: 'nope.txt', content: 'x' })", bridge_surface: "readonly_subagent" });
+    expect(resultText(js)).toMatch(/ToolError: tool `write` failed \(unknown_tool\)/);
+    const unknown = await evalCell(p, { code: "tool('no_such_tool', {})" });
+    expect(resultText(unknown)).toMatch(/ToolError: tool `no_such_tool` failed \(unknown_tool\)/);
+    const refused = p.fx.cp.audit.history(p.conversationId).filter((e) => e.origin === "bridge" && e.outcome === "refused:unknown_tool");
+    expect(refused.length).toBeGreaterThanOrEqual(3);
+    expect(refused.find((e) => e.tool === "write")?.tier).toBe("write");
+    expect(refused.find((e) => e.tool === "write")?.kernelId).toMatch(/^(py|js)-/);
+
+    // Approval: an operator who allows the cell but denies the write it attempts.
+    const gated = (await p.fx.client.openRun(p.conversationId, { approvalPolicy: "write" })).id;
+    p.fx.cp.gate.connect({ approve: async (req) => req.tool.name !== "write" });
+    try {
+      const denied = await evalCell(p, { code: "tool('write', {'path': 'denied.txt', 'content': 'x'})" }, gated);
+      expect(resultText(denied)).toMatch(/ToolError: tool `write` failed \(approval_refused\): the operator denied `write`/);
+      expect(existsSync(join(p.workspace, "denied.txt"))).toBe(false);
+    } finally {
+      p.fx.cp.gate.connect(undefined);
+    }
+  });
+
+  it("interrupts an infinite loop at the idle budget and keeps the output printed before it", async () => {
+    const p = place();
+    await evalOk(p, { code: "kept = 'still here'" });
+    const r = await evalCell(p, { code: "print('before the loop', flush=True)\nwhile True:\n    pass", timeout_seconds: 2 });
+    expect(r.errorCode).toBe("timeout");
+    const text = resultText(r);
+    expect(text).toMatch(/^before the loop\n/);
+    expect(text).toMatch(/KeyboardInterrupt/);
+    expect(text).toMatch(/idle budget of 2 s/);
+    expect(await evalOk(p, { code: "kept" })).toBe("'still here'");
+    const js = await evalCell(p, { language: "javascript", code: "console.log('js before'); while (true) {}", timeout_seconds: 2 });
+    expect(js.errorCode).toBe("timeout");
+    expect(resultText(js)).toMatch(/^js before\n/);
+  });
+
+  it("does not spend the idle budget while a slow bridge call is pending", async () => {
+    const p = place();
+    const r = await evalCell(p, {
+      code: "import time\nt = time.time()\nout = tool('exec', {'command': 'sleep 4; echo slept'})\nprint(out.splitlines()[0], round(time.time() - t) >= 4)",
+      timeout_seconds: 2,
+    });
+    expect(r.isError, resultText(r)).toBe(false);
+    expect(resultText(r)).toBe("slept True");
+  });
+
+  it("reports a kernel killed from outside and replaces it", async () => {
+    const p = place();
+    const pid = await evalOk(p, { code: "import os\nsecret_state = 1\nos.getpid()" });
+    // Killed, and dead (a zombie or reaped) before the next cell is sent.
+    const kill = await p.fx.client.callTool(p.runId, "exec", {
+      command: `kill -9 ${pid}; while [ -e /proc/${pid} ] && ! grep -q ') Z' /proc/${pid}/stat; do sleep 0.05; done`,
+    });
+    expect(kill.isError, resultText(kill)).toBe(false);
+    const r = await evalCell(p, { code: "'secret_state' in globals()" });
+    expect(r.isError, resultText(r)).toBe(false);
+    expect(resultText(r)).toMatch(/previous python kernel \(py-[0-9a-f]+\) died between cells: it was killed by SIGKILL from outside Enclave/);
+    expect(resultText(r)).toMatch(/its state was lost, and this cell ran in a fresh python kernel/);
+    expect(resultText(r)).toMatch(/False$/);
+    const died = await evalCell(p, { code: "import os\nprint('bye', flush=True)\nos._exit(7)" });
+    expect(died.errorCode).toBe("kernel_died");
+    expect(resultText(died)).toMatch(/^bye\n/);
+    expect(resultText(died)).toMatch(/died during the cell: it exited with code 7/);
+    expect(await evalOk(p, { code: "2 * 21" })).toBe("42");
+  });
+}

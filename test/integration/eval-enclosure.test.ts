@@ -1,0 +1,86 @@
+// eval inside a real enclosure (Docker, network none, read-only root, non-root): the same behaviours
+// as on the host, plus what only an enclosure can show — the bridge is egress-free (no listening
+// socket, no route out, while a bridge call is pending and succeeds) and an out-of-memory kernel is
+// reported and replaced while the agent lives on.
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type EvalPlace, evalCases, evalCell, evalOk } from "../helpers/eval-cases.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+const MEMORY = 1024 * 1024 ** 2;
+let fx: Fixture;
+let place: EvalPlace;
+
+beforeAll(async () => {
+  fx = await startFixture();
+  const conv = await fx.client.createConversation("evalenc");
+  const started = await fx.client.startEnclosure("evalenc", { memoryBytes: MEMORY });
+  expect(started.placement).toBe("enclosure");
+  place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+});
+afterAll(async () => fx?.close());
+
+async function agentPid(): Promise<string> {
+  const r = await fx.client.callTool(place.runId, "exec", { command: "pgrep -f enclave-agent.mjs | head -1" });
+  return resultText(r).split("\n")[0] ?? "";
+}
+
+describe("eval in an enclosure", () => {
+  evalCases(() => place);
+
+  it("runs its kernels inside the enclosure, on the image's Python and Node 18", async () => {
+    expect(await evalOk(place, { code: "import os, sys\n(os.getuid(), os.path.exists('/.dockerenv'), sys.prefix.startswith('/tmp/enclave-kernels-'))" })).toBe("(1000, True, True)");
+    expect(await evalOk(place, { language: "javascript", code: "process.version.split('.')[0]" })).toBe("'v18'");
+  });
+
+  it("has no listening socket and no route out while a bridge call is pending and succeeds", async () => {
+    const code = `
+import errno, os, socket, threading, time
+result = {}
+def slow_bridge_call():
+    result['out'] = tool('exec', {'command': 'sleep 2; echo bridged'})
+caller = threading.Thread(target=slow_bridge_call)
+caller.start()
+time.sleep(0.5)  # the bridge call is pending now
+def rows(path):
+    return open(path).read().splitlines()[1:]
+tcp_listening = [r for r in rows('/proc/net/tcp') + rows('/proc/net/tcp6') if r.split()[3] == '0A']
+udp_bound = rows('/proc/net/udp') + rows('/proc/net/udp6')
+unix_listening = [r.split()[-1] for r in rows('/proc/net/unix') if int(r.split()[3], 16) & 0x10000]
+routes = rows('/proc/net/route') + [r for r in rows('/proc/net/ipv6_route') if not r.endswith('lo')]
+interfaces = [l.split(':')[0].strip() for l in open('/proc/net/dev').read().splitlines()[2:]]
+try:
+    socket.create_connection(('1.1.1.1', 80), timeout=3)
+    outbound = 'connected'
+except OSError as e:
+    outbound = errno.errorcode.get(e.errno, str(e))
+secrets = [k for k in os.environ if any(w in k.upper() for w in ('TOKEN', 'SECRET', 'PASSWORD', 'KEY'))]
+pending = caller.is_alive()
+caller.join()
+print(len(tcp_listening), len(udp_bound), unix_listening, len(routes), interfaces, outbound, secrets, pending, result['out'].splitlines()[0])
+`;
+    const out = await evalOk(place, { code });
+    expect(out).toBe("0 0 ['/run/enclave/agent.sock'] 0 ['lo'] ENETUNREACH [] True bridged");
+    const bridged = fx.cp.audit.history("evalenc").filter((e) => e.origin === "bridge" && e.tool === "exec").at(-1);
+    expect(bridged?.outcome).toBe("ok");
+    expect(bridged?.placement).toMatch(/^enclosure /);
+    expect(bridged?.kernelId).toMatch(/^py-/);
+  });
+
+  it("reports a kernel killed for running out of memory; the next cell runs in a fresh one and the agent lives on", async () => {
+    const before = await agentPid();
+    await evalOk(place, { code: "state = 'set before the hog'" });
+    const r = await evalCell(place, { code: "print('allocating', flush=True)\nhog = b'x' * (3 * 1024 ** 3)" });
+    expect(r.errorCode).toBe("kernel_died");
+    const text = resultText(r);
+    expect(text).toMatch(/^allocating\n/);
+    expect(text).toMatch(/killed by the out-of-memory killer: it used more memory than the placement allows \(memory limit 1024 MiB\)/);
+    expect(text).toMatch(/state \(variables, imports, loaded data\) was lost; the next cell starts a fresh kernel/);
+    expect(await evalOk(place, { code: "'state' in globals()" })).toBe("False");
+    expect(await agentPid()).toBe(before);
+    const conv = await fx.client.getConversation("evalenc");
+    const info = await new Docker().getContainer(conv.enclosure?.containerId ?? "").inspect();
+    expect(info.State.Running).toBe(true);
+  });
+});

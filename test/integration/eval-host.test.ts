@@ -1,0 +1,105 @@
+// eval on host placement: the kernels run as children of the conversation's host agent.
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type EvalPlace, evalCases, evalCell, hostPython } from "../helpers/eval-cases.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+let fx: Fixture;
+let place: EvalPlace;
+
+beforeAll(async () => {
+  // The host agents inherit this: the kernel's base interpreter is the Python with the data stack.
+  process.env.ENCLAVE_PYTHON = hostPython();
+  fx = await startFixture();
+  const conv = await fx.client.createConversation("evalhost", mkdtempSync(join(tmpdir(), "enclave-eval-ws-")));
+  place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+  expect(conv.placement).toBe("host");
+});
+afterAll(async () => fx?.close());
+
+describe("eval on host placement", () => {
+  evalCases(() => place);
+
+  it("is registered only with a kernel factory, and absent from plan surfaces", async () => {
+    const names = async (opts: { surface?: string; resources?: string[] }) =>
+      (await fx.client.listTools((await fx.client.openRun("evalhost", opts)).id)).tools.map((t) => t.name);
+    expect(await names({})).toContain("eval");
+    expect(await names({ resources: ["workspace", "shell"] })).not.toContain("eval");
+    expect(await names({ surface: "plan" })).not.toContain("eval");
+    const tool = (await fx.client.listTools(place.runId)).tools.find((t) => t.name === "eval");
+    expect(tool?.tier).toBe("exec");
+    expect(tool?.parallelSafe).toBe(false);
+  });
+
+  it("validates its arguments", async () => {
+    const short = await fx.client.callTool(place.runId, "eval", { code: "1", description: "too short" });
+    expect(short.errorCode).toBe("invalid_arguments");
+    expect(resultText(short)).toMatch(/description.*5 to 10 words/);
+    const empty = await evalCell(place, { code: "  " });
+    expect(resultText(empty)).toMatch(/code.*is empty/);
+    const lang = await evalCell(place, { code: "1", language: "ruby" });
+    expect(lang.errorCode).toBe("invalid_arguments");
+    const nested = await evalCell(place, { code: "tool('eval', {'code': '1', 'description': 'a nested cell that cannot run'})" });
+    expect(resultText(nested)).toMatch(/ToolError: tool `eval` failed \(failed_precondition\): eval cannot be called from inside a cell/);
+  });
+
+  it("interrupts a cell when the harness cancels the call, keeping the kernel", async () => {
+    await evalCell(place, { code: "survivor = 'yes'" });
+    const abort = new AbortController();
+    const pending = fx.cp.callTool(place.runId, "eval", JSON.stringify({ description: "a cell the harness will cancel", code: "import time\nprint('working', flush=True)\ntime.sleep(60)" }), {
+      signal: abort.signal,
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    abort.abort();
+    const r = await pending;
+    expect(r.errorCode).toBe("cancelled");
+    const text = r.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+    expect(text).toMatch(/^working\n[\s\S]*KeyboardInterrupt[\s\S]*the caller interrupted the cell/);
+    expect(resultText(await evalCell(place, { code: "survivor" }))).toBe("'yes'");
+  });
+
+  it("stops a JavaScript cell waiting forever, and kills one spinning after an await (saying its state was lost)", async () => {
+    await evalCell(place, { language: "javascript", code: "globalThis.jsState = 'kept'" });
+    const waiting = await evalCell(place, { language: "javascript", code: "console.log('waiting'); await new Promise(() => {})", timeout_seconds: 1 });
+    expect(waiting.errorCode).toBe("timeout");
+    expect(resultText(waiting)).toMatch(/^waiting\n[\s\S]*Interrupted/);
+    expect(resultText(await evalCell(place, { language: "javascript", code: "jsState" }))).toBe("'kept'");
+    const spinning = await evalCell(place, { language: "javascript", code: "await null; while (true) {}", timeout_seconds: 1 });
+    expect(spinning.errorCode).toBe("timeout");
+    expect(resultText(spinning)).toMatch(/did not stop within 5 s of the interrupt, so it was killed\. Its state \(variables, imports, loaded data\) was lost/);
+    const fresh = await evalCell(place, { language: "javascript", code: "typeof jsState" });
+    expect(resultText(fresh)).toBe("'undefined'");
+  });
+
+  it("says plainly that input() cannot read, and keeps output printed between cells for the next one", async () => {
+    const r = await evalCell(place, { code: "input('name? ')" });
+    expect(resultText(r)).toMatch(/RuntimeError: input\(\) cannot read in an eval cell/);
+    await evalCell(place, { code: "import threading, time\nthreading.Timer(0.3, lambda: print('late line', flush=True)).start()" });
+    await new Promise((res) => setTimeout(res, 800));
+    expect(resultText(await evalCell(place, { code: "'next'" }))).toBe("[printed by the kernel between cells]\nlate line\n'next'");
+  });
+
+  it("kills the kernels and removes their environment when the conversation is deleted", async () => {
+    await fx.client.createConversation("evalgone", mkdtempSync(join(tmpdir(), "enclave-eval-ws-")));
+    const run = (await fx.client.openRun("evalgone")).id;
+    const r = await fx.client.callTool(run, "eval", { description: "find where the kernel environment lives", code: "import os, sys\n(os.getpid(), sys.prefix)" });
+    const m = /^\((\d+), '([^']+)'\)$/.exec(resultText(r));
+    expect(m, resultText(r)).not.toBeNull();
+    const [pid, prefix] = [Number(m?.[1]), m?.[2] ?? ""];
+    expect(existsSync(prefix)).toBe(true);
+    await fx.client.deleteConversation("evalgone");
+    expect(existsSync(prefix)).toBe(false);
+    expect(() => process.kill(pid, 0)).toThrow();
+  });
+
+  it("keeps the kernel across calls of the conversation, and never starts an enclosure", async () => {
+    await evalCell(place, { code: "marker = 'kept'" });
+    const other = (await fx.client.openRun("evalhost")).id;
+    const r = await evalCell(place, { code: "marker" }, other);
+    expect(resultText(r)).toBe("'kept'");
+    expect((await fx.client.getConversation("evalhost")).placement).toBe("host");
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { CellTranscript, renderDisplay } from "../../control-plane/src/tools/eval/cell-transcript.js";
+import { LIMITS } from "../../control-plane/src/limits.js";
+
+const item = (mimeType: string, data: string | Buffer) => ({ mimeType, data: Buffer.isBuffer(data) ? data : Buffer.from(data) });
+
+describe("renderDisplay", () => {
+  it("prefers an image, then markdown with HTML kept beside it, then plain text", () => {
+    expect(renderDisplay({ echo: false, items: [item("text/plain", "<Figure>"), item("image/png", Buffer.from([1, 2]))] }).parts[0]?.type).toBe("image");
+    const table = renderDisplay({ echo: true, items: [item("text/plain", "df"), item("text/markdown", "| a |"), item("text/html", "<table/>")] });
+    expect(table.text).toBe("| a |");
+    expect(table.parts).toEqual([{ type: "rich", mimeType: "text/html", text: "<table/>" }]);
+    expect(renderDisplay({ echo: true, items: [item("text/plain", "42")] })).toEqual({ text: "42", parts: [] });
+  });
+});
+
+describe("CellTranscript", () => {
+  it("keeps output and displays in order, on lines of their own, and decodes split UTF-8", () => {
+    const t = new CellTranscript();
+    const euro = Buffer.from("€");
+    t.output("stdout", Buffer.concat([Buffer.from("a "), euro.subarray(0, 1)]));
+    t.output("stdout", euro.subarray(1));
+    t.display({ echo: false, items: [item("image/png", Buffer.from([0x89]))] });
+    t.output("stderr", Buffer.from("warn"));
+    t.display({ echo: true, items: [item("text/plain", "7")] });
+    expect(t.parts()).toEqual([
+      { type: "text", text: "a €" },
+      { type: "image", mimeType: "image/png", data: Buffer.from([0x89]) },
+      { type: "text", text: "warn\n7" },
+    ]);
+  });
+
+  it("cuts the middle of long output with a marker, keeping head and tail", () => {
+    const t = new CellTranscript();
+    t.output("stdout", Buffer.from(`HEAD${"x".repeat(LIMITS.evalResultTextBytes * 2)}TAIL`));
+    const [part] = t.parts();
+    const text = part?.type === "text" ? part.text : "";
+    expect(text.startsWith("HEAD")).toBe(true);
+    expect(text.endsWith("TAIL")).toBe(true);
+    expect(text).toMatch(/bytes of output cut/);
+    expect(Buffer.byteLength(text)).toBeLessThan(LIMITS.evalResultTextBytes + 200);
+  });
+
+  it("keeps at most the image cap and says how many were dropped", () => {
+    const t = new CellTranscript();
+    for (let i = 0; i < LIMITS.evalMaxImages + 3; i++) t.display({ echo: false, items: [item("image/png", Buffer.from([i]))] });
+    const parts = t.parts();
+    expect(parts.filter((p) => p.type === "image")).toHaveLength(LIMITS.evalMaxImages);
+    expect(parts.at(-1)).toEqual({ type: "text", text: `[3 more image(s) not kept: a cell keeps at most ${LIMITS.evalMaxImages}]` });
+  });
+});
