@@ -109,6 +109,8 @@ export class CellRun implements KernelListener {
       this.sink.bridgeCall({ callId: f.id, tool: f.tool, argumentsJson: f.args });
     } else if (f.t === "done") {
       const interrupted = this.stopReason !== undefined && f.status === "error";
+      // An interrupted cell's children (a fork bomb, a stray server) go with it; the kernel stays.
+      if (this.stopReason !== undefined) this.kernel.reapStrays();
       this.finish({
         status: interrupted ? "interrupted" : f.status,
         errorName: f.ename,

@@ -3,7 +3,7 @@
 // output (stream-sync.ts), and its end described (exit-fate.ts).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
@@ -197,6 +197,34 @@ export class KernelProcess {
     }
   }
 
+  /**
+   * Kills whatever an interrupted cell left running in the kernel's process group (stray forks, a
+   * fork bomb), keeping the kernel itself. The group is stopped first so nothing forks mid-sweep.
+   */
+  reapStrays(): number {
+    const pgid = this.child.pid;
+    if (!this.alive || !pgid) return 0;
+    let reaped = 0;
+    this.signal("SIGSTOP");
+    try {
+      for (let sweep = 0; sweep < 5; sweep++) {
+        const strays = groupMembers(pgid).filter((pid) => pid !== pgid);
+        if (strays.length === 0) break;
+        for (const pid of strays) {
+          try {
+            process.kill(pid, "SIGKILL");
+            reaped++;
+          } catch {
+            // Gone already.
+          }
+        }
+      }
+    } finally {
+      this.signal("SIGCONT");
+    }
+    return reaped;
+  }
+
   kill(reason: string): void {
     if (!this.alive) return;
     this.killedBy ??= reason;
@@ -274,4 +302,21 @@ export class KernelProcess {
       });
     }
   }
+}
+
+/** Pids whose process group is pgid, from /proc (Linux: host and enclosure alike). */
+function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after "(comm) ": state, ppid, pgrp, …
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid) out.push(Number(entry));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return out;
 }

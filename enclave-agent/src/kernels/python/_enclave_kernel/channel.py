@@ -50,6 +50,7 @@ class Channel:
         self.replies = {}
         self.replies_lock = threading.Lock()
         self.next_call = 0
+        self.pid = os.getpid()
 
     def start(self):
         t = threading.Thread(target=self._read, name="enclave-frames", daemon=True)
@@ -92,6 +93,10 @@ class Channel:
 
     def send(self, frame):
         """Writes one frame after a sync marker on stdout and stderr; safe from any thread."""
+        if os.getpid() != self.pid:
+            # A forked child shares the frame pipes but has no reader: its frames would corrupt the
+            # kernel's, and a bridge reply could never reach it.
+            raise RuntimeError("display() and tool() work only in the kernel's own process, not in a process it forked")
         self.interrupts.enter()
         try:
             with self.lock:

@@ -29,6 +29,9 @@ def _sacrifice_first():
         pass
 
 
+_KERNEL_PID = os.getpid()
+
+
 def main():
     token = os.environ.pop("ENCLAVE_KERNEL_TOKEN", "")
     interrupts = Interrupts()
@@ -84,4 +87,8 @@ def run_cell(frame, ns, loop, channel, display, interrupts):
         name, value, tb = cells.format_error(err)
     finally:
         interrupts.executing = False
+    if os.getpid() != _KERNEL_PID:
+        # A process the cell forked (os.fork, not multiprocessing's own exit) ran off the end of the
+        # cell: it must not become a second kernel reading and writing the agent's frames.
+        os._exit(0 if status == "ok" else 1)
     channel.send({"t": "done", "id": frame.get("id"), "status": status, "ename": name, "evalue": value, "traceback": tb})

@@ -1,0 +1,107 @@
+// Promises about kernels misbehaving inside an enclosure:
+// - a cell allocating past the memory limit: the kernel dies, the error says out of memory, the
+//   agent survives (same process) and the next cell runs in a fresh kernel;
+// - a fork bomb in a cell is held by the pids limit, the agent answers meanwhile, the cell's budget
+//   stops it and everything it started is reaped;
+// - a cell trying to reach the network (Python and JavaScript) fails every way.
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type EvalPlace, evalCell, evalOk } from "../helpers/eval-cases.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+const MEMORY = 1024 * 1024 ** 2;
+const PIDS = 256;
+let fx: Fixture;
+let place: EvalPlace;
+let containerId: string;
+const docker = new Docker();
+
+beforeAll(async () => {
+  fx = await startFixture();
+  const conv = await fx.client.createConversation("kfaults");
+  const started = await fx.client.startEnclosure("kfaults", { memoryBytes: MEMORY, pidsLimit: PIDS });
+  containerId = started.enclosure?.containerId ?? "";
+  place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+});
+afterAll(async () => fx?.close());
+
+async function agentPid(): Promise<string> {
+  const r = await fx.client.callTool(place.runId, "exec", { command: "pgrep -f enclave-agent.mjs | head -1" });
+  return resultText(r).split("\n")[0] ?? "";
+}
+
+const processCount = async (): Promise<number> => ((await docker.getContainer(containerId).top({ ps_args: "-e" })).Processes ?? []).length;
+
+describe("kernel faults in an enclosure", () => {
+  it("reports a kernel killed for running out of memory; the next cell runs in a fresh one and the agent lives on", async () => {
+    const before = await agentPid();
+    await evalOk(place, { code: "state = 'set before the hog'" });
+    const r = await evalCell(place, { code: "print('allocating', flush=True)\nhog = b'x' * (3 * 1024 ** 3)" });
+    expect(r.errorCode).toBe("kernel_died");
+    const text = resultText(r);
+    expect(text).toMatch(/^allocating\n/);
+    expect(text).toMatch(/killed by the out-of-memory killer: it used more memory than the placement allows \(memory limit 1024 MiB\)/);
+    expect(text).toMatch(/state \(variables, imports, loaded data\) was lost; the next cell starts a fresh kernel/);
+    expect(await evalOk(place, { code: "'state' in globals()" })).toBe("False");
+    expect(await agentPid()).toBe(before);
+    const info = await docker.getContainer(containerId).inspect();
+    expect(info.State.Running).toBe(true);
+  });
+
+  it("holds a fork bomb in a cell at the pids limit, keeps answering, and reaps it when the budget runs out", async () => {
+    const baseline = await processCount();
+    const bomb = evalCell(place, {
+      // Every process forks forever; the first refusal each one meets is printed, so the result shows
+      // the limit was reached (EAGAIN is errno 11).
+      code: "import os, time\nnoted = False\nwhile True:\n    try:\n        os.fork()\n    except OSError as e:\n        if not noted:\n            noted = True\n            print('fork refused: errno', e.errno, flush=True)\n        time.sleep(0.01)",
+      timeout_seconds: 6,
+    });
+    let peak = 0;
+    for (let i = 0; i < 16; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      peak = Math.max(peak, await processCount());
+    }
+    expect(peak).toBeLessThanOrEqual(PIDS);
+    const read = await fx.client.callTool(place.runId, "list", {});
+    expect(read.isError, resultText(read)).toBe(false);
+    const ended = await bomb;
+    expect(ended.errorCode).toBe("timeout");
+    expect(resultText(ended)).toMatch(/fork refused: errno 11/);
+    let left = PIDS;
+    for (let i = 0; i < 60 && left > baseline + 2; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      left = await processCount();
+    }
+    expect(left).toBeLessThanOrEqual(baseline + 2);
+    // The same kernel answers (whatever the dying forks printed is shown first, as stray output).
+    const next = await evalCell(place, { code: "6 * 7" });
+    expect(next.isError, resultText(next)).toBe(false);
+    expect(resultText(next).trim().split("\n").pop()).toBe("42");
+  });
+
+  it("cannot reach the network from a Python or a JavaScript cell", async () => {
+    const py = await evalOk(place, {
+      code: [
+        "import socket",
+        "out = []",
+        "for host, port in [('1.1.1.1', 443), ('8.8.8.8', 53)]:",
+        "    try:",
+        "        socket.create_connection((host, port), timeout=3); out.append('connected')",
+        "    except OSError as e:",
+        "        out.append(type(e).__name__ + ':' + str(e.errno))",
+        "try:",
+        "    socket.getaddrinfo('registry.npmjs.org', 443); out.append('resolved')",
+        "except OSError as e:",
+        "    out.append('dns:' + type(e).__name__)",
+        "' '.join(out)",
+      ].join("\n"),
+    });
+    expect(py).toMatch(/^'OSError:101 OSError:101 dns:gaierror'$/); // 101 = ENETUNREACH
+    const js = await evalOk(place, {
+      language: "javascript",
+      code: "const net = await import('node:net'); await new Promise((done) => net.connect(443, '1.1.1.1').on('error', (e) => done(e.code)).on('connect', () => done('connected')))",
+    });
+    expect(js).toBe("'ENETUNREACH'");
+  });
+});
