@@ -28,6 +28,7 @@ import { CommandHost } from "./vibe/command-host.js";
 import { vibeTools } from "./vibe/tools/index.js";
 import { VibeRoster } from "./vibe/vibe-roster.js";
 import { workerAuditEvent } from "./vibe/worker-audit.js";
+import { LiveStatusRegistry, vibeWorkerStatus } from "./console/live-status.js";
 
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
@@ -44,6 +45,8 @@ export class ControlPlane {
   readonly placements: Placements;
   readonly questions: QuestionPort;
   readonly vibe: VibeRoster;
+  /** What runs per conversation, for the operator console (capabilities register their own source). */
+  readonly liveStatus = new LiveStatusRegistry();
   private readonly dispatcher: ToolDispatcher;
   private readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
@@ -61,6 +64,7 @@ export class ControlPlane {
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
     this.vibe = new VibeRoster(new CommandHost(config.vibe), (w) => this.audit.record(workerAuditEvent(w)));
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
+    this.liveStatus.register(vibeWorkerStatus(this.vibe));
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements);
   }
 
