@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ControlPlane } from "../control-plane.js";
-import { asEnclaveError, type EnclaveErrorCode } from "../errors.js";
+import { asEnclaveError, EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { ConsoleAccess, type Session } from "./access.js";
 import { type ConsoleSettings, consoleUrl, isLoopbackHost } from "./console-settings.js";
 import { html } from "./html.js";
@@ -84,6 +84,9 @@ function tokenForm(path: string) {
 }
 
 export async function serveConsole(cp: ControlPlane, settings: ConsoleSettings): Promise<ServingConsole> {
+  if (!settings.token && !isLoopbackHost(settings.host)) {
+    throw new EnclaveError("invalid_arguments", `a console on ${settings.host} (not loopback) needs an access token: set ENCLAVE_CONSOLE_TOKEN, or let \`enclave serve\` generate one`);
+  }
   const routes: Route[] = consoleRoutes(cp);
   const assets: Map<string, Asset> = loadAssets();
   let access: ConsoleAccess | undefined;
@@ -102,6 +105,7 @@ export async function serveConsole(cp: ControlPlane, settings: ConsoleSettings):
       if (req.headers["if-none-match"] === asset.etag) return void send(res, 304, asset.type, "", { ETag: asset.etag, "Cache-Control": "no-cache" });
       return void send(res, 200, asset.type, asset.body, { ETag: asset.etag, "Cache-Control": "no-cache" });
     }
+    if (url.pathname === "/favicon.ico") return void send(res, 204, "image/x-icon", "");
     const decision = (access as ConsoleAccess).check(req, url);
     if (!decision.ok) return fail(req, res, decision.status, decision.status === 401 ? "Access token needed" : "Refused", decision.reason, url.pathname);
     const session: Session = decision.session;

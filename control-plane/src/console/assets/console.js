@@ -111,13 +111,14 @@
   async function submit(form, submitter) {
     if (submitter?.dataset.confirm && !window.confirm(submitter.dataset.confirm)) return;
     const error = form.querySelector(".form-error");
+    // Read the form before disabling its buttons: a disabled submitter is left out of the data.
+    const body = new URLSearchParams(new FormData(form, submitter));
     const buttons = [...form.querySelectorAll("button")];
     const label = submitter?.textContent;
     buttons.forEach((b) => (b.disabled = true));
     if (submitter?.dataset.busy) submitter.textContent = submitter.dataset.busy;
     form.setAttribute("aria-busy", "true");
     try {
-      const body = new URLSearchParams(new FormData(form, submitter));
       const res = await fetch(form.action, {
         method: "POST",
         body,

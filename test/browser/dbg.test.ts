@@ -1,0 +1,27 @@
+import { it } from "vitest";
+import { serveConsole } from "/work/wt/console/control-plane/src/console/console-server.js";
+import { startFixture } from "/work/wt/console/test/helpers/control-plane-fixture.js";
+import { launchBrowser } from "/work/wt/console/test/helpers/browser.js";
+it("dbg", async () => {
+  const fx = await startFixture();
+  const web = await serveConsole(fx.cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false });
+  await fx.client.createConversation("a");
+  const b = await launchBrowser();
+  const page = await b.newPage();
+  page.on("console", (m) => console.log("PAGE:", m.text()));
+  page.on("pageerror", (e) => console.log("PAGEERR:", e.message));
+  page.on("response", (r) => console.log("RESP", r.status(), r.url()));
+  await page.goto(web.url + "conversations/a");
+  await page.locator('[data-live-indicator][data-state="live"]').waitFor();
+  const run = await fx.client.openRun("a", { resources: ["questions"] });
+  const pending = fx.client.callTool(run.id, "ask_user", { question: "Q?", options: [{ label: "Postgres" }, { label: "Redis" }] });
+  const card = page.locator('[data-card-key="a#1"]');
+  await card.waitFor();
+  console.log("card shown");
+  await card.getByRole("button", { name: /Postgres/ }).click();
+  console.log("clicked");
+  await new Promise((r) => setTimeout(r, 3000));
+  console.log("error:", await page.locator(".form-error").allTextContents());
+  console.log(await Promise.race([pending.then((r) => JSON.stringify(r)), new Promise((r) => setTimeout(() => r("still pending"), 2000))]));
+  await b.close(); await web.close(); await fx.close();
+}, 60000);
