@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run test build deps gen docker images bench clean
+.PHONY: run test build deps gen docker images bench clean chromium
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -21,7 +21,11 @@ docker:
 images: build docker
 	node dist/images/pipeline/main.js
 
-test: images
+# The console's browser tests drive Debian's Chromium (installed when absent).
+chromium:
+	bash test/browser/ensure-chromium.sh
+
+test: images chromium
 	npx vitest run
 
 bench: images
