@@ -3,6 +3,7 @@
 // reported (and makes the run exit non-zero) without hiding the others' figures.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { consoleRows } from "./console-bench.js";
 import { enclosureRows } from "./enclosure-bench.js";
 import type { BenchRow } from "./measure.js";
 import { questionsVibeRows } from "./questions-vibe.js";
@@ -12,6 +13,7 @@ import { type BenchResults, describeMachine, markdownTable, withRatios, writeRes
 const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   enclosure: enclosureRows,
   "questions-vibe": questionsVibeRows,
+  console: consoleRows,
 };
 
 async function main(): Promise<void> {
