@@ -57,14 +57,23 @@
     const src = el.dataset.live || el.dataset.fragment;
     if (!src) return;
     try {
-      const res = await fetch(src, { headers: { Accept: "text/html" }, credentials: "same-origin" });
-      if (!res.ok) throw new Error(res.status + " " + (await res.text()).slice(0, 300));
+      // Fragments answer HTML; an error answers JSON ({error}) because JSON is accepted too.
+      const res = await fetch(src, { headers: { Accept: "text/html, application/json;q=0.9" }, credentials: "same-origin" });
+      if (!res.ok) throw new Error((await res.json().catch(() => ({}))).error || "the console answered " + res.status);
       el.innerHTML = await res.text();
       el.removeAttribute("aria-busy");
       syncEnclosureState();
       tick();
+      el.previousElementSibling?.classList.contains("fragment-error") && el.previousElementSibling.remove();
     } catch (err) {
-      el.dataset.error = String(err);
+      // Shown as text: the server's message, never markup.
+      let note = el.previousElementSibling;
+      if (!note?.classList.contains("fragment-error")) {
+        note = document.createElement("p");
+        note.className = "fragment-error warn";
+        el.before(note);
+      }
+      note.textContent = "Could not refresh: " + err.message;
     }
   }
   function scheduleRefresh(delay) {
