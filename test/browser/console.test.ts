@@ -71,7 +71,10 @@ function rawRequest(opts: { port: number; path: string; method?: string; headers
 }
 
 beforeAll(async () => {
-  fx = await startFixture();
+  fx = await startFixture((c) => {
+    // A worker that waits for a while: the page must show it running, then killed.
+    c.vibe.commands = { fast: "cat > /dev/null; sleep 60; echo done", good: "cat > /dev/null; sleep 60; echo done" };
+  });
   web = await serveConsole(fx.cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false });
   browser = await launchBrowser();
   for (const id of ["web-ask", "web-perm", "web-two", "web-audit"]) await fx.client.createConversation(id);
@@ -242,9 +245,33 @@ describe("operator console in Chromium", () => {
     await page.reload();
     await page.locator("#capabilities .capabilities").waitFor({ timeout: 60_000 });
     await screenshot(page, "conversation-enclosure");
+    // Changes made elsewhere (the API) show up live, without a reload.
+    await fx.client.stopEnclosure("web-enc");
+    await page.locator('[data-placement="host"]').waitFor({ timeout: 60_000 });
+    await fx.client.startEnclosure("web-enc", {});
+    await page.locator('[data-placement="enclosure"]').waitFor({ timeout: 120_000 });
     await page.getByRole("button", { name: "Stop enclosure" }).click();
     await page.locator('[data-placement="host"]').waitFor({ timeout: 120_000 });
     expect(fx.cp.getConversation("web-enc").enclosure).toBeUndefined();
+    await page.close();
+  });
+
+  it("shows runs and vibe workers live, and says so when the conversation is deleted", async () => {
+    await fx.client.createConversation("web-live");
+    const page = await open("/conversations/web-live");
+    const run = await fx.client.openRun("web-live", { resources: ["vibe"], vibeMode: true, approvalPolicy: "never" });
+    const spawned = await fx.client.callTool(run.id, "vibe_spawn", { brief: "wait a minute", label: "slow <b>worker</b>" });
+    expect(spawned.isError).toBe(false);
+    const worker = page.locator("#live-vibe li");
+    await worker.waitFor();
+    await expect(worker.textContent()).resolves.toMatch(/w1 "slow <b>worker<\/b>"\s*running/);
+    await expect(page.locator("table.runs").textContent()).resolves.toContain(run.id);
+    await screenshot(page, "conversation-live");
+    await fx.client.callTool(run.id, "vibe_kill", { worker_id: "w1" });
+    await page.locator("#live-vibe .state-killed").waitFor();
+    await fx.client.deleteConversation("web-live");
+    await page.locator(".fragment-error").waitFor();
+    await expect(page.locator(".fragment-error").textContent()).resolves.toMatch(/no conversation `web-live`/);
     await page.close();
   });
 
