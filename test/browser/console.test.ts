@@ -184,8 +184,13 @@ describe("operator console in Chromium", () => {
     expect(resultText(await pending)).toContain('Chose: "yes"');
     await inSecond.waitFor({ state: "detached" });
     await expect(second.locator("[data-open-count]").textContent()).resolves.toBe("0");
+    // An open page is an attached human; once every page is closed, nobody is (ask_user fails fast again).
+    expect(fx.cp.questions.attached("web-two")).toBe(true);
     await first.close();
     await second.close();
+    await until(() => (fx.cp.questions.attached("web-two") ? undefined : true), "the pages' subscriptions to end");
+    const alone = await fx.client.callTool(run.id, "ask_user", { question: "Anyone?" });
+    expect(alone.errorCode).toBe("failed_precondition");
   });
 
   it("lists a bridge call in the audit view, live and filtered, and exports it as CSV and JSON lines", async () => {

@@ -92,7 +92,7 @@ export async function serveConsole(cp: ControlPlane, settings: ConsoleSettings):
   let access: ConsoleAccess | undefined;
 
   const fail = (req: IncomingMessage, res: ServerResponse, status: number, title: string, message: string, path = "/"): void => {
-    if (wantsJson(req) || req.method !== "GET") send(res, status, "application/json; charset=utf-8", JSON.stringify({ error: message }));
+    if (wantsJson(req)) send(res, status, "application/json; charset=utf-8", JSON.stringify({ error: message }));
     else send(res, status, "text/html; charset=utf-8", errorPage(status, title, message, status === 401 ? tokenForm(path) : undefined));
   };
 
