@@ -263,7 +263,24 @@ describe("operator console in Chromium", () => {
 
   it("shows runs and vibe workers live, and says so when the conversation is deleted", async () => {
     await fx.client.createConversation("web-live");
+    // The extension point capabilities use to show what runs (kernels here; lsp and debug alike).
+    fx.cp.liveStatus.register({
+      id: "kernels",
+      title: "Kernels",
+      empty: "no kernels",
+      list: (id) => (id === "web-live" ? [{ name: "python <3.11>", state: "running", detail: "pid 42", sinceMs: Date.now() }] : []),
+    });
+    fx.cp.liveStatus.register({
+      id: "lsp",
+      title: "Language servers",
+      empty: "no servers",
+      list: () => {
+        throw new Error("agent not answering");
+      },
+    });
     const page = await open("/conversations/web-live");
+    await expect(page.locator("#live-kernels li").textContent()).resolves.toMatch(/python <3\.11>\s*running/);
+    await expect(page.locator("#live-lsp").textContent()).resolves.toMatch(/could not read: agent not answering/);
     const run = await fx.client.openRun("web-live", { resources: ["vibe"], vibeMode: true, approvalPolicy: "never" });
     const spawned = await fx.client.callTool(run.id, "vibe_spawn", { brief: "wait a minute", label: "slow <b>worker</b>" });
     expect(spawned.isError).toBe(false);

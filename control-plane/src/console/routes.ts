@@ -39,6 +39,7 @@ export interface Route {
 /** Pages of the audit log are read newest first in chunks of this many events. */
 const SCAN_CHUNK = 1000;
 const DESCRIBE_TIMEOUT_MS = 15_000;
+const SOURCE_TIMEOUT_MS = 5_000;
 
 function openCardCount(cp: ControlPlane): number {
   return cp.questions.list(undefined, false).length;
@@ -62,7 +63,8 @@ async function liveSections(cp: ControlPlane, conversationId: string): Promise<L
   return Promise.all(
     cp.liveStatus.all().map(async (s) => {
       try {
-        return { id: s.id, title: s.title, empty: s.empty, items: await s.list(conversationId) };
+        // A slow source (an agent that does not answer) must not hold the page.
+        return { id: s.id, title: s.title, empty: s.empty, items: await withTimeout(Promise.resolve(s.list(conversationId)), SOURCE_TIMEOUT_MS, s.title) };
       } catch (err) {
         return { id: s.id, title: s.title, empty: s.empty, items: [], error: `could not read: ${(err as Error).message}` };
       }
