@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run test build deps gen docker images bench clean host-tools host-servers host-debuggers host-kernels
+.PHONY: run test build deps gen docker images bench clean host-tools host-servers host-debuggers host-kernels chromium
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -28,7 +28,11 @@ host-tools: host-servers host-debuggers host-kernels
 host-kernels:
 	bash scripts/ensure-host-kernels.sh
 
-test: images host-tools
+# The console's browser tests drive Debian's Chromium (installed when absent).
+chromium:
+	bash test/browser/ensure-chromium.sh
+
+test: images host-tools chromium
 	npx vitest run
 
 bench: images host-tools

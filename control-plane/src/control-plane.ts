@@ -33,6 +33,7 @@ import { workerAuditEvent } from "./vibe/worker-audit.js";
 import { PendingActionStores } from "./pending/pending-action-store.js";
 import { AST_TOOLS } from "./tools/ast/index.js";
 import { loadCustomTools } from "./tools/custom/custom-tool-loader.js";
+import { LiveStatusRegistry, vibeWorkerStatus } from "./console/live-status.js";
 
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
@@ -50,6 +51,8 @@ export class ControlPlane {
   readonly placements: Placements;
   readonly questions: QuestionPort;
   readonly vibe: VibeRoster;
+  /** What runs per conversation, for the operator console (capabilities register their own source). */
+  readonly liveStatus = new LiveStatusRegistry();
   private readonly dispatcher: ToolDispatcher;
   private readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
@@ -72,6 +75,7 @@ export class ControlPlane {
     for (const tool of AST_TOOLS) this.registry.register(tool);
     this.registry.register(createDebugTool({ sessionTtlMs: config.debugSessionTtlMs }));
     for (const tool of EVAL_TOOLS) this.registry.register(tool);
+    this.liveStatus.register(vibeWorkerStatus(this.vibe));
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run));
   }
 

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { astSearchRows } from "./ast-search.js";
 import { debugBenchRows } from "./debug-bench.js";
+import { consoleRows } from "./console-bench.js";
 import { enclosureRows } from "./enclosure-bench.js";
 import { kernelRows } from "./kernel-bench.js";
 import { lspBenchRows } from "./lsp-bench.js";
@@ -20,6 +21,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   lsp: lspBenchRows,
   debug: debugBenchRows,
   kernels: kernelRows,
+  console: consoleRows,
 };
 
 async function main(): Promise<void> {

@@ -124,6 +124,20 @@ export class AuditLog {
     return rows.reverse().map((r) => JSON.parse(r.event_json) as AuditEvent);
   }
 
+  /**
+   * One page of a conversation's events (or everyone's) in seq order, for walking the whole log:
+   * ascending after afterSeq, or with newestFirst descending before beforeSeq. At most `limit`.
+   */
+  page(q: { conversationId?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
+    const where = ["seq > ?", "seq < ?", ...(q.conversationId ? ["conversation_id = ?"] : [])].join(" AND ");
+    const params: (string | number)[] = [q.afterSeq ?? 0, q.beforeSeq ?? Number.MAX_SAFE_INTEGER, ...(q.conversationId ? [q.conversationId] : [])];
+    const limit = Math.max(1, Math.min(q.limit, LIMITS.auditHistoryEvents));
+    const rows = this.db
+      .prepare(`SELECT event_json FROM audit_events WHERE ${where} ORDER BY seq ${q.newestFirst ? "DESC" : "ASC"} LIMIT ?`)
+      .all(...params, limit) as { event_json: string }[];
+    return rows.map((r) => JSON.parse(r.event_json) as AuditEvent);
+  }
+
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

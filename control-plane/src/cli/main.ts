@@ -5,6 +5,8 @@ import { DEFAULT_LISTEN, loadConfig } from "../config.js";
 import { ControlPlane } from "../control-plane.js";
 import type { Card, Conversation } from "../../../proto/gen/enclave/control/v1/control.js";
 import { serveControlPlane } from "../server/serve.js";
+import { DEFAULT_CONSOLE_LISTEN, resolveConsoleSettings } from "../console/console-settings.js";
+import { serveConsole } from "../console/console-server.js";
 
 const HELP: Record<string, string> = {
   main: `usage: enclave <command> [options]
@@ -29,11 +31,13 @@ common options:
   --approval POLICY    never | write | always
   --vibe               open the run in vibe mode (the vibe_* tools)
   -h, --help           help for any command`,
-  serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR]
+  serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR] [--console ADDR|off]
 
-Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a socket).
-Environment: ENCLAVE_LISTEN, ENCLAVE_DATA_DIR, ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES,
-ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS.`,
+Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a socket) and the
+operator console, a web page (default ${DEFAULT_CONSOLE_LISTEN}; "off" for none). A console bound to
+anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one generated and printed.
+Environment: ENCLAVE_LISTEN, ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
+ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS.`,
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
   enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N]
        enclave enclosure stop ID`,
@@ -62,6 +66,7 @@ const { values: opts, positionals } = parseArgs({
   options: {
     address: { type: "string" },
     listen: { type: "string" },
+    console: { type: "string" },
     "data-dir": { type: "string" },
     conversation: { type: "string", short: "c" },
     surface: { type: "string" },
@@ -138,19 +143,21 @@ async function serve(): Promise<void> {
   const config = loadConfig({ dataDir: opts["data-dir"], listen: opts.listen });
   const cp = await ControlPlane.start(config);
   const server = await serveControlPlane(cp, config.listen);
+  const consoleSettings = resolveConsoleSettings(opts.console ?? process.env.ENCLAVE_CONSOLE_LISTEN, process.env.ENCLAVE_CONSOLE_TOKEN);
+  const web = consoleSettings ? await serveConsole(cp, consoleSettings) : undefined;
   const docker = await cp.dockerDriver().then(
     () => "available: `enclave enclosure start ID` runs a conversation in an enclosure",
     () => "not available: conversations run on host placement (`make docker` installs an engine)",
   );
   console.log(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
 Docker engine: ${docker}
+Operator console: ${web ? `${web.url}${web.tokenRequired ? ` (access token required${consoleSettings?.tokenGenerated ? ", generated for this run" : ", from ENCLAVE_CONSOLE_TOKEN"}; bound to ${web.host}:${web.port})` : ""}` : "off"}
 Try it from another terminal:
   ./bin/enclave tools list
   ./bin/enclave tool call write '{"path":"hello.txt","content":"hello\\n"}'
   ./bin/enclave tool call read '{"path":"hello.txt"}'`);
   const stop = (): void => {
-    void server
-      .close()
+    void Promise.all([server.close(), web?.close()])
       .then(() => cp.close())
       .then(() => process.exit(0));
   };

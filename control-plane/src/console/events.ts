@@ -1,0 +1,48 @@
+// The push channel of one open console page: every open card (sent at connect, then opened/closed as
+// they happen: a card answered anywhere disappears from every page) and audit events of the page's
+// scope, with the rendered row when the page shows an audit table with filters.
+// An open page is a human attached to every conversation's cards, as `enclave cards --follow` is.
+import type { ServerResponse } from "node:http";
+import type { Card } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { AuditEvent } from "../audit/audit-log.js";
+import type { ControlPlane } from "../control-plane.js";
+import { type AuditFilter, matchesAuditFilter } from "./audit-filter.js";
+import type { Session } from "./access.js";
+import { SseStream } from "./sse.js";
+import { auditRow } from "./views/audit-view.js";
+import { cardKey, renderCard } from "./views/cards-view.js";
+
+export interface EventScope {
+  /** "" none, "*" every conversation, else one conversation's audit events. */
+  audit: string;
+  /** Set when the page shows audit rows: new matching events come with their rendered row. */
+  rows?: AuditFilter;
+}
+
+function openedCard(card: Card, csrf: string) {
+  return { key: cardKey(card), space: card.conversationId, number: card.number, html: renderCard(card, csrf, "/").value };
+}
+
+export function openEventStream(cp: ControlPlane, res: ServerResponse, session: Session, scope: EventScope): SseStream {
+  const stream = new SseStream(res);
+  const cards = cp.questions.subscribe(undefined, (e) => {
+    if (e.type === "opened") stream.send("card-opened", openedCard(e.card, session.csrf));
+    else stream.send("card-closed", { key: cardKey(e.card), space: e.card.conversationId, number: e.card.number, state: e.card.state });
+  });
+  stream.onClose(cards.unsubscribe);
+  stream.send("cards", { cards: cards.openCards.map((c) => openedCard(c, session.csrf)) });
+  if (scope.audit) {
+    const unsubscribe = cp.audit.subscribe((e: AuditEvent) => {
+      // The audit log calls listeners inside record(): nothing here may throw into a tool call.
+      try {
+        if (scope.audit !== "*" && e.conversationId !== scope.audit) return;
+        const rowHtml = scope.rows && matchesAuditFilter(e, scope.rows) ? auditRow(e).value : undefined;
+        stream.send("audit", { seq: e.seq, conversationId: e.conversationId, kind: e.kind, rowHtml });
+      } catch {
+        stream.close();
+      }
+    });
+    stream.onClose(unsubscribe);
+  }
+  return stream;
+}

@@ -1,0 +1,362 @@
+// The operator console end to end, in real headless Chromium (Debian's, driven by playwright-core)
+// against a real control plane with real host agents (and a real enclosure for start/stop): cards
+// answered in the browser reach the tool, a denied permission refuses the call, a card answered in
+// one page disappears from another, the audit view lists a bridge call and exports it, CSRF and the
+// access token are enforced. A screenshot of each page goes to test/artifacts/console/.
+import { existsSync, readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { join } from "node:path";
+import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { serveConsole, type ServingConsole } from "../../control-plane/src/console/console-server.js";
+import { resolveConsoleSettings } from "../../control-plane/src/console/console-settings.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.js";
+
+let fx: Fixture;
+let web: ServingConsole;
+let browser: TestBrowser;
+
+const XSS = `<img src=x onerror="document.body.dataset.pwned='1'"><script>document.body.dataset.pwned='1'</script>`;
+
+function until<T>(what: () => T | undefined, label: string, timeoutMs = 30_000): Promise<T> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const tick = (): void => {
+      const v = what();
+      if (v !== undefined) return resolve(v);
+      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${label}`));
+      setTimeout(tick, 20);
+    };
+    tick();
+  });
+}
+
+/** Waits (bounded) until the locator matches exactly n elements. */
+async function countIs(locator: Locator, n: number, timeoutMs = 30_000): Promise<void> {
+  const started = Date.now();
+  let last = -1;
+  while (Date.now() - started < timeoutMs) {
+    last = await locator.count();
+    if (last === n) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`expected ${n} elements, found ${last}`);
+}
+
+/** Opens a console page and waits until its event stream is connected (a human is then attached). */
+async function open(path: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(new URL(path, web.url).href);
+  await page.locator('[data-live-indicator][data-state="live"]').waitFor();
+  return page;
+}
+
+function rawRequest(opts: { port: number; path: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port: opts.port, path: opts.path, method: opts.method ?? "GET", headers: opts.headers, timeout: 10_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      // An event stream never ends: read its first bytes only.
+      res.on("data", (c: Buffer) => {
+        chunks.push(c);
+        if ((res.headers["content-type"] ?? "").startsWith("text/event-stream")) res.destroy();
+      });
+      res.on("close", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers }));
+    });
+    req.on("error", reject);
+    req.on("timeout", () => req.destroy(new Error("request timed out")));
+    req.end(opts.body);
+  });
+}
+
+beforeAll(async () => {
+  fx = await startFixture((c) => {
+    // A worker that waits for a while: the page must show it running, then killed.
+    c.vibe.commands = { fast: "cat > /dev/null; sleep 60; echo done", good: "cat > /dev/null; sleep 60; echo done" };
+  });
+  web = await serveConsole(fx.cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false });
+  browser = await launchBrowser();
+  for (const id of ["web-ask", "web-perm", "web-two", "web-audit"]) await fx.client.createConversation(id);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await web?.close();
+  await fx?.close();
+});
+
+describe("operator console in Chromium", () => {
+  it("answers an ask_user card in the browser: the tool returns the chosen option (and agent text is escaped)", async () => {
+    const page = await open("/conversations/web-ask");
+    const run = await fx.client.openRun("web-ask", { resources: ["questions"], questionTimeoutSeconds: 60 });
+    const pending = fx.client.callTool(run.id, "ask_user", {
+      question: `Which database should the cache use? ${XSS}`,
+      context: "The schema migration depends on it.\nSecond line.",
+      options: [{ label: "Postgres", description: "the existing cluster" }, { label: "Redis" }],
+    });
+    const card = page.locator('[data-card-key="web-ask#1"]');
+    await card.waitFor();
+    await expect(card.locator(".card-number").textContent()).resolves.toBe("#1");
+    // The payload is shown as text, never run or parsed as markup.
+    await expect(card.locator(".card-question").textContent()).resolves.toContain("<script>document.body.dataset.pwned='1'</script>");
+    expect(await card.locator(".card-question img").count()).toBe(0);
+    await countIs(card.locator("button.option"), 2);
+    expect(await page.evaluate("document.body.dataset.pwned")).toBeUndefined();
+    await expect(page.locator("[data-open-count]").textContent()).resolves.toBe("1");
+    await screenshot(page, "conversation");
+    await card.getByRole("button", { name: /Postgres/ }).click();
+    const r = await pending;
+    expect(r.isError).toBe(false);
+    expect(resultText(r)).toBe('The operator answered card #1.\nChose: "Postgres"');
+    await card.waitFor({ state: "detached" });
+    await expect(page.locator("[data-open-count]").textContent()).resolves.toBe("0");
+
+    // Multi-select with free text: two boxes and a sentence.
+    const multi = fx.client.callTool(run.id, "ask_user", {
+      question: "Which checks should run?",
+      options: [{ label: "lint" }, { label: "unit" }, { label: "e2e" }],
+      multi_select: true,
+      allow_free_text: true,
+    });
+    const card2 = page.locator('[data-card-key="web-ask#2"]');
+    await card2.waitFor();
+    await card2.getByLabel("lint").check();
+    await card2.getByLabel("e2e").check();
+    await card2.locator("textarea").fill("and be quick");
+    await card2.getByRole("button", { name: "Send choice" }).click();
+    expect(resultText(await multi)).toBe('The operator answered card #2.\nChosen: "lint", "e2e"\nWrote: and be quick');
+
+    // Free text only, then a skip.
+    const free = fx.client.callTool(run.id, "ask_user", { question: "Name the branch?" });
+    const card3 = page.locator('[data-card-key="web-ask#3"]');
+    await card3.locator("textarea").fill("feature/cache");
+    await card3.getByRole("button", { name: "Send" }).click();
+    expect(resultText(await free)).toContain("Wrote: feature/cache");
+    const skipped = fx.client.callTool(run.id, "ask_user", { question: "Anything else?", options: [{ label: "no" }] });
+    await page.locator('[data-card-key="web-ask#4"]').getByRole("button", { name: "Skip" }).click();
+    const s = await skipped;
+    expect(s.isError).toBe(false);
+    expect(resultText(s)).toMatch(/skipped card #4/);
+    await page.close();
+  });
+
+  it("denies a permission card in the browser: the call is refused and nothing runs", async () => {
+    const page = await open("/cards");
+    const run = await fx.client.openRun("web-perm", { resources: ["workspace"], approvalPolicy: "write", questionTimeoutSeconds: 60 });
+    const pending = fx.client.callTool(run.id, "write", { path: "denied.txt", content: "should never be written\n" });
+    const card = page.locator('[data-card-key="web-perm#1"]');
+    await card.waitFor();
+    await expect(card.locator(".card-kind").textContent()).resolves.toBe("permission");
+    await expect(card.locator(".card-arguments").textContent()).resolves.toContain("denied.txt");
+    await screenshot(page, "cards");
+    await card.getByRole("button", { name: /deny/ }).click();
+    const r = await pending;
+    expect(r.isError).toBe(true);
+    expect(r.errorCode).toBe("approval_refused");
+    expect(resultText(r)).toMatch(/denied `write` on permission card #1/);
+    const workspace = fx.cp.getConversation("web-perm").workspacePath;
+    expect(existsSync(join(workspace, "denied.txt"))).toBe(false);
+
+    // And allow runs it.
+    const allowed = fx.client.callTool(run.id, "write", { path: "allowed.txt", content: "ok\n" });
+    await page.locator('[data-card-key="web-perm#2"]').getByRole("button", { name: /allow/ }).click();
+    expect((await allowed).isError).toBe(false);
+    expect(readFileSync(join(workspace, "allowed.txt"), "utf8")).toBe("ok\n");
+    // The decision is in the closed list after a reload.
+    await page.reload();
+    await expect(page.locator("table.closed-cards").textContent()).resolves.toMatch(/deny/);
+    await page.close();
+  });
+
+  it("removes a card answered in one page from a second open page", async () => {
+    const first = await open("/");
+    const second = await open("/cards");
+    const run = await fx.client.openRun("web-two", { resources: ["questions"], questionTimeoutSeconds: 60 });
+    const pending = fx.client.callTool(run.id, "ask_user", { question: "Ship it?", options: [{ label: "yes" }, { label: "no" }] });
+    const inFirst = first.locator('[data-card-key="web-two#1"]');
+    const inSecond = second.locator('[data-card-key="web-two#1"]');
+    await inFirst.waitFor();
+    await inSecond.waitFor();
+    await expect(second.locator("[data-open-count]").textContent()).resolves.toBe("1");
+    await screenshot(first, "conversations");
+    await inFirst.getByRole("button", { name: /yes/ }).click();
+    expect(resultText(await pending)).toContain('Chose: "yes"');
+    await inSecond.waitFor({ state: "detached" });
+    await expect(second.locator("[data-open-count]").textContent()).resolves.toBe("0");
+    // An open page is an attached human; once every page is closed, nobody is (ask_user fails fast again).
+    expect(fx.cp.questions.attached("web-two")).toBe(true);
+    await first.close();
+    await second.close();
+    await until(() => (fx.cp.questions.attached("web-two") ? undefined : true), "the pages' subscriptions to end");
+    const alone = await fx.client.callTool(run.id, "ask_user", { question: "Anyone?" });
+    expect(alone.errorCode).toBe("failed_precondition");
+  });
+
+  it("lists a bridge call in the audit view, live and filtered, and exports it as CSV and JSON lines", async () => {
+    const run = await fx.client.openRun("web-audit", { resources: ["workspace"] });
+    await fx.client.callTool(run.id, "write", { path: "notes.txt", content: "hello\n" });
+    // The dispatcher path a kernel cell's tool("read", …) takes: origin bridge.
+    const r = await fx.cp.callTool(run.id, "read", JSON.stringify({ path: "notes.txt" }), { origin: "bridge" });
+    expect(r.isError).toBe(false);
+    const page = await open("/conversations/web-audit/audit?origin=bridge");
+    const rows = page.locator("[data-audit-rows] tr");
+    await countIs(rows, 1);
+    await expect(rows.first().textContent()).resolves.toMatch(/tool_call.*read.*bridge.*ok/s);
+    // A new bridge call appears without a reload; a model call does not match the filter.
+    await fx.client.callTool(run.id, "list", {});
+    await fx.cp.callTool(run.id, "read", JSON.stringify({ path: "missing.txt" }), { origin: "bridge" });
+    await countIs(rows, 2);
+    await expect(rows.first().textContent()).resolves.toMatch(/read.*bridge.*error:/s);
+    await screenshot(page, "audit");
+
+    // Filters from the form: outcome ok and tool read.
+    await page.selectOption('select[name="outcome"]', "ok");
+    await page.click('form.filters button[type="submit"]');
+    await page.waitForURL(/outcome=ok/);
+    await countIs(page.locator("[data-audit-rows] tr"), 1);
+
+    const csv = await page.request.get(new URL("/conversations/web-audit/audit.csv?origin=bridge", web.url).href);
+    expect(csv.status()).toBe(200);
+    expect(csv.headers()["content-disposition"]).toMatch(/attachment; filename="audit-web-audit-\d{8}T\d{6}Z\.csv"/);
+    const lines = (await csv.text()).trim().split("\r\n");
+    expect(lines[0]).toBe("seq,time,conversation_id,run_id,kind,tool,tier,origin,outcome,duration_ms,placement,arguments_digest,detail");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toMatch(/,web-audit,r-[0-9a-f]+,tool_call,read,read,bridge,ok,/);
+    const jsonl = await page.request.get(new URL("/conversations/web-audit/audit.jsonl", web.url).href);
+    const events = (await jsonl.text()).trim().split("\n").map((l) => JSON.parse(l) as { kind: string; origin: string; tool: string });
+    expect(events.filter((e) => e.kind === "tool_call").map((e) => `${e.origin}:${e.tool}`)).toEqual(["model:write", "bridge:read", "model:list", "bridge:read"]);
+    const bad = await page.request.get(new URL("/conversations/web-audit/audit.csv?origin=kernel", web.url).href);
+    expect(bad.status()).toBe(400);
+    expect(await bad.text()).toMatch(/origin &#96;kernel&#96; is not one of model, bridge/);
+    await page.close();
+  });
+
+  it("starts and stops an enclosure from the browser", async () => {
+    await fx.client.createConversation("web-enc");
+    const page = await open("/conversations/web-enc");
+    page.on("dialog", (d) => void d.accept());
+    await countIs(page.locator('[data-placement="host"]'), 1);
+    await page.fill('input[name="memory_mib"]', "512");
+    await page.fill('input[name="pids"]', "256");
+    await page.getByRole("button", { name: "Start enclosure" }).click();
+    const facts = page.locator('[data-placement="enclosure"]');
+    await facts.waitFor({ timeout: 120_000 });
+    await expect(facts.textContent()).resolves.toMatch(/enclosure · running/);
+    await expect(facts.textContent()).resolves.toMatch(/memory 512 MiB · 1 CPU · 256 pids/);
+    await expect(facts.textContent()).resolves.toMatch(/enclave-runtime:/);
+    expect(fx.cp.getConversation("web-enc").enclosure?.limits.memoryBytes).toBe(512 * 1024 ** 2);
+    // What the placement can run, as the agent in the enclosure reports it.
+    await page.reload();
+    await page.locator("#capabilities .capabilities").waitFor({ timeout: 60_000 });
+    await screenshot(page, "conversation-enclosure");
+    // Changes made elsewhere (the API) show up live, without a reload.
+    await fx.client.stopEnclosure("web-enc");
+    await page.locator('[data-placement="host"]').waitFor({ timeout: 60_000 });
+    await fx.client.startEnclosure("web-enc", {});
+    await page.locator('[data-placement="enclosure"]').waitFor({ timeout: 120_000 });
+    await page.getByRole("button", { name: "Stop enclosure" }).click();
+    await page.locator('[data-placement="host"]').waitFor({ timeout: 120_000 });
+    expect(fx.cp.getConversation("web-enc").enclosure).toBeUndefined();
+    await page.close();
+  });
+
+  it("shows runs and vibe workers live, and says so when the conversation is deleted", async () => {
+    await fx.client.createConversation("web-live");
+    // The extension point capabilities use to show what runs (kernels here; lsp and debug alike).
+    fx.cp.liveStatus.register({
+      id: "kernels",
+      title: "Kernels",
+      empty: "no kernels",
+      list: (id) => (id === "web-live" ? [{ name: "python <3.11>", state: "running", detail: "pid 42", sinceMs: Date.now() }] : []),
+    });
+    fx.cp.liveStatus.register({
+      id: "lsp",
+      title: "Language servers",
+      empty: "no servers",
+      list: () => {
+        throw new Error("agent not answering");
+      },
+    });
+    const page = await open("/conversations/web-live");
+    await expect(page.locator("#live-kernels li").textContent()).resolves.toMatch(/python <3\.11>\s*running/);
+    await expect(page.locator("#live-lsp").textContent()).resolves.toMatch(/could not read: agent not answering/);
+    const run = await fx.client.openRun("web-live", { resources: ["vibe"], vibeMode: true, approvalPolicy: "never" });
+    const spawned = await fx.client.callTool(run.id, "vibe_spawn", { brief: "wait a minute", label: "slow <b>worker</b>" });
+    expect(spawned.isError).toBe(false);
+    const worker = page.locator("#live-vibe li");
+    await worker.waitFor();
+    await expect(worker.textContent()).resolves.toMatch(/w1 "slow <b>worker<\/b>"\s*running/);
+    await expect(page.locator("table.runs").textContent()).resolves.toContain(run.id);
+    await screenshot(page, "conversation-live");
+    await fx.client.callTool(run.id, "vibe_kill", { worker_id: "w1" });
+    await page.locator("#live-vibe .state-killed").waitFor();
+    await fx.client.deleteConversation("web-live");
+    await page.locator(".fragment-error").waitFor();
+    await expect(page.locator(".fragment-error").textContent()).resolves.toMatch(/no conversation `web-live`/);
+    await page.close();
+  });
+
+  it("refuses a POST without the session's CSRF token or from another origin, and a foreign Host", async () => {
+    const page = await open("/cards");
+    const run = await fx.client.openRun("web-two", { resources: ["questions"], questionTimeoutSeconds: 60 });
+    const pending = fx.client.callTool(run.id, "ask_user", { question: "Still there?", options: [{ label: "yes" }] });
+    const key = await until(() => fx.cp.questions.list("web-two", false)[0], "the card");
+    const path = `/cards/web-two/${key.number}/answer`;
+    const cookie = (await browser.context.cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    const csrf = (await page.locator('meta[name="csrf-token"]').getAttribute("content")) ?? "";
+    const base = { port: web.port, path, method: "POST", body: "choice=yes" };
+    const form = { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", Cookie: cookie, Host: `127.0.0.1:${web.port}` };
+    const noToken = await rawRequest({ ...base, headers: { ...form, Origin: `http://127.0.0.1:${web.port}` } });
+    expect(noToken.status).toBe(403);
+    expect(noToken.body).toMatch(/form token/);
+    const crossSite = await rawRequest({ ...base, headers: { ...form, Origin: "http://evil.example", "X-CSRF-Token": csrf } });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body).toMatch(/cross-origin/);
+    const rebound = await rawRequest({ port: web.port, path: "/", headers: { Host: `evil.example:${web.port}` } });
+    expect(rebound.status).toBe(421);
+    expect(fx.cp.questions.list("web-two", false)).toHaveLength(1);
+    // The same request from the page itself goes through.
+    const ok = await rawRequest({ ...base, headers: { ...form, Origin: `http://127.0.0.1:${web.port}`, "X-CSRF-Token": csrf } });
+    expect(ok.status).toBe(200);
+    expect(resultText(await pending)).toContain('Chose: "yes"');
+    await page.close();
+  });
+});
+
+describe("access token on a non-loopback bind", () => {
+  it("is generated, printed in the URL, and required on every request including the event stream", async () => {
+    await expect(serveConsole(fx.cp, { host: "0.0.0.0", port: 0, token: "", tokenGenerated: false })).rejects.toThrow(/needs an access token/);
+    const settings = resolveConsoleSettings("0.0.0.0:0", undefined);
+    expect(settings?.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const guarded = await serveConsole(fx.cp, settings as NonNullable<typeof settings>);
+    try {
+      expect(guarded.tokenRequired).toBe(true);
+      expect(guarded.url).toContain(`?token=${settings?.token}`);
+      const port = guarded.port;
+      for (const path of ["/", "/cards", "/conversations/web-ask", "/conversations/web-ask/audit.csv", "/events"]) {
+        const r = await rawRequest({ port, path, headers: { Accept: "text/html" } });
+        expect(r.status, path).toBe(401);
+      }
+      expect((await rawRequest({ port, path: "/?token=not-the-token-at-all" })).status).toBe(401);
+      expect((await rawRequest({ port, path: "/events", headers: { Authorization: "Bearer wrong" } })).status).toBe(401);
+      const bearer = await rawRequest({ port, path: "/events", headers: { Authorization: `Bearer ${settings?.token}` } });
+      expect(bearer.status).toBe(200);
+      expect(bearer.body).toContain("event: cards");
+
+      const page = await browser.newPage();
+      await browser.context.clearCookies();
+      await page.goto(`http://127.0.0.1:${port}/cards`);
+      await expect(page.locator("h1").textContent()).resolves.toBe("Access token needed");
+      await screenshot(page, "token-required");
+      await page.fill('input[name="token"]', settings?.token ?? "");
+      await page.click('button[type="submit"]');
+      await page.waitForURL(`http://127.0.0.1:${port}/cards`);
+      await page.locator('[data-live-indicator][data-state="live"]').waitFor();
+      await expect(page.locator("h1").textContent()).resolves.toBe("Cards");
+      await page.close();
+    } finally {
+      await guarded.close();
+    }
+  });
+});
