@@ -34,6 +34,7 @@ import { PendingActionStores } from "./pending/pending-action-store.js";
 import { AST_TOOLS } from "./tools/ast/index.js";
 import { loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 import { LiveStatusRegistry, vibeWorkerStatus } from "./console/live-status.js";
+import { placementStatusSources } from "./console/placement-status.js";
 
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
@@ -75,6 +76,7 @@ export class ControlPlane {
     for (const tool of AST_TOOLS) this.registry.register(tool);
     this.registry.register(createDebugTool({ sessionTtlMs: config.debugSessionTtlMs }));
     for (const tool of EVAL_TOOLS) this.registry.register(tool);
+    for (const source of placementStatusSources(this.placements)) this.liveStatus.register(source);
     this.liveStatus.register(vibeWorkerStatus(this.vibe));
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run));
   }

@@ -194,18 +194,19 @@ describe("operator console in Chromium", () => {
   });
 
   it("lists a bridge call in the audit view, live and filtered, and exports it as CSV and JSON lines", async () => {
-    const run = await fx.client.openRun("web-audit", { resources: ["workspace"] });
+    const run = await fx.client.openRun("web-audit", { resources: ["workspace", "kernel"] });
     await fx.client.callTool(run.id, "write", { path: "notes.txt", content: "hello\n" });
-    // The dispatcher path a kernel cell's tool("read", …) takes: origin bridge.
-    const r = await fx.cp.callTool(run.id, "read", JSON.stringify({ path: "notes.txt" }), { origin: "bridge" });
-    expect(r.isError).toBe(false);
+    // A real kernel cell calling its own tools over the bridge.
+    const cell = (code: string) => fx.client.callTool(run.id, "eval", { description: "read a file through the tool bridge", code });
+    const r = await cell('tool("read", {"path": "notes.txt"})');
+    expect(resultText(r), resultText(r)).toMatch(/hello/);
     const page = await open("/conversations/web-audit/audit?origin=bridge");
     const rows = page.locator("[data-audit-rows] tr");
     await countIs(rows, 1);
     await expect(rows.first().textContent()).resolves.toMatch(/tool_call.*read.*bridge.*ok/s);
     // A new bridge call appears without a reload; a model call does not match the filter.
     await fx.client.callTool(run.id, "list", {});
-    await fx.cp.callTool(run.id, "read", JSON.stringify({ path: "missing.txt" }), { origin: "bridge" });
+    await cell('try:\n    tool("read", {"path": "missing.txt"})\nexcept ToolError as e:\n    print(e)');
     await countIs(rows, 2);
     await expect(rows.first().textContent()).resolves.toMatch(/read.*bridge.*error:/s);
     await screenshot(page, "audit");
@@ -225,7 +226,14 @@ describe("operator console in Chromium", () => {
     expect(lines[1]).toMatch(/,web-audit,r-[0-9a-f]+,tool_call,read,read,bridge,ok,/);
     const jsonl = await page.request.get(new URL("/conversations/web-audit/audit.jsonl", web.url).href);
     const events = (await jsonl.text()).trim().split("\n").map((l) => JSON.parse(l) as { kind: string; origin: string; tool: string });
-    expect(events.filter((e) => e.kind === "tool_call").map((e) => `${e.origin}:${e.tool}`)).toEqual(["model:write", "bridge:read", "model:list", "bridge:read"]);
+    expect(events.filter((e) => e.kind === "tool_call").map((e) => `${e.origin}:${e.tool}`)).toEqual([
+      "model:write",
+      "bridge:read",
+      "model:eval",
+      "model:list",
+      "bridge:read",
+      "model:eval",
+    ]);
     const bad = await page.request.get(new URL("/conversations/web-audit/audit.csv?origin=kernel", web.url).href);
     expect(bad.status()).toBe(400);
     expect(await bad.text()).toMatch(/origin &#96;kernel&#96; is not one of model, bridge/);
@@ -263,24 +271,26 @@ describe("operator console in Chromium", () => {
 
   it("shows runs and vibe workers live, and says so when the conversation is deleted", async () => {
     await fx.client.createConversation("web-live");
-    // The extension point capabilities use to show what runs (kernels here; lsp and debug alike).
+    // What runs in the conversation's placement, read from its agent: a real kernel and a real
+    // language server (started by the calls below), and a source that fails, reported in its section.
+    const busy = await fx.client.openRun("web-live", { resources: ["workspace", "kernel", "lsp"] });
+    expect((await fx.client.callTool(busy.id, "eval", { description: "start a kernel for the live view", code: "x = 1" })).isError).toBe(false);
+    await fx.client.callTool(busy.id, "write", { path: "tsconfig.json", content: "{}\n" });
+    await fx.client.callTool(busy.id, "write", { path: "a.ts", content: "export const answer = 42;\n" });
+    expect((await fx.client.callTool(busy.id, "lsp", { action: "hover", file: "a.ts", line: 1, symbol: "answer" })).isError).toBe(false);
     fx.cp.liveStatus.register({
-      id: "kernels",
-      title: "Kernels",
-      empty: "no kernels",
-      list: (id) => (id === "web-live" ? [{ name: "python <3.11>", state: "running", detail: "pid 42", sinceMs: Date.now() }] : []),
-    });
-    fx.cp.liveStatus.register({
-      id: "lsp",
-      title: "Language servers",
-      empty: "no servers",
+      id: "flaky",
+      title: "A source that fails",
+      empty: "nothing",
       list: () => {
         throw new Error("agent not answering");
       },
     });
     const page = await open("/conversations/web-live");
-    await expect(page.locator("#live-kernels li").textContent()).resolves.toMatch(/python <3\.11>\s*running/);
-    await expect(page.locator("#live-lsp").textContent()).resolves.toMatch(/could not read: agent not answering/);
+    await expect(page.locator("#live-kernels li").textContent()).resolves.toMatch(/python kernel py-[0-9a-f]+\s*idle.*1 cell/s);
+    await expect(page.locator("#live-lsp li").textContent()).resolves.toMatch(/typescript\s*running/);
+    await expect(page.locator("#live-debug").textContent()).resolves.toMatch(/no debug session/);
+    await expect(page.locator("#live-flaky").textContent()).resolves.toMatch(/could not read: agent not answering/);
     const run = await fx.client.openRun("web-live", { resources: ["vibe"], vibeMode: true, approvalPolicy: "never" });
     const spawned = await fx.client.callTool(run.id, "vibe_spawn", { brief: "wait a minute", label: "slow <b>worker</b>" });
     expect(spawned.isError).toBe(false);

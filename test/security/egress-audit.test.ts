@@ -83,19 +83,23 @@ describe("egress audit of a hardened enclosure", () => {
   });
 
   it("lists the bridge calls recorded for the conversation", async () => {
-    const runId = (await fx.client.openRun("audited", { resources: ["workspace"] })).id;
-    const call = await fx.cp.callTool(runId, "write", JSON.stringify({ path: "from-a-cell.txt", content: "x" }), { origin: "bridge" });
-    expect(call.isError).toBe(false);
+    const runId = (await fx.client.openRun("audited", { resources: ["workspace", "kernel"] })).id;
+    const cell = await fx.client.callTool(runId, "eval", {
+      description: "write a file from a cell over the bridge",
+      code: 'tool("write", {"path": "from-a-cell.txt", "content": "x"})',
+    });
+    expect(cell.isError, resultText(cell)).toBe(false);
     const r = await fx.client.auditEnclosure("audited");
-    expect(r.bridgeCalls.map((e) => [e.tool, e.tier, e.outcome])).toEqual([["write", "write", "ok"]]);
+    expect(r.bridgeCalls.map((e) => [e.tool, e.tier, e.outcome, e.origin])).toEqual([["write", "write", "ok", "bridge"]]);
     expect(r.bridgeCalls[0]?.argumentsDigest).toMatch(/^sha256:/);
+    expect(r.bridgeCalls[0]?.kernelId).toMatch(/^py-/);
   });
 
   it("prints every item from the CLI, and exits 3 when an item fails", async () => {
     const { stdout } = await run(cli, ["audit", "audited", "--address", fx.client.address]);
     expect(stdout).toMatch(/every check passed/);
     for (const c of report.checks) expect(stdout).toContain(`ok   ${c.item}: `);
-    expect(stdout).toMatch(/bridge calls recorded: 1\n .* write \(write\) sha256:[0-9a-f]{64} ok \d+ ms/);
+    expect(stdout).toMatch(/bridge calls recorded: 1\n .* write \(write\) sha256:[0-9a-f]{64} ok \d+ ms from kernel py-[0-9a-f]+/);
 
     await fx.client.createConversation("relaxed");
     await fx.client.startEnclosure("relaxed", { writableRoot: true, keepCapabilities: ["CHOWN"] });

@@ -52,7 +52,7 @@ import {
   type LspSyncRequest,
   type LspSyncResponse,
 } from "../../../proto/gen/enclave/agent/v1/lsp.js";
-import { type EvalEvent, type EvalRequest, KernelsClient } from "../../../proto/gen/enclave/agent/v1/kernel.js";
+import { type EvalEvent, type EvalRequest, KernelsClient, type ListKernelsResponse } from "../../../proto/gen/enclave/agent/v1/kernel.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
 
@@ -210,6 +210,10 @@ export class AgentClient {
 
   lspRunChecker(req: LspCheckerRequest): Promise<LspCheckerResponse> {
     return this.unary((cb) => this.lsp.runChecker(req, new Metadata(), this.options(req.timeoutMs + LIMITS.agentCallTimeoutMs), cb));
+  }
+
+  listKernels(): Promise<ListKernelsResponse> {
+    return this.unary((cb) => this.kernels.listKernels({}, new Metadata(), this.options(), cb));
   }
 
   /** One eval cell. No deadline: the agent keeps the cell's idle budget, and the caller cancels. */

@@ -143,7 +143,7 @@ export function formatAuditReport(r: EnclosureAuditReport): string {
   }
   lines.push(`bridge calls recorded: ${r.bridgeCalls.length}`);
   for (const e of r.bridgeCalls) {
-    lines.push(`  ${new Date(e.timeMs).toISOString()} ${e.tool} (${e.tier}) ${e.argumentsDigest} ${e.outcome} ${e.durationMs} ms`);
+    lines.push(`  ${new Date(e.timeMs).toISOString()} ${e.tool} (${e.tier}) ${e.argumentsDigest} ${e.outcome} ${e.durationMs} ms${e.kernelId ? ` from kernel ${e.kernelId}` : ""}`);
   }
   return lines.join("\n");
 }

@@ -47,6 +47,12 @@ export class HostAgents {
     return { placement: "host", client: agent.client, where: this.where(agent) };
   }
 
+  /** The conversation's host agent when one is running now; never starts one. */
+  running(conversationId: string): AgentEndpoint | undefined {
+    const agent = this.agents.get(conversationId);
+    return agent?.alive ? { placement: "host", client: agent.client, where: this.where(agent) } : undefined;
+  }
+
   pid(conversationId: string): number | undefined {
     const a = this.agents.get(conversationId);
     return a?.alive ? a.child.pid : undefined;

@@ -100,6 +100,15 @@ export class Placements implements PlacementPort {
     return { placement: "enclosure", client, where: enclosureWhere(enc) };
   }
 
+  /** The agent serving the conversation right now, if any: for watching, so it starts nothing. */
+  async running(conversationId: string): Promise<AgentEndpoint | undefined> {
+    const conv = this.store.get(conversationId);
+    const enc = conv.enclosure;
+    if (!enc) return this.hostAgents.running(conv.id);
+    if (enc.state !== "running") return undefined;
+    return { placement: "enclosure", client: await this.enclosureClient(conv, enc), where: enclosureWhere(enc) };
+  }
+
   async explain(conversationId: string, err: EnclaveError): Promise<EnclaveError> {
     const conv = this.store.has(conversationId) ? this.store.get(conversationId) : undefined;
     const enc = conv?.enclosure;

@@ -1,7 +1,7 @@
 // The kernel factory: one kernel per language for this agent's workspace (so per conversation),
 // started on first use, replaced after it dies, discarded on reset. Cells of one language run one at
 // a time, in the order they came.
-import type { EvalDone, EvalStart, KernelInfo } from "../../../proto/gen/enclave/agent/v1/kernel.js";
+import type { EvalDone, EvalStart, KernelInfo, KernelStatus } from "../../../proto/gen/enclave/agent/v1/kernel.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { type CellSink, CellRun } from "./cell-run.js";
@@ -50,6 +50,11 @@ export class KernelFactory {
     private readonly kernelDir: string,
   ) {}
 
+  /** The kernels alive now. */
+  list(): KernelStatus[] {
+    return [...this.kernels.values()].filter((k) => k.alive).map((k) => ({ info: kernelInfo(k), cells: k.cellCount, busy: k.busy }));
+  }
+
   /** Runs one cell, after the cells of its language already waiting. */
   eval(start: EvalStart, sink: EvalSink, handle: CellHandle): Promise<EvalDone> {
     if (!isKernelLanguage(start.language)) {
@@ -89,15 +94,7 @@ export class KernelFactory {
     }
     const previousFate = fresh ? (this.unreported.get(language) ?? "") : "";
     this.unreported.delete(language);
-    sink.kernel({
-      kernelId: kernel.id,
-      language,
-      pid: kernel.pid,
-      interpreter: kernel.interpreter,
-      startMs: kernel.startedAtMs,
-      previousFate,
-      fresh,
-    });
+    sink.kernel({ ...kernelInfo(kernel), previousFate, fresh });
     if (start.code.trim() === "") {
       return { status: "ok", errorName: "", errorValue: "", traceback: "", detail: "", durationMs: 0, budgetUsedMs: 0, outputTruncated: false, stateLost: false, budgetExpired: false };
     }
@@ -131,4 +128,8 @@ export class KernelFactory {
 
 function notRun(detail: string): EvalDone {
   return { status: "interrupted", errorName: "", errorValue: "", traceback: "", detail, durationMs: 0, budgetUsedMs: 0, outputTruncated: false, stateLost: false, budgetExpired: false };
+}
+
+function kernelInfo(k: KernelProcess): KernelInfo {
+  return { kernelId: k.id, language: k.language, pid: k.pid, interpreter: k.interpreter, startMs: k.startedAtMs, previousFate: "", fresh: false };
 }

@@ -178,6 +178,11 @@ export class KernelProcess {
     for (const s of stray) listener.output(s.stream, s.data);
   }
 
+  /** A cell is attached (running or waiting on a bridge call). */
+  get busy(): boolean {
+    return this.listener !== undefined;
+  }
+
   detach(): void {
     this.listener = undefined;
   }

@@ -1,14 +1,15 @@
 // The Kernels service: one Eval stream per cell, opened by the control plane. The first message
 // starts the cell; bridge replies and an interrupt may follow. Events flow back in order: the kernel
 // the cell runs in, output and displays as they come, bridge calls, then done.
-import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
+import type { ServerDuplexStream } from "@grpc/grpc-js";
 import type { EvalEvent, EvalRequest, KernelsServer } from "../../../proto/gen/enclave/agent/v1/kernel.js";
 import { AgentError } from "../errors.js";
-import { toServiceError } from "../grpc/unary.js";
+import { failStream, unary } from "../grpc/unary.js";
 import { CellHandle, type KernelFactory } from "./kernel-factory.js";
 
 export function kernelsService(factory: KernelFactory): KernelsServer {
   return {
+    listKernels: unary(async () => ({ kernels: factory.list() })),
     eval(call: ServerDuplexStream<EvalRequest, EvalEvent>): void {
       const handle = new CellHandle();
       let started = false;
@@ -19,7 +20,7 @@ export function kernelsService(factory: KernelFactory): KernelsServer {
       const fail = (err: unknown): void => {
         if (finished) return;
         finished = true;
-        call.destroy(toServiceError(err) as ServiceError);
+        failStream(call, err);
       };
 
       call.on("data", (req: EvalRequest) => {

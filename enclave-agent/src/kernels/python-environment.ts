@@ -3,7 +3,7 @@
 // (ENCLAVE_PYTHON, else python3 on PATH) gets a kernel environment of its own: a venv that sees the
 // system's packages (pandas, matplotlib) and takes installs without touching the system, the
 // read-only root of an enclosure or another conversation's environment.
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,7 +29,29 @@ export function basePython(workspaceRoot: string): string | undefined {
   }
   const configured = process.env.ENCLAVE_PYTHON;
   if (configured) return resolveBinary(configured);
-  return resolveBinary("python3");
+  return defaultPython();
+}
+
+let chosenDefault: string | undefined | null = null;
+
+/**
+ * python3 from PATH, unless it lacks the data stack (pandas, matplotlib) and the system's python3
+ * has it: a host whose PATH starts with a bare pyenv or toolchain Python still gets DataFrames and
+ * figures. Looked up once per agent (find_spec imports nothing, so it is quick).
+ */
+function defaultPython(): string | undefined {
+  if (chosenDefault !== null) return chosenDefault;
+  const candidates = [...new Set([resolveBinary("python3"), resolveBinary("/usr/bin/python3")].filter((p): p is string => !!p))];
+  const hasDataStack = (py: string): boolean => {
+    try {
+      execFileSync(py, ["-c", "import importlib.util as u, sys; sys.exit(0 if u.find_spec('pandas') and u.find_spec('matplotlib') else 1)"], { stdio: "ignore", timeout: 10_000 });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  chosenDefault = candidates.find(hasDataStack) ?? candidates[0];
+  return chosenDefault;
 }
 
 function run(cmd: string, args: string[]): Promise<void> {

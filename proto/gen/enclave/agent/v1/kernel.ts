@@ -12,15 +12,34 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
+  type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 
 export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/kernel.proto";
+
+export interface ListKernelsRequest {
+}
+
+export interface KernelStatus {
+  info?:
+    | KernelInfo
+    | undefined;
+  /** Cells this kernel has run, and whether one is running now. */
+  cells: number;
+  busy: boolean;
+}
+
+export interface ListKernelsResponse {
+  kernels: KernelStatus[];
+}
 
 export interface EvalStart {
   /** "python" or "javascript". */
@@ -132,6 +151,232 @@ export interface EvalEvent {
     | { $case: "done"; value: EvalDone }
     | undefined;
 }
+
+function createBaseListKernelsRequest(): ListKernelsRequest {
+  return {};
+}
+
+export const ListKernelsRequest: MessageFns<ListKernelsRequest> = {
+  encode(_: ListKernelsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKernelsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKernelsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListKernelsRequest {
+    return {};
+  },
+
+  toJSON(_: ListKernelsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListKernelsRequest>, I>>(base?: I): ListKernelsRequest {
+    return ListKernelsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListKernelsRequest>, I>>(_: I): ListKernelsRequest {
+    const message = createBaseListKernelsRequest();
+    return message;
+  },
+};
+
+function createBaseKernelStatus(): KernelStatus {
+  return { info: undefined, cells: 0, busy: false };
+}
+
+export const KernelStatus: MessageFns<KernelStatus> = {
+  encode(message: KernelStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.info !== undefined) {
+      KernelInfo.encode(message.info, writer.uint32(10).fork()).join();
+    }
+    if (message.cells !== 0) {
+      writer.uint32(16).int64(message.cells);
+    }
+    if (message.busy !== false) {
+      writer.uint32(24).bool(message.busy);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): KernelStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseKernelStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.info = KernelInfo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.cells = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.busy = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): KernelStatus {
+    return {
+      info: isSet(object.info) ? KernelInfo.fromJSON(object.info) : undefined,
+      cells: isSet(object.cells) ? globalThis.Number(object.cells) : 0,
+      busy: isSet(object.busy) ? globalThis.Boolean(object.busy) : false,
+    };
+  },
+
+  toJSON(message: KernelStatus): unknown {
+    const obj: any = {};
+    if (message.info !== undefined) {
+      obj.info = KernelInfo.toJSON(message.info);
+    }
+    if (message.cells !== 0) {
+      obj.cells = Math.round(message.cells);
+    }
+    if (message.busy !== false) {
+      obj.busy = message.busy;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<KernelStatus>, I>>(base?: I): KernelStatus {
+    return KernelStatus.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<KernelStatus>, I>>(object: I): KernelStatus {
+    const message = createBaseKernelStatus();
+    message.info = (object.info !== undefined && object.info !== null)
+      ? KernelInfo.fromPartial(object.info)
+      : undefined;
+    message.cells = object.cells ?? 0;
+    message.busy = object.busy ?? false;
+    return message;
+  },
+};
+
+function createBaseListKernelsResponse(): ListKernelsResponse {
+  return { kernels: [] };
+}
+
+export const ListKernelsResponse: MessageFns<ListKernelsResponse> = {
+  encode(message: ListKernelsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.kernels) {
+      KernelStatus.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKernelsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKernelsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kernels.push(KernelStatus.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListKernelsResponse {
+    return {
+      kernels: globalThis.Array.isArray(object?.kernels)
+        ? object.kernels.map((e: any) => KernelStatus.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListKernelsResponse): unknown {
+    const obj: any = {};
+    if (message.kernels?.length) {
+      obj.kernels = message.kernels.map((e) => KernelStatus.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListKernelsResponse>, I>>(base?: I): ListKernelsResponse {
+    return ListKernelsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListKernelsResponse>, I>>(object: I): ListKernelsResponse {
+    const message = createBaseListKernelsResponse();
+    message.kernels = object.kernels?.map((e) => KernelStatus.fromPartial(e)) || [];
+    return message;
+  },
+};
 
 function createBaseEvalStart(): EvalStart {
   return { language: "", code: "", reset: false, idleTimeoutMs: 0 };
@@ -1423,16 +1668,44 @@ export const KernelsService = {
     responseSerialize: (value: EvalEvent): Buffer => Buffer.from(EvalEvent.encode(value).finish()),
     responseDeserialize: (value: Buffer): EvalEvent => EvalEvent.decode(value),
   },
+  /** The kernels alive now, for people watching (the operator console); starts nothing. */
+  listKernels: {
+    path: "/enclave.agent.v1.Kernels/ListKernels" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListKernelsRequest): Buffer => Buffer.from(ListKernelsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListKernelsRequest => ListKernelsRequest.decode(value),
+    responseSerialize: (value: ListKernelsResponse): Buffer => Buffer.from(ListKernelsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListKernelsResponse => ListKernelsResponse.decode(value),
+  },
 } as const;
 
 export interface KernelsServer extends UntypedServiceImplementation {
   eval: handleBidiStreamingCall<EvalRequest, EvalEvent>;
+  /** The kernels alive now, for people watching (the operator console); starts nothing. */
+  listKernels: handleUnaryCall<ListKernelsRequest, ListKernelsResponse>;
 }
 
 export interface KernelsClient extends Client {
   eval(): ClientDuplexStream<EvalRequest, EvalEvent>;
   eval(options: Partial<CallOptions>): ClientDuplexStream<EvalRequest, EvalEvent>;
   eval(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<EvalRequest, EvalEvent>;
+  /** The kernels alive now, for people watching (the operator console); starts nothing. */
+  listKernels(
+    request: ListKernelsRequest,
+    callback: (error: ServiceError | null, response: ListKernelsResponse) => void,
+  ): ClientUnaryCall;
+  listKernels(
+    request: ListKernelsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListKernelsResponse) => void,
+  ): ClientUnaryCall;
+  listKernels(
+    request: ListKernelsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListKernelsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const KernelsClient = makeGenericClientConstructor(KernelsService, "enclave.agent.v1.Kernels") as unknown as {
