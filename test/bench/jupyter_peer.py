@@ -2,6 +2,7 @@
 driven by a client in the same run. Prints JSON: cold start-to-result and warm `1+1` round trips in ms.
 
 usage: python3 jupyter_peer.py COLD_SAMPLES WARM_SAMPLES
+       python3 jupyter_peer.py rss KERNELS   (memory of idle warm kernels: {"rss_mib": [...]})
 """
 import json
 import os
@@ -36,7 +37,33 @@ def run(kc, code):
         raise RuntimeError("jupyter cell failed: %r" % reply["content"])
 
 
+def rss_mib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def idle_memory(n):
+    """n kernels started, each warmed with a cell, left idle: the resident memory of each."""
+    started = []
+    for _ in range(n):
+        km, kc = start()
+        run(kc, "x = 1")
+        started.append((km, kc))
+    time.sleep(2)
+    sizes = [rss_mib(km.provisioner.process.pid) for km, _ in started]
+    for km, kc in started:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    print(json.dumps({"rss_mib": sizes}))
+
+
 def main():
+    if sys.argv[1] == "rss":
+        idle_memory(int(sys.argv[2]))
+        return
     cold_n, warm_n = int(sys.argv[1]), int(sys.argv[2])
     cold = []
     for _ in range(cold_n):

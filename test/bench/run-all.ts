@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { astSearchRows } from "./ast-search.js";
 import { debugBenchRows } from "./debug-bench.js";
+import { densityRows } from "./density-bench.js";
 import { consoleRows } from "./console-bench.js";
 import { enclosureRows } from "./enclosure-bench.js";
 import { kernelRows } from "./kernel-bench.js";
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   debug: debugBenchRows,
   kernels: kernelRows,
   console: consoleRows,
+  density: densityRows,
 };
 
 async function main(): Promise<void> {
