@@ -221,15 +221,23 @@ async function main(): Promise<void> {
       }
       case "tool": {
         if (sub !== "call" || !rest[0]) fail(HELP.tool ?? "");
+        const streamed: Buffer[] = [];
         const result = await withRun(client, (runId) =>
           client.callTool(runId, rest[0] ?? "", rest[1] ?? "{}", (e) => {
-            if (e.event?.$case === "output") (e.event.value.stream === "stderr" ? process.stderr : process.stdout).write(e.event.value.data);
-            else if (e.event?.$case === "progress") console.error(e.event.value);
+            if (e.event?.$case === "output") {
+              streamed.push(e.event.value.data);
+              (e.event.value.stream === "stderr" ? process.stderr : process.stdout).write(e.event.value.data);
+            } else if (e.event?.$case === "progress") console.error(e.event.value);
           }),
         );
-        const body = resultText(result);
+        let body = resultText(result);
+        // The result repeats the output already shown as it streamed: print only what it adds.
+        const shown = Buffer.concat(streamed).toString("utf8");
+        if (shown && body.startsWith(shown)) body = body.slice(shown.length);
+        else if (shown && body.startsWith(shown.trimEnd())) body = body.slice(shown.trimEnd().length);
+        body = body.replace(/^\n+/, "");
         if (result.isError) fail(`${result.errorCode}: ${body}`);
-        console.log(body);
+        if (body) console.log(body);
         break;
       }
       case "placement": {
