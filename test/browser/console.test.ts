@@ -13,25 +13,13 @@ import { serveConsole, type ServingConsole } from "../../control-plane/src/conso
 import { resolveConsoleSettings } from "../../control-plane/src/console/console-settings.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.js";
+import { until } from "../helpers/wait.js";
 
 let fx: Fixture;
 let web: ServingConsole;
 let browser: TestBrowser;
 
 const XSS = `<img src=x onerror="document.body.dataset.pwned='1'"><script>document.body.dataset.pwned='1'</script>`;
-
-function until<T>(what: () => T | undefined, label: string, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = (): void => {
-      const v = what();
-      if (v !== undefined) return resolve(v);
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${label}`));
-      setTimeout(tick, 20);
-    };
-    tick();
-  });
-}
 
 /** Waits (bounded) until the locator matches exactly n elements. */
 async function countIs(locator: Locator, n: number, timeoutMs = 30_000): Promise<void> {

@@ -10,6 +10,9 @@ import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
 import { ServerConnection } from "../../enclave-agent/src/lsp/server-connection.js";
 import type { LanguageServerSpec } from "../../enclave-agent/src/lsp/server-registry.js";
 import { LspSupervisor } from "../../enclave-agent/src/lsp/supervisor.js";
+import { alive, until as waitUntil } from "../helpers/wait.js";
+
+const until = (what: () => boolean, label: string): Promise<true> => waitUntil(() => what() || undefined, label, 5_000);
 
 const dir = mkdtempSync(join(tmpdir(), "enclave-lsp-sup-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,20 +50,6 @@ writeFileSync(script, SERVER);
 
 function spec(id: string): LanguageServerSpec {
   return { id, languages: ["fake"], extensions: [".fake"], rootMarkers: ["fake.toml"], command: [process.execPath, script], install: "", readiness: { strategy: "initialize", warmupMs: 0 } };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(what: () => boolean, label: string): Promise<void> {
-  for (let i = 0; i < 100 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!what()) throw new Error(`timed out waiting for ${label}`);
 }
 
 describe("server connection mechanics", () => {

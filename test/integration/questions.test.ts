@@ -9,6 +9,7 @@ import type { Card, CardEvent, ToolResult } from "../../proto/gen/enclave/contro
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { until } from "../helpers/wait.js";
 
 const run = promisify(execFile);
 
@@ -25,19 +26,6 @@ async function attach(conversationId: string) {
   });
   await sub.ready;
   return { opened, closed, cancel: () => sub.cancel() };
-}
-
-function until<T>(what: () => T | undefined, label: string, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = (): void => {
-      const v = what();
-      if (v !== undefined) return resolve(v);
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${label}`));
-      setTimeout(tick, 20);
-    };
-    tick();
-  });
 }
 
 beforeAll(async () => {

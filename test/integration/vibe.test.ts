@@ -7,34 +7,13 @@ import type { WorkerAssignment, WorkerHostCommand } from "../../proto/gen/enclav
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { alive, until } from "../helpers/wait.js";
 
 const WORKER = `node ${join(repoRoot, "test", "fixtures", "vibe-worker.mjs")}`;
 const VIBE_TOOLS = ["vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait"];
 
 let fx: Fixture;
 let workspace: string;
-
-function until<T>(what: () => T | undefined, label: string, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = (): void => {
-      const v = what();
-      if (v !== undefined && v !== false) return resolve(v);
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${label}`));
-      setTimeout(tick, 20);
-    };
-    tick();
-  });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function vibeRun(conversationId: string): Promise<string> {
   return (await fx.client.openRun(conversationId, { resources: ["workspace", "vibe"], vibeMode: true })).id;
