@@ -311,35 +311,49 @@ describe("permission cards", () => {
     }
   });
 
-  it("gates a bridge call (from a kernel cell) the same way, and audits its origin", async () => {
+  it("gates a bridge call from a real kernel cell the same way, and audits its origin", async () => {
     const human = await attach("q1");
     try {
-      const r0 = await fx.client.openRun("q1", { approvalPolicy: "write", resources: ["workspace"] });
-      const denied = fx.cp.callTool(r0.id, "write", JSON.stringify({ path: "bridge-denied.txt", content: "x" }), { origin: "bridge" });
-      const card = await until(() => human.opened.find((c) => c.argumentsJson.includes("bridge-denied.txt")), "the bridge card");
+      const r0 = await fx.client.openRun("q1", { approvalPolicy: "write", resources: ["workspace", "kernel"] });
+      // eval is an exec tool, so the cell itself needs a yes first; then each write it makes over
+      // the bridge raises its own card.
+      const cell = fx.client.callTool(r0.id, "eval", {
+        description: "write two files from a cell over the bridge",
+        code: [
+          "try:",
+          '    tool("write", {"path": "bridge-denied.txt", "content": "x"})',
+          "except ToolError as e:",
+          '    print("refused:", e.code)',
+          'tool("write", {"path": "bridge-allowed.txt", "content": "y"})',
+        ].join("\n"),
+      });
+      const evalCard = await until(() => human.opened.find((c) => c.tool === "eval"), "the eval card");
+      await fx.client.answerCard("q1", evalCard.number, { selected: ["allow"] });
+      const card = await until(() => human.opened.find((c) => c.tool === "write" && c.argumentsJson.includes("bridge-denied.txt")), "the bridge card");
       expect(card.kind).toBe("permission");
       await fx.client.answerCard("q1", card.number, { selected: ["deny"] });
-      expect((await denied).errorCode).toBe("approval_refused");
-      expect(existsSync(join(workspace, "bridge-denied.txt"))).toBe(false);
-
-      const allowed = fx.cp.callTool(r0.id, "write", JSON.stringify({ path: "bridge-allowed.txt", content: "y" }), { origin: "bridge" });
-      const card2 = await until(() => human.opened.find((c) => c.argumentsJson.includes("bridge-allowed.txt")), "the second bridge card");
+      const card2 = await until(() => human.opened.find((c) => c.tool === "write" && c.argumentsJson.includes("bridge-allowed.txt")), "the second bridge card");
       await fx.client.answerCard("q1", card2.number, { selected: ["allow"] });
-      expect((await allowed).isError).toBe(false);
+      const result = await cell;
+      expect(result.isError, resultText(result)).toBe(false);
+      expect(resultText(result)).toMatch(/refused: approval_refused/);
+      expect(existsSync(join(workspace, "bridge-denied.txt"))).toBe(false);
       expect(readFileSync(join(workspace, "bridge-allowed.txt"), "utf8")).toBe("y");
 
       const events: string[] = [];
       await fx.client.subscribeAudit({ conversationId: "q1", historyOnly: true }, (e) => {
         if (e.runId !== r0.id) return;
-        if (e.kind === "tool_call") events.push(`${e.origin}:${e.outcome}`);
+        if (e.kind === "tool_call") events.push(`${e.origin}:${e.tool}:${e.outcome}`);
         else events.push(`${e.kind}:${e.tool}:${e.outcome}:${e.detail}`);
       }).done;
       // The decisions are in the audit log too: who decided what, on which card.
       expect(events).toEqual([
+        `card_closed:eval:answered:#${evalCard.number} permission: allow`,
         `card_closed:write:answered:#${card.number} permission: deny`,
-        "bridge:refused:approval_refused",
+        "bridge:write:refused:approval_refused",
         `card_closed:write:answered:#${card2.number} permission: allow`,
-        "bridge:ok",
+        "bridge:write:ok",
+        "model:eval:ok",
       ]);
     } finally {
       human.cancel();

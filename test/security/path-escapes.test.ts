@@ -22,6 +22,13 @@ const attempts = (path: string): { tool: string; args: Record<string, unknown> }
   { tool: "apply_patch", args: { patch: `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-root\n+pwned\n` } },
   { tool: "apply_patch", args: { patch: `--- /dev/null\n+++ b/${path}.new\n@@ -0,0 +1 @@\n+pwned\n` } },
   { tool: "exec", args: { command: "pwd", cwd: path } },
+  { tool: "ast_grep", args: { pattern: "root", path, language: "python" } },
+  { tool: "ast_edit", args: { pattern: "root", rewrite: "pwned", path, language: "python" } },
+  { tool: "lsp", args: { action: "diagnostics", file: path } },
+  { tool: "lsp", args: { action: "hover", file: path, line: 1, symbol: "root" } },
+  { tool: "lsp_rename", args: { file: path, line: 1, symbol: "root", new_name: "pwned" } },
+  { tool: "debug", args: { op: "breakpoints", file: path, lines: [1] } },
+  { tool: "debug", args: { op: "launch", program: path } },
 ];
 
 async function expectAllRefused(run: string, paths: string[]): Promise<void> {
@@ -50,7 +57,7 @@ for (const placement of ["host", "enclosure"] as const) {
       symlinkSync("/etc", join(ws, "etc-link"));
       symlinkSync("../../..", join(ws, "up-link"));
       if (placement === "enclosure") await fx.client.startEnclosure(id);
-      run = (await fx.client.openRun(id, { resources: ["workspace", "shell"] })).id;
+      run = (await fx.client.openRun(id, { resources: ["workspace", "shell", "ast", "lsp", "debug"] })).id;
     });
 
     it("refuses `..`, absolute paths and symlinked folders through every tool", async () => {
