@@ -73,7 +73,7 @@ export class ControlPlane {
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
     this.vibe = new VibeRoster(new CommandHost(config.vibe), (w) => this.audit.record(workerAuditEvent(w)));
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
-    for (const tool of AST_TOOLS) this.registry.register(tool);
+    for (const tool of lsp.wrapWriteTools(AST_TOOLS)) this.registry.register(tool);
     this.registry.register(createDebugTool({ sessionTtlMs: config.debugSessionTtlMs }));
     for (const tool of EVAL_TOOLS) this.registry.register(tool);
     for (const source of placementStatusSources(this.placements)) this.liveStatus.register(source);

@@ -1,4 +1,4 @@
-// Diagnostics on write: wraps the write, edit and apply_patch tools so that, in a run wired with
+// Diagnostics on write: wraps the write, edit, apply_patch and resolve tools so that, in a run wired with
 // "lsp", each written file is synced and saved through its language server and the diagnostics the
 // write newly introduced (per the run's ledger) are appended to the result. The write itself is
 // never held up or failed by this: diagnostics that are late are left out, and the result says so.
@@ -31,6 +31,8 @@ const WRITTEN_PATHS: Record<string, (args: Record<string, unknown>) => string[]>
   write: (a) => [String(a.path)],
   edit: (a) => [String(a.path)],
   apply_patch: (a) => patchedPaths(String(a.patch)),
+  // resolve's files come from the change it applied (ToolOutput.writtenPaths).
+  resolve: () => [],
 };
 
 function waitMs(): number {
@@ -76,7 +78,7 @@ function withDiagnostics(tool: Tool, pathsOf: (args: Record<string, unknown>) =>
     async invoke(args: unknown, ctx: ToolContext): Promise<ToolOutput> {
       const out = await tool.invoke(args, ctx);
       if (!ctx.run.resources.includes("lsp")) return out;
-      const paths = pathsOf(args as Record<string, unknown>).filter(Boolean);
+      const paths = (out.writtenPaths ?? pathsOf(args as Record<string, unknown>)).filter(Boolean);
       if (paths.length === 0) return out;
       const note = await diagnosticsAfter(paths, ctx, ledger);
       return note ? { parts: [...out.parts, { type: "text", text: note }] } : out;
@@ -84,7 +86,7 @@ function withDiagnostics(tool: Tool, pathsOf: (args: Record<string, unknown>) =>
   };
 }
 
-/** The tools, with write, edit and apply_patch wrapped; others unchanged. */
+/** The tools, with write, edit, apply_patch and resolve wrapped; others unchanged. */
 export function withDiagnosticsOnWrite(tools: readonly Tool[], ledger: DiagnosticsLedger): Tool[] {
   return tools.map((t) => {
     const pathsOf = WRITTEN_PATHS[t.name];

@@ -10,7 +10,7 @@ export class LspCapability {
   readonly ledger = new DiagnosticsLedger();
   readonly tools: readonly Tool[] = [lspTool(this.ledger), lspRenameTool];
 
-  /** Wraps the write tools among `tools` (the control plane's builtins) with diagnostics on write. */
+  /** Wraps the file-writing tools among `tools` (write, edit, apply_patch, resolve) with diagnostics on write. */
   wrapWriteTools(tools: readonly Tool[]): Tool[] {
     return withDiagnosticsOnWrite(tools, this.ledger);
   }

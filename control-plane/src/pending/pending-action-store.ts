@@ -9,6 +9,8 @@ export interface PendingActionInput {
   reject?(reason: string): string | Promise<string>;
   details?: string;
   sourceToolName?: string;
+  /** Workspace-relative files apply writes, so language servers are synced for them afterwards. */
+  files?: string[];
 }
 
 export interface PendingAction extends PendingActionInput {

@@ -20,6 +20,8 @@ export interface ToolOutput {
   error?: { code: EnclaveErrorCode };
   /** What the audit log should add about this call (the kernel a cell ran in). */
   audit?: { kernelId?: string; detail?: string };
+  /** Workspace-relative files the call wrote, when its arguments do not say (resolve). */
+  writtenPaths?: string[];
 }
 
 export type ToolStreamEvent = { kind: "progress"; text: string } | { kind: "output"; stream: "stdout" | "stderr"; data: Buffer };

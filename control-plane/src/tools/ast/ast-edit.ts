@@ -53,6 +53,7 @@ export const astEditTool = defineTool({
       label: `ast_edit: \`${args.pattern}\` → \`${args.rewrite}\` (${plural(total, "replacement")} in ${plural(files.length, "file")})`,
       sourceToolName: "ast_edit",
       details: files.map((f) => f.path).join("\n"),
+      files: files.map((f) => f.path),
       apply: () => applyStaged(agent, action.id, files),
     });
     let diff = files.map((f) => f.diff).join("");

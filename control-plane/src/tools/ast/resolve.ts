@@ -34,7 +34,7 @@ export const resolveTool = defineTool({
     try {
       const result = String(await action.apply(args.reason));
       store.pop(action.id);
-      return text(result);
+      return { ...text(result), writtenPaths: action.files };
     } catch (thrown) {
       const err = asEnclaveError(thrown);
       // A refused change can never apply as staged: drop it. Anything else (an agent that went away)
