@@ -3,6 +3,7 @@
 // exited with what), its output, and the references handed out since the last resume.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
 import type { Socket } from "node:net";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { DebugBreakpoint, DebugStopped } from "../../../proto/gen/enclave/agent/v1/debug.js";
@@ -58,6 +59,8 @@ export class DebugSession {
   private readonly references = new Map<number, number>();
   private readonly waiters = new Set<() => void>();
   private ending: Promise<void> | undefined;
+  /** The binary the adapter built for this session (delve), removed when the session ends. */
+  private builtBinary: string | undefined;
 
   constructor(readonly info: SessionInfo) {
     this.expiresAtMs = this.startedAtMs + info.ttlMs;
@@ -75,6 +78,7 @@ export class DebugSession {
   // ---- start ---------------------------------------------------------------------------------
 
   async launch(argv: string[], cwd: string, env: NodeJS.ProcessEnv, launchArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number): Promise<void> {
+    if (typeof launchArgs.output === "string") this.builtBinary = launchArgs.output;
     this.adapter = await startAdapter(this.info.spec, argv, cwd, env, (_stream, text) => this.output.append(text)).catch(async (err: unknown) => {
       await this.end(`the adapter did not start: ${(err as Error).message}`, true);
       throw err;
@@ -443,6 +447,11 @@ export class DebugSession {
       }
       this.adapter?.kill();
       this.socket?.destroy();
+      if (this.builtBinary) {
+        // dlv removes its build on a clean exit; when it was killed, we do, once it is gone.
+        if (this.adapter) await Promise.race([this.adapter.exited, new Promise((r) => setTimeout(r, 3_000))]);
+        await rm(this.builtBinary, { force: true }).catch(() => undefined);
+      }
       for (const c of this.terminalChildren) {
         if (c.pid !== undefined && c.exitCode === null) {
           try {

@@ -1,8 +1,11 @@
 // The launch and attach arguments each adapter understands, for a program in a project. Kept as
 // data-shaping only: no processes, no protocol.
 import { statSync } from "node:fs";
-import { extname } from "node:path";
+import { extname, join } from "node:path";
 import type { DebugAdapterSpec } from "./adapter-registry.js";
+
+/** The binary delve builds for a source launch, in the project folder. */
+export const DELVE_BUILD_OUTPUT = "__debug_bin_enclave";
 
 export interface LaunchTarget {
   /** Absolute program path (file or, for Go, a package folder). */
@@ -53,6 +56,9 @@ export function launchArguments(spec: DebugAdapterSpec, t: LaunchTarget): Record
         request: "launch",
         mode: isSource ? "debug" : "exec",
         program: t.program,
+        // Where delve builds the binary, named so the session can remove it whatever happens to dlv
+        // (in the project: /tmp is noexec in an enclosure).
+        ...(isSource ? { output: join(t.cwd, DELVE_BUILD_OUTPUT) } : {}),
         args: t.args,
         cwd: t.cwd,
         stopOnEntry: false,
