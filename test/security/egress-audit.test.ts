@@ -68,11 +68,11 @@ describe("egress audit of a hardened enclosure", () => {
   it("fails the listening-sockets item while something listens on loopback inside", async () => {
     const runId = (await fx.client.openRun("audited", { resources: ["shell"] })).id;
     const listener = fx.client.callTool(runId, "exec", {
-      command: "python3 -c \"import socket,time; s=socket.socket(); s.bind(('127.0.0.1', 8765)); s.listen(); time.sleep(6)\"",
+      command: "python3 -c \"import socket,time; s=socket.socket(); s.bind(('127.0.0.1', 8765)); s.listen(); time.sleep(12)\"",
       timeout_seconds: 30,
     });
     let during: EnclosureAudit | undefined;
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < 100; i++) {
       await new Promise((r) => setTimeout(r, 100));
       during = await fx.client.auditEnclosure("audited");
       if (!check(during, "listening sockets").ok) break;

@@ -28,24 +28,24 @@ describe("fork bomb in an enclosure", () => {
     const info = await docker.getContainer(containerId).inspect();
     expect(info.HostConfig.PidsLimit).toBe(PIDS);
     // Every process forks forever and shrugs off EAGAIN, so the bomb presses on the limit until killed
-    // (a shell bomb collapses on its own once forks start failing).
+    // (a shell bomb collapses on its own once forks start failing). The first refusal each process
+    // meets is printed, so the output shows the limit was reached (EAGAIN is errno 11).
     const bomb = fx.client.callTool(run, "exec", {
-      command: `python3 -c 'import os, time\nwhile True:\n  try: os.fork()\n  except OSError: time.sleep(0.01)'`,
+      command: `python3 -c 'import os, time\nnoted = False\nwhile True:\n  try: os.fork()\n  except OSError as e:\n    if not noted: noted = True; print("fork refused: errno", e.errno, flush=True)\n    time.sleep(0.01)'`,
       timeout_seconds: 8,
     });
-    // Let it fill the container's pid budget.
     let peak = 0;
-    for (let i = 0; i < 20 && peak < PIDS * 0.8; i++) {
+    for (let i = 0; i < 16; i++) {
       await new Promise((r) => setTimeout(r, 250));
       peak = Math.max(peak, await processCount());
     }
-    expect(peak).toBeGreaterThan(PIDS * 0.8);
     expect(peak).toBeLessThanOrEqual(PIDS);
     // The agent answers while the bomb holds every pid.
     const read = await fx.client.callTool(run, "read", { path: "still-here.txt" });
     expect(resultText(read)).toBe("yes\n");
     const ended = await bomb;
     expect(resultText(ended)).toMatch(/timed out after 8 s and was killed/);
+    expect(resultText(ended)).toMatch(/fork refused: errno 11/);
     // Everything the bomb started is gone, and new processes can start again.
     let left = PIDS;
     for (let i = 0; i < 40 && left > 10; i++) {
