@@ -191,7 +191,7 @@ describe("operator console in Chromium", () => {
     const page = await open("/conversations/web-audit/audit?origin=bridge");
     const rows = page.locator("[data-audit-rows] tr");
     await countIs(rows, 1);
-    await expect(rows.first().textContent()).resolves.toMatch(/tool_call.*read.*bridge.*ok/s);
+    await expect(rows.first().textContent()).resolves.toMatch(/tool_call.*read.*bridge.*ok.*from kernel py-[0-9a-f]+/s);
     // A new bridge call appears without a reload; a model call does not match the filter.
     await fx.client.callTool(run.id, "list", {});
     await cell('try:\n    tool("read", {"path": "missing.txt"})\nexcept ToolError as e:\n    print(e)');
@@ -209,9 +209,9 @@ describe("operator console in Chromium", () => {
     expect(csv.status()).toBe(200);
     expect(csv.headers()["content-disposition"]).toMatch(/attachment; filename="audit-web-audit-\d{8}T\d{6}Z\.csv"/);
     const lines = (await csv.text()).trim().split("\r\n");
-    expect(lines[0]).toBe("seq,time,conversation_id,run_id,kind,tool,tier,origin,outcome,duration_ms,placement,arguments_digest,detail");
+    expect(lines[0]).toBe("seq,time,conversation_id,run_id,kind,tool,tier,origin,outcome,duration_ms,placement,arguments_digest,detail,kernel_id");
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toMatch(/,web-audit,r-[0-9a-f]+,tool_call,read,read,bridge,ok,/);
+    expect(lines[1]).toMatch(/,web-audit,r-[0-9a-f]+,tool_call,read,read,bridge,ok,.*,py-[0-9a-f]+$/);
     const jsonl = await page.request.get(new URL("/conversations/web-audit/audit.jsonl", web.url).href);
     const events = (await jsonl.text()).trim().split("\n").map((l) => JSON.parse(l) as { kind: string; origin: string; tool: string });
     expect(events.filter((e) => e.kind === "tool_call").map((e) => `${e.origin}:${e.tool}`)).toEqual([

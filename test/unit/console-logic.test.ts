@@ -118,9 +118,9 @@ describe("export", () => {
     expect(csvField("+1")).toBe("'+1");
     expect(csvField("@SUM(A1)")).toBe("'@SUM(A1)");
     expect(csvField(-5)).toBe("-5");
-    expect(csvHeader()).toBe("seq,time,conversation_id,run_id,kind,tool,tier,origin,outcome,duration_ms,placement,arguments_digest,detail\r\n");
+    expect(csvHeader()).toBe("seq,time,conversation_id,run_id,kind,tool,tier,origin,outcome,duration_ms,placement,arguments_digest,detail,kernel_id\r\n");
     expect(csvRow(event({ detail: "a,b", origin: "bridge" }))).toBe(
-      '1,2026-12-02T10:00:00.000Z,c1,r-1,tool_call,read,read,bridge,ok,3,"host placement, pid 1",sha256:abc,"a,b"\r\n',
+      '1,2026-12-02T10:00:00.000Z,c1,r-1,tool_call,read,read,bridge,ok,3,"host placement, pid 1",sha256:abc,"a,b",\r\n',
     );
   });
 

@@ -16,6 +16,7 @@ export const CSV_COLUMNS = [
   "placement",
   "arguments_digest",
   "detail",
+  "kernel_id",
 ] as const;
 
 /**
@@ -48,6 +49,7 @@ export function csvRow(e: AuditEvent): string {
     e.placement,
     e.argumentsDigest,
     e.detail,
+    e.kernelId,
   ];
   return `${cells.map(csvField).join(",")}\r\n`;
 }
