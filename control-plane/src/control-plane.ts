@@ -24,7 +24,7 @@ import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { askUserTool } from "./questions/ask-user.js";
-import { cardAuditEvent } from "./questions/card-audit.js";
+import { cardAuditEvent, lastAuditedCardNumber } from "./questions/card-audit.js";
 import { QuestionPort } from "./questions/question-port.js";
 import { CommandHost } from "./vibe/command-host.js";
 import { vibeTools } from "./vibe/tools/index.js";
@@ -68,7 +68,10 @@ export class ControlPlane {
     const lsp = new LspCapability();
     for (const tool of lsp.wrapWriteTools(BUILTIN_TOOLS)) this.registry.register(tool);
     for (const tool of lsp.tools) this.registry.register(tool);
-    this.questions = new QuestionPort((card) => this.audit.record(cardAuditEvent(card)));
+    this.questions = new QuestionPort(
+      (card) => this.audit.record(cardAuditEvent(card)),
+      (space) => lastAuditedCardNumber(this.audit.history(space)),
+    );
     this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs));
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
     this.vibe = new VibeRoster(new CommandHost(config.vibe), (w) => this.audit.record(workerAuditEvent(w)));

@@ -6,9 +6,25 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { until } from "../helpers/wait.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "enclave-audit-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** Asks a question in conversation `keep` and answers it in-process; returns the card's number. */
+async function askAndAnswer(cp: ControlPlane): Promise<number> {
+  const sub = cp.questions.subscribe("keep", () => undefined);
+  try {
+    const run = cp.openRun({ conversationId: "keep", resources: ["questions"] });
+    const asking = cp.callTool(run.id, "ask_user", JSON.stringify({ question: "Proceed?" }));
+    const card = await until(() => cp.questions.list("keep", false)[0], "the card");
+    cp.questions.answer("keep", card.number, { selected: [], freeText: "yes", skip: false });
+    expect((await asking).isError).toBe(false);
+    return card.number;
+  } finally {
+    sub.unsubscribe();
+  }
+}
 
 describe("audit log", () => {
   it("persists across control-plane restarts and imports an older JSON-lines log", async () => {
@@ -19,6 +35,8 @@ describe("audit log", () => {
     const run = first.openRun({ conversationId: "keep", resources: ["workspace"] });
     const call = await first.callTool(run.id, "write", JSON.stringify({ path: "a.txt", content: "x" }));
     expect(call.isError).toBe(false);
+    const asked = await askAndAnswer(first);
+    expect(asked).toBe(1);
     const before = first.audit.history("keep");
     await first.close();
 
@@ -32,7 +50,9 @@ describe("audit log", () => {
     const next = second.audit.record({ kind: "conversation_deleted", conversationId: "keep" });
     expect(next.seq).toBe(Math.max(...second.audit.history().map((e) => e.seq)));
     expect(next.seq).toBeGreaterThan(before[before.length - 1]?.seq ?? Infinity);
-    expect(second.audit.history({ conversationId: "keep", afterSeq: write?.seq ?? 0 }).map((e) => e.kind)).toEqual(["conversation_deleted"]);
+    expect(second.audit.history({ conversationId: "keep", afterSeq: write?.seq ?? 0 }).map((e) => e.kind)).toEqual(["card_closed", "tool_call", "conversation_deleted"]);
+    // Card numbers continue where the log left them instead of starting at 1 again.
+    expect(await askAndAnswer(second)).toBe(2);
     await second.close();
   });
 });

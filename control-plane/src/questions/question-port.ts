@@ -47,8 +47,15 @@ export class QuestionPort {
   private readonly closed = new Map<string, Card[]>();
   private readonly subscribers = new Set<{ space: string | undefined; listener: Listener }>();
 
-  /** onClosed: told of every closed card (the audit log records who decided what); not a subscriber. */
-  constructor(private readonly onClosed: (card: Card) => void = () => undefined) {}
+  /**
+   * onClosed: told of every closed card (the audit log records who decided what); not a subscriber.
+   * lastNumber: the highest card number a space had before this process (so numbers continue
+   * across a restart rather than starting at 1 again).
+   */
+  constructor(
+    private readonly onClosed: (card: Card) => void = () => undefined,
+    private readonly lastNumber: (space: string) => number = () => 0,
+  ) {}
 
   /**
    * Attaches a human to one conversation's cards (or every conversation's, with no space). Returns
@@ -76,7 +83,7 @@ export class QuestionPort {
   raise(req: RaiseRequest): Promise<CardOutcome> {
     if (!this.attached(req.space)) return Promise.resolve({ state: "no_subscriber", space: req.space });
     if (req.signal.aborted) return Promise.reject(new EnclaveError("cancelled", "the call was cancelled before its card was shown"));
-    const number = (this.counters.get(req.space) ?? 0) + 1;
+    const number = (this.counters.get(req.space) ?? this.lastNumber(req.space)) + 1;
     this.counters.set(req.space, number);
     const now = Date.now();
     const card: Card = {
