@@ -79,12 +79,11 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   return {
     server,
     close: async () => {
-      // Language servers (and every process they started) go with the agent.
-      await lsp.stopAll();
-      // Debug adapters and their debuggees end with the agent (bounded: a stuck adapter is killed).
-      await Promise.race([debug.closeAll(), new Promise((r) => setTimeout(r, 4_000).unref())]);
       // Open Eval streams end only when their cells do: kill the kernels so they can.
       const kernelsClosed = kernels.close();
+      // Language servers (and every process they started) and debug sessions go with the agent, all
+      // at once (debug bounded: a stuck adapter is killed).
+      await Promise.all([lsp.stopAll(), Promise.race([debug.closeAll(), new Promise((r) => setTimeout(r, 4_000).unref())])]);
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => server.forceShutdown(), 2_000);
         server.tryShutdown(() => {

@@ -1,16 +1,13 @@
 // code_actions: the quick fixes and refactorings offered at the symbol (listed, not applied).
 import { LIMITS } from "../../limits.js";
 import { at, capNote, caveats, plural } from "../lsp-format.js";
-import type { LspAction } from "./action.js";
+import { type LspAction, lspQuery } from "./action.js";
 
 export const codeActionsAction: LspAction = {
   name: "code_actions",
   needs: "position",
   async run(args, client) {
-    const res = await client.lspQuery(
-      { action: "code_actions", file: args.file ?? "", line: args.line ?? 0, symbol: args.symbol ?? "", query: "", timeoutMs: LIMITS.lspRequestTimeoutMs, maxResults: 0 },
-      LIMITS.lspRequestTimeoutMs,
-    );
+    const res = await lspQuery(client, "code_actions", { ...args, query: undefined });
     const subject = `\`${args.symbol}\` at ${at(res.target)}`;
     if (res.actions.length === 0) return `${res.server} offers no code actions for ${subject}.${caveats(res)}`;
     const shown = res.actions.slice(0, LIMITS.lspCodeActionsCap);

@@ -1,7 +1,7 @@
 // diagnostics: one file's errors and warnings from its server; "*" runs the project's own checker.
 import { LIMITS } from "../../limits.js";
 import { capNote, caveats, diagnosticLine, plural, reportable } from "../lsp-format.js";
-import type { LspAction } from "./action.js";
+import { type LspAction, lspQuery } from "./action.js";
 
 function clip(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -20,10 +20,7 @@ export const diagnosticsAction: LspAction = {
       const out = clip(res.output.trim(), LIMITS.lspCheckerResultBytes);
       return `\`${res.command}\` (the project's checker) — ${status}${res.exitCode === 0 && !res.timedOut ? ", no problems" : ""}:\n${out || "(no output)"}${res.outputTruncated ? "\n[output beyond the agent's cap was dropped]" : ""}`;
     }
-    const res = await client.lspQuery(
-      { action: "diagnostics", file: args.file ?? "", line: 0, symbol: "", query: "", timeoutMs: LIMITS.lspRequestTimeoutMs, maxResults: 0 },
-      LIMITS.lspRequestTimeoutMs,
-    );
+    const res = await lspQuery(client, "diagnostics", { action: args.action, file: args.file });
     const found = res.diagnostics.filter(reportable);
     if (!res.stale) env.ledger.update(env.run, res.file, found);
     const stale = res.stale ? `\n(${res.server} did not report fresh diagnostics in time: these may be stale; ask again shortly)` : "";

@@ -1,7 +1,7 @@
 // symbols: with `query`, a workspace-wide search (cap 100); with `file`, that file's outline (cap 200).
 import { LIMITS } from "../../limits.js";
 import { at, capNote, caveats, plural } from "../lsp-format.js";
-import type { LspAction } from "./action.js";
+import { type LspAction, lspQuery } from "./action.js";
 
 export const symbolsAction: LspAction = {
   name: "symbols",
@@ -9,10 +9,7 @@ export const symbolsAction: LspAction = {
   async run(args, client) {
     const workspace = Boolean(args.query);
     const cap = workspace ? LIMITS.lspWorkspaceSymbolsCap : LIMITS.lspDocumentSymbolsCap;
-    const res = await client.lspQuery(
-      { action: "symbols", file: args.file ?? "", line: 0, symbol: "", query: args.query ?? "", timeoutMs: LIMITS.lspRequestTimeoutMs, maxResults: cap },
-      LIMITS.lspRequestTimeoutMs,
-    );
+    const res = await lspQuery(client, "symbols", { action: args.action, file: args.file, query: args.query }, cap);
     const what = workspace ? `matching \`${args.query}\`` : `in \`${args.file}\``;
     if (res.symbols.length === 0) return `No symbols ${what} (${res.server}).${caveats(res)}`;
     const lines = res.symbols.map((s) =>
