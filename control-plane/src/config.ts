@@ -1,6 +1,7 @@
 // The control plane's configuration: flags over environment over defaults, resolved once.
 import { join, resolve } from "node:path";
 import { LIMITS } from "./limits.js";
+import type { HostSandboxConfig } from "./placement/host-sandbox.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 
 export interface EnclosureDefaults {
@@ -28,6 +29,8 @@ export interface ControlPlaneConfig {
   customToolsDir: string;
   /** Hard lifetime of a debug session (ENCLAVE_DEBUG_TTL_SECONDS, default 30 minutes). */
   debugSessionTtlMs: number;
+  /** Host placement's bubblewrap sandbox: the account it runs as, and whether it keeps the network. */
+  hostSandbox: HostSandboxConfig;
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -44,6 +47,14 @@ function numberFromEnv(name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive number`);
   return n;
+}
+
+function onOffFromEnv(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "on") return true;
+  if (raw === "off") return false;
+  throw new Error(`${name}=${raw} must be on or off`);
 }
 
 export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> = {}): ControlPlaneConfig {
@@ -69,5 +80,9 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
       workerTimeoutMs: numberFromEnv("ENCLAVE_VIBE_TIMEOUT_SECONDS", LIMITS.vibeWorkerDefaultTimeoutSeconds) * 1000,
     },
     debugSessionTtlMs: Math.round(numberFromEnv("ENCLAVE_DEBUG_TTL_SECONDS", 30 * 60) * 1000),
+    hostSandbox: {
+      user: process.env.ENCLAVE_HOST_USER || "enclave-sandbox",
+      network: onOffFromEnv("ENCLAVE_HOST_NETWORK", false),
+    },
   };
 }

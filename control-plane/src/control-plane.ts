@@ -55,7 +55,8 @@ export class ControlPlane {
   /** What runs per conversation, for the operator console (capabilities register their own source). */
   readonly liveStatus = new LiveStatusRegistry();
   private readonly dispatcher: ToolDispatcher;
-  private readonly socketRoot: string;
+  /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
+  readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
 
   private constructor(readonly config: ControlPlaneConfig) {
@@ -63,7 +64,13 @@ export class ControlPlane {
     this.conversations = new ConversationStore(config.dataDir);
     this.audit = new AuditLog(join(config.dataDir, "audit.db"));
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
-    this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
+    this.hostAgents = new HostAgents(
+      config.agentBundleDir,
+      this.socketRoot,
+      join(config.dataDir, "logs"),
+      join(config.dataDir, "host-state"),
+      config.hostSandbox,
+    );
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
     const lsp = new LspCapability();
     for (const tool of lsp.wrapWriteTools(BUILTIN_TOOLS)) this.registry.register(tool);
@@ -100,7 +107,7 @@ export class ControlPlane {
   dockerDriver(): Promise<DockerDriver> {
     if (!this.driver) {
       this.driver = connectDocker().then(
-        (docker) => new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure),
+        (docker) => new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot),
         (err: unknown) => {
           this.driver = undefined;
           throw new EnclaveError("placement_unavailable", (err as Error).message);
@@ -168,6 +175,7 @@ export class ControlPlane {
     const conv = this.conversations.get(id);
     if (conv.enclosure) await this.placements.stop(id);
     await this.hostAgents.stop(id);
+    this.hostAgents.forget(id);
     for (const r of this.runs.forConversation(id)) this.questions.cancelRun(r.id);
     this.questions.forget(id);
     await this.vibe.forget(id);

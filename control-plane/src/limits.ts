@@ -15,6 +15,12 @@ export const LIMITS = {
   agentCallTimeoutMs: 60_000,
   /** How long the host agent or an enclosure's agent gets to answer Health when (re)started. */
   agentReadyTimeoutMs: 30_000,
+  /** One readiness attempt; a relay waits this long for the agent's socket before the container is checked again. */
+  agentReadyProbeMs: 3_000,
+  /** A line an enclosure's relay writes to its stderr is logged at most this long (it is the enclosure's text). */
+  relayLogLineChars: 500,
+  /** How long a host agent gets to stop its kernels and servers once its lifeline closes. */
+  hostAgentStopGraceMs: 3_000,
   /** Deadline of the Health probe made before a call when the channel is not connected. */
   agentProbeTimeoutMs: 10_000,
   grpcMaxMessageBytes: 64 * 1024 * 1024,

@@ -1,6 +1,9 @@
-// Assembles the agent's gRPC services on one unix socket. Never TCP: the socket's folder is the only
-// way in, bind-mounted from the host when the agent runs in an enclosure.
+// Assembles the agent's gRPC services on one unix socket, never TCP. In an enclosure the socket lives
+// in the container's own /run (the control plane reaches it through a relay it runs over the engine's
+// exec); on the host the control plane hands the sandboxed agent an already-listening socket, so the
+// agent never names, creates or exposes a host path.
 import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
+import { createServer, type Server as NetServer } from "node:net";
 import { dirname } from "node:path";
 import { Server, ServerCredentials } from "@grpc/grpc-js";
 import { ArchiveService } from "../../proto/gen/enclave/agent/v1/archive.js";
@@ -28,7 +31,8 @@ import { debugService } from "./dap/debug-service.js";
 import { DebugSupervisor } from "./dap/debug-supervisor.js";
 
 export interface AgentOptions {
-  socketPath: string;
+  /** Where to listen: a socket path the agent binds, or a listening socket it inherited as a file descriptor. */
+  listen: { socketPath: string } | { fd: number };
   workspaceRoot: string;
   placement: "host" | "enclosure";
   grammarDir: string;
@@ -55,7 +59,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
-  server.addService(AgentInfoService, infoService({ placement: opts.placement, workspaceRoot: paths.root, grammarDir: opts.grammarDir, socketPath: opts.socketPath }));
+  server.addService(AgentInfoService, infoService({ placement: opts.placement, workspaceRoot: paths.root, grammarDir: opts.grammarDir, socketPath: "socketPath" in opts.listen ? opts.listen.socketPath : "" }));
   server.addService(FilesService, filesService(paths));
   server.addService(ArchiveService, archiveService(paths));
   server.addService(ProcessService, processService(paths));
@@ -69,13 +73,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const kernels = new KernelFactory(paths.root, opts.kernelDir);
   server.addService(KernelsService, kernelsService(kernels));
 
-  mkdirSync(dirname(opts.socketPath), { recursive: true });
-  removeStaleSocket(opts.socketPath);
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${opts.socketPath}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
-  );
-  // Only the agent's own user (and root, which the host control plane is) may connect.
-  chmodSync(opts.socketPath, 0o600);
+  const stopListening = await listen(server, opts.listen);
   return {
     server,
     close: async () => {
@@ -88,11 +86,36 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         const force = setTimeout(() => server.forceShutdown(), 2_000);
         server.tryShutdown(() => {
           clearTimeout(force);
-          removeStaleSocket(opts.socketPath);
+          stopListening();
           resolve();
         });
       });
       await kernelsClosed;
     },
   };
+}
+
+/** Starts serving; returns what undoes the listening (the socket file, or the inherited listener). */
+async function listen(server: Server, where: AgentOptions["listen"]): Promise<() => void> {
+  if ("fd" in where) {
+    const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+    const listener: NetServer = createServer((conn) => injector.injectConnection(conn));
+    await new Promise<void>((resolve, reject) => {
+      listener.once("error", reject);
+      listener.listen({ fd: where.fd }, () => resolve());
+    });
+    return () => {
+      listener.close();
+      injector.destroy();
+    };
+  }
+  const { socketPath } = where;
+  mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
+  removeStaleSocket(socketPath);
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${socketPath}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+  );
+  // Only the agent's own user may connect (the relay runs as that user).
+  chmodSync(socketPath, 0o600);
+  return () => removeStaleSocket(socketPath);
 }

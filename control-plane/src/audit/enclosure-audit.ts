@@ -1,11 +1,10 @@
 // The egress audit a security team signs: each promise of a hardened enclosure checked twice, from
 // outside (what the Docker engine says the container is) and from inside (what the agent's own
 // process sees in /proc and its cgroup), plus the bridge calls recorded for the conversation.
-import { statSync } from "node:fs";
-import { join } from "node:path";
 import type Docker from "dockerode";
 import type { SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
 import type { EnclosureRecord } from "../conversations/conversation-store.js";
+import { IN_ENCLOSURE } from "../placement/enclosure-settings.js";
 import type { AuditEvent } from "./audit-log.js";
 
 export interface AuditCheck {
@@ -36,15 +35,9 @@ export function enclosureChecks(info: Docker.ContainerInspectInfo, inside: SelfA
   const hc = info.HostConfig;
   const securityOpt: string[] = hc.SecurityOpt ?? [];
   const seccompUnconfined = securityOpt.some((o) => /^seccomp[=:]unconfined$/.test(o));
-  const hostSocket = join(record.socketDir, "agent.sock");
-  const hostSock = (() => {
-    try {
-      const st = statSync(hostSocket);
-      return { mode: (st.mode & 0o777).toString(8), uid: st.uid, isSocket: st.isSocket() };
-    } catch {
-      return undefined;
-    }
-  })();
+  // The agent is reached through the engine's exec: no host folder may be mounted for it.
+  const runDir = (info.Mounts ?? []).find((m) => m.Destination === IN_ENCLOSURE.runDir);
+  const runDirTmpfs = Object.keys(hc.Tmpfs ?? {}).includes(IN_ENCLOSURE.runDir);
   const [uid, gid] = (info.Config.User || "0:0").split(":").map(Number);
   const cpus = (hc.NanoCpus ?? 0) / 1e9;
   return [
@@ -120,10 +113,10 @@ export function enclosureChecks(info: Docker.ContainerInspectInfo, inside: SelfA
     },
     {
       item: "agent socket",
-      expected: "a unix socket only the agent's user can open; the only way in",
-      outside: hostSock ? `${hostSocket} mode ${hostSock.mode} owner uid ${hostSock.uid}${hostSock.isSocket ? "" : " (not a socket!)"}` : `${hostSocket} missing`,
+      expected: "the agent's unix socket on the container's own tmpfs, only its user can open it; reached through the engine's exec, no host folder mounted for it",
+      outside: runDir ? `${IN_ENCLOSURE.runDir} is mounted from the host (${runDir.Source})!` : `${IN_ENCLOSURE.runDir} ${runDirTmpfs ? "is a tmpfs" : "is not a tmpfs"}; no host mount`,
       inside: `${inside.socketPath} mode ${inside.socketMode} owner uid ${inside.socketUid}`,
-      ok: !!hostSock?.isSocket && hostSock.mode === "600" && inside.socketMode === "600" && inside.socketUid === inside.uid,
+      ok: !runDir && runDirTmpfs && inside.socketMode === "600" && inside.socketUid === inside.uid,
     },
   ];
 }

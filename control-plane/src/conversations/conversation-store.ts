@@ -14,8 +14,6 @@ export interface EnclosureLimits {
 export interface EnclosureRecord {
   containerId: string;
   image: string;
-  /** Host folder holding the agent's socket, bind-mounted at /run/enclave. */
-  socketDir: string;
   startedAtMs: number;
   limits: EnclosureLimits;
   workspaceMode: "bind" | "copy";

@@ -1,8 +1,6 @@
 // Docker placement: starts a conversation's enclosure from the enclave image with hardened defaults,
-// waits for its agent to answer Health on the bind-mounted unix socket, tells a dead one from a live
-// one, and removes everything it made when stopped (container, volume, socket folder).
-import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+// reaches its agent through the engine's exec (exec-relay.ts), waits for it to answer Health, tells a
+// dead one from a live one, and removes everything it made when stopped (container, volume).
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { agentImageTag, imageExists, imageTags } from "../../../images/pipeline/image-set.js";
@@ -11,13 +9,13 @@ import type { ConversationRecord, EnclosureRecord } from "../conversations/conve
 import type { EnclosureDefaults } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, resolveSettings } from "./enclosure-settings.js";
+import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
+import { ExecRelay } from "./exec-relay.js";
 import { chownTree, mirrorArchiveInto, packFolder } from "./workspace-transfer.js";
 
 export const LABELS = {
   managed: "org.enclave.managed",
   conversation: "org.enclave.conversation",
-  socketDir: "org.enclave.socket-dir",
 } as const;
 
 export interface ContainerFate {
@@ -46,10 +44,22 @@ export class DockerDriver {
     private readonly docker: Docker,
     private readonly agentBundleDir: string,
     private readonly defaults: EnclosureDefaults,
+    /** The control plane's private folder (mode 700) for the relays' local sockets. */
+    private readonly socketRoot: string,
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   ) {}
 
-  client(record: EnclosureRecord): AgentClient {
-    return new AgentClient(join(record.socketDir, "agent.sock"), () => enclosureWhere(record));
+  /** A client whose every connection is a fresh relay into the container (no host path involved). */
+  async client(record: EnclosureRecord): Promise<AgentClient> {
+    const short = record.containerId.slice(0, 12);
+    const relay = await ExecRelay.open(join(this.socketRoot, `e-${short}.sock`), {
+      container: this.docker.getContainer(record.containerId),
+      demux: (stream, stdout, stderr) => this.docker.modem.demuxStream(stream, stdout, stderr),
+      user: record.user,
+      command: RELAY_COMMAND,
+      log: (line) => this.log(`${enclosureWhere(record)}: ${line.slice(0, LIMITS.relayLogLineChars)}`),
+    });
+    return new AgentClient(relay.socketPath, () => enclosureWhere(record), () => relay.close());
   }
 
   private defaultImage(delivery: string): string {
@@ -62,18 +72,16 @@ export class DockerDriver {
     if (!(await imageExists(this.docker, settings.image))) {
       throw new EnclaveError("placement_unavailable", `image ${settings.image} is not built here: run \`make images\` (or \`enclave images build\`) first`);
     }
-    const socketDir = mkdtempSync(join(tmpdir(), "enclave-sock-"));
-    chownSync(socketDir, settings.uid, settings.gid);
-    chmodSync(socketDir, 0o700);
     let container: Docker.Container | undefined;
+    let client: AgentClient | undefined;
     try {
       if (settings.workspaceMode === "bind") await chownTree(conv.workspacePath, settings.uid, settings.gid);
       container = await this.docker.createContainer({
         name: `enclave-${conv.id}-${Date.now().toString(36)}`,
         ...containerSpec(
           settings,
-          { socketDir, workspace: conv.workspacePath, agentBundleDir: this.agentBundleDir },
-          { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.socketDir]: socketDir },
+          { workspace: conv.workspacePath, agentBundleDir: this.agentBundleDir },
+          { [LABELS.managed]: "true", [LABELS.conversation]: conv.id },
         ),
       });
       if (settings.workspaceMode === "copy") {
@@ -83,7 +91,6 @@ export class DockerDriver {
       const record: EnclosureRecord = {
         containerId: container.id,
         image: settings.image,
-        socketDir,
         startedAtMs: Date.now(),
         limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit },
         workspaceMode: settings.workspaceMode,
@@ -92,22 +99,24 @@ export class DockerDriver {
         state: "starting",
         detail: "",
       };
-      const client = this.client(record);
+      client = await this.client(record);
       await this.waitReady(container, client);
       record.state = "running";
       return { record, client };
     } catch (err) {
+      client?.close();
       if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
-      rmSync(socketDir, { recursive: true, force: true });
       throw err;
     }
   }
 
+  /** The relay inside waits for the agent's socket, so the first Health answers as soon as the agent
+   * listens; between attempts, a container that exited is reported with its last lines. */
   private async waitReady(container: Docker.Container, client: AgentClient): Promise<void> {
     const deadline = Date.now() + LIMITS.agentReadyTimeoutMs;
     for (;;) {
       try {
-        await client.health(1_000);
+        await client.health(Math.max(1, Math.min(LIMITS.agentReadyProbeMs, deadline - Date.now())));
         return;
       } catch {
         // Not up yet: see whether the container is still there to come up.
@@ -120,7 +129,6 @@ export class DockerDriver {
       if (Date.now() > deadline) {
         throw new EnclaveError("placement_unavailable", `the enclosure's agent did not answer within ${LIMITS.agentReadyTimeoutMs} ms`);
       }
-      await new Promise((r) => setTimeout(r, 100));
     }
   }
 
@@ -154,8 +162,6 @@ export class DockerDriver {
       await container.remove({ force: true, v: true });
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode !== 404) throw err;
-    } finally {
-      rmSync(record.socketDir, { recursive: true, force: true });
     }
   }
 

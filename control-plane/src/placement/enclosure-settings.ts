@@ -40,11 +40,18 @@ export interface EnclosureSettings {
 /** Where things live inside an enclosure. */
 export const IN_ENCLOSURE = {
   workspace: "/workspace",
-  socketDir: "/run/enclave",
+  /** The agent's socket lives on the container's own tmpfs: nothing of the host is mounted for it. */
+  runDir: "/run/enclave",
   socket: "/run/enclave/agent.sock",
   agentDir: "/opt/enclave/agent",
   home: "/home/enclave",
 } as const;
+
+/** The agent's socket and nothing else: a small tmpfs. */
+const RUN_DIR_BYTES = 1024 ** 2;
+
+/** The command that joins an exec's stdio to the agent's socket (see exec-relay.ts). */
+export const RELAY_COMMAND = ["node", `${IN_ENCLOSURE.agentDir}/relay.mjs`, IN_ENCLOSURE.socket];
 
 function bad(message: string): never {
   throw new EnclaveError("invalid_arguments", message);
@@ -101,13 +108,12 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
 }
 
 export interface EnclosureMounts {
-  socketDir: string;
   workspace: string;
   agentBundleDir: string;
 }
 
 export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, labels: Record<string, string>): ContainerCreateOptions {
-  const binds = [`${mounts.socketDir}:${IN_ENCLOSURE.socketDir}`];
+  const binds: string[] = [];
   if (s.workspaceMode === "bind") binds.push(`${mounts.workspace}:${IN_ENCLOSURE.workspace}`);
   if (s.agentDelivery === "mount") binds.push(`${mounts.agentBundleDir}:${IN_ENCLOSURE.agentDir}:ro`);
   const tmpfsOpts = (size: number, owned: boolean): string =>
@@ -127,7 +133,11 @@ export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, lab
       CapAdd: s.keepCapabilities,
       SecurityOpt: s.allowNewPrivileges ? [] : ["no-new-privileges:true"],
       ReadonlyRootfs: !s.writableRoot,
-      Tmpfs: { "/tmp": tmpfsOpts(s.tmpSizeBytes, false), [IN_ENCLOSURE.home]: tmpfsOpts(s.homeSizeBytes, true) },
+      Tmpfs: {
+        "/tmp": tmpfsOpts(s.tmpSizeBytes, false),
+        [IN_ENCLOSURE.home]: tmpfsOpts(s.homeSizeBytes, true),
+        [IN_ENCLOSURE.runDir]: tmpfsOpts(RUN_DIR_BYTES, true),
+      },
       Memory: s.memoryBytes,
       MemorySwap: s.memoryBytes,
       NanoCpus: Math.round(s.cpus * 1e9),

@@ -23,6 +23,7 @@ function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError
 
 export class Placements implements PlacementPort {
   private readonly clients = new Map<string, AgentClient>();
+  private readonly opening = new Map<string, Promise<AgentClient>>();
   private unwatch: (() => void) | undefined;
 
   constructor(
@@ -68,12 +69,21 @@ export class Placements implements PlacementPort {
   }
 
   private async enclosureClient(conv: ConversationRecord, enc: EnclosureRecord): Promise<AgentClient> {
-    let client = this.clients.get(conv.id);
-    if (!client) {
-      client = (await this.docker()).client(enc);
-      this.clients.set(conv.id, client);
+    const client = this.clients.get(conv.id);
+    if (client) return client;
+    // Concurrent first calls share one client (and so one relay socket).
+    let opening = this.opening.get(conv.id);
+    if (!opening) {
+      opening = this.docker()
+        .then((driver) => driver.client(enc))
+        .then((c) => {
+          this.clients.set(conv.id, c);
+          return c;
+        })
+        .finally(() => this.opening.delete(conv.id));
+      this.opening.set(conv.id, opening);
     }
-    return client;
+    return opening;
   }
 
   async endpoint(conversationId: string): Promise<AgentEndpoint> {
