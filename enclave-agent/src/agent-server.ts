@@ -45,9 +45,11 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
+/** Clears the socket's path: a socket left by a previous agent, or anything planted there (a link
+ * included: bind() would refuse the name, and the agent must come back after a restart). */
 function removeStaleSocket(path: string): void {
   try {
-    if (lstatSync(path).isSocket()) unlinkSync(path);
+    if (!lstatSync(path).isDirectory()) unlinkSync(path);
   } catch {
     // Nothing there.
   }
