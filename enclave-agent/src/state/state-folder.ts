@@ -4,9 +4,9 @@
 // could plant it first). Given with --state-dir when it must outlive the agent (the enclosure's
 // supervisor makes one with mktemp -d and passes it to every restart, so a journal is replayed);
 // else made here with an unpredictable name and removed when the agent stops.
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { AgentError } from "../errors.js";
 
 export interface StateFolder {
@@ -20,6 +20,14 @@ export interface StateFolder {
 }
 
 const STATE_MODE = 0o700;
+
+function realpathOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
 
 function inside(parent: string, child: string): boolean {
   const rel = relative(parent, child);
@@ -64,10 +72,21 @@ function privateSubfolder(root: string, name: string): string {
  * folder with an unpredictable name.
  */
 export function openStateFolder(given: string | undefined, workspaceRoot: string): StateFolder {
+  const ws = realpathSync(workspaceRoot);
+  const refuseOverlap = (dir: string): void => {
+    if (inside(ws, dir) || inside(dir, ws)) {
+      throw new AgentError(
+        "failed_precondition",
+        `the state folder ${dir} overlaps the workspace ${ws}: the workspace is written by the code the agent serves, so the agent's own state must live elsewhere`,
+      );
+    }
+  };
   let root: string;
   let made: boolean;
   if (given) {
     root = resolve(given);
+    // Checked before anything is made, so a refused folder is never created in the workspace.
+    refuseOverlap(existsSync(root) ? realpathSync(root) : join(realpathOrSelf(dirname(root)), basename(root)));
     try {
       mkdirSync(root, { mode: STATE_MODE });
     } catch (err) {
@@ -77,20 +96,19 @@ export function openStateFolder(given: string | undefined, workspaceRoot: string
     }
     checkPrivate(root, "the state folder");
     root = realpathSync(root);
+    refuseOverlap(root);
     made = false;
   } else {
     root = realpathSync(mkdtempSync(join(tmpdir(), "enclave-agent-")));
     // mkdtemp already makes it 0700; say so explicitly in case a platform's default differs.
     chmodSync(root, STATE_MODE);
     made = true;
-  }
-  const ws = realpathSync(workspaceRoot);
-  if (inside(ws, root) || inside(root, ws)) {
-    if (made) rmSync(root, { recursive: true, force: true });
-    throw new AgentError(
-      "failed_precondition",
-      `the state folder ${root} overlaps the workspace ${ws}: the workspace is written by the code the agent serves, so the agent's own state must live elsewhere`,
-    );
+    try {
+      refuseOverlap(root);
+    } catch (err) {
+      rmSync(root, { recursive: true, force: true });
+      throw err;
+    }
   }
   const journalDir = privateSubfolder(root, "journal");
   const kernelsDir = privateSubfolder(root, "kernels");
