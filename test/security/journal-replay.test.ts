@@ -4,7 +4,7 @@
 // over the workspace after an enclosure wrote it. A journal planted in the state folder itself (code
 // in an enclosure runs as the agent's user and can write there) is replayed only when every entry is
 // one the agent could have written; nothing outside the workspace is ever deleted or created.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,6 +132,9 @@ describe("a journal planted in the agent's own state folder", () => {
       "apply-7-00000007.json": { state: "prepare", entries: [{ staged: "apply-9-0000abcd.0.staged", target: "payload.txt", temp: "../../../victim" }] },
     };
     for (const [name, body] of Object.entries(journals)) writeFileSync(join(journal, name), JSON.stringify(body));
+    // Not a file at all: reading it must not hang the agent's start.
+    execFileSync("mkfifo", [join(journal, "apply-8-00000008.json")]);
+    journals["apply-8-00000008.json"] = "a FIFO";
 
     const agent = await runAgent(ws, state);
     await agent.stop();

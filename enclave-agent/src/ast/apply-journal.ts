@@ -178,10 +178,18 @@ async function checkEntry(paths: WorkspacePaths, journalDir: string, e: unknown,
   return { staged, abs, rel, temp };
 }
 
-async function readStaged(path: string): Promise<Buffer> {
-  // O_NOFOLLOW: the staged copy itself, never what a link put in its place points to.
-  const h = await fsp.open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+/** A regular file of the journal folder, at most maxBytes; never what a link put in its place points to. */
+async function readOwnFile(path: string, maxBytes: number): Promise<Buffer> {
+  let h;
   try {
+    h = await fsp.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    throw new Refused(`it cannot be opened as a plain file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  try {
+    const st = await h.stat();
+    if (!st.isFile()) throw new Refused("it is not a regular file");
+    if (st.size > maxBytes) throw new Refused(`it is larger than ${maxBytes} bytes`);
     return await h.readFile();
   } finally {
     await h.close();
@@ -189,11 +197,9 @@ async function readStaged(path: string): Promise<Buffer> {
 }
 
 async function readJournal(path: string): Promise<unknown> {
-  const st = await fsp.lstat(path);
-  if (!st.isFile()) throw new Refused("it is not a regular file");
-  if (st.size > LIMITS.journalMaxBytes) throw new Refused(`it is larger than ${LIMITS.journalMaxBytes} bytes`);
+  const text = (await readOwnFile(path, LIMITS.journalMaxBytes)).toString("utf8");
   try {
-    return JSON.parse(await fsp.readFile(path, "utf8"));
+    return JSON.parse(text);
   } catch {
     // A journal whose write was cut short never reached its prepare state: nothing to undo.
     throw new Refused("it is not valid JSON");
@@ -233,7 +239,7 @@ export async function recoverJournals(paths: WorkspacePaths, journalDir: string)
       let failed = 0;
       for (const e of entries) {
         try {
-          await writeFileAtomic(e.abs, e.rel, await readStaged(join(journalDir, e.staged)));
+          await writeFileAtomic(e.abs, e.rel, await readOwnFile(join(journalDir, e.staged), LIMITS.writeMaxBytes));
         } catch (err) {
           failed++;
           done.push(`could not finish writing \`${e.rel}\` from an interrupted apply: ${(err as Error).message}`);
