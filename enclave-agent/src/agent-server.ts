@@ -29,6 +29,7 @@ import { LspSupervisor } from "./lsp/supervisor.js";
 import { DebugService } from "../../proto/gen/enclave/agent/v1/debug.js";
 import { debugService } from "./dap/debug-service.js";
 import { DebugSupervisor } from "./dap/debug-supervisor.js";
+import { openStateFolder } from "./state/state-folder.js";
 
 export interface AgentOptions {
   /** Where to listen: a socket path the agent binds, or a listening socket it inherited as a file descriptor. */
@@ -38,6 +39,12 @@ export interface AgentOptions {
   grammarDir: string;
   /** Folder of the kernel runners (kernels/ beside the bundle). */
   kernelDir: string;
+  /**
+   * The agent's private state folder (apply journal, kernel environments), outside the workspace and
+   * mode 0700. Give one that survives restarts so an interrupted apply is finished; when absent the
+   * agent makes one with an unpredictable name and removes it when it stops.
+   */
+  stateDir?: string;
 }
 
 export interface RunningAgent {
@@ -57,6 +64,7 @@ function removeStaleSocket(path: string): void {
 
 export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const paths = new WorkspacePaths(opts.workspaceRoot);
+  const state = openStateFolder(opts.stateDir, paths.root);
   const server = new Server({
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
@@ -66,13 +74,13 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   server.addService(ArchiveService, archiveService(paths));
   server.addService(ProcessService, processService(paths));
   // An apply a crash interrupted is finished (or undone) before anything else reads the files.
-  for (const line of await recoverJournals(paths.root)) process.stderr.write(`enclave-agent: ${line}\n`);
-  server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir)));
+  for (const line of await recoverJournals(paths, state.journalDir)) process.stderr.write(`enclave-agent: ${line}\n`);
+  server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir), state.journalDir));
   const lsp = new LspSupervisor(paths);
   server.addService(LspService, lspService(paths, lsp));
   const debug = new DebugSupervisor(paths);
   server.addService(DebugService, debugService(debug));
-  const kernels = new KernelFactory(paths.root, opts.kernelDir);
+  const kernels = new KernelFactory(paths.root, opts.kernelDir, state.kernelsDir);
   server.addService(KernelsService, kernelsService(kernels));
 
   const stopListening = await listen(server, opts.listen);
@@ -93,6 +101,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         });
       });
       await kernelsClosed;
+      state.dispose();
     },
   };
 }

@@ -19,6 +19,8 @@ export const LIMITS = {
   archiveChunkBytes: 256 * 1024,
   archiveMaxEntryBytes: 512 * 1024 * 1024,
   symlinkDepth: 40,
+  /** Largest apply journal recovery reads (one entry per file of a structural apply). */
+  journalMaxBytes: 16 * 1024 * 1024,
   /** Structural search: largest file parsed, default and hard cap on matches returned. */
   astMaxFileBytes: 32 * 1024 * 1024,
   astDefaultMaxResults: 50,

@@ -1,11 +1,11 @@
 // enclave-agent: the resource host that runs next to the code, on the host or inside an enclosure.
-//   enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--exit-with-stdin]
+//   enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin]
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startAgent } from "./agent-server.js";
 
-const usage = `usage: enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--exit-with-stdin]
+const usage = `usage: enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin]
 
 Serves the enclave agent's gRPC services on a unix socket (never TCP).
   --socket PATH        unix socket to create and listen on
@@ -13,6 +13,10 @@ Serves the enclave agent's gRPC services on a unix socket (never TCP).
   --workspace DIR      the workspace root; no path outside it is ever touched
   --placement NAME     "host" or "enclosure" (reported by Health)
   --grammars DIR       folder of tree-sitter .wasm grammars (default: beside the bundle)
+  --state-dir DIR      the agent's private state (apply journal, kernel environments): outside the
+                       workspace, owned by the agent's user, mode 0700; give the same one on every
+                       restart so an interrupted apply is finished (default: a new folder under the
+                       temporary folder, removed when the agent stops)
   --exit-with-stdin    exit when standard input closes (the host control plane's lifeline)`;
 
 async function main(): Promise<void> {
@@ -23,6 +27,7 @@ async function main(): Promise<void> {
       workspace: { type: "string" },
       placement: { type: "string", default: "host" },
       grammars: { type: "string" },
+      "state-dir": { type: "string" },
       "exit-with-stdin": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -40,7 +45,14 @@ async function main(): Promise<void> {
   const placement = values.placement === "enclosure" ? "enclosure" : "host";
   const grammarDir = values.grammars ?? join(dirname(fileURLToPath(import.meta.url)), "grammars");
   const kernelDir = join(dirname(fileURLToPath(import.meta.url)), "kernels");
-  const agent = await startAgent({ listen, workspaceRoot: values.workspace, placement, grammarDir, kernelDir });
+  const agent = await startAgent({
+    listen,
+    workspaceRoot: values.workspace,
+    placement,
+    grammarDir,
+    kernelDir,
+    stateDir: values["state-dir"],
+  });
   process.stderr.write(`enclave-agent ${process.pid}: serving ${values.workspace} on ${values.socket ? `unix:${values.socket}` : `inherited fd ${listenFd}`} (${placement})\n`);
 
   let stopping = false;

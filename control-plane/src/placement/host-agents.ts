@@ -148,7 +148,7 @@ export class HostAgents {
       this.sandbox,
       id,
       { workspace, agentBundleDir: this.agentBundleDir, hostToolsDir: existsSync(hostToolsBin) ? hostToolsDir : undefined, stateDir },
-      ["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--placement", "host", "--exit-with-stdin"],
+      ["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
     );
     let child: ChildProcess;
     try {

@@ -16,7 +16,8 @@ function clip(s: string): string {
   return s.length > MATCH_TEXT_CHARS ? `${s.slice(0, MATCH_TEXT_CHARS)}…` : s;
 }
 
-export function astService(paths: WorkspacePaths, engine: AstEngine): AstServer {
+/** journalDir: the state folder's journal/ folder, where applies keep what a crash needs to finish them. */
+export function astService(paths: WorkspacePaths, engine: AstEngine, journalDir: string): AstServer {
   // One apply at a time per agent: two interleaved applies could each pass their hash check.
   return {
     search: unary(async (req) => {
@@ -67,7 +68,7 @@ export function astService(paths: WorkspacePaths, engine: AstEngine): AstServer 
           files.push({ abs, rel, content: Buffer.from(w.content) });
         }
         if (diverged.length) return { applied: false, diverged, filesWritten: 0 };
-        await applyAtomically(paths.root, files);
+        await applyAtomically(journalDir, files);
         return { applied: true, diverged: [], filesWritten: files.length };
       };
       return withWriteLock(paths.root, run);

@@ -8,7 +8,6 @@ import { type CellSink, CellRun } from "./cell-run.js";
 import { launchSpec } from "./kernel-launch.js";
 import { KernelProcess } from "./kernel-process.js";
 import { isKernelLanguage, type KernelLanguage } from "./kernel-registry.js";
-import { removeKernelEnvironments } from "./python-environment.js";
 
 /** What the caller can do to a cell it submitted, before or while it runs. */
 export class CellHandle {
@@ -47,7 +46,10 @@ export class KernelFactory {
 
   constructor(
     private readonly workspaceRoot: string,
+    /** The kernel runners, beside the agent bundle. */
     private readonly kernelDir: string,
+    /** The state folder's kernels/ folder: where kernel environments are made. */
+    private readonly kernelsStateDir: string,
   ) {}
 
   /** The kernels alive now. */
@@ -106,7 +108,7 @@ export class KernelFactory {
   }
 
   private async startKernel(language: KernelLanguage): Promise<KernelProcess> {
-    const kernel = await KernelProcess.start(await launchSpec(language, this.workspaceRoot, this.kernelDir));
+    const kernel = await KernelProcess.start(await launchSpec(language, this.workspaceRoot, this.kernelDir, this.kernelsStateDir));
     this.kernels.set(language, kernel);
     void kernel.exited.then((fate) => {
       if (this.kernels.get(language) !== kernel) return;
@@ -116,13 +118,12 @@ export class KernelFactory {
     return kernel;
   }
 
-  /** Kills every kernel (the agent is stopping) and removes their environments. */
+  /** Kills every kernel (the agent is stopping); their environments go with the state folder. */
   async close(): Promise<void> {
     this.closed = true;
     const all = [...this.kernels.values()];
     for (const k of all) k.kill("the agent stopped");
     await Promise.all(all.map((k) => k.exited));
-    removeKernelEnvironments(this.workspaceRoot);
   }
 }
 
