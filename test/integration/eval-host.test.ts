@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type EvalPlace, evalCases, evalCell, hostPython } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { until } from "../helpers/wait.js";
 import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
 
 let fx: Fixture;
@@ -98,7 +99,7 @@ describe("eval on host placement", () => {
     expect(sandboxProcesses(sandbox).some((p) => p.innerPid === pid)).toBe(true);
     await fx.client.deleteConversation("evalgone");
     expect(existsSync(onHost)).toBe(false);
-    expect(sandboxProcesses(sandbox)).toEqual([]);
+    await until(() => sandboxProcesses(sandbox).length === 0, "the sandbox of evalgone to empty", 10_000);
   });
 
   it("keeps the kernel across calls of the conversation, and never starts an enclosure", async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers, writeBrokenServer, writeProject } from "../helpers/lsp-fixture.js";
+import { until } from "../helpers/wait.js";
 import { hostPidOf, sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
 
 let fx: Fixture;
@@ -272,6 +273,6 @@ describe("lsp broken set", () => {
     const sandbox = sandboxNamespace(fx.cp.hostAgents.pid("lsph") ?? 0);
     expect(sandboxProcesses(sandbox).some((p) => p.innerPid === pid)).toBe(true);
     await fx.cp.hostAgents.stop("lsph");
-    expect(sandboxProcesses(sandbox)).toEqual([]);
+    await until(() => sandboxProcesses(sandbox).length === 0, "the sandbox of lsph to empty", 10_000);
   });
 });

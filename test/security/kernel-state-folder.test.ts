@@ -82,14 +82,19 @@ describe("host placement", () => {
     const prefix = (await evalOk(place, { code: PREFIX })).trim();
     expect(existsSync(marker), "a planted environment ran").toBe(false);
     for (const p of planted) expect(prefix === p || prefix.startsWith(`${p}/`)).toBe(false);
-    // Its own: <tmp>/enclave-agent-XXXXXX/kernels/python-…, a folder only the agent's user can open.
-    expect(prefix).toMatch(/\/enclave-agent-[A-Za-z0-9]{6}\/kernels\/python-[0-9a-f]{8}$/);
-    const stateDir = join(prefix, "..", "..");
-    expect(execFileSync("stat", ["-c", "%a %u", stateDir], { encoding: "utf8" })).toBe(`700 ${process.getuid?.()}\n`);
-    expect(prefix.startsWith(ws)).toBe(false);
+    // Its own: the conversation's state folder (mounted into the sandbox at /run/enclave/state; on the
+    // host under the data folder), which only the sandbox's account can open.
+    const m = /^\/run\/enclave\/state\/kernels\/(python-[0-9a-f]{8})$/.exec(prefix);
+    expect(m, prefix).not.toBeNull();
+    const stateDir = join(fx.dataDir, "host-state", conv.id);
+    const [mode, owner] = execFileSync("stat", ["-c", "%a %u", stateDir], { encoding: "utf8" }).trim().split(" ");
+    expect(mode).toBe("700");
+    expect(Number(owner)).toBeGreaterThan(0);
+    const envOnHost = join(stateDir, "kernels", m?.[1] ?? "");
+    expect(existsSync(envOnHost)).toBe(true);
 
     await fx.cp.hostAgents.stop(conv.id);
-    expect(existsSync(stateDir), "the agent's state folder outlived it").toBe(false);
+    expect(existsSync(envOnHost), "the kernel environment outlived its agent").toBe(false);
   });
 });
 
