@@ -100,7 +100,14 @@ export class CommandHost implements WorkerHost {
     // The agent enforces a limit of its own as well; ours (plus the kill grace) comes first, so the
     // report names the configured time. The stream's deadline is the last resort.
     const backstopMs = this.config.workerTimeoutMs + 2 * LIMITS.vibeKillGraceMs;
-    const call = ep.client.exec(backstopMs + 30_000);
+    let call: ClientDuplexStream<ExecRequest, ExecEvent>;
+    try {
+      call = ep.client.exec(backstopMs + 30_000);
+    } catch (err) {
+      // A client closed under us (its enclosure stopping) refuses new calls outright.
+      finish("failed", "", `the worker could not start: ${(err as Error).message}`);
+      return;
+    }
     entry.call = call;
     let stdout = "";
     let stderr = "";
