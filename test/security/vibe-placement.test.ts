@@ -116,6 +116,30 @@ describe("built-in vibe workers on host placement", () => {
   });
 });
 
+describe("built-in vibe workers that run over their time", () => {
+  it("are killed in their placement, process group and all, and reported failed", async () => {
+    const short = await startFixture((c) => {
+      c.vibe.commands = { fast: WORKER, good: WORKER };
+      c.vibe.workerTimeoutMs = 2_000;
+    });
+    try {
+      const ws = (await short.client.createConversation("vibe-overrun")).workspacePath;
+      const runId = (await short.client.openRun("vibe-overrun", { resources: ["vibe"], vibeMode: true })).id;
+      const spawned = resultText(await short.client.callTool(runId, "vibe_spawn", { brief: "linger", label: "overrun" }));
+      const id = /Started worker (w\d+)/.exec(spawned)?.[1] ?? "";
+      await until(() => existsSync(join(ws, "vibe-ready.txt")), "the worker to start", 60_000);
+      const me = who(readFileSync(join(ws, "vibe-who.txt"), "utf8"));
+      const child = Number(readFileSync(join(ws, "vibe-child.txt"), "utf8"));
+      const waited = resultText(await short.client.callTool(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 }));
+      expect(waited).toMatch(/"overrun" \(fast, attempt 1\) failed after/);
+      expect(waited).toContain("[ran over 2 s and was killed]");
+      await until(() => !alive(me.pid) && !alive(child), "the worker and its child to be gone");
+    } finally {
+      await short.close();
+    }
+  });
+});
+
 describe("built-in vibe workers across a placement change", () => {
   it("end when an enclosure takes over: no host worker keeps writing to the workspace", async () => {
     const ws = (await fx.client.createConversation("vibe-switch")).workspacePath;
