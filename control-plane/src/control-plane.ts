@@ -81,7 +81,7 @@ export class ControlPlane {
     );
     this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs));
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
-    this.vibe = new VibeRoster(new CommandHost(config.vibe), (w) => this.audit.record(workerAuditEvent(w)));
+    this.vibe = new VibeRoster(new CommandHost(config.vibe, (id) => this.placements.endpoint(id)), (w) => this.audit.record(workerAuditEvent(w)));
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
     for (const tool of lsp.wrapWriteTools(AST_TOOLS)) this.registry.register(tool);
     this.registry.register(createDebugTool({ sessionTtlMs: config.debugSessionTtlMs }));
@@ -173,12 +173,13 @@ export class ControlPlane {
 
   async deleteConversation(id: string): Promise<void> {
     const conv = this.conversations.get(id);
+    // Workers first, while their placement still answers: they get SIGTERM and a grace, not a cut.
+    await this.vibe.forget(id);
     if (conv.enclosure) await this.placements.stop(id);
     await this.hostAgents.stop(id);
     this.hostAgents.forget(id);
     for (const r of this.runs.forConversation(id)) this.questions.cancelRun(r.id);
     this.questions.forget(id);
-    await this.vibe.forget(id);
     for (const r of this.runs.forConversation(id)) this.pending.drop(r.id);
     this.runs.closeConversation(id);
     this.conversations.delete(id);
