@@ -62,7 +62,8 @@ async function planted(placement: "host" | "enclosure", surface: string): Promis
   plant(ws);
   if (placement === "enclosure") await fx.client.startEnclosure(id);
   const runId = (await fx.client.openRun(id, { resources: ["workspace", "lsp", "debug"] })).id;
-  return { id, ws, root: placement === "enclosure" ? "/workspace" : ws, runId };
+  // Both placements see the workspace at /workspace (host placement's sandbox mounts it there).
+  return { id, ws, root: "/workspace", runId };
 }
 
 describe.each(["host", "enclosure"] as const)("describing %s placement runs nothing from the workspace", (placement) => {

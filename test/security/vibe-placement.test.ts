@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { alive, until } from "../helpers/wait.js";
+import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
+import { until } from "../helpers/wait.js";
 
 // The brief comes on stdin. "linger" keeps the worker (and a child in its process group) running.
 const WORKER = [
@@ -48,17 +49,10 @@ function who(text: string): { uid: string; host: string; pid: number; env: strin
   return { uid, host, pid: Number(pid), env, cwd };
 }
 
-/** The pids from `pid` up to init, through /proc on the host. */
-function ancestors(pid: number): number[] {
-  const out: number[] = [];
-  let p = pid;
-  while (p > 1 && out.length < 64) {
-    const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-    // Field 4 (ppid) follows the command name, which is in parentheses and may hold spaces.
-    p = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    out.push(p);
-  }
-  return out;
+/** Whether the conversation's host sandbox still runs a process with that (sandbox) pid. */
+function inSandbox(f: Fixture, conversationId: string): (pid: number) => boolean {
+  const ns = sandboxNamespace(f.cp.hostAgents.pid(conversationId) ?? 0);
+  return (pid) => sandboxProcesses(ns).some((p) => p.innerPid === pid);
 }
 
 function uidOf(pid: number): string {
@@ -91,12 +85,14 @@ describe("built-in vibe workers on host placement", () => {
     const me = who(readFileSync(join(ws, "vibe-who.txt"), "utf8"));
     const agentPid = fx.cp.hostAgents.pid("vibe-host");
     expect(agentPid).toBeDefined();
-    // A descendant of the conversation's host agent, not of the control plane.
-    expect(ancestors(me.pid)).toContain(agentPid);
-    // The worker's user is the host agent's. Until host agents run sandboxed as an unprivileged user,
-    // that is still the control plane's (root here); once the sandbox lands this must also say
-    // expect(me.uid).not.toBe("0").
-    expect(me.uid).toBe(uidOf(agentPid as number));
+    // Inside the conversation's sandbox (its pid namespace), as the sandbox's unprivileged account.
+    const sandbox = sandboxProcesses(sandboxNamespace(agentPid as number));
+    const worker = sandbox.find((p) => p.innerPid === me.pid);
+    expect(worker, "the worker runs in the host agent's sandbox").toBeDefined();
+    expect(me.uid).not.toBe("0");
+    expect(me.uid).toBe(uidOf(worker?.hostPid ?? 0));
+    expect(me.cwd).toBe("/workspace");
+    const alive = inSandbox(fx, "vibe-host");
     expect(me.env).toBe(me.cwd);
     expect(readFileSync(join(ws, "vibe-brief.txt"), "utf8")).toBe(`linger\n${HOSTILE}`);
     for (const f of ["pwned-subst", "pwned-tick", "pwned-semi", "pwned-and", "pwned-pipe"]) expect(existsSync(join(ws, f))).toBe(false);
@@ -130,6 +126,8 @@ describe("built-in vibe workers that run over their time", () => {
       await until(() => existsSync(join(ws, "vibe-ready.txt")), "the worker to start", 60_000);
       const me = who(readFileSync(join(ws, "vibe-who.txt"), "utf8"));
       const child = Number(readFileSync(join(ws, "vibe-child.txt"), "utf8"));
+      const alive = inSandbox(short, "vibe-overrun");
+      expect(alive(me.pid) && alive(child)).toBe(true);
       const waited = resultText(await short.client.callTool(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 }));
       expect(waited).toMatch(/"overrun" \(fast, attempt 1\) failed after/);
       expect(waited).toContain("[ran over 2 s and was killed]");
@@ -148,6 +146,8 @@ describe("built-in vibe workers across a placement change", () => {
     await until(() => existsSync(join(ws, "vibe-ready.txt")), "the worker to start", 60_000);
     const me = who(readFileSync(join(ws, "vibe-who.txt"), "utf8"));
     const child = Number(readFileSync(join(ws, "vibe-child.txt"), "utf8"));
+    const alive = inSandbox(fx, "vibe-switch");
+    expect(alive(me.pid) && alive(child)).toBe(true);
     await fx.client.startEnclosure("vibe-switch");
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
     expect(waited).toMatch(/"whoami" \(fast, attempt 1\) failed after/);
