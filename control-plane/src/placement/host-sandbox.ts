@@ -40,11 +40,14 @@ export interface SandboxMounts {
   stateDir: string;
 }
 
+/** The operator's settings a host agent reads itself (interpreters for kernels), passed on when set. */
+const AGENT_SETTINGS = ["ENCLAVE_PYTHON", "ENCLAVE_NODE"] as const;
+
 /** The environment a sandboxed agent gets: an allow-list, never the control plane's own. */
 export function sandboxEnvironment(mounts: Pick<SandboxMounts, "hostToolsDir">): Record<string, string> {
   const path = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
   if (mounts.hostToolsDir) path.unshift(`${IN_SANDBOX.hostTools}/node_modules/.bin`);
-  return {
+  const env: Record<string, string> = {
     PATH: path.join(":"),
     HOME: IN_SANDBOX.home,
     TMPDIR: "/tmp",
@@ -52,6 +55,11 @@ export function sandboxEnvironment(mounts: Pick<SandboxMounts, "hostToolsDir">):
     MPLBACKEND: "Agg",
     PYTHONUNBUFFERED: "1",
   };
+  for (const name of AGENT_SETTINGS) {
+    const value = process.env[name];
+    if (value) env[name] = value;
+  }
+  return env;
 }
 
 function bad(message: string): never {
