@@ -45,7 +45,10 @@ async function containerPids(needle: string): Promise<number[]> {
   return top.Processes.filter((p) => p.join(" ").includes(needle)).map((p) => Number(p[0]));
 }
 
+const SECRET = "a-console-token-of-the-control-plane";
+
 beforeAll(async () => {
+  process.env.ENCLAVE_CONSOLE_TOKEN = SECRET;
   dataDir = mkdtempSync(join(tmpdir(), "enclave-transport-"));
   config = loadConfig({ dataDir, listen: `unix://${join(dataDir, "cp.sock")}` });
   await serve();
@@ -55,6 +58,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  delete process.env.ENCLAVE_CONSOLE_TOKEN;
   if (cp) {
     for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
     await unserve().catch(() => undefined);
@@ -73,6 +77,13 @@ describe("enclosure transport", () => {
     expect(text).not.toContain(cp.socketRoot);
     expect(text).not.toMatch(/enclave-sock-/);
     expect(text).toMatch(/agent\.sock/);
+  });
+
+  it("passes nothing of the control plane's environment inside (its console token included)", async () => {
+    const env = resultText(await client.callTool(runId, "exec", { command: "env; cat /proc/1/environ | tr '\\0' '\\n'" }));
+    expect(env).toContain("HOME=/home/enclave");
+    expect(env).not.toContain(SECRET);
+    expect(env).not.toContain("ENCLAVE_CONSOLE_TOKEN");
   });
 
   it("keeps the kernel when the stream drops: every relay killed, the next cell finds its variables", async () => {
