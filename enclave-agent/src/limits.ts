@@ -17,7 +17,9 @@ export const LIMITS = {
   /** After SIGTERM on timeout, how long before SIGKILL. */
   execKillGraceMs: 2_000,
   archiveChunkBytes: 256 * 1024,
-  archiveMaxEntryBytes: 512 * 1024 * 1024,
+  /** What ArchiveIn unpacks at most: bytes of file content (apparent sizes) and entries. */
+  archiveMaxBytes: 4 * 1024 * 1024 * 1024,
+  archiveMaxEntries: 500_000,
   symlinkDepth: 40,
   /** Structural search: largest file parsed, default and hard cap on matches returned. */
   astMaxFileBytes: 32 * 1024 * 1024,
