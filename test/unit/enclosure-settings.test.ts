@@ -7,7 +7,7 @@ const defaults = loadConfig().enclosure;
 it("hardens by default and names every relaxation", () => {
   const s = resolveSettings({}, defaults, "img");
   expect(s.relaxations).toEqual([]);
-  const spec = containerSpec(s, { socketDir: "/s", workspace: "/w", agentBundleDir: "/a" }, {});
+  const spec = containerSpec(s, { socketDir: "/s", workspace: "/w" }, {});
   expect(spec.HostConfig?.NetworkMode).toBe("none");
   expect(spec.HostConfig?.CapDrop).toEqual(["ALL"]);
   const weak = resolveSettings({ networkMode: "bridge", keepCapabilities: ["net_raw"], writableRoot: true, allowNewPrivileges: true }, defaults, "img");

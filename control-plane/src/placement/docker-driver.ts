@@ -12,13 +12,19 @@ import type { EnclosureDefaults } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, resolveSettings } from "./enclosure-settings.js";
-import { chownTree, mirrorArchiveInto, packFolder } from "./workspace-transfer.js";
+import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
+import { chownTree, copyBackFromContainer, packFolder, putFolder } from "./workspace-transfer.js";
 
 export const LABELS = {
   managed: "org.enclave.managed",
   conversation: "org.enclave.conversation",
   socketDir: "org.enclave.socket-dir",
 } as const;
+
+/** What a stop could not bring back into the workspace (copy mode), one line each. */
+export interface StopReport {
+  notCopiedBack: string[];
+}
 
 export interface ContainerFate {
   running: boolean;
@@ -66,18 +72,28 @@ export class DockerDriver {
     chownSync(socketDir, settings.uid, settings.gid);
     chmodSync(socketDir, 0o700);
     let container: Docker.Container | undefined;
+    let disk: WorkspaceDisk | undefined;
+    const name = `enclave-${conv.id}-${Date.now().toString(36)}`;
+    const labels = { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.socketDir]: socketDir };
     try {
       if (settings.workspaceMode === "bind") await chownTree(conv.workspacePath, settings.uid, settings.gid);
-      container = await this.docker.createContainer({
-        name: `enclave-${conv.id}-${Date.now().toString(36)}`,
-        ...containerSpec(
-          settings,
-          { socketDir, workspace: conv.workspacePath, agentBundleDir: this.agentBundleDir },
-          { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.socketDir]: socketDir },
-        ),
-      });
       if (settings.workspaceMode === "copy") {
-        await container.putArchive(packFolder(conv.workspacePath, settings.uid, settings.gid), { path: IN_ENCLOSURE.workspace });
+        disk = await createWorkspaceDisk(this.docker, {
+          dir: this.defaults.diskImageDir,
+          name: `${name}-workspace`,
+          limitBytes: settings.diskLimitBytes,
+          uid: settings.uid,
+          gid: settings.gid,
+          labels,
+        });
+      }
+      container = await this.docker.createContainer({
+        name,
+        ...containerSpec(settings, { socketDir, workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels),
+      });
+      if (settings.agentDelivery === "mount") await putFolder(container, packFolder(this.agentBundleDir, 0, 0), IN_ENCLOSURE.agentDir);
+      if (settings.workspaceMode === "copy") {
+        await putFolder(container, packFolder(conv.workspacePath, settings.uid, settings.gid), IN_ENCLOSURE.workspace, settings.diskLimitBytes);
       }
       await container.start();
       const record: EnclosureRecord = {
@@ -85,7 +101,8 @@ export class DockerDriver {
         image: settings.image,
         socketDir,
         startedAtMs: Date.now(),
-        limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit },
+        limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit, diskBytes: settings.diskLimitBytes },
+        ...(disk ? { disk } : {}),
         workspaceMode: settings.workspaceMode,
         relaxations: settings.relaxations,
         user: `${settings.uid}:${settings.gid}`,
@@ -98,6 +115,7 @@ export class DockerDriver {
       return { record, client };
     } catch (err) {
       if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
+      if (disk) await removeWorkspaceDisk(this.docker, disk).catch(() => undefined);
       rmSync(socketDir, { recursive: true, force: true });
       throw err;
     }
@@ -143,20 +161,42 @@ export class DockerDriver {
     }
   }
 
-  /** Removes the enclosure; in copy mode its /workspace is first mirrored back to the host folder. */
-  async stop(conv: ConversationRecord, record: EnclosureRecord): Promise<void> {
+  /** The engine's view of copy mode's workspace volume, for the egress audit; undefined in bind mode. */
+  async workspaceVolumeInfo(record: EnclosureRecord): Promise<Docker.VolumeInspectInfo | undefined> {
+    if (!record.disk) return undefined;
+    return (await this.docker.getVolume(record.disk.volume).inspect()) as Docker.VolumeInspectInfo;
+  }
+
+  /**
+   * Removes the enclosure; in copy mode its /workspace is first copied back into the host folder (the
+   * container paused meanwhile). When the copy back fails the enclosure is left running as it was,
+   * socket folder included, and the stop can be tried again.
+   */
+  async stop(conv: ConversationRecord, record: EnclosureRecord): Promise<StopReport> {
     const container = this.docker.getContainer(record.containerId);
-    try {
-      if (record.workspaceMode === "copy") {
-        const archive = await container.getArchive({ path: `${IN_ENCLOSURE.workspace}/.` });
-        await mirrorArchiveInto(conv.workspacePath, archive, ".");
+    let notCopiedBack: string[] = [];
+    if (record.workspaceMode === "copy") {
+      try {
+        const skipped = await copyBackFromContainer(container, conv.workspacePath, {
+          maxBytes: this.defaults.copyBackMaxBytes,
+          maxEntries: LIMITS.copyBackMaxEntries,
+          setting: "ENCLAVE_COPY_BACK_MAX_BYTES (default LIMITS.copyBackMaxBytes)",
+        });
+        notCopiedBack = skipped.slice(0, LIMITS.notCopiedBackListed).map((s) => `${s.path}: ${s.why}`);
+        if (skipped.length > LIMITS.notCopiedBackListed) notCopiedBack.push(`… and ${skipped.length - LIMITS.notCopiedBackListed} more`);
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+        notCopiedBack = ["(everything): the container was removed from outside Enclave, so its /workspace could not be copied back"];
       }
+    }
+    try {
       await container.remove({ force: true, v: true });
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode !== 404) throw err;
-    } finally {
-      rmSync(record.socketDir, { recursive: true, force: true });
     }
+    if (record.disk) await removeWorkspaceDisk(this.docker, record.disk);
+    rmSync(record.socketDir, { recursive: true, force: true });
+    return { notCopiedBack };
   }
 
   /** Calls onDeath when a managed container dies without being stopped through the driver. */

@@ -6,12 +6,14 @@ import { constants, createReadStream, promises as fsp } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Readable } from "node:stream";
+import type Docker from "dockerode";
 import { type Header, pack as tarPack } from "tar-stream";
-
-type Headers = Partial<Header> & { name: string };
 import { ArchiveLimitError, type SkippedEntry, unpackTar } from "../../../enclave-agent/src/fs/archive-unpack.js";
 import { moveTreeInto } from "../../../enclave-agent/src/fs/tree-move.js";
 import { EnclaveError } from "../errors.js";
+import { IN_ENCLOSURE } from "./enclosure-settings.js";
+
+type Headers = Partial<Header> & { name: string };
 
 /** Gives the whole tree to uid:gid (links themselves, never their targets). */
 export async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
@@ -114,5 +116,40 @@ export async function mirrorArchiveInto(dir: string, archive: Readable, stripPre
     return report.skipped;
   } finally {
     await fsp.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Copies a copy-mode enclosure's /workspace back into the host folder. The container is paused first
+ * so its content cannot change during the copy; when anything fails it is resumed, so the enclosure
+ * keeps running and the stop can be tried again.
+ */
+export async function copyBackFromContainer(container: Docker.Container, dir: string, limits: MirrorLimits): Promise<SkippedEntry[]> {
+  const state = (await container.inspect()).State;
+  const pausedHere = state.Running && !state.Paused;
+  if (pausedHere) await container.pause();
+  try {
+    const archive = (await container.getArchive({ path: `${IN_ENCLOSURE.workspace}/.` })) as unknown as Readable;
+    return await mirrorArchiveInto(dir, archive, ".", limits);
+  } catch (err) {
+    if (pausedHere) await container.unpause().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Puts a tar stream into a created container at `path`; a full disk is said as such. */
+export async function putFolder(container: Docker.Container, archive: Readable, path: string, diskLimitBytes?: number): Promise<void> {
+  try {
+    await container.putArchive(archive, { path });
+  } catch (err) {
+    const message = (err as Error).message;
+    if (diskLimitBytes && /no space left on device/i.test(message)) {
+      throw new EnclaveError(
+        "too_large",
+        `the workspace does not fit the enclosure's disk limit of ${diskLimitBytes} bytes (the volume's own metadata takes a few MiB of it): ` +
+          `start with a larger disk_limit_bytes`,
+      );
+    }
+    throw err;
   }
 }
