@@ -14,3 +14,17 @@ it("hardens by default and names every relaxation", () => {
   expect(weak.relaxations).toHaveLength(4);
   expect(() => resolveSettings({ user: "0:0" }, defaults, "img")).toThrow(/never runs as root/);
 });
+
+it("sizes copy mode's workspace volume and refuses a disk limit in bind mode", () => {
+  expect(resolveSettings({ workspaceMode: "copy" }, defaults, "img").diskLimitBytes).toBe(defaults.diskBytes);
+  expect(resolveSettings({ workspaceMode: "copy", diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img").diskLimitBytes).toBe(64 * 1024 ** 2);
+  expect(resolveSettings({}, defaults, "img").diskLimitBytes).toBe(0);
+  expect(() => resolveSettings({ diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img")).toThrow(/needs workspace_mode copy/);
+  expect(() => resolveSettings({ workspaceMode: "copy", diskLimitBytes: 1024 }, defaults, "img")).toThrow(/below the 32 MiB/);
+  const spec = containerSpec(resolveSettings({ workspaceMode: "copy" }, defaults, "img"), { socketDir: "/s", workspace: "/w", workspaceVolume: "vol" }, {});
+  expect(spec.HostConfig?.Mounts).toEqual([
+    { Type: "volume", Source: "vol", Target: "/workspace" },
+    { Type: "volume", Source: "", Target: "/opt/enclave/agent" },
+  ]);
+  expect(spec.HostConfig?.Binds?.some((b) => b.startsWith("/w:"))).toBe(false);
+});

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { agentImageTag, imageExists, imageTags } from "../../../images/pipeline/image-set.js";
+import type { SkippedEntry } from "../../../enclave-agent/src/fs/archive-unpack.js";
 import { AgentClient } from "../agent-client/agent-client.js";
 import type { ConversationRecord, EnclosureRecord } from "../conversations/conversation-store.js";
 import type { EnclosureDefaults } from "../config.js";
@@ -13,7 +14,7 @@ import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, resolveSettings } from "./enclosure-settings.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
-import { chownTree, copyBackFromContainer, packFolder, putFolder } from "./workspace-transfer.js";
+import { chownTree, copyBackFromContainer, type MirrorLimits, packFolder, putFolder } from "./workspace-transfer.js";
 
 export const LABELS = {
   managed: "org.enclave.managed",
@@ -21,9 +22,10 @@ export const LABELS = {
   socketDir: "org.enclave.socket-dir",
 } as const;
 
-/** What a stop could not bring back into the workspace (copy mode), one line each. */
+/** What a stop could not bring back into the workspace (copy mode), and what it could not remove. */
 export interface StopReport {
   notCopiedBack: string[];
+  leftovers: string[];
 }
 
 export interface ContainerFate {
@@ -176,16 +178,22 @@ export class DockerDriver {
     const container = this.docker.getContainer(record.containerId);
     let notCopiedBack: string[] = [];
     if (record.workspaceMode === "copy") {
+      const limits = {
+        maxBytes: this.defaults.copyBackMaxBytes,
+        maxEntries: LIMITS.copyBackMaxEntries,
+        setting: "ENCLAVE_COPY_BACK_MAX_BYTES (default LIMITS.copyBackMaxBytes)",
+      };
+      let skipped;
       try {
-        const skipped = await copyBackFromContainer(container, conv.workspacePath, {
-          maxBytes: this.defaults.copyBackMaxBytes,
-          maxEntries: LIMITS.copyBackMaxEntries,
-          setting: "ENCLAVE_COPY_BACK_MAX_BYTES (default LIMITS.copyBackMaxBytes)",
-        });
-        notCopiedBack = skipped.slice(0, LIMITS.notCopiedBackListed).map((s) => `${s.path}: ${s.why}`);
-        if (skipped.length > LIMITS.notCopiedBackListed) notCopiedBack.push(`… and ${skipped.length - LIMITS.notCopiedBackListed} more`);
+        skipped = await copyBackFromContainer(container, conv.workspacePath, limits);
       } catch (err) {
         if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+        skipped = record.disk ? await this.copyBackFromVolume(conv, record, limits) : undefined;
+      }
+      if (skipped) {
+        notCopiedBack = skipped.slice(0, LIMITS.notCopiedBackListed).map((s) => `${s.path}: ${s.why}`);
+        if (skipped.length > LIMITS.notCopiedBackListed) notCopiedBack.push(`… and ${skipped.length - LIMITS.notCopiedBackListed} more`);
+      } else {
         notCopiedBack = ["(everything): the container was removed from outside Enclave, so its /workspace could not be copied back"];
       }
     }
@@ -194,9 +202,32 @@ export class DockerDriver {
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode !== 404) throw err;
     }
-    if (record.disk) await removeWorkspaceDisk(this.docker, record.disk);
+    // The enclosure is gone by now: a volume that will not go is said, not a reason to keep it recorded.
+    const leftovers: string[] = [];
+    if (record.disk) {
+      await removeWorkspaceDisk(this.docker, record.disk).catch((err: unknown) => {
+        leftovers.push(`workspace volume ${record.disk?.volume} (${record.disk?.loopDevice}, ${record.disk?.image}): ${(err as Error).message}`);
+      });
+    }
     rmSync(record.socketDir, { recursive: true, force: true });
-    return { notCopiedBack };
+    return { notCopiedBack, leftovers };
+  }
+
+  /** The container is gone but its workspace volume is not: read it through a container never started. */
+  private async copyBackFromVolume(conv: ConversationRecord, record: EnclosureRecord, limits: MirrorLimits): Promise<SkippedEntry[]> {
+    const reader = await this.docker.createContainer({
+      Image: record.image,
+      // Never started; the engine still wants a command.
+      Entrypoint: ["/bin/true"],
+      Labels: { [LABELS.managed]: "true", [LABELS.conversation]: conv.id },
+      NetworkDisabled: true,
+      HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: record.disk?.volume ?? "", Target: IN_ENCLOSURE.workspace }] },
+    });
+    try {
+      return await copyBackFromContainer(reader, conv.workspacePath, limits);
+    } finally {
+      await reader.remove({ force: true }).catch(() => undefined);
+    }
   }
 
   /** Calls onDeath when a managed container dies without being stopped through the driver. */

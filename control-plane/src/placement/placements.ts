@@ -156,15 +156,19 @@ export class Placements implements PlacementPort {
     this.clients.get(conv.id)?.close();
     this.clients.delete(conv.id);
     // A failed stop leaves the enclosure running and recorded: the next call reconnects to it.
-    const { notCopiedBack } = await (await this.docker()).stop(conv, enc);
+    const { notCopiedBack, leftovers } = await (await this.docker()).stop(conv, enc);
     delete conv.enclosure;
     if (enc.workspaceMode === "copy") conv.notCopiedBack = notCopiedBack;
     this.store.put(conv);
+    const detail = [
+      notCopiedBack.length ? `not copied back into the workspace: ${notCopiedBack.join("; ")}` : "",
+      leftovers.length ? `could not remove: ${leftovers.join("; ")}` : "",
+    ].filter(Boolean);
     this.audit.record({
       kind: "enclosure_stopped",
       conversationId: conv.id,
       placement: enclosureWhere(enc),
-      ...(notCopiedBack.length ? { detail: `not copied back into the workspace: ${notCopiedBack.join("; ")}` } : {}),
+      ...(detail.length ? { detail: detail.join("\n") } : {}),
     });
     return conv;
   }
