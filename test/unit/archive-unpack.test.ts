@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { type Header, pack as tarPack } from "tar-stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ArchiveLimitError, linkStaysInside, unpackTar } from "../../enclave-agent/src/fs/archive-unpack.js";
+import { ArchiveLimitError, linkStaysInside, MAX_REPORTED, unpackTar } from "../../enclave-agent/src/fs/archive-unpack.js";
 import { moveTreeInto } from "../../enclave-agent/src/fs/tree-move.js";
 
 type Entry = Partial<Header> & { name: string; body?: Buffer };
@@ -99,6 +99,18 @@ describe("unpackTar", () => {
         maxEntries: 1000,
       }),
     ).rejects.toBeInstanceOf(ArchiveLimitError);
+  });
+  it("lists at most MAX_REPORTED entries not made and counts the rest; deep trees unpack", async () => {
+    const fifos: Entry[] = Array.from({ length: MAX_REPORTED + 5 }, (_, i) => ({ name: `p${i}`, type: "fifo" }));
+    const deep = Array.from({ length: 200 }, (_, i) => `d${i}`).reduce<string[]>((acc, p) => [...acc, acc.length ? `${acc[acc.length - 1]}/${p}` : p], []);
+    const report = await unpackTar(tarOf([...fifos, ...deep.map((name): Entry => ({ name, type: "directory" })), { name: `${deep[199]}/leaf`, type: "file", body: Buffer.from("x") }]), into, {
+      depthBelowRoot: 0,
+      ...limits,
+      maxEntries: 10_000,
+    });
+    expect(report.skipped).toHaveLength(MAX_REPORTED);
+    expect(report.skippedTotal).toBe(MAX_REPORTED + 5);
+    expect(readFileSync(join(into, deep[199] as string, "leaf"), "utf8")).toBe("x");
   });
 });
 

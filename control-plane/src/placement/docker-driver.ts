@@ -6,7 +6,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
 import { agentImageTag, imageExists, imageTags } from "../../../images/pipeline/image-set.js";
-import type { SkippedEntry } from "../../../enclave-agent/src/fs/archive-unpack.js";
 import { AgentClient } from "../agent-client/agent-client.js";
 import type { ConversationRecord, EnclosureRecord } from "../conversations/conversation-store.js";
 import type { EnclosureDefaults } from "../config.js";
@@ -14,7 +13,7 @@ import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, resolveSettings } from "./enclosure-settings.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
-import { chownTree, copyBackFromContainer, type MirrorLimits, packFolder, putFolder } from "./workspace-transfer.js";
+import { chownTree, copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
 
 export const LABELS = {
   managed: "org.enclave.managed",
@@ -183,16 +182,17 @@ export class DockerDriver {
         maxEntries: LIMITS.copyBackMaxEntries,
         setting: "ENCLAVE_COPY_BACK_MAX_BYTES (default LIMITS.copyBackMaxBytes)",
       };
-      let skipped;
+      let result: NotCopied | undefined;
       try {
-        skipped = await copyBackFromContainer(container, conv.workspacePath, limits);
+        result = await copyBackFromContainer(container, conv.workspacePath, limits);
       } catch (err) {
         if ((err as { statusCode?: number }).statusCode !== 404) throw err;
-        skipped = record.disk ? await this.copyBackFromVolume(conv, record, limits) : undefined;
+        result = record.disk ? await this.copyBackFromVolume(conv, record, limits) : undefined;
       }
-      if (skipped) {
-        notCopiedBack = skipped.slice(0, LIMITS.notCopiedBackListed).map((s) => `${s.path}: ${s.why}`);
-        if (skipped.length > LIMITS.notCopiedBackListed) notCopiedBack.push(`… and ${skipped.length - LIMITS.notCopiedBackListed} more`);
+      if (result) {
+        notCopiedBack = result.skipped.slice(0, LIMITS.notCopiedBackListed).map((s) => `${s.path}: ${s.why}`);
+        const unlisted = result.skippedTotal - notCopiedBack.length;
+        if (unlisted > 0) notCopiedBack.push(`… and ${unlisted} more`);
       } else {
         notCopiedBack = ["(everything): the container was removed from outside Enclave, so its /workspace could not be copied back"];
       }
@@ -214,7 +214,7 @@ export class DockerDriver {
   }
 
   /** The container is gone but its workspace volume is not: read it through a container never started. */
-  private async copyBackFromVolume(conv: ConversationRecord, record: EnclosureRecord, limits: MirrorLimits): Promise<SkippedEntry[]> {
+  private async copyBackFromVolume(conv: ConversationRecord, record: EnclosureRecord, limits: MirrorLimits): Promise<NotCopied> {
     const reader = await this.docker.createContainer({
       Image: record.image,
       // Never started; the engine still wants a command.

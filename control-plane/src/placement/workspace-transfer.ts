@@ -90,7 +90,13 @@ async function stagingFor(dir: string): Promise<{ staging: string; inside: boole
  * folder itself is kept, since agents use it. Unpacks in full first, so a refused or failed archive
  * changes nothing. Returns what was not brought back (links leaving the workspace, special files).
  */
-export async function mirrorArchiveInto(dir: string, archive: Readable, stripPrefix: string, limits: MirrorLimits): Promise<SkippedEntry[]> {
+export interface NotCopied {
+  /** The first entries not brought back, and how many there were in all. */
+  skipped: SkippedEntry[];
+  skippedTotal: number;
+}
+
+export async function mirrorArchiveInto(dir: string, archive: Readable, stripPrefix: string, limits: MirrorLimits): Promise<NotCopied> {
   const real = await fsp.realpath(dir);
   const top = await fsp.lstat(real);
   const { staging, inside } = await stagingFor(real);
@@ -113,7 +119,7 @@ export async function mirrorArchiveInto(dir: string, archive: Readable, stripPre
       throw err;
     });
     await moveTreeInto(staging, real, { mirror: true, keep: inside ? new Set([basename(staging)]) : undefined });
-    return report.skipped;
+    return { skipped: report.skipped, skippedTotal: report.skippedTotal };
   } finally {
     await fsp.rm(staging, { recursive: true, force: true });
   }
@@ -124,7 +130,7 @@ export async function mirrorArchiveInto(dir: string, archive: Readable, stripPre
  * so its content cannot change during the copy; when anything fails it is resumed, so the enclosure
  * keeps running and the stop can be tried again.
  */
-export async function copyBackFromContainer(container: Docker.Container, dir: string, limits: MirrorLimits): Promise<SkippedEntry[]> {
+export async function copyBackFromContainer(container: Docker.Container, dir: string, limits: MirrorLimits): Promise<NotCopied> {
   const state = (await container.inspect()).State;
   const pausedHere = state.Running && !state.Paused;
   if (pausedHere) await container.pause();

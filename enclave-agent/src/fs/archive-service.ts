@@ -52,7 +52,7 @@ async function packTree(paths: WorkspacePaths, root: string, pack: Pack): Promis
 function refuseSkipped(report: UnpackReport): void {
   const first = report.skipped[0];
   if (!first) return;
-  const more = report.skipped.length > 1 ? ` (and ${report.skipped.length - 1} more)` : "";
+  const more = report.skippedTotal > 1 ? ` (and ${report.skippedTotal - 1} more)` : "";
   const code = first.kind === "link_outside" || first.kind === "bad_name" ? "outside_workspace" : "invalid_argument";
   throw new AgentError(code, `archive entry \`${first.path}\` was refused: ${first.why}${more}; nothing was written`);
 }

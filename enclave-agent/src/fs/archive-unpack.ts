@@ -31,7 +31,9 @@ export interface UnpackReport {
   hardLinks: number;
   /** Bytes of file content (apparent sizes: a hole counts). */
   bytes: number;
+  /** The first entries not made (at most MAX_REPORTED), and how many there were in all. */
   skipped: SkippedEntry[];
+  skippedTotal: number;
 }
 
 /** The archive is larger than the caller allows; nothing unpacked so far should be used. */
@@ -59,6 +61,11 @@ export interface UnpackOptions {
 
 /** Errors that mean the destination itself is unusable: the whole unpack fails rather than skip. */
 const FATAL = new Set(["ENOSPC", "EDQUOT", "EIO", "EMFILE", "ENFILE", "ENOMEM", "EROFS", "EACCES", "EPERM"]);
+
+/** Entries not made that a report lists one by one; the rest are counted. */
+export const MAX_REPORTED = 1000;
+/** Refused paths remembered so nothing is made below them; past this, below them is only ever inside. */
+const MAX_REMEMBERED = 10_000;
 
 const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const ZEROS = Buffer.alloc(64 * 1024);
@@ -128,7 +135,7 @@ function errno(err: unknown): string {
 
 /** Unpacks a tar stream into `into`, an empty folder the caller made and nothing else writes to. */
 export async function unpackTar(archive: Readable, into: string, options: UnpackOptions): Promise<UnpackReport> {
-  const report: UnpackReport = { files: 0, directories: 0, symlinks: 0, hardLinks: 0, bytes: 0, skipped: [] };
+  const report: UnpackReport = { files: 0, directories: 0, symlinks: 0, hardLinks: 0, bytes: 0, skipped: [], skippedTotal: 0 };
   const root = await openDirNoFollow(into);
   // Entries of one folder usually follow each other: keep that folder's handle open between them.
   let cached: { key: string; dir: FileHandle } | undefined;
@@ -145,11 +152,14 @@ export async function unpackTar(archive: Readable, into: string, options: Unpack
   const folder = async (parts: readonly string[]): Promise<FileHandle> => {
     const key = parts.join("/");
     if (cached?.key === key) return cached.dir;
+    // Walk on from the cached folder when it is on the way (deep trees stay linear), else from the root.
+    const from = cached && (cached.key === "" || key.startsWith(`${cached.key}/`)) ? cached : undefined;
+    let current = await reopenDir(from ? from.dir.fd : root.fd);
+    const rest = from ? parts.slice(from.key === "" ? 0 : from.key.split("/").length) : parts;
     await cached?.dir.close();
     cached = undefined;
-    let current = await reopenDir(root.fd);
     try {
-      for (const part of parts) {
+      for (const part of rest) {
         let next: FileHandle;
         try {
           next = await openDirNoFollow(atFd(current.fd, part));
@@ -207,11 +217,11 @@ export async function unpackTar(archive: Readable, into: string, options: Unpack
     for (let n = 1; n < parts.length; n++) {
       const above = parts.slice(0, n).join("/");
       if (refused.has(above)) {
-        refused.add(parts.join("/"));
+        if (refused.size < MAX_REMEMBERED) refused.add(parts.join("/"));
         throw new Skip("not_made", `\`${above}\` above it was not made`);
       }
     }
-    const location = [...Array(options.depthBelowRoot).fill(".."), ...parts];
+    const location = [...new Array<string>(options.depthBelowRoot).fill(".."), ...parts];
     if (parts.length === 0) {
       // The unpacked folder itself: its place decides its mode, not the archive.
       if (header.type !== "directory") throw new Skip("bad_name", "it names the folder itself");
@@ -298,10 +308,16 @@ export async function unpackTar(archive: Readable, into: string, options: Unpack
       } catch (err) {
         if (err instanceof ArchiveLimitError) throw err;
         if (!(err instanceof Skip) && FATAL.has(errno(err))) throw err;
-        try {
-          refused.add(entryParts(header.name, options.stripPrefix).join("/"));
-        } catch {
-          // A bad name refers to nothing below the folder.
+        if ((header.type === "symlink" || header.type === "directory") && refused.size < MAX_REMEMBERED) {
+          try {
+            refused.add(entryParts(header.name, options.stripPrefix).join("/"));
+          } catch {
+            // A bad name refers to nothing below the folder.
+          }
+        }
+        if (++report.skippedTotal > MAX_REPORTED) {
+          await drain(entry as unknown as Readable).catch(() => undefined);
+          continue;
         }
         report.skipped.push({
           path: header.name.replace(/^(\.\/)+/, ""),
