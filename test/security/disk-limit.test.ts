@@ -68,7 +68,7 @@ describe("workspace disk limit", () => {
     expect(disk?.loopDevice).toMatch(/^\/dev\/loop\d+$/);
     await fx.client.stopEnclosure("disk-copy");
     expect(existsSync(disk?.image ?? "")).toBe(false);
-    expect(execFileSync("losetup", ["--list", "--noheadings", "--output", "BACK-FILE"], { encoding: "utf8" })).not.toContain(disk?.image ?? "?");
+    expect(execFileSync("losetup", ["--list", "--noheadings", "--output", "BACK-FILE"], { encoding: "utf8", env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` } })).not.toContain(disk?.image ?? "?");
     await expect(new Docker().getVolume(disk?.volume ?? "").inspect()).rejects.toMatchObject({ statusCode: 404 });
   });
 });

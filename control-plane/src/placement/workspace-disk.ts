@@ -16,7 +16,13 @@ import type Docker from "dockerode";
 import type { WorkspaceDiskRecord } from "../conversations/conversation-store.js";
 import { EnclaveError } from "../errors.js";
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+// mkfs.ext4, debugfs and losetup live in sbin, which a service's PATH may leave out.
+const SBIN_PATH = [process.env.PATH ?? "", "/usr/local/sbin", "/usr/sbin", "/sbin"].filter(Boolean).join(":");
+
+function run(file: string, args: string[]): Promise<{ stdout: string }> {
+  return execFileAsync(file, args, { timeout: 60_000, env: { ...process.env, PATH: SBIN_PATH } });
+}
 
 /** volume: the engine's name; image and loopDevice: the ext4 file on the host and its device. */
 export type WorkspaceDisk = WorkspaceDiskRecord;
@@ -49,7 +55,7 @@ function unavailable(why: string): EnclaveError {
 
 async function tool(file: string, args: string[]): Promise<string> {
   try {
-    return (await run(file, args, { timeout: 60_000 })).stdout.trim();
+    return (await run(file, args)).stdout.trim();
   } catch (err) {
     const e = err as { stderr?: string; message: string };
     throw unavailable(`${file} ${args[0] ?? ""} failed: ${(e.stderr || e.message).trim().split("\n").slice(-2).join(" ")}`);
