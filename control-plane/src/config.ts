@@ -12,6 +12,12 @@ export interface EnclosureDefaults {
   pidsLimit: number;
   tmpSizeBytes: number;
   homeSizeBytes: number;
+  /** Copy mode's workspace volume size when a start gives none (ENCLAVE_ENCLOSURE_DISK_BYTES). */
+  diskBytes: number;
+  /** Host folder for copy mode's workspace volume images. */
+  diskImageDir: string;
+  /** What a copy-mode stop brings back at most (ENCLAVE_COPY_BACK_MAX_BYTES; see LIMITS). */
+  copyBackMaxBytes: number;
 }
 
 export interface ControlPlaneConfig {
@@ -58,8 +64,9 @@ function onOffFromEnv(name: string, fallback: boolean): boolean {
 }
 
 export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> = {}): ControlPlaneConfig {
+  const dataDir = resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data"));
   return {
-    dataDir: resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data")),
+    dataDir,
     listen: overrides.listen ?? process.env.ENCLAVE_LISTEN ?? DEFAULT_LISTEN,
     agentBundleDir: process.env.ENCLAVE_AGENT_BUNDLE ?? agentBundleDir,
     customToolsDir: process.env.ENCLAVE_CUSTOM_TOOLS_DIR ?? "",
@@ -70,6 +77,9 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
       pidsLimit: numberFromEnv("ENCLAVE_ENCLOSURE_PIDS", 512),
       tmpSizeBytes: 512 * 1024 ** 2,
       homeSizeBytes: 256 * 1024 ** 2,
+      diskBytes: numberFromEnv("ENCLAVE_ENCLOSURE_DISK_BYTES", 10 * 1024 ** 3),
+      diskImageDir: join(dataDir, "enclosure-disks"),
+      copyBackMaxBytes: numberFromEnv("ENCLAVE_COPY_BACK_MAX_BYTES", LIMITS.copyBackMaxBytes),
     },
     questionTimeoutMs: numberFromEnv("ENCLAVE_QUESTION_TIMEOUT_SECONDS", LIMITS.questionDefaultTimeoutSeconds) * 1000,
     vibe: {

@@ -210,8 +210,9 @@ export class ControlPlane {
     if (!enc) return { ...base, placement: "host", containerId: "", image: "", relaxations: [], checks: [], passed: false };
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
-    const [info, inside] = await Promise.all([(await this.dockerDriver()).containerInfo(enc), ep.client.selfAudit()]);
-    const checks = enclosureChecks(info, inside, enc);
+    const driver = await this.dockerDriver();
+    const [info, inside, volume] = await Promise.all([driver.containerInfo(enc), ep.client.selfAudit(), driver.workspaceVolumeInfo(enc)]);
+    const checks = enclosureChecks(info, inside, enc, volume);
     return { ...base, placement: "enclosure", containerId: enc.containerId, image: enc.image, relaxations: enc.relaxations, checks, passed: checks.every((c) => c.ok) };
   }
 

@@ -21,6 +21,15 @@ export const LIMITS = {
   relayLogLineChars: 500,
   /** How long a host agent gets to stop its kernels and servers once its lifeline closes. */
   hostAgentStopGraceMs: 3_000,
+  /**
+   * What a copy-mode stop brings back from the enclosure's /workspace at most: bytes of file content
+   * (apparent sizes, so a sparse file counts in full) and entries. Past either the stop fails, nothing
+   * is copied back and the enclosure keeps running. ENCLAVE_COPY_BACK_MAX_BYTES overrides the bytes.
+   */
+  copyBackMaxBytes: 16 * 1024 ** 3,
+  copyBackMaxEntries: 1_000_000,
+  /** Lines of "not copied back" a stop reports (the rest are counted). */
+  notCopiedBackListed: 200,
   /** Deadline of the Health probe made before a call when the channel is not connected. */
   agentProbeTimeoutMs: 10_000,
   grpcMaxMessageBytes: 64 * 1024 * 1024,

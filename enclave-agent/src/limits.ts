@@ -17,7 +17,9 @@ export const LIMITS = {
   /** After SIGTERM on timeout, how long before SIGKILL. */
   execKillGraceMs: 2_000,
   archiveChunkBytes: 256 * 1024,
-  archiveMaxEntryBytes: 512 * 1024 * 1024,
+  /** What ArchiveIn unpacks at most: bytes of file content (apparent sizes) and entries. */
+  archiveMaxBytes: 4 * 1024 * 1024 * 1024,
+  archiveMaxEntries: 500_000,
   symlinkDepth: 40,
   /** Largest apply journal recovery reads (one entry per file of a structural apply). */
   journalMaxBytes: 16 * 1024 * 1024,

@@ -43,6 +43,7 @@ describe("egress audit of a hardened enclosure", () => {
       "CPU limit",
       "seccomp",
       "agent socket",
+      "workspace disk limit",
     ]);
     for (const c of report.checks) expect(c.ok, `${c.item}: outside ${c.outside}; inside ${c.inside}`).toBe(true);
     expect(report.passed).toBe(true);
@@ -64,6 +65,8 @@ describe("egress audit of a hardened enclosure", () => {
     expect(check(report, "agent socket").inside).toBe("/run/enclave/agent.sock mode 600 owner uid 1000");
     expect(check(report, "agent socket").outside).toBe("/run/enclave is a tmpfs; no host mount");
     expect(check(report, "agent socket").inside).toMatch(/agent\.sock mode 600 owner uid 1000$/);
+    expect(check(report, "workspace disk limit").outside).toBe("bind mount of a host folder: no limit of its own");
+    expect(check(report, "workspace disk limit").inside).toMatch(/^\/workspace on ext4: \d+ bytes total, \d+ free$/);
   });
 
   it("fails the listening-sockets item while something listens on loopback inside", async () => {

@@ -30,8 +30,56 @@ export interface EnclosureAuditReport {
 const list = (xs: readonly string[]): string => (xs.length ? xs.join(", ") : "none");
 const capsEmpty = (hex: string): boolean => /^0+$/.test(hex);
 
+const mib = (bytes: number): string => `${Math.round(bytes / 1024 ** 2)} MiB`;
+
+/**
+ * The workspace's disk limit. Copy mode: the engine's volume (an ext4 loop device of the recorded
+ * size) outside, the filesystem's own size inside. Bind mode makes no such promise on this engine:
+ * the enclosure writes the host folder, which only the host filesystem bounds; the item says so.
+ */
+function diskCheck(info: Docker.ContainerInspectInfo, inside: SelfAuditResponse, record: EnclosureRecord, volume: Docker.VolumeInspectInfo | undefined): AuditCheck {
+  const mount = (info.Mounts ?? []).find((m) => m.Destination === IN_ENCLOSURE.workspace);
+  const insideText = inside.workspaceFsTotalBytes >= 0
+    ? `/workspace on ${inside.workspaceFsType}: ${inside.workspaceFsTotalBytes} bytes total, ${inside.workspaceFsFreeBytes} free`
+    : "/workspace unreadable";
+  if (record.workspaceMode === "bind") {
+    return {
+      item: "workspace disk limit",
+      expected: "copy mode: a workspace volume of a set size; bind mode: none of its own (the host folder's filesystem bounds it)",
+      outside: `bind mount of a host folder${mount?.Type === "bind" ? "" : ` (engine says ${mount?.Type ?? "no mount"})`}: no limit of its own`,
+      inside: insideText,
+      ok: mount?.Type === "bind",
+    };
+  }
+  const limit = record.limits.diskBytes ?? 0;
+  const opts = volume?.Options ?? {};
+  const labelled = Number(volume?.Labels?.["org.enclave.disk-bytes"] ?? 0);
+  return {
+    item: "workspace disk limit",
+    expected: `a workspace volume of at most ${limit} bytes (${mib(limit)}); writes past it fail with ENOSPC inside`,
+    outside: volume
+      ? `${mount?.Type ?? "no"} mount of volume ${volume.Name}: ${opts.type ?? "?"} on ${opts.device ?? "?"}, ${labelled} bytes`
+      : `volume ${record.disk?.volume ?? "(none recorded)"} not found by the engine`,
+    inside: insideText,
+    ok:
+      mount?.Type === "volume" &&
+      mount.Name === record.disk?.volume &&
+      opts.type === "ext4" &&
+      /^\/dev\/loop\d+$/.test(opts.device ?? "") &&
+      labelled === limit &&
+      limit > 0 &&
+      inside.workspaceFsTotalBytes > 0 &&
+      inside.workspaceFsTotalBytes <= limit,
+  };
+}
+
 /** Both halves of every check; `ok` only when outside and inside agree with the hardened default. */
-export function enclosureChecks(info: Docker.ContainerInspectInfo, inside: SelfAuditResponse, record: EnclosureRecord): AuditCheck[] {
+export function enclosureChecks(
+  info: Docker.ContainerInspectInfo,
+  inside: SelfAuditResponse,
+  record: EnclosureRecord,
+  workspaceVolume?: Docker.VolumeInspectInfo,
+): AuditCheck[] {
   const hc = info.HostConfig;
   const securityOpt: string[] = hc.SecurityOpt ?? [];
   const seccompUnconfined = securityOpt.some((o) => /^seccomp[=:]unconfined$/.test(o));
@@ -118,6 +166,7 @@ export function enclosureChecks(info: Docker.ContainerInspectInfo, inside: SelfA
       inside: `${inside.socketPath} mode ${inside.socketMode} owner uid ${inside.socketUid}`,
       ok: !runDir && runDirTmpfs && inside.socketMode === "600" && inside.socketUid === inside.uid,
     },
+    diskCheck(info, inside, record, workspaceVolume),
   ];
 }
 

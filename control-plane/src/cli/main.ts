@@ -37,10 +37,12 @@ Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a
 operator console, a web page (default ${DEFAULT_CONSOLE_LISTEN}; "off" for none). A console bound to
 anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one generated and printed.
 Environment: ENCLAVE_LISTEN, ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
-ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS.`,
+ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS,
+ENCLAVE_ENCLOSURE_DISK_BYTES (copy mode's workspace volume), ENCLAVE_COPY_BACK_MAX_BYTES.`,
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
-  enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N]
-       enclave enclosure stop ID`,
+  enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N] [--disk BYTES]
+       enclave enclosure stop ID
+--disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json]`,
   tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY]`,
   placement: `usage: enclave placement ID`,
@@ -76,6 +78,7 @@ const { values: opts, positionals } = parseArgs({
     memory: { type: "string" },
     cpus: { type: "string" },
     pids: { type: "string" },
+    disk: { type: "string" },
     agent: { type: "boolean" },
     follow: { type: "boolean" },
     log: { type: "boolean" },
@@ -101,6 +104,7 @@ function showConversation(c: Conversation): string {
   const where = e
     ? `enclosure ${e.containerId.slice(0, 12)} (${e.state}${e.detail ? `: ${e.detail}` : ""}; image ${e.image}; ${e.workspaceMode}; ` +
       `${(e.limits?.memoryBytes ?? 0) / 1024 ** 2} MiB, ${e.limits?.cpus} CPU, ${e.limits?.pids} pids` +
+      `${e.limits?.diskBytes ? `, disk ${e.limits.diskBytes / 1024 ** 2} MiB` : ""}` +
       `${e.relaxations.length ? `; relaxed: ${e.relaxations.join(", ")}` : ""})`
     : "host";
   return `${c.id}  ${where}  ${c.workspacePath}`;
@@ -206,9 +210,14 @@ async function main(): Promise<void> {
             memoryBytes: Number(opts.memory ?? 0),
             cpus: Number(opts.cpus ?? 0),
             pidsLimit: Number(opts.pids ?? 0),
+            diskLimitBytes: Number(opts.disk ?? 0),
           });
           console.log(showConversation(c));
-        } else if (sub === "stop") console.log(showConversation(await client.stopEnclosure(id)));
+        } else if (sub === "stop") {
+          const c = await client.stopEnclosure(id);
+          console.log(showConversation(c));
+          for (const line of c.notCopiedBack) console.log(`  not copied back: ${line}`);
+        }
         else fail(HELP.enclosure ?? "");
         break;
       }

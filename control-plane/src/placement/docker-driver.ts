@@ -11,12 +11,19 @@ import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
 import { ExecRelay } from "./exec-relay.js";
-import { chownTree, mirrorArchiveInto, packFolder } from "./workspace-transfer.js";
+import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
+import { chownTree, copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
 
 export const LABELS = {
   managed: "org.enclave.managed",
   conversation: "org.enclave.conversation",
 } as const;
+
+/** What a stop could not bring back into the workspace (copy mode), and what it could not remove. */
+export interface StopReport {
+  notCopiedBack: string[];
+  leftovers: string[];
+}
 
 export interface ContainerFate {
   running: boolean;
@@ -74,25 +81,36 @@ export class DockerDriver {
     }
     let container: Docker.Container | undefined;
     let client: AgentClient | undefined;
+    let disk: WorkspaceDisk | undefined;
+    const name = `enclave-${conv.id}-${Date.now().toString(36)}`;
+    const labels = { [LABELS.managed]: "true", [LABELS.conversation]: conv.id };
     try {
       if (settings.workspaceMode === "bind") await chownTree(conv.workspacePath, settings.uid, settings.gid);
-      container = await this.docker.createContainer({
-        name: `enclave-${conv.id}-${Date.now().toString(36)}`,
-        ...containerSpec(
-          settings,
-          { workspace: conv.workspacePath, agentBundleDir: this.agentBundleDir },
-          { [LABELS.managed]: "true", [LABELS.conversation]: conv.id },
-        ),
-      });
       if (settings.workspaceMode === "copy") {
-        await container.putArchive(packFolder(conv.workspacePath, settings.uid, settings.gid), { path: IN_ENCLOSURE.workspace });
+        disk = await createWorkspaceDisk(this.docker, {
+          dir: this.defaults.diskImageDir,
+          name: `${name}-workspace`,
+          limitBytes: settings.diskLimitBytes,
+          uid: settings.uid,
+          gid: settings.gid,
+          labels,
+        });
+      }
+      container = await this.docker.createContainer({
+        name,
+        ...containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels),
+      });
+      if (settings.agentDelivery === "mount") await putFolder(container, packFolder(this.agentBundleDir, 0, 0), IN_ENCLOSURE.agentDir);
+      if (settings.workspaceMode === "copy") {
+        await putFolder(container, packFolder(conv.workspacePath, settings.uid, settings.gid), IN_ENCLOSURE.workspace, settings.diskLimitBytes);
       }
       await container.start();
       const record: EnclosureRecord = {
         containerId: container.id,
         image: settings.image,
         startedAtMs: Date.now(),
-        limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit },
+        limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit, diskBytes: settings.diskLimitBytes },
+        ...(disk ? { disk } : {}),
         workspaceMode: settings.workspaceMode,
         relaxations: settings.relaxations,
         user: `${settings.uid}:${settings.gid}`,
@@ -106,6 +124,7 @@ export class DockerDriver {
     } catch (err) {
       client?.close();
       if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
+      if (disk) await removeWorkspaceDisk(this.docker, disk).catch(() => undefined);
       throw err;
     }
   }
@@ -151,17 +170,70 @@ export class DockerDriver {
     }
   }
 
-  /** Removes the enclosure; in copy mode its /workspace is first mirrored back to the host folder. */
-  async stop(conv: ConversationRecord, record: EnclosureRecord): Promise<void> {
+  /** The engine's view of copy mode's workspace volume, for the egress audit; undefined in bind mode. */
+  async workspaceVolumeInfo(record: EnclosureRecord): Promise<Docker.VolumeInspectInfo | undefined> {
+    if (!record.disk) return undefined;
+    return (await this.docker.getVolume(record.disk.volume).inspect()) as Docker.VolumeInspectInfo;
+  }
+
+  /**
+   * Removes the enclosure; in copy mode its /workspace is first copied back into the host folder (the
+   * container paused meanwhile). When the copy back fails the enclosure is left running as it was,
+   * socket folder included, and the stop can be tried again.
+   */
+  async stop(conv: ConversationRecord, record: EnclosureRecord): Promise<StopReport> {
     const container = this.docker.getContainer(record.containerId);
-    try {
-      if (record.workspaceMode === "copy") {
-        const archive = await container.getArchive({ path: `${IN_ENCLOSURE.workspace}/.` });
-        await mirrorArchiveInto(conv.workspacePath, archive, ".");
+    let notCopiedBack: string[] = [];
+    if (record.workspaceMode === "copy") {
+      const limits = {
+        maxBytes: this.defaults.copyBackMaxBytes,
+        maxEntries: LIMITS.copyBackMaxEntries,
+        setting: "ENCLAVE_COPY_BACK_MAX_BYTES (default LIMITS.copyBackMaxBytes)",
+      };
+      let result: NotCopied | undefined;
+      try {
+        result = await copyBackFromContainer(container, conv.workspacePath, limits);
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+        result = record.disk ? await this.copyBackFromVolume(conv, record, limits) : undefined;
       }
+      if (result) {
+        notCopiedBack = result.skipped.slice(0, LIMITS.notCopiedBackListed).map((s) => `${s.path}: ${s.why}`);
+        const unlisted = result.skippedTotal - notCopiedBack.length;
+        if (unlisted > 0) notCopiedBack.push(`… and ${unlisted} more`);
+      } else {
+        notCopiedBack = ["(everything): the container was removed from outside Enclave, so its /workspace could not be copied back"];
+      }
+    }
+    try {
       await container.remove({ force: true, v: true });
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+    }
+    // The enclosure is gone by now: a volume that will not go is said, not a reason to keep it recorded.
+    const leftovers: string[] = [];
+    if (record.disk) {
+      await removeWorkspaceDisk(this.docker, record.disk).catch((err: unknown) => {
+        leftovers.push(`workspace volume ${record.disk?.volume} (${record.disk?.loopDevice}, ${record.disk?.image}): ${(err as Error).message}`);
+      });
+    }
+    return { notCopiedBack, leftovers };
+  }
+
+  /** The container is gone but its workspace volume is not: read it through a container never started. */
+  private async copyBackFromVolume(conv: ConversationRecord, record: EnclosureRecord, limits: MirrorLimits): Promise<NotCopied> {
+    const reader = await this.docker.createContainer({
+      Image: record.image,
+      // Never started; the engine still wants a command.
+      Entrypoint: ["/bin/true"],
+      Labels: { [LABELS.managed]: "true", [LABELS.conversation]: conv.id },
+      NetworkDisabled: true,
+      HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: record.disk?.volume ?? "", Target: IN_ENCLOSURE.workspace }] },
+    });
+    try {
+      return await copyBackFromContainer(reader, conv.workspacePath, limits);
+    } finally {
+      await reader.remove({ force: true }).catch(() => undefined);
     }
   }
 

@@ -165,10 +165,21 @@ export class Placements implements PlacementPort {
     if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${conv.id}\` has no enclosure to stop`);
     this.clients.get(conv.id)?.close();
     this.clients.delete(conv.id);
-    await (await this.docker()).stop(conv, enc);
+    // A failed stop leaves the enclosure running and recorded: the next call reconnects to it.
+    const { notCopiedBack, leftovers } = await (await this.docker()).stop(conv, enc);
     delete conv.enclosure;
+    if (enc.workspaceMode === "copy") conv.notCopiedBack = notCopiedBack;
     this.store.put(conv);
-    this.audit.record({ kind: "enclosure_stopped", conversationId: conv.id, placement: enclosureWhere(enc) });
+    const detail = [
+      notCopiedBack.length ? `not copied back into the workspace: ${notCopiedBack.join("; ")}` : "",
+      leftovers.length ? `could not remove: ${leftovers.join("; ")}` : "",
+    ].filter(Boolean);
+    this.audit.record({
+      kind: "enclosure_stopped",
+      conversationId: conv.id,
+      placement: enclosureWhere(enc),
+      ...(detail.length ? { detail: detail.join("\n") } : {}),
+    });
     return conv;
   }
 

@@ -53,13 +53,14 @@ export function conversationMessage(c: ConversationView): Conversation {
     placement: c.placement,
     createdAtMs: c.createdAtMs,
     openRuns: c.openRuns,
+    notCopiedBack: c.notCopiedBack ?? [],
     enclosure: e
       ? {
           containerId: e.containerId,
           image: e.image,
           state: e.state,
           startedAtMs: e.startedAtMs,
-          limits: { memoryBytes: e.limits.memoryBytes, cpus: e.limits.cpus, pids: e.limits.pids },
+          limits: { memoryBytes: e.limits.memoryBytes, cpus: e.limits.cpus, pids: e.limits.pids, diskBytes: e.limits.diskBytes ?? 0 },
           workspaceMode: e.workspaceMode,
           detail: e.detail,
           relaxations: e.relaxations,
@@ -110,6 +111,7 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
           writableRoot: o?.writableRoot,
           allowNewPrivileges: o?.allowNewPrivileges,
           agentDelivery: o?.agentDelivery,
+          diskLimitBytes: o?.diskLimitBytes,
         }),
       );
     }),

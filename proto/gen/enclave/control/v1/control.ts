@@ -56,6 +56,11 @@ export interface EnclosureLimits {
   memoryBytes: number;
   cpus: number;
   pids: number;
+  /**
+   * Size of the workspace volume in copy mode; 0 in bind mode, where only the host folder's
+   * filesystem bounds what the enclosure writes.
+   */
+  diskBytes: number;
 }
 
 export interface Enclosure {
@@ -83,6 +88,11 @@ export interface Conversation {
   enclosure?: Enclosure | undefined;
   createdAtMs: number;
   openRuns: string[];
+  /**
+   * What the last copy-mode stop did not bring back into the workspace, one line each: links that
+   * lead out of it, special files (FIFOs, devices), names it refused.
+   */
+  notCopiedBack: string[];
 }
 
 /** Hardened by default; each field below that weakens it is an explicit, recorded choice. */
@@ -103,8 +113,17 @@ export interface EnclosureOptions {
   keepCapabilities: string[];
   writableRoot: boolean;
   allowNewPrivileges: boolean;
-  /** "mount" (the built agent bundle bind-mounted read-only) or "baked" (the image carries it). */
+  /**
+   * "mount" (the built agent bundle copied into the container at start) or "baked" (the image
+   * carries it).
+   */
   agentDelivery: string;
+  /**
+   * Copy mode only: the size of the workspace volume (writes past it fail with ENOSPC inside);
+   * 0 for the server's default (ENCLAVE_ENCLOSURE_DISK_BYTES). Refused in bind mode, where the
+   * enclosure writes the host folder itself.
+   */
+  diskLimitBytes: number;
 }
 
 export interface StartEnclosureRequest {
@@ -868,7 +887,7 @@ export const DeleteConversationResponse: MessageFns<DeleteConversationResponse> 
 };
 
 function createBaseEnclosureLimits(): EnclosureLimits {
-  return { memoryBytes: 0, cpus: 0, pids: 0 };
+  return { memoryBytes: 0, cpus: 0, pids: 0, diskBytes: 0 };
 }
 
 export const EnclosureLimits: MessageFns<EnclosureLimits> = {
@@ -881,6 +900,9 @@ export const EnclosureLimits: MessageFns<EnclosureLimits> = {
     }
     if (message.pids !== 0) {
       writer.uint32(24).int64(message.pids);
+    }
+    if (message.diskBytes !== 0) {
+      writer.uint32(32).int64(message.diskBytes);
     }
     return writer;
   },
@@ -922,6 +944,14 @@ export const EnclosureLimits: MessageFns<EnclosureLimits> = {
             message.pids = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.diskBytes = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -943,6 +973,11 @@ export const EnclosureLimits: MessageFns<EnclosureLimits> = {
         : 0,
       cpus: isSet(object.cpus) ? globalThis.Number(object.cpus) : 0,
       pids: isSet(object.pids) ? globalThis.Number(object.pids) : 0,
+      diskBytes: isSet(object.diskBytes)
+        ? globalThis.Number(object.diskBytes)
+        : isSet(object.disk_bytes)
+        ? globalThis.Number(object.disk_bytes)
+        : 0,
     };
   },
 
@@ -957,6 +992,9 @@ export const EnclosureLimits: MessageFns<EnclosureLimits> = {
     if (message.pids !== 0) {
       obj.pids = Math.round(message.pids);
     }
+    if (message.diskBytes !== 0) {
+      obj.diskBytes = Math.round(message.diskBytes);
+    }
     return obj;
   },
 
@@ -968,6 +1006,7 @@ export const EnclosureLimits: MessageFns<EnclosureLimits> = {
     message.memoryBytes = object.memoryBytes ?? 0;
     message.cpus = object.cpus ?? 0;
     message.pids = object.pids ?? 0;
+    message.diskBytes = object.diskBytes ?? 0;
     return message;
   },
 };
@@ -1179,7 +1218,15 @@ export const Enclosure: MessageFns<Enclosure> = {
 };
 
 function createBaseConversation(): Conversation {
-  return { id: "", workspacePath: "", placement: "", enclosure: undefined, createdAtMs: 0, openRuns: [] };
+  return {
+    id: "",
+    workspacePath: "",
+    placement: "",
+    enclosure: undefined,
+    createdAtMs: 0,
+    openRuns: [],
+    notCopiedBack: [],
+  };
 }
 
 export const Conversation: MessageFns<Conversation> = {
@@ -1201,6 +1248,9 @@ export const Conversation: MessageFns<Conversation> = {
     }
     for (const v of message.openRuns) {
       writer.uint32(50).string(v!);
+    }
+    for (const v of message.notCopiedBack) {
+      writer.uint32(58).string(v!);
     }
     return writer;
   },
@@ -1266,6 +1316,14 @@ export const Conversation: MessageFns<Conversation> = {
             message.openRuns.push(reader.string());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.notCopiedBack.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1298,6 +1356,11 @@ export const Conversation: MessageFns<Conversation> = {
         : globalThis.Array.isArray(object?.open_runs)
         ? object.open_runs.map((e: any) => globalThis.String(e))
         : [],
+      notCopiedBack: globalThis.Array.isArray(object?.notCopiedBack)
+        ? object.notCopiedBack.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.not_copied_back)
+        ? object.not_copied_back.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1321,6 +1384,9 @@ export const Conversation: MessageFns<Conversation> = {
     if (message.openRuns?.length) {
       obj.openRuns = message.openRuns;
     }
+    if (message.notCopiedBack?.length) {
+      obj.notCopiedBack = message.notCopiedBack;
+    }
     return obj;
   },
 
@@ -1337,6 +1403,7 @@ export const Conversation: MessageFns<Conversation> = {
       : undefined;
     message.createdAtMs = object.createdAtMs ?? 0;
     message.openRuns = object.openRuns?.map((e) => e) || [];
+    message.notCopiedBack = object.notCopiedBack?.map((e) => e) || [];
     return message;
   },
 };
@@ -1354,6 +1421,7 @@ function createBaseEnclosureOptions(): EnclosureOptions {
     writableRoot: false,
     allowNewPrivileges: false,
     agentDelivery: "",
+    diskLimitBytes: 0,
   };
 }
 
@@ -1391,6 +1459,9 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     }
     if (message.agentDelivery !== "") {
       writer.uint32(90).string(message.agentDelivery);
+    }
+    if (message.diskLimitBytes !== 0) {
+      writer.uint32(96).int64(message.diskLimitBytes);
     }
     return writer;
   },
@@ -1496,6 +1567,14 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
             message.agentDelivery = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.diskLimitBytes = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1553,6 +1632,11 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
         : isSet(object.agent_delivery)
         ? globalThis.String(object.agent_delivery)
         : "",
+      diskLimitBytes: isSet(object.diskLimitBytes)
+        ? globalThis.Number(object.diskLimitBytes)
+        : isSet(object.disk_limit_bytes)
+        ? globalThis.Number(object.disk_limit_bytes)
+        : 0,
     };
   },
 
@@ -1591,6 +1675,9 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     if (message.agentDelivery !== "") {
       obj.agentDelivery = message.agentDelivery;
     }
+    if (message.diskLimitBytes !== 0) {
+      obj.diskLimitBytes = Math.round(message.diskLimitBytes);
+    }
     return obj;
   },
 
@@ -1610,6 +1697,7 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     message.writableRoot = object.writableRoot ?? false;
     message.allowNewPrivileges = object.allowNewPrivileges ?? false;
     message.agentDelivery = object.agentDelivery ?? "";
+    message.diskLimitBytes = object.diskLimitBytes ?? 0;
     return message;
   },
 };
