@@ -13,6 +13,7 @@ import { EnclaveError } from "./errors.js";
 import type { DescribeResponse } from "../../proto/gen/enclave/agent/v1/info.js";
 import { connectDocker, DockerUnavailableError } from "./placement/docker-connection.js";
 import { DockerDriver } from "./placement/docker-driver.js";
+import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
@@ -35,6 +36,13 @@ import { AST_TOOLS } from "./tools/ast/index.js";
 import { loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 import { LiveStatusRegistry, vibeWorkerStatus } from "./console/live-status.js";
 import { placementStatusSources } from "./console/placement-status.js";
+
+export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string };
+
+async function describeAgent(ep: AgentEndpoint): Promise<PlacementDescription> {
+  const [health, described] = await Promise.all([ep.client.health(), ep.client.describe()]);
+  return { ...described, agentVersion: health.version, workspaceRoot: health.workspaceRoot };
+}
 
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
@@ -186,10 +194,27 @@ export class ControlPlane {
     return this.view(await this.placements.stop(id));
   }
 
-  async describePlacement(id: string): Promise<DescribeResponse & { agentVersion: string; workspaceRoot: string }> {
-    const ep = await this.placements.endpoint(id);
-    const [health, described] = await Promise.all([ep.client.health(), ep.client.describe()]);
-    return { ...described, agentVersion: health.version, workspaceRoot: health.workspaceRoot };
+  async describePlacement(id: string): Promise<PlacementDescription> {
+    return describeAgent(await this.placements.endpoint(id));
+  }
+
+  /** What the conversation's agent can run, asked only of one already running: starts nothing (undefined when none runs). */
+  async describeRunningPlacement(id: string): Promise<PlacementDescription | undefined> {
+    const ep = await this.placements.running(id);
+    return ep ? describeAgent(ep) : undefined;
+  }
+
+  /**
+   * Starts the conversation's host agent now, an explicit operator action (tool calls start it on
+   * their own); refused while an enclosure serves the conversation. Returns the agent's pid.
+   */
+  async startHostAgent(id: string): Promise<number | undefined> {
+    const conv = this.conversations.get(id);
+    if (conv.enclosure) {
+      throw new EnclaveError("failed_precondition", `conversation \`${id}\` runs in an enclosure; its agent starts and stops with the enclosure, not on the host`);
+    }
+    await this.placements.endpoint(id);
+    return this.hostAgents.pid(id);
   }
 
   /** The egress audit: the enclosure's hardening from outside and inside, and the bridge calls. */
