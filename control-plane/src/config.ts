@@ -1,5 +1,6 @@
 // The control plane's configuration: flags over environment over defaults, resolved once.
 import { join, resolve } from "node:path";
+import type { AuditRetention } from "./audit/audit-retention.js";
 import { LIMITS } from "./limits.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 
@@ -28,6 +29,8 @@ export interface ControlPlaneConfig {
   customToolsDir: string;
   /** Hard lifetime of a debug session (ENCLAVE_DEBUG_TTL_SECONDS, default 30 minutes). */
   debugSessionTtlMs: number;
+  /** What the audit log keeps (ENCLAVE_AUDIT_RETENTION_DAYS, ENCLAVE_AUDIT_MAX_MIB; 0 for no limit). */
+  auditRetention: AuditRetention;
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -43,6 +46,15 @@ function numberFromEnv(name: string, fallback: number): number {
   if (raw === undefined || raw === "") return fallback;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive number`);
+  return n;
+}
+
+/** A limit where 0 means none. */
+function limitFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name}=${raw} is not a number of 0 or more (0 for no limit)`);
   return n;
 }
 
@@ -69,5 +81,10 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
       workerTimeoutMs: numberFromEnv("ENCLAVE_VIBE_TIMEOUT_SECONDS", LIMITS.vibeWorkerDefaultTimeoutSeconds) * 1000,
     },
     debugSessionTtlMs: Math.round(numberFromEnv("ENCLAVE_DEBUG_TTL_SECONDS", 30 * 60) * 1000),
+    auditRetention: {
+      maxAgeMs: Math.round(limitFromEnv("ENCLAVE_AUDIT_RETENTION_DAYS", LIMITS.auditRetentionDefaultDays) * 86_400_000),
+      maxBytes: Math.round(limitFromEnv("ENCLAVE_AUDIT_MAX_MIB", LIMITS.auditMaxDefaultMib) * 1024 ** 2),
+      pruneIntervalMs: LIMITS.auditPruneIntervalMs,
+    },
   };
 }

@@ -25,7 +25,7 @@ import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { askUserTool } from "./questions/ask-user.js";
-import { cardAuditEvent, lastAuditedCardNumber } from "./questions/card-audit.js";
+import { cardAuditEvent } from "./questions/card-audit.js";
 import { QuestionPort } from "./questions/question-port.js";
 import { CommandHost } from "./vibe/command-host.js";
 import { vibeTools } from "./vibe/tools/index.js";
@@ -69,7 +69,7 @@ export class ControlPlane {
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
     this.conversations = new ConversationStore(config.dataDir);
-    this.audit = new AuditLog(join(config.dataDir, "audit.db"));
+    this.audit = new AuditLog(join(config.dataDir, "audit.db"), { retention: config.auditRetention });
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
     this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
@@ -78,9 +78,9 @@ export class ControlPlane {
     for (const tool of lsp.tools) this.registry.register(tool);
     this.questions = new QuestionPort(
       (card) => this.audit.record(cardAuditEvent(card)),
-      (space) => lastAuditedCardNumber(this.audit.history(space)),
+      (space) => this.audit.nextCardNumber(space),
     );
-    this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs));
+    this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs, (run) => this.pending.forRun(run)));
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
     this.vibe = new VibeRoster(new CommandHost(config.vibe), (w) => this.audit.record(workerAuditEvent(w)));
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);

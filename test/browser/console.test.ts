@@ -120,6 +120,8 @@ describe("operator console in Chromium", () => {
     await card.waitFor();
     await expect(card.locator(".card-kind").textContent()).resolves.toBe("permission");
     await expect(card.locator(".card-arguments").textContent()).resolves.toContain("denied.txt");
+    await expect(card.locator(".card-files").textContent()).resolves.toBe("denied.txt");
+    await expect(card.locator(".card-arguments-download").first().getAttribute("href")).resolves.toBe("/cards/web-perm/1/arguments.json");
     await screenshot(page, "cards");
     await card.getByRole("button", { name: /deny/ }).click();
     const r = await pending;

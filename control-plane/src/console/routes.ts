@@ -153,6 +153,11 @@ function optionalNumber(form: URLSearchParams, name: string, what: string): numb
   return n;
 }
 
+/** A download name made of safe characters only (a conversation id is already restricted; this is belt and braces). */
+function cardArgumentsFileName(space: string, number: number): string {
+  return `card-${space.replace(/[^A-Za-z0-9_-]/g, "_")}-${number}-arguments.json`;
+}
+
 /** Where to go back to after a form without script: a path on this console only. */
 function returnTo(form: URLSearchParams, fallback: string): string {
   const to = form.get("return_to") ?? "";
@@ -297,6 +302,24 @@ ${enclosureControls(conv, ctx.session.csrf, { memoryBytes: cp.config.enclosure.m
         const parsed = parseAuditFilter(q);
         const rows = q.get("rows") === "1" && parsed.ok ? parsed.filter : undefined;
         openEventStream(cp, ctx.res, ctx.session, { audit, rows });
+        return "streamed";
+      },
+    },
+    {
+      method: "GET",
+      pattern: /^\/cards\/([^/]+)\/(\d+)\/arguments\.json$/,
+      handle: (ctx): Reply => {
+        const space = decodeURIComponent(ctx.params[0] ?? "");
+        const number = Number(ctx.params[1]);
+        const { text } = cp.questions.argumentsText(space, number);
+        ctx.res.writeHead(200, {
+          "Content-Type": "application/json; charset=utf-8",
+          "Content-Disposition": `attachment; filename="${cardArgumentsFileName(space, number)}"`,
+          "Cache-Control": "no-store",
+          "X-Content-Type-Options": "nosniff",
+          "Content-Security-Policy": "default-src 'none'; sandbox",
+        });
+        ctx.res.end(text);
         return "streamed";
       },
     },
