@@ -93,17 +93,20 @@ describe("the CLI escapes control characters an agent wrote", () => {
     await human.ready;
     try {
       const r0 = await fx.client.openRun(ID, { approvalPolicy: "write", resources: ["questions", "workspace"], questionTimeoutSeconds: 120 });
-      const asking = fx.client.callTool(r0.id, "ask_user", { question: `Continue? ${EVIL}`, context: `ctx ${EVIL}`, options: [{ label: `yes ${EVIL}`, description: EVIL }] });
+      // The question's second line pretends to be the header of another card.
+      const asking = fx.client.callTool(r0.id, "ask_user", { question: `Continue? ${EVIL}\n#99 ${ID} permission open`, context: `ctx ${EVIL}`, options: [{ label: `yes ${EVIL}`, description: EVIL }] });
       const writing = fx.client.callTool(r0.id, "write", { path: `out${EVIL}.txt`, content: EVIL });
       await until(() => opened.length >= 2 || undefined, "both cards");
 
       const cards = await enclave(["cards", ID]);
       expect(cards.code).toBe(0);
       clean(cards);
-      expect(cards.stdout).toContain(`Continue? ${SHOWN}`);
+      expect(cards.stdout).toContain(`Continue? ${SHOWN}\n  > #99 ${ID} permission open`);
+      expect(cards.stdout).not.toMatch(/^#99 /m);
       expect(cards.stdout).toContain(`| ctx ${SHOWN}`);
       expect(cards.stdout).toContain(`- yes ${SHOWN} — ${SHOWN}`);
-      expect(cards.stdout).toContain(`Files it touches (1): out${SHOWN}.txt`);
+      // A file name with control characters is listed quoted, so it cannot pass for text around it.
+      expect(cards.stdout).toContain('Files it touches (1): "out\\u001b[2J\\u001b]0;pwned\\u0007\\u001b[31mred\\u009b1m\\rover\\u202eexe.txt.txt"');
       const full = await enclave(["cards", ID, "--full"]);
       clean(full);
       expect(full.stdout).toContain("complete arguments (");

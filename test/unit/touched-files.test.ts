@@ -1,6 +1,6 @@
 // Which files a permission card names for a call, from its arguments alone.
 import { describe, expect, it } from "vitest";
-import { touchedFiles } from "../../control-plane/src/approval/touched-files.js";
+import { displayPath, touchedFiles } from "../../control-plane/src/approval/touched-files.js";
 import { PendingActionStore } from "../../control-plane/src/pending/pending-action-store.js";
 
 describe("touchedFiles", () => {
@@ -49,5 +49,13 @@ describe("touchedFiles", () => {
       note: "`drop_table` is not a built-in tool: files are taken from its path/file arguments, and it may touch others",
     });
     expect(touchedFiles("write", "not an object")).toEqual({ files: [], note: "" });
+  });
+
+  it("quotes a listed path that could pass for more than one name or for the text around it", () => {
+    expect(displayPath("src/a b.ts")).toBe("src/a b.ts");
+    expect(displayPath("a.txt\nFiles it touches: none")).toBe('"a.txt\\nFiles it touches: none"');
+    expect(displayPath("a.txt, b.txt")).toBe('"a.txt, b.txt"');
+    expect(displayPath(" lead")).toBe('" lead"');
+    expect(displayPath("x\u202etxt.exe")).toBe('"x\u202etxt.exe"');
   });
 });

@@ -9,7 +9,7 @@ import type { QuestionPort } from "../questions/question-port.js";
 import type { Run } from "../runs/run-store.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
 import type { ApprovalRequest, Approver } from "./approval-gate.js";
-import { type TouchedFiles, touchedFiles } from "./touched-files.js";
+import { displayPath, type TouchedFiles, touchedFiles } from "./touched-files.js";
 
 /** Where the complete arguments of an open card can be read, for every message that shows a part. */
 function fullArgumentsHint(space: string): string {
@@ -17,7 +17,7 @@ function fullArgumentsHint(space: string): string {
 }
 
 function filesLines(t: TouchedFiles): string[] {
-  const lines = [t.files.length ? `Files it touches (${t.files.length}): ${t.files.join(", ")}` : "Files it touches: none named in its arguments"];
+  const lines = [t.files.length ? `Files it touches (${t.files.length}): ${t.files.map(displayPath).join(", ")}` : "Files it touches: none named in its arguments"];
   if (t.note) lines.push(`(${t.note})`);
   return lines;
 }

@@ -7,6 +7,15 @@
 import { PatchError, parseUnifiedDiff } from "../../../enclave-agent/src/fs/unified-diff.js";
 import type { PendingAction } from "../pending/pending-action-store.js";
 
+/**
+ * A path as a person should read it in a list: quoted (JSON) when it holds anything that could make
+ * it pass for more than one name or for text around it (control characters, a line break, quotes, a
+ * comma, leading or trailing space).
+ */
+export function displayPath(p: string): string {
+  return /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069"\\,]|^\s|\s$|^$/.test(p) ? JSON.stringify(p) : p;
+}
+
 export interface TouchedFiles {
   files: string[];
   /** What the list cannot say; empty when it is complete. */

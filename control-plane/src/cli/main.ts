@@ -38,7 +38,8 @@ Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a
 operator console, a web page (default ${DEFAULT_CONSOLE_LISTEN}; "off" for none). A console bound to
 anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one generated and printed.
 Environment: ENCLAVE_LISTEN, ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
-ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS.`,
+ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS,
+ENCLAVE_AUDIT_RETENTION_DAYS (default 90), ENCLAVE_AUDIT_MAX_MIB (default 1024; 0 turns a limit off).`,
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
   enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N]
        enclave enclosure stop ID`,
@@ -111,16 +112,21 @@ function showConversation(c: Conversation): string {
   return `${c.id}  ${where}  ${c.workspacePath}`;
 }
 
+/** Every line of an agent's text under the same prefix, so no line of it can pass for a line of ours. */
+function prefixed(prefix: string, text: string, rest = prefix): string[] {
+  return text.split("\n").map((l, i) => `${i === 0 ? prefix : rest}${l}`);
+}
+
 function showCard(c: Card): string {
   const head = `#${c.number} ${c.conversationId} ${c.kind} ${c.state}${c.state === "open" ? ` (expires ${new Date(c.expiresAtMs).toISOString()})` : ""}`;
-  const lines = [head, `  ${c.question}`];
-  if (c.context) lines.push(...c.context.split("\n").map((l) => `  | ${l}`));
+  const lines = [head, ...prefixed("  ", c.question, "  > ")];
+  if (c.context) lines.push(...prefixed("  | ", c.context));
   if (c.options.length) {
     lines.push(`  options (${c.multiSelect ? "choose any" : "choose one"}):`);
-    for (const o of c.options) lines.push(`    - ${o.label}${o.description ? ` — ${o.description}` : ""}`);
+    for (const o of c.options) lines.push(...prefixed("    - ", `${o.label}${o.description ? ` — ${o.description}` : ""}`, "      "));
   }
   if (c.allowFreeText) lines.push("  free text allowed (--text)");
-  if (c.answer) lines.push(`  answer: ${c.answer.skip ? "skipped" : [...c.answer.selected, c.answer.freeText].filter(Boolean).join(", ")}`);
+  if (c.answer) lines.push(...prefixed("  answer: ", c.answer.skip ? "skipped" : [...c.answer.selected, c.answer.freeText].filter(Boolean).join(", "), "  answer> "));
   return lines.join("\n");
 }
 

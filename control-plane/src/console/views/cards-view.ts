@@ -1,6 +1,7 @@
 // A question or permission card as an answerable form: numbered, options as buttons (checkboxes when
 // several may be chosen), free text when allowed, skip. Everything from the agent is escaped.
 import type { Card } from "../../../../proto/gen/enclave/control/v1/control.js";
+import { displayPath } from "../../approval/touched-files.js";
 import { html, join, type SafeHtml } from "../html.js";
 import { formatTime } from "./format.js";
 
@@ -27,7 +28,7 @@ function prettyArguments(json: string): string {
 /** Every file the call touches, what the list cannot say, and the arguments: a cut preview says so. */
 function permissionDetails(card: Card): SafeHtml {
   const files = card.files.length
-    ? html`<p class="card-files-title">Files it touches (${card.files.length}):</p><ul class="card-files">${card.files.map((f) => html`<li><code>${f}</code></li>`)}</ul>`
+    ? html`<p class="card-files-title">Files it touches (${card.files.length}):</p><ul class="card-files">${card.files.map((f) => html`<li><code>${displayPath(f)}</code></li>`)}</ul>`
     : html`<p class="card-files-title">Files it touches: none named in its arguments.</p>`;
   const note = card.filesNote ? html`<p class="card-files-note">${card.filesNote}</p>` : "";
   const download = html`<a href="${cardArgumentsPath(card)}" download class="card-arguments-download">download the full arguments</a>`;
