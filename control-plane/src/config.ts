@@ -1,5 +1,6 @@
 // The control plane's configuration: flags over environment over defaults, resolved once.
 import { join, resolve } from "node:path";
+import type { AuditRetention } from "./audit/audit-retention.js";
 import { LIMITS } from "./limits.js";
 import type { HostSandboxConfig } from "./placement/host-sandbox.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
@@ -37,6 +38,8 @@ export interface ControlPlaneConfig {
   debugSessionTtlMs: number;
   /** Host placement's bubblewrap sandbox: the account it runs as, and whether it keeps the network. */
   hostSandbox: HostSandboxConfig;
+  /** What the audit log keeps (ENCLAVE_AUDIT_RETENTION_DAYS, ENCLAVE_AUDIT_MAX_MIB; 0 for no limit). */
+  auditRetention: AuditRetention;
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -61,6 +64,15 @@ function onOffFromEnv(name: string, fallback: boolean): boolean {
   if (raw === "on") return true;
   if (raw === "off") return false;
   throw new Error(`${name}=${raw} must be on or off`);
+}
+
+/** A limit where 0 means none. */
+function limitFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name}=${raw} is not a number of 0 or more (0 for no limit)`);
+  return n;
 }
 
 export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> = {}): ControlPlaneConfig {
@@ -93,6 +105,11 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
     hostSandbox: {
       user: process.env.ENCLAVE_HOST_USER || "enclave-sandbox",
       network: onOffFromEnv("ENCLAVE_HOST_NETWORK", false),
+    },
+    auditRetention: {
+      maxAgeMs: Math.round(limitFromEnv("ENCLAVE_AUDIT_RETENTION_DAYS", LIMITS.auditRetentionDefaultDays) * 86_400_000),
+      maxBytes: Math.round(limitFromEnv("ENCLAVE_AUDIT_MAX_MIB", LIMITS.auditMaxDefaultMib) * 1024 ** 2),
+      pruneIntervalMs: LIMITS.auditPruneIntervalMs,
     },
   };
 }

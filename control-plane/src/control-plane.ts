@@ -13,6 +13,7 @@ import { EnclaveError } from "./errors.js";
 import type { DescribeResponse } from "../../proto/gen/enclave/agent/v1/info.js";
 import { connectDocker, DockerUnavailableError } from "./placement/docker-connection.js";
 import { DockerDriver } from "./placement/docker-driver.js";
+import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
@@ -24,7 +25,7 @@ import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { askUserTool } from "./questions/ask-user.js";
-import { cardAuditEvent, lastAuditedCardNumber } from "./questions/card-audit.js";
+import { cardAuditEvent } from "./questions/card-audit.js";
 import { QuestionPort } from "./questions/question-port.js";
 import { CommandHost } from "./vibe/command-host.js";
 import { vibeTools } from "./vibe/tools/index.js";
@@ -35,6 +36,13 @@ import { AST_TOOLS } from "./tools/ast/index.js";
 import { loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 import { LiveStatusRegistry, vibeWorkerStatus } from "./console/live-status.js";
 import { placementStatusSources } from "./console/placement-status.js";
+
+export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string };
+
+async function describeAgent(ep: AgentEndpoint): Promise<PlacementDescription> {
+  const [health, described] = await Promise.all([ep.client.health(), ep.client.describe()]);
+  return { ...described, agentVersion: health.version, workspaceRoot: health.workspaceRoot };
+}
 
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
@@ -62,7 +70,7 @@ export class ControlPlane {
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
     this.conversations = new ConversationStore(config.dataDir);
-    this.audit = new AuditLog(join(config.dataDir, "audit.db"));
+    this.audit = new AuditLog(join(config.dataDir, "audit.db"), { retention: config.auditRetention });
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
     this.hostAgents = new HostAgents(
       config.agentBundleDir,
@@ -77,9 +85,9 @@ export class ControlPlane {
     for (const tool of lsp.tools) this.registry.register(tool);
     this.questions = new QuestionPort(
       (card) => this.audit.record(cardAuditEvent(card)),
-      (space) => lastAuditedCardNumber(this.audit.history(space)),
+      (space) => this.audit.nextCardNumber(space),
     );
-    this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs));
+    this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs, (run) => this.pending.forRun(run)));
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
     this.vibe = new VibeRoster(new CommandHost(config.vibe, (id) => this.placements.endpoint(id)), (w) => this.audit.record(workerAuditEvent(w)));
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
@@ -195,10 +203,27 @@ export class ControlPlane {
     return this.view(await this.placements.stop(id));
   }
 
-  async describePlacement(id: string): Promise<DescribeResponse & { agentVersion: string; workspaceRoot: string }> {
-    const ep = await this.placements.endpoint(id);
-    const [health, described] = await Promise.all([ep.client.health(), ep.client.describe()]);
-    return { ...described, agentVersion: health.version, workspaceRoot: health.workspaceRoot };
+  async describePlacement(id: string): Promise<PlacementDescription> {
+    return describeAgent(await this.placements.endpoint(id));
+  }
+
+  /** What the conversation's agent can run, asked only of one already running: starts nothing (undefined when none runs). */
+  async describeRunningPlacement(id: string): Promise<PlacementDescription | undefined> {
+    const ep = await this.placements.running(id);
+    return ep ? describeAgent(ep) : undefined;
+  }
+
+  /**
+   * Starts the conversation's host agent now, an explicit operator action (tool calls start it on
+   * their own); refused while an enclosure serves the conversation. Returns the agent's pid.
+   */
+  async startHostAgent(id: string): Promise<number | undefined> {
+    const conv = this.conversations.get(id);
+    if (conv.enclosure) {
+      throw new EnclaveError("failed_precondition", `conversation \`${id}\` runs in an enclosure; its agent starts and stops with the enclosure, not on the host`);
+    }
+    await this.placements.endpoint(id);
+    return this.hostAgents.pid(id);
   }
 
   /** The egress audit: the enclosure's hardening from outside and inside, and the bridge calls. */

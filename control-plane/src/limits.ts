@@ -33,8 +33,12 @@ export const LIMITS = {
   /** Deadline of the Health probe made before a call when the channel is not connected. */
   agentProbeTimeoutMs: 10_000,
   grpcMaxMessageBytes: 64 * 1024 * 1024,
-  /** Most audit events one history request returns (the database keeps everything). */
+  /** Most audit events one history request returns (the database keeps what its retention allows). */
   auditHistoryEvents: 10_000,
+  /** Audit retention by default: events younger than this many days, within this many MiB; pruned at start and then this often. */
+  auditRetentionDefaultDays: 90,
+  auditMaxDefaultMib: 1024,
+  auditPruneIntervalMs: 60 * 60_000,
   /** Question port: how long a card waits by default (ENCLAVE_QUESTION_TIMEOUT_SECONDS) and at most. */
   questionDefaultTimeoutSeconds: 600,
   questionMaxTimeoutSeconds: 24 * 3600,
@@ -42,9 +46,13 @@ export const LIMITS = {
   questionTextMaxChars: 4000,
   /** Free text an answerer may write. */
   answerFreeTextMaxChars: 16 * 1024,
-  /** Arguments shown in a permission card's context (the card's arguments_json has up to 64 KiB). */
+  /**
+   * Arguments shown in a permission card's context, and the preview in its arguments_json (both
+   * say when they are cut); the complete arguments come in pages of at most cardArgumentsPageChars.
+   */
   permissionContextChars: 2000,
   permissionArgumentsChars: 64 * 1024,
+  cardArgumentsPageChars: 1024 * 1024,
   /** Closed cards kept per conversation for ListCards. */
   closedCardsKept: 200,
   /** Vibe workers: live ones per conversation, kept ones (oldest settled dropped), their bounded logs. */

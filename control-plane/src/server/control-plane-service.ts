@@ -206,6 +206,18 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
     },
     answerCard: unary((req) => cp.questions.answer(req.conversationId, req.number, req.answer)),
     listCards: unary((req) => ({ cards: cp.questions.list(req.conversationId || undefined, req.includeClosed) })),
+    getCardArguments: unary((req) => {
+      const page = cp.questions.argumentsPage(req.conversationId, req.number, req.offset, req.limit);
+      return {
+        conversationId: page.card.conversationId,
+        number: page.card.number,
+        tool: page.card.tool,
+        text: page.text,
+        offset: page.offset,
+        nextOffset: page.nextOffset,
+        totalChars: page.totalChars,
+      };
+    }),
     setVibeMode: unary((req) => runMessage(cp.setVibeMode(req.runId, req.enabled))),
     connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
       connectWorkerHost(cp.vibe, call, toServiceError);

@@ -277,7 +277,8 @@ export interface AuditEvent {
   /**
    * "tool_call", "enclosure_started", "enclosure_stopped", "enclosure_died", "conversation_created",
    * "conversation_deleted", "agent_restarted", "card_closed" (outcome: the card's state),
-   * "worker_started", "worker_settled" (outcome: the worker's state).
+   * "worker_started", "worker_settled" (outcome: the worker's state), "audit_pruned" (the retention
+   * deleted old events; detail says how many and why).
    */
   kind: string;
   tool: string;
@@ -293,6 +294,8 @@ export interface AuditEvent {
   placement: string;
   /** The kernel a bridge call came from (origin "bridge"). */
   kernelId: string;
+  /** card_closed: the card's number (sequential per conversation). */
+  cardNumber: number;
 }
 
 export interface AuditEnclosureRequest {
@@ -364,6 +367,20 @@ export interface Card {
   /** Set once answered or skipped. */
   answer?: CardAnswer | undefined;
   closedAtMs: number;
+  /**
+   * Permission cards: the workspace files the call would touch, taken from its arguments (a path, a
+   * patch's file headers, a staged change's files). files_note says what the list cannot (a command
+   * can change any file; a rename's other files are known only to the language server); empty when
+   * the list is complete.
+   */
+  files: string[];
+  filesNote: string;
+  /**
+   * Characters (UTF-16 code units) of the complete arguments JSON. arguments_json holds all of it
+   * unless arguments_truncated; then GetCardArguments returns the rest while the card is open.
+   */
+  argumentsChars: number;
+  argumentsTruncated: boolean;
 }
 
 export interface SubscribeCardsRequest {
@@ -403,6 +420,27 @@ export interface ListCardsRequest {
 
 export interface ListCardsResponse {
   cards: Card[];
+}
+
+export interface GetCardArgumentsRequest {
+  conversationId: string;
+  number: number;
+  /** Where the page starts, in characters (UTF-16 code units) of the arguments JSON. */
+  offset: number;
+  /** Characters at most; 0 for the largest page (1 Mi characters). */
+  limit: number;
+}
+
+export interface CardArguments {
+  conversationId: string;
+  number: number;
+  tool: string;
+  /** The page: arguments JSON from offset to next_offset (never splits a surrogate pair). */
+  text: string;
+  offset: number;
+  nextOffset: number;
+  /** Characters of the complete arguments JSON; the last page ends there. */
+  totalChars: number;
 }
 
 export interface SetVibeModeRequest {
@@ -3908,6 +3946,7 @@ function createBaseAuditEvent(): AuditEvent {
     detail: "",
     placement: "",
     kernelId: "",
+    cardNumber: 0,
   };
 }
 
@@ -3954,6 +3993,9 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     }
     if (message.kernelId !== "") {
       writer.uint32(114).string(message.kernelId);
+    }
+    if (message.cardNumber !== 0) {
+      writer.uint32(120).int64(message.cardNumber);
     }
     return writer;
   },
@@ -4083,6 +4125,14 @@ export const AuditEvent: MessageFns<AuditEvent> = {
             message.kernelId = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.cardNumber = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4135,6 +4185,11 @@ export const AuditEvent: MessageFns<AuditEvent> = {
         : isSet(object.kernel_id)
         ? globalThis.String(object.kernel_id)
         : "",
+      cardNumber: isSet(object.cardNumber)
+        ? globalThis.Number(object.cardNumber)
+        : isSet(object.card_number)
+        ? globalThis.Number(object.card_number)
+        : 0,
     };
   },
 
@@ -4182,6 +4237,9 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     if (message.kernelId !== "") {
       obj.kernelId = message.kernelId;
     }
+    if (message.cardNumber !== 0) {
+      obj.cardNumber = Math.round(message.cardNumber);
+    }
     return obj;
   },
 
@@ -4204,6 +4262,7 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     message.detail = object.detail ?? "";
     message.placement = object.placement ?? "";
     message.kernelId = object.kernelId ?? "";
+    message.cardNumber = object.cardNumber ?? 0;
     return message;
   },
 };
@@ -4864,6 +4923,10 @@ function createBaseCard(): Card {
     state: "",
     answer: undefined,
     closedAtMs: 0,
+    files: [],
+    filesNote: "",
+    argumentsChars: 0,
+    argumentsTruncated: false,
   };
 }
 
@@ -4916,6 +4979,18 @@ export const Card: MessageFns<Card> = {
     }
     if (message.closedAtMs !== 0) {
       writer.uint32(128).int64(message.closedAtMs);
+    }
+    for (const v of message.files) {
+      writer.uint32(138).string(v!);
+    }
+    if (message.filesNote !== "") {
+      writer.uint32(146).string(message.filesNote);
+    }
+    if (message.argumentsChars !== 0) {
+      writer.uint32(152).int64(message.argumentsChars);
+    }
+    if (message.argumentsTruncated !== false) {
+      writer.uint32(160).bool(message.argumentsTruncated);
     }
     return writer;
   },
@@ -5061,6 +5136,38 @@ export const Card: MessageFns<Card> = {
             message.closedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.files.push(reader.string());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.filesNote = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.argumentsChars = longToNumber(reader.int64());
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.argumentsTruncated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5123,6 +5230,24 @@ export const Card: MessageFns<Card> = {
         : isSet(object.closed_at_ms)
         ? globalThis.Number(object.closed_at_ms)
         : 0,
+      files: globalThis.Array.isArray(object?.files)
+        ? object.files.map((e: any) => globalThis.String(e))
+        : [],
+      filesNote: isSet(object.filesNote)
+        ? globalThis.String(object.filesNote)
+        : isSet(object.files_note)
+        ? globalThis.String(object.files_note)
+        : "",
+      argumentsChars: isSet(object.argumentsChars)
+        ? globalThis.Number(object.argumentsChars)
+        : isSet(object.arguments_chars)
+        ? globalThis.Number(object.arguments_chars)
+        : 0,
+      argumentsTruncated: isSet(object.argumentsTruncated)
+        ? globalThis.Boolean(object.argumentsTruncated)
+        : isSet(object.arguments_truncated)
+        ? globalThis.Boolean(object.arguments_truncated)
+        : false,
     };
   },
 
@@ -5176,6 +5301,18 @@ export const Card: MessageFns<Card> = {
     if (message.closedAtMs !== 0) {
       obj.closedAtMs = Math.round(message.closedAtMs);
     }
+    if (message.files?.length) {
+      obj.files = message.files;
+    }
+    if (message.filesNote !== "") {
+      obj.filesNote = message.filesNote;
+    }
+    if (message.argumentsChars !== 0) {
+      obj.argumentsChars = Math.round(message.argumentsChars);
+    }
+    if (message.argumentsTruncated !== false) {
+      obj.argumentsTruncated = message.argumentsTruncated;
+    }
     return obj;
   },
 
@@ -5202,6 +5339,10 @@ export const Card: MessageFns<Card> = {
       ? CardAnswer.fromPartial(object.answer)
       : undefined;
     message.closedAtMs = object.closedAtMs ?? 0;
+    message.files = object.files?.map((e) => e) || [];
+    message.filesNote = object.filesNote ?? "";
+    message.argumentsChars = object.argumentsChars ?? 0;
+    message.argumentsTruncated = object.argumentsTruncated ?? false;
     return message;
   },
 };
@@ -5737,6 +5878,304 @@ export const ListCardsResponse: MessageFns<ListCardsResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListCardsResponse>, I>>(object: I): ListCardsResponse {
     const message = createBaseListCardsResponse();
     message.cards = object.cards?.map((e) => Card.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetCardArgumentsRequest(): GetCardArgumentsRequest {
+  return { conversationId: "", number: 0, offset: 0, limit: 0 };
+}
+
+export const GetCardArgumentsRequest: MessageFns<GetCardArgumentsRequest> = {
+  encode(message: GetCardArgumentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.number !== 0) {
+      writer.uint32(16).int64(message.number);
+    }
+    if (message.offset !== 0) {
+      writer.uint32(24).int64(message.offset);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).int64(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCardArgumentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCardArgumentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.offset = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCardArgumentsRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      offset: isSet(object.offset) ? globalThis.Number(object.offset) : 0,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: GetCardArgumentsRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.offset !== 0) {
+      obj.offset = Math.round(message.offset);
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetCardArgumentsRequest>, I>>(base?: I): GetCardArgumentsRequest {
+    return GetCardArgumentsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCardArgumentsRequest>, I>>(object: I): GetCardArgumentsRequest {
+    const message = createBaseGetCardArgumentsRequest();
+    message.conversationId = object.conversationId ?? "";
+    message.number = object.number ?? 0;
+    message.offset = object.offset ?? 0;
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseCardArguments(): CardArguments {
+  return { conversationId: "", number: 0, tool: "", text: "", offset: 0, nextOffset: 0, totalChars: 0 };
+}
+
+export const CardArguments: MessageFns<CardArguments> = {
+  encode(message: CardArguments, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.number !== 0) {
+      writer.uint32(16).int64(message.number);
+    }
+    if (message.tool !== "") {
+      writer.uint32(26).string(message.tool);
+    }
+    if (message.text !== "") {
+      writer.uint32(34).string(message.text);
+    }
+    if (message.offset !== 0) {
+      writer.uint32(40).int64(message.offset);
+    }
+    if (message.nextOffset !== 0) {
+      writer.uint32(48).int64(message.nextOffset);
+    }
+    if (message.totalChars !== 0) {
+      writer.uint32(56).int64(message.totalChars);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardArguments {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardArguments();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.offset = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.nextOffset = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.totalChars = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardArguments {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      tool: isSet(object.tool) ? globalThis.String(object.tool) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      offset: isSet(object.offset) ? globalThis.Number(object.offset) : 0,
+      nextOffset: isSet(object.nextOffset)
+        ? globalThis.Number(object.nextOffset)
+        : isSet(object.next_offset)
+        ? globalThis.Number(object.next_offset)
+        : 0,
+      totalChars: isSet(object.totalChars)
+        ? globalThis.Number(object.totalChars)
+        : isSet(object.total_chars)
+        ? globalThis.Number(object.total_chars)
+        : 0,
+    };
+  },
+
+  toJSON(message: CardArguments): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.tool !== "") {
+      obj.tool = message.tool;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.offset !== 0) {
+      obj.offset = Math.round(message.offset);
+    }
+    if (message.nextOffset !== 0) {
+      obj.nextOffset = Math.round(message.nextOffset);
+    }
+    if (message.totalChars !== 0) {
+      obj.totalChars = Math.round(message.totalChars);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CardArguments>, I>>(base?: I): CardArguments {
+    return CardArguments.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CardArguments>, I>>(object: I): CardArguments {
+    const message = createBaseCardArguments();
+    message.conversationId = object.conversationId ?? "";
+    message.number = object.number ?? 0;
+    message.tool = object.tool ?? "";
+    message.text = object.text ?? "";
+    message.offset = object.offset ?? 0;
+    message.nextOffset = object.nextOffset ?? 0;
+    message.totalChars = object.totalChars ?? 0;
     return message;
   },
 };
@@ -6997,6 +7436,20 @@ export const ControlPlaneService = {
     responseSerialize: (value: ListCardsResponse): Buffer => Buffer.from(ListCardsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListCardsResponse => ListCardsResponse.decode(value),
   },
+  /**
+   * The complete arguments of an open permission card, a page at a time (the card's own
+   * arguments_json is a preview when arguments_truncated is set).
+   */
+  getCardArguments: {
+    path: "/enclave.control.v1.ControlPlane/GetCardArguments" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCardArgumentsRequest): Buffer =>
+      Buffer.from(GetCardArgumentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCardArgumentsRequest => GetCardArgumentsRequest.decode(value),
+    responseSerialize: (value: CardArguments): Buffer => Buffer.from(CardArguments.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CardArguments => CardArguments.decode(value),
+  },
   /** Turns a run's vibe mode on or off; the vibe_* tools are listed only while it is on. */
   setVibeMode: {
     path: "/enclave.control.v1.ControlPlane/SetVibeMode" as const,
@@ -7048,6 +7501,11 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
   subscribeCards: handleServerStreamingCall<SubscribeCardsRequest, CardEvent>;
   answerCard: handleUnaryCall<AnswerCardRequest, Card>;
   listCards: handleUnaryCall<ListCardsRequest, ListCardsResponse>;
+  /**
+   * The complete arguments of an open permission card, a page at a time (the card's own
+   * arguments_json is a preview when arguments_truncated is set).
+   */
+  getCardArguments: handleUnaryCall<GetCardArgumentsRequest, CardArguments>;
   /** Turns a run's vibe mode on or off; the vibe_* tools are listed only while it is on. */
   setVibeMode: handleUnaryCall<SetVibeModeRequest, Run>;
   /**
@@ -7276,6 +7734,25 @@ export interface ControlPlaneClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListCardsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The complete arguments of an open permission card, a page at a time (the card's own
+   * arguments_json is a preview when arguments_truncated is set).
+   */
+  getCardArguments(
+    request: GetCardArgumentsRequest,
+    callback: (error: ServiceError | null, response: CardArguments) => void,
+  ): ClientUnaryCall;
+  getCardArguments(
+    request: GetCardArgumentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CardArguments) => void,
+  ): ClientUnaryCall;
+  getCardArguments(
+    request: GetCardArgumentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CardArguments) => void,
   ): ClientUnaryCall;
   /** Turns a run's vibe mode on or off; the vibe_* tools are listed only while it is on. */
   setVibeMode(
