@@ -5,6 +5,7 @@ import type { ServiceError } from "@grpc/grpc-js";
 import type { EvalDone, EvalEvent, KernelInfo } from "../../../../proto/gen/enclave/agent/v1/kernel.js";
 import type { AgentClient } from "../../agent-client/agent-client.js";
 import { EnclaveError } from "../../errors.js";
+import { LIMITS } from "../../limits.js";
 import type { Surface } from "../../runs/run-store.js";
 import type { ToolContext } from "../tool.js";
 import { CellTranscript, renderDisplay } from "./cell-transcript.js";
@@ -37,7 +38,16 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
     bridgeAbort.abort();
   };
 
+  const refuse = (callId: string, errorCode: string, text: string): void => {
+    call.write({ message: { $case: "bridgeReply", value: { callId, isError: true, errorCode, text } } });
+  };
+
   const bridge = async (callId: string, tool: string, argumentsJson: string): Promise<void> => {
+    // The agent stops a cell at the same limit; this side holds it whatever the agent sends.
+    if (bridgeCalls >= LIMITS.evalBridgeCallsPerCell) {
+      refuse(callId, "bridge_limit", `this cell has made ${LIMITS.evalBridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail`);
+      return;
+    }
     bridgeCalls += 1;
     ctx.emit({ kind: "progress", text: `the cell calls \`${tool}\`` });
     const res = await ctx.dispatch({
@@ -74,11 +84,7 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
           break;
         }
         case "bridgeCall":
-          void bridge(e.value.callId, e.value.tool, e.value.argumentsJson).catch((err: unknown) =>
-            call.write({
-              message: { $case: "bridgeReply", value: { callId: e.value.callId, isError: true, errorCode: "failed", text: (err as Error).message } },
-            }),
-          );
+          void bridge(e.value.callId, e.value.tool, e.value.argumentsJson).catch((err: unknown) => refuse(e.value.callId, "failed", (err as Error).message));
           break;
         case "done":
           done = e.value;
