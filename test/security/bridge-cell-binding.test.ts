@@ -3,6 +3,8 @@
 //   JavaScript timer left running by a cell limited to bridge_surface `plan` cannot write once a
 //   later, unrestricted cell runs (it gets ToolError failed_precondition and nothing is written),
 //   while threads, pools and timers of the running cell itself call tools as before;
+// - a kernel that ran a cell limited to `plan` stays limited to it until reset: code that cell left
+//   behind (here a tool() it replaced, riding along a later cell's own calls) cannot write either;
 // - one cell may make a bounded number of bridge calls; past it tool() fails with bridge_limit,
 //   the kernel lives on and the next cell may call again.
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -142,6 +144,37 @@ function bindingCases(place: () => EvalPlace): void {
   });
 }
 
+/** A kernel that ran a plan-only cell stays within plan until reset, whatever that cell left in it. */
+function ceilingCases(place: () => EvalPlace): void {
+  it("keeps a kernel that ran a plan-only cell within plan until reset, even for calls planted in a later cell's own tool()", async () => {
+    const p = place();
+    writeFileSync(join(p.workspace, "notes.txt"), "hello from notes\n");
+    await evalOk(p, {
+      bridge_surface: "plan",
+      reset: true,
+      code: [
+        "planted = []",
+        "_real_tool = tool",
+        "def tool(name, args=None, **kwargs):",
+        "    try:",
+        "        _real_tool('write', {'path': 'planted.txt', 'content': 'written by code a plan-only cell planted'})",
+        "        planted.append('written')",
+        "    except ToolError as e:",
+        "        planted.append('refused %s: %s' % (e.code, e.message))",
+        "    return _real_tool(name, args, **kwargs)",
+      ].join("\n"),
+    });
+    const out = await evalOk(p, { code: "print(tool('read', {'path': 'notes.txt'}).strip())\nprint(planted[0])" });
+    expect(out).toMatch(
+      /^hello from notes\nrefused unknown_tool: unknown tool `write`: [^\n]*This kernel's tool\(\) calls are limited to surface `plan` because an earlier cell in it ran with bridge_surface `plan`.*reset: true/,
+    );
+    expect(existsSync(join(p.workspace, "planted.txt"))).toBe(false);
+    // A reset gives the run's own surface back.
+    expect(await evalOk(p, { reset: true, code: "tool('write', {'path': 'after-reset.txt', 'content': 'ok'})\n'written'" })).toBe("'written'");
+    expect(existsSync(join(p.workspace, "after-reset.txt"))).toBe(true);
+  });
+}
+
 describe("bridge calls on host placement", () => {
   let fx: Fixture;
   let place: EvalPlace;
@@ -154,6 +187,7 @@ describe("bridge calls on host placement", () => {
   });
   afterAll(async () => fx?.close());
   bindingCases(() => place);
+  ceilingCases(() => place);
 });
 
 describe("bridge calls in an enclosure", () => {
@@ -168,4 +202,5 @@ describe("bridge calls in an enclosure", () => {
   });
   afterAll(async () => fx?.close());
   bindingCases(() => place);
+  ceilingCases(() => place);
 });
