@@ -71,6 +71,8 @@ export const LIMITS = {
   kernelInterruptGraceMs: 5_000,
   /** How long a kernel may take to say it is ready. */
   kernelStartTimeoutMs: 60_000,
+  /** The end of a starting kernel's stderr kept for the error when it fails to start. */
+  kernelStartStderrChars: 8 * 1024,
   /** After a kernel exits, how long its pipes may still drain. */
   kernelExitDrainMs: 500,
   /** Stdout + stderr bytes one cell may stream before the rest is dropped. */

@@ -3,13 +3,15 @@
 // - a frame line with no end (500 MiB on fd 3, no newline) from Python or JavaScript: the kernel is
 //   killed, the result says why (kernel_died), the next cell runs in a fresh kernel;
 // - output held back behind a sync marker whose frame never comes (the cell forged one);
-// - frames that never get their markers.
+// - frames that never get their markers;
+// - a kernel flooding stderr before it is ready (its start fails with the end of what it printed).
 // The agent's memory is read from /proc/<agent pid>/status (the kernel's parent is the agent).
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { KernelProcess } from "../../enclave-agent/src/kernels/kernel-process.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { type EvalPlace, evalCell, evalOk, hostPython } from "../helpers/eval-cases.js";
 
@@ -144,6 +146,26 @@ function frameCases(place: () => EvalPlace): void {
     });
   });
 }
+
+/** This process's peak resident memory in MiB since the last reset. */
+function ownPeakMiB(reset: boolean): number {
+  if (reset) writeFileSync("/proc/self/clear_refs", "5");
+  const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"));
+  return Math.round(Number(m?.[1] ?? 0) / 1024);
+}
+
+describe("a kernel that never gets ready", () => {
+  it("keeps only the end of what it printed on stderr, and says it in the failed start", async () => {
+    const flood = `import os\nchunk = b'e' * (1 << 20)\nfor _ in range(${ATTACK_MIB}):\n    os.write(2, chunk)\nos.write(2, b'LAST WORDS')\nos._exit(3)`;
+    const before = ownPeakMiB(true);
+    const start = KernelProcess.start({ language: "python", argv: ["python3", "-c", flood], env: process.env, cwd: process.cwd() });
+    await expect(start).rejects.toThrow(/could not start: it exited with code 3[^\n]*\ne*LAST WORDS$/);
+    const message = await start.catch((e: Error) => e.message);
+    expect(message.length).toBeLessThan(4096);
+    const peak = ownPeakMiB(false);
+    expect(peak - before, `peak ${peak} MiB after ${before} MiB`).toBeLessThan(GROWTH_BOUND_MIB);
+  });
+});
 
 describe("kernel frames on host placement", () => {
   let fx: Fixture;

@@ -61,7 +61,8 @@ export class KernelProcess {
   private killedBy: string | undefined;
   private faulted = false;
   private readonly oomBefore = oomKillCount();
-  private readonly stderrTail: string[] = [];
+  /** The end of what the kernel printed on stderr before it was ready, for a failed start's error. */
+  private stderrTail = "";
   private onReady: ((f: KernelFrame) => void) | undefined;
 
   private constructor(spec: LaunchSpec) {
@@ -167,7 +168,7 @@ export class KernelProcess {
       throw new AgentError("unavailable", `the ${spec.language} kernel did not start within ${LIMITS.kernelStartTimeoutMs} ms (${spec.argv.join(" ")})`);
     }
     if (typeof first === "string") {
-      const tail = k.stderrTail.join("").trim();
+      const tail = k.stderrTail.trim();
       throw new AgentError("unavailable", `the ${spec.language} kernel could not start: ${first}${tail ? `\n${tail.slice(-2000)}` : ""}`);
     }
     if (first.t === "ready") k.interpreter = first.interpreter;
@@ -276,7 +277,7 @@ export class KernelProcess {
       this.listener.output(stream, data);
       return;
     }
-    if (this.onReady && stream === "stderr") this.stderrTail.push(data.toString("utf8"));
+    if (this.onReady && stream === "stderr") this.stderrTail = (this.stderrTail + data.toString("utf8")).slice(-LIMITS.kernelStartStderrChars);
     // Printed between cells (a thread, a timer): kept, bounded, for the next cell.
     if (this.strayBytes >= LIMITS.kernelStrayOutputBytes) return;
     const part = data.subarray(0, LIMITS.kernelStrayOutputBytes - this.strayBytes);
