@@ -97,4 +97,10 @@ export const LIMITS = {
   /** Text of one cell kept in the eval result (head and tail); images kept per cell. */
   evalResultTextBytes: 64 * 1024,
   evalMaxImages: 20,
+  /**
+   * Bridge calls (tool() in a cell) one cell may make; past it each further call fails with
+   * bridge_limit and is not run. The agent holds the same limit (kernelBridgeCallsPerCell) and
+   * answers such calls itself, so they neither reach this side nor stop the cell's idle budget.
+   */
+  evalBridgeCallsPerCell: 1000,
 } as const;

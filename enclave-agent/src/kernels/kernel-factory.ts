@@ -113,7 +113,7 @@ export class KernelFactory {
     void kernel.exited.then((fate) => {
       if (this.kernels.get(language) !== kernel) return;
       this.kernels.delete(language);
-      if (!kernel.fateReported && !kernel.killedByEnclave) this.unreported.set(language, `the previous ${language} kernel (${kernel.id}) died between cells: ${fate}`);
+      if (!kernel.fateReported && (!kernel.killedByEnclave || kernel.killedForFault)) this.unreported.set(language, `the previous ${language} kernel (${kernel.id}) died between cells: ${fate}`);
     });
     return kernel;
   }
