@@ -5,8 +5,9 @@
 // recovery, which completes them: all new. Recovery runs when the agent starts.
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { asAgentError } from "../errors.js";
+import { dirname, join } from "node:path";
+import { prepareChanges } from "../fs/atomic-write.js";
+import type { WorkspacePaths } from "../fs/workspace-paths.js";
 
 export interface JournalEntry {
   temp: string;
@@ -19,7 +20,7 @@ interface Journal {
 }
 
 export interface ApplyFile {
-  abs: string;
+  /** Workspace-relative path. */
   rel: string;
   content: Buffer;
 }
@@ -61,41 +62,33 @@ async function writeJournal(path: string, j: Journal): Promise<void> {
   await syncDir(dirname(path));
 }
 
-export async function applyAtomically(workspaceRoot: string, files: readonly ApplyFile[]): Promise<void> {
-  const dir = journalDir(workspaceRoot);
+// The workspace files themselves are staged and renamed through the path resolver's held folders
+// (prepareChanges), so the temps and renames land where each path was checked.
+export async function applyAtomically(paths: WorkspacePaths, files: readonly ApplyFile[]): Promise<void> {
+  const dir = journalDir(paths.root);
   await fsp.mkdir(dir, { recursive: true });
   const journalPath = join(dir, `apply-${Date.now()}-${randomBytes(4).toString("hex")}.json`);
-  const entries = files.map((f) => ({ temp: join(dirname(f.abs), `.${basename(f.abs)}.enclave-${randomBytes(6).toString("hex")}.tmp`), target: f.abs }));
-  await writeJournal(journalPath, { state: "prepare", entries });
+  const staged = prepareChanges(
+    paths,
+    files.map((f) => ({ path: f.rel, rel: f.rel, content: f.content })),
+  );
+  const entries = staged.entries().map((e) => ({ temp: e.temp as string, target: e.target }));
   try {
-    for (const [i, f] of files.entries()) {
-      const e = entries[i] as JournalEntry;
-      let mode = 0o644;
-      try {
-        mode = (await fsp.stat(f.abs)).mode & 0o7777;
-      } catch {
-        // A new file.
-      }
-      try {
-        await writeDurable(e.temp, f.content, mode);
-      } catch (err) {
-        throw asAgentError(err, f.rel);
-      }
-    }
+    await writeJournal(journalPath, { state: "prepare", entries });
+    await staged.write();
   } catch (err) {
-    await Promise.all(entries.map((e) => fsp.rm(e.temp, { force: true })));
+    staged.discard();
     await fsp.rm(journalPath, { force: true });
     throw err;
   }
   // The commit point: from here on, recovery completes the change.
   await writeJournal(journalPath, { state: "commit", entries });
-  let renamed = 0;
-  for (const e of entries) {
-    await fsp.rename(e.temp, e.target);
-    renamed++;
-    if (renamed === crashAfterRenames) process.kill(process.pid, "SIGKILL");
-  }
-  for (const d of new Set(entries.map((e) => dirname(e.target)))) await syncDir(d);
+  await staged.commit({
+    durable: true,
+    afterEach: (renamed) => {
+      if (renamed === crashAfterRenames) process.kill(process.pid, "SIGKILL");
+    },
+  });
   await fsp.rm(journalPath, { force: true });
   await removeIfEmpty(dir);
 }

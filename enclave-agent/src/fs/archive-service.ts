@@ -1,8 +1,8 @@
 // The Archive service: a workspace folder out as a tar stream, and a tar stream unpacked into one.
-// Unpacking resolves every entry through WorkspacePaths, so `../`, absolute names and links that
-// point out of the workspace are refused like any other path.
-import { promises as fsp } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+// Both go through WorkspacePaths' handles: packing walks open folders and never follows a link;
+// unpacking resolves every entry like any other path, so `../`, absolute names and links that point
+// out of the workspace are refused, and no entry lands elsewhere if the tree changes meanwhile.
+import { isAbsolute, join } from "node:path";
 import type { ServerReadableStream, ServerWritableStream, sendUnaryData, ServiceError } from "@grpc/grpc-js";
 import { extract as tarExtract, type Header, pack as tarPack, type Pack } from "tar-stream";
 import type {
@@ -16,57 +16,104 @@ import { AgentError, asAgentError } from "../errors.js";
 import { failStream, toServiceError } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 import { writeFileAtomic } from "./atomic-write.js";
-import type { WorkspacePaths } from "./workspace-paths.js";
+import { errnoOf } from "./workspace-dir.js";
+import type { WorkspaceDir, WorkspacePaths } from "./workspace-paths.js";
 
-async function packTree(paths: WorkspacePaths, root: string, pack: Pack): Promise<void> {
+/** An entry that changed while the folder was being packed: left out, like one never seen. */
+function changedMeanwhile(err: unknown): boolean {
+  const code = errnoOf(err);
+  return code === "ENOENT" || code === "ELOOP" || code === "ENOTDIR" || (err instanceof AgentError && err.code === "outside_workspace");
+}
+
+async function packTree(top: WorkspaceDir, pack: Pack): Promise<void> {
   const add = (header: Partial<Header> & { name: string }, body?: Buffer): Promise<void> =>
     new Promise((ok, fail) => {
       const done = (err?: Error | null): void => (err ? fail(err) : ok());
       if (body) pack.entry(header, body, done);
       else pack.entry(header, done);
     });
-  const walk = async (dir: string): Promise<void> => {
-    for (const name of (await fsp.readdir(dir)).sort()) {
-      const abs = join(dir, name);
-      const st = await fsp.lstat(abs);
-      const rel = paths.relative(abs);
+  const walk = async (dir: WorkspaceDir): Promise<void> => {
+    for (const name of (await dir.readNames()).sort()) {
+      const st = await dir.lstatAsync(name);
+      if (!st) continue;
+      const rel = dir.relOf(name);
       const common = { name: rel, mode: st.mode & 0o7777, mtime: st.mtime };
       if (st.isSymbolicLink()) {
-        await add({ ...common, type: "symlink", linkname: await fsp.readlink(abs) });
+        let linkname: string;
+        try {
+          linkname = dir.readlink(name);
+        } catch (err) {
+          if (changedMeanwhile(err)) continue;
+          throw err;
+        }
+        await add({ ...common, type: "symlink", linkname });
       } else if (st.isDirectory()) {
-        await add({ ...common, name: `${rel}/`, type: "directory" });
-        await walk(abs);
+        let child: WorkspaceDir;
+        try {
+          child = dir.openDir(name);
+        } catch (err) {
+          if (changedMeanwhile(err)) continue;
+          throw err;
+        }
+        try {
+          await add({ ...common, name: `${rel}/`, type: "directory" });
+          await walk(child);
+        } finally {
+          child.close();
+        }
       } else if (st.isFile() && st.nlink === 1) {
         // Hard-linked files are left out: one may be a file outside the workspace.
-        await add({ ...common, type: "file", size: st.size }, await fsp.readFile(abs));
+        let body: Buffer;
+        try {
+          const f = await dir.openFile(name, "read");
+          try {
+            body = await f.handle.readFile();
+          } finally {
+            await f.handle.close();
+          }
+        } catch (err) {
+          if (changedMeanwhile(err)) continue;
+          throw err;
+        }
+        await add({ ...common, type: "file", size: body.length }, body);
       }
     }
   };
-  await walk(root);
+  await walk(top);
 }
 
 async function unpackEntry(paths: WorkspacePaths, destination: string, header: Header, body: Buffer): Promise<boolean> {
   const name = header.name.replace(/\/+$/, "");
   if (name === "" || name === ".") return false;
   if (isAbsolute(name)) throw new AgentError("outside_workspace", `archive entry \`${header.name}\` has an absolute name; refused`);
-  const { abs, rel } = paths.resolve(join(destination, name), "write");
+  const path = join(destination, name);
+  const { rel } = paths.resolve(path, "write");
   switch (header.type) {
     case "directory":
-      await fsp.mkdir(abs, { recursive: true });
+      paths.openDir(path, { create: true }).close();
       return false;
     case "file":
     case "contiguous-file":
       if (body.length > LIMITS.archiveMaxEntryBytes) throw new AgentError("too_large", `archive entry \`${rel}\` is too large`);
-      await writeFileAtomic(abs, rel, body);
-      if (header.mode) await fsp.chmod(abs, header.mode & 0o777);
+      await writeFileAtomic(paths, path, rel, body, header.mode ? header.mode & 0o777 : undefined);
       return true;
     case "symlink": {
       const target = header.linkname ?? "";
-      // The link must stay inside the workspace wherever it is followed from.
-      paths.resolve(isAbsolute(target) ? target : resolve(dirname(abs), target), "write");
-      await fsp.mkdir(dirname(abs), { recursive: true });
-      await fsp.rm(abs, { force: true });
-      await fsp.symlink(target, abs);
+      // The link itself is replaced, never followed; it must stay inside the workspace wherever it
+      // is followed from.
+      const loc = paths.locate(path, { create: true, followFinal: false });
+      try {
+        if (loc.name === null) throw new AgentError("invalid_argument", `archive entry \`${header.name}\` names a folder of the workspace`);
+        paths.resolve(isAbsolute(target) ? target : join(loc.dir.absUnder(paths.root), target), "write");
+        try {
+          loc.dir.unlink(loc.name);
+        } catch (err) {
+          if (errnoOf(err) !== "ENOENT") throw asAgentError(err, rel);
+        }
+        loc.dir.symlink(target, loc.name);
+      } finally {
+        loc.close();
+      }
       return true;
     }
     default:
@@ -79,16 +126,14 @@ export function archiveService(paths: WorkspacePaths): ArchiveServer {
     archiveOut(call: ServerWritableStream<ArchiveOutRequest, ArchiveChunk>): void {
       void (async () => {
         try {
-          const { abs, rel } = paths.resolve(call.request.path, "list");
-          const st = await fsp.stat(abs).catch((err: unknown) => {
-            throw asAgentError(err, rel);
-          });
-          if (!st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is not a directory`);
+          const top = paths.openDir(call.request.path);
           const pack = tarPack();
-          const packing = packTree(paths, abs, pack).then(
-            () => pack.finalize(),
-            (err: unknown) => pack.destroy(err as Error),
-          );
+          const packing = packTree(top, pack)
+            .finally(() => top.close())
+            .then(
+              () => pack.finalize(),
+              (err: unknown) => pack.destroy(err as Error),
+            );
           for await (const chunk of pack as AsyncIterable<Buffer>) {
             for (let at = 0; at < chunk.length; at += LIMITS.archiveChunkBytes) {
               if (!call.write({ data: chunk.subarray(at, at + LIMITS.archiveChunkBytes) })) {
