@@ -286,10 +286,12 @@ export class WorkspacePaths {
   /** A regular file opened for reading (directories, devices and — for reads — hard links refused). */
   async openFile(input: string, purpose: PathPurpose): Promise<OpenFile> {
     const { parts, shown } = this.lexical(input);
+    // The first try opens the last name as it is (O_NOFOLLOW); only when it is a link (ELOOP) does
+    // the next walk follow it — so the common case costs no extra look at it.
     for (let attempt = 0; ; attempt++) {
       let w;
       try {
-        w = this.walk(parts, { until: "parent", followFinal: true, create: false, loose: false });
+        w = this.walk(parts, { until: "parent", followFinal: attempt > 0, create: false, loose: false });
       } catch (err) {
         if (err instanceof Escape) throw this.escaped(shown, err.target);
         throw asAgentError(err, shown);
@@ -301,7 +303,7 @@ export class WorkspacePaths {
         }
         return await w.dir.openFile(w.name, purpose);
       } catch (err) {
-        // ELOOP: a link put there after the walk looked; walk again (it will be followed or refused).
+        // ELOOP: a link there; walk again, following it (it will be followed or refused).
         if (errnoOf(err) !== "ELOOP" || attempt >= RACE_RETRIES) throw asAgentError(err, w.rel);
       } finally {
         w.dir.close();
@@ -323,7 +325,7 @@ export class WorkspacePaths {
   readFileSync(input: string, purpose: PathPurpose, maxBytes = Infinity): Buffer {
     return this.run(input, (parts) => {
       for (let attempt = 0; ; attempt++) {
-        const w = this.walk(parts, { until: "parent", followFinal: true, create: false, loose: false });
+        const w = this.walk(parts, { until: "parent", followFinal: attempt > 0, create: false, loose: false });
         try {
           if (w.name === null) {
             checkReadable(w.dir.stat(), w.rel, purpose);
