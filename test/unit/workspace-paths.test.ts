@@ -81,6 +81,7 @@ describe("WorkspacePaths", () => {
     expect(() => paths.openDir("a/b/f.txt")).toThrow(/`a\/b\/f.txt` is not a directory/);
     expect(await code(paths.readFile("a/missing/x", "read"))).toBe("not_found");
     expect(await code(paths.readFile("a/b/f.txt/x", "read"))).toBe("invalid_argument");
+    expect(await code(paths.readFile("fifo/x", "read"))).toBe("invalid_argument");
     expect(paths.resolve("a/new/deeper/x.txt", "write")).toEqual({ abs: join(ws, "a/new/deeper/x.txt"), rel: "a/new/deeper/x.txt" });
   });
 

@@ -69,8 +69,16 @@ export class StagedChanges {
     if (!this.written) throw new AgentError("internal", "changes committed before they were written");
     try {
       for (const [i, s] of this.items.entries()) {
-        if (s.temp !== undefined) s.loc.dir.rename(s.temp, s.loc.name);
-        else {
+        if (s.temp !== undefined) {
+          try {
+            s.loc.dir.rename(s.temp, s.loc.name);
+          } catch (err) {
+            if (errnoOf(err) === "ENOENT") {
+              throw new AgentError("not_found", `the folder of \`${s.change.rel}\` was removed while it was being written; it was not written`);
+            }
+            throw asAgentError(err, s.change.rel);
+          }
+        } else {
           try {
             s.loc.dir.unlink(s.loc.name);
           } catch (err) {

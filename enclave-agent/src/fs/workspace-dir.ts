@@ -25,7 +25,9 @@ import {
 import { join } from "node:path";
 import { AgentError } from "../errors.js";
 
-const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+// No O_DIRECTORY: gVisor (runsc) follows a link despite O_NOFOLLOW when O_DIRECTORY is given, so
+// folders are opened like files (O_NONBLOCK: a FIFO must not hang the open) and checked by fstat.
+const DIR_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 // O_NONBLOCK: opening a FIFO planted in the workspace must not hang the agent (no effect on files).
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NOCTTY;
@@ -35,6 +37,11 @@ export type PathPurpose = "read" | "write" | "list";
 /** The name of a temporary file beside `name`, for a write that replaces it by rename. */
 export function tempNameFor(name: string): string {
   return `.${name}.enclave-${randomBytes(6).toString("hex")}.tmp`;
+}
+
+/** An error carrying an errno code, like the ones node:fs throws. */
+export function errnoError(code: string, message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${message}`), { code });
 }
 
 export function errnoOf(err: unknown): string | undefined {
@@ -143,9 +150,21 @@ export class WorkspaceDir {
     return readlinkSync(this.at(name));
   }
 
-  /** The sub-folder `name`; a link there fails (ENOTDIR or ELOOP) instead of being followed. */
+  /** The sub-folder `name`; a link there fails (ELOOP) instead of being followed, anything else ENOTDIR. */
   openDir(name: string): WorkspaceDir {
-    return new WorkspaceDir(openSync(this.at(name), DIR_FLAGS), this.relOf(name), true);
+    const fd = openSync(this.at(name), DIR_FLAGS);
+    let isDir: boolean;
+    try {
+      isDir = fstatSync(fd).isDirectory();
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    if (!isDir) {
+      closeSync(fd);
+      throw errnoError("ENOTDIR", `not a directory, open '${this.relOf(name)}'`);
+    }
+    return new WorkspaceDir(fd, this.relOf(name), true);
   }
 
   /** Opens `name` for reading; a link there fails with ELOOP instead of being followed. */

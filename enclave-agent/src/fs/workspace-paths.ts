@@ -10,7 +10,7 @@ import { closeSync, readSync, realpathSync, type Stats, statSync } from "node:fs
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { AgentError, asAgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import { checkReadable, errnoOf, type OpenFile, type PathPurpose, WorkspaceDir } from "./workspace-dir.js";
+import { checkReadable, errnoError, errnoOf, type OpenFile, type PathPurpose, WorkspaceDir } from "./workspace-dir.js";
 
 export type { OpenFile, PathPurpose } from "./workspace-dir.js";
 export { WorkspaceDir } from "./workspace-dir.js";
@@ -53,6 +53,14 @@ function within(root: string, p: string): boolean {
 
 function components(path: string): string[] {
   return path.split("/").filter((c) => c !== "" && c !== ".");
+}
+
+/** The answer when the tree keeps changing under a walk for longer than its retries. */
+function keptChanging(rel: string): AgentError {
+  return new AgentError(
+    "failed_precondition",
+    `\`${rel}\` kept changing while the agent walked it (replaced by a link or removed, again and again); nothing was done, try again`,
+  );
 }
 
 class Escape extends Error {
@@ -165,8 +173,10 @@ export class WorkspacePaths {
         try {
           stack.push(top().openDir(name));
         } catch (err) {
-          const code = errnoOf(err);
           const st = top().lstatOrUndefined(name);
+          // A file there that the open could not take (no read permission, a socket) is simply
+          // not a folder.
+          const code = st && !st.isDirectory() && !st.isSymbolicLink() ? "ENOTDIR" : errnoOf(err);
           if ((code === "ENOTDIR" || code === "ELOOP") && st?.isSymbolicLink()) {
             if (!follow(name)) queue.unshift(name);
             continue;
@@ -174,9 +184,12 @@ export class WorkspacePaths {
           // What the open met is not what is there now (a folder swapped for a link and back, or
           // gone): look again, a bounded number of times.
           const changed = code === "ENOENT" ? st?.isDirectory() || st?.isSymbolicLink() : (code === "ENOTDIR" || code === "ELOOP") && (!st || st.isDirectory());
-          if (changed && retries++ < RACE_RETRIES) {
-            queue.unshift(name);
-            continue;
+          if (changed) {
+            if (retries++ < RACE_RETRIES) {
+              queue.unshift(name);
+              continue;
+            }
+            throw keptChanging(top().relOf(name));
           }
           if (code === "ENOENT" && !st && opts.create && retries++ < RACE_RETRIES) {
             try {
@@ -197,6 +210,7 @@ export class WorkspacePaths {
           if (code === "ENOTDIR" && last && opts.until === "dir") {
             throw new AgentError("invalid_argument", `\`${top().relOf(name)}\` is not a directory`);
           }
+          if (code === "ENOTDIR") throw errnoError("ENOTDIR", `not a directory: '${top().relOf(name)}'`);
           throw err;
         }
       }
@@ -304,7 +318,8 @@ export class WorkspacePaths {
         return await w.dir.openFile(w.name, purpose);
       } catch (err) {
         // ELOOP: a link there; walk again, following it (it will be followed or refused).
-        if (errnoOf(err) !== "ELOOP" || attempt >= RACE_RETRIES) throw asAgentError(err, w.rel);
+        if (errnoOf(err) !== "ELOOP") throw asAgentError(err, w.rel);
+        if (attempt >= RACE_RETRIES) throw keptChanging(w.rel);
       } finally {
         w.dir.close();
       }
@@ -338,7 +353,8 @@ export class WorkspacePaths {
             closeSync(f.fd);
           }
         } catch (err) {
-          if (errnoOf(err) !== "ELOOP" || attempt >= RACE_RETRIES) throw err;
+          if (errnoOf(err) !== "ELOOP") throw err;
+          if (attempt >= RACE_RETRIES) throw keptChanging(w.rel);
         } finally {
           w.dir.close();
         }
