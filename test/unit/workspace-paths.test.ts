@@ -33,6 +33,7 @@ beforeAll(() => {
   symlinkSync("loop1", join(ws, "loop2"));
   linkSync(join(outside, "secret.txt"), join(ws, "hard.txt"));
   execFileSync("mkfifo", [join(ws, "fifo")]);
+  execFileSync("python3", ["-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", join(ws, "sock")]);
   paths = new WorkspacePaths(ws);
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -71,9 +72,10 @@ describe("WorkspacePaths", () => {
     }
   });
 
-  it("stops a link loop, and refuses a FIFO and a hard link without hanging", async () => {
+  it("stops a link loop, and refuses a FIFO, a socket and a hard link without hanging", async () => {
     await expect(paths.readFile("loop1", "read")).rejects.toThrow(/too many levels of symbolic links/);
     await expect(paths.readFile("fifo", "read")).rejects.toThrow(/not a regular file/);
+    await expect(paths.readFile("sock", "read")).rejects.toThrow(/not a regular file/);
     expect(await code(paths.readFile("hard.txt", "read"))).toBe("outside_workspace");
   });
 

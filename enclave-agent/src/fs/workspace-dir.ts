@@ -75,6 +75,12 @@ export function checkReadable(st: Stats, shown: string, purpose: PathPurpose): v
   }
 }
 
+/** A socket or a device without a driver cannot be opened at all (ENXIO, ENODEV): not a regular file. */
+function notRegularIfUnopenable(err: unknown, shown: string): unknown {
+  const code = errnoOf(err);
+  return code === "ENXIO" || code === "ENODEV" ? new AgentError("invalid_argument", `\`${shown}\` is not a regular file`) : err;
+}
+
 export class WorkspaceDir {
   private closed = false;
 
@@ -169,7 +175,12 @@ export class WorkspaceDir {
 
   /** Opens `name` for reading; a link there fails with ELOOP instead of being followed. */
   async openFile(name: string, purpose: PathPurpose): Promise<OpenFile> {
-    const handle = await fsp.open(this.at(name), READ_FLAGS);
+    let handle: fsp.FileHandle;
+    try {
+      handle = await fsp.open(this.at(name), READ_FLAGS);
+    } catch (err) {
+      throw notRegularIfUnopenable(err, this.relOf(name));
+    }
     try {
       const st = await handle.stat();
       checkReadable(st, this.relOf(name), purpose);
@@ -182,7 +193,12 @@ export class WorkspaceDir {
 
   /** The same, synchronously: a descriptor the caller closes. */
   openFileSync(name: string, purpose: PathPurpose): { fd: number; st: Stats; rel: string } {
-    const fd = openSync(this.at(name), READ_FLAGS);
+    let fd: number;
+    try {
+      fd = openSync(this.at(name), READ_FLAGS);
+    } catch (err) {
+      throw notRegularIfUnopenable(err, this.relOf(name));
+    }
     try {
       const st = fstatSync(fd);
       checkReadable(st, this.relOf(name), purpose);

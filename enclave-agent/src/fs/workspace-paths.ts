@@ -131,7 +131,8 @@ export class WorkspacePaths {
         target = top().readlink(name);
       } catch (err) {
         const code = errnoOf(err);
-        if ((code === "EINVAL" || code === "ENOENT") && retries++ < RACE_RETRIES) {
+        if (code === "EINVAL" || code === "ENOENT") {
+          if (retries++ >= RACE_RETRIES) throw keptChanging(top().relOf(name));
           links--;
           return false;
         }
