@@ -4,7 +4,8 @@
 // target is staged and flushed; the journal is marked committed, and only then are the temps renamed
 // over the targets. An agent that dies before the commit leaves every file old (recovery deletes the
 // temps); one that dies after it leaves the rest to recovery, which writes every target again from its
-// staged copy: all new. Recovery runs when the agent starts.
+// staged copy: all new. Recovery runs when the agent starts. The workspace side (temps, renames) goes
+// through the path resolver's held folders, so it lands where each path was checked.
 //
 // Recovery acts on nothing it has not checked: a journal is a regular file of bounded size in the
 // journal folder, its staged copies are plain names in that folder, its targets resolve inside the
@@ -15,7 +16,7 @@ import { randomBytes } from "node:crypto";
 import { constants, promises as fsp } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { asAgentError } from "../errors.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
+import { prepareChanges, writeFileAtomic } from "../fs/atomic-write.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
 
@@ -34,7 +35,6 @@ interface Journal {
 }
 
 export interface ApplyFile {
-  abs: string;
   rel: string;
   content: Buffer;
 }
@@ -81,11 +81,18 @@ async function writeJournal(path: string, j: Journal): Promise<void> {
   await syncDir(dirname(path));
 }
 
-export async function applyAtomically(journalDir: string, files: readonly ApplyFile[]): Promise<void> {
+export async function applyAtomically(paths: WorkspacePaths, journalDir: string, files: readonly ApplyFile[]): Promise<void> {
   const id = `apply-${Date.now()}-${randomBytes(4).toString("hex")}`;
   const journalPath = join(journalDir, `${id}.json`);
-  const entries: JournalEntry[] = files.map((f, i) => ({ staged: `${id}.${i}.staged`, target: f.rel, temp: tempName(f.abs) }));
-  const tempPath = (i: number): string => join(dirname((files[i] as ApplyFile).abs), (entries[i] as JournalEntry).temp);
+  const changes = prepareChanges(
+    paths,
+    files.map((f) => ({ path: f.rel, rel: f.rel, content: f.content })),
+  );
+  const entries: JournalEntry[] = changes.entries().map((e, i) => ({
+    staged: `${id}.${i}.staged`,
+    target: (files[i] as ApplyFile).rel,
+    temp: basename(e.temp ?? ""),
+  }));
   const removeStaged = (): Promise<unknown> => Promise.all(entries.map((e) => fsp.rm(join(journalDir, e.staged), { force: true })));
 
   // What recovery will write from, kept where only the agent writes.
@@ -94,41 +101,27 @@ export async function applyAtomically(journalDir: string, files: readonly ApplyF
     await syncDir(journalDir);
     await writeJournal(journalPath, { state: "prepare", entries });
   } catch (err) {
+    changes.discard();
     await removeStaged();
     await fsp.rm(journalPath, { force: true });
     throw asAgentError(err, "the agent's state folder");
   }
-  let staged = 0;
   try {
-    for (const [i, f] of files.entries()) {
-      let mode = 0o644;
-      try {
-        mode = (await fsp.stat(f.abs)).mode & 0o7777;
-      } catch {
-        // A new file.
-      }
-      try {
-        await writeDurable(tempPath(i), f.content, mode);
-        staged++;
-      } catch (err) {
-        throw asAgentError(err, f.rel);
-      }
-    }
+    await changes.write();
   } catch (err) {
-    await Promise.all(entries.slice(0, staged).map((_e, i) => fsp.rm(tempPath(i), { force: true })));
     await fsp.rm(journalPath, { force: true });
     await removeStaged();
     throw err;
   }
+
   // The commit point: from here on, recovery completes the change.
   await writeJournal(journalPath, { state: "commit", entries });
-  let renamed = 0;
-  for (const [i, f] of files.entries()) {
-    await fsp.rename(tempPath(i), f.abs);
-    renamed++;
-    if (renamed === crashAfterRenames) process.kill(process.pid, "SIGKILL");
-  }
-  for (const d of new Set(files.map((f) => dirname(f.abs)))) await syncDir(d);
+  await changes.commit({
+    durable: true,
+    afterEach: (renamed) => {
+      if (renamed === crashAfterRenames) process.kill(process.pid, "SIGKILL");
+    },
+  });
   await fsp.rm(journalPath, { force: true });
   await removeStaged();
 }
@@ -233,13 +226,26 @@ export async function recoverJournals(paths: WorkspacePaths, journalDir: string)
       await fsp.rm(path, { force: true });
       continue;
     }
-    // A temp whose name was taken by a folder meanwhile is left alone (rm without recursive refuses it).
-    const removeTemps = (): Promise<unknown> => Promise.all(entries.map((e) => fsp.rm(join(dirname(e.abs), e.temp), { force: true }).catch(() => undefined)));
+    // Through the target's held folder; a temp whose name was taken by a folder meanwhile is left alone.
+    const removeTemps = async (): Promise<void> => {
+      for (const e of entries) {
+        try {
+          const loc = paths.locate(e.rel, { create: false });
+          try {
+            loc.dir.unlink(e.temp);
+          } finally {
+            loc.close();
+          }
+        } catch {
+          // Its folder is gone, or the temp was never made.
+        }
+      }
+    };
     if (j.state === "commit") {
       let failed = 0;
       for (const e of entries) {
         try {
-          await writeFileAtomic(e.abs, e.rel, await readOwnFile(join(journalDir, e.staged), LIMITS.writeMaxBytes));
+          await writeFileAtomic(paths, e.rel, e.rel, await readOwnFile(join(journalDir, e.staged), LIMITS.writeMaxBytes));
         } catch (err) {
           failed++;
           done.push(`could not finish writing \`${e.rel}\` from an interrupted apply: ${(err as Error).message}`);

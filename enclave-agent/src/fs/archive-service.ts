@@ -1,7 +1,8 @@
 // The Archive service: a workspace folder out as a tar stream, and a tar stream unpacked into one.
-// Unpacking goes through the one careful unpacker (archive-unpack.ts) into a private folder, and the
-// result is moved into place only when nothing was refused: `../`, absolute names, links that lead
-// out of the workspace and special files fail the whole call, and nothing is written.
+// Packing walks open folders through WorkspacePaths' handles and never follows a link. Unpacking goes
+// through the one careful unpacker (archive-unpack.ts) into a private folder, and the result is moved
+// into place only when nothing was refused: `../`, absolute names, links that lead out of the
+// workspace and special files fail the whole call, and nothing is written.
 import { promises as fsp } from "node:fs";
 import { basename, join } from "node:path";
 import { PassThrough, type Readable } from "node:stream";
@@ -19,33 +20,70 @@ import { failStream, toServiceError } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 import { ArchiveLimitError, type UnpackReport, unpackTar } from "./archive-unpack.js";
 import { moveTreeInto } from "./tree-move.js";
-import type { WorkspacePaths } from "./workspace-paths.js";
+import { errnoOf } from "./workspace-dir.js";
+import type { WorkspaceDir, WorkspacePaths } from "./workspace-paths.js";
 
-async function packTree(paths: WorkspacePaths, root: string, pack: Pack): Promise<void> {
+/** An entry that changed while the folder was being packed: left out, like one never seen. */
+function changedMeanwhile(err: unknown): boolean {
+  const code = errnoOf(err);
+  return code === "ENOENT" || code === "ELOOP" || code === "ENOTDIR" || (err instanceof AgentError && err.code === "outside_workspace");
+}
+
+async function packTree(top: WorkspaceDir, pack: Pack): Promise<void> {
   const add = (header: Partial<Header> & { name: string }, body?: Buffer): Promise<void> =>
     new Promise((ok, fail) => {
       const done = (err?: Error | null): void => (err ? fail(err) : ok());
       if (body) pack.entry(header, body, done);
       else pack.entry(header, done);
     });
-  const walk = async (dir: string): Promise<void> => {
-    for (const name of (await fsp.readdir(dir)).sort()) {
-      const abs = join(dir, name);
-      const st = await fsp.lstat(abs);
-      const rel = paths.relative(abs);
+  const walk = async (dir: WorkspaceDir): Promise<void> => {
+    for (const name of (await dir.readNames()).sort()) {
+      const st = await dir.lstatAsync(name);
+      if (!st) continue;
+      const rel = dir.relOf(name);
       const common = { name: rel, mode: st.mode & 0o7777, mtime: st.mtime };
       if (st.isSymbolicLink()) {
-        await add({ ...common, type: "symlink", linkname: await fsp.readlink(abs) });
+        let linkname: string;
+        try {
+          linkname = dir.readlink(name);
+        } catch (err) {
+          if (changedMeanwhile(err)) continue;
+          throw err;
+        }
+        await add({ ...common, type: "symlink", linkname });
       } else if (st.isDirectory()) {
-        await add({ ...common, name: `${rel}/`, type: "directory" });
-        await walk(abs);
+        let child: WorkspaceDir;
+        try {
+          child = dir.openDir(name);
+        } catch (err) {
+          if (changedMeanwhile(err)) continue;
+          throw err;
+        }
+        try {
+          await add({ ...common, name: `${rel}/`, type: "directory" });
+          await walk(child);
+        } finally {
+          child.close();
+        }
       } else if (st.isFile() && st.nlink === 1) {
         // Hard-linked files are left out: one may be a file outside the workspace.
-        await add({ ...common, type: "file", size: st.size }, await fsp.readFile(abs));
+        let body: Buffer;
+        try {
+          const f = await dir.openFile(name, "read");
+          try {
+            body = await f.handle.readFile();
+          } finally {
+            await f.handle.close();
+          }
+        } catch (err) {
+          if (changedMeanwhile(err)) continue;
+          throw err;
+        }
+        await add({ ...common, type: "file", size: body.length }, body);
       }
     }
   };
-  await walk(root);
+  await walk(top);
 }
 
 /** Refuses the whole archive when the unpacker left anything out: ArchiveIn is all or nothing. */
@@ -84,16 +122,14 @@ export function archiveService(paths: WorkspacePaths): ArchiveServer {
     archiveOut(call: ServerWritableStream<ArchiveOutRequest, ArchiveChunk>): void {
       void (async () => {
         try {
-          const { abs, rel } = paths.resolve(call.request.path, "list");
-          const st = await fsp.stat(abs).catch((err: unknown) => {
-            throw asAgentError(err, rel);
-          });
-          if (!st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is not a directory`);
+          const top = paths.openDir(call.request.path);
           const pack = tarPack();
-          const packing = packTree(paths, abs, pack).then(
-            () => pack.finalize(),
-            (err: unknown) => pack.destroy(err as Error),
-          );
+          const packing = packTree(top, pack)
+            .finally(() => top.close())
+            .then(
+              () => pack.finalize(),
+              (err: unknown) => pack.destroy(err as Error),
+            );
           for await (const chunk of pack as AsyncIterable<Buffer>) {
             for (let at = 0; at < chunk.length; at += LIMITS.archiveChunkBytes) {
               if (!call.write({ data: chunk.subarray(at, at + LIMITS.archiveChunkBytes) })) {
