@@ -11,11 +11,16 @@ export function atFd(fd: number, name?: string): string {
   return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
 }
 
-const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+// Without O_DIRECTORY: gVisor follows a link despite O_NOFOLLOW when O_DIRECTORY is given, so a
+// folder is opened as anything and checked to be one afterwards (O_NONBLOCK: a FIFO never blocks).
+const DIR_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** Opens a directory that must not be a link (ELOOP when it is, ENOTDIR when it is something else). */
-export function openDirNoFollow(path: string): Promise<FileHandle> {
-  return fsp.open(path, DIR_FLAGS);
+export async function openDirNoFollow(path: string): Promise<FileHandle> {
+  const handle = await fsp.open(path, DIR_FLAGS);
+  if ((await handle.stat()).isDirectory()) return handle;
+  await handle.close();
+  throw Object.assign(new Error(`ENOTDIR: not a directory, open '${path}'`), { code: "ENOTDIR" });
 }
 
 /** A second handle on a directory already open (the /proc entry is itself a link, to that directory). */
