@@ -7,6 +7,8 @@ import { ApprovalGate } from "./approval/approval-gate.js";
 import { CardApprover } from "./approval/card-approver.js";
 import { AuditLog } from "./audit/audit-log.js";
 import { type EnclosureAuditReport, enclosureChecks } from "./audit/enclosure-audit.js";
+import { hostChecks } from "./audit/host-audit.js";
+import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import type { ControlPlaneConfig } from "./config.js";
 import { type ConversationRecord, ConversationStore } from "./conversations/conversation-store.js";
 import { EnclaveError } from "./errors.js";
@@ -232,7 +234,13 @@ export class ControlPlane {
     const bridgeCalls = this.audit.history(id).filter((e) => e.kind === "tool_call" && e.origin === "bridge");
     const enc = conv.enclosure;
     const base = { conversationId: id, bridgeCalls, timeMs: Date.now() };
-    if (!enc) return { ...base, placement: "host", containerId: "", image: "", relaxations: [], checks: [], passed: false };
+    if (!enc) {
+      // Host placement: the running sandbox, read from the host; nothing is started to audit it.
+      const target = this.hostAgents.auditTarget(id);
+      const relaxations = this.config.hostSandbox.network ? ["host network shared (ENCLAVE_HOST_NETWORK=on)"] : [];
+      const checks = target ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED }) : [];
+      return { ...base, placement: "host", containerId: "", image: "", relaxations, checks, passed: checks.length > 0 && checks.every((c) => c.ok) };
+    }
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
     const driver = await this.dockerDriver();

@@ -114,6 +114,19 @@ describe("host placement sandbox", () => {
     expect(resultText(cell)).toContain("[] False");
   });
 
+  it("passes the audit, read from the host: account, capabilities, namespaces, network, writable paths, environment", async () => {
+    await sh("true");
+    const report = await fx.client.auditEnclosure("sbx1");
+    expect(report.placement).toBe("host");
+    expect(report.relaxations).toEqual([]);
+    const items = Object.fromEntries(report.checks.map((c) => [c.item, c]));
+    expect(Object.keys(items).sort()).toEqual(["capabilities", "engine sockets", "environment", "namespaces", "network", "user", "writable host paths"]);
+    for (const c of report.checks) expect(c.ok, `${c.item}: ${c.outside}`).toBe(true);
+    expect(items["writable host paths"]?.outside).toBe("writable mounts of host filesystems: /run/enclave/state, /workspace");
+    expect(items.network?.outside).toBe("interfaces lo");
+    expect(report.passed).toBe(true);
+  });
+
   it("kills the whole sandbox with the agent: nothing it started outlives it", async () => {
     await sh("sleep 300 >/dev/null 2>&1 & echo started");
     const pid = fx.cp.hostAgents.pid("sbx1");
@@ -150,5 +163,29 @@ describe("host placement sandbox", () => {
     expect(readFileSync(join(workspace, "ran-as.txt"), "utf8").trim()).not.toBe("0");
     expect(existsSync(join(workspace, "stolen.txt")) ? readFileSync(join(workspace, "stolen.txt"), "utf8") : "").toBe("");
     expect(statSync(workspace).uid).not.toBe(0);
+  });
+});
+
+describe("host placement with ENCLAVE_HOST_NETWORK=on", () => {
+  it("reaches the host's loopback (the positive control of the no-network case) and shows the weakening in the audit", async () => {
+    const open = await startFixture((c) => {
+      c.hostSandbox.network = true;
+    });
+    try {
+      await open.client.createConversation("sbx-net");
+      const run = (await open.client.openRun("sbx-net", { resources: ["shell"], approvalPolicy: "never" })).id;
+      const r = await open.client.callTool(run, "exec", {
+        command: `python3 -c "import socket; s=socket.create_connection(('127.0.0.1', ${port}), timeout=3); print('CONNECTED', s.recv(100))" 2>&1`,
+      });
+      expect(resultText(r)).toContain("CONNECTED");
+      const report = await open.client.auditEnclosure("sbx-net");
+      expect(report.relaxations).toEqual(["host network shared (ENCLAVE_HOST_NETWORK=on)"]);
+      const network = report.checks.find((c) => c.item === "network");
+      expect(network?.expected).toMatch(/relaxed by ENCLAVE_HOST_NETWORK=on/);
+      expect(report.checks.find((c) => c.item === "namespaces")?.outside).toBe("shares the control plane's net");
+      expect(report.passed).toBe(true);
+    } finally {
+      await open.close();
+    }
   });
 });

@@ -172,8 +172,15 @@ export function enclosureChecks(
 
 export function formatAuditReport(r: EnclosureAuditReport): string {
   const lines: string[] = [];
-  if (r.placement === "host") {
-    lines.push(`conversation ${r.conversationId}: host placement, no enclosure — nothing is confined; start one with \`enclave enclosure start ${r.conversationId}\``);
+  if (r.placement === "host" && r.checks.length === 0) {
+    lines.push(`conversation ${r.conversationId}: host placement, and no host agent runs now (one starts, sandboxed, on the next call that needs it); audit again once it runs, or start an enclosure with \`enclave enclosure start ${r.conversationId}\``);
+  } else if (r.placement === "host") {
+    lines.push(`conversation ${r.conversationId}: host placement, its bubblewrap sandbox — ${r.passed ? "every check passed" : "SOME CHECKS FAILED"}`);
+    if (r.relaxations.length) lines.push(`relaxed explicitly: ${r.relaxations.join("; ")}`);
+    for (const c of r.checks) {
+      lines.push(`${c.ok ? "ok  " : "FAIL"} ${c.item}: ${c.expected}`);
+      lines.push(`       outside: ${c.outside}`);
+    }
   } else {
     lines.push(`conversation ${r.conversationId}: enclosure ${r.containerId.slice(0, 12)} (${r.image}) — ${r.passed ? "every check passed" : "SOME CHECKS FAILED"}`);
     if (r.relaxations.length) lines.push(`relaxed explicitly: ${r.relaxations.join("; ")}`);

@@ -330,7 +330,7 @@ async function main(): Promise<void> {
         if (sub && !opts.log && !opts.follow) {
           const report = await client.auditEnclosure(sub);
           say(report.text);
-          if (report.placement === "enclosure" && !report.passed) process.exitCode = 3;
+          if (report.checks.length > 0 && !report.passed) process.exitCode = 3;
           break;
         }
         const id = sub || undefined;

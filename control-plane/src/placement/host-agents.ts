@@ -12,6 +12,7 @@ import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { hostToolsBin } from "../repo-paths.js";
 import type { AgentEndpoint } from "./agent-endpoint.js";
+import { sandboxAgentPid } from "./sandbox-processes.js";
 import {
   giveWorkspaceTo,
   type HostSandboxConfig,
@@ -23,6 +24,8 @@ import {
 
 interface HostAgent {
   child: ChildProcess;
+  /** Whom the sandbox runs as. */
+  identity: SandboxIdentity;
   client: AgentClient;
   socketPath: string;
   alive: boolean;
@@ -65,6 +68,14 @@ export class HostAgents {
   running(conversationId: string): AgentEndpoint | undefined {
     const agent = this.agents.get(conversationId);
     return agent?.alive ? { placement: "host", client: agent.client, where: this.where(agent) } : undefined;
+  }
+
+  /** What the audit reads from the host: the running agent's own pid and whom it runs as; never starts one. */
+  auditTarget(conversationId: string): { agentPid: number; identity: SandboxIdentity; config: HostSandboxConfig } | undefined {
+    const agent = this.agents.get(conversationId);
+    if (!agent?.alive || agent.child.pid === undefined) return undefined;
+    const agentPid = sandboxAgentPid(agent.child.pid);
+    return agentPid === undefined ? undefined : { agentPid, identity: agent.identity, config: this.sandbox };
   }
 
   pid(conversationId: string): number | undefined {
@@ -160,6 +171,7 @@ export class HostAgents {
     const log = createWriteStream(join(this.logDir, `agent-${conversationId}.log`), { flags: "a" });
     const agent: HostAgent = {
       child,
+      identity: id,
       socketPath,
       alive: true,
       stderrTail: [],

@@ -43,6 +43,9 @@ export interface SandboxMounts {
 /** The operator's settings a host agent reads itself (interpreters for kernels), passed on when set. */
 const AGENT_SETTINGS = ["ENCLAVE_PYTHON", "ENCLAVE_NODE"] as const;
 
+/** Every variable a sandbox may carry (for the audit): the allow-list, and PWD, which bubblewrap sets. */
+export const SANDBOX_ENV_ALLOWED: readonly string[] = ["PATH", "HOME", "TMPDIR", "LANG", "MPLBACKEND", "PYTHONUNBUFFERED", ...AGENT_SETTINGS, "PWD"];
+
 /** The environment a sandboxed agent gets: an allow-list, never the control plane's own. */
 export function sandboxEnvironment(mounts: Pick<SandboxMounts, "hostToolsDir">): Record<string, string> {
   const path = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
