@@ -107,6 +107,9 @@ export class ControlPlane {
     } catch (err) {
       if (!(err instanceof DockerUnavailableError || err instanceof EnclaveError)) throw err;
       // Enclosures recorded before a restart stay as recorded; calls will say what is wrong.
+      process.stderr.write(
+        `control plane: cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used\n`,
+      );
     }
     return cp;
   }

@@ -10,6 +10,7 @@ import type { EnclosureDefaults } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
+import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
 import { chownTree, copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
@@ -237,28 +238,20 @@ export class DockerDriver {
     }
   }
 
-  /** Calls onDeath when a managed container dies without being stopped through the driver. */
-  async watchDeaths(onDeath: (containerId: string) => void): Promise<() => void> {
-    const stream = (await this.docker.getEvents({
-      filters: { type: ["container"], event: ["die", "destroy"], label: [`${LABELS.managed}=true`] },
-    })) as NodeJS.ReadableStream & { destroy?: () => void };
-    let buffered = "";
-    stream.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString("utf8");
-      let nl;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        try {
-          const ev = JSON.parse(line) as { id?: string };
-          if (ev.id) onDeath(ev.id);
-        } catch {
-          // A partial or foreign line.
-        }
-      }
-    });
-    stream.on("error", () => undefined);
-    return () => stream.destroy?.();
+  /**
+   * Calls onDeath when a managed container dies without being stopped through the driver; the watch
+   * survives failures of the events stream (see death-watch.ts).
+   */
+  watchDeaths(onDeath: (containerId: string) => void): DeathWatch {
+    return new DeathWatch(
+      async (since) =>
+        (await this.docker.getEvents({
+          ...(since !== undefined ? { since } : {}),
+          filters: { type: ["container"], event: ["die", "destroy"], label: [`${LABELS.managed}=true`] },
+        })) as EventStream,
+      onDeath,
+      this.log,
+    );
   }
 
   async managedContainers(): Promise<Array<{ id: string; conversation: string; running: boolean }>> {

@@ -7,6 +7,7 @@ import type { ConversationRecord, ConversationStore, EnclosureRecord } from "../
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentEndpoint } from "./agent-endpoint.js";
+import type { DeathWatch } from "./death-watch.js";
 import { type DockerDriver, enclosureWhere } from "./docker-driver.js";
 import type { EnclosureRequest } from "./enclosure-settings.js";
 import type { HostAgents } from "./host-agents.js";
@@ -24,36 +25,53 @@ function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError
 export class Placements implements PlacementPort {
   private readonly clients = new Map<string, AgentClient>();
   private readonly opening = new Map<string, Promise<AgentClient>>();
-  private unwatch: (() => void) | undefined;
+  private watcher: DeathWatch | undefined;
 
   constructor(
     private readonly store: ConversationStore,
     private readonly hostAgents: HostAgents,
     private readonly docker: () => Promise<DockerDriver>,
     private readonly audit: AuditLog,
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   ) {}
 
-  /** Reattaches to enclosures that outlived a control-plane restart, and watches for deaths. */
+  /**
+   * Reattaches to enclosures that outlived a control-plane restart, and watches for deaths. The watch
+   * starts first, so a failure below never leaves deaths unwatched; an enclosure that cannot be
+   * inspected stays as recorded and is checked again on its next call.
+   */
   async recover(): Promise<void> {
     const withEnclosure = this.store.list().filter((c) => c.enclosure);
     if (withEnclosure.length === 0) return;
     const driver = await this.docker();
+    this.watch(driver);
     for (const conv of withEnclosure) {
       const enc = conv.enclosure as EnclosureRecord;
-      const fate = await driver.inspect(enc);
-      if (!fate.running) this.markDead(conv, fate.detail);
+      try {
+        const fate = await driver.inspect(enc);
+        if (!fate.running) this.markDead(conv, fate.detail);
+      } catch (err) {
+        this.log(`conversation ${conv.id}: cannot inspect ${enclosureWhere(enc)} at start (${(err as Error).message}); its state is checked again on its next call`);
+      }
     }
-    await this.watch(driver);
   }
 
-  private async watch(driver: DockerDriver): Promise<void> {
-    if (this.unwatch) return;
-    this.unwatch = await driver.watchDeaths((containerId) => {
+  /** The watch on container deaths, once an engine was needed. */
+  get deathWatch(): DeathWatch | undefined {
+    return this.watcher;
+  }
+
+  private watch(driver: DockerDriver): void {
+    if (this.watcher) return;
+    this.watcher = driver.watchDeaths((containerId) => {
       const conv = this.store.list().find((c) => c.enclosure?.containerId === containerId);
       if (!conv?.enclosure || conv.enclosure.state === "dead") return;
-      void driver.inspect(conv.enclosure).then((fate) => {
-        if (!fate.running) this.markDead(conv, fate.detail);
-      }, () => undefined);
+      void driver.inspect(conv.enclosure).then(
+        (fate) => {
+          if (!fate.running) this.markDead(conv, fate.detail);
+        },
+        (err: unknown) => this.log(`conversation ${conv.id}: a death event came but the container cannot be inspected (${(err as Error).message}); the next call checks it`),
+      );
     });
   }
 
@@ -71,6 +89,8 @@ export class Placements implements PlacementPort {
   private async enclosureClient(conv: ConversationRecord, enc: EnclosureRecord): Promise<AgentClient> {
     const client = this.clients.get(conv.id);
     if (client) return client;
+    // Enclosures recorded while the engine was unreachable at start get their watch on first use.
+    if (!this.watcher) this.watch(await this.docker());
     // Concurrent first calls share one client (and so one relay socket).
     let opening = this.opening.get(conv.id);
     if (!opening) {
@@ -143,7 +163,7 @@ export class Placements implements PlacementPort {
       );
     }
     const driver = await this.docker();
-    await this.watch(driver);
+    this.watch(driver);
     // The host agent must not write while the enclosure owns the workspace.
     await this.hostAgents.stop(conv.id);
     const { record, client } = await driver.start(conv, req);
@@ -184,7 +204,7 @@ export class Placements implements PlacementPort {
   }
 
   close(): void {
-    this.unwatch?.();
+    this.watcher?.stop();
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
   }
