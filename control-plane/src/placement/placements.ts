@@ -26,6 +26,8 @@ export class Placements implements PlacementPort {
   private readonly clients = new Map<string, AgentClient>();
   private readonly opening = new Map<string, Promise<AgentClient>>();
   private watcher: DeathWatch | undefined;
+  /** The pid of the agent that answered a conversation last; another pid with no stop between means it was restarted. */
+  private readonly lastAgentPid = new Map<string, number>();
 
   constructor(
     private readonly store: ConversationStore,
@@ -42,9 +44,16 @@ export class Placements implements PlacementPort {
    */
   async recover(): Promise<void> {
     const withEnclosure = this.store.list().filter((c) => c.enclosure);
-    if (withEnclosure.length === 0) return;
-    const driver = await this.docker();
+    let driver: DockerDriver;
+    try {
+      driver = await this.docker();
+    } catch (err) {
+      // With no enclosure recorded, no engine is needed (host placement); orphans are reaped next start.
+      if (withEnclosure.length === 0) return;
+      throw err;
+    }
     this.watch(driver);
+    await this.reapOrphans(driver);
     for (const conv of withEnclosure) {
       const enc = conv.enclosure as EnclosureRecord;
       try {
@@ -52,6 +61,27 @@ export class Placements implements PlacementPort {
         if (!fate.running) this.markDead(conv, fate.detail);
       } catch (err) {
         this.log(`conversation ${conv.id}: cannot inspect ${enclosureWhere(enc)} at start (${(err as Error).message}); its state is checked again on its next call`);
+      }
+    }
+  }
+
+  /**
+   * Removes containers this control plane made that no record refers to: their conversation is gone
+   * from the store, or its record names another container (a start interrupted before it was
+   * recorded, a delete that could not finish). Runs at start, before any call can start one.
+   */
+  private async reapOrphans(driver: DockerDriver): Promise<void> {
+    for (const c of await driver.managedContainers()) {
+      const conv = this.store.has(c.conversation) ? this.store.get(c.conversation) : undefined;
+      if (conv?.enclosure?.containerId === c.id) continue;
+      const why = conv
+        ? `conversation ${conv.id} records ${conv.enclosure ? enclosureWhere(conv.enclosure) : "no enclosure"}`
+        : `conversation ${c.conversation || "(unlabelled)"} is not in the store`;
+      try {
+        await driver.reap(c.id);
+        this.log(`reaped orphaned container ${c.id.slice(0, 12)} (${c.running ? "running" : "stopped"}): ${why}`);
+      } catch (err) {
+        this.log(`cannot reap orphaned container ${c.id.slice(0, 12)} (${why}): ${(err as Error).message}`);
       }
     }
   }
@@ -73,6 +103,24 @@ export class Placements implements PlacementPort {
         (err: unknown) => this.log(`conversation ${conv.id}: a death event came but the container cannot be inspected (${(err as Error).message}); the next call checks it`),
       );
     });
+  }
+
+  private noteAgent(conversationId: string, pid: number | undefined, where: string): void {
+    if (!pid) return;
+    const before = this.lastAgentPid.get(conversationId);
+    this.lastAgentPid.set(conversationId, pid);
+    if (before === undefined || before === pid) return;
+    this.audit.record({
+      kind: "agent_restarted",
+      conversationId,
+      placement: where,
+      detail: `the agent (pid ${before}) was gone and another (pid ${pid}) answers; its kernels, language servers and debug sessions started over`,
+    });
+  }
+
+  /** Forgets what was known about the conversation's agents (its host agent was stopped on purpose). */
+  forget(conversationId: string): void {
+    this.lastAgentPid.delete(conversationId);
   }
 
   private markDead(conv: ConversationRecord, detail: string): void {
@@ -109,12 +157,17 @@ export class Placements implements PlacementPort {
   async endpoint(conversationId: string): Promise<AgentEndpoint> {
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
-    if (!enc) return this.hostAgents.endpoint(conv.id, conv.workspacePath);
+    if (!enc) {
+      const host = await this.hostAgents.endpoint(conv.id, conv.workspacePath);
+      this.noteAgent(conv.id, this.hostAgents.pid(conv.id), host.where);
+      return host;
+    }
     if (enc.state === "dead") throw deadError(conv, enc);
     const client = await this.enclosureClient(conv, enc);
     if (!client.connected) {
       try {
-        await client.health(LIMITS.agentProbeTimeoutMs);
+        const health = await client.health(LIMITS.agentProbeTimeoutMs);
+        this.noteAgent(conv.id, health.pid, enclosureWhere(enc));
       } catch {
         const fate = await (await this.docker()).inspect(enc);
         if (!fate.running) {
@@ -166,7 +219,10 @@ export class Placements implements PlacementPort {
     this.watch(driver);
     // The host agent must not write while the enclosure owns the workspace.
     await this.hostAgents.stop(conv.id);
+    this.forget(conv.id);
     const { record, client } = await driver.start(conv, req);
+    // The agent it started, so that another one answering later is known to be a restart.
+    this.noteAgent(conv.id, (await client.health(LIMITS.agentProbeTimeoutMs).catch(() => undefined))?.pid, enclosureWhere(record));
     conv.enclosure = record;
     this.clients.set(conv.id, client);
     this.store.put(conv);
@@ -185,6 +241,7 @@ export class Placements implements PlacementPort {
     if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${conv.id}\` has no enclosure to stop`);
     this.clients.get(conv.id)?.close();
     this.clients.delete(conv.id);
+    this.forget(conv.id);
     // A failed stop leaves the enclosure running and recorded: the next call reconnects to it.
     const { notCopiedBack, leftovers } = await (await this.docker()).stop(conv, enc);
     delete conv.enclosure;
