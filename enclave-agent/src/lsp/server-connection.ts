@@ -150,7 +150,7 @@ export class ServerConnection {
 
   /** Work the server announced with workDoneProgress and has not ended (indexing, loading a project). */
   get indexing(): boolean {
-    return this.progress.size > 0 || Date.now() - this.startedAt < this.spec.readiness.warmupMs;
+    return this.progress.size > 0;
   }
 
   get supportsPullDiagnostics(): boolean {
