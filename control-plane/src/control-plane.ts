@@ -14,7 +14,7 @@ import { type ConversationRecord, ConversationStore } from "./conversations/conv
 import { EnclaveError } from "./errors.js";
 import type { DescribeResponse } from "../../proto/gen/enclave/agent/v1/info.js";
 import { connectDocker, DockerUnavailableError } from "./placement/docker-connection.js";
-import { DockerDriver } from "./placement/docker-driver.js";
+import { DockerDriver, ownerId } from "./placement/docker-driver.js";
 import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
@@ -109,6 +109,9 @@ export class ControlPlane {
     } catch (err) {
       if (!(err instanceof DockerUnavailableError || err instanceof EnclaveError)) throw err;
       // Enclosures recorded before a restart stay as recorded; calls will say what is wrong.
+      process.stderr.write(
+        `control plane: cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used\n`,
+      );
     }
     return cp;
   }
@@ -117,7 +120,7 @@ export class ControlPlane {
   dockerDriver(): Promise<DockerDriver> {
     if (!this.driver) {
       this.driver = connectDocker().then(
-        (docker) => new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot),
+        (docker) => new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot, ownerId(this.config.dataDir)),
         (err: unknown) => {
           this.driver = undefined;
           throw new EnclaveError("placement_unavailable", (err as Error).message);
@@ -188,6 +191,7 @@ export class ControlPlane {
     if (conv.enclosure) await this.placements.stop(id);
     await this.hostAgents.stop(id);
     this.hostAgents.forget(id);
+    this.placements.forget(id);
     for (const r of this.runs.forConversation(id)) this.questions.cancelRun(r.id);
     this.questions.forget(id);
     for (const r of this.runs.forConversation(id)) this.pending.drop(r.id);

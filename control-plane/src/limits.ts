@@ -32,6 +32,9 @@ export const LIMITS = {
   notCopiedBackListed: 200,
   /** Deadline of the Health probe made before a call when the channel is not connected. */
   agentProbeTimeoutMs: 10_000,
+  /** The Docker events stream is re-subscribed after a failure, waiting from the first to the last, doubling. */
+  deathWatchRetryFirstMs: 250,
+  deathWatchRetryMaxMs: 30_000,
   grpcMaxMessageBytes: 64 * 1024 * 1024,
   /** Most audit events one history request returns (the database keeps what its retention allows). */
   auditHistoryEvents: 10_000,

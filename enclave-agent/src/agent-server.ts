@@ -12,7 +12,7 @@ import { FilesService } from "../../proto/gen/enclave/agent/v1/files.js";
 import { AgentInfoService } from "../../proto/gen/enclave/agent/v1/info.js";
 import { ProcessService } from "../../proto/gen/enclave/agent/v1/process.js";
 import { KernelsService } from "../../proto/gen/enclave/agent/v1/kernel.js";
-import { KernelFactory } from "./kernels/kernel-factory.js";
+import { KernelPool } from "./kernels/kernel-pool.js";
 import { kernelsService } from "./kernels/kernel-service.js";
 import { archiveService } from "./fs/archive-service.js";
 import { filesService } from "./fs/files-service.js";
@@ -80,7 +80,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   server.addService(LspService, lspService(paths, lsp));
   const debug = new DebugSupervisor(paths);
   server.addService(DebugService, debugService(debug));
-  const kernels = new KernelFactory(paths.root, opts.kernelDir, state.kernelsDir);
+  const kernels = new KernelPool(paths.root, opts.kernelDir, state.kernelsDir);
   server.addService(KernelsService, kernelsService(kernels));
 
   const stopListening = await listen(server, opts.listen);

@@ -63,14 +63,14 @@ export const LIMITS = {
   debugLaunchTimeoutMs: 180_000,
   /** How long launch, continue and the steps wait for the program to stop before answering "running". */
   debugStopWaitMs: 60_000,
-  /** Default hard lifetime of a session when the caller gives none (the spec's 30 minutes). */
+  /** Default hard lifetime of a session when the caller gives none (30 minutes: long enough for a debugging conversation, short enough that a forgotten session does not hold an adapter for hours). */
   debugSessionTtlMs: 30 * 60 * 1000,
   debugProbeTimeoutMs: 20_000,
   /** How long "this python cannot load debugpy" is believed before probing again. */
   debugProbeNegativeCacheMs: 30_000,
   /** A cell's default budget of running time (suspended while a bridge call is pending), and its cap. */
-  kernelIdleBudgetMs: 300_000,
-  kernelMaxIdleBudgetMs: 6 * 60 * 60 * 1000,
+  kernelRunBudgetMs: 300_000,
+  kernelMaxRunBudgetMs: 6 * 60 * 60 * 1000,
   /** After the SIGINT that ends an over-budget cell, how long before the kernel is killed. */
   kernelInterruptGraceMs: 5_000,
   /** How long a kernel may take to say it is ready. */

@@ -1,7 +1,8 @@
 // Docker placement: starts a conversation's enclosure from the enclave image with hardened defaults,
 // reaches its agent through the engine's exec (exec-relay.ts), waits for it to answer Health, tells a
 // dead one from a live one, and removes everything it made when stopped (container, volume).
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { join, resolve } from "node:path";
 import type Docker from "dockerode";
 import { agentImageTag, imageExists, imageTags } from "../../../images/pipeline/image-set.js";
 import { AgentClient } from "../agent-client/agent-client.js";
@@ -10,6 +11,7 @@ import type { EnclosureDefaults } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
+import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
 import { chownTree, copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
@@ -17,7 +19,14 @@ import { chownTree, copyBackFromContainer, type MirrorLimits, type NotCopied, pa
 export const LABELS = {
   managed: "org.enclave.managed",
   conversation: "org.enclave.conversation",
+  /** Which control plane made it (see ownerId): several may share one engine, each reaps only its own. */
+  owner: "org.enclave.owner",
 } as const;
+
+/** A control plane's name on the engine: derived from its data folder, so it is the same after a restart. */
+export function ownerId(dataDir: string): string {
+  return createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 16);
+}
 
 /** What a stop could not bring back into the workspace (copy mode), and what it could not remove. */
 export interface StopReport {
@@ -53,6 +62,8 @@ export class DockerDriver {
     private readonly defaults: EnclosureDefaults,
     /** The control plane's private folder (mode 700) for the relays' local sockets. */
     private readonly socketRoot: string,
+    /** This control plane's ownerId, put on every container it makes. */
+    private readonly owner: string,
     private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   ) {}
 
@@ -83,7 +94,7 @@ export class DockerDriver {
     let client: AgentClient | undefined;
     let disk: WorkspaceDisk | undefined;
     const name = `enclave-${conv.id}-${Date.now().toString(36)}`;
-    const labels = { [LABELS.managed]: "true", [LABELS.conversation]: conv.id };
+    const labels = { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.owner]: this.owner };
     try {
       if (settings.workspaceMode === "bind") await chownTree(conv.workspacePath, settings.uid, settings.gid);
       if (settings.workspaceMode === "copy") {
@@ -226,7 +237,7 @@ export class DockerDriver {
       Image: record.image,
       // Never started; the engine still wants a command.
       Entrypoint: ["/bin/true"],
-      Labels: { [LABELS.managed]: "true", [LABELS.conversation]: conv.id },
+      Labels: { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.owner]: this.owner },
       NetworkDisabled: true,
       HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: record.disk?.volume ?? "", Target: IN_ENCLOSURE.workspace }] },
     });
@@ -237,32 +248,37 @@ export class DockerDriver {
     }
   }
 
-  /** Calls onDeath when a managed container dies without being stopped through the driver. */
-  async watchDeaths(onDeath: (containerId: string) => void): Promise<() => void> {
-    const stream = (await this.docker.getEvents({
-      filters: { type: ["container"], event: ["die", "destroy"], label: [`${LABELS.managed}=true`] },
-    })) as NodeJS.ReadableStream & { destroy?: () => void };
-    let buffered = "";
-    stream.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString("utf8");
-      let nl;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        try {
-          const ev = JSON.parse(line) as { id?: string };
-          if (ev.id) onDeath(ev.id);
-        } catch {
-          // A partial or foreign line.
-        }
-      }
-    });
-    stream.on("error", () => undefined);
-    return () => stream.destroy?.();
+  /**
+   * Calls onDeath when a managed container dies without being stopped through the driver; the watch
+   * survives failures of the events stream (see death-watch.ts).
+   */
+  watchDeaths(onDeath: (containerId: string) => void): DeathWatch {
+    return new DeathWatch(
+      async (since) =>
+        (await this.docker.getEvents({
+          ...(since !== undefined ? { since } : {}),
+          filters: { type: ["container"], event: ["die", "destroy"], label: [`${LABELS.managed}=true`] },
+        })) as EventStream,
+      onDeath,
+      this.log,
+    );
   }
 
+  /** The containers this control plane made that still exist, running or not. */
   async managedContainers(): Promise<Array<{ id: string; conversation: string; running: boolean }>> {
-    const list = await this.docker.listContainers({ all: true, filters: { label: [`${LABELS.managed}=true`] } });
+    const list = await this.docker.listContainers({
+      all: true,
+      filters: { label: [`${LABELS.managed}=true`, `${LABELS.owner}=${this.owner}`] },
+    });
     return list.map((c) => ({ id: c.Id, conversation: c.Labels[LABELS.conversation] ?? "", running: c.State === "running" }));
+  }
+
+  /** Removes a container nothing refers to any more, with its anonymous volumes. */
+  async reap(containerId: string): Promise<void> {
+    try {
+      await this.docker.getContainer(containerId).remove({ force: true, v: true });
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+    }
   }
 }

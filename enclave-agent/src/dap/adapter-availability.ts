@@ -1,4 +1,4 @@
-// Whether each debug adapter can start for a checkout: the spec's intersection rule. A root marker
+// Whether each debug adapter can start for a checkout: both conditions must hold. A root marker
 // must exist *and* the adapter's binary must resolve; either alone means no session starts, and the
 // answer says which half is missing and how to fix it.
 import { existsSync, readdirSync } from "node:fs";

@@ -6,7 +6,7 @@
 // started the work making it), and only up to the per-cell limit.
 import type { BridgeCall, BridgeReply, DisplayData, EvalDone } from "../../../proto/gen/enclave/agent/v1/kernel.js";
 import { LIMITS } from "../limits.js";
-import { IdleBudget } from "./idle-budget.js";
+import { RunBudget } from "./run-budget.js";
 import type { KernelFrame, MimeFrameItem } from "./kernel-frames.js";
 import type { KernelListener, KernelProcess } from "./kernel-process.js";
 
@@ -38,7 +38,7 @@ function mimeItems(items: MimeFrameItem[]): DisplayData["items"] {
 }
 
 export class CellRun implements KernelListener {
-  private readonly budget: IdleBudget;
+  private readonly budget: RunBudget;
   private readonly pendingCalls = new Set<string>();
   private bridgeCalls = 0;
   /** The id the runner knows this cell by (set when it is sent). */
@@ -60,7 +60,7 @@ export class CellRun implements KernelListener {
     budgetMs: number,
     private readonly sink: CellSink,
   ) {
-    this.budget = new IdleBudget(budgetMs, () => {
+    this.budget = new RunBudget(budgetMs, () => {
       this.budgetExpired = true;
       this.interrupt(`the cell used its idle budget of ${seconds(budgetMs)} (bridge calls not counted)`);
     });

@@ -1,4 +1,4 @@
-// The kernel factory: one kernel per language for this agent's workspace (so per conversation),
+// The kernel pool: one kernel per language for this agent's workspace (so per conversation),
 // started on first use, replaced after it dies, discarded on reset. Cells of one language run one at
 // a time, in the order they came.
 import type { EvalDone, EvalStart, KernelInfo, KernelStatus } from "../../../proto/gen/enclave/agent/v1/kernel.js";
@@ -37,7 +37,7 @@ export interface EvalSink extends CellSink {
   kernel(info: KernelInfo): void;
 }
 
-export class KernelFactory {
+export class KernelPool {
   private readonly kernels = new Map<KernelLanguage, KernelProcess>();
   /** Why a kernel died between cells, until a cell has said so. */
   private readonly unreported = new Map<KernelLanguage, string>();
@@ -66,7 +66,8 @@ export class KernelFactory {
       throw new AgentError("too_large", `the cell is over ${LIMITS.kernelMaxCodeBytes} bytes`);
     }
     const language = start.language;
-    const budgetMs = Math.min(start.idleTimeoutMs > 0 ? start.idleTimeoutMs : LIMITS.kernelIdleBudgetMs, LIMITS.kernelMaxIdleBudgetMs);
+    // idle_timeout_ms keeps its wire name for compatibility; it is this run budget.
+    const budgetMs = Math.min(start.idleTimeoutMs > 0 ? start.idleTimeoutMs : LIMITS.kernelRunBudgetMs, LIMITS.kernelMaxRunBudgetMs);
     const previous = this.queues.get(language) ?? Promise.resolve();
     const mine = previous.catch(() => undefined).then(() => this.runCell(language, start, budgetMs, sink, handle));
     this.queues.set(language, mine);
