@@ -3,8 +3,7 @@
 // socket, no route out, while a bridge call is pending and succeeds). Kernel faults (out of memory,
 // fork bombs, network attempts) are in test/security/kernel-faults.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { type EvalPlace, evalCases, evalCell, evalOk } from "../helpers/eval-cases.js";
+import { type EvalPlace, evalCases, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 const MEMORY = 1024 * 1024 ** 2;

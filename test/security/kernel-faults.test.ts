@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type EvalPlace, evalCell, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { pidsCgroupDir, readPidsCgroup } from "../helpers/container-pids.js";
+import { until } from "../helpers/wait.js";
 
 const MEMORY = 1024 * 1024 ** 2;
 const PIDS = 256;
@@ -51,23 +53,27 @@ describe("kernel faults in an enclosure", () => {
 
   it("holds a fork bomb in a cell at the pids limit, keeps answering, and reaps it when the budget runs out", async () => {
     const baseline = await processCount();
+    const cgroup = await pidsCgroupDir(containerId);
+    const before = readPidsCgroup(cgroup);
+    expect(before.max).toBe(PIDS);
     const bomb = evalCell(place, {
       // Every process forks forever; the first refusal each one meets is printed, so the result shows
       // the limit was reached (EAGAIN is errno 11).
       code: "import os, time\nnoted = False\nwhile True:\n    try:\n        os.fork()\n    except OSError as e:\n        if not noted:\n            noted = True\n            print('fork refused: errno', e.errno, flush=True)\n        time.sleep(0.01)",
       timeout_seconds: 6,
     });
-    let peak = 0;
-    for (let i = 0; i < 16; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      peak = Math.max(peak, await processCount());
-    }
-    expect(peak).toBeLessThanOrEqual(PIDS);
+    // Wait (bounded) until the kernel has refused a fork at the limit, then ask the agent while the
+    // bomb holds every pid.
+    await until(() => readPidsCgroup(cgroup).refused > before.refused, "the pids limit to refuse a fork", 20_000);
     const read = await fx.client.callTool(place.runId, "list", {});
     expect(read.isError, resultText(read)).toBe(false);
     const ended = await bomb;
     expect(ended.errorCode).toBe("timeout");
     expect(resultText(ended)).toMatch(/fork refused: errno 11/);
+    // The kernel itself refused forks at this container's limit, and the count reached it.
+    const limited = readPidsCgroup(cgroup);
+    expect(limited.refused).toBeGreaterThan(before.refused);
+    if (limited.peak !== undefined) expect(limited.peak).toBe(PIDS);
     let left = PIDS;
     for (let i = 0; i < 60 && left > baseline + 2; i++) {
       await new Promise((r) => setTimeout(r, 250));
