@@ -46,6 +46,25 @@ const LADDERS: Record<string, PatternContext[]> = {
   ],
 };
 
+/** Keywords that begin a statement, per language: a pattern starting with one is read as a statement
+ * whenever that parses (in a class body, `switch (x) { … }` would also parse, as a method). */
+const STATEMENT_KEYWORDS: Record<string, string[]> = {
+  javascript: ["if", "for", "while", "do", "switch", "try", "return", "throw", "break", "continue"],
+  c: ["if", "for", "while", "do", "switch", "return", "goto", "break", "continue"],
+  go: ["if", "for", "switch", "select", "go", "defer", "return", "break", "continue", "goto", "fallthrough"],
+  java: ["if", "for", "while", "do", "switch", "try", "return", "throw", "break", "continue", "synchronized"],
+  rust: ["if", "for", "while", "loop", "match", "return", "let"],
+};
+STATEMENT_KEYWORDS.typescript = STATEMENT_KEYWORDS.javascript as string[];
+STATEMENT_KEYWORDS.tsx = STATEMENT_KEYWORDS.javascript as string[];
+STATEMENT_KEYWORDS.cpp = [...(STATEMENT_KEYWORDS.c as string[]), "try", "throw"];
+STATEMENT_KEYWORDS.dart = STATEMENT_KEYWORDS.java as string[];
+
+export function startsWithStatementKeyword(language: string, pattern: string): boolean {
+  const word = /^[A-Za-z_]\w*/.exec(pattern.trimStart())?.[0];
+  return word !== undefined && (STATEMENT_KEYWORDS[language] ?? []).includes(word);
+}
+
 export function contextsFor(language: string): PatternContext[] {
   const base = LADDERS[language] ?? [{ name: "declaration" as const, before: "", after: "" }];
   if (!semicolonLanguages.has(language)) return base;
