@@ -19,7 +19,7 @@ export interface CorpusSpec {
   endings: string[];
   /** Relative paths (from the root) to leave out. */
   exclude?: RegExp;
-  /** Bytes the full run takes from this corpus (files in path order until the budget is spent). */
+  /** Bytes the full run takes from this corpus (files spread evenly over it). */
   fullBytes: number;
   /** Bytes the `make test` subset takes (files spread evenly over the corpus). */
   subsetBytes: number;
@@ -63,7 +63,7 @@ export const CORPORA: CorpusSpec[] = [
     roots: [nm],
     endings: [".js", ".mjs", ".cjs"],
     exclude: /^(typescript|\.bin|\.cache)\/|\.min\.js$/,
-    fullBytes: 12 * MB,
+    fullBytes: 6 * MB,
     subsetBytes: 0.25 * MB,
   },
   {
@@ -82,7 +82,7 @@ export const CORPORA: CorpusSpec[] = [
     roots: [nm],
     endings: [".ts", ".mts", ".cts"],
     exclude: /^(typescript|\.bin|\.cache)\//,
-    fullBytes: 12 * MB,
+    fullBytes: 6 * MB,
     subsetBytes: 0.2 * MB,
   },
   {
@@ -93,7 +93,7 @@ export const CORPORA: CorpusSpec[] = [
     endings: [".py"],
     exclude: /(^|\/)(site-packages|dist-packages|lib2to3\/tests\/data|test\/(bad|badsyntax|tokenizedata))/,
     fullBytes: 40 * MB,
-    subsetBytes: 0.5 * MB,
+    subsetBytes: 0.4 * MB,
   },
   {
     id: "go-stdlib",
@@ -103,7 +103,7 @@ export const CORPORA: CorpusSpec[] = [
     endings: [".go"],
     // testdata holds deliberately broken programs.
     exclude: /(^|\/)testdata\//,
-    fullBytes: 40 * MB,
+    fullBytes: 12 * MB,
     subsetBytes: 0.5 * MB,
   },
   {
@@ -123,7 +123,7 @@ export const CORPORA: CorpusSpec[] = [
     endings: [".h"],
     // C++ header trees are not C: the C++ library's, ICU's, Node's (V8), LLVM's, Boost's.
     exclude: /^(c\+\+|boost|llvm|clang|unicode|node|layout|v8|c10|torch|qt|Qt)|\/c\+\+\//,
-    fullBytes: 20 * MB,
+    fullBytes: 8 * MB,
     subsetBytes: 0.3 * MB,
   },
 ];
@@ -175,22 +175,15 @@ export function corpus(spec: CorpusSpec, mode: "full" | "subset"): Corpus | null
   const budget = mode === "full" ? spec.fullBytes : spec.subsetBytes;
   const picked: { rel: string; size: number }[] = [];
   let bytes = 0;
-  if (mode === "full") {
-    for (const f of all) {
-      if (bytes + f.size > budget) continue;
-      picked.push(f);
-      bytes += f.size;
-    }
-  } else {
-    // Spread over the whole corpus: every k-th file, skipping any that would overrun the budget.
-    const total = all.reduce((n, f) => n + f.size, 0);
-    const step = Math.max(1, Math.floor(all.length / Math.max(1, Math.ceil((all.length * budget) / total))));
-    for (let i = 0; i < all.length && bytes < budget; i += step) {
-      const f = all[i] as { rel: string; size: number };
-      if (bytes + f.size > budget) continue;
-      picked.push(f);
-      bytes += f.size;
-    }
+  // Spread over the whole corpus: every k-th of the files small enough to leave room for others.
+  const small = all.filter((f) => f.size <= Math.max(budget / 4, MAX_FILE_BYTES * (mode === "full" ? 1 : 0)));
+  const total = small.reduce((n, f) => n + f.size, 0);
+  const step = total <= budget ? 1 : Math.max(1, Math.floor(small.length / Math.ceil((small.length * budget) / total)));
+  for (let i = 0; i < small.length && bytes < budget; i += step) {
+    const f = small[i] as { rel: string; size: number };
+    if (bytes + f.size > budget) continue;
+    picked.push(f);
+    bytes += f.size;
   }
   return { id: spec.id, language: spec.language, sgLang: spec.sgLang, root, files: picked.map((f) => f.rel), bytes };
 }

@@ -13,7 +13,7 @@
 // - "unknown": none of these — a bug until shown otherwise.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Tree } from "web-tree-sitter";
+import type { Node, Tree } from "web-tree-sitter";
 import { agentBundleDir } from "../../control-plane/src/repo-paths.js";
 import { AstEngine } from "../../enclave-agent/src/ast/ast-engine.js";
 import { grammarById } from "../../enclave-agent/src/ast/grammar-registry.js";
@@ -94,10 +94,32 @@ function matchKeys(compiled: CompiledPattern, source: string, tree: Tree, file: 
 }
 
 /** Which of the engine's deliberate differences explains a disagreement, if one does: the engine
- * switched to ast-grep's behaviour for it agrees. `switched` caches each switch's matches in the file. */
-function explain(switched: (set: ReadonlySet<Permissive>, id: string) => Set<string>, k: string, foundByUs: boolean): DisagreementClass | null {
-  for (const p of PERMISSIVE) if (switched(new Set([p]), p).has(k) !== foundByUs) return p;
-  return switched(new Set(PERMISSIVE), "all").has(k) !== foundByUs ? "several" : null;
+ * switched to ast-grep's behaviour for it agrees there. */
+function explain(matchesWith: (set: ReadonlySet<Permissive>) => boolean, foundByUs: boolean): DisagreementClass | null {
+  for (const p of PERMISSIVE) if (matchesWith(new Set([p])) !== foundByUs) return p;
+  return matchesWith(new Set(PERMISSIVE)) !== foundByUs ? "several" : null;
+}
+
+/** Start offsets (UTF-16) of each line. */
+function lineStarts(source: string): number[] {
+  const out = [0];
+  for (let i = source.indexOf("\n"); i >= 0; i = source.indexOf("\n", i + 1)) out.push(i + 1);
+  return out;
+}
+
+/** Does the pattern (under these switches) match at the match k names? Only the nodes spanning
+ * exactly that text are tried, so classifying a disagreement costs a few node matches. */
+function matchesAt(compiled: CompiledPattern, source: string, tree: Tree, starts: number[], k: string, asAstGrep: ReadonlySet<Permissive>): boolean {
+  const m = fromKey(k);
+  let start = starts[m.line - 1] ?? 0;
+  for (let c = 1; c < m.column; c++) start += (source.codePointAt(start) ?? 0) > 0xffff ? 2 : 1;
+  const end = start + m.text.length;
+  const matcher = new Matcher(compiled, source, { asAstGrep });
+  if (compiled.roots.length !== 1) return matcher.findAll(tree).some((x) => x.start === start && x.end === end);
+  for (let n: Node | null = tree.rootNode.descendantForIndex(start, end); n && n.startIndex === start && n.endIndex === end; n = n.parent) {
+    if (matcher.matchAt(n)) return true;
+  }
+  return false;
 }
 
 export interface RunOptions {
@@ -149,6 +171,7 @@ export async function runCorpus(corpus: Corpus, patterns: string[], options: Run
   for (const file of corpus.files) {
     const source = readFileSync(join(corpus.root, file), "utf8");
     let tree: Tree | null = null;
+    let starts: number[] | null = null;
     for (const [i, c] of compiled.entries()) {
       const o = outcomes[i] as PatternOutcome;
       const theirs = peerByFile[i]?.get(file) ?? new Set<string>();
@@ -160,16 +183,6 @@ export async function runCorpus(corpus: Corpus, patterns: string[], options: Run
       if (ours.size === 0 && theirs.size === 0) continue;
       o.ours += ours.size;
       for (const k of ours) if (theirs.has(k)) o.both++;
-      const cache = new Map<string, Set<string>>();
-      const switched = (set: ReadonlySet<Permissive>, id: string): Set<string> => {
-        let keys = cache.get(id);
-        if (!keys) {
-          tree ??= parser.parse(source);
-          keys = c && tree ? matchKeys(c, source, tree, file, set) : new Set();
-          cache.set(id, keys);
-        }
-        return keys;
-      };
       const onlyOurs = [...ours].filter((k) => !theirs.has(k));
       const onlyTheirs = [...theirs].filter((k) => !ours.has(k));
       for (const [list, foundByUs] of [
@@ -177,10 +190,13 @@ export async function runCorpus(corpus: Corpus, patterns: string[], options: Run
         [onlyTheirs, false],
       ] as const) {
         for (const k of list) {
-          const cls = c ? explain(switched, k, foundByUs) : null;
+          tree ??= parser.parse(source);
+          const t = tree;
+          starts ??= lineStarts(source);
+          const at = starts;
+          const cls = c && t ? explain((set) => matchesAt(c, source, t, at, k, set), foundByUs) : null;
           const d: Disagreement = { foundBy: foundByUs ? "enclave" : "ast-grep", ...fromKey(k), class: cls ?? "unknown" };
           o.disagreements.push(d);
-          tree ??= parser.parse(source);
           if (!cls) pendingReading.push({ outcome: o, index: i, d, unparsed: tree?.rootNode.hasError ?? false });
         }
       }

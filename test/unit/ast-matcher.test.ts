@@ -241,11 +241,11 @@ describe("the pattern language as ast-grep documents it", () => {
 
   it("reads patterns that need the grammar's filler, and says how it read them", async () => {
     const cases: Array<[string, string, string, string, string[]]> = [
-      ["fill/s.js", "function f(a) {\n  switch (a) { case 1: break; }\n}\n", "switch ($X) { $$$ }", "switch (a) { case 1: break; }", ["`$$$` stands for whatever the code has where the grammar expects cases"]],
-      ["fill/w.c", "int f(int x) { while (x) { x--; } return x; }\n", "while ($C) { $$$ }", "while (x) { x--; }", ["`;` supplied after `$$$`"]],
-      ["fill/d.c", "static int g(int a) { return a; }\nint h(void) { return 1; }\n", "static int $F($$$P) { $$$B }", "static int g(int a) { return a; }", ["`;` supplied after `$$$B`"]],
-      ["fill/t.go", "package p\nfunc f(v any) {\n\tswitch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}\n}\n", "switch $X := $Y.(type) { $$$ }", "switch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}", ["`$$$` stands for whatever the code has where the grammar expects cases"]],
-      ["fill/i.ts", 'import { a, b } from "x";\nimport c from "y";\n', "import { $$$N } from $S", 'import { a, b } from "x";', ["`$S` read as a string literal"]],
+      ["fill/s.js", "function f(a) {\n  switch (a) { case 1: break; }\n}\n", "switch ($X) { $$$ }", "switch (a) { case 1: break; }", ["`$$$` standing for whatever the code has where the grammar expects cases"]],
+      ["fill/w.c", "int f(int x) { while (x) { x--; } return x; }\n", "while ($C) { $$$ }", "while (x) { x--; }", ["a `;` supplied after `$$$`"]],
+      ["fill/d.c", "static int g(int a) { return a; }\nint h(void) { return 1; }\n", "static int $F($$$P) { $$$B }", "static int g(int a) { return a; }", ["a `;` supplied after `$$$B`"]],
+      ["fill/t.go", "package p\nfunc f(v any) {\n\tswitch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}\n}\n", "switch $X := $Y.(type) { $$$ }", "switch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}", ["`$$$` standing for whatever the code has where the grammar expects cases"]],
+      ["fill/i.ts", 'import { a, b } from "x";\nimport c from "y";\n', "import { $$$N } from $S", 'import { a, b } from "x";', ["`$S` taken as a string literal"]],
     ];
     for (const [file, src, pattern, want, fillers] of cases) {
       put(file, src);

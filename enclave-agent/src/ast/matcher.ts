@@ -57,6 +57,20 @@ function bind(b: Bindings, name: string | null, cap: Capture): boolean {
   return true;
 }
 
+/** A capture whose text is cut from the source only when read: a `$$$` run tries many lengths, and
+ * copying each candidate's text would make a call with thousands of arguments quadratic. */
+function lazyCapture(source: string, start: number, end: number): Capture {
+  let text: string | undefined;
+  return {
+    start,
+    end,
+    get text(): string {
+      text ??= source.slice(start, end);
+      return text;
+    },
+  };
+}
+
 function isMulti(p: PatternNode | undefined): boolean {
   return p?.kind === "meta" && p.multi;
 }
@@ -94,7 +108,7 @@ export class Matcher {
   }
 
   private node(p: PatternNode, c: Node, b: Bindings): boolean {
-    if (p.kind === "meta") return c.isNamed && !c.isExtra && bind(b, p.name, { text: c.text, start: c.startIndex, end: c.endIndex });
+    if (p.kind === "meta") return c.isNamed && !c.isExtra && bind(b, p.name, lazyCapture(this.source, c.startIndex, c.endIndex));
     if (p.type !== c.type) return false;
     // An unnamed token is its type (`# define` is the `#define` token); a named leaf is its text.
     if (p.kind === "leaf") return c.childCount === 0 || c.children.every((k) => k.isExtra) ? !p.named || c.text === p.text : false;
@@ -111,9 +125,7 @@ export class Matcher {
   /** The capture of the run cs[from..to): from its first node to its last, comments included. */
   private run(cs: Node[], from: number, to: number, at: number): Capture {
     if (to <= from) return { text: "", start: at, end: at };
-    const start = (cs[from] as Node).startIndex;
-    const end = (cs[to - 1] as Node).endIndex;
-    return { text: this.source.slice(start, end), start, end };
+    return lazyCapture(this.source, (cs[from] as Node).startIndex, (cs[to - 1] as Node).endIndex);
   }
 
   /** Matches pattern children ps[pi..] against code children cs[ci..] (comments included). */
@@ -164,13 +176,15 @@ export class Matcher {
       return bind(b, p.name, this.run(cs, ci, end, at));
     }
     if (this.strict.has("backtracking")) return this.multiFirstFit(p, ps, pi, cs, ci, b, endAt);
+    let onlyComments = true;
     for (let k = ci; k <= cs.length; k++) {
+      if (k > ci && !(cs[k - 1] as Node).isExtra) onlyComments = false;
       // A run never ends on a comment that the next element would skip anyway: the comment stays
       // in the run, so a rewrite keeps it.
       if (k < cs.length && (cs[k] as Node).isExtra) continue;
       const trial = new Map(b);
       if (!bind(trial, p.name, this.run(cs, ci, k, at))) continue;
-      if (this.list(ps, pi + 1, cs, k, trial, endAt) || (cs.slice(ci, k).every((c) => c.isExtra) && this.separatorThenRest(ps, pi + 1, cs, k, trial, endAt))) {
+      if (this.list(ps, pi + 1, cs, k, trial, endAt) || (onlyComments && this.separatorThenRest(ps, pi + 1, cs, k, trial, endAt))) {
         copyInto(b, trial);
         return true;
       }

@@ -177,7 +177,7 @@ function fillersFor(root: Node, start: number, end: number, source: string): str
         const before = source.slice(start, c.startIndex).trimEnd();
         const placeholder = /__mv([SM])_([A-Za-z0-9_]*?)_v$/.exec(before);
         if (c.type === ";" && c.startIndex >= start && c.startIndex <= end && placeholder) {
-          out.push(`\`;\` supplied after \`${restoreMetavariables(placeholder[0])}\``);
+          out.push(`a \`;\` supplied after \`${restoreMetavariables(placeholder[0])}\``);
           continue;
         }
         ok = false;
@@ -187,7 +187,7 @@ function fillersFor(root: Node, start: number, end: number, source: string): str
         const meta = metaOf(c);
         if (meta && c.startIndex >= start && c.endIndex <= end) {
           const what = restoreMetavariables(c.text.trim());
-          out.push(`\`${what}\` stands for whatever the code has where the grammar expects ${describeSlot(n)}`);
+          out.push(`\`${what}\` standing for whatever the code has where the grammar expects ${describeSlot(n)}`);
           continue;
         }
         ok = false;
@@ -300,7 +300,7 @@ function quoteFiller(parser: Parser, ctx: PatternContext, text: string): Attempt
     tree.delete();
   }
   for (const id of ids) {
-    const a = attempt(parser, ctx, text.split(id).join(quoted(id)), [`\`${restoreMetavariables(id)}\` read as a string literal`]);
+    const a = attempt(parser, ctx, text.split(id).join(quoted(id)), [`\`${restoreMetavariables(id)}\` taken as a string literal`]);
     if (!("complaint" in a)) return a;
   }
   return null;
