@@ -150,6 +150,14 @@ function scenario(placement: "host" | "enclosure"): void {
     await put("fill/w.c", "int f(int x) {\n  while (x) { x--; }\n  return x;\n}\n");
     const c = await ok("ast_grep", { pattern: "while ($C) { $$$ }", path: "fill/w.c" });
     expect(c).toMatch(/^1 match in 1 file .*pattern read as a statement, with a `;` supplied after `\$\$\$`\)/);
+    await put("fill/d.c", "static int g(int a) { return a; }\nint h(void) { return 1; }\n");
+    const def = await ok("ast_grep", { pattern: "static int $F($$$P) { $$$B }", path: "fill/d.c" });
+    expect(def).toMatch(/^1 match in 1 file .*with a `;` supplied after `\$\$\$B`\)/);
+    expect(def).toContain("$F = g");
+    await put("fill/t.go", "package p\n\nfunc f(v any) {\n\tswitch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}\n}\n");
+    const go = await ok("ast_grep", { pattern: "switch $X := $Y.(type) { $$$ }", path: "fill/t.go" });
+    expect(go).toMatch(/^1 match in 1 file .*pattern read as a statement, with `\$\$\$` standing for whatever the code has where the grammar expects cases\)/);
+    expect(go).toContain("fill/t.go:4:2-7:3\n");
     await put("fill/i.ts", 'import { a, b } from "x";\n');
     const ts = await ok("ast_grep", { pattern: "import { $$$N } from $S", path: "fill/i.ts" });
     expect(ts).toContain("`$S` taken as a string literal");

@@ -285,8 +285,11 @@ export class Matcher {
   findAll(tree: Tree, limit = Infinity): Match[] {
     const out: Match[] = [];
     const candidates = this.pattern.rootType ? tree.rootNode.descendantsOfType(this.pattern.rootType) : allNamed(tree.rootNode);
+    const words = this.pattern.requiredWords.map((w) => occurrences(this.source, w));
     for (const n of candidates) {
       if (!n) continue;
+      // Each of the pattern's words must occur inside a match: a cheap test before the tree walk.
+      if (this.pattern.roots.length === 1 && !words.every((at) => occursWithin(at, n.startIndex, n.endIndex))) continue;
       const m = this.matchAt(n);
       if (m) {
         out.push(m);
@@ -295,6 +298,25 @@ export class Matcher {
     }
     return out;
   }
+}
+
+/** Where a word occurs in the source (whole-word or not), in order. */
+function occurrences(source: string, word: string): number[] {
+  const out: number[] = [];
+  for (let i = source.indexOf(word); i >= 0; i = source.indexOf(word, i + 1)) out.push(i);
+  return out;
+}
+
+/** Is there an occurrence starting in [start, end)? */
+function occursWithin(sorted: number[], start: number, end: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as number) < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && (sorted[lo] as number) < end;
 }
 
 function copyInto(target: Bindings, from: Bindings): void {
