@@ -115,7 +115,14 @@ function matchesAt(compiled: CompiledPattern, source: string, tree: Tree, starts
   for (let c = 1; c < m.column; c++) start += (source.codePointAt(start) ?? 0) > 0xffff ? 2 : 1;
   const end = start + m.text.length;
   const matcher = new Matcher(compiled, source, { asAstGrep });
-  if (compiled.roots.length !== 1) return matcher.findAll(tree).some((x) => x.start === start && x.end === end);
+  // A sequence pattern starts its match at its first node: try the nodes starting there.
+  if (compiled.roots.length !== 1) {
+    for (let n: Node | null = tree.rootNode.descendantForIndex(start, start); n && n.startIndex === start; n = n.parent) {
+      const m = matcher.matchAt(n);
+      if (m && m.end === end) return true;
+    }
+    return false;
+  }
   for (let n: Node | null = tree.rootNode.descendantForIndex(start, end); n && n.startIndex === start && n.endIndex === end; n = n.parent) {
     if (matcher.matchAt(n)) return true;
   }

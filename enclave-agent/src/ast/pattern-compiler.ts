@@ -100,6 +100,10 @@ function toPatternNode(n: Node): PatternNode {
   return { kind: "node", type: n.type, children: kids.map(toPatternNode) };
 }
 
+function isSeparatorLeaf(p: PatternNode | undefined): boolean {
+  return p?.kind === "leaf" && !p.named && (p.text === ";" || p.text === ",");
+}
+
 /** Word-like leaf texts: each must appear verbatim in any code the pattern matches. */
 function leafWords(p: PatternNode): string[] {
   if (p.kind === "meta") return [];
@@ -262,7 +266,11 @@ function attempt(parser: Parser, ctx: PatternContext, text: string, extraFillers
     const nodes = spanning(tree.rootNode, start, end, source);
     if (!nodes) return { complaint: `${ctx.name}: does not form whole syntax nodes` };
     const all = [...extraFillers, ...fillers];
-    return { reading: { context: ctx.name, fillers: all, roots: nodes.map(toPatternNode) }, clean: all.length === 0 };
+    const roots = nodes.map(toPatternNode);
+    // A class member's `;` is the class body's token, not the member's (`readonly $P: $T;`): the
+    // pattern is the member, which the code's own `;` follows.
+    while (roots.length > 1 && isSeparatorLeaf(roots[roots.length - 1])) roots.pop();
+    return { reading: { context: ctx.name, fillers: all, roots }, clean: all.length === 0 };
   } finally {
     tree.delete();
   }
@@ -299,7 +307,10 @@ function quoteFiller(parser: Parser, ctx: PatternContext, text: string): Attempt
   } finally {
     tree.delete();
   }
-  for (const id of ids) {
+  // Those the parser choked on first, then the others (an error is often reported just before the
+  // metavariable that caused it: `export * from $S`).
+  const all = new Set([...ids, ...[...text.matchAll(/__mvS_[A-Za-z0-9_]*?_v/g)].map((m) => m[0])]);
+  for (const id of all) {
     const a = attempt(parser, ctx, text.split(id).join(quoted(id)), [`\`${restoreMetavariables(id)}\` taken as a string literal`]);
     if (!("complaint" in a)) return a;
   }
