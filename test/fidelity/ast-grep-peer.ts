@@ -44,10 +44,10 @@ async function sg(args: string[], cwd: string): Promise<{ stdout: string; stderr
     const r = await run(AST_GREP, args, { cwd, maxBuffer: 1 << 30, timeout: TIMEOUT_MS });
     return { stdout: r.stdout, stderr: r.stderr, failed: false };
   } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; code?: number };
-    // ast-grep exits 1 when it found nothing; that is not a failure.
-    if (e.code === 1 && !e.stderr?.trim()) return { stdout: e.stdout ?? "", stderr: "", failed: false };
-    return { stdout: e.stdout ?? "", stderr: e.stderr ?? String(err), failed: true };
+    const e = err as { stdout?: string; stderr?: string; code?: number | string };
+    // ast-grep exits 1 when it found nothing (perhaps with a hint on stderr); that is not a failure.
+    if (e.code === 1 && !/^\s*error/im.test(e.stderr ?? "")) return { stdout: e.stdout ?? "", stderr: e.stderr ?? "", failed: false };
+    return { stdout: e.stdout ?? "", stderr: `${e.stderr ?? ""}${e.stderr ? "" : String(err)}`, failed: true };
   }
 }
 
@@ -68,8 +68,8 @@ function sgStream(args: string[], cwd: string, each: (j: SgJson) => void): Promi
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);
-      // ast-grep exits 1 when it found nothing.
-      if (code === 0 || (code === 1 && !stderr.trim())) resolve();
+      // ast-grep exits 1 when it found nothing (perhaps with a hint on stderr).
+      if (code === 0 || (code === 1 && !/^\s*error/im.test(stderr))) resolve();
       else reject(new Error(`ast-grep ${args[0]} failed (${code}): ${stderr.slice(0, 500)}`));
     });
   });

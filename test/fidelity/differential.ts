@@ -46,6 +46,8 @@ export interface PatternOutcome {
   /** How Enclave read it (context and fillers), or why it refused it. */
   reading: string;
   refusedBy?: "enclave" | "ast-grep";
+  /** ast-grep's complaint when it refused the pattern. */
+  peerError?: string;
   ours: number;
   peer: number;
   both: number;
@@ -168,7 +170,10 @@ export async function runCorpus(corpus: Corpus, patterns: string[], options: Run
       base.reading = `refused: ${(err as Error).message.slice(0, 200)}`;
     }
     const r = peer[i];
-    if (r && !Array.isArray(r)) base.refusedBy ??= "ast-grep";
+    if (r && !Array.isArray(r)) {
+      base.refusedBy ??= "ast-grep";
+      base.peerError = r.error;
+    }
     outcomes.push(base);
   }
 

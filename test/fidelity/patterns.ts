@@ -61,7 +61,7 @@ export const PATTERNS: Record<string, string[]> = {
     "with open($$$A) as $F: $$$B",
     "self.$A = $A",
     'if __name__ == "__main__": $$$',
-    "try: $$$ except $E: $$$",
+    "try:\n    $$$\nexcept $E:\n    $$$",
     "print($$$)",
     "len($X) == 0",
     "return None",

@@ -13,7 +13,7 @@ export function patternLine(o: PatternOutcome): string {
     .filter(([, n]) => n > 0)
     .map(([c, n]) => `${c} ${n}`)
     .join(", ");
-  return `  ${JSON.stringify(o.pattern)}: enclave ${o.refusedBy === "enclave" ? "refused" : o.ours}, ast-grep ${o.refusedBy === "ast-grep" ? "refused" : o.peer}, both ${o.both}, agreement ${pct(agreement(t))}${classes ? ` (${classes})` : ""} — read as ${o.reading}`;
+  return `  ${JSON.stringify(o.pattern)}: enclave ${o.refusedBy === "enclave" ? "refused" : o.ours}, ast-grep ${o.refusedBy === "ast-grep" ? `refused (${o.peerError ?? ""})` : o.peer}, both ${o.both}, agreement ${pct(agreement(t))}${classes ? ` (${classes})` : ""} — read as ${o.reading}`;
 }
 
 export function textReport(results: CorpusOutcome[], verbose: boolean): string {
@@ -43,19 +43,25 @@ export function readmeSection(results: CorpusOutcome[], machine: string): string
   const rows = results.map((r) => {
     const t = totals(r.patterns);
     const deliberate = DELIBERATE.reduce((n, c) => n + t.byClass[c], 0);
-    return `| ${r.corpus.id} (${r.corpus.language}) | ${r.corpus.files.length} | ${(r.corpus.bytes / 1e6).toFixed(1)} | ${r.patterns.length} | ${t.union} | ${t.both} | ${pct(agreement(t))} | ${deliberate} | ${t.byClass.unknown} |`;
+    return `| ${r.corpus.id} (${r.corpus.language}) | ${r.corpus.files.length} | ${(r.corpus.bytes / 1e6).toFixed(1)} | ${r.patterns.length} | ${t.union} | ${t.both} | ${pct(agreement(t))} | ${deliberate} | ${t.byClass.unparsed} | ${t.byClass.unknown} |`;
   });
   const all = totals(results.flatMap((r) => r.patterns));
   const deliberate = DELIBERATE.reduce((n, c) => n + all.byClass[c], 0);
+  const backtrackingPattern = results
+    .flatMap((r) => r.patterns)
+    .filter((p) => p.pattern === "$F($$$A, $B)")
+    .reduce((n, p) => n + p.disagreements.length, 0);
   return [
     `Measured ${machine}. Agreement = matches both tools found ÷ matches either found (file, line, column and text equal).`,
     "",
-    "| corpus | files | MB | patterns | matches | both | agreement | deliberate differences | unknown |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| corpus | files | MB | patterns | matches | both | agreement | deliberate differences | unparsed code | unknown |",
+    "|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
-    `| **all** | ${results.reduce((n, r) => n + r.corpus.files.length, 0)} | ${(results.reduce((n, r) => n + r.corpus.bytes, 0) / 1e6).toFixed(1)} | | ${all.union} | ${all.both} | **${pct(agreement(all))}** | ${deliberate} | ${all.byClass.unknown} |`,
+    `| **all** | ${results.reduce((n, r) => n + r.corpus.files.length, 0)} | ${(results.reduce((n, r) => n + r.corpus.bytes, 0) / 1e6).toFixed(1)} | | ${all.union} | ${all.both} | **${pct(agreement(all))}** | ${deliberate} | ${all.byClass.unparsed} | ${all.byClass.unknown} |`,
     "",
-    `Deliberate differences by kind: ${DELIBERATE.map((c) => `${c} ${all.byClass[c]}`).join(", ")}.`,
+    `Deliberate differences by kind: ${DELIBERATE.filter((c) => c !== "several").map((c) => `${c} ${all.byClass[c]}`).join(", ")}` +
+      `${all.byClass.several ? `, several at once ${all.byClass.several}` : ""}. ` +
+      `${backtrackingPattern} of them come from the one pattern \`$F($$$A, $B)\`, which matches every call of two or more arguments in Enclave and none in ast-grep.`,
   ].join("\n");
 }
 
