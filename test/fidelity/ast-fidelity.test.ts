@@ -10,7 +10,7 @@ import { agreement, type CorpusOutcome, runCorpus, totals } from "./differential
 import { PATTERNS } from "./patterns.js";
 import { textReport } from "./report.js";
 
-/** Measured at 78 % on the subset (most of the rest is `$$$A, $B` backtracking, by design). */
+/** Measured at about 75 % on the subset (most of the rest is `$$$A, $B` backtracking, by design). */
 const MIN_AGREEMENT = 0.7;
 
 describe("structural search against @ast-grep/cli on real code (subset)", () => {
