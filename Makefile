@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run check test build deps gen docker images bench clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium
+.PHONY: run check test build deps gen docker images bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -51,6 +51,11 @@ test: check images host-tools chromium
 
 bench: images host-tools
 	node dist/test/bench/run-all.js
+
+# Structural search beside @ast-grep/cli over the real code on this machine: agreement figures, every
+# disagreement classed, the README's table rewritten (FIDELITY=subset: the part `make test` runs).
+fidelity: build
+	node dist/test/fidelity/run.js
 
 clean:
 	rm -rf dist
