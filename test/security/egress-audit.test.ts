@@ -118,10 +118,11 @@ describe("egress audit of a hardened enclosure", () => {
     expect(failed?.stdout).toMatch(/FAIL capabilities: .*\n\s+outside: dropped ALL; added CHOWN/);
   });
 
-  it("says a host-placement conversation has nothing confined", async () => {
+  it("audits host placement without starting its agent: says none runs", async () => {
     await fx.client.createConversation("on-host");
     const r = await fx.client.auditEnclosure("on-host");
     expect(r).toMatchObject({ placement: "host", passed: false, checks: [] });
-    expect(r.text).toMatch(/host placement, no enclosure — nothing is confined; start one with `enclave enclosure start on-host`/);
+    expect(r.text).toMatch(/host placement, and no host agent runs now/);
+    expect(fx.cp.hostAgents.pid("on-host")).toBeUndefined();
   });
 });
