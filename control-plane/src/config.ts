@@ -3,9 +3,20 @@ import { join, resolve } from "node:path";
 import { LIMITS } from "./limits.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 
+/** The container runtimes an enclosure can run under: runc (namespaces of the host's kernel) or
+ * runsc (gVisor, a user-space kernel between the enclosure and the host's). */
+export const ENCLOSURE_RUNTIMES = ["runc", "runsc"] as const;
+export type EnclosureRuntime = (typeof ENCLOSURE_RUNTIMES)[number];
+
+export function isEnclosureRuntime(s: string): s is EnclosureRuntime {
+  return (ENCLOSURE_RUNTIMES as readonly string[]).includes(s);
+}
+
 export interface EnclosureDefaults {
   /** Image to start enclosures from; empty means the runtime image built by `make images`. */
   image: string;
+  /** The runtime an enclosure runs under when its options name none (ENCLAVE_ENCLOSURE_RUNTIME). */
+  runtime: EnclosureRuntime;
   memoryBytes: number;
   cpus: number;
   pidsLimit: number;
@@ -46,6 +57,13 @@ function numberFromEnv(name: string, fallback: number): number {
   return n;
 }
 
+function runtimeFromEnv(): EnclosureRuntime {
+  const raw = process.env.ENCLAVE_ENCLOSURE_RUNTIME ?? "";
+  if (raw === "") return "runc";
+  if (!isEnclosureRuntime(raw)) throw new Error(`ENCLAVE_ENCLOSURE_RUNTIME=${raw} is not one of ${ENCLOSURE_RUNTIMES.join(", ")}`);
+  return raw;
+}
+
 export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> = {}): ControlPlaneConfig {
   return {
     dataDir: resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data")),
@@ -54,6 +72,7 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
     customToolsDir: process.env.ENCLAVE_CUSTOM_TOOLS_DIR ?? "",
     enclosure: {
       image: process.env.ENCLAVE_IMAGE ?? "",
+      runtime: runtimeFromEnv(),
       memoryBytes: numberFromEnv("ENCLAVE_ENCLOSURE_MEMORY_BYTES", 2 * 1024 ** 3),
       cpus: numberFromEnv("ENCLAVE_ENCLOSURE_CPUS", 1),
       pidsLimit: numberFromEnv("ENCLAVE_ENCLOSURE_PIDS", 512),

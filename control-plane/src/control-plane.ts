@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { ApprovalGate } from "./approval/approval-gate.js";
 import { CardApprover } from "./approval/card-approver.js";
 import { AuditLog } from "./audit/audit-log.js";
-import { type EnclosureAuditReport, enclosureChecks } from "./audit/enclosure-audit.js";
+import { type EnclosureAuditReport, enclosureChecks, type OutsideView } from "./audit/enclosure-audit.js";
 import type { ControlPlaneConfig } from "./config.js";
 import { type ConversationRecord, ConversationStore } from "./conversations/conversation-store.js";
 import { EnclaveError } from "./errors.js";
@@ -198,12 +198,29 @@ export class ControlPlane {
     const bridgeCalls = this.audit.history(id).filter((e) => e.kind === "tool_call" && e.origin === "bridge");
     const enc = conv.enclosure;
     const base = { conversationId: id, bridgeCalls, timeMs: Date.now() };
-    if (!enc) return { ...base, placement: "host", containerId: "", image: "", relaxations: [], checks: [], passed: false };
+    if (!enc) return { ...base, placement: "host", containerId: "", image: "", runtime: "", relaxations: [], checks: [], passed: false };
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
-    const [info, inside] = await Promise.all([(await this.dockerDriver()).containerInfo(enc), ep.client.selfAudit()]);
-    const checks = enclosureChecks(info, inside, enc);
-    return { ...base, placement: "enclosure", containerId: enc.containerId, image: enc.image, relaxations: enc.relaxations, checks, passed: checks.every((c) => c.ok) };
+    const driver = await this.dockerDriver();
+    const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+    const [info, inside] = await Promise.all([driver.containerInfo(enc), ep.client.selfAudit().catch(asError)]);
+    // The host's view first, then gVisor's: the reader gVisor's view starts is no process of the host's.
+    const outside: OutsideView = { info, host: await driver.hostView(info).catch(asError) };
+    if (enc.runtime === "runsc") {
+      outside.gvisor = await driver.gvisorView(enc).catch(asError);
+      outside.runsc = await driver.runscRegistration().catch(asError);
+    }
+    const checks = enclosureChecks(outside, inside, enc);
+    return {
+      ...base,
+      placement: "enclosure",
+      containerId: enc.containerId,
+      image: enc.image,
+      runtime: enc.runtime,
+      relaxations: enc.relaxations,
+      checks,
+      passed: checks.every((c) => c.ok),
+    };
   }
 
   openRun(req: OpenRunRequest): Run {

@@ -37,9 +37,11 @@ Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a
 operator console, a web page (default ${DEFAULT_CONSOLE_LISTEN}; "off" for none). A console bound to
 anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one generated and printed.
 Environment: ENCLAVE_LISTEN, ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
-ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS.`,
+ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS,
+ENCLAVE_ENCLOSURE_RUNTIME (runc or runsc; default runc).`,
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
   enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N]
+                                 [--runtime runc|runsc]
        enclave enclosure stop ID`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json]`,
   tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY]`,
@@ -76,6 +78,7 @@ const { values: opts, positionals } = parseArgs({
     memory: { type: "string" },
     cpus: { type: "string" },
     pids: { type: "string" },
+    runtime: { type: "string" },
     agent: { type: "boolean" },
     follow: { type: "boolean" },
     log: { type: "boolean" },
@@ -99,7 +102,7 @@ function fail(message: string): never {
 function showConversation(c: Conversation): string {
   const e = c.enclosure;
   const where = e
-    ? `enclosure ${e.containerId.slice(0, 12)} (${e.state}${e.detail ? `: ${e.detail}` : ""}; image ${e.image}; ${e.workspaceMode}; ` +
+    ? `enclosure ${e.containerId.slice(0, 12)} (${e.state}${e.detail ? `: ${e.detail}` : ""}; image ${e.image}; ${e.runtime || "runc"}; ${e.workspaceMode}; ` +
       `${(e.limits?.memoryBytes ?? 0) / 1024 ** 2} MiB, ${e.limits?.cpus} CPU, ${e.limits?.pids} pids` +
       `${e.relaxations.length ? `; relaxed: ${e.relaxations.join(", ")}` : ""})`
     : "host";
@@ -206,6 +209,7 @@ async function main(): Promise<void> {
             memoryBytes: Number(opts.memory ?? 0),
             cpus: Number(opts.cpus ?? 0),
             pidsLimit: Number(opts.pids ?? 0),
+            runtime: opts.runtime ?? "",
           });
           console.log(showConversation(c));
         } else if (sub === "stop") console.log(showConversation(await client.stopEnclosure(id)));

@@ -12,6 +12,9 @@ import type { EnclosureDefaults } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, resolveSettings } from "./enclosure-settings.js";
+import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
+import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
+import { type HostView, readHostView } from "../audit/host-view.js";
 import { chownTree, mirrorArchiveInto, packFolder } from "./workspace-transfer.js";
 
 export const LABELS = {
@@ -62,6 +65,7 @@ export class DockerDriver {
     if (!(await imageExists(this.docker, settings.image))) {
       throw new EnclaveError("placement_unavailable", `image ${settings.image} is not built here: run \`make images\` (or \`enclave images build\`) first`);
     }
+    if (settings.runtime === "runsc") await runscRegistration(this.docker);
     const socketDir = mkdtempSync(join(tmpdir(), "enclave-sock-"));
     chownSync(socketDir, settings.uid, settings.gid);
     chmodSync(socketDir, 0o700);
@@ -87,6 +91,7 @@ export class DockerDriver {
         startedAtMs: Date.now(),
         limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit },
         workspaceMode: settings.workspaceMode,
+        runtime: settings.runtime,
         relaxations: settings.relaxations,
         user: `${settings.uid}:${settings.gid}`,
         state: "starting",
@@ -127,6 +132,20 @@ export class DockerDriver {
   /** The engine's full view of the container, for the egress audit's outside half. */
   containerInfo(record: EnclosureRecord): Promise<Docker.ContainerInspectInfo> {
     return this.docker.getContainer(record.containerId).inspect();
+  }
+
+  /** The host kernel's view of the container's processes, from its first process (State.Pid). */
+  hostView(info: Docker.ContainerInspectInfo): Promise<HostView> {
+    return readHostView(info.Id, info.State.Pid);
+  }
+
+  /** gVisor's kernel's view of an enclosure under runsc. */
+  gvisorView(record: EnclosureRecord): Promise<GvisorView> {
+    return readGvisorView(this.docker, record.containerId, Number(record.user.split(":")[0]));
+  }
+
+  runscRegistration(): Promise<RunscRegistration> {
+    return runscRegistration(this.docker);
   }
 
   /** Whether the container still runs, and if not, why it stopped. */

@@ -2,7 +2,7 @@
 // weaken them. Each weakening is named in `relaxations`, which the conversation shows and the audit
 // log records.
 import type { ContainerCreateOptions } from "dockerode";
-import type { EnclosureDefaults } from "../config.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRuntime, isEnclosureRuntime } from "../config.js";
 import { EnclaveError } from "../errors.js";
 
 export interface EnclosureRequest {
@@ -17,6 +17,7 @@ export interface EnclosureRequest {
   writableRoot?: boolean;
   allowNewPrivileges?: boolean;
   agentDelivery?: string;
+  runtime?: string;
 }
 
 export interface EnclosureSettings {
@@ -32,6 +33,7 @@ export interface EnclosureSettings {
   writableRoot: boolean;
   allowNewPrivileges: boolean;
   agentDelivery: "mount" | "baked";
+  runtime: EnclosureRuntime;
   tmpSizeBytes: number;
   homeSizeBytes: number;
   relaxations: string[];
@@ -70,8 +72,16 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
   const gid = Number(m[2]);
   if (uid === 0 || gid === 0) bad("an enclosure never runs as root (uid or gid 0); give a non-root uid:gid");
 
+  const runtime = req.runtime || defaults.runtime;
+  if (!isEnclosureRuntime(runtime)) bad(`runtime \`${runtime}\` is not one of ${ENCLOSURE_RUNTIMES.join(", ")}`);
+
   const networkMode = req.networkMode || "none";
   if (!/^[a-z0-9_.-]+$/i.test(networkMode)) bad(`network_mode \`${networkMode}\` is not a Docker network name`);
+  // gVisor is registered with its own network stack off (--network=none): it cannot start in a
+  // container that has a network, so asking for both is refused here rather than failing in the engine.
+  if (runtime === "runsc" && networkMode !== "none") {
+    bad(`runtime runsc (gVisor) runs enclosures with network mode none only; network_mode \`${networkMode}\` needs runtime runc`);
+  }
   if (networkMode !== "none") relaxations.push(`network_mode=${networkMode}`);
   const keepCapabilities = (req.keepCapabilities ?? []).map((c) => c.toUpperCase().replace(/^CAP_/, ""));
   for (const c of keepCapabilities) if (!/^[A-Z_]+$/.test(c)) bad(`capability \`${c}\` is not a capability name`);
@@ -94,6 +104,7 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
     writableRoot,
     allowNewPrivileges,
     agentDelivery,
+    runtime,
     tmpSizeBytes: defaults.tmpSizeBytes,
     homeSizeBytes: defaults.homeSizeBytes,
     relaxations,
@@ -122,6 +133,7 @@ export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, lab
     Labels: labels,
     NetworkDisabled: s.networkMode === "none",
     HostConfig: {
+      Runtime: s.runtime,
       NetworkMode: s.networkMode,
       CapDrop: ["ALL"],
       CapAdd: s.keepCapabilities,

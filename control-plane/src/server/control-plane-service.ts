@@ -63,6 +63,7 @@ export function conversationMessage(c: ConversationView): Conversation {
           workspaceMode: e.workspaceMode,
           detail: e.detail,
           relaxations: e.relaxations,
+          runtime: e.runtime,
         }
       : undefined,
   };
@@ -110,6 +111,7 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
           writableRoot: o?.writableRoot,
           allowNewPrivileges: o?.allowNewPrivileges,
           agentDelivery: o?.agentDelivery,
+          runtime: o?.runtime,
         }),
       );
     }),

@@ -105,6 +105,7 @@ export async function selfAudit(socketPath: string): Promise<SelfAuditResponse> 
     capPrm: statusField(status, "CapPrm"),
     capBnd: statusField(status, "CapBnd"),
     noNewPrivs: statusField(status, "NoNewPrivs") === "1",
+    noNewPrivsShown: /^NoNewPrivs:/m.test(status),
     seccompMode: Number(statusField(status, "Seccomp") || 0),
     seccompFilters: Number(statusField(status, "Seccomp_filters") || 0),
     rootReadOnly: rootOptions.split(",").includes("ro"),

@@ -70,6 +70,8 @@ export interface SelfAuditResponse {
   capPrm: string;
   capBnd: string;
   noNewPrivs: boolean;
+  /** Whether /proc/self/status has a NoNewPrivs line at all (gVisor's does not). */
+  noNewPrivsShown: boolean;
   /** 0 none, 1 strict, 2 filter. */
   seccompMode: number;
   seccompFilters: number;
@@ -652,6 +654,7 @@ function createBaseSelfAuditResponse(): SelfAuditResponse {
     capPrm: "",
     capBnd: "",
     noNewPrivs: false,
+    noNewPrivsShown: false,
     seccompMode: 0,
     seccompFilters: 0,
     rootReadOnly: false,
@@ -690,6 +693,9 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
     }
     if (message.noNewPrivs !== false) {
       writer.uint32(56).bool(message.noNewPrivs);
+    }
+    if (message.noNewPrivsShown !== false) {
+      writer.uint32(168).bool(message.noNewPrivsShown);
     }
     if (message.seccompMode !== 0) {
       writer.uint32(64).int32(message.seccompMode);
@@ -800,6 +806,14 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
             }
 
             message.noNewPrivs = reader.bool();
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.noNewPrivsShown = reader.bool();
             continue;
           }
           case 8: {
@@ -949,6 +963,11 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
         : isSet(object.no_new_privs)
         ? globalThis.Boolean(object.no_new_privs)
         : false,
+      noNewPrivsShown: isSet(object.noNewPrivsShown)
+        ? globalThis.Boolean(object.noNewPrivsShown)
+        : isSet(object.no_new_privs_shown)
+        ? globalThis.Boolean(object.no_new_privs_shown)
+        : false,
       seccompMode: isSet(object.seccompMode)
         ? globalThis.Number(object.seccompMode)
         : isSet(object.seccomp_mode)
@@ -1028,6 +1047,9 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
     if (message.noNewPrivs !== false) {
       obj.noNewPrivs = message.noNewPrivs;
     }
+    if (message.noNewPrivsShown !== false) {
+      obj.noNewPrivsShown = message.noNewPrivsShown;
+    }
     if (message.seccompMode !== 0) {
       obj.seccompMode = Math.round(message.seccompMode);
     }
@@ -1082,6 +1104,7 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
     message.capPrm = object.capPrm ?? "";
     message.capBnd = object.capBnd ?? "";
     message.noNewPrivs = object.noNewPrivs ?? false;
+    message.noNewPrivsShown = object.noNewPrivsShown ?? false;
     message.seccompMode = object.seccompMode ?? 0;
     message.seccompFilters = object.seccompFilters ?? 0;
     message.rootReadOnly = object.rootReadOnly ?? false;

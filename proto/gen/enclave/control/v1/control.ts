@@ -73,6 +73,8 @@ export interface Enclosure {
   detail: string;
   /** Any hardening relaxed by explicit options, for everyone to see. */
   relaxations: string[];
+  /** The container runtime: "runc" or "runsc" (gVisor). */
+  runtime: string;
 }
 
 export interface Conversation {
@@ -105,6 +107,12 @@ export interface EnclosureOptions {
   allowNewPrivileges: boolean;
   /** "mount" (the built agent bundle bind-mounted read-only) or "baked" (the image carries it). */
   agentDelivery: string;
+  /**
+   * The container runtime: "runc" (the kernel's namespaces) or "runsc" (gVisor: a user-space kernel
+   * between the enclosure and the host's). Empty for the server's default (ENCLAVE_ENCLOSURE_RUNTIME).
+   * runsc runs with network mode none only, and must be registered with the Docker engine.
+   */
+  runtime: string;
 }
 
 export interface StartEnclosureRequest {
@@ -282,14 +290,21 @@ export interface AuditEnclosureRequest {
 
 export interface AuditCheck {
   /**
-   * "network", "listening sockets", "capabilities", "no new privileges", "read-only root", "user",
-   * "pids limit", "memory limit", "CPU limit", "seccomp", "agent socket".
+   * "runtime", "network", "listening sockets", "capabilities", "no new privileges", "read-only root",
+   * "mounts", "user", "pids limit", "memory limit", "CPU limit", "seccomp", "agent socket".
    */
   item: string;
   expected: string;
-  /** What the Docker engine reports. */
+  /**
+   * The authoritative half: what the Docker engine reports and what the control plane reads on the
+   * host itself (the container's processes in /proc, its network namespace, its cgroup) — nothing
+   * code in the enclosure can forge.
+   */
   outside: string;
-  /** What the agent's process sees from inside. */
+  /**
+   * What the agent reports it sees from inside (its own /proc and cgroup). Code in the enclosure can
+   * replace or deceive the agent, so this half only confirms: disagreeing with the outside fails.
+   */
   inside: string;
   ok: boolean;
 }
@@ -302,6 +317,8 @@ export interface EnclosureAudit {
   image: string;
   relaxations: string[];
   checks: AuditCheck[];
+  /** The container runtime the enclosure runs under: "runc" or "runsc" (gVisor); empty on host. */
+  runtime: string;
   /** Tool calls made from kernel cells over the bridge, oldest first. */
   bridgeCalls: AuditEvent[];
   /** True when the conversation has an enclosure and every check passed. */
@@ -982,6 +999,7 @@ function createBaseEnclosure(): Enclosure {
     workspaceMode: "",
     detail: "",
     relaxations: [],
+    runtime: "",
   };
 }
 
@@ -1010,6 +1028,9 @@ export const Enclosure: MessageFns<Enclosure> = {
     }
     for (const v of message.relaxations) {
       writer.uint32(66).string(v!);
+    }
+    if (message.runtime !== "") {
+      writer.uint32(74).string(message.runtime);
     }
     return writer;
   },
@@ -1091,6 +1112,14 @@ export const Enclosure: MessageFns<Enclosure> = {
             message.relaxations.push(reader.string());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.runtime = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1127,6 +1156,7 @@ export const Enclosure: MessageFns<Enclosure> = {
       relaxations: globalThis.Array.isArray(object?.relaxations)
         ? object.relaxations.map((e: any) => globalThis.String(e))
         : [],
+      runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
     };
   },
 
@@ -1156,6 +1186,9 @@ export const Enclosure: MessageFns<Enclosure> = {
     if (message.relaxations?.length) {
       obj.relaxations = message.relaxations;
     }
+    if (message.runtime !== "") {
+      obj.runtime = message.runtime;
+    }
     return obj;
   },
 
@@ -1174,6 +1207,7 @@ export const Enclosure: MessageFns<Enclosure> = {
     message.workspaceMode = object.workspaceMode ?? "";
     message.detail = object.detail ?? "";
     message.relaxations = object.relaxations?.map((e) => e) || [];
+    message.runtime = object.runtime ?? "";
     return message;
   },
 };
@@ -1354,6 +1388,7 @@ function createBaseEnclosureOptions(): EnclosureOptions {
     writableRoot: false,
     allowNewPrivileges: false,
     agentDelivery: "",
+    runtime: "",
   };
 }
 
@@ -1391,6 +1426,9 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     }
     if (message.agentDelivery !== "") {
       writer.uint32(90).string(message.agentDelivery);
+    }
+    if (message.runtime !== "") {
+      writer.uint32(98).string(message.runtime);
     }
     return writer;
   },
@@ -1496,6 +1534,14 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
             message.agentDelivery = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.runtime = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1553,6 +1599,7 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
         : isSet(object.agent_delivery)
         ? globalThis.String(object.agent_delivery)
         : "",
+      runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
     };
   },
 
@@ -1591,6 +1638,9 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     if (message.agentDelivery !== "") {
       obj.agentDelivery = message.agentDelivery;
     }
+    if (message.runtime !== "") {
+      obj.runtime = message.runtime;
+    }
     return obj;
   },
 
@@ -1610,6 +1660,7 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     message.writableRoot = object.writableRoot ?? false;
     message.allowNewPrivileges = object.allowNewPrivileges ?? false;
     message.agentDelivery = object.agentDelivery ?? "";
+    message.runtime = object.runtime ?? "";
     return message;
   },
 };
@@ -4334,6 +4385,7 @@ function createBaseEnclosureAudit(): EnclosureAudit {
     image: "",
     relaxations: [],
     checks: [],
+    runtime: "",
     bridgeCalls: [],
     passed: false,
     timeMs: 0,
@@ -4360,6 +4412,9 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
     }
     for (const v of message.checks) {
       AuditCheck.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.runtime !== "") {
+      writer.uint32(90).string(message.runtime);
     }
     for (const v of message.bridgeCalls) {
       AuditEvent.encode(v!, writer.uint32(58).fork()).join();
@@ -4437,6 +4492,14 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
             message.checks.push(AuditCheck.decode(reader, reader.uint32()));
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.runtime = reader.string();
+            continue;
+          }
           case 7: {
             if (tag !== 58) {
               break;
@@ -4499,6 +4562,7 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
         ? object.relaxations.map((e: any) => globalThis.String(e))
         : [],
       checks: globalThis.Array.isArray(object?.checks) ? object.checks.map((e: any) => AuditCheck.fromJSON(e)) : [],
+      runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
       bridgeCalls: globalThis.Array.isArray(object?.bridgeCalls)
         ? object.bridgeCalls.map((e: any) => AuditEvent.fromJSON(e))
         : globalThis.Array.isArray(object?.bridge_calls)
@@ -4534,6 +4598,9 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
     if (message.checks?.length) {
       obj.checks = message.checks.map((e) => AuditCheck.toJSON(e));
     }
+    if (message.runtime !== "") {
+      obj.runtime = message.runtime;
+    }
     if (message.bridgeCalls?.length) {
       obj.bridgeCalls = message.bridgeCalls.map((e) => AuditEvent.toJSON(e));
     }
@@ -4560,6 +4627,7 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
     message.image = object.image ?? "";
     message.relaxations = object.relaxations?.map((e) => e) || [];
     message.checks = object.checks?.map((e) => AuditCheck.fromPartial(e)) || [];
+    message.runtime = object.runtime ?? "";
     message.bridgeCalls = object.bridgeCalls?.map((e) => AuditEvent.fromPartial(e)) || [];
     message.passed = object.passed ?? false;
     message.timeMs = object.timeMs ?? 0;
