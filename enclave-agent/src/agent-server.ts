@@ -44,16 +44,8 @@ export interface RunningAgent {
 function removeStaleSocket(path: string): void {
   try {
     if (lstatSync(path).isSocket()) unlinkSync(path);
-  } catch (err) {
-    // gVisor refuses to look at a socket it made on the host (EPERM) but may remove it: whatever is at
-    // the agent's own socket path is the agent's to replace.
-    if ((err as NodeJS.ErrnoException).code === "EPERM") {
-      try {
-        unlinkSync(path);
-      } catch {
-        // Left for bind to report.
-      }
-    }
+  } catch {
+    // Nothing there.
   }
 }
 
@@ -79,22 +71,11 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 
   mkdirSync(dirname(opts.socketPath), { recursive: true });
   removeStaleSocket(opts.socketPath);
-  // Only the agent's own user (and root, which the host control plane is) may connect: the socket is
-  // made 0600 by the umask as it is created, since gVisor refuses to chmod (or even stat) a socket it
-  // made on the host; elsewhere the chmod makes sure.
-  const umask = process.umask(0o177);
-  try {
-    await new Promise<void>((resolve, reject) =>
-      server.bindAsync(`unix://${opts.socketPath}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
-    );
-  } finally {
-    process.umask(umask);
-  }
-  try {
-    chmodSync(opts.socketPath, 0o600);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") throw err;
-  }
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${opts.socketPath}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+  );
+  // Only the agent's own user (and root, which the host control plane is) may connect.
+  chmodSync(opts.socketPath, 0o600);
   return {
     server,
     close: async () => {

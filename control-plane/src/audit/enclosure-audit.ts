@@ -62,7 +62,7 @@ const GOFER_CAPS = 0x4001fn;
 
 const list = (xs: readonly string[]): string => (xs.length ? xs.join(", ") : "none");
 const NOT_ASKED = "not reported by the agent (the outside half decides)";
-const bad = (e: Error): string => `could not be read: ${e.message}`;
+const bad = (e: Error | undefined): string => `could not be read: ${e?.message ?? "not read"}`;
 
 function hostProcessLabel(p: HostProcess): string {
   return `${p.pid} (${(p.argv[0] ?? "").split("/").at(-1) || p.exe || "?"})`;
@@ -132,7 +132,7 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     let outsideText: string;
     let ok: boolean;
     if (!host) {
-      outsideText = `engine runtime ${hc.Runtime || "(default)"}; host processes ${bad(hostError as Error)}`;
+      outsideText = `engine runtime ${hc.Runtime || "(default)"}; host processes ${bad(hostError)}`;
       ok = false;
     } else if (!gv) {
       const foreign = host.processes.filter((p) => /^runsc-/.test(p.argv[0] ?? ""));
@@ -160,12 +160,12 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
 
   // network
   {
-    const hostNetText = host ? [...new Set(hostNets.map((n) => `interfaces ${list(n.interfaces)}; routes ${list(n.routes)}`))].join(" | ") : bad(hostError as Error);
+    const hostNetText = host ? [...new Set(hostNets.map((n) => `interfaces ${list(n.interfaces)}; routes ${list(n.routes)}`))].join(" | ") : bad(hostError);
     const hostNetOk = !!host && hostNets.every((n) => n.interfaces.join(",") === "lo" && n.routes.length === 0);
     const gvisorOk = !gv || (!!gvisor && gvisor.interfaces.join(",") === "lo" && gvisor.routes.length === 0 && sandboxFlag("--network=none"));
     const outsideText = gv
       ? `network mode ${hc.NetworkMode}; gVisor's network stack ${sandboxFlag("--network=none") ? "off (--network=none)" : "not started with --network=none"}; ` +
-        `gVisor's kernel: ${gvisor ? `interfaces ${list(gvisor.interfaces)}; routes ${list(gvisor.routes)}` : bad(gvisorError as Error)}; gVisor's ${hostNets.length} host network namespace(s): ${hostNetText}`
+        `gVisor's kernel: ${gvisor ? `interfaces ${list(gvisor.interfaces)}; routes ${list(gvisor.routes)}` : bad(gvisorError)}; gVisor's ${hostNets.length} host network namespace(s): ${hostNetText}`
       : `network mode ${hc.NetworkMode}; host kernel, ${hostNets.length} network namespace(s): ${hostNetText}`;
     add({
       item: "network",
@@ -181,8 +181,8 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     const published = Object.keys(hc.PortBindings ?? {});
     const kernelListening = gv ? gvisor?.listening : host ? hostListening : undefined;
     const outsideText = gv
-      ? `gVisor's kernel: ${gvisor ? list(gvisor.listening) : bad(gvisorError as Error)}; gVisor's host network namespaces: ${host ? list(hostListening) : bad(hostError as Error)}; published ports ${list(published)}`
-      : `host kernel: ${host ? list(hostListening) : bad(hostError as Error)}; published ports ${list(published)}`;
+      ? `gVisor's kernel: ${gvisor ? list(gvisor.listening) : bad(gvisorError)}; gVisor's host network namespaces: ${host ? list(hostListening) : bad(hostError)}; published ports ${list(published)}`
+      : `host kernel: ${host ? list(hostListening) : bad(hostError)}; published ports ${list(published)}`;
     add({
       item: "listening sockets",
       expected: "no TCP socket listening and no UDP socket bound (/proc/net/{tcp,tcp6,udp,udp6})",
@@ -201,7 +201,7 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     if (gv) {
       kernel = gvisor
         ? every(gvisor.processes, (p) => capsEmpty(p.capEff) && capsEmpty(p.capPrm) && capsEmpty(p.capBnd), "with CapEff, CapPrm and CapBnd empty", (p) => `${p.pid} (${p.name})`, (p) => `CapEff ${p.capEff} CapPrm ${p.capPrm} CapBnd ${p.capBnd}`)
-        : { ok: false, text: bad(gvisorError as Error) };
+        : { ok: false, text: bad(gvisorError) };
       sandboxSide = host
         ? every(
             host.processes,
@@ -210,11 +210,11 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
             hostProcessLabel,
             (p) => `uid_map ${p.uidMap.trim().replace(/\s+/g, " ") || "(the host's)"} CapEff ${p.capEff}`,
           )
-        : { ok: false, text: bad(hostError as Error) };
+        : { ok: false, text: bad(hostError) };
     } else {
       kernel = host
         ? every(host.processes, (p) => capsEmpty(p.capEff) && capsEmpty(p.capPrm) && capsEmpty(p.capBnd), "with CapEff, CapPrm and CapBnd empty", hostProcessLabel, (p) => `CapEff ${p.capEff} CapPrm ${p.capPrm} CapBnd ${p.capBnd}`)
-        : { ok: false, text: bad(hostError as Error) };
+        : { ok: false, text: bad(hostError) };
     }
     add({
       item: "capabilities",
@@ -230,7 +230,7 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     const option = securityOpt.some((o) => /^no-new-privileges(:true)?$/.test(o));
     const kernel = host
       ? every(host.processes, (p) => p.noNewPrivs === "1", "with NoNewPrivs 1", hostProcessLabel, (p) => `NoNewPrivs ${p.noNewPrivs || "(not shown)"}`)
-      : { ok: false, text: bad(hostError as Error) };
+      : { ok: false, text: bad(hostError) };
     add({
       item: "no new privileges",
       expected: "no-new-privileges set",
@@ -247,7 +247,7 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     add({
       item: "read-only root",
       expected: "root filesystem mounted read-only",
-      outside: `ReadonlyRootfs ${hc.ReadonlyRootfs}; ${kernelName}: ${mounts ? (root ? `/ mounted ${root.options.join(",")} (${root.fsType})` : "/ not found") : bad(kernelError as Error)}`,
+      outside: `ReadonlyRootfs ${hc.ReadonlyRootfs}; ${kernelName}: ${mounts ? (root ? `/ mounted ${root.options.join(",")} (${root.fsType})` : "/ not found") : bad(kernelError)}`,
       inside: insideText((i) => `/ mounted ${i.rootMountOptions || "(not found)"}`),
       ok: hc.ReadonlyRootfs === true && !!root?.options.includes("ro") && !!ins?.rootReadOnly,
     });
@@ -267,7 +267,7 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
       expected: "/tmp and the home folder on tmpfs; the agent read-only; no container engine socket mounted",
       outside:
         `engine: ${list(engineMounts.map((m) => `${m.mountPoint} (${m.type}, ${m.rw ? "rw" : "ro"})`))}; ` +
-        `${kernelName}: ${mounts ? `${tmpfs.join(", ")}; engine sockets ${list([...engineSockets, ...kernelSockets])}` : bad(kernelError as Error)}`,
+        `${kernelName}: ${mounts ? `${tmpfs.join(", ")}; engine sockets ${list([...engineSockets, ...kernelSockets])}` : bad(kernelError)}`,
       inside: NOT_ASKED,
       ok: kernelOk && engineSockets.length === 0 && (!agentMount || agentMount.rw === false),
     });
@@ -278,10 +278,10 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     const kernel = gv
       ? gvisor
         ? every(gvisor.processes, (p) => p.uids.every((u) => u === uid) && p.gids.every((g) => g === gid), `as uid ${uid} gid ${gid}`, (p) => `${p.pid} (${p.name})`, (p) => `uid ${p.uids.join("/")} gid ${p.gids.join("/")}`)
-        : { ok: false, text: bad(gvisorError as Error) }
+        : { ok: false, text: bad(gvisorError) }
       : host
         ? every(host.processes, (p) => p.uids.every((u) => u === uid) && p.gids.every((g) => g === gid), `as uid ${uid} gid ${gid}`, hostProcessLabel, (p) => `uid ${p.uids.join("/")} gid ${p.gids.join("/")}`)
-        : { ok: false, text: bad(hostError as Error) };
+        : { ok: false, text: bad(hostError) };
     add({
       item: "user",
       expected: "a non-root user",
@@ -299,7 +299,7 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     add({
       item: "pids limit",
       expected: gv ? `at most ${record.limits.pids} tasks (under gVisor the limit bounds the sandbox's host threads, not each process inside)` : `at most ${record.limits.pids} processes`,
-      outside: `PidsLimit ${hc.PidsLimit ?? "unset"}; ${host ? cgroupText(host, `pids.max ${hostPids !== undefined && hostPids < 0 ? "unlimited" : hostPids}`) : `host cgroup ${bad(hostError as Error)}`}`,
+      outside: `PidsLimit ${hc.PidsLimit ?? "unset"}; ${host ? cgroupText(host, `pids.max ${hostPids !== undefined && hostPids < 0 ? "unlimited" : hostPids}`) : `host cgroup ${bad(hostError)}`}`,
       inside: insideText((i) => (gv && i.pidsMax < 0 ? `pids.max ${notShown}` : `pids.max ${i.pidsMax < 0 ? "unlimited" : i.pidsMax} (cgroup ${i.cgroupVersion})`)),
       ok: (hc.PidsLimit ?? 0) > 0 && hostPids === hc.PidsLimit && insideAgrees,
     });
@@ -311,7 +311,7 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     add({
       item: "memory limit",
       expected: `${record.limits.memoryBytes} bytes, no swap beyond it`,
-      outside: `Memory ${hc.Memory ?? 0}; MemorySwap ${hc.MemorySwap ?? 0}; ${c && host ? cgroupText(host, `memory limit ${c.memoryBytes < 0 ? "unlimited" : c.memoryBytes}, swap beyond it ${c.swapBytes === undefined ? "not accounted" : c.swapBytes < 0 ? "unlimited" : c.swapBytes}`) : `host cgroup ${bad(hostError as Error)}`}`,
+      outside: `Memory ${hc.Memory ?? 0}; MemorySwap ${hc.MemorySwap ?? 0}; ${c && host ? cgroupText(host, `memory limit ${c.memoryBytes < 0 ? "unlimited" : c.memoryBytes}, swap beyond it ${c.swapBytes === undefined ? "not accounted" : c.swapBytes < 0 ? "unlimited" : c.swapBytes}`) : `host cgroup ${bad(hostError)}`}`,
       inside: insideText((i) => (gv && i.memoryMaxBytes < 0 ? `memory limit ${notShown}` : `memory limit ${i.memoryMaxBytes < 0 ? "unlimited" : i.memoryMaxBytes}`)),
       ok: (hc.Memory ?? 0) > 0 && hc.MemorySwap === hc.Memory && c?.memoryBytes === hc.Memory && swapOk && insideAgrees,
     });
@@ -323,7 +323,7 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     add({
       item: "CPU limit",
       expected: `${record.limits.cpus} CPU`,
-      outside: `NanoCpus ${hc.NanoCpus ?? 0} (${cpus} CPU); ${c && host ? cgroupText(host, `CFS quota ${hostCpus ? `${c.cpuQuotaUs}/${c.cpuPeriodUs} µs = ${hostCpus} CPU` : "unlimited"}`) : `host cgroup ${bad(hostError as Error)}`}`,
+      outside: `NanoCpus ${hc.NanoCpus ?? 0} (${cpus} CPU); ${c && host ? cgroupText(host, `CFS quota ${hostCpus ? `${c.cpuQuotaUs}/${c.cpuPeriodUs} µs = ${hostCpus} CPU` : "unlimited"}`) : `host cgroup ${bad(hostError)}`}`,
       inside: insideText((i) => (gv && i.cpus === 0 ? `CFS quota ${notShown}` : `CFS quota ${i.cpus ? `${i.cpus} CPU` : "unlimited"}`)),
       ok: cpus > 0 && Math.abs(hostCpus - cpus) < 0.01 && insideAgrees,
     });
@@ -334,12 +334,12 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     const engine = seccompUnconfined ? "seccomp=unconfined" : "default profile (no override)";
     const hostSide = host
       ? every(host.processes, (p) => p.seccomp === 2, "in seccomp filter mode", hostProcessLabel, (p) => `Seccomp ${p.seccomp}`)
-      : { ok: false, text: bad(hostError as Error) };
+      : { ok: false, text: bad(hostError) };
     // Under gVisor the enclosure's calls go to gVisor's kernel, which runs under its own filter on the
     // host; the engine's profile is not applied inside (Debian's runsc cannot start threads under it),
     // so its processes show Seccomp 0 there, and the agent must say the same.
     const gvisorModes = gvisor ? [...new Set(gvisor.processes.map((p) => p.seccomp))] : [];
-    const gvisorText = gvisor ? `processes in seccomp mode ${list(gvisorModes.map(String))}` : bad(gvisorError as Error);
+    const gvisorText = gvisor ? `processes in seccomp mode ${list(gvisorModes.map(String))}` : bad(gvisorError);
     add({
       item: "seccomp",
       expected: gv
@@ -368,9 +368,8 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
       item: "agent socket",
       expected: "a unix socket only the agent's user can open; the only way in",
       outside: hostSock ? `${hostSocket} mode ${hostSock.mode} owner uid ${hostSock.uid}${hostSock.isSocket ? "" : " (not a socket!)"}` : `${hostSocket} missing`,
-      // gVisor will not stat a socket it made on the host, so under runsc the agent cannot see its own.
-      inside: insideText((i) => (gv && i.socketUid < 0 ? `${i.socketPath}: not shown (gVisor cannot look at a socket it made on the host)` : `${i.socketPath} mode ${i.socketMode} owner uid ${i.socketUid}`)),
-      ok: !!hostSock?.isSocket && hostSock.mode === "600" && hostSock.uid === uid && !!ins && ((ins.socketMode === "600" && ins.socketUid === ins.uid) || (gv && ins.socketUid < 0)),
+      inside: insideText((i) => `${i.socketPath} mode ${i.socketMode} owner uid ${i.socketUid}`),
+      ok: !!hostSock?.isSocket && hostSock.mode === "600" && hostSock.uid === uid && !!ins && ins.socketMode === "600" && ins.socketUid === ins.uid,
     });
   }
   return checks;

@@ -6,11 +6,12 @@ import { EnclaveError } from "../errors.js";
 /**
  * The flags `make docker` (images/ensure-docker.sh) registers runsc with, each needed: --network=none
  * keeps gVisor's own network stack off (runsc cannot start in a container's network namespace with
- * it on); --host-uds=create lets the agent create its socket in the bind-mounted socket folder (it
- * still connects to no host socket). Not --oci-seccomp: under Debian's runsc (2022-12) the engine's
- * default profile stops every thread from starting inside.
+ * it on); --host-uds=all lets the agent create its socket in the bind-mounted socket folder and a
+ * restarted agent remove the old one (with "create" alone gVisor cannot even stat it) — as under
+ * runc, a unix socket in the enclosure's own bind mounts may then be connected to. Not --oci-seccomp:
+ * under Debian's runsc (2022-12) the engine's default profile stops every thread from starting inside.
  */
-export const RUNSC_RUNTIME_ARGS = ["--network=none", "--host-uds=create"] as const;
+export const RUNSC_RUNTIME_ARGS = ["--network=none", "--host-uds=all"] as const;
 
 export interface RunscRegistration {
   path: string;
