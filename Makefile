@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run test build deps gen docker images bench clean host-tools host-servers host-debuggers host-kernels chromium
+.PHONY: run test build deps gen docker images bench clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -21,9 +21,13 @@ docker:
 images: build docker
 	node dist/images/pipeline/main.js
 
-# What host placement runs, installed on the host when absent: language servers, debug adapters,
-# the Python data stack for kernels (and Jupyter, the kernels' benchmark peer).
-host-tools: host-servers host-debuggers host-kernels
+# What host placement runs, installed on the host when absent: the bubblewrap sandbox and its account,
+# language servers, debug adapters, the Python data stack for kernels (and Jupyter, the kernels'
+# benchmark peer).
+host-tools: host-sandbox host-servers host-debuggers host-kernels
+
+host-sandbox:
+	bash scripts/ensure-host-sandbox.sh
 
 host-kernels:
 	bash scripts/ensure-host-kernels.sh

@@ -8,14 +8,12 @@ set -euo pipefail
 log() { printf '[docker] %s\n' "$*" >&2; }
 
 # How runsc is registered (control-plane/src/placement/gvisor-runtime.ts checks the same flags):
-# --network=none: gVisor's own network stack off — an enclosure has no network, and runsc refuses to
-#   start in Docker's network namespace with it on;
-# --host-uds=all: the agent may create its unix socket in the bind-mounted socket folder, and a
-#   restarted agent may remove the old one (with "create" alone gVisor cannot even stat it); like
-#   under runc, a unix socket in the enclosure's own bind mounts may then be connected to.
-# Not --oci-seccomp: under Debian's runsc (2022-12) the engine's default profile stops every thread
-# from starting (node aborts, Python "can't start new thread"); gVisor's kernel answers the calls.
-RUNSC_ARGS='["--network=none","--host-uds=all"]'
+# --network=none keeps gVisor's own network stack off — an enclosure has no network, and runsc
+# refuses to start in Docker's network namespace with it on. Not --oci-seccomp: under Debian's runsc
+# (2022-12) the engine's default profile stops every thread from starting inside (node aborts, Python
+# "can't start new thread"); gVisor's kernel answers the enclosure's calls itself. Not --host-uds:
+# nothing of the host's is a socket the enclosure needs (its agent is reached through exec).
+RUNSC_ARGS='["--network=none"]'
 
 # runsc registered with exactly our flags (a registration without them is updated and reloaded).
 has_runsc() { docker info --format '{{json .Runtimes.runsc}}' 2>/dev/null | grep -qF "\"runtimeArgs\":$RUNSC_ARGS"; }

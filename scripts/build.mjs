@@ -23,6 +23,17 @@ await build({
   // CommonJS dependencies (grpc-js) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __enclaveCreateRequire } from 'node:module'; const require = __enclaveCreateRequire(import.meta.url);" },
 });
+// The relay the control plane execs inside an enclosure to reach the agent: tiny, so each connection
+// costs only Node's start-up.
+await build({
+  entryPoints: [join(root, "enclave-agent", "src", "transport", "relay.ts")],
+  outfile: join(outDir, "relay.mjs"),
+  bundle: true,
+  platform: "node",
+  target: "node18",
+  format: "esm",
+  logLevel: "warning",
+});
 // The kernel runners ship beside the bundle (dist/agent is mounted read-only in enclosures): the
 // JavaScript runner bundled for Node 18, the Python runner copied as source.
 const kernelsOut = join(outDir, "kernels");

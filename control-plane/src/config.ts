@@ -1,6 +1,8 @@
 // The control plane's configuration: flags over environment over defaults, resolved once.
 import { join, resolve } from "node:path";
+import type { AuditRetention } from "./audit/audit-retention.js";
 import { LIMITS } from "./limits.js";
+import type { HostSandboxConfig } from "./placement/host-sandbox.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 
 /** The container runtimes an enclosure can run under: runc (namespaces of the host's kernel) or
@@ -22,6 +24,12 @@ export interface EnclosureDefaults {
   pidsLimit: number;
   tmpSizeBytes: number;
   homeSizeBytes: number;
+  /** Copy mode's workspace volume size when a start gives none (ENCLAVE_ENCLOSURE_DISK_BYTES). */
+  diskBytes: number;
+  /** Host folder for copy mode's workspace volume images. */
+  diskImageDir: string;
+  /** What a copy-mode stop brings back at most (ENCLAVE_COPY_BACK_MAX_BYTES; see LIMITS). */
+  copyBackMaxBytes: number;
 }
 
 export interface ControlPlaneConfig {
@@ -39,6 +47,10 @@ export interface ControlPlaneConfig {
   customToolsDir: string;
   /** Hard lifetime of a debug session (ENCLAVE_DEBUG_TTL_SECONDS, default 30 minutes). */
   debugSessionTtlMs: number;
+  /** Host placement's bubblewrap sandbox: the account it runs as, and whether it keeps the network. */
+  hostSandbox: HostSandboxConfig;
+  /** What the audit log keeps (ENCLAVE_AUDIT_RETENTION_DAYS, ENCLAVE_AUDIT_MAX_MIB; 0 for no limit). */
+  auditRetention: AuditRetention;
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -64,9 +76,27 @@ function runtimeFromEnv(): EnclosureRuntime {
   return raw;
 }
 
+function onOffFromEnv(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "on") return true;
+  if (raw === "off") return false;
+  throw new Error(`${name}=${raw} must be on or off`);
+}
+
+/** A limit where 0 means none. */
+function limitFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name}=${raw} is not a number of 0 or more (0 for no limit)`);
+  return n;
+}
+
 export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> = {}): ControlPlaneConfig {
+  const dataDir = resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data"));
   return {
-    dataDir: resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data")),
+    dataDir,
     listen: overrides.listen ?? process.env.ENCLAVE_LISTEN ?? DEFAULT_LISTEN,
     agentBundleDir: process.env.ENCLAVE_AGENT_BUNDLE ?? agentBundleDir,
     customToolsDir: process.env.ENCLAVE_CUSTOM_TOOLS_DIR ?? "",
@@ -78,6 +108,9 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
       pidsLimit: numberFromEnv("ENCLAVE_ENCLOSURE_PIDS", 512),
       tmpSizeBytes: 512 * 1024 ** 2,
       homeSizeBytes: 256 * 1024 ** 2,
+      diskBytes: numberFromEnv("ENCLAVE_ENCLOSURE_DISK_BYTES", 10 * 1024 ** 3),
+      diskImageDir: join(dataDir, "enclosure-disks"),
+      copyBackMaxBytes: numberFromEnv("ENCLAVE_COPY_BACK_MAX_BYTES", LIMITS.copyBackMaxBytes),
     },
     questionTimeoutMs: numberFromEnv("ENCLAVE_QUESTION_TIMEOUT_SECONDS", LIMITS.questionDefaultTimeoutSeconds) * 1000,
     vibe: {
@@ -88,5 +121,14 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
       workerTimeoutMs: numberFromEnv("ENCLAVE_VIBE_TIMEOUT_SECONDS", LIMITS.vibeWorkerDefaultTimeoutSeconds) * 1000,
     },
     debugSessionTtlMs: Math.round(numberFromEnv("ENCLAVE_DEBUG_TTL_SECONDS", 30 * 60) * 1000),
+    hostSandbox: {
+      user: process.env.ENCLAVE_HOST_USER || "enclave-sandbox",
+      network: onOffFromEnv("ENCLAVE_HOST_NETWORK", false),
+    },
+    auditRetention: {
+      maxAgeMs: Math.round(limitFromEnv("ENCLAVE_AUDIT_RETENTION_DAYS", LIMITS.auditRetentionDefaultDays) * 86_400_000),
+      maxBytes: Math.round(limitFromEnv("ENCLAVE_AUDIT_MAX_MIB", LIMITS.auditMaxDefaultMib) * 1024 ** 2),
+      pruneIntervalMs: LIMITS.auditPruneIntervalMs,
+    },
   };
 }

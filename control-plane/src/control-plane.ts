@@ -7,12 +7,15 @@ import { ApprovalGate } from "./approval/approval-gate.js";
 import { CardApprover } from "./approval/card-approver.js";
 import { AuditLog } from "./audit/audit-log.js";
 import { type EnclosureAuditReport, enclosureChecks, type OutsideView } from "./audit/enclosure-audit.js";
+import { hostChecks } from "./audit/host-audit.js";
+import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import type { ControlPlaneConfig } from "./config.js";
 import { type ConversationRecord, ConversationStore } from "./conversations/conversation-store.js";
 import { EnclaveError } from "./errors.js";
 import type { DescribeResponse } from "../../proto/gen/enclave/agent/v1/info.js";
 import { connectDocker, DockerUnavailableError } from "./placement/docker-connection.js";
-import { DockerDriver } from "./placement/docker-driver.js";
+import { DockerDriver, ownerId } from "./placement/docker-driver.js";
+import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
@@ -24,7 +27,7 @@ import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { askUserTool } from "./questions/ask-user.js";
-import { cardAuditEvent, lastAuditedCardNumber } from "./questions/card-audit.js";
+import { cardAuditEvent } from "./questions/card-audit.js";
 import { QuestionPort } from "./questions/question-port.js";
 import { CommandHost } from "./vibe/command-host.js";
 import { vibeTools } from "./vibe/tools/index.js";
@@ -35,6 +38,13 @@ import { AST_TOOLS } from "./tools/ast/index.js";
 import { loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 import { LiveStatusRegistry, vibeWorkerStatus } from "./console/live-status.js";
 import { placementStatusSources } from "./console/placement-status.js";
+
+export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string };
+
+async function describeAgent(ep: AgentEndpoint): Promise<PlacementDescription> {
+  const [health, described] = await Promise.all([ep.client.health(), ep.client.describe()]);
+  return { ...described, agentVersion: health.version, workspaceRoot: health.workspaceRoot };
+}
 
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
@@ -55,26 +65,33 @@ export class ControlPlane {
   /** What runs per conversation, for the operator console (capabilities register their own source). */
   readonly liveStatus = new LiveStatusRegistry();
   private readonly dispatcher: ToolDispatcher;
-  private readonly socketRoot: string;
+  /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
+  readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
 
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
     this.conversations = new ConversationStore(config.dataDir);
-    this.audit = new AuditLog(join(config.dataDir, "audit.db"));
+    this.audit = new AuditLog(join(config.dataDir, "audit.db"), { retention: config.auditRetention });
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
-    this.hostAgents = new HostAgents(join(config.agentBundleDir, "enclave-agent.mjs"), this.socketRoot, join(config.dataDir, "logs"));
+    this.hostAgents = new HostAgents(
+      config.agentBundleDir,
+      this.socketRoot,
+      join(config.dataDir, "logs"),
+      join(config.dataDir, "host-state"),
+      config.hostSandbox,
+    );
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
     const lsp = new LspCapability();
     for (const tool of lsp.wrapWriteTools(BUILTIN_TOOLS)) this.registry.register(tool);
     for (const tool of lsp.tools) this.registry.register(tool);
     this.questions = new QuestionPort(
       (card) => this.audit.record(cardAuditEvent(card)),
-      (space) => lastAuditedCardNumber(this.audit.history(space)),
+      (space) => this.audit.nextCardNumber(space),
     );
-    this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs));
+    this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs, (run) => this.pending.forRun(run)));
     this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
-    this.vibe = new VibeRoster(new CommandHost(config.vibe), (w) => this.audit.record(workerAuditEvent(w)));
+    this.vibe = new VibeRoster(new CommandHost(config.vibe, (id) => this.placements.endpoint(id)), (w) => this.audit.record(workerAuditEvent(w)));
     for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
     for (const tool of lsp.wrapWriteTools(AST_TOOLS)) this.registry.register(tool);
     this.registry.register(createDebugTool({ sessionTtlMs: config.debugSessionTtlMs }));
@@ -92,6 +109,9 @@ export class ControlPlane {
     } catch (err) {
       if (!(err instanceof DockerUnavailableError || err instanceof EnclaveError)) throw err;
       // Enclosures recorded before a restart stay as recorded; calls will say what is wrong.
+      process.stderr.write(
+        `control plane: cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used\n`,
+      );
     }
     return cp;
   }
@@ -100,7 +120,7 @@ export class ControlPlane {
   dockerDriver(): Promise<DockerDriver> {
     if (!this.driver) {
       this.driver = connectDocker().then(
-        (docker) => new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure),
+        (docker) => new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot, ownerId(this.config.dataDir)),
         (err: unknown) => {
           this.driver = undefined;
           throw new EnclaveError("placement_unavailable", (err as Error).message);
@@ -166,11 +186,14 @@ export class ControlPlane {
 
   async deleteConversation(id: string): Promise<void> {
     const conv = this.conversations.get(id);
+    // Workers first, while their placement still answers: they get SIGTERM and a grace, not a cut.
+    await this.vibe.forget(id);
     if (conv.enclosure) await this.placements.stop(id);
     await this.hostAgents.stop(id);
+    this.hostAgents.forget(id);
+    this.placements.forget(id);
     for (const r of this.runs.forConversation(id)) this.questions.cancelRun(r.id);
     this.questions.forget(id);
-    await this.vibe.forget(id);
     for (const r of this.runs.forConversation(id)) this.pending.drop(r.id);
     this.runs.closeConversation(id);
     this.conversations.delete(id);
@@ -186,10 +209,27 @@ export class ControlPlane {
     return this.view(await this.placements.stop(id));
   }
 
-  async describePlacement(id: string): Promise<DescribeResponse & { agentVersion: string; workspaceRoot: string }> {
-    const ep = await this.placements.endpoint(id);
-    const [health, described] = await Promise.all([ep.client.health(), ep.client.describe()]);
-    return { ...described, agentVersion: health.version, workspaceRoot: health.workspaceRoot };
+  async describePlacement(id: string): Promise<PlacementDescription> {
+    return describeAgent(await this.placements.endpoint(id));
+  }
+
+  /** What the conversation's agent can run, asked only of one already running: starts nothing (undefined when none runs). */
+  async describeRunningPlacement(id: string): Promise<PlacementDescription | undefined> {
+    const ep = await this.placements.running(id);
+    return ep ? describeAgent(ep) : undefined;
+  }
+
+  /**
+   * Starts the conversation's host agent now, an explicit operator action (tool calls start it on
+   * their own); refused while an enclosure serves the conversation. Returns the agent's pid.
+   */
+  async startHostAgent(id: string): Promise<number | undefined> {
+    const conv = this.conversations.get(id);
+    if (conv.enclosure) {
+      throw new EnclaveError("failed_precondition", `conversation \`${id}\` runs in an enclosure; its agent starts and stops with the enclosure, not on the host`);
+    }
+    await this.placements.endpoint(id);
+    return this.hostAgents.pid(id);
   }
 
   /** The egress audit: the enclosure's hardening from outside and inside, and the bridge calls. */
@@ -198,14 +238,20 @@ export class ControlPlane {
     const bridgeCalls = this.audit.history(id).filter((e) => e.kind === "tool_call" && e.origin === "bridge");
     const enc = conv.enclosure;
     const base = { conversationId: id, bridgeCalls, timeMs: Date.now() };
-    if (!enc) return { ...base, placement: "host", containerId: "", image: "", runtime: "", relaxations: [], checks: [], passed: false };
+    if (!enc) {
+      // Host placement: the running sandbox, read from the host; nothing is started to audit it.
+      const target = this.hostAgents.auditTarget(id);
+      const relaxations = this.config.hostSandbox.network ? ["host network shared (ENCLAVE_HOST_NETWORK=on)"] : [];
+      const checks = target ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED }) : [];
+      return { ...base, placement: "host", containerId: "", image: "", runtime: "", relaxations, checks, passed: checks.length > 0 && checks.every((c) => c.ok) };
+    }
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
     const driver = await this.dockerDriver();
     const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
-    const [info, inside] = await Promise.all([driver.containerInfo(enc), ep.client.selfAudit().catch(asError)]);
+    const [info, inside, volume] = await Promise.all([driver.containerInfo(enc), ep.client.selfAudit().catch(asError), driver.workspaceVolumeInfo(enc)]);
     // The host's view first, then gVisor's: the reader gVisor's view starts is no process of the host's.
-    const outside: OutsideView = { info, host: await driver.hostView(info).catch(asError) };
+    const outside: OutsideView = { info, volume, host: await driver.hostView(info).catch(asError) };
     if (enc.runtime === "runsc") {
       outside.gvisor = await driver.gvisorView(enc).catch(asError);
       outside.runsc = await driver.runscRegistration().catch(asError);

@@ -20,7 +20,9 @@ export type EnclaveErrorCode =
   /** An eval cell raised (its output and traceback are the result). */
   | "cell_error"
   /** A kernel died during a cell (out of memory, os._exit, a crash); its state was lost. */
-  | "kernel_died";
+  | "kernel_died"
+  /** A cell made more bridge calls (tool() in a kernel) than one cell may. */
+  | "bridge_limit";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -39,6 +41,7 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   failed: status.UNKNOWN,
   cell_error: status.ABORTED,
   kernel_died: status.ABORTED,
+  bridge_limit: status.RESOURCE_EXHAUSTED,
 };
 
 export class EnclaveError extends Error {

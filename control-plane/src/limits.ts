@@ -15,11 +15,33 @@ export const LIMITS = {
   agentCallTimeoutMs: 60_000,
   /** How long the host agent or an enclosure's agent gets to answer Health when (re)started. */
   agentReadyTimeoutMs: 30_000,
+  /** One readiness attempt; a relay waits this long for the agent's socket before the container is checked again. */
+  agentReadyProbeMs: 3_000,
+  /** A line an enclosure's relay writes to its stderr is logged at most this long (it is the enclosure's text). */
+  relayLogLineChars: 500,
+  /** How long a host agent gets to stop its kernels and servers once its lifeline closes. */
+  hostAgentStopGraceMs: 3_000,
+  /**
+   * What a copy-mode stop brings back from the enclosure's /workspace at most: bytes of file content
+   * (apparent sizes, so a sparse file counts in full) and entries. Past either the stop fails, nothing
+   * is copied back and the enclosure keeps running. ENCLAVE_COPY_BACK_MAX_BYTES overrides the bytes.
+   */
+  copyBackMaxBytes: 16 * 1024 ** 3,
+  copyBackMaxEntries: 1_000_000,
+  /** Lines of "not copied back" a stop reports (the rest are counted). */
+  notCopiedBackListed: 200,
   /** Deadline of the Health probe made before a call when the channel is not connected. */
   agentProbeTimeoutMs: 10_000,
+  /** The Docker events stream is re-subscribed after a failure, waiting from the first to the last, doubling. */
+  deathWatchRetryFirstMs: 250,
+  deathWatchRetryMaxMs: 30_000,
   grpcMaxMessageBytes: 64 * 1024 * 1024,
-  /** Most audit events one history request returns (the database keeps everything). */
+  /** Most audit events one history request returns (the database keeps what its retention allows). */
   auditHistoryEvents: 10_000,
+  /** Audit retention by default: events younger than this many days, within this many MiB; pruned at start and then this often. */
+  auditRetentionDefaultDays: 90,
+  auditMaxDefaultMib: 1024,
+  auditPruneIntervalMs: 60 * 60_000,
   /** Question port: how long a card waits by default (ENCLAVE_QUESTION_TIMEOUT_SECONDS) and at most. */
   questionDefaultTimeoutSeconds: 600,
   questionMaxTimeoutSeconds: 24 * 3600,
@@ -27,9 +49,13 @@ export const LIMITS = {
   questionTextMaxChars: 4000,
   /** Free text an answerer may write. */
   answerFreeTextMaxChars: 16 * 1024,
-  /** Arguments shown in a permission card's context (the card's arguments_json has up to 64 KiB). */
+  /**
+   * Arguments shown in a permission card's context, and the preview in its arguments_json (both
+   * say when they are cut); the complete arguments come in pages of at most cardArgumentsPageChars.
+   */
   permissionContextChars: 2000,
   permissionArgumentsChars: 64 * 1024,
+  cardArgumentsPageChars: 1024 * 1024,
   /** Closed cards kept per conversation for ListCards. */
   closedCardsKept: 200,
   /** Vibe workers: live ones per conversation, kept ones (oldest settled dropped), their bounded logs. */
@@ -74,4 +100,10 @@ export const LIMITS = {
   /** Text of one cell kept in the eval result (head and tail); images kept per cell. */
   evalResultTextBytes: 64 * 1024,
   evalMaxImages: 20,
+  /**
+   * Bridge calls (tool() in a cell) one cell may make; past it each further call fails with
+   * bridge_limit and is not run. The agent holds the same limit (kernelBridgeCallsPerCell) and
+   * answers such calls itself, so they neither reach this side nor stop the cell's idle budget.
+   */
+  evalBridgeCallsPerCell: 1000,
 } as const;

@@ -1,6 +1,9 @@
-// Assembles the agent's gRPC services on one unix socket. Never TCP: the socket's folder is the only
-// way in, bind-mounted from the host when the agent runs in an enclosure.
+// Assembles the agent's gRPC services on one unix socket, never TCP. In an enclosure the socket lives
+// in the container's own /run (the control plane reaches it through a relay it runs over the engine's
+// exec); on the host the control plane hands the sandboxed agent an already-listening socket, so the
+// agent never names, creates or exposes a host path.
 import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
+import { createServer, type Server as NetServer } from "node:net";
 import { dirname } from "node:path";
 import { Server, ServerCredentials } from "@grpc/grpc-js";
 import { ArchiveService } from "../../proto/gen/enclave/agent/v1/archive.js";
@@ -9,7 +12,7 @@ import { FilesService } from "../../proto/gen/enclave/agent/v1/files.js";
 import { AgentInfoService } from "../../proto/gen/enclave/agent/v1/info.js";
 import { ProcessService } from "../../proto/gen/enclave/agent/v1/process.js";
 import { KernelsService } from "../../proto/gen/enclave/agent/v1/kernel.js";
-import { KernelFactory } from "./kernels/kernel-factory.js";
+import { KernelPool } from "./kernels/kernel-pool.js";
 import { kernelsService } from "./kernels/kernel-service.js";
 import { archiveService } from "./fs/archive-service.js";
 import { filesService } from "./fs/files-service.js";
@@ -26,14 +29,22 @@ import { LspSupervisor } from "./lsp/supervisor.js";
 import { DebugService } from "../../proto/gen/enclave/agent/v1/debug.js";
 import { debugService } from "./dap/debug-service.js";
 import { DebugSupervisor } from "./dap/debug-supervisor.js";
+import { openStateFolder } from "./state/state-folder.js";
 
 export interface AgentOptions {
-  socketPath: string;
+  /** Where to listen: a socket path the agent binds, or a listening socket it inherited as a file descriptor. */
+  listen: { socketPath: string } | { fd: number };
   workspaceRoot: string;
   placement: "host" | "enclosure";
   grammarDir: string;
   /** Folder of the kernel runners (kernels/ beside the bundle). */
   kernelDir: string;
+  /**
+   * The agent's private state folder (apply journal, kernel environments), outside the workspace and
+   * mode 0700. Give one that survives restarts so an interrupted apply is finished; when absent the
+   * agent makes one with an unpredictable name and removes it when it stops.
+   */
+  stateDir?: string;
 }
 
 export interface RunningAgent {
@@ -41,9 +52,11 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
+/** Clears the socket's path: a socket left by a previous agent, or anything planted there (a link
+ * included: bind() would refuse the name, and the agent must come back after a restart). */
 function removeStaleSocket(path: string): void {
   try {
-    if (lstatSync(path).isSocket()) unlinkSync(path);
+    if (!lstatSync(path).isDirectory()) unlinkSync(path);
   } catch {
     // Nothing there.
   }
@@ -51,31 +64,26 @@ function removeStaleSocket(path: string): void {
 
 export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const paths = new WorkspacePaths(opts.workspaceRoot);
+  const state = openStateFolder(opts.stateDir, paths.root);
   const server = new Server({
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
-  server.addService(AgentInfoService, infoService({ placement: opts.placement, workspaceRoot: paths.root, grammarDir: opts.grammarDir, socketPath: opts.socketPath }));
+  server.addService(AgentInfoService, infoService({ placement: opts.placement, workspaceRoot: paths.root, grammarDir: opts.grammarDir, socketPath: "socketPath" in opts.listen ? opts.listen.socketPath : "" }));
   server.addService(FilesService, filesService(paths));
   server.addService(ArchiveService, archiveService(paths));
   server.addService(ProcessService, processService(paths));
   // An apply a crash interrupted is finished (or undone) before anything else reads the files.
-  for (const line of await recoverJournals(paths.root)) process.stderr.write(`enclave-agent: ${line}\n`);
-  server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir)));
+  for (const line of await recoverJournals(paths, state.journalDir)) process.stderr.write(`enclave-agent: ${line}\n`);
+  server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir), state.journalDir));
   const lsp = new LspSupervisor(paths);
   server.addService(LspService, lspService(paths, lsp));
   const debug = new DebugSupervisor(paths);
   server.addService(DebugService, debugService(debug));
-  const kernels = new KernelFactory(paths.root, opts.kernelDir);
+  const kernels = new KernelPool(paths.root, opts.kernelDir, state.kernelsDir);
   server.addService(KernelsService, kernelsService(kernels));
 
-  mkdirSync(dirname(opts.socketPath), { recursive: true });
-  removeStaleSocket(opts.socketPath);
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${opts.socketPath}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
-  );
-  // Only the agent's own user (and root, which the host control plane is) may connect.
-  chmodSync(opts.socketPath, 0o600);
+  const stopListening = await listen(server, opts.listen);
   return {
     server,
     close: async () => {
@@ -88,11 +96,37 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         const force = setTimeout(() => server.forceShutdown(), 2_000);
         server.tryShutdown(() => {
           clearTimeout(force);
-          removeStaleSocket(opts.socketPath);
+          stopListening();
           resolve();
         });
       });
       await kernelsClosed;
+      state.dispose();
     },
   };
+}
+
+/** Starts serving; returns what undoes the listening (the socket file, or the inherited listener). */
+async function listen(server: Server, where: AgentOptions["listen"]): Promise<() => void> {
+  if ("fd" in where) {
+    const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+    const listener: NetServer = createServer((conn) => injector.injectConnection(conn));
+    await new Promise<void>((resolve, reject) => {
+      listener.once("error", reject);
+      listener.listen({ fd: where.fd }, () => resolve());
+    });
+    return () => {
+      listener.close();
+      injector.destroy();
+    };
+  }
+  const { socketPath } = where;
+  mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
+  removeStaleSocket(socketPath);
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${socketPath}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+  );
+  // Only the agent's own user may connect (the relay runs as that user).
+  chmodSync(socketPath, 0o600);
+  return () => removeStaleSocket(socketPath);
 }

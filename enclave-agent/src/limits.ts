@@ -17,8 +17,12 @@ export const LIMITS = {
   /** After SIGTERM on timeout, how long before SIGKILL. */
   execKillGraceMs: 2_000,
   archiveChunkBytes: 256 * 1024,
-  archiveMaxEntryBytes: 512 * 1024 * 1024,
+  /** What ArchiveIn unpacks at most: bytes of file content (apparent sizes) and entries. */
+  archiveMaxBytes: 4 * 1024 * 1024 * 1024,
+  archiveMaxEntries: 500_000,
   symlinkDepth: 40,
+  /** Largest apply journal recovery reads (one entry per file of a structural apply). */
+  journalMaxBytes: 16 * 1024 * 1024,
   /** Structural search: largest file parsed, default and hard cap on matches returned. */
   astMaxFileBytes: 32 * 1024 * 1024,
   astDefaultMaxResults: 50,
@@ -59,18 +63,20 @@ export const LIMITS = {
   debugLaunchTimeoutMs: 180_000,
   /** How long launch, continue and the steps wait for the program to stop before answering "running". */
   debugStopWaitMs: 60_000,
-  /** Default hard lifetime of a session when the caller gives none (the spec's 30 minutes). */
+  /** Default hard lifetime of a session when the caller gives none (30 minutes: long enough for a debugging conversation, short enough that a forgotten session does not hold an adapter for hours). */
   debugSessionTtlMs: 30 * 60 * 1000,
   debugProbeTimeoutMs: 20_000,
   /** How long "this python cannot load debugpy" is believed before probing again. */
   debugProbeNegativeCacheMs: 30_000,
   /** A cell's default budget of running time (suspended while a bridge call is pending), and its cap. */
-  kernelIdleBudgetMs: 300_000,
-  kernelMaxIdleBudgetMs: 6 * 60 * 60 * 1000,
+  kernelRunBudgetMs: 300_000,
+  kernelMaxRunBudgetMs: 6 * 60 * 60 * 1000,
   /** After the SIGINT that ends an over-budget cell, how long before the kernel is killed. */
   kernelInterruptGraceMs: 5_000,
   /** How long a kernel may take to say it is ready. */
   kernelStartTimeoutMs: 60_000,
+  /** The end of a starting kernel's stderr kept for the error when it fails to start. */
+  kernelStartStderrChars: 8 * 1024,
   /** After a kernel exits, how long its pipes may still drain. */
   kernelExitDrainMs: 500,
   /** Stdout + stderr bytes one cell may stream before the rest is dropped. */
@@ -81,4 +87,30 @@ export const LIMITS = {
   kernelStrayOutputBytes: 64 * 1024,
   /** Longest cell the agent accepts. */
   kernelMaxCodeBytes: 4 * 1024 * 1024,
+  /**
+   * Longest frame line a kernel may write on its frame pipe (fd 3). The largest legitimate frames are
+   * a display at the per-cell display cap (32 MiB of image, about 43 MiB as base64) and a bridge call
+   * carrying the control plane's largest arguments (16 MiB, escaped once more inside the frame). A
+   * kernel past it has broken the protocol (a cell writing to fd 3 itself) and is killed; the runners
+   * never send a frame this long (they shrink or refuse it first).
+   */
+  kernelFrameLineBytes: 64 * 1024 * 1024,
+  /**
+   * Output held back on stdout or stderr behind a sync marker whose frame has not come yet. Past it
+   * the marker is dropped (ordering with that frame is given up, nothing is lost): a kernel cannot
+   * make the agent hold its output without bound by writing a marker and never its frame.
+   */
+  kernelSyncHoldBytes: 8 * 1024 * 1024,
+  /**
+   * Frames held waiting for their markers on stdout and stderr. A runner writes the markers before
+   * the frame, so only a frame or two ever wait; past this (and more than one frame) the first is
+   * released as is.
+   */
+  kernelFrameHoldBytes: 16 * 1024 * 1024,
+  /**
+   * Bridge calls one cell may make (tool() in the kernel). Past it each further call fails at once
+   * (error code bridge_limit) without reaching the control plane and without pausing the idle budget;
+   * the kernel lives on. The control plane holds the same limit (evalBridgeCallsPerCell) on its side.
+   */
+  kernelBridgeCallsPerCell: 1000,
 } as const;

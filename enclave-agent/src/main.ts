@@ -1,26 +1,33 @@
 // enclave-agent: the resource host that runs next to the code, on the host or inside an enclosure.
-//   enclave-agent --socket PATH --workspace DIR [--placement host|enclosure] [--grammars DIR] [--exit-with-stdin]
+//   enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin]
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startAgent } from "./agent-server.js";
 
-const usage = `usage: enclave-agent --socket PATH --workspace DIR [--placement host|enclosure] [--grammars DIR] [--exit-with-stdin]
+const usage = `usage: enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin]
 
 Serves the enclave agent's gRPC services on a unix socket (never TCP).
-  --socket PATH        unix socket to listen on
+  --socket PATH        unix socket to create and listen on
+  --listen-fd N        an inherited, already-listening unix socket to accept on
   --workspace DIR      the workspace root; no path outside it is ever touched
   --placement NAME     "host" or "enclosure" (reported by Health)
   --grammars DIR       folder of tree-sitter .wasm grammars (default: beside the bundle)
+  --state-dir DIR      the agent's private state (apply journal, kernel environments): outside the
+                       workspace, owned by the agent's user, mode 0700; give the same one on every
+                       restart so an interrupted apply is finished (default: a new folder under the
+                       temporary folder, removed when the agent stops)
   --exit-with-stdin    exit when standard input closes (the host control plane's lifeline)`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       socket: { type: "string" },
+      "listen-fd": { type: "string" },
       workspace: { type: "string" },
       placement: { type: "string", default: "host" },
       grammars: { type: "string" },
+      "state-dir": { type: "string" },
       "exit-with-stdin": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -29,15 +36,24 @@ async function main(): Promise<void> {
     console.log(usage);
     return;
   }
-  if (!values.socket || !values.workspace) {
-    console.error(`enclave-agent: --socket and --workspace are required\n\n${usage}`);
+  const listenFd = values["listen-fd"] === undefined ? undefined : Number(values["listen-fd"]);
+  if (!values.workspace || (values.socket === undefined) === (listenFd === undefined) || (listenFd !== undefined && !Number.isInteger(listenFd))) {
+    console.error(`enclave-agent: --workspace and exactly one of --socket PATH or --listen-fd N (a number) are required\n\n${usage}`);
     process.exit(2);
   }
+  const listen = listenFd === undefined ? { socketPath: values.socket as string } : { fd: listenFd };
   const placement = values.placement === "enclosure" ? "enclosure" : "host";
   const grammarDir = values.grammars ?? join(dirname(fileURLToPath(import.meta.url)), "grammars");
   const kernelDir = join(dirname(fileURLToPath(import.meta.url)), "kernels");
-  const agent = await startAgent({ socketPath: values.socket, workspaceRoot: values.workspace, placement, grammarDir, kernelDir });
-  process.stderr.write(`enclave-agent ${process.pid}: serving ${values.workspace} on unix:${values.socket} (${placement})\n`);
+  const agent = await startAgent({
+    listen,
+    workspaceRoot: values.workspace,
+    placement,
+    grammarDir,
+    kernelDir,
+    stateDir: values["state-dir"],
+  });
+  process.stderr.write(`enclave-agent ${process.pid}: serving ${values.workspace} on ${values.socket ? `unix:${values.socket}` : `inherited fd ${listenFd}`} (${placement})\n`);
 
   let stopping = false;
   const stop = (why: string): void => {

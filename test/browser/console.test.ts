@@ -4,7 +4,6 @@
 // one page disappears from another, the audit view lists a bridge call and exports it, CSRF and the
 // access token are enforced. A screenshot of each page goes to test/artifacts/console/.
 import { existsSync, readFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +12,7 @@ import { serveConsole, type ServingConsole } from "../../control-plane/src/conso
 import { resolveConsoleSettings } from "../../control-plane/src/console/console-settings.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.js";
+import { rawRequest } from "../helpers/raw-http.js";
 import { until } from "../helpers/wait.js";
 
 let fx: Fixture;
@@ -39,23 +39,6 @@ async function open(path: string): Promise<Page> {
   await page.goto(new URL(path, web.url).href);
   await page.locator('[data-live-indicator][data-state="live"]').waitFor();
   return page;
-}
-
-function rawRequest(opts: { port: number; path: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port: opts.port, path: opts.path, method: opts.method ?? "GET", headers: opts.headers, timeout: 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      // An event stream never ends: read its first bytes only.
-      res.on("data", (c: Buffer) => {
-        chunks.push(c);
-        if ((res.headers["content-type"] ?? "").startsWith("text/event-stream")) res.destroy();
-      });
-      res.on("close", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers }));
-    });
-    req.on("error", reject);
-    req.on("timeout", () => req.destroy(new Error("request timed out")));
-    req.end(opts.body);
-  });
 }
 
 beforeAll(async () => {
@@ -137,6 +120,8 @@ describe("operator console in Chromium", () => {
     await card.waitFor();
     await expect(card.locator(".card-kind").textContent()).resolves.toBe("permission");
     await expect(card.locator(".card-arguments").textContent()).resolves.toContain("denied.txt");
+    await expect(card.locator(".card-files").textContent()).resolves.toBe("denied.txt");
+    await expect(card.locator(".card-arguments-download").first().getAttribute("href")).resolves.toBe("/cards/web-perm/1/arguments.json");
     await screenshot(page, "cards");
     await card.getByRole("button", { name: /deny/ }).click();
     const r = await pending;
@@ -255,6 +240,23 @@ describe("operator console in Chromium", () => {
     await page.locator('[data-placement="host"]').waitFor({ timeout: 120_000 });
     expect(fx.cp.getConversation("web-enc").enclosure).toBeUndefined();
     await page.close();
+  });
+
+  it("starts the host agent only from the page's button (a POST), then shows what the placement can run", async () => {
+    await fx.client.createConversation("web-start");
+    const page = await open("/conversations/web-start");
+    const button = page.getByRole("button", { name: "Start it and ask" });
+    await button.waitFor();
+    expect(fx.cp.hostAgents.pid("web-start")).toBeUndefined();
+    await button.click();
+    await page.locator("#capabilities .capabilities").waitFor({ timeout: 60_000 });
+    await expect(page.locator("#capabilities").textContent()).resolves.toMatch(/As reported by the agent \(host, agent /);
+    expect(fx.cp.hostAgents.pid("web-start")).toBeGreaterThan(0);
+    // A reload asks the running agent straight away.
+    await page.reload();
+    await page.locator("#capabilities .capabilities").waitFor({ timeout: 60_000 });
+    await page.close();
+    await fx.client.deleteConversation("web-start");
   });
 
   it("shows runs and vibe workers live, and says so when the conversation is deleted", async () => {

@@ -208,11 +208,12 @@ export function evalCases(place: () => EvalPlace): void {
     expect(refused.find((e) => e.tool === "write")?.tier).toBe("write");
     expect(refused.find((e) => e.tool === "write")?.kernelId).toMatch(/^(py|js)-/);
 
-    // Approval: an operator who allows the cell but denies the write it attempts.
+    // Approval: an operator who allows the cell but denies the write it attempts (in a fresh kernel:
+    // the one that ran the plan-only cell stays limited to read tools until it is reset).
     const gated = (await p.fx.client.openRun(p.conversationId, { approvalPolicy: "write" })).id;
     p.fx.cp.gate.connect({ approve: async (req) => req.tool.name !== "write" });
     try {
-      const denied = await evalCell(p, { code: "tool('write', {'path': 'denied.txt', 'content': 'x'})" }, gated);
+      const denied = await evalCell(p, { code: "tool('write', {'path': 'denied.txt', 'content': 'x'})", reset: true }, gated);
       expect(resultText(denied)).toMatch(/ToolError: tool `write` failed \(approval_refused\): the operator denied `write`/);
       expect(existsSync(join(p.workspace, "denied.txt"))).toBe(false);
     } finally {

@@ -28,7 +28,8 @@ async function askAndAnswer(cp: ControlPlane): Promise<number> {
 
 describe("audit log", () => {
   it("persists across control-plane restarts and imports an older JSON-lines log", async () => {
-    writeFileSync(join(dataDir, "audit.jsonl"), `${JSON.stringify({ seq: 7, timeMs: 1, kind: "conversation_created", conversationId: "old" })}\n{"cut by a cr`);
+    // A recent time: an event older than the default retention (90 days) would be pruned at start.
+    writeFileSync(join(dataDir, "audit.jsonl"), `${JSON.stringify({ seq: 7, timeMs: Date.now() - 60_000, kind: "conversation_created", conversationId: "old" })}\n{"cut by a cr`);
     const first = await ControlPlane.start(loadConfig({ dataDir }));
     expect(existsSync(join(dataDir, "audit.jsonl.imported"))).toBe(true);
     first.createConversation({ id: "keep" });

@@ -18,7 +18,7 @@ describe("reverse requests", () => {
   it("answers debugpy's runInTerminal and captures the program's output from the process it started", async () => {
     const program = join(dir, "prog.py");
     writeFileSync(program, PY_PROG);
-    const py = await resolvePython([dir]);
+    const py = await resolvePython([dir], "launch");
     if (!py.ok) throw new Error(py.detail);
     const spec = DEBUG_ADAPTERS.find((a) => a.id === "debugpy");
     if (!spec) throw new Error("no debugpy in the registry");

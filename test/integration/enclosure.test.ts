@@ -1,6 +1,6 @@
-// A real enclosure on the real Docker engine: the agent inside answers on the bind-mounted unix
-// socket, files cross to the host, Exec runs inside, and the network is loopback only.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// A real enclosure on the real Docker engine: the agent inside answers through the engine's exec
+// relay, files cross to the host, Exec runs inside, and the network is loopback only.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,11 +98,11 @@ describe("enclosure", () => {
     expect(by("dart")?.detail).toMatch(/not on PATH/);
   });
 
-  it("leaves no container or socket folder behind when stopped", async () => {
-    const socketDir = fx.cp.conversations.get("enc1").enclosure?.socketDir ?? "";
-    expect(existsSync(socketDir)).toBe(true);
+  it("leaves no container or relay socket behind when stopped", async () => {
+    const relays = () => readdirSync(fx.cp.socketRoot).filter((n) => n.startsWith("e-"));
+    expect(relays().length).toBe(1);
     await fx.client.stopEnclosure("enc1");
-    expect(existsSync(socketDir)).toBe(false);
+    expect(relays()).toEqual([]);
     const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.conversation}=enc1`] } });
     expect(left).toEqual([]);
   });

@@ -24,7 +24,7 @@ describe("eval in an enclosure", () => {
   evalCases(() => place);
 
   it("runs its kernels inside the enclosure, on the image's Python and Node 18", async () => {
-    expect(await evalOk(place, { code: "import os, sys\n(os.getuid(), os.path.exists('/.dockerenv'), sys.prefix.startswith('/tmp/enclave-kernels-'))" })).toBe("(1000, True, True)");
+    expect(await evalOk(place, { code: "import os, sys\n(os.getuid(), os.path.exists('/.dockerenv'), sys.prefix.startswith('/tmp/enclave-agent-'))" })).toBe("(1000, True, True)");
     expect(await evalOk(place, { language: "javascript", code: "process.version.split('.')[0]" })).toBe("'v18'");
   });
 

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type EvalPlace, evalCases, evalCell, hostPython } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { until } from "../helpers/wait.js";
+import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
 
 let fx: Fixture;
 let place: EvalPlace;
@@ -89,10 +91,15 @@ describe("eval on host placement", () => {
     const m = /^\((\d+), '([^']+)'\)$/.exec(resultText(r));
     expect(m, resultText(r)).not.toBeNull();
     const [pid, prefix] = [Number(m?.[1]), m?.[2] ?? ""];
-    expect(existsSync(prefix)).toBe(true);
+    // The environment is in the conversation's state folder (mounted into the sandbox at /run/enclave/state).
+    expect(prefix.startsWith("/run/enclave/state/")).toBe(true);
+    const onHost = join(fx.dataDir, "host-state", "evalgone", prefix.slice("/run/enclave/state/".length));
+    expect(existsSync(onHost)).toBe(true);
+    const sandbox = sandboxNamespace(fx.cp.hostAgents.pid("evalgone") ?? 0);
+    expect(sandboxProcesses(sandbox).some((p) => p.innerPid === pid)).toBe(true);
     await fx.client.deleteConversation("evalgone");
-    expect(existsSync(prefix)).toBe(false);
-    expect(() => process.kill(pid, 0)).toThrow();
+    expect(existsSync(onHost)).toBe(false);
+    await until(() => sandboxProcesses(sandbox).length === 0, "the sandbox of evalgone to empty", 10_000);
   });
 
   it("keeps the kernel across calls of the conversation, and never starts an enclosure", async () => {

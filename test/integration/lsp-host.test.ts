@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers, writeBrokenServer, writeProject } from "../helpers/lsp-fixture.js";
+import { until } from "../helpers/wait.js";
+import { hostPidOf, sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
 
 let fx: Fixture;
 let runId: string;
@@ -225,7 +227,7 @@ describe("lsp on the host", () => {
 
   it("a server killed mid-session is restarted by the next call", async () => {
     const pid = pidOf(await lsp({ action: "status" }), "pyright");
-    process.kill(pid, "SIGKILL");
+    process.kill(hostPidOf(fx.cp.hostAgents.pid("lsph") ?? 0, pid), "SIGKILL");
     // A call racing the death fails with what happened; the one after it gets a new server.
     const racing = await fx.client.callTool(runId, "lsp", { action: "hover", file: "py/app.py", line: 5, symbol: "welcome" });
     // The agent itself never goes down with a server.
@@ -238,8 +240,10 @@ describe("lsp on the host", () => {
 
   it("reload restarts the root's server", async () => {
     const pid = pidOf(await lsp({ action: "status" }), "clangd");
+    const sandbox = sandboxNamespace(fx.cp.hostAgents.pid("lsph") ?? 0);
+    expect(sandboxProcesses(sandbox).some((p) => p.innerPid === pid)).toBe(true);
     expect(await lsp({ action: "reload", file: "c/main.c" })).toMatch(/stopped clangd@c/);
-    expect(() => process.kill(pid, 0)).toThrow();
+    expect(sandboxProcesses(sandbox).some((p) => p.innerPid === pid)).toBe(false);
     expect(await lsp({ action: "definition", file: "c/main.c", line: 5, symbol: "add" })).toMatch(/c\/util\./);
   });
 });
@@ -266,15 +270,9 @@ describe("lsp broken set", () => {
   it("stopping the agent kills every server process", async () => {
     const status = await lsp({ action: "status" });
     const pid = pidOf(status, "typescript");
+    const sandbox = sandboxNamespace(fx.cp.hostAgents.pid("lsph") ?? 0);
+    expect(sandboxProcesses(sandbox).some((p) => p.innerPid === pid)).toBe(true);
     await fx.cp.hostAgents.stop("lsph");
-    for (let i = 0; i < 50; i++) {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`typescript-language-server ${pid} outlived its agent`);
+    await until(() => sandboxProcesses(sandbox).length === 0, "the sandbox of lsph to empty", 10_000);
   });
 });

@@ -1,15 +1,28 @@
 // The vibe roster through the real gRPC API: the built-in command host running a real worker program
 // (test/fixtures/vibe-worker.mjs), and a harness-side worker host connected over ConnectWorkerHost.
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkerAssignment, WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { alive, until } from "../helpers/wait.js";
+import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
+import { until } from "../helpers/wait.js";
 
-const WORKER = `node ${join(repoRoot, "test", "fixtures", "vibe-worker.mjs")}`;
+// Workers run in the conversation's placement (the host sandbox sees only the workspace), so the
+// worker program is copied into each workspace.
+const WORKER = "node .vibe-worker.mjs";
+function withWorker(workspacePath: string): string {
+  copyFileSync(join(repoRoot, "test", "fixtures", "vibe-worker.mjs"), join(workspacePath, ".vibe-worker.mjs"));
+  return workspacePath;
+}
+
+/** Whether the sandboxed host agent of `conversationId` still runs a process with that (inner) pid. */
+function makeAliveIn(conversationId: string): (pid: number) => boolean {
+  const ns = sandboxNamespace(fx.cp.hostAgents.pid(conversationId) ?? 0);
+  return (pid) => sandboxProcesses(ns).some((p) => p.innerPid === pid);
+}
 const VIBE_TOOLS = ["vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait"];
 
 let fx: Fixture;
@@ -37,9 +50,9 @@ beforeAll(async () => {
   fx = await startFixture((c) => {
     c.vibe.commands = { fast: WORKER, good: WORKER };
   });
-  workspace = (await fx.client.createConversation("v1")).workspacePath;
-  await fx.client.createConversation("v2");
-  await fx.client.createConversation("harness");
+  workspace = withWorker((await fx.client.createConversation("v1")).workspacePath);
+  withWorker((await fx.client.createConversation("v2")).workspacePath);
+  withWorker((await fx.client.createConversation("harness")).workspacePath);
 });
 afterAll(async () => fx?.close());
 
@@ -138,6 +151,7 @@ describe("vibe with the built-in command host", () => {
     const pidsFile = join(workspace, "pids.txt");
     await until(() => existsSync(pidsFile) && readFileSync(pidsFile, "utf8").includes(" "), "the worker's pids");
     const [workerPid, childPid] = readFileSync(pidsFile, "utf8").split(" ").map(Number) as [number, number];
+    const alive = makeAliveIn("v1");
     expect(alive(workerPid) && alive(childPid)).toBe(true);
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 1 });
     expect(waited.isError).toBe(false);
@@ -188,11 +202,14 @@ describe("vibe with the built-in command host", () => {
 
   it("kills a conversation's workers when the conversation is deleted", async () => {
     const conv = await fx.client.createConversation("doomed");
+    withWorker(conv.workspacePath);
     const runId = await vibeRun("doomed");
     await call(runId, "vibe_spawn", { brief: "pids pids.txt\nsleep 120", label: "doomed" });
     const pidsFile = join(conv.workspacePath, "pids.txt");
     await until(() => existsSync(pidsFile) && readFileSync(pidsFile, "utf8").includes(" "), "the worker's pids");
     const pids = readFileSync(pidsFile, "utf8").split(" ").map(Number);
+    const alive = makeAliveIn("doomed");
+    expect(pids.every((p) => alive(p))).toBe(true);
     await fx.client.deleteConversation("doomed");
     await until(() => pids.every((p) => !alive(p)), "the worker to be gone");
   });

@@ -101,6 +101,7 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
       "CPU limit",
       "seccomp",
       "agent socket",
+      "workspace disk limit",
     ]);
     for (const c of report.checks) expect(c.ok, `${c.item}: outside ${c.outside}; inside ${c.inside}`).toBe(true);
     expect(report.passed).toBe(true);
@@ -109,37 +110,38 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
   it("reports what it read, item by item, the outside from the kernel itself", () => {
     // The kernel the enclosure's processes live in: the host's under runc, gVisor's under runsc.
     const kernel = runtime === "runsc" ? "gVisor's kernel" : "host kernel";
-    expect(check(report, "runtime").outside).toMatch(runtime === "runsc" ? /^engine runtime runsc \(\/\S+runsc --network=none --host-uds=all\); host kernel: \d+ process\(es\), 1 sandbox, 1 file proxy/ : /^engine runtime runc; host kernel: 3 process\(es\) of the enclosure$/);
+    expect(check(report, "runtime").outside).toMatch(runtime === "runsc" ? /^engine runtime runsc \(\/\S+runsc --network=none\); host kernel: \d+ process\(es\), 1 sandbox, 1 file proxy/ : /^engine runtime runc; host kernel: \d+ process\(es\) of the enclosure$/);
     expect(check(report, "network").outside).toMatch(/^network mode none; /);
     expect(check(report, "network").outside).toContain(`${kernel}`);
     expect(check(report, "network").inside).toBe("interfaces lo; routes none");
     expect(check(report, "listening sockets").outside).toMatch(new RegExp(`^${kernel}: none; `));
     expect(check(report, "listening sockets").inside).toBe("none");
-    expect(check(report, "capabilities").outside).toMatch(new RegExp(`^dropped ALL; added none; ${kernel}: all 3 processes with CapEff, CapPrm and CapBnd empty`));
+    expect(check(report, "capabilities").outside).toMatch(new RegExp(`^dropped ALL; added none; ${kernel}: all \\d+ processes with CapEff, CapPrm and CapBnd empty`));
     expect(check(report, "capabilities").inside).toMatch(/^CapEff 0+; CapPrm 0+; /);
     expect(check(report, "no new privileges").outside).toMatch(/^security options no-new-privileges:true; host kernel.*: all \d+ processes with NoNewPrivs 1/);
     expect(check(report, "read-only root").outside).toMatch(new RegExp(`^ReadonlyRootfs true; ${kernel}: / mounted ro`));
     expect(check(report, "read-only root").inside).toMatch(/^\/ mounted ro,/);
-    expect(check(report, "mounts").outside).toMatch(/\/opt\/enclave\/agent \(bind, ro\)/);
     expect(check(report, "mounts").outside).toContain(`${kernel}: /tmp tmpfs, /home/enclave tmpfs; engine sockets none`);
-    expect(check(report, "user").outside).toBe(`user 1000:1000; ${kernel}: all 3 processes as uid 1000 gid 1000`);
+    expect(check(report, "user").outside).toMatch(new RegExp(`^user 1000:1000; ${kernel}: all \\d+ processes as uid 1000 gid 1000$`));
     expect(check(report, "user").inside).toBe("uid 1000 gid 1000");
+    expect(check(report, "agent socket").inside).toBe("/run/enclave/agent.sock mode 600 owner uid 1000");
     expect(check(report, "pids limit").outside).toBe("PidsLimit 300; host cgroup (v1) pids.max 300");
     expect(check(report, "memory limit").outside).toBe(`Memory ${768 * 1024 * 1024}; MemorySwap ${768 * 1024 * 1024}; host cgroup (v1) memory limit ${768 * 1024 * 1024}, swap beyond it 0`);
     expect(check(report, "CPU limit").outside).toBe("NanoCpus 500000000 (0.5 CPU); host cgroup (v1) CFS quota 50000/100000 µs = 0.5 CPU");
-    expect(check(report, "agent socket").outside).toMatch(/agent\.sock mode 600 owner uid 1000$/);
+    expect(check(report, "agent socket").outside).toBe(`/run/enclave is a tmpfs; no host mount; ${kernel}: /run/enclave tmpfs`);
+    expect(check(report, "workspace disk limit").outside).toBe("bind mount of a host folder: no limit of its own");
     if (runtime === "runc") {
       expect(check(report, "pids limit").inside).toMatch(/^pids\.max 300 /);
       expect(check(report, "memory limit").inside).toBe(`memory limit ${768 * 1024 * 1024}`);
       expect(check(report, "CPU limit").inside).toBe("CFS quota 0.5 CPU");
-      expect(check(report, "seccomp").outside).toBe("default profile (no override); host kernel: all 3 processes in seccomp filter mode");
+      expect(check(report, "seccomp").outside).toMatch(/^default profile \(no override\); host kernel: all \d+ processes in seccomp filter mode$/);
       expect(check(report, "seccomp").inside).toMatch(/^Seccomp 2 \(filter\); [1-9]\d* filter/);
       expect(check(report, "no new privileges").inside).toBe("NoNewPrivs 1");
-      expect(check(report, "agent socket").inside).toBe("/run/enclave/agent.sock mode 600 owner uid 1000");
+      expect(check(report, "workspace disk limit").inside).toMatch(/^\/workspace on ext4: \d+ bytes total, \d+ free$/);
     } else {
       // Deliberate differences under gVisor: its /proc shows no cgroup files, no NoNewPrivs line and
       // no seccomp filter of the engine's (gVisor's kernel answers the calls; gVisor itself is filtered
-      // on the host), and it will not stat the agent's host socket from inside.
+      // on the host).
       expect(check(report, "pids limit").inside).toBe("pids.max not shown (gVisor has no cgroup files inside)");
       expect(check(report, "memory limit").inside).toBe("memory limit not shown (gVisor has no cgroup files inside)");
       expect(check(report, "seccomp").outside).toMatch(/^default profile \(no override\); host kernel, gVisor's processes: all \d+ processes in seccomp filter mode; gVisor's kernel: processes in seccomp mode 0$/);
@@ -246,10 +248,10 @@ describe("egress audit without an enclosure", () => {
   });
   afterAll(async () => fx?.close());
 
-  it("says a host-placement conversation has nothing confined", async () => {
+  it("says a host-placement conversation with no agent running has nothing to audit yet", async () => {
     await fx.client.createConversation("on-host");
     const r = await fx.client.auditEnclosure("on-host");
     expect(r).toMatchObject({ placement: "host", passed: false, checks: [] });
-    expect(r.text).toMatch(/host placement, no enclosure — nothing is confined; start one with `enclave enclosure start on-host`/);
+    expect(r.text).toMatch(/host placement, and no host agent runs now .*start an enclosure with `enclave enclosure start on-host`/);
   });
 });

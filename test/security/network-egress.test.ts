@@ -1,9 +1,14 @@
 // Promise: nothing inside an enclosure reaches the network. Attempts from an Exec'd command and from
 // a language server the agent starts (a project-local one that tries to phone home before serving)
-// all fail: no interface but loopback, no route, no name resolution.
+// all fail: no interface but loopback, no route, no name resolution. The attempts include a listener
+// the test starts on a Docker network of its own; as a positive control, the same probe in an
+// enclosure deliberately relaxed onto that network reaches it, so the failures above are the
+// enclosure's doing, not a probe that could never succeed.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { GenericContainer, Network, type StartedNetwork, type StartedTestContainer, Wait } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { imageTags } from "../../images/pipeline/image-set.js";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
@@ -11,6 +16,7 @@ import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js"
 const PROBE = `
 const net = require("node:net"), dns = require("node:dns"), fs = require("node:fs");
 const out = process.argv[2];
+const listener = process.argv[3];
 const note = (what, result) => fs.appendFileSync(out, JSON.stringify({ what, result }) + "\\n");
 const tcp = (host, port) => new Promise((done) => {
   const s = net.connect({ host, port, timeout: 3000 });
@@ -19,6 +25,7 @@ const tcp = (host, port) => new Promise((done) => {
   s.on("error", (e) => { note(\`tcp \${host}:\${port}\`, e.code); done(); });
 });
 (async () => {
+  if (listener) await tcp(listener, 8080);
   await tcp("1.1.1.1", 443);
   await tcp("8.8.8.8", 53);
   await tcp("2606:4700:4700::1111", 443);
@@ -27,11 +34,25 @@ const tcp = (host, port) => new Promise((done) => {
 })();
 `;
 
+/** A TCP server in the runtime image (nothing can be pulled here) that greets and closes. */
+const LISTENER = `require("node:net").createServer((s) => s.end("hello\\n")).listen(8080, () => console.log("listening"))`;
+
 let fx: Fixture;
 let workspace: string;
 let run: string;
+let network: StartedNetwork;
+let listener: StartedTestContainer;
+/** The listener's address on the test's network. */
+let listenerIp: string;
 
 beforeAll(async () => {
+  network = await new Network().start();
+  listener = await new GenericContainer(imageTags().runtime)
+    .withEntrypoint(["node", "-e", LISTENER])
+    .withNetwork(network)
+    .withWaitStrategy(Wait.forLogMessage("listening"))
+    .start();
+  listenerIp = listener.getIpAddress(network.getName());
   fx = await startFixture();
   workspace = (await fx.client.createConversation("egress")).workspacePath;
   writeFileSync(join(workspace, "probe.cjs"), PROBE);
@@ -41,12 +62,17 @@ beforeAll(async () => {
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(workspace, "phone-home", "tsconfig.json"), "{}\n");
   writeFileSync(join(workspace, "phone-home", "x.ts"), "export const x = 1;\n");
-  writeFileSync(join(bin, "typescript-language-server"), `#!/bin/sh\nnode /workspace/probe.cjs /workspace/ls-probe.jsonl\nexit 3\n`);
+  writeFileSync(join(bin, "typescript-language-server"), `#!/bin/sh\nnode /workspace/probe.cjs /workspace/ls-probe.jsonl ${listenerIp}\nexit 3\n`);
   chmodSync(join(bin, "typescript-language-server"), 0o755);
   await fx.client.startEnclosure("egress");
   run = (await fx.client.openRun("egress", { resources: ["workspace", "shell", "lsp"] })).id;
 });
-afterAll(async () => fx?.close());
+afterAll(async () => {
+  // Enclosures first: a network with a container attached cannot be removed.
+  await fx?.close();
+  await listener?.stop();
+  await network?.stop();
+});
 
 function outcomes(file: string): Record<string, string> {
   return Object.fromEntries(
@@ -70,15 +96,34 @@ function expectNoWayOut(got: Record<string, string>): void {
 
 describe("no network from inside an enclosure", () => {
   it("fails every attempt from an Exec'd command", async () => {
-    const r = await fx.client.callTool(run, "exec", { command: "node probe.cjs exec-probe.jsonl", timeout_seconds: 60 });
+    const r = await fx.client.callTool(run, "exec", { command: `node probe.cjs exec-probe.jsonl ${listenerIp}`, timeout_seconds: 60 });
     expect(r.isError, resultText(r)).toBe(false);
-    expectNoWayOut(outcomes(join(workspace, "exec-probe.jsonl")));
+    const got = outcomes(join(workspace, "exec-probe.jsonl"));
+    expect(Object.keys(got)).toContain(`tcp ${listenerIp}:8080`);
+    expectNoWayOut(got);
   });
 
   it("fails every attempt from a language server the agent starts", async () => {
     const r = await fx.client.callTool(run, "lsp", { action: "hover", file: "phone-home/x.ts", line: 1, symbol: "x" });
     expect(r.isError).toBe(true); // the probe exits instead of serving
     for (let i = 0; i < 100 && !existsSync(join(workspace, "ls-probe.jsonl")); i++) await new Promise((res) => setTimeout(res, 100));
-    expectNoWayOut(outcomes(join(workspace, "ls-probe.jsonl")));
+    const got = outcomes(join(workspace, "ls-probe.jsonl"));
+    expect(Object.keys(got)).toContain(`tcp ${listenerIp}:8080`);
+    expectNoWayOut(got);
+  });
+});
+
+describe("positive control: an enclosure relaxed onto the test's network", () => {
+  it("reaches the listener with the same probe", async () => {
+    const relaxed = (await fx.client.createConversation("egress-relaxed")).workspacePath;
+    writeFileSync(join(relaxed, "probe.cjs"), PROBE);
+    const conv = await fx.client.startEnclosure("egress-relaxed", { networkMode: network.getName() });
+    expect(conv.enclosure?.relaxations.join(" ")).toContain(`network_mode=${network.getName()}`);
+    const relaxedRun = (await fx.client.openRun("egress-relaxed", { resources: ["workspace", "shell"] })).id;
+    const r = await fx.client.callTool(relaxedRun, "exec", { command: `node probe.cjs probe.jsonl ${listenerIp}`, timeout_seconds: 60 });
+    expect(r.isError, resultText(r)).toBe(false);
+    const got = outcomes(join(relaxed, "probe.jsonl"));
+    expect(got.finished).toBe("yes");
+    expect(got[`tcp ${listenerIp}:8080`]).toBe("connected");
   });
 });

@@ -1,6 +1,7 @@
 // Crash consistency of multi-file applies: a real agent process killed mid-apply (after its first
-// rename) leaves a journal; the next agent start completes the change, so the files end all new. A
-// crash before the commit point ends all old.
+// rename) leaves a journal in its state folder; the next agent start on the same state folder completes
+// the change, so the files end all new. A crash before the commit point ends all old. The workspace
+// never holds a journal.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,7 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AstClient, type ApplyEditsResponse } from "../../proto/gen/enclave/agent/v1/ast.js";
 import { agentBundleEntry } from "../../control-plane/src/repo-paths.js";
 import { sha256 } from "../../enclave-agent/src/ast/ast-engine.js";
-import { journalDir, recoverJournals } from "../../enclave-agent/src/ast/apply-journal.js";
+import { recoverJournals } from "../../enclave-agent/src/ast/apply-journal.js";
+import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -24,10 +26,18 @@ function workspace(): string {
   return d;
 }
 
-function startAgent(ws: string, env: Record<string, string> = {}) {
+function stateDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "ast-journal-state-"));
+  dirs.push(d);
+  return d;
+}
+
+const journalFiles = (state: string) => readdirSync(join(state, "journal")).filter((n) => n.endsWith(".json"));
+
+function startAgent(ws: string, state: string, env: Record<string, string> = {}) {
   const socket = join(ws, "..", `${ws.split("/").pop()}.sock`);
   dirs.push(socket);
-  const child = spawn(process.execPath, [agentBundleEntry, "--socket", socket, "--workspace", ws], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [agentBundleEntry, "--socket", socket, "--workspace", ws, "--state-dir", state], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   child.stderr.on("data", (d: Buffer) => (log += d.toString()));
   const client = new AstClient(`unix://${socket}`, credentials.createInsecure());
@@ -45,7 +55,8 @@ const contents = (ws: string) => ["a", "b", "c"].map((n) => readFileSync(join(ws
 describe("apply journal", () => {
   it("an agent killed after its first rename leaves all new once the next agent starts", async () => {
     const ws = workspace();
-    const a = startAgent(ws, { ENCLAVE_TEST_CRASH_AFTER_RENAMES: "1" });
+    const state = stateDir();
+    const a = startAgent(ws, state, { ENCLAVE_TEST_CRASH_AFTER_RENAMES: "1" });
     await a.ready;
     const exited = new Promise<NodeJS.Signals | null>((r) => a.child.on("exit", (_c, sig) => r(sig)));
     await expect(apply(a.client, ws)).rejects.toThrow();
@@ -53,12 +64,13 @@ describe("apply journal", () => {
     a.client.close();
     // Mid-apply: one file new, two old, a journal saying the change committed.
     expect(contents(ws)).toEqual(["new a\n", "old b\n", "old c\n"]);
-    expect(readdirSync(journalDir(ws))).toHaveLength(1);
+    expect(journalFiles(state)).toHaveLength(1);
+    expect(existsSync(join(ws, ".enclave"))).toBe(false);
 
-    const b = startAgent(ws);
+    const b = startAgent(ws, state);
     await b.ready;
     expect(contents(ws)).toEqual(["new a\n", "new b\n", "new c\n"]);
-    expect(existsSync(journalDir(ws))).toBe(false);
+    expect(readdirSync(join(state, "journal"))).toEqual([]);
     expect(readdirSync(ws).filter((n) => n.includes(".tmp"))).toEqual([]);
     expect(b.log()).toMatch(/completed an interrupted apply of 3 files/);
     b.client.close();
@@ -67,20 +79,24 @@ describe("apply journal", () => {
 
   it("a crash before the commit point leaves all old and no temporary files", async () => {
     const ws = workspace();
-    const dir = journalDir(ws);
+    const dir = join(stateDir(), "journal");
     const { mkdirSync } = await import("node:fs");
     mkdirSync(dir, { recursive: true });
-    const temps = ["a", "b"].map((n) => join(ws, `.${n}.txt.enclave-x.tmp`));
-    for (const t of temps) writeFileSync(t, "new\n");
-    writeFileSync(join(dir, "apply-1.json"), JSON.stringify({ state: "prepare", entries: temps.map((t, i) => ({ temp: t, target: join(ws, `${"ab"[i]}.txt`) })) }));
-    expect(await recoverJournals(ws)).toEqual(["rolled back an apply of 2 files interrupted before its commit"]);
+    const entries = ["a", "b"].map((n, i) => ({ staged: `apply-1-0000abcd.${i}.staged`, target: `${n}.txt`, temp: `.${n}.txt.enclave-0123456789ab.tmp` }));
+    for (const e of entries) {
+      writeFileSync(join(ws, e.temp), "new\n");
+      writeFileSync(join(dir, e.staged), "new\n");
+    }
+    writeFileSync(join(dir, "apply-1-0000abcd.json"), JSON.stringify({ state: "prepare", entries }));
+    expect(await recoverJournals(new WorkspacePaths(ws), dir)).toEqual(["rolled back an apply of 2 files interrupted before its commit"]);
     expect(contents(ws)).toEqual(["old a\n", "old b\n", "old c\n"]);
     expect(readdirSync(ws).sort()).toEqual(["a.txt", "b.txt", "c.txt"]);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it("applies all files when nothing moved, and none when one did", async () => {
     const ws = workspace();
-    const a = startAgent(ws);
+    const a = startAgent(ws, stateDir());
     await a.ready;
     const files = ["a", "b"].map((n) => ({ path: `${n}.txt`, expectedSha256: sha256(readFileSync(join(ws, `${n}.txt`))), content: Buffer.from(`new ${n}\n`) }));
     writeFileSync(join(ws, "b.txt"), "moved b\n");

@@ -27,7 +27,7 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("pattern matching", () => {
-  it("Dart: a repeated metavariable must capture the same text (the spec's guard)", async () => {
+  it("Dart: a repeated metavariable must capture the same text (a repeated name is a guard)", async () => {
     put(
       "guard.dart",
       `class W {

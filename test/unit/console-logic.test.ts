@@ -26,6 +26,7 @@ const event = (over: Partial<AuditEvent>): AuditEvent => ({
   detail: "",
   placement: "host placement, pid 1",
   kernelId: "",
+  cardNumber: 0,
   ...over,
 });
 
@@ -62,6 +63,10 @@ describe("escaping", () => {
         state: "open",
         answer: undefined,
         closedAtMs: 0,
+        files: [],
+        filesNote: "",
+        argumentsChars: 0,
+        argumentsTruncated: false,
       },
       "csrf",
       "/",

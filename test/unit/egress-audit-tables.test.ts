@@ -94,8 +94,8 @@ it("says how to register runsc when the engine has none, or lacks a flag it need
   });
   await expect(runscRegistration(engine({ runsc: { path: "/usr/bin/runsc" } }))).rejects.toMatchObject({
     code: "placement_unavailable",
-    message: expect.stringMatching(/registers runsc without --network=none --host-uds=all; register it/),
+    message: expect.stringMatching(/registers runsc without --network=none; register it/),
   });
-  const args = ["--network=none", "--host-uds=all", "--platform=ptrace"];
+  const args = ["--network=none", "--platform=ptrace"];
   await expect(runscRegistration(engine({ runsc: { path: "/usr/bin/runsc", runtimeArgs: args } }))).resolves.toEqual({ path: "/usr/bin/runsc", runtimeArgs: args });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { asKernelFrame } from "../../enclave-agent/src/kernels/kernel-frames.js";
 import { FrameReader, SyncScanner } from "../../enclave-agent/src/kernels/stream-sync.js";
 
 const prefix = SyncScanner.prefixFor("tok");
@@ -58,5 +59,30 @@ describe("FrameReader", () => {
     r.feed(Buffer.from('"s":"é"}\nnot json\n\n'));
     expect(frames).toEqual([{ t: "a", n: 1 }, { t: "b", s: "é" }]);
     expect(bad).toEqual(["not json"]);
+  });
+
+  it("reports a line past its limit once, without holding it, and takes nothing more", () => {
+    const frames: unknown[] = [];
+    const overlong: number[] = [];
+    const r = new FrameReader<unknown>((f) => frames.push(f), () => undefined, 16, (n) => overlong.push(n));
+    r.feed(Buffer.from('{"t":"a"}\n{"t":"b",'));
+    r.feed(Buffer.from('"pad":"xxxxxxxxx'));
+    r.feed(Buffer.from('"}\n{"t":"c"}\n'));
+    expect(frames).toEqual([{ t: "a" }]);
+    expect(overlong).toEqual([25]);
+  });
+});
+
+describe("asKernelFrame", () => {
+  it("takes the frames runners send and nothing else", () => {
+    const call = { t: "call", seq: 3, id: "b1", tool: "read", args: "{}", cell: "c2" };
+    expect(asKernelFrame(call)).toEqual(call);
+    expect(asKernelFrame({ ...call, cell: undefined })).toBeUndefined();
+    expect(asKernelFrame({ t: "display", seq: 1, echo: false, items: [{ mime: "text/plain", text: "x" }] })).toBeDefined();
+    expect(asKernelFrame({ t: "display", seq: 1, echo: false, items: null })).toBeUndefined();
+    expect(asKernelFrame({ t: "display", seq: 1, echo: false, items: [{ mime: 1 }] })).toBeUndefined();
+    expect(asKernelFrame({ t: "done", seq: -1, id: "c1", status: "ok", ename: "", evalue: "", traceback: "" })).toBeUndefined();
+    expect(asKernelFrame({ t: "done", seq: 2, id: "c1", status: "maybe", ename: "", evalue: "", traceback: "" })).toBeUndefined();
+    for (const v of [null, 5, "x", [], { t: "ready" }, { t: "other", seq: 1 }]) expect(asKernelFrame(v)).toBeUndefined();
   });
 });

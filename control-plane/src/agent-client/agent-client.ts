@@ -1,4 +1,4 @@
-// A client for one enclave agent, over its unix socket. Unary calls become promises with deadlines;
+// A client for one enclave agent, over a unix socket (the host agent's own, or an enclosure's relay). Unary calls become promises with deadlines;
 // the agent's statuses become EnclaveErrors whose messages say where the agent runs and what to do.
 import {
   type CallOptions,
@@ -81,6 +81,8 @@ export class AgentClient {
   constructor(
     readonly socketPath: string,
     private readonly where: DescribeWhere,
+    /** Releases what carries the connection (an enclosure's exec relay), after the channels close. */
+    private readonly onClose: () => void = () => undefined,
   ) {
     const address = `unix://${socketPath}`;
     const creds = credentials.createInsecure();
@@ -107,6 +109,7 @@ export class AgentClient {
     this.lsp.close();
     this.kernels.close();
     this.info.close();
+    this.onClose();
   }
 
   options(timeoutMs: number = LIMITS.agentCallTimeoutMs): Partial<CallOptions> {

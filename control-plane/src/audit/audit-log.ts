@@ -5,11 +5,14 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import type { AuditEvent } from "../../../proto/gen/enclave/control/v1/control.js";
+import { AuditEvent } from "../../../proto/gen/enclave/control/v1/control.js";
+import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { type AuditRetention, type PruneResult, pruneAudit } from "./audit-retention.js";
+import { legacyCardNumber, prepareSchema, seedCardNumbers } from "./audit-schema.js";
 
 // The audit event is the API message itself: one shape from the database to subscribers.
-export type { AuditEvent };
+export { AuditEvent };
 
 export type AuditInput = Partial<Omit<AuditEvent, "seq" | "timeMs">> & Pick<AuditEvent, "kind">;
 
@@ -29,6 +32,27 @@ export function argumentsDigest(args: unknown): string {
 
 type Listener = (e: AuditEvent) => void;
 
+/** A stored event, with the fields an older version did not write set to their defaults. */
+function fromRow(r: EventRow): AuditEvent {
+  const e = AuditEvent.fromPartial(JSON.parse(r.event_json) as Partial<AuditEvent>);
+  if (!e.cardNumber && r.card_number) e.cardNumber = r.card_number;
+  return e;
+}
+
+interface EventRow {
+  event_json: string;
+  card_number: number | null;
+}
+
+function formatAge(ms: number): string {
+  const days = ms / 86_400_000;
+  return days >= 1 ? `${Number(days.toFixed(2))} days` : `${Math.round(ms / 1000)} s`;
+}
+
+function formatBytes(n: number): string {
+  return `${Number((n / 1024 ** 2).toFixed(2))} MiB`;
+}
+
 export interface HistoryQuery {
   conversationId?: string;
   /** Only events after this sequence number. */
@@ -37,34 +61,49 @@ export interface HistoryQuery {
   limit?: number;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS audit_events (
-  seq INTEGER PRIMARY KEY,
-  time_ms INTEGER NOT NULL,
-  conversation_id TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  event_json TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS audit_events_by_conversation ON audit_events (conversation_id, seq);
-`;
+export interface AuditLogOptions {
+  /** What to keep; without it everything is kept. */
+  retention?: AuditRetention;
+}
 
 export class AuditLog {
   private readonly db: Database.Database;
   private readonly listeners = new Set<Listener>();
-  private readonly insert: Database.Statement<[number, number, string, string, string]>;
+  private readonly insert: Database.Statement<[number, number, string, string, string, number | null]>;
+  private readonly takeCardNumber: Database.Statement<[string]>;
+  private readonly retention: AuditRetention | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
   private seq: number;
 
-  /** `file` is the database; a JSON-lines log left by an older version beside it is imported once. */
-  constructor(readonly file: string) {
+  /**
+   * `file` is the database; a JSON-lines log left by an older version beside it is imported once.
+   * With a retention, events past it are pruned now and then every retention.pruneIntervalMs.
+   */
+  constructor(
+    readonly file: string,
+    opts: AuditLogOptions = {},
+  ) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
+    // Only takes effect on a new database (before its first table): pruned space then goes back to
+    // the file system instead of waiting on the free list.
+    this.db.pragma("auto_vacuum = INCREMENTAL");
     // WAL: subscribers' reads never wait on writes, and a crash loses at most the last event.
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
-    this.db.exec(SCHEMA);
-    this.insert = this.db.prepare("INSERT INTO audit_events (seq, time_ms, conversation_id, kind, event_json) VALUES (?, ?, ?, ?, ?)");
+    prepareSchema(this.db);
+    this.insert = this.db.prepare("INSERT INTO audit_events (seq, time_ms, conversation_id, kind, event_json, card_number) VALUES (?, ?, ?, ?, ?, ?)");
+    this.takeCardNumber = this.db.prepare(
+      "INSERT INTO card_numbers (conversation_id, last_number) VALUES (?, 1) ON CONFLICT (conversation_id) DO UPDATE SET last_number = last_number + 1 RETURNING last_number",
+    );
     this.seq = (this.db.prepare("SELECT MAX(seq) AS seq FROM audit_events").get() as { seq: number | null }).seq ?? 0;
     this.importJsonLines(join(dirname(file), "audit.jsonl"));
+    this.retention = opts.retention;
+    if (this.retention) {
+      this.prune();
+      this.pruneTimer = setInterval(() => this.prunePeriodically(), this.retention.pruneIntervalMs);
+      this.pruneTimer.unref();
+    }
   }
 
   private importJsonLines(legacy: string): void {
@@ -78,7 +117,8 @@ export class AuditLog {
       }
     }
     this.db.transaction(() => {
-      for (const e of events) this.write({ ...e, seq: ++this.seq });
+      for (const e of events) this.write({ ...e, seq: ++this.seq, cardNumber: e.cardNumber || (legacyCardNumber(e.kind, e.detail) ?? 0) });
+      seedCardNumbers(this.db);
     })();
     renameSync(legacy, `${legacy}.imported`);
   }
@@ -86,7 +126,30 @@ export class AuditLog {
   private write(e: AuditEvent): void {
     // A late event (an enclosure dying while the control plane shuts down) has nowhere to go.
     if (!this.db.open) return;
-    this.insert.run(e.seq, e.timeMs, e.conversationId, e.kind, JSON.stringify(e));
+    this.insert.run(e.seq, e.timeMs, e.conversationId, e.kind, JSON.stringify(e), e.cardNumber > 0 ? e.cardNumber : null);
+  }
+
+  /**
+   * The next card number of a conversation, taken and stored in one statement: numbers continue
+   * across restarts and crashes, whatever retention pruned since.
+   */
+  nextCardNumber(conversationId: string): number {
+    if (!this.db.open) throw new EnclaveError("failed_precondition", "the control plane is shutting down; no card can be raised");
+    return (this.takeCardNumber.get(conversationId) as { last_number: number }).last_number;
+  }
+
+  /** Deletes what the retention no longer keeps (also run at start and periodically); records what it did. */
+  prune(): PruneResult {
+    if (!this.retention || !this.db.open) return { deletedByAge: 0, deletedBySize: 0 };
+    const r = pruneAudit(this.db, this.retention, Date.now());
+    if (r.deletedByAge + r.deletedBySize > 0) {
+      const why = [
+        r.deletedByAge ? `${r.deletedByAge} older than ${formatAge(this.retention.maxAgeMs)}` : "",
+        r.deletedBySize ? `${r.deletedBySize} oldest to stay under ${formatBytes(this.retention.maxBytes)}` : "",
+      ].filter(Boolean);
+      this.record({ kind: "audit_pruned", detail: `retention deleted ${why.join(" and ")}` });
+    }
+    return r;
   }
 
   record(input: AuditInput): AuditEvent {
@@ -104,6 +167,7 @@ export class AuditLog {
       detail: "",
       placement: "",
       kernelId: "",
+      cardNumber: 0,
       ...input,
     };
     this.write(event);
@@ -118,10 +182,10 @@ export class AuditLog {
     const limit = Math.min(q.limit ?? LIMITS.auditHistoryEvents, LIMITS.auditHistoryEvents);
     const rows = this.db
       .prepare(
-        `SELECT event_json FROM audit_events WHERE seq > ? ${q.conversationId ? "AND conversation_id = ?" : ""} ORDER BY seq DESC LIMIT ?`,
+        `SELECT event_json, card_number FROM audit_events WHERE seq > ? ${q.conversationId ? "AND conversation_id = ?" : ""} ORDER BY seq DESC LIMIT ?`,
       )
-      .all(...(q.conversationId ? [q.afterSeq ?? 0, q.conversationId, limit] : [q.afterSeq ?? 0, limit])) as { event_json: string }[];
-    return rows.reverse().map((r) => JSON.parse(r.event_json) as AuditEvent);
+      .all(...(q.conversationId ? [q.afterSeq ?? 0, q.conversationId, limit] : [q.afterSeq ?? 0, limit])) as EventRow[];
+    return rows.reverse().map(fromRow);
   }
 
   /**
@@ -133,9 +197,22 @@ export class AuditLog {
     const params: (string | number)[] = [q.afterSeq ?? 0, q.beforeSeq ?? Number.MAX_SAFE_INTEGER, ...(q.conversationId ? [q.conversationId] : [])];
     const limit = Math.max(1, Math.min(q.limit, LIMITS.auditHistoryEvents));
     const rows = this.db
-      .prepare(`SELECT event_json FROM audit_events WHERE ${where} ORDER BY seq ${q.newestFirst ? "DESC" : "ASC"} LIMIT ?`)
-      .all(...params, limit) as { event_json: string }[];
-    return rows.map((r) => JSON.parse(r.event_json) as AuditEvent);
+      .prepare(`SELECT event_json, card_number FROM audit_events WHERE ${where} ORDER BY seq ${q.newestFirst ? "DESC" : "ASC"} LIMIT ?`)
+      .all(...params, limit) as EventRow[];
+    return rows.map(fromRow);
+  }
+
+  /** A failed pruning (a busy or full disk) must not take the control plane down: it is tried again next time. */
+  private prunePeriodically(): void {
+    try {
+      this.prune();
+    } catch (err) {
+      try {
+        this.record({ kind: "audit_pruned", outcome: "error:failed", detail: `retention could not prune: ${(err as Error).message}` });
+      } catch {
+        // The database itself is failing: nothing more to do here.
+      }
+    }
   }
 
   subscribe(listener: Listener): () => void {
@@ -144,6 +221,7 @@ export class AuditLog {
   }
 
   close(): void {
+    clearInterval(this.pruneTimer);
     this.listeners.clear();
     if (this.db.open) this.db.close();
   }

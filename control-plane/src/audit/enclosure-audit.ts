@@ -12,8 +12,6 @@
 // no-new-privileges, in network namespaces with only loopback and no socket — and the cgroup limits,
 // which bound the sandbox as a whole. gVisor's /proc shows no NoNewPrivs line and no cgroup files, so
 // those inside values are "not shown" there rather than a disagreement.
-import { lstatSync } from "node:fs";
-import { join } from "node:path";
 import type Docker from "dockerode";
 import type { SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
 import type { EnclosureRuntime } from "../config.js";
@@ -49,6 +47,8 @@ export interface EnclosureAuditReport {
 /** Everything the outside half is made of; a part that could not be read is its Error. */
 export interface OutsideView {
   info: Docker.ContainerInspectInfo;
+  /** Copy mode's workspace volume as the engine reports it; undefined in bind mode. */
+  volume?: Docker.VolumeInspectInfo;
   host: HostView | Error;
   /** runsc only. */
   gvisor?: GvisorView | Error;
@@ -94,6 +94,50 @@ function cgroupText(host: HostView, what: string): string {
 
 function tmpfsAt(mounts: readonly MountEntry[], path: string): boolean {
   return mountAt(mounts, path)?.fsType === "tmpfs";
+}
+
+const mib = (bytes: number): string => `${Math.round(bytes / 1024 ** 2)} MiB`;
+
+/**
+ * The workspace's disk limit. Copy mode: the engine's volume (an ext4 loop device of the recorded
+ * size) outside, the filesystem's own size inside. Bind mode makes no such promise on this engine:
+ * the enclosure writes the host folder, which only the host filesystem bounds; the item says so.
+ */
+function diskCheck(info: Docker.ContainerInspectInfo, inside: SelfAuditResponse | undefined, insideText: (f: (i: SelfAuditResponse) => string) => string, record: EnclosureRecord, volume: Docker.VolumeInspectInfo | undefined): AuditCheck {
+  const mount = (info.Mounts ?? []).find((m) => m.Destination === IN_ENCLOSURE.workspace);
+  const fsText = insideText((i) =>
+    i.workspaceFsTotalBytes >= 0 ? `/workspace on ${i.workspaceFsType}: ${i.workspaceFsTotalBytes} bytes total, ${i.workspaceFsFreeBytes} free` : "/workspace unreadable",
+  );
+  if (record.workspaceMode === "bind") {
+    return {
+      item: "workspace disk limit",
+      expected: "copy mode: a workspace volume of a set size; bind mode: none of its own (the host folder's filesystem bounds it)",
+      outside: `bind mount of a host folder${mount?.Type === "bind" ? "" : ` (engine says ${mount?.Type ?? "no mount"})`}: no limit of its own`,
+      inside: fsText,
+      ok: mount?.Type === "bind",
+    };
+  }
+  const limit = record.limits.diskBytes ?? 0;
+  const opts = volume?.Options ?? {};
+  const labelled = Number(volume?.Labels?.["org.enclave.disk-bytes"] ?? 0);
+  return {
+    item: "workspace disk limit",
+    expected: `a workspace volume of at most ${limit} bytes (${mib(limit)}); writes past it fail with ENOSPC inside`,
+    outside: volume
+      ? `${mount?.Type ?? "no"} mount of volume ${volume.Name}: ${opts.type ?? "?"} on ${opts.device ?? "?"}, ${labelled} bytes`
+      : `volume ${record.disk?.volume ?? "(none recorded)"} not found by the engine`,
+    inside: fsText,
+    ok:
+      mount?.Type === "volume" &&
+      mount.Name === record.disk?.volume &&
+      opts.type === "ext4" &&
+      /^\/dev\/loop\d+$/.test(opts.device ?? "") &&
+      labelled === limit &&
+      limit > 0 &&
+      !!inside &&
+      inside.workspaceFsTotalBytes > 0 &&
+      inside.workspaceFsTotalBytes <= limit,
+  };
 }
 
 /** Both halves of every check; `ok` only when the outside half holds and the inside half agrees. */
@@ -259,17 +303,16 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     const engineSockets = engineSocketMounts(engineMounts);
     const mounts = gv ? gvisor?.mounts : host?.mounts;
     const kernelSockets = mounts && !gv ? engineSocketMounts(mounts) : [];
-    const agentMount = engineMounts.find((m) => m.mountPoint === IN_ENCLOSURE.agentDir);
     const tmpfs = mounts ? [ "/tmp", IN_ENCLOSURE.home ].map((p) => `${p} ${tmpfsAt(mounts, p) ? "tmpfs" : "NOT tmpfs"}`) : [];
     const kernelOk = !!mounts && ["/tmp", IN_ENCLOSURE.home].every((p) => tmpfsAt(mounts, p)) && kernelSockets.length === 0;
     add({
       item: "mounts",
-      expected: "/tmp and the home folder on tmpfs; the agent read-only; no container engine socket mounted",
+      expected: "/tmp and the home folder on tmpfs; no container engine socket mounted",
       outside:
         `engine: ${list(engineMounts.map((m) => `${m.mountPoint} (${m.type}, ${m.rw ? "rw" : "ro"})`))}; ` +
         `${kernelName}: ${mounts ? `${tmpfs.join(", ")}; engine sockets ${list([...engineSockets, ...kernelSockets])}` : bad(kernelError)}`,
       inside: NOT_ASKED,
-      ok: kernelOk && engineSockets.length === 0 && (!agentMount || agentMount.rw === false),
+      ok: kernelOk && engineSockets.length === 0,
     });
   }
 
@@ -353,32 +396,37 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     });
   }
 
-  // agent socket: the folder is the enclosure's to write, so the socket is looked at, never followed.
+  // agent socket: on the container's own tmpfs, reached through the engine's exec; no host folder.
   {
-    const hostSocket = join(record.socketDir, "agent.sock");
-    const hostSock = (() => {
-      try {
-        const st = lstatSync(hostSocket);
-        return { mode: (st.mode & 0o777).toString(8), uid: st.uid, isSocket: st.isSocket() };
-      } catch {
-        return undefined;
-      }
-    })();
+    const runDir = (info.Mounts ?? []).find((m) => m.Destination === IN_ENCLOSURE.runDir);
+    const engineTmpfs = Object.keys(hc.Tmpfs ?? {}).includes(IN_ENCLOSURE.runDir);
+    const mounts = gv ? gvisor?.mounts : host?.mounts;
+    const kernelTmpfs = !!mounts && tmpfsAt(mounts, IN_ENCLOSURE.runDir);
     add({
       item: "agent socket",
-      expected: "a unix socket only the agent's user can open; the only way in",
-      outside: hostSock ? `${hostSocket} mode ${hostSock.mode} owner uid ${hostSock.uid}${hostSock.isSocket ? "" : " (not a socket!)"}` : `${hostSocket} missing`,
+      expected: "the agent's unix socket on the container's own tmpfs, only its user can open it; reached through the engine's exec, no host folder mounted for it",
+      outside: runDir
+        ? `${IN_ENCLOSURE.runDir} is mounted from the host (${runDir.Source})!`
+        : `${IN_ENCLOSURE.runDir} ${engineTmpfs ? "is a tmpfs" : "is not a tmpfs"}; no host mount; ${kernelName}: ${mounts ? `${IN_ENCLOSURE.runDir} ${kernelTmpfs ? "tmpfs" : "NOT tmpfs"}` : bad(kernelError)}`,
       inside: insideText((i) => `${i.socketPath} mode ${i.socketMode} owner uid ${i.socketUid}`),
-      ok: !!hostSock?.isSocket && hostSock.mode === "600" && hostSock.uid === uid && !!ins && ins.socketMode === "600" && ins.socketUid === ins.uid,
+      ok: !runDir && engineTmpfs && kernelTmpfs && !!ins && ins.socketMode === "600" && ins.socketUid === ins.uid,
     });
   }
+  checks.push(diskCheck(info, ins, insideText, record, outside.volume));
   return checks;
 }
 
 export function formatAuditReport(r: EnclosureAuditReport): string {
   const lines: string[] = [];
-  if (r.placement === "host") {
-    lines.push(`conversation ${r.conversationId}: host placement, no enclosure — nothing is confined; start one with \`enclave enclosure start ${r.conversationId}\``);
+  if (r.placement === "host" && r.checks.length === 0) {
+    lines.push(`conversation ${r.conversationId}: host placement, and no host agent runs now (one starts, sandboxed, on the next call that needs it); audit again once it runs, or start an enclosure with \`enclave enclosure start ${r.conversationId}\``);
+  } else if (r.placement === "host") {
+    lines.push(`conversation ${r.conversationId}: host placement, its bubblewrap sandbox — ${r.passed ? "every check passed" : "SOME CHECKS FAILED"}`);
+    if (r.relaxations.length) lines.push(`relaxed explicitly: ${r.relaxations.join("; ")}`);
+    for (const c of r.checks) {
+      lines.push(`${c.ok ? "ok  " : "FAIL"} ${c.item}: ${c.expected}`);
+      lines.push(`       outside: ${c.outside}`);
+    }
   } else {
     lines.push(`conversation ${r.conversationId}: enclosure ${r.containerId.slice(0, 12)} (${r.image}, runtime ${r.runtime}) — ${r.passed ? "every check passed" : "SOME CHECKS FAILED"}`);
     if (r.relaxations.length) lines.push(`relaxed explicitly: ${r.relaxations.join("; ")}`);

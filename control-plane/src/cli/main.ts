@@ -7,6 +7,7 @@ import type { Card, Conversation } from "../../../proto/gen/enclave/control/v1/c
 import { serveControlPlane } from "../server/serve.js";
 import { DEFAULT_CONSOLE_LISTEN, resolveConsoleSettings } from "../console/console-settings.js";
 import { serveConsole } from "../console/console-server.js";
+import { SafeStream, say, sayError } from "./terminal-text.js";
 
 const HELP: Record<string, string> = {
   main: `usage: enclave <command> [options]
@@ -21,7 +22,7 @@ commands:
   images build [--agent]         build the enclave images that are missing
   audit ID                       the egress audit of ID's enclosure, and its bridge calls
   audit --log [ID] [--follow]    the audit log
-  cards [ID] [--follow] [--all]  open question and permission cards (--follow stays attached)
+  cards [ID] [--follow] [--all] [--full]  open question and permission cards (--follow stays attached)
   answer ID N [LABEL...] [--text T] [--skip]   answer card N of conversation ID
 
 common options:
@@ -38,11 +39,16 @@ operator console, a web page (default ${DEFAULT_CONSOLE_LISTEN}; "off" for none)
 anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one generated and printed.
 Environment: ENCLAVE_LISTEN, ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
 ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS,
-ENCLAVE_ENCLOSURE_RUNTIME (runc or runsc; default runc).`,
+ENCLAVE_ENCLOSURE_DISK_BYTES (copy mode's workspace volume), ENCLAVE_COPY_BACK_MAX_BYTES,
+ENCLAVE_ENCLOSURE_RUNTIME (runc or runsc; default runc),
+ENCLAVE_AUDIT_RETENTION_DAYS (default 90), ENCLAVE_AUDIT_MAX_MIB (default 1024; 0 turns a limit off),
+ENCLAVE_HOST_USER (default enclave-sandbox), ENCLAVE_HOST_NETWORK (default off).`,
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
-  enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N]
+  enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N] [--disk BYTES]
                                  [--runtime runc|runsc]
-       enclave enclosure stop ID`,
+       enclave enclosure stop ID
+--disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.
+--runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json]`,
   tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY]`,
   placement: `usage: enclave placement ID`,
@@ -51,11 +57,14 @@ ENCLAVE_ENCLOSURE_RUNTIME (runc or runsc; default runc).`,
                                             checked from outside and inside, and the bridge calls
        enclave audit --log [ID] [--follow]  the audit log (every conversation without ID)
 Exit status 3 when a check of the egress audit fails.`,
-  cards: `usage: enclave cards [ID] [--follow] [--all]
+  cards: `usage: enclave cards [ID] [--follow] [--all] [--full]
 
 Shows the open cards of conversation ID (every conversation without one). --all adds recently
 closed cards; --follow stays attached and prints cards as they open and close: while it runs, a
-human counts as attached, so ask_user and permission cards are raised instead of failing at once.`,
+human counts as attached, so ask_user and permission cards are raised instead of failing at once.
+A permission card lists the files the call touches and a preview of its arguments that says when
+it is shortened; --full prints the complete arguments of open permission cards.
+Control characters an agent wrote are shown escaped (\\x1b, \\u009b), never sent to the terminal.`,
   answer: `usage: enclave answer ID N [LABEL...] [--text TEXT] [--skip]
 
 Answers card N of conversation ID with the chosen option labels and/or free text, or skips it.
@@ -78,11 +87,13 @@ const { values: opts, positionals } = parseArgs({
     memory: { type: "string" },
     cpus: { type: "string" },
     pids: { type: "string" },
+    disk: { type: "string" },
     runtime: { type: "string" },
     agent: { type: "boolean" },
     follow: { type: "boolean" },
     log: { type: "boolean" },
     all: { type: "boolean" },
+    full: { type: "boolean" },
     text: { type: "string" },
     skip: { type: "boolean" },
     vibe: { type: "boolean" },
@@ -95,7 +106,7 @@ const [command = "", sub = "", ...rest] = positionals;
 const address = opts.address ?? process.env.ENCLAVE_ADDRESS ?? DEFAULT_LISTEN;
 
 function fail(message: string): never {
-  console.error(`enclave: ${message}`);
+  sayError(`enclave: ${message}`);
   process.exit(1);
 }
 
@@ -104,22 +115,52 @@ function showConversation(c: Conversation): string {
   const where = e
     ? `enclosure ${e.containerId.slice(0, 12)} (${e.state}${e.detail ? `: ${e.detail}` : ""}; image ${e.image}; ${e.runtime || "runc"}; ${e.workspaceMode}; ` +
       `${(e.limits?.memoryBytes ?? 0) / 1024 ** 2} MiB, ${e.limits?.cpus} CPU, ${e.limits?.pids} pids` +
+      `${e.limits?.diskBytes ? `, disk ${e.limits.diskBytes / 1024 ** 2} MiB` : ""}` +
       `${e.relaxations.length ? `; relaxed: ${e.relaxations.join(", ")}` : ""})`
     : "host";
   return `${c.id}  ${where}  ${c.workspacePath}`;
 }
 
+/** Every line of an agent's text under the same prefix, so no line of it can pass for a line of ours. */
+function prefixed(prefix: string, text: string, rest = prefix): string[] {
+  return text.split("\n").map((l, i) => `${i === 0 ? prefix : rest}${l}`);
+}
+
 function showCard(c: Card): string {
   const head = `#${c.number} ${c.conversationId} ${c.kind} ${c.state}${c.state === "open" ? ` (expires ${new Date(c.expiresAtMs).toISOString()})` : ""}`;
-  const lines = [head, `  ${c.question}`];
-  if (c.context) lines.push(...c.context.split("\n").map((l) => `  | ${l}`));
+  const lines = [head, ...prefixed("  ", c.question, "  > ")];
+  if (c.context) lines.push(...prefixed("  | ", c.context));
   if (c.options.length) {
     lines.push(`  options (${c.multiSelect ? "choose any" : "choose one"}):`);
-    for (const o of c.options) lines.push(`    - ${o.label}${o.description ? ` — ${o.description}` : ""}`);
+    for (const o of c.options) lines.push(...prefixed("    - ", `${o.label}${o.description ? ` — ${o.description}` : ""}`, "      "));
   }
   if (c.allowFreeText) lines.push("  free text allowed (--text)");
-  if (c.answer) lines.push(`  answer: ${c.answer.skip ? "skipped" : [...c.answer.selected, c.answer.freeText].filter(Boolean).join(", ")}`);
+  if (c.answer) lines.push(...prefixed("  answer: ", c.answer.skip ? "skipped" : [...c.answer.selected, c.answer.freeText].filter(Boolean).join(", "), "  answer> "));
   return lines.join("\n");
+}
+
+/** The complete arguments of an open permission card, pretty-printed, for --full. */
+async function fullArguments(client: ControlPlaneClient, c: Card): Promise<string> {
+  if (c.kind !== "permission") return "";
+  if (c.state !== "open") return "  complete arguments: kept only while the card is open";
+  let text: string;
+  try {
+    text = await client.cardArgumentsText(c.conversationId, c.number);
+  } catch (err) {
+    return `  complete arguments: could not be read (${(err as Error).message})`;
+  }
+  let pretty = text;
+  try {
+    pretty = JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    // Shown as stored when it is not JSON.
+  }
+  return [`  complete arguments (${text.length} characters):`, ...pretty.split("\n").map((l) => `    ${l}`)].join("\n");
+}
+
+async function showCardFull(client: ControlPlaneClient, c: Card): Promise<string> {
+  const full = opts.full ? await fullArguments(client, c) : "";
+  return full ? `${showCard(c)}\n${full}` : showCard(c);
 }
 
 async function ensureConversation(client: ControlPlaneClient, id: string): Promise<void> {
@@ -152,7 +193,7 @@ async function serve(): Promise<void> {
     () => "available: `enclave enclosure start ID` runs a conversation in an enclosure",
     () => "not available: conversations run on host placement (`make docker` installs an engine)",
   );
-  console.log(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
+  say(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
 Docker engine: ${docker}
 Operator console: ${web ? `${web.url}${web.tokenRequired ? ` (access token required${consoleSettings?.tokenGenerated ? ", generated for this run" : ", from ENCLAVE_CONSOLE_TOKEN"}; bound to ${web.host}:${web.port})` : ""}` : "off"}
 Try it from another terminal:
@@ -170,7 +211,7 @@ Try it from another terminal:
 
 async function main(): Promise<void> {
   if (opts.help || command === "" || command === "help") {
-    console.log(HELP[command === "help" ? sub : command] ?? HELP.main);
+    say(HELP[command === "help" ? sub : command] ?? HELP.main ?? "");
     return;
   }
   if (command === "serve") return serve();
@@ -180,7 +221,7 @@ async function main(): Promise<void> {
     const { ensureImages } = await import("../../../images/pipeline/image-set.js");
     const { consoleProgress } = await import("../../../images/pipeline/progress.js");
     const r = await ensureImages(await connectDocker(), { agent: opts.agent ?? false, progress: consoleProgress() });
-    console.log(r.built.length ? `built ${r.built.join(", ")}` : `up to date: ${[r.base, r.runtime, r.agent].filter(Boolean).join(", ")}`);
+    say(r.built.length ? `built ${r.built.join(", ")}` : `up to date: ${[r.base, r.runtime, r.agent].filter(Boolean).join(", ")}`);
     return;
   }
   if (!HELP[command]) fail(`unknown command \`${command}\`\n\n${HELP.main}`);
@@ -191,49 +232,57 @@ async function main(): Promise<void> {
       case "conversations": {
         if (sub === "list" || sub === "") {
           const list = await client.listConversations();
-          console.log(list.length ? list.map(showConversation).join("\n") : "no conversations");
-        } else if (sub === "create") console.log(showConversation(await client.createConversation(rest[0] ?? "", opts.workspace ?? "")));
-        else if (sub === "get") console.log(showConversation(await client.getConversation(rest[0] ?? fail("give a conversation id"))));
+          say(list.length ? list.map(showConversation).join("\n") : "no conversations");
+        } else if (sub === "create") say(showConversation(await client.createConversation(rest[0] ?? "", opts.workspace ?? "")));
+        else if (sub === "get") say(showConversation(await client.getConversation(rest[0] ?? fail("give a conversation id"))));
         else if (sub === "delete") {
           await client.deleteConversation(rest[0] ?? fail("give a conversation id"));
-          console.log(`deleted ${rest[0]}`);
+          say(`deleted ${rest[0]}`);
         } else fail(HELP.conversations ?? "");
         break;
       }
       case "enclosure": {
         const id = rest[0] ?? fail(HELP.enclosure ?? "");
         if (sub === "start") {
-          console.error("starting enclosure …");
+          sayError("starting enclosure …");
           const c = await client.startEnclosure(id, {
             workspaceMode: opts["workspace-mode"] ?? "",
             memoryBytes: Number(opts.memory ?? 0),
             cpus: Number(opts.cpus ?? 0),
             pidsLimit: Number(opts.pids ?? 0),
+            diskLimitBytes: Number(opts.disk ?? 0),
             runtime: opts.runtime ?? "",
           });
-          console.log(showConversation(c));
-        } else if (sub === "stop") console.log(showConversation(await client.stopEnclosure(id)));
+          say(showConversation(c));
+        } else if (sub === "stop") {
+          const c = await client.stopEnclosure(id);
+          say(showConversation(c));
+          for (const line of c.notCopiedBack) say(`  not copied back: ${line}`);
+        }
         else fail(HELP.enclosure ?? "");
         break;
       }
       case "tools": {
         if (sub !== "list" && sub !== "") fail(HELP.tools ?? "");
         const res = await withRun(client, (runId) => client.listTools(runId));
-        if (opts.json) console.log(JSON.stringify(res.tools.map((t) => ({ ...t, inputSchema: JSON.parse(t.inputSchemaJson) as unknown })), null, 2));
-        else for (const t of res.tools) console.log(`${t.name.padEnd(12)} ${t.tier.padEnd(6)} ${t.description}`);
+        if (opts.json) say(JSON.stringify(res.tools.map((t) => ({ ...t, inputSchema: JSON.parse(t.inputSchemaJson) as unknown })), null, 2));
+        else for (const t of res.tools) say(`${t.name.padEnd(12)} ${t.tier.padEnd(6)} ${t.description}`);
         break;
       }
       case "tool": {
         if (sub !== "call" || !rest[0]) fail(HELP.tool ?? "");
         const streamed: Buffer[] = [];
+        const out = { stdout: new SafeStream(process.stdout), stderr: new SafeStream(process.stderr) };
         const result = await withRun(client, (runId) =>
           client.callTool(runId, rest[0] ?? "", rest[1] ?? "{}", (e) => {
             if (e.event?.$case === "output") {
               streamed.push(e.event.value.data);
-              (e.event.value.stream === "stderr" ? process.stderr : process.stdout).write(e.event.value.data);
-            } else if (e.event?.$case === "progress") console.error(e.event.value);
+              out[e.event.value.stream === "stderr" ? "stderr" : "stdout"].write(e.event.value.data);
+            } else if (e.event?.$case === "progress") sayError(e.event.value);
           }),
         );
+        out.stdout.end();
+        out.stderr.end();
         let body = resultText(result);
         // The result repeats the output already shown as it streamed: print only what it adds.
         const shown = Buffer.concat(streamed).toString("utf8");
@@ -241,29 +290,37 @@ async function main(): Promise<void> {
         else if (shown && body.startsWith(shown.trimEnd())) body = body.slice(shown.trimEnd().length);
         body = body.replace(/^\n+/, "");
         if (result.isError) fail(`${result.errorCode}: ${body}`);
-        if (body) console.log(body);
+        if (body) say(body);
         break;
       }
       case "placement": {
         const d = await client.describePlacement(sub || (opts.conversation ?? "default"));
-        console.log(`placement: ${d.placement} (agent ${d.agentVersion}, workspace ${d.workspaceRoot})`);
-        for (const c of d.components) console.log(`  ${c.kind.padEnd(16)} ${c.id.padEnd(14)} ${c.usable ? "usable " : "missing"}  ${c.detail}`);
+        say(`placement: ${d.placement} (agent ${d.agentVersion}, workspace ${d.workspaceRoot})`);
+        for (const c of d.components) say(`  ${c.kind.padEnd(16)} ${c.id.padEnd(14)} ${c.usable ? "usable " : "missing"}  ${c.detail}`);
         break;
       }
       case "cards": {
         const id = sub;
         if (!opts.follow) {
           const cards = await client.listCards(id, opts.all ?? false);
-          console.log(cards.length ? cards.map(showCard).join("\n\n") : `no ${opts.all ? "" : "open "}cards${id ? ` in ${id}` : ""}`);
+          const shown: string[] = [];
+          for (const c of cards) shown.push(await showCardFull(client, c));
+          say(shown.length ? shown.join("\n\n") : `no ${opts.all ? "" : "open "}cards${id ? ` in ${id}` : ""}`);
           break;
         }
+        // One at a time, in the order they came: a card's complete arguments are read before the next event prints.
+        let printing = Promise.resolve();
         const watch = client.subscribeCards(id, (e) => {
-          if (e.event?.$case === "opened") console.log(`${showCard(e.event.value)}\n`);
-          else if (e.event?.$case === "closed") console.log(`#${e.event.value.number} ${e.event.value.conversationId} closed: ${e.event.value.state}\n`);
+          const ev = e.event;
+          printing = printing.then(async () => {
+            if (ev?.$case === "opened") say(`${await showCardFull(client, ev.value)}\n`);
+            else if (ev?.$case === "closed") say(`#${ev.value.number} ${ev.value.conversationId} closed: ${ev.value.state}\n`);
+          });
         });
         await watch.ready;
-        console.error(`attached to ${id ? `conversation ${id}` : "every conversation"}; answer with \`enclave answer ID N ...\` (Ctrl-C to detach)`);
+        sayError(`attached to ${id ? `conversation ${id}` : "every conversation"}; answer with \`enclave answer ID N ...\` (Ctrl-C to detach)`);
         await watch.done;
+        await printing;
         break;
       }
       case "answer": {
@@ -271,20 +328,20 @@ async function main(): Promise<void> {
         const number = Number(n);
         if (!sub || !Number.isInteger(number) || number < 1) fail(HELP.answer ?? "");
         const card = await client.answerCard(sub, number, { selected: labels, freeText: opts.text ?? "", skip: opts.skip ?? false });
-        console.log(`card #${card.number} ${card.state}`);
+        say(`card #${card.number} ${card.state}`);
         break;
       }
       case "audit": {
         if (sub && !opts.log && !opts.follow) {
           const report = await client.auditEnclosure(sub);
-          console.log(report.text);
-          if (report.placement === "enclosure" && !report.passed) process.exitCode = 3;
+          say(report.text);
+          if (report.checks.length > 0 && !report.passed) process.exitCode = 3;
           break;
         }
         const id = sub || undefined;
         const sub2 = client.subscribeAudit({ conversationId: id, includeHistory: true, historyOnly: !opts.follow }, (e) => {
           const when = new Date(e.timeMs).toISOString();
-          console.log(`${when} #${e.seq} ${e.conversationId} ${e.kind}${e.tool ? ` ${e.tool} (${e.tier}, ${e.origin})` : ""}${e.outcome ? ` ${e.outcome}` : ""}${e.durationMs ? ` ${e.durationMs} ms` : ""}${e.placement ? ` @ ${e.placement}` : ""}${e.detail ? ` — ${e.detail}` : ""}`);
+          say(`${when} #${e.seq} ${e.conversationId} ${e.kind}${e.tool ? ` ${e.tool} (${e.tier}, ${e.origin})` : ""}${e.outcome ? ` ${e.outcome}` : ""}${e.durationMs ? ` ${e.durationMs} ms` : ""}${e.placement ? ` @ ${e.placement}` : ""}${e.detail ? ` — ${e.detail}` : ""}`);
         });
         await sub2.done;
         break;

@@ -4,6 +4,7 @@ import {
   type AuditEvent,
   type Card,
   CardAnswer,
+  type CardArguments,
   type CardEvent,
   ControlPlaneClient as GrpcClient,
   type Conversation,
@@ -132,6 +133,24 @@ export class ControlPlaneClient {
 
   async listCards(conversationId = "", includeClosed = false): Promise<Card[]> {
     return (await this.call<{ cards: Card[] }>((md, cb) => this.grpc.listCards({ conversationId, includeClosed }, md, cb))).cards;
+  }
+
+  /** One page of an open card's complete arguments (limit 0: the largest page). */
+  getCardArguments(conversationId: string, number: number, offset = 0, limit = 0): Promise<CardArguments> {
+    return this.call((md, cb) => this.grpc.getCardArguments({ conversationId, number, offset, limit }, md, cb));
+  }
+
+  /** An open card's complete arguments JSON, read page by page. */
+  async cardArgumentsText(conversationId: string, number: number): Promise<string> {
+    const parts: string[] = [];
+    let offset = 0;
+    for (;;) {
+      const page = await this.getCardArguments(conversationId, number, offset);
+      parts.push(page.text);
+      if (page.nextOffset >= page.totalChars || page.nextOffset <= offset) break;
+      offset = page.nextOffset;
+    }
+    return parts.join("");
   }
 
   /**

@@ -4,7 +4,10 @@
 //   including the event stream, is checked;
 // - on a loopback bind without a token, the Host header must name a loopback host, so a web page
 //   that rebinds its DNS name to 127.0.0.1 cannot read the console;
-// - POSTs need the same origin (Origin, else Referer) and the session's CSRF token.
+// - POSTs need the same origin (Origin, else Referer) and the session's CSRF token;
+// - a request a browser marks as coming from another site (Sec-Fetch-Site) is refused whatever its
+//   method: a page elsewhere (or a dev server on another localhost port, serving what a workspace
+//   wrote) must not read the console, hold an event stream open or set anything off.
 // Sessions are stateless: the cookie is an id signed with a per-process secret, and the CSRF token
 // is derived from it, so nothing grows with the number of visitors.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
@@ -126,4 +129,15 @@ function safeOrigin(referer: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Refuses a request the browser says another site made. "same-site" counts too: another port of
+ * the same host is the same site. Clients that send no Sec-Fetch-Site (the CLI, curl, old
+ * browsers) rely on the token, Host and CSRF checks alone.
+ */
+export function foreignSiteRefusal(req: IncomingMessage): string | undefined {
+  const site = req.headers["sec-fetch-site"];
+  if (site !== "cross-site" && site !== "same-site") return undefined;
+  return `refused: the browser marked this request as coming from another site (Sec-Fetch-Site: ${site}); the console answers only its own pages. Open the console's address directly (type it or use a bookmark).`;
 }

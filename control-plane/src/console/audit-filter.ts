@@ -14,6 +14,7 @@ export const AUDIT_KINDS = [
   "agent_restarted",
   "worker_started",
   "worker_settled",
+  "audit_pruned",
 ] as const;
 
 export const AUDIT_ORIGINS = ["model", "bridge"] as const;

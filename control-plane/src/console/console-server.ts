@@ -1,12 +1,12 @@
-// The operator console's HTTP server, served by the control plane's own process: checks the Host,
-// the access token or session, and for POSTs the origin and CSRF token; then runs the route and
-// turns an EnclaveError into a page or JSON that says what happened. Every page carries a strict
-// Content-Security-Policy (own script and stylesheet only).
+// The operator console's HTTP server, served by the control plane's own process: checks the site
+// the browser says a request came from, the Host, the access token or session, and for POSTs the
+// origin and CSRF token; then runs the route and turns an EnclaveError into a page or JSON that says
+// what happened. Every page carries a strict Content-Security-Policy (own script and stylesheet only).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ControlPlane } from "../control-plane.js";
 import { asEnclaveError, EnclaveError, type EnclaveErrorCode } from "../errors.js";
-import { ConsoleAccess, type Session } from "./access.js";
+import { ConsoleAccess, foreignSiteRefusal, type Session } from "./access.js";
 import { type ConsoleSettings, consoleUrl, isLoopbackHost } from "./console-settings.js";
 import { html } from "./html.js";
 import { consoleRoutes, type Reply, type Route } from "./routes.js";
@@ -99,6 +99,8 @@ export async function serveConsole(cp: ControlPlane, settings: ConsoleSettings):
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://console.invalid");
     const method = req.method ?? "GET";
+    const foreign = foreignSiteRefusal(req);
+    if (foreign) return fail(req, res, 403, "Refused", foreign);
     const asset = method === "GET" ? assets.get(url.pathname) : undefined;
     if (asset) {
       // Not secret (no data in them), so also served to the token form.

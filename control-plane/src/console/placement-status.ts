@@ -1,7 +1,7 @@
 // Live-status sources read from the conversation's agent: running language servers, the debug
 // session and the kernels. They ask only an agent that is already running (a host agent or a live
 // enclosure's), so watching a conversation never starts anything.
-import { debugAgent } from "../agent-client/debug-agent.js";
+import { debugServiceClient } from "../agent-client/debug-service-client.js";
 import type { AgentClient } from "../agent-client/agent-client.js";
 import type { Placements } from "../placement/placements.js";
 import type { LiveStatusItem, LiveStatusSource } from "./live-status.js";
@@ -28,7 +28,7 @@ export function placementStatusSources(placements: Placements): LiveStatusSource
         .map((s) => ({ name: s.id, state: "running", detail: `roots ${s.roots.join(", ") || "."} · ${s.languages.join(", ")}` })),
     ),
     fromAgent(placements, "debug", "Debug session", "no debug session", async (client, conversationId) => {
-      const st = await debugAgent(client).status(conversationId);
+      const st = await debugServiceClient(client).status(conversationId);
       if (!st.active) return [];
       const where = st.stopped?.file ? `stopped at ${st.stopped.file}:${st.stopped.line} (${st.stopped.reason})` : st.state;
       return [

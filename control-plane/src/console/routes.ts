@@ -1,6 +1,6 @@
 // The console's routes: pages, the fragments the script refreshes, the event stream, audit exports,
-// and the two kinds of POST (answer a card; start or stop an enclosure). Access, CSRF and errors are
-// handled by the server before and after these.
+// and the POSTs (answer a card; start or stop an enclosure; start the host agent). No GET starts or
+// changes anything. Access, CSRF and errors are handled by the server before and after these.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CardAnswer } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
@@ -153,10 +153,24 @@ function optionalNumber(form: URLSearchParams, name: string, what: string): numb
   return n;
 }
 
+/** A download name made of safe characters only (a conversation id is already restricted; this is belt and braces). */
+function cardArgumentsFileName(space: string, number: number): string {
+  return `card-${space.replace(/[^A-Za-z0-9_-]/g, "_")}-${number}-arguments.json`;
+}
+
 /** Where to go back to after a form without script: a path on this console only. */
 function returnTo(form: URLSearchParams, fallback: string): string {
   const to = form.get("return_to") ?? "";
   return to.startsWith("/") && !to.startsWith("//") && !to.startsWith("/\\") ? to : fallback;
+}
+
+/** Starting the host agent is a POST with the page's CSRF token; the script then loads the capabilities fragment. */
+function startHostAgentForm(here: string, capabilities: string, csrf: string): SafeHtml {
+  return html`<form method="post" action="${here}/host-agent/start" data-async="start" data-fragment-target="capabilities" data-fragment-src="${capabilities}">
+<input type="hidden" name="_csrf" value="${csrf}">
+<p class="muted">The host agent is not running. <button type="submit" data-busy="starting…">Start it and ask</button> which language servers, debug adapters, kernels and grammars resolve here.</p>
+<p class="form-error" role="alert" hidden></p>
+</form>`;
 }
 
 export function consoleRoutes(cp: ControlPlane): Route[] {
@@ -220,9 +234,7 @@ ${closedCardsTable(cp.questions.list(undefined, true).filter((c) => c.state !== 
 <div data-live="/fragments${here}/live">${await liveFragment(cp, id)}</div>
 ${enclosureControls(conv, ctx.session.csrf, { memoryBytes: cp.config.enclosure.memoryBytes, cpus: cp.config.enclosure.cpus, pids: cp.config.enclosure.pidsLimit })}
 <section><h2>What this placement can run</h2><div id="capabilities" ${agentUp ? html`data-fragment="${capabilities}" aria-busy="true"` : ""}>${
-            agentUp
-              ? html`<p class="muted">asking the agent…</p>`
-              : html`<p class="muted">The host agent is not running. <a href="${capabilities}?start=1" data-load-fragment="capabilities">Start it and ask</a> which language servers, debug adapters, kernels and grammars resolve here.</p>`
+            agentUp ? html`<p class="muted">asking the agent…</p>` : conv.enclosure ? html`<p class="muted">The enclosure is not running.</p>` : startHostAgentForm(here, capabilities, ctx.session.csrf)
           }</div></section>
 </div>
 <div><h2>Open cards</h2>${cardsSection(cp.questions.list(id, false), id, ctx.session.csrf, here)}</div>
@@ -269,12 +281,10 @@ ${enclosureControls(conv, ctx.session.csrf, { memoryBytes: cp.config.enclosure.m
       handle: async (ctx) => {
         const id = requireConversation(ctx);
         const conv = cp.getConversation(id);
-        // Describing needs the agent: asked only of a running one unless the person asked to start it.
-        if (!conv.enclosure && !cp.hostAgents.pid(id) && ctx.url.searchParams.get("start") !== "1") {
-          return { html: html`<p class="muted">The host agent is not running.</p>`.value };
-        }
+        // Asked only of an agent that runs already: reading a page starts nothing (the POST below does).
         try {
-          const d = await withTimeout(cp.describePlacement(id), DESCRIBE_TIMEOUT_MS, "the agent");
+          const d = await withTimeout(cp.describeRunningPlacement(id), DESCRIBE_TIMEOUT_MS, "the agent");
+          if (!d) return { html: html`<p class="muted">${conv.enclosure ? "The enclosure is not running." : "The host agent is not running."}</p>`.value };
           const where = conv.enclosure ? `enclosure, agent ${d.agentVersion}` : `host, agent ${d.agentVersion}`;
           return { html: capabilitiesView(d.components, where).value };
         } catch (err) {
@@ -296,12 +306,39 @@ ${enclosureControls(conv, ctx.session.csrf, { memoryBytes: cp.config.enclosure.m
       },
     },
     {
+      method: "GET",
+      pattern: /^\/cards\/([^/]+)\/(\d+)\/arguments\.json$/,
+      handle: (ctx): Reply => {
+        const space = decodeURIComponent(ctx.params[0] ?? "");
+        const number = Number(ctx.params[1]);
+        const { text } = cp.questions.argumentsText(space, number);
+        ctx.res.writeHead(200, {
+          "Content-Type": "application/json; charset=utf-8",
+          "Content-Disposition": `attachment; filename="${cardArgumentsFileName(space, number)}"`,
+          "Cache-Control": "no-store",
+          "X-Content-Type-Options": "nosniff",
+          "Content-Security-Policy": "default-src 'none'; sandbox",
+        });
+        ctx.res.end(text);
+        return "streamed";
+      },
+    },
+    {
       method: "POST",
       pattern: /^\/cards\/([^/]+)\/(\d+)\/answer$/,
       handle: (ctx) => {
         const space = decodeURIComponent(ctx.params[0] ?? "");
         const card = cp.questions.answer(space, Number(ctx.params[1]), answerFromForm(ctx.form));
         return { json: { ok: true, state: card.state, number: card.number }, redirect: returnTo(ctx.form, "/") };
+      },
+    },
+    {
+      method: "POST",
+      pattern: /^\/conversations\/([^/]+)\/host-agent\/start$/,
+      handle: async (ctx) => {
+        const id = requireConversation(ctx);
+        const pid = await withTimeout(cp.startHostAgent(id), DESCRIBE_TIMEOUT_MS, "the host agent");
+        return { json: { ok: true, pid: pid ?? 0 }, redirect: `/conversations/${encodeURIComponent(id)}` };
       },
     },
     {

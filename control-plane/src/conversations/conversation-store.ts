@@ -10,19 +10,28 @@ export interface EnclosureLimits {
   memoryBytes: number;
   cpus: number;
   pids: number;
+  /** Copy mode's workspace volume size; 0 in bind mode. Missing in records made before it existed. */
+  diskBytes?: number;
+}
+
+/** Copy mode's size-limited workspace volume (see placement/workspace-disk.ts). */
+export interface WorkspaceDiskRecord {
+  volume: string;
+  image: string;
+  loopDevice: string;
+  limitBytes: number;
 }
 
 export interface EnclosureRecord {
   containerId: string;
   image: string;
-  /** Host folder holding the agent's socket, bind-mounted at /run/enclave. */
-  socketDir: string;
   startedAtMs: number;
   limits: EnclosureLimits;
   workspaceMode: "bind" | "copy";
   runtime: EnclosureRuntime;
   relaxations: string[];
   user: string;
+  disk?: WorkspaceDiskRecord;
   state: "starting" | "running" | "dead";
   detail: string;
 }
@@ -34,6 +43,8 @@ export interface ConversationRecord {
   ownsWorkspace: boolean;
   createdAtMs: number;
   enclosure?: EnclosureRecord;
+  /** What the last copy-mode stop did not bring back into the workspace, one line each. */
+  notCopiedBack?: string[];
 }
 
 const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;

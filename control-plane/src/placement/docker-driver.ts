@@ -1,9 +1,8 @@
 // Docker placement: starts a conversation's enclosure from the enclave image with hardened defaults,
-// waits for its agent to answer Health on the bind-mounted unix socket, tells a dead one from a live
-// one, and removes everything it made when stopped (container, volume, socket folder).
-import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// reaches its agent through the engine's exec (exec-relay.ts), waits for it to answer Health, tells a
+// dead one from a live one, and removes everything it made when stopped (container, volume).
+import { createHash } from "node:crypto";
+import { join, resolve } from "node:path";
 import type Docker from "dockerode";
 import { agentImageTag, imageExists, imageTags } from "../../../images/pipeline/image-set.js";
 import { AgentClient } from "../agent-client/agent-client.js";
@@ -11,17 +10,32 @@ import type { ConversationRecord, EnclosureRecord } from "../conversations/conve
 import type { EnclosureDefaults } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, resolveSettings } from "./enclosure-settings.js";
+import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
+import { DeathWatch, type EventStream } from "./death-watch.js";
+import { ExecRelay } from "./exec-relay.js";
+import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
+import { chownTree, copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
 import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
 import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
 import { type HostView, readHostView } from "../audit/host-view.js";
-import { chownTree, mirrorArchiveInto, packFolder } from "./workspace-transfer.js";
 
 export const LABELS = {
   managed: "org.enclave.managed",
   conversation: "org.enclave.conversation",
-  socketDir: "org.enclave.socket-dir",
+  /** Which control plane made it (see ownerId): several may share one engine, each reaps only its own. */
+  owner: "org.enclave.owner",
 } as const;
+
+/** A control plane's name on the engine: derived from its data folder, so it is the same after a restart. */
+export function ownerId(dataDir: string): string {
+  return createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 16);
+}
+
+/** What a stop could not bring back into the workspace (copy mode), and what it could not remove. */
+export interface StopReport {
+  notCopiedBack: string[];
+  leftovers: string[];
+}
 
 export interface ContainerFate {
   running: boolean;
@@ -49,10 +63,24 @@ export class DockerDriver {
     private readonly docker: Docker,
     private readonly agentBundleDir: string,
     private readonly defaults: EnclosureDefaults,
+    /** The control plane's private folder (mode 700) for the relays' local sockets. */
+    private readonly socketRoot: string,
+    /** This control plane's ownerId, put on every container it makes. */
+    private readonly owner: string,
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   ) {}
 
-  client(record: EnclosureRecord): AgentClient {
-    return new AgentClient(join(record.socketDir, "agent.sock"), () => enclosureWhere(record));
+  /** A client whose every connection is a fresh relay into the container (no host path involved). */
+  async client(record: EnclosureRecord): Promise<AgentClient> {
+    const short = record.containerId.slice(0, 12);
+    const relay = await ExecRelay.open(join(this.socketRoot, `e-${short}.sock`), {
+      container: this.docker.getContainer(record.containerId),
+      demux: (stream, stdout, stderr) => this.docker.modem.demuxStream(stream, stdout, stderr),
+      user: record.user,
+      command: RELAY_COMMAND,
+      log: (line) => this.log(`${enclosureWhere(record)}: ${line.slice(0, LIMITS.relayLogLineChars)}`),
+    });
+    return new AgentClient(relay.socketPath, () => enclosureWhere(record), () => relay.close());
   }
 
   private defaultImage(delivery: string): string {
@@ -66,30 +94,38 @@ export class DockerDriver {
       throw new EnclaveError("placement_unavailable", `image ${settings.image} is not built here: run \`make images\` (or \`enclave images build\`) first`);
     }
     if (settings.runtime === "runsc") await runscRegistration(this.docker);
-    const socketDir = mkdtempSync(join(tmpdir(), "enclave-sock-"));
-    chownSync(socketDir, settings.uid, settings.gid);
-    chmodSync(socketDir, 0o700);
     let container: Docker.Container | undefined;
+    let client: AgentClient | undefined;
+    let disk: WorkspaceDisk | undefined;
+    const name = `enclave-${conv.id}-${Date.now().toString(36)}`;
+    const labels = { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.owner]: this.owner };
     try {
       if (settings.workspaceMode === "bind") await chownTree(conv.workspacePath, settings.uid, settings.gid);
-      container = await this.docker.createContainer({
-        name: `enclave-${conv.id}-${Date.now().toString(36)}`,
-        ...containerSpec(
-          settings,
-          { socketDir, workspace: conv.workspacePath, agentBundleDir: this.agentBundleDir },
-          { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.socketDir]: socketDir },
-        ),
-      });
       if (settings.workspaceMode === "copy") {
-        await container.putArchive(packFolder(conv.workspacePath, settings.uid, settings.gid), { path: IN_ENCLOSURE.workspace });
+        disk = await createWorkspaceDisk(this.docker, {
+          dir: this.defaults.diskImageDir,
+          name: `${name}-workspace`,
+          limitBytes: settings.diskLimitBytes,
+          uid: settings.uid,
+          gid: settings.gid,
+          labels,
+        });
+      }
+      container = await this.docker.createContainer({
+        name,
+        ...containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels),
+      });
+      if (settings.agentDelivery === "mount") await putFolder(container, packFolder(this.agentBundleDir, 0, 0), IN_ENCLOSURE.agentDir);
+      if (settings.workspaceMode === "copy") {
+        await putFolder(container, packFolder(conv.workspacePath, settings.uid, settings.gid), IN_ENCLOSURE.workspace, settings.diskLimitBytes);
       }
       await container.start();
       const record: EnclosureRecord = {
         containerId: container.id,
         image: settings.image,
-        socketDir,
         startedAtMs: Date.now(),
-        limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit },
+        limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit, diskBytes: settings.diskLimitBytes },
+        ...(disk ? { disk } : {}),
         workspaceMode: settings.workspaceMode,
         runtime: settings.runtime,
         relaxations: settings.relaxations,
@@ -97,22 +133,25 @@ export class DockerDriver {
         state: "starting",
         detail: "",
       };
-      const client = this.client(record);
+      client = await this.client(record);
       await this.waitReady(container, client);
       record.state = "running";
       return { record, client };
     } catch (err) {
+      client?.close();
       if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
-      rmSync(socketDir, { recursive: true, force: true });
+      if (disk) await removeWorkspaceDisk(this.docker, disk).catch(() => undefined);
       throw err;
     }
   }
 
+  /** The relay inside waits for the agent's socket, so the first Health answers as soon as the agent
+   * listens; between attempts, a container that exited is reported with its last lines. */
   private async waitReady(container: Docker.Container, client: AgentClient): Promise<void> {
     const deadline = Date.now() + LIMITS.agentReadyTimeoutMs;
     for (;;) {
       try {
-        await client.health(1_000);
+        await client.health(Math.max(1, Math.min(LIMITS.agentReadyProbeMs, deadline - Date.now())));
         return;
       } catch {
         // Not up yet: see whether the container is still there to come up.
@@ -125,7 +164,6 @@ export class DockerDriver {
       if (Date.now() > deadline) {
         throw new EnclaveError("placement_unavailable", `the enclosure's agent did not answer within ${LIMITS.agentReadyTimeoutMs} ms`);
       }
-      await new Promise((r) => setTimeout(r, 100));
     }
   }
 
@@ -162,48 +200,104 @@ export class DockerDriver {
     }
   }
 
-  /** Removes the enclosure; in copy mode its /workspace is first mirrored back to the host folder. */
-  async stop(conv: ConversationRecord, record: EnclosureRecord): Promise<void> {
+  /** The engine's view of copy mode's workspace volume, for the egress audit; undefined in bind mode. */
+  async workspaceVolumeInfo(record: EnclosureRecord): Promise<Docker.VolumeInspectInfo | undefined> {
+    if (!record.disk) return undefined;
+    return (await this.docker.getVolume(record.disk.volume).inspect()) as Docker.VolumeInspectInfo;
+  }
+
+  /**
+   * Removes the enclosure; in copy mode its /workspace is first copied back into the host folder (the
+   * container paused meanwhile). When the copy back fails the enclosure is left running as it was,
+   * socket folder included, and the stop can be tried again.
+   */
+  async stop(conv: ConversationRecord, record: EnclosureRecord): Promise<StopReport> {
     const container = this.docker.getContainer(record.containerId);
-    try {
-      if (record.workspaceMode === "copy") {
-        const archive = await container.getArchive({ path: `${IN_ENCLOSURE.workspace}/.` });
-        await mirrorArchiveInto(conv.workspacePath, archive, ".");
+    let notCopiedBack: string[] = [];
+    if (record.workspaceMode === "copy") {
+      const limits = {
+        maxBytes: this.defaults.copyBackMaxBytes,
+        maxEntries: LIMITS.copyBackMaxEntries,
+        setting: "ENCLAVE_COPY_BACK_MAX_BYTES (default LIMITS.copyBackMaxBytes)",
+      };
+      let result: NotCopied | undefined;
+      try {
+        result = await copyBackFromContainer(container, conv.workspacePath, limits);
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+        result = record.disk ? await this.copyBackFromVolume(conv, record, limits) : undefined;
       }
+      if (result) {
+        notCopiedBack = result.skipped.slice(0, LIMITS.notCopiedBackListed).map((s) => `${s.path}: ${s.why}`);
+        const unlisted = result.skippedTotal - notCopiedBack.length;
+        if (unlisted > 0) notCopiedBack.push(`… and ${unlisted} more`);
+      } else {
+        notCopiedBack = ["(everything): the container was removed from outside Enclave, so its /workspace could not be copied back"];
+      }
+    }
+    try {
       await container.remove({ force: true, v: true });
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+    }
+    // The enclosure is gone by now: a volume that will not go is said, not a reason to keep it recorded.
+    const leftovers: string[] = [];
+    if (record.disk) {
+      await removeWorkspaceDisk(this.docker, record.disk).catch((err: unknown) => {
+        leftovers.push(`workspace volume ${record.disk?.volume} (${record.disk?.loopDevice}, ${record.disk?.image}): ${(err as Error).message}`);
+      });
+    }
+    return { notCopiedBack, leftovers };
+  }
+
+  /** The container is gone but its workspace volume is not: read it through a container never started. */
+  private async copyBackFromVolume(conv: ConversationRecord, record: EnclosureRecord, limits: MirrorLimits): Promise<NotCopied> {
+    const reader = await this.docker.createContainer({
+      Image: record.image,
+      // Never started; the engine still wants a command.
+      Entrypoint: ["/bin/true"],
+      Labels: { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.owner]: this.owner },
+      NetworkDisabled: true,
+      HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: record.disk?.volume ?? "", Target: IN_ENCLOSURE.workspace }] },
+    });
+    try {
+      return await copyBackFromContainer(reader, conv.workspacePath, limits);
     } finally {
-      rmSync(record.socketDir, { recursive: true, force: true });
+      await reader.remove({ force: true }).catch(() => undefined);
     }
   }
 
-  /** Calls onDeath when a managed container dies without being stopped through the driver. */
-  async watchDeaths(onDeath: (containerId: string) => void): Promise<() => void> {
-    const stream = (await this.docker.getEvents({
-      filters: { type: ["container"], event: ["die", "destroy"], label: [`${LABELS.managed}=true`] },
-    })) as NodeJS.ReadableStream & { destroy?: () => void };
-    let buffered = "";
-    stream.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString("utf8");
-      let nl;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        try {
-          const ev = JSON.parse(line) as { id?: string };
-          if (ev.id) onDeath(ev.id);
-        } catch {
-          // A partial or foreign line.
-        }
-      }
-    });
-    stream.on("error", () => undefined);
-    return () => stream.destroy?.();
+  /**
+   * Calls onDeath when a managed container dies without being stopped through the driver; the watch
+   * survives failures of the events stream (see death-watch.ts).
+   */
+  watchDeaths(onDeath: (containerId: string) => void): DeathWatch {
+    return new DeathWatch(
+      async (since) =>
+        (await this.docker.getEvents({
+          ...(since !== undefined ? { since } : {}),
+          filters: { type: ["container"], event: ["die", "destroy"], label: [`${LABELS.managed}=true`] },
+        })) as EventStream,
+      onDeath,
+      this.log,
+    );
   }
 
+  /** The containers this control plane made that still exist, running or not. */
   async managedContainers(): Promise<Array<{ id: string; conversation: string; running: boolean }>> {
-    const list = await this.docker.listContainers({ all: true, filters: { label: [`${LABELS.managed}=true`] } });
+    const list = await this.docker.listContainers({
+      all: true,
+      filters: { label: [`${LABELS.managed}=true`, `${LABELS.owner}=${this.owner}`] },
+    });
     return list.map((c) => ({ id: c.Id, conversation: c.Labels[LABELS.conversation] ?? "", running: c.State === "running" }));
+  }
+
+  /** Removes a container nothing refers to any more, with its anonymous volumes. */
+  async reap(containerId: string): Promise<void> {
+    try {
+      await this.docker.getContainer(containerId).remove({ force: true, v: true });
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+    }
   }
 }

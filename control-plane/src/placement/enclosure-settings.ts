@@ -17,6 +17,7 @@ export interface EnclosureRequest {
   writableRoot?: boolean;
   allowNewPrivileges?: boolean;
   agentDelivery?: string;
+  diskLimitBytes?: number;
   runtime?: string;
 }
 
@@ -36,17 +37,29 @@ export interface EnclosureSettings {
   runtime: EnclosureRuntime;
   tmpSizeBytes: number;
   homeSizeBytes: number;
+  /** Size of the copy-mode workspace volume; 0 in bind mode (the host folder's filesystem bounds it). */
+  diskLimitBytes: number;
   relaxations: string[];
 }
 
 /** Where things live inside an enclosure. */
 export const IN_ENCLOSURE = {
   workspace: "/workspace",
-  socketDir: "/run/enclave",
+  /** The agent's socket lives on the container's own tmpfs: nothing of the host is mounted for it. */
+  runDir: "/run/enclave",
   socket: "/run/enclave/agent.sock",
   agentDir: "/opt/enclave/agent",
   home: "/home/enclave",
 } as const;
+
+/** The agent's socket and nothing else: a small tmpfs. */
+const RUN_DIR_BYTES = 1024 ** 2;
+
+/** The command that joins an exec's stdio to the agent's socket (see exec-relay.ts). */
+export const RELAY_COMMAND = ["node", `${IN_ENCLOSURE.agentDir}/relay.mjs`, IN_ENCLOSURE.socket];
+
+/** Smallest workspace volume: ext4's own metadata and journal take a few MiB of it. */
+export const MIN_DISK_BYTES = 32 * 1024 ** 2;
 
 function bad(message: string): never {
   throw new EnclaveError("invalid_arguments", message);
@@ -91,6 +104,17 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
   const allowNewPrivileges = Boolean(req.allowNewPrivileges);
   if (allowNewPrivileges) relaxations.push("new privileges allowed (setuid binaries work)");
 
+  if (workspaceMode === "bind" && req.diskLimitBytes) {
+    bad(
+      "disk_limit_bytes needs workspace_mode copy: in bind mode the enclosure writes the host folder itself, which only the " +
+        "host filesystem bounds on this engine; start with workspace_mode copy for a workspace of limited size",
+    );
+  }
+  const diskLimitBytes = workspaceMode === "copy" ? req.diskLimitBytes || defaults.diskBytes : 0;
+  if (workspaceMode === "copy" && (diskLimitBytes < MIN_DISK_BYTES || !Number.isSafeInteger(diskLimitBytes))) {
+    bad(`disk_limit_bytes ${diskLimitBytes} is below the ${MIN_DISK_BYTES / 1024 ** 2} MiB a workspace volume needs`);
+  }
+
   return {
     image: req.image || defaults.image || defaultImage,
     workspaceMode,
@@ -107,20 +131,27 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
     runtime,
     tmpSizeBytes: defaults.tmpSizeBytes,
     homeSizeBytes: defaults.homeSizeBytes,
+    diskLimitBytes,
     relaxations,
   };
 }
 
 export interface EnclosureMounts {
-  socketDir: string;
+  /** The host folder, bind-mounted in bind mode. */
   workspace: string;
-  agentBundleDir: string;
+  /** Copy mode: the size-limited volume mounted at /workspace. */
+  workspaceVolume?: string;
 }
 
 export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, labels: Record<string, string>): ContainerCreateOptions {
-  const binds = [`${mounts.socketDir}:${IN_ENCLOSURE.socketDir}`];
+  const binds: string[] = [];
   if (s.workspaceMode === "bind") binds.push(`${mounts.workspace}:${IN_ENCLOSURE.workspace}`);
-  if (s.agentDelivery === "mount") binds.push(`${mounts.agentBundleDir}:${IN_ENCLOSURE.agentDir}:ro`);
+  const volumes: NonNullable<NonNullable<ContainerCreateOptions["HostConfig"]>["Mounts"]> = [];
+  if (s.workspaceMode === "copy") volumes.push({ Type: "volume", Source: mounts.workspaceVolume ?? "", Target: IN_ENCLOSURE.workspace });
+  // The agent bundle is copied into a volume of the container's own before it starts, rather than
+  // bind-mounted from the host: a bind mount shows its host path in /proc/self/mountinfo inside. Its
+  // files are root's, so the enclosure's user cannot change them.
+  if (s.agentDelivery === "mount") volumes.push({ Type: "volume", Source: "", Target: IN_ENCLOSURE.agentDir });
   const tmpfsOpts = (size: number, owned: boolean): string =>
     `rw,nosuid,nodev,size=${size}${owned ? `,uid=${s.uid},gid=${s.gid},mode=0700` : ""}`;
   return {
@@ -139,14 +170,18 @@ export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, lab
       CapAdd: s.keepCapabilities,
       SecurityOpt: s.allowNewPrivileges ? [] : ["no-new-privileges:true"],
       ReadonlyRootfs: !s.writableRoot,
-      Tmpfs: { "/tmp": tmpfsOpts(s.tmpSizeBytes, false), [IN_ENCLOSURE.home]: tmpfsOpts(s.homeSizeBytes, true) },
+      Tmpfs: {
+        "/tmp": tmpfsOpts(s.tmpSizeBytes, false),
+        [IN_ENCLOSURE.home]: tmpfsOpts(s.homeSizeBytes, true),
+        [IN_ENCLOSURE.runDir]: tmpfsOpts(RUN_DIR_BYTES, true),
+      },
       Memory: s.memoryBytes,
       MemorySwap: s.memoryBytes,
       NanoCpus: Math.round(s.cpus * 1e9),
       PidsLimit: s.pidsLimit,
       Init: true,
       Binds: binds,
-      Mounts: s.workspaceMode === "copy" ? [{ Type: "volume", Source: "", Target: IN_ENCLOSURE.workspace }] : [],
+      Mounts: volumes,
       AutoRemove: false,
     },
   };

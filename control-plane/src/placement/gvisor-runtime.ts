@@ -4,14 +4,12 @@ import type Docker from "dockerode";
 import { EnclaveError } from "../errors.js";
 
 /**
- * The flags `make docker` (images/ensure-docker.sh) registers runsc with, each needed: --network=none
- * keeps gVisor's own network stack off (runsc cannot start in a container's network namespace with
- * it on); --host-uds=all lets the agent create its socket in the bind-mounted socket folder and a
- * restarted agent remove the old one (with "create" alone gVisor cannot even stat it) — as under
- * runc, a unix socket in the enclosure's own bind mounts may then be connected to. Not --oci-seccomp:
- * under Debian's runsc (2022-12) the engine's default profile stops every thread from starting inside.
+ * The flags `make docker` (images/ensure-docker.sh) registers runsc with: --network=none keeps
+ * gVisor's own network stack off (runsc cannot start in a container's network namespace with it on).
+ * Not --oci-seccomp: under Debian's runsc (2022-12) the engine's default profile stops every thread
+ * from starting inside. Not --host-uds: the agent is reached through exec, no host socket is needed.
  */
-export const RUNSC_RUNTIME_ARGS = ["--network=none", "--host-uds=all"] as const;
+export const RUNSC_RUNTIME_ARGS = ["--network=none"] as const;
 
 export interface RunscRegistration {
   path: string;

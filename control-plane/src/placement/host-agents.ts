@@ -1,17 +1,31 @@
-// Host placement: one agent process per conversation, started on first need, restarted on the next
-// call after it dies, and stopped with the conversation. Its stdin is a lifeline: if the control
-// plane goes away, so does the agent.
+// Host placement: one agent per conversation, started on first need inside its bubblewrap sandbox
+// (host-sandbox.ts), restarted on the next call after it dies, and stopped with the conversation. Its
+// stdin is a lifeline: if the control plane goes away, so does the agent and all it started. The
+// control plane listens in its own private folder and hands the agent the listening socket, so the
+// sandbox never holds a path the control plane dials.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, type WriteStream } from "node:fs";
-import { delimiter, join } from "node:path";
+import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, type WriteStream } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { dirname, join } from "node:path";
 import { AgentClient } from "../agent-client/agent-client.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { hostToolsBin } from "../repo-paths.js";
 import type { AgentEndpoint } from "./agent-endpoint.js";
+import { sandboxAgentPid } from "./sandbox-processes.js";
+import {
+  giveWorkspaceTo,
+  type HostSandboxConfig,
+  IN_SANDBOX,
+  type SandboxIdentity,
+  sandboxedAgentCommand,
+  sandboxIdentity,
+} from "./host-sandbox.js";
 
 interface HostAgent {
   child: ChildProcess;
+  /** Whom the sandbox runs as. */
+  identity: SandboxIdentity;
   client: AgentClient;
   socketPath: string;
   alive: boolean;
@@ -26,10 +40,13 @@ export class HostAgents {
   private counter = 0;
 
   constructor(
-    private readonly bundleEntry: string,
-    /** A short folder for sockets (unix socket paths are limited to 107 bytes). */
+    private readonly agentBundleDir: string,
+    /** The control plane's private folder (mode 700) for sockets; unix socket paths are limited to 107 bytes. */
     private readonly socketRoot: string,
     private readonly logDir: string,
+    /** Per-conversation state folders (the apply journal), each mounted into its sandbox alone. */
+    private readonly stateRoot: string,
+    private readonly sandbox: HostSandboxConfig,
   ) {}
 
   /** The conversation's host agent, started (or restarted) when it is not running. */
@@ -53,6 +70,14 @@ export class HostAgents {
     return agent?.alive ? { placement: "host", client: agent.client, where: this.where(agent) } : undefined;
   }
 
+  /** What the audit reads from the host: the running agent's own pid and whom it runs as; never starts one. */
+  auditTarget(conversationId: string): { agentPid: number; identity: SandboxIdentity; config: HostSandboxConfig } | undefined {
+    const agent = this.agents.get(conversationId);
+    if (!agent?.alive || agent.child.pid === undefined) return undefined;
+    const agentPid = sandboxAgentPid(agent.child.pid);
+    return agentPid === undefined ? undefined : { agentPid, identity: agent.identity, config: this.sandbox };
+  }
+
   pid(conversationId: string): number | undefined {
     const a = this.agents.get(conversationId);
     return a?.alive ? a.child.pid : undefined;
@@ -64,13 +89,25 @@ export class HostAgents {
     if (!agent) return;
     agent.client.close();
     if (agent.alive) {
+      // Closing the lifeline lets the agent stop its kernels and servers; the sandbox's whole process
+      // tree goes with bubblewrap when that takes too long.
       const exited = new Promise<void>((r) => agent.child.once("exit", () => r()));
-      agent.child.kill("SIGTERM");
-      const timer = setTimeout(() => agent.child.kill("SIGKILL"), 3_000);
+      agent.child.stdin?.end();
+      const timer = setTimeout(() => agent.child.kill("SIGKILL"), LIMITS.hostAgentStopGraceMs);
       await exited;
       clearTimeout(timer);
     }
+    rmSync(agent.socketPath, { force: true });
     agent.log.end();
+  }
+
+  /** Removes what host placement kept for the conversation (its state folder). */
+  forget(conversationId: string): void {
+    rmSync(this.stateDir(conversationId), { recursive: true, force: true });
+  }
+
+  private stateDir(conversationId: string): string {
+    return join(this.stateRoot, conversationId);
   }
 
   async stopAll(): Promise<void> {
@@ -94,24 +131,47 @@ export class HostAgents {
     return p;
   }
 
+  /** The conversation's state folder, owned by the sandbox's account and private to it. */
+  private prepareStateDir(conversationId: string, id: SandboxIdentity): string {
+    const dir = this.stateDir(conversationId);
+    mkdirSync(this.stateRoot, { recursive: true, mode: 0o700 });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+    if (id.drop) chownSync(dir, id.uid, id.gid);
+    return dir;
+  }
+
   private async spawnAgent(conversationId: string, workspace: string): Promise<HostAgent> {
-    if (!existsSync(this.bundleEntry)) {
-      throw new EnclaveError("placement_unavailable", `the agent bundle ${this.bundleEntry} is missing: run \`make build\``);
+    const bundleEntry = join(this.agentBundleDir, "enclave-agent.mjs");
+    if (!existsSync(bundleEntry)) {
+      throw new EnclaveError("placement_unavailable", `the agent bundle ${bundleEntry} is missing: run \`make build\``);
     }
     const previous = this.agents.get(conversationId);
     if (previous) previous.client.close();
     mkdirSync(this.logDir, { recursive: true });
+    const id = sandboxIdentity(this.sandbox);
+    const stateDir = this.prepareStateDir(conversationId, id);
+    giveWorkspaceTo(workspace, id);
     const socketPath = join(this.socketRoot, `h${++this.counter}.sock`);
-    const child = spawn(
-      process.execPath,
-      [this.bundleEntry, "--socket", socketPath, "--workspace", workspace, "--placement", "host", "--exit-with-stdin"],
-      // The project-installed language servers come after a project's own bins (the agent looks in
-      // node_modules/.bin and .venv first) and before the host's PATH.
-      { stdio: ["pipe", "ignore", "pipe"], env: { ...process.env, PATH: [hostToolsBin, process.env.PATH ?? ""].join(delimiter) } },
+    const listener = await listenFor(socketPath);
+    const hostToolsDir = dirname(dirname(hostToolsBin));
+    const command = sandboxedAgentCommand(
+      this.sandbox,
+      id,
+      { workspace, agentBundleDir: this.agentBundleDir, hostToolsDir: existsSync(hostToolsBin) ? hostToolsDir : undefined, stateDir },
+      ["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
     );
+    let child: ChildProcess;
+    try {
+      child = spawn(command.file, command.args, { stdio: ["pipe", "ignore", "pipe", listeningFd(listener)], env: command.env });
+    } finally {
+      // The agent holds the listening socket now; ours must not accept a connection too.
+      listener.close();
+    }
     const log = createWriteStream(join(this.logDir, `agent-${conversationId}.log`), { flags: "a" });
     const agent: HostAgent = {
       child,
+      identity: id,
       socketPath,
       alive: true,
       stderrTail: [],
@@ -143,4 +203,28 @@ export class HostAgents {
     await Promise.race([agent.client.health(LIMITS.agentReadyTimeoutMs), died]);
     return agent;
   }
+}
+
+/** A listening socket bound at socketPath, for the agent to inherit. It is bound under a temporary
+ * name and renamed into place, so that closing our copy (which unlinks the name it was bound to)
+ * leaves the agent's listener reachable. */
+async function listenFor(socketPath: string): Promise<Server> {
+  const staging = `${socketPath}.new`;
+  rmSync(staging, { force: true });
+  rmSync(socketPath, { force: true });
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(staging, () => resolve());
+  });
+  chmodSync(staging, 0o600);
+  renameSync(staging, socketPath);
+  return server;
+}
+
+/** The descriptor of a listening net.Server, to pass to a child's stdio (Node has no public accessor). */
+function listeningFd(server: Server): number {
+  const fd = (server as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  if (typeof fd !== "number" || fd < 0) throw new EnclaveError("failed", "cannot hand the host agent its listening socket: this Node does not expose it");
+  return fd;
 }

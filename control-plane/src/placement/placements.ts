@@ -7,6 +7,7 @@ import type { ConversationRecord, ConversationStore, EnclosureRecord } from "../
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentEndpoint } from "./agent-endpoint.js";
+import type { DeathWatch } from "./death-watch.js";
 import { type DockerDriver, enclosureWhere } from "./docker-driver.js";
 import type { EnclosureRequest } from "./enclosure-settings.js";
 import type { HostAgents } from "./host-agents.js";
@@ -23,37 +24,103 @@ function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError
 
 export class Placements implements PlacementPort {
   private readonly clients = new Map<string, AgentClient>();
-  private unwatch: (() => void) | undefined;
+  private readonly opening = new Map<string, Promise<AgentClient>>();
+  private watcher: DeathWatch | undefined;
+  /** The pid of the agent that answered a conversation last; another pid with no stop between means it was restarted. */
+  private readonly lastAgentPid = new Map<string, number>();
 
   constructor(
     private readonly store: ConversationStore,
     private readonly hostAgents: HostAgents,
     private readonly docker: () => Promise<DockerDriver>,
     private readonly audit: AuditLog,
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   ) {}
 
-  /** Reattaches to enclosures that outlived a control-plane restart, and watches for deaths. */
+  /**
+   * Reattaches to enclosures that outlived a control-plane restart, and watches for deaths. The watch
+   * starts first, so a failure below never leaves deaths unwatched; an enclosure that cannot be
+   * inspected stays as recorded and is checked again on its next call.
+   */
   async recover(): Promise<void> {
     const withEnclosure = this.store.list().filter((c) => c.enclosure);
-    if (withEnclosure.length === 0) return;
-    const driver = await this.docker();
+    let driver: DockerDriver;
+    try {
+      driver = await this.docker();
+    } catch (err) {
+      // With no enclosure recorded, no engine is needed (host placement); orphans are reaped next start.
+      if (withEnclosure.length === 0) return;
+      throw err;
+    }
+    this.watch(driver);
+    await this.reapOrphans(driver);
     for (const conv of withEnclosure) {
       const enc = conv.enclosure as EnclosureRecord;
-      const fate = await driver.inspect(enc);
-      if (!fate.running) this.markDead(conv, fate.detail);
+      try {
+        const fate = await driver.inspect(enc);
+        if (!fate.running) this.markDead(conv, fate.detail);
+      } catch (err) {
+        this.log(`conversation ${conv.id}: cannot inspect ${enclosureWhere(enc)} at start (${(err as Error).message}); its state is checked again on its next call`);
+      }
     }
-    await this.watch(driver);
   }
 
-  private async watch(driver: DockerDriver): Promise<void> {
-    if (this.unwatch) return;
-    this.unwatch = await driver.watchDeaths((containerId) => {
+  /**
+   * Removes containers this control plane made that no record refers to: their conversation is gone
+   * from the store, or its record names another container (a start interrupted before it was
+   * recorded, a delete that could not finish). Runs at start, before any call can start one.
+   */
+  private async reapOrphans(driver: DockerDriver): Promise<void> {
+    for (const c of await driver.managedContainers()) {
+      const conv = this.store.has(c.conversation) ? this.store.get(c.conversation) : undefined;
+      if (conv?.enclosure?.containerId === c.id) continue;
+      const why = conv
+        ? `conversation ${conv.id} records ${conv.enclosure ? enclosureWhere(conv.enclosure) : "no enclosure"}`
+        : `conversation ${c.conversation || "(unlabelled)"} is not in the store`;
+      try {
+        await driver.reap(c.id);
+        this.log(`reaped orphaned container ${c.id.slice(0, 12)} (${c.running ? "running" : "stopped"}): ${why}`);
+      } catch (err) {
+        this.log(`cannot reap orphaned container ${c.id.slice(0, 12)} (${why}): ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /** The watch on container deaths, once an engine was needed. */
+  get deathWatch(): DeathWatch | undefined {
+    return this.watcher;
+  }
+
+  private watch(driver: DockerDriver): void {
+    if (this.watcher) return;
+    this.watcher = driver.watchDeaths((containerId) => {
       const conv = this.store.list().find((c) => c.enclosure?.containerId === containerId);
       if (!conv?.enclosure || conv.enclosure.state === "dead") return;
-      void driver.inspect(conv.enclosure).then((fate) => {
-        if (!fate.running) this.markDead(conv, fate.detail);
-      }, () => undefined);
+      void driver.inspect(conv.enclosure).then(
+        (fate) => {
+          if (!fate.running) this.markDead(conv, fate.detail);
+        },
+        (err: unknown) => this.log(`conversation ${conv.id}: a death event came but the container cannot be inspected (${(err as Error).message}); the next call checks it`),
+      );
     });
+  }
+
+  private noteAgent(conversationId: string, pid: number | undefined, where: string): void {
+    if (!pid) return;
+    const before = this.lastAgentPid.get(conversationId);
+    this.lastAgentPid.set(conversationId, pid);
+    if (before === undefined || before === pid) return;
+    this.audit.record({
+      kind: "agent_restarted",
+      conversationId,
+      placement: where,
+      detail: `the agent (pid ${before}) was gone and another (pid ${pid}) answers; its kernels, language servers and debug sessions started over`,
+    });
+  }
+
+  /** Forgets what was known about the conversation's agents (its host agent was stopped on purpose). */
+  forget(conversationId: string): void {
+    this.lastAgentPid.delete(conversationId);
   }
 
   private markDead(conv: ConversationRecord, detail: string): void {
@@ -68,23 +135,39 @@ export class Placements implements PlacementPort {
   }
 
   private async enclosureClient(conv: ConversationRecord, enc: EnclosureRecord): Promise<AgentClient> {
-    let client = this.clients.get(conv.id);
-    if (!client) {
-      client = (await this.docker()).client(enc);
-      this.clients.set(conv.id, client);
+    const client = this.clients.get(conv.id);
+    if (client) return client;
+    // Enclosures recorded while the engine was unreachable at start get their watch on first use.
+    if (!this.watcher) this.watch(await this.docker());
+    // Concurrent first calls share one client (and so one relay socket).
+    let opening = this.opening.get(conv.id);
+    if (!opening) {
+      opening = this.docker()
+        .then((driver) => driver.client(enc))
+        .then((c) => {
+          this.clients.set(conv.id, c);
+          return c;
+        })
+        .finally(() => this.opening.delete(conv.id));
+      this.opening.set(conv.id, opening);
     }
-    return client;
+    return opening;
   }
 
   async endpoint(conversationId: string): Promise<AgentEndpoint> {
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
-    if (!enc) return this.hostAgents.endpoint(conv.id, conv.workspacePath);
+    if (!enc) {
+      const host = await this.hostAgents.endpoint(conv.id, conv.workspacePath);
+      this.noteAgent(conv.id, this.hostAgents.pid(conv.id), host.where);
+      return host;
+    }
     if (enc.state === "dead") throw deadError(conv, enc);
     const client = await this.enclosureClient(conv, enc);
     if (!client.connected) {
       try {
-        await client.health(LIMITS.agentProbeTimeoutMs);
+        const health = await client.health(LIMITS.agentProbeTimeoutMs);
+        this.noteAgent(conv.id, health.pid, enclosureWhere(enc));
       } catch {
         const fate = await (await this.docker()).inspect(enc);
         if (!fate.running) {
@@ -133,10 +216,13 @@ export class Placements implements PlacementPort {
       );
     }
     const driver = await this.docker();
-    await this.watch(driver);
+    this.watch(driver);
     // The host agent must not write while the enclosure owns the workspace.
     await this.hostAgents.stop(conv.id);
+    this.forget(conv.id);
     const { record, client } = await driver.start(conv, req);
+    // The agent it started, so that another one answering later is known to be a restart.
+    this.noteAgent(conv.id, (await client.health(LIMITS.agentProbeTimeoutMs).catch(() => undefined))?.pid, enclosureWhere(record));
     conv.enclosure = record;
     this.clients.set(conv.id, client);
     this.store.put(conv);
@@ -155,15 +241,27 @@ export class Placements implements PlacementPort {
     if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${conv.id}\` has no enclosure to stop`);
     this.clients.get(conv.id)?.close();
     this.clients.delete(conv.id);
-    await (await this.docker()).stop(conv, enc);
+    this.forget(conv.id);
+    // A failed stop leaves the enclosure running and recorded: the next call reconnects to it.
+    const { notCopiedBack, leftovers } = await (await this.docker()).stop(conv, enc);
     delete conv.enclosure;
+    if (enc.workspaceMode === "copy") conv.notCopiedBack = notCopiedBack;
     this.store.put(conv);
-    this.audit.record({ kind: "enclosure_stopped", conversationId: conv.id, placement: enclosureWhere(enc) });
+    const detail = [
+      notCopiedBack.length ? `not copied back into the workspace: ${notCopiedBack.join("; ")}` : "",
+      leftovers.length ? `could not remove: ${leftovers.join("; ")}` : "",
+    ].filter(Boolean);
+    this.audit.record({
+      kind: "enclosure_stopped",
+      conversationId: conv.id,
+      placement: enclosureWhere(enc),
+      ...(detail.length ? { detail: detail.join("\n") } : {}),
+    });
     return conv;
   }
 
   close(): void {
-    this.unwatch?.();
+    this.watcher?.stop();
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
   }

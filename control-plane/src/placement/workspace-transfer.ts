@@ -1,10 +1,19 @@
 // Moving a workspace between the host and an enclosure whose files the host cannot see (copy mode):
-// the host folder as a tar stream in, and the enclosure's /workspace mirrored back out. Also the
-// ownership fix bind mode needs, since the enclosure's user is not the host's.
-import { promises as fsp } from "node:fs";
+// the host folder as a tar stream in, and the enclosure's /workspace mirrored back out through the
+// one careful unpacker the agent uses too. Also the ownership fix bind mode needs, since the
+// enclosure's user is not the host's.
+import { constants, createReadStream, promises as fsp } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { Readable } from "node:stream";
-import { extract as tarExtract, pack as tarPack } from "tar-stream";
+import { pipeline } from "node:stream/promises";
+import type { Readable } from "node:stream";
+import type Docker from "dockerode";
+import { type Header, pack as tarPack } from "tar-stream";
+import { ArchiveLimitError, type SkippedEntry, unpackTar } from "../../../enclave-agent/src/fs/archive-unpack.js";
+import { moveTreeInto } from "../../../enclave-agent/src/fs/tree-move.js";
+import { EnclaveError } from "../errors.js";
+import { IN_ENCLOSURE } from "./enclosure-settings.js";
+
+type Headers = Partial<Header> & { name: string };
 
 /** Gives the whole tree to uid:gid (links themselves, never their targets). */
 export async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
@@ -14,84 +23,139 @@ export async function chownTree(dir: string, uid: number, gid: number): Promise<
   for (const name of await fsp.readdir(dir)) await chownTree(join(dir, name), uid, gid);
 }
 
-/** The folder's contents as a tar stream, every entry owned by uid:gid. */
+/**
+ * The folder's contents as a tar stream, every entry owned by uid:gid. File contents stream from a
+ * descriptor opened without following links, so a file swapped for a link meanwhile is not read.
+ */
 export function packFolder(dir: string, uid: number, gid: number): Readable {
   const pack = tarPack();
-  const add = (header: Parameters<typeof pack.entry>[0], body?: Buffer): Promise<void> =>
+  const add = (header: Headers, body?: Buffer): Promise<void> =>
     new Promise((ok, fail) => {
       const done = (err?: Error | null): void => (err ? fail(err) : ok());
       if (body) pack.entry(header, body, done);
       else pack.entry(header, done);
     });
+  const addFile = async (abs: string, header: Headers): Promise<void> => {
+    const fh = await fsp.open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) return;
+      const sink = pack.entry({ ...header, size: st.size });
+      if (st.size === 0) {
+        sink.end(undefined);
+        return;
+      }
+      await pipeline(createReadStream("", { fd: fh.fd, autoClose: false, start: 0, end: st.size - 1 }), sink as unknown as NodeJS.WritableStream);
+    } finally {
+      await fh.close();
+    }
+  };
   const walk = async (abs: string, rel: string): Promise<void> => {
     for (const name of (await fsp.readdir(abs)).sort()) {
       const childAbs = join(abs, name);
       const childRel = rel ? `${rel}/${name}` : name;
       const st = await fsp.lstat(childAbs);
-      const common = { name: childRel, mode: st.mode & 0o7777, mtime: st.mtime, uid, gid };
+      const common = { name: childRel, mode: st.mode & 0o777, mtime: st.mtime, uid, gid };
       if (st.isSymbolicLink()) await add({ ...common, type: "symlink", linkname: await fsp.readlink(childAbs) });
       else if (st.isDirectory()) {
         await add({ ...common, name: `${childRel}/`, type: "directory" });
         await walk(childAbs, childRel);
-      } else if (st.isFile()) await add({ ...common, type: "file", size: st.size }, await fsp.readFile(childAbs));
+      } else if (st.isFile()) await addFile(childAbs, { ...common, type: "file" });
     }
   };
   walk(dir, "").then(
     () => pack.finalize(),
     (err: unknown) => pack.destroy(err as Error),
   );
-  return Readable.from(pack);
+  return pack as unknown as Readable;
 }
 
-/** Unpacks a tar stream (whose entries start with `stripPrefix/`) into a fresh folder beside `dir`. */
-async function unpackBeside(dir: string, archive: NodeJS.ReadableStream, stripPrefix: string): Promise<string> {
-  const staging = await fsp.mkdtemp(join(dirname(dir), `.${basename(dir)}.sync-`));
-  const extract = tarExtract();
-  const done = (async () => {
-    for await (const entry of extract) {
-      const chunks: Buffer[] = [];
-      for await (const c of entry as AsyncIterable<Buffer>) chunks.push(c);
-      let name = entry.header.name.replace(/\/+$/, "");
-      if (name === stripPrefix) continue;
-      if (name.startsWith(`${stripPrefix}/`)) name = name.slice(stripPrefix.length + 1);
-      // The archive comes from inside the enclosure: never let it name a path above the folder.
-      if (name.split("/").some((part) => part === "..") || name.startsWith("/")) continue;
-      const target = join(staging, name);
-      await fsp.mkdir(dirname(target), { recursive: true });
-      if (entry.header.type === "directory") await fsp.mkdir(target, { recursive: true });
-      else if (entry.header.type === "file") await fsp.writeFile(target, Buffer.concat(chunks), { mode: entry.header.mode & 0o777 });
-      else if (entry.header.type === "symlink") await fsp.symlink(entry.header.linkname, target);
-    }
-  })();
-  (archive as Readable).pipe(extract as unknown as NodeJS.WritableStream);
-  await done;
-  return staging;
+export interface MirrorLimits {
+  maxBytes: number;
+  maxEntries: number;
+  /** Named in the error when a limit is passed: where the limit is set. */
+  setting: string;
 }
 
-/** Makes `dir` hold exactly what `from` holds, in place (the folder itself is kept: agents use it). */
-async function mirrorInto(from: string, dir: string): Promise<void> {
-  const wanted = new Set(await fsp.readdir(from));
-  for (const name of await fsp.readdir(dir)) {
-    if (!wanted.has(name)) await fsp.rm(join(dir, name), { recursive: true, force: true });
-  }
-  for (const name of wanted) {
-    const src = join(from, name);
-    const dst = join(dir, name);
-    const [s, d] = await Promise.all([fsp.lstat(src), fsp.lstat(dst).catch(() => undefined)]);
-    if (s.isDirectory() && d?.isDirectory()) {
-      await mirrorInto(src, dst);
-      continue;
-    }
-    if (d) await fsp.rm(dst, { recursive: true, force: true });
-    await fsp.rename(src, dst);
-  }
+/** A folder to unpack into, on the workspace's filesystem (so moving into place is a rename). */
+async function stagingFor(dir: string): Promise<{ staging: string; inside: boolean }> {
+  const parent = dirname(dir);
+  const [p, d] = await Promise.all([fsp.stat(parent), fsp.stat(dir)]);
+  if (p.dev === d.dev) return { staging: await fsp.mkdtemp(join(parent, `.${basename(dir)}.sync-`)), inside: false };
+  return { staging: await fsp.mkdtemp(join(dir, ".enclave-sync-")), inside: true };
 }
 
-export async function mirrorArchiveInto(dir: string, archive: NodeJS.ReadableStream, stripPrefix: string): Promise<void> {
-  const staging = await unpackBeside(dir, archive, stripPrefix);
+/**
+ * Makes `dir` hold exactly what the archive holds (entries named below `stripPrefix`), in place: the
+ * folder itself is kept, since agents use it. Unpacks in full first, so a refused or failed archive
+ * changes nothing. Returns what was not brought back (links leaving the workspace, special files).
+ */
+export interface NotCopied {
+  /** The first entries not brought back, and how many there were in all. */
+  skipped: SkippedEntry[];
+  skippedTotal: number;
+}
+
+export async function mirrorArchiveInto(dir: string, archive: Readable, stripPrefix: string, limits: MirrorLimits): Promise<NotCopied> {
+  const real = await fsp.realpath(dir);
+  const top = await fsp.lstat(real);
+  const { staging, inside } = await stagingFor(real);
   try {
-    await mirrorInto(staging, dir);
+    const report = await unpackTar(archive, staging, {
+      depthBelowRoot: 0,
+      stripPrefix,
+      maxBytes: limits.maxBytes,
+      maxEntries: limits.maxEntries,
+      owner: { uid: top.uid, gid: top.gid },
+    }).catch((err: unknown) => {
+      if (err instanceof ArchiveLimitError) {
+        const what = err.limit === "bytes" ? `${err.max} bytes of file content (sparse files count at their full size)` : `${err.max} entries`;
+        throw new EnclaveError(
+          "too_large",
+          `the enclosure's /workspace holds more than the copy-back limit of ${what}, set by ${limits.setting}; nothing was copied back. ` +
+            `Remove large files inside the enclosure (or raise the limit) and stop it again.`,
+        );
+      }
+      throw err;
+    });
+    await moveTreeInto(staging, real, { mirror: true, keep: inside ? new Set([basename(staging)]) : undefined });
+    return { skipped: report.skipped, skippedTotal: report.skippedTotal };
   } finally {
     await fsp.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Copies a copy-mode enclosure's /workspace back into the host folder. The container is paused first
+ * so its content cannot change during the copy; when anything fails it is resumed, so the enclosure
+ * keeps running and the stop can be tried again.
+ */
+export async function copyBackFromContainer(container: Docker.Container, dir: string, limits: MirrorLimits): Promise<NotCopied> {
+  const state = (await container.inspect()).State;
+  const pausedHere = state.Running && !state.Paused;
+  if (pausedHere) await container.pause();
+  try {
+    const archive = (await container.getArchive({ path: `${IN_ENCLOSURE.workspace}/.` })) as unknown as Readable;
+    return await mirrorArchiveInto(dir, archive, ".", limits);
+  } catch (err) {
+    if (pausedHere) await container.unpause().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Puts a tar stream into a created container at `path`; a full disk is said as such. */
+export async function putFolder(container: Docker.Container, archive: Readable, path: string, diskLimitBytes?: number): Promise<void> {
+  try {
+    await container.putArchive(archive, { path });
+  } catch (err) {
+    const message = (err as Error).message;
+    if (diskLimitBytes && /no space left on device/i.test(message)) {
+      throw new EnclaveError(
+        "too_large",
+        `the workspace does not fit the enclosure's disk limit of ${diskLimitBytes} bytes (the volume's own metadata takes a few MiB of it): ` +
+          `start with a larger disk_limit_bytes`,
+      );
+    }
+    throw err;
   }
 }

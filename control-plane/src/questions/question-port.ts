@@ -19,9 +19,22 @@ export interface RaiseRequest {
   multiSelect: boolean;
   runId: string;
   tool?: string;
+  /** The complete arguments: the card carries a preview, argumentsPage() all of it while open. */
   argumentsJson?: string;
+  /** The workspace files the call would touch, and what that list cannot say. */
+  files?: string[];
+  filesNote?: string;
   timeoutMs: number;
   signal: AbortSignal;
+}
+
+/** One page of a card's complete arguments. */
+export interface ArgumentsPage {
+  card: Card;
+  text: string;
+  offset: number;
+  nextOffset: number;
+  totalChars: number;
 }
 
 /** How a raised card ended for the asker. A cancelled call rejects instead. */
@@ -36,25 +49,42 @@ type Listener = (e: CardEvent) => void;
 
 interface OpenCard {
   card: Card;
+  /** The complete arguments JSON (the card's own is a preview when long). */
+  fullArguments: string;
   settle(outcome: CardOutcome | EnclaveError): void;
+}
+
+/** The end of a slice of s that does not split a surrogate pair. */
+function safeEnd(s: string, end: number): number {
+  if (end <= 0 || end >= s.length) return Math.max(0, Math.min(end, s.length));
+  const c = s.charCodeAt(end - 1);
+  return c >= 0xd800 && c <= 0xdbff ? end - 1 : end;
 }
 
 const key = (space: string, n: number): string => `${space}#${n}`;
 
+function countInMemory(): (space: string) => number {
+  const counters = new Map<string, number>();
+  return (space) => {
+    const n = (counters.get(space) ?? 0) + 1;
+    counters.set(space, n);
+    return n;
+  };
+}
+
 export class QuestionPort {
-  private readonly counters = new Map<string, number>();
   private readonly open = new Map<string, OpenCard>();
   private readonly closed = new Map<string, Card[]>();
   private readonly subscribers = new Set<{ space: string | undefined; listener: Listener }>();
 
   /**
    * onClosed: told of every closed card (the audit log records who decided what); not a subscriber.
-   * lastNumber: the highest card number a space had before this process (so numbers continue
-   * across a restart rather than starting at 1 again).
+   * nextNumber: takes a space's next card number; the control plane's is stored (the audit
+   * database), so numbers continue across restarts. By default, counted in memory from 1.
    */
   constructor(
     private readonly onClosed: (card: Card) => void = () => undefined,
-    private readonly lastNumber: (space: string) => number = () => 0,
+    private readonly nextNumber: (space: string) => number = countInMemory(),
   ) {}
 
   /**
@@ -83,9 +113,10 @@ export class QuestionPort {
   raise(req: RaiseRequest): Promise<CardOutcome> {
     if (!this.attached(req.space)) return Promise.resolve({ state: "no_subscriber", space: req.space });
     if (req.signal.aborted) return Promise.reject(new EnclaveError("cancelled", "the call was cancelled before its card was shown"));
-    const number = (this.counters.get(req.space) ?? this.lastNumber(req.space)) + 1;
-    this.counters.set(req.space, number);
+    const number = this.nextNumber(req.space);
     const now = Date.now();
+    const fullArguments = req.argumentsJson ?? "";
+    const previewEnd = safeEnd(fullArguments, LIMITS.permissionArgumentsChars);
     const card: Card = {
       conversationId: req.space,
       number,
@@ -97,12 +128,16 @@ export class QuestionPort {
       multiSelect: req.multiSelect,
       runId: req.runId,
       tool: req.tool ?? "",
-      argumentsJson: req.argumentsJson ?? "",
+      argumentsJson: fullArguments.slice(0, previewEnd),
       createdAtMs: now,
       expiresAtMs: now + req.timeoutMs,
       state: "open",
       answer: undefined,
       closedAtMs: 0,
+      files: req.files ?? [],
+      filesNote: req.filesNote ?? "",
+      argumentsChars: fullArguments.length,
+      argumentsTruncated: previewEnd < fullArguments.length,
     };
     return new Promise<CardOutcome>((resolve, reject) => {
       const onAbort = (): void => {
@@ -113,6 +148,7 @@ export class QuestionPort {
       }, req.timeoutMs);
       this.open.set(key(req.space, number), {
         card,
+        fullArguments,
         settle: (outcome) => {
           clearTimeout(timer);
           req.signal.removeEventListener("abort", onAbort);
@@ -123,6 +159,46 @@ export class QuestionPort {
       req.signal.addEventListener("abort", onAbort, { once: true });
       this.publish({ type: "opened", card });
     });
+  }
+
+  /**
+   * A page of an open card's complete arguments (offset and limit in UTF-16 code units; limit 0 or
+   * over the page maximum gives the largest page). Kept only while the card is open: that is when a
+   * person decides on them; the audit log keeps their digest.
+   */
+  argumentsPage(space: string, number: number, offset = 0, limit = 0): ArgumentsPage {
+    const entry = this.openForArguments(space, number);
+    const total = entry.fullArguments.length;
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset > total) {
+      throw new EnclaveError("invalid_arguments", `offset ${offset} is outside the arguments of card #${number} (0 to ${total} characters)`);
+    }
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new EnclaveError("invalid_arguments", `limit ${limit} is not 0 or a positive number of characters`);
+    const size = limit === 0 ? LIMITS.cardArgumentsPageChars : Math.min(limit, LIMITS.cardArgumentsPageChars);
+    let end = safeEnd(entry.fullArguments, offset + size);
+    // A limit of 1 at a surrogate pair still moves forward: the pair is returned whole.
+    if (end <= offset && offset < total) end = Math.min(total, offset + 2);
+    return { card: entry.card, text: entry.fullArguments.slice(offset, end), offset, nextOffset: end, totalChars: total };
+  }
+
+  /** An open card's complete arguments JSON at once (the console's download). */
+  argumentsText(space: string, number: number): { card: Card; text: string } {
+    const entry = this.openForArguments(space, number);
+    return { card: entry.card, text: entry.fullArguments };
+  }
+
+  private openForArguments(space: string, number: number): OpenCard {
+    const entry = this.open.get(key(space, number));
+    if (!entry) {
+      const past = this.closed.get(space)?.find((c) => c.number === number);
+      if (past) {
+        throw new EnclaveError(
+          "failed_precondition",
+          `card #${number} of \`${space}\` is closed (${past.state.replace("_", " ")}); complete arguments are kept only while a card is open (the audit log has their digest)`,
+        );
+      }
+      throw new EnclaveError("not_found", `no card #${number} in conversation \`${space}\``);
+    }
+    return entry;
   }
 
   /** An answer from a human. A bad one is refused to them and the card stays open. */
@@ -155,7 +231,6 @@ export class QuestionPort {
       if (card.conversationId === space) this.close(card, "cancelled", undefined, new EnclaveError("cancelled", `conversation \`${space}\` was deleted`));
     }
     this.closed.delete(space);
-    this.counters.delete(space);
   }
 
   closeAll(): void {

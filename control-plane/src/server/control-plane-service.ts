@@ -53,13 +53,14 @@ export function conversationMessage(c: ConversationView): Conversation {
     placement: c.placement,
     createdAtMs: c.createdAtMs,
     openRuns: c.openRuns,
+    notCopiedBack: c.notCopiedBack ?? [],
     enclosure: e
       ? {
           containerId: e.containerId,
           image: e.image,
           state: e.state,
           startedAtMs: e.startedAtMs,
-          limits: { memoryBytes: e.limits.memoryBytes, cpus: e.limits.cpus, pids: e.limits.pids },
+          limits: { memoryBytes: e.limits.memoryBytes, cpus: e.limits.cpus, pids: e.limits.pids, diskBytes: e.limits.diskBytes ?? 0 },
           workspaceMode: e.workspaceMode,
           detail: e.detail,
           relaxations: e.relaxations,
@@ -111,6 +112,7 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
           writableRoot: o?.writableRoot,
           allowNewPrivileges: o?.allowNewPrivileges,
           agentDelivery: o?.agentDelivery,
+          diskLimitBytes: o?.diskLimitBytes,
           runtime: o?.runtime,
         }),
       );
@@ -206,6 +208,18 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
     },
     answerCard: unary((req) => cp.questions.answer(req.conversationId, req.number, req.answer)),
     listCards: unary((req) => ({ cards: cp.questions.list(req.conversationId || undefined, req.includeClosed) })),
+    getCardArguments: unary((req) => {
+      const page = cp.questions.argumentsPage(req.conversationId, req.number, req.offset, req.limit);
+      return {
+        conversationId: page.card.conversationId,
+        number: page.card.number,
+        tool: page.card.tool,
+        text: page.text,
+        offset: page.offset,
+        nextOffset: page.nextOffset,
+        totalChars: page.totalChars,
+      };
+    }),
     setVibeMode: unary((req) => runMessage(cp.setVibeMode(req.runId, req.enabled))),
     connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
       connectWorkerHost(cp.vibe, call, toServiceError);

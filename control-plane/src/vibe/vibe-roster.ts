@@ -89,6 +89,7 @@ export class VibeRoster {
       result: "",
       detail: "",
       outputTail: "",
+      placement: "",
     };
     const kept = this.workers.get(conversationId) ?? new Map<string, Worker>();
     kept.set(w.id, w);
@@ -115,6 +116,7 @@ export class VibeRoster {
     w.startedAtMs = Date.now();
     w.detail = "";
     w.outputTail = "";
+    w.placement = "";
     if (wasRunning) await w.host.kill(previous);
     w.host = host;
     host.start(assignmentOf(w), this.sinkFor(w, w.attempt));
@@ -186,6 +188,9 @@ export class VibeRoster {
       },
       settle: (state, result) => {
         if (current()) this.settle(w, state, tail(result, LIMITS.vibeResultChars), state === "failed" ? "failed" : "");
+      },
+      placed: (where) => {
+        if (current()) w.placement = where;
       },
     };
   }

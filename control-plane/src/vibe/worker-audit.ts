@@ -8,6 +8,7 @@ export function workerAuditEvent(w: Worker): AuditInput {
     conversationId: w.conversationId,
     outcome: w.state,
     durationMs: w.settledAtMs ? w.settledAtMs - w.startedAtMs : 0,
+    placement: w.placement,
     detail: `${w.id} "${w.label}" (${w.tier}, attempt ${w.attempt}, host ${w.host.name})`.slice(0, 500),
   };
 }

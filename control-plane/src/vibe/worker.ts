@@ -15,6 +15,8 @@ export interface WorkerSink {
   /** Output as it comes (the built-in host streams the command's stdout and stderr). */
   progress(text: string): void;
   settle(state: "done" | "failed", result: string): void;
+  /** Where the attempt runs, once known (the built-in host: "host placement, pid …" or "enclosure …"). */
+  placed?(where: string): void;
 }
 
 /** Runs workers: a harness connected over gRPC, or the built-in command host. */
@@ -49,6 +51,8 @@ export interface Worker {
   detail: string;
   /** The current attempt's most recent output. */
   outputTail: string;
+  /** Where the current attempt runs, when its host says (the built-in host does); "" otherwise. */
+  placement: string;
 }
 
 export function assignmentOf(w: Worker): Assignment {

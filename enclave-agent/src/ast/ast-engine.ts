@@ -1,8 +1,8 @@
 // Structural search and rewrite over workspace files: resolves the path and language, compiles the
 // pattern (cached), parses each file with the language's grammar and runs the matcher.
 import { createHash } from "node:crypto";
-import { promises as fsp } from "node:fs";
-import { AgentError, asAgentError } from "../errors.js";
+import { join } from "node:path";
+import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
 import { GRAMMARS, grammarById, grammarForPath, type GrammarSpec } from "./grammar-registry.js";
@@ -81,13 +81,8 @@ export class AstEngine {
   }
 
   async targets(path: string, language: string): Promise<Target> {
-    const { abs, rel } = this.paths.resolve(path, "read");
-    let st;
-    try {
-      st = await fsp.stat(abs);
-    } catch (err) {
-      throw asAgentError(err, path || ".");
-    }
+    const { st, rel } = this.paths.stat(path, "read");
+    const abs = rel === "." ? this.paths.root : join(this.paths.root, rel);
     if (st.isFile()) {
       const grammar = this.grammar(language, rel, true);
       if (st.size > LIMITS.astMaxFileBytes) throw new AgentError("too_large", `\`${rel}\` is ${st.size} bytes, over the ${LIMITS.astMaxFileBytes}-byte limit for structural search`);
@@ -130,7 +125,7 @@ export class AstEngine {
     const max = Math.min(req.maxResults > 0 ? req.maxResults : LIMITS.astDefaultMaxResults, LIMITS.astMaxResults);
     const out: SearchOutcome = { language: target.grammar.id, context: compiled.context, matches: [], truncated: false, filesSearched: 0, skipped: target.skipped };
     for (const f of target.files) {
-      const source = await readText(f.abs, f.rel);
+      const source = (await this.paths.readFile(f.rel, "read")).content.toString("utf8");
       out.filesSearched++;
       // One more than the cap, to know whether the cap cut the list.
       const found = await this.matchFile(target.grammar, compiled, source, max + 1 - out.matches.length);
@@ -156,7 +151,7 @@ export class AstEngine {
     }
     const out: RewriteOutcome = { language: target.grammar.id, context: compiled.context, files: [], filesSearched: 0 };
     for (const f of target.files) {
-      const raw = await fsp.readFile(f.abs);
+      const raw = (await this.paths.readFile(f.rel, "read")).content;
       const source = raw.toString("utf8");
       out.filesSearched++;
       const matches = outermost(await this.matchFile(target.grammar, compiled, source, Infinity));
@@ -196,12 +191,4 @@ function outermost(matches: Match[]): Match[] {
     end = m.end;
   }
   return out;
-}
-
-async function readText(abs: string, rel: string): Promise<string> {
-  try {
-    return await fsp.readFile(abs, "utf8");
-  } catch (err) {
-    throw asAgentError(err, rel);
-  }
 }

@@ -1,6 +1,5 @@
 // The Ast gRPC service: Search and Rewrite run the engine; ApplyEdits checks each file against the
 // hash it was staged with and writes them all through the crash-safe journal, or writes none.
-import { promises as fsp } from "node:fs";
 import type { AstMatch, AstServer } from "../../../proto/gen/enclave/agent/v1/ast.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
@@ -16,7 +15,8 @@ function clip(s: string): string {
   return s.length > MATCH_TEXT_CHARS ? `${s.slice(0, MATCH_TEXT_CHARS)}…` : s;
 }
 
-export function astService(paths: WorkspacePaths, engine: AstEngine): AstServer {
+/** journalDir: the state folder's journal/ folder, where applies keep what a crash needs to finish them. */
+export function astService(paths: WorkspacePaths, engine: AstEngine, journalDir: string): AstServer {
   // One apply at a time per agent: two interleaved applies could each pass their hash check.
   return {
     search: unary(async (req) => {
@@ -55,19 +55,19 @@ export function astService(paths: WorkspacePaths, engine: AstEngine): AstServer 
         const diverged: string[] = [];
         const files: ApplyFile[] = [];
         for (const w of req.files) {
-          const { abs, rel } = paths.resolve(w.path, "write");
+          const { rel } = paths.resolve(w.path, "write");
           if (w.content.length > LIMITS.writeMaxBytes) throw new AgentError("too_large", `the new content of \`${rel}\` is over ${LIMITS.writeMaxBytes} bytes; nothing was written`);
           let current: Buffer | undefined;
           try {
-            current = await fsp.readFile(abs);
+            current = (await paths.readFile(rel, "read")).content;
           } catch {
             current = undefined;
           }
           if (!current || sha256(current) !== w.expectedSha256) diverged.push(rel);
-          files.push({ abs, rel, content: Buffer.from(w.content) });
+          files.push({ rel, content: Buffer.from(w.content) });
         }
         if (diverged.length) return { applied: false, diverged, filesWritten: 0 };
-        await applyAtomically(paths.root, files);
+        await applyAtomically(paths, journalDir, files);
         return { applied: true, diverged: [], filesWritten: files.length };
       };
       return withWriteLock(paths.root, run);

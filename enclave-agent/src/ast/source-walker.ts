@@ -1,10 +1,9 @@
 // The files a directory search covers: those of the chosen language, found by walking the folder,
 // honouring every .gitignore on the way (and .git/info/exclude), and skipping vendored folders,
 // binary files (a NUL byte near the start) and files over the size limit.
-import { promises as fsp } from "node:fs";
 import { join } from "node:path";
 import { LIMITS } from "../limits.js";
-import type { WorkspacePaths } from "../fs/workspace-paths.js";
+import type { WorkspaceDir, WorkspacePaths } from "../fs/workspace-paths.js";
 import { type IgnoreRule, isIgnored, parseGitignore } from "./gitignore.js";
 
 /** Folders that hold someone else's code or generated output, never searched by a directory walk. */
@@ -24,46 +23,69 @@ export interface WalkResult {
   skipped: { vendored: number; ignored: number; binary: number; tooLarge: number; hardLinked: number };
 }
 
-async function readRules(abs: string, base: string, name: string): Promise<IgnoreRule[]> {
+/** An ignore file's rules; none when it is missing, unreadable or not a plain file. */
+async function readRules(paths: WorkspacePaths, file: string, base: string): Promise<IgnoreRule[]> {
   try {
-    return parseGitignore(await fsp.readFile(join(abs, name), "utf8"), base);
+    return parseGitignore((await paths.readFile(file, "read")).content.toString("utf8"), base);
   } catch {
     return [];
   }
 }
 
-export async function looksBinary(abs: string): Promise<boolean> {
-  const h = await fsp.open(abs, "r");
+/** The rules of an open folder's own .gitignore. */
+async function rulesIn(dir: WorkspaceDir, base: string): Promise<IgnoreRule[]> {
+  try {
+    const f = await dir.openFile(".gitignore", "read");
+    try {
+      return parseGitignore((await f.handle.readFile()).toString("utf8"), base);
+    } finally {
+      await f.handle.close();
+    }
+  } catch {
+    return [];
+  }
+}
+
+/** Whether a file of an open folder looks binary (a NUL byte near the start); unreadable counts as binary. */
+async function looksBinary(dir: WorkspaceDir, name: string): Promise<boolean> {
+  let f;
+  try {
+    f = await dir.openFile(name, "read");
+  } catch {
+    return true;
+  }
   try {
     const buf = Buffer.alloc(8192);
-    const { bytesRead } = await h.read(buf, 0, buf.length, 0);
+    const { bytesRead } = await f.handle.read(buf, 0, buf.length, 0);
     return buf.subarray(0, bytesRead).includes(0);
   } finally {
-    await h.close();
+    await f.handle.close();
   }
 }
 
 export async function walkSources(paths: WorkspacePaths, startRel: string, extensions: readonly string[]): Promise<WalkResult> {
   const result: WalkResult = { files: [], skipped: { vendored: 0, ignored: 0, binary: 0, tooLarge: 0, hardLinked: 0 } };
   // Rules of the .gitignore files between the workspace root and the start folder apply too.
-  let rules: IgnoreRule[] = [...(await readRules(join(paths.root, ".git", "info"), "", "exclude")), ...(await readRules(paths.root, "", ".gitignore"))];
+  let rules: IgnoreRule[] = [...(await readRules(paths, ".git/info/exclude", "")), ...(await readRules(paths, ".gitignore", ""))];
   const parts = startRel === "." ? [] : startRel.split("/");
   for (let i = 1; i <= parts.length - 1; i++) {
     const base = parts.slice(0, i).join("/");
-    rules = [...rules, ...(await readRules(join(paths.root, base), base, ".gitignore"))];
+    rules = [...rules, ...(await readRules(paths, `${base}/.gitignore`, base))];
   }
-  const visit = async (rel: string, inherited: IgnoreRule[]): Promise<void> => {
-    const abs = rel === "." ? paths.root : join(paths.root, rel);
-    const here = rel === "." ? inherited : [...inherited, ...(await readRules(abs, rel, ".gitignore"))];
+  // Every folder is opened from its parent's handle and never through a link, so the walk cannot
+  // be led out of the workspace however the tree changes while it runs.
+  const visit = async (dir: WorkspaceDir, inherited: IgnoreRule[]): Promise<void> => {
+    const rel = dir.rel;
+    const here = rel === "." ? inherited : [...inherited, ...(await rulesIn(dir, rel))];
     let entries;
     try {
-      entries = await fsp.readdir(abs, { withFileTypes: true });
+      entries = await dir.readEntries();
     } catch {
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
-      const childRel = rel === "." ? e.name : `${rel}/${e.name}`;
+      const childRel = dir.relOf(e.name);
       if (e.isDirectory()) {
         if (VENDORED_DIRS.has(e.name)) {
           result.skipped.vendored++;
@@ -73,7 +95,17 @@ export async function walkSources(paths: WorkspacePaths, startRel: string, exten
           result.skipped.ignored++;
           continue;
         }
-        await visit(childRel, here);
+        let child: WorkspaceDir;
+        try {
+          child = dir.openDir(e.name);
+        } catch {
+          continue;
+        }
+        try {
+          await visit(child, here);
+        } finally {
+          child.close();
+        }
       } else if (e.isFile()) {
         const lower = e.name.toLowerCase();
         if (!extensions.some((x) => lower.endsWith(x))) continue;
@@ -81,8 +113,8 @@ export async function walkSources(paths: WorkspacePaths, startRel: string, exten
           result.skipped.ignored++;
           continue;
         }
-        const full = join(abs, e.name);
-        const st = await fsp.lstat(full);
+        const st = await dir.lstatAsync(e.name);
+        if (!st?.isFile()) continue;
         // As the path resolver does for reads: a hard link may share its inode with a file outside.
         if (st.nlink > 1) {
           result.skipped.hardLinked++;
@@ -92,15 +124,20 @@ export async function walkSources(paths: WorkspacePaths, startRel: string, exten
           result.skipped.tooLarge++;
           continue;
         }
-        if (await looksBinary(full)) {
+        if (await looksBinary(dir, e.name)) {
           result.skipped.binary++;
           continue;
         }
-        result.files.push({ abs: full, rel: childRel });
+        result.files.push({ abs: join(paths.root, childRel), rel: childRel });
       }
       // Symbolic links are not followed: they may lead outside the workspace.
     }
   };
-  await visit(startRel, rules);
+  const start = paths.openDir(startRel);
+  try {
+    await visit(start, rules);
+  } finally {
+    start.close();
+  }
   return result;
 }

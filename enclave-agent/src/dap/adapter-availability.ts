@@ -1,11 +1,11 @@
-// Whether each debug adapter can start for a checkout: the spec's intersection rule. A root marker
+// Whether each debug adapter can start for a checkout: both conditions must hold. A root marker
 // must exist *and* the adapter's binary must resolve; either alone means no session starts, and the
 // answer says which half is missing and how to fix it.
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { resolveBinary } from "../exec/resolve-binary.js";
+import { describeBinary, findBinary } from "../exec/resolve-binary.js";
 import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "./adapter-registry.js";
-import { resolvePython } from "./python-interpreter.js";
+import { type PythonPurpose, resolvePython } from "./python-interpreter.js";
 
 export type AdapterState = "usable" | "missing_marker" | "missing_binary";
 
@@ -20,6 +20,8 @@ export interface AdapterAvailability {
   command?: string[];
   /** debugpy: the interpreter that runs the program. */
   interpreter?: string;
+  /** The command or interpreter is the project's own, named but not run to check it (overviews). */
+  unchecked?: boolean;
   detail: string;
 }
 
@@ -61,22 +63,23 @@ function markersAround(spec: DebugAdapterSpec, workspaceRoot: string): string[] 
   return found;
 }
 
-async function resolveCommand(spec: DebugAdapterSpec, projectFolders: string[]): Promise<
-  { ok: true; command: string[]; interpreter?: string; detail: string } | { ok: false; detail: string }
+async function resolveCommand(spec: DebugAdapterSpec, projectFolders: string[], purpose: PythonPurpose): Promise<
+  { ok: true; command: string[]; interpreter?: string; unchecked: boolean; detail: string } | { ok: false; detail: string }
 > {
   if (spec.pythonModule) {
-    const py = await resolvePython(projectFolders);
+    const py = await resolvePython(projectFolders, purpose);
     if (!py.ok) return { ok: false, detail: py.detail };
     return {
       ok: true,
       command: [py.choice.adapterPython, "-m", `${spec.pythonModule}.adapter`],
       interpreter: py.choice.interpreter,
+      unchecked: py.choice.unchecked === true,
       detail: `interpreter ${py.choice.interpreter} (${py.choice.origin})`,
     };
   }
   for (const argv of spec.commands) {
-    const found = resolveBinary(argv[0] ?? "", projectFolders[0]);
-    if (found) return { ok: true, command: [found, ...argv.slice(1)], detail: found };
+    const found = findBinary(argv[0] ?? "", projectFolders[0]);
+    if (found) return { ok: true, command: [found.path, ...argv.slice(1)], unchecked: found.projectLocal, detail: describeBinary(found) };
   }
   const names = spec.commands.map((c) => `\`${c[0]}\``).join(" or ");
   return { ok: false, detail: `${names} ${spec.commands.length > 1 ? "are" : "is"} not on PATH here; ${spec.install}` };
@@ -88,14 +91,16 @@ function markerHint(spec: DebugAdapterSpec): string {
 
 /**
  * Availability of one adapter. With `start` (a launch: the program's folder), markers are looked for
- * from there up to the workspace root; without, at the root and one level below.
+ * from there up to the workspace root; without (an overview), at the root and one level below. Only
+ * a launch may run the project's own interpreter to check it; an overview runs nothing from the workspace.
  */
 export async function adapterAvailability(spec: DebugAdapterSpec, workspaceRoot: string, start?: string): Promise<AdapterAvailability> {
+  const purpose: PythonPurpose = start === undefined ? "describe" : "launch";
   const markerPaths = start ? markersUp(spec, workspaceRoot, start) : markersAround(spec, workspaceRoot);
   const markers = markerPaths.map((p) => relative(workspaceRoot, p));
   const projectRoot = markerPaths[0] ? dirname(markerPaths[0]) : undefined;
   const folders = projectRoot ? foldersUp(workspaceRoot, projectRoot) : [start ?? workspaceRoot, workspaceRoot];
-  const cmd = await resolveCommand(spec, [...new Set(folders)]);
+  const cmd = await resolveCommand(spec, [...new Set(folders)], purpose);
   const base = { spec, markers, projectRoot };
   if (!cmd.ok) {
     const markerNote = markers.length ? `root marker ${markers.join(", ")} found, but ` : `no root marker (${markerHint(spec)}) and `;
@@ -108,10 +113,11 @@ export async function adapterAvailability(spec: DebugAdapterSpec, workspaceRoot:
       state: "missing_marker",
       command: cmd.command,
       interpreter: cmd.interpreter,
+      unchecked: cmd.unchecked,
       detail: `no root marker (${markerHint(spec)}) ${where}; ${cmd.command.join(" ")} resolves, but the adapter only starts for a project that has one`,
     };
   }
-  return { ...base, state: "usable", command: cmd.command, interpreter: cmd.interpreter, detail: `${cmd.command.join(" ")}; ${cmd.detail}` };
+  return { ...base, state: "usable", command: cmd.command, interpreter: cmd.interpreter, unchecked: cmd.unchecked, detail: `${cmd.command.join(" ")}; ${cmd.detail}` };
 }
 
 export function allAdapterAvailability(workspaceRoot: string): Promise<AdapterAvailability[]> {

@@ -1,4 +1,4 @@
-// The debug adapters Enclave knows, as data: the spec's table. Usable for a checkout only when a root
+// The debug adapters Enclave knows, as data, one entry per adapter. Usable for a checkout only when a root
 // marker exists there and the binary resolves; `binaries` are tried in order.
 export interface DebugAdapterSpec {
   id: string;

@@ -96,9 +96,10 @@ export class DebugSession {
   }
 
   /**
-   * DESIGN.md's order: initialize (awaited); launch/attach sent *without* awaiting; wait for
-   * `initialized` (before or after the launch response, adapters differ); breakpoints;
-   * configurationDone; only then the launch response; then wait for the first stop.
+   * The order adapters accept: initialize (awaited); launch/attach sent *without* awaiting (many
+   * adapters answer it only after configurationDone); wait for `initialized` (before or after the
+   * launch response, adapters differ); breakpoints; configurationDone; only then the launch
+   * response; then wait for the first stop.
    */
   private async begin(conn: DapConnection, request: "launch" | "attach", args: Record<string, unknown>, bps: Breakpoints, waitMs: number): Promise<void> {
     this.connection = conn;

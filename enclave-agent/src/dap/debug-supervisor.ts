@@ -1,7 +1,7 @@
 // The debug supervisor: at most one session per key (the conversation), the breakpoints set for it
 // (kept across sessions, applied at launch), a queue that serializes its calls, and the hard TTL.
 // After a session ends, its record stays so status, output and the next call can say what happened.
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import type { Stats } from "node:fs";
 import { dirname, extname, join, relative } from "node:path";
 import type {
   DebugAdapter,
@@ -127,7 +127,7 @@ export class DebugSupervisor {
   setBreakpoints(key: string, file: string, lines: number[]): Promise<DebugBreakpointsResponse> {
     return this.serialized(key, async (s) => {
       const abs = this.paths.resolve(file, "list").abs;
-      if (!existsSync(abs) || !statSync(abs).isFile()) throw new AgentError("not_found", `\`${file}\` is not a file in the workspace`);
+      if (!this.paths.statIfExists(abs, "list")?.st.isFile()) throw new AgentError("not_found", `\`${file}\` is not a file in the workspace`);
       for (const l of lines) if (!Number.isInteger(l) || l < 1) throw new AgentError("invalid_argument", `line ${l} is not a 1-based line number`);
       const unique = [...new Set(lines)].sort((a, b) => a - b);
       if (unique.length === 0) {
@@ -149,16 +149,17 @@ export class DebugSupervisor {
     return this.serialized(key, async (s) => {
       this.refuseSecond(s);
       const abs = this.paths.resolve(program, "list").abs;
-      if (!existsSync(abs)) throw new AgentError("not_found", `program \`${program}\` does not exist in the workspace`);
-      const spec = adapterId ? this.adapterById(adapterId) : this.pickAdapter(abs, program);
-      const start = statSync(abs).isDirectory() ? abs : dirname(abs);
+      const st = this.paths.statIfExists(abs, "list")?.st;
+      if (!st) throw new AgentError("not_found", `program \`${program}\` does not exist in the workspace`);
+      const spec = adapterId ? this.adapterById(adapterId) : this.pickAdapter(abs, st, program);
+      const start = st.isDirectory() ? abs : dirname(abs);
       const avail = await adapterAvailability(spec, this.paths.root, start);
       this.checkUsable(avail);
       const cwd = avail.projectRoot ?? start;
       const session = this.newSession(key, spec, this.paths.relative(abs), avail.interpreter, ttlMs);
       s.current = session;
       this.armTtl(s, session);
-      const launchArgs = launchArguments(spec, { program: abs, args, cwd, interpreter: avail.interpreter });
+      const launchArgs = launchArguments(spec, { program: abs, args, cwd, interpreter: avail.interpreter, programIsFolder: st.isDirectory() });
       try {
         await session.launch(avail.command ?? [], cwd, this.adapterEnv(), launchArgs, s.breakpoints, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
       } finally {
@@ -284,16 +285,15 @@ export class DebugSupervisor {
   }
 
   /** Picks the adapter from the program: its extension, a Go package folder, or an ELF executable. */
-  private pickAdapter(abs: string, shown: string): DebugAdapterSpec {
-    const st = statSync(abs);
+  private pickAdapter(abs: string, st: Stats, shown: string): DebugAdapterSpec {
     const ext = extname(abs);
     if (st.isDirectory()) {
-      if (existsSync(join(abs, "go.mod")) || readdirGo(abs)) return this.adapterById("delve");
+      if (this.paths.statIfExists(join(abs, "go.mod"), "list") || this.hasGoSources(abs)) return this.adapterById("delve");
       throw new AgentError("invalid_argument", `\`${shown}\` is a folder without Go sources; give a program file (or adapter)`);
     }
     const byExt = DEBUG_ADAPTERS.find((a) => a.extensions.includes(ext));
     if (byExt) return byExt;
-    if (isElf(abs)) return this.adapterById("lldb");
+    if (this.isElf(abs)) return this.adapterById("lldb");
     throw new AgentError(
       "invalid_argument",
       `cannot tell which adapter debugs \`${shown}\`: give adapter (one of ${DEBUG_ADAPTERS.map((a) => a.id).join(", ")}). ` +
@@ -306,31 +306,31 @@ export class DebugSupervisor {
     throw new AgentError("failed_precondition", `the ${a.spec.id} adapter cannot start here: ${a.detail}`);
   }
 
+  private hasGoSources(dir: string): boolean {
+    try {
+      const d = this.paths.openDir(dir);
+      try {
+        return d.names().some((n) => n.endsWith(".go"));
+      } finally {
+        d.close();
+      }
+    } catch {
+      return false;
+    }
+  }
+
+  private isElf(p: string): boolean {
+    try {
+      const head = this.paths.readFileSync(p, "read", 4);
+      return head[0] === 0x7f && head.toString("ascii", 1, 4) === "ELF";
+    } catch {
+      return false;
+    }
+  }
+
   private adapterEnv(): NodeJS.ProcessEnv {
     // PYTHONUNBUFFERED: debugpy forwards output as it is written, not at exit.
     return { ...process.env, PYTHONUNBUFFERED: "1" };
   }
 }
 
-function readdirGo(dir: string): boolean {
-  try {
-    return readdirSync(dir).some((n) => n.endsWith(".go"));
-  } catch {
-    return false;
-  }
-}
-
-function isElf(p: string): boolean {
-  try {
-    const fd = openSync(p, "r");
-    const head = Buffer.alloc(4);
-    try {
-      readSync(fd, head, 0, 4, 0);
-    } finally {
-      closeSync(fd);
-    }
-    return head[0] === 0x7f && head.toString("ascii", 1, 4) === "ELF";
-  } catch {
-    return false;
-  }
-}

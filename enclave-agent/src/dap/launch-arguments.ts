@@ -1,6 +1,5 @@
 // The launch and attach arguments each adapter understands, for a program in a project. Kept as
 // data-shaping only: no processes, no protocol.
-import { statSync } from "node:fs";
 import { extname, join } from "node:path";
 import type { DebugAdapterSpec } from "./adapter-registry.js";
 
@@ -15,6 +14,8 @@ export interface LaunchTarget {
   cwd: string;
   /** debugpy: the interpreter that runs the program. */
   interpreter?: string;
+  /** The program is a folder (a Go package), as the path resolver found it. */
+  programIsFolder?: boolean;
 }
 
 export function launchArguments(spec: DebugAdapterSpec, t: LaunchTarget): Record<string, unknown> {
@@ -49,7 +50,7 @@ export function launchArguments(spec: DebugAdapterSpec, t: LaunchTarget): Record
         initCommands: ["settings set target.disable-aslr false"],
       };
     case "delve": {
-      const isSource = isDirectory(t.program) || extname(t.program) === ".go";
+      const isSource = t.programIsFolder === true || extname(t.program) === ".go";
       return {
         name: "enclave",
         type: "go",
@@ -75,12 +76,4 @@ export function launchArguments(spec: DebugAdapterSpec, t: LaunchTarget): Record
 export function attachArguments(spec: DebugAdapterSpec, cwd: string): Record<string, unknown> {
   if (spec.id === "delve") return { name: "enclave", type: "go", request: "attach", mode: "remote", cwd };
   return { name: "enclave", type: "python", request: "attach", justMyCode: true, cwd };
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }

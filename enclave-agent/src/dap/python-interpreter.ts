@@ -2,10 +2,12 @@
 // wins over `$PATH` (a `$PATH` python is a different environment: imports that work in the project fail
 // under it, which reads like broken code). The adapter itself may run under another interpreter
 // that has debugpy (Debian's python3-debugpy) as long as the project's interpreter can load it too.
+// Only a launch runs the project's interpreter to check that: describing (`adapters`, Describe) runs
+// nothing from the workspace, whose files are whoever-wrote-them's programs.
 import { execFile } from "node:child_process";
 import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { searchPath } from "../exec/resolve-binary.js";
+import { PROJECT_LOCAL_NOTE, resolveBinary, searchPath } from "../exec/resolve-binary.js";
 import { LIMITS } from "../limits.js";
 
 export const VENV_PYTHONS = [".venv/bin/python", "venv/bin/python"] as const;
@@ -17,6 +19,8 @@ export interface PythonChoice {
   origin: string;
   /** The interpreter that runs `-m debugpy.adapter`. */
   adapterPython: string;
+  /** The project's own interpreter, named but not run to check it (describing only). */
+  unchecked?: boolean;
 }
 
 export type PythonResolution = { ok: true; choice: PythonChoice } | { ok: false; missingBinary: boolean; detail: string };
@@ -90,9 +94,30 @@ export function findVenvPython(folders: string[]): string | undefined {
   return undefined;
 }
 
-export async function resolvePython(projectFolders: string[]): Promise<PythonResolution> {
+/** launch: about to run the program, so the project's interpreter may be run to check it; describe: it may not. */
+export type PythonPurpose = "launch" | "describe";
+
+/**
+ * The project's interpreter named without running it. Whether it can load debugpy (its own, or a PATH
+ * python's) is learnt at launch; the PATH pythons, which are the host's or the image's, may be asked.
+ */
+async function describeVenv(venv: string, candidates: string[]): Promise<PythonResolution> {
+  if (!resolveBinary(venv)) {
+    return { ok: false, missingBinary: true, detail: `the project's interpreter ${venv} is not an executable file; recreate the environment (python3 -m venv .venv)` };
+  }
+  for (const py of candidates) {
+    if (!(await probe(py, FIND_DEBUGPY)).ok) continue;
+    const origin = `project virtual environment (${venv}, ${PROJECT_LOCAL_NOTE}: a launch uses its own debugpy, else ${py}'s if it can load that one)`;
+    return { ok: true, choice: { interpreter: venv, origin, adapterPython: py, unchecked: true } };
+  }
+  const origin = `project virtual environment (${venv}, ${PROJECT_LOCAL_NOTE}: a launch needs debugpy installed in it, as no python3 on PATH has one)`;
+  return { ok: true, choice: { interpreter: venv, origin, adapterPython: venv, unchecked: true } };
+}
+
+export async function resolvePython(projectFolders: string[], purpose: PythonPurpose): Promise<PythonResolution> {
   const venv = findVenvPython(projectFolders);
   const candidates = pathPythons();
+  if (venv && purpose === "describe") return describeVenv(venv, candidates);
   if (venv) {
     const own = await probe(venv, FIND_DEBUGPY);
     const where = venv;

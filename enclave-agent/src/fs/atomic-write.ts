@@ -1,61 +1,159 @@
-// Writes that never leave a file half-written: content goes to a temporary file in the same folder,
-// is flushed, and replaces the target with rename(2). A set of changes is staged in full before the
-// first rename, so a failure while staging (no space, no permission) changes nothing.
-import { randomBytes } from "node:crypto";
-import { promises as fsp } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { asAgentError } from "../errors.js";
+// Writes that never leave a file half-written: content goes to a temporary file created in the
+// target's own folder, is flushed, and replaces the target with rename(2) inside that folder. The
+// folder is held open from the first step to the last, so the temp and the rename land where the
+// path was checked even if the path is re-pointed meanwhile. A set of changes is staged in full
+// before the first rename, so a failure while staging (no space, no permission) changes nothing.
+import { AgentError, asAgentError } from "../errors.js";
+import { errnoOf, tempNameFor } from "./workspace-dir.js";
+import type { Location, WorkspacePaths } from "./workspace-paths.js";
 
 export interface FileChange {
-  abs: string;
+  /** The workspace path as the caller has it; resolved again here, through handles. */
+  path: string;
   /** Workspace-relative path, for messages. */
   rel: string;
   /** New content, or null to delete the file. */
   content: Buffer | null;
+  /** The file's mode; when not given, an existing file keeps its own and a new one gets 0o644. */
+  mode?: number;
 }
 
-function tempPathFor(abs: string): string {
-  return join(dirname(abs), `.${basename(abs)}.enclave-${randomBytes(6).toString("hex")}.tmp`);
+interface StagedChange {
+  change: FileChange;
+  loc: Location & { name: string };
+  /** The temp's name in loc.dir; undefined for a deletion. */
+  temp?: string;
 }
 
-async function existingMode(abs: string): Promise<number | undefined> {
-  try {
-    return (await fsp.stat(abs)).mode & 0o7777;
-  } catch {
-    return undefined;
+/**
+ * A set of changes on its way: every target's folder located and held open and every temp named
+ * (prepareChanges), then the temps written and flushed (write), then renamed over the targets
+ * (commit) — or discarded. Nothing visible changes before commit.
+ */
+export class StagedChanges {
+  private written = false;
+
+  constructor(
+    private readonly paths: WorkspacePaths,
+    private readonly items: StagedChange[],
+  ) {}
+
+  /** (temp, target) per change as absolute paths, for a journal. */
+  entries(): Array<{ temp: string | undefined; target: string }> {
+    return this.items.map((s) => {
+      const dir = s.loc.dir.absUnder(this.paths.root);
+      return { temp: s.temp === undefined ? undefined : `${dir}/${s.temp}`, target: `${dir}/${s.loc.name}` };
+    });
+  }
+
+  /** Writes and flushes every temp, each created afresh (O_EXCL) in its target's held folder. */
+  async write(): Promise<void> {
+    let done = 0;
+    try {
+      for (const s of this.items) {
+        if (s.temp !== undefined) await writeTemp(s, s.temp);
+        done++;
+      }
+      this.written = true;
+    } catch (err) {
+      this.discard();
+      throw asAgentError(err, this.items[done]?.change.rel);
+    }
+  }
+
+  /**
+   * Renames every temp over its target (in its held folder), or deletes the target. `durable`
+   * also flushes the folders' entries; `afterEach` is told after each rename.
+   */
+  async commit(opts: { durable?: boolean; afterEach?: (done: number) => void } = {}): Promise<void> {
+    if (!this.written) throw new AgentError("internal", "changes committed before they were written");
+    try {
+      for (const [i, s] of this.items.entries()) {
+        if (s.temp !== undefined) {
+          try {
+            s.loc.dir.rename(s.temp, s.loc.name);
+          } catch (err) {
+            if (errnoOf(err) === "ENOENT") {
+              throw new AgentError("not_found", `the folder of \`${s.change.rel}\` was removed while it was being written; it was not written`);
+            }
+            throw asAgentError(err, s.change.rel);
+          }
+        } else {
+          try {
+            s.loc.dir.unlink(s.loc.name);
+          } catch (err) {
+            if (errnoOf(err) !== "ENOENT") throw asAgentError(err, s.change.rel);
+          }
+        }
+        opts.afterEach?.(i + 1);
+      }
+      if (opts.durable) await Promise.all([...new Set(this.items.map((s) => s.loc.dir))].map((d) => d.sync()));
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Removes the temps; the targets stay as they were. */
+  discard(): void {
+    for (const s of this.items) {
+      if (s.temp === undefined) continue;
+      try {
+        s.loc.dir.unlink(s.temp);
+      } catch {
+        // Never written, or already gone.
+      }
+    }
+    this.release();
+  }
+
+  private release(): void {
+    for (const s of this.items) s.loc.close();
   }
 }
 
-async function stage(change: FileChange): Promise<string | undefined> {
-  if (change.content === null) return undefined;
-  await fsp.mkdir(dirname(change.abs), { recursive: true });
-  const temp = tempPathFor(change.abs);
-  const handle = await fsp.open(temp, "wx", (await existingMode(change.abs)) ?? 0o644);
+function locate(paths: WorkspacePaths, change: FileChange): StagedChange {
+  const loc = paths.locate(change.path, { create: change.content !== null });
+  const name = loc.name;
+  if (name === null || loc.dir.lstatOrUndefined(name)?.isDirectory()) {
+    loc.close();
+    throw new AgentError("invalid_argument", `\`${loc.rel}\` is a directory`);
+  }
+  return { change, loc: { ...loc, name }, temp: change.content === null ? undefined : tempNameFor(name) };
+}
+
+async function writeTemp(s: StagedChange, temp: string): Promise<void> {
+  const content = s.change.content as Buffer;
+  const existing = s.loc.dir.lstatOrUndefined(s.loc.name);
+  const mode = s.change.mode ?? (existing?.isFile() ? existing.mode & 0o7777 : 0o644);
+  const handle = await s.loc.dir.createFile(temp, mode);
   try {
-    await handle.writeFile(change.content);
+    await handle.writeFile(content);
+    // The creation mode passes through the umask; an explicit one is meant as given.
+    if (s.change.mode !== undefined) await handle.chmod(mode);
     await handle.sync();
   } finally {
     await handle.close();
   }
-  return temp;
 }
 
-export async function commitChanges(changes: readonly FileChange[]): Promise<void> {
-  const temps: Array<string | undefined> = [];
+/** Locates every change's folder (making missing ones for new files) and names its temp. */
+export function prepareChanges(paths: WorkspacePaths, changes: readonly FileChange[]): StagedChanges {
+  const items: StagedChange[] = [];
   try {
-    for (const change of changes) temps.push(await stage(change));
+    for (const change of changes) items.push(locate(paths, change));
   } catch (err) {
-    await Promise.all(temps.map((t) => (t ? fsp.rm(t, { force: true }) : undefined)));
-    const failed = changes[temps.length];
-    throw asAgentError(err, failed?.rel);
+    for (const s of items) s.loc.close();
+    throw asAgentError(err, changes[items.length]?.rel);
   }
-  for (const [i, change] of changes.entries()) {
-    const temp = temps[i];
-    if (temp) await fsp.rename(temp, change.abs);
-    else await fsp.rm(change.abs, { force: true });
-  }
+  return new StagedChanges(paths, items);
 }
 
-export function writeFileAtomic(abs: string, rel: string, content: Buffer): Promise<void> {
-  return commitChanges([{ abs, rel, content }]);
+export async function commitChanges(paths: WorkspacePaths, changes: readonly FileChange[]): Promise<void> {
+  const staged = prepareChanges(paths, changes);
+  await staged.write();
+  await staged.commit();
+}
+
+export function writeFileAtomic(paths: WorkspacePaths, path: string, rel: string, content: Buffer, mode?: number): Promise<void> {
+  return commitChanges(paths, [{ path, rel, content, mode }]);
 }

@@ -1,16 +1,15 @@
 // The Files service: read, write, edit by exact replacement, apply a unified diff, list, stat.
 // Paths go through WorkspacePaths; writes go through commitChanges, so none is left half-written.
-import { promises as fsp, type Stats } from "node:fs";
-import { join } from "node:path";
+import type { Stats } from "node:fs";
 import type { FilesServer } from "../../../proto/gen/enclave/agent/v1/files.js";
 import type { DirEntry, PatchedFile } from "../../../proto/gen/enclave/agent/v1/files.js";
-import { AgentError, asAgentError } from "../errors.js";
+import { AgentError } from "../errors.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 import { commitChanges, type FileChange } from "./atomic-write.js";
 import { withWriteLock } from "./write-lock.js";
 import { applyHunks, PatchError, parseUnifiedDiff } from "./unified-diff.js";
-import type { WorkspacePaths } from "./workspace-paths.js";
+import type { WorkspaceDir, WorkspacePaths } from "./workspace-paths.js";
 
 function entryType(st: Stats): string {
   if (st.isFile()) return "file";
@@ -19,22 +18,17 @@ function entryType(st: Stats): string {
   return "other";
 }
 
-async function statOrThrow(abs: string, shown: string): Promise<Stats> {
+/** A file's whole content for an edit, refused over the edit size limit. */
+async function readForEdit(paths: WorkspacePaths, path: string): Promise<{ content: Buffer; rel: string }> {
+  const f = await paths.openFile(path, "read");
   try {
-    return await fsp.stat(abs);
-  } catch (err) {
-    throw asAgentError(err, shown);
+    if (f.st.size > LIMITS.writeMaxBytes) {
+      throw new AgentError("too_large", `\`${f.rel}\` is ${f.st.size} bytes, over the ${LIMITS.writeMaxBytes}-byte limit for edits`);
+    }
+    return { content: await f.handle.readFile(), rel: f.rel };
+  } finally {
+    await f.handle.close();
   }
-}
-
-async function readRegularFile(abs: string, shown: string): Promise<Buffer> {
-  const st = await statOrThrow(abs, shown);
-  if (st.isDirectory()) throw new AgentError("invalid_argument", `\`${shown}\` is a directory; list it instead`);
-  if (!st.isFile()) throw new AgentError("invalid_argument", `\`${shown}\` is not a regular file`);
-  if (st.size > LIMITS.writeMaxBytes) {
-    throw new AgentError("too_large", `\`${shown}\` is ${st.size} bytes, over the ${LIMITS.writeMaxBytes}-byte limit for edits`);
-  }
-  return fsp.readFile(abs);
 }
 
 function checkWriteSize(size: number, shown: string): void {
@@ -52,43 +46,34 @@ function countOccurrences(haystack: string, needle: string): number {
 export function filesService(paths: WorkspacePaths): FilesServer {
   return {
     readFile: unary(async (req) => {
-      const { abs, rel } = paths.resolve(req.path, "read");
-      const st = await statOrThrow(abs, rel);
-      if (st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is a directory; list it instead`);
-      if (!st.isFile()) throw new AgentError("invalid_argument", `\`${rel}\` is not a regular file`);
-      const cap = Math.min(req.maxBytes > 0 ? req.maxBytes : LIMITS.readDefaultBytes, LIMITS.readMaxBytes);
-      const handle = await fsp.open(abs, "r");
+      const f = await paths.openFile(req.path, "read");
       try {
-        const length = Math.min(st.size, cap);
+        const cap = Math.min(req.maxBytes > 0 ? req.maxBytes : LIMITS.readDefaultBytes, LIMITS.readMaxBytes);
+        const length = Math.min(f.st.size, cap);
         const content = Buffer.alloc(length);
-        const { bytesRead } = await handle.read(content, 0, length, 0);
-        return { content: content.subarray(0, bytesRead), size: st.size, truncated: st.size > bytesRead };
+        const { bytesRead } = await f.handle.read(content, 0, length, 0);
+        return { content: content.subarray(0, bytesRead), size: f.st.size, truncated: f.st.size > bytesRead };
       } finally {
-        await handle.close();
+        await f.handle.close();
       }
     }),
 
     writeFile: unary(async (req) => withWriteLock(paths.root, async () => {
-      const { abs, rel } = paths.resolve(req.path, "write");
+      const { rel } = paths.resolve(req.path, "write");
       checkWriteSize(req.content.length, rel);
-      let existed = true;
-      try {
-        const st = await fsp.stat(abs);
-        if (st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is a directory`);
-      } catch (err) {
-        if (err instanceof AgentError) throw err;
-        existed = false;
-      }
-      if (existed && req.createOnly) throw new AgentError("already_exists", `\`${rel}\` already exists; nothing was written`);
-      await commitChanges([{ abs, rel, content: req.content }]);
-      return { bytesWritten: req.content.length, created: !existed };
+      const existing = paths.statIfExists(req.path, "write");
+      if (existing?.st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is a directory`);
+      if (existing && req.createOnly) throw new AgentError("already_exists", `\`${rel}\` already exists; nothing was written`);
+      await commitChanges(paths, [{ path: req.path, rel, content: req.content }]);
+      return { bytesWritten: req.content.length, created: !existing };
     })),
 
     editFile: unary(async (req) => withWriteLock(paths.root, async () => {
-      const { abs, rel } = paths.resolve(req.path, "read");
       if (req.oldText === "") throw new AgentError("invalid_argument", "old_text is empty: give the exact text to replace");
       if (req.oldText === req.newText) throw new AgentError("invalid_argument", "old_text and new_text are the same; nothing to do");
-      const text = (await readRegularFile(abs, rel)).toString("utf8");
+      const read = await readForEdit(paths, req.path);
+      const rel = read.rel;
+      const text = read.content.toString("utf8");
       const count = countOccurrences(text, req.oldText);
       if (count === 0) {
         throw new AgentError("failed_precondition", `old_text was not found in \`${rel}\`; read the file again and copy the text exactly (whitespace included)`);
@@ -99,7 +84,7 @@ export function filesService(paths: WorkspacePaths): FilesServer {
       const next = req.replaceAll ? text.split(req.oldText).join(req.newText) : text.replace(req.oldText, () => req.newText);
       const content = Buffer.from(next, "utf8");
       checkWriteSize(content.length, rel);
-      await commitChanges([{ abs, rel, content }]);
+      await commitChanges(paths, [{ path: rel, rel, content }]);
       return { replacements: req.replaceAll ? count : 1 };
     })),
 
@@ -121,31 +106,30 @@ export function filesService(paths: WorkspacePaths): FilesServer {
       for (const p of patches) {
         const target = p.newPath ?? p.oldPath;
         if (target === null) throw new AgentError("invalid_argument", "a file patch names /dev/null on both sides");
-        const { abs, rel } = paths.resolve(target, p.oldPath === null ? "write" : "read");
-        if (seen.has(abs)) throw new AgentError("invalid_argument", `the patch changes \`${rel}\` twice; merge its hunks into one file section`);
-        seen.add(abs);
+        const { rel } = paths.resolve(target, p.oldPath === null ? "write" : "read");
+        if (seen.has(rel)) throw new AgentError("invalid_argument", `the patch changes \`${rel}\` twice; merge its hunks into one file section`);
+        seen.add(rel);
         if (p.oldPath !== null && p.newPath !== null && p.oldPath !== p.newPath) {
           throw new AgentError("invalid_argument", `renames are not supported (\`${p.oldPath}\` → \`${p.newPath}\`); patch the content, then move the file with exec`);
         }
         try {
           if (p.oldPath === null) {
-            const exists = await fsp.stat(abs).then(() => true, () => false);
-            if (exists) throw new AgentError("already_exists", `the patch creates \`${rel}\`, which already exists; nothing was changed`);
+            if (paths.statIfExists(target, "write")) throw new AgentError("already_exists", `the patch creates \`${rel}\`, which already exists; nothing was changed`);
             const content = Buffer.from(applyHunks("", p.hunks, rel), "utf8");
             checkWriteSize(content.length, rel);
-            changes.push({ abs, rel, content });
+            changes.push({ path: target, rel, content });
             report.push({ path: rel, change: "added", hunks: p.hunks.length });
           } else {
-            const old = (await readRegularFile(abs, rel)).toString("utf8");
+            const old = (await readForEdit(paths, target)).content.toString("utf8");
             const next = applyHunks(old, p.hunks, rel);
             if (p.newPath === null) {
               if (next !== "") throw new AgentError("failed_precondition", `the patch deletes \`${rel}\` but its removed lines are not the whole file; nothing was changed`);
-              changes.push({ abs, rel, content: null });
+              changes.push({ path: target, rel, content: null });
               report.push({ path: rel, change: "deleted", hunks: p.hunks.length });
             } else {
               const content = Buffer.from(next, "utf8");
               checkWriteSize(content.length, rel);
-              changes.push({ abs, rel, content });
+              changes.push({ path: target, rel, content });
               report.push({ path: rel, change: "modified", hunks: p.hunks.length });
             }
           }
@@ -154,39 +138,52 @@ export function filesService(paths: WorkspacePaths): FilesServer {
           throw err;
         }
       }
-      await commitChanges(changes);
+      await commitChanges(paths, changes);
       return { files: report };
     })),
 
     listDir: unary(async (req) => {
-      const { abs, rel } = paths.resolve(req.path, "list");
-      const st = await statOrThrow(abs, rel);
-      if (!st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is not a directory`);
+      const top = paths.openDir(req.path);
       const max = Math.min(req.maxEntries > 0 ? req.maxEntries : LIMITS.listDefaultEntries, LIMITS.listMaxEntries);
       const entries: DirEntry[] = [];
       let truncated = false;
-      const walk = async (dir: string): Promise<void> => {
-        const names = (await fsp.readdir(dir)).sort();
+      const walk = async (dir: WorkspaceDir): Promise<void> => {
+        const names = (await dir.readNames()).sort();
         for (const name of names) {
           if (entries.length >= max) {
             truncated = true;
             return;
           }
-          const child = join(dir, name);
-          const cst = await fsp.lstat(child).catch(() => undefined);
+          const cst = await dir.lstatAsync(name);
           if (!cst) continue;
-          entries.push({ path: paths.relative(child), type: entryType(cst), size: cst.isFile() ? cst.size : 0 });
-          // Never descend through a link: it may lead out of the workspace.
-          if (req.recursive && cst.isDirectory() && name !== ".git" && name !== "node_modules") await walk(child);
+          entries.push({ path: dir.relOf(name), type: entryType(cst), size: cst.isFile() ? cst.size : 0 });
+          // Never descend through a link: it may lead out of the workspace (and opening the folder
+          // refuses one put there since).
+          if (req.recursive && cst.isDirectory() && name !== ".git" && name !== "node_modules") {
+            let child: WorkspaceDir;
+            try {
+              child = dir.openDir(name);
+            } catch {
+              continue;
+            }
+            try {
+              await walk(child);
+            } finally {
+              child.close();
+            }
+          }
         }
       };
-      await walk(abs);
+      try {
+        await walk(top);
+      } finally {
+        top.close();
+      }
       return { entries, truncated };
     }),
 
     stat: unary(async (req) => {
-      const { abs, rel } = paths.resolve(req.path, "list");
-      const st = await statOrThrow(abs, rel);
+      const { st, rel } = paths.stat(req.path, "list");
       return { path: rel, type: entryType(st), size: st.size, mode: st.mode & 0o7777, mtimeMs: Math.round(st.mtimeMs) };
     }),
   };

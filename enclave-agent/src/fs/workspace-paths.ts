@@ -1,12 +1,19 @@
 // The one place that turns a caller's path into a file the agent may touch. Every handler goes
-// through it; none resolves paths on its own. A path is refused when it leaves the workspace
-// lexically (`..`, an absolute path elsewhere), through a symbolic link (resolved component by
-// component, dangling links included), or — for reads — through a hard link, which can share an
-// inode with a file outside the workspace.
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { AgentError } from "../errors.js";
+// through it; none opens a workspace path by name. A path is walked one component at a time from an
+// open handle on the workspace root, each folder opened with O_NOFOLLOW through the handle of the one
+// before (see WorkspaceDir), so checking a path and using it are the same act: swapping a folder for
+// a link between the two cannot send the operation anywhere else. The kernel never follows a link
+// here; a link met on the way is read and its target walked the same way, from the handles already
+// held, and refused when it leaves the workspace. Reads also refuse hard links, which can share an
+// inode with a file outside the workspace; that check is made on the open descriptor.
+import { closeSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { AgentError, asAgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { checkReadable, errnoError, errnoOf, type OpenFile, type PathPurpose, WorkspaceDir } from "./workspace-dir.js";
+
+export type { OpenFile, PathPurpose } from "./workspace-dir.js";
+export { WorkspaceDir } from "./workspace-dir.js";
 
 export interface ResolvedPath {
   /** Absolute path with every symbolic link resolved. */
@@ -15,41 +22,77 @@ export interface ResolvedPath {
   rel: string;
 }
 
-export type PathPurpose = "read" | "write" | "list";
+/**
+ * Where a path leads: the open folder that holds it and its name there, or (name null) the folder
+ * itself. The holder closes it with `close()`.
+ */
+export interface Location {
+  dir: WorkspaceDir;
+  name: string | null;
+  rel: string;
+  close(): void;
+}
+
+interface WalkOptions {
+  /** "parent": stop before the last component (then name it); "dir": open it as a folder too. */
+  until: "parent" | "dir";
+  /** Follow a link in the last place (always done in the middle). */
+  followFinal: boolean;
+  /** Make missing folders on the way (writes). */
+  create: boolean;
+  /** Past a missing folder, finish the path lexically instead of failing (naming only). */
+  loose: boolean;
+}
+
+/** Retries when the tree changes under a walk (a folder swapped for a link and back): bounded. */
+const RACE_RETRIES = 8;
 
 function within(root: string, p: string): boolean {
   return p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
-/** realpath that also works when the tail of the path does not exist yet (or is a dangling link). */
-function realpathLoose(p: string, depth = 0): string {
-  if (depth > LIMITS.symlinkDepth) throw new AgentError("invalid_argument", "too many levels of symbolic links");
-  try {
-    return realpathSync(p);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
+function components(path: string): string[] {
+  return path.split("/").filter((c) => c !== "" && c !== ".");
+}
+
+/** The answer when the tree keeps changing under a walk for longer than its retries. */
+function keptChanging(rel: string): AgentError {
+  return new AgentError(
+    "failed_precondition",
+    `\`${rel}\` kept changing while the agent walked it (replaced by a link or removed, again and again); nothing was done, try again`,
+  );
+}
+
+class Escape extends Error {
+  constructor(readonly target: string) {
+    super(target);
   }
-  let st;
-  try {
-    st = lstatSync(p);
-  } catch {
-    st = undefined;
-  }
-  if (st?.isSymbolicLink()) return realpathLoose(resolve(dirname(p), readlinkSync(p)), depth + 1);
-  const parent = dirname(p);
-  if (parent === p) return p;
-  return join(realpathLoose(parent, depth + 1), basename(p));
 }
 
 export class WorkspacePaths {
   readonly root: string;
+  private readonly rootParts: string[];
+  private readonly rootDir: WorkspaceDir;
 
   constructor(root: string) {
     this.root = realpathSync(root);
+    this.rootParts = components(this.root);
+    this.rootDir = WorkspaceDir.openRoot(this.root);
+    // Everything below goes through /proc/self/fd: without it no file could be reached safely.
+    let viaProc: Stats | undefined;
+    try {
+      viaProc = statSync(this.rootDir.at());
+    } catch {
+      viaProc = undefined;
+    }
+    const direct = statSync(this.root);
+    if (!viaProc || viaProc.ino !== direct.ino || viaProc.dev !== direct.dev) {
+      throw new Error(`the agent needs /proc mounted (it opens workspace files through /proc/self/fd), and ${this.rootDir.at()} is not ${this.root}`);
+    }
   }
 
-  resolve(input: string, purpose: PathPurpose): ResolvedPath {
+  /** The input's components relative to the root, after the lexical checks every path gets. */
+  private lexical(input: string): { parts: string[]; shown: string } {
     if (typeof input !== "string") throw new AgentError("invalid_argument", "path must be a string");
     if (input.includes("\0")) throw new AgentError("invalid_argument", "path contains a NUL byte");
     if (input.length > 4096) throw new AgentError("invalid_argument", "path is longer than 4096 characters");
@@ -61,32 +104,283 @@ export class WorkspacePaths {
         `\`${shown}\` is outside the workspace; give a path relative to the workspace root (${this.root})`,
       );
     }
-    const real = realpathLoose(lexical);
-    if (!within(this.root, real)) {
-      throw new AgentError(
-        "outside_workspace",
-        `\`${shown}\` leads outside the workspace through a symbolic link (to ${real}); refused`,
-      );
-    }
-    if (purpose === "read") {
-      let st;
+    return { parts: components(relative(this.root, lexical)), shown };
+  }
+
+  private escaped(shown: string, target: string): AgentError {
+    return new AgentError("outside_workspace", `\`${shown}\` leads outside the workspace through a symbolic link (to ${target}); refused`);
+  }
+
+  /**
+   * Walks `parts` from the root handle. Returns the open folder reached and the last name (unopened
+   * when `until` is "parent"); every other handle it opened is closed.
+   */
+  private walk(parts: string[], opts: WalkOptions): { dir: WorkspaceDir; name: string | null; rel: string } {
+    const stack: WorkspaceDir[] = [this.rootDir];
+    const top = (): WorkspaceDir => stack[stack.length - 1] as WorkspaceDir;
+    const queue = [...parts];
+    let links = 0;
+    let retries = 0;
+    // Where the last link followed points, for the message if its `..` climbs out of the root.
+    let lastTarget = "";
+    /** Follows the link `name`; false when it is no longer a link (changed meanwhile: look again). */
+    const follow = (name: string): boolean => {
+      if (++links > LIMITS.symlinkDepth) throw new AgentError("invalid_argument", "too many levels of symbolic links");
+      let target: string;
       try {
-        st = lstatSync(real);
-      } catch {
-        st = undefined;
+        target = top().readlink(name);
+      } catch (err) {
+        const code = errnoOf(err);
+        if (code === "EINVAL" || code === "ENOENT") {
+          if (retries++ >= RACE_RETRIES) throw keptChanging(top().relOf(name));
+          links--;
+          return false;
+        }
+        throw err;
       }
-      if (st?.isFile() && st.nlink > 1) {
-        throw new AgentError(
-          "outside_workspace",
-          `\`${shown}\` is a hard link (${st.nlink} names for one file), which may be a file outside the workspace; refused`,
-        );
+      lastTarget = resolve(top().absUnder(this.root), target);
+      const comps = components(target);
+      if (isAbsolute(target)) {
+        if (!this.rootParts.every((c, i) => comps[i] === c)) throw new Escape(lastTarget);
+        while (stack.length > 1) stack.pop()?.close();
+        queue.unshift(...comps.slice(this.rootParts.length));
+      } else {
+        queue.unshift(...comps);
+      }
+      return true;
+    };
+    const finish = (name: string | null, rel: string): { dir: WorkspaceDir; name: string | null; rel: string } => {
+      const dir = stack.pop() as WorkspaceDir;
+      for (const d of stack) d.close();
+      return { dir, name, rel };
+    };
+    try {
+      while (queue.length > 0) {
+        const name = queue.shift() as string;
+        if (name === "..") {
+          // Only a link's target can hold `..` here: the input was normalized.
+          if (stack.length === 1) throw new Escape(lastTarget || resolve(this.root, ".."));
+          stack.pop()?.close();
+          continue;
+        }
+        const last = queue.length === 0;
+        if (last && opts.until === "parent") {
+          if (opts.followFinal && top().lstatOrUndefined(name)?.isSymbolicLink()) {
+            if (!follow(name)) queue.unshift(name);
+            continue;
+          }
+          return finish(name, top().relOf(name));
+        }
+        try {
+          stack.push(top().openDir(name));
+        } catch (err) {
+          const st = top().lstatOrUndefined(name);
+          // A file there that the open could not take (no read permission, a socket) is simply
+          // not a folder.
+          const code = st && !st.isDirectory() && !st.isSymbolicLink() ? "ENOTDIR" : errnoOf(err);
+          if ((code === "ENOTDIR" || code === "ELOOP") && st?.isSymbolicLink()) {
+            if (!follow(name)) queue.unshift(name);
+            continue;
+          }
+          // What the open met is not what is there now (a folder swapped for a link and back, or
+          // gone): look again, a bounded number of times.
+          const changed = code === "ENOENT" ? st?.isDirectory() || st?.isSymbolicLink() : (code === "ENOTDIR" || code === "ELOOP") && (!st || st.isDirectory());
+          if (changed) {
+            if (retries++ < RACE_RETRIES) {
+              queue.unshift(name);
+              continue;
+            }
+            throw keptChanging(top().relOf(name));
+          }
+          if (code === "ENOENT" && !st && opts.create && retries++ < RACE_RETRIES) {
+            try {
+              top().mkdir(name);
+            } catch (e) {
+              if (errnoOf(e) !== "EEXIST") throw e;
+            }
+            queue.unshift(name);
+            continue;
+          }
+          if (code === "ENOENT" && !st && opts.loose) {
+            // Nothing exists past here to follow: the rest of the path is only a name.
+            const rest = [name, ...queue];
+            const rel = relative(this.root, resolve(top().absUnder(this.root), ...rest)) || ".";
+            if (!within(this.root, join(this.root, rel))) throw new Escape(join(this.root, rel));
+            return finish(null, rel);
+          }
+          if (code === "ENOTDIR" && last && opts.until === "dir") {
+            throw new AgentError("invalid_argument", `\`${top().relOf(name)}\` is not a directory`);
+          }
+          if (code === "ENOTDIR") throw errnoError("ENOTDIR", `not a directory: '${top().relOf(name)}'`);
+          throw err;
+        }
+      }
+      return finish(null, top().rel);
+    } catch (err) {
+      for (const d of stack) d.close();
+      throw err;
+    }
+  }
+
+  private run<T>(input: string, fn: (parts: string[], shown: string) => T): T {
+    const { parts, shown } = this.lexical(input);
+    try {
+      return fn(parts, shown);
+    } catch (err) {
+      if (err instanceof Escape) throw this.escaped(shown, err.target);
+      throw asAgentError(err, shown);
+    }
+  }
+
+  /**
+   * Names the file a path leads to, links inside the workspace resolved — for what cannot take a
+   * handle (another process: a language server, a debugger, a command's folder) and for messages
+   * and keys. Never open the returned path: use the methods below.
+   */
+  resolve(input: string, purpose: PathPurpose): ResolvedPath {
+    return this.run(input, (parts) => {
+      const w = this.walk(parts, { until: "parent", followFinal: true, create: false, loose: true });
+      try {
+        if (purpose === "read" && w.name !== null) {
+          const st = w.dir.lstatOrUndefined(w.name);
+          if (st?.isFile() && st.nlink > 1) checkReadable(st, w.rel, "read");
+        }
+      } finally {
+        w.dir.close();
+      }
+      return { abs: w.rel === "." ? this.root : join(this.root, w.rel), rel: w.rel };
+    });
+  }
+
+  /** The folder holding what a path leads to (links on the way and at the end followed), held open. */
+  locate(input: string, opts: { create?: boolean; followFinal?: boolean } = {}): Location {
+    return this.run(input, (parts) => {
+      const w = this.walk(parts, { until: "parent", followFinal: opts.followFinal ?? true, create: opts.create ?? false, loose: false });
+      return { dir: w.dir, name: w.name, rel: w.rel, close: () => w.dir.close() };
+    });
+  }
+
+  /** An open folder of the workspace (the path's links followed; `create`: mkdir -p); the caller closes it. */
+  openDir(input: string, opts: { create?: boolean } = {}): WorkspaceDir {
+    return this.run(input, (parts) => {
+      const w = this.walk(parts, { until: "dir", followFinal: true, create: opts.create ?? false, loose: false });
+      return w.dir;
+    });
+  }
+
+  /** Status of what a path leads to (links followed, inside the workspace only). */
+  stat(input: string, purpose: PathPurpose): { st: Stats; rel: string } {
+    return this.run(input, (parts) => {
+      for (let attempt = 0; ; attempt++) {
+        const w = this.walk(parts, { until: "parent", followFinal: true, create: false, loose: false });
+        try {
+          if (w.name === null) return { st: w.dir.stat(), rel: w.rel };
+          const st = w.dir.lstat(w.name);
+          // A link put there after the walk looked: walk again.
+          if (!st.isSymbolicLink() || attempt >= RACE_RETRIES) {
+            if (purpose === "read" && st.isFile() && st.nlink > 1) checkReadable(st, w.rel, "read");
+            return { st, rel: w.rel };
+          }
+        } finally {
+          w.dir.close();
+        }
+      }
+    });
+  }
+
+  /** Like stat, but undefined when nothing is there (other refusals still throw). */
+  statIfExists(input: string, purpose: PathPurpose): { st: Stats; rel: string } | undefined {
+    try {
+      return this.stat(input, purpose);
+    } catch (err) {
+      if (err instanceof AgentError && err.code === "not_found") return undefined;
+      throw err;
+    }
+  }
+
+  /** A regular file opened for reading (directories, devices and — for reads — hard links refused). */
+  async openFile(input: string, purpose: PathPurpose): Promise<OpenFile> {
+    const { parts, shown } = this.lexical(input);
+    // The first try opens the last name as it is (O_NOFOLLOW); only when it is a link (ELOOP) does
+    // the next walk follow it — so the common case costs no extra look at it.
+    for (let attempt = 0; ; attempt++) {
+      let w;
+      try {
+        w = this.walk(parts, { until: "parent", followFinal: attempt > 0, create: false, loose: false });
+      } catch (err) {
+        if (err instanceof Escape) throw this.escaped(shown, err.target);
+        throw asAgentError(err, shown);
+      }
+      try {
+        if (w.name === null) {
+          checkReadable(w.dir.stat(), w.rel, purpose);
+          throw new AgentError("invalid_argument", `\`${w.rel}\` is not a regular file`);
+        }
+        return await w.dir.openFile(w.name, purpose);
+      } catch (err) {
+        // ELOOP: a link there; walk again, following it (it will be followed or refused).
+        if (errnoOf(err) !== "ELOOP") throw asAgentError(err, w.rel);
+        if (attempt >= RACE_RETRIES) throw keptChanging(w.rel);
+      } finally {
+        w.dir.close();
       }
     }
-    return { abs: real, rel: relative(this.root, real) || "." };
+  }
+
+  /** A whole regular file's content (see openFile for what is refused). */
+  async readFile(input: string, purpose: PathPurpose): Promise<{ content: Buffer; st: Stats; rel: string }> {
+    const f = await this.openFile(input, purpose);
+    try {
+      return { content: await f.handle.readFile(), st: f.st, rel: f.rel };
+    } finally {
+      await f.handle.close();
+    }
+  }
+
+  /** The same, synchronously (for callers that cannot wait). */
+  readFileSync(input: string, purpose: PathPurpose, maxBytes = Infinity): Buffer {
+    return this.run(input, (parts) => {
+      for (let attempt = 0; ; attempt++) {
+        const w = this.walk(parts, { until: "parent", followFinal: attempt > 0, create: false, loose: false });
+        try {
+          if (w.name === null) {
+            checkReadable(w.dir.stat(), w.rel, purpose);
+            throw new AgentError("invalid_argument", `\`${w.rel}\` is not a regular file`);
+          }
+          const f = w.dir.openFileSync(w.name, purpose);
+          try {
+            return readAllSync(f.fd, Math.min(f.st.size, maxBytes));
+          } finally {
+            closeSync(f.fd);
+          }
+        } catch (err) {
+          if (errnoOf(err) !== "ELOOP") throw err;
+          if (attempt >= RACE_RETRIES) throw keptChanging(w.rel);
+        } finally {
+          w.dir.close();
+        }
+      }
+    });
   }
 
   /** Workspace-relative form of an absolute path the agent found itself (a walk, an archive). */
   relative(abs: string): string {
     return relative(this.root, abs) || ".";
   }
+}
+
+/** Up to `limit` bytes from the start of an open file. */
+function readAllSync(fd: number, limit: number): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const want = Math.min(64 * 1024, limit - total);
+    if (want <= 0) break;
+    const buf = Buffer.alloc(want);
+    const n = readSync(fd, buf, 0, want, total);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+  }
+  return Buffer.concat(chunks, total);
 }

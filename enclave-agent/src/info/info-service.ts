@@ -30,6 +30,6 @@ export function infoService(identity: AgentIdentity): AgentInfoServer {
       placement: identity.placement,
       platform: `${platform()} ${release()} node ${process.version}`,
     })),
-    selfAudit: unary(() => selfAudit(identity.socketPath)),
+    selfAudit: unary(() => selfAudit(identity.socketPath, identity.workspaceRoot)),
   };
 }

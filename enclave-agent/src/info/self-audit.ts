@@ -1,6 +1,6 @@
 // The inside half of the egress audit: what this process can see of its own confinement, read from
 // /proc and the cgroup files rather than from what the container was asked to be.
-import { readFile, stat } from "node:fs/promises";
+import { readFile, stat, statfs } from "node:fs/promises";
 import type { SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
 
 async function read(path: string): Promise<string> {
@@ -84,7 +84,23 @@ async function cgroupLimits(): Promise<Pick<SelfAuditResponse, "cgroupVersion" |
   };
 }
 
-export async function selfAudit(socketPath: string): Promise<SelfAuditResponse> {
+const FS_TYPES: Record<number, string> = { 0xef53: "ext4", 0x794c7630: "overlay", 0x01021994: "tmpfs", 0x58465342: "xfs", 0x9123683e: "btrfs" };
+
+/** What bounds the workspace from inside: its filesystem's type and size (a copy-mode volume is its own). */
+async function workspaceFs(root: string): Promise<Pick<SelfAuditResponse, "workspaceFsType" | "workspaceFsTotalBytes" | "workspaceFsFreeBytes">> {
+  try {
+    const fs = await statfs(root);
+    return {
+      workspaceFsType: FS_TYPES[fs.type] ?? `0x${fs.type.toString(16)}`,
+      workspaceFsTotalBytes: fs.blocks * fs.bsize,
+      workspaceFsFreeBytes: fs.bavail * fs.bsize,
+    };
+  } catch {
+    return { workspaceFsType: "", workspaceFsTotalBytes: -1, workspaceFsFreeBytes: -1 };
+  }
+}
+
+export async function selfAudit(socketPath: string, workspaceRoot: string): Promise<SelfAuditResponse> {
   const status = await read("/proc/self/status");
   const rootMount = (await read("/proc/self/mounts")).split("\n").find((l) => l.split(" ")[1] === "/") ?? "";
   // Overlay's lowerdir/upperdir paths say nothing about confinement and run to kilobytes.
@@ -116,5 +132,6 @@ export async function selfAudit(socketPath: string): Promise<SelfAuditResponse> 
     socketPath,
     socketMode: sock ? (sock.mode & 0o777).toString(8) : "",
     socketUid: sock?.uid ?? -1,
+    ...(await workspaceFs(workspaceRoot)),
   };
 }

@@ -2,9 +2,11 @@
 // come, keeps the idle budget (suspended while bridge calls are pending), and escalates on expiry or
 // cancellation: SIGINT first (the cell ends with KeyboardInterrupt, the kernel lives on), then,
 // after a grace period, SIGKILL (the kernel and its state are gone, which the result says).
+// A bridge call is taken only from the cell itself (the runner tags each call with the cell that
+// started the work making it), and only up to the per-cell limit.
 import type { BridgeCall, BridgeReply, DisplayData, EvalDone } from "../../../proto/gen/enclave/agent/v1/kernel.js";
 import { LIMITS } from "../limits.js";
-import { IdleBudget } from "./idle-budget.js";
+import { RunBudget } from "./run-budget.js";
 import type { KernelFrame, MimeFrameItem } from "./kernel-frames.js";
 import type { KernelListener, KernelProcess } from "./kernel-process.js";
 
@@ -20,13 +22,27 @@ function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
+/** "c3" (the runner's id for the third cell) as "cell 3". */
+function cellName(id: string): string {
+  const n = /^c(\d+)$/.exec(id)?.[1];
+  return n ? `cell ${n}` : `cell \`${id.slice(0, 40)}\``;
+}
+
+/** Where a call tagged with another cell's id (or with none) came from, in words. */
+function workOf(tag: string): string {
+  return tag ? `work that ${cellName(tag)} left running (a thread, a timer, a task)` : "a thread Enclave cannot tie to a cell (one not started through threading)";
+}
+
 function mimeItems(items: MimeFrameItem[]): DisplayData["items"] {
   return items.map((i) => ({ mimeType: i.mime, data: i.b64 !== undefined ? Buffer.from(i.b64, "base64") : Buffer.from(i.text ?? "", "utf8") }));
 }
 
 export class CellRun implements KernelListener {
-  private readonly budget: IdleBudget;
+  private readonly budget: RunBudget;
   private readonly pendingCalls = new Set<string>();
+  private bridgeCalls = 0;
+  /** The id the runner knows this cell by (set when it is sent). */
+  private cellId = "";
   private readonly startedAt = Date.now();
   private outputBytes = 0;
   private displayBytes = 0;
@@ -44,7 +60,7 @@ export class CellRun implements KernelListener {
     budgetMs: number,
     private readonly sink: CellSink,
   ) {
-    this.budget = new IdleBudget(budgetMs, () => {
+    this.budget = new RunBudget(budgetMs, () => {
       this.budgetExpired = true;
       this.interrupt(`the cell used its idle budget of ${seconds(budgetMs)} (bridge calls not counted)`);
     });
@@ -56,7 +72,8 @@ export class CellRun implements KernelListener {
   start(): Promise<EvalDone> {
     this.kernel.attach(this);
     this.kernel.cellCount += 1;
-    this.kernel.send({ t: "execute", id: `c${this.kernel.cellCount}`, code: this.code, cell: this.kernel.cellCount });
+    this.cellId = `c${this.kernel.cellCount}`;
+    this.kernel.send({ t: "execute", id: this.cellId, code: this.code, cell: this.kernel.cellCount });
     this.budget.resume();
     if (!this.kernel.alive) this.exit(this.kernel.fate ?? "it is gone");
     return this.done;
@@ -95,15 +112,22 @@ export class CellRun implements KernelListener {
   frame(f: KernelFrame): void {
     if (this.finished) return;
     if (f.t === "display") {
-      const items = mimeItems(f.items);
-      const size = items.reduce((n, i) => n + i.data.length, 0);
+      // Measured before anything is decoded: a display past the cap costs nothing more.
+      const size = f.items.reduce((n, i) => n + (i.b64 !== undefined ? Buffer.byteLength(i.b64, "base64") : Buffer.byteLength(i.text ?? "", "utf8")), 0);
       if (this.displayBytes + size > LIMITS.kernelCellDisplayBytes) {
         this.truncated = true;
         return;
       }
       this.displayBytes += size;
-      this.sink.display({ items, echo: f.echo });
+      this.sink.display({ items: mimeItems(f.items), echo: f.echo });
     } else if (f.t === "call") {
+      const refusal = this.refusal(f);
+      if (refusal) {
+        // Answered here: the call never reaches the control plane, and the budget keeps running.
+        this.kernel.send({ t: "reply", id: f.id, ok: false, ...refusal });
+        return;
+      }
+      this.bridgeCalls += 1;
       if (this.pendingCalls.size === 0) this.budget.pause();
       this.pendingCalls.add(f.id);
       this.sink.bridgeCall({ callId: f.id, tool: f.tool, argumentsJson: f.args });
@@ -120,6 +144,27 @@ export class CellRun implements KernelListener {
         stateLost: false,
       });
     }
+  }
+
+  /** Why a bridge call is not taken, or undefined when it is. */
+  private refusal(f: Extract<KernelFrame, { t: "call" }>): { code: string; text: string } | undefined {
+    if (f.cell !== this.cellId) {
+      return {
+        code: "failed_precondition",
+        text:
+          `tool() was called by ${workOf(f.cell)} while ${cellName(this.cellId)} runs: ` +
+          "a bridge call belongs to the cell that started the work making it, and is refused once that cell has ended. Call tool() from the cell that needs it.",
+      };
+    }
+    if (this.bridgeCalls >= LIMITS.kernelBridgeCallsPerCell) {
+      return {
+        code: "bridge_limit",
+        text:
+          `this cell has made ${LIMITS.kernelBridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail. ` +
+          "Batch the work into fewer calls (one exec or one read covering many items), or continue in a new cell.",
+      };
+    }
+    return undefined;
   }
 
   exit(fate: string): void {

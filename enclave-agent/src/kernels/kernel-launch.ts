@@ -12,14 +12,15 @@ export const RUNNER_FILES: Record<KernelLanguage, string> = {
   javascript: "js-runner.mjs",
 };
 
-export async function launchSpec(language: KernelLanguage, workspaceRoot: string, kernelDir: string): Promise<LaunchSpec> {
+/** kernelDir: the runners beside the bundle; kernelsStateDir: where kernel environments are made. */
+export async function launchSpec(language: KernelLanguage, workspaceRoot: string, kernelDir: string, kernelsStateDir: string): Promise<LaunchSpec> {
   const runner = join(kernelDir, RUNNER_FILES[language]);
   if (!existsSync(runner)) {
     throw new AgentError("unavailable", `the ${language} kernel runner ${runner} is missing from the agent bundle; rebuild it with \`make build\``);
   }
   const env: NodeJS.ProcessEnv = { ...process.env, MPLBACKEND: "Agg", PYTHONUNBUFFERED: "1", PYTHONIOENCODING: "utf-8" };
   if (language === "python") {
-    const pyEnv = await pythonEnvironment(workspaceRoot);
+    const pyEnv = await pythonEnvironment(workspaceRoot, kernelsStateDir);
     if (pyEnv.venv) {
       env.VIRTUAL_ENV = pyEnv.venv;
       env.PATH = [join(pyEnv.venv, "bin"), process.env.PATH ?? ""].filter(Boolean).join(delimiter);

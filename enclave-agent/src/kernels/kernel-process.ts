@@ -1,6 +1,7 @@
 // One kernel process: spawned in its own process group with two extra pipes for frames (fd 3 out,
 // fd 4 in), its raw stdout/stderr passed on as they come, frames released in order with that
-// output (stream-sync.ts), and its end described (exit-fate.ts).
+// output (stream-sync.ts), and its end described (exit-fate.ts). Everything a kernel writes is
+// bounded here: a frame line, the output held back for ordering, the frames waiting for markers.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -8,7 +9,7 @@ import type { Readable, Writable } from "node:stream";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { describeExit, oomKillCount } from "./exit-fate.js";
-import type { AgentFrame, KernelFrame } from "./kernel-frames.js";
+import { type AgentFrame, asKernelFrame, type KernelFrame } from "./kernel-frames.js";
 import type { KernelLanguage } from "./kernel-registry.js";
 import { FrameReader, SyncScanner } from "./stream-sync.js";
 
@@ -48,17 +49,20 @@ export class KernelProcess {
   readonly exited: Promise<string>;
 
   private readonly child: ChildProcess;
-  private readonly out: SyncScanner;
-  private readonly err: SyncScanner;
-  private readonly waiting: KernelFrame[] = [];
+  private readonly scanners: Record<Stream, SyncScanner>;
+  private readonly waiting: Array<{ frame: KernelFrame; bytes: number }> = [];
+  private waitingBytes = 0;
   private readonly segments: Record<Stream, Segment[]> = { stdout: [], stderr: [] };
-  private readonly ended: Record<Stream, boolean> = { stdout: false, stderr: false };
+  /** Output bytes in segments (all of it held behind a marker once release() has run). */
+  private readonly heldBytes: Record<Stream, number> = { stdout: 0, stderr: 0 };
   private listener: KernelListener | undefined;
   private stray: Array<{ stream: "stdout" | "stderr"; data: Buffer }> = [];
   private strayBytes = 0;
   private killedBy: string | undefined;
+  private faulted = false;
   private readonly oomBefore = oomKillCount();
-  private readonly stderrTail: string[] = [];
+  /** The end of what the kernel printed on stderr before it was ready, for a failed start's error. */
+  private stderrTail = "";
   private onReady: ((f: KernelFrame) => void) | undefined;
 
   private constructor(spec: LaunchSpec) {
@@ -66,30 +70,52 @@ export class KernelProcess {
     this.id = `${ID_PREFIX[spec.language]}-${randomBytes(4).toString("hex")}`;
     const token = randomBytes(12).toString("hex");
     const prefix = SyncScanner.prefixFor(token);
-    this.out = new SyncScanner(prefix, (data) => this.segments.stdout.push({ data }), (marker) => this.segments.stdout.push({ marker }));
-    this.err = new SyncScanner(prefix, (data) => this.segments.stderr.push({ data }), (marker) => this.segments.stderr.push({ marker }));
+    const scanner = (s: Stream): SyncScanner =>
+      new SyncScanner(
+        prefix,
+        (data) => {
+          this.segments[s].push({ data });
+          this.heldBytes[s] += data.length;
+        },
+        (marker) => this.segments[s].push({ marker }),
+      );
+    this.scanners = { stdout: scanner("stdout"), stderr: scanner("stderr") };
     const [cmd, ...args] = spec.argv;
     this.child = spawn(cmd ?? "", args, {
       cwd: spec.cwd,
-      env: { ...spec.env, ENCLAVE_KERNEL_TOKEN: token },
+      env: { ...spec.env, ENCLAVE_KERNEL_TOKEN: token, ENCLAVE_KERNEL_FRAME_BYTES: String(LIMITS.kernelFrameLineBytes) },
       detached: true,
       stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
     });
-    const frames = new FrameReader<KernelFrame>(
-      (f) => {
-        this.waiting.push(f);
+    const unreadable = (line: string): void => this.deliverOutput("stderr", Buffer.from(`[kernel sent an unreadable frame: ${line.slice(0, 200)}]\n`));
+    const frames = new FrameReader<unknown>(
+      (value, bytes) => {
+        const frame = asKernelFrame(value);
+        if (!frame) return unreadable(JSON.stringify(value) ?? "");
+        this.waiting.push({ frame, bytes });
+        this.waitingBytes += bytes;
         this.release();
       },
-      (line) => this.deliverOutput("stderr", Buffer.from(`[kernel sent an unreadable frame: ${line.slice(0, 200)}]\n`)),
+      unreadable,
+      LIMITS.kernelFrameLineBytes,
+      () =>
+        this.kill(
+          `Enclave killed it for breaking the frame protocol: it wrote more than ${mib(LIMITS.kernelFrameLineBytes)} on its frame pipe (fd 3) without a line end. ` +
+            "Fds 3 and 4 carry the kernel runner's own frames: a cell must not write to them (print, or write to fds 1 and 2, instead)",
+          { fault: true },
+        ),
     );
-    this.child.stdout?.on("data", (d: Buffer) => {
-      this.out.feed(d);
-      this.release();
-    });
-    this.child.stderr?.on("data", (d: Buffer) => {
-      this.err.feed(d);
-      this.release();
-    });
+    for (const s of STREAMS) {
+      this.child[s]?.on("data", (d: Buffer) => {
+        this.scanners[s].feed(d);
+        this.release();
+      });
+      // Closed by the cell (os.close(1)): no marker will come on it again.
+      this.child[s]?.on("end", () => {
+        this.scanners[s].end();
+        this.release();
+      });
+    }
     (this.child.stdio[3] as Readable | null)?.on("data", (d: Buffer) => frames.feed(d));
     (this.child.stdio[3] as Readable | null)?.on("error", () => undefined);
     (this.child.stdio[4] as Writable | null)?.on("error", () => undefined);
@@ -99,14 +125,15 @@ export class KernelProcess {
       const finish = (): void => {
         if (!this.alive) return;
         this.alive = false;
-        this.out.end();
-        this.err.end();
-        this.ended.stdout = true;
-        this.ended.stderr = true;
+        for (const s of STREAMS) this.scanners[s].end();
         this.release();
         // No frame will come for a marker left now: pass on whatever output is left, then the frames.
-        for (const s of STREAMS) for (const seg of this.segments[s].splice(0)) if ("data" in seg) this.deliverOutput(s, seg.data);
-        for (const f of this.waiting.splice(0)) this.dispatch(f);
+        for (const s of STREAMS) {
+          for (const seg of this.segments[s].splice(0)) if ("data" in seg) this.deliverOutput(s, seg.data);
+          this.heldBytes[s] = 0;
+        }
+        for (const f of this.waiting.splice(0)) this.dispatch(f.frame);
+        this.waitingBytes = 0;
         this.fate = describeExit({ ...(facts ?? { code: null, signal: null }), killedBy: this.killedBy, oomBefore: this.oomBefore });
         this.listener?.exit(this.fate);
         resolve(this.fate);
@@ -141,16 +168,21 @@ export class KernelProcess {
       throw new AgentError("unavailable", `the ${spec.language} kernel did not start within ${LIMITS.kernelStartTimeoutMs} ms (${spec.argv.join(" ")})`);
     }
     if (typeof first === "string") {
-      const tail = k.stderrTail.join("").trim();
+      const tail = k.stderrTail.trim();
       throw new AgentError("unavailable", `the ${spec.language} kernel could not start: ${first}${tail ? `\n${tail.slice(-2000)}` : ""}`);
     }
     if (first.t === "ready") k.interpreter = first.interpreter;
     return k;
   }
 
-  /** True when Enclave itself killed the kernel (reset, an interrupt it ignored, shutdown). */
+  /** True when Enclave itself killed the kernel (reset, an interrupt it ignored, shutdown, a fault). */
   get killedByEnclave(): boolean {
     return this.killedBy !== undefined;
+  }
+
+  /** True when Enclave killed the kernel for something it did (not on request): its end must be told. */
+  get killedForFault(): boolean {
+    return this.faulted;
   }
 
   /** Whether the process has ended, even if its exit has not been processed yet (killed from outside
@@ -230,9 +262,13 @@ export class KernelProcess {
     return reaped;
   }
 
-  kill(reason: string): void {
+  /** fault: the kernel is killed for something it did, which the next cell must hear about. */
+  kill(reason: string, opts: { fault?: boolean } = {}): void {
     if (!this.alive) return;
-    this.killedBy ??= reason;
+    if (this.killedBy === undefined) {
+      this.killedBy = reason;
+      this.faulted = opts.fault ?? false;
+    }
     this.signal("SIGKILL");
   }
 
@@ -241,7 +277,7 @@ export class KernelProcess {
       this.listener.output(stream, data);
       return;
     }
-    if (this.onReady && stream === "stderr") this.stderrTail.push(data.toString("utf8"));
+    if (this.onReady && stream === "stderr") this.stderrTail = (this.stderrTail + data.toString("utf8")).slice(-LIMITS.kernelStartStderrChars);
     // Printed between cells (a thread, a timer): kept, bounded, for the next cell.
     if (this.strayBytes >= LIMITS.kernelStrayOutputBytes) return;
     const part = data.subarray(0, LIMITS.kernelStrayOutputBytes - this.strayBytes);
@@ -259,10 +295,25 @@ export class KernelProcess {
     for (;;) {
       for (const s of STREAMS) {
         const q = this.segments[s];
-        while (q.length && "data" in (q[0] as Segment)) this.deliverOutput(s, (q.shift() as { data: Buffer }).data);
+        while (q.length && "data" in (q[0] as Segment)) {
+          const { data } = q.shift() as { data: Buffer };
+          this.heldBytes[s] -= data.length;
+          this.deliverOutput(s, data);
+        }
       }
-      const f = this.waiting[0];
-      if (!f) return;
+      // A marker whose frame is late or never comes must not hold output back without bound: past the
+      // limit the marker goes, and its frame (if it comes) is put in order by the stream's other markers.
+      let dropped = false;
+      for (const s of STREAMS) {
+        if (this.heldBytes[s] > LIMITS.kernelSyncHoldBytes && this.segments[s].length) {
+          this.segments[s].shift();
+          dropped = true;
+        }
+      }
+      if (dropped) continue;
+      const first = this.waiting[0];
+      if (!first) return;
+      const f = first.frame;
       // A marker whose frame never came (the runner failed between the two) must not block the rest.
       let stale = false;
       for (const s of STREAMS) {
@@ -273,12 +324,18 @@ export class KernelProcess {
         }
       }
       if (stale) continue;
-      const reached = STREAMS.every((s) => {
-        const head = this.segments[s][0];
-        return head ? "marker" in head && head.marker >= f.seq : this.ended[s];
-      });
+      // Reached: the stream's next marker is this frame's or a later one; or the stream shows nothing
+      // now and has been past it already (its marker dropped above) or has ended. Frames held past
+      // their limit are released as they are (one frame, however large, may wait).
+      const reached =
+        (this.waiting.length > 1 && this.waitingBytes > LIMITS.kernelFrameHoldBytes) ||
+        STREAMS.every((s) => {
+          const next = this.segments[s][0];
+          return next ? "marker" in next && next.marker >= f.seq : this.scanners[s].reached >= f.seq;
+        });
       if (!reached) return;
       this.waiting.shift();
+      this.waitingBytes -= first.bytes;
       for (const s of STREAMS) {
         const head = this.segments[s][0];
         if (head && "marker" in head && head.marker === f.seq) this.segments[s].shift();
@@ -307,6 +364,10 @@ export class KernelProcess {
       });
     }
   }
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / 1024 ** 2)} MiB`;
 }
 
 /** Pids whose process group is pgid, from /proc (Linux: host and enclosure alike). */

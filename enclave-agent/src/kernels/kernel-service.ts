@@ -5,11 +5,11 @@ import type { ServerDuplexStream } from "@grpc/grpc-js";
 import type { EvalEvent, EvalRequest, KernelsServer } from "../../../proto/gen/enclave/agent/v1/kernel.js";
 import { AgentError } from "../errors.js";
 import { failStream, unary } from "../grpc/unary.js";
-import { CellHandle, type KernelFactory } from "./kernel-factory.js";
+import { CellHandle, type KernelPool } from "./kernel-pool.js";
 
-export function kernelsService(factory: KernelFactory): KernelsServer {
+export function kernelsService(pool: KernelPool): KernelsServer {
   return {
-    listKernels: unary(async () => ({ kernels: factory.list() })),
+    listKernels: unary(async () => ({ kernels: pool.list() })),
     eval(call: ServerDuplexStream<EvalRequest, EvalEvent>): void {
       const handle = new CellHandle();
       let started = false;
@@ -30,7 +30,7 @@ export function kernelsService(factory: KernelFactory): KernelsServer {
           if (msg.$case === "start") {
             if (started) throw new AgentError("invalid_argument", "the cell has started already: one cell per stream");
             started = true;
-            factory
+            pool
               .eval(
                 msg.value,
                 {

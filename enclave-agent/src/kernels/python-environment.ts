@@ -2,11 +2,11 @@
 // environment (.venv/ or venv/ in the workspace) is used as is. Otherwise the base interpreter
 // (ENCLAVE_PYTHON, else python3 on PATH) gets a kernel environment of its own: a venv that sees the
 // system's packages (pandas, matplotlib) and takes installs without touching the system, the
-// read-only root of an enclosure or another conversation's environment.
+// read-only root of an enclosure or another conversation's environment. It lives in the agent's
+// private state folder: at a path anyone can guess, a venv planted before the first kernel would run.
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveBinary } from "../exec/resolve-binary.js";
 import { AgentError } from "../errors.js";
@@ -62,13 +62,8 @@ function run(cmd: string, args: string[]): Promise<void> {
   );
 }
 
-export function kernelEnvironmentDir(workspaceRoot: string): string {
-  const uid = process.getuid?.() ?? 0;
-  const key = createHash("sha256").update(workspaceRoot).digest("hex").slice(0, 16);
-  return join(tmpdir(), `enclave-kernels-${uid}`, key);
-}
-
-export async function pythonEnvironment(workspaceRoot: string): Promise<PythonEnvironment> {
+/** kernelsDir: the state folder's kernels/ folder, private to the agent. */
+export async function pythonEnvironment(workspaceRoot: string, kernelsDir: string): Promise<PythonEnvironment> {
   const base = basePython(workspaceRoot);
   if (!base) {
     throw new AgentError(
@@ -78,11 +73,12 @@ export async function pythonEnvironment(workspaceRoot: string): Promise<PythonEn
   }
   if (base.startsWith(`${workspaceRoot}/`)) return { python: base, venv: undefined, note: "" };
   const baseKey = createHash("sha256").update(base).digest("hex").slice(0, 8);
-  const venv = join(kernelEnvironmentDir(workspaceRoot), `python-${baseKey}`);
+  const venv = join(kernelsDir, `python-${baseKey}`);
   const python = join(venv, "bin", "python");
   if (!existsSync(python)) {
     try {
-      mkdirSync(kernelEnvironmentDir(workspaceRoot), { recursive: true, mode: 0o700 });
+      // Made again when a kernel starts after an agent restart removed it.
+      mkdirSync(kernelsDir, { recursive: true, mode: 0o700 });
       await run(base, ["-m", "venv", "--without-pip", "--system-site-packages", venv]);
     } catch (err) {
       rmSync(venv, { recursive: true, force: true });
@@ -96,8 +92,4 @@ export async function pythonEnvironment(workspaceRoot: string): Promise<PythonEn
     }
   }
   return { python, venv, note: "" };
-}
-
-export function removeKernelEnvironments(workspaceRoot: string): void {
-  rmSync(kernelEnvironmentDir(workspaceRoot), { recursive: true, force: true });
 }

@@ -74,21 +74,32 @@ export class SyncScanner {
   }
 }
 
-/** Splits a byte stream into newline-terminated JSON frames. */
+/**
+ * Splits a byte stream into newline-terminated JSON frames. A line longer than maxLineBytes is not
+ * buffered: the reader reports it once and takes nothing more (the writer broke the protocol).
+ */
 export class FrameReader<T> {
   private parts: Buffer[] = [];
+  private partBytes = 0;
+  private broken = false;
 
   constructor(
-    private readonly onFrame: (frame: T) => void,
+    private readonly onFrame: (frame: T, lineBytes: number) => void,
     private readonly onBadFrame: (line: string) => void,
+    private readonly maxLineBytes = Number.POSITIVE_INFINITY,
+    private readonly onOverlong: (bytes: number) => void = () => undefined,
   ) {}
 
   feed(chunk: Buffer): void {
+    if (this.broken) return;
     let from = 0;
     for (let nl = chunk.indexOf(10, from); nl >= 0; nl = chunk.indexOf(10, from)) {
+      if (this.overlong(nl - from)) return;
       this.parts.push(chunk.subarray(from, nl));
+      const bytes = this.partBytes + nl - from;
       const line = Buffer.concat(this.parts).toString("utf8");
       this.parts = [];
+      this.partBytes = 0;
       from = nl + 1;
       if (!line.trim()) continue;
       let frame: T;
@@ -98,8 +109,23 @@ export class FrameReader<T> {
         this.onBadFrame(line);
         continue;
       }
-      this.onFrame(frame);
+      this.onFrame(frame, bytes);
     }
-    if (from < chunk.length) this.parts.push(Buffer.from(chunk.subarray(from)));
+    if (from < chunk.length) {
+      if (this.overlong(chunk.length - from)) return;
+      this.parts.push(Buffer.from(chunk.subarray(from)));
+      this.partBytes += chunk.length - from;
+    }
+  }
+
+  /** Whether adding more bytes to the line being read takes it past the limit (then drops it). */
+  private overlong(more: number): boolean {
+    if (this.partBytes + more <= this.maxLineBytes) return false;
+    this.broken = true;
+    const bytes = this.partBytes + more;
+    this.parts = [];
+    this.partBytes = 0;
+    this.onOverlong(bytes);
+    return true;
   }
 }

@@ -1,9 +1,8 @@
 // Keeps a server's copy of a file equal to the disk, and gets diagnostics newer than the last edit:
 // pulled (textDocument/diagnostic) when the server offers it, otherwise the first push carrying the
 // edit's version (or arriving after it), debounced.
-import { promises as fsp, statSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { asAgentError } from "../errors.js";
+import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import type { Diagnostic } from "./lsp-types.js";
 import type { ServerConnection } from "./server-connection.js";
 import { tsserverDiagnostics } from "./tsserver-diagnostics.js";
@@ -20,52 +19,49 @@ export function uriOf(abs: string): string {
   return pathToFileURL(abs).href;
 }
 
-export async function readText(abs: string, rel: string): Promise<string> {
-  try {
-    return await fsp.readFile(abs, "utf8");
-  } catch (err) {
-    throw asAgentError(err, rel);
-  }
+/** A workspace file's text, read through the path resolver's handles (hard links refused). */
+export async function readText(paths: WorkspacePaths, path: string): Promise<string> {
+  return (await paths.readFile(path, "read")).content.toString("utf8");
 }
 
 // When each open document was last read from disk, so a query can cheaply bring the server's other
 // open documents up to date with files changed behind its back (by exec, or a run without lsp).
 const stamps = new WeakMap<ServerConnection, Map<string, number>>();
 
-function stampOf(abs: string): number {
+function stampOf(paths: WorkspacePaths, abs: string): number {
   try {
-    const st = statSync(abs);
+    const { st } = paths.stat(abs, "read");
     return st.mtimeMs * 1e3 + st.size;
   } catch {
     return -1;
   }
 }
 
-export function syncText(conn: ServerConnection, abs: string, languageId: string, text: string, save: boolean): Synced {
+export function syncText(paths: WorkspacePaths, conn: ServerConnection, abs: string, languageId: string, text: string, save: boolean): Synced {
   const uri = uriOf(abs);
   const byUri = stamps.get(conn) ?? new Map<string, number>();
   stamps.set(conn, byUri);
-  byUri.set(uri, stampOf(abs));
+  byUri.set(uri, stampOf(paths, abs));
   const syncedAt = Date.now();
   const { version, changed } = conn.syncDocument(uri, languageId, text, save);
   return { uri, text, version, changed, syncedAt };
 }
 
 /** Re-syncs the server's open documents whose files changed on disk since; closes deleted ones. */
-export async function refreshOpenDocuments(conn: ServerConnection, languageIdFor: (abs: string) => string, except: string): Promise<void> {
+export async function refreshOpenDocuments(paths: WorkspacePaths, conn: ServerConnection, languageIdFor: (abs: string) => string, except: string): Promise<void> {
   const byUri = stamps.get(conn);
   for (const uri of conn.openUris()) {
     if (uri === except) continue;
     const abs = fileURLToPath(uri);
-    const now = stampOf(abs);
+    const now = stampOf(paths, abs);
     if (now === byUri?.get(uri)) continue;
     if (now === -1) {
       conn.closeDocument(uri);
       byUri?.delete(uri);
       continue;
     }
-    const text = await fsp.readFile(abs, "utf8").catch(() => undefined);
-    if (text !== undefined) syncText(conn, abs, languageIdFor(abs), text, false);
+    const text = await readText(paths, abs).catch(() => undefined);
+    if (text !== undefined) syncText(paths, conn, abs, languageIdFor(abs), text, false);
   }
 }
 

@@ -55,11 +55,11 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor): LspServer
     const { abs, rel } = paths.resolve(file, "read");
     const choice = sup.primaryFor(abs);
     const conn = await sup.connect(choice);
-    const text = await readText(abs, rel);
+    const text = await readText(paths, rel);
     const languageId = sup.languageIdFor(abs);
-    const doc = syncText(conn, abs, languageId, text, save);
-    for (const other of sup.runningFor(abs)) if (other !== conn && other.isOpen(doc.uri)) syncText(other, abs, languageId, text, save);
-    await refreshOpenDocuments(conn, (p) => sup.languageIdFor(p), doc.uri);
+    const doc = syncText(paths, conn, abs, languageId, text, save);
+    for (const other of sup.runningFor(abs)) if (other !== conn && other.isOpen(doc.uri)) syncText(paths, other, abs, languageId, text, save);
+    await refreshOpenDocuments(paths, conn, (p) => sup.languageIdFor(p), doc.uri);
     await conn.settle();
     return { abs, rel, conn, doc, root: relative(paths.root, choice.root) || "." };
   }
@@ -136,7 +136,7 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor): LspServer
     } catch (err) {
       return { path, servers: [], state: "failed", diagnostics: [], detail: (err as Error).message };
     }
-    const exists = await readText(abs, rel).then(
+    const exists = await readText(paths, rel).then(
       (t) => t,
       () => undefined,
     );
@@ -162,10 +162,10 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor): LspServer
     const languageId = sup.languageIdFor(abs);
     let doc: Synced | undefined;
     for (const c of sup.runningFor(abs)) {
-      const s = syncText(c, abs, languageId, exists, true);
+      const s = syncText(paths, c, abs, languageId, exists, true);
       if (c === conn) doc = s;
     }
-    doc ??= syncText(conn, abs, languageId, exists, true);
+    doc ??= syncText(paths, conn, abs, languageId, exists, true);
     try {
       const items = await freshDiagnostics(conn, doc, deadline);
       if (items === undefined) return { path: rel, servers: [conn.id], state: "late", diagnostics: [], detail: "" };

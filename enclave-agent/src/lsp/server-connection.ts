@@ -120,7 +120,18 @@ export class ServerConnection {
     // stdin errors (EPIPE after a crash) surface through exit; keep them from crashing the agent.
     proc.stdin?.on("error", () => undefined);
     this.conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
-    this.conn.onError(() => undefined);
+    // A message the server sent that cannot be read is dropped (a request it answered then times
+    // out); said once per server, with how many followed, so a broken server is visible in the log.
+    let protocolErrors = 0;
+    this.conn.onError(([err]) => {
+      protocolErrors++;
+      if (protocolErrors === 1 || protocolErrors % 100 === 0) {
+        process.stderr.write(
+          `enclave-agent: language server ${spec.id} (pid ${proc.pid}): unreadable message (${err.message.slice(0, 200)}), ${protocolErrors} so far; ` +
+            `it is dropped, and a request it answered will time out\n`,
+        );
+      }
+    });
     this.registerHandlers();
     this.conn.listen();
   }
@@ -139,7 +150,7 @@ export class ServerConnection {
 
   /** Work the server announced with workDoneProgress and has not ended (indexing, loading a project). */
   get indexing(): boolean {
-    return this.progress.size > 0 || Date.now() - this.startedAt < this.spec.readiness.warmupMs;
+    return this.progress.size > 0;
   }
 
   get supportsPullDiagnostics(): boolean {

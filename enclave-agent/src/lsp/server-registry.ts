@@ -1,5 +1,5 @@
 // The language servers Enclave knows, as data. A server is usable for a checkout only when one of
-// its root markers exists there and its binary resolves; the supervisor (lsp issue) reads this table.
+// its root markers exists there and its binary resolves; the supervisor reads this table.
 export interface LanguageServerSpec {
   id: string;
   languages: string[];
@@ -12,9 +12,9 @@ export interface LanguageServerSpec {
   /**
    * When answers are complete: "initialize" once the initialize handshake is done; "progress" when,
    * beyond that, the server announces its indexing with workDoneProgress, and answers given while a
-   * progress is open (or within warmupMs of start) may be incomplete.
+   * progress is open may be incomplete.
    */
-  readiness: { strategy: "initialize" | "progress"; warmupMs: number };
+  readiness: { strategy: "initialize" | "progress" };
   /** Answers to workspace/configuration (by section) and the didChangeConfiguration payload. */
   settings?: Record<string, unknown>;
   initializationOptions?: Record<string, unknown>;
@@ -38,7 +38,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".py", ".pyi"],
     rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "pyrightconfig.json"],
     command: ["pyright-langserver", "--stdio"],
-    readiness: { strategy: "progress", warmupMs: 0 },
+    readiness: { strategy: "progress" },
     settings: { python: { analysis: { diagnosticMode: "openFilesOnly", typeCheckingMode: "standard" } } },
     install: "npm install -g pyright (or add it to the project's node_modules)",
   },
@@ -48,7 +48,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".py", ".pyi"],
     rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"],
     command: ["pylsp"],
-    readiness: { strategy: "initialize", warmupMs: 0 },
+    readiness: { strategy: "initialize" },
     install: "apt-get install python3-pylsp, or pip install python-lsp-server in the project's .venv",
   },
   {
@@ -58,7 +58,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
     command: ["typescript-language-server", "--stdio"],
     diagnostics: "tsserver",
-    readiness: { strategy: "progress", warmupMs: 0 },
+    readiness: { strategy: "progress" },
     install: "npm install -g typescript typescript-language-server",
   },
   {
@@ -67,7 +67,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"],
     rootMarkers: ["compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"],
     command: ["clangd", "--log=error"],
-    readiness: { strategy: "progress", warmupMs: 0 },
+    readiness: { strategy: "progress" },
     install: "apt-get install clangd",
   },
   {
@@ -76,7 +76,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".go"],
     rootMarkers: ["go.mod", "go.work"],
     command: ["gopls"],
-    readiness: { strategy: "progress", warmupMs: 0 },
+    readiness: { strategy: "progress" },
     install: "apt-get install gopls",
   },
   {
@@ -85,7 +85,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     extensions: [".sh", ".bash"],
     rootMarkers: [".git", "Makefile", "package.json"],
     command: ["bash-language-server", "start"],
-    readiness: { strategy: "initialize", warmupMs: 0 },
+    readiness: { strategy: "initialize" },
     install: "npm install -g bash-language-server",
   },
   {
@@ -95,7 +95,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     rootMarkers: ["Cargo.toml"],
     command: ["rust-analyzer"],
     probe: ["--version"],
-    readiness: { strategy: "progress", warmupMs: 0 },
+    readiness: { strategy: "progress" },
     install: "install rust-analyzer from the Rust toolchain (rustup component add rust-analyzer); no Debian package provides it here",
   },
   {
@@ -105,7 +105,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     rootMarkers: ["pubspec.yaml"],
     command: ["dart", "language-server", "--protocol=lsp"],
     probe: ["--version"],
-    readiness: { strategy: "progress", warmupMs: 0 },
+    readiness: { strategy: "progress" },
     install: "install the Dart SDK and put `dart` on PATH; no Debian package provides it here",
   },
 ];

@@ -1,7 +1,6 @@
 // Turns LSP locations (file URIs, UTF-16 ranges) into what the tools show: workspace-relative paths,
 // 1-based lines and code-point columns, and the text of the line. Files outside the workspace (a
 // library's declaration) are named by absolute path and never read: the agent touches nothing there.
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { LspLocation } from "../../../proto/gen/enclave/agent/v1/lsp.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
@@ -45,7 +44,7 @@ export class SourceLines {
       const { abs, inside } = this.pathOf(uri);
       if (inside) {
         try {
-          lines = splitLines(readFileSync(abs, "utf8"));
+          lines = splitLines(this.paths.readFileSync(abs, "read").toString("utf8"));
         } catch {
           lines = undefined;
         }

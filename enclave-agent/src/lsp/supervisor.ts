@@ -5,6 +5,7 @@
 import { extname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentError } from "../errors.js";
+import { describeBinary } from "../exec/resolve-binary.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
 import { checkServerBinary } from "./server-binary.js";
@@ -172,8 +173,9 @@ export class LspSupervisor {
       const roots = markerRoots(spec, this.paths.root);
       const binary = checkServerBinary(spec, join(this.paths.root, roots[0] ?? "."));
       if (!binary.ok) return { ...base, state: "missing_binary", roots, detail: binary.why };
-      if (roots.length === 0) return { ...base, state: "missing_marker", roots, detail: `${binary.path} is installed, but no folder of the workspace has ${spec.rootMarkers.join(", ")}` };
-      return { ...base, state: "available", roots, detail: `${binary.path}; starts on the first call for a file under ${roots.map((r) => `\`${r}\``).join(", ")}` };
+      const shown = describeBinary(binary);
+      if (roots.length === 0) return { ...base, state: "missing_marker", roots, detail: `${shown} is installed, but no folder of the workspace has ${spec.rootMarkers.join(", ")}` };
+      return { ...base, state: "available", roots, detail: `${shown}; starts on the first call for a file under ${roots.map((r) => `\`${r}\``).join(", ")}` };
     });
   }
 

@@ -94,10 +94,10 @@ async function commitWorkspaceEdit(paths: WorkspacePaths, edit: WorkspaceEdit, b
       throw new AgentError("failed_precondition", `the server's edit names ${f.uri}, which is not a file; nothing was changed`);
     }
     const { abs: real, rel } = paths.resolve(abs, "write");
-    const base = baseText(f.uri) ?? (await readText(real, rel));
+    const base = baseText(f.uri) ?? (await readText(paths, rel));
     applied.push({ abs: real, rel, uri: f.uri, edits: f.edits.length, text: applyTextEdits(base, f.edits) });
   }
-  const changes: FileChange[] = applied.map((a) => ({ abs: a.abs, rel: a.rel, content: Buffer.from(a.text, "utf8") }));
-  await commitChanges(changes);
+  const changes: FileChange[] = applied.map((a) => ({ path: a.rel, rel: a.rel, content: Buffer.from(a.text, "utf8") }));
+  await commitChanges(paths, changes);
   return applied;
 }

@@ -142,6 +142,12 @@
         if (card) removeCard(card.dataset.cardKey);
         updateCount();
       } else {
+        // A form that started something names the fragment to load now that it runs.
+        const target = form.dataset.fragmentTarget ? document.getElementById(form.dataset.fragmentTarget) : null;
+        if (target && form.dataset.fragmentSrc) {
+          target.dataset.fragment = form.dataset.fragmentSrc;
+          target.setAttribute("aria-busy", "true");
+        }
         await Promise.all([...document.querySelectorAll("[data-live]")].map(refresh));
         for (const el of document.querySelectorAll("[data-fragment]")) void refresh(el);
       }
@@ -162,13 +168,6 @@
     if (!(form instanceof HTMLFormElement) || !form.dataset.async) return;
     e.preventDefault();
     void submit(form, e.submitter);
-  });
-  document.addEventListener("click", (e) => {
-    const a = e.target instanceof Element ? e.target.closest("[data-load-fragment]") : null;
-    if (!a) return;
-    e.preventDefault();
-    const target = document.getElementById(a.dataset.loadFragment);
-    if (target) { target.dataset.fragment = a.getAttribute("href"); target.setAttribute("aria-busy", "true"); void refresh(target); }
   });
 
   for (const el of document.querySelectorAll("[data-card-key]")) openCards.add(el.dataset.cardKey);

@@ -1,6 +1,7 @@
 // A question or permission card as an answerable form: numbered, options as buttons (checkboxes when
 // several may be chosen), free text when allowed, skip. Everything from the agent is escaped.
 import type { Card } from "../../../../proto/gen/enclave/control/v1/control.js";
+import { displayPath } from "../../approval/touched-files.js";
 import { html, join, type SafeHtml } from "../html.js";
 import { formatTime } from "./format.js";
 
@@ -12,12 +13,32 @@ export function cardAction(card: Pick<Card, "conversationId" | "number">): strin
   return `/cards/${encodeURIComponent(card.conversationId)}/${card.number}/answer`;
 }
 
+export function cardArgumentsPath(card: Pick<Card, "conversationId" | "number">): string {
+  return `/cards/${encodeURIComponent(card.conversationId)}/${card.number}/arguments.json`;
+}
+
 function prettyArguments(json: string): string {
   try {
     return JSON.stringify(JSON.parse(json), null, 2);
   } catch {
     return json;
   }
+}
+
+/** Every file the call touches, what the list cannot say, and the arguments: a cut preview says so. */
+function permissionDetails(card: Card): SafeHtml {
+  const files = card.files.length
+    ? html`<p class="card-files-title">Files it touches (${card.files.length}):</p><ul class="card-files">${card.files.map((f) => html`<li><code>${displayPath(f)}</code></li>`)}</ul>`
+    : html`<p class="card-files-title">Files it touches: none named in its arguments.</p>`;
+  const note = card.filesNote ? html`<p class="card-files-note">${card.filesNote}</p>` : "";
+  const download = html`<a href="${cardArgumentsPath(card)}" download class="card-arguments-download">download the full arguments</a>`;
+  const cut = card.argumentsTruncated
+    ? html`<p class="card-cut warn" role="note">Shortened: this shows the first ${card.argumentsJson.length} of ${card.argumentsChars} characters of the arguments — ${download} (or <code>enclave cards ${card.conversationId} --full</code>) to read them all before you decide.</p>`
+    : "";
+  return html`<p class="card-tool">Tool <code>${card.tool}</code></p>
+${files}${note}
+<p class="card-arguments-title">Arguments (${card.argumentsChars} characters${card.argumentsTruncated ? ", shortened" : ""}) · ${download}:</p>
+${cut}<pre class="card-arguments">${card.argumentsTruncated ? card.argumentsJson : prettyArguments(card.argumentsJson)}${card.argumentsTruncated ? "…" : ""}</pre>${cut}`;
 }
 
 function optionControls(card: Card): SafeHtml {
@@ -48,7 +69,7 @@ export function renderCard(card: Card, csrf: string, returnTo: string): SafeHtml
 <header class="card-head"><span class="card-number">#${card.number}</span><span class="card-kind">${permission ? "permission" : "question"}</span><a class="card-space" href="/conversations/${encodeURIComponent(card.conversationId)}">${card.conversationId}</a><span class="card-run" title="run">${card.runId}</span><span class="card-expiry">expires <time data-expires="${card.expiresAtMs}">${formatTime(card.expiresAtMs)}</time></span></header>
 <h3 class="card-question">${card.question}</h3>
 ${card.context && !permission ? html`<p class="card-context">${card.context}</p>` : ""}
-${permission ? html`<p class="card-tool">Tool <code>${card.tool}</code>, arguments:</p><pre class="card-arguments">${prettyArguments(card.argumentsJson)}</pre>` : ""}
+${permission ? permissionDetails(card) : ""}
 <form class="answer" method="post" action="${cardAction(card)}" data-async="card">
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="return_to" value="${returnTo}">

@@ -1,11 +1,11 @@
 // One op of the debug tool: its argument schema (with its `op` literal) and what it does. Each op
 // lives in its own file under ops/, like the features of vscode-languageserver-node.
 import type { z } from "zod";
-import type { DebugAgent } from "../../agent-client/debug-agent.js";
+import type { DebugServiceClient } from "../../agent-client/debug-service-client.js";
 import type { ToolContext, ToolOutput } from "../tool.js";
 
 export interface DebugOpContext {
-  agent: DebugAgent;
+  agent: DebugServiceClient;
   /** The session key: the conversation id (one session per conversation). */
   sessionKey: string;
   /** Hard lifetime given to a new session. */

@@ -2,7 +2,7 @@
 // enclosure or on the host. One session per conversation with a hard TTL; calls on one conversation
 // are serialized here (and again in the agent), so a `continue` never races a `stack`.
 import { z } from "zod";
-import { debugAgent } from "../../agent-client/debug-agent.js";
+import { debugServiceClient } from "../../agent-client/debug-service-client.js";
 import { EnclaveError } from "../../errors.js";
 import { defineTool, type Tool } from "../tool.js";
 import type { DebugOp } from "./debug-op.js";
@@ -30,7 +30,7 @@ export const DEBUG_OPS: readonly DebugOp[] = [
 ];
 
 export interface DebugToolOptions {
-  /** Hard lifetime of a session (the spec's 30 minutes; shorter in tests). */
+  /** Hard lifetime of a session (30 minutes by default; shorter in tests). */
   sessionTtlMs: number;
 }
 
@@ -70,7 +70,7 @@ export function createDebugTool(opts: DebugToolOptions): Tool {
       const key = ctx.run.conversationId;
       return serialized(key, async () => {
         const { client } = await ctx.agent();
-        return op.run(args, { agent: debugAgent(client).forCall(ctx.signal), sessionKey: key, sessionTtlMs: opts.sessionTtlMs, tool: ctx });
+        return op.run(args, { agent: debugServiceClient(client).forCall(ctx.signal), sessionKey: key, sessionTtlMs: opts.sessionTtlMs, tool: ctx });
       });
     },
   });

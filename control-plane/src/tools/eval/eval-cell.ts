@@ -1,13 +1,16 @@
 // Runs one cell over the agent's Eval stream. Output and displays are passed on as they stream and
 // gathered for the result; bridge calls the cell makes come down the same stream and are dispatched
 // for the same run (same registry, surface, approval gate, audit) before their answer goes back up.
+// Their surface is the narrowest of this cell's and of every earlier cell's in the same kernel.
 import type { ServiceError } from "@grpc/grpc-js";
 import type { EvalDone, EvalEvent, KernelInfo } from "../../../../proto/gen/enclave/agent/v1/kernel.js";
 import type { AgentClient } from "../../agent-client/agent-client.js";
 import { EnclaveError } from "../../errors.js";
+import { LIMITS } from "../../limits.js";
 import type { Surface } from "../../runs/run-store.js";
 import type { ToolContext } from "../tool.js";
 import { CellTranscript, renderDisplay } from "./cell-transcript.js";
+import { kernelCeilings, within } from "./kernel-ceiling.js";
 
 export interface CellRequest {
   language: "python" | "javascript";
@@ -30,6 +33,9 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
   const call = client.eval();
   const transcript = new CellTranscript();
   let kernel: KernelInfo | undefined;
+  /** What this cell's bridge calls may reach, known once the agent names the kernel. */
+  let ceiling: Surface | undefined;
+  const ownSurface = req.bridgeSurface ?? ctx.run.surface;
   let bridgeCalls = 0;
   const bridgeAbort = new AbortController();
   const onAbort = (): void => {
@@ -37,7 +43,20 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
     bridgeAbort.abort();
   };
 
+  const refuse = (callId: string, errorCode: string, text: string): void => {
+    call.write({ message: { $case: "bridgeReply", value: { callId, isError: true, errorCode, text } } });
+  };
+
   const bridge = async (callId: string, tool: string, argumentsJson: string): Promise<void> => {
+    // The agent stops a cell at the same limit; this side holds it whatever the agent sends.
+    if (bridgeCalls >= LIMITS.evalBridgeCallsPerCell) {
+      refuse(callId, "bridge_limit", `this cell has made ${LIMITS.evalBridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail`);
+      return;
+    }
+    if (!ceiling) {
+      refuse(callId, "failed", "the agent sent a bridge call before naming the kernel that runs the cell; the call was not run");
+      return;
+    }
     bridgeCalls += 1;
     ctx.emit({ kind: "progress", text: `the cell calls \`${tool}\`` });
     const res = await ctx.dispatch({
@@ -45,10 +64,15 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
       argumentsJson,
       origin: "bridge",
       kernelId: kernel?.kernelId ?? "",
-      surface: req.bridgeSurface,
+      surface: ceiling,
       signal: bridgeAbort.signal,
     });
-    const text = res.parts.map((p) => (p.type === "text" ? p.text : p.type === "image" ? `[image ${p.mimeType}, ${p.data.length} bytes]` : "")).filter(Boolean).join("\n");
+    let text = res.parts.map((p) => (p.type === "text" ? p.text : p.type === "image" ? `[image ${p.mimeType}, ${p.data.length} bytes]` : "")).filter(Boolean).join("\n");
+    if (res.errorCode === "unknown_tool" && !within(ownSurface, ceiling)) {
+      text +=
+        `. This kernel's tool() calls are limited to surface \`${ceiling}\` because an earlier cell in it ran with bridge_surface \`${ceiling}\` ` +
+        "(code such a cell leaves in the kernel could be making this call). Reset the kernel (eval with reset: true) to call tools with a wider surface.";
+    }
     call.write({ message: { $case: "bridgeReply", value: { callId, isError: res.isError, errorCode: res.errorCode, text } } });
   };
 
@@ -59,7 +83,10 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
       if (!e) return;
       switch (e.$case) {
         case "kernel":
+          // Named once per cell: a second name must not start a fresh ceiling mid-cell.
+          if (kernel) break;
           kernel = e.value;
+          ceiling = kernelCeilings.enter(ctx.run.conversationId, req.language, kernel.kernelId, ownSurface);
           break;
         case "stdout":
         case "stderr":
@@ -74,11 +101,7 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
           break;
         }
         case "bridgeCall":
-          void bridge(e.value.callId, e.value.tool, e.value.argumentsJson).catch((err: unknown) =>
-            call.write({
-              message: { $case: "bridgeReply", value: { callId: e.value.callId, isError: true, errorCode: "failed", text: (err as Error).message } },
-            }),
-          );
+          void bridge(e.value.callId, e.value.tool, e.value.argumentsJson).catch((err: unknown) => refuse(e.value.callId, "failed", (err as Error).message));
           break;
         case "done":
           done = e.value;

@@ -4,9 +4,10 @@
 import { z } from "zod";
 import { EnclaveError, type EnclaveErrorCode } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
-import { SURFACE_TIERS, SURFACES, type Surface } from "../../runs/run-store.js";
+import { SURFACES } from "../../runs/run-store.js";
 import { defineTool, type ToolOutput } from "../tool.js";
 import { type CellOutcome, runCell } from "./eval-cell.js";
+import { within } from "./kernel-ceiling.js";
 
 const STATUS_CODES: Record<string, EnclaveErrorCode | undefined> = {
   ok: undefined,
@@ -37,16 +38,14 @@ const args = z
     bridge_surface: z
       .enum(SURFACES)
       .optional()
-      .describe("limit the tools the cell may call with tool() to a narrower surface than the run's (for example `plan`: read tools only)"),
+      .describe(
+        "limit the tools the cell may call with tool() to a narrower surface than the run's (for example `plan`: read tools only); " +
+          "later cells in the same kernel stay limited to it until the kernel is reset",
+      ),
   })
   .superRefine((a, ctx) => {
     if (a.code.trim() === "" && !a.reset) ctx.addIssue({ code: "custom", path: ["code"], message: "is empty: give the cell's code (or reset: true to only restart the kernel)" });
   });
-
-function narrower(bridge: Surface, run: Surface): boolean {
-  const allowed = SURFACE_TIERS[run];
-  return SURFACE_TIERS[bridge].every((t) => allowed.includes(t));
-}
 
 /** The result: the cell's output in order, then how it ended when that was not plainly. */
 function describeOutcome(o: CellOutcome, language: string): ToolOutput {
@@ -88,7 +87,7 @@ export const evalTool = defineTool({
       throw new EnclaveError("failed_precondition", "eval cannot be called from inside a cell: the kernel is busy running that cell. Call eval directly instead.");
     }
     const bridgeSurface = a.bridge_surface;
-    if (bridgeSurface && !narrower(bridgeSurface, ctx.run.surface)) {
+    if (bridgeSurface && !within(bridgeSurface, ctx.run.surface)) {
       throw new EnclaveError("invalid_arguments", `bridge_surface \`${bridgeSurface}\` is wider than this run's surface \`${ctx.run.surface}\`; it can only narrow what a cell may call`);
     }
     const language = a.language ?? "python";

@@ -1,6 +1,7 @@
 // Enclave's JavaScript kernel: a long-lived Node process running cells on node:vm in its own global
 // scope. Cells arrive as frames on fd 4; displays, bridge calls and "done" leave as frames on fd 3,
 // each after a sync marker on fds 1 and 2; console output stays raw on fds 1 and 2.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { writeFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Socket } from "node:net";
@@ -15,7 +16,41 @@ type FrameOut = KernelFrame extends infer F ? (F extends { seq: number } ? Omit<
 
 const token = process.env.ENCLAVE_KERNEL_TOKEN ?? "";
 delete process.env.ENCLAVE_KERNEL_TOKEN;
+// The agent kills a kernel whose frame line passes this; no frame this runner sends does (a display
+// too large is replaced by a note, an error's text is cut, a bridge call too large fails).
+const maxFrameBytes = Number(process.env.ENCLAVE_KERNEL_FRAME_BYTES) || 64 * 1024 * 1024;
+delete process.env.ENCLAVE_KERNEL_FRAME_BYTES;
+const FRAME_SLACK = 64 * 1024;
 let seq = 0;
+
+class FrameTooLarge extends Error {}
+
+function encode(frame: FrameOut): Buffer {
+  return Buffer.from(`${JSON.stringify({ ...frame, seq: seq + 1 })}\n`, "utf8");
+}
+
+function cut(text: string, room: number): string {
+  return text.length <= room ? text : `${text.slice(0, room / 2)}\n[… ${text.length - room} characters cut …]\n${text.slice(-room / 2)}`;
+}
+
+/** The frame's line, made to fit under the agent's limit. */
+function fit(frame: FrameOut): Buffer {
+  const line = encode(frame);
+  if (line.length <= maxFrameBytes) return line;
+  if (frame.t === "call") {
+    throw new FrameTooLarge(`the call's arguments make a frame of ${line.length} bytes, over the ${maxFrameBytes} bytes a bridge call can carry`);
+  }
+  if (frame.t === "display") {
+    const text = `[a display of ${line.length} bytes was not sent: over the ${Math.floor(maxFrameBytes / 1024 ** 2)} MiB one display may take]`;
+    return encode({ ...frame, items: [{ mime: "text/plain", text }] });
+  }
+  if (frame.t === "done") {
+    // JSON may escape one UTF-16 unit as 6 bytes.
+    const room = Math.max(1024, Math.floor((maxFrameBytes - FRAME_SLACK) / 12));
+    return encode({ ...frame, evalue: cut(frame.evalue, room), traceback: cut(frame.traceback, room) });
+  }
+  return line;
+}
 
 function writeAll(fd: number, data: Buffer): void {
   let off = 0;
@@ -31,7 +66,7 @@ function writeAll(fd: number, data: Buffer): void {
 }
 
 function send(frame: FrameOut): void {
-  const line = Buffer.from(`${JSON.stringify({ ...frame, seq: seq + 1 })}\n`, "utf8");
+  const line = fit(frame);
   seq += 1;
   const marker = Buffer.from(`\0ENCLAVE-SYNC:${token}:${seq}\0`, "latin1");
   writeAll(1, marker);
@@ -88,15 +123,29 @@ class ToolError extends Error {
 
 const pendingCalls = new Map<string, { resolve: (text: string) => void; reject: (err: Error) => void; tool: string }>();
 let nextCall = 0;
+/**
+ * The cell a piece of running code belongs to: each cell runs inside cellScope.run(its id), and
+ * timers, promises and callbacks it sets up carry that id with them. A bridge call says which cell
+ * it belongs to; the agent refuses one whose cell is not the one running now, so a timer left behind
+ * by a finished cell cannot act with a later cell's tools.
+ */
+const cellScope = new AsyncLocalStorage<string>();
 
 /** Calls one of this run's tools; resolves with its text result, rejects with a ToolError. */
 function tool(name: string, args: Record<string, unknown> = {}): Promise<string> {
   if (typeof name !== "string" || !name) return Promise.reject(new TypeError('tool() needs the tool\'s name, for example tool("read", { path: "README.md" })'));
   if (args === null || typeof args !== "object" || Array.isArray(args)) return Promise.reject(new TypeError("tool() arguments must be an object"));
   const id = `b${++nextCall}`;
+  const cell = cellScope.getStore() ?? "";
   return new Promise((resolve, reject) => {
     pendingCalls.set(id, { resolve, reject, tool: name });
-    send({ t: "call", id, tool: name, args: JSON.stringify(args) });
+    try {
+      send({ t: "call", id, tool: name, args: JSON.stringify(args), cell });
+    } catch (err) {
+      pendingCalls.delete(id);
+      if (!(err instanceof FrameTooLarge)) throw err;
+      reject(new ToolError(name, "too_large", err.message));
+    }
   });
 }
 tool.Error = ToolError;
@@ -177,7 +226,9 @@ async function execute(cell: ActiveCell, frame: Extract<AgentFrame, { t: "execut
   try {
     const { source, echoes } = rewriteCell(frame.code);
     const script = new vm.Script(source, { filename: cell.name });
-    const result = (await script.runInThisContext({ breakOnSigint: true, displayErrors: false })) as { value: unknown } | undefined;
+    const result = (await cellScope.run(cell.id, () => script.runInThisContext({ breakOnSigint: true, displayErrors: false }))) as
+      | { value: unknown }
+      | undefined;
     if (cell.settled) return;
     if (echoes && result && result.value !== undefined) send({ t: "display", echo: true, items: bundleOf(result.value, true) });
     finish(cell, { t: "done", id: cell.id, status: "ok", ename: "", evalue: "", traceback: "" });

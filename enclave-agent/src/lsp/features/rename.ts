@@ -53,7 +53,7 @@ export async function renameSymbol(input: RenameInput): Promise<LspRenameRespons
   for (const a of applied) {
     const running = sup.runningFor(a.abs);
     for (const c of running) {
-      if (c.isOpen(a.uri)) syncText(c, a.abs, sup.languageIdFor(a.abs), a.text, true);
+      if (c.isOpen(a.uri)) syncText(paths, c, a.abs, sup.languageIdFor(a.abs), a.text, true);
       else c.notify("workspace/didChangeWatchedFiles", { changes: [{ uri: a.uri, type: 2 }] });
     }
   }

@@ -3,6 +3,8 @@ agent, which forwards it on the control plane's Eval stream; the control plane r
 model-issued call (surface, approval, wrappers, audit) and the result comes back the same way."""
 import json
 
+from .channel import FrameTooLarge
+
 
 class ToolError(Exception):
     """A bridge call that failed: unknown tool, not on the surface, refused approval, or the tool's
@@ -34,7 +36,10 @@ def make_tool(channel):
             payload = json.dumps(merged)
         except (TypeError, ValueError) as err:
             raise TypeError("tool() arguments must be JSON-serialisable: %s" % err) from None
-        reply = channel.call(name, payload)
+        try:
+            reply = channel.call(name, payload)
+        except FrameTooLarge as err:
+            raise ToolError(name, "too_large", str(err)) from None
         if not reply.get("ok"):
             raise ToolError(name, reply.get("code") or "failed", reply.get("text") or "")
         return reply.get("text", "")

@@ -4,6 +4,9 @@ Every frame out is preceded by a sync marker written to fds 1 and 2, so the agen
 order with everything printed before it (by Python, or by a child process sharing those fds).
 A reader thread takes frames in: cells to run go to a queue for the main thread, bridge replies
 wake the thread waiting for them, and end of input (the agent is gone) ends the kernel.
+
+The agent kills a kernel whose frame line passes its limit, so no frame this runner sends does: a
+display too large is replaced by a note, an error's text is cut, a bridge call too large fails.
 """
 import json
 import os
@@ -11,8 +14,16 @@ import queue
 import sys
 import threading
 
+from . import cellscope
+
 OUT_FD = 3
 IN_FD = 4
+# Room under the agent's limit for the frame's own fields.
+_FRAME_SLACK = 64 * 1024
+
+
+class FrameTooLarge(ValueError):
+    """A bridge call whose frame would pass the agent's frame limit."""
 
 
 class Interrupts:
@@ -41,8 +52,9 @@ class Interrupts:
 
 
 class Channel:
-    def __init__(self, token, interrupts):
+    def __init__(self, token, interrupts, max_frame_bytes):
         self.token = token.encode("ascii")
+        self.max_frame_bytes = max_frame_bytes
         self.interrupts = interrupts
         self.seq = 0
         self.lock = threading.Lock()
@@ -106,7 +118,7 @@ class Channel:
                     except Exception:
                         pass
                 frame["seq"] = self.seq + 1
-                line = json.dumps(frame, separators=(",", ":")).encode("utf-8") + b"\n"
+                line = self._fit(frame)
                 self.seq += 1
                 marker = b"\x00ENCLAVE-SYNC:" + self.token + b":" + str(self.seq).encode("ascii") + b"\x00"
                 for fd in (1, 2):
@@ -118,15 +130,47 @@ class Channel:
         finally:
             self.interrupts.leave()
 
+    def _encode(self, frame):
+        return json.dumps(frame, separators=(",", ":")).encode("utf-8") + b"\n"
+
+    def _fit(self, frame):
+        """The frame's line, made to fit under the agent's limit."""
+        line = self._encode(frame)
+        if len(line) <= self.max_frame_bytes:
+            return line
+        kind = frame.get("t")
+        if kind == "call":
+            raise FrameTooLarge(
+                "the call's arguments make a frame of %d bytes, over the %d bytes a bridge call can carry"
+                % (len(line), self.max_frame_bytes)
+            )
+        if kind == "display":
+            frame["items"] = [
+                {
+                    "mime": "text/plain",
+                    "text": "[a display of %d bytes was not sent: over the %d MiB one display may take]"
+                    % (len(line), self.max_frame_bytes // (1024 * 1024)),
+                }
+            ]
+        elif kind == "done":
+            room = max(1024, (self.max_frame_bytes - _FRAME_SLACK) // 12)  # JSON may escape a character as 6 bytes
+            for key in ("evalue", "traceback"):
+                text = frame.get(key) or ""
+                if len(text) > room:
+                    frame[key] = text[: room // 2] + "\n[… %d characters cut …]\n" % (len(text) - room) + text[-(room // 2):]
+        return self._encode(frame)
+
     def call(self, tool, arguments_json):
-        """A bridge call: sends it up and blocks this thread until the agent answers."""
+        """A bridge call: sends it up and blocks this thread until the agent answers. The call says
+        which cell it belongs to (the cell running the code that called, or that started its thread)."""
+        cell = cellscope.owner()
         with self.replies_lock:
             self.next_call += 1
             call_id = "b%d" % self.next_call
             slot = {"event": threading.Event(), "reply": None}
             self.replies[call_id] = slot
         try:
-            self.send({"t": "call", "id": call_id, "tool": tool, "args": arguments_json})
+            self.send({"t": "call", "id": call_id, "tool": tool, "args": arguments_json, "cell": cell})
             slot["event"].wait()
             return slot["reply"]
         finally:

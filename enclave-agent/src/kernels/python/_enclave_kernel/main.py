@@ -6,7 +6,7 @@ import signal
 import sys
 import types
 
-from . import cells, figures
+from . import cells, cellscope, figures
 from .bridge import ToolError, make_tool
 from .channel import Channel, Interrupts
 from .display import Display
@@ -34,10 +34,12 @@ _KERNEL_PID = os.getpid()
 
 def main():
     token = os.environ.pop("ENCLAVE_KERNEL_TOKEN", "")
+    max_frame_bytes = int(os.environ.pop("ENCLAVE_KERNEL_FRAME_BYTES", "") or 64 * 1024 * 1024)
     interrupts = Interrupts()
     signal.signal(signal.SIGINT, interrupts.on_sigint)
     _sacrifice_first()
-    channel = Channel(token, interrupts)
+    cellscope.install()
+    channel = Channel(token, interrupts, max_frame_bytes)
     display = Display(channel)
     figures.install(display.flush_figures)
 
@@ -76,6 +78,7 @@ def run_cell(frame, ns, loop, channel, display, interrupts):
     status, name, value, tb = "ok", "", "", ""
     interrupts.pending = False
     interrupts.executing = True
+    scope = cellscope.enter(frame.get("id", ""))
     try:
         try:
             cells.execute(frame["code"], frame.get("cell", 0), ns, loop, lambda v: display.send(v, echo=True))
@@ -87,6 +90,7 @@ def run_cell(frame, ns, loop, channel, display, interrupts):
         name, value, tb = cells.format_error(err)
     finally:
         interrupts.executing = False
+        cellscope.leave(scope)
     if os.getpid() != _KERNEL_PID:
         # A process the cell forked (os.fork, not multiprocessing's own exit) ran off the end of the
         # cell: it must not become a second kernel reading and writing the agent's frames.

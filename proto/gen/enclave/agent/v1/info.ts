@@ -90,6 +90,13 @@ export interface SelfAuditResponse {
   /** Octal permission bits of the socket, e.g. "600". */
   socketMode: string;
   socketUid: number;
+  /**
+   * The filesystem holding the workspace, from statfs(2): its type ("ext4", "overlay", "tmpfs", or
+   * the magic number in hex), total and free bytes.
+   */
+  workspaceFsType: string;
+  workspaceFsTotalBytes: number;
+  workspaceFsFreeBytes: number;
 }
 
 function createBaseHealthRequest(): HealthRequest {
@@ -668,6 +675,9 @@ function createBaseSelfAuditResponse(): SelfAuditResponse {
     socketPath: "",
     socketMode: "",
     socketUid: 0,
+    workspaceFsType: "",
+    workspaceFsTotalBytes: 0,
+    workspaceFsFreeBytes: 0,
   };
 }
 
@@ -735,6 +745,15 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
     }
     if (message.socketUid !== 0) {
       writer.uint32(160).int32(message.socketUid);
+    }
+    if (message.workspaceFsType !== "") {
+      writer.uint32(242).string(message.workspaceFsType);
+    }
+    if (message.workspaceFsTotalBytes !== 0) {
+      writer.uint32(248).int64(message.workspaceFsTotalBytes);
+    }
+    if (message.workspaceFsFreeBytes !== 0) {
+      writer.uint32(256).int64(message.workspaceFsFreeBytes);
     }
     return writer;
   },
@@ -920,6 +939,30 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
             message.socketUid = reader.int32();
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.workspaceFsType = reader.string();
+            continue;
+          }
+          case 31: {
+            if (tag !== 248) {
+              break;
+            }
+
+            message.workspaceFsTotalBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 32: {
+            if (tag !== 256) {
+              break;
+            }
+
+            message.workspaceFsFreeBytes = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1021,6 +1064,21 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
         : isSet(object.socket_uid)
         ? globalThis.Number(object.socket_uid)
         : 0,
+      workspaceFsType: isSet(object.workspaceFsType)
+        ? globalThis.String(object.workspaceFsType)
+        : isSet(object.workspace_fs_type)
+        ? globalThis.String(object.workspace_fs_type)
+        : "",
+      workspaceFsTotalBytes: isSet(object.workspaceFsTotalBytes)
+        ? globalThis.Number(object.workspaceFsTotalBytes)
+        : isSet(object.workspace_fs_total_bytes)
+        ? globalThis.Number(object.workspace_fs_total_bytes)
+        : 0,
+      workspaceFsFreeBytes: isSet(object.workspaceFsFreeBytes)
+        ? globalThis.Number(object.workspaceFsFreeBytes)
+        : isSet(object.workspace_fs_free_bytes)
+        ? globalThis.Number(object.workspace_fs_free_bytes)
+        : 0,
     };
   },
 
@@ -1089,6 +1147,15 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
     if (message.socketUid !== 0) {
       obj.socketUid = Math.round(message.socketUid);
     }
+    if (message.workspaceFsType !== "") {
+      obj.workspaceFsType = message.workspaceFsType;
+    }
+    if (message.workspaceFsTotalBytes !== 0) {
+      obj.workspaceFsTotalBytes = Math.round(message.workspaceFsTotalBytes);
+    }
+    if (message.workspaceFsFreeBytes !== 0) {
+      obj.workspaceFsFreeBytes = Math.round(message.workspaceFsFreeBytes);
+    }
     return obj;
   },
 
@@ -1118,6 +1185,9 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
     message.socketPath = object.socketPath ?? "";
     message.socketMode = object.socketMode ?? "";
     message.socketUid = object.socketUid ?? 0;
+    message.workspaceFsType = object.workspaceFsType ?? "";
+    message.workspaceFsTotalBytes = object.workspaceFsTotalBytes ?? 0;
+    message.workspaceFsFreeBytes = object.workspaceFsFreeBytes ?? 0;
     return message;
   },
 };

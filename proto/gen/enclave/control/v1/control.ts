@@ -56,6 +56,11 @@ export interface EnclosureLimits {
   memoryBytes: number;
   cpus: number;
   pids: number;
+  /**
+   * Size of the workspace volume in copy mode; 0 in bind mode, where only the host folder's
+   * filesystem bounds what the enclosure writes.
+   */
+  diskBytes: number;
 }
 
 export interface Enclosure {
@@ -85,6 +90,11 @@ export interface Conversation {
   enclosure?: Enclosure | undefined;
   createdAtMs: number;
   openRuns: string[];
+  /**
+   * What the last copy-mode stop did not bring back into the workspace, one line each: links that
+   * lead out of it, special files (FIFOs, devices), names it refused.
+   */
+  notCopiedBack: string[];
 }
 
 /** Hardened by default; each field below that weakens it is an explicit, recorded choice. */
@@ -105,8 +115,17 @@ export interface EnclosureOptions {
   keepCapabilities: string[];
   writableRoot: boolean;
   allowNewPrivileges: boolean;
-  /** "mount" (the built agent bundle bind-mounted read-only) or "baked" (the image carries it). */
+  /**
+   * "mount" (the built agent bundle copied into the container at start) or "baked" (the image
+   * carries it).
+   */
   agentDelivery: string;
+  /**
+   * Copy mode only: the size of the workspace volume (writes past it fail with ENOSPC inside);
+   * 0 for the server's default (ENCLAVE_ENCLOSURE_DISK_BYTES). Refused in bind mode, where the
+   * enclosure writes the host folder itself.
+   */
+  diskLimitBytes: number;
   /**
    * The container runtime: "runc" (the kernel's namespaces) or "runsc" (gVisor: a user-space kernel
    * between the enclosure and the host's). Empty for the server's default (ENCLAVE_ENCLOSURE_RUNTIME).
@@ -266,7 +285,8 @@ export interface AuditEvent {
   /**
    * "tool_call", "enclosure_started", "enclosure_stopped", "enclosure_died", "conversation_created",
    * "conversation_deleted", "agent_restarted", "card_closed" (outcome: the card's state),
-   * "worker_started", "worker_settled" (outcome: the worker's state).
+   * "worker_started", "worker_settled" (outcome: the worker's state), "audit_pruned" (the retention
+   * deleted old events; detail says how many and why).
    */
   kind: string;
   tool: string;
@@ -282,6 +302,8 @@ export interface AuditEvent {
   placement: string;
   /** The kernel a bridge call came from (origin "bridge"). */
   kernelId: string;
+  /** card_closed: the card's number (sequential per conversation). */
+  cardNumber: number;
 }
 
 export interface AuditEnclosureRequest {
@@ -291,7 +313,8 @@ export interface AuditEnclosureRequest {
 export interface AuditCheck {
   /**
    * "runtime", "network", "listening sockets", "capabilities", "no new privileges", "read-only root",
-   * "mounts", "user", "pids limit", "memory limit", "CPU limit", "seccomp", "agent socket".
+   * "mounts", "user", "pids limit", "memory limit", "CPU limit", "seccomp", "agent socket",
+   * "workspace disk limit" (an enclosure); host placement has its own items, outside only.
    */
   item: string;
   expected: string;
@@ -362,6 +385,20 @@ export interface Card {
   /** Set once answered or skipped. */
   answer?: CardAnswer | undefined;
   closedAtMs: number;
+  /**
+   * Permission cards: the workspace files the call would touch, taken from its arguments (a path, a
+   * patch's file headers, a staged change's files). files_note says what the list cannot (a command
+   * can change any file; a rename's other files are known only to the language server); empty when
+   * the list is complete.
+   */
+  files: string[];
+  filesNote: string;
+  /**
+   * Characters (UTF-16 code units) of the complete arguments JSON. arguments_json holds all of it
+   * unless arguments_truncated; then GetCardArguments returns the rest while the card is open.
+   */
+  argumentsChars: number;
+  argumentsTruncated: boolean;
 }
 
 export interface SubscribeCardsRequest {
@@ -401,6 +438,27 @@ export interface ListCardsRequest {
 
 export interface ListCardsResponse {
   cards: Card[];
+}
+
+export interface GetCardArgumentsRequest {
+  conversationId: string;
+  number: number;
+  /** Where the page starts, in characters (UTF-16 code units) of the arguments JSON. */
+  offset: number;
+  /** Characters at most; 0 for the largest page (1 Mi characters). */
+  limit: number;
+}
+
+export interface CardArguments {
+  conversationId: string;
+  number: number;
+  tool: string;
+  /** The page: arguments JSON from offset to next_offset (never splits a surrogate pair). */
+  text: string;
+  offset: number;
+  nextOffset: number;
+  /** Characters of the complete arguments JSON; the last page ends there. */
+  totalChars: number;
 }
 
 export interface SetVibeModeRequest {
@@ -885,7 +943,7 @@ export const DeleteConversationResponse: MessageFns<DeleteConversationResponse> 
 };
 
 function createBaseEnclosureLimits(): EnclosureLimits {
-  return { memoryBytes: 0, cpus: 0, pids: 0 };
+  return { memoryBytes: 0, cpus: 0, pids: 0, diskBytes: 0 };
 }
 
 export const EnclosureLimits: MessageFns<EnclosureLimits> = {
@@ -898,6 +956,9 @@ export const EnclosureLimits: MessageFns<EnclosureLimits> = {
     }
     if (message.pids !== 0) {
       writer.uint32(24).int64(message.pids);
+    }
+    if (message.diskBytes !== 0) {
+      writer.uint32(32).int64(message.diskBytes);
     }
     return writer;
   },
@@ -939,6 +1000,14 @@ export const EnclosureLimits: MessageFns<EnclosureLimits> = {
             message.pids = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.diskBytes = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -960,6 +1029,11 @@ export const EnclosureLimits: MessageFns<EnclosureLimits> = {
         : 0,
       cpus: isSet(object.cpus) ? globalThis.Number(object.cpus) : 0,
       pids: isSet(object.pids) ? globalThis.Number(object.pids) : 0,
+      diskBytes: isSet(object.diskBytes)
+        ? globalThis.Number(object.diskBytes)
+        : isSet(object.disk_bytes)
+        ? globalThis.Number(object.disk_bytes)
+        : 0,
     };
   },
 
@@ -974,6 +1048,9 @@ export const EnclosureLimits: MessageFns<EnclosureLimits> = {
     if (message.pids !== 0) {
       obj.pids = Math.round(message.pids);
     }
+    if (message.diskBytes !== 0) {
+      obj.diskBytes = Math.round(message.diskBytes);
+    }
     return obj;
   },
 
@@ -985,6 +1062,7 @@ export const EnclosureLimits: MessageFns<EnclosureLimits> = {
     message.memoryBytes = object.memoryBytes ?? 0;
     message.cpus = object.cpus ?? 0;
     message.pids = object.pids ?? 0;
+    message.diskBytes = object.diskBytes ?? 0;
     return message;
   },
 };
@@ -1213,7 +1291,15 @@ export const Enclosure: MessageFns<Enclosure> = {
 };
 
 function createBaseConversation(): Conversation {
-  return { id: "", workspacePath: "", placement: "", enclosure: undefined, createdAtMs: 0, openRuns: [] };
+  return {
+    id: "",
+    workspacePath: "",
+    placement: "",
+    enclosure: undefined,
+    createdAtMs: 0,
+    openRuns: [],
+    notCopiedBack: [],
+  };
 }
 
 export const Conversation: MessageFns<Conversation> = {
@@ -1235,6 +1321,9 @@ export const Conversation: MessageFns<Conversation> = {
     }
     for (const v of message.openRuns) {
       writer.uint32(50).string(v!);
+    }
+    for (const v of message.notCopiedBack) {
+      writer.uint32(58).string(v!);
     }
     return writer;
   },
@@ -1300,6 +1389,14 @@ export const Conversation: MessageFns<Conversation> = {
             message.openRuns.push(reader.string());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.notCopiedBack.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1332,6 +1429,11 @@ export const Conversation: MessageFns<Conversation> = {
         : globalThis.Array.isArray(object?.open_runs)
         ? object.open_runs.map((e: any) => globalThis.String(e))
         : [],
+      notCopiedBack: globalThis.Array.isArray(object?.notCopiedBack)
+        ? object.notCopiedBack.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.not_copied_back)
+        ? object.not_copied_back.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1355,6 +1457,9 @@ export const Conversation: MessageFns<Conversation> = {
     if (message.openRuns?.length) {
       obj.openRuns = message.openRuns;
     }
+    if (message.notCopiedBack?.length) {
+      obj.notCopiedBack = message.notCopiedBack;
+    }
     return obj;
   },
 
@@ -1371,6 +1476,7 @@ export const Conversation: MessageFns<Conversation> = {
       : undefined;
     message.createdAtMs = object.createdAtMs ?? 0;
     message.openRuns = object.openRuns?.map((e) => e) || [];
+    message.notCopiedBack = object.notCopiedBack?.map((e) => e) || [];
     return message;
   },
 };
@@ -1388,6 +1494,7 @@ function createBaseEnclosureOptions(): EnclosureOptions {
     writableRoot: false,
     allowNewPrivileges: false,
     agentDelivery: "",
+    diskLimitBytes: 0,
     runtime: "",
   };
 }
@@ -1427,8 +1534,11 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     if (message.agentDelivery !== "") {
       writer.uint32(90).string(message.agentDelivery);
     }
+    if (message.diskLimitBytes !== 0) {
+      writer.uint32(96).int64(message.diskLimitBytes);
+    }
     if (message.runtime !== "") {
-      writer.uint32(98).string(message.runtime);
+      writer.uint32(106).string(message.runtime);
     }
     return writer;
   },
@@ -1535,7 +1645,15 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
             continue;
           }
           case 12: {
-            if (tag !== 98) {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.diskLimitBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
               break;
             }
 
@@ -1599,6 +1717,11 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
         : isSet(object.agent_delivery)
         ? globalThis.String(object.agent_delivery)
         : "",
+      diskLimitBytes: isSet(object.diskLimitBytes)
+        ? globalThis.Number(object.diskLimitBytes)
+        : isSet(object.disk_limit_bytes)
+        ? globalThis.Number(object.disk_limit_bytes)
+        : 0,
       runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
     };
   },
@@ -1638,6 +1761,9 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     if (message.agentDelivery !== "") {
       obj.agentDelivery = message.agentDelivery;
     }
+    if (message.diskLimitBytes !== 0) {
+      obj.diskLimitBytes = Math.round(message.diskLimitBytes);
+    }
     if (message.runtime !== "") {
       obj.runtime = message.runtime;
     }
@@ -1660,6 +1786,7 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     message.writableRoot = object.writableRoot ?? false;
     message.allowNewPrivileges = object.allowNewPrivileges ?? false;
     message.agentDelivery = object.agentDelivery ?? "";
+    message.diskLimitBytes = object.diskLimitBytes ?? 0;
     message.runtime = object.runtime ?? "";
     return message;
   },
@@ -3871,6 +3998,7 @@ function createBaseAuditEvent(): AuditEvent {
     detail: "",
     placement: "",
     kernelId: "",
+    cardNumber: 0,
   };
 }
 
@@ -3917,6 +4045,9 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     }
     if (message.kernelId !== "") {
       writer.uint32(114).string(message.kernelId);
+    }
+    if (message.cardNumber !== 0) {
+      writer.uint32(120).int64(message.cardNumber);
     }
     return writer;
   },
@@ -4046,6 +4177,14 @@ export const AuditEvent: MessageFns<AuditEvent> = {
             message.kernelId = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.cardNumber = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4098,6 +4237,11 @@ export const AuditEvent: MessageFns<AuditEvent> = {
         : isSet(object.kernel_id)
         ? globalThis.String(object.kernel_id)
         : "",
+      cardNumber: isSet(object.cardNumber)
+        ? globalThis.Number(object.cardNumber)
+        : isSet(object.card_number)
+        ? globalThis.Number(object.card_number)
+        : 0,
     };
   },
 
@@ -4145,6 +4289,9 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     if (message.kernelId !== "") {
       obj.kernelId = message.kernelId;
     }
+    if (message.cardNumber !== 0) {
+      obj.cardNumber = Math.round(message.cardNumber);
+    }
     return obj;
   },
 
@@ -4167,6 +4314,7 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     message.detail = object.detail ?? "";
     message.placement = object.placement ?? "";
     message.kernelId = object.kernelId ?? "";
+    message.cardNumber = object.cardNumber ?? 0;
     return message;
   },
 };
@@ -4844,6 +4992,10 @@ function createBaseCard(): Card {
     state: "",
     answer: undefined,
     closedAtMs: 0,
+    files: [],
+    filesNote: "",
+    argumentsChars: 0,
+    argumentsTruncated: false,
   };
 }
 
@@ -4896,6 +5048,18 @@ export const Card: MessageFns<Card> = {
     }
     if (message.closedAtMs !== 0) {
       writer.uint32(128).int64(message.closedAtMs);
+    }
+    for (const v of message.files) {
+      writer.uint32(138).string(v!);
+    }
+    if (message.filesNote !== "") {
+      writer.uint32(146).string(message.filesNote);
+    }
+    if (message.argumentsChars !== 0) {
+      writer.uint32(152).int64(message.argumentsChars);
+    }
+    if (message.argumentsTruncated !== false) {
+      writer.uint32(160).bool(message.argumentsTruncated);
     }
     return writer;
   },
@@ -5041,6 +5205,38 @@ export const Card: MessageFns<Card> = {
             message.closedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.files.push(reader.string());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.filesNote = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.argumentsChars = longToNumber(reader.int64());
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.argumentsTruncated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5103,6 +5299,24 @@ export const Card: MessageFns<Card> = {
         : isSet(object.closed_at_ms)
         ? globalThis.Number(object.closed_at_ms)
         : 0,
+      files: globalThis.Array.isArray(object?.files)
+        ? object.files.map((e: any) => globalThis.String(e))
+        : [],
+      filesNote: isSet(object.filesNote)
+        ? globalThis.String(object.filesNote)
+        : isSet(object.files_note)
+        ? globalThis.String(object.files_note)
+        : "",
+      argumentsChars: isSet(object.argumentsChars)
+        ? globalThis.Number(object.argumentsChars)
+        : isSet(object.arguments_chars)
+        ? globalThis.Number(object.arguments_chars)
+        : 0,
+      argumentsTruncated: isSet(object.argumentsTruncated)
+        ? globalThis.Boolean(object.argumentsTruncated)
+        : isSet(object.arguments_truncated)
+        ? globalThis.Boolean(object.arguments_truncated)
+        : false,
     };
   },
 
@@ -5156,6 +5370,18 @@ export const Card: MessageFns<Card> = {
     if (message.closedAtMs !== 0) {
       obj.closedAtMs = Math.round(message.closedAtMs);
     }
+    if (message.files?.length) {
+      obj.files = message.files;
+    }
+    if (message.filesNote !== "") {
+      obj.filesNote = message.filesNote;
+    }
+    if (message.argumentsChars !== 0) {
+      obj.argumentsChars = Math.round(message.argumentsChars);
+    }
+    if (message.argumentsTruncated !== false) {
+      obj.argumentsTruncated = message.argumentsTruncated;
+    }
     return obj;
   },
 
@@ -5182,6 +5408,10 @@ export const Card: MessageFns<Card> = {
       ? CardAnswer.fromPartial(object.answer)
       : undefined;
     message.closedAtMs = object.closedAtMs ?? 0;
+    message.files = object.files?.map((e) => e) || [];
+    message.filesNote = object.filesNote ?? "";
+    message.argumentsChars = object.argumentsChars ?? 0;
+    message.argumentsTruncated = object.argumentsTruncated ?? false;
     return message;
   },
 };
@@ -5717,6 +5947,304 @@ export const ListCardsResponse: MessageFns<ListCardsResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListCardsResponse>, I>>(object: I): ListCardsResponse {
     const message = createBaseListCardsResponse();
     message.cards = object.cards?.map((e) => Card.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetCardArgumentsRequest(): GetCardArgumentsRequest {
+  return { conversationId: "", number: 0, offset: 0, limit: 0 };
+}
+
+export const GetCardArgumentsRequest: MessageFns<GetCardArgumentsRequest> = {
+  encode(message: GetCardArgumentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.number !== 0) {
+      writer.uint32(16).int64(message.number);
+    }
+    if (message.offset !== 0) {
+      writer.uint32(24).int64(message.offset);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(32).int64(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCardArgumentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCardArgumentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.offset = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.limit = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCardArgumentsRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      offset: isSet(object.offset) ? globalThis.Number(object.offset) : 0,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: GetCardArgumentsRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.offset !== 0) {
+      obj.offset = Math.round(message.offset);
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetCardArgumentsRequest>, I>>(base?: I): GetCardArgumentsRequest {
+    return GetCardArgumentsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCardArgumentsRequest>, I>>(object: I): GetCardArgumentsRequest {
+    const message = createBaseGetCardArgumentsRequest();
+    message.conversationId = object.conversationId ?? "";
+    message.number = object.number ?? 0;
+    message.offset = object.offset ?? 0;
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseCardArguments(): CardArguments {
+  return { conversationId: "", number: 0, tool: "", text: "", offset: 0, nextOffset: 0, totalChars: 0 };
+}
+
+export const CardArguments: MessageFns<CardArguments> = {
+  encode(message: CardArguments, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.number !== 0) {
+      writer.uint32(16).int64(message.number);
+    }
+    if (message.tool !== "") {
+      writer.uint32(26).string(message.tool);
+    }
+    if (message.text !== "") {
+      writer.uint32(34).string(message.text);
+    }
+    if (message.offset !== 0) {
+      writer.uint32(40).int64(message.offset);
+    }
+    if (message.nextOffset !== 0) {
+      writer.uint32(48).int64(message.nextOffset);
+    }
+    if (message.totalChars !== 0) {
+      writer.uint32(56).int64(message.totalChars);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CardArguments {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCardArguments();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.offset = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.nextOffset = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.totalChars = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CardArguments {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      tool: isSet(object.tool) ? globalThis.String(object.tool) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      offset: isSet(object.offset) ? globalThis.Number(object.offset) : 0,
+      nextOffset: isSet(object.nextOffset)
+        ? globalThis.Number(object.nextOffset)
+        : isSet(object.next_offset)
+        ? globalThis.Number(object.next_offset)
+        : 0,
+      totalChars: isSet(object.totalChars)
+        ? globalThis.Number(object.totalChars)
+        : isSet(object.total_chars)
+        ? globalThis.Number(object.total_chars)
+        : 0,
+    };
+  },
+
+  toJSON(message: CardArguments): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.tool !== "") {
+      obj.tool = message.tool;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.offset !== 0) {
+      obj.offset = Math.round(message.offset);
+    }
+    if (message.nextOffset !== 0) {
+      obj.nextOffset = Math.round(message.nextOffset);
+    }
+    if (message.totalChars !== 0) {
+      obj.totalChars = Math.round(message.totalChars);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CardArguments>, I>>(base?: I): CardArguments {
+    return CardArguments.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CardArguments>, I>>(object: I): CardArguments {
+    const message = createBaseCardArguments();
+    message.conversationId = object.conversationId ?? "";
+    message.number = object.number ?? 0;
+    message.tool = object.tool ?? "";
+    message.text = object.text ?? "";
+    message.offset = object.offset ?? 0;
+    message.nextOffset = object.nextOffset ?? 0;
+    message.totalChars = object.totalChars ?? 0;
     return message;
   },
 };
@@ -6977,6 +7505,20 @@ export const ControlPlaneService = {
     responseSerialize: (value: ListCardsResponse): Buffer => Buffer.from(ListCardsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListCardsResponse => ListCardsResponse.decode(value),
   },
+  /**
+   * The complete arguments of an open permission card, a page at a time (the card's own
+   * arguments_json is a preview when arguments_truncated is set).
+   */
+  getCardArguments: {
+    path: "/enclave.control.v1.ControlPlane/GetCardArguments" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCardArgumentsRequest): Buffer =>
+      Buffer.from(GetCardArgumentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCardArgumentsRequest => GetCardArgumentsRequest.decode(value),
+    responseSerialize: (value: CardArguments): Buffer => Buffer.from(CardArguments.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CardArguments => CardArguments.decode(value),
+  },
   /** Turns a run's vibe mode on or off; the vibe_* tools are listed only while it is on. */
   setVibeMode: {
     path: "/enclave.control.v1.ControlPlane/SetVibeMode" as const,
@@ -7028,6 +7570,11 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
   subscribeCards: handleServerStreamingCall<SubscribeCardsRequest, CardEvent>;
   answerCard: handleUnaryCall<AnswerCardRequest, Card>;
   listCards: handleUnaryCall<ListCardsRequest, ListCardsResponse>;
+  /**
+   * The complete arguments of an open permission card, a page at a time (the card's own
+   * arguments_json is a preview when arguments_truncated is set).
+   */
+  getCardArguments: handleUnaryCall<GetCardArgumentsRequest, CardArguments>;
   /** Turns a run's vibe mode on or off; the vibe_* tools are listed only while it is on. */
   setVibeMode: handleUnaryCall<SetVibeModeRequest, Run>;
   /**
@@ -7256,6 +7803,25 @@ export interface ControlPlaneClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListCardsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The complete arguments of an open permission card, a page at a time (the card's own
+   * arguments_json is a preview when arguments_truncated is set).
+   */
+  getCardArguments(
+    request: GetCardArgumentsRequest,
+    callback: (error: ServiceError | null, response: CardArguments) => void,
+  ): ClientUnaryCall;
+  getCardArguments(
+    request: GetCardArgumentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CardArguments) => void,
+  ): ClientUnaryCall;
+  getCardArguments(
+    request: GetCardArgumentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CardArguments) => void,
   ): ClientUnaryCall;
   /** Turns a run's vibe mode on or off; the vibe_* tools are listed only while it is on. */
   setVibeMode(

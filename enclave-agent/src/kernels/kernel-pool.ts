@@ -1,4 +1,4 @@
-// The kernel factory: one kernel per language for this agent's workspace (so per conversation),
+// The kernel pool: one kernel per language for this agent's workspace (so per conversation),
 // started on first use, replaced after it dies, discarded on reset. Cells of one language run one at
 // a time, in the order they came.
 import type { EvalDone, EvalStart, KernelInfo, KernelStatus } from "../../../proto/gen/enclave/agent/v1/kernel.js";
@@ -8,7 +8,6 @@ import { type CellSink, CellRun } from "./cell-run.js";
 import { launchSpec } from "./kernel-launch.js";
 import { KernelProcess } from "./kernel-process.js";
 import { isKernelLanguage, type KernelLanguage } from "./kernel-registry.js";
-import { removeKernelEnvironments } from "./python-environment.js";
 
 /** What the caller can do to a cell it submitted, before or while it runs. */
 export class CellHandle {
@@ -38,7 +37,7 @@ export interface EvalSink extends CellSink {
   kernel(info: KernelInfo): void;
 }
 
-export class KernelFactory {
+export class KernelPool {
   private readonly kernels = new Map<KernelLanguage, KernelProcess>();
   /** Why a kernel died between cells, until a cell has said so. */
   private readonly unreported = new Map<KernelLanguage, string>();
@@ -47,7 +46,10 @@ export class KernelFactory {
 
   constructor(
     private readonly workspaceRoot: string,
+    /** The kernel runners, beside the agent bundle. */
     private readonly kernelDir: string,
+    /** The state folder's kernels/ folder: where kernel environments are made. */
+    private readonly kernelsStateDir: string,
   ) {}
 
   /** The kernels alive now. */
@@ -64,7 +66,8 @@ export class KernelFactory {
       throw new AgentError("too_large", `the cell is over ${LIMITS.kernelMaxCodeBytes} bytes`);
     }
     const language = start.language;
-    const budgetMs = Math.min(start.idleTimeoutMs > 0 ? start.idleTimeoutMs : LIMITS.kernelIdleBudgetMs, LIMITS.kernelMaxIdleBudgetMs);
+    // idle_timeout_ms keeps its wire name for compatibility; it is this run budget.
+    const budgetMs = Math.min(start.idleTimeoutMs > 0 ? start.idleTimeoutMs : LIMITS.kernelRunBudgetMs, LIMITS.kernelMaxRunBudgetMs);
     const previous = this.queues.get(language) ?? Promise.resolve();
     const mine = previous.catch(() => undefined).then(() => this.runCell(language, start, budgetMs, sink, handle));
     this.queues.set(language, mine);
@@ -106,23 +109,22 @@ export class KernelFactory {
   }
 
   private async startKernel(language: KernelLanguage): Promise<KernelProcess> {
-    const kernel = await KernelProcess.start(await launchSpec(language, this.workspaceRoot, this.kernelDir));
+    const kernel = await KernelProcess.start(await launchSpec(language, this.workspaceRoot, this.kernelDir, this.kernelsStateDir));
     this.kernels.set(language, kernel);
     void kernel.exited.then((fate) => {
       if (this.kernels.get(language) !== kernel) return;
       this.kernels.delete(language);
-      if (!kernel.fateReported && !kernel.killedByEnclave) this.unreported.set(language, `the previous ${language} kernel (${kernel.id}) died between cells: ${fate}`);
+      if (!kernel.fateReported && (!kernel.killedByEnclave || kernel.killedForFault)) this.unreported.set(language, `the previous ${language} kernel (${kernel.id}) died between cells: ${fate}`);
     });
     return kernel;
   }
 
-  /** Kills every kernel (the agent is stopping) and removes their environments. */
+  /** Kills every kernel (the agent is stopping); their environments go with the state folder. */
   async close(): Promise<void> {
     this.closed = true;
     const all = [...this.kernels.values()];
     for (const k of all) k.kill("the agent stopped");
     await Promise.all(all.map((k) => k.exited));
-    removeKernelEnvironments(this.workspaceRoot);
   }
 }
 

@@ -1,5 +1,6 @@
 // The agent's Debug service as promises, on the same channel as the rest of the AgentClient and with
-// its error translation. Kept beside agent-client.ts so that file stays the foundation's.
+// its error translation. A file of its own so agent-client.ts keeps only the connection and the
+// services every placement call uses.
 import { type ClientUnaryCall, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import {
   type DebugAdaptersResponse,
@@ -21,7 +22,7 @@ import type { AgentClient } from "./agent-client.js";
 
 type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
 
-export class DebugAgent {
+export class DebugServiceClient {
   private readonly client: DebugClient;
 
   constructor(
@@ -37,8 +38,8 @@ export class DebugAgent {
   }
 
   /** The same service, with calls cancelled when the tool call is (a long `continue` wait). */
-  forCall(signal: AbortSignal): DebugAgent {
-    return new DebugAgent(this.agent, this.client, signal);
+  forCall(signal: AbortSignal): DebugServiceClient {
+    return new DebugServiceClient(this.agent, this.client, signal);
   }
 
   private call<Res>(timeoutMs: number, start: (md: Metadata, opts: { deadline: number }, cb: Callback<Res>) => ClientUnaryCall): Promise<Res> {
@@ -89,13 +90,13 @@ export class DebugAgent {
   }
 }
 
-const byAgent = new WeakMap<AgentClient, DebugAgent>();
+const byAgent = new WeakMap<AgentClient, DebugServiceClient>();
 
 /** The Debug service of an agent, one per AgentClient (a restarted agent gets a new client). */
-export function debugAgent(agent: AgentClient): DebugAgent {
+export function debugServiceClient(agent: AgentClient): DebugServiceClient {
   let d = byAgent.get(agent);
   if (!d) {
-    d = new DebugAgent(agent);
+    d = new DebugServiceClient(agent);
     byAgent.set(agent, d);
   }
   return d;

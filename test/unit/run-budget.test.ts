@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { IdleBudget } from "../../enclave-agent/src/kernels/idle-budget.js";
+import { RunBudget } from "../../enclave-agent/src/kernels/run-budget.js";
 
-describe("IdleBudget", () => {
+describe("RunBudget", () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
   it("expires after the budget of running time, not counting paused stretches", () => {
     const expired = vi.fn();
-    const b = new IdleBudget(1000, expired, () => Date.now());
+    const b = new RunBudget(1000, expired, () => Date.now());
     b.resume();
     vi.advanceTimersByTime(600);
     b.pause();
@@ -23,7 +23,7 @@ describe("IdleBudget", () => {
 
   it("never fires once stopped", () => {
     const expired = vi.fn();
-    const b = new IdleBudget(100, expired, () => Date.now());
+    const b = new RunBudget(100, expired, () => Date.now());
     b.resume();
     b.stop();
     b.resume();

@@ -1,6 +1,6 @@
 // A cell's budget of running time: it counts only while the cell runs on its own, and is suspended
 // while a bridge call is pending (a cell fanning out to subagents is not killed mid-fan-out).
-export class IdleBudget {
+export class RunBudget {
   private usedMs = 0;
   private since: number | undefined;
   private timer: NodeJS.Timeout | undefined;

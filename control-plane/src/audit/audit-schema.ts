@@ -1,0 +1,67 @@
+// The audit database's tables and their upgrades, tracked by SQLite's user_version:
+// - audit_events: one row per event (the event as JSON), with the columns queries need (card_number
+//   for closed cards, so numbering never reads event text);
+// - card_numbers: the last card number taken per conversation, written when a card is raised, so a
+//   card shown just before a crash, or closed cards pruned by retention, never let a number repeat.
+import type Database from "better-sqlite3";
+
+const TABLES = `
+CREATE TABLE IF NOT EXISTS audit_events (
+  seq INTEGER PRIMARY KEY,
+  time_ms INTEGER NOT NULL,
+  conversation_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  event_json TEXT NOT NULL,
+  card_number INTEGER
+);
+CREATE INDEX IF NOT EXISTS audit_events_by_conversation ON audit_events (conversation_id, seq);
+CREATE INDEX IF NOT EXISTS audit_events_by_time ON audit_events (time_ms);
+CREATE TABLE IF NOT EXISTS card_numbers (
+  conversation_id TEXT PRIMARY KEY,
+  last_number INTEGER NOT NULL
+);
+`;
+
+const VERSION = 1;
+
+/** Version-0 databases kept a closed card's number only in its detail text ("#12 permission: allow"). */
+export function legacyCardNumber(kind: string, detail: string | undefined): number | null {
+  if (kind !== "card_closed") return null;
+  const n = Number(/^#(\d+) /.exec(detail ?? "")?.[1] ?? NaN);
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/** Raises every conversation's counter to the highest closed card the log holds (never lowers one). */
+export function seedCardNumbers(db: Database.Database): void {
+  db.exec(`
+INSERT INTO card_numbers (conversation_id, last_number)
+  SELECT conversation_id, MAX(card_number) FROM audit_events WHERE card_number IS NOT NULL GROUP BY conversation_id
+  ON CONFLICT (conversation_id) DO UPDATE SET last_number = MAX(last_number, excluded.last_number);
+`);
+}
+
+/** Creates the tables of a new database, or brings an older one up to date (in one transaction). */
+export function prepareSchema(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec(TABLES);
+    const version = db.pragma("user_version", { simple: true }) as number;
+    if (version < 1) {
+      const columns = (db.prepare("PRAGMA table_info(audit_events)").all() as { name: string }[]).map((c) => c.name);
+      if (!columns.includes("card_number")) db.exec("ALTER TABLE audit_events ADD COLUMN card_number INTEGER");
+      const rows = db.prepare("SELECT seq, event_json FROM audit_events WHERE kind = 'card_closed' AND card_number IS NULL").all() as { seq: number; event_json: string }[];
+      const set = db.prepare("UPDATE audit_events SET card_number = ? WHERE seq = ?");
+      for (const r of rows) {
+        let detail: string | undefined;
+        try {
+          detail = (JSON.parse(r.event_json) as { detail?: string }).detail;
+        } catch {
+          continue;
+        }
+        const n = legacyCardNumber("card_closed", detail);
+        if (n !== null) set.run(n, r.seq);
+      }
+      seedCardNumbers(db);
+    }
+    if (version < VERSION) db.pragma(`user_version = ${VERSION}`);
+  })();
+}

@@ -1,0 +1,86 @@
+// At start the control plane removes the containers it made that no record refers to (their
+// conversation is gone, or the record names another container), and leaves alone the ones it
+// records and every container another control plane made.
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Docker from "dockerode";
+import { afterAll, describe, expect, it } from "vitest";
+import { imageTags } from "../../images/pipeline/image-set.js";
+import { ConversationStore } from "../../control-plane/src/conversations/conversation-store.js";
+import { LABELS, ownerId } from "../../control-plane/src/placement/docker-driver.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+const docker = new Docker();
+const made: string[] = [];
+let fx: Fixture | undefined;
+
+afterAll(async () => {
+  await fx?.close();
+  for (const id of made) await docker.getContainer(id).remove({ force: true }).catch(() => undefined);
+});
+
+/** A container that is never started, labelled as a control plane labels its enclosures. */
+async function container(owner: string, conversation: string): Promise<string> {
+  const c = await docker.createContainer({
+    Image: imageTags().runtime,
+    Entrypoint: ["/bin/true"],
+    NetworkDisabled: true,
+    Labels: { [LABELS.managed]: "true", [LABELS.conversation]: conversation, [LABELS.owner]: owner },
+  });
+  made.push(c.id);
+  return c.id;
+}
+
+async function exists(id: string): Promise<boolean> {
+  try {
+    await docker.getContainer(id).inspect();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("orphaned containers", () => {
+  it("are reaped at start; recorded ones and another control plane's are kept", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "enclave-reap-"));
+    const owner = ownerId(dataDir);
+    const recorded = await container(owner, "kept");
+    const superseded = await container(owner, "kept");
+    const ghost = await container(owner, "ghost");
+    const foreign = await container("another-control-plane", "ghost");
+
+    const store = new ConversationStore(dataDir);
+    const workspacePath = join(dataDir, "kept-workspace");
+    mkdirSync(workspacePath);
+    store.put({
+      id: "kept",
+      workspacePath,
+      ownsWorkspace: false,
+      createdAtMs: Date.now(),
+      enclosure: {
+        containerId: recorded,
+        image: imageTags().runtime,
+        startedAtMs: Date.now(),
+        limits: { memoryBytes: 0, cpus: 0, pids: 0, diskBytes: 0 },
+        workspaceMode: "bind",
+        runtime: "runc",
+        relaxations: [],
+        user: "1000:1000",
+        state: "running",
+        detail: "",
+      },
+    });
+
+    fx = await startFixture((config) => {
+      config.dataDir = dataDir;
+      config.listen = `unix://${join(dataDir, "cp.sock")}`;
+    });
+    expect(await exists(ghost), "a container whose conversation is not in the store").toBe(false);
+    expect(await exists(superseded), "a container its conversation's record does not name").toBe(false);
+    expect(await exists(recorded), "the container the record names").toBe(true);
+    expect(await exists(foreign), "another control plane's container").toBe(true);
+    // The recorded one never ran: recovery found it dead, and said so.
+    expect((await fx.client.getConversation("kept")).enclosure?.state).toBe("dead");
+  });
+});

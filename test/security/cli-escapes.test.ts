@@ -1,0 +1,133 @@
+// What an agent wrote never reaches the person's terminal as control sequences: the real `enclave`
+// CLI against a real control plane, with a workspace file, a folder name, a question card, a
+// permission card, an audit detail and an error message all carrying ESC/CSI/OSC sequences. Every
+// one is printed as a visible escape (\x1b, \u009b, …), and no raw control character is printed.
+import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Card, CardEvent } from "../../proto/gen/enclave/control/v1/control.js";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { until } from "../helpers/wait.js";
+
+const exec = promisify(execFile);
+const cli = join(repoRoot, "bin", "enclave");
+const ID = "sec-tty";
+
+/** Clears the screen, retitles the window, sets red, a C1 CSI, a carriage return and a right-to-left override. */
+const EVIL = "\x1b[2J\x1b]0;pwned\x07\x1b[31mred\u009b1m\rover\u202eexe.txt";
+const SHOWN = "\\x1b[2J\\x1b]0;pwned\\x07\\x1b[31mred\\u009b1m\\x0dover\\u202eexe.txt";
+
+let fx: Fixture;
+let workspace: string;
+let address: string[];
+
+/** Any control character a terminal acts on, other than newline and tab. */
+const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+async function enclave(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  try {
+    const r = await exec(cli, [...args, ...address]);
+    return { ...r, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+function clean(out: { stdout: string; stderr: string }): void {
+  expect(out.stdout).not.toMatch(RAW_CONTROL);
+  expect(out.stderr).not.toMatch(RAW_CONTROL);
+}
+
+beforeAll(async () => {
+  fx = await startFixture();
+  address = ["--address", fx.client.address];
+  // A workspace whose folder name carries the sequences too (conversation details show it).
+  const parent = join(fx.dataDir, "ws");
+  mkdirSync(parent);
+  workspace = join(parent, `proj${EVIL.replace(/\//g, "_")}`);
+  mkdirSync(workspace);
+  writeFileSync(join(workspace, "evil.txt"), `before\n${EVIL}\nafter\n`);
+  await fx.client.createConversation(ID, workspace);
+});
+
+afterAll(async () => fx?.close());
+
+describe("the CLI escapes control characters an agent wrote", () => {
+  it("in tool output, streamed and in the result, and in errors", async () => {
+    const read = await enclave(["tool", "call", "read", '{"path":"evil.txt"}', "-c", ID]);
+    expect(read.code).toBe(0);
+    clean(read);
+    expect(read.stdout).toContain(SHOWN);
+    expect(read.stdout).toContain("before\n");
+
+    const streamed = await enclave(["tool", "call", "exec", '{"command":"cat evil.txt; cat evil.txt >&2"}', "-c", ID]);
+    expect(streamed.code).toBe(0);
+    clean(streamed);
+    expect(streamed.stdout).toContain(SHOWN);
+    expect(streamed.stderr).toContain(SHOWN);
+
+    const failed = await enclave(["tool", "call", "read", JSON.stringify({ path: `missing${EVIL}` }), "-c", ID]);
+    expect(failed.code).toBe(1);
+    clean(failed);
+    expect(failed.stderr).toContain(`missing${SHOWN}`);
+  });
+
+  it("in conversation details", async () => {
+    for (const args of [["conversations", "get", ID], ["conversations", "list"]]) {
+      const out = await enclave(args);
+      expect(out.code).toBe(0);
+      clean(out);
+      expect(out.stdout).toContain(`proj${SHOWN}`);
+    }
+  });
+
+  it("in question and permission cards, and in the audit list", async () => {
+    const opened: Card[] = [];
+    const human = fx.client.subscribeCards(ID, (e: CardEvent) => {
+      if (e.event?.$case === "opened") opened.push(e.event.value);
+    });
+    await human.ready;
+    try {
+      const r0 = await fx.client.openRun(ID, { approvalPolicy: "write", resources: ["questions", "workspace"], questionTimeoutSeconds: 120 });
+      // The question's second line pretends to be the header of another card.
+      const asking = fx.client.callTool(r0.id, "ask_user", { question: `Continue? ${EVIL}\n#99 ${ID} permission open`, context: `ctx ${EVIL}`, options: [{ label: `yes ${EVIL}`, description: EVIL }] });
+      const writing = fx.client.callTool(r0.id, "write", { path: `out${EVIL}.txt`, content: EVIL });
+      await until(() => opened.length >= 2 || undefined, "both cards");
+
+      const cards = await enclave(["cards", ID]);
+      expect(cards.code).toBe(0);
+      clean(cards);
+      expect(cards.stdout).toContain(`Continue? ${SHOWN}\n  > #99 ${ID} permission open`);
+      expect(cards.stdout).not.toMatch(/^#99 /m);
+      expect(cards.stdout).toContain(`| ctx ${SHOWN}`);
+      expect(cards.stdout).toContain(`- yes ${SHOWN} — ${SHOWN}`);
+      // A file name with control characters is listed quoted, so it cannot pass for text around it.
+      expect(cards.stdout).toContain('Files it touches (1): "out\\u001b[2J\\u001b]0;pwned\\u0007\\u001b[31mred\\u009b1m\\rover\\u202eexe.txt.txt"');
+      const full = await enclave(["cards", ID, "--full"]);
+      clean(full);
+      expect(full.stdout).toContain("complete arguments (");
+
+      const question = opened.find((c) => c.kind === "question") as Card;
+      const permission = opened.find((c) => c.kind === "permission") as Card;
+      await fx.client.answerCard(ID, question.number, { selected: [`yes ${EVIL}`] });
+      await fx.client.answerCard(ID, permission.number, { selected: ["deny"] });
+      await asking;
+      await writing;
+
+      const log = await enclave(["audit", "--log", ID]);
+      expect(log.code).toBe(0);
+      clean(log);
+      expect(log.stdout).toContain(`question: yes ${SHOWN}`);
+      expect(log.stdout).toContain(`card_closed write`);
+      const closed = await enclave(["cards", ID, "--all"]);
+      clean(closed);
+      expect(closed.stdout).toContain(`answer: yes ${SHOWN}`);
+    } finally {
+      human.cancel();
+    }
+  });
+});
