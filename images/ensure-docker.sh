@@ -1,27 +1,104 @@
 #!/usr/bin/env bash
-# Make sure a Docker engine answers on this machine: install Debian's docker.io when dockerd is
-# absent, start dockerd in the background when it is not running, and wait (bounded) until it answers.
+# Make sure a Docker engine answers on this machine with gVisor registered beside runc: install
+# Debian's docker.io and runsc when absent, register runsc in the daemon's configuration (keeping
+# every other key there), start dockerd in the background when it is not running — or, when it runs
+# without runsc, send it SIGHUP, which reloads runtimes without stopping running containers — and
+# wait (bounded) until it answers with runsc listed. Safe to run again: it changes nothing then.
 set -euo pipefail
 log() { printf '[docker] %s\n' "$*" >&2; }
 
-if docker info >/dev/null 2>&1; then exit 0; fi
+# How runsc is registered (control-plane/src/placement/gvisor-runtime.ts checks the same flags):
+# --network=none keeps gVisor's own network stack off — an enclosure has no network, and runsc
+# refuses to start in Docker's network namespace with it on. Not --oci-seccomp: under Debian's runsc
+# (2022-12) the engine's default profile stops every thread from starting inside (node aborts, Python
+# "can't start new thread"); gVisor's kernel answers the enclosure's calls itself. Not --host-uds:
+# nothing of the host's is a socket the enclosure needs (its agent is reached through exec).
+RUNSC_ARGS='["--network=none"]'
+
+# runsc registered with exactly our flags (a registration without them is updated and reloaded).
+has_runsc() { docker info --format '{{json .Runtimes.runsc}}' 2>/dev/null | grep -qF "\"runtimeArgs\":$RUNSC_ARGS"; }
+dockerd_pid() { pgrep -x dockerd | head -n 1; }
+
+apt_install() {
+  export DEBIAN_FRONTEND=noninteractive
+  if [ -z "${apt_updated:-}" ]; then apt-get update -qq >/dev/null; apt_updated=1; fi
+  apt-get install -y -qq "$@" >/dev/null
+}
+
+# The daemon's configuration file: the one a running dockerd was given, else the default.
+daemon_json() {
+  local pid arg prev="" file=/etc/docker/daemon.json
+  pid=$(dockerd_pid || true)
+  if [ -n "$pid" ]; then
+    while IFS= read -r -d '' arg; do
+      case "$arg" in
+        --config-file=*) file=${arg#--config-file=} ;;
+        *) if [ "$prev" = --config-file ]; then file=$arg; fi ;;
+      esac
+      prev=$arg
+    done <"/proc/$pid/cmdline"
+  fi
+  printf '%s\n' "$file"
+}
+
+# Adds or updates runtimes.runsc; every other key (and other runtimes) stays as it was. Written to a
+# temporary file and renamed, so a failure never leaves half a configuration behind.
+register_runsc() {
+  local file=$1 path=$2
+  mkdir -p "$(dirname "$file")"
+  node - "$file" "$path" "$RUNSC_ARGS" <<'JS'
+const fs = require("node:fs");
+const [file, path, args] = process.argv.slice(2);
+let config = {};
+if (fs.existsSync(file)) {
+  const text = fs.readFileSync(file, "utf8");
+  if (text.trim()) config = JSON.parse(text);
+}
+const wanted = { path, runtimeArgs: JSON.parse(args) };
+config.runtimes = config.runtimes ?? {};
+if (JSON.stringify(config.runtimes.runsc) === JSON.stringify(wanted)) process.exit(0);
+config.runtimes.runsc = wanted;
+fs.writeFileSync(`${file}.enclave-tmp`, `${JSON.stringify(config, null, 2)}\n`);
+fs.renameSync(`${file}.enclave-tmp`, file);
+process.stderr.write(`[docker] registered runsc in ${file}\n`);
+JS
+}
+
+wait_engine() {
+  for _ in $(seq 1 60); do
+    if docker info >/dev/null 2>&1 && has_runsc; then return 0; fi
+    sleep 1
+  done
+  return 1
+}
+
+if docker info >/dev/null 2>&1 && has_runsc; then exit 0; fi
 
 if ! command -v dockerd >/dev/null 2>&1; then
   log "no Docker engine here; installing Debian's docker.io (about 20 s)"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null
-  apt-get install -y -qq docker.io >/dev/null
+  apt_install docker.io
 fi
+if ! command -v runsc >/dev/null 2>&1; then
+  log "no gVisor here; installing Debian's runsc"
+  apt_install runsc
+fi
+register_runsc "$(daemon_json)" "$(command -v runsc)"
 
-if ! pgrep -x dockerd >/dev/null 2>&1; then
+if pid=$(dockerd_pid) && [ -n "$pid" ]; then
+  if ! has_runsc; then
+    log "dockerd runs without runsc registered as above; sending it SIGHUP to reload its runtimes (running containers keep running)"
+    kill -HUP "$pid"
+  fi
+else
   log "starting dockerd (log: /var/log/enclave-dockerd.log)"
   nohup dockerd >/var/log/enclave-dockerd.log 2>&1 &
 fi
 
-for _ in $(seq 1 60); do
-  if docker info >/dev/null 2>&1; then log "engine ready"; exit 0; fi
-  sleep 1
-done
-log "dockerd did not answer within 60 s; see /var/log/enclave-dockerd.log"
+if wait_engine; then log "engine ready (runtimes: runc, runsc)"; exit 0; fi
+if docker info >/dev/null 2>&1; then
+  log "dockerd answers but does not list runsc; check $(daemon_json) and /var/log/enclave-dockerd.log"
+else
+  log "dockerd did not answer within 60 s; see /var/log/enclave-dockerd.log"
+fi
 tail -n 20 /var/log/enclave-dockerd.log >&2 || true
 exit 1

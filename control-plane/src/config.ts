@@ -5,9 +5,20 @@ import { LIMITS } from "./limits.js";
 import type { HostSandboxConfig } from "./placement/host-sandbox.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 
+/** The container runtimes an enclosure can run under: runc (namespaces of the host's kernel) or
+ * runsc (gVisor, a user-space kernel between the enclosure and the host's). */
+export const ENCLOSURE_RUNTIMES = ["runc", "runsc"] as const;
+export type EnclosureRuntime = (typeof ENCLOSURE_RUNTIMES)[number];
+
+export function isEnclosureRuntime(s: string): s is EnclosureRuntime {
+  return (ENCLOSURE_RUNTIMES as readonly string[]).includes(s);
+}
+
 export interface EnclosureDefaults {
   /** Image to start enclosures from; empty means the runtime image built by `make images`. */
   image: string;
+  /** The runtime an enclosure runs under when its options name none (ENCLAVE_ENCLOSURE_RUNTIME). */
+  runtime: EnclosureRuntime;
   memoryBytes: number;
   cpus: number;
   pidsLimit: number;
@@ -58,6 +69,13 @@ function numberFromEnv(name: string, fallback: number): number {
   return n;
 }
 
+function runtimeFromEnv(): EnclosureRuntime {
+  const raw = process.env.ENCLAVE_ENCLOSURE_RUNTIME ?? "";
+  if (raw === "") return "runc";
+  if (!isEnclosureRuntime(raw)) throw new Error(`ENCLAVE_ENCLOSURE_RUNTIME=${raw} is not one of ${ENCLOSURE_RUNTIMES.join(", ")}`);
+  return raw;
+}
+
 function onOffFromEnv(name: string, fallback: boolean): boolean {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -84,6 +102,7 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
     customToolsDir: process.env.ENCLAVE_CUSTOM_TOOLS_DIR ?? "",
     enclosure: {
       image: process.env.ENCLAVE_IMAGE ?? "",
+      runtime: runtimeFromEnv(),
       memoryBytes: numberFromEnv("ENCLAVE_ENCLOSURE_MEMORY_BYTES", 2 * 1024 ** 3),
       cpus: numberFromEnv("ENCLAVE_ENCLOSURE_CPUS", 1),
       pidsLimit: numberFromEnv("ENCLAVE_ENCLOSURE_PIDS", 512),

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { ApprovalGate } from "./approval/approval-gate.js";
 import { CardApprover } from "./approval/card-approver.js";
 import { AuditLog } from "./audit/audit-log.js";
-import { type EnclosureAuditReport, enclosureChecks } from "./audit/enclosure-audit.js";
+import { type EnclosureAuditReport, enclosureChecks, type OutsideView } from "./audit/enclosure-audit.js";
 import { hostChecks } from "./audit/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import type { ControlPlaneConfig } from "./config.js";
@@ -243,14 +243,30 @@ export class ControlPlane {
       const target = this.hostAgents.auditTarget(id);
       const relaxations = this.config.hostSandbox.network ? ["host network shared (ENCLAVE_HOST_NETWORK=on)"] : [];
       const checks = target ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED }) : [];
-      return { ...base, placement: "host", containerId: "", image: "", relaxations, checks, passed: checks.length > 0 && checks.every((c) => c.ok) };
+      return { ...base, placement: "host", containerId: "", image: "", runtime: "", relaxations, checks, passed: checks.length > 0 && checks.every((c) => c.ok) };
     }
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
     const driver = await this.dockerDriver();
-    const [info, inside, volume] = await Promise.all([driver.containerInfo(enc), ep.client.selfAudit(), driver.workspaceVolumeInfo(enc)]);
-    const checks = enclosureChecks(info, inside, enc, volume);
-    return { ...base, placement: "enclosure", containerId: enc.containerId, image: enc.image, relaxations: enc.relaxations, checks, passed: checks.every((c) => c.ok) };
+    const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+    const [info, inside, volume] = await Promise.all([driver.containerInfo(enc), ep.client.selfAudit().catch(asError), driver.workspaceVolumeInfo(enc)]);
+    // The host's view first, then gVisor's: the reader gVisor's view starts is no process of the host's.
+    const outside: OutsideView = { info, volume, host: await driver.hostView(info).catch(asError) };
+    if (enc.runtime === "runsc") {
+      outside.gvisor = await driver.gvisorView(enc).catch(asError);
+      outside.runsc = await driver.runscRegistration().catch(asError);
+    }
+    const checks = enclosureChecks(outside, inside, enc);
+    return {
+      ...base,
+      placement: "enclosure",
+      containerId: enc.containerId,
+      image: enc.image,
+      runtime: enc.runtime,
+      relaxations: enc.relaxations,
+      checks,
+      passed: checks.every((c) => c.ok),
+    };
   }
 
   openRun(req: OpenRunRequest): Run {

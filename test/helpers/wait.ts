@@ -23,3 +23,14 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** Like `until` for an asynchronous check: awaits `what` every 100 ms until it returns a value; rejects after timeoutMs. */
+export async function eventually<T>(what: () => Promise<T | undefined | false>, label: string, timeoutMs = 30_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const v = await what();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${label}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

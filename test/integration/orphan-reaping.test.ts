@@ -64,6 +64,7 @@ describe("orphaned containers", () => {
         startedAtMs: Date.now(),
         limits: { memoryBytes: 0, cpus: 0, pids: 0, diskBytes: 0 },
         workspaceMode: "bind",
+        runtime: "runc",
         relaxations: [],
         user: "1000:1000",
         state: "running",

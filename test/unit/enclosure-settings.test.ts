@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import { loadConfig } from "../../control-plane/src/config.js";
+import type { EnclaveError } from "../../control-plane/src/errors.js";
 import { containerSpec, resolveSettings } from "../../control-plane/src/placement/enclosure-settings.js";
 
 const defaults = loadConfig().enclosure;
@@ -27,4 +28,39 @@ it("sizes copy mode's workspace volume and refuses a disk limit in bind mode", (
     { Type: "volume", Source: "", Target: "/opt/enclave/agent" },
   ]);
   expect(spec.HostConfig?.Binds?.some((b) => b.startsWith("/w:"))).toBe(false);
+});
+
+it("runs under the configured runtime, refuses an unknown one by name, and runsc with a network", () => {
+  expect(resolveSettings({}, { ...defaults, runtime: "runc" }, "img").runtime).toBe("runc");
+  expect(resolveSettings({}, { ...defaults, runtime: "runsc" }, "img").runtime).toBe("runsc");
+  const s = resolveSettings({ runtime: "runsc" }, defaults, "img");
+  expect(containerSpec(s, { workspace: "/w" }, {}).HostConfig?.Runtime).toBe("runsc");
+  const refused = (req: Parameters<typeof resolveSettings>[0]): EnclaveError => {
+    try {
+      resolveSettings(req, defaults, "img");
+    } catch (err) {
+      return err as EnclaveError;
+    }
+    throw new Error("not refused");
+  };
+  expect(refused({ runtime: "kata" })).toMatchObject({ code: "invalid_arguments", message: "runtime `kata` is not one of runc, runsc" });
+  expect(refused({ runtime: "runsc", networkMode: "bridge" })).toMatchObject({
+    code: "invalid_arguments",
+    message: expect.stringMatching(/runtime runsc \(gVisor\) runs enclosures with network mode none only; network_mode `bridge` needs runtime runc/),
+  });
+});
+
+it("takes the default runtime from ENCLAVE_ENCLOSURE_RUNTIME, and refuses an unknown one", () => {
+  const saved = process.env.ENCLAVE_ENCLOSURE_RUNTIME;
+  try {
+    delete process.env.ENCLAVE_ENCLOSURE_RUNTIME;
+    expect(loadConfig().enclosure.runtime).toBe("runc");
+    process.env.ENCLAVE_ENCLOSURE_RUNTIME = "runsc";
+    expect(loadConfig().enclosure.runtime).toBe("runsc");
+    process.env.ENCLAVE_ENCLOSURE_RUNTIME = "gvisor";
+    expect(() => loadConfig()).toThrow("ENCLAVE_ENCLOSURE_RUNTIME=gvisor is not one of runc, runsc");
+  } finally {
+    if (saved === undefined) delete process.env.ENCLAVE_ENCLOSURE_RUNTIME;
+    else process.env.ENCLAVE_ENCLOSURE_RUNTIME = saved;
+  }
 });

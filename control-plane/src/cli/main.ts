@@ -40,12 +40,15 @@ anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one ge
 Environment: ENCLAVE_LISTEN, ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
 ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS,
 ENCLAVE_ENCLOSURE_DISK_BYTES (copy mode's workspace volume), ENCLAVE_COPY_BACK_MAX_BYTES,
+ENCLAVE_ENCLOSURE_RUNTIME (runc or runsc; default runc),
 ENCLAVE_AUDIT_RETENTION_DAYS (default 90), ENCLAVE_AUDIT_MAX_MIB (default 1024; 0 turns a limit off),
 ENCLAVE_HOST_USER (default enclave-sandbox), ENCLAVE_HOST_NETWORK (default off).`,
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
   enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N] [--disk BYTES]
+                                 [--runtime runc|runsc]
        enclave enclosure stop ID
---disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.`,
+--disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.
+--runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json]`,
   tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY]`,
   placement: `usage: enclave placement ID`,
@@ -85,6 +88,7 @@ const { values: opts, positionals } = parseArgs({
     cpus: { type: "string" },
     pids: { type: "string" },
     disk: { type: "string" },
+    runtime: { type: "string" },
     agent: { type: "boolean" },
     follow: { type: "boolean" },
     log: { type: "boolean" },
@@ -109,7 +113,7 @@ function fail(message: string): never {
 function showConversation(c: Conversation): string {
   const e = c.enclosure;
   const where = e
-    ? `enclosure ${e.containerId.slice(0, 12)} (${e.state}${e.detail ? `: ${e.detail}` : ""}; image ${e.image}; ${e.workspaceMode}; ` +
+    ? `enclosure ${e.containerId.slice(0, 12)} (${e.state}${e.detail ? `: ${e.detail}` : ""}; image ${e.image}; ${e.runtime || "runc"}; ${e.workspaceMode}; ` +
       `${(e.limits?.memoryBytes ?? 0) / 1024 ** 2} MiB, ${e.limits?.cpus} CPU, ${e.limits?.pids} pids` +
       `${e.limits?.diskBytes ? `, disk ${e.limits.diskBytes / 1024 ** 2} MiB` : ""}` +
       `${e.relaxations.length ? `; relaxed: ${e.relaxations.join(", ")}` : ""})`
@@ -247,6 +251,7 @@ async function main(): Promise<void> {
             cpus: Number(opts.cpus ?? 0),
             pidsLimit: Number(opts.pids ?? 0),
             diskLimitBytes: Number(opts.disk ?? 0),
+            runtime: opts.runtime ?? "",
           });
           say(showConversation(c));
         } else if (sub === "stop") {

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { EnclosureRuntime } from "../config.js";
 import { EnclaveError } from "../errors.js";
 
 export interface EnclosureLimits {
@@ -27,6 +28,7 @@ export interface EnclosureRecord {
   startedAtMs: number;
   limits: EnclosureLimits;
   workspaceMode: "bind" | "copy";
+  runtime: EnclosureRuntime;
   relaxations: string[];
   user: string;
   disk?: WorkspaceDiskRecord;
@@ -55,7 +57,11 @@ export class ConversationStore {
     this.file = join(dataDir, "conversations.json");
     if (existsSync(this.file)) {
       const saved = JSON.parse(readFileSync(this.file, "utf8")) as ConversationRecord[];
-      for (const c of saved) this.conversations.set(c.id, c);
+      for (const c of saved) {
+        // Recorded before enclosures named their runtime: those all ran under runc.
+        if (c.enclosure && !c.enclosure.runtime) c.enclosure.runtime = "runc";
+        this.conversations.set(c.id, c);
+      }
     }
   }
 

@@ -15,6 +15,9 @@ import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
 import { chownTree, copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
+import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
+import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
+import { type HostView, readHostView } from "../audit/host-view.js";
 
 export const LABELS = {
   managed: "org.enclave.managed",
@@ -90,6 +93,7 @@ export class DockerDriver {
     if (!(await imageExists(this.docker, settings.image))) {
       throw new EnclaveError("placement_unavailable", `image ${settings.image} is not built here: run \`make images\` (or \`enclave images build\`) first`);
     }
+    if (settings.runtime === "runsc") await runscRegistration(this.docker);
     let container: Docker.Container | undefined;
     let client: AgentClient | undefined;
     let disk: WorkspaceDisk | undefined;
@@ -123,6 +127,7 @@ export class DockerDriver {
         limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit, diskBytes: settings.diskLimitBytes },
         ...(disk ? { disk } : {}),
         workspaceMode: settings.workspaceMode,
+        runtime: settings.runtime,
         relaxations: settings.relaxations,
         user: `${settings.uid}:${settings.gid}`,
         state: "starting",
@@ -165,6 +170,20 @@ export class DockerDriver {
   /** The engine's full view of the container, for the egress audit's outside half. */
   containerInfo(record: EnclosureRecord): Promise<Docker.ContainerInspectInfo> {
     return this.docker.getContainer(record.containerId).inspect();
+  }
+
+  /** The host kernel's view of the container's processes, from its first process (State.Pid). */
+  hostView(info: Docker.ContainerInspectInfo): Promise<HostView> {
+    return readHostView(info.Id, info.State.Pid);
+  }
+
+  /** gVisor's kernel's view of an enclosure under runsc. */
+  gvisorView(record: EnclosureRecord): Promise<GvisorView> {
+    return readGvisorView(this.docker, record.containerId, Number(record.user.split(":")[0]));
+  }
+
+  runscRegistration(): Promise<RunscRegistration> {
+    return runscRegistration(this.docker);
   }
 
   /** Whether the container still runs, and if not, why it stopped. */

@@ -2,7 +2,7 @@
 // weaken them. Each weakening is named in `relaxations`, which the conversation shows and the audit
 // log records.
 import type { ContainerCreateOptions } from "dockerode";
-import type { EnclosureDefaults } from "../config.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRuntime, isEnclosureRuntime } from "../config.js";
 import { EnclaveError } from "../errors.js";
 
 export interface EnclosureRequest {
@@ -18,6 +18,7 @@ export interface EnclosureRequest {
   allowNewPrivileges?: boolean;
   agentDelivery?: string;
   diskLimitBytes?: number;
+  runtime?: string;
 }
 
 export interface EnclosureSettings {
@@ -33,6 +34,7 @@ export interface EnclosureSettings {
   writableRoot: boolean;
   allowNewPrivileges: boolean;
   agentDelivery: "mount" | "baked";
+  runtime: EnclosureRuntime;
   tmpSizeBytes: number;
   homeSizeBytes: number;
   /** Size of the copy-mode workspace volume; 0 in bind mode (the host folder's filesystem bounds it). */
@@ -83,8 +85,16 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
   const gid = Number(m[2]);
   if (uid === 0 || gid === 0) bad("an enclosure never runs as root (uid or gid 0); give a non-root uid:gid");
 
+  const runtime = req.runtime || defaults.runtime;
+  if (!isEnclosureRuntime(runtime)) bad(`runtime \`${runtime}\` is not one of ${ENCLOSURE_RUNTIMES.join(", ")}`);
+
   const networkMode = req.networkMode || "none";
   if (!/^[a-z0-9_.-]+$/i.test(networkMode)) bad(`network_mode \`${networkMode}\` is not a Docker network name`);
+  // gVisor is registered with its own network stack off (--network=none): it cannot start in a
+  // container that has a network, so asking for both is refused here rather than failing in the engine.
+  if (runtime === "runsc" && networkMode !== "none") {
+    bad(`runtime runsc (gVisor) runs enclosures with network mode none only; network_mode \`${networkMode}\` needs runtime runc`);
+  }
   if (networkMode !== "none") relaxations.push(`network_mode=${networkMode}`);
   const keepCapabilities = (req.keepCapabilities ?? []).map((c) => c.toUpperCase().replace(/^CAP_/, ""));
   for (const c of keepCapabilities) if (!/^[A-Z_]+$/.test(c)) bad(`capability \`${c}\` is not a capability name`);
@@ -118,6 +128,7 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
     writableRoot,
     allowNewPrivileges,
     agentDelivery,
+    runtime,
     tmpSizeBytes: defaults.tmpSizeBytes,
     homeSizeBytes: defaults.homeSizeBytes,
     diskLimitBytes,
@@ -153,6 +164,7 @@ export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, lab
     Labels: labels,
     NetworkDisabled: s.networkMode === "none",
     HostConfig: {
+      Runtime: s.runtime,
       NetworkMode: s.networkMode,
       CapDrop: ["ALL"],
       CapAdd: s.keepCapabilities,

@@ -64,6 +64,7 @@ export function conversationMessage(c: ConversationView): Conversation {
           workspaceMode: e.workspaceMode,
           detail: e.detail,
           relaxations: e.relaxations,
+          runtime: e.runtime,
         }
       : undefined,
   };
@@ -112,6 +113,7 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
           allowNewPrivileges: o?.allowNewPrivileges,
           agentDelivery: o?.agentDelivery,
           diskLimitBytes: o?.diskLimitBytes,
+          runtime: o?.runtime,
         }),
       );
     }),

@@ -121,6 +121,7 @@ export async function selfAudit(socketPath: string, workspaceRoot: string): Prom
     capPrm: statusField(status, "CapPrm"),
     capBnd: statusField(status, "CapBnd"),
     noNewPrivs: statusField(status, "NoNewPrivs") === "1",
+    noNewPrivsShown: /^NoNewPrivs:/m.test(status),
     seccompMode: Number(statusField(status, "Seccomp") || 0),
     seccompFilters: Number(statusField(status, "Seccomp_filters") || 0),
     rootReadOnly: rootOptions.split(",").includes("ro"),

@@ -70,6 +70,8 @@ export interface SelfAuditResponse {
   capPrm: string;
   capBnd: string;
   noNewPrivs: boolean;
+  /** Whether /proc/self/status has a NoNewPrivs line at all (gVisor's does not). */
+  noNewPrivsShown: boolean;
   /** 0 none, 1 strict, 2 filter. */
   seccompMode: number;
   seccompFilters: number;
@@ -659,6 +661,7 @@ function createBaseSelfAuditResponse(): SelfAuditResponse {
     capPrm: "",
     capBnd: "",
     noNewPrivs: false,
+    noNewPrivsShown: false,
     seccompMode: 0,
     seccompFilters: 0,
     rootReadOnly: false,
@@ -700,6 +703,9 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
     }
     if (message.noNewPrivs !== false) {
       writer.uint32(56).bool(message.noNewPrivs);
+    }
+    if (message.noNewPrivsShown !== false) {
+      writer.uint32(168).bool(message.noNewPrivsShown);
     }
     if (message.seccompMode !== 0) {
       writer.uint32(64).int32(message.seccompMode);
@@ -819,6 +825,14 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
             }
 
             message.noNewPrivs = reader.bool();
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.noNewPrivsShown = reader.bool();
             continue;
           }
           case 8: {
@@ -992,6 +1006,11 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
         : isSet(object.no_new_privs)
         ? globalThis.Boolean(object.no_new_privs)
         : false,
+      noNewPrivsShown: isSet(object.noNewPrivsShown)
+        ? globalThis.Boolean(object.noNewPrivsShown)
+        : isSet(object.no_new_privs_shown)
+        ? globalThis.Boolean(object.no_new_privs_shown)
+        : false,
       seccompMode: isSet(object.seccompMode)
         ? globalThis.Number(object.seccompMode)
         : isSet(object.seccomp_mode)
@@ -1086,6 +1105,9 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
     if (message.noNewPrivs !== false) {
       obj.noNewPrivs = message.noNewPrivs;
     }
+    if (message.noNewPrivsShown !== false) {
+      obj.noNewPrivsShown = message.noNewPrivsShown;
+    }
     if (message.seccompMode !== 0) {
       obj.seccompMode = Math.round(message.seccompMode);
     }
@@ -1149,6 +1171,7 @@ export const SelfAuditResponse: MessageFns<SelfAuditResponse> = {
     message.capPrm = object.capPrm ?? "";
     message.capBnd = object.capBnd ?? "";
     message.noNewPrivs = object.noNewPrivs ?? false;
+    message.noNewPrivsShown = object.noNewPrivsShown ?? false;
     message.seccompMode = object.seccompMode ?? 0;
     message.seccompFilters = object.seccompFilters ?? 0;
     message.rootReadOnly = object.rootReadOnly ?? false;

@@ -78,6 +78,8 @@ export interface Enclosure {
   detail: string;
   /** Any hardening relaxed by explicit options, for everyone to see. */
   relaxations: string[];
+  /** The container runtime: "runc" or "runsc" (gVisor). */
+  runtime: string;
 }
 
 export interface Conversation {
@@ -124,6 +126,12 @@ export interface EnclosureOptions {
    * enclosure writes the host folder itself.
    */
   diskLimitBytes: number;
+  /**
+   * The container runtime: "runc" (the kernel's namespaces) or "runsc" (gVisor: a user-space kernel
+   * between the enclosure and the host's). Empty for the server's default (ENCLAVE_ENCLOSURE_RUNTIME).
+   * runsc runs with network mode none only, and must be registered with the Docker engine.
+   */
+  runtime: string;
 }
 
 export interface StartEnclosureRequest {
@@ -304,14 +312,22 @@ export interface AuditEnclosureRequest {
 
 export interface AuditCheck {
   /**
-   * "network", "listening sockets", "capabilities", "no new privileges", "read-only root", "user",
-   * "pids limit", "memory limit", "CPU limit", "seccomp", "agent socket".
+   * "runtime", "network", "listening sockets", "capabilities", "no new privileges", "read-only root",
+   * "mounts", "user", "pids limit", "memory limit", "CPU limit", "seccomp", "agent socket",
+   * "workspace disk limit" (an enclosure); host placement has its own items, outside only.
    */
   item: string;
   expected: string;
-  /** What the Docker engine reports. */
+  /**
+   * The authoritative half: what the Docker engine reports and what the control plane reads on the
+   * host itself (the container's processes in /proc, its network namespace, its cgroup) — nothing
+   * code in the enclosure can forge.
+   */
   outside: string;
-  /** What the agent's process sees from inside. */
+  /**
+   * What the agent reports it sees from inside (its own /proc and cgroup). Code in the enclosure can
+   * replace or deceive the agent, so this half only confirms: disagreeing with the outside fails.
+   */
   inside: string;
   ok: boolean;
 }
@@ -324,6 +340,8 @@ export interface EnclosureAudit {
   image: string;
   relaxations: string[];
   checks: AuditCheck[];
+  /** The container runtime the enclosure runs under: "runc" or "runsc" (gVisor); empty on host. */
+  runtime: string;
   /** Tool calls made from kernel cells over the bridge, oldest first. */
   bridgeCalls: AuditEvent[];
   /** True when the conversation has an enclosure and every check passed. */
@@ -1059,6 +1077,7 @@ function createBaseEnclosure(): Enclosure {
     workspaceMode: "",
     detail: "",
     relaxations: [],
+    runtime: "",
   };
 }
 
@@ -1087,6 +1106,9 @@ export const Enclosure: MessageFns<Enclosure> = {
     }
     for (const v of message.relaxations) {
       writer.uint32(66).string(v!);
+    }
+    if (message.runtime !== "") {
+      writer.uint32(74).string(message.runtime);
     }
     return writer;
   },
@@ -1168,6 +1190,14 @@ export const Enclosure: MessageFns<Enclosure> = {
             message.relaxations.push(reader.string());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.runtime = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1204,6 +1234,7 @@ export const Enclosure: MessageFns<Enclosure> = {
       relaxations: globalThis.Array.isArray(object?.relaxations)
         ? object.relaxations.map((e: any) => globalThis.String(e))
         : [],
+      runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
     };
   },
 
@@ -1233,6 +1264,9 @@ export const Enclosure: MessageFns<Enclosure> = {
     if (message.relaxations?.length) {
       obj.relaxations = message.relaxations;
     }
+    if (message.runtime !== "") {
+      obj.runtime = message.runtime;
+    }
     return obj;
   },
 
@@ -1251,6 +1285,7 @@ export const Enclosure: MessageFns<Enclosure> = {
     message.workspaceMode = object.workspaceMode ?? "";
     message.detail = object.detail ?? "";
     message.relaxations = object.relaxations?.map((e) => e) || [];
+    message.runtime = object.runtime ?? "";
     return message;
   },
 };
@@ -1460,6 +1495,7 @@ function createBaseEnclosureOptions(): EnclosureOptions {
     allowNewPrivileges: false,
     agentDelivery: "",
     diskLimitBytes: 0,
+    runtime: "",
   };
 }
 
@@ -1500,6 +1536,9 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     }
     if (message.diskLimitBytes !== 0) {
       writer.uint32(96).int64(message.diskLimitBytes);
+    }
+    if (message.runtime !== "") {
+      writer.uint32(106).string(message.runtime);
     }
     return writer;
   },
@@ -1613,6 +1652,14 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
             message.diskLimitBytes = longToNumber(reader.int64());
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.runtime = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1675,6 +1722,7 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
         : isSet(object.disk_limit_bytes)
         ? globalThis.Number(object.disk_limit_bytes)
         : 0,
+      runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
     };
   },
 
@@ -1716,6 +1764,9 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     if (message.diskLimitBytes !== 0) {
       obj.diskLimitBytes = Math.round(message.diskLimitBytes);
     }
+    if (message.runtime !== "") {
+      obj.runtime = message.runtime;
+    }
     return obj;
   },
 
@@ -1736,6 +1787,7 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     message.allowNewPrivileges = object.allowNewPrivileges ?? false;
     message.agentDelivery = object.agentDelivery ?? "";
     message.diskLimitBytes = object.diskLimitBytes ?? 0;
+    message.runtime = object.runtime ?? "";
     return message;
   },
 };
@@ -4481,6 +4533,7 @@ function createBaseEnclosureAudit(): EnclosureAudit {
     image: "",
     relaxations: [],
     checks: [],
+    runtime: "",
     bridgeCalls: [],
     passed: false,
     timeMs: 0,
@@ -4507,6 +4560,9 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
     }
     for (const v of message.checks) {
       AuditCheck.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.runtime !== "") {
+      writer.uint32(90).string(message.runtime);
     }
     for (const v of message.bridgeCalls) {
       AuditEvent.encode(v!, writer.uint32(58).fork()).join();
@@ -4584,6 +4640,14 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
             message.checks.push(AuditCheck.decode(reader, reader.uint32()));
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.runtime = reader.string();
+            continue;
+          }
           case 7: {
             if (tag !== 58) {
               break;
@@ -4646,6 +4710,7 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
         ? object.relaxations.map((e: any) => globalThis.String(e))
         : [],
       checks: globalThis.Array.isArray(object?.checks) ? object.checks.map((e: any) => AuditCheck.fromJSON(e)) : [],
+      runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
       bridgeCalls: globalThis.Array.isArray(object?.bridgeCalls)
         ? object.bridgeCalls.map((e: any) => AuditEvent.fromJSON(e))
         : globalThis.Array.isArray(object?.bridge_calls)
@@ -4681,6 +4746,9 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
     if (message.checks?.length) {
       obj.checks = message.checks.map((e) => AuditCheck.toJSON(e));
     }
+    if (message.runtime !== "") {
+      obj.runtime = message.runtime;
+    }
     if (message.bridgeCalls?.length) {
       obj.bridgeCalls = message.bridgeCalls.map((e) => AuditEvent.toJSON(e));
     }
@@ -4707,6 +4775,7 @@ export const EnclosureAudit: MessageFns<EnclosureAudit> = {
     message.image = object.image ?? "";
     message.relaxations = object.relaxations?.map((e) => e) || [];
     message.checks = object.checks?.map((e) => AuditCheck.fromPartial(e)) || [];
+    message.runtime = object.runtime ?? "";
     message.bridgeCalls = object.bridgeCalls?.map((e) => AuditEvent.fromPartial(e)) || [];
     message.passed = object.passed ?? false;
     message.timeMs = object.timeMs ?? 0;

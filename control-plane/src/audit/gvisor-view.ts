@@ -1,0 +1,136 @@
+// Under gVisor (runsc) the enclosure's processes, sockets and mounts live in gVisor's user-space
+// kernel: the host's /proc shows only the sandbox that runs it. The audit asks that kernel directly:
+// a fresh process the control plane starts through the engine (docker exec) under a user id no
+// enclosure process has, so none can signal, trace or feed it, reads gVisor's own tables — every
+// process's status, the socket tables, the interfaces and routes, the mount table — with one `head`
+// from the image's read-only root. What it prints comes from gVisor's kernel, not from the agent.
+import type Docker from "dockerode";
+import { EnclaveError } from "../errors.js";
+import {
+  interfacesIn,
+  listeningIn,
+  type MountEntry,
+  parseMountinfo,
+  routesIn,
+  SOCKET_TABLES,
+  statusField,
+  statusIds,
+} from "./proc-tables.js";
+
+export interface GvisorProcess {
+  pid: number;
+  name: string;
+  uids: number[];
+  gids: number[];
+  capEff: string;
+  capPrm: string;
+  capBnd: string;
+  seccomp: number;
+}
+
+export interface GvisorView {
+  /** The reader's user id: one no enclosure process runs as. */
+  readerUid: number;
+  processes: GvisorProcess[];
+  interfaces: string[];
+  routes: string[];
+  listening: string[];
+  mounts: MountEntry[];
+}
+
+const READ_TIMEOUT_MS = 15_000;
+const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+const TABLES = ["/proc/self/mountinfo", "/proc/net/dev", "/proc/net/route", "/proc/net/ipv6_route", ...SOCKET_TABLES.map((t) => `/proc/net/${t}`)];
+// `echo $$` names the reader so it is left out of the process list; `exec` keeps it one process.
+const SCRIPT = `echo "reader $$"; exec head -n 100000 ${TABLES.join(" ")} /proc/[0-9]*/status`;
+
+/** A user id for the reader that differs from the enclosure's own. */
+export function readerUid(enclosureUid: number): number {
+  return enclosureUid === 65534 ? 65533 : 65534;
+}
+
+async function execRead(container: Docker.Container, docker: Docker, user: string): Promise<string> {
+  const exec = await container.exec({ Cmd: ["/bin/sh", "-c", SCRIPT], User: user, AttachStdout: true, AttachStderr: true, Env: ["PATH=/usr/bin:/bin"] });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stream.destroy();
+      reject(new Error(`no answer within ${READ_TIMEOUT_MS / 1000} s`));
+    }, READ_TIMEOUT_MS);
+    const out = {
+      write(chunk: Buffer): boolean {
+        size += chunk.length;
+        if (size <= MAX_OUTPUT_BYTES) chunks.push(chunk);
+        return true;
+      },
+    } as unknown as NodeJS.WritableStream;
+    const ignore = { write: () => true } as unknown as NodeJS.WritableStream;
+    docker.modem.demuxStream(stream, out, ignore);
+    stream.on("end", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    stream.on("error", (err: Error) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+  if (size > MAX_OUTPUT_BYTES) throw new Error(`more than ${MAX_OUTPUT_BYTES} bytes of tables`);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Splits `head`'s output of several files ("==> PATH <==" before each) into path → text. */
+export function splitHeadOutput(text: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const re = /^==> (.+) <==$/gm;
+  const marks = [...text.matchAll(re)];
+  marks.forEach((m, i) => {
+    const start = (m.index ?? 0) + m[0].length + 1;
+    const end = marks[i + 1]?.index ?? text.length;
+    files.set(m[1] ?? "", text.slice(start, end).replace(/\n\n$/, "\n"));
+  });
+  return files;
+}
+
+export function parseGvisorTables(text: string, uid: number): GvisorView {
+  const readerPid = Number(/^reader (\d+)$/m.exec(text)?.[1] ?? -1);
+  const files = splitHeadOutput(text);
+  const file = (p: string): string => files.get(p) ?? "";
+  if (!files.has("/proc/net/dev") || !files.has("/proc/self/mountinfo")) throw new Error("the reader printed no tables");
+  const processes: GvisorProcess[] = [];
+  for (const [path, status] of files) {
+    const pid = Number(/^\/proc\/(\d+)\/status$/.exec(path)?.[1] ?? NaN);
+    if (!Number.isInteger(pid) || pid === readerPid || !status) continue;
+    processes.push({
+      pid,
+      name: statusField(status, "Name"),
+      uids: statusIds(status, "Uid"),
+      gids: statusIds(status, "Gid"),
+      capEff: statusField(status, "CapEff"),
+      capPrm: statusField(status, "CapPrm"),
+      capBnd: statusField(status, "CapBnd"),
+      seccomp: Number(statusField(status, "Seccomp") || 0),
+    });
+  }
+  return {
+    readerUid: uid,
+    processes,
+    interfaces: interfacesIn(file("/proc/net/dev")),
+    routes: routesIn(file("/proc/net/route"), file("/proc/net/ipv6_route")),
+    listening: SOCKET_TABLES.flatMap((t) => listeningIn(t, file(`/proc/net/${t}`))),
+    mounts: parseMountinfo(file("/proc/self/mountinfo")),
+  };
+}
+
+/** gVisor's kernel's view of the enclosure. */
+export async function readGvisorView(docker: Docker, containerId: string, enclosureUid: number): Promise<GvisorView> {
+  const uid = readerUid(enclosureUid);
+  try {
+    const text = await execRead(docker.getContainer(containerId), docker, `${uid}:${uid}`);
+    return parseGvisorTables(text, uid);
+  } catch (err) {
+    throw new EnclaveError("placement_unavailable", `cannot read gVisor's tables in the enclosure: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -1,0 +1,35 @@
+// gVisor (runsc) as an enclosure runtime: how it must be registered with the Docker engine, checked
+// before an enclosure is started under it so a missing or incomplete registration is one clear error.
+import type Docker from "dockerode";
+import { EnclaveError } from "../errors.js";
+
+/**
+ * The flags `make docker` (images/ensure-docker.sh) registers runsc with: --network=none keeps
+ * gVisor's own network stack off (runsc cannot start in a container's network namespace with it on).
+ * Not --oci-seccomp: under Debian's runsc (2022-12) the engine's default profile stops every thread
+ * from starting inside. Not --host-uds: the agent is reached through exec, no host socket is needed.
+ */
+export const RUNSC_RUNTIME_ARGS = ["--network=none"] as const;
+
+export interface RunscRegistration {
+  path: string;
+  runtimeArgs: string[];
+}
+
+const HOW_TO_REGISTER =
+  `register it: \`make docker\` installs Debian's runsc and adds {"runtimes":{"runsc":{"path":"/usr/bin/runsc",` +
+  `"runtimeArgs":${JSON.stringify(RUNSC_RUNTIME_ARGS)}}}} to /etc/docker/daemon.json, then sends dockerd SIGHUP ` +
+  "(running containers keep running); or start the enclosure with runtime runc";
+
+/** The engine's registration of runsc, or placement_unavailable saying how to register it. */
+export async function runscRegistration(docker: Docker): Promise<RunscRegistration> {
+  const info = (await docker.info()) as { Runtimes?: Record<string, { path?: string; runtimeArgs?: string[] }> };
+  const reg = info.Runtimes?.runsc;
+  if (!reg) throw new EnclaveError("placement_unavailable", `the Docker engine has no runtime \`runsc\` (gVisor) registered; ${HOW_TO_REGISTER}`);
+  const runtimeArgs = reg.runtimeArgs ?? [];
+  const missing = RUNSC_RUNTIME_ARGS.filter((a) => !runtimeArgs.includes(a));
+  if (missing.length) {
+    throw new EnclaveError("placement_unavailable", `the Docker engine registers runsc without ${missing.join(" ")}; ${HOW_TO_REGISTER}`);
+  }
+  return { path: reg.path ?? "runsc", runtimeArgs };
+}
