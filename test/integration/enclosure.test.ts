@@ -1,38 +1,46 @@
 // A real enclosure on the real Docker engine: the agent inside answers through the engine's exec
-// relay, files cross to the host, Exec runs inside, and the network is loopback only.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+// relay, files cross to the host, Exec runs inside, and the network is loopback only — under every
+// runtime in ENCLAVE_TEST_RUNTIMES (runc and gVisor's runsc by default).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 
-let fx: Fixture;
-let runId: string;
-let workspace: string;
 const docker = new Docker();
 
-beforeAll(async () => {
-  fx = await startFixture();
-  workspace = (await fx.client.createConversation("enc1")).workspacePath;
-  writeFileSync(join(workspace, "from-host.txt"), "host wrote this\n");
-  const conv = await fx.client.startEnclosure("enc1");
-  expect(conv.placement).toBe("enclosure");
-  runId = (await fx.client.openRun("enc1")).id;
-});
-afterAll(async () => fx?.close());
+describe.each(TEST_RUNTIMES)("enclosure under %s", (runtime) => {
+  let fx: Fixture;
+  let runId: string;
+  let workspace: string;
+  // Named per runtime: the containers' labels say which conversation they serve.
+  const enc1 = `enc1-${runtime}`;
+  const enc3 = `enc3-${runtime}`;
 
-async function sh(command: string): Promise<string> {
-  const r = await fx.client.callTool(runId, "exec", { command });
-  expect(r.isError, resultText(r)).toBe(false);
-  return resultText(r);
-}
+  beforeAll(async () => {
+    fx = await startFixture();
+    workspace = (await fx.client.createConversation(enc1)).workspacePath;
+    writeFileSync(join(workspace, "from-host.txt"), "host wrote this\n");
+    const conv = await fx.client.startEnclosure(enc1, { runtime });
+    expect(conv.placement).toBe("enclosure");
+    expect(conv.enclosure?.runtime).toBe(runtime);
+    runId = (await fx.client.openRun(enc1)).id;
+  });
+  afterAll(async () => fx?.close());
 
-describe("enclosure", () => {
+  async function sh(command: string): Promise<string> {
+    const r = await fx.client.callTool(runId, "exec", { command });
+    expect(r.isError, resultText(r)).toBe(false);
+    return resultText(r);
+  }
+
   it("runs hardened: no network, all capabilities dropped, read-only root, non-root", async () => {
-    const conv = await fx.client.getConversation("enc1");
+    const conv = await fx.client.getConversation(enc1);
     const info = await docker.getContainer(conv.enclosure?.containerId ?? "").inspect();
+    expect(info.HostConfig.Runtime).toBe(runtime);
     expect(info.HostConfig.NetworkMode).toBe("none");
     expect(info.HostConfig.CapDrop).toEqual(["ALL"]);
     expect(info.HostConfig.ReadonlyRootfs).toBe(true);
@@ -77,19 +85,19 @@ describe("enclosure", () => {
   });
 
   it("copies the workspace in and out in copy mode", async () => {
-    const ws = (await fx.client.createConversation("enc3")).workspacePath;
+    const ws = (await fx.client.createConversation(enc3)).workspacePath;
     writeFileSync(join(ws, "seed.txt"), "seed\n");
-    await fx.client.startEnclosure("enc3", { workspaceMode: "copy" });
-    const run3 = (await fx.client.openRun("enc3")).id;
+    await fx.client.startEnclosure(enc3, { runtime, workspaceMode: "copy" });
+    const run3 = (await fx.client.openRun(enc3)).id;
     expect(resultText(await fx.client.callTool(run3, "read", { path: "seed.txt" }))).toBe("seed\n");
     await fx.client.callTool(run3, "write", { path: "made-inside.txt", content: "copied out\n" });
     expect(() => readFileSync(join(ws, "made-inside.txt"))).toThrow();
-    await fx.client.stopEnclosure("enc3");
+    await fx.client.stopEnclosure(enc3);
     expect(readFileSync(join(ws, "made-inside.txt"), "utf8")).toBe("copied out\n");
   });
 
   it("describes what the enclosure can run, and why not", async () => {
-    const d = await fx.client.describePlacement("enc1");
+    const d = await fx.client.describePlacement(enc1);
     expect(d.placement).toBe("enclosure");
     const by = (id: string) => d.components.find((c) => c.id === id);
     expect(by("python")?.usable).toBe(true);
@@ -101,9 +109,9 @@ describe("enclosure", () => {
   it("leaves no container or relay socket behind when stopped", async () => {
     const relays = () => readdirSync(fx.cp.socketRoot).filter((n) => n.startsWith("e-"));
     expect(relays().length).toBe(1);
-    await fx.client.stopEnclosure("enc1");
+    await fx.client.stopEnclosure(enc1);
     expect(relays()).toEqual([]);
-    const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.conversation}=enc1`] } });
+    const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.conversation}=${enc1}`] } });
     expect(left).toEqual([]);
   });
 });

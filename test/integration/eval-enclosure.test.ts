@@ -1,25 +1,28 @@
 // eval inside a real enclosure (Docker, network none, read-only root, non-root): the same behaviours
 // as on the host, plus what only an enclosure can show: the bridge is egress-free (no listening
 // socket, no route out, while a bridge call is pending and succeeds). Kernel faults (out of memory,
-// fork bombs, network attempts) are in test/security/kernel-faults.test.ts.
+// fork bombs, network attempts) are in test/security/kernel-faults.test.ts. Runs under every runtime
+// in ENCLAVE_TEST_RUNTIMES.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EvalPlace, evalCases, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 
 const MEMORY = 1024 * 1024 ** 2;
-let fx: Fixture;
-let place: EvalPlace;
 
-beforeAll(async () => {
-  fx = await startFixture();
-  const conv = await fx.client.createConversation("evalenc");
-  const started = await fx.client.startEnclosure("evalenc", { memoryBytes: MEMORY });
-  expect(started.placement).toBe("enclosure");
-  place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
-});
-afterAll(async () => fx?.close());
+describe.each(TEST_RUNTIMES)("eval in an enclosure under %s", (runtime) => {
+  let fx: Fixture;
+  let place: EvalPlace;
 
-describe("eval in an enclosure", () => {
+  beforeAll(async () => {
+    fx = await startFixture();
+    const conv = await fx.client.createConversation("evalenc");
+    const started = await fx.client.startEnclosure("evalenc", { runtime, memoryBytes: MEMORY });
+    expect(started.placement).toBe("enclosure");
+    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+  });
+  afterAll(async () => fx?.close());
+
   evalCases(() => place);
 
   it("runs its kernels inside the enclosure, on the image's Python and Node 18", async () => {
@@ -54,7 +57,8 @@ caller.join()
 print(len(tcp_listening), len(udp_bound), unix_listening, len(routes), interfaces, outbound, secrets, pending, result['out'].splitlines()[0])
 `;
     const out = await evalOk(place, { code });
-    expect(out).toBe("0 0 ['/run/enclave/agent.sock'] 0 ['lo'] ENETUNREACH [] True bridged");
+    // No route out: Linux says ENETUNREACH, gVisor's network stack EHOSTUNREACH.
+    expect(out).toBe(`0 0 ['/run/enclave/agent.sock'] 0 ['lo'] ${runtime === "runsc" ? "EHOSTUNREACH" : "ENETUNREACH"} [] True bridged`);
     const bridged = fx.cp.audit.history("evalenc").filter((e) => e.origin === "bridge" && e.tool === "exec").at(-1);
     expect(bridged?.outcome).toBe("ok");
     expect(bridged?.placement).toMatch(/^enclosure /);

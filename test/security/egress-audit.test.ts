@@ -125,7 +125,12 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
     expect(check(report, "user").outside).toMatch(new RegExp(`^user 1000:1000; ${kernel}: all \\d+ processes as uid 1000 gid 1000$`));
     expect(check(report, "user").inside).toBe("uid 1000 gid 1000");
     expect(check(report, "agent socket").inside).toBe("/run/enclave/agent.sock mode 600 owner uid 1000");
-    expect(check(report, "pids limit").outside).toBe("PidsLimit 300; host cgroup (v1) pids.max 300");
+    expect(check(report, "pids limit").outside).toBe(
+      runtime === "runsc"
+        ? // gVisor enforces the limit inside; the cgroup bounds its own host tasks (8 per process + 256).
+          "nproc ulimit 300/300; PidsLimit 2656; host cgroup (v1) pids.max 2656; gVisor's kernel: a process started inside is limited to 300"
+        : "PidsLimit 300; host cgroup (v1) pids.max 300",
+    );
     expect(check(report, "memory limit").outside).toBe(`Memory ${768 * 1024 * 1024}; MemorySwap ${768 * 1024 * 1024}; host cgroup (v1) memory limit ${768 * 1024 * 1024}, swap beyond it 0`);
     expect(check(report, "CPU limit").outside).toBe("NanoCpus 500000000 (0.5 CPU); host cgroup (v1) CFS quota 50000/100000 µs = 0.5 CPU");
     expect(check(report, "agent socket").outside).toBe(`/run/enclave is a tmpfs; no host mount; ${kernel}: /run/enclave tmpfs`);

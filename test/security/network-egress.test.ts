@@ -3,14 +3,17 @@
 // all fail: no interface but loopback, no route, no name resolution. The attempts include a listener
 // the test starts on a Docker network of its own; as a positive control, the same probe in an
 // enclosure deliberately relaxed onto that network reaches it, so the failures above are the
-// enclosure's doing, not a probe that could never succeed.
+// enclosure's doing, not a probe that could never succeed. The attempts run under every runtime in
+// ENCLAVE_TEST_RUNTIMES; gVisor refuses the relaxation itself.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GenericContainer, Network, type StartedNetwork, type StartedTestContainer, Wait } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import type { EnclosureRuntime } from "../../control-plane/src/config.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 
 /** A Node script that tries every way out and writes what happened as JSON lines to its argument. */
 const PROBE = `
@@ -38,12 +41,12 @@ const tcp = (host, port) => new Promise((done) => {
 const LISTENER = `require("node:net").createServer((s) => s.end("hello\\n")).listen(8080, () => console.log("listening"))`;
 
 let fx: Fixture;
-let workspace: string;
-let run: string;
 let network: StartedNetwork;
 let listener: StartedTestContainer;
 /** The listener's address on the test's network. */
 let listenerIp: string;
+/** Per runtime: the conversation's workspace and run. */
+const placed = new Map<EnclosureRuntime, { workspace: string; run: string }>();
 
 beforeAll(async () => {
   network = await new Network().start();
@@ -54,18 +57,21 @@ beforeAll(async () => {
     .start();
   listenerIp = listener.getIpAddress(network.getName());
   fx = await startFixture();
-  workspace = (await fx.client.createConversation("egress")).workspacePath;
-  writeFileSync(join(workspace, "probe.cjs"), PROBE);
-  // A TypeScript project whose project-local language server is the probe: the agent starts it
-  // (project-local bins come first), it tries the network, then exits.
-  const bin = join(workspace, "phone-home", "node_modules", ".bin");
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(join(workspace, "phone-home", "tsconfig.json"), "{}\n");
-  writeFileSync(join(workspace, "phone-home", "x.ts"), "export const x = 1;\n");
-  writeFileSync(join(bin, "typescript-language-server"), `#!/bin/sh\nnode /workspace/probe.cjs /workspace/ls-probe.jsonl ${listenerIp}\nexit 3\n`);
-  chmodSync(join(bin, "typescript-language-server"), 0o755);
-  await fx.client.startEnclosure("egress");
-  run = (await fx.client.openRun("egress", { resources: ["workspace", "shell", "lsp"] })).id;
+  for (const runtime of TEST_RUNTIMES) {
+    const id = `egress-${runtime}`;
+    const workspace = (await fx.client.createConversation(id)).workspacePath;
+    writeFileSync(join(workspace, "probe.cjs"), PROBE);
+    // A TypeScript project whose project-local language server is the probe: the agent starts it
+    // (project-local bins come first), it tries the network, then exits.
+    const bin = join(workspace, "phone-home", "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(workspace, "phone-home", "tsconfig.json"), "{}\n");
+    writeFileSync(join(workspace, "phone-home", "x.ts"), "export const x = 1;\n");
+    writeFileSync(join(bin, "typescript-language-server"), `#!/bin/sh\nnode /workspace/probe.cjs /workspace/ls-probe.jsonl ${listenerIp}\nexit 3\n`);
+    chmodSync(join(bin, "typescript-language-server"), 0o755);
+    await fx.client.startEnclosure(id, { runtime });
+    placed.set(runtime, { workspace, run: (await fx.client.openRun(id, { resources: ["workspace", "shell", "lsp"] })).id });
+  }
 });
 afterAll(async () => {
   // Enclosures first: a network with a container attached cannot be removed.
@@ -94,8 +100,11 @@ function expectNoWayOut(got: Record<string, string>): void {
   }
 }
 
-describe("no network from inside an enclosure", () => {
+describe.each(TEST_RUNTIMES)("no network from inside an enclosure under %s", (runtime) => {
+  const at = (): { workspace: string; run: string } => placed.get(runtime) ?? expect.fail(`no enclosure under ${runtime}`);
+
   it("fails every attempt from an Exec'd command", async () => {
+    const { workspace, run } = at();
     const r = await fx.client.callTool(run, "exec", { command: `node probe.cjs exec-probe.jsonl ${listenerIp}`, timeout_seconds: 60 });
     expect(r.isError, resultText(r)).toBe(false);
     const got = outcomes(join(workspace, "exec-probe.jsonl"));
@@ -104,6 +113,7 @@ describe("no network from inside an enclosure", () => {
   });
 
   it("fails every attempt from a language server the agent starts", async () => {
+    const { workspace, run } = at();
     const r = await fx.client.callTool(run, "lsp", { action: "hover", file: "phone-home/x.ts", line: 1, symbol: "x" });
     expect(r.isError).toBe(true); // the probe exits instead of serving
     for (let i = 0; i < 100 && !existsSync(join(workspace, "ls-probe.jsonl")); i++) await new Promise((res) => setTimeout(res, 100));
@@ -114,10 +124,20 @@ describe("no network from inside an enclosure", () => {
 });
 
 describe("positive control: an enclosure relaxed onto the test's network", () => {
-  it("reaches the listener with the same probe", async () => {
+  it("is refused under gVisor, which runs enclosures with network none only", async () => {
+    await fx.client.createConversation("egress-relaxed-runsc");
+    const refused = await fx.client.startEnclosure("egress-relaxed-runsc", { runtime: "runsc", networkMode: network.getName() }).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    expect(refused?.message).toBe(`runtime runsc (gVisor) runs enclosures with network mode none only; network_mode \`${network.getName()}\` needs runtime runc`);
+    expect((await fx.client.getConversation("egress-relaxed-runsc")).placement).toBe("host");
+  });
+
+  it("reaches the listener with the same probe (under runc)", async () => {
     const relaxed = (await fx.client.createConversation("egress-relaxed")).workspacePath;
     writeFileSync(join(relaxed, "probe.cjs"), PROBE);
-    const conv = await fx.client.startEnclosure("egress-relaxed", { networkMode: network.getName() });
+    const conv = await fx.client.startEnclosure("egress-relaxed", { runtime: "runc", networkMode: network.getName() });
     expect(conv.enclosure?.relaxations.join(" ")).toContain(`network_mode=${network.getName()}`);
     const relaxedRun = (await fx.client.openRun("egress-relaxed", { resources: ["workspace", "shell"] })).id;
     const r = await fx.client.callTool(relaxedRun, "exec", { command: `node probe.cjs probe.jsonl ${listenerIp}`, timeout_seconds: 60 });

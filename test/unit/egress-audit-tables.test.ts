@@ -49,7 +49,7 @@ it("maps ids through a user namespace and checks capability sets against an allo
 
 it("reads gVisor's tables from one head of many files, leaving the reader out", () => {
   const out = [
-    "reader 7",
+    "reader 7 nproc 256",
     "==> /proc/self/mountinfo <==",
     "8 8 0:8 / / ro  - 9p none ro,trans=fd",
     "11 8 0:10 / /tmp rw,noexec  - tmpfs none rw",
@@ -77,11 +77,12 @@ it("reads gVisor's tables from one head of many files, leaving the reader out", 
   ].join("\n");
   expect([...splitHeadOutput(out).keys()]).toEqual(["/proc/self/mountinfo", "/proc/net/dev", "/proc/net/tcp", "/proc/1/status", "/proc/7/status"]);
   const view = parseGvisorTables(out, 65534);
+  expect(view.nprocHard).toBe(256);
   expect(view.interfaces).toEqual(["lo"]);
   expect(view.listening).toEqual(["tcp 127.0.0.1:8766"]);
   expect(view.processes).toEqual([{ pid: 1, name: "node", uids: [1000, 1000, 1000, 1000], gids: [1000, 1000, 1000, 1000], capEff: "0000000000000000", capPrm: "", capBnd: "", seccomp: 0 }]);
   expect(view.mounts.map((m) => m.mountPoint)).toEqual(["/", "/tmp"]);
-  expect(() => parseGvisorTables("reader 3\n", 65534)).toThrow(/printed no tables/);
+  expect(() => parseGvisorTables("reader 3 nproc unlimited\n", 65534)).toThrow(/printed no tables/);
   expect(readerUid(1000)).toBe(65534);
   expect(readerUid(65534)).toBe(65533);
 });

@@ -17,7 +17,7 @@ import type { SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info
 import type { EnclosureRuntime } from "../config.js";
 import type { EnclosureRecord } from "../conversations/conversation-store.js";
 import { IN_ENCLOSURE } from "../placement/enclosure-settings.js";
-import type { RunscRegistration } from "../placement/gvisor-runtime.js";
+import { type RunscRegistration, runscHostTasks } from "../placement/gvisor-runtime.js";
 import type { AuditEvent } from "./audit-log.js";
 import type { GvisorView } from "./gvisor-view.js";
 import type { HostProcess, HostView } from "./host-view.js";
@@ -338,14 +338,36 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
   const notShown = "not shown (gVisor has no cgroup files inside)";
   {
     const hostPids = host?.cgroup.pidsMax;
-    const insideAgrees = !!ins && (ins.pidsMax === hostPids || (gv && ins.pidsMax < 0));
-    add({
-      item: "pids limit",
-      expected: gv ? `at most ${record.limits.pids} tasks (under gVisor the limit bounds the sandbox's host threads, not each process inside)` : `at most ${record.limits.pids} processes`,
-      outside: `PidsLimit ${hc.PidsLimit ?? "unset"}; ${host ? cgroupText(host, `pids.max ${hostPids !== undefined && hostPids < 0 ? "unlimited" : hostPids}`) : `host cgroup ${bad(hostError)}`}`,
-      inside: insideText((i) => (gv && i.pidsMax < 0 ? `pids.max ${notShown}` : `pids.max ${i.pidsMax < 0 ? "unlimited" : i.pidsMax} (cgroup ${i.cgroupVersion})`)),
-      ok: (hc.PidsLimit ?? 0) > 0 && hostPids === hc.PidsLimit && insideAgrees,
-    });
+    const pidsText = (n: number | undefined): string => (n === undefined ? "?" : n < 0 ? "unlimited" : String(n));
+    const cgroupSide = host ? cgroupText(host, `pids.max ${pidsText(hostPids)}`) : `host cgroup ${bad(hostError)}`;
+    if (!gv) {
+      add({
+        item: "pids limit",
+        expected: `at most ${record.limits.pids} processes`,
+        outside: `PidsLimit ${hc.PidsLimit ?? "unset"}; ${cgroupSide}`,
+        inside: insideText((i) => `pids.max ${i.pidsMax < 0 ? "unlimited" : i.pidsMax} (cgroup ${i.cgroupVersion})`),
+        ok: (hc.PidsLimit ?? 0) > 0 && hostPids === hc.PidsLimit && !!ins && ins.pidsMax === hostPids,
+      });
+    } else {
+      // Under gVisor the limit is gVisor's RLIMIT_NPROC; the cgroup bounds gVisor's own host tasks.
+      const nproc = (hc.Ulimits ?? []).find((u) => u.Name === "nproc");
+      const wantHost = runscHostTasks(record.limits.pids);
+      const inGvisor = gvisor ? (gvisor.nprocHard === -2 ? "not read" : pidsText(gvisor.nprocHard)) : bad(gvisorError);
+      add({
+        item: "pids limit",
+        expected: `at most ${record.limits.pids} processes, enforced by gVisor (RLIMIT_NPROC); gVisor's own host tasks at most ${wantHost} (cgroup)`,
+        outside: `nproc ulimit ${nproc ? `${nproc.Soft}/${nproc.Hard}` : "unset"}; PidsLimit ${hc.PidsLimit ?? "unset"}; ${cgroupSide}; gVisor's kernel: a process started inside is limited to ${inGvisor}`,
+        inside: insideText((i) => (i.pidsMax < 0 ? "pids.max not shown (gVisor has no cgroup files inside)" : `pids.max ${i.pidsMax} (cgroup ${i.cgroupVersion})`)),
+        ok:
+          nproc?.Soft === record.limits.pids &&
+          nproc.Hard === record.limits.pids &&
+          gvisor?.nprocHard === record.limits.pids &&
+          hc.PidsLimit === wantHost &&
+          hostPids === wantHost &&
+          !!ins &&
+          ins.pidsMax < 0,
+      });
+    }
   }
   {
     const c = host?.cgroup;

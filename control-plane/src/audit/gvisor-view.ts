@@ -31,6 +31,8 @@ export interface GvisorProcess {
 export interface GvisorView {
   /** The reader's user id: one no enclosure process runs as. */
   readerUid: number;
+  /** The hard process limit (RLIMIT_NPROC) gVisor gives a process started in the enclosure; -1 unlimited, -2 not read. */
+  nprocHard: number;
   processes: GvisorProcess[];
   interfaces: string[];
   routes: string[];
@@ -41,8 +43,9 @@ export interface GvisorView {
 const READ_TIMEOUT_MS = 15_000;
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 const TABLES = ["/proc/self/mountinfo", "/proc/net/dev", "/proc/net/route", "/proc/net/ipv6_route", ...SOCKET_TABLES.map((t) => `/proc/net/${t}`)];
-// `echo $$` names the reader so it is left out of the process list; `exec` keeps it one process.
-const SCRIPT = `echo "reader $$"; exec head -n 100000 ${TABLES.join(" ")} /proc/[0-9]*/status`;
+// `echo $$` names the reader so it is left out of the process list, with the process limit it was
+// started under (gVisor has no /proc/PID/limits); `exec` keeps it one process.
+const SCRIPT = `echo "reader $$ nproc $(ulimit -Hp)"; exec head -n 100000 ${TABLES.join(" ")} /proc/[0-9]*/status`;
 
 /** A user id for the reader that differs from the enclosure's own. */
 export function readerUid(enclosureUid: number): number {
@@ -95,7 +98,9 @@ export function splitHeadOutput(text: string): Map<string, string> {
 }
 
 export function parseGvisorTables(text: string, uid: number): GvisorView {
-  const readerPid = Number(/^reader (\d+)$/m.exec(text)?.[1] ?? -1);
+  const reader = /^reader (\d+) nproc (\S*)$/m.exec(text);
+  const readerPid = Number(reader?.[1] ?? -1);
+  const nproc = reader?.[2] ?? "";
   const files = splitHeadOutput(text);
   const file = (p: string): string => files.get(p) ?? "";
   if (!files.has("/proc/net/dev") || !files.has("/proc/self/mountinfo")) throw new Error("the reader printed no tables");
@@ -116,6 +121,7 @@ export function parseGvisorTables(text: string, uid: number): GvisorView {
   }
   return {
     readerUid: uid,
+    nprocHard: nproc === "unlimited" ? -1 : /^\d+$/.test(nproc) ? Number(nproc) : -2,
     processes,
     interfaces: interfacesIn(file("/proc/net/dev")),
     routes: routesIn(file("/proc/net/route"), file("/proc/net/ipv6_route")),

@@ -4,6 +4,7 @@
 import type { ContainerCreateOptions } from "dockerode";
 import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRuntime, isEnclosureRuntime } from "../config.js";
 import { EnclaveError } from "../errors.js";
+import { runscHostTasks } from "./gvisor-runtime.js";
 
 export interface EnclosureRequest {
   image?: string;
@@ -178,7 +179,9 @@ export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, lab
       Memory: s.memoryBytes,
       MemorySwap: s.memoryBytes,
       NanoCpus: Math.round(s.cpus * 1e9),
-      PidsLimit: s.pidsLimit,
+      // Under gVisor the limit is enforced inside, as RLIMIT_NPROC; the cgroup bounds gVisor's own tasks.
+      PidsLimit: s.runtime === "runsc" ? runscHostTasks(s.pidsLimit) : s.pidsLimit,
+      ...(s.runtime === "runsc" ? { Ulimits: [{ Name: "nproc", Soft: s.pidsLimit, Hard: s.pidsLimit }] } : {}),
       Init: true,
       Binds: binds,
       Mounts: volumes,
