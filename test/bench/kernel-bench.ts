@@ -1,5 +1,5 @@
 // make bench, kernels: eval beside Jupyter (Debian's ipykernel + jupyter_client, driven by a client
-// in the same run), on host placement and in an enclosure.
+// in the same run), on host placement and in an enclosure under runc and under gVisor's runsc.
 //   warm round trip of `1+1` through the control plane   vs  Jupyter execute of `1+1`
 //   kernel cold start to first result (reset + `1+1`)    vs  Jupyter start + ready + `1+1`
 //   bridge call round trip, timed inside the cell        vs  the same `read` called by the harness
@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { ENCLOSURE_RUNTIMES } from "../../control-plane/src/config.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { hostPython } from "../helpers/host-python.js";
 import { type BenchRow, row, time } from "./measure.js";
@@ -42,12 +43,15 @@ async function measureKernels(fx: Awaited<ReturnType<typeof startFixture>>, pyth
 
   const places: Array<[string, string]> = [["host", "kh"]];
   await fx.client.createConversation("kh");
-  try {
-    await fx.client.createConversation("ke");
-    await fx.client.startEnclosure("ke");
-    places.push(["enclosure", "ke"]);
-  } catch (err) {
-    console.error(`bench: no enclosure for the kernel figures (${(err as Error).message}); host only`);
+  for (const runtime of ENCLOSURE_RUNTIMES) {
+    const id = `ke-${runtime}`;
+    try {
+      await fx.client.createConversation(id);
+      await fx.client.startEnclosure(id, { runtime });
+      places.push([runtime === "runsc" ? "enclosure, runsc (gVisor)" : "enclosure", id]);
+    } catch (err) {
+      console.error(`bench: no ${runtime} enclosure for the kernel figures (${(err as Error).message})`);
+    }
   }
 
   for (const [where, conv] of places) {

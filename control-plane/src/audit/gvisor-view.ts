@@ -130,13 +130,20 @@ export function parseGvisorTables(text: string, uid: number): GvisorView {
   };
 }
 
+/** Reads under way, by container: one at a time, so no reader shows in another's process list. */
+const reading = new Map<string, Promise<unknown>>();
+
 /** gVisor's kernel's view of the enclosure. */
 export async function readGvisorView(docker: Docker, containerId: string, enclosureUid: number): Promise<GvisorView> {
   const uid = readerUid(enclosureUid);
+  const before = reading.get(containerId) ?? Promise.resolve();
+  const read = before.catch(() => undefined).then(() => execRead(docker.getContainer(containerId), docker, `${uid}:${uid}`));
+  reading.set(containerId, read);
   try {
-    const text = await execRead(docker.getContainer(containerId), docker, `${uid}:${uid}`);
-    return parseGvisorTables(text, uid);
+    return parseGvisorTables(await read, uid);
   } catch (err) {
     throw new EnclaveError("placement_unavailable", `cannot read gVisor's tables in the enclosure: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    if (reading.get(containerId) === read) reading.delete(containerId);
   }
 }
