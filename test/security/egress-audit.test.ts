@@ -227,7 +227,7 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
         return !!c && c.inside === "none" && c.outside.includes("tcp 127.0.0.1:8766") && r;
       },
       "the lying agent to answer while the listener is open",
-      60_000,
+      150_000,
     ).catch((err: Error) => {
       throw new Error(`${err.message}; the last audit said: ${last}`);
     });
@@ -243,7 +243,7 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
     const cliRun = await auditCli("forged", fx.client.address);
     expect(cliRun.code, cliRun.stdout).toBe(3);
     expect(cliRun.stdout).toMatch(/FAIL listening sockets: .*\n\s+outside: .*tcp 127\.0\.0\.1:8766.*\n\s+inside \(reported by the agent\): none/);
-  });
+  }, 240_000);
 });
 
 describe("egress audit without an enclosure", () => {
