@@ -14,7 +14,8 @@ import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, RELAY_COMMAND, reso
 import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
-import { chownTree, copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
+import { giveTree } from "./give-tree.js";
+import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
 import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
 import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
 import { type HostView, readHostView } from "../audit/host-view.js";
@@ -100,7 +101,7 @@ export class DockerDriver {
     const name = `enclave-${conv.id}-${Date.now().toString(36)}`;
     const labels = { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.owner]: this.owner };
     try {
-      if (settings.workspaceMode === "bind") await chownTree(conv.workspacePath, settings.uid, settings.gid);
+      if (settings.workspaceMode === "bind") await giveTree(conv.workspacePath, settings.uid, settings.gid);
       if (settings.workspaceMode === "copy") {
         disk = await createWorkspaceDisk(this.docker, {
           dir: this.defaults.diskImageDir,

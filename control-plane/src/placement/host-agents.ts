@@ -151,7 +151,7 @@ export class HostAgents {
     mkdirSync(this.logDir, { recursive: true });
     const id = sandboxIdentity(this.sandbox);
     const stateDir = this.prepareStateDir(conversationId, id);
-    giveWorkspaceTo(workspace, id);
+    await giveWorkspaceTo(workspace, id);
     const socketPath = join(this.socketRoot, `h${++this.counter}.sock`);
     const listener = await listenFor(socketPath);
     const hostToolsDir = dirname(dirname(hostToolsBin));

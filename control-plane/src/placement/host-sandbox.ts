@@ -3,10 +3,10 @@
 // bubblewrap, as an unprivileged user, with the workspace as the only writable path. The sandbox sees
 // the system read-only, a private /tmp, /proc and /dev, no network unless configured, and nothing of
 // the control plane: not its data folder, not other workspaces, not its environment.
-import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { EnclaveError } from "../errors.js";
+import { giveTree } from "./give-tree.js";
 
 /** Where things are inside a host sandbox (the same names an enclosure uses). */
 export const IN_SANDBOX = {
@@ -192,9 +192,7 @@ export function sandboxedAgentCommand(
   return { file: bubblewrap(), args, env };
 }
 
-/** Gives the workspace to the sandbox's account: links themselves, never through them (fts walks with
- * O_NOFOLLOW and directory handles, so a folder swapped for a link mid-walk is not followed). */
-export function giveWorkspaceTo(workspace: string, id: SandboxIdentity): void {
-  if (!id.drop) return;
-  execFileSync("/bin/chown", ["-R", "-P", "-h", `${id.uid}:${id.gid}`, "--", workspace], { stdio: ["ignore", "ignore", "pipe"] });
+/** Gives the workspace to the sandbox's account, when the sandbox runs as one of its own. */
+export async function giveWorkspaceTo(workspace: string, id: SandboxIdentity): Promise<void> {
+  if (id.drop) await giveTree(workspace, id.uid, id.gid);
 }

@@ -1,7 +1,6 @@
 // Moving a workspace between the host and an enclosure whose files the host cannot see (copy mode):
 // the host folder as a tar stream in, and the enclosure's /workspace mirrored back out through the
-// one careful unpacker the agent uses too. Also the ownership fix bind mode needs, since the
-// enclosure's user is not the host's.
+// one careful unpacker the agent uses too.
 import { constants, createReadStream, promises as fsp } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -14,14 +13,6 @@ import { EnclaveError } from "../errors.js";
 import { IN_ENCLOSURE } from "./enclosure-settings.js";
 
 type Headers = Partial<Header> & { name: string };
-
-/** Gives the whole tree to uid:gid (links themselves, never their targets). */
-export async function chownTree(dir: string, uid: number, gid: number): Promise<void> {
-  const st = await fsp.lstat(dir);
-  if (st.uid !== uid || st.gid !== gid) await fsp.lchown(dir, uid, gid);
-  if (!st.isDirectory()) return;
-  for (const name of await fsp.readdir(dir)) await chownTree(join(dir, name), uid, gid);
-}
 
 /**
  * The folder's contents as a tar stream, every entry owned by uid:gid. File contents stream from a
