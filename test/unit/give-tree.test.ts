@@ -11,10 +11,18 @@ const UID = 4242;
 const GID = 4243;
 const dirs: string[] = [];
 let churn: ChildProcess | undefined;
-afterEach(() => {
-  churn?.kill("SIGKILL");
+/** Stops the churning shell and whatever it is running right now, and waits until they are gone. */
+async function stopChurn(): Promise<void> {
+  const c = churn;
   churn = undefined;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  if (!c?.pid || c.exitCode !== null || c.signalCode !== null) return;
+  const gone = new Promise((resolve) => c.once("close", resolve));
+  process.kill(-c.pid, "SIGKILL");
+  await gone;
+}
+afterEach(async () => {
+  await stopChurn();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 5 });
 });
 
 function scratch(): string {
@@ -44,9 +52,9 @@ describe.runIf(process.getuid?.() === 0)("giveTree", () => {
     const ws = join(scratch(), "ws");
     mkdirSync(ws);
     // A shell loop that keeps making and deleting deep folders of files, as a build would.
-    churn = spawn("/bin/sh", ["-c", `cd ${ws} && while :; do for i in 1 2 3 4 5 6 7 8; do mkdir -p d$i/x/y && touch d$i/x/y/f1 d$i/x/y/f2 d$i/x/f3; done; rm -rf d1 d2 d3 d4 d5 d6 d7 d8; done`], { stdio: "ignore" });
+    churn = spawn("/bin/sh", ["-c", `cd ${ws} && while :; do for i in 1 2 3 4 5 6 7 8; do mkdir -p d$i/x/y && touch d$i/x/y/f1 d$i/x/y/f2 d$i/x/f3; done; rm -rf d1 d2 d3 d4 d5 d6 d7 d8; done`], { stdio: "ignore", detached: true });
     for (let i = 0; i < 150; i++) await giveTree(ws, UID, GID + (i % 2));
-    churn.kill("SIGKILL");
+    await stopChurn();
     expect(statSync(ws).uid).toBe(UID);
   });
 
