@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run test build deps gen docker images bench clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium
+.PHONY: run check test build deps gen docker images bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -36,11 +36,26 @@ host-kernels:
 chromium:
 	bash test/browser/ensure-chromium.sh
 
-test: images host-tools chromium
+# The fast lane, no Docker: the protos' lint and wire compatibility with main, typecheck (the build's
+# tsc; unit tests start the built agent), lint (ESLint with typescript-eslint), the unit tests.
+BREAKING_BASE ?= $(shell git rev-parse -q --verify main >/dev/null && echo main || echo origin/main)
+check: deps
+	npx buf lint proto
+	npx buf breaking proto --against '.git#ref=$(BREAKING_BASE),subdir=proto'
+	node scripts/build.mjs
+	npx eslint --max-warnings 0 .
+	npx vitest run test/unit
+
+test: check images host-tools chromium
 	npx vitest run
 
 bench: images host-tools
 	node dist/test/bench/run-all.js
+
+# Structural search beside @ast-grep/cli over the real code on this machine: agreement figures, every
+# disagreement classed, the README's table rewritten (FIDELITY=subset: the part `make test` runs).
+fidelity: build
+	node dist/test/fidelity/run.js
 
 clean:
 	rm -rf dist

@@ -82,8 +82,8 @@ export function evalCases(place: () => EvalPlace): void {
     expect(resultText(md)).toBe("**bold**");
     const err = await evalCell(p, { code: "def f(n):\n    return 10 / n\n\nf(0)" });
     const tb = resultText(err);
-    expect(tb).toMatch(/File "<cell \d+>", line 4, in <module>\n    f\(0\)/);
-    expect(tb).toMatch(/File "<cell \d+>", line 2, in f\n    return 10 \/ n/);
+    expect(tb).toMatch(/File "<cell \d+>", line 4, in <module>\n {4}f\(0\)/);
+    expect(tb).toMatch(/File "<cell \d+>", line 2, in f\n {4}return 10 \/ n/);
     expect(tb).not.toMatch(/_enclave_kernel|kernel\.py/);
     expect(await evalOk(p, { code: "1 + 1;" })).toBe("(no output)");
   });

@@ -1,6 +1,7 @@
 // ast_grep, ast_edit, resolve and custom-tool pending actions through the real control plane, on
 // host placement and inside a real enclosure (Docker), with the real grammars (Dart compiled by the
 // build). Every file goes through the tools, so both placements see the same workspace.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -104,9 +105,9 @@ function scenario(placement: "host" | "enclosure"): void {
   it("matches the guard that disposes what it tested, not the one that disposes something else", async () => {
     const out = await ok("ast_grep", { pattern: "if ($X != null) $X.dispose()", path: "lib/guards.dart" });
     expect(out).toMatch(/^2 matches in 1 file/);
-    expect(out).toContain("lib/guards.dart:3\n");
-    expect(out).toContain("lib/guards.dart:5-6\n");
-    expect(out).not.toContain("lib/guards.dart:4\n");
+    expect(out).toContain("lib/guards.dart:3:5\n");
+    expect(out).toContain("lib/guards.dart:5:5-6:23\n");
+    expect(out).not.toContain("lib/guards.dart:4:");
     expect(out).toContain("$X = controller");
     expect(out).toContain("$X = focus");
   });
@@ -114,8 +115,8 @@ function scenario(placement: "host" | "enclosure"): void {
   it("finds dispose(x) as a call through the context ladder, never in strings or comments", async () => {
     const out = await ok("ast_grep", { pattern: "dispose(x)", path: "lib", language: "dart" });
     expect(out).toMatch(/^2 matches in 1 file .*pattern read as an expression/);
-    expect(out).toContain("lib/calls.dart:2\n");
-    expect(out).toContain("lib/calls.dart:3\n");
+    expect(out).toContain("lib/calls.dart:2:3\n");
+    expect(out).toContain("lib/calls.dart:3:13\n");
     expect(out).not.toContain("lib/calls.dart:4");
     expect(out).not.toContain("lib/calls.dart:5");
   });
@@ -124,6 +125,66 @@ function scenario(placement: "host" | "enclosure"): void {
     const out = await ok("ast_grep", { pattern: "log($$$ARGS)", path: "lib/calls.dart" });
     expect(out).toContain("$ARGS = 1, 2, 3");
     expect(out).toMatch(/^ {2}\$ARGS = $/m);
+  });
+
+  it("reads the pattern language as ast-grep documents it: \"$M\" in a string, $_NAME, an empty $$$ before a comma", async () => {
+    await put("lang/req.js", 'const a = require("fs");\nconst b = require(name);\ntest(a);\nf(a);\n');
+    const str = await ok("ast_grep", { pattern: 'require("$M")', path: "lang/req.js" });
+    expect(str).toMatch(/^1 match in 1 file/);
+    expect(str).toContain("lang/req.js:1:11\n");
+    expect(str).toContain("  $M = fs");
+    const wild = await ok("ast_grep", { pattern: "$_F($_F)", path: "lang/req.js" });
+    expect(wild).toContain("lang/req.js:3:1\n    test(a)");
+    const empty = await ok("ast_grep", { pattern: "f($$$A, $B)", path: "lang/req.js" });
+    expect(empty).toContain("lang/req.js:4:1\n    f(a)\n  $A = \n  $B = a");
+    const staged = await ok("ast_edit", { pattern: 'require("$M")', rewrite: 'import("$M")', path: "lang/req.js" });
+    expect(staged).toContain('+const a = import("fs");');
+    expect(await ok("resolve", { action: "discard", reason: "only looking" })).toBe("Discarded");
+  });
+
+  it("reads patterns that need the grammar's filler and says how it read them", async () => {
+    await put("fill/s.js", "class A { switch(x) { go(); } }\nfunction f(x) {\n  switch (x) { default: go(); }\n}\n");
+    const js = await ok("ast_grep", { pattern: "switch ($X) { $$$ }", path: "fill/s.js" });
+    expect(js).toMatch(/^1 match in 1 file .*pattern read as a statement, with `\$\$\$` standing for whatever the code has where the grammar expects cases\)/);
+    expect(js).toContain("fill/s.js:3:3\n");
+    await put("fill/w.c", "int f(int x) {\n  while (x) { x--; }\n  return x;\n}\n");
+    const c = await ok("ast_grep", { pattern: "while ($C) { $$$ }", path: "fill/w.c" });
+    expect(c).toMatch(/^1 match in 1 file .*pattern read as a statement, with a `;` supplied after `\$\$\$`\)/);
+    await put("fill/d.c", "static int g(int a) { return a; }\nint h(void) { return 1; }\n");
+    const def = await ok("ast_grep", { pattern: "static int $F($$$P) { $$$B }", path: "fill/d.c" });
+    expect(def).toMatch(/^1 match in 1 file .*with a `;` supplied after `\$\$\$B`\)/);
+    expect(def).toContain("$F = g");
+    await put("fill/t.go", "package p\n\nfunc f(v any) {\n\tswitch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}\n}\n");
+    const go = await ok("ast_grep", { pattern: "switch $X := $Y.(type) { $$$ }", path: "fill/t.go" });
+    expect(go).toMatch(/^1 match in 1 file .*pattern read as a statement, with `\$\$\$` standing for whatever the code has where the grammar expects cases\)/);
+    expect(go).toContain("fill/t.go:4:2-7:3\n");
+    await put("fill/i.ts", 'import { a, b } from "x";\n');
+    const ts = await ok("ast_grep", { pattern: "import { $$$N } from $S", path: "fill/i.ts" });
+    expect(ts).toContain("`$S` taken as a string literal");
+    expect(ts).toContain('$S = "x"');
+  });
+
+  it("ast_edit keeps a Python body at its depth, with its comment, and the result compiles", async () => {
+    const before = "def f(d):\n    for k in d.keys():\n        # why\n        a = k\n        b = k\n    return d\n";
+    await put("py/keys.py", before);
+    const staged = await ok("ast_edit", { pattern: "for $K in $D.keys():\n    $$$BODY", rewrite: "for $K in $D:\n    $$$BODY", path: "py/keys.py" });
+    expect(staged).not.toContain("WARNING");
+    await ok("resolve", { action: "apply", reason: "drop .keys()" });
+    const after = readFileSync(join(workspace, "py/keys.py"), "utf8");
+    expect(after).toBe("def f(d):\n    for k in d:\n        # why\n        a = k\n        b = k\n    return d\n");
+    expect(() => execFileSync("python3", ["-c", "import ast, sys; ast.parse(sys.stdin.read())"], { input: after })).not.toThrow();
+  });
+
+  it("ast_edit says which file and line a rewrite leaves unparseable, before anything is applied", async () => {
+    await put("br/x.js", "const a = 1;\nfoo(a);\n");
+    await put("br/y.py", "def f():\n    x = 1\n    return x\n");
+    const js = await ok("ast_edit", { pattern: "foo($A)", rewrite: "foo($A", path: "br/x.js" });
+    expect(js).toMatch(/WARNING: the rewrite leaves 1 file that no longer parses \(each parsed before\): br\/x\.js:2:\d+: (missing|unexpected)/);
+    expect(readFileSync(join(workspace, "br/x.js"), "utf8")).toBe("const a = 1;\nfoo(a);\n");
+    await ok("resolve", { action: "discard", reason: "broken" });
+    const py = await ok("ast_edit", { pattern: "x = $V", rewrite: "x = $V\n  y = $V", path: "br/y.py" });
+    expect(py).toContain("br/y.py:3:7: unexpected indent (IndentationError)");
+    await ok("resolve", { action: "discard", reason: "broken" });
   });
 
   it("reports an unparseable pattern instead of searching", async () => {

@@ -1,7 +1,7 @@
 // A real enclosure on the real Docker engine: the agent inside answers through the engine's exec
 // relay, files cross to the host, Exec runs inside, and the network is loopback only — under every
 // runtime in ENCLAVE_TEST_RUNTIMES (runc and gVisor's runsc by default).
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -4,8 +4,7 @@
 // fork bombs, network attempts) are in test/security/kernel-faults.test.ts. Runs under every runtime
 // in ENCLAVE_TEST_RUNTIMES.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { type EvalPlace, evalCases, evalCell, evalOk } from "../helpers/eval-cases.js";
+import { type EvalPlace, evalCases, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 

@@ -12,7 +12,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../control-plane/src/limits.js";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { LIMITS as AGENT_LIMITS } from "../../enclave-agent/src/limits.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { type EvalPlace, evalOk, hostPython } from "../helpers/eval-cases.js";

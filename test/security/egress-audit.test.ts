@@ -280,5 +280,6 @@ describe("egress audit without an enclosure", () => {
     const r = await fx.client.auditEnclosure("on-host");
     expect(r).toMatchObject({ placement: "host", passed: false, checks: [] });
     expect(r.text).toMatch(/host placement, and no host agent runs now .*start an enclosure with `enclave enclosure start on-host`/);
+    expect(fx.cp.hostAgents.pid("on-host")).toBeUndefined();
   });
 });

@@ -2,13 +2,15 @@
 // answers, when its call times out everything it started is killed, and the enclosure is usable after.
 // Under every runtime in ENCLAVE_TEST_RUNTIMES (under gVisor the limit is gVisor's own RLIMIT_NPROC).
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { runscHostTasks } from "../../control-plane/src/placement/gvisor-runtime.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { eventually } from "../helpers/wait.js";
+import { pidsCgroupDir, readPidsCgroup } from "../helpers/container-pids.js";
+import { eventually, until } from "../helpers/wait.js";
 
 const PIDS = 256;
 const docker = new Docker();
@@ -47,19 +49,23 @@ describe.each(TEST_RUNTIMES)("fork bomb in an enclosure under %s", (runtime) => 
     async () => {
       const info = await docker.getContainer(containerId).inspect();
       expect(info.HostConfig.PidsLimit).toBe(PIDS);
+      const cgroup = await pidsCgroupDir(containerId);
+      const before = readPidsCgroup(cgroup);
+      expect(before.max).toBe(PIDS);
       const bomb = fx.client.callTool(run, "exec", { command: BOMB, timeout_seconds: 8 });
-      let peak = 0;
-      for (let i = 0; i < 16; i++) {
-        await new Promise((r) => setTimeout(r, 250));
-        peak = Math.max(peak, await processCount());
-      }
-      expect(peak).toBeLessThanOrEqual(PIDS);
+      // Wait (bounded) until the kernel has refused a fork at the limit, then ask the agent while the
+      // bomb holds every pid.
+      await until(() => readPidsCgroup(cgroup).refused > before.refused, "the pids limit to refuse a fork", 20_000);
       // The agent answers while the bomb holds every pid.
       const read = await fx.client.callTool(run, "read", { path: "still-here.txt" });
       expect(resultText(read)).toBe("yes\n");
       const ended = await bomb;
       expect(resultText(ended)).toMatch(/timed out after 8 s and was killed/);
       expect(resultText(ended)).toMatch(/fork refused: errno 11/);
+      // The kernel itself refused forks at this container's limit, and the count reached it.
+      const limited = readPidsCgroup(cgroup);
+      expect(limited.refused).toBeGreaterThan(before.refused);
+      if (limited.peak !== undefined) expect(limited.peak).toBe(PIDS);
       // Everything the bomb started is gone, and new processes can start again.
       let left = PIDS;
       for (let i = 0; i < 40 && left > 10; i++) {
@@ -78,7 +84,9 @@ describe.each(TEST_RUNTIMES)("fork bomb in an enclosure under %s", (runtime) => 
     expect(info.HostConfig.Ulimits).toEqual([{ Name: "nproc", Soft: PIDS, Hard: PIDS }]);
     const hostLimit = runscHostTasks(PIDS);
     expect(info.HostConfig.PidsLimit).toBe(hostLimit);
-    const pidsCurrent = `/sys/fs/cgroup/pids/docker/${containerId}/pids.current`;
+    const cgroup = await pidsCgroupDir(containerId);
+    expect(readPidsCgroup(cgroup).max).toBe(hostLimit);
+    const pidsCurrent = join(cgroup, "pids.current");
     const bomb = fx.client.callTool(run, "exec", { command: BOMB, timeout_seconds: 8 }).catch((err: Error) => err);
     let peak = 0;
     for (let i = 0; i < 40; i++) {

@@ -12,7 +12,8 @@ import { resultText } from "../../control-plane/src/client/control-plane-client.
 import { type EvalPlace, evalCell, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { eventually } from "../helpers/wait.js";
+import { pidsCgroupDir, readPidsCgroup } from "../helpers/container-pids.js";
+import { eventually, until } from "../helpers/wait.js";
 
 const MEMORY = 1024 * 1024 ** 2;
 const PIDS = 256;
@@ -86,18 +87,22 @@ describe.each(TEST_RUNTIMES)("kernel faults in an enclosure under %s", (runtime)
 
   it.skipIf(endsSandbox)(`holds a fork bomb in a cell at the pids limit, keeps answering, and reaps it when the budget runs out${notUnderGvisor}`, async () => {
     const baseline = await processCount();
+    const cgroup = await pidsCgroupDir(containerId);
+    const before = readPidsCgroup(cgroup);
+    expect(before.max).toBe(PIDS);
     const bomb = evalCell(place, { code: FORK_BOMB, timeout_seconds: 6 });
-    let peak = 0;
-    for (let i = 0; i < 16; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      peak = Math.max(peak, await processCount());
-    }
-    expect(peak).toBeLessThanOrEqual(PIDS);
+    // Wait (bounded) until the kernel has refused a fork at the limit, then ask the agent while the
+    // bomb holds every pid.
+    await until(() => readPidsCgroup(cgroup).refused > before.refused, "the pids limit to refuse a fork", 20_000);
     const read = await fx.client.callTool(place.runId, "list", {});
     expect(read.isError, resultText(read)).toBe(false);
     const ended = await bomb;
     expect(ended.errorCode).toBe("timeout");
     expect(resultText(ended)).toMatch(/fork refused: errno 11/);
+    // The kernel itself refused forks at this container's limit, and the count reached it.
+    const limited = readPidsCgroup(cgroup);
+    expect(limited.refused).toBeGreaterThan(before.refused);
+    if (limited.peak !== undefined) expect(limited.peak).toBe(PIDS);
     let left = PIDS;
     for (let i = 0; i < 60 && left > baseline + 2; i++) {
       await new Promise((r) => setTimeout(r, 250));

@@ -36,9 +36,17 @@ describe("resolve racing a concurrent write", () => {
       const later = (ms: number) => new Promise((r) => setTimeout(r, ms));
       const doResolve = () => fx.client.callTool(editor, "resolve", { action: "apply", reason: "race" });
       const doWrite = () => fx.client.callTool(other, "write", { path: raced, content: written });
+      // The first two rounds pin both outcomes (the write lands first: refused; the apply ends first:
+      // applied), so both branches below are checked whatever the timing of the racing rounds.
       const lag = Math.floor(round / 2) % 3;
       const [applied, write] =
-        round % 2 === 0 ? await Promise.all([doResolve(), later(lag).then(doWrite)]) : await Promise.all([later(lag).then(doResolve), doWrite()]);
+        round === 0
+          ? await doWrite().then(async (w) => [await doResolve(), w] as const)
+          : round === 1
+            ? await doResolve().then(async (a) => [a, await doWrite()] as const)
+            : round % 2 === 0
+              ? await Promise.all([doResolve(), later(lag).then(doWrite)])
+              : await Promise.all([later(lag).then(doResolve), doWrite()]);
       expect(write.isError, resultText(write)).toBe(false);
       expect(readFileSync(join(workspace, raced), "utf8"), `round ${round}: the concurrent write was lost`).toBe(written);
       const rest = FILES.filter((f) => f !== raced).map((f) => readFileSync(join(workspace, f), "utf8"));
@@ -53,6 +61,7 @@ describe("resolve racing a concurrent write", () => {
       await fx.client.closeRun(editor);
       await fx.client.closeRun(other);
     }
-    expect(outcomes.applied + outcomes.refused).toBe(12);
+    expect(outcomes.refused, "no round saw its apply refused").toBeGreaterThan(0);
+    expect(outcomes.applied, "no round applied").toBeGreaterThan(0);
   }, 300_000);
 });

@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AstEngine } from "../../enclave-agent/src/ast/ast-engine.js";
+import { grammarForPath } from "../../enclave-agent/src/ast/grammar-registry.js";
+import { Matcher, type Permissive } from "../../enclave-agent/src/ast/matcher.js";
 import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
 import { agentBundleDir } from "../../control-plane/src/repo-paths.js";
 
@@ -77,7 +79,7 @@ describe("pattern matching", () => {
     const r = await find("args.py", "log($$$ARGS)");
     expect(r.matches.map((m) => m.match.bindings.get("ARGS")?.text)).toEqual([`"a"`, "", `"a", b, c=1`, "x,\n  y"]);
     const last = await find("args.py", "log($$$REST, $LAST)");
-    expect(last.matches.map((m) => m.match.bindings.get("LAST")?.text)).toEqual(["c=1", "y"]);
+    expect(last.matches.map((m) => m.match.bindings.get("LAST")?.text)).toEqual([`"a"`, "c=1", "y"]);
   });
 
   it("$_ binds nothing, so two $_ need not be equal", async () => {
@@ -162,5 +164,154 @@ describe("pattern matching", () => {
     expect(r.files).toHaveLength(1);
     expect(r.files[0]?.after).toBe("fresh(a, b,\n  c, extra);\nfresh(, extra);\nkeep(a);\n");
     expect(r.files[0]?.replacements).toBe(2);
+  });
+});
+
+describe("rewrites leave code that still compiles", () => {
+  it("Python: a multi-line $$$ body keeps its depth (re-indented once, relative to where it lands)", async () => {
+    put("indent/keys.py", "def f(d):\n    for k in d.keys():\n        a = k\n        b = k\n    return d\n");
+    const r = await engine.rewrite({ pattern: "for $K in $D.keys():\n    $$$BODY", rewrite: "for $K in $D:\n    $$$BODY", path: "indent/keys.py", language: "" });
+    expect(r.files[0]?.after).toBe("def f(d):\n    for k in d:\n        a = k\n        b = k\n    return d\n");
+    expect(r.files[0]?.parseError).toBeUndefined();
+  });
+
+  it("re-indents a captured block to the template line it lands on, deeper or shallower", async () => {
+    put("indent/wrap.py", "class K:\n    def m(self):\n        if ok:\n            x = 1\n            y = 2\n");
+    const deeper = await engine.rewrite({ pattern: "if ok:\n    $$$B", rewrite: "try:\n    if ok:\n        $$$B\nexcept E:\n    pass", path: "indent/wrap.py", language: "" });
+    expect(deeper.files[0]?.after).toBe(
+      "class K:\n    def m(self):\n        try:\n            if ok:\n                x = 1\n                y = 2\n        except E:\n            pass\n",
+    );
+    put("indent/unwrap.js", "function f() {\n  if (ok) {\n    a();\n    if (b) {\n      c();\n    }\n  }\n}\n");
+    const shallower = await engine.rewrite({ pattern: "if (ok) { $$$B }", rewrite: "$$$B", path: "indent/unwrap.js", language: "" });
+    expect(shallower.files[0]?.after).toBe("function f() {\n  a();\n  if (b) {\n    c();\n  }\n}\n");
+  });
+
+  it("keeps a comment before the first statement of a $$$ body (Python and JavaScript)", async () => {
+    put("comments/c.py", "for k in d.keys():\n    # why\n    use(k)\n");
+    const py = await engine.rewrite({ pattern: "for $K in $D.keys():\n    $$$BODY", rewrite: "for $K in $D:\n    $$$BODY", path: "comments/c.py", language: "" });
+    expect(py.files[0]?.after).toBe("for k in d:\n    # why\n    use(k)\n");
+    put("comments/c.js", "function f() {\n  // first\n  a();\n  /* last */\n}\n");
+    const js = await engine.rewrite({ pattern: "function $F() { $$$B }", rewrite: "async function $F() {\n  $$$B\n}", path: "comments/c.js", language: "" });
+    expect(js.files[0]?.after).toBe("async function f() {\n  // first\n  a();\n  /* last */\n}\n");
+    put("comments/mid.js", "g(/* a */ x, /* b */ y);\n");
+    const mid = await engine.rewrite({ pattern: "g($$$A, $B)", rewrite: "h($B, $$$A)", path: "comments/mid.js", language: "" });
+    expect(mid.files[0]?.after).toBe("h(y, /* a */ x);\n");
+  });
+
+  it("says which file and line no longer parse after a rewrite, and only when the file parsed before", async () => {
+    put("broken/ok.js", "const a = 1;\nfoo(a);\n");
+    put("broken/already.js", "const = ;\nfoo(a);\n");
+    const r = await engine.rewrite({ pattern: "foo($A)", rewrite: "foo($A", path: "broken", language: "javascript" });
+    const byPath = Object.fromEntries(r.files.map((f) => [f.path, f]));
+    expect(byPath["broken/ok.js"]?.parseError).toMatchObject({ line: 2 });
+    expect(byPath["broken/ok.js"]?.parseError?.message).toMatch(/missing|unexpected/);
+    expect(byPath["broken/already.js"]?.parseError).toBeUndefined();
+  });
+
+  it("Python: an indentation the grammar accepts but Python refuses counts as a parse error", async () => {
+    put("broken/indent.py", "def f():\n    x = 1\n    return x\n");
+    const r = await engine.rewrite({ pattern: "x = $V", rewrite: "x = $V\n  y = $V", path: "broken/indent.py", language: "" });
+    expect(r.files[0]?.parseError).toMatchObject({ line: 3, column: 7, message: "unexpected indent (IndentationError)" });
+  });
+});
+
+describe("the pattern language as ast-grep documents it", () => {
+  it('"$M" inside a string literal matches only a string, and binds its content without quotes', async () => {
+    put("str/req.js", 'const a = require("fs");\nconst b = require(name);\nconst c = require(`tpl`);\n');
+    const r = await find("str/req.js", 'require("$M")');
+    expect(r.matches.map((m) => [m.text, m.match.bindings.get("M")?.text])).toEqual([['require("fs")', "fs"]]);
+    const w = await engine.rewrite({ pattern: 'require("$M")', rewrite: 'import("$M")', path: "str/req.js", language: "" });
+    expect(w.files[0]?.after).toBe('const a = import("fs");\nconst b = require(name);\nconst c = require(`tpl`);\n');
+    put("str/fmt.py", 'x = "%s" % y\nz = name % y\n');
+    expect((await find("str/fmt.py", '"$S" % $X')).matches.map((m) => m.match.bindings.get("S")?.text)).toEqual(["%s"]);
+  });
+
+  it("$_NAME binds nothing: $_F($_F) matches test(a)", async () => {
+    put("wild/w.js", "test(a);\nsame(same);\n");
+    const r = await find("wild/w.js", "$_F($_F)");
+    expect(r.matches.map((m) => m.text)).toEqual(["test(a)", "same(same)"]);
+    expect(r.matches[0]?.match.bindings.size).toBe(0);
+  });
+
+  it("an empty $$$ before a comma: f($$$A, $B) matches f(a)", async () => {
+    put("empty/e.js", "f(a);\nf();\n");
+    const r = await find("empty/e.js", "f($$$A, $B)");
+    expect(r.matches.map((m) => [m.text, m.match.bindings.get("A")?.text, m.match.bindings.get("B")?.text])).toEqual([["f(a)", "", "a"]]);
+  });
+
+  it("reads patterns that need the grammar's filler, and says how it read them", async () => {
+    const cases: Array<[string, string, string, string, string[]]> = [
+      ["fill/s.js", "function f(a) {\n  switch (a) { case 1: break; }\n}\n", "switch ($X) { $$$ }", "switch (a) { case 1: break; }", ["`$$$` standing for whatever the code has where the grammar expects cases"]],
+      ["fill/w.c", "int f(int x) { while (x) { x--; } return x; }\n", "while ($C) { $$$ }", "while (x) { x--; }", ["a `;` supplied after `$$$`"]],
+      ["fill/d.c", "static int g(int a) { return a; }\nint h(void) { return 1; }\n", "static int $F($$$P) { $$$B }", "static int g(int a) { return a; }", ["a `;` supplied after `$$$B`"]],
+      ["fill/t.go", "package p\nfunc f(v any) {\n\tswitch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}\n}\n", "switch $X := $Y.(type) { $$$ }", "switch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}", ["`$$$` standing for whatever the code has where the grammar expects cases"]],
+      ["fill/i.ts", 'import { a, b } from "x";\nimport c from "y";\n', "import { $$$N } from $S", 'import { a, b } from "x";', ["`$S` taken as a string literal"]],
+    ];
+    for (const [file, src, pattern, want, fillers] of cases) {
+      put(file, src);
+      const r = await find(file, pattern);
+      expect(r.context, pattern).toBe("statement");
+      expect(r.fillers, pattern).toEqual(fillers);
+      expect(r.matches.map((m) => m.text), pattern).toEqual([want]);
+    }
+  });
+
+  it("prefers the statement reading for a pattern that starts with a statement keyword", async () => {
+    put("kw/k.js", "class A { switch(x) { go(); } }\nfunction f(x) { switch (x) { default: go(); } }\n");
+    const r = await find("kw/k.js", "switch ($X) { $$$ }");
+    expect(r.matches.map((m) => m.match.startRow + 1)).toEqual([2]);
+  });
+
+  it("gives each match's column (1-based, in characters) as well as its line", async () => {
+    put("col/c.js", 'const s = "é😀"; f(1);\n  f(2);\n');
+    const r = await find("col/c.js", "f($N)");
+    expect(r.matches.map((m) => [m.match.startRow + 1, m.match.startColumn, m.match.endColumn])).toEqual([
+      [1, 17, 21],
+      [2, 3, 7],
+    ]);
+  });
+
+  it("compares an unnamed token by its kind: `# define` is the `#define` token", async () => {
+    put("tok/t.h", "#define A 1\n# define B 2\n");
+    expect((await find("tok/t.h", "#define $N $V")).matches.map((m) => m.match.bindings.get("N")?.text)).toEqual(["A", "B"]);
+  });
+});
+
+describe("deliberate differences from ast-grep, each switchable to ast-grep's behaviour", () => {
+  async function both(file: string, src: string, pattern: string, difference: Permissive): Promise<{ ours: string[]; astGrep: string[] }> {
+    put(file, src);
+    const grammar = grammarForPath(file);
+    if (!grammar) throw new Error(file);
+    const compiled = await engine.compile(grammar, pattern);
+    const tree = (await engine.runtime.parser(grammar)).parse(src);
+    if (!tree) throw new Error("no tree");
+    try {
+      const texts = (set?: ReadonlySet<Permissive>) => new Matcher(compiled, src, set ? { asAstGrep: set } : {}).findAll(tree).map((m) => src.slice(m.start, m.end));
+      return { ours: texts(), astGrep: texts(new Set([difference])) };
+    } finally {
+      tree.delete();
+    }
+  }
+
+  it("comments: a comment before the body is skipped", async () => {
+    const r = await both("dd/c.py", "if a:\n    # note\n    return b\n", "if $A: return $B", "comments");
+    expect(r).toEqual({ ours: ["if a:\n    # note\n    return b"], astGrep: [] });
+  });
+
+  it("unnamed tokens: `async` before the parameters is skipped", async () => {
+    const r = await both("dd/u.js", "const f = async () => 1;\n", "($$$P) => $E", "unnamed");
+    expect(r).toEqual({ ours: ["async () => 1"], astGrep: [] });
+  });
+
+  it("a trailing $$$ matches nothing: a bare `return`, and `f($A, $$$)` on `f(a)`", async () => {
+    const go = await both("dd/t.go", "package p\nfunc f() {\n\tif err != nil {\n\t\treturn\n\t}\n}\n", "if err != nil { return $$$R }", "empty-trailing-run");
+    expect(go).toEqual({ ours: ["if err != nil {\n\t\treturn\n\t}"], astGrep: [] });
+    const js = await both("dd/t.js", "f(a);\nf(a, b);\n", "f($A, $$$)", "empty-trailing-run");
+    expect(js).toEqual({ ours: ["f(a)", "f(a, b)"], astGrep: ["f(a, b)"] });
+  });
+
+  it("backtracking: $$$A, $B gives $B the last argument", async () => {
+    const r = await both("dd/b.js", "f(a);\nf(a, b, c);\n", "f($$$A, $B)", "backtracking");
+    expect(r).toEqual({ ours: ["f(a)", "f(a, b, c)"], astGrep: ["f(a)"] });
   });
 });

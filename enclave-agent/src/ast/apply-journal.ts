@@ -45,10 +45,6 @@ const crashAfterRenames = Number(process.env.ENCLAVE_TEST_CRASH_AFTER_RENAMES ??
 const STAGED_NAME = /^apply-\d+-[0-9a-f]{8}\.\d+\.staged$/;
 const TEMP_TAG = /^\.enclave-[0-9a-f]{12}\.tmp$/;
 
-function tempName(targetAbs: string): string {
-  return `.${basename(targetAbs)}.enclave-${randomBytes(6).toString("hex")}.tmp`;
-}
-
 async function writeDurable(path: string, data: string | Buffer, mode = 0o644): Promise<void> {
   // Exclusive create: a name that exists already (planted, or a link) is never written through.
   const h = await fsp.open(path, "wx", mode);

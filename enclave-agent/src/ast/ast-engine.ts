@@ -10,6 +10,7 @@ import { type Bindings, type Match, Matcher } from "./matcher.js";
 import { type CompiledPattern, compilePattern } from "./pattern-compiler.js";
 import { fillTemplate, indentAt, templateNames } from "./rewrite-template.js";
 import { walkSources, type WalkResult } from "./source-walker.js";
+import { firstSyntaxProblem, type SyntaxProblem } from "./syntax-check.js";
 import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
 import { diffFromEdits, type TextEdit } from "./line-diff.js";
 
@@ -28,6 +29,7 @@ export interface FoundMatch {
 export interface SearchOutcome {
   language: string;
   context: string;
+  fillers: string[];
   matches: FoundMatch[];
   truncated: boolean;
   filesSearched: number;
@@ -42,11 +44,14 @@ export interface FileRewrite {
   after: string;
   replacements: number;
   edits: TextEdit[];
+  /** The first syntax error of `after`, when `before` had none. */
+  parseError?: SyntaxProblem;
 }
 
 export interface RewriteOutcome {
   language: string;
   context: string;
+  fillers: string[];
   files: FileRewrite[];
   filesSearched: number;
 }
@@ -105,15 +110,28 @@ export class AstEngine {
     return compiled;
   }
 
-  /** Parses one file and returns its matches (source order), at most `limit`. */
-  private async matchFile(grammar: GrammarSpec, compiled: CompiledPattern, source: string, limit: number): Promise<Match[]> {
+  /** Parses one file and returns its matches (source order), at most `limit`, and whether the file
+   * has syntax errors. */
+  private async matchFile(grammar: GrammarSpec, compiled: CompiledPattern, source: string, limit: number): Promise<{ matches: Match[]; hasError: boolean }> {
     // A file without one of the pattern's words cannot match: skip parsing it.
-    if (!compiled.requiredWords.every((w) => source.includes(w))) return [];
+    if (!compiled.requiredWords.every((w) => source.includes(w))) return { matches: [], hasError: false };
     const parser = await this.runtime.parser(grammar);
     const tree = parser.parse(source);
-    if (!tree) return [];
+    if (!tree) return { matches: [], hasError: false };
     try {
-      return new Matcher(compiled, source).findAll(tree, limit);
+      return { matches: new Matcher(compiled, source).findAll(tree, limit), hasError: tree.rootNode.hasError };
+    } finally {
+      tree.delete();
+    }
+  }
+
+  /** The first syntax error in `source` under the grammar, or undefined when it parses cleanly. */
+  async syntaxProblem(grammar: GrammarSpec, source: string): Promise<SyntaxProblem | undefined> {
+    const parser = await this.runtime.parser(grammar);
+    const tree = parser.parse(source);
+    if (!tree) return undefined;
+    try {
+      return firstSyntaxProblem(tree.rootNode, source, grammar.id);
     } finally {
       tree.delete();
     }
@@ -123,12 +141,20 @@ export class AstEngine {
     const target = await this.targets(req.path, req.language);
     const compiled = await this.compile(target.grammar, req.pattern);
     const max = Math.min(req.maxResults > 0 ? req.maxResults : LIMITS.astDefaultMaxResults, LIMITS.astMaxResults);
-    const out: SearchOutcome = { language: target.grammar.id, context: compiled.context, matches: [], truncated: false, filesSearched: 0, skipped: target.skipped };
+    const out: SearchOutcome = {
+      language: target.grammar.id,
+      context: compiled.context,
+      fillers: compiled.fillers,
+      matches: [],
+      truncated: false,
+      filesSearched: 0,
+      skipped: target.skipped,
+    };
     for (const f of target.files) {
       const source = (await this.paths.readFile(f.rel, "read")).content.toString("utf8");
       out.filesSearched++;
       // One more than the cap, to know whether the cap cut the list.
-      const found = await this.matchFile(target.grammar, compiled, source, max + 1 - out.matches.length);
+      const found = (await this.matchFile(target.grammar, compiled, source, max + 1 - out.matches.length)).matches;
       for (const m of found) out.matches.push({ path: f.rel, match: m, text: source.slice(m.start, m.end) });
       if (out.matches.length > max) {
         out.matches.length = max;
@@ -149,17 +175,18 @@ export class AstEngine {
         `the rewrite uses ${unknown.map((n) => `$${n}`).join(", ")}, which the pattern does not bind (it binds ${compiled.metaNames.map((n) => `$${n}`).join(", ") || "nothing"})`,
       );
     }
-    const out: RewriteOutcome = { language: target.grammar.id, context: compiled.context, files: [], filesSearched: 0 };
+    const out: RewriteOutcome = { language: target.grammar.id, context: compiled.context, fillers: compiled.fillers, files: [], filesSearched: 0 };
     for (const f of target.files) {
       const raw = (await this.paths.readFile(f.rel, "read")).content;
       const source = raw.toString("utf8");
       out.filesSearched++;
-      const matches = outermost(await this.matchFile(target.grammar, compiled, source, Infinity));
+      const found = await this.matchFile(target.grammar, compiled, source, Infinity);
+      const matches = outermost(found.matches);
       if (matches.length === 0) continue;
       if (!Buffer.from(source, "utf8").equals(raw)) {
         throw new AgentError("failed_precondition", `\`${f.rel}\` is not valid UTF-8, so it cannot be rewritten without changing other bytes; narrow \`path\` to leave it out`);
       }
-      const edits = matches.map((m) => ({ start: m.start, end: m.end, text: fillTemplate(req.rewrite, m.bindings as Bindings, indentAt(source, m.start)) }));
+      const edits = matches.map((m) => ({ start: m.start, end: m.end, text: fillTemplate(req.rewrite, m.bindings as Bindings, source, indentAt(source, m.start)) }));
       let after = "";
       let at = 0;
       for (const e of edits) {
@@ -170,7 +197,10 @@ export class AstEngine {
       // Matches whose rewrite is the text already there change nothing.
       if (after === source) continue;
       if (Buffer.byteLength(after) > LIMITS.writeMaxBytes) throw new AgentError("too_large", `the rewritten \`${f.rel}\` would be over ${LIMITS.writeMaxBytes} bytes`);
-      out.files.push({ path: f.rel, abs: f.abs, sha256: sha256(raw), before: source, after, replacements: matches.length, edits });
+      // A rewrite must not leave code that no longer parses: say so before anyone applies it.
+      const parsedBefore = !found.hasError && (await this.syntaxProblem(target.grammar, source)) === undefined;
+      const parseError = parsedBefore ? await this.syntaxProblem(target.grammar, after) : undefined;
+      out.files.push({ path: f.rel, abs: f.abs, sha256: sha256(raw), before: source, after, replacements: matches.length, edits, ...(parseError ? { parseError } : {}) });
     }
     return out;
   }

@@ -24,11 +24,14 @@ export function astService(paths: WorkspacePaths, engine: AstEngine, journalDir:
       return {
         language: r.language,
         context: r.context,
+        fillers: r.fillers,
         matches: r.matches.map(
           (m): AstMatch => ({
             path: m.path,
             startLine: m.match.startRow + 1,
             endLine: m.match.endRow + 1,
+            startColumn: m.match.startColumn,
+            endColumn: m.match.endColumn,
             text: clip(m.text),
             bindings: [...m.match.bindings].map(([name, cap]) => ({ name, text: clip(cap.text) })),
           }),
@@ -44,8 +47,16 @@ export function astService(paths: WorkspacePaths, engine: AstEngine, journalDir:
       return {
         language: r.language,
         context: r.context,
+        fillers: r.fillers,
         filesSearched: r.filesSearched,
-        files: r.files.map((f) => ({ path: f.path, sha256: f.sha256, newContent: Buffer.from(f.after, "utf8"), replacements: f.replacements, diff: engine.diff(f) })),
+        files: r.files.map((f) => ({
+          path: f.path,
+          sha256: f.sha256,
+          newContent: Buffer.from(f.after, "utf8"),
+          replacements: f.replacements,
+          diff: engine.diff(f),
+          parseError: f.parseError,
+        })),
       };
     }),
 

@@ -1,9 +1,22 @@
 // Matches a compiled pattern against a parsed file. Node types must agree and leaves must have the
-// same text; comments (extras) never take part, so whitespace, line breaks and comments do not
-// matter, and a pattern can only match real syntax nodes, never text inside a string or a comment.
-// Like ast-grep's default ("smart") strictness, anonymous tokens in the code that the pattern does
-// not mention (an optional `;`) are skipped. A metavariable repeated in one pattern must capture the
-// same source text.
+// same text, so a pattern can only match real syntax nodes, never text inside a string or a comment
+// (a `"$M"` metavariable inside a string literal binds that literal's content). A metavariable
+// repeated in one pattern must capture the same source text.
+//
+// Where this is deliberately more permissive than ast-grep's default ("smart") matching — each can be
+// switched to ast-grep's behaviour, which the differential suite uses to name every disagreement:
+// - "comments": a comment in the code is skipped before any pattern element (ast-grep skips one only
+//   before a token or a metavariable, so `if ($A) return $B` does not match when a comment sits
+//   between the condition and the body there);
+// - "unnamed": an unnamed token the pattern does not mention (`async`, a `,`, an `=`) is skipped
+//   before any pattern element (ast-grep skips one only before a token of the pattern);
+// - "empty-trailing-run": a `$$$` at the end of a list matches nothing, with the separator before it
+//   (`return $$$R` matches a bare `return`, `f($A, $$$)` matches `f(a)`; ast-grep needs code there);
+// - "backtracking": a `$$$` before other elements takes as many nodes as the rest of the pattern
+//   leaves (`f($$$A, $B)` matches `f(a, b, c)` with $B = c; ast-grep's run stops at the first node
+//   the next element matches, so there $B = a and the match fails).
+// As in ast-grep, an empty `$$$` takes the separator after it along (`f($$$A, $B)` matches `f(a)`),
+// and code after the pattern's last element is allowed (an `else` after `if (…) { … }`).
 import type { Node, Tree } from "web-tree-sitter";
 import type { CompiledPattern, PatternNode } from "./pattern-compiler.js";
 
@@ -21,13 +34,19 @@ export interface Match {
   end: number;
   startRow: number;
   endRow: number;
+  /** 1-based, in characters (Unicode code points) from the start of the line. */
+  startColumn: number;
+  endColumn: number;
   bindings: Bindings;
 }
 
-function kids(n: Node): Node[] {
-  const out: Node[] = [];
-  for (const c of n.children) if (!c.isExtra) out.push(c);
-  return out;
+/** The deliberate differences from ast-grep (see the header). */
+export type Permissive = "comments" | "unnamed" | "empty-trailing-run" | "backtracking";
+export const PERMISSIVE: readonly Permissive[] = ["comments", "unnamed", "empty-trailing-run", "backtracking"];
+
+export interface MatchOptions {
+  /** Differences to switch to ast-grep's behaviour (default: none, all permissive). */
+  asAstGrep?: ReadonlySet<Permissive>;
 }
 
 function bind(b: Bindings, name: string | null, cap: Capture): boolean {
@@ -38,60 +57,177 @@ function bind(b: Bindings, name: string | null, cap: Capture): boolean {
   return true;
 }
 
-function runCapture(source: string, nodes: Node[], from: number, to: number, at: number): Capture {
-  if (to <= from) return { text: "", start: at, end: at };
-  const start = (nodes[from] as Node).startIndex;
-  const end = (nodes[to - 1] as Node).endIndex;
-  return { text: source.slice(start, end), start, end };
+/** A capture whose text is cut from the source only when read: a `$$$` run tries many lengths, and
+ * copying each candidate's text would make a call with thousands of arguments quadratic. */
+function lazyCapture(source: string, start: number, end: number): Capture {
+  let text: string | undefined;
+  return {
+    start,
+    end,
+    get text(): string {
+      text ??= source.slice(start, end);
+      return text;
+    },
+  };
+}
+
+function isMulti(p: PatternNode | undefined): boolean {
+  return p?.kind === "meta" && p.multi;
+}
+
+/** A list separator of the pattern (`,` or `;`), which may stand beside an empty `$$$`. */
+function isSeparator(p: PatternNode | undefined): boolean {
+  return p?.kind === "leaf" && !p.named && (p.text === "," || p.text === ";");
+}
+
+/** 1-based column, in code points, of a UTF-16 offset. */
+export function columnAt(source: string, offset: number): number {
+  const lineStart = source.lastIndexOf("\n", offset - 1) + 1;
+  let n = 1;
+  for (let i = lineStart; i < offset; i++) {
+    const c = source.charCodeAt(i);
+    // A surrogate pair is one character.
+    if (c >= 0xdc00 && c <= 0xdfff && i > lineStart) {
+      const prev = source.charCodeAt(i - 1);
+      if (prev >= 0xd800 && prev <= 0xdbff) continue;
+    }
+    n++;
+  }
+  return n;
 }
 
 export class Matcher {
+  private readonly strict: ReadonlySet<Permissive>;
+
   constructor(
     private readonly pattern: CompiledPattern,
     private readonly source: string,
-  ) {}
-
-  private node(p: PatternNode, c: Node, b: Bindings): boolean {
-    if (p.kind === "meta") return c.isNamed && bind(b, p.name, { text: c.text, start: c.startIndex, end: c.endIndex });
-    if (p.type !== c.type) return false;
-    if (p.kind === "leaf") return c.childCount === 0 || kids(c).length === 0 ? c.text === p.text : false;
-    return this.list(p.children, 0, kids(c), 0, b, c.endIndex);
+    options: MatchOptions = {},
+  ) {
+    this.strict = options.asAstGrep ?? new Set();
   }
 
-  /** Matches pattern children ps[pi..] against code children cs[ci..]. */
+  private node(p: PatternNode, c: Node, b: Bindings): boolean {
+    if (p.kind === "meta") return c.isNamed && !c.isExtra && bind(b, p.name, lazyCapture(this.source, c.startIndex, c.endIndex));
+    if (p.type !== c.type) return false;
+    // An unnamed token is its type (`# define` is the `#define` token); a named leaf is its text.
+    if (p.kind === "leaf") return c.childCount === 0 || c.children.every((k) => k.isExtra) ? !p.named || c.text === p.text : false;
+    return this.list(p.children, 0, c.children, 0, b, c.endIndex);
+  }
+
+  /** May code child c be passed over before pattern element p? */
+  private skippable(p: PatternNode, c: Node): boolean {
+    if (c.isExtra) return !this.strict.has("comments") || p.kind !== "node";
+    if (c.isNamed) return false;
+    return !this.strict.has("unnamed") || p.kind === "leaf";
+  }
+
+  /** The capture of the run cs[from..to): from its first node to its last, comments included. */
+  private run(cs: Node[], from: number, to: number, at: number): Capture {
+    if (to <= from) return { text: "", start: at, end: at };
+    return lazyCapture(this.source, (cs[from] as Node).startIndex, (cs[to - 1] as Node).endIndex);
+  }
+
+  /** Matches pattern children ps[pi..] against code children cs[ci..] (comments included). */
   private list(ps: PatternNode[], pi: number, cs: Node[], ci: number, b: Bindings, endAt: number): boolean {
-    // Code children after the pattern's last one (an `else` after `if (…) { … }`) are allowed, as in
-    // ast-grep: the pattern's own closing tokens already anchor what must be complete.
     if (pi === ps.length) return true;
     const p = ps[pi] as PatternNode;
-    if (p.kind === "meta" && p.multi) {
-      const at = ci < cs.length ? (cs[ci] as Node).startIndex : endAt;
-      // Last in the pattern: nothing after it anchors the run, so it takes every remaining named
-      // sibling (not trailing tokens such as a `;`).
-      if (pi === ps.length - 1) {
-        let end = cs.length;
-        while (end > ci && !(cs[end - 1] as Node).isNamed) end--;
-        return bind(b, p.name, runCapture(this.source, cs, ci, end, at));
-      }
-      for (let k = ci; k <= cs.length; k++) {
-        const trial = new Map(b);
-        if (!bind(trial, p.name, runCapture(this.source, cs, ci, k, at))) continue;
-        if (this.list(ps, pi + 1, cs, k, trial, endAt)) {
-          copyInto(b, trial);
-          return true;
-        }
-      }
-      return false;
-    }
+    if (ci >= cs.length && this.strict.has("empty-trailing-run")) return false;
+    if (p.kind === "meta" && p.multi) return this.multi(p, ps, pi, cs, ci, b, endAt);
     for (let i = ci; i < cs.length; i++) {
       const c = cs[i] as Node;
       const trial = new Map(b);
-      if (this.node(p, c, trial) && this.list(ps, pi + 1, cs, i + 1, trial, endAt)) {
+      if (!c.isExtra && this.node(p, c, trial) && this.list(ps, pi + 1, cs, i + 1, trial, endAt)) {
         copyInto(b, trial);
         return true;
       }
-      // Only an anonymous token the pattern does not mention may be skipped.
-      if (c.isNamed) return false;
+      if (!this.skippable(p, c)) break;
+    }
+    // A separator right before a `$$$` that matches nothing may be missing (`f($A, $$$)` on `f(a)`).
+    if (isSeparator(p) && isMulti(ps[pi + 1]) && !this.strict.has("empty-trailing-run")) {
+      const trial = new Map(b);
+      if (this.emptyRunAtEnd(ps, pi + 1, cs, ci, trial, endAt)) {
+        copyInto(b, trial);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** `$$$` at ps[mi] matching nothing because the code's list ended (only tokens, such as a closing
+   * `)`, are left), so the separator before it is not needed. */
+  private emptyRunAtEnd(ps: PatternNode[], mi: number, cs: Node[], ci: number, b: Bindings, endAt: number): boolean {
+    if (cs.slice(ci).some((c) => c.isNamed && !c.isExtra)) return false;
+    if (ps.slice(mi + 1).some((q) => q.kind !== "leaf")) return false;
+    const p = ps[mi] as PatternNode & { kind: "meta" };
+    const next = cs.slice(ci).find((c) => !c.isExtra);
+    const at = next ? next.startIndex : endAt;
+    if (!bind(b, p.name, { text: "", start: at, end: at })) return false;
+    return this.list(ps, mi + 1, cs, ci, b, endAt);
+  }
+
+  private multi(p: PatternNode & { kind: "meta" }, ps: PatternNode[], pi: number, cs: Node[], ci: number, b: Bindings, endAt: number): boolean {
+    const at = ci < cs.length ? (cs[ci] as Node).startIndex : endAt;
+    // Last in the pattern: nothing after it anchors the run, so it takes every remaining sibling
+    // but trailing tokens such as a `;`.
+    if (pi === ps.length - 1) {
+      let end = cs.length;
+      while (end > ci && !(cs[end - 1] as Node).isNamed && !(cs[end - 1] as Node).isExtra) end--;
+      return bind(b, p.name, this.run(cs, ci, end, at));
+    }
+    if (this.strict.has("backtracking")) return this.multiFirstFit(p, ps, pi, cs, ci, b, endAt);
+    let onlyComments = true;
+    for (let k = ci; k <= cs.length; k++) {
+      if (k > ci && !(cs[k - 1] as Node).isExtra) onlyComments = false;
+      // A run never ends on a comment that the next element would skip anyway: the comment stays
+      // in the run, so a rewrite keeps it.
+      if (k < cs.length && (cs[k] as Node).isExtra) continue;
+      const trial = new Map(b);
+      if (!bind(trial, p.name, this.run(cs, ci, k, at))) continue;
+      if (this.list(ps, pi + 1, cs, k, trial, endAt) || (onlyComments && this.separatorThenRest(ps, pi + 1, cs, k, trial, endAt))) {
+        copyInto(b, trial);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** An empty run takes the separators after it along: `f($$$A, $B)` matches `f(a)`. */
+  private separatorThenRest(ps: PatternNode[], next: number, cs: Node[], ci: number, b: Bindings, endAt: number): boolean {
+    let q = next;
+    while (q < ps.length && isSeparator(ps[q])) q++;
+    return q > next && this.list(ps, q, cs, ci, b, endAt);
+  }
+
+  /** ast-grep's run: unnamed pattern tokens after it are skipped, and it ends at the first code node
+   * the next element matches (no second try). */
+  private multiFirstFit(p: PatternNode & { kind: "meta" }, ps: PatternNode[], pi: number, cs: Node[], ci: number, b: Bindings, endAt: number): boolean {
+    const at = ci < cs.length ? (cs[ci] as Node).startIndex : endAt;
+    let q = pi + 1;
+    let skipped = 0;
+    while (q < ps.length && (ps[q] as PatternNode).kind === "leaf" && !(ps[q] as PatternNode & { kind: "leaf" }).named) {
+      q++;
+      skipped++;
+    }
+    if (q === ps.length) {
+      let end = cs.length;
+      while (end > ci && skipped > 0 && !(cs[end - 1] as Node).isNamed) {
+        end--;
+        skipped--;
+      }
+      return bind(b, p.name, this.run(cs, ci, end, at));
+    }
+    const next = ps[q] as PatternNode;
+    for (let k = ci; k < cs.length; k++) {
+      const c = cs[k] as Node;
+      if (c.isExtra || !this.node(next, c, new Map(b))) continue;
+      let end = k;
+      for (let s = skipped; s > 0 && end > ci && !(cs[end - 1] as Node).isNamed; s--) end--;
+      const trial = new Map(b);
+      if (!bind(trial, p.name, this.run(cs, ci, end, at))) return false;
+      if (!this.list(ps, q, cs, k, trial, endAt)) return false;
+      copyInto(b, trial);
+      return true;
     }
     return false;
   }
@@ -99,9 +235,21 @@ export class Matcher {
   /** A sequence's last pattern element must land on the run's last sibling (no trailing slack). */
   private consumesAll(roots: PatternNode[], run: Node[]): boolean {
     const lastP = roots[roots.length - 1];
-    if (lastP?.kind === "meta" && lastP.multi) return true;
+    if (isMulti(lastP)) return true;
     const lastC = run[run.length - 1] as Node;
     return this.node(lastP as PatternNode, lastC, new Map()) || !lastC.isNamed;
+  }
+
+  private found(start: Node, end: Node, bindings: Bindings): Match {
+    return {
+      start: start.startIndex,
+      end: end.endIndex,
+      startRow: start.startPosition.row,
+      endRow: end.endPosition.row,
+      startColumn: columnAt(this.source, start.startIndex),
+      endColumn: columnAt(this.source, end.endIndex),
+      bindings,
+    };
   }
 
   /** Does the pattern match at this node (or, for a sequence pattern, starting at it)? */
@@ -110,17 +258,16 @@ export class Matcher {
     const b: Bindings = new Map();
     if (roots.length === 1) {
       if (!this.node(roots[0] as PatternNode, n, b)) return null;
-      return { start: n.startIndex, end: n.endIndex, startRow: n.startPosition.row, endRow: n.endPosition.row, bindings: b };
+      return this.found(n, n, b);
     }
     const parent = n.parent;
     if (!parent) return null;
-    const siblings = kids(parent);
+    const siblings = parent.children.filter((s) => !s.isExtra);
     const idx = siblings.findIndex((s) => s.startIndex === n.startIndex && s.endIndex === n.endIndex && s.type === n.type);
     if (idx < 0) return null;
     // The sequence ends at the shortest run of siblings the pattern consumes (the longest when it
     // ends in a $$$ run, which takes what follows).
-    const lastRoot = roots[roots.length - 1];
-    const greedy = lastRoot?.kind === "meta" && lastRoot.multi;
+    const greedy = isMulti(roots[roots.length - 1]);
     const ends: number[] = [];
     for (let k = idx + 1; k <= siblings.length; k++) ends.push(k);
     if (greedy) ends.reverse();
@@ -128,8 +275,7 @@ export class Matcher {
       const trial: Bindings = new Map();
       const run = siblings.slice(idx, k);
       if (this.list(roots, 0, run, 0, trial, (siblings[k - 1] as Node).endIndex) && this.consumesAll(roots, run)) {
-        const last = siblings[k - 1] as Node;
-        return { start: n.startIndex, end: last.endIndex, startRow: n.startPosition.row, endRow: last.endPosition.row, bindings: trial };
+        return this.found(n, siblings[k - 1] as Node, trial);
       }
     }
     return null;
@@ -139,8 +285,11 @@ export class Matcher {
   findAll(tree: Tree, limit = Infinity): Match[] {
     const out: Match[] = [];
     const candidates = this.pattern.rootType ? tree.rootNode.descendantsOfType(this.pattern.rootType) : allNamed(tree.rootNode);
+    const words = this.pattern.requiredWords.map((w) => occurrences(this.source, w));
     for (const n of candidates) {
       if (!n) continue;
+      // Each of the pattern's words must occur inside a match: a cheap test before the tree walk.
+      if (this.pattern.roots.length === 1 && !words.every((at) => occursWithin(at, n.startIndex, n.endIndex))) continue;
       const m = this.matchAt(n);
       if (m) {
         out.push(m);
@@ -149,6 +298,25 @@ export class Matcher {
     }
     return out;
   }
+}
+
+/** Where a word occurs in the source (whole-word or not), in order. */
+function occurrences(source: string, word: string): number[] {
+  const out: number[] = [];
+  for (let i = source.indexOf(word); i >= 0; i = source.indexOf(word, i + 1)) out.push(i);
+  return out;
+}
+
+/** Is there an occurrence starting in [start, end)? */
+function occursWithin(sorted: number[], start: number, end: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] as number) < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && (sorted[lo] as number) < end;
 }
 
 function copyInto(target: Bindings, from: Bindings): void {

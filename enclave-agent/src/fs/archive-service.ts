@@ -15,7 +15,7 @@ import type {
   ArchiveOutRequest,
   ArchiveServer,
 } from "../../../proto/gen/enclave/agent/v1/archive.js";
-import { AgentError, asAgentError } from "../errors.js";
+import { AgentError } from "../errors.js";
 import { failStream, toServiceError } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 import { ArchiveLimitError, type UnpackReport, unpackTar } from "./archive-unpack.js";

@@ -40,7 +40,10 @@ function headerPath(line: string, prefix: "a/" | "b/"): string | null {
 }
 
 export function parseUnifiedDiff(text: string): FilePatch[] {
-  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  // A carriage return before a line break is content (a CRLF file's lines) unless the whole patch
+  // was carried with CRLF breaks (its hunk headers end in one): then exactly one per line is transport.
+  let lines = text.split("\n");
+  if (lines.some((l) => HUNK_RE.test(l) && l.endsWith("\r"))) lines = lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
   const files: FilePatch[] = [];
   let i = 0;
   while (i < lines.length) {

@@ -64,7 +64,7 @@
       el.removeAttribute("aria-busy");
       syncEnclosureState();
       tick();
-      el.previousElementSibling?.classList.contains("fragment-error") && el.previousElementSibling.remove();
+      if (el.previousElementSibling?.classList.contains("fragment-error")) el.previousElementSibling.remove();
     } catch (err) {
       // Shown as text: the server's message, never markup.
       let note = el.previousElementSibling;

@@ -7,6 +7,7 @@ import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
 import { defineTool, text } from "../tool.js";
+import { readingOf } from "./format-matches.js";
 
 function plural(n: number, one: string): string {
   return `${n} ${one}${n === 1 ? "" : "s"}`;
@@ -49,18 +50,27 @@ export const astEditTool = defineTool({
     const total = r.files.reduce((n, f) => n + f.replacements, 0);
     const agent = ctx.agent;
     const files = r.files;
+    // A rewrite that breaks a file's syntax is staged all the same (the caller may mean to finish it
+    // by hand), but the proposal says so first, with where.
+    const broken = files
+      .filter((f) => f.parseError)
+      .map((f) => `${f.path}:${f.parseError?.line}:${f.parseError?.column}: ${f.parseError?.message}`);
+    const warning = broken.length
+      ? `WARNING: the rewrite leaves ${plural(broken.length, "file")} that no longer parse${broken.length === 1 ? "s" : ""} (each parsed before): ${broken.join("; ")}. Discard it, or apply it only if you will fix that.\n\n`
+      : "";
     const action = store.push({
       label: `ast_edit: \`${args.pattern}\` → \`${args.rewrite}\` (${plural(total, "replacement")} in ${plural(files.length, "file")})`,
       sourceToolName: "ast_edit",
-      details: files.map((f) => f.path).join("\n"),
+      details: [...broken.map((b) => `does not parse after the rewrite: ${b}`), ...files.map((f) => f.path)].join("\n"),
       files: files.map((f) => f.path),
       apply: () => applyStaged(agent, action.id, files),
     });
+    const reading = r.fillers.length ? ` The pattern was read as ${readingOf(r.context, r.fillers)}.` : "";
     let diff = files.map((f) => f.diff).join("");
     if (diff.length > LIMITS.astPreviewChars) diff = `${diff.slice(0, LIMITS.astPreviewChars)}\n[preview cut at ${LIMITS.astPreviewChars} characters; the staged change is complete]\n`;
     return text(
       `(proposed) ${plural(total, "replacement")} in ${plural(files.length, "file")} … call resolve with edit_id "${action.id}" ` +
-        `(action "apply" writes them all, or none if a file changed meanwhile; "discard" drops them). Nothing is written yet.\n\n${diff}`,
+        `(action "apply" writes them all, or none if a file changed meanwhile; "discard" drops them). Nothing is written yet.${reading}\n\n${warning}${diff}`,
     );
   },
 });

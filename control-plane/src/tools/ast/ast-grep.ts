@@ -9,8 +9,10 @@ export const astGrepTool = defineTool({
   tier: "read",
   resource: "ast",
   description:
-    "Structural search: find code by syntax shape, not text. In `pattern`, `$NAME` matches one node, `$$$NAME` a run of sibling nodes (zero or more), `$_` any node without binding; " +
+    "Structural search: find code by syntax shape, not text. In `pattern`, `$NAME` matches one node, `$$$NAME` a run of sibling nodes (zero or more), `$_` or `$_NAME` any node without binding, " +
+    '`"$NAME"` inside a string literal a string (binding its content); ' +
     "a metavariable used twice must match the same text (`if ($X != null) $X.dispose()`). Whitespace and comments are ignored; strings and comments are never matched into. " +
+    "Matches are given as path:line:column. " +
     "Languages: dart, python, javascript, typescript, tsx, rust, c, cpp, go, java, bash, json (inferred from a file's extension).",
   args: z.strictObject({
     pattern: z.string().min(1).describe("code with $METAVARIABLES, e.g. `foo($$$ARGS)`"),

@@ -45,6 +45,9 @@ export interface AstMatch {
   endLine: number;
   text: string;
   bindings: AstBinding[];
+  /** 1-based, in characters (Unicode code points) from the start of the line; end is exclusive. */
+  startColumn: number;
+  endColumn: number;
 }
 
 export interface AstSkipped {
@@ -64,7 +67,14 @@ export interface AstSearchResponse {
   /** True when max_results cut the list. */
   truncated: boolean;
   filesSearched: number;
-  skipped?: AstSkipped | undefined;
+  skipped?:
+    | AstSkipped
+    | undefined;
+  /**
+   * What the compiler supplied so the pattern parses in that context (a `;` after a metavariable, a
+   * metavariable read as a string literal, …); empty when the pattern was read as written.
+   */
+  fillers: string[];
 }
 
 export interface AstRewriteRequest {
@@ -82,6 +92,15 @@ export interface AstFileEdit {
   replacements: number;
   /** Unified diff of the change. */
   diff: string;
+  /** Set when the file parsed without errors before the rewrite and the rewritten content does not. */
+  parseError?: AstParseError | undefined;
+}
+
+export interface AstParseError {
+  /** 1-based line and column (code points) of the first syntax error in the rewritten content. */
+  line: number;
+  column: number;
+  message: string;
 }
 
 export interface AstRewriteResponse {
@@ -89,6 +108,7 @@ export interface AstRewriteResponse {
   context: string;
   files: AstFileEdit[];
   filesSearched: number;
+  fillers: string[];
 }
 
 export interface FileWrite {
@@ -316,7 +336,7 @@ export const AstBinding: MessageFns<AstBinding> = {
 };
 
 function createBaseAstMatch(): AstMatch {
-  return { path: "", startLine: 0, endLine: 0, text: "", bindings: [] };
+  return { path: "", startLine: 0, endLine: 0, text: "", bindings: [], startColumn: 0, endColumn: 0 };
 }
 
 export const AstMatch: MessageFns<AstMatch> = {
@@ -335,6 +355,12 @@ export const AstMatch: MessageFns<AstMatch> = {
     }
     for (const v of message.bindings) {
       AstBinding.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.startColumn !== 0) {
+      writer.uint32(48).int32(message.startColumn);
+    }
+    if (message.endColumn !== 0) {
+      writer.uint32(56).int32(message.endColumn);
     }
     return writer;
   },
@@ -392,6 +418,22 @@ export const AstMatch: MessageFns<AstMatch> = {
             message.bindings.push(AstBinding.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.startColumn = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.endColumn = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -421,6 +463,16 @@ export const AstMatch: MessageFns<AstMatch> = {
       bindings: globalThis.Array.isArray(object?.bindings)
         ? object.bindings.map((e: any) => AstBinding.fromJSON(e))
         : [],
+      startColumn: isSet(object.startColumn)
+        ? globalThis.Number(object.startColumn)
+        : isSet(object.start_column)
+        ? globalThis.Number(object.start_column)
+        : 0,
+      endColumn: isSet(object.endColumn)
+        ? globalThis.Number(object.endColumn)
+        : isSet(object.end_column)
+        ? globalThis.Number(object.end_column)
+        : 0,
     };
   },
 
@@ -441,6 +493,12 @@ export const AstMatch: MessageFns<AstMatch> = {
     if (message.bindings?.length) {
       obj.bindings = message.bindings.map((e) => AstBinding.toJSON(e));
     }
+    if (message.startColumn !== 0) {
+      obj.startColumn = Math.round(message.startColumn);
+    }
+    if (message.endColumn !== 0) {
+      obj.endColumn = Math.round(message.endColumn);
+    }
     return obj;
   },
 
@@ -454,6 +512,8 @@ export const AstMatch: MessageFns<AstMatch> = {
     message.endLine = object.endLine ?? 0;
     message.text = object.text ?? "";
     message.bindings = object.bindings?.map((e) => AstBinding.fromPartial(e)) || [];
+    message.startColumn = object.startColumn ?? 0;
+    message.endColumn = object.endColumn ?? 0;
     return message;
   },
 };
@@ -600,7 +660,15 @@ export const AstSkipped: MessageFns<AstSkipped> = {
 };
 
 function createBaseAstSearchResponse(): AstSearchResponse {
-  return { language: "", context: "", matches: [], truncated: false, filesSearched: 0, skipped: undefined };
+  return {
+    language: "",
+    context: "",
+    matches: [],
+    truncated: false,
+    filesSearched: 0,
+    skipped: undefined,
+    fillers: [],
+  };
 }
 
 export const AstSearchResponse: MessageFns<AstSearchResponse> = {
@@ -622,6 +690,9 @@ export const AstSearchResponse: MessageFns<AstSearchResponse> = {
     }
     if (message.skipped !== undefined) {
       AstSkipped.encode(message.skipped, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.fillers) {
+      writer.uint32(58).string(v!);
     }
     return writer;
   },
@@ -687,6 +758,14 @@ export const AstSearchResponse: MessageFns<AstSearchResponse> = {
             message.skipped = AstSkipped.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.fillers.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -711,6 +790,7 @@ export const AstSearchResponse: MessageFns<AstSearchResponse> = {
         ? globalThis.Number(object.files_searched)
         : 0,
       skipped: isSet(object.skipped) ? AstSkipped.fromJSON(object.skipped) : undefined,
+      fillers: globalThis.Array.isArray(object?.fillers) ? object.fillers.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -734,6 +814,9 @@ export const AstSearchResponse: MessageFns<AstSearchResponse> = {
     if (message.skipped !== undefined) {
       obj.skipped = AstSkipped.toJSON(message.skipped);
     }
+    if (message.fillers?.length) {
+      obj.fillers = message.fillers;
+    }
     return obj;
   },
 
@@ -750,6 +833,7 @@ export const AstSearchResponse: MessageFns<AstSearchResponse> = {
     message.skipped = (object.skipped !== undefined && object.skipped !== null)
       ? AstSkipped.fromPartial(object.skipped)
       : undefined;
+    message.fillers = object.fillers?.map((e) => e) || [];
     return message;
   },
 };
@@ -872,7 +956,7 @@ export const AstRewriteRequest: MessageFns<AstRewriteRequest> = {
 };
 
 function createBaseAstFileEdit(): AstFileEdit {
-  return { path: "", sha256: "", newContent: Buffer.alloc(0), replacements: 0, diff: "" };
+  return { path: "", sha256: "", newContent: Buffer.alloc(0), replacements: 0, diff: "", parseError: undefined };
 }
 
 export const AstFileEdit: MessageFns<AstFileEdit> = {
@@ -891,6 +975,9 @@ export const AstFileEdit: MessageFns<AstFileEdit> = {
     }
     if (message.diff !== "") {
       writer.uint32(42).string(message.diff);
+    }
+    if (message.parseError !== undefined) {
+      AstParseError.encode(message.parseError, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -948,6 +1035,14 @@ export const AstFileEdit: MessageFns<AstFileEdit> = {
             message.diff = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.parseError = AstParseError.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -971,6 +1066,11 @@ export const AstFileEdit: MessageFns<AstFileEdit> = {
         : Buffer.alloc(0),
       replacements: isSet(object.replacements) ? globalThis.Number(object.replacements) : 0,
       diff: isSet(object.diff) ? globalThis.String(object.diff) : "",
+      parseError: isSet(object.parseError)
+        ? AstParseError.fromJSON(object.parseError)
+        : isSet(object.parse_error)
+        ? AstParseError.fromJSON(object.parse_error)
+        : undefined,
     };
   },
 
@@ -991,6 +1091,9 @@ export const AstFileEdit: MessageFns<AstFileEdit> = {
     if (message.diff !== "") {
       obj.diff = message.diff;
     }
+    if (message.parseError !== undefined) {
+      obj.parseError = AstParseError.toJSON(message.parseError);
+    }
     return obj;
   },
 
@@ -1004,12 +1107,116 @@ export const AstFileEdit: MessageFns<AstFileEdit> = {
     message.newContent = object.newContent ?? Buffer.alloc(0);
     message.replacements = object.replacements ?? 0;
     message.diff = object.diff ?? "";
+    message.parseError = (object.parseError !== undefined && object.parseError !== null)
+      ? AstParseError.fromPartial(object.parseError)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAstParseError(): AstParseError {
+  return { line: 0, column: 0, message: "" };
+}
+
+export const AstParseError: MessageFns<AstParseError> = {
+  encode(message: AstParseError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.line !== 0) {
+      writer.uint32(8).int32(message.line);
+    }
+    if (message.column !== 0) {
+      writer.uint32(16).int32(message.column);
+    }
+    if (message.message !== "") {
+      writer.uint32(26).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AstParseError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAstParseError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.line = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.column = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AstParseError {
+    return {
+      line: isSet(object.line) ? globalThis.Number(object.line) : 0,
+      column: isSet(object.column) ? globalThis.Number(object.column) : 0,
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
+  },
+
+  toJSON(message: AstParseError): unknown {
+    const obj: any = {};
+    if (message.line !== 0) {
+      obj.line = Math.round(message.line);
+    }
+    if (message.column !== 0) {
+      obj.column = Math.round(message.column);
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AstParseError>, I>>(base?: I): AstParseError {
+    return AstParseError.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AstParseError>, I>>(object: I): AstParseError {
+    const message = createBaseAstParseError();
+    message.line = object.line ?? 0;
+    message.column = object.column ?? 0;
+    message.message = object.message ?? "";
     return message;
   },
 };
 
 function createBaseAstRewriteResponse(): AstRewriteResponse {
-  return { language: "", context: "", files: [], filesSearched: 0 };
+  return { language: "", context: "", files: [], filesSearched: 0, fillers: [] };
 }
 
 export const AstRewriteResponse: MessageFns<AstRewriteResponse> = {
@@ -1025,6 +1232,9 @@ export const AstRewriteResponse: MessageFns<AstRewriteResponse> = {
     }
     if (message.filesSearched !== 0) {
       writer.uint32(32).int32(message.filesSearched);
+    }
+    for (const v of message.fillers) {
+      writer.uint32(42).string(v!);
     }
     return writer;
   },
@@ -1074,6 +1284,14 @@ export const AstRewriteResponse: MessageFns<AstRewriteResponse> = {
             message.filesSearched = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.fillers.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1096,6 +1314,7 @@ export const AstRewriteResponse: MessageFns<AstRewriteResponse> = {
         : isSet(object.files_searched)
         ? globalThis.Number(object.files_searched)
         : 0,
+      fillers: globalThis.Array.isArray(object?.fillers) ? object.fillers.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -1113,6 +1332,9 @@ export const AstRewriteResponse: MessageFns<AstRewriteResponse> = {
     if (message.filesSearched !== 0) {
       obj.filesSearched = Math.round(message.filesSearched);
     }
+    if (message.fillers?.length) {
+      obj.fillers = message.fillers;
+    }
     return obj;
   },
 
@@ -1125,6 +1347,7 @@ export const AstRewriteResponse: MessageFns<AstRewriteResponse> = {
     message.context = object.context ?? "";
     message.files = object.files?.map((e) => AstFileEdit.fromPartial(e)) || [];
     message.filesSearched = object.filesSearched ?? 0;
+    message.fillers = object.fillers?.map((e) => e) || [];
     return message;
   },
 };

@@ -1,0 +1,29 @@
+// Lint for bugs, not style: typescript-eslint's recommended rules plus the type-aware promise rules
+// (a forgotten await is the bug this codebase is most exposed to, with processes and streams everywhere).
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", ".cache/**", ".enclave/**", "proto/gen/**", "test/artifacts/**", "test/fixtures/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.ts"],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // A handler may read a binding that is assigned once the server is listening.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
+      // Terminal and path sanitizers match control characters on purpose.
+      "no-control-regex": "off",
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      // tsc's noUnusedLocals is off; an underscore marks a parameter kept for its position.
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+    },
+  },
+  { files: ["**/*.js", "**/*.mjs"], languageOptions: { globals: globals.node } },
+  { files: ["control-plane/src/console/assets/**/*.js"], languageOptions: { globals: globals.browser } },
+);

@@ -1,0 +1,37 @@
+// make fidelity: the differential suite in full — every corpus on this machine, every pattern — with
+// Enclave's and ast-grep's figures, each disagreement's class, and the README's table rewritten.
+// `FIDELITY=subset` runs the bounded subset `make test` runs; `ONLY=go,python` some languages; a
+// partial run prints its figures but leaves the README alone.
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { CORPORA, corpus } from "./corpora.js";
+import { type CorpusOutcome, runCorpus, totals } from "./differential.js";
+import { PATTERNS } from "./patterns.js";
+import { readmeSection, textReport, writeReadme } from "./report.js";
+
+async function main(): Promise<void> {
+  const mode = process.env.FIDELITY === "subset" ? "subset" : "full";
+  const only = (process.env.ONLY ?? "").split(",").filter(Boolean);
+  const results: CorpusOutcome[] = [];
+  for (const spec of CORPORA) {
+    if (only.length && !only.includes(spec.language) && !only.includes(spec.id)) continue;
+    const c = corpus(spec, mode);
+    if (!c) {
+      console.error(`fidelity: ${spec.id}: none of ${spec.roots.join(", ")} is on this machine; left out`);
+      continue;
+    }
+    results.push(await runCorpus(c, PATTERNS[c.language] ?? [], { log: (l) => console.error(`fidelity: ${l}`) }));
+  }
+  console.log(textReport(results, process.env.VERBOSE === "1"));
+  if (mode === "full" && !only.length) {
+    const machine = `${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, @ast-grep/cli 0.51.1`;
+    writeReadme(join(repoRoot, "README.md"), readmeSection(results, machine));
+  }
+  if (totals(results.flatMap((r) => r.patterns)).byClass.unknown > 0) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(`fidelity: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exit(1);
+});
