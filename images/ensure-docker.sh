@@ -52,7 +52,12 @@ const [file, path, args] = process.argv.slice(2);
 let config = {};
 if (fs.existsSync(file)) {
   const text = fs.readFileSync(file, "utf8");
-  if (text.trim()) config = JSON.parse(text);
+  try {
+    if (text.trim()) config = JSON.parse(text);
+  } catch (err) {
+    process.stderr.write(`[docker] ${file} is not JSON (${err.message}); fix it, then run \`make docker\` again\n`);
+    process.exit(1);
+  }
 }
 const wanted = { path, runtimeArgs: JSON.parse(args) };
 config.runtimes = config.runtimes ?? {};

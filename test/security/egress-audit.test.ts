@@ -173,6 +173,28 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
     expect(resultText(await listener)).toMatch(/exit code 0/);
   });
 
+  it("sees a listener in a network namespace of its own, where the runtime lets a process make one", async () => {
+    const runId = (await fx.client.openRun("audited", { resources: ["shell"] })).id;
+    const listener = fx.client.callTool(runId, "exec", {
+      command: "unshare -Urn python3 -c \"import socket,time; s=socket.socket(); s.bind(('127.0.0.1', 8767)); s.listen(); time.sleep(12)\"",
+      timeout_seconds: 30,
+    });
+    if (runtime === "runc") {
+      // The engine's seccomp profile refuses an unprivileged user namespace under runc.
+      expect(resultText(await listener)).toMatch(/unshare failed: Operation not permitted/);
+      return;
+    }
+    // gVisor does not apply that profile, so the namespace is made; its listener is in every
+    // process's own tables, which the outside half reads.
+    const during = await eventually(async () => {
+      const r = await fx.client.auditEnclosure("audited");
+      return check(r, "listening sockets").outside.includes("tcp 127.0.0.1:8767") && r;
+    }, "the audit to see the listener in its own network namespace");
+    expect(check(during, "listening sockets").ok).toBe(false);
+    expect(during.passed).toBe(false);
+    expect(resultText(await listener)).toMatch(/exit code 0/);
+  });
+
   it("lists the bridge calls recorded for the conversation", async () => {
     const runId = (await fx.client.openRun("audited", { resources: ["workspace", "kernel"] })).id;
     const cell = await fx.client.callTool(runId, "eval", {

@@ -2,6 +2,7 @@
 // answers, when its call times out everything it started is killed, and the enclosure is usable after.
 // Under every runtime in ENCLAVE_TEST_RUNTIMES (under gVisor the limit is gVisor's own RLIMIT_NPROC).
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
@@ -55,6 +56,7 @@ describe.each(TEST_RUNTIMES)("fork bomb in an enclosure under %s", (runtime) => 
       // Wait (bounded) until the kernel has refused a fork at the limit, then ask the agent while the
       // bomb holds every pid.
       await until(() => readPidsCgroup(cgroup).refused > before.refused, "the pids limit to refuse a fork", 20_000);
+      // The agent answers while the bomb holds every pid.
       const read = await fx.client.callTool(run, "read", { path: "still-here.txt" });
       expect(resultText(read)).toBe("yes\n");
       const ended = await bomb;
@@ -82,7 +84,9 @@ describe.each(TEST_RUNTIMES)("fork bomb in an enclosure under %s", (runtime) => 
     expect(info.HostConfig.Ulimits).toEqual([{ Name: "nproc", Soft: PIDS, Hard: PIDS }]);
     const hostLimit = runscHostTasks(PIDS);
     expect(info.HostConfig.PidsLimit).toBe(hostLimit);
-    const pidsCurrent = `/sys/fs/cgroup/pids/docker/${containerId}/pids.current`;
+    const cgroup = await pidsCgroupDir(containerId);
+    expect(readPidsCgroup(cgroup).max).toBe(hostLimit);
+    const pidsCurrent = join(cgroup, "pids.current");
     const bomb = fx.client.callTool(run, "exec", { command: BOMB, timeout_seconds: 8 }).catch((err: Error) => err);
     let peak = 0;
     for (let i = 0; i < 40; i++) {

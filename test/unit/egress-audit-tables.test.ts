@@ -47,21 +47,14 @@ it("maps ids through a user namespace and checks capability sets against an allo
   expect(capsWithin("not hex", 0x4001fn)).toBe(false);
 });
 
-it("reads gVisor's tables from one head of many files, leaving the reader out", () => {
+it("reads gVisor's tables from one head of many files, every process's network namespace, leaving the reader out", () => {
+  const netDev = ["Inter-|   Receive", " face |bytes", "    lo:       0       0"];
+  const tcpHeader = "  sl  local_address rem_address   st";
   const out = [
     "reader 7 nproc 256",
     "==> /proc/self/mountinfo <==",
     "8 8 0:8 / / ro  - 9p none ro,trans=fd",
     "11 8 0:10 / /tmp rw,noexec  - tmpfs none rw",
-    "",
-    "==> /proc/net/dev <==",
-    "Inter-|   Receive",
-    " face |bytes",
-    "    lo:       0       0",
-    "",
-    "==> /proc/net/tcp <==",
-    "  sl  local_address rem_address   st",
-    "   0: 0100007F:223E 00000000:0000 0A 0",
     "",
     "==> /proc/1/status <==",
     "Name:\tnode",
@@ -74,8 +67,22 @@ it("reads gVisor's tables from one head of many files, leaving the reader out", 
     "Name:\thead",
     "Uid:\t65534\t65534\t65534\t65534",
     "",
+    "==> /proc/1/net/dev <==",
+    ...netDev,
+    "",
+    "==> /proc/7/net/dev <==",
+    ...netDev,
+    "",
+    "==> /proc/1/net/tcp <==",
+    tcpHeader,
+    "",
+    // A process in a network namespace of its own, listening there: seen through its own tables.
+    "==> /proc/7/net/tcp <==",
+    tcpHeader,
+    "   0: 0100007F:223E 00000000:0000 0A 0",
+    "",
   ].join("\n");
-  expect([...splitHeadOutput(out).keys()]).toEqual(["/proc/self/mountinfo", "/proc/net/dev", "/proc/net/tcp", "/proc/1/status", "/proc/7/status"]);
+  expect([...splitHeadOutput(out).keys()]).toEqual(["/proc/self/mountinfo", "/proc/1/status", "/proc/7/status", "/proc/1/net/dev", "/proc/7/net/dev", "/proc/1/net/tcp", "/proc/7/net/tcp"]);
   const view = parseGvisorTables(out, 65534);
   expect(view.nprocHard).toBe(256);
   expect(view.interfaces).toEqual(["lo"]);

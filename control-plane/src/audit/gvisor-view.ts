@@ -2,8 +2,10 @@
 // kernel: the host's /proc shows only the sandbox that runs it. The audit asks that kernel directly:
 // a fresh process the control plane starts through the engine (docker exec) under a user id no
 // enclosure process has, so none can signal, trace or feed it, reads gVisor's own tables — every
-// process's status, the socket tables, the interfaces and routes, the mount table — with one `head`
-// from the image's read-only root. What it prints comes from gVisor's kernel, not from the agent.
+// process's status and its network namespace's socket tables, interfaces and routes, the mount table
+// — with one `head` from the image's read-only root. What it prints comes from gVisor's kernel, not
+// from the agent; with a writable root (an explicit relaxation, which fails the audit on its own) the
+// image's `sh` and `head` are the enclosure's to replace, and this half is no better than the inside.
 import type Docker from "dockerode";
 import { EnclaveError } from "../errors.js";
 import {
@@ -42,10 +44,12 @@ export interface GvisorView {
 
 const READ_TIMEOUT_MS = 15_000;
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
-const TABLES = ["/proc/self/mountinfo", "/proc/net/dev", "/proc/net/route", "/proc/net/ipv6_route", ...SOCKET_TABLES.map((t) => `/proc/net/${t}`)];
+// Every process's own network tables, not only the reader's: gVisor does not apply the engine's
+// seccomp profile, so a process inside may make a user and network namespace of its own there.
+const NET_TABLES = ["dev", "route", "ipv6_route", ...SOCKET_TABLES];
 // `echo $$` names the reader so it is left out of the process list, with the process limit it was
 // started under (gVisor has no /proc/PID/limits); `exec` keeps it one process.
-const SCRIPT = `echo "reader $$ nproc $(ulimit -Hp)"; exec head -n 100000 ${TABLES.join(" ")} /proc/[0-9]*/status`;
+const SCRIPT = `echo "reader $$ nproc $(ulimit -Hp)"; exec head -n 100000 /proc/self/mountinfo /proc/[0-9]*/status ${NET_TABLES.map((t) => `/proc/[0-9]*/net/${t}`).join(" ")}`;
 
 /** A user id for the reader that differs from the enclosure's own. */
 export function readerUid(enclosureUid: number): number {
@@ -102,31 +106,42 @@ export function parseGvisorTables(text: string, uid: number): GvisorView {
   const readerPid = Number(reader?.[1] ?? -1);
   const nproc = reader?.[2] ?? "";
   const files = splitHeadOutput(text);
-  const file = (p: string): string => files.get(p) ?? "";
-  if (!files.has("/proc/net/dev") || !files.has("/proc/self/mountinfo")) throw new Error("the reader printed no tables");
   const processes: GvisorProcess[] = [];
-  for (const [path, status] of files) {
-    const pid = Number(/^\/proc\/(\d+)\/status$/.exec(path)?.[1] ?? NaN);
-    if (!Number.isInteger(pid) || pid === readerPid || !status) continue;
-    processes.push({
-      pid,
-      name: statusField(status, "Name"),
-      uids: statusIds(status, "Uid"),
-      gids: statusIds(status, "Gid"),
-      capEff: statusField(status, "CapEff"),
-      capPrm: statusField(status, "CapPrm"),
-      capBnd: statusField(status, "CapBnd"),
-      seccomp: Number(statusField(status, "Seccomp") || 0),
-    });
+  /** Per process and table: /proc/PID/net/TABLE. */
+  const net = new Map<string, Map<number, string>>();
+  for (const [path, content] of files) {
+    const status = /^\/proc\/(\d+)\/status$/.exec(path);
+    if (status && Number(status[1]) !== readerPid && content) {
+      processes.push({
+        pid: Number(status[1]),
+        name: statusField(content, "Name"),
+        uids: statusIds(content, "Uid"),
+        gids: statusIds(content, "Gid"),
+        capEff: statusField(content, "CapEff"),
+        capPrm: statusField(content, "CapPrm"),
+        capBnd: statusField(content, "CapBnd"),
+        seccomp: Number(statusField(content, "Seccomp") || 0),
+      });
+    }
+    const table = /^\/proc\/(\d+)\/net\/(\w+)$/.exec(path);
+    if (table) {
+      const byPid = net.get(table[2] ?? "") ?? new Map<number, string>();
+      byPid.set(Number(table[1]), content);
+      net.set(table[2] ?? "", byPid);
+    }
   }
+  if (!files.has("/proc/self/mountinfo") || !net.get("dev")?.size) throw new Error("the reader printed no tables");
+  /** The union over every process's namespace, each entry once. */
+  const union = (each: (pid: number) => string[]): string[] => [...new Set([...(net.get("dev")?.keys() ?? [])].flatMap(each))];
+  const of = (table: string, pid: number): string => net.get(table)?.get(pid) ?? "";
   return {
     readerUid: uid,
     nprocHard: nproc === "unlimited" ? -1 : /^\d+$/.test(nproc) ? Number(nproc) : -2,
     processes,
-    interfaces: interfacesIn(file("/proc/net/dev")),
-    routes: routesIn(file("/proc/net/route"), file("/proc/net/ipv6_route")),
-    listening: SOCKET_TABLES.flatMap((t) => listeningIn(t, file(`/proc/net/${t}`))),
-    mounts: parseMountinfo(file("/proc/self/mountinfo")),
+    interfaces: union((pid) => interfacesIn(of("dev", pid))),
+    routes: union((pid) => routesIn(of("route", pid), of("ipv6_route", pid))),
+    listening: union((pid) => SOCKET_TABLES.flatMap((t) => listeningIn(t, of(t, pid)))),
+    mounts: parseMountinfo(files.get("/proc/self/mountinfo") ?? ""),
   };
 }
 
