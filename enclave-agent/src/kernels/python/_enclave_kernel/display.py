@@ -2,6 +2,7 @@
 and matplotlib figures as PNG images."""
 import base64
 import io
+import json
 import pprint
 import sys
 
@@ -9,9 +10,11 @@ import sys
 _REPR_METHODS = (
     ("_repr_html_", "text/html"),
     ("_repr_markdown_", "text/markdown"),
+    ("_repr_svg_", "image/svg+xml"),
     ("_repr_png_", "image/png"),
     ("_repr_jpeg_", "image/jpeg"),
-    ("_repr_svg_", "image/svg+xml"),
+    ("_repr_latex_", "text/latex"),
+    ("_repr_json_", "application/json"),
 )
 _BINARY = ("image/png", "image/jpeg")
 
@@ -37,9 +40,55 @@ def _is_figure(obj):
     return fig_mod is not None and isinstance(obj, fig_mod.Figure)
 
 
+class _PrettyPrinter:
+    """Enough of IPython's pretty printer for an object's _repr_pretty_(p, cycle) to write its text."""
+
+    def __init__(self):
+        self.parts = []
+
+    def text(self, s):
+        self.parts.append(str(s))
+
+    def breakable(self, sep=" "):
+        self.parts.append(sep)
+
+    def pretty(self, obj):
+        self.parts.append(plain(obj))
+
+    def begin_group(self, indent=0, open=""):
+        self.parts.append(open)
+
+    def end_group(self, dedent=0, close=""):
+        self.parts.append(close)
+
+    def group(self, indent=0, open="", close=""):
+        import contextlib
+
+        @contextlib.contextmanager
+        def grouped():
+            self.begin_group(indent, open)
+            yield
+            self.end_group(indent, close)
+
+        return grouped()
+
+    def indent(self, indent):
+        import contextlib
+
+        return contextlib.nullcontext()
+
+
 def plain(obj):
     if isinstance(obj, str):
         return repr(obj)
+    fn = _method(obj, "_repr_pretty_")
+    if fn is not None:
+        try:
+            printer = _PrettyPrinter()
+            fn(printer, False)
+            return "".join(printer.parts)
+        except Exception:
+            pass
     try:
         if type(obj) in (dict, list, tuple, set, frozenset):
             return pprint.pformat(obj, width=100, sort_dicts=False)
@@ -58,6 +107,12 @@ def _add(bundle, mime, value):
             return
         bundle[mime] = bytes(value)
     else:
+        if mime == "application/json" or mime.endswith("+json"):
+            # JSON data comes as the object itself, as a notebook's display message carries it.
+            try:
+                value = json.dumps(value, indent=2, ensure_ascii=False, default=str)
+            except (TypeError, ValueError):
+                return
         if isinstance(value, (bytes, bytearray)):
             value = bytes(value).decode("utf-8", "replace")
         if not isinstance(value, str):
@@ -160,6 +215,10 @@ class Display:
         self.channel = channel
 
     def send(self, obj, echo=False):
+        if not isinstance(obj, RawBundle) and _method(obj, "_ipython_display_") is not None:
+            # The object displays itself (through display() or publish_display_data()).
+            obj._ipython_display_()
+            return
         bundle = obj if isinstance(obj, RawBundle) else mime_bundle(obj)
         items = []
         for mime, value in bundle.items():
@@ -169,13 +228,29 @@ class Display:
                 items.append({"mime": mime, "text": value})
         self.channel.send({"t": "display", "echo": echo, "items": items})
 
-    def display(self, *objs, raw=False, **_ignored):
-        """Shows each object now, in order with printed output, as a notebook's display() does."""
+    def display(self, *objs, raw=False, display_id=None, **_ignored):
+        """Shows each object now, in order with printed output, as a notebook's display() does.
+        With display_id, returns a handle whose update() shows the new value (after the old one:
+        a transcript is not redrawn)."""
         for obj in objs:
             if raw and isinstance(obj, dict):
-                self.send(RawBundle(obj))
+                self.send(RawBundle(_raw(obj)))
             else:
                 self.send(obj)
+        if display_id:
+            return DisplayHandle(self, None if display_id is True else display_id)
+        return None
+
+    def publish(self, data, metadata=None, *args, **kwargs):
+        """IPython's publish_display_data: a bundle given as is."""
+        if isinstance(data, dict):
+            self.send(RawBundle(_raw(data)))
+
+    def update_display(self, obj, *, display_id=None, **kwargs):
+        self.display(obj, **kwargs)
+
+    def clear_output(self, wait=False):
+        """A transcript is not redrawn: what was shown stays."""
 
     def flush_figures(self):
         """Every figure pyplot holds open comes back as a PNG, then is closed."""
@@ -193,3 +268,31 @@ class Display:
 
 class RawBundle(dict):
     """A mime bundle given as is."""
+
+
+def _raw(data):
+    bundle = {}
+    for mime, value in data.items():
+        _add(bundle, mime, value)
+    if not bundle and data:
+        bundle["text/plain"] = plain(data)
+    return bundle
+
+
+class DisplayHandle:
+    """What display(obj, display_id=True) returns, as in IPython."""
+
+    def __init__(self, display, display_id=None):
+        import os
+
+        self._display = display
+        self.display_id = display_id or os.urandom(16).hex()
+
+    def __repr__(self):
+        return "<DisplayHandle display_id=%s>" % self.display_id
+
+    def display(self, obj, **kwargs):
+        self._display.display(obj, **kwargs)
+
+    def update(self, obj, **kwargs):
+        self._display.display(obj, **kwargs)
