@@ -39,6 +39,14 @@ describe("CellTranscript", () => {
     t.output("stdout", Buffer.from("after\n"));
     t.display({ echo: true, items: [item("text/plain", "7")] });
     expect(t.parts()).toEqual([{ type: "text", text: "before\n\n| n |\n|---|\n| 1 |\n\n| n |\n|---|\n| 2 |\n\nafter\n7" }]);
+    // With the tables' HTML parts between them, the text parts still join into separate tables.
+    const rich = new CellTranscript();
+    const html = (n: number) => ({ echo: false, items: [item("text/markdown", `| n |\n|---|\n| ${n} |`), item("text/html", "<table/>")] });
+    rich.display(html(1));
+    rich.display(html(2));
+    rich.output("stdout", Buffer.from("after"));
+    const text = rich.parts().map((p) => (p.type === "text" ? p.text : "")).join("");
+    expect(text).toBe("| n |\n|---|\n| 1 |\n\n| n |\n|---|\n| 2 |\n\nafter");
   });
 
   it("shows the JSON of an object whose text is only a placeholder, as a notebook renders it", () => {

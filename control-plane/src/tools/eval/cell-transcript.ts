@@ -67,18 +67,15 @@ export class CellTranscript {
         this.images += 1;
       }
       this.segments.push({ kind: "part", part });
-      this.afterBlock = false;
     }
   }
 
   /** Markdown on lines of its own with a blank line each side, so two tables stay two tables and a
-   * printed line after a table is not read as one of its rows. */
+   * printed line after a table is not read as one of its rows (also when a rich part sits between:
+   * a harness may join the text parts). */
   private block(text: string): void {
-    const last = this.segments[this.segments.length - 1];
-    if (last?.kind === "text" && last.text !== "") {
-      this.afterBlock = false;
-      this.text(last.text.endsWith("\n\n") ? "" : last.text.endsWith("\n") ? "\n" : "\n\n");
-    }
+    const last = [...this.segments].reverse().find((seg) => seg.kind === "text");
+    if (last?.kind === "text" && last.text !== "" && !last.text.endsWith("\n\n")) last.text += last.text.endsWith("\n") ? "\n" : "\n\n";
     this.afterBlock = false;
     this.text(text.endsWith("\n") ? text : `${text}\n`);
     this.afterBlock = true;
