@@ -227,6 +227,51 @@ export function evalCases(place: () => EvalPlace): void {
     expect(resultText(await evalCell(p, { code: "eval('1 +')" }))).toMatch(/^Traceback \(most recent call last\):\n {2}File "<cell \d+>", line 1, in <module>/);
   });
 
+  it("echoes Python values with the text/plain Jupyter shows (IPython's pretty printer), and a coroutine as a value", async () => {
+    const p = place();
+    expect(await evalOk(p, { code: "class Plain:\n    pass\n\nPlain()" })).toMatch(/^<__main__\.Plain at 0x[0-9a-f]+>$/);
+    expect(await evalOk(p, { code: "def greet(name, punctuation='!'):\n    return name\n\ngreet" })).toBe("<function __main__.greet(name, punctuation='!')>");
+    expect(await evalOk(p, { code: "import collections, re\n(int, collections.defaultdict(list), re.compile(r'a+'))" })).toBe("(int, defaultdict(list, {}), re.compile(r'a+', re.UNICODE))");
+    expect(await evalOk(p, { code: "[n * 1000 for n in range(20)]" })).toBe(`[${Array.from({ length: 20 }, (_, n) => n * 1000).join(",\n ")}]`);
+    // A coroutine the last expression makes is its value (only a top-level await is awaited).
+    expect(await evalOk(p, { code: "async def fetch():\n    return 10\n\ncoro = fetch()\ncoro" })).toMatch(/^<coroutine object fetch at 0x[0-9a-f]+>$/);
+    expect(await evalOk(p, { code: "await coro" })).toBe("10");
+  });
+
+  it("shows a failed top-level await with the cell's frames only, not asyncio's", async () => {
+    const p = place();
+    const r = await evalCell(p, { code: "import asyncio\nasync def failing():\n    await asyncio.sleep(0)\n    raise TimeoutError('upstream did not answer')\n\nawait failing()" });
+    expect(resultText(r)).toMatch(/^Traceback \(most recent call last\):\n {2}File "<cell \d+>", line 6, in <module>\n {4}await failing\(\)\n {2}File "<cell \d+>", line 4, in failing\n/);
+    expect(resultText(r)).not.toMatch(/asyncio|base_events/);
+  });
+
+  it("writes a DataFrame's markdown with pandas' own formatting of values, and an empty one as pandas' text", async () => {
+    const p = place();
+    const r = await evalOk(p, {
+      code: "import pandas as pd\npd.DataFrame({'x': [1.5, None, 2.25], 'when': pd.to_datetime(['2024-01-01', None, '2024-03-01'])}, index=pd.Index([10, 200, 3], name='id'))",
+    });
+    expect(r).toBe("| id | x | when |\n|---|---|---|\n| 10 | 1.50 | 2024-01-01 |\n| 200 | NaN | NaT |\n| 3 | 2.25 | 2024-03-01 |");
+    const grouped = await evalOk(p, { code: "pd.DataFrame({'k': ['a', 'a', 'b'], 'j': [1, 2, 1], 'v': [1, 2, 3]}).set_index(['k', 'j'])" });
+    expect(grouped).toBe("| k | j | v |\n|---|---|---|\n| a | 1 | 1 |\n| a | 2 | 2 |\n| b | 1 | 3 |");
+    expect(await evalOk(p, { code: "pd.DataFrame()" })).toBe("Empty DataFrame\nColumns: []\nIndex: []");
+  });
+
+  it("keeps a %%bash script's stdout and stderr in the order it wrote them", async () => {
+    const p = place();
+    expect(await evalOk(p, { code: "%%bash\necho out1\necho err1 >&2\necho out2\necho err2 >&2" })).toBe("out1\nerr1\nout2\nerr2");
+  });
+
+  it("echoes JavaScript values as Node's REPL writes them (80 columns), with none of the runner's own state", async () => {
+    const p = place();
+    const js = (code: string) => evalOk(p, { language: "javascript", code });
+    expect(await js("Object.entries({ London: 'Ada', Arlington: 'Grace', Helsinki: 'Linus' })")).toBe(
+      "[\n  [ 'London', 'Ada' ],\n  [ 'Arlington', 'Grace' ],\n  [ 'Helsinki', 'Linus' ]\n]",
+    );
+    const promise = await js("Promise.resolve(42)");
+    expect(promise).toMatch(/^Promise \{\n {2}42,/);
+    expect(promise).not.toMatch(/kResourceStore|'c\d+'/);
+  });
+
   it("echoes a JavaScript last expression in parentheses, never showing the runner's rewritten source", async () => {
     const p = place();
     const js = (code: string) => evalCell(p, { language: "javascript", code });

@@ -80,9 +80,13 @@ function send(frame: FrameOut): void {
 const BUNDLE = Symbol.for("enclave.mimebundle");
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
+/** The cell-scope store async hooks leave on every promise a cell makes: the runner's, not the user's. */
+const CELL_STORE = /,(\s*)\[Symbol\(kResourceStore\)\]: '[^'\n]*'/g;
+
+/** A value as Node's REPL writes it (80 columns), but nested to depth 4 where the REPL stops at 2. */
 function show(value: unknown, asEcho: boolean): string {
   if (!asEcho && typeof value === "string") return value;
-  return inspect(value, { depth: 4, colors: false, maxArrayLength: 100, maxStringLength: 10_000, breakLength: 100 });
+  return inspect(value, { depth: 4, colors: false, maxArrayLength: 100, maxStringLength: 10_000, breakLength: 80 }).replace(CELL_STORE, "");
 }
 
 function bundleOf(value: unknown, echo: boolean): MimeFrameItem[] {

@@ -24,7 +24,9 @@ def _ends_with_semicolon(code):
 
 def _run(code_obj, ns, loop):
     result = eval(code_obj, ns)
-    if inspect.iscoroutine(result):
+    # Only code with a top-level await compiles to a coroutine to run: a coroutine the cell's last
+    # expression merely makes (`fetch(1)`) is its value, as in Jupyter.
+    if code_obj.co_flags & inspect.CO_COROUTINE:
         result = loop.run_until_complete(result)
     return result
 
@@ -87,7 +89,9 @@ def _trim(te):
     while te is not None and id(te) not in seen:
         seen.add(id(te))
         frames = [f for f in te.stack if not f.filename.startswith(RUNNER_DIR) and f.filename != "<timed>"]
-        te.stack = traceback.StackSummary.from_list(frames)
+        # What ran the cell (asyncio's run_until_complete for a top-level await) sits before its first line.
+        first = next((i for i, f in enumerate(frames) if f.filename.startswith("<cell ")), 0)
+        te.stack = traceback.StackSummary.from_list(frames[first:])
         if te.__cause__ is not None:
             _trim(te.__cause__)
         te = te.__context__

@@ -3,7 +3,6 @@ and matplotlib figures as PNG images."""
 import base64
 import io
 import json
-import pprint
 import sys
 
 # The order a notebook asks an object for its representations.
@@ -40,59 +39,16 @@ def _is_figure(obj):
     return fig_mod is not None and isinstance(obj, fig_mod.Figure)
 
 
-class _PrettyPrinter:
-    """Enough of IPython's pretty printer for an object's _repr_pretty_(p, cycle) to write its text."""
-
-    def __init__(self):
-        self.parts = []
-
-    def text(self, s):
-        self.parts.append(str(s))
-
-    def breakable(self, sep=" "):
-        self.parts.append(sep)
-
-    def pretty(self, obj):
-        self.parts.append(plain(obj))
-
-    def begin_group(self, indent=0, open=""):
-        self.parts.append(open)
-
-    def end_group(self, dedent=0, close=""):
-        self.parts.append(close)
-
-    def group(self, indent=0, open="", close=""):
-        import contextlib
-
-        @contextlib.contextmanager
-        def grouped():
-            self.begin_group(indent, open)
-            yield
-            self.end_group(indent, close)
-
-        return grouped()
-
-    def indent(self, indent):
-        import contextlib
-
-        return contextlib.nullcontext()
-
-
 def plain(obj):
-    if isinstance(obj, str):
-        return repr(obj)
-    fn = _method(obj, "_repr_pretty_")
-    if fn is not None:
-        try:
-            printer = _PrettyPrinter()
-            fn(printer, False)
-            return "".join(printer.parts)
-        except Exception:
-            pass
+    """The text/plain Jupyter shows: IPython's pretty printer (vendored), 79 columns wide."""
+    from . import pretty
+
     try:
-        if type(obj) in (dict, list, tuple, set, frozenset):
-            return pprint.pformat(obj, width=100, sort_dicts=False)
-        return repr(obj)
+        stream = io.StringIO()
+        printer = pretty.RepresentationPrinter(stream, False, 79, "\n", max_seq_length=pretty.MAX_SEQ_LENGTH)
+        printer.pretty(obj)
+        printer.flush()
+        return stream.getvalue()
     except Exception as err:  # a broken __repr__ must not break the cell
         return "<%s object (repr failed: %s: %s)>" % (type(obj).__name__, type(err).__name__, err)
 
@@ -126,7 +82,9 @@ def mime_bundle(obj):
     if _is_figure(obj):
         bundle["image/png"] = figure_png(obj)
     elif _is_dataframe(obj):
-        bundle["text/markdown"] = dataframe_markdown(obj)
+        markdown = dataframe_markdown(obj)
+        if markdown is not None:
+            bundle["text/markdown"] = markdown
     fn = _method(obj, "_repr_mimebundle_")
     if fn is not None:
         try:
@@ -160,7 +118,62 @@ def _cell_text(value):
 
 
 def dataframe_markdown(df):
-    """A markdown table, cut like pandas cuts its own repr (display.max_rows / min_rows / max_columns)."""
+    """A markdown table of what pandas shows: its own formatting of values (display.precision, dates,
+    NaN) and its cut (display.max_rows / min_rows / max_columns), each index level a column. None
+    for an empty frame, whose text says more."""
+    if df.empty:
+        return None
+    try:
+        return _formatted_markdown(df)
+    except Exception:  # a pandas whose formatter moved: the values as str(), cut the same way
+        return _plain_markdown(df)
+
+
+def _table(header, rows, footer):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    text = "\n".join(lines)
+    return text + "\n\n" + footer if footer else text
+
+
+def _label(value):
+    if isinstance(value, tuple):
+        return _cell_text(" / ".join(map(str, value)))
+    return _cell_text(value)
+
+
+def _formatted_markdown(df):
+    import pandas as pd
+    from pandas.io.formats.format import DataFrameFormatter
+
+    fmt = DataFrameFormatter(
+        df,
+        max_rows=pd.get_option("display.max_rows"),
+        min_rows=pd.get_option("display.min_rows"),
+        max_cols=pd.get_option("display.max_columns"),
+        show_dimensions=pd.get_option("display.show_dimensions"),
+    )
+    frame = fmt.tr_frame
+    columns = [[_cell_text(v.strip()) for v in fmt.format_col(i)] for i in range(len(frame.columns))]
+    labels = [_label(c) for c in frame.columns]
+    if fmt.is_truncated_horizontally:
+        at = fmt.tr_col_num
+        columns.insert(at, ["…"] * len(frame))
+        labels.insert(at, "…")
+    index = frame.index
+    if index.nlevels > 1:
+        levels = [[_cell_text(v.strip()) for v in index.get_level_values(i).format()] for i in range(index.nlevels)]
+    else:
+        levels = [[_cell_text(v.strip()) for v in index.format()]]
+    names = [_cell_text(n if n is not None else "") for n in index.names]
+    rows = [[lv[r] for lv in levels] + [col[r] for col in columns] for r in range(len(frame))]
+    if fmt.is_truncated_vertically:
+        rows.insert(fmt.tr_row_num, ["…"] * (len(levels) + len(columns)))
+    footer = "[%d rows x %d columns]" % df.shape if (fmt.is_truncated_horizontally or fmt.is_truncated_vertically) else ""
+    return _table(names + labels, rows, footer)
+
+
+def _plain_markdown(df):
     import pandas as pd
 
     max_rows = pd.get_option("display.max_rows") or len(df)
@@ -179,27 +192,15 @@ def dataframe_markdown(df):
         shown_cols = list(range(half)) + [None] + list(range(cols - half, cols))
     else:
         shown_cols = list(range(cols))
-
-    def label(value):
-        if isinstance(value, tuple):
-            return _cell_text(" / ".join(map(str, value)))
-        return _cell_text(value)
-
     index_name = ", ".join(str(n) for n in df.index.names if n is not None)
-    header = [_cell_text(index_name)] + ["…" if c is None else label(df.columns[c]) for c in shown_cols]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    header = [_cell_text(index_name)] + ["…" if c is None else _label(df.columns[c]) for c in shown_cols]
+    body = []
     for r in shown_rows:
         if r is None:
-            lines.append("| " + " | ".join(["…"] * len(header)) + " |")
+            body.append(["…"] * len(header))
             continue
-        cells = [label(df.index[r])]
-        for c in shown_cols:
-            cells.append("…" if c is None else _cell_text(df.iat[r, c]))
-        lines.append("| " + " | ".join(cells) + " |")
-    text = "\n".join(lines)
-    if row_cut or col_cut:
-        text += "\n\n[%d rows x %d columns]" % (rows, cols)
-    return text
+        body.append([_label(df.index[r])] + ["…" if c is None else _cell_text(df.iat[r, c]) for c in shown_cols])
+    return _table(header, body, "[%d rows x %d columns]" % (rows, cols) if row_cut or col_cut else "")
 
 
 def figure_png(fig):

@@ -168,7 +168,8 @@ class IPythonIdioms:
 def _script(argv, body):
     import subprocess
 
-    code, _ = shell.run(argv, merge_stderr=False, stdin_text=body)
+    # One pipe for both streams: the script's output keeps the order it was written in.
+    code, _ = shell.run(argv, merge_stderr=True, stdin_text=body)
     if code != 0:
         raise subprocess.CalledProcessError(code, " ".join(argv))
 
