@@ -42,6 +42,13 @@ test: images host-tools chromium
 bench: images host-tools
 	node dist/test/bench/run-all.js
 
+# The differential suites beside the reference tools, over their whole corpora (`make test` runs a
+# bounded subset of each). eval: Enclave's kernels beside Jupyter and Node's REPL.
+.PHONY: fidelity fidelity-eval
+fidelity: fidelity-eval
+fidelity-eval: build host-kernels
+	node dist/test/fidelity/eval-fidelity.js
+
 clean:
 	rm -rf dist
 
