@@ -70,3 +70,10 @@ Symbol("tag")
 
 // %%
 NaN === NaN, Object.is(NaN, NaN)
+
+// %%
+let last = 0;
+for (const x of [1, 2, 3]) { last = x * 10; }
+
+// %%
+if (last > 10) { "big"; } else { "small"; }
