@@ -6,8 +6,9 @@
 // or printed one's, and one thrown by work a cell left running.
 import type { CellPositions } from "./rewrite-cell.js";
 
-/** How many past cells keep their position maps (a frame in an older cell keeps its raw position). */
-const REMEMBERED_CELLS = 5000;
+/** How much of the past cells' position maps is kept (numbers in them); the oldest go first, and a
+ * frame in a forgotten cell keeps its raw position. */
+const REMEMBERED_NUMBERS = 4_000_000;
 
 const CELL_POSITION = /<cell (\d+)>:(\d+):(\d+)/g;
 const FRAME = /^\s+at /;
@@ -16,17 +17,27 @@ const PLUMBING = /[( ](node:vm|node:internal\/vm|node:internal\/process\/task_qu
 
 export class CellStacks {
   private readonly cells = new Map<string, CellPositions>();
+  private remembered = 0;
 
   /** runnerFiles: locations (URLs or paths) of the runner's own code, whose frames are never shown. */
   constructor(private readonly runnerFiles: string[]) {}
 
   remember(cellName: string, positions: CellPositions): void {
-    this.cells.delete(cellName);
+    this.forget(cellName);
     this.cells.set(cellName, positions);
-    if (this.cells.size > REMEMBERED_CELLS) {
+    this.remembered += positions.size;
+    while (this.remembered > REMEMBERED_NUMBERS && this.cells.size > 1) {
       const oldest = this.cells.keys().next().value;
-      if (oldest !== undefined) this.cells.delete(oldest);
+      if (oldest === undefined) break;
+      this.forget(oldest);
     }
+  }
+
+  private forget(cellName: string): void {
+    const known = this.cells.get(cellName);
+    if (!known) return;
+    this.remembered -= known.size;
+    this.cells.delete(cellName);
   }
 
   /** One frame line with its cell positions mapped; undefined when it points into the runner's wrapper. */

@@ -189,14 +189,21 @@ function lineStarts(text: string): number[] {
 export class CellPositions {
   private readonly genLines: number[];
   private readonly cellLines: number[];
+  private readonly codeLength: number;
 
   constructor(
     private readonly spans: Span[],
     generated: string,
-    private readonly code: string,
+    code: string,
   ) {
     this.genLines = lineStarts(generated);
     this.cellLines = lineStarts(code);
+    this.codeLength = code.length;
+  }
+
+  /** How many numbers this map holds (what remembering it costs). */
+  get size(): number {
+    return this.genLines.length + this.cellLines.length + this.spans.length * 4;
   }
 
   /** Where a rewritten position is in the cell; undefined for the runner's own wrapper. */
@@ -207,7 +214,7 @@ export class CellPositions {
     const span = this.spans.find((s) => offset >= s.gen && offset < s.gen + s.len);
     if (!span || (span.gen === 0 && !span.copied)) return undefined;
     const orig = span.copied ? span.orig + (offset - span.gen) : span.orig;
-    if (orig >= this.code.length && !span.copied) return undefined;
+    if (orig >= this.codeLength && !span.copied) return undefined;
     let line = 0;
     while (line + 1 < this.cellLines.length && (this.cellLines[line + 1] as number) <= orig) line += 1;
     return { line: line + 1, column: orig - (this.cellLines[line] as number) + 1 };

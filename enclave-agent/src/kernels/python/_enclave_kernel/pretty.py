@@ -1,6 +1,6 @@
 # Vendored from IPython 8.5 (IPython/lib/pretty.py), so that the kernel's text/plain of an object is
 # the one Jupyter shows, with or without IPython installed. Changed only where it imported IPython
-# (`undoc`, `PYPY`, defined below instead). IPython's license:
+# (`undoc`, `PYPY`, defined here instead). IPython's license:
 #
 # Copyright (c) 2008-Present, IPython Development Team
 # Copyright (c) 2001-2007, Fernando Perez <fernando.perez@colorado.edu>
@@ -134,14 +134,11 @@ from inspect import signature
 from io import StringIO
 from warnings import warn
 
-import platform
-
-
 def undoc(func):
     return func
 
 
-PYPY = platform.python_implementation() == "PyPy"
+PYPY = sys.implementation.name == "pypy"
 
 __all__ = ['pretty', 'pprint', 'PrettyPrinter', 'RepresentationPrinter',
     'for_type', 'for_type_by_name', 'RawText', 'RawStringLiteral', 'CallExpression']
