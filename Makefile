@@ -52,10 +52,15 @@ test: check images host-tools chromium
 bench: images host-tools
 	node dist/test/bench/run-all.js
 
-# Structural search beside @ast-grep/cli over the real code on this machine: agreement figures, every
-# disagreement classed, the README's table rewritten (FIDELITY=subset: the part `make test` runs).
-fidelity: build
+# The differential suites beside the reference tools over their whole corpora (`make test` runs a
+# bounded subset of each): structural search beside @ast-grep/cli (agreement figures, every
+# disagreement classed, the README's table rewritten); eval's kernels beside Jupyter and Node's REPL.
+.PHONY: fidelity fidelity-ast fidelity-eval
+fidelity: fidelity-ast fidelity-eval
+fidelity-ast: build
 	node dist/test/fidelity/run.js
+fidelity-eval: build host-kernels
+	node dist/test/fidelity/eval-fidelity.js
 
 clean:
 	rm -rf dist

@@ -155,6 +155,163 @@ export function evalCases(place: () => EvalPlace): void {
     expect(resultText(bad)).not.toMatch(/never runs|SyntaxError|\^/);
   });
 
+  it("renders IPython.display objects as Jupyter does, with the kernel's display in charge", async () => {
+    const p = place();
+    const png = "b'\\x89PNG\\r\\n\\x1a\\n' + bytes(range(24))";
+    const r = await evalCell(p, {
+      code: [
+        "from IPython.display import display, HTML, Markdown, Image, JSON",
+        "display(HTML('<b>bold</b>'))",
+        "display(Markdown('## Title'))",
+        `display(Image(data=${png}))`,
+        "JSON({'a': [1, 2]})",
+      ].join("\n"),
+    });
+    expect(r.isError, resultText(r)).toBe(false);
+    const kinds = r.parts.map((x) => (x.part?.$case === "text" ? `text:${x.part.value.trim()}` : x.part?.$case === "rich" ? `rich:${x.part.value.mimeType}:${x.part.value.text}` : x.part?.$case));
+    expect(kinds).toEqual(["text:<IPython.core.display.HTML object>", "rich:text/html:<b>bold</b>", "text:## Title", "image", 'text:{\n  "a": [\n    1,\n    2\n  ]\n}']);
+    const image = r.parts.find((x) => x.part?.$case === "image");
+    expect(image?.part?.$case === "image" && image.part.value.mimeType).toBe("image/png");
+    // The older import path and the raw display helpers publish through the same display.
+    expect(await evalOk(p, { code: "from IPython.core.display import display_markdown\ndisplay_markdown('*raw*', raw=True)" })).toBe("*raw*");
+  });
+
+  it("elides a wide DataFrame as a notebook does (pandas' notebook display options), in text, markdown and HTML", async () => {
+    const p = place();
+    const r = await evalCell(p, { code: "import pandas as pd\nwide = pd.DataFrame([[r * 30 + c for c in range(30)] for r in range(3)])\nprint(wide)\nwide" });
+    expect(r.isError, resultText(r)).toBe(false);
+    const text = resultText(r);
+    const printed = text.slice(0, text.indexOf("\n|"));
+    expect(printed).toMatch(/^ +0 +1 .* 9 +\.\.\. +20 .* 26 +\\\n/);
+    expect(printed).toMatch(/\[3 rows x 30 columns\]/);
+    const header = text.split("\n").find((l) => l.startsWith("|  |")) ?? "";
+    expect(header.split(" | ").length).toBe(22); // the index, 10 + 10 columns and the elision
+    expect(header).toMatch(/\| 9 \| … \| 20 \|/);
+    const html = r.parts.find((x) => x.part?.$case === "rich");
+    const table = html?.part?.$case === "rich" ? html.part.value.text : "";
+    expect(table.match(/<th>\.\.\.<\/th>/g)).toHaveLength(1);
+    expect(table).toMatch(/3 rows × 30 columns/);
+    expect(await evalOk(p, { code: "(pd.get_option('display.max_columns'), pd.get_option('display.max_rows'), pd.get_option('display.width'))" })).toBe("(20, 60, 80)");
+  });
+
+  it("keeps two adjacent tables apart in markdown, and text after a table off its rows", async () => {
+    const p = place();
+    const r = await evalCell(p, { code: "import pandas as pd\nsmall = pd.DataFrame({'n': [1, 2]})\ndisplay(small)\ndisplay(small)\nprint('after')" });
+    // The text parts as a harness joins them (each table's HTML is a rich part between them).
+    const text = r.parts.map((x) => (x.part?.$case === "text" ? x.part.value : "")).join("");
+    const table = "|  | n |\n|---|---|\n| 0 | 1 |\n| 1 | 2 |";
+    expect(text).toBe(`${table}\n\n${table}\n\nafter`);
+  });
+
+  it("keeps the last expression's echo under %%time, as IPython does", async () => {
+    const p = place();
+    const r = await evalOk(p, { code: "%%time\ntotal = sum(range(10))\ntotal * 2" });
+    expect(r).toMatch(/^CPU times: user .*\nWall time: .*\n90$/);
+    expect(await evalOk(p, { code: "%%time\ntotal * 3;" })).not.toMatch(/\n135$/);
+    const err = await evalCell(p, { code: "%%time\nx = 1\n1 / 0" });
+    expect(resultText(err)).toMatch(/File "<cell \d+>", line 3, in <module>\n    1 \/ 0\n[\s\S]*ZeroDivisionError/);
+    expect(resultText(err)).not.toMatch(/CPU times/);
+  });
+
+  it("reports a SyntaxError or IndentationError at the cell's line, with none of the runner's frames", async () => {
+    const p = place();
+    const open = await evalCell(p, { code: "x = (1,\n" });
+    expect(open.errorCode).toBe("cell_error");
+    expect(resultText(open)).toMatch(/^ {2}File "<cell \d+>", line 1\n {4}x = \(1,\n {8}\^\nSyntaxError: '\(' was never closed$/);
+    const indent = await evalCell(p, { code: "def f():\nreturn 1" });
+    expect(resultText(indent)).toMatch(/^ {2}File "<cell \d+>", line 2\n {4}return 1\n {4}\^+\nIndentationError: expected an indented block after function definition on line 1$/);
+    const outside = await evalCell(p, { code: "print('never')\nreturn 5" });
+    expect(resultText(outside)).toMatch(/^ {2}File "<cell \d+>", line 2\n {4}return 5\n {4}\^+\nSyntaxError: 'return' outside function$/);
+    for (const r of [open, indent, outside]) expect(resultText(r)).not.toMatch(/Traceback|ast\.py|_enclave_kernel/);
+    // A SyntaxError the cell's own code raises while running keeps the cell's frame.
+    expect(resultText(await evalCell(p, { code: "eval('1 +')" }))).toMatch(/^Traceback \(most recent call last\):\n {2}File "<cell \d+>", line 1, in <module>/);
+  });
+
+  it("echoes Python values with the text/plain Jupyter shows (IPython's pretty printer), and a coroutine as a value", async () => {
+    const p = place();
+    expect(await evalOk(p, { code: "class Plain:\n    pass\n\nPlain()" })).toMatch(/^<__main__\.Plain at 0x[0-9a-f]+>$/);
+    expect(await evalOk(p, { code: "def greet(name, punctuation='!'):\n    return name\n\ngreet" })).toBe("<function __main__.greet(name, punctuation='!')>");
+    expect(await evalOk(p, { code: "import collections, re\n(int, collections.defaultdict(list), re.compile(r'a+'))" })).toBe("(int, defaultdict(list, {}), re.compile(r'a+', re.UNICODE))");
+    expect(await evalOk(p, { code: "[n * 1000 for n in range(20)]" })).toBe(`[${Array.from({ length: 20 }, (_, n) => n * 1000).join(",\n ")}]`);
+    // A coroutine the last expression makes is its value (only a top-level await is awaited).
+    expect(await evalOk(p, { code: "async def fetch():\n    return 10\n\ncoro = fetch()\ncoro" })).toMatch(/^<coroutine object fetch at 0x[0-9a-f]+>$/);
+    expect(await evalOk(p, { code: "await coro" })).toBe("10");
+  });
+
+  it("shows a failed top-level await with the cell's frames only, not asyncio's", async () => {
+    const p = place();
+    const r = await evalCell(p, { code: "import asyncio\nasync def failing():\n    await asyncio.sleep(0)\n    raise TimeoutError('upstream did not answer')\n\nawait failing()" });
+    expect(resultText(r)).toMatch(/^Traceback \(most recent call last\):\n {2}File "<cell \d+>", line 6, in <module>\n {4}await failing\(\)\n {2}File "<cell \d+>", line 4, in failing\n/);
+    expect(resultText(r)).not.toMatch(/asyncio|base_events/);
+  });
+
+  it("writes a DataFrame's markdown with pandas' own formatting of values, and an empty one as pandas' text", async () => {
+    const p = place();
+    const r = await evalOk(p, {
+      code: "import pandas as pd\npd.DataFrame({'x': [1.5, None, 2.25], 'when': pd.to_datetime(['2024-01-01', None, '2024-03-01'])}, index=pd.Index([10, 200, 3], name='id'))",
+    });
+    expect(r).toBe("| id | x | when |\n|---|---|---|\n| 10 | 1.50 | 2024-01-01 |\n| 200 | NaN | NaT |\n| 3 | 2.25 | 2024-03-01 |");
+    const grouped = await evalOk(p, { code: "pd.DataFrame({'k': ['a', 'a', 'b'], 'j': [1, 2, 1], 'v': [1, 2, 3]}).set_index(['k', 'j'])" });
+    expect(grouped).toBe("| k | j | v |\n|---|---|---|\n| a | 1 | 1 |\n| a | 2 | 2 |\n| b | 1 | 3 |");
+    expect(await evalOk(p, { code: "pd.DataFrame()" })).toBe("Empty DataFrame\nColumns: []\nIndex: []");
+  });
+
+  it("keeps a %%bash script's stdout and stderr in the order it wrote them", async () => {
+    const p = place();
+    expect(await evalOk(p, { code: "%%bash\necho out1\necho err1 >&2\necho out2\necho err2 >&2" })).toBe("out1\nerr1\nout2\nerr2");
+  });
+
+  it("echoes JavaScript values as Node's REPL writes them (80 columns), with none of the runner's own state", async () => {
+    const p = place();
+    const js = (code: string) => evalOk(p, { language: "javascript", code });
+    expect(await js("Object.entries({ London: 'Ada', Arlington: 'Grace', Helsinki: 'Linus' })")).toBe(
+      "[\n  [ 'London', 'Ada' ],\n  [ 'Arlington', 'Grace' ],\n  [ 'Helsinki', 'Linus' ]\n]",
+    );
+    const promise = await js("Promise.resolve(42)");
+    expect(promise).toMatch(/^Promise \{\n {2}42,/);
+    expect(promise).not.toMatch(/kResourceStore|'c\d+'/);
+  });
+
+  it("echoes a JavaScript last expression in parentheses, never showing the runner's rewritten source", async () => {
+    const p = place();
+    const js = (code: string) => evalCell(p, { language: "javascript", code });
+    for (const [code, shown] of [
+      ["let k = 3;\n({ a: 1 })", "{ a: 1 }"],
+      ["k += 1;\n(k * 2)", "8"],
+      ["({ a: k }) // a comment", "{ a: 4 }"],
+      ["{ b: [1, 2] }", "{ b: [ 1, 2 ] }"],
+    ] as const) {
+      const r = await js(code);
+      expect(r.isError, resultText(r)).toBe(false);
+      expect(resultText(r)).toBe(shown);
+    }
+    const bad = await js("const ok = 1;\nx = )");
+    expect(resultText(bad)).toMatch(/^<cell \d+>:2\nx = \)\n {4}\^\n\nSyntaxError: Unexpected token '\)'$/);
+    expect(resultText(bad)).not.toMatch(/return \{ value|async \(\) =>|globalThis|void \(/);
+  });
+
+  it("keeps JavaScript stack frames of functions defined in earlier cells, at the cell's own line and column", async () => {
+    const p = place();
+    await evalOk(p, { language: "javascript", code: "function thrower() {\n  throw new Error('boom')\n}" });
+    const r = await evalCell(p, { language: "javascript", code: "const before = 1;\nconst result = thrower();" });
+    expect(r.errorCode).toBe("cell_error");
+    const m = /^Error: boom\n {4}at thrower \(<cell (\d+)>:2:9\)\n {4}at <cell (\d+)>:2:16$/.exec(resultText(r));
+    expect(m, resultText(r)).not.toBeNull();
+    expect(Number(m?.[2])).toBe(Number(m?.[1]) + 1);
+    const nested = await evalCell(p, { language: "javascript", code: "async function later() { await null; thrower() }\nawait later()" });
+    expect(resultText(nested)).toMatch(/^Error: boom\n {4}at thrower \(<cell \d+>:2:9\)\n {4}at later \(<cell \d+>:1:38\)\n {4}at async <cell \d+>:2:1$/);
+  });
+
+  it("reports errors from JavaScript work left running with the cell's frames only", async () => {
+    const p = place();
+    await evalOk(p, { language: "javascript", code: "setTimeout(() => { throw new Error('late') }, 10);\nPromise.reject(new Error('nobody'));\n'left running'" });
+    const r = await evalOk(p, { language: "javascript", code: "await new Promise((r) => setTimeout(r, 300));\n'next'" });
+    expect(r).toMatch(/Uncaught exception: Error: late\n {4}at Timeout\._onTimeout \(<cell \d+>:1:26\)\n/);
+    expect(r).toMatch(/Unhandled promise rejection: Error: nobody\n {4}at <cell \d+>:2:16\n/);
+    expect(r).not.toMatch(/node:vm|node:internal|node:async_hooks|js-runner|runInThisContext|sigintHandlersWrap|execute|drain/);
+    expect(r).toMatch(/'next'$/);
+  });
+
   it("runs JavaScript with top-level await, redeclarations, failed declarations that do not poison, and import()", async () => {
     const p = place();
     writeFileSync(join(p.workspace, "helper.mjs"), "export const greet = (n) => `hi ${n}`;\n");

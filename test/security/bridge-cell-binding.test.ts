@@ -66,7 +66,8 @@ function bindingCases(place: () => EvalPlace): void {
         "[g.strip() for g in got]",
       ].join("\n"),
     });
-    expect(own).toBe("['hello from notes', 'hello from notes', 'hello from notes', 'hello from notes']");
+    // Echoed as Jupyter shows it: over 79 columns, one item a line.
+    expect(own).toBe("['hello from notes',\n 'hello from notes',\n 'hello from notes',\n 'hello from notes']");
   });
 
   it("refuses tool() from a JavaScript timer a plan-only cell left running, once a wider cell runs", async () => {

@@ -30,6 +30,31 @@ describe("CellTranscript", () => {
     ]);
   });
 
+  it("sets markdown off with blank lines: two tables stay two, and printed text is not a row", () => {
+    const t = new CellTranscript();
+    const table = (n: number) => ({ echo: false, items: [item("text/plain", "df"), item("text/markdown", `| n |\n|---|\n| ${n} |`)] });
+    t.output("stdout", Buffer.from("before\n"));
+    t.display(table(1));
+    t.display(table(2));
+    t.output("stdout", Buffer.from("after\n"));
+    t.display({ echo: true, items: [item("text/plain", "7")] });
+    expect(t.parts()).toEqual([{ type: "text", text: "before\n\n| n |\n|---|\n| 1 |\n\n| n |\n|---|\n| 2 |\n\nafter\n7" }]);
+    // With the tables' HTML parts between them, the text parts still join into separate tables.
+    const rich = new CellTranscript();
+    const html = (n: number) => ({ echo: false, items: [item("text/markdown", `| n |\n|---|\n| ${n} |`), item("text/html", "<table/>")] });
+    rich.display(html(1));
+    rich.display(html(2));
+    rich.output("stdout", Buffer.from("after"));
+    const text = rich.parts().map((p) => (p.type === "text" ? p.text : "")).join("");
+    expect(text).toBe("| n |\n|---|\n| 1 |\n\n| n |\n|---|\n| 2 |\n\nafter");
+  });
+
+  it("shows the JSON of an object whose text is only a placeholder, as a notebook renders it", () => {
+    const json = renderDisplay({ echo: true, items: [item("text/plain", "<IPython.core.display.JSON object>"), item("application/json", '{\n  "a": 1\n}')] });
+    expect(json.text).toBe('{\n  "a": 1\n}');
+    expect(renderDisplay({ echo: true, items: [item("text/plain", "Result(a=1)"), item("application/json", "{}")] }).text).toBe("Result(a=1)");
+  });
+
   it("cuts the middle of long output with a marker, keeping head and tail", () => {
     const t = new CellTranscript();
     t.output("stdout", Buffer.from(`HEAD${"x".repeat(LIMITS.evalResultTextBytes * 2)}TAIL`));

@@ -68,3 +68,36 @@ describe("rewriteCell", () => {
     expect(() => rewriteCell("export const x = 1")).toThrow(/`export` has no meaning in a cell/);
   });
 });
+
+describe("rewriteCell: echoes and positions as Node's REPL has them", () => {
+  it("echoes a last expression in parentheses, after a statement or alone, and an object literal cell", async () => {
+    expect(await runCells("let k = 3;\n({ a: 1 })", "k += 1;\n(k * 2)", "(k) // trailing comment", "{ a: 1, b: [k] }", "{ let inner = 1 }")).toEqual([
+      { a: 1 },
+      8,
+      4,
+      { a: 1, b: [4] },
+      "(no echo)",
+    ]);
+  });
+
+  it("maps positions in the rewritten source back to the cell's line and column", () => {
+    const code = "const before = 1;\nconst result = thrower(before);\nlet x = 1, y = await f(x);\nresult";
+    const { source, positions } = rewriteCell(code);
+    const at = (needle: string) => {
+      const gen = source.lastIndexOf(needle);
+      const genLine = source.slice(0, gen).split("\n").length;
+      const genCol = gen - source.lastIndexOf("\n", gen - 1);
+      const orig = code.lastIndexOf(needle);
+      const line = code.slice(0, orig).split("\n").length;
+      const column = orig - code.lastIndexOf("\n", orig - 1);
+      return { mapped: positions.toCell({ line: genLine, column: genCol }), expected: { line, column } };
+    };
+    for (const needle of ["thrower(before)", "f(x)", "result", "before = 1", "y = "]) {
+      const { mapped, expected } = at(needle);
+      expect(mapped, needle).toEqual(expected);
+    }
+    // The wrapper's own text is nobody's line in the cell.
+    expect(positions.toCell({ line: 1, column: 2 })).toBeUndefined();
+    expect(positions.toCell({ line: source.split("\n").length, column: 1 })).toBeUndefined();
+  });
+});

@@ -10,8 +10,18 @@ type Segment = { kind: "text"; text: string } | { kind: "part"; part: ContentPar
 
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
+/** The text/plain a notebook gives an object that has no text of its own (`<IPython.core.display.JSON object>`). */
+const PLACEHOLDER = /^<[\w.]+ object>$/;
+
+export interface RenderedDisplay {
+  text: string | undefined;
+  parts: ContentPart[];
+  /** The text is markdown: a block that must not run into the text around it. */
+  markdown?: boolean;
+}
+
 /** The parts one displayed object becomes: an image, or text with its rich form beside it. */
-export function renderDisplay(d: DisplayData): { text: string | undefined; parts: ContentPart[] } {
+export function renderDisplay(d: DisplayData): RenderedDisplay {
   const by = new Map(d.items.map((i) => [i.mimeType, i.data]));
   const str = (mime: string): string | undefined => by.get(mime)?.toString("utf8");
   const image = IMAGE_TYPES.find((m) => by.has(m));
@@ -23,7 +33,10 @@ export function renderDisplay(d: DisplayData): { text: string | undefined; parts
   const richParts: ContentPart[] = [];
   if (html !== undefined) richParts.push({ type: "rich", mimeType: "text/html", text: html });
   if (svg !== undefined) richParts.push({ type: "rich", mimeType: "image/svg+xml", text: svg });
-  const text = markdown ?? plain ?? (richParts.length ? `(${d.items.map((i) => i.mimeType).join(", ")} output)` : "");
+  if (markdown !== undefined) return { text: markdown, parts: richParts, markdown: true };
+  // JSON or LaTeX says more than a placeholder: it is what a notebook renders for such an object.
+  const data = plain === undefined || PLACEHOLDER.test(plain) ? (str("application/json") ?? str("text/latex")) : undefined;
+  const text = data ?? plain ?? (richParts.length ? `(${d.items.map((i) => i.mimeType).join(", ")} output)` : "");
   return { text, parts: richParts };
 }
 
@@ -32,14 +45,19 @@ export class CellTranscript {
   private readonly decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
   private images = 0;
   private droppedImages = 0;
+  /** The last text was a markdown block: what follows starts after a blank line. */
+  private afterBlock = false;
 
   output(stream: "stdout" | "stderr", data: Buffer): void {
     this.text(this.decoders[stream].write(data));
   }
 
   display(d: DisplayData): void {
-    const { text, parts } = renderDisplay(d);
-    if (text !== undefined && text !== "") this.line(text);
+    const { text, parts, markdown } = renderDisplay(d);
+    if (text !== undefined && text !== "") {
+      if (markdown) this.block(text);
+      else this.line(text);
+    }
     for (const part of parts) {
       if (part.type === "image") {
         if (this.images >= LIMITS.evalMaxImages) {
@@ -52,6 +70,17 @@ export class CellTranscript {
     }
   }
 
+  /** Markdown on lines of its own with a blank line each side, so two tables stay two tables and a
+   * printed line after a table is not read as one of its rows (also when a rich part sits between:
+   * a harness may join the text parts). */
+  private block(text: string): void {
+    const last = [...this.segments].reverse().find((seg) => seg.kind === "text");
+    if (last?.kind === "text" && last.text !== "" && !last.text.endsWith("\n\n")) last.text += last.text.endsWith("\n") ? "\n" : "\n\n";
+    this.afterBlock = false;
+    this.text(text.endsWith("\n") ? text : `${text}\n`);
+    this.afterBlock = true;
+  }
+
   /** Text on lines of its own (a displayed value, a note). */
   line(text: string): void {
     const last = this.segments[this.segments.length - 1];
@@ -61,6 +90,10 @@ export class CellTranscript {
 
   text(text: string): void {
     if (!text) return;
+    if (this.afterBlock) {
+      this.afterBlock = false;
+      if (!text.startsWith("\n")) text = `\n${text}`;
+    }
     const last = this.segments[this.segments.length - 1];
     if (last?.kind === "text") last.text += text;
     else this.segments.push({ kind: "text", text });

@@ -141,28 +141,115 @@ function walk(code: string, node: AnyNode, edits: Edit[], inFunction: boolean): 
   }
 }
 
-function apply(code: string, edits: Edit[]): string {
+/** A run of the rewritten source that came from the cell at `orig` (copied text), or was put in for
+ * the cell text starting at `orig` (inserted text: a position inside it means the cell's text there). */
+interface Span {
+  gen: number;
+  orig: number;
+  len: number;
+  copied: boolean;
+}
+
+function apply(code: string, edits: Edit[], prefix: string): { text: string; spans: Span[] } {
   // Insertions at a position go before a replacement starting there; outer before inner.
   const sorted = edits
     .map((e, i) => ({ ...e, i }))
     .sort((a, b) => a.start - b.start || (a.end === a.start ? 0 : 1) - (b.end === b.start ? 0 : 1) || a.i - b.i);
-  let out = "";
+  let out = prefix;
+  const spans: Span[] = [{ gen: 0, orig: 0, len: prefix.length, copied: false }];
+  const put = (text: string, orig: number, copied: boolean): void => {
+    if (!text) return;
+    spans.push({ gen: out.length, orig, len: text.length, copied });
+    out += text;
+  };
   let at = 0;
   for (const e of sorted) {
     if (e.start < at) continue; // overlapping edits never happen for well-formed trees; be safe
-    out += code.slice(at, e.start) + e.text;
+    put(code.slice(at, e.start), at, true);
+    put(e.text, e.start, false);
     at = e.end;
   }
-  return out + code.slice(at);
+  put(code.slice(at), at, true);
+  return { text: out, spans };
+}
+
+/** A position in a stack trace: line and column as V8 prints them (both from 1). */
+export interface StackPosition {
+  line: number;
+  column: number;
+}
+
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** Maps positions in the rewritten source back to the cell's own text. */
+export class CellPositions {
+  private readonly genLines: number[];
+  private readonly cellLines: number[];
+  private readonly codeLength: number;
+
+  constructor(
+    private readonly spans: Span[],
+    generated: string,
+    code: string,
+  ) {
+    this.genLines = lineStarts(generated);
+    this.cellLines = lineStarts(code);
+    this.codeLength = code.length;
+  }
+
+  /** How many numbers this map holds (what remembering it costs). */
+  get size(): number {
+    return this.genLines.length + this.cellLines.length + this.spans.length * 4;
+  }
+
+  /** Where a rewritten position is in the cell; undefined for the runner's own wrapper. */
+  toCell(pos: StackPosition): StackPosition | undefined {
+    const lineStart = this.genLines[pos.line - 1];
+    if (lineStart === undefined) return undefined;
+    const offset = lineStart + pos.column - 1;
+    const span = this.spans.find((s) => offset >= s.gen && offset < s.gen + s.len);
+    if (!span || (span.gen === 0 && !span.copied)) return undefined;
+    const orig = span.copied ? span.orig + (offset - span.gen) : span.orig;
+    if (orig >= this.codeLength && !span.copied) return undefined;
+    let line = 0;
+    while (line + 1 < this.cellLines.length && (this.cellLines[line + 1] as number) <= orig) line += 1;
+    return { line: line + 1, column: orig - (this.cellLines[line] as number) + 1 };
+  }
+
+  static identity(code: string): CellPositions {
+    return new CellPositions([{ gen: 0, orig: 0, len: code.length, copied: true }], code, code);
+  }
 }
 
 export interface RewrittenCell {
   source: string;
   /** Whether the last statement is an expression whose value is echoed. */
   echoes: boolean;
+  /** Where positions in `source` (in stack traces) are in the cell. */
+  positions: CellPositions;
 }
 
-export function rewriteCell(code: string): RewrittenCell {
+/** Node's REPL reads `{ a: 1 }` alone as an object, not a block: so does a cell. */
+function objectLiteral(code: string): string | undefined {
+  const trimmed = code.trim();
+  if (!/^\{/.test(trimmed) || !/\}\s*;?$/.test(trimmed)) return undefined;
+  const body = trimmed.replace(/;\s*$/, "");
+  try {
+    parse(`(${body})`, { ecmaVersion: "latest", allowAwaitOutsideFunction: true });
+  } catch {
+    return undefined;
+  }
+  const start = code.indexOf("{");
+  return `${code.slice(0, start)}(${body})${code.slice(start + body.length)}`;
+}
+
+export function rewriteCell(cellCode: string): RewrittenCell {
+  // Parenthesised, an object cell's positions move by one column: nothing in it can throw but a getter.
+  const code = objectLiteral(cellCode) ?? cellCode;
   const program = parseCell(code);
   const body = program.body as AnyNode[];
   const edits: Edit[] = [];
@@ -197,9 +284,10 @@ export function rewriteCell(code: string): RewrittenCell {
         throw new CellSyntaxError("`export` has no meaning in a cell: everything a cell declares is already visible to the next one", 1, 0);
       case "ExpressionStatement":
         if (isLast) {
-          const expr = stmt.expression as AnyNode;
-          edits.push({ start: expr.start, end: expr.start, text: "return { value: (" });
-          edits.push({ start: expr.end, end: expr.end, text: ") };" });
+          // The statement's own range: the expression's leaves out parentheses around it, `({ a: 1 })`.
+          const semicolon = code[stmt.end - 1] === ";";
+          edits.push({ start: stmt.start, end: stmt.start, text: "return { value: (" });
+          edits.push({ start: semicolon ? stmt.end - 1 : stmt.end, end: semicolon ? stmt.end - 1 : stmt.end, text: semicolon ? ") }" : ") };" });
           echoes = true;
         }
         walk(code, stmt, edits, false);
@@ -208,5 +296,7 @@ export function rewriteCell(code: string): RewrittenCell {
         walk(code, stmt, edits, false);
     }
   });
-  return { source: `(async () => {${hoisted.join(" ")} ${apply(code, edits)}\n})()`, echoes };
+  const { text, spans } = apply(code, edits, `(async () => {${hoisted.join(" ")} `);
+  const source = `${text}\n})()`;
+  return { source, echoes, positions: new CellPositions(spans, source, code) };
 }

@@ -6,11 +6,13 @@ import { writeFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Socket } from "node:net";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { inspect } from "node:util";
 import vm from "node:vm";
 import type { AgentFrame, KernelFrame, MimeFrameItem } from "../kernel-frames.js";
+import { CellStacks } from "./cell-stack.js";
 import { importFromCell } from "./module-loader.js";
-import { CellSyntaxError, IMPORT_FN, rewriteCell } from "./rewrite-cell.js";
+import { CellPositions, CellSyntaxError, IMPORT_FN, rewriteCell } from "./rewrite-cell.js";
 
 type FrameOut = KernelFrame extends infer F ? (F extends { seq: number } ? Omit<F, "seq"> : never) : never;
 
@@ -78,9 +80,13 @@ function send(frame: FrameOut): void {
 const BUNDLE = Symbol.for("enclave.mimebundle");
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
+/** The cell-scope store async hooks leave on every promise a cell makes: the runner's, not the user's. */
+const CELL_STORE = /,(\s*)\[Symbol\(kResourceStore\)\]: '[^'\n]*'/g;
+
+/** A value as Node's REPL writes it (80 columns), but nested to depth 4 where the REPL stops at 2. */
 function show(value: unknown, asEcho: boolean): string {
   if (!asEcho && typeof value === "string") return value;
-  return inspect(value, { depth: 4, colors: false, maxArrayLength: 100, maxStringLength: 10_000, breakLength: 100 });
+  return inspect(value, { depth: 4, colors: false, maxArrayLength: 100, maxStringLength: 10_000, breakLength: 80 }).replace(CELL_STORE, "");
 }
 
 function bundleOf(value: unknown, echo: boolean): MimeFrameItem[] {
@@ -161,45 +167,43 @@ interface ActiveCell {
 }
 let active: ActiveCell | undefined;
 
-/** A stack with only the cell's own frames, at the cell's own line numbers (columns are left out:
- * rewritten declarations move them). */
-function cellStack(stack: string, cell: ActiveCell, code: string): string {
+const stacks = new CellStacks([import.meta.url, fileURLToPath(import.meta.url)]);
+stacks.install();
+
+/** An error as Node's REPL shows it: its stack (the user's frames only), own properties, cause. */
+function shownError(err: unknown): string {
+  return inspect(err, { depth: 2, colors: false, breakLength: 80 });
+}
+
+/** V8's own words for a cell that does not parse, pointing at the cell's line (acorn's when V8 has
+ * none: code it only refuses for a top-level await, which a cell may use). */
+function syntaxError(code: string, name: string, parsed: CellSyntaxError): { message: string; traceback: string } {
+  const attempts = [() => new vm.Script(code, { filename: name })];
+  if (/\bawait\b/.test(code)) attempts.push(() => new vm.Script(`(async () => {\n${code}\n})`, { filename: name, lineOffset: -1 }));
   const lineCount = code.split("\n").length;
-  const at = new RegExp(`${cell.name.replace(/[<>]/g, "\\$&")}:(\\d+):\\d+`, "g");
-  const out: string[] = [];
-  for (const line of stack.split("\n")) {
-    if (!/^\s+at /.test(line)) {
-      out.push(line);
-      continue;
+  for (const attempt of attempts) {
+    try {
+      attempt();
+    } catch (err) {
+      if (!(err instanceof SyntaxError) || /await is only valid/.test(err.message)) continue;
+      const head = (err.stack ?? "").split(/\n\s+at /)[0] ?? "";
+      const at = new RegExp(`^${name.replace(/[<>]/g, "\\$&")}:(\\d+)\n`).exec(head);
+      if (!at || Number(at[1]) > lineCount) continue;
+      return { message: err.message, traceback: `${head.trimEnd()}\n` };
     }
-    if (!line.includes(cell.name)) continue;
-    let beyond = false;
-    const fixed = line.replace(at, (_m, l: string) => {
-      if (Number(l) > lineCount) beyond = true;
-      return `${cell.name}:${l}`;
-    });
-    if (!beyond) out.push(fixed);
   }
-  return out.join("\n");
+  const message = parsed.message.replace(/ \(\d+:\d+\)$/, "");
+  const line = code.split("\n")[parsed.line - 1] ?? "";
+  return { message, traceback: `${name}:${parsed.line}\n${line}\n${" ".repeat(parsed.column)}^\n\nSyntaxError: ${message}\n` };
 }
 
 function errorFrame(cell: ActiveCell, err: unknown, code: string): FrameOut {
   if (err instanceof CellSyntaxError) {
-    const line = code.split("\n")[err.line - 1] ?? "";
-    return {
-      t: "done",
-      id: cell.id,
-      status: "error",
-      ename: "SyntaxError",
-      evalue: err.message,
-      traceback: `${cell.name}:${err.line}\n${line}\n${" ".repeat(err.column)}^\n\nSyntaxError: ${err.message}\n`,
-    };
+    const { message, traceback } = syntaxError(code, cell.name, err);
+    return { t: "done", id: cell.id, status: "error", ename: "SyntaxError", evalue: message, traceback };
   }
-  if (err instanceof Error) {
-    const stack = cellStack(err.stack ?? `${err.name}: ${err.message}`, cell, code);
-    return { t: "done", id: cell.id, status: "error", ename: err.name, evalue: err.message, traceback: `${stack}\n` };
-  }
-  const shown = inspect(err, { depth: 3 });
+  const shown = shownError(err);
+  if (err instanceof Error) return { t: "done", id: cell.id, status: "error", ename: err.name, evalue: err.message, traceback: `${shown}\n` };
   return { t: "done", id: cell.id, status: "error", ename: "Uncaught", evalue: shown, traceback: `Uncaught ${shown}\n` };
 }
 
@@ -222,13 +226,33 @@ async function runCell(frame: Extract<AgentFrame, { t: "execute" }>): Promise<vo
   await Promise.race([execute(cell, frame), ended]);
 }
 
+/** The cell compiled: rewritten, or as written when V8 refuses the rewriting (as Node's REPL runs it). */
+function compile(cell: ActiveCell, code: string): { script: vm.Script; echoes: boolean; completion: boolean } {
+  const { source, echoes, positions } = rewriteCell(code);
+  try {
+    const script = new vm.Script(source, { filename: cell.name });
+    stacks.remember(cell.name, positions);
+    return { script, echoes, completion: false };
+  } catch {
+    // The rewritten source must never reach the user: its errors are not theirs.
+    const script = new vm.Script(code, { filename: cell.name });
+    stacks.remember(cell.name, CellPositions.identity(code));
+    return { script, echoes: true, completion: true };
+  }
+}
+
 async function execute(cell: ActiveCell, frame: Extract<AgentFrame, { t: "execute" }>): Promise<void> {
   try {
-    const { source, echoes } = rewriteCell(frame.code);
-    const script = new vm.Script(source, { filename: cell.name });
-    const result = (await cellScope.run(cell.id, () => script.runInThisContext({ breakOnSigint: true, displayErrors: false }))) as
-      | { value: unknown }
-      | undefined;
+    let compiled: ReturnType<typeof compile>;
+    try {
+      compiled = compile(cell, frame.code);
+    } catch (err) {
+      if (err instanceof SyntaxError && !(err instanceof CellSyntaxError)) throw new CellSyntaxError(err.message, 1, 0);
+      throw err;
+    }
+    const { script, echoes, completion } = compiled;
+    const ran = await cellScope.run(cell.id, () => script.runInThisContext({ breakOnSigint: true, displayErrors: false }));
+    const result = completion ? { value: ran } : (ran as { value: unknown } | undefined);
     if (cell.settled) return;
     if (echoes && result && result.value !== undefined) send({ t: "display", echo: true, items: bundleOf(result.value, true) });
     finish(cell, { t: "done", id: cell.id, status: "ok", ename: "", evalue: "", traceback: "" });
@@ -240,8 +264,7 @@ async function execute(cell: ActiveCell, frame: Extract<AgentFrame, { t: "execut
 // Work a cell left behind (a timer, a promise nobody awaited) must not bring the kernel down.
 function background(kind: string) {
   return (err: unknown): void => {
-    const shown = err instanceof Error ? (err.stack ?? String(err)) : inspect(err);
-    process.stderr.write(`${kind}: ${shown}\n`);
+    process.stderr.write(`${kind}: ${shownError(err)}\n`);
   };
 }
 process.on("uncaughtException", background("Uncaught exception"));

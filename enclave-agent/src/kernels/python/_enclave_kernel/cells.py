@@ -24,7 +24,9 @@ def _ends_with_semicolon(code):
 
 def _run(code_obj, ns, loop):
     result = eval(code_obj, ns)
-    if inspect.iscoroutine(result):
+    # Only code with a top-level await compiles to a coroutine to run: a coroutine the cell's last
+    # expression merely makes (`fetch(1)`) is its value, as in Jupyter.
+    if code_obj.co_flags & inspect.CO_COROUTINE:
         result = loop.run_until_complete(result)
     return result
 
@@ -38,17 +40,47 @@ def execute(code, cell_no, ns, loop, echo):
         source = rewrite_cell(code, SUPPORTED_LINE, SUPPORTED_CELL)
     except MagicSyntaxError as err:
         raise CellMagicError(str(err), filename, err.line_no, code.split("\n")[err.line_no - 1]) from None
-    tree = ast.parse(source, filename, "exec")
-    last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr) and not _ends_with_semicolon(code):
-        last = ast.Expression(tree.body.pop().value)
-    if tree.body:
-        _run(compile(tree, filename, "exec", flags=_FLAGS), ns, loop)
+    body, last = compile_cell(source, code, filename)
+    if body is not None:
+        _run(body, ns, loop)
     if last is not None:
-        value = _run(compile(last, filename, "eval", flags=_FLAGS), ns, loop)
+        value = _run(last, ns, loop)
         if value is not None:
             ns["_"] = value
             echo(value)
+
+
+def compile_cell(source, code, filename):
+    """The cell's statements and its last expression (None when it has none, or ends with `;`),
+    compiled. A cell that does not compile raises its SyntaxError as Python reports one in a file:
+    at the cell's line, with none of the runner's frames (ast.py, this module) in its traceback."""
+    try:
+        tree = ast.parse(source, filename, "exec")
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and not _ends_with_semicolon(code):
+            last = ast.Expression(tree.body.pop().value)
+        body = compile(tree, filename, "exec", flags=_FLAGS) if tree.body else None
+        last = compile(last, filename, "eval", flags=_FLAGS) if last is not None else None
+    except SyntaxError as err:
+        raise _in_cell(err, code, source, filename).with_traceback(None) from None
+    return body, last
+
+
+def _in_cell(err, code, source, filename):
+    """The error quoting the user's own line (compiling a tree gives no text; a rewritten line is
+    not what they typed)."""
+    if err.filename != filename or not err.lineno:
+        return err
+    lines, rewritten = code.split("\n"), source.split("\n")
+    if err.lineno > len(lines):
+        return err
+    mine = lines[err.lineno - 1]
+    if err.text is None or err.text.rstrip("\n") != mine:
+        if rewritten[err.lineno - 1 : err.lineno] != [mine]:
+            err.offset = None
+            err.end_offset = None
+        err.text = mine + "\n"
+    return err
 
 
 def _trim(te):
@@ -57,7 +89,9 @@ def _trim(te):
     while te is not None and id(te) not in seen:
         seen.add(id(te))
         frames = [f for f in te.stack if not f.filename.startswith(RUNNER_DIR) and f.filename != "<timed>"]
-        te.stack = traceback.StackSummary.from_list(frames)
+        # What ran the cell (asyncio's run_until_complete for a top-level await) sits before its first line.
+        first = next((i for i, f in enumerate(frames) if f.filename.startswith("<cell ")), 0)
+        te.stack = traceback.StackSummary.from_list(frames[first:])
         if te.__cause__ is not None:
             _trim(te.__cause__)
         te = te.__context__

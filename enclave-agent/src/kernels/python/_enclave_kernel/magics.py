@@ -111,7 +111,8 @@ class IPythonIdioms:
             sys.argv = saved
 
     def line_time(self, args, g, l):
-        return timed(args, g, l)
+        filename, line = _caller_cell()
+        return timed(args, g, l, filename=filename, first_line=line)
 
     def line_timeit(self, args, g, l):
         return timeit_magic(args, None, g, l)
@@ -133,7 +134,10 @@ class IPythonIdioms:
         return _script(["/bin/sh"] + shlex.split(args), body)
 
     def cell_time(self, args, body, g, l):
-        return timed(body, g, l, cell=True)
+        from .rewrite import rewrite_cell
+
+        filename, line = _caller_cell()
+        return timed(rewrite_cell(body, SUPPORTED_LINE, SUPPORTED_CELL), g, l, cell=True, filename=filename, first_line=line + 1)
 
     def cell_timeit(self, args, body, g, l):
         return timeit_magic(args, body, g, l)
@@ -164,7 +168,8 @@ class IPythonIdioms:
 def _script(argv, body):
     import subprocess
 
-    code, _ = shell.run(argv, merge_stderr=False, stdin_text=body)
+    # One pipe for both streams: the script's output keeps the order it was written in.
+    code, _ = shell.run(argv, merge_stderr=True, stdin_text=body)
     if code != 0:
         raise subprocess.CalledProcessError(code, " ".join(argv))
 
@@ -237,17 +242,42 @@ def _fmt(seconds, precision=3):
             return "%.*g %s" % (precision, seconds * scale, unit)
 
 
-def timed(code, g, l, cell=False):
+def _caller_cell():
+    """The cell file and line of the magic being run (the rewritten call sits on the magic's line)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<cell "):
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return "<timed>", 1
+
+
+def timed(code, g, l, cell=False, filename="<timed>", first_line=1):
+    """%time / %%time: runs the code, prints CPU and wall times, returns the value of a last
+    expression (the cell's echo, as in IPython), unless the code ends with `;`. Errors point at the
+    cell's own lines; a failed run prints no times, as in IPython."""
     import ast
 
+    from .cells import _ends_with_semicolon
+
+    try:
+        tree = ast.parse(code, filename, "exec")
+    except SyntaxError as err:
+        if err.lineno:
+            err.lineno += first_line - 1
+        raise err.with_traceback(None) from None
+    ast.increment_lineno(tree, first_line - 1)
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr) and not (cell and _ends_with_semicolon(code)):
+        last = compile(ast.Expression(tree.body.pop().value), filename, "eval")
+    body = compile(tree, filename, "exec") if tree.body else None
     t0 = os.times()
     w0 = time.perf_counter()
     result = None
-    tree = ast.parse(code, "<timed>", "exec")
-    if not cell and len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
-        result = eval(compile(ast.Expression(tree.body[0].value), "<timed>", "eval"), g, l)
-    else:
-        exec(compile(tree, "<timed>", "exec"), g, l)
+    if body is not None:
+        exec(body, g, l)
+    if last is not None:
+        result = eval(last, g, l)
     w1 = time.perf_counter()
     t1 = os.times()
     user, system = t1.user - t0.user, t1.system - t0.system

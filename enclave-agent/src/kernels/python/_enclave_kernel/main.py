@@ -6,7 +6,7 @@ import signal
 import sys
 import types
 
-from . import cells, cellscope, figures
+from . import cells, cellscope, figures, notebook
 from .bridge import ToolError, make_tool
 from .channel import Channel, Interrupts
 from .display import Display
@@ -42,6 +42,7 @@ def main():
     channel = Channel(token, interrupts, max_frame_bytes)
     display = Display(channel)
     figures.install(display.flush_figures)
+    notebook.install(display)
 
     main_module = types.ModuleType("__main__")
     main_module.__builtins__ = builtins
