@@ -220,7 +220,7 @@ export function debugScenarios(placement: Placement): void {
     it("lists every adapter and explains Dart's missing binary", async () => {
       const text = await h.ok({ op: "adapters" });
       expect(text).toMatch(/^debugpy: usable \[markers: py\/pyproject\.toml\]/m);
-      expect(text).toMatch(/^lldb: usable \[markers: c\/CMakeLists\.txt\]/m);
+      expect(text).toMatch(/^lldb: usable \[markers: c\/CMakeLists\.txt, mk\/Makefile\]/m);
       expect(text).toMatch(/lldb-vscode-15/);
       expect(text).toMatch(/^delve: usable \[markers: go\/go\.mod\]/m);
       expect(text).toMatch(/^dart: missing binary \[markers: dart\/pubspec\.yaml\]\n\s+root marker dart\/pubspec\.yaml found, but `dart` is not on PATH here; install the Dart SDK/m);
@@ -294,6 +294,13 @@ export function debugScenarios(placement: Placement): void {
     });
 
     it("feeds stdin text given at launch; without it a read gets end-of-file at once, never a silent wait", async () => {
+      // lldb runs its program on a terminal nobody types into: without stdin it must not wait there.
+      const eof = await h.ok({ op: "launch", program: "c/readin" });
+      expect(eof).toMatch(/has ended: the program exited with code 0/);
+      expect(eof).toMatch(/note: stdin is not connected: a read gets end-of-file at once/);
+      expect(await h.ok({ op: "output" })).toMatch(/before\neof\n/);
+      expect(await h.ok({ op: "launch", program: "c/readin", stdin: "hello stdin\n" })).toMatch(/has ended: the program exited with code 0/);
+      expect(await h.ok({ op: "output" })).toMatch(/got:hello stdin\n/);
       const given = await h.ok({ op: "launch", program: "py/readin.py", stdin: "line one\nline two\n" });
       expect(given).toMatch(/has ended: the program exited with code 0/);
       expect(given).toMatch(/note: stdin: the 18 bytes given at launch, then end-of-file/);
@@ -302,12 +309,6 @@ export function debugScenarios(placement: Placement): void {
       expect(none).toMatch(/has ended: the program exited with code 0/);
       expect(none).toMatch(/note: stdin is not connected: a read gets end-of-file at once/);
       expect(await h.ok({ op: "output" })).toMatch(/got:''/);
-      // lldb runs its program on a terminal nobody types into: without stdin it must not wait there.
-      const eof = await h.ok({ op: "launch", program: "c/readin" });
-      expect(eof).toMatch(/has ended: the program exited with code 0/);
-      expect(await h.ok({ op: "output" })).toMatch(/before\neof\n/);
-      expect(await h.ok({ op: "launch", program: "c/readin", stdin: "hello stdin\n" })).toMatch(/has ended: the program exited with code 0/);
-      expect(await h.ok({ op: "output" })).toMatch(/got:hello stdin\n/);
     });
 
     it("debugs a C project whose only root marker is a Makefile", async () => {
