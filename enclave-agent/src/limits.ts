@@ -32,8 +32,6 @@ export const LIMITS = {
   lspStartTimeoutMs: 60_000,
   /** Quiet time after a push of diagnostics before taking it as the server's answer. */
   lspDiagnosticsDebounceMs: 150,
-  /** gopls: how long an unversioned start-up report waits for a versioned one to contradict it. */
-  lspUnversionedGraceMs: 3_000,
   /** How long a query waits for a server's open indexing progress to end before asking anyway. */
   lspIndexingWaitMs: 10_000,
   /** After a server's first document is opened, how long to wait for it to announce its indexing. */

@@ -420,30 +420,23 @@ export class ServerConnection {
     return this.pushed.get(uri) ?? this.unversioned.get(uri);
   }
 
-  /**
-   * Which push answers for the document `t` now (see the spec's pushVersions); for a start-up report
-   * that cannot be confirmed yet, when it becomes the answer if no versioned one contradicts it.
-   */
-  private answerFor(t: PushTarget): { push?: PushedDiagnostics; tentativeAt?: number } {
+  /** The push that answers for the document `t` now, if any (see the spec's pushVersions). */
+  private answerFor(t: PushTarget): PushedDiagnostics | undefined {
     const p = this.pushed.get(t.uri);
-    if (p?.version !== undefined && p.version >= t.version) return { push: p };
+    if (p?.version !== undefined && p.version >= t.version) return p;
     // Unversioned from an "arrival" server: the first one after the edit.
-    if (p && p.version === undefined && this.spec.pushVersions === "arrival" && p.receivedAt >= t.since) return { push: p };
+    if (p && p.version === undefined && this.spec.pushVersions === "arrival" && p.receivedAt >= t.since) return p;
+    // A start-up report describes the file as the server first saw it (from disk, or the text opened
+    // then): this text only when the document was not edited since it was opened and the file has
+    // not changed since the server started. Anything else waits for a versioned report.
     const u = this.unversioned.get(t.uri);
-    if (u && this.spec.pushVersions === "startup-unversioned") {
-      // A start-up report describes the file as the server read it from disk: exactly this text when
-      // the file has not changed since the server started.
-      if (t.fileMtimeMs < this.startedAt) return { push: u };
-      // Otherwise it may have read the file before or after it changed. It does not repeat a report
-      // that did not change, so one that no versioned report contradicts within a grace period is it.
-      if (u.receivedAt >= t.since) return { tentativeAt: u.receivedAt + LIMITS.lspUnversionedGraceMs };
-    }
-    return {};
+    if (u && this.spec.pushVersions === "startup-unversioned" && t.version === 1 && t.fileMtimeMs < this.startedAt) return u;
+    return undefined;
   }
 
   /** The last push when it describes the document `t` already (an unchanged document gets no new one). */
   pushedFor(t: Omit<PushTarget, "since">): PushedDiagnostics | undefined {
-    return this.answerFor({ ...t, since: -Infinity }).push;
+    return this.answerFor({ ...t, since: -Infinity });
   }
 
   /**
@@ -455,10 +448,8 @@ export class ServerConnection {
     const couldPull = this.supportsPullDiagnostics;
     return new Promise((resolve) => {
       let debounce: NodeJS.Timeout | undefined;
-      let tentative: NodeJS.Timeout | undefined;
       const finish = (value: Diagnostic[] | undefined | "pull"): void => {
         clearTimeout(debounce);
-        clearTimeout(tentative);
         clearTimeout(timer);
         this.pushListeners.delete(onPush);
         this.registrationListeners.delete(onRegistration);
@@ -469,20 +460,15 @@ export class ServerConnection {
       };
       this.registrationListeners.add(onRegistration);
       const settle = (): void => {
+        const first = this.answerFor(t);
+        if (!first) return;
         clearTimeout(debounce);
-        clearTimeout(tentative);
-        const a = this.answerFor(t);
-        if (a.push) {
-          debounce = setTimeout(() => finish(this.answerFor(t).push?.items ?? a.push?.items), LIMITS.lspDiagnosticsDebounceMs);
-        } else if (a.tentativeAt !== undefined) {
-          tentative = setTimeout(() => finish(this.answerFor(t).push?.items ?? this.unversioned.get(t.uri)?.items), Math.max(0, a.tentativeAt - Date.now()));
-        }
+        debounce = setTimeout(() => finish((this.answerFor(t) ?? first).items), LIMITS.lspDiagnosticsDebounceMs);
       };
       const onPush = (u: string): void => {
         if (u === t.uri) settle();
       };
-      // Past the deadline only a confirmed answer counts: an unconfirmed start-up report is "late".
-      const timer = setTimeout(() => finish(this.answerFor(t).push?.items), Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(() => finish(this.answerFor(t)?.items), Math.max(0, deadline - Date.now()));
       this.pushListeners.add(onPush);
       settle();
       void this.exited.then(() => finish(undefined));

@@ -33,12 +33,12 @@ export interface LanguageServerSpec {
    * How its pushed diagnostics are told fresh. "versioned": the server puts the open document's
    * version on its pushes, so only a push carrying the version just synced counts; one without a
    * version is about something else. "startup-unversioned" (gopls): versioned too, except the reports
-   * of its start-up pass over the workspace, which describe the files as it read them from disk and
-   * come a second or so after start without a version — a write that lands first must not take them
-   * for its own — and which it does not repeat, versioned, when they do not change. So an unversioned
-   * report counts when the file has not changed since the server started, or when no versioned one
-   * contradicts it within lspUnversionedGraceMs. "arrival": pushes carry no version, so the first
-   * one after the edit counts.
+   * of its start-up pass over the workspace, which describe the files as it first saw them and come a
+   * second or so after start without a version (a write that lands first must not take them for its
+   * own), and which it may not repeat with a version. So an unversioned report counts only for a
+   * document not edited since it was opened whose file has not changed since the server started;
+   * otherwise a versioned one is waited for (or the answer is late). "arrival": pushes carry no
+   * version, so the first one after the edit counts.
    */
   pushVersions: "versioned" | "startup-unversioned" | "arrival";
   /**
