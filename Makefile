@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run test build deps gen docker images bench clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium
+.PHONY: run test build deps gen docker images bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -41,6 +41,10 @@ test: images host-tools chromium
 
 bench: images host-tools
 	node dist/test/bench/run-all.js
+
+# Differential suites against the reference tools, in full (make test runs bounded subsets).
+fidelity: build images host-tools
+	node dist/test/fidelity/lsp-debug-full.js
 
 clean:
 	rm -rf dist

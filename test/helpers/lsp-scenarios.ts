@@ -36,7 +36,7 @@ const FILES: Record<string, string> = {
 };
 
 /** How many fresh gopls servers the start-up race is tried with (each takes a few seconds). */
-const GOPLS_ROUNDS = 3;
+const GOPLS_ROUNDS = 2;
 for (let i = 0; i < GOPLS_ROUNDS; i++) FILES[`go${i}/go.mod`] = `module example.com/fid${i}\n\ngo 1.19\n`;
 // An import to type-check (fmt) makes gopls's start-up pass last long enough for the race to happen.
 const goSource = (ret: string): string => `package lib\n\nimport _ "fmt"\n\nfunc Base() int { return ${ret} }\n`;
