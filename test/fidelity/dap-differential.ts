@@ -29,8 +29,10 @@ export interface ProgramRun {
   stops: Array<{ step: string; enclave: Stop | "ended"; direct: Stop | "ended"; verdict: string }>;
 }
 
-// Addresses (0x7f…, or the tail of one in a truncated repr) differ from run to run.
-const noAddresses = (s: string): string => s.replace(/\b(?:0x[0-9a-f]+|[0-9a-f]{8,})\b/gi, "0x…");
+// Addresses (0x7f…, or the tail of one in a truncated repr) differ from run to run, and so does a Go
+// function's unnamed result (~r0) before it returns: whatever its stack slot held.
+const noAddresses = (s: string): string =>
+  s.replace(/\b(?:0x[0-9a-f]+|[0-9a-f]{8,})\b/gi, "0x…").replace(/^(~r\d+(?: \([^)]*\))?) = .*$/s, "$1 = (unset until it returns)");
 
 // ---- the direct client --------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ describe("lsp and debug against direct clients of the same servers and adapters"
     const s = summarize(result.lsp);
     expect(s.probes).toBe(4 * 3 * 3);
     expect(s.unknown, JSON.stringify(s.unknown, null, 1)).toEqual([]);
+    if (process.env.FIDELITY_TRACE) console.log(JSON.stringify(result.lsp.flatMap((r) => r.results.filter((x) => x.verdict !== "agree")), null, 1));
   });
 
   it("debug: every stop's location, stack and locals agree, or differ only where Enclave says it cut a value", () => {

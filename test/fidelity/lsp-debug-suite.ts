@@ -49,6 +49,23 @@ export async function runSuite(fx: Fixture, conversation: string, opts: SuiteOpt
   return { projects, lsp, debug };
 }
 
+/** What the results file keeps: the counts, and every answer that was not identical (both sides). */
+export function compactResult(r: SuiteResult): unknown {
+  return {
+    projects: r.projects.map((p) => ({ language: p.language, root: p.root, origin: p.origin, files: p.files.length })),
+    lsp: r.lsp.map((run) => {
+      const s = summarize([run]);
+      return { language: run.language, probes: s.probes, identical: s.agree, known: s.known, differences: run.results.filter((x) => x.verdict !== "agree") };
+    }),
+    debug: r.debug.map((run) => ({
+      adapter: run.adapter,
+      stops: run.stops.length,
+      identical: run.stops.filter((x) => x.verdict === "agree").length,
+      differences: run.stops.filter((x) => x.verdict !== "agree"),
+    })),
+  };
+}
+
 /** The figures the README states. */
 export function figuresOf(r: SuiteResult): string {
   const lines: string[] = [];

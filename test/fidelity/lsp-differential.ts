@@ -41,6 +41,8 @@ export interface ProbeResult {
   verdict: string;
   enclave: Answer;
   direct: Answer;
+  /** The first answers, when they disagreed and both were asked again. */
+  first?: { enclave: Answer; direct: Answer };
 }
 
 const KEYWORDS: Record<Language, Set<string>> = {
@@ -325,6 +327,15 @@ export function classify(enclave: Answer, direct: Answer): string | undefined {
     // order from one process to the next); Enclave keeps whatever order the server gives.
     const sorted = (l: string[]): string => JSON.stringify([...l].sort());
     if (enclave.total === direct.total && enclave.locations.length === direct.locations.length && sorted(enclave.locations) === sorted(direct.locations)) return "server-order";
+    // The same locations in the workspace, and outside it (system headers) one side lists a few the
+    // other does not: clangd's merged index shows a header as one including file saw it (its macros
+    // decide which of two guarded typedefs is there), and which one depends on the server's history.
+    const inside = (l: string[]): string => JSON.stringify(l.filter((x) => !x.startsWith("/") && !x.startsWith("<")));
+    const outside = (l: string[]): string[] => l.filter((x) => x.startsWith("/") || x.startsWith("<"));
+    const subset = (a: string[], b: string[]): boolean => a.every((x) => b.includes(x));
+    const [eo, dout] = [outside(enclave.locations), outside(direct.locations)];
+    const complete = enclave.locations.length === enclave.total && direct.locations.length === direct.total;
+    if (complete && inside(enclave.locations) === inside(direct.locations) && (subset(eo, dout) || subset(dout, eo))) return "header-view";
   }
   return undefined;
 }
@@ -351,14 +362,16 @@ export async function runLanguage(fx: Fixture, runId: string, workspace: string,
         let [enclave, theirs] = await both(action, probe);
         if (process.env.FIDELITY_TRACE) process.stderr.write(`${probe.language} ${action} ${probe.file}:${probe.line} ${Date.now() - t0} ms\n`);
         let verdict = classify(enclave, theirs);
+        let first: ProbeResult["first"];
         if (!verdict) {
+          first = { enclave, direct: theirs };
           // A server still loading answers differently; both are asked again once it has settled.
           await (await starting).settle(10_000);
           [enclave, theirs] = await both(action, probe);
           const again = classify(enclave, theirs);
           verdict = again ? (again === "agree" ? "settling" : again) : "unknown";
         }
-        results.push({ probe, action, verdict, enclave, direct: theirs });
+        results.push({ probe, action, verdict, enclave, direct: theirs, ...(first ? { first } : {}) });
       }
     }
   } finally {
