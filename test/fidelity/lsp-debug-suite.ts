@@ -4,7 +4,7 @@
 // and through a direct client of the same server or adapter.
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import type { Fixture } from "../helpers/control-plane-fixture.js";
-import { type CorpusProject, type CorpusScale, type DebugProgram, writeCorpus, writeDebugPrograms } from "./lsp-debug-corpus.js";
+import { type CorpusProject, type CorpusScale, type DebugProgram, type Language, writeCorpus, writeDebugPrograms } from "./lsp-debug-corpus.js";
 import { type ProgramRun, runProgram } from "./dap-differential.js";
 import { type LanguageRun, pickProbes, runLanguage, summarize } from "./lsp-differential.js";
 
@@ -12,6 +12,8 @@ export interface SuiteOptions {
   /** Probes per language (each asked as hover, definition and references). */
   probesPerLanguage: number;
   scale: CorpusScale;
+  /** The languages asked about (default: every project of the corpus). */
+  languages?: readonly Language[];
   programs: readonly DebugProgram[];
 }
 
@@ -23,7 +25,7 @@ export interface SuiteResult {
 
 export async function runSuite(fx: Fixture, conversation: string, opts: SuiteOptions, log: (line: string) => void = () => undefined): Promise<SuiteResult> {
   const { workspacePath: workspace } = await fx.client.createConversation(conversation);
-  const projects = writeCorpus(workspace, opts.scale);
+  const projects = writeCorpus(workspace, opts.scale).filter((p) => !opts.languages || opts.languages.includes(p.language));
   writeDebugPrograms(workspace, opts.programs);
   const runId = (await fx.client.openRun(conversation, { resources: ["workspace", "shell", "lsp", "debug"] })).id;
   for (const p of opts.programs) {
