@@ -4,7 +4,7 @@
 // compared. Values differ only where Enclave says it cut them (400 characters, 50 children);
 // addresses (0x…) are not compared (ASLR differs between the two runs).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -158,12 +158,12 @@ async function startDirect(p: DebugProgram, workspace: string): Promise<DirectDa
   return new DirectDap(child.stdin as NodeJS.WritableStream, child.stdout as NodeJS.ReadableStream, child);
 }
 
-function launchArgs(p: DebugProgram, workspace: string): Record<string, unknown> {
+function launchArgs(p: DebugProgram, workspace: string, scratch: string): Record<string, unknown> {
   const program = join(workspace, p.program);
   if (p.adapter === "debugpy") return { program, cwd: dirname(program), console: "internalConsole", justMyCode: true, python: ["/usr/bin/python3"] };
   // The program was built in the sandbox, where the workspace is /workspace: map its debug info's paths.
   if (p.adapter === "lldb") return { program, cwd: dirname(program), stopOnEntry: false, initCommands: [`settings set target.source-map /workspace ${workspace}`] };
-  return { mode: "debug", program, cwd: program, output: join(mkdtempSync(join(tmpdir(), "enclave-fid-dlv-")), "bin") };
+  return { mode: "debug", program, cwd: program, output: join(scratch, "bin") };
 }
 
 async function directStop(dap: DirectDap, threadId: number, workspace: string): Promise<Stop> {
@@ -198,12 +198,13 @@ async function directStop(dap: DirectDap, threadId: number, workspace: string): 
 /** Runs the program directly: the stops after the launch and after each step, until it ends. */
 async function runDirect(p: DebugProgram, workspace: string, steps: readonly Step[]): Promise<Array<Stop | "ended">> {
   const dap = await startDirect(p, workspace);
+  const scratch = mkdtempSync(join(tmpdir(), "enclave-fid-dlv-"));
   const stops: Array<Stop | "ended"> = [];
   try {
     await dap.request("initialize", { clientID: "fidelity", adapterID: p.adapter, linesStartAt1: true, columnsStartAt1: true, pathFormat: "path", supportsVariableType: true });
     const initialized = dap.next((m) => m.event === "initialized", 60_000);
     const firstStop = dap.next((m) => m.event === "stopped" || m.event === "terminated", 120_000);
-    const launched = dap.request("launch", launchArgs(p, workspace), 180_000);
+    const launched = dap.request("launch", launchArgs(p, workspace, scratch), 180_000);
     await initialized;
     await dap.request("setBreakpoints", { source: { path: join(workspace, p.source) }, breakpoints: p.lines.map((line) => ({ line })) });
     await dap.request("configurationDone", {});
@@ -227,6 +228,7 @@ async function runDirect(p: DebugProgram, workspace: string, steps: readonly Ste
   } finally {
     await dap.request("disconnect", { terminateDebuggee: true }, 5_000).catch(() => undefined);
     dap.kill();
+    rmSync(scratch, { recursive: true, force: true });
   }
   return stops;
 }

@@ -6,7 +6,7 @@
 // or one that went away when both were asked again (a server still loading); anything else is
 // unknown, and the suite fails on it.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -138,23 +138,28 @@ export class DirectLsp {
     private readonly conn: MessageConnection,
     readonly root: string,
     private readonly language: Language,
+    /** Folders made for it (its HOME, a compilation database), removed when it stops. */
+    private readonly scratch: string[],
   ) {}
 
   static async start(language: Language, root: string): Promise<DirectLsp> {
     const home = mkdtempSync(join(tmpdir(), "enclave-fid-home-"));
+    const scratch = [home];
     let argv: string[];
     if (language === "python") argv = ["pyright-langserver", "--stdio"];
     else if (language === "typescript") argv = ["typescript-language-server", "--stdio"];
     else if (language === "go") argv = ["gopls"];
     else {
       // The same compilation database Enclave derives, in a folder of the client's own.
-      const mode = compileCommandsFor(root, root, mkdtempSync(join(tmpdir(), "enclave-fid-cdb-")), true);
+      const cdb = mkdtempSync(join(tmpdir(), "enclave-fid-cdb-"));
+      scratch.push(cdb);
+      const mode = compileCommandsFor(root, root, cdb, true);
       argv = ["clangd", "--log=error", ...mode.args];
     }
     const proc = spawn(argv[0] as string, argv.slice(1), { cwd: root, env: serverEnv(home), stdio: ["pipe", "pipe", "pipe"] });
     proc.stderr?.resume();
     const conn = createMessageConnection(new StreamMessageReader(proc.stdout as NonNullable<typeof proc.stdout>), new StreamMessageWriter(proc.stdin as NonNullable<typeof proc.stdin>));
-    const client = new DirectLsp(proc, conn, root, language);
+    const client = new DirectLsp(proc, conn, root, language, scratch);
     const rootUri = pathToFileURL(root).href;
     conn.onRequest("workspace/configuration", (p: { items?: unknown[] }) => (p.items ?? []).map(() => null));
     conn.onRequest("workspace/workspaceFolders", () => [{ uri: rootUri, name: "root" }]);
@@ -230,6 +235,8 @@ export class DirectLsp {
     }
     this.conn.dispose();
     this.proc.kill("SIGKILL");
+    await new Promise((r) => setTimeout(r, 200));
+    for (const dir of this.scratch) rmSync(dir, { recursive: true, force: true });
   }
 }
 
