@@ -16,6 +16,9 @@ export const LIMITS = {
   execOutputCapBytes: 16 * 1024 * 1024,
   /** After SIGTERM on timeout, how long before SIGKILL. */
   execKillGraceMs: 2_000,
+  /** After a command exits, how long its output may keep draining before what it left running and
+   * still holding the output is killed (and again, before the output is cut off). */
+  execDrainAfterExitMs: 300,
   archiveChunkBytes: 256 * 1024,
   /** What ArchiveIn unpacks at most: bytes of file content (apparent sizes) and entries. */
   archiveMaxBytes: 4 * 1024 * 1024 * 1024,

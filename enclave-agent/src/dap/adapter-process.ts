@@ -8,6 +8,7 @@ import type { DebugAdapterSpec } from "./adapter-registry.js";
 import { DapConnection } from "./dap-connection.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { killProcessTree } from "../process/process-tree.js";
 
 export interface AdapterProcess {
   child: ChildProcess;
@@ -22,15 +23,6 @@ export interface AdapterProcess {
 export type ProgramOutputSink = (stream: "stdout" | "stderr", text: string) => void;
 
 const LISTENING = /DAP server listening at:\s*\[?([0-9a-fA-F.:]+?)\]?:(\d+)/;
-
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // Gone already.
-  }
-}
 
 export async function startAdapter(
   spec: DebugAdapterSpec,
@@ -58,7 +50,7 @@ export async function startAdapter(
     );
   });
   await spawned;
-  const kill = (): void => killGroup(child);
+  const kill = (): void => killProcessTree(child.pid);
 
   if (spec.transport === "stdio") {
     child.stderr?.on("data", (d: Buffer) => keep(d.toString("utf8")));

@@ -9,6 +9,7 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { DebugBreakpoint, DebugException, DebugFrame, DebugStopped } from "../../../proto/gen/enclave/agent/v1/debug.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { killProcessTree } from "../process/process-tree.js";
 import type { DebugAdapterSpec } from "./adapter-registry.js";
 import { type AdapterProcess, connectToPort, startAdapter } from "./adapter-process.js";
 import { DapClosedError, type DapConnection, DapRequestError, DapTimeoutError } from "./dap-connection.js";
@@ -565,13 +566,7 @@ export class DebugSession {
       }
       for (const p of this.options.cleanup) await rm(p, { recursive: true, force: true }).catch(() => undefined);
       for (const c of this.terminalChildren) {
-        if (c.pid !== undefined && c.exitCode === null) {
-          try {
-            process.kill(-c.pid, "SIGKILL");
-          } catch {
-            // Gone.
-          }
-        }
+        if (c.exitCode === null) killProcessTree(c.pid);
       }
       this.notify();
     })();

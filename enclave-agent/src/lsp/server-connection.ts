@@ -14,7 +14,7 @@ import {
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { Diagnostic, ServerCapabilities } from "./lsp-types.js";
-import { killProcessTree } from "./process-tree.js";
+import { killProcessTree } from "../process/process-tree.js";
 import type { LanguageServerSpec } from "./server-registry.js";
 
 export interface PushedDiagnostics {
