@@ -8,10 +8,7 @@ import { LIMITS } from "../../limits.js";
 import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
 import { defineTool, text } from "../tool.js";
 import { readingOf } from "./format-matches.js";
-
-function plural(n: number, one: string): string {
-  return `${n} ${one}${n === 1 ? "" : "s"}`;
-}
+import { plural } from "../../text/wording.js";
 
 async function applyStaged(agent: () => Promise<AgentEndpoint>, id: string, files: AstFileEdit[]): Promise<string> {
   const { client } = await agent();
