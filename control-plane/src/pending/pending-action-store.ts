@@ -1,14 +1,9 @@
 // Staged changes awaiting `resolve`, one stack per run (LIFO): a preview-producing tool pushes an
 // action; resolve without an id takes the top one, so several previews resolve in reverse order.
-export interface PendingActionInput {
-  /** Short and specific; shown when the action is resolved. */
-  label: string;
-  /** Carries the change out; its result is resolve's answer. `reason` is informational. */
-  apply(reason: string): string | Promise<string>;
-  /** Cleans up on discard; its result replaces the default `Discarded`. */
-  reject?(reason: string): string | Promise<string>;
-  details?: string;
-  sourceToolName?: string;
+import type { CustomToolPendingAction } from "../tools/custom/custom-tool-types.js";
+
+/** A custom tool's pending action, plus what Enclave's own staging tools add. */
+export interface PendingActionInput extends CustomToolPendingAction {
   /** Workspace-relative files apply writes, so language servers are synced for them afterwards. */
   files?: string[];
 }

@@ -145,6 +145,7 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
         parallelSafe: t.parallelSafe,
       })),
       requiredNextTool: cp.requiredNextTool(req.runId),
+      customToolFailures: cp.customToolFailures,
     })),
     callTool(call: ServerWritableStream<CallToolRequest, ToolEvent>): void {
       const abort = new AbortController();

@@ -199,6 +199,14 @@ export interface ListToolsResponse {
   tools: ToolInfo[];
   /** Set when the run must call this tool before any other write or exec tool. */
   requiredNextTool: string;
+  /** Custom tool modules the control plane skipped at start, each with why. */
+  customToolFailures: CustomToolLoadFailure[];
+}
+
+export interface CustomToolLoadFailure {
+  /** The module's file name in the custom tools folder. */
+  file: string;
+  reason: string;
 }
 
 export interface CallToolRequest {
@@ -2719,7 +2727,7 @@ export const ToolInfo: MessageFns<ToolInfo> = {
 };
 
 function createBaseListToolsResponse(): ListToolsResponse {
-  return { tools: [], requiredNextTool: "" };
+  return { tools: [], requiredNextTool: "", customToolFailures: [] };
 }
 
 export const ListToolsResponse: MessageFns<ListToolsResponse> = {
@@ -2729,6 +2737,9 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
     }
     if (message.requiredNextTool !== "") {
       writer.uint32(18).string(message.requiredNextTool);
+    }
+    for (const v of message.customToolFailures) {
+      CustomToolLoadFailure.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2762,6 +2773,14 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
             message.requiredNextTool = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.customToolFailures.push(CustomToolLoadFailure.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2782,6 +2801,11 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
         : isSet(object.required_next_tool)
         ? globalThis.String(object.required_next_tool)
         : "",
+      customToolFailures: globalThis.Array.isArray(object?.customToolFailures)
+        ? object.customToolFailures.map((e: any) => CustomToolLoadFailure.fromJSON(e))
+        : globalThis.Array.isArray(object?.custom_tool_failures)
+        ? object.custom_tool_failures.map((e: any) => CustomToolLoadFailure.fromJSON(e))
+        : [],
     };
   },
 
@@ -2793,6 +2817,9 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
     if (message.requiredNextTool !== "") {
       obj.requiredNextTool = message.requiredNextTool;
     }
+    if (message.customToolFailures?.length) {
+      obj.customToolFailures = message.customToolFailures.map((e) => CustomToolLoadFailure.toJSON(e));
+    }
     return obj;
   },
 
@@ -2803,6 +2830,92 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
     const message = createBaseListToolsResponse();
     message.tools = object.tools?.map((e) => ToolInfo.fromPartial(e)) || [];
     message.requiredNextTool = object.requiredNextTool ?? "";
+    message.customToolFailures = object.customToolFailures?.map((e) => CustomToolLoadFailure.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCustomToolLoadFailure(): CustomToolLoadFailure {
+  return { file: "", reason: "" };
+}
+
+export const CustomToolLoadFailure: MessageFns<CustomToolLoadFailure> = {
+  encode(message: CustomToolLoadFailure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.file !== "") {
+      writer.uint32(10).string(message.file);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CustomToolLoadFailure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCustomToolLoadFailure();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.file = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CustomToolLoadFailure {
+    return {
+      file: isSet(object.file) ? globalThis.String(object.file) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: CustomToolLoadFailure): unknown {
+    const obj: any = {};
+    if (message.file !== "") {
+      obj.file = message.file;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CustomToolLoadFailure>, I>>(base?: I): CustomToolLoadFailure {
+    return CustomToolLoadFailure.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CustomToolLoadFailure>, I>>(object: I): CustomToolLoadFailure {
+    const message = createBaseCustomToolLoadFailure();
+    message.file = object.file ?? "";
+    message.reason = object.reason ?? "";
     return message;
   },
 };
