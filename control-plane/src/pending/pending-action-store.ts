@@ -2,11 +2,8 @@
 // action; resolve without an id takes the top one, so several previews resolve in reverse order.
 import type { CustomToolPendingAction } from "../tools/custom/custom-tool-types.js";
 
-/** A custom tool's pending action, plus what Enclave's own staging tools add. */
-export interface PendingActionInput extends CustomToolPendingAction {
-  /** Workspace-relative files apply writes, so language servers are synced for them afterwards. */
-  files?: string[];
-}
+/** Enclave's staging tools push what custom tools do. */
+export type PendingActionInput = CustomToolPendingAction;
 
 export interface PendingAction extends PendingActionInput {
   id: string;

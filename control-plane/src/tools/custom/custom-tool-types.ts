@@ -41,6 +41,8 @@ export interface CustomToolPendingAction {
   details?: unknown;
   /** Default "custom_tool". */
   sourceToolName?: string;
+  /** Enclave's extension: workspace-relative files apply writes, so language servers are synced for them afterwards. */
+  files?: string[];
 }
 
 export interface CustomToolAPI {
