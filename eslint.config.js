@@ -5,7 +5,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", ".cache/**", ".enclave/**", "proto/gen/**", "test/artifacts/**", "test/fixtures/**"] },
+  { ignores: ["dist/**", "node_modules/**", ".cache/**", ".enclave/**", "proto/gen/**", "test/artifacts/**", "test/fixtures/**", "test/fidelity/eval-corpus/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -38,6 +38,12 @@ export const LIMITS = {
   lspIndexingWaitMs: 10_000,
   /** After a server's first document is opened, how long to wait for it to announce its indexing. */
   lspProgressAnnounceMs: 1_000,
+  /**
+   * clangd without a compile_commands.json: the most C/C++ sources under a root the agent lists in a
+   * derived one (beyond it, project-wide operations are refused), and the folders it walks.
+   */
+  lspDerivedSourcesMax: 5_000,
+  lspDerivedWalkEntriesMax: 100_000,
   /** How long code_actions waits for the current diagnostics it passes to the server as context. */
   lspCodeActionContextWaitMs: 5_000,
   /** shutdown/exit, then this long before the process tree is killed. */
@@ -63,6 +69,10 @@ export const LIMITS = {
   debugLaunchTimeoutMs: 180_000,
   /** How long launch, continue and the steps wait for the program to stop before answering "running". */
   debugStopWaitMs: 60_000,
+  /** Frames read to show the traceback of an exception the program stopped on. */
+  debugExceptionFrames: 50,
+  /** Largest stdin text a launch feeds the program. */
+  debugStdinMaxBytes: 8 * 1024 * 1024,
   /** Default hard lifetime of a session when the caller gives none (30 minutes: long enough for a debugging conversation, short enough that a forgotten session does not hold an adapter for hours). */
   debugSessionTtlMs: 30 * 60 * 1000,
   debugProbeTimeoutMs: 20_000,

@@ -49,7 +49,7 @@ const script = join(dir, "fake-server.cjs");
 writeFileSync(script, SERVER);
 
 function spec(id: string): LanguageServerSpec {
-  return { id, languages: ["fake"], extensions: [".fake"], rootMarkers: ["fake.toml"], command: [process.execPath, script], install: "", readiness: { strategy: "initialize" } };
+  return { id, languages: ["fake"], extensions: [".fake"], rootMarkers: ["fake.toml"], command: [process.execPath, script], install: "", readiness: { strategy: "initialize" }, pushVersions: "arrival" };
 }
 
 describe("server connection mechanics", () => {

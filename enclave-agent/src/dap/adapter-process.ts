@@ -38,6 +38,8 @@ export async function startAdapter(
   cwd: string,
   env: NodeJS.ProcessEnv,
   onProgramOutput: ProgramOutputSink,
+  /** TCP adapters run the program with their own stdin: this text, then end-of-file. */
+  programStdin = "",
 ): Promise<AdapterProcess> {
   // Its own process group: terminate (and the TTL) reach the adapter and the debuggee it started.
   const child = spawn(argv[0] ?? "", argv.slice(1), { cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
@@ -65,8 +67,10 @@ export async function startAdapter(
     return { child, connection, diagnostics: () => tail, kill, exited };
   }
 
-  // TCP: read stdout until the adapter says where it listens; from then on its stdio is the program's.
-  child.stdin?.end();
+  // TCP: read stdout until the adapter says where it listens; from then on its stdio is the program's
+  // (its stdin too: given text, then end-of-file, so a read never waits on nobody).
+  child.stdin?.on("error", () => undefined);
+  child.stdin?.end(programStdin);
   const port = await new Promise<number>((resolve, reject) => {
     let seen = "";
     const timer = setTimeout(() => {
