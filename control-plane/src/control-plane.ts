@@ -22,6 +22,7 @@ import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
 import { BUILTIN_TOOLS, EVAL_TOOLS } from "./tools/builtin/index.js";
 import { LspCapability } from "./lsp/index.js";
+import { type SyncWritesResult, syncWrites } from "./lsp/sync-writes.js";
 import { createDebugTool } from "./tools/debug/debug-tool.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
@@ -67,6 +68,7 @@ export class ControlPlane {
   /** Custom tool modules skipped at load, with why: shown by ListTools and the console. */
   readonly customToolFailures: CustomToolLoadFailure[] = [];
   private readonly dispatcher: ToolDispatcher;
+  private readonly lsp = new LspCapability();
   /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
   readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
@@ -84,7 +86,7 @@ export class ControlPlane {
       config.hostSandbox,
     );
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
-    const lsp = new LspCapability();
+    const lsp = this.lsp;
     for (const tool of lsp.wrapWriteTools(BUILTIN_TOOLS)) this.registry.register(tool);
     for (const tool of lsp.tools) this.registry.register(tool);
     this.questions = new QuestionPort(
@@ -308,6 +310,12 @@ export class ControlPlane {
     const run = this.runs.get(runId);
     const pending = this.pending.forRun(run)?.hasPending() ?? false;
     return this.registry.visible(run).filter((t) => t.name !== "resolve" || pending);
+  }
+
+  /** Diagnostics for files the harness wrote itself, against the run's own ledger (see lsp/sync-writes.ts). */
+  syncWrites(runId: string, paths: readonly string[]): Promise<SyncWritesResult> {
+    const run = this.runs.get(runId);
+    return syncWrites(run, paths, () => this.placements.endpoint(run.conversationId), this.lsp.ledger);
   }
 
   callTool(
