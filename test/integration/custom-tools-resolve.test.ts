@@ -89,7 +89,7 @@ afterAll(async () => {
 describe("custom tools in the documented form", () => {
   it("loads the document's example verbatim bar its type import", () => {
     const seed = readFileSync(FIXTURE, "utf8");
-    expect(seed).toContain('import type { CustomToolFactory } from "../../../control-plane/src/custom-tools.js";');
+    expect(seed).toContain('import type { CustomToolFactory } from "enclave/custom-tools";');
     expect(seed).toContain("const factory: CustomToolFactory = pi => ({");
   });
 
