@@ -22,6 +22,7 @@ export default (pi) => [
     parameters: pi.typebox.Type.Object({ note: pi.typebox.Type.Optional(pi.typebox.Type.String()) }),
     async execute(id, params, signal, onUpdate) {
       onUpdate?.({ content: [{ type: "text", text: "rendering" }] });
+      setTimeout(() => onUpdate?.({ content: [{ type: "text", text: "too late" }] }), 20);
       return { content: [{ type: "text", text: "call " + (id.startsWith("call_") ? "ok" : id) + " " + (params.note ?? "") }, { type: "image", data: "${PNG_1X1}", mimeType: "image/png" }], details: { big: true } };
     },
   },
@@ -128,6 +129,10 @@ describe("custom tools in the documented form", () => {
     const img = r.parts[1]?.part;
     expect(img?.$case === "image" && img.value.data.subarray(1, 4).toString()).toBe("PNG");
     expect(progress).toContain("rendering");
+    // An update sent after the answer goes nowhere and harms nothing.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(progress).not.toContain("too late");
+    expect((await call("snapshot", {})).isError).toBe(false);
   });
 
   it("answers a clear error for an execute that returns no AgentToolResult", async () => {

@@ -92,7 +92,10 @@ function toTool(def: AnyCustomTool): Tool {
       return check(raw) ? { ok: true, args: raw } : { ok: false, error: formatSchemaErrors(name, check.errors ?? []) };
     },
     async invoke(args: unknown, ctx: ToolContext): Promise<ToolOutput> {
+      let done = false;
       const onUpdate = (partial: unknown): void => {
+        // After the answer the call's stream is closed: a late update has nowhere to go.
+        if (done || ctx.signal.aborted) return;
         try {
           const text = resultParts(partial, `${name}'s onUpdate`).map((p) => (p.type === "text" ? p.text : `[${p.mimeType}]`)).join("\n");
           if (text) ctx.emit({ kind: "progress", text });
@@ -100,10 +103,14 @@ function toTool(def: AnyCustomTool): Tool {
           // A malformed partial result is dropped: only the final result is the call's answer.
         }
       };
-      const out = await withPendingStore(ctx.pending, () =>
-        execute(`call_${randomUUID()}`, args, ctx.signal, onUpdate, { runId: ctx.run.id, conversationId: ctx.run.conversationId, agent: ctx.agent }),
-      );
-      return { parts: resultParts(out, `custom tool \`${name}\`'s execute()`) };
+      try {
+        const out = await withPendingStore(ctx.pending, () =>
+          execute(`call_${randomUUID()}`, args, ctx.signal, onUpdate, { runId: ctx.run.id, conversationId: ctx.run.conversationId, agent: ctx.agent }),
+        );
+        return { parts: resultParts(out, `custom tool \`${name}\`'s execute()`) };
+      } finally {
+        done = true;
+      }
     },
   };
 }
