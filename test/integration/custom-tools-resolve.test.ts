@@ -2,6 +2,7 @@
 // a real control plane on host placement. The document's own example (test/fixtures/custom-tools,
 // verbatim bar its type import) is loaded at start beside modules that are broken on purpose, then
 // driven through resolve apply and discard.
+import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -154,6 +155,18 @@ describe("custom tools in the documented form", () => {
     expect(res.tools.map((t) => t.name)).not.toContain("half");
     const section = fx.cp.liveStatus.all().find((s) => s.id === "custom-tools");
     expect((await section?.list(conv))?.map((i) => i.name).sort()).toEqual(Object.keys(BROKEN).sort());
+  });
+
+  it("says which modules were skipped in `enclave tools list`", async () => {
+    // Asynchronously: the control plane answering the CLI runs in this process.
+    const cli = join(import.meta.dirname, "..", "..", "dist", "control-plane", "src", "cli", "main.js");
+    const args = [cli, "tools", "list", "-c", conv, "--address", `unix://${join(fx.dataDir, "cp.sock")}`];
+    const r = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+      execFile(process.execPath, args, { encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout, stderr }))),
+    );
+    expect(r.stdout).toMatch(/^batch_rename_preview exec +Previews renames and defers commit to resolve$/m);
+    expect(r.stderr).toContain("custom tool module d-throws.mjs skipped: no licence key");
+    expect(r.stderr.match(/^custom tool module .* skipped: /gm)).toHaveLength(Object.keys(BROKEN).length);
   });
 });
 
