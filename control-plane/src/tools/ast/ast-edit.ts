@@ -21,7 +21,7 @@ async function applyStaged(agent: () => Promise<AgentEndpoint>, id: string, file
     );
   }
   const total = files.reduce((n, f) => n + f.replacements, 0);
-  return `Applied ${id}: ${plural(total, "replacement")} in ${plural(files.length, "file")} (${files.map((f) => f.path).join(", ")}).`;
+  return `Wrote ${id}: ${plural(total, "replacement")} in ${plural(files.length, "file")} (${files.map((f) => f.path).join(", ")}).`;
 }
 
 export const astEditTool = defineTool({
