@@ -100,6 +100,25 @@ export class ControlPlaneClient {
     );
   }
 
+  /** The command line's kept run for (conversation, surface); opened when none is kept or newRun asks. */
+  attachCliRun(
+    conversationId: string,
+    opts: { surface?: string; approvalPolicy?: string; vibeMode?: boolean; newRun?: boolean } = {},
+  ): Promise<Run> {
+    return this.call((md, cb) =>
+      this.grpc.attachCliRun(
+        { conversationId, surface: opts.surface ?? "", approvalPolicy: opts.approvalPolicy ?? "", vibeMode: opts.vibeMode ?? false, newRun: opts.newRun ?? false },
+        md,
+        cb,
+      ),
+    );
+  }
+
+  /** Open runs of a conversation, or of every conversation with "". */
+  async listRuns(conversationId = ""): Promise<Run[]> {
+    return (await this.call<{ runs: Run[] }>((md, cb) => this.grpc.listRuns({ conversationId }, md, cb))).runs;
+  }
+
   setVibeMode(runId: string, enabled: boolean): Promise<Run> {
     return this.call((md, cb) => this.grpc.setVibeMode({ runId, enabled }, md, cb));
   }
