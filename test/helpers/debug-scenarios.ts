@@ -94,7 +94,7 @@ export interface DebugHarness {
 export async function openHarness(fx: Fixture, id: string, placement: Placement): Promise<DebugHarness> {
   await fx.client.createConversation(id);
   if (placement === "enclosure") await fx.client.startEnclosure(id);
-  const runId = (await fx.client.openRun(id, { resources: ["workspace", "shell", "debug"] })).id;
+  const runId = (await fx.client.openRun(id, { approvalPolicy: "never", resources: ["workspace", "shell", "debug"] })).id;
   const call = async (args: Record<string, unknown>) => {
     const r = await fx.client.callTool(runId, "debug", args);
     return { isError: r.isError, text: resultText(r), code: r.errorCode };
@@ -224,7 +224,7 @@ export function debugScenarios(placement: Placement): void {
       const debug = tools.find((t) => t.name === "debug");
       expect(debug?.tier).toBe("exec");
       expect(debug?.parallelSafe).toBe(false);
-      const plan = await fx.client.openRun(`dbg-${placement}`, { surface: "plan", resources: ["workspace", "debug"] });
+      const plan = await fx.client.openRun(`dbg-${placement}`, { approvalPolicy: "never", surface: "plan", resources: ["workspace", "debug"] });
       expect((await fx.client.listTools(plan.id)).tools.map((t) => t.name)).not.toContain("debug");
       expect((await fx.client.callTool(plan.id, "debug", { op: "status" })).errorCode).toBe("unknown_tool");
     });
