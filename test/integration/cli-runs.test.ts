@@ -35,8 +35,11 @@ async function enclave(f: Fixture, args: string[]): Promise<Out> {
   }
 }
 
-/** Runs the CLI with a terminal-like stdin: waits for the prompt on stderr, then types `answer` (or closes stdin when null). */
-function enclaveAnswering(f: Fixture, args: string[], answer: string | null): Promise<Out & { prompts: number }> {
+/**
+ * Runs the CLI with a terminal-like stdin: waits for each prompt on stderr, then types `answer`
+ * (closes stdin when null; calls it, typing nothing, when a function).
+ */
+function enclaveAnswering(f: Fixture, args: string[], answer: string | null | (() => void)): Promise<Out & { prompts: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cli, [...args, "--address", f.client.address], { stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -53,6 +56,7 @@ function enclaveAnswering(f: Fixture, args: string[], answer: string | null): Pr
       while (prompts < seen) {
         prompts++;
         if (answer === null) child.stdin.end();
+        else if (typeof answer === "function") answer();
         else child.stdin.write(`${answer}\n`);
       }
     });
@@ -267,7 +271,31 @@ describe("approval follows the tier by default", () => {
     expect(read.stdout).toContain("n\n");
   });
 
-  it("leaves other runs' cards alone: only its own run's card for its own tool is asked about", async () => {
+  it("asks about the cards of its own cell's bridge calls too", async () => {
+    const id = "cli-bridge";
+    await fx.client.createConversation(id);
+    const cell = JSON.stringify({ description: "write a file through the tool bridge", language: "javascript", code: "await tool('write', { path: 'bridged.txt', content: 'b\\n' })" });
+    const out = await enclaveAnswering(fx, ["tool", "call", "eval", cell, "-c", id], "y");
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.prompts).toBe(2);
+    expect(out.stderr).toContain("Allow `eval` with these arguments?");
+    expect(out.stderr).toContain("Allow `write` with these arguments?");
+    expect(readFileSync(join(workspaceOf(fx, id), "bridged.txt"), "utf8")).toBe("b\n");
+  });
+
+  it("stops asking about a card answered elsewhere", async () => {
+    const id = "cli-elsewhere";
+    await fx.client.createConversation(id);
+    const out = await enclaveAnswering(fx, ["tool", "call", "write", '{"path":"elsewhere.txt","content":"e\\n"}', "-c", id], () => {
+      void fx.client.listCards(id).then(([card]) => card && fx.client.answerCard(id, card.number, { selected: ["deny"] }));
+    });
+    expect(out.code).toBe(1);
+    expect(out.prompts).toBe(1);
+    expect(out.stderr).toMatch(/card #\d+ closed before it was answered here/);
+    expect(out.stderr).toContain("approval_refused");
+  });
+
+  it("leaves other runs' cards alone: only its own run's cards are asked about", async () => {
     const id = "cli-own-card";
     await fx.client.createConversation(id);
     const cards: Card[] = [];
