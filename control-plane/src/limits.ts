@@ -110,4 +110,10 @@ export const LIMITS = {
    * answers such calls itself, so they neither reach this side nor stop the cell's idle budget.
    */
   evalBridgeCallsPerCell: 1000,
+  /**
+   * A run the command line keeps for a (conversation, surface) closes after this long with no call
+   * (ENCLAVE_CLI_RUN_IDLE_SECONDS overrides); its staged changes go with it. Checked this often at most.
+   */
+  cliRunIdleSeconds: 30 * 60,
+  cliRunSweepMaxMs: 60_000,
 } as const;
