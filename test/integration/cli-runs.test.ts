@@ -102,7 +102,8 @@ describe("the CLI keeps a run across calls", () => {
 
     const applied = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "apply", reason: "rename" }), "-c", id, "--yes"]);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stdout).toContain("Applied edit_1");
+    expect(applied.stdout).toContain("Applied: ast_edit");
+    expect(applied.stdout).toContain("Wrote edit_1");
     expect(readFileSync(join(workspaceOf(fx, id), "calc.py"), "utf8")).toBe("def f(x):\n    return new_name(x)\n");
 
     // Still the same run, now with nothing staged.

@@ -227,8 +227,9 @@ async function attachAsHuman(client: ControlPlaneClient, run: Run, tool: string)
   // Attached only when this call can raise a card: while attached, other runs' cards in the
   // conversation wait for an answer instead of failing at once.
   if (run.approvalPolicy === "write") {
+    // A tool not listed (resolve is hidden while nothing is pending) may still be gated: attach.
     const tier = (await client.listTools(run.id)).tools.find((t) => t.name === tool)?.tier;
-    if (tier !== "write" && tier !== "exec") return () => undefined;
+    if (tier === "read") return () => undefined;
   }
   let attached = false;
   let detached = false;
