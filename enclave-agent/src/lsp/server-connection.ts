@@ -6,8 +6,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import {
   CancellationTokenSource,
+  ConnectionError,
   createMessageConnection,
+  ErrorCodes,
   type MessageConnection,
+  ResponseError,
   StreamMessageReader,
   StreamMessageWriter,
 } from "vscode-jsonrpc/node";
@@ -89,6 +92,8 @@ export class ServerConnection {
   private readonly dynamic = new Set<string>();
   private stderrTail = "";
   private stopping = false;
+  /** It exited because stop() asked it to (not a crash). */
+  stoppedOnRequest = false;
 
   private constructor(
     readonly spec: LanguageServerSpec,
@@ -104,6 +109,7 @@ export class ServerConnection {
     });
     this.exited = new Promise((resolve) => {
       proc.on("exit", (code, signal) => {
+        this.stoppedOnRequest = this.stopping;
         this.deathReason = this.stopping ? "stopped" : signal ? `killed by ${signal}` : `exited with code ${code}`;
         // Its last words (why it died) may still be in the pipe: give them a moment.
         void Promise.race([stderrEnded, new Promise((r) => setTimeout(r, 200))]).then(() => {
@@ -236,7 +242,7 @@ export class ServerConnection {
 
   private failPending(): void {
     const err = new AgentError(
-      "failed_precondition",
+      "lsp_server_dead",
       `the ${this.spec.id} language server for \`${this.root}\` ${this.deathReason ?? "died"} while answering` +
         `${this.stderr() ? ` (its last output: ${this.stderr()})` : ""}; it is restarted on the next call`,
     );
@@ -247,7 +253,7 @@ export class ServerConnection {
   /** A request with a deadline; past it the request is cancelled with $/cancelRequest. */
   request<R>(method: string, params: unknown, timeoutMs: number = LIMITS.lspRequestTimeoutMs): Promise<R> {
     if (!this.alive) {
-      return Promise.reject(new AgentError("failed_precondition", `the ${this.spec.id} language server ${this.deathReason}; it is restarted on the next call`));
+      return Promise.reject(new AgentError("lsp_server_dead", `the ${this.spec.id} language server ${this.deathReason}; it is restarted on the next call`));
     }
     const cts = new CancellationTokenSource();
     return new Promise<R>((resolve, reject) => {
@@ -267,7 +273,7 @@ export class ServerConnection {
         finish(() =>
           reject(
             new AgentError(
-              "failed_precondition",
+              "lsp_timeout",
               `the ${this.spec.id} language server did not answer ${method} within ${timeoutMs} ms (the request was cancelled)` +
                 `${this.indexing ? "; it is still indexing, so try again shortly" : "; try again, or call lsp with action reload"}`,
             ),
@@ -285,11 +291,15 @@ export class ServerConnection {
         (res) => finish(() => resolve(res)),
         (err: unknown) => {
           const e = err as { message?: string; code?: number };
-          const fail = (): void =>
-            finish(() => reject(new AgentError("failed_precondition", `the ${this.spec.id} language server answered ${method} with an error: ${e.message ?? String(err)}`)));
-          // A write that failed because the process is dying (EPIPE): let its death report the cause.
-          if (/EPIPE|closed|disposed/i.test(e.message ?? "")) void Promise.race([this.exited, new Promise((r) => setTimeout(r, 1_000))]).then(fail);
-          else fail();
+          // A write that failed because the process is dying (EPIPE), or a connection already closed:
+          // let its death report the cause; a server still running past that is unreachable all the same.
+          if (lostConnection(err)) {
+            const lost = (): void =>
+              finish(() => reject(new AgentError("lsp_server_dead", `the ${this.spec.id} language server's connection failed during ${method}: ${e.message ?? String(err)}; call lsp with action reload to restart it`)));
+            void Promise.race([this.exited, new Promise((r) => setTimeout(r, 1_000))]).then(lost);
+          } else {
+            finish(() => reject(new AgentError("lsp_server_error", `the ${this.spec.id} language server answered ${method} with an error: ${e.message ?? String(err)}`)));
+          }
         },
       );
     });
@@ -444,4 +454,13 @@ export class ServerConnection {
     await Promise.race([this.exited, new Promise((r) => setTimeout(r, LIMITS.lspShutdownGraceMs))]);
     this.conn.dispose();
   }
+}
+
+/** vscode-jsonrpc's own failures of the connection (not an answer from the server), told by its codes. */
+function lostConnection(err: unknown): boolean {
+  if (err instanceof ConnectionError) return true;
+  return (
+    err instanceof ResponseError &&
+    (err.code === ErrorCodes.MessageWriteError || err.code === ErrorCodes.PendingResponseRejected || err.code === ErrorCodes.ConnectionInactive)
+  );
 }

@@ -144,7 +144,7 @@ export class LspSupervisor {
       this.ready.delete(key);
       this.servers.delete(key);
     }
-    if (conn.deathReason === "stopped") return;
+    if (conn.stoppedOnRequest) return;
     this.recordCrash(key, conn.deathReason ?? "died", conn.stderr(), Date.now() - conn.startedAt);
   }
 

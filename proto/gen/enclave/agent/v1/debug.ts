@@ -23,6 +23,76 @@ export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/debug.proto";
 
+export enum DebugEndKind {
+  /** DEBUG_END_KIND_UNSPECIFIED - No session ended yet (or an agent too old to say). */
+  DEBUG_END_KIND_UNSPECIFIED = 0,
+  /** DEBUG_END_KIND_PROGRAM_ENDED - The program ran to its end; has_exit_code and exit_code tell how, and ended_reason says so. */
+  DEBUG_END_KIND_PROGRAM_ENDED = 1,
+  /** DEBUG_END_KIND_TERMINATED - Terminated on request. */
+  DEBUG_END_KIND_TERMINATED = 2,
+  /** DEBUG_END_KIND_TTL_EXPIRED - Reached the session's hard TTL. */
+  DEBUG_END_KIND_TTL_EXPIRED = 3,
+  /** DEBUG_END_KIND_ADAPTER_CLOSED - The adapter's connection closed while the program ran. */
+  DEBUG_END_KIND_ADAPTER_CLOSED = 4,
+  /** DEBUG_END_KIND_START_FAILED - The adapter did not start, or launch or attach failed. */
+  DEBUG_END_KIND_START_FAILED = 5,
+  /** DEBUG_END_KIND_AGENT_STOPPED - The enclave agent stopped. */
+  DEBUG_END_KIND_AGENT_STOPPED = 6,
+  UNRECOGNIZED = -1,
+}
+
+export function debugEndKindFromJSON(object: any): DebugEndKind {
+  switch (object) {
+    case 0:
+    case "DEBUG_END_KIND_UNSPECIFIED":
+      return DebugEndKind.DEBUG_END_KIND_UNSPECIFIED;
+    case 1:
+    case "DEBUG_END_KIND_PROGRAM_ENDED":
+      return DebugEndKind.DEBUG_END_KIND_PROGRAM_ENDED;
+    case 2:
+    case "DEBUG_END_KIND_TERMINATED":
+      return DebugEndKind.DEBUG_END_KIND_TERMINATED;
+    case 3:
+    case "DEBUG_END_KIND_TTL_EXPIRED":
+      return DebugEndKind.DEBUG_END_KIND_TTL_EXPIRED;
+    case 4:
+    case "DEBUG_END_KIND_ADAPTER_CLOSED":
+      return DebugEndKind.DEBUG_END_KIND_ADAPTER_CLOSED;
+    case 5:
+    case "DEBUG_END_KIND_START_FAILED":
+      return DebugEndKind.DEBUG_END_KIND_START_FAILED;
+    case 6:
+    case "DEBUG_END_KIND_AGENT_STOPPED":
+      return DebugEndKind.DEBUG_END_KIND_AGENT_STOPPED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DebugEndKind.UNRECOGNIZED;
+  }
+}
+
+export function debugEndKindToJSON(object: DebugEndKind): string {
+  switch (object) {
+    case DebugEndKind.DEBUG_END_KIND_UNSPECIFIED:
+      return "DEBUG_END_KIND_UNSPECIFIED";
+    case DebugEndKind.DEBUG_END_KIND_PROGRAM_ENDED:
+      return "DEBUG_END_KIND_PROGRAM_ENDED";
+    case DebugEndKind.DEBUG_END_KIND_TERMINATED:
+      return "DEBUG_END_KIND_TERMINATED";
+    case DebugEndKind.DEBUG_END_KIND_TTL_EXPIRED:
+      return "DEBUG_END_KIND_TTL_EXPIRED";
+    case DebugEndKind.DEBUG_END_KIND_ADAPTER_CLOSED:
+      return "DEBUG_END_KIND_ADAPTER_CLOSED";
+    case DebugEndKind.DEBUG_END_KIND_START_FAILED:
+      return "DEBUG_END_KIND_START_FAILED";
+    case DebugEndKind.DEBUG_END_KIND_AGENT_STOPPED:
+      return "DEBUG_END_KIND_AGENT_STOPPED";
+    case DebugEndKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface DebugSessionRef {
   sessionKey: string;
 }
@@ -131,11 +201,13 @@ export interface DebugStatus {
   exitCode: number;
   startedAtMs: number;
   expiresAtMs: number;
-  /** Why the session ended (program exited, terminate, TTL, adapter died). */
+  /** Why the session ended (program exited, terminate, TTL, adapter died), in words for people. */
   endedReason: string;
   interpreter: string;
   notes: string[];
   breakpoints: DebugBreakpointsResponse[];
+  /** Why the session ended, for code to branch on; UNSPECIFIED while it runs. */
+  endedKind: DebugEndKind;
 }
 
 export interface DebugInspectRequest {
@@ -1576,6 +1648,7 @@ function createBaseDebugStatus(): DebugStatus {
     interpreter: "",
     notes: [],
     breakpoints: [],
+    endedKind: 0,
   };
 }
 
@@ -1622,6 +1695,9 @@ export const DebugStatus: MessageFns<DebugStatus> = {
     }
     for (const v of message.breakpoints) {
       DebugBreakpointsResponse.encode(v!, writer.uint32(114).fork()).join();
+    }
+    if (message.endedKind !== 0) {
+      writer.uint32(120).int32(message.endedKind);
     }
     return writer;
   },
@@ -1751,6 +1827,14 @@ export const DebugStatus: MessageFns<DebugStatus> = {
             message.breakpoints.push(DebugBreakpointsResponse.decode(reader, reader.uint32()));
             continue;
           }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.endedKind = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1807,6 +1891,11 @@ export const DebugStatus: MessageFns<DebugStatus> = {
       breakpoints: globalThis.Array.isArray(object?.breakpoints)
         ? object.breakpoints.map((e: any) => DebugBreakpointsResponse.fromJSON(e))
         : [],
+      endedKind: isSet(object.endedKind)
+        ? debugEndKindFromJSON(object.endedKind)
+        : isSet(object.ended_kind)
+        ? debugEndKindFromJSON(object.ended_kind)
+        : 0,
     };
   },
 
@@ -1854,6 +1943,9 @@ export const DebugStatus: MessageFns<DebugStatus> = {
     if (message.breakpoints?.length) {
       obj.breakpoints = message.breakpoints.map((e) => DebugBreakpointsResponse.toJSON(e));
     }
+    if (message.endedKind !== 0) {
+      obj.endedKind = debugEndKindToJSON(message.endedKind);
+    }
     return obj;
   },
 
@@ -1878,6 +1970,7 @@ export const DebugStatus: MessageFns<DebugStatus> = {
     message.interpreter = object.interpreter ?? "";
     message.notes = object.notes?.map((e) => e) || [];
     message.breakpoints = object.breakpoints?.map((e) => DebugBreakpointsResponse.fromPartial(e)) || [];
+    message.endedKind = object.endedKind ?? 0;
     return message;
   },
 };
