@@ -54,13 +54,16 @@ bench: images host-tools
 
 # The differential suites beside the reference tools over their whole corpora (`make test` runs a
 # bounded subset of each): structural search beside @ast-grep/cli (agreement figures, every
-# disagreement classed, the README's table rewritten); eval's kernels beside Jupyter and Node's REPL.
-.PHONY: fidelity fidelity-ast fidelity-eval
-fidelity: fidelity-ast fidelity-eval
+# disagreement classed, the README's table rewritten); eval's kernels beside Jupyter and Node's REPL;
+# lsp and debug beside direct clients of the same language servers and debug adapters.
+.PHONY: fidelity fidelity-ast fidelity-eval fidelity-lsp
+fidelity: fidelity-ast fidelity-eval fidelity-lsp
 fidelity-ast: build
 	node dist/test/fidelity/run.js
 fidelity-eval: build host-kernels
 	node dist/test/fidelity/eval-fidelity.js
+fidelity-lsp: build images host-tools
+	node dist/test/fidelity/lsp-debug-full.js
 
 clean:
 	rm -rf dist

@@ -6,7 +6,7 @@ import tseslint from "typescript-eslint";
 import enclaveRules from "./scripts/lint-rules/no-message-branching.mjs";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", ".cache/**", ".enclave/**", "proto/gen/**", "test/artifacts/**", "test/fixtures/**"] },
+  { ignores: ["dist/**", "node_modules/**", ".cache/**", ".enclave/**", "proto/gen/**", "test/artifacts/**", "test/fixtures/**", "test/fidelity/eval-corpus/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs on the host the language servers that host placement (and its tests) use, when absent:
 # the runtime image's npm packages (pyright, typescript-language-server, bash-language-server) into
-# the project-local .enclave/host-tools, and clangd from Debian. Idempotent and quick when present.
+# the project-local .enclave/host-tools, and clangd and gopls from Debian. Idempotent and quick when present.
 # The host agent finds the npm servers through PATH: prepend .enclave/host-tools/node_modules/.bin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,11 +14,15 @@ if [ "$(cat "$dir/.stamp" 2>/dev/null || true)" != "$stamp" ]; then
   npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts --omit=dev "${pkgs[@]}" >&2
   echo "$stamp" > "$dir/.stamp"
 fi
-if ! command -v clangd >/dev/null 2>&1; then
+# Debian's clangd and gopls (the runtime image carries both).
+missing=()
+command -v clangd >/dev/null 2>&1 || missing+=(clangd)
+command -v gopls >/dev/null 2>&1 || missing+=(gopls)
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clangd >&2
+    apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >&2
   else
-    echo "ensure-host-servers: clangd is missing and cannot be installed here (needs root and apt-get)" >&2
+    echo "ensure-host-servers: ${missing[*]} missing and cannot be installed here (needs root and apt-get)" >&2
   fi
 fi
 echo "$PWD/$dir/node_modules/.bin"

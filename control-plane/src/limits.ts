@@ -91,6 +91,8 @@ export const LIMITS = {
   debugStackFrames: 30,
   debugVariables: 50,
   debugValueChars: 400,
+  /** Longest stdin text a launch takes (the agent caps it at 8 MiB of UTF-8). */
+  debugStdinChars: 8 * 1024 * 1024,
   /** Deadline of a debug call; launch, attach, continue and the steps wait for the program to stop. */
   debugCallTimeoutMs: 60_000,
   debugLaunchCallTimeoutMs: 240_000,

@@ -76,7 +76,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   // An apply a crash interrupted is finished (or undone) before anything else reads the files.
   for (const line of await recoverJournals(paths, state.journalDir)) process.stderr.write(`enclave-agent: ${line}\n`);
   server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir), state.journalDir));
-  const lsp = new LspSupervisor(paths);
+  const lsp = new LspSupervisor(paths, { stateDir: state.lspDir });
   server.addService(LspService, lspService(paths, lsp));
   const debug = new DebugSupervisor(paths);
   server.addService(DebugService, debugService(debug));

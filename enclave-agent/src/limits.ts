@@ -16,6 +16,9 @@ export const LIMITS = {
   execOutputCapBytes: 16 * 1024 * 1024,
   /** After SIGTERM on timeout, how long before SIGKILL. */
   execKillGraceMs: 2_000,
+  /** After a command exits, how long its output may keep draining before what it left running and
+   * still holding the output is killed (and again, before the output is cut off). */
+  execDrainAfterExitMs: 300,
   archiveChunkBytes: 256 * 1024,
   /** What ArchiveIn unpacks at most: bytes of file content (apparent sizes) and entries. */
   archiveMaxBytes: 4 * 1024 * 1024 * 1024,
@@ -38,6 +41,12 @@ export const LIMITS = {
   lspIndexingWaitMs: 10_000,
   /** After a server's first document is opened, how long to wait for it to announce its indexing. */
   lspProgressAnnounceMs: 1_000,
+  /**
+   * clangd without a compile_commands.json: the most C/C++ sources under a root the agent lists in a
+   * derived one (beyond it, project-wide operations are refused), and the folders it walks.
+   */
+  lspDerivedSourcesMax: 5_000,
+  lspDerivedWalkEntriesMax: 100_000,
   /** How long code_actions waits for the current diagnostics it passes to the server as context. */
   lspCodeActionContextWaitMs: 5_000,
   /** shutdown/exit, then this long before the process tree is killed. */
@@ -63,6 +72,10 @@ export const LIMITS = {
   debugLaunchTimeoutMs: 180_000,
   /** How long launch, continue and the steps wait for the program to stop before answering "running". */
   debugStopWaitMs: 60_000,
+  /** Frames read to show the traceback of an exception the program stopped on. */
+  debugExceptionFrames: 50,
+  /** Largest stdin text a launch feeds the program. */
+  debugStdinMaxBytes: 8 * 1024 * 1024,
   /** Default hard lifetime of a session when the caller gives none (30 minutes: long enough for a debugging conversation, short enough that a forgotten session does not hold an adapter for hours). */
   debugSessionTtlMs: 30 * 60 * 1000,
   debugProbeTimeoutMs: 20_000,

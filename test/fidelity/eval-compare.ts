@@ -393,7 +393,7 @@ export const RULES: Rule[] = [
     apply(s) {
       if (!/^SyntaxError: incomplete input$/m.test(texts(s.reference))) return s;
       const generic = (t: string): string => t.replace(/^(?:SyntaxError: .*)$/m, "SyntaxError: (incomplete cell)");
-      return withTracebacks(s, (mine, theirs) => {
+      return withTracebacks(s, (mine, _theirs) => {
         const m = /^ {2}File "<cell \d+>", line \d+\n[\s\S]*?^(SyntaxError: .*)$/m.exec(mine);
         if (!m) return undefined;
         return ["[syntax error]\n" + generic(m[1] as string), "[syntax error]\n" + generic("SyntaxError: incomplete input")];

@@ -77,6 +77,55 @@ const RECURSE = `def down(n):
 print(down(40))
 `;
 
+/** Raises and catches one exception, then raises one nobody catches. */
+export const BOOM_PY = `import json
+
+def parse(s):
+    return json.loads(s)
+
+def check(v):
+    if v < 0:
+        raise ValueError(f"negative: {v}")
+    return v
+
+def main():
+    try:
+        parse("{bad")
+    except ValueError:
+        pass
+    check(-3)
+
+main()
+`;
+
+export const READ_PY = `import sys
+print("before", flush=True)
+line = sys.stdin.readline()
+print("got:" + repr(line))
+print("rest:" + repr(sys.stdin.read()))
+`;
+
+export const READ_C = `#include <stdio.h>
+int main(void) {
+  char buf[100];
+  printf("before\\n");
+  fflush(stdout);
+  if (fgets(buf, sizeof buf, stdin)) printf("got:%s", buf);
+  else printf("eof\\n");
+  return 0;
+}
+`;
+
+const MAKE_C = `#include <stdio.h>
+int twice(int x) {
+  return x * 2;
+}
+int main(void) {
+  printf("%d\\n", twice(21));
+  return 0;
+}
+`;
+
 const WHOAMI = `import sys
 print("prefix=" + sys.prefix)
 print("executable=" + sys.executable)
@@ -156,6 +205,14 @@ export function debugScenarios(placement: Placement): void {
     await h.tool("write", { path: "go/go.mod", content: "module example.com/prog\n\ngo 1.19\n" });
     await h.tool("write", { path: "go/main.go", content: GO_PROG });
     await h.tool("write", { path: "dart/pubspec.yaml", content: "name: app\n" });
+    await h.tool("write", { path: "py/boom.py", content: BOOM_PY });
+    await h.tool("write", { path: "py/readin.py", content: READ_PY });
+    await h.tool("write", { path: "c/readin.c", content: READ_C });
+    await h.tool("exec", { command: "gcc -g -O0 -o c/readin c/readin.c" });
+    // A C project whose only marker is its Makefile.
+    await h.tool("write", { path: "mk/Makefile", content: "twice: twice.c\n\tgcc -g -O0 -o twice twice.c\n" });
+    await h.tool("write", { path: "mk/twice.c", content: MAKE_C });
+    await h.tool("exec", { command: "make -C mk" });
   });
   afterAll(async () => fx?.close());
 
@@ -163,7 +220,7 @@ export function debugScenarios(placement: Placement): void {
     it("lists every adapter and explains Dart's missing binary", async () => {
       const text = await h.ok({ op: "adapters" });
       expect(text).toMatch(/^debugpy: usable \[markers: py\/pyproject\.toml\]/m);
-      expect(text).toMatch(/^lldb: usable \[markers: c\/CMakeLists\.txt\]/m);
+      expect(text).toMatch(/^lldb: usable \[markers: c\/CMakeLists\.txt, mk\/Makefile\]/m);
       expect(text).toMatch(/lldb-vscode-15/);
       expect(text).toMatch(/^delve: usable \[markers: go\/go\.mod\]/m);
       expect(text).toMatch(/^dart: missing binary \[markers: dart\/pubspec\.yaml\]\n\s+root marker dart\/pubspec\.yaml found, but `dart` is not on PATH here; install the Dart SDK/m);
@@ -217,6 +274,51 @@ export function debugScenarios(placement: Placement): void {
       const after = await h.call({ op: "stack" });
       expect(after.isError).toBe(true);
       expect(after.text).toMatch(/no debug session is running: the last one .* ended: the program exited with code 0/);
+    });
+
+    it("stops on an uncaught exception where it is raised, and shows its type, message and the program's own frames", async () => {
+      const launched = await h.ok({ op: "launch", program: "py/boom.py" });
+      expect(launched).toMatch(
+        /is stopped on an uncaught exception at py\/boom\.py:8 in check, thread \d+\nexception ValueError: negative: -3\ntraceback \(the program's frames, innermost first\):\n {2}py\/boom\.py:8 in check\n {2}py\/boom\.py:16 in main\n {2}py\/boom\.py:18 in <module>\n/,
+      );
+      expect(launched).not.toMatch(/runpy|launcher|pydevd/);
+      const stack = await h.ok({ op: "stack" });
+      expect(stack).toMatch(/^exception ValueError: negative: -3$/m);
+      expect(stack).toMatch(/^#0 check at py\/boom\.py:8 /m);
+      expect(await h.ok({ op: "evaluate", expression: "v" })).toMatch(/^-3/);
+      expect(await h.ok({ op: "continue" })).toMatch(/has ended: the program exited with code 1/);
+      // exceptions: raised stops at the first raise, one the program catches itself.
+      const raised = await h.ok({ op: "launch", program: "py/boom.py", exceptions: "raised" });
+      expect(raised).toMatch(/is stopped on a raised exception at py\/boom\.py:4 in parse, thread \d+\nexception JSONDecodeError: Expecting property name/);
+      await h.ok({ op: "terminate" });
+    });
+
+    it("feeds stdin text given at launch; without it a read gets end-of-file at once, never a silent wait", async () => {
+      // lldb runs its program on a terminal nobody types into: without stdin it must not wait there.
+      const eof = await h.ok({ op: "launch", program: "c/readin" });
+      expect(eof).toMatch(/has ended: the program exited with code 0/);
+      expect(eof).toMatch(/note: stdin is not connected: a read gets end-of-file at once/);
+      expect(await h.ok({ op: "output" })).toMatch(/before\neof\n/);
+      expect(await h.ok({ op: "launch", program: "c/readin", stdin: "hello stdin\n" })).toMatch(/has ended: the program exited with code 0/);
+      expect(await h.ok({ op: "output" })).toMatch(/got:hello stdin\n/);
+      const given = await h.ok({ op: "launch", program: "py/readin.py", stdin: "line one\nline two\n" });
+      expect(given).toMatch(/has ended: the program exited with code 0/);
+      expect(given).toMatch(/note: stdin: the 18 bytes given at launch, then end-of-file/);
+      expect(await h.ok({ op: "output" })).toMatch(/before\ngot:'line one\\n'\nrest:'line two\\n'/);
+      const none = await h.ok({ op: "launch", program: "py/readin.py" });
+      expect(none).toMatch(/has ended: the program exited with code 0/);
+      expect(none).toMatch(/note: stdin is not connected: a read gets end-of-file at once/);
+      expect(await h.ok({ op: "output" })).toMatch(/got:''/);
+    });
+
+    it("debugs a C project whose only root marker is a Makefile", async () => {
+      const adapters = await h.ok({ op: "adapters" });
+      expect(adapters).toMatch(/^lldb: usable \[markers: .*mk\/Makefile/m);
+      await h.ok({ op: "breakpoints", file: "mk/twice.c", lines: [3] });
+      expect(await h.ok({ op: "launch", program: "mk/twice" })).toMatch(/\(lldb, mk\/twice\) is stopped at mk\/twice\.c:3 in twice \(breakpoint/);
+      expect(await h.ok({ op: "evaluate", expression: "x" })).toMatch(/^21/);
+      expect(await h.ok({ op: "continue" })).toMatch(/has ended: the program exited with code 0/);
+      await h.ok({ op: "breakpoints", file: "mk/twice.c", lines: [] });
     });
 
     it("is an exec-tier tool, absent from plan surfaces", async () => {
@@ -389,6 +491,23 @@ export function debugScenarios(placement: Placement): void {
       expect(await v.ok({ op: "evaluate", expression: "sys.prefix" })).toMatch(/\/\.venv'/);
       await v.ok({ op: "continue" });
       expect(await v.ok({ op: "output" })).toMatch(/^prefix=\S*\/\.venv$/m);
+    });
+
+    it("a venv that already sees the system's packages is not told to be recreated with them", async () => {
+      const v = await openHarness(fx, `venv2-${placement}`, placement);
+      await v.tool("write", { path: "pyproject.toml", content: "[project]\nname = \"v\"\n" });
+      await v.tool("write", { path: "whoami.py", content: WHOAMI });
+      // It sees Debian's debugpy, but a package of its own shadows one debugpy needs.
+      await v.tool("exec", {
+        command:
+          "/usr/bin/python3 -m venv --without-pip --system-site-packages .venv && d=$(ls -d .venv/lib/python3*/site-packages) && echo 'raise ImportError(\"planted: a broken bytecode\")' > $d/bytecode.py",
+      });
+      const refused = await v.call({ op: "launch", program: "whoami.py" });
+      expect(refused.code).toBe("failed_precondition");
+      expect(refused.text).toMatch(/\.venv\/bin\/python has no debugpy .*planted: a broken bytecode/);
+      expect(refused.text).toMatch(/it has no pip: `\S+\/\.venv\/bin\/python -m ensurepip && /);
+      expect(refused.text).toMatch(/it already sees the system's site-packages/);
+      expect(refused.text).not.toMatch(/recreate the environment with --system-site-packages/);
     });
 
     it("validates arguments and explains a missing session", async () => {

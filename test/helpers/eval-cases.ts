@@ -209,7 +209,7 @@ export function evalCases(place: () => EvalPlace): void {
     expect(r).toMatch(/^CPU times: user .*\nWall time: .*\n90$/);
     expect(await evalOk(p, { code: "%%time\ntotal * 3;" })).not.toMatch(/\n135$/);
     const err = await evalCell(p, { code: "%%time\nx = 1\n1 / 0" });
-    expect(resultText(err)).toMatch(/File "<cell \d+>", line 3, in <module>\n    1 \/ 0\n[\s\S]*ZeroDivisionError/);
+    expect(resultText(err)).toMatch(/File "<cell \d+>", line 3, in <module>\n {4}1 \/ 0\n[\s\S]*ZeroDivisionError/);
     expect(resultText(err)).not.toMatch(/CPU times/);
   });
 

@@ -27,7 +27,11 @@ describe("reverse requests", () => {
     const args = { ...launchArguments(spec, { program, args: [], cwd: dir, interpreter: py.choice.interpreter }), console: "integratedTerminal" };
     const bps = { files: new Map([[program, [12]]]), results: new Map() };
     try {
-      await session.launch([py.choice.adapterPython, "-m", "debugpy.adapter"], dir, process.env, args, bps, 60_000);
+      await session.launch([py.choice.adapterPython, "-m", "debugpy.adapter"], dir, process.env, args, bps, 60_000, {
+        exceptions: "uncaught",
+        terminalOutput: "capture",
+        cleanup: [],
+      });
       expect(session.terminalProcesses).toBe(1);
       expect(session.state).toBe("stopped");
       expect(session.stopped).toMatchObject({ reason: "breakpoint", file: "prog.py", line: 12, function: "main" });

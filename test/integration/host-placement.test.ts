@@ -1,9 +1,11 @@
 // Host placement through the real gRPC API and a real host agent process.
+import { execFileSync } from "node:child_process";
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { until } from "../helpers/wait.js";
 
 let fx: Fixture;
 let runId: string;
@@ -109,6 +111,42 @@ describe("host placement", () => {
     const again = await fx.client.callTool(runId, "read", { path: "a.txt" });
     expect(again.isError).toBe(false);
     expect(fx.cp.hostAgents.pid("host1")).not.toBe(pid);
+  });
+
+  describe("what a command leaves running", () => {
+    // A unique argument finds the process among the host's (the sandbox's are visible here).
+    const running = (marker: string): boolean => {
+      try {
+        execFileSync("pgrep", ["-f", `sleep ${marker}`]);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    it("a command that exits answers at once, and what it left in the background goes with it", async () => {
+      const marker = `771.${process.pid}`;
+      const r = await fx.client.callTool(runId, "exec", { command: `sleep ${marker} & echo started`, timeout_seconds: 60 });
+      expect(r.isError, resultText(r)).toBe(false);
+      expect(resultText(r)).toContain("started");
+      expect(resultText(r)).not.toMatch(/timed out/i);
+      await until(() => !running(marker), "the background sleep to be killed", 20_000);
+    });
+
+    it("a process in a session of its own that still holds the output is found by it and killed", async () => {
+      const marker = `772.${process.pid}`;
+      const r = await fx.client.callTool(runId, "exec", { command: `setsid sleep ${marker} & echo started`, timeout_seconds: 60 });
+      expect(r.isError, resultText(r)).toBe(false);
+      expect(resultText(r)).not.toMatch(/timed out/i);
+      await until(() => !running(marker), "the escaped sleep to be killed", 20_000);
+    });
+
+    it("a timed-out command's whole tree dies, even a process in a session of its own that ignores SIGTERM", async () => {
+      const marker = `773.${process.pid}`;
+      const r = await fx.client.callTool(runId, "exec", { command: `setsid sh -c 'trap "" TERM; exec sleep ${marker}' & sleep 60`, timeout_seconds: 2 });
+      expect(resultText(r)).toMatch(/timed out/i);
+      await until(() => !running(marker), "the escaped sleep to be killed", 20_000);
+    });
   });
 
   it("records calls in the audit log", async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { writeProject } from "../helpers/lsp-fixture.js";
+import { lspFidelityScenarios } from "../helpers/lsp-scenarios.js";
 
 let fx: Fixture;
 let runId: string;
@@ -22,6 +23,9 @@ beforeAll(async () => {
   runId = (await fx.client.openRun("lspe", { resources: ["workspace", "shell", "lsp"] })).id;
 });
 afterAll(async () => fx?.close());
+
+// Faults found against direct clients of the same servers, each from its minimal case.
+lspFidelityScenarios("enclosure", () => fx);
 
 async function call(tool: string, args: Record<string, unknown>): Promise<string> {
   const r = await fx.client.callTool(runId, tool, args);

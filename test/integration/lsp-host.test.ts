@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers, writeBrokenServer, writeProject } from "../helpers/lsp-fixture.js";
+import { lspFidelityScenarios } from "../helpers/lsp-scenarios.js";
 import { until } from "../helpers/wait.js";
 import { hostPidOf, sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
 
@@ -24,6 +25,9 @@ beforeAll(async () => {
   runId = (await fx.client.openRun("lsph", { resources: ["workspace", "lsp"] })).id;
 });
 afterAll(async () => fx?.close());
+
+// Faults found against direct clients of the same servers, each from its minimal case.
+lspFidelityScenarios("host", () => fx);
 
 async function lsp(args: Record<string, unknown>): Promise<string> {
   const r = await fx.client.callTool(runId, "lsp", args);

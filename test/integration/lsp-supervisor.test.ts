@@ -54,7 +54,7 @@ const script = join(dir, "fake-server.cjs");
 writeFileSync(script, SERVER);
 
 function spec(id: string): LanguageServerSpec {
-  return { id, languages: ["fake"], extensions: [".fake"], rootMarkers: ["fake.toml"], command: [process.execPath, script], install: "", readiness: { strategy: "initialize" } };
+  return { id, languages: ["fake"], extensions: [".fake"], rootMarkers: ["fake.toml"], command: [process.execPath, script], install: "", readiness: { strategy: "initialize" }, pushVersions: "arrival" };
 }
 
 describe("server connection mechanics", () => {
@@ -119,7 +119,7 @@ describe("server connection mechanics", () => {
       await until(() => conn.lastPushed(uri) !== undefined, "the server's push");
       const timedOut = conn.request("workspace/executeCommand", {}, 200);
       await expect(timedOut).rejects.toMatchObject({ code: "lsp_timeout", message: expect.stringMatching(/^\[reworded\] /) });
-      const synced = { uri, text: "x\n", version: 1, changed: false, syncedAt: Date.now() };
+      const synced = { uri, text: "x\n", version: 1, changed: false, syncedAt: Date.now(), fileMtimeMs: Number.POSITIVE_INFINITY };
       expect(await freshDiagnostics(conn, synced, Date.now() + 300)).toBeUndefined();
       await conn.stop();
     });

@@ -66,7 +66,7 @@ describe("the agent's state folder", () => {
     const st = statSync(join(tmp, made[0] as string));
     expect(st.mode & 0o777).toBe(0o700);
     expect(st.uid).toBe(process.getuid?.());
-    expect(readdirSync(join(tmp, made[0] as string)).sort()).toEqual(["journal", "kernels"]);
+    expect(readdirSync(join(tmp, made[0] as string)).sort()).toEqual(["journal", "kernels", "lsp"]);
     expect(readdirSync(ws)).toEqual([]);
     await agent.stop();
     expect(readdirSync(tmp)).toEqual([]);

@@ -31,6 +31,19 @@ export class DiagnosticsLedger {
     return fresh;
   }
 
+  /** Whether the run has been told (or seeded with) the file's diagnostics. */
+  has(run: Run, file: string): boolean {
+    return this.runs.get(run)?.has(file) ?? false;
+  }
+
+  /**
+   * Records what `file` has before a run first changes it, reporting nothing: what a write then
+   * reports as new is new relative to just before it, not to the run's start.
+   */
+  seed(run: Run, file: string, current: readonly LspDiagnostic[]): void {
+    this.update(run, file, current);
+  }
+
   /** A deleted file has no diagnostics any more. */
   forget(run: Run, file: string): void {
     this.runs.get(run)?.delete(file);

@@ -8,7 +8,7 @@ import { lspTool } from "./lsp-tool.js";
 
 export class LspCapability {
   readonly ledger = new DiagnosticsLedger();
-  readonly tools: readonly Tool[] = [lspTool(this.ledger), lspRenameTool];
+  readonly tools: readonly Tool[] = [lspTool(this.ledger), lspRenameTool(this.ledger)];
 
   /** Wraps the file-writing tools among `tools` (write, edit, apply_patch, resolve) with diagnostics on write. */
   wrapWriteTools(tools: readonly Tool[]): Tool[] {

@@ -8,6 +8,7 @@ import type { DebugAdapterSpec } from "./adapter-registry.js";
 import { DapConnection } from "./dap-connection.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { killProcessTree } from "../process/process-tree.js";
 
 export interface AdapterProcess {
   child: ChildProcess;
@@ -23,21 +24,14 @@ export type ProgramOutputSink = (stream: "stdout" | "stderr", text: string) => v
 
 const LISTENING = /DAP server listening at:\s*\[?([0-9a-fA-F.:]+?)\]?:(\d+)/;
 
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // Gone already.
-  }
-}
-
 export async function startAdapter(
   spec: DebugAdapterSpec,
   argv: string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
   onProgramOutput: ProgramOutputSink,
+  /** TCP adapters run the program with their own stdin: this text, then end-of-file. */
+  programStdin = "",
 ): Promise<AdapterProcess> {
   // Its own process group: terminate (and the TTL) reach the adapter and the debuggee it started.
   const child = spawn(argv[0] ?? "", argv.slice(1), { cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
@@ -56,7 +50,7 @@ export async function startAdapter(
     );
   });
   await spawned;
-  const kill = (): void => killGroup(child);
+  const kill = (): void => killProcessTree(child.pid);
 
   if (spec.transport === "stdio") {
     child.stderr?.on("data", (d: Buffer) => keep(d.toString("utf8")));
@@ -65,8 +59,10 @@ export async function startAdapter(
     return { child, connection, diagnostics: () => tail, kill, exited };
   }
 
-  // TCP: read stdout until the adapter says where it listens; from then on its stdio is the program's.
-  child.stdin?.end();
+  // TCP: read stdout until the adapter says where it listens; from then on its stdio is the program's
+  // (its stdin too: given text, then end-of-file, so a read never waits on nobody).
+  child.stdin?.on("error", () => undefined);
+  child.stdin?.end(programStdin);
   const port = await new Promise<number>((resolve, reject) => {
     let seen = "";
     const timer = setTimeout(() => {

@@ -1,5 +1,7 @@
 // The debug adapters Enclave knows, as data, one entry per adapter. Usable for a checkout only when a root
 // marker exists there and the binary resolves; `binaries` are tried in order.
+import { C_FAMILY_ROOT_MARKERS } from "../lsp/server-registry.js";
+
 export interface DebugAdapterSpec {
   id: string;
   rootMarkers: string[];
@@ -34,7 +36,8 @@ export const DEBUG_ADAPTERS: readonly DebugAdapterSpec[] = [
   },
   {
     id: "lldb",
-    rootMarkers: ["Cargo.toml", "CMakeLists.txt"],
+    // Rust's, and the C/C++ project markers clangd uses: a C project with only a Makefile is one.
+    rootMarkers: ["Cargo.toml", ...C_FAMILY_ROOT_MARKERS],
     commands: [["lldb-dap"], ["lldb-vscode-15"], ["lldb-vscode"]],
     install: "apt-get install lldb-15 (provides lldb-vscode-15)",
     transport: "stdio",

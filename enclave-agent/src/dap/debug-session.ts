@@ -6,9 +6,10 @@ import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import type { Socket } from "node:net";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { type DebugBreakpoint, DebugEndKind, type DebugStopped } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { type DebugBreakpoint, DebugEndKind, type DebugException, type DebugFrame, type DebugStopped } from "../../../proto/gen/enclave/agent/v1/debug.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { killProcessTree } from "../process/process-tree.js";
 import type { DebugAdapterSpec } from "./adapter-registry.js";
 import { type AdapterProcess, connectToPort, startAdapter } from "./adapter-process.js";
 import { DapClosedError, type DapConnection, DapRequestError, DapTimeoutError } from "./dap-connection.js";
@@ -16,6 +17,30 @@ import { OutputBuffer } from "./output-buffer.js";
 
 export type SessionState = "starting" | "running" | "stopped" | "exited" | "terminated";
 export type ResumeAction = "continue" | "next" | "stepIn" | "stepOut";
+/** Which exceptions stop the program: uncaught ones (the default), every raise, or none. */
+export type ExceptionMode = "uncaught" | "raised" | "none";
+export const EXCEPTION_MODES: readonly ExceptionMode[] = ["uncaught", "raised", "none"];
+
+export interface LaunchOptions {
+  /** Text for the program's stdin (then end-of-file); undefined: not connected. */
+  stdin?: string;
+  exceptions: ExceptionMode;
+  /** Where runInTerminal children's output goes: to `output`, or nowhere (the adapter sends it as events). */
+  terminalOutput: "capture" | "ignore";
+  /** Files made for the session (a stdin file), removed when it ends. */
+  cleanup: string[];
+}
+
+/** Exception filters of an adapter, picked for a mode by what they say they catch. */
+export function exceptionFilters(available: readonly DebugProtocol.ExceptionBreakpointsFilter[], mode: ExceptionMode): string[] {
+  if (mode === "none") return [];
+  const uncaught = available.filter((f) => /uncaught|unhandled/i.test(`${f.filter} ${f.label}`) && !/user/i.test(f.filter));
+  const raised = mode === "raised" ? available.filter((f) => /raised|throw|all/i.test(`${f.filter} ${f.label}`)) : [];
+  return [...new Set([...uncaught, ...raised].map((f) => f.filter))];
+}
+
+/** Frames of the debugger or its launcher, never the program's own. */
+const LAUNCHER_FRAME = /[\\/](debugpy|pydevd[^\\/]*|_pydev[^\\/]*)[\\/]|[\\/]runpy\.py$|^<frozen runpy>$/;
 
 export interface SessionInfo {
   key: string;
@@ -63,6 +88,9 @@ export class DebugSession {
   private ending: Promise<void> | undefined;
   /** The binary the adapter built for this session (delve), removed when the session ends. */
   private builtBinary: string | undefined;
+  /** Set while stopped on an exception. */
+  exception: DebugException | undefined;
+  private options: LaunchOptions = { exceptions: "uncaught", terminalOutput: "capture", cleanup: [] };
 
   constructor(readonly info: SessionInfo) {
     this.expiresAtMs = this.startedAtMs + info.ttlMs;
@@ -79,16 +107,27 @@ export class DebugSession {
 
   // ---- start ---------------------------------------------------------------------------------
 
-  async launch(argv: string[], cwd: string, env: NodeJS.ProcessEnv, launchArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number): Promise<void> {
+  async launch(
+    argv: string[],
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+    launchArgs: Record<string, unknown>,
+    breakpoints: Breakpoints,
+    waitMs: number,
+    options: LaunchOptions,
+  ): Promise<void> {
+    this.options = options;
     if (typeof launchArgs.output === "string") this.builtBinary = launchArgs.output;
-    this.adapter = await startAdapter(this.info.spec, argv, cwd, env, (_stream, text) => this.output.append(text)).catch(async (err: unknown) => {
+    const tcpStdin = this.info.spec.transport === "tcp" ? (options.stdin ?? "") : "";
+    this.adapter = await startAdapter(this.info.spec, argv, cwd, env, (_stream, text) => this.output.append(text), tcpStdin).catch(async (err: unknown) => {
       await this.end(`the adapter did not start: ${(err as Error).message}`, true, DebugEndKind.DEBUG_END_KIND_START_FAILED);
       throw err;
     });
     await this.begin(this.adapter.connection, "launch", launchArgs, breakpoints, waitMs);
   }
 
-  async attach(port: number, attachArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number): Promise<void> {
+  async attach(port: number, attachArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number, exceptions: ExceptionMode): Promise<void> {
+    this.options = { ...this.options, exceptions };
     const { connection, socket } = await connectToPort(port).catch(async (err: unknown) => {
       await this.end(`attach failed: ${(err as Error).message}`, true, DebugEndKind.DEBUG_END_KIND_START_FAILED);
       throw err;
@@ -150,6 +189,7 @@ export class DebugSession {
       for (const [file, lines] of bps.files) {
         bps.results.set(file, await this.sendBreakpoints(file, lines));
       }
+      await this.sendExceptionBreakpoints(conn);
       if (this.capabilities.supportsConfigurationDoneRequest) await conn.request("configurationDone", {}, LIMITS.debugRequestTimeoutMs);
       await started;
       if (this.state === "starting") this.state = "running";
@@ -160,6 +200,25 @@ export class DebugSession {
       throw new AgentError("failed_precondition", `the ${this.info.spec.id} adapter could not ${request} ${this.info.program}: ${this.describeError(err)}`);
     }
     await this.waitForStop(0, waitMs);
+  }
+
+  /**
+   * Exception breakpoints from the filters the adapter offers (debugpy: uncaught, raised; lldb: C++
+   * throw …). Without any, nothing is sent: delve stops on a panic, lldb on a crashing signal, by
+   * themselves.
+   */
+  private async sendExceptionBreakpoints(conn: DapConnection): Promise<void> {
+    const available = this.capabilities.exceptionBreakpointFilters ?? [];
+    if (available.length === 0) {
+      if (this.options.exceptions === "raised") this.notes.push(`the ${this.info.spec.id} adapter offers no exception filters: it stops only where the program would die (an uncaught exception, a panic, a crashing signal)`);
+      return;
+    }
+    const filters = exceptionFilters(available, this.options.exceptions);
+    try {
+      await conn.request("setExceptionBreakpoints", { filters } satisfies DebugProtocol.SetExceptionBreakpointsArguments, LIMITS.debugRequestTimeoutMs);
+    } catch (err) {
+      this.notes.push(`exception breakpoints (${filters.join(", ") || "none"}) were refused: ${this.describeError(err)}`);
+    }
   }
 
   // ---- events --------------------------------------------------------------------------------
@@ -179,6 +238,7 @@ export class DebugSession {
         const body = (e as DebugProtocol.StoppedEvent).body;
         this.epoch++;
         this.state = "stopped";
+        this.exception = undefined;
         this.stopped = {
           reason: body.reason,
           threadId: body.threadId ?? 0,
@@ -208,19 +268,60 @@ export class DebugSession {
     }
   }
 
-  /** Fills the stop's file, line and function from the top frame of the stopped thread. */
+  /**
+   * Fills the stop's file, line and function from the top frame of the stopped thread; on an
+   * exception, from the innermost frame of the program's own (delve's top frame is the runtime's
+   * panic), and reads the exception.
+   */
   private async locate(stop: DebugStopped): Promise<void> {
     if (!this.connection || !stop.threadId) return;
+    const exception = stop.reason === "exception";
     try {
-      const r = await this.connection.request<DebugProtocol.StackTraceResponse>("stackTrace", { threadId: stop.threadId, startFrame: 0, levels: 1 }, LIMITS.debugRequestTimeoutMs);
+      const r = await this.connection.request<DebugProtocol.StackTraceResponse>(
+        "stackTrace",
+        { threadId: stop.threadId, startFrame: 0, levels: exception ? LIMITS.debugExceptionFrames : 1 },
+        LIMITS.debugRequestTimeoutMs,
+      );
       const top = r.body.stackFrames[0];
       if (!top) return;
-      stop.function = top.name;
-      stop.line = top.line;
-      stop.file = top.source?.path ? this.info.relativize(top.source.path) : top.source?.name ?? "";
+      if (exception) {
+        const own = this.ownFrames(r.body.stackFrames);
+        this.exception = { ...(await this.exceptionInfo(stop)), frames: own };
+      }
+      const where = exception && this.exception?.frames[0] ? this.exception.frames[0] : { function: top.name, line: top.line, file: this.frameFile(top) };
+      stop.function = where.function;
+      stop.line = where.line;
+      stop.file = where.file;
       this.frames.set(top.id, this.epoch);
     } catch {
       // A stop we cannot locate is still a stop.
+    }
+  }
+
+  private frameFile(f: DebugProtocol.StackFrame): string {
+    return f.source?.path ? this.info.relativize(f.source.path) : f.source?.name ?? "";
+  }
+
+  /**
+   * The program's frames of a traceback: those in the workspace when there are any (else every frame
+   * with a source), never the debugger's or its launcher's.
+   */
+  private ownFrames(frames: DebugProtocol.StackFrame[]): DebugFrame[] {
+    const withSource = frames.filter((f) => (f.source?.path || f.source?.name) && !LAUNCHER_FRAME.test(f.source?.path ?? f.source?.name ?? ""));
+    const inside = withSource.filter((f) => f.source?.path && !this.frameFile(f).startsWith("/"));
+    return (inside.length ? inside : withSource).map((f) => ({ function: f.name, file: this.frameFile(f), line: f.line }));
+  }
+
+  /** Type and message of the exception stopped on: from exceptionInfo when offered, else the stop's texts. */
+  private async exceptionInfo(stop: DebugStopped): Promise<Omit<DebugException, "frames">> {
+    const fallback = { type: stop.text || stop.description || "exception", message: stop.text ? stop.description : "", breakMode: "" };
+    if (!this.capabilities.supportsExceptionInfoRequest || !this.connection) return fallback;
+    try {
+      const r = await this.connection.request<DebugProtocol.ExceptionInfoResponse>("exceptionInfo", { threadId: stop.threadId }, LIMITS.debugRequestTimeoutMs);
+      const b = r.body;
+      return { type: b.details?.typeName || b.exceptionId || fallback.type, message: b.details?.message ?? b.description ?? fallback.message, breakMode: b.breakMode ?? "" };
+    } catch {
+      return fallback;
     }
   }
 
@@ -229,6 +330,7 @@ export class DebugSession {
     this.epoch++;
     this.state = "running";
     this.stopped = undefined;
+    this.exception = undefined;
   }
 
   private notify(): void {
@@ -275,13 +377,22 @@ export class DebugSession {
       if (v === null) delete env[k];
       else env[k] = v;
     }
-    const child = spawn(cmd, rest, { cwd: a.cwd || undefined, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    // Its stdin: the launch's text then end-of-file, or nothing (end-of-file at once) — never a
+    // terminal nobody types into.
+    const child = spawn(cmd, rest, { cwd: a.cwd || undefined, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", () => resolve());
       child.once("error", (err) => reject(new Error(`could not run ${cmd}: ${err.message}`)));
     });
-    child.stdout?.on("data", (d: Buffer) => this.output.append(d.toString("utf8")));
-    child.stderr?.on("data", (d: Buffer) => this.output.append(d.toString("utf8")));
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end(this.options.stdin ?? "");
+    if (this.options.terminalOutput === "capture") {
+      child.stdout?.on("data", (d: Buffer) => this.output.append(d.toString("utf8")));
+      child.stderr?.on("data", (d: Buffer) => this.output.append(d.toString("utf8")));
+    } else {
+      child.stdout?.resume();
+      child.stderr?.resume();
+    }
     this.terminalChildren.push(child);
     return { processId: child.pid };
   }
@@ -464,14 +575,9 @@ export class DebugSession {
         if (this.adapter) await Promise.race([this.adapter.exited, new Promise((r) => setTimeout(r, 3_000))]);
         await rm(this.builtBinary, { force: true }).catch(() => undefined);
       }
+      for (const p of this.options.cleanup) await rm(p, { recursive: true, force: true }).catch(() => undefined);
       for (const c of this.terminalChildren) {
-        if (c.pid !== undefined && c.exitCode === null) {
-          try {
-            process.kill(-c.pid, "SIGKILL");
-          } catch {
-            // Gone.
-          }
-        }
+        if (c.exitCode === null) killProcessTree(c.pid);
       }
       this.notify();
     })();

@@ -1,7 +1,8 @@
 // The debug supervisor: at most one session per key (the conversation), the breakpoints set for it
 // (kept across sessions, applied at launch), a queue that serializes its calls, and the hard TTL.
 // After a session ends, its record stays so status, output and the next call can say what happened.
-import type { Stats } from "node:fs";
+import { mkdtempSync, type Stats, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, extname, join, relative } from "node:path";
 import type {
   DebugAdapter,
@@ -14,7 +15,7 @@ import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
 import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "./adapter-registry.js";
 import { type AdapterAvailability, adapterAvailability, allAdapterAvailability } from "./adapter-availability.js";
-import { type Breakpoints, DebugSession, type ResumeAction } from "./debug-session.js";
+import { type Breakpoints, DebugSession, EXCEPTION_MODES, type ExceptionMode, type LaunchOptions, type ResumeAction } from "./debug-session.js";
 import { attachArguments, launchArguments } from "./launch-arguments.js";
 
 interface Slot {
@@ -79,7 +80,7 @@ export class DebugSupervisor {
     if (!c) {
       return {
         active: false, sessionId: "", adapter: "", program: "", state: "", stopped: undefined, hasExitCode: false, exitCode: 0,
-        startedAtMs: 0, expiresAtMs: 0, endedReason: "", interpreter: "", notes: [], breakpoints: bps,
+        startedAtMs: 0, expiresAtMs: 0, endedReason: "", interpreter: "", notes: [], breakpoints: bps, exception: undefined,
         endedKind: DebugEndKind.DEBUG_END_KIND_UNSPECIFIED,
       };
     }
@@ -99,6 +100,7 @@ export class DebugSupervisor {
       interpreter: c.info.interpreter ?? "",
       notes: [...c.notes],
       breakpoints: bps,
+      exception: c.state === "stopped" ? c.exception : undefined,
     };
   }
 
@@ -148,7 +150,20 @@ export class DebugSupervisor {
     });
   }
 
-  launch(key: string, program: string, args: string[], adapterId: string, ttlMs: number, waitMs: number): Promise<DebugStatus> {
+  launch(
+    key: string,
+    program: string,
+    args: string[],
+    adapterId: string,
+    ttlMs: number,
+    waitMs: number,
+    stdin: string | undefined,
+    exceptions: string,
+  ): Promise<DebugStatus> {
+    const mode = this.exceptionMode(exceptions);
+    if (stdin !== undefined && Buffer.byteLength(stdin) > LIMITS.debugStdinMaxBytes) {
+      throw new AgentError("too_large", `stdin is ${Buffer.byteLength(stdin)} bytes; at most ${LIMITS.debugStdinMaxBytes} are fed to a program (put larger input in a file and pass its path in args)`);
+    }
     return this.serialized(key, async (s) => {
       this.refuseSecond(s);
       const abs = this.paths.resolve(program, "list").abs;
@@ -162,9 +177,23 @@ export class DebugSupervisor {
       const session = this.newSession(key, spec, this.paths.relative(abs), avail.interpreter, ttlMs);
       s.current = session;
       this.armTtl(s, session);
-      const launchArgs = launchArguments(spec, { program: abs, args, cwd, interpreter: avail.interpreter, programIsFolder: st.isDirectory() });
+      const options = this.stdinFor(spec, stdin, mode);
+      session.notes.push(
+        stdin === undefined
+          ? "stdin is not connected: a read gets end-of-file at once (give `stdin` at launch to feed the program input)"
+          : `stdin: the ${Buffer.byteLength(stdin)} bytes given at launch, then end-of-file`,
+      );
+      const stdinFile = options.cleanup[0] ? join(options.cleanup[0], "stdin") : undefined;
+      const launchArgs = launchArguments(spec, {
+        program: abs,
+        args,
+        cwd,
+        interpreter: avail.interpreter,
+        programIsFolder: st.isDirectory(),
+        stdin: stdin === undefined ? undefined : { text: stdin, file: stdinFile },
+      });
       try {
-        await session.launch(avail.command ?? [], cwd, this.adapterEnv(), launchArgs, s.breakpoints, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
+        await session.launch(avail.command ?? [], cwd, this.adapterEnv(), launchArgs, s.breakpoints, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs, options);
       } finally {
         if (!session.active) this.disarmTtl(s);
       }
@@ -172,7 +201,8 @@ export class DebugSupervisor {
     });
   }
 
-  attach(key: string, port: number, adapterId: string, ttlMs: number, waitMs: number): Promise<DebugStatus> {
+  attach(key: string, port: number, adapterId: string, ttlMs: number, waitMs: number, exceptions = ""): Promise<DebugStatus> {
+    const mode = this.exceptionMode(exceptions);
     return this.serialized(key, async (s) => {
       this.refuseSecond(s);
       if (!Number.isInteger(port) || port < 1 || port > 65535) throw new AgentError("invalid_argument", `port ${port} is not a TCP port (1-65535)`);
@@ -184,7 +214,7 @@ export class DebugSupervisor {
       s.current = session;
       this.armTtl(s, session);
       try {
-        await session.attach(port, attachArguments(spec, this.paths.root), s.breakpoints, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
+        await session.attach(port, attachArguments(spec, this.paths.root), s.breakpoints, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs, mode);
       } finally {
         if (!session.active) this.disarmTtl(s);
       }
@@ -248,6 +278,32 @@ export class DebugSupervisor {
   }
 
   // ---- helpers -------------------------------------------------------------------------------
+
+  private exceptionMode(value: string): ExceptionMode {
+    if (!value) return "uncaught";
+    if (!(EXCEPTION_MODES as readonly string[]).includes(value)) {
+      throw new AgentError("invalid_argument", `exceptions \`${value}\` is not one of ${EXCEPTION_MODES.join(", ")}`);
+    }
+    return value as ExceptionMode;
+  }
+
+  /**
+   * How the program's stdin is fed, per adapter: debugpy through a runInTerminal launch whose stdin
+   * the agent writes (its output still comes as events); lldb from a file in a private folder; delve
+   * through dlv's own stdin (startAdapter).
+   */
+  private stdinFor(spec: DebugAdapterSpec, stdin: string | undefined, exceptions: ExceptionMode): LaunchOptions {
+    const options: LaunchOptions = { stdin, exceptions, terminalOutput: spec.id === "debugpy" ? "ignore" : "capture", cleanup: [] };
+    if (stdin !== undefined && spec.id === "dart") {
+      throw new AgentError("invalid_argument", "the dart adapter cannot be given stdin text here; leave `stdin` out (reads then get end-of-file)");
+    }
+    if (stdin !== undefined && spec.id === "lldb") {
+      const dir = mkdtempSync(join(tmpdir(), "enclave-debug-stdin-"));
+      writeFileSync(join(dir, "stdin"), stdin, { mode: 0o600 });
+      options.cleanup.push(dir);
+    }
+    return options;
+  }
 
   private newSession(key: string, spec: DebugAdapterSpec, program: string, interpreter: string | undefined, ttlMs: number): DebugSession {
     return new DebugSession({

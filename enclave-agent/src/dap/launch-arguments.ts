@@ -16,6 +16,16 @@ export interface LaunchTarget {
   interpreter?: string;
   /** The program is a folder (a Go package), as the path resolver found it. */
   programIsFolder?: boolean;
+  /**
+   * The program's standard input: undefined when not connected (reads get end-of-file), else how it
+   * is fed: debugpy through a runInTerminal launch whose stdin the agent writes; lldb from a file.
+   */
+  stdin?: { text: string; file?: string };
+}
+
+/** An lldb settings value, quoted. */
+function lldbQuoted(value: string): string {
+  return `"${value.replace(/["\\]/g, "\\$&")}"`;
 }
 
 export function launchArguments(spec: DebugAdapterSpec, t: LaunchTarget): Record<string, unknown> {
@@ -29,8 +39,10 @@ export function launchArguments(spec: DebugAdapterSpec, t: LaunchTarget): Record
         args: t.args,
         cwd: t.cwd,
         python: t.interpreter ? [t.interpreter] : undefined,
-        // Output arrives as DAP output events; stdin is not a terminal.
-        console: "internalConsole",
+        // Output arrives as DAP output events either way. Given stdin text, the launcher is started
+        // through runInTerminal so the agent owns its stdin; otherwise it inherits the adapter's
+        // (end-of-file at once).
+        console: t.stdin ? "integratedTerminal" : "internalConsole",
         redirectOutput: true,
         justMyCode: true,
         stopOnEntry: false,
@@ -47,7 +59,8 @@ export function launchArguments(spec: DebugAdapterSpec, t: LaunchTarget): Record
         // Disabling ASLR needs personality(2), which Docker's default seccomp profile refuses
         // ("'A' packet returned an error: 8"); the target setting wins over the launch flag.
         disableASLR: false,
-        initCommands: ["settings set target.disable-aslr false"],
+        // Its stdin is otherwise a pseudo-terminal nobody writes to: a read would wait forever.
+        initCommands: ["settings set target.disable-aslr false", `settings set target.input-path ${lldbQuoted(t.stdin?.file ?? "/dev/null")}`],
       };
     case "delve": {
       const isSource = t.programIsFolder === true || extname(t.program) === ".go";

@@ -5,8 +5,8 @@
 // Only a launch runs the project's interpreter to check that: describing (`adapters`, Describe) runs
 // nothing from the workspace, whose files are whoever-wrote-them's programs.
 import { execFile } from "node:child_process";
-import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { PROJECT_LOCAL_NOTE, resolveBinary, searchPath } from "../exec/resolve-binary.js";
 import { LIMITS } from "../limits.js";
 
@@ -58,6 +58,8 @@ function probe(python: string, code: string): Promise<Probe> {
 }
 
 const FIND_DEBUGPY = "import debugpy, os; print(os.path.dirname(os.path.dirname(debugpy.__file__)))";
+// A project's own debugpy must also load its debugger (pydevd and its dependencies), not just import.
+const LOAD_DEBUGPY = "import debugpy, debugpy.server, os; print(os.path.dirname(os.path.dirname(debugpy.__file__)))";
 
 function lastLine(s: string): string {
   return s.split("\n").filter(Boolean).pop() ?? s;
@@ -114,20 +116,47 @@ async function describeVenv(venv: string, candidates: string[]): Promise<PythonR
   return { ok: true, choice: { interpreter: venv, origin, adapterPython: venv, unchecked: true } };
 }
 
+/** What pyvenv.cfg says about a virtual environment whose python is `venvPython`. */
+function venvConfig(venvPython: string): { systemSite: boolean } {
+  try {
+    const cfg = readFileSync(join(dirname(dirname(venvPython)), "pyvenv.cfg"), "utf8");
+    return { systemSite: /^\s*include-system-site-packages\s*=\s*true\s*$/im.test(cfg) };
+  } catch {
+    return { systemSite: false };
+  }
+}
+
+/**
+ * How to give a venv debugpy, leaving out what was already done: no "recreate it with
+ * --system-site-packages" for one that has them, no "pip install" through a pip it lacks.
+ */
+function venvFixes(venv: string, donor: string | undefined): string {
+  const bin = dirname(venv);
+  const hasPip = existsSync(join(bin, "pip")) || existsSync(join(bin, "pip3"));
+  const install = hasPip
+    ? `install it there (\`${venv} -m pip install debugpy\`)`
+    : `install it there (it has no pip: \`${venv} -m ensurepip && ${venv} -m pip install debugpy\`)`;
+  const { systemSite } = venvConfig(venv);
+  if (systemSite) return `${install}; it already sees the system's site-packages, so what fails to import there is named above`;
+  return donor ? `${install}, or recreate the environment with --system-site-packages so it sees ${donor}'s debugpy` : install;
+}
+
 export async function resolvePython(projectFolders: string[], purpose: PythonPurpose): Promise<PythonResolution> {
   const venv = findVenvPython(projectFolders);
   const candidates = pathPythons();
   if (venv && purpose === "describe") return describeVenv(venv, candidates);
   if (venv) {
-    const own = await probe(venv, FIND_DEBUGPY);
+    const own = await probe(venv, LOAD_DEBUGPY);
     const where = venv;
     if (own.ok) return { ok: true, choice: { interpreter: venv, origin: `project virtual environment (${where}), which has debugpy`, adapterPython: venv } };
     // The venv lacks debugpy: run the adapter under a PATH python that has it, provided the venv's
     // interpreter can load that debugpy (and its dependencies) when the launcher points it there.
     const reasons: string[] = [];
+    let donor: string | undefined;
     for (const py of candidates) {
       const found = await probe(py, FIND_DEBUGPY);
       if (!found.ok) continue;
+      donor ??= py;
       // As debugpy's launcher does: its parent folder on sys.path only while `import debugpy` runs
       // (debugpy/__main__.py removes it again), so its other imports must resolve in the venv itself.
       const load = await probe(venv, `import sys; sys.path.insert(0, ${JSON.stringify(found.output)}); import debugpy; del sys.path[0]; import debugpy.server`);
@@ -139,9 +168,7 @@ export async function resolvePython(projectFolders: string[], purpose: PythonPur
     return {
       ok: false,
       missingBinary: true,
-      detail:
-        `the project's interpreter ${venv} has no debugpy${reasons.length ? ` and ${reasons.join("; ")}` : " and no python3 on PATH has one"}; ` +
-        `install it there (\`${venv} -m pip install debugpy\`) or recreate the environment with --system-site-packages`,
+      detail: `the project's interpreter ${venv} has no debugpy${reasons.length ? ` and ${reasons.join("; ")}` : " and no python3 on PATH has one"}; ${venvFixes(venv, donor)}`,
     };
   }
   const skipped: string[] = [];

@@ -8,15 +8,7 @@ import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { failStream } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // The group is gone already.
-  }
-}
+import { descriptorTarget, holdersOf, killPids, killProcessTree, signalGroup, signalTree } from "../process/process-tree.js";
 
 function checkStart(start: ExecStart): string[] {
   if (start.argv.length > 0 && start.shellCommand) throw new AgentError("invalid_argument", "give either argv or shell_command, not both");
@@ -70,10 +62,32 @@ export function processService(paths: WorkspacePaths): ProcessServer {
         proc.stdin?.on("error", () => undefined); // a command that exits without reading stdin
         const timer = setTimeout(() => {
           timedOut = true;
-          signalGroup(proc, "SIGTERM");
-          setTimeout(() => signalGroup(proc, "SIGKILL"), LIMITS.execKillGraceMs).unref();
+          const asked = signalTree(proc.pid, "SIGTERM");
+          setTimeout(() => killProcessTree(proc.pid, asked), LIMITS.execKillGraceMs).unref();
         }, timeoutMs);
-        proc.on("spawn", () => send({ event: { $case: "started", value: { pid: proc.pid ?? 0 } } }));
+        // The command's output pipes, as /proc names them: whatever still holds them once the command
+        // has exited is something it left running, which would otherwise keep the call open.
+        let outputPipes: string[] = [];
+        let closed = false;
+        proc.on("spawn", () => {
+          outputPipes = [descriptorTarget(proc.pid, 1), descriptorTarget(proc.pid, 2)].filter((t): t is string => t?.startsWith("pipe:") === true);
+          send({ event: { $case: "started", value: { pid: proc.pid ?? 0 } } });
+        });
+        proc.on("exit", () => {
+          // The command is done: what it left running in its group goes now. A process that left the
+          // group (setsid, a daemon) and still holds the output is found by the pipe it holds.
+          signalGroup(proc.pid, "SIGKILL");
+          setTimeout(() => {
+            if (closed) return;
+            killPids(holdersOf(outputPipes));
+            // Still open (a holder we could not see or kill): stop reading, so the call ends.
+            setTimeout(() => {
+              if (closed) return;
+              proc.stdout?.destroy();
+              proc.stderr?.destroy();
+            }, LIMITS.execDrainAfterExitMs).unref();
+          }, LIMITS.execDrainAfterExitMs).unref();
+        });
         proc.on("error", (err: NodeJS.ErrnoException) => {
           clearTimeout(timer);
           if (err.code === "ENOENT") fail(new AgentError("not_found", `command \`${argv[0]}\` was not found (PATH=${process.env.PATH ?? ""})`));
@@ -81,9 +95,11 @@ export function processService(paths: WorkspacePaths): ProcessServer {
           else fail(err);
         });
         proc.on("close", (code, signal) => {
+          closed = true;
           clearTimeout(timer);
-          // Reap anything the command left running in its group.
-          signalGroup(proc, "SIGKILL");
+          // Reap anything the command left running in its group (the command itself is gone, so
+          // its group is all that can still be found).
+          signalGroup(proc.pid, "SIGKILL");
           send({
             event: {
               $case: "exit",
@@ -118,10 +134,10 @@ export function processService(paths: WorkspacePaths): ProcessServer {
           else if (msg.$case === "signal") {
             const name = msg.value.toUpperCase();
             if (!(name in constants.signals)) throw new AgentError("invalid_argument", `unknown signal \`${msg.value}\``);
-            signalGroup(child, name as NodeJS.Signals);
+            signalGroup(child.pid, name as NodeJS.Signals);
           }
         } catch (err) {
-          if (child) signalGroup(child, "SIGKILL");
+          killProcessTree(child?.pid);
           fail(err);
         }
       });
@@ -131,7 +147,7 @@ export function processService(paths: WorkspacePaths): ProcessServer {
       // The caller went away: nothing should outlive the call.
       call.on("cancelled", () => {
         finished = true;
-        if (child) signalGroup(child, "SIGKILL");
+        killProcessTree(child?.pid);
       });
     },
   };

@@ -4,10 +4,11 @@
 // bounded here: a frame line, the output held back for ordering, the frames waiting for markers.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { descendantsOf, groupMembers, killProcessTree, signalGroup } from "../process/process-tree.js";
 import { describeExit, oomKillCount } from "./exit-fate.js";
 import { type AgentFrame, asKernelFrame, type KernelFrame } from "./kernel-frames.js";
 import type { KernelLanguage } from "./kernel-registry.js";
@@ -226,12 +227,7 @@ export class KernelProcess {
 
   /** A signal to the kernel and everything it started (its process group). */
   signal(sig: NodeJS.Signals): void {
-    if (!this.alive || !this.child.pid) return;
-    try {
-      process.kill(-this.child.pid, sig);
-    } catch {
-      // Already gone.
-    }
+    if (this.alive) signalGroup(this.child.pid, sig);
   }
 
   /**
@@ -245,7 +241,8 @@ export class KernelProcess {
     this.signal("SIGSTOP");
     try {
       for (let sweep = 0; sweep < 5; sweep++) {
-        const strays = groupMembers(pgid).filter((pid) => pid !== pgid);
+        // The group's members, and what a cell started that made a group of its own.
+        const strays = [...new Set([...groupMembers(pgid), ...descendantsOf(pgid)])].filter((pid) => pid !== pgid);
         if (strays.length === 0) break;
         for (const pid of strays) {
           try {
@@ -269,7 +266,7 @@ export class KernelProcess {
       this.killedBy = reason;
       this.faulted = opts.fault ?? false;
     }
-    this.signal("SIGKILL");
+    killProcessTree(this.child.pid);
   }
 
   private deliverOutput(stream: "stdout" | "stderr", data: Buffer): void {
@@ -370,19 +367,3 @@ function mib(bytes: number): string {
   return `${Math.round(bytes / 1024 ** 2)} MiB`;
 }
 
-/** Pids whose process group is pgid, from /proc (Linux: host and enclosure alike). */
-function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // Fields after "(comm) ": state, ppid, pgrp, …
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) === pgid) out.push(Number(entry));
-    } catch {
-      // Exited while we looked.
-    }
-  }
-  return out;
-}

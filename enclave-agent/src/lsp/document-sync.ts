@@ -14,6 +14,8 @@ export interface Synced {
   version: number;
   changed: boolean;
   syncedAt: number;
+  /** The file's modification time when its text was read (Infinity when unknown). */
+  fileMtimeMs: number;
 }
 
 export function uriOf(abs: string): string {
@@ -44,8 +46,15 @@ export function syncText(paths: WorkspacePaths, conn: ServerConnection, abs: str
   stamps.set(conn, byUri);
   byUri.set(uri, stampOf(paths, abs));
   const syncedAt = Date.now();
+  let fileMtimeMs: number;
+  try {
+    fileMtimeMs = paths.stat(abs, "read").st.mtimeMs;
+  } catch {
+    // Unknown: no start-up report is taken as describing it.
+    fileMtimeMs = Infinity;
+  }
   const { version, changed } = conn.syncDocument(uri, languageId, text, save);
-  return { uri, text, version, changed, syncedAt };
+  return { uri, text, version, changed, syncedAt, fileMtimeMs };
 }
 
 /** Re-syncs the server's open documents whose files changed on disk since; closes deleted ones. */
@@ -86,7 +95,24 @@ export async function freshDiagnostics(conn: ServerConnection, synced: Synced, d
       // An older server without the command: fall back to what it pushes.
     }
   }
-  if (conn.supportsPullDiagnostics) {
+  for (;;) {
+    if (conn.supportsPullDiagnostics) {
+      const pulled = await pullDiagnostics(conn, synced, deadline);
+      if (pulled !== "failed") return pulled;
+    }
+    // An unchanged document gets no new push: its last one is current, if it is for this version.
+    const target = { uri: synced.uri, version: synced.version, since: synced.syncedAt, fileMtimeMs: synced.fileMtimeMs };
+    const last = synced.changed ? undefined : conn.pushedFor(target);
+    if (last) return last.items;
+    const pushed = await conn.waitPushed(target, deadline);
+    // The server offered pull diagnostics while we waited (and pushes nothing from then on).
+    if (pushed !== "pull") return pushed;
+  }
+}
+
+/** Pulled diagnostics; undefined past the deadline; "failed" when the server fails the request. */
+async function pullDiagnostics(conn: ServerConnection, synced: Synced, deadline: number): Promise<Diagnostic[] | undefined | "failed"> {
+  for (;;) {
     const budget = deadline - Date.now();
     if (budget <= 0) return undefined;
     try {
@@ -97,10 +123,14 @@ export async function freshDiagnostics(conn: ServerConnection, synced: Synced, d
       return cache.get(synced.uri) ?? report?.items ?? [];
     } catch (err) {
       if (!conn.alive) throw err;
+      if (err instanceof AgentError && err.code === "lsp_timeout") return undefined;
+      // Cancelled because its state moved on (a newer edit): ask again.
+      if ((err as AgentError).code === "unavailable") {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
       // A server that advertises pull but fails it: fall back to what it pushes.
+      return "failed";
     }
   }
-  // An unchanged document gets no new push: its last one is current.
-  if (!synced.changed && conn.lastPushed(synced.uri)) return conn.lastPushed(synced.uri)?.items;
-  return conn.waitPushed(synced.uri, synced.version, synced.syncedAt, deadline);
 }

@@ -2,7 +2,6 @@
 // syncs the document from disk, and hands the query to its feature (one file per feature).
 import { relative } from "node:path";
 import type {
-  LspFileDiagnostics,
   LspQueryResponse,
   LspRenameResponse,
   LspServer,
@@ -11,14 +10,16 @@ import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
-import { freshDiagnostics, readText, refreshOpenDocuments, type Synced, syncText, uriOf } from "./document-sync.js";
+import { readText, refreshOpenDocuments, syncText } from "./document-sync.js";
+import { fileDiagnostics } from "./file-diagnostics.js";
 import { codeActionsFeature } from "./features/code-actions.js";
-import { diagnosticsFeature, toDiagnostics } from "./features/diagnostics.js";
+import { diagnosticsFeature } from "./features/diagnostics.js";
 import type { Feature } from "./features/feature-context.js";
 import { definitionFeature, implementationFeature, referencesFeature, typeDefinitionFeature } from "./features/locations.js";
 import { hoverFeature } from "./features/hover.js";
 import { documentSymbolsFeature, workspaceSymbolsFeature } from "./features/symbols.js";
 import { renameSymbol } from "./features/rename.js";
+import { invalidIdentifier } from "./identifier-rules.js";
 import { runChecker } from "./run-checker.js";
 import { SourceLines } from "./source-lines.js";
 import type { LspSupervisor } from "./supervisor.js";
@@ -66,7 +67,7 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor): LspServer
 
   return {
     status: unary(async () => ({
-      servers: sup.status().map((s) => ({ id: s.id, languages: s.languages, state: s.state, roots: s.roots, detail: s.detail, rootMarkers: s.rootMarkers })),
+      servers: sup.status().map((s) => ({ id: s.id, languages: s.languages, state: s.state, roots: s.roots, detail: s.detail, rootMarkers: s.rootMarkers, rootModes: s.rootModes })),
     })),
 
     reload: unary(async (req) => sup.reload(req.file ? paths.resolve(req.file, "read").abs : undefined)),
@@ -113,65 +114,30 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor): LspServer
 
     rename: unary(async (req): Promise<LspRenameResponse> => {
       const timeoutMs = timeoutOf(req.timeoutMs);
-      const { abs, rel, conn, doc } = await prepare(req.file);
+      if (!req.file) throw new AgentError("invalid_argument", "give `file`: a workspace-relative path");
+      // A name the language cannot have is refused before any server is asked (some apply it).
+      const why = invalidIdentifier(sup.languageIdFor(paths.resolve(req.file, "read").abs), req.newName);
+      if (why) throw new AgentError("invalid_argument", `new_name \`${req.newName}\` cannot be used: ${why}; nothing was changed`);
+      let prepared = await prepare(req.file);
+      // clangd's derived database misses files added since it started: restart it to index them.
+      if (sup.databaseStale(prepared.conn)) {
+        await sup.restart(prepared.conn);
+        prepared = await prepare(req.file);
+      }
+      const { abs, rel, conn, doc } = prepared;
       const position = locateSymbol(doc.text, rel, req.line, req.symbol);
-      return renameSymbol({ paths, sup, conn, abs, rel, doc, position, newName: req.newName, timeoutMs, sources: sourcesFor([conn]) });
+      return renameSymbol({
+        paths, sup, conn, abs, rel, doc, position, newName: req.newName, timeoutMs, sources: sourcesFor([conn]), baselineWaitMs: req.diagnosticsWaitMs,
+      });
     }),
 
     sync: unary(async (req) => {
       const waitMs = Math.max(0, Math.min(req.waitMs, LIMITS.lspStartTimeoutMs));
       const deadline = Date.now() + waitMs;
-      const files = await Promise.all(req.paths.map((p) => syncOne(p, deadline)));
+      const files = await Promise.all(req.paths.map((p) => fileDiagnostics(paths, sup, p, deadline)));
       return { files };
     }),
 
     runChecker: unary(async (req) => runChecker(paths.root, req.timeoutMs)),
   };
-
-  async function syncOne(path: string, deadline: number): Promise<LspFileDiagnostics> {
-    let abs: string;
-    let rel: string;
-    try {
-      ({ abs, rel } = paths.resolve(path, "read"));
-    } catch (err) {
-      return { path, servers: [], state: "failed", diagnostics: [], detail: (err as Error).message };
-    }
-    const exists = await readText(paths, rel).then(
-      (t) => t,
-      () => undefined,
-    );
-    if (exists === undefined) {
-      for (const c of sup.runningFor(abs)) c.closeDocument(uriOf(abs));
-      return { path: rel, servers: [], state: "deleted", diagnostics: [], detail: "" };
-    }
-    let choice;
-    try {
-      choice = sup.primaryFor(abs);
-    } catch (err) {
-      return { path: rel, servers: [], state: "no_server", diagnostics: [], detail: (err as Error).message };
-    }
-    // Starting a server counts against the wait: a write never blocks on a slow start.
-    const started = sup.connect(choice);
-    const conn = await Promise.race([started, new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(0, deadline - Date.now())))]).catch(
-      (err: unknown) => err as Error,
-    );
-    if (conn === undefined) {
-      return { path: rel, servers: [choice.spec.id], state: "late", diagnostics: [], detail: `${choice.spec.id} is still starting` };
-    }
-    if (conn instanceof Error) return { path: rel, servers: [choice.spec.id], state: "failed", diagnostics: [], detail: conn.message };
-    const languageId = sup.languageIdFor(abs);
-    let doc: Synced | undefined;
-    for (const c of sup.runningFor(abs)) {
-      const s = syncText(paths, c, abs, languageId, exists, true);
-      if (c === conn) doc = s;
-    }
-    doc ??= syncText(paths, conn, abs, languageId, exists, true);
-    try {
-      const items = await freshDiagnostics(conn, doc, deadline);
-      if (items === undefined) return { path: rel, servers: [conn.id], state: "late", diagnostics: [], detail: "" };
-      return { path: rel, servers: [conn.id], state: "fresh", diagnostics: toDiagnostics(sourcesFor([conn]), doc.uri, items), detail: "" };
-    } catch (err) {
-      return { path: rel, servers: [conn.id], state: "failed", diagnostics: [], detail: (err as Error).message };
-    }
-  }
 }

@@ -6,7 +6,7 @@ import { join, relative } from "node:path";
 import type { LspCheckerResponse } from "../../../proto/gen/enclave/agent/v1/lsp.js";
 import { resolveBinary } from "../exec/resolve-binary.js";
 import { LIMITS } from "../limits.js";
-import { killProcessTree } from "./process-tree.js";
+import { killProcessTree } from "../process/process-tree.js";
 import { PROJECT_CHECKERS, type ProjectChecker } from "./project-checkers.js";
 
 /** The workspace root first, then its immediate subfolders (a repository of several projects). */

@@ -17,13 +17,24 @@ import {
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { Diagnostic, ServerCapabilities } from "./lsp-types.js";
-import { killProcessTree } from "./process-tree.js";
+import { killProcessTree } from "../process/process-tree.js";
 import type { LanguageServerSpec } from "./server-registry.js";
 
 export interface PushedDiagnostics {
   version: number | undefined;
   receivedAt: number;
   items: Diagnostic[];
+}
+
+/** The document a wait for pushed diagnostics is about, as synced. */
+export interface PushTarget {
+  uri: string;
+  /** The version just synced. */
+  version: number;
+  /** When it was synced. */
+  since: number;
+  /** The file's modification time when it was synced (its text came from the file). */
+  fileMtimeMs: number;
 }
 
 interface OpenDocument {
@@ -83,7 +94,10 @@ export class ServerConnection {
   private readonly pending = new Set<(err: Error) => void>();
   private readonly docs = new Map<string, OpenDocument>();
   private readonly pushed = new Map<string, PushedDiagnostics>();
+  /** "startup-unversioned" servers: their unversioned reports about open documents, kept apart. */
+  private readonly unversioned = new Map<string, PushedDiagnostics>();
   private readonly pushListeners = new Set<(uri: string) => void>();
+  private readonly registrationListeners = new Set<() => void>();
   private readonly progress = new Set<string | number>();
   private readonly progressListeners = new Set<() => void>();
   private readonly progressBeginListeners = new Set<() => void>();
@@ -159,6 +173,11 @@ export class ServerConnection {
     return this.progress.size > 0;
   }
 
+  /** Whether the server offers `method`: in its capabilities (`capability`), or registered since. */
+  supports(method: string, capability: string): boolean {
+    return Boolean(this.capabilities[capability]) || this.dynamic.has(method);
+  }
+
   get supportsPullDiagnostics(): boolean {
     return Boolean(this.capabilities.diagnosticProvider) || this.dynamic.has("textDocument/diagnostic");
   }
@@ -167,8 +186,8 @@ export class ServerConnection {
     return this.stderrTail.trim().split("\n").slice(-5).join("\n");
   }
 
-  static async start(spec: LanguageServerSpec, root: string, binary: string): Promise<ServerConnection> {
-    const proc = spawn(binary, spec.command.slice(1), {
+  static async start(spec: LanguageServerSpec, root: string, binary: string, extraArgs: string[] = []): Promise<ServerConnection> {
+    const proc = spawn(binary, [...spec.command.slice(1), ...extraArgs], {
       cwd: root,
       // Its own process group, so stopping it reaches every child it started (tsserver, …).
       detached: true,
@@ -192,6 +211,7 @@ export class ServerConnection {
     );
     c.onRequest("client/registerCapability", (params: { registrations?: Array<{ method: string }> }) => {
       for (const r of params.registrations ?? []) this.dynamic.add(r.method);
+      for (const l of this.registrationListeners) l();
       return null;
     });
     c.onRequest("client/unregisterCapability", () => null);
@@ -202,7 +222,13 @@ export class ServerConnection {
     c.onRequest("window/showMessageRequest", () => null);
     c.onRequest(() => null);
     c.onNotification("textDocument/publishDiagnostics", (params: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {
-      this.pushed.set(params.uri, { version: params.version ?? undefined, receivedAt: Date.now(), items: params.diagnostics ?? [] });
+      const push = { version: params.version ?? undefined, receivedAt: Date.now(), items: params.diagnostics ?? [] };
+      // From a server that versions its pushes, one without a version for an open document is about
+      // some other text, never to replace a versioned one: dropped, or kept apart for gopls, whose
+      // start-up reports (the files as it read them from disk) come without one.
+      if (push.version === undefined && this.spec.pushVersions !== "arrival" && this.docs.has(params.uri)) {
+        if (this.spec.pushVersions === "startup-unversioned") this.unversioned.set(params.uri, push);
+      } else this.pushed.set(params.uri, push);
       for (const l of this.pushListeners) l(params.uri);
     });
     c.onNotification("$/progress", (params: { token: string | number; value?: { kind?: string } }) => {
@@ -297,9 +323,16 @@ export class ServerConnection {
             const lost = (): void =>
               finish(() => reject(new AgentError("lsp_server_dead", `the ${this.spec.id} language server's connection failed during ${method}: ${e.message ?? String(err)}; call lsp with action reload to restart it`)));
             void Promise.race([this.exited, new Promise((r) => setTimeout(r, 1_000))]).then(lost);
-          } else {
-            finish(() => reject(new AgentError("lsp_server_error", `the ${this.spec.id} language server answered ${method} with an error: ${e.message ?? String(err)}`)));
+            return;
           }
+          // JSON-RPC's MethodNotFound ("Unhandled method …"): the server has no such feature.
+          const text =
+            e.code === -32601
+              ? `the ${this.spec.id} language server does not support ${method.replace(/^textDocument\//, "")}`
+              : `the ${this.spec.id} language server answered ${method} with an error: ${e.message ?? String(err)}`;
+          // ServerCancelled and ContentModified: the server's state moved on; asking again may work.
+          const code = e.code === -32802 || e.code === -32801 ? "unavailable" : e.code === -32601 ? "failed_precondition" : "lsp_server_error";
+          finish(() => reject(new AgentError(code, text)));
         },
       );
     });
@@ -401,38 +434,65 @@ export class ServerConnection {
     if (!this.docs.delete(uri)) return;
     this.notify("textDocument/didClose", { textDocument: { uri } });
     this.pushed.delete(uri);
+    this.unversioned.delete(uri);
   }
 
+  /** The last diagnostics pushed for a document, fresh or not (shown as stale when nothing fresher came). */
   lastPushed(uri: string): PushedDiagnostics | undefined {
-    return this.pushed.get(uri);
+    return this.pushed.get(uri) ?? this.unversioned.get(uri);
+  }
+
+  /** The push that answers for the document `t` now, if any (see the spec's pushVersions). */
+  private answerFor(t: PushTarget): PushedDiagnostics | undefined {
+    const p = this.pushed.get(t.uri);
+    if (p?.version !== undefined && p.version >= t.version) return p;
+    // Unversioned from an "arrival" server: the first one after the edit.
+    if (p && p.version === undefined && this.spec.pushVersions === "arrival" && p.receivedAt >= t.since) return p;
+    // A start-up report describes the file as the server first saw it (from disk, or the text opened
+    // then): this text only when the document was not edited since it was opened and the file has
+    // not changed since the server started. Anything else waits for a versioned report.
+    const u = this.unversioned.get(t.uri);
+    if (u && this.spec.pushVersions === "startup-unversioned" && t.version === 1 && t.fileMtimeMs < this.startedAt) return u;
+    return undefined;
+  }
+
+  /** The last push when it describes the document `t` already (an unchanged document gets no new one). */
+  pushedFor(t: Omit<PushTarget, "since">): PushedDiagnostics | undefined {
+    return this.answerFor({ ...t, since: -Infinity });
   }
 
   /**
-   * Diagnostics newer than an edit: a push carrying `version` (or, from a server that sends no
-   * version, one received after `since`), debounced so a burst settles; undefined when none comes by
-   * `deadline`.
+   * Diagnostics newer than an edit, as the spec's pushVersions tells them, debounced so a burst
+   * settles; undefined when none comes by `deadline`; "pull" when the server registers pull
+   * diagnostics meanwhile (pyright does so a moment after start, and then pushes nothing).
    */
-  waitPushed(uri: string, version: number, since: number, deadline: number): Promise<Diagnostic[] | undefined> {
-    const fresh = (p: PushedDiagnostics | undefined): boolean =>
-      p !== undefined && (p.version !== undefined ? p.version >= version : p.receivedAt >= since);
+  waitPushed(t: PushTarget, deadline: number): Promise<Diagnostic[] | undefined | "pull"> {
+    const couldPull = this.supportsPullDiagnostics;
     return new Promise((resolve) => {
       let debounce: NodeJS.Timeout | undefined;
-      const finish = (value: Diagnostic[] | undefined): void => {
+      const finish = (value: Diagnostic[] | undefined | "pull"): void => {
         clearTimeout(debounce);
         clearTimeout(timer);
         this.pushListeners.delete(onPush);
+        this.registrationListeners.delete(onRegistration);
         resolve(value);
       };
-      const arm = (): void => {
+      const onRegistration = (): void => {
+        if (!couldPull && this.supportsPullDiagnostics) finish("pull");
+      };
+      this.registrationListeners.add(onRegistration);
+      const settle = (): void => {
+        const first = this.answerFor(t);
+        if (!first) return;
         clearTimeout(debounce);
-        debounce = setTimeout(() => finish(this.pushed.get(uri)?.items), LIMITS.lspDiagnosticsDebounceMs);
+        debounce = setTimeout(() => finish((this.answerFor(t) ?? first).items), LIMITS.lspDiagnosticsDebounceMs);
       };
       const onPush = (u: string): void => {
-        if (u === uri && fresh(this.pushed.get(uri))) arm();
+        if (u === t.uri) settle();
       };
-      const timer = setTimeout(() => finish(fresh(this.pushed.get(uri)) ? this.pushed.get(uri)?.items : undefined), Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(() => finish(this.answerFor(t)?.items), Math.max(0, deadline - Date.now()));
       this.pushListeners.add(onPush);
-      if (fresh(this.pushed.get(uri))) arm();
+      settle();
       void this.exited.then(() => finish(undefined));
     });
   }

@@ -29,7 +29,27 @@ export interface LanguageServerSpec {
    * tsserver directly (its pushes come in versionless stages).
    */
   diagnostics?: "lsp" | "tsserver";
+  /**
+   * How its pushed diagnostics are told fresh. "versioned": the server puts the open document's
+   * version on its pushes, so only a push carrying the version just synced counts; one without a
+   * version is about something else. "startup-unversioned" (gopls): versioned too, except the reports
+   * of its start-up pass over the workspace, which describe the files as it first saw them and come a
+   * second or so after start without a version (a write that lands first must not take them for its
+   * own), and which it may not repeat with a version. So an unversioned report counts only for a
+   * document not edited since it was opened whose file has not changed since the server started;
+   * otherwise a versioned one is waited for (or the answer is late). "arrival": pushes carry no
+   * version, so the first one after the edit counts.
+   */
+  pushVersions: "versioned" | "startup-unversioned" | "arrival";
+  /**
+   * Project-wide answers (rename, references) come from an index built from a compilation database
+   * (clangd): without one the server sees only the files open in it.
+   */
+  compilationDatabase?: boolean;
 }
+
+/** What marks a C/C++ project: clangd's root markers, which the debugger (lldb) shares. */
+export const C_FAMILY_ROOT_MARKERS: readonly string[] = ["compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"];
 
 export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
   {
@@ -40,6 +60,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     command: ["pyright-langserver", "--stdio"],
     readiness: { strategy: "progress" },
     settings: { python: { analysis: { diagnosticMode: "openFilesOnly", typeCheckingMode: "standard" } } },
+    pushVersions: "versioned",
     install: "npm install -g pyright (or add it to the project's node_modules)",
   },
   {
@@ -49,6 +70,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"],
     command: ["pylsp"],
     readiness: { strategy: "initialize" },
+    pushVersions: "arrival",
     install: "apt-get install python3-pylsp, or pip install python-lsp-server in the project's .venv",
   },
   {
@@ -59,15 +81,18 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     command: ["typescript-language-server", "--stdio"],
     diagnostics: "tsserver",
     readiness: { strategy: "progress" },
+    pushVersions: "arrival",
     install: "npm install -g typescript typescript-language-server",
   },
   {
     id: "clangd",
     languages: ["c", "cpp"],
     extensions: [".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"],
-    rootMarkers: ["compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt", "Makefile"],
+    rootMarkers: [...C_FAMILY_ROOT_MARKERS],
     command: ["clangd", "--log=error"],
     readiness: { strategy: "progress" },
+    pushVersions: "versioned",
+    compilationDatabase: true,
     install: "apt-get install clangd",
   },
   {
@@ -77,6 +102,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     rootMarkers: ["go.mod", "go.work"],
     command: ["gopls"],
     readiness: { strategy: "progress" },
+    pushVersions: "startup-unversioned",
     install: "apt-get install gopls",
   },
   {
@@ -86,6 +112,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     rootMarkers: [".git", "Makefile", "package.json"],
     command: ["bash-language-server", "start"],
     readiness: { strategy: "initialize" },
+    pushVersions: "arrival",
     install: "npm install -g bash-language-server",
   },
   {
@@ -96,6 +123,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     command: ["rust-analyzer"],
     probe: ["--version"],
     readiness: { strategy: "progress" },
+    pushVersions: "versioned",
     install: "install rust-analyzer from the Rust toolchain (rustup component add rust-analyzer); no Debian package provides it here",
   },
   {
@@ -106,6 +134,7 @@ export const LANGUAGE_SERVERS: readonly LanguageServerSpec[] = [
     command: ["dart", "language-server", "--protocol=lsp"],
     probe: ["--version"],
     readiness: { strategy: "progress" },
+    pushVersions: "arrival",
     install: "install the Dart SDK and put `dart` on PATH; no Debian package provides it here",
   },
 ];

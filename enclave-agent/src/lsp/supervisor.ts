@@ -8,6 +8,7 @@ import { AgentError } from "../errors.js";
 import { describeBinary } from "../exec/resolve-binary.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
+import { type CompileCommandsMode, compileCommandsFor, sourcesChanged } from "./compile-commands.js";
 import { checkServerBinary } from "./server-binary.js";
 import { ServerConnection } from "./server-connection.js";
 import { LANGUAGE_IDS, LANGUAGE_SERVERS, type LanguageServerSpec } from "./server-registry.js";
@@ -33,6 +34,13 @@ export interface ServerState {
   roots: string[];
   detail: string;
   rootMarkers: string[];
+  /** How the server sees each root (same order as roots), where that varies (clangd's database). */
+  rootModes: string[];
+}
+
+export interface SupervisorOptions {
+  /** The agent's private folder for what servers need beside the workspace (derived databases). */
+  stateDir?: string;
 }
 
 const keyOf = (id: string, root: string): string => `${id}\u0000${root}`;
@@ -44,9 +52,14 @@ export class LspSupervisor {
   private readonly ready = new Map<string, ServerConnection>();
   private readonly forgotten = new WeakSet<ServerConnection>();
   private readonly crashes = new Map<string, CrashRecord>();
+  /** clangd: the compilation database each running (server, root) was started with. */
+  private readonly databases = new Map<string, CompileCommandsMode>();
   private closed = false;
 
-  constructor(readonly paths: WorkspacePaths) {}
+  constructor(
+    readonly paths: WorkspacePaths,
+    private readonly opts: SupervisorOptions = {},
+  ) {}
 
   languageIdFor(fileAbs: string): string {
     return LANGUAGE_IDS[extname(fileAbs).toLowerCase()] ?? "plaintext";
@@ -123,7 +136,13 @@ export class LspSupervisor {
     if (rec && rec.count >= LIMITS.lspMaxCrashes) throw new AgentError("failed_precondition", this.brokenMessage(choice.spec, choice.root, rec));
     const starting = (async () => {
       if (rec && rec.retryAt > Date.now()) await new Promise((r) => setTimeout(r, rec.retryAt - Date.now()));
-      const conn = await ServerConnection.start(choice.spec, choice.root, choice.binary);
+      let extraArgs: string[] = [];
+      if (choice.spec.compilationDatabase) {
+        const mode = compileCommandsFor(choice.root, this.paths.root, this.opts.stateDir, true);
+        this.databases.set(key, mode);
+        extraArgs = mode.args;
+      }
+      const conn = await ServerConnection.start(choice.spec, choice.root, choice.binary, extraArgs);
       this.ready.set(key, conn);
       void conn.exited.then(() => this.forget(key, conn));
       return conn;
@@ -134,6 +153,32 @@ export class LspSupervisor {
       this.recordCrash(key, err instanceof Error ? err.message : String(err), "", 0);
     });
     return starting;
+  }
+
+  /** How a running server sees its root's project (clangd's compilation database), if that varies. */
+  databaseOf(conn: ServerConnection): CompileCommandsMode | undefined {
+    return this.databases.get(keyOf(conn.id, conn.root));
+  }
+
+  /**
+   * Whether the server's derived database no longer lists the root's sources (a file added or
+   * removed since it started): clangd does not reread it, so such a server must be restarted for a
+   * project-wide operation to see every file.
+   */
+  databaseStale(conn: ServerConnection): boolean {
+    const mode = this.databaseOf(conn);
+    return mode !== undefined && sourcesChanged(mode, conn.root);
+  }
+
+  /** Stops one server; the next call starts it afresh (re-deriving its database). */
+  async restart(conn: ServerConnection): Promise<void> {
+    const key = keyOf(conn.id, conn.root);
+    if (this.ready.get(key) === conn) {
+      this.ready.delete(key);
+      this.servers.delete(key);
+    }
+    this.databases.delete(key);
+    await conn.stop();
   }
 
   /** Drops a dead connection and records its death, once, whoever notices first. */
@@ -159,10 +204,15 @@ export class LspSupervisor {
   status(): ServerState[] {
     return LANGUAGE_SERVERS.map((spec): ServerState => {
       const running = this.settled().filter((c) => c.id === spec.id && c.alive);
-      const base = { id: spec.id, languages: spec.languages, rootMarkers: spec.rootMarkers };
+      const base = { id: spec.id, languages: spec.languages, rootMarkers: spec.rootMarkers, rootModes: [] as string[] };
       const rel = (abs: string): string => relative(this.paths.root, abs) || ".";
+      // clangd: where each root's compilation database comes from (described, never written here).
+      const modes = (roots: string[]): string[] =>
+        spec.compilationDatabase ? roots.map((r) => compileCommandsFor(join(this.paths.root, r), this.paths.root, this.opts.stateDir, false).describe) : [];
       if (running.length) {
-        return { ...base, state: "running", roots: running.map((c) => rel(c.root)), detail: `pid ${running.map((c) => c.pid).join(", ")}${running.some((c) => c.indexing) ? " (indexing)" : ""}` };
+        const roots = running.map((c) => rel(c.root));
+        const described = spec.compilationDatabase ? running.map((c) => this.databaseOf(c)?.describe ?? modes([rel(c.root)])[0] ?? "") : [];
+        return { ...base, state: "running", roots, rootModes: described, detail: `pid ${running.map((c) => c.pid).join(", ")}${running.some((c) => c.indexing) ? " (indexing)" : ""}` };
       }
       const broken = [...this.crashes.entries()].filter(([k, r]) => k.startsWith(`${spec.id}\u0000`) && r.count >= LIMITS.lspMaxCrashes);
       if (broken.length) {
@@ -175,7 +225,7 @@ export class LspSupervisor {
       if (!binary.ok) return { ...base, state: "missing_binary", roots, detail: binary.why };
       const shown = describeBinary(binary);
       if (roots.length === 0) return { ...base, state: "missing_marker", roots, detail: `${shown} is installed, but no folder of the workspace has ${spec.rootMarkers.join(", ")}` };
-      return { ...base, state: "available", roots, detail: `${shown}; starts on the first call for a file under ${roots.map((r) => `\`${r}\``).join(", ")}` };
+      return { ...base, state: "available", roots, rootModes: modes(roots), detail: `${shown}; starts on the first call for a file under ${roots.map((r) => `\`${r}\``).join(", ")}` };
     });
   }
 
@@ -200,6 +250,7 @@ export class LspSupervisor {
         if (!match(conn.id, conn.root)) return;
         this.ready.delete(key);
         this.servers.delete(key);
+        this.databases.delete(key);
         stopped.push(`${conn.id}@${relative(this.paths.root, conn.root) || "."}`);
         await conn.stop();
       }),

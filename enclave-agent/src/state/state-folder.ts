@@ -15,7 +15,9 @@ export interface StateFolder {
   journalDir: string;
   /** Kernel environments (a venv per base Python). */
   kernelsDir: string;
-  /** Removes what this agent made: everything when it made the folder, else only its kernel environments. */
+  /** What language servers need beside the workspace (clangd's derived compilation databases). */
+  lspDir: string;
+  /** Removes what this agent made: everything when it made the folder, else its kernel environments and lsp caches. */
   dispose(): void;
 }
 
@@ -112,12 +114,16 @@ export function openStateFolder(given: string | undefined, workspaceRoot: string
   }
   const journalDir = privateSubfolder(root, "journal");
   const kernelsDir = privateSubfolder(root, "kernels");
+  const lspDir = privateSubfolder(root, "lsp");
   return {
     root,
     journalDir,
     kernelsDir,
+    lspDir,
     dispose() {
       rmSync(made ? root : kernelsDir, { recursive: true, force: true });
+      // Derived databases and clangd's index beside them are caches: rebuilt at the next start.
+      if (!made) rmSync(lspDir, { recursive: true, force: true });
     },
   };
 }

@@ -16,7 +16,8 @@ export const statusAction: LspAction = {
     const res = await client.lspStatus();
     const lines = res.servers.map((s) => {
       const roots = s.roots.length ? ` roots: ${s.roots.map((r) => `\`${r}\``).join(", ")}.` : "";
-      return `  ${s.id} (${s.languages.join(", ")}): ${LABEL[s.state] ?? s.state}.${roots} ${s.detail}`;
+      const modes = s.rootModes.filter(Boolean).map((m) => `\n      ${m}`).join("");
+      return `  ${s.id} (${s.languages.join(", ")}): ${LABEL[s.state] ?? s.state}.${roots} ${s.detail}${modes}`;
     });
     return `Language servers (a server starts only where a root marker exists AND its binary resolves):\n${lines.join("\n")}`;
   },

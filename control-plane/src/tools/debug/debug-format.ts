@@ -1,5 +1,5 @@
 // Texts of the debug tool: a session's status, breakpoints, a value cut to the cap.
-import { type DebugBreakpointsResponse, DebugEndKind, type DebugStatus } from "../../../../proto/gen/enclave/agent/v1/debug.js";
+import { type DebugBreakpointsResponse, DebugEndKind, type DebugException, type DebugStatus } from "../../../../proto/gen/enclave/agent/v1/debug.js";
 import { LIMITS } from "../../limits.js";
 
 /** A value cut at the cap, saying how long it was. */
@@ -24,6 +24,13 @@ export function formatBreakpoints(b: DebugBreakpointsResponse): string {
   return `${b.file}: ${parts.join(", ")}`;
 }
 
+/** The exception stopped on: its type and message, then the program's own frames, innermost first. */
+export function formatException(e: DebugException): string {
+  const head = `exception ${e.type}${e.message ? `: ${e.message.replace(/\s*\n\s*/g, " ")}` : ""}`;
+  const frames = e.frames.slice(0, LIMITS.debugStackFrames).map((f) => `  ${f.file}:${f.line} in ${f.function}`);
+  return [head, ...(frames.length ? ["traceback (the program's frames, innermost first):", ...frames] : [])].join("\n");
+}
+
 export function formatStatus(s: DebugStatus): string {
   const lines: string[] = [];
   if (!s.sessionId) {
@@ -36,7 +43,11 @@ export function formatStatus(s: DebugStatus): string {
         const where = st.file ? `${st.file}:${st.line}` : "an unknown location";
         const fn = st.function ? ` in ${st.function}` : "";
         const why = [st.reason, st.description && st.description !== st.reason ? st.description : "", st.text].filter(Boolean).join(": ");
-        lines.push(`${head} is stopped at ${where}${fn} (${why}), thread ${st.threadId}`);
+        if (s.exception) {
+          const mode = s.exception.breakMode;
+          const kind = mode === "always" ? "a raised exception" : /unhandled/i.test(mode) ? "an uncaught exception" : "an exception";
+          lines.push(`${head} is stopped on ${kind} at ${where}${fn}, thread ${st.threadId}`, formatException(s.exception));
+        } else lines.push(`${head} is stopped at ${where}${fn} (${why}), thread ${st.threadId}`);
       } else if (s.state === "running") {
         lines.push(`${head} is running (not stopped at a breakpoint); pause it, or wait and ask status again`);
       } else {

@@ -1,6 +1,7 @@
 // definition, type_definition, implementation and references: each answers with locations (or
 // location links), normalized to shown locations.
 import type { LspLocation } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { AgentError } from "../../errors.js";
 import type { Location, LocationLink } from "../lsp-types.js";
 import { type Feature, type FeatureContext, positionOf } from "./feature-context.js";
 
@@ -14,10 +15,13 @@ export function toLocations(ctx: FeatureContext, answer: LocationAnswer): LspLoc
   );
 }
 
-function locationFeature(method: string, extra: Record<string, unknown> = {}): Feature {
+function locationFeature(method: string, capability: string, action: string, extra: Record<string, unknown> = {}): Feature {
   return {
     positional: true,
     async run(ctx) {
+      if (!ctx.conn.supports(method, capability)) {
+        throw new AgentError("failed_precondition", `the ${ctx.conn.id} language server does not support ${action} (it does not offer ${method})`);
+      }
       const answer = await ctx.conn.request<LocationAnswer>(
         method,
         { textDocument: { uri: ctx.doc.uri }, position: positionOf(ctx), ...extra },
@@ -30,7 +34,7 @@ function locationFeature(method: string, extra: Record<string, unknown> = {}): F
   };
 }
 
-export const definitionFeature = locationFeature("textDocument/definition");
-export const typeDefinitionFeature = locationFeature("textDocument/typeDefinition");
-export const implementationFeature = locationFeature("textDocument/implementation");
-export const referencesFeature = locationFeature("textDocument/references", { context: { includeDeclaration: true } });
+export const definitionFeature = locationFeature("textDocument/definition", "definitionProvider", "definition");
+export const typeDefinitionFeature = locationFeature("textDocument/typeDefinition", "typeDefinitionProvider", "type_definition");
+export const implementationFeature = locationFeature("textDocument/implementation", "implementationProvider", "implementation");
+export const referencesFeature = locationFeature("textDocument/references", "referencesProvider", "references", { context: { includeDeclaration: true } });

@@ -1,6 +1,7 @@
 // launch: starts the program under its adapter, stopped at its breakpoints. One session per
 // conversation: a second launch is refused, naming the running one.
 import { z } from "zod";
+import { LIMITS } from "../../../limits.js";
 import { text } from "../../tool.js";
 import { formatStatus } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
@@ -12,6 +13,15 @@ export const launchOp = defineOp({
     program: z.string().min(1).describe("workspace-relative program: a .py script, a Go package folder or .go file, a compiled executable"),
     args: z.array(z.string()).max(1000).optional().describe("command-line arguments of the program"),
     adapter: z.enum(["debugpy", "lldb", "delve", "dart"]).optional().describe("adapter id; picked from the program when omitted"),
+    stdin: z
+      .string()
+      .max(LIMITS.debugStdinChars)
+      .optional()
+      .describe("text for the program's standard input, then end-of-file; without it stdin is not connected (a read gets end-of-file at once)"),
+    exceptions: z
+      .enum(["uncaught", "raised", "none"])
+      .optional()
+      .describe("which exceptions stop the program: uncaught (default), raised (every raise, even one caught later), none"),
   }),
   async run(args, ctx) {
     const s = await ctx.agent.launch({
@@ -21,6 +31,8 @@ export const launchOp = defineOp({
       adapter: args.adapter ?? "",
       ttlMs: ctx.sessionTtlMs,
       waitMs: 0,
+      stdin: args.stdin,
+      exceptions: args.exceptions ?? "",
     });
     return text(`launched.\n${formatStatus(s)}`);
   },

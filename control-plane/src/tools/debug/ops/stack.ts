@@ -3,6 +3,7 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import { z } from "zod";
 import { LIMITS } from "../../../limits.js";
 import { text } from "../../tool.js";
+import { formatException } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
 
 export const stackOp = defineOp({
@@ -28,6 +29,9 @@ export const stackOp = defineOp({
     if (total > frames.length || frames.length === cap) {
       lines.push(`[showing ${frames.length} frames${total > frames.length ? ` of ${total}` : ""}: capped at ${cap}]`);
     }
-    return text(lines.join("\n") || "no frames");
+    // Stopped on an exception: say which, above the frames.
+    const { exception } = await ctx.agent.status(ctx.sessionKey);
+    const head = exception ? `${formatException(exception)}\nframes:\n` : "";
+    return text(`${head}${lines.join("\n") || "no frames"}`);
   },
 });

@@ -150,6 +150,18 @@ export interface DebugLaunchRequest {
   ttlMs: number;
   /** How long to wait for the first stop; 0 means the agent's default. */
   waitMs: number;
+  /**
+   * Text for the program's standard input, then end-of-file. Absent: stdin is not connected (a read
+   * gets end-of-file at once).
+   */
+  stdin?:
+    | string
+    | undefined;
+  /**
+   * Which exceptions stop the program: "uncaught" (the default when empty), "raised" (every raise),
+   * or "none".
+   */
+  exceptions: string;
 }
 
 export interface DebugAttachRequest {
@@ -187,6 +199,25 @@ export interface DebugStopped {
   text: string;
 }
 
+/** One frame of an exception's traceback. */
+export interface DebugFrame {
+  function: string;
+  /** Workspace-relative when inside the workspace. */
+  file: string;
+  line: number;
+}
+
+/** The exception the program stopped on. */
+export interface DebugException {
+  /** Its type (ValueError, panic, signal SIGSEGV …). */
+  type: string;
+  message: string;
+  /** "always" (a raised-exception stop), "unhandled", … as the adapter says; may be empty. */
+  breakMode: string;
+  /** The program's own frames, innermost first (no debugger or launcher frames). */
+  frames: DebugFrame[];
+}
+
 export interface DebugStatus {
   /** A session exists and has not ended. */
   active: boolean;
@@ -206,6 +237,10 @@ export interface DebugStatus {
   interpreter: string;
   notes: string[];
   breakpoints: DebugBreakpointsResponse[];
+  /** Set while stopped on an exception. */
+  exception?:
+    | DebugException
+    | undefined;
   /** Why the session ended, for code to branch on; UNSPECIFIED while it runs. */
   endedKind: DebugEndKind;
 }
@@ -916,7 +951,7 @@ export const DebugBreakpointsResponse: MessageFns<DebugBreakpointsResponse> = {
 };
 
 function createBaseDebugLaunchRequest(): DebugLaunchRequest {
-  return { sessionKey: "", program: "", args: [], adapter: "", ttlMs: 0, waitMs: 0 };
+  return { sessionKey: "", program: "", args: [], adapter: "", ttlMs: 0, waitMs: 0, stdin: undefined, exceptions: "" };
 }
 
 export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
@@ -938,6 +973,12 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
     }
     if (message.waitMs !== 0) {
       writer.uint32(48).int64(message.waitMs);
+    }
+    if (message.stdin !== undefined) {
+      writer.uint32(58).string(message.stdin);
+    }
+    if (message.exceptions !== "") {
+      writer.uint32(66).string(message.exceptions);
     }
     return writer;
   },
@@ -1003,6 +1044,22 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
             message.waitMs = longToNumber(reader.int64());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.stdin = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.exceptions = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1035,6 +1092,8 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
         : isSet(object.wait_ms)
         ? globalThis.Number(object.wait_ms)
         : 0,
+      stdin: isSet(object.stdin) ? globalThis.String(object.stdin) : undefined,
+      exceptions: isSet(object.exceptions) ? globalThis.String(object.exceptions) : "",
     };
   },
 
@@ -1058,6 +1117,12 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
     if (message.waitMs !== 0) {
       obj.waitMs = Math.round(message.waitMs);
     }
+    if (message.stdin !== undefined) {
+      obj.stdin = message.stdin;
+    }
+    if (message.exceptions !== "") {
+      obj.exceptions = message.exceptions;
+    }
     return obj;
   },
 
@@ -1072,6 +1137,8 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
     message.adapter = object.adapter ?? "";
     message.ttlMs = object.ttlMs ?? 0;
     message.waitMs = object.waitMs ?? 0;
+    message.stdin = object.stdin ?? undefined;
+    message.exceptions = object.exceptions ?? "";
     return message;
   },
 };
@@ -1632,6 +1699,228 @@ export const DebugStopped: MessageFns<DebugStopped> = {
   },
 };
 
+function createBaseDebugFrame(): DebugFrame {
+  return { function: "", file: "", line: 0 };
+}
+
+export const DebugFrame: MessageFns<DebugFrame> = {
+  encode(message: DebugFrame, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.function !== "") {
+      writer.uint32(10).string(message.function);
+    }
+    if (message.file !== "") {
+      writer.uint32(18).string(message.file);
+    }
+    if (message.line !== 0) {
+      writer.uint32(24).int32(message.line);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugFrame {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugFrame();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.function = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.file = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.line = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugFrame {
+    return {
+      function: isSet(object.function) ? globalThis.String(object.function) : "",
+      file: isSet(object.file) ? globalThis.String(object.file) : "",
+      line: isSet(object.line) ? globalThis.Number(object.line) : 0,
+    };
+  },
+
+  toJSON(message: DebugFrame): unknown {
+    const obj: any = {};
+    if (message.function !== "") {
+      obj.function = message.function;
+    }
+    if (message.file !== "") {
+      obj.file = message.file;
+    }
+    if (message.line !== 0) {
+      obj.line = Math.round(message.line);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugFrame>, I>>(base?: I): DebugFrame {
+    return DebugFrame.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugFrame>, I>>(object: I): DebugFrame {
+    const message = createBaseDebugFrame();
+    message.function = object.function ?? "";
+    message.file = object.file ?? "";
+    message.line = object.line ?? 0;
+    return message;
+  },
+};
+
+function createBaseDebugException(): DebugException {
+  return { type: "", message: "", breakMode: "", frames: [] };
+}
+
+export const DebugException: MessageFns<DebugException> = {
+  encode(message: DebugException, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.breakMode !== "") {
+      writer.uint32(26).string(message.breakMode);
+    }
+    for (const v of message.frames) {
+      DebugFrame.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugException {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugException();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.breakMode = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.frames.push(DebugFrame.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugException {
+    return {
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      breakMode: isSet(object.breakMode)
+        ? globalThis.String(object.breakMode)
+        : isSet(object.break_mode)
+        ? globalThis.String(object.break_mode)
+        : "",
+      frames: globalThis.Array.isArray(object?.frames) ? object.frames.map((e: any) => DebugFrame.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: DebugException): unknown {
+    const obj: any = {};
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.breakMode !== "") {
+      obj.breakMode = message.breakMode;
+    }
+    if (message.frames?.length) {
+      obj.frames = message.frames.map((e) => DebugFrame.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugException>, I>>(base?: I): DebugException {
+    return DebugException.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugException>, I>>(object: I): DebugException {
+    const message = createBaseDebugException();
+    message.type = object.type ?? "";
+    message.message = object.message ?? "";
+    message.breakMode = object.breakMode ?? "";
+    message.frames = object.frames?.map((e) => DebugFrame.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseDebugStatus(): DebugStatus {
   return {
     active: false,
@@ -1648,6 +1937,7 @@ function createBaseDebugStatus(): DebugStatus {
     interpreter: "",
     notes: [],
     breakpoints: [],
+    exception: undefined,
     endedKind: 0,
   };
 }
@@ -1696,8 +1986,11 @@ export const DebugStatus: MessageFns<DebugStatus> = {
     for (const v of message.breakpoints) {
       DebugBreakpointsResponse.encode(v!, writer.uint32(114).fork()).join();
     }
+    if (message.exception !== undefined) {
+      DebugException.encode(message.exception, writer.uint32(122).fork()).join();
+    }
     if (message.endedKind !== 0) {
-      writer.uint32(120).int32(message.endedKind);
+      writer.uint32(128).int32(message.endedKind);
     }
     return writer;
   },
@@ -1828,7 +2121,15 @@ export const DebugStatus: MessageFns<DebugStatus> = {
             continue;
           }
           case 15: {
-            if (tag !== 120) {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.exception = DebugException.decode(reader, reader.uint32());
+            continue;
+          }
+          case 16: {
+            if (tag !== 128) {
               break;
             }
 
@@ -1891,6 +2192,7 @@ export const DebugStatus: MessageFns<DebugStatus> = {
       breakpoints: globalThis.Array.isArray(object?.breakpoints)
         ? object.breakpoints.map((e: any) => DebugBreakpointsResponse.fromJSON(e))
         : [],
+      exception: isSet(object.exception) ? DebugException.fromJSON(object.exception) : undefined,
       endedKind: isSet(object.endedKind)
         ? debugEndKindFromJSON(object.endedKind)
         : isSet(object.ended_kind)
@@ -1943,6 +2245,9 @@ export const DebugStatus: MessageFns<DebugStatus> = {
     if (message.breakpoints?.length) {
       obj.breakpoints = message.breakpoints.map((e) => DebugBreakpointsResponse.toJSON(e));
     }
+    if (message.exception !== undefined) {
+      obj.exception = DebugException.toJSON(message.exception);
+    }
     if (message.endedKind !== 0) {
       obj.endedKind = debugEndKindToJSON(message.endedKind);
     }
@@ -1970,6 +2275,9 @@ export const DebugStatus: MessageFns<DebugStatus> = {
     message.interpreter = object.interpreter ?? "";
     message.notes = object.notes?.map((e) => e) || [];
     message.breakpoints = object.breakpoints?.map((e) => DebugBreakpointsResponse.fromPartial(e)) || [];
+    message.exception = (object.exception !== undefined && object.exception !== null)
+      ? DebugException.fromPartial(object.exception)
+      : undefined;
     message.endedKind = object.endedKind ?? 0;
     return message;
   },

@@ -36,6 +36,11 @@ export interface LspServerStatus {
   /** The resolved binary, or what is missing and how to get it. */
   detail: string;
   rootMarkers: string[];
+  /**
+   * How the server sees each root of `roots` (same order): for clangd, where its compilation
+   * database comes from (the project's, derived by the agent, or none: open files only).
+   */
+  rootModes: string[];
 }
 
 export interface LspStatusResponse {
@@ -144,6 +149,11 @@ export interface LspRenameRequest {
   symbol: string;
   newName: string;
   timeoutMs: number;
+  /**
+   * How long to wait for the diagnostics of the files the rename edits, as they are before the edit
+   * (so the caller can tell which diagnostics the rename introduced); 0 skips them.
+   */
+  diagnosticsWaitMs: number;
 }
 
 export interface LspRenameResponse {
@@ -151,6 +161,8 @@ export interface LspRenameResponse {
   target?: LspLocation | undefined;
   files: LspFileEdits[];
   indexing: boolean;
+  /** The edited files' diagnostics just before the edit was applied (when asked for). */
+  before: LspFileDiagnostics[];
 }
 
 export interface LspSyncRequest {
@@ -246,7 +258,7 @@ export const LspStatusRequest: MessageFns<LspStatusRequest> = {
 };
 
 function createBaseLspServerStatus(): LspServerStatus {
-  return { id: "", languages: [], state: "", roots: [], detail: "", rootMarkers: [] };
+  return { id: "", languages: [], state: "", roots: [], detail: "", rootMarkers: [], rootModes: [] };
 }
 
 export const LspServerStatus: MessageFns<LspServerStatus> = {
@@ -268,6 +280,9 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
     }
     for (const v of message.rootMarkers) {
       writer.uint32(50).string(v!);
+    }
+    for (const v of message.rootModes) {
+      writer.uint32(58).string(v!);
     }
     return writer;
   },
@@ -333,6 +348,14 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
             message.rootMarkers.push(reader.string());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.rootModes.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -359,6 +382,11 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
         : globalThis.Array.isArray(object?.root_markers)
         ? object.root_markers.map((e: any) => globalThis.String(e))
         : [],
+      rootModes: globalThis.Array.isArray(object?.rootModes)
+        ? object.rootModes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.root_modes)
+        ? object.root_modes.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -382,6 +410,9 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
     if (message.rootMarkers?.length) {
       obj.rootMarkers = message.rootMarkers;
     }
+    if (message.rootModes?.length) {
+      obj.rootModes = message.rootModes;
+    }
     return obj;
   },
 
@@ -396,6 +427,7 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
     message.roots = object.roots?.map((e) => e) || [];
     message.detail = object.detail ?? "";
     message.rootMarkers = object.rootMarkers?.map((e) => e) || [];
+    message.rootModes = object.rootModes?.map((e) => e) || [];
     return message;
   },
 };
@@ -1794,7 +1826,7 @@ export const LspQueryResponse: MessageFns<LspQueryResponse> = {
 };
 
 function createBaseLspRenameRequest(): LspRenameRequest {
-  return { file: "", line: 0, symbol: "", newName: "", timeoutMs: 0 };
+  return { file: "", line: 0, symbol: "", newName: "", timeoutMs: 0, diagnosticsWaitMs: 0 };
 }
 
 export const LspRenameRequest: MessageFns<LspRenameRequest> = {
@@ -1813,6 +1845,9 @@ export const LspRenameRequest: MessageFns<LspRenameRequest> = {
     }
     if (message.timeoutMs !== 0) {
       writer.uint32(40).int32(message.timeoutMs);
+    }
+    if (message.diagnosticsWaitMs !== 0) {
+      writer.uint32(48).int32(message.diagnosticsWaitMs);
     }
     return writer;
   },
@@ -1870,6 +1905,14 @@ export const LspRenameRequest: MessageFns<LspRenameRequest> = {
             message.timeoutMs = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.diagnosticsWaitMs = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1897,6 +1940,11 @@ export const LspRenameRequest: MessageFns<LspRenameRequest> = {
         : isSet(object.timeout_ms)
         ? globalThis.Number(object.timeout_ms)
         : 0,
+      diagnosticsWaitMs: isSet(object.diagnosticsWaitMs)
+        ? globalThis.Number(object.diagnosticsWaitMs)
+        : isSet(object.diagnostics_wait_ms)
+        ? globalThis.Number(object.diagnostics_wait_ms)
+        : 0,
     };
   },
 
@@ -1917,6 +1965,9 @@ export const LspRenameRequest: MessageFns<LspRenameRequest> = {
     if (message.timeoutMs !== 0) {
       obj.timeoutMs = Math.round(message.timeoutMs);
     }
+    if (message.diagnosticsWaitMs !== 0) {
+      obj.diagnosticsWaitMs = Math.round(message.diagnosticsWaitMs);
+    }
     return obj;
   },
 
@@ -1930,12 +1981,13 @@ export const LspRenameRequest: MessageFns<LspRenameRequest> = {
     message.symbol = object.symbol ?? "";
     message.newName = object.newName ?? "";
     message.timeoutMs = object.timeoutMs ?? 0;
+    message.diagnosticsWaitMs = object.diagnosticsWaitMs ?? 0;
     return message;
   },
 };
 
 function createBaseLspRenameResponse(): LspRenameResponse {
-  return { server: "", target: undefined, files: [], indexing: false };
+  return { server: "", target: undefined, files: [], indexing: false, before: [] };
 }
 
 export const LspRenameResponse: MessageFns<LspRenameResponse> = {
@@ -1951,6 +2003,9 @@ export const LspRenameResponse: MessageFns<LspRenameResponse> = {
     }
     if (message.indexing !== false) {
       writer.uint32(32).bool(message.indexing);
+    }
+    for (const v of message.before) {
+      LspFileDiagnostics.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -2000,6 +2055,14 @@ export const LspRenameResponse: MessageFns<LspRenameResponse> = {
             message.indexing = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.before.push(LspFileDiagnostics.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2018,6 +2081,9 @@ export const LspRenameResponse: MessageFns<LspRenameResponse> = {
       target: isSet(object.target) ? LspLocation.fromJSON(object.target) : undefined,
       files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => LspFileEdits.fromJSON(e)) : [],
       indexing: isSet(object.indexing) ? globalThis.Boolean(object.indexing) : false,
+      before: globalThis.Array.isArray(object?.before)
+        ? object.before.map((e: any) => LspFileDiagnostics.fromJSON(e))
+        : [],
     };
   },
 
@@ -2035,6 +2101,9 @@ export const LspRenameResponse: MessageFns<LspRenameResponse> = {
     if (message.indexing !== false) {
       obj.indexing = message.indexing;
     }
+    if (message.before?.length) {
+      obj.before = message.before.map((e) => LspFileDiagnostics.toJSON(e));
+    }
     return obj;
   },
 
@@ -2049,6 +2118,7 @@ export const LspRenameResponse: MessageFns<LspRenameResponse> = {
       : undefined;
     message.files = object.files?.map((e) => LspFileEdits.fromPartial(e)) || [];
     message.indexing = object.indexing ?? false;
+    message.before = object.before?.map((e) => LspFileDiagnostics.fromPartial(e)) || [];
     return message;
   },
 };
