@@ -29,7 +29,9 @@ export type EnclaveErrorCode =
   /** A language server exited, was killed or could not run; it is restarted on the next call. */
   | "lsp_server_dead"
   /** A language server answered with an error of its own. */
-  | "lsp_server_error";
+  | "lsp_server_error"
+  /** A language server dropped the request because its state moved on (an edit); asking again may work. */
+  | "lsp_state_changed";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -52,6 +54,7 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   lsp_timeout: status.DEADLINE_EXCEEDED,
   lsp_server_dead: status.UNAVAILABLE,
   lsp_server_error: status.FAILED_PRECONDITION,
+  lsp_state_changed: status.UNAVAILABLE,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

@@ -18,10 +18,12 @@ export type AgentErrorCode =
   /** A language server exited, was killed or could not run. */
   | "lsp_server_dead"
   /** A language server answered with an error of its own. */
-  | "lsp_server_error";
+  | "lsp_server_error"
+  /** A language server dropped the request because its state moved on; asking again may work. */
+  | "lsp_state_changed";
 
-// The language-server codes keep FAILED_PRECONDITION, the status they always had: a control plane of
-// an older build reads them as before, a current one reads the finer code.
+// The language-server codes keep the statuses they always had: a control plane of an older build
+// reads them as before, a current one reads the finer code.
 const grpcStatus: Record<AgentErrorCode, status> = {
   invalid_argument: status.INVALID_ARGUMENT,
   outside_workspace: status.PERMISSION_DENIED,
@@ -34,6 +36,7 @@ const grpcStatus: Record<AgentErrorCode, status> = {
   lsp_timeout: status.FAILED_PRECONDITION,
   lsp_server_dead: status.FAILED_PRECONDITION,
   lsp_server_error: status.FAILED_PRECONDITION,
+  lsp_state_changed: status.UNAVAILABLE,
 };
 
 const wireCode: Record<AgentErrorCode, WireCode> = {
@@ -48,6 +51,7 @@ const wireCode: Record<AgentErrorCode, WireCode> = {
   lsp_timeout: WireCode.AGENT_ERROR_CODE_LSP_TIMEOUT,
   lsp_server_dead: WireCode.AGENT_ERROR_CODE_LSP_SERVER_DEAD,
   lsp_server_error: WireCode.AGENT_ERROR_CODE_LSP_SERVER_ERROR,
+  lsp_state_changed: WireCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED,
 };
 
 /**

@@ -21,7 +21,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // Answers initialize; never answers hover or workspace/executeCommand (logs $/cancelRequest); exits
 // on "crash"; forks a sleeper (its own child) on "fork" and answers with the child's pid; answers
-// "fail" with a JSON-RPC error; pushes one diagnostic for a document opened.
+// "fail" with a JSON-RPC error and "modified" with LSP's ContentModified; pushes one diagnostic for
+// a document opened.
 const SERVER = `
 const { spawn } = require("node:child_process");
 const fs = require("node:fs");
@@ -46,6 +47,7 @@ process.stdin.on("data", (chunk) => {
     else if (msg.method === "indexed") { send({ method: "$/progress", params: { token: "t1", value: { kind: "end" } } }); send({ id: msg.id, result: null }); }
     else if (msg.method === "fork") { const c = spawn("sleep", ["300"], { stdio: "ignore" }); send({ id: msg.id, result: c.pid }); }
     else if (msg.method === "fail") send({ id: msg.id, error: { code: -32603, message: "scripted failure" } });
+    else if (msg.method === "modified") send({ id: msg.id, error: { code: -32801, message: "content modified" } });
     else if (msg.method === "textDocument/didOpen") send({ method: "textDocument/publishDiagnostics", params: { uri: msg.params.textDocument.uri, version: 1, diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, severity: 1, message: "stale" }] } });
   }
 });
@@ -97,6 +99,7 @@ describe("server connection mechanics", () => {
     const failed = conn.request("fail", {}, 5_000);
     await expect(failed).rejects.toThrow(/answered fail with an error: scripted failure/);
     await expect(failed).rejects.toMatchObject({ code: "lsp_server_error" });
+    await expect(conn.request("modified", {}, 5_000)).rejects.toMatchObject({ code: "lsp_state_changed" });
     expect(conn.alive).toBe(true);
     await conn.stop();
   });

@@ -69,6 +69,7 @@ describe("agent errors reach the control plane as codes", () => {
     ["lsp_timeout", "lsp_timeout"],
     ["lsp_server_dead", "lsp_server_dead"],
     ["lsp_server_error", "lsp_server_error"],
+    ["lsp_state_changed", "lsp_state_changed"],
   ];
 
   it.each(cases)("the agent's %s is the control plane's %s", async (agentCode, expected) => {

@@ -268,6 +268,7 @@ const FROM_AGENT: Partial<Record<AgentErrorCode, EnclaveErrorCode>> = {
   [AgentErrorCode.AGENT_ERROR_CODE_LSP_TIMEOUT]: "lsp_timeout",
   [AgentErrorCode.AGENT_ERROR_CODE_LSP_SERVER_DEAD]: "lsp_server_dead",
   [AgentErrorCode.AGENT_ERROR_CODE_LSP_SERVER_ERROR]: "lsp_server_error",
+  [AgentErrorCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED]: "lsp_state_changed",
 };
 
 /** The AgentErrorCode an agent handler sent in the call's trailers, or undefined when none did. */

@@ -125,7 +125,7 @@ async function pullDiagnostics(conn: ServerConnection, synced: Synced, deadline:
       if (!conn.alive) throw err;
       if (err instanceof AgentError && err.code === "lsp_timeout") return undefined;
       // Cancelled because its state moved on (a newer edit): ask again.
-      if ((err as AgentError).code === "unavailable") {
+      if (err instanceof AgentError && err.code === "lsp_state_changed") {
         await new Promise((r) => setTimeout(r, 100));
         continue;
       }

@@ -331,7 +331,7 @@ export class ServerConnection {
               ? `the ${this.spec.id} language server does not support ${method.replace(/^textDocument\//, "")}`
               : `the ${this.spec.id} language server answered ${method} with an error: ${e.message ?? String(err)}`;
           // ServerCancelled and ContentModified: the server's state moved on; asking again may work.
-          const code = e.code === -32802 || e.code === -32801 ? "unavailable" : e.code === -32601 ? "failed_precondition" : "lsp_server_error";
+          const code = e.code === -32802 || e.code === -32801 ? "lsp_state_changed" : e.code === -32601 ? "failed_precondition" : "lsp_server_error";
           finish(() => reject(new AgentError(code, text)));
         },
       );

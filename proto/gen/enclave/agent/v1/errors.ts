@@ -38,6 +38,11 @@ export enum AgentErrorCode {
   AGENT_ERROR_CODE_LSP_SERVER_DEAD = 10,
   /** AGENT_ERROR_CODE_LSP_SERVER_ERROR - A language server answered the request with an error of its own. */
   AGENT_ERROR_CODE_LSP_SERVER_ERROR = 11,
+  /**
+   * AGENT_ERROR_CODE_LSP_STATE_CHANGED - A language server dropped the request because its state moved on (LSP's ContentModified or
+   * ServerCancelled); asking again may work.
+   */
+  AGENT_ERROR_CODE_LSP_STATE_CHANGED = 12,
   UNRECOGNIZED = -1,
 }
 
@@ -79,6 +84,9 @@ export function agentErrorCodeFromJSON(object: any): AgentErrorCode {
     case 11:
     case "AGENT_ERROR_CODE_LSP_SERVER_ERROR":
       return AgentErrorCode.AGENT_ERROR_CODE_LSP_SERVER_ERROR;
+    case 12:
+    case "AGENT_ERROR_CODE_LSP_STATE_CHANGED":
+      return AgentErrorCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -112,6 +120,8 @@ export function agentErrorCodeToJSON(object: AgentErrorCode): string {
       return "AGENT_ERROR_CODE_LSP_SERVER_DEAD";
     case AgentErrorCode.AGENT_ERROR_CODE_LSP_SERVER_ERROR:
       return "AGENT_ERROR_CODE_LSP_SERVER_ERROR";
+    case AgentErrorCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED:
+      return "AGENT_ERROR_CODE_LSP_STATE_CHANGED";
     case AgentErrorCode.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
