@@ -2,6 +2,8 @@
 // the gRPC API maps it to a status and sends it in the `enclave-error-code` trailer); its message
 // says what happened and what to do, and no code reads it.
 import { status } from "@grpc/grpc-js";
+// One test mode for both sides: ENCLAVE_REWORD_ERRORS=1 rewrites every message.
+import { reworded } from "../../enclave-agent/src/errors.js";
 
 export type EnclaveErrorCode =
   | "invalid_arguments"
@@ -70,13 +72,6 @@ export function isEnclaveErrorCode(s: string): s is EnclaveErrorCode {
  */
 export const ERROR_CODE_TRAILER = "enclave-error-code";
 
-/**
- * With ENCLAVE_REWORD_ERRORS=1 every message is rewritten (a test mode): a test that runs the cases
- * callers branch on proves no branch reads the text.
- */
-export function reworded(message: string): string {
-  return process.env.ENCLAVE_REWORD_ERRORS === "1" ? `[reworded] ${[...message].reverse().join("")}` : message;
-}
 
 export class EnclaveError extends Error {
   constructor(
