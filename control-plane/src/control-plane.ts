@@ -22,6 +22,7 @@ import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
 import { BUILTIN_TOOLS, EVAL_TOOLS } from "./tools/builtin/index.js";
 import { LspCapability } from "./lsp/index.js";
+import { type SyncWritesResult, syncWrites } from "./lsp/sync-writes.js";
 import { createDebugTool } from "./tools/debug/debug-tool.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
@@ -35,7 +36,7 @@ import { VibeRoster } from "./vibe/vibe-roster.js";
 import { workerAuditEvent } from "./vibe/worker-audit.js";
 import { PendingActionStores } from "./pending/pending-action-store.js";
 import { AST_TOOLS } from "./tools/ast/index.js";
-import { loadCustomTools } from "./tools/custom/custom-tool-loader.js";
+import { type CustomToolLoadFailure, loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 import { LiveStatusRegistry, vibeWorkerStatus } from "./console/live-status.js";
 import { placementStatusSources } from "./console/placement-status.js";
 
@@ -64,7 +65,10 @@ export class ControlPlane {
   readonly vibe: VibeRoster;
   /** What runs per conversation, for the operator console (capabilities register their own source). */
   readonly liveStatus = new LiveStatusRegistry();
+  /** Custom tool modules skipped at load, with why: shown by ListTools and the console. */
+  readonly customToolFailures: CustomToolLoadFailure[] = [];
   private readonly dispatcher: ToolDispatcher;
+  private readonly lsp = new LspCapability();
   /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
   readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
@@ -82,7 +86,7 @@ export class ControlPlane {
       config.hostSandbox,
     );
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
-    const lsp = new LspCapability();
+    const lsp = this.lsp;
     for (const tool of lsp.wrapWriteTools(BUILTIN_TOOLS)) this.registry.register(tool);
     for (const tool of lsp.tools) this.registry.register(tool);
     this.questions = new QuestionPort(
@@ -98,6 +102,12 @@ export class ControlPlane {
     for (const tool of EVAL_TOOLS) this.registry.register(tool);
     for (const source of placementStatusSources(this.placements)) this.liveStatus.register(source);
     this.liveStatus.register(vibeWorkerStatus(this.vibe));
+    this.liveStatus.register({
+      id: "custom-tools",
+      title: "Custom tool modules skipped",
+      empty: "none",
+      list: () => this.customToolFailures.map((f) => ({ name: f.file, state: "skipped", detail: f.reason })),
+    });
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run));
   }
 
@@ -130,11 +140,17 @@ export class ControlPlane {
     return this.driver;
   }
 
-  /** Registers every custom tool in the folder (see tools/custom/custom-tool-api.ts); returns their names. */
-  async loadCustomTools(dir: string): Promise<string[]> {
-    const tools = await loadCustomTools(dir);
+  /**
+   * Registers every custom tool in the folder (see tools/custom/custom-tool-types.ts). A module that
+   * fails to load, returns an invalid tool or reuses a registered name is skipped and reported (on
+   * stderr, in ListTools and on the console); the others load.
+   */
+  async loadCustomTools(dir: string): Promise<{ loaded: string[]; failures: CustomToolLoadFailure[] }> {
+    const { tools, failures } = await loadCustomTools(dir, { taken: (name) => this.registry.all().some((t) => t.name === name) });
     for (const t of tools) this.registry.register(t);
-    return tools.map((t) => t.name);
+    for (const f of failures) process.stderr.write(`control plane: custom tool module ${f.file} skipped: ${f.reason}\n`);
+    this.customToolFailures.push(...failures);
+    return { loaded: tools.map((t) => t.name), failures };
   }
 
   /** "resolve" while the run has a staged change pending, else "". */
@@ -289,8 +305,17 @@ export class ControlPlane {
     return this.runs.setVibeMode(runId, enabled);
   }
 
+  /** The run's tools; `resolve` is hidden while nothing is pending (it can still be called, and says so). */
   listTools(runId: string): Tool[] {
-    return this.registry.visible(this.runs.get(runId));
+    const run = this.runs.get(runId);
+    const pending = this.pending.forRun(run)?.hasPending() ?? false;
+    return this.registry.visible(run).filter((t) => t.name !== "resolve" || pending);
+  }
+
+  /** Diagnostics for files the harness wrote itself, against the run's own ledger (see lsp/sync-writes.ts). */
+  syncWrites(runId: string, paths: readonly string[]): Promise<SyncWritesResult> {
+    const run = this.runs.get(runId);
+    return syncWrites(run, paths, () => this.placements.endpoint(run.conversationId), this.lsp.ledger);
   }
 
   callTool(

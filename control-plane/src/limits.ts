@@ -87,6 +87,8 @@ export const LIMITS = {
   lspCheckerResultBytes: 64 * 1024,
   /** How long write/edit/apply_patch wait for fresh diagnostics (ENCLAVE_LSP_DIAGNOSTICS_WAIT_MS overrides). */
   lspWriteDiagnosticsWaitMs: 4_000,
+  /** Files one SyncWrites call may name. */
+  syncWritesMaxPaths: 200,
   /** debug: frames a stack shows, children a variables call shows, characters of one value. */
   debugStackFrames: 30,
   debugVariables: 50,

@@ -493,6 +493,25 @@ export function debugScenarios(placement: Placement): void {
       expect(await v.ok({ op: "output" })).toMatch(/^prefix=\S*\/\.venv$/m);
     });
 
+    it("eval and debug run the same project interpreter, and both refuse a broken one rather than run another", async () => {
+      const v = await openHarness(fx, `samepy-${placement}`, placement);
+      const kernelRun = (await fx.client.openRun(`samepy-${placement}`, { resources: ["kernel"] })).id;
+      const cell = (code: string) => fx.client.callTool(kernelRun, "eval", { description: "ask the kernel which python it runs", language: "python", code });
+      await v.tool("exec", { command: "/usr/bin/python3 -m venv --without-pip --system-site-packages .venv" });
+      const prefix = await cell("import sys; print(sys.prefix)");
+      expect(resultText(prefix)).toMatch(/\/\.venv\s*$/);
+      expect(await v.ok({ op: "adapters" })).toMatch(/interpreter: \S*\/\.venv\/bin\/python\n/);
+
+      const b = await openHarness(fx, `brokenpy-${placement}`, placement);
+      const brokenKernels = (await fx.client.openRun(`brokenpy-${placement}`, { resources: ["kernel"] })).id;
+      await b.tool("exec", { command: "mkdir -p .venv/bin && printf 'not a program' > .venv/bin/python" });
+      const refusedCell = await fx.client.callTool(brokenKernels, "eval", { description: "ask the kernel which python it runs", language: "python", code: "print(1)" });
+      expect(refusedCell.isError, resultText(refusedCell)).toBe(true);
+      expect(resultText(refusedCell)).toMatch(/\.venv\/bin\/python is not an executable file; recreate the environment/);
+      const adapters = await b.call({ op: "adapters" });
+      expect(adapters.text).toMatch(/\.venv\/bin\/python is not an executable file; recreate the environment/);
+    });
+
     it("a venv that already sees the system's packages is not told to be recreated with them", async () => {
       const v = await openHarness(fx, `venv2-${placement}`, placement);
       await v.tool("write", { path: "pyproject.toml", content: "[project]\nname = \"v\"\n" });

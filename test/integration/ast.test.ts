@@ -13,26 +13,25 @@ let fx: Fixture;
 let toolsDir: string;
 
 const CUSTOM_TOOL = `
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-export default (api) => ({
+export default (pi) => ({
   name: "stage_note",
+  label: "Stage note",
   tier: "write",
   stagesOnly: true,
   description: "Stages writing a note file (a custom tool with a pending action).",
-  args: api.z.strictObject({ name: api.z.string(), text: api.z.string() }),
-  async run(args, ctx) {
-    const id = api.pushPendingAction({
+  parameters: pi.typebox.Type.Object({ name: pi.typebox.Type.String(), text: pi.typebox.Type.String() }, { additionalProperties: false }),
+  async execute(_id, args, _signal, _onUpdate, enclave) {
+    const id = pi.pushPendingAction({
       label: "write note " + args.name,
       details: args.text,
       async apply(reason) {
-        const { client } = await ctx.agent();
+        const { client } = await enclave.agent();
         await client.writeFile({ path: args.name, content: Buffer.from(args.text + " (" + reason + ")"), createOnly: false });
-        return "note " + args.name + " written";
+        return { content: [{ type: "text", text: "note " + args.name + " written" }] };
       },
-      reject: (reason) => "note " + args.name + " dropped: " + reason,
+      reject: async (reason) => ({ content: [{ type: "text", text: "note " + args.name + " dropped: " + reason }] }),
     });
-    return '(proposed) note ' + args.name + ' … call resolve with edit_id "' + id + '"';
+    return { content: [{ type: "text", text: '(proposed) note ' + args.name + ' … call resolve with edit_id "' + id + '"' }] };
   },
 });
 `;
@@ -41,7 +40,7 @@ beforeAll(async () => {
   fx = await startFixture();
   toolsDir = mkdtempSync(join(tmpdir(), "enclave-custom-tools-"));
   writeFileSync(join(toolsDir, "stage-note.mjs"), CUSTOM_TOOL);
-  expect(await fx.cp.loadCustomTools(toolsDir)).toEqual(["stage_note"]);
+  expect(await fx.cp.loadCustomTools(toolsDir)).toEqual({ loaded: ["stage_note"], failures: [] });
 });
 afterAll(async () => {
   await fx?.close();
@@ -139,7 +138,7 @@ function scenario(placement: "host" | "enclosure"): void {
     expect(empty).toContain("lang/req.js:4:1\n    f(a)\n  $A = \n  $B = a");
     const staged = await ok("ast_edit", { pattern: 'require("$M")', rewrite: 'import("$M")', path: "lang/req.js" });
     expect(staged).toContain('+const a = import("fs");');
-    expect(await ok("resolve", { action: "discard", reason: "only looking" })).toBe("Discarded");
+    expect(await ok("resolve", { action: "discard", reason: "only looking" })).toBe('Discarded: ast_edit: `require("$M")` → `import("$M")` (1 replacement in 1 file)');
   });
 
   it("reads patterns that need the grammar's filler and says how it read them", async () => {
@@ -217,7 +216,7 @@ function scenario(placement: "host" | "enclosure"): void {
     expect(resultText(refused)).toMatch(/refused while a staged change is pending.*Call `resolve` first/);
 
     const applied = await ok("resolve", { edit_id: id, action: "accept", reason: "rename old to fresh" });
-    expect(applied).toBe(`Applied ${id}: 3 replacements in 2 files (app/a.dart, app/b.dart).`);
+    expect(applied).toBe(`Applied: ast_edit: \`old($A)\` → \`fresh($A)\` (3 replacements in 2 files)\nWrote ${id}: 3 replacements in 2 files (app/a.dart, app/b.dart).`);
     expect(readFileSync(join(workspace, "app/a.dart"), "utf8")).toBe("void a() { fresh(1); }\n");
     expect(readFileSync(join(workspace, "app/b.dart"), "utf8")).toBe("void b() { fresh(2); fresh(3); }\n");
     expect(readFileSync(join(workspace, "app/c.dart"), "utf8")).toBe(before);
@@ -250,27 +249,27 @@ function scenario(placement: "host" | "enclosure"): void {
     const id2 = /edit_id "(edit_\d+)"/.exec(second)?.[1] ?? "";
     expect(Number(id2.slice(5))).toBeGreaterThan(Number(id1.slice(5)));
     const r1 = await ok("resolve", { action: "apply", reason: "top first" });
-    expect(r1).toBe("note lifo/note.txt written");
+    expect(r1).toBe("Applied: write note lifo/note.txt\nnote lifo/note.txt written");
     expect(readFileSync(join(workspace, "lifo/a.dart"), "utf8")).toBe("void a() { one(1); two(2); }\n");
     const r2 = await ok("resolve", { action: "apply", reason: "then the older" });
-    expect(r2).toBe(`Applied ${id1}: 1 replacement in 1 file (lifo/a.dart).`);
+    expect(r2).toBe(`Applied: ast_edit: \`one($A)\` → \`uno($A)\` (1 replacement in 1 file)\nWrote ${id1}: 1 replacement in 1 file (lifo/a.dart).`);
     expect(readFileSync(join(workspace, "lifo/a.dart"), "utf8")).toBe("void a() { uno(1); two(2); }\n");
   });
 
   it("applies and discards a custom tool's pending action", async () => {
     const staged = await ok("stage_note", { name: "notes/kept.txt", text: "kept" });
     expect(staged).toMatch(/call resolve with edit_id "edit_\d+"/);
-    expect(await ok("resolve", { action: "apply", reason: "wanted" })).toBe("note notes/kept.txt written");
+    expect(await ok("resolve", { action: "apply", reason: "wanted" })).toBe("Applied: write note notes/kept.txt\nnote notes/kept.txt written");
     expect(readFileSync(join(workspace, "notes/kept.txt"), "utf8")).toBe("kept (wanted)");
     await ok("stage_note", { name: "notes/dropped.txt", text: "dropped" });
-    expect(await ok("resolve", { action: "discard", reason: "not needed" })).toBe("note notes/dropped.txt dropped: not needed");
+    expect(await ok("resolve", { action: "discard", reason: "not needed" })).toBe("Discarded: write note notes/dropped.txt\nnote notes/dropped.txt dropped: not needed");
     expect(() => readFileSync(join(workspace, "notes/dropped.txt"))).toThrow();
   });
 
   it("answers Discarded for an ast_edit without reject", async () => {
     await put("disc/a.dart", "void a() { old(1); }\n");
     await ok("ast_edit", { pattern: "old($A)", rewrite: "fresh($A)", path: "disc/a.dart" });
-    expect(await ok("resolve", { action: "discard", reason: "no" })).toBe("Discarded");
+    expect(await ok("resolve", { action: "discard", reason: "no" })).toBe("Discarded: ast_edit: `old($A)` → `fresh($A)` (1 replacement in 1 file)");
     expect(readFileSync(join(workspace, "disc/a.dart"), "utf8")).toBe("void a() { old(1); }\n");
   });
 

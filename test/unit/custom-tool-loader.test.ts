@@ -1,5 +1,5 @@
-// Loading custom tools from a folder: valid factories become registry tools with their declared
-// tier; malformed ones are refused with a message naming the file and what is wrong.
+// Loading custom tools from a folder: documented-form factories become registry tools with their
+// tier (default exec) and JSON Schema; a module that fails is skipped and reported by file name.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,38 +18,47 @@ function folder(files: Record<string, string>): string {
   return d;
 }
 
+const tool = (extra: string): string =>
+  `export default (pi) => ({ name: "t", label: "T", description: "d", parameters: pi.typebox.Type.Object({}), execute: () => ({ content: [] }), ${extra} });`;
+
 describe("custom tool loader", () => {
   it("loads every module's tools, in file order, with their tiers and schemas", async () => {
     const d = folder({
-      "b.mjs": `export default (api) => [
-        { name: "peek", tier: "read", description: "d", args: api.z.strictObject({}), run: () => "ok" },
-        { name: "poke", tier: "exec", resource: "shell", description: "d", args: api.z.strictObject({ n: api.z.number() }), run: (a) => "n=" + a.n },
+      "b.mjs": `export default (pi) => [
+        { name: "peek", label: "Peek", tier: "read", description: "d", parameters: pi.typebox.Type.Object({}), execute: () => ({ content: [] }) },
+        { name: "poke", label: "Poke", resource: "shell", description: "d", parameters: pi.typebox.Type.Object({ n: pi.typebox.Type.Number() }), execute: () => "x" },
       ];`,
-      "a.js": `export default (api) => ({ name: "alpha", tier: "write", stagesOnly: true, description: "d", args: api.z.strictObject({}), run: () => "a" });`,
+      "a.ts": `const f = (pi: { typebox: { Type: { Object(p: object): object } } }) => ({ name: "alpha", label: "A", tier: "write" as const, stagesOnly: true, description: "d", parameters: pi.typebox.Type.Object({}), execute: () => "a" });\nexport default f;`,
       "notes.txt": "not a module",
+      "types.d.ts": "export type X = 1;",
     });
-    const tools = await loadCustomTools(d);
+    const { tools, failures } = await loadCustomTools(d);
+    expect(failures).toEqual([]);
     expect(tools.map((t) => [t.name, t.tier, t.resource, t.stagesOnly])).toEqual([
       ["alpha", "write", "workspace", true],
       ["peek", "read", "workspace", false],
       ["poke", "exec", "shell", false],
     ]);
-    expect(tools[2]?.validate({ n: "x" }).ok).toBe(false);
-    expect(tools[2]?.inputSchema).toMatchObject({ type: "object", properties: { n: { type: "number" } } });
+    expect(tools[2]?.validate({ n: "x" })).toEqual({ ok: false, error: "invalid arguments for `poke`: `n` must be number" });
+    expect(tools[2]?.inputSchema).toEqual({ type: "object", properties: { n: { type: "number" } }, required: ["n"] });
   });
 
-  it("refuses malformed definitions, naming the file", async () => {
+  it("skips malformed modules, naming the file and what is wrong", async () => {
     const cases: Array<[string, RegExp]> = [
       [`export const x = 1;`, /must default-export a factory/],
-      [`export default (api) => ({ name: "Bad Name", tier: "read", description: "d", args: api.z.object({}), run: () => "" });`, /name `Bad Name` must be/],
-      [`export default (api) => ({ name: "t", tier: "admin", description: "d", args: api.z.object({}), run: () => "" });`, /tier must be one of read, write, exec/],
-      [`export default (api) => ({ name: "t", tier: "read", description: "d", args: {}, run: () => "" });`, /args must be a schema built with api.z/],
-      [`export default (api) => ({ name: "t", tier: "read", resource: "gpu", description: "d", args: api.z.object({}), run: () => "" });`, /resource must be one of/],
+      [tool(`name: "Bad Name"`), /name `Bad Name` must be/],
+      [tool(`tier: "admin"`), /tier must be one of read, write, exec/],
+      [tool(`parameters: {}`), /`parameters` must be an object schema/],
+      [tool(`label: ""`), /`label` \(a human name\) is required/],
+      [tool(`resource: "gpu"`), /resource must be one of/],
     ];
     for (const [body, message] of cases) {
-      const d = folder({ "tool.mjs": body });
-      await expect(loadCustomTools(d)).rejects.toThrow(message);
-      await expect(loadCustomTools(d)).rejects.toThrow(/tool\.mjs/);
+      const d = folder({ "tool.mjs": body, "ok.mjs": tool(`name: "fine"`) });
+      const { tools, failures } = await loadCustomTools(d);
+      expect(tools.map((t) => t.name)).toEqual(["fine"]);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]?.file).toBe("tool.mjs");
+      expect(failures[0]?.reason).toMatch(message);
     }
     await expect(loadCustomTools("/nonexistent/custom-tools")).rejects.toThrow(/cannot be read/);
   });

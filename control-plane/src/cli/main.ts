@@ -268,6 +268,7 @@ async function main(): Promise<void> {
         const res = await withRun(client, (runId) => client.listTools(runId));
         if (opts.json) say(JSON.stringify(res.tools.map((t) => ({ ...t, inputSchema: JSON.parse(t.inputSchemaJson) as unknown })), null, 2));
         else for (const t of res.tools) say(`${t.name.padEnd(12)} ${t.tier.padEnd(6)} ${t.description}`);
+        for (const f of res.customToolFailures) sayError(`custom tool module ${f.file} skipped: ${f.reason}`);
         break;
       }
       case "tool": {

@@ -11,6 +11,7 @@ import {
   type EnclosureAudit,
   EnclosureOptions,
   type ListToolsResponse,
+  type SyncWritesResponse,
   type PlacementDescription,
   type Run,
   type ToolEvent,
@@ -224,6 +225,11 @@ export class ControlPlaneClient {
 
   listTools(runId: string): Promise<ListToolsResponse> {
     return this.call((md, cb) => this.grpc.listTools({ runId }, md, cb));
+  }
+
+  /** Diagnostics for files the harness wrote with its own tools (only those new to the run). */
+  syncWrites(runId: string, paths: string[]): Promise<SyncWritesResponse> {
+    return this.call((md, cb) => this.grpc.syncWrites({ runId, paths }, md, cb));
   }
 
   auditEnclosure(conversationId: string): Promise<EnclosureAudit> {

@@ -4,6 +4,7 @@
 // wire a new capability with `this.liveStatus.register({...})` in its constructor.
 import { elapsedMs, formatDuration } from "../vibe/worker.js";
 import type { VibeRoster } from "../vibe/vibe-roster.js";
+import { clipLine } from "../text/wording.js";
 
 export interface LiveStatusItem {
   /** What it is: "pylsp for /workspace", "w3 \"tests\"". */
@@ -37,11 +38,6 @@ export class LiveStatusRegistry {
   }
 }
 
-function clip(s: string, max: number): string {
-  const one = s.replace(/\s+/g, " ").trim();
-  return one.length <= max ? one : `${one.slice(0, max)}…`;
-}
-
 /** Vibe workers of the conversation, from the roster. */
 export function vibeWorkerStatus(roster: VibeRoster): LiveStatusSource {
   return {
@@ -55,8 +51,8 @@ export function vibeWorkerStatus(roster: VibeRoster): LiveStatusSource {
         detail: [
           `${w.tier}, attempt ${w.attempt}, host ${w.host.name}`,
           w.state === "running" ? "" : `ran ${formatDuration(elapsedMs(w))}`,
-          w.state === "running" && w.outputTail ? `output: ${clip(w.outputTail.slice(-300), 160)}` : "",
-          w.state !== "running" && (w.result || w.detail) ? `result: ${clip(w.result || w.detail, 160)}` : "",
+          w.state === "running" && w.outputTail ? `output: ${clipLine(w.outputTail.slice(-300), 160)}` : "",
+          w.state !== "running" && (w.result || w.detail) ? `result: ${clipLine(w.result || w.detail, 160)}` : "",
         ]
           .filter(Boolean)
           .join(" · "),

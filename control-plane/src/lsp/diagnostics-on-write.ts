@@ -6,7 +6,7 @@
 // The write itself is never held up or failed by this: diagnostics that are late are left out, and
 // the result says so.
 import { posix } from "node:path";
-import type { LspFileDiagnostics } from "../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspDiagnostic, LspFileDiagnostics } from "../../../proto/gen/enclave/agent/v1/lsp.js";
 import { LIMITS } from "../limits.js";
 import type { Tool, ToolContext, ToolOutput } from "../tools/tool.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
@@ -86,7 +86,17 @@ async function seedBefore(paths: string[], ctx: ToolContext, ledger: Diagnostics
   }
 }
 
-function describe(files: LspFileDiagnostics[], ledger: DiagnosticsLedger, ctx: ToolContext, unknownBefore: Set<string>): string {
+/**
+ * Words what a sync found, updating the run's ledger; `onFresh` also gets, per checked file, the
+ * diagnostics new to the ledger.
+ */
+export function describe(
+  files: LspFileDiagnostics[],
+  ledger: DiagnosticsLedger,
+  ctx: Pick<ToolContext, "run">,
+  unknownBefore: Set<string>,
+  onFresh: (path: string, fresh: LspDiagnostic[]) => void = () => undefined,
+): string {
   const parts: string[] = [];
   for (const f of files) {
     if (f.state === "deleted") ledger.forget(ctx.run, f.path);
@@ -95,6 +105,7 @@ function describe(files: LspFileDiagnostics[], ledger: DiagnosticsLedger, ctx: T
     } else if (f.state === "failed") parts.push(`\`${f.path}\`: diagnostics unavailable (${f.detail})`);
     else if (f.state === "fresh") {
       const fresh = ledger.update(ctx.run, f.path, f.diagnostics.filter(reportable));
+      onFresh(f.path, fresh);
       if (fresh.length === 0) continue;
       const shown = fresh.slice(0, LIMITS.lspDiagnosticsCap);
       const caveat = unknownBefore.has(f.path) ? " (its diagnostics before this change were not known in time, so some may predate it)" : "";

@@ -1,5 +1,8 @@
 // How lsp answers read: one line per location, `path:line:col  source line`, workspace-relative.
 import type { LspDiagnostic, LspLocation, LspQueryResponse } from "../../../proto/gen/enclave/agent/v1/lsp.js";
+import { plural } from "../text/wording.js";
+
+export { plural };
 
 export function at(loc: LspLocation | undefined): string {
   return loc ? `${loc.path}:${loc.line}:${loc.column}` : "?";
@@ -14,10 +17,6 @@ export function diagnosticLine(d: LspDiagnostic): string {
   const code = d.code ? ` [${d.code}]` : "";
   const src = d.lineText.trim();
   return `  ${d.path}:${d.line}:${d.column} ${d.severity}${code} ${d.message.replace(/\s*\n\s*/g, " ")}${src ? `\n      ${d.line} | ${src.length > 160 ? `${src.slice(0, 160)}…` : src}` : ""}`;
-}
-
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** The caveat for answers given while the server reported indexing. */

@@ -1,17 +1,9 @@
 // Staged changes awaiting `resolve`, one stack per run (LIFO): a preview-producing tool pushes an
 // action; resolve without an id takes the top one, so several previews resolve in reverse order.
-export interface PendingActionInput {
-  /** Short and specific; shown when the action is resolved. */
-  label: string;
-  /** Carries the change out; its result is resolve's answer. `reason` is informational. */
-  apply(reason: string): string | Promise<string>;
-  /** Cleans up on discard; its result replaces the default `Discarded`. */
-  reject?(reason: string): string | Promise<string>;
-  details?: string;
-  sourceToolName?: string;
-  /** Workspace-relative files apply writes, so language servers are synced for them afterwards. */
-  files?: string[];
-}
+import type { CustomToolPendingAction } from "../tools/custom/custom-tool-types.js";
+
+/** Enclave's staging tools push what custom tools do. */
+export type PendingActionInput = CustomToolPendingAction;
 
 export interface PendingAction extends PendingActionInput {
   id: string;

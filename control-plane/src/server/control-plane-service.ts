@@ -147,7 +147,21 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
         parallelSafe: t.parallelSafe,
       })),
       requiredNextTool: cp.requiredNextTool(req.runId),
+      customToolFailures: cp.customToolFailures,
     })),
+    syncWrites: unary(async (req) => {
+      const r = await cp.syncWrites(req.runId, req.paths);
+      return {
+        text: r.text,
+        files: r.files.map((f) => ({
+          path: f.path,
+          state: f.state,
+          servers: f.servers,
+          detail: f.detail,
+          newDiagnostics: f.newDiagnostics.map((d) => ({ path: d.path, line: d.line, column: d.column, severity: d.severity, code: d.code, message: d.message, source: d.source })),
+        })),
+      };
+    }),
     callTool(call: ServerWritableStream<CallToolRequest, ToolEvent>): void {
       const abort = new AbortController();
       call.on("cancelled", () => abort.abort());

@@ -8,7 +8,6 @@ import { LIMITS } from "../limits.js";
 import type { AgentEndpoint } from "../placement/agent-endpoint.js";
 import type { Run } from "../runs/run-store.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
-import { formatArgumentErrors } from "./argument-errors.js";
 import type { CallOrigin, ContentPart, Tool, ToolStreamEvent } from "./tool.js";
 import type { ToolRegistry } from "./tool-registry.js";
 
@@ -87,7 +86,7 @@ export class ToolDispatcher {
       tool = this.registry.lookup(req.run, req.tool);
       args = parseArguments(tool, req.argumentsJson, req.notUtf8 ?? false);
       const checked = tool.validate(args);
-      if (!checked.ok) throw new EnclaveError("invalid_arguments", formatArgumentErrors(tool.name, checked.error));
+      if (!checked.ok) throw new EnclaveError("invalid_arguments", checked.error);
       const pending = this.pendingFor(req.run);
       refuseWhilePending(tool, pending);
       await this.gate.check({ run: req.run, tool, args: checked.args }, signal);

@@ -1,6 +1,7 @@
 // What a tool is: a name, a tier, the resource it needs, an argument schema and a handler. Tools are
 // defined with defineTool so the handler gets typed, validated arguments.
 import { z } from "zod";
+import { formatArgumentErrors } from "./argument-errors.js";
 import type { AgentEndpoint } from "../placement/agent-endpoint.js";
 import type { EnclaveErrorCode } from "../errors.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
@@ -70,7 +71,8 @@ export interface Tool {
   inputSchema: Record<string, unknown>;
   /** Writes nothing itself, only stages pending actions: allowed while others are pending. */
   stagesOnly?: boolean;
-  validate(raw: unknown): { ok: true; args: unknown } | { ok: false; error: z.ZodError };
+  /** On failure, `error` is the whole message: one line naming each field that is wrong. */
+  validate(raw: unknown): { ok: true; args: unknown } | { ok: false; error: string };
   invoke(args: unknown, ctx: ToolContext): Promise<ToolOutput>;
 }
 
@@ -96,7 +98,7 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
     stagesOnly: spec.stagesOnly ?? false,
     validate(raw) {
       const r = spec.args.safeParse(raw);
-      return r.success ? { ok: true, args: r.data } : { ok: false, error: r.error };
+      return r.success ? { ok: true, args: r.data } : { ok: false, error: formatArgumentErrors(spec.name, r.error) };
     },
     // Only reached with arguments validate() accepted.
     invoke: (args, ctx) => spec.run(args as z.infer<S>, ctx),

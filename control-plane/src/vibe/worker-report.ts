@@ -1,13 +1,9 @@
 // How workers read to the agent: one line per worker in vibe_list, a full report from vibe_wait.
 import { elapsedMs, formatDuration, type Worker } from "./worker.js";
-
-function clip(s: string, max: number): string {
-  const one = s.replace(/\s+/g, " ").trim();
-  return one.length <= max ? one : `${one.slice(0, max)}…`;
-}
+import { clipLine } from "../text/wording.js";
 
 export function workerLine(w: Worker): string {
-  const last = w.state === "running" ? (w.result ? ` · previous result: ${clip(w.result, 160)}` : "") : w.result ? ` · result: ${clip(w.result, 160)}` : "";
+  const last = w.state === "running" ? (w.result ? ` · previous result: ${clipLine(w.result, 160)}` : "") : w.result ? ` · result: ${clipLine(w.result, 160)}` : "";
   return `${w.id}  ${w.tier}  ${w.state}  ${formatDuration(elapsedMs(w))}  "${w.label}"  (attempt ${w.attempt}, host ${w.host.name})${last}`;
 }
 

@@ -7,10 +7,9 @@
 import { execFile } from "node:child_process";
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { PROJECT_LOCAL_NOTE, resolveBinary, searchPath } from "../exec/resolve-binary.js";
+import { PROJECT_LOCAL_NOTE, searchPath } from "../exec/resolve-binary.js";
 import { LIMITS } from "../limits.js";
-
-export const VENV_PYTHONS = [".venv/bin/python", "venv/bin/python"] as const;
+import { brokenVenvMessage, configuredPython, projectVenvPython } from "../python/project-python.js";
 
 export interface PythonChoice {
   /** The interpreter that runs the program (the debuggee). */
@@ -65,12 +64,12 @@ function lastLine(s: string): string {
   return s.split("\n").filter(Boolean).pop() ?? s;
 }
 
-/** Every `python3` along PATH, in order, deduplicated by real path. */
+/** The configured interpreter (ENCLAVE_PYTHON), then every `python3` along PATH, in order, deduplicated by real path. */
 function pathPythons(): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
-  for (const dir of searchPath()) {
-    const p = join(dir, "python3");
+  const configured = configuredPython();
+  for (const p of [...(configured ? [configured] : []), ...searchPath().map((dir) => join(dir, "python3"))]) {
     if (!existsSync(p)) continue;
     let real = p;
     try {
@@ -85,16 +84,6 @@ function pathPythons(): string[] {
   return out;
 }
 
-/** The project's own virtual environment python, looked for in each folder given (nearest first). */
-export function findVenvPython(folders: string[]): string | undefined {
-  for (const folder of folders) {
-    for (const rel of VENV_PYTHONS) {
-      const p = join(folder, rel);
-      if (existsSync(p)) return p;
-    }
-  }
-  return undefined;
-}
 
 /** launch: about to run the program, so the project's interpreter may be run to check it; describe: it may not. */
 export type PythonPurpose = "launch" | "describe";
@@ -104,9 +93,6 @@ export type PythonPurpose = "launch" | "describe";
  * python's) is learnt at launch; the PATH pythons, which are the host's or the image's, may be asked.
  */
 async function describeVenv(venv: string, candidates: string[]): Promise<PythonResolution> {
-  if (!resolveBinary(venv)) {
-    return { ok: false, missingBinary: true, detail: `the project's interpreter ${venv} is not an executable file; recreate the environment (python3 -m venv .venv)` };
-  }
   for (const py of candidates) {
     if (!(await probe(py, FIND_DEBUGPY)).ok) continue;
     const origin = `project virtual environment (${venv}, ${PROJECT_LOCAL_NOTE}: a launch uses its own debugpy, else ${py}'s if it can load that one)`;
@@ -142,7 +128,9 @@ function venvFixes(venv: string, donor: string | undefined): string {
 }
 
 export async function resolvePython(projectFolders: string[], purpose: PythonPurpose): Promise<PythonResolution> {
-  const venv = findVenvPython(projectFolders);
+  const found = projectVenvPython(projectFolders);
+  if (found && !found.runnable) return { ok: false, missingBinary: true, detail: brokenVenvMessage(found) };
+  const venv = found?.python;
   const candidates = pathPythons();
   if (venv && purpose === "describe") return describeVenv(venv, candidates);
   if (venv) {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import { descendantsOf, groupMembers, killProcessTree, signalGroup } from "../process/process-tree.js";
+import { descendantsOf, groupMembers, killPids, killProcessTree, signalGroup } from "../process/process-tree.js";
 import { describeExit, oomKillCount } from "./exit-fate.js";
 import { type AgentFrame, asKernelFrame, type KernelFrame } from "./kernel-frames.js";
 import type { KernelLanguage } from "./kernel-registry.js";
@@ -244,14 +244,7 @@ export class KernelProcess {
         // The group's members, and what a cell started that made a group of its own.
         const strays = [...new Set([...groupMembers(pgid), ...descendantsOf(pgid)])].filter((pid) => pid !== pgid);
         if (strays.length === 0) break;
-        for (const pid of strays) {
-          try {
-            process.kill(pid, "SIGKILL");
-            reaped++;
-          } catch {
-            // Gone already.
-          }
-        }
+        reaped += killPids(strays);
       }
     } finally {
       this.signal("SIGCONT");

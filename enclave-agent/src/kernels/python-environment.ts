@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { resolveBinary } from "../exec/resolve-binary.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { brokenVenvMessage, configuredPython, projectVenvPython } from "../python/project-python.js";
 
 export interface PythonEnvironment {
   python: string;
@@ -20,15 +21,13 @@ export interface PythonEnvironment {
   note: string;
 }
 
-const PROJECT_PYTHONS = [".venv/bin/python", "venv/bin/python"];
-
+/** The interpreter a kernel runs (before any kernel environment): the project's own (a kernel's code
+ * lives at the workspace root), else the configured one, else the default. A project environment
+ * that cannot run is still returned: the kernel must not quietly run another Python instead. */
 export function basePython(workspaceRoot: string): string | undefined {
-  for (const rel of PROJECT_PYTHONS) {
-    const p = resolveBinary(join(workspaceRoot, rel));
-    if (p) return p;
-  }
-  const configured = process.env.ENCLAVE_PYTHON;
-  if (configured) return resolveBinary(configured);
+  const venv = projectVenvPython([workspaceRoot]);
+  if (venv) return venv.python;
+  if (process.env.ENCLAVE_PYTHON) return configuredPython();
   return defaultPython();
 }
 
@@ -64,6 +63,8 @@ function run(cmd: string, args: string[]): Promise<void> {
 
 /** kernelsDir: the state folder's kernels/ folder, private to the agent. */
 export async function pythonEnvironment(workspaceRoot: string, kernelsDir: string): Promise<PythonEnvironment> {
+  const own = projectVenvPython([workspaceRoot]);
+  if (own && !own.runnable) throw new AgentError("failed_precondition", brokenVenvMessage(own));
   const base = basePython(workspaceRoot);
   if (!base) {
     throw new AgentError(

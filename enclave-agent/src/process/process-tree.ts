@@ -94,11 +94,13 @@ export interface TreeSnapshot {
   readonly pids: ReadonlyMap<number, string>;
 }
 
-function send(target: number, signal: NodeJS.Signals): void {
+/** Whether the signal was delivered (false: the process is gone already). */
+function send(target: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(target, signal);
+    return true;
   } catch {
-    // Already gone.
+    return false;
   }
 }
 
@@ -128,9 +130,11 @@ export function signalTree(pid: number | undefined, signal: NodeJS.Signals = "SI
   return { pids };
 }
 
-/** Kills these processes (those found holding something of ours, say). */
-export function killPids(pids: readonly number[]): void {
-  for (const p of pids) if (p > 0 && p !== process.pid) send(p, "SIGKILL");
+/** Kills these processes (those found holding something of ours, say); how many were still there. */
+export function killPids(pids: readonly number[]): number {
+  let killed = 0;
+  for (const p of pids) if (p > 0 && p !== process.pid && send(p, "SIGKILL")) killed++;
+  return killed;
 }
 
 /** Kills the process and everything below it. */

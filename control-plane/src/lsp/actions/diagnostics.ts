@@ -2,12 +2,7 @@
 import { LIMITS } from "../../limits.js";
 import { capNote, caveats, diagnosticLine, plural, reportable } from "../lsp-format.js";
 import { type LspAction, lspQuery } from "./action.js";
-
-function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const half = Math.floor(max / 2);
-  return `${text.slice(0, half)}\n[… ${text.length - max} characters cut …]\n${text.slice(text.length - half)}`;
-}
+import { clipMiddle } from "../../text/wording.js";
 
 export const diagnosticsAction: LspAction = {
   name: "diagnostics",
@@ -17,7 +12,7 @@ export const diagnosticsAction: LspAction = {
       const res = await client.lspRunChecker({ timeoutMs: LIMITS.lspCheckerTimeoutMs });
       if (!res.command) return `No project checker ran: ${res.detail}`;
       const status = res.timedOut ? `timed out after ${LIMITS.lspCheckerTimeoutMs / 1000} s and was killed` : `exit code ${res.exitCode}`;
-      const out = clip(res.output.trim(), LIMITS.lspCheckerResultBytes);
+      const out = clipMiddle(res.output.trim(), LIMITS.lspCheckerResultBytes);
       return `\`${res.command}\` (the project's checker) — ${status}${res.exitCode === 0 && !res.timedOut ? ", no problems" : ""}:\n${out || "(no output)"}${res.outputTruncated ? "\n[output beyond the agent's cap was dropped]" : ""}`;
     }
     const res = await lspQuery(client, "diagnostics", { action: args.action, file: args.file });

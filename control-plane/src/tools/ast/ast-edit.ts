@@ -8,10 +8,7 @@ import { LIMITS } from "../../limits.js";
 import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
 import { defineTool, text } from "../tool.js";
 import { readingOf } from "./format-matches.js";
-
-function plural(n: number, one: string): string {
-  return `${n} ${one}${n === 1 ? "" : "s"}`;
-}
+import { plural } from "../../text/wording.js";
 
 async function applyStaged(agent: () => Promise<AgentEndpoint>, id: string, files: AstFileEdit[]): Promise<string> {
   const { client } = await agent();
@@ -24,7 +21,7 @@ async function applyStaged(agent: () => Promise<AgentEndpoint>, id: string, file
     );
   }
   const total = files.reduce((n, f) => n + f.replacements, 0);
-  return `Applied ${id}: ${plural(total, "replacement")} in ${plural(files.length, "file")} (${files.map((f) => f.path).join(", ")}).`;
+  return `Wrote ${id}: ${plural(total, "replacement")} in ${plural(files.length, "file")} (${files.map((f) => f.path).join(", ")}).`;
 }
 
 export const astEditTool = defineTool({

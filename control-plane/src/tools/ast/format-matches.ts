@@ -2,10 +2,7 @@
 // each match as `path:line:column` (`path:line:column-line:column` when it spans lines), its source
 // indented, and its bindings.
 import type { AstSearchResponse } from "../../../../proto/gen/enclave/agent/v1/ast.js";
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+import { plural } from "../../text/wording.js";
 
 function indent(text: string): string {
   return text

@@ -1,8 +1,10 @@
 // resolve (tier write): applies or discards a pending action: the one named by edit_id, or the most
-// recent (LIFO).
+// recent (LIFO). Hidden from ListTools while nothing is pending. Its result is headed by the action's
+// label (`Applied: <label>` / `Discarded: <label>`), followed by what apply or reject returned.
 import { z } from "zod";
 import { asEnclaveError, EnclaveError } from "../../errors.js";
-import { defineTool, text } from "../tool.js";
+import { resultParts } from "../custom/agent-tool-result.js";
+import { defineTool, type ContentPart } from "../tool.js";
 
 export const NO_PENDING_ACTION = "No pending action to resolve. Nothing to apply or discard.";
 
@@ -16,7 +18,7 @@ export const resolveTool = defineTool({
   args: z.strictObject({
     edit_id: z.string().optional().describe('the id a staging tool gave, e.g. "edit_1" (default: the most recent)'),
     action: z.enum(["apply", "accept", "discard"]),
-    reason: z.string().describe("why (informational)"),
+    reason: z.string().optional().describe("why (informational; passed to the action as given, \"\" when absent)"),
   }),
   async run(args, ctx) {
     const store = ctx.pending;
@@ -27,14 +29,18 @@ export const resolveTool = defineTool({
       throw new EnclaveError("not_found", `no pending action \`${args.edit_id}\`; pending, most recent first: ${pending.join(", ")}`);
     }
     ctx.emit({ kind: "progress", text: `${args.action === "discard" ? "discarding" : "applying"} ${action.id}: ${action.label}` });
+    const reason = args.reason ?? "";
+    const who = (fn: string): string => `${fn}() of the pending action ${action.id} (${action.sourceToolName})`;
     if (args.action === "discard") {
       store.pop(action.id);
-      return text(action.reject ? String(await action.reject(args.reason)) : "Discarded");
+      const rejected = action.reject ? await action.reject(reason) : undefined;
+      const parts = rejected === undefined ? [] : resultParts(rejected, who("reject"));
+      return { parts: [heading("Discarded", action.label), ...parts] };
     }
     try {
-      const result = String(await action.apply(args.reason));
+      const applied = await action.apply(reason);
       store.pop(action.id);
-      return { ...text(result), writtenPaths: action.files };
+      return { parts: [heading("Applied", action.label), ...resultParts(applied, who("apply"))], writtenPaths: action.files };
     } catch (thrown) {
       const err = asEnclaveError(thrown);
       // A refused change can never apply as staged: drop it. Anything else (an agent that went away)
@@ -47,3 +53,7 @@ export const resolveTool = defineTool({
     }
   },
 });
+
+function heading(verb: "Applied" | "Discarded", label: string): ContentPart {
+  return { type: "text", text: `${verb}: ${label}` };
+}

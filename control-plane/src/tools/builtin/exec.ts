@@ -5,12 +5,7 @@ import { z } from "zod";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import { defineTool, text } from "../tool.js";
-
-function clip(buf: Buffer, max: number): string {
-  if (buf.length <= max) return buf.toString("utf8");
-  const half = Math.floor(max / 2);
-  return `${buf.subarray(0, half).toString("utf8")}\n[… ${buf.length - max} bytes cut …]\n${buf.subarray(buf.length - half).toString("utf8")}`;
-}
+import { clipMiddleBytes } from "../../text/wording.js";
 
 export const execTool = defineTool({
   name: "exec",
@@ -53,7 +48,7 @@ export const execTool = defineTool({
         : exit.signal
           ? `killed by ${exit.signal}`
           : `exit code ${exit.code}`;
-      const body = clip(Buffer.concat(output), LIMITS.execResultBytes);
+      const body = clipMiddleBytes(Buffer.concat(output), LIMITS.execResultBytes);
       const notes = exit.outputTruncated ? "\n[output beyond the agent's cap was dropped]" : "";
       return text(`${body}${body && !body.endsWith("\n") ? "\n" : ""}${notes}[${status}, ${exit.durationMs} ms]`);
     } finally {

@@ -1,48 +1,13 @@
-// The API custom-tool authors program against. A custom tool module's default export is a factory:
-//
-//   export default (api) => ({
-//     name: "drop_table", tier: "write", description: "...",
-//     args: api.z.strictObject({ table: api.z.string() }),
-//     async run(args, ctx) {
-//       const id = api.pushPendingAction({ label: `drop ${args.table}`, apply: () => ..., reject: () => ... });
-//       return `(proposed) drop ${args.table} … call resolve with edit_id "${id}"`;
-//     },
-//   });
-//
-// pushPendingAction reaches the store of the run whose call is running (through AsyncLocalStorage),
-// so one factory serves every run. Outside a call, or in a run without a store, it throws.
+// The `pi` a custom tool factory receives (see custom-tool-types.ts for the form authors write):
+// the real TypeBox, and pushPendingAction. pushPendingAction reaches the store of the run whose call
+// is running (through AsyncLocalStorage), so one factory serves every run; outside a call, or in a
+// run without a store, it throws the documented text.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { z } from "zod";
-import type { PendingActionInput, PendingActionStore } from "../../pending/pending-action-store.js";
-import type { ResourceKind } from "../../runs/run-store.js";
-import type { Tier, ToolContext, ToolOutput } from "../tool.js";
+import * as typebox from "@sinclair/typebox";
+import type { PendingActionStore } from "../../pending/pending-action-store.js";
+import type { CustomToolAPI, CustomToolPendingAction } from "./custom-tool-types.js";
 
 export const NO_STORE_MESSAGE = "Pending action store unavailable for custom tools in this runtime.";
-
-export interface CustomToolApi {
-  /** The zod the control plane validates with: build `args` schemas with it. */
-  z: typeof z;
-  /**
-   * Stages a change for `resolve` and returns its id ("edit_K"). `sourceToolName` defaults to
-   * "custom_tool". Use it only for destructive or high-impact operations.
-   */
-  pushPendingAction(action: PendingActionInput): string;
-}
-
-export interface CustomToolDefinition {
-  /** Lower-case letters, digits and `_`, starting with a letter. */
-  name: string;
-  tier: Tier;
-  description: string;
-  args: z.ZodType;
-  /** The resource the run must be wired with for the tool to exist (default "workspace"). */
-  resource?: ResourceKind;
-  /** True when the tool writes nothing itself and only stages pending actions. */
-  stagesOnly?: boolean;
-  run(args: never, ctx: ToolContext): Promise<string | ToolOutput> | string | ToolOutput;
-}
-
-export type CustomToolFactory = (api: CustomToolApi) => CustomToolDefinition | CustomToolDefinition[];
 
 const activeStore = new AsyncLocalStorage<PendingActionStore | undefined>();
 
@@ -51,14 +16,27 @@ export function withPendingStore<T>(store: PendingActionStore | undefined, fn: (
   return activeStore.run(store, fn);
 }
 
+/** Author code is checked here, where a mistake can still be reported to the tool that made it. */
+function checkAction(action: CustomToolPendingAction): void {
+  const a = action as unknown as Record<string, unknown> | null;
+  if (typeof a !== "object" || a === null) throw new TypeError("pushPendingAction needs { label, apply(reason), reject?(reason) }");
+  if (typeof a.label !== "string" || !a.label.trim()) throw new TypeError("pushPendingAction: `label` must be a non-empty string");
+  if (typeof a.apply !== "function") throw new TypeError("pushPendingAction: `apply(reason)` must be a function");
+  if (a.reject !== undefined && typeof a.reject !== "function") throw new TypeError("pushPendingAction: `reject`, when given, must be a function");
+  if (a.sourceToolName !== undefined && typeof a.sourceToolName !== "string") throw new TypeError("pushPendingAction: `sourceToolName`, when given, must be a string");
+  if (a.files !== undefined && !(Array.isArray(a.files) && a.files.every((f) => typeof f === "string"))) throw new TypeError("pushPendingAction: `files`, when given, must be an array of workspace-relative paths");
+}
+
 /** The API handed to factories; `storeOf` finds the active store (tests may pass their own). */
-export function createCustomToolApi(storeOf: () => PendingActionStore | undefined = () => activeStore.getStore()): CustomToolApi {
+export function createCustomToolApi(storeOf: () => PendingActionStore | undefined = () => activeStore.getStore()): CustomToolAPI {
   return {
-    z,
+    typebox,
     pushPendingAction(action) {
       const store = storeOf();
       if (!store) throw new Error(NO_STORE_MESSAGE);
-      return store.push({ ...action, sourceToolName: action.sourceToolName ?? "custom_tool" }).id;
+      checkAction(action);
+      const { label, apply, reject, details, sourceToolName, files } = action;
+      return store.push({ label, apply, ...(reject ? { reject } : {}), details, sourceToolName: sourceToolName ?? "custom_tool", ...(files ? { files: [...files] } : {}) }).id;
     },
   };
 }

@@ -199,6 +199,49 @@ export interface ListToolsResponse {
   tools: ToolInfo[];
   /** Set when the run must call this tool before any other write or exec tool. */
   requiredNextTool: string;
+  /** Custom tool modules the control plane skipped at start, each with why. */
+  customToolFailures: CustomToolLoadFailure[];
+}
+
+export interface SyncWritesRequest {
+  runId: string;
+  /** Workspace-relative paths (or /workspace/...); a deleted file is dropped from the ledger. */
+  paths: string[];
+}
+
+export interface Diagnostic {
+  path: string;
+  /** 1-based. */
+  line: number;
+  column: number;
+  /** "error", "warning", "information" or "hint". */
+  severity: string;
+  code: string;
+  message: string;
+  /** The server that reported it. */
+  source: string;
+}
+
+export interface SyncedFile {
+  path: string;
+  /** "fresh", "late" (no fresh diagnostics in time: left out), "no_server", "deleted" or "failed". */
+  state: string;
+  servers: string[];
+  /** The diagnostics new to the run's ledger (fresh files only). */
+  newDiagnostics: Diagnostic[];
+  detail: string;
+}
+
+export interface SyncWritesResponse {
+  /** What Enclave's write tools append to their result for the same files; empty when nothing checks them. */
+  text: string;
+  files: SyncedFile[];
+}
+
+export interface CustomToolLoadFailure {
+  /** The module's file name in the custom tools folder. */
+  file: string;
+  reason: string;
 }
 
 export interface CallToolRequest {
@@ -2719,7 +2762,7 @@ export const ToolInfo: MessageFns<ToolInfo> = {
 };
 
 function createBaseListToolsResponse(): ListToolsResponse {
-  return { tools: [], requiredNextTool: "" };
+  return { tools: [], requiredNextTool: "", customToolFailures: [] };
 }
 
 export const ListToolsResponse: MessageFns<ListToolsResponse> = {
@@ -2729,6 +2772,9 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
     }
     if (message.requiredNextTool !== "") {
       writer.uint32(18).string(message.requiredNextTool);
+    }
+    for (const v of message.customToolFailures) {
+      CustomToolLoadFailure.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2762,6 +2808,14 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
             message.requiredNextTool = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.customToolFailures.push(CustomToolLoadFailure.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2782,6 +2836,11 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
         : isSet(object.required_next_tool)
         ? globalThis.String(object.required_next_tool)
         : "",
+      customToolFailures: globalThis.Array.isArray(object?.customToolFailures)
+        ? object.customToolFailures.map((e: any) => CustomToolLoadFailure.fromJSON(e))
+        : globalThis.Array.isArray(object?.custom_tool_failures)
+        ? object.custom_tool_failures.map((e: any) => CustomToolLoadFailure.fromJSON(e))
+        : [],
     };
   },
 
@@ -2793,6 +2852,9 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
     if (message.requiredNextTool !== "") {
       obj.requiredNextTool = message.requiredNextTool;
     }
+    if (message.customToolFailures?.length) {
+      obj.customToolFailures = message.customToolFailures.map((e) => CustomToolLoadFailure.toJSON(e));
+    }
     return obj;
   },
 
@@ -2803,6 +2865,568 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
     const message = createBaseListToolsResponse();
     message.tools = object.tools?.map((e) => ToolInfo.fromPartial(e)) || [];
     message.requiredNextTool = object.requiredNextTool ?? "";
+    message.customToolFailures = object.customToolFailures?.map((e) => CustomToolLoadFailure.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSyncWritesRequest(): SyncWritesRequest {
+  return { runId: "", paths: [] };
+}
+
+export const SyncWritesRequest: MessageFns<SyncWritesRequest> = {
+  encode(message: SyncWritesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runId !== "") {
+      writer.uint32(10).string(message.runId);
+    }
+    for (const v of message.paths) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncWritesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncWritesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.paths.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncWritesRequest {
+    return {
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      paths: globalThis.Array.isArray(object?.paths) ? object.paths.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: SyncWritesRequest): unknown {
+    const obj: any = {};
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.paths?.length) {
+      obj.paths = message.paths;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncWritesRequest>, I>>(base?: I): SyncWritesRequest {
+    return SyncWritesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncWritesRequest>, I>>(object: I): SyncWritesRequest {
+    const message = createBaseSyncWritesRequest();
+    message.runId = object.runId ?? "";
+    message.paths = object.paths?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseDiagnostic(): Diagnostic {
+  return { path: "", line: 0, column: 0, severity: "", code: "", message: "", source: "" };
+}
+
+export const Diagnostic: MessageFns<Diagnostic> = {
+  encode(message: Diagnostic, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.path !== "") {
+      writer.uint32(10).string(message.path);
+    }
+    if (message.line !== 0) {
+      writer.uint32(16).int32(message.line);
+    }
+    if (message.column !== 0) {
+      writer.uint32(24).int32(message.column);
+    }
+    if (message.severity !== "") {
+      writer.uint32(34).string(message.severity);
+    }
+    if (message.code !== "") {
+      writer.uint32(42).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(50).string(message.message);
+    }
+    if (message.source !== "") {
+      writer.uint32(58).string(message.source);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Diagnostic {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDiagnostic();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.line = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.column = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.severity = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Diagnostic {
+    return {
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      line: isSet(object.line) ? globalThis.Number(object.line) : 0,
+      column: isSet(object.column) ? globalThis.Number(object.column) : 0,
+      severity: isSet(object.severity) ? globalThis.String(object.severity) : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+    };
+  },
+
+  toJSON(message: Diagnostic): unknown {
+    const obj: any = {};
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    if (message.line !== 0) {
+      obj.line = Math.round(message.line);
+    }
+    if (message.column !== 0) {
+      obj.column = Math.round(message.column);
+    }
+    if (message.severity !== "") {
+      obj.severity = message.severity;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Diagnostic>, I>>(base?: I): Diagnostic {
+    return Diagnostic.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Diagnostic>, I>>(object: I): Diagnostic {
+    const message = createBaseDiagnostic();
+    message.path = object.path ?? "";
+    message.line = object.line ?? 0;
+    message.column = object.column ?? 0;
+    message.severity = object.severity ?? "";
+    message.code = object.code ?? "";
+    message.message = object.message ?? "";
+    message.source = object.source ?? "";
+    return message;
+  },
+};
+
+function createBaseSyncedFile(): SyncedFile {
+  return { path: "", state: "", servers: [], newDiagnostics: [], detail: "" };
+}
+
+export const SyncedFile: MessageFns<SyncedFile> = {
+  encode(message: SyncedFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.path !== "") {
+      writer.uint32(10).string(message.path);
+    }
+    if (message.state !== "") {
+      writer.uint32(18).string(message.state);
+    }
+    for (const v of message.servers) {
+      writer.uint32(26).string(v!);
+    }
+    for (const v of message.newDiagnostics) {
+      Diagnostic.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.detail !== "") {
+      writer.uint32(42).string(message.detail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncedFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncedFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.servers.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.newDiagnostics.push(Diagnostic.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncedFile {
+    return {
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      servers: globalThis.Array.isArray(object?.servers) ? object.servers.map((e: any) => globalThis.String(e)) : [],
+      newDiagnostics: globalThis.Array.isArray(object?.newDiagnostics)
+        ? object.newDiagnostics.map((e: any) => Diagnostic.fromJSON(e))
+        : globalThis.Array.isArray(object?.new_diagnostics)
+        ? object.new_diagnostics.map((e: any) => Diagnostic.fromJSON(e))
+        : [],
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+    };
+  },
+
+  toJSON(message: SyncedFile): unknown {
+    const obj: any = {};
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.servers?.length) {
+      obj.servers = message.servers;
+    }
+    if (message.newDiagnostics?.length) {
+      obj.newDiagnostics = message.newDiagnostics.map((e) => Diagnostic.toJSON(e));
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncedFile>, I>>(base?: I): SyncedFile {
+    return SyncedFile.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncedFile>, I>>(object: I): SyncedFile {
+    const message = createBaseSyncedFile();
+    message.path = object.path ?? "";
+    message.state = object.state ?? "";
+    message.servers = object.servers?.map((e) => e) || [];
+    message.newDiagnostics = object.newDiagnostics?.map((e) => Diagnostic.fromPartial(e)) || [];
+    message.detail = object.detail ?? "";
+    return message;
+  },
+};
+
+function createBaseSyncWritesResponse(): SyncWritesResponse {
+  return { text: "", files: [] };
+}
+
+export const SyncWritesResponse: MessageFns<SyncWritesResponse> = {
+  encode(message: SyncWritesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.text !== "") {
+      writer.uint32(10).string(message.text);
+    }
+    for (const v of message.files) {
+      SyncedFile.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncWritesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncWritesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.files.push(SyncedFile.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncWritesResponse {
+    return {
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => SyncedFile.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: SyncWritesResponse): unknown {
+    const obj: any = {};
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.files?.length) {
+      obj.files = message.files.map((e) => SyncedFile.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncWritesResponse>, I>>(base?: I): SyncWritesResponse {
+    return SyncWritesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncWritesResponse>, I>>(object: I): SyncWritesResponse {
+    const message = createBaseSyncWritesResponse();
+    message.text = object.text ?? "";
+    message.files = object.files?.map((e) => SyncedFile.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCustomToolLoadFailure(): CustomToolLoadFailure {
+  return { file: "", reason: "" };
+}
+
+export const CustomToolLoadFailure: MessageFns<CustomToolLoadFailure> = {
+  encode(message: CustomToolLoadFailure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.file !== "") {
+      writer.uint32(10).string(message.file);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CustomToolLoadFailure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCustomToolLoadFailure();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.file = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CustomToolLoadFailure {
+    return {
+      file: isSet(object.file) ? globalThis.String(object.file) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: CustomToolLoadFailure): unknown {
+    const obj: any = {};
+    if (message.file !== "") {
+      obj.file = message.file;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CustomToolLoadFailure>, I>>(base?: I): CustomToolLoadFailure {
+    return CustomToolLoadFailure.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CustomToolLoadFailure>, I>>(object: I): CustomToolLoadFailure {
+    const message = createBaseCustomToolLoadFailure();
+    message.file = object.file ?? "";
+    message.reason = object.reason ?? "";
     return message;
   },
 };
@@ -7444,6 +8068,20 @@ export const ControlPlaneService = {
     responseSerialize: (value: ToolEvent): Buffer => Buffer.from(ToolEvent.encode(value).finish()),
     responseDeserialize: (value: Buffer): ToolEvent => ToolEvent.decode(value),
   },
+  /**
+   * For files the harness wrote with its own tools: syncs them to the run's language servers, waits
+   * for fresh diagnostics as Enclave's write tools do, and answers only what is new to the run's
+   * diagnostics ledger (the one Enclave's write tools use). Needs the run's lsp resource.
+   */
+  syncWrites: {
+    path: "/enclave.control.v1.ControlPlane/SyncWrites" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SyncWritesRequest): Buffer => Buffer.from(SyncWritesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SyncWritesRequest => SyncWritesRequest.decode(value),
+    responseSerialize: (value: SyncWritesResponse): Buffer => Buffer.from(SyncWritesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SyncWritesResponse => SyncWritesResponse.decode(value),
+  },
   describePlacement: {
     path: "/enclave.control.v1.ControlPlane/DescribePlacement" as const,
     requestStream: false as const,
@@ -7562,6 +8200,12 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
   closeRun: handleUnaryCall<CloseRunRequest, CloseRunResponse>;
   listTools: handleUnaryCall<ListToolsRequest, ListToolsResponse>;
   callTool: handleServerStreamingCall<CallToolRequest, ToolEvent>;
+  /**
+   * For files the harness wrote with its own tools: syncs them to the run's language servers, waits
+   * for fresh diagnostics as Enclave's write tools do, and answers only what is new to the run's
+   * diagnostics ledger (the one Enclave's write tools use). Needs the run's lsp resource.
+   */
+  syncWrites: handleUnaryCall<SyncWritesRequest, SyncWritesResponse>;
   describePlacement: handleUnaryCall<DescribePlacementRequest, PlacementDescription>;
   subscribeAudit: handleServerStreamingCall<SubscribeAuditRequest, AuditEvent>;
   /**
@@ -7730,6 +8374,26 @@ export interface ControlPlaneClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<ToolEvent>;
+  /**
+   * For files the harness wrote with its own tools: syncs them to the run's language servers, waits
+   * for fresh diagnostics as Enclave's write tools do, and answers only what is new to the run's
+   * diagnostics ledger (the one Enclave's write tools use). Needs the run's lsp resource.
+   */
+  syncWrites(
+    request: SyncWritesRequest,
+    callback: (error: ServiceError | null, response: SyncWritesResponse) => void,
+  ): ClientUnaryCall;
+  syncWrites(
+    request: SyncWritesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SyncWritesResponse) => void,
+  ): ClientUnaryCall;
+  syncWrites(
+    request: SyncWritesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SyncWritesResponse) => void,
+  ): ClientUnaryCall;
   describePlacement(
     request: DescribePlacementRequest,
     callback: (error: ServiceError | null, response: PlacementDescription) => void,

@@ -1,0 +1,13 @@
+// The types a custom tool module is written against (`import type { CustomToolFactory } from ...`).
+export type {
+  AgentToolResult,
+  AgentToolUpdateCallback,
+  CustomTool,
+  CustomToolAPI,
+  CustomToolCallContext,
+  CustomToolFactory,
+  CustomToolPendingAction,
+  ImageContent,
+  TextContent,
+  Tier,
+} from "./tools/custom/custom-tool-types.js";

@@ -1,0 +1,103 @@
+// The types custom-tool authors write against: the factory form the product documents
+// (`pi => ({ name, label, description, parameters, execute })`), with `pi.typebox` and
+// `pi.pushPendingAction`. Type-only: a tool module imports these with `import type`, so nothing here
+// has to exist at run time.
+import type * as TypeBox from "@sinclair/typebox";
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
+
+export type Tier = "read" | "write" | "exec";
+
+export interface TextContent {
+  type: "text";
+  text: string;
+}
+
+export interface ImageContent {
+  type: "image";
+  /** Base64 of the image's bytes. */
+  data: string;
+  mimeType: string;
+}
+
+/** What a tool's `execute`, and a pending action's `apply`/`reject`, return. */
+export interface AgentToolResult<TDetails = unknown> {
+  content: (TextContent | ImageContent)[];
+  /** Kept for the author's own use; it does not reach the harness. */
+  details?: TDetails;
+}
+
+/** Streams a partial result while `execute` runs (each one reaches the harness as a progress event). */
+export type AgentToolUpdateCallback<TDetails = unknown> = (partial: AgentToolResult<TDetails>) => void;
+
+/** A staged change `resolve` later applies or discards (a stack: the most recent first). */
+export interface CustomToolPendingAction {
+  /** Short and specific: it heads resolve's result (`Applied: <label>` / `Discarded: <label>`). */
+  label: string;
+  /** Carries the change out; `reason` is what resolve was given ("" when none). */
+  apply(reason: string): Promise<AgentToolResult<unknown> | string> | AgentToolResult<unknown> | string;
+  /** Cleans up on discard; a result replaces the default `Discarded` text, `undefined` keeps it. */
+  reject?(reason: string): Promise<AgentToolResult<unknown> | string | undefined> | AgentToolResult<unknown> | string | undefined;
+  details?: unknown;
+  /** Default "custom_tool". */
+  sourceToolName?: string;
+  /** Enclave's extension: workspace-relative files apply writes, so language servers are synced for them afterwards. */
+  files?: string[];
+}
+
+export interface CustomToolAPI {
+  /** The real @sinclair/typebox: build `parameters` with it (its schemas are JSON Schema). */
+  typebox: typeof TypeBox;
+  /**
+   * Stages a change for `resolve`, in the store of the run whose call is running, and returns its id
+   * ("edit_K"). Throws "Pending action store unavailable for custom tools in this runtime." when the
+   * run has no store (one without the ast resource) or when called outside a tool call.
+   */
+  pushPendingAction(action: CustomToolPendingAction): string;
+}
+
+/** What Enclave adds for a call, as `execute`'s fifth argument (authors of documented tools ignore it). */
+export interface CustomToolCallContext {
+  runId: string;
+  conversationId: string;
+  /**
+   * The conversation's enclave agent (files, exec), resolved when called: how a tool acts on the
+   * workspace wherever it is placed. A pending action's apply may keep and call it later.
+   */
+  agent(): Promise<AgentEndpoint>;
+}
+
+export interface CustomTool<TParams extends TSchema = TSchema, TDetails = unknown> {
+  /** Lower-case letters, digits and `_`, starting with a letter. */
+  name: string;
+  /** A human name for the tool. */
+  label: string;
+  description: string;
+  /** A JSON Schema (TypeBox builds one); arguments are validated against it before `execute` runs. */
+  parameters: TParams;
+  /**
+   * Enclave's extension: which surfaces list the tool and how approval treats it. Default "exec", the
+   * most cautious: the tool is off the plan and read-only surfaces and every approval policy but
+   * `never` asks before it runs. Declare "read" only for a tool that changes nothing.
+   */
+  tier?: Tier;
+  /** Enclave's extension: the run resource the tool needs to be listed (default "workspace"). */
+  resource?: "workspace" | "shell" | "lsp" | "ast" | "debug" | "kernel" | "questions" | "vibe";
+  /** Enclave's extension: true when the tool writes nothing itself and only stages pending actions, so it may run while one is pending. */
+  stagesOnly?: boolean;
+  execute(
+    toolCallId: string,
+    params: Static<TParams>,
+    signal?: AbortSignal,
+    onUpdate?: AgentToolUpdateCallback<TDetails>,
+    context?: CustomToolCallContext,
+  ): Promise<AgentToolResult<TDetails>> | AgentToolResult<TDetails>;
+}
+
+/**
+ * A custom tool module's default export. Each tool it returns has its own schema, so the factory's
+ * type cannot name them: `any` here is what lets `execute`'s `params` be used as the schema says.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCustomTool = CustomTool<any, any>;
+export type CustomToolFactory = (pi: CustomToolAPI) => AnyCustomTool | AnyCustomTool[] | Promise<AnyCustomTool | AnyCustomTool[]>;

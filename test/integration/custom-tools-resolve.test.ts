@@ -1,0 +1,226 @@
+// Custom tools in the form the product documents, and resolve as specified, through the gRPC API of
+// a real control plane on host placement. The document's own example (test/fixtures/custom-tools,
+// verbatim bar its type import) is loaded at start beside modules that are broken on purpose, then
+// driven through resolve apply and discard.
+import { execFile } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import type { ToolResult } from "../../proto/gen/enclave/control/v1/control.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+
+const FIXTURE = join(import.meta.dirname, "..", "fixtures", "custom-tools", "batch-rename-preview.ts");
+const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+// Documented-form tools covering what the example does not: image parts, onUpdate, plain-string and
+// undefined results from apply/reject, results that are not results at all, a declared read tier.
+const MORE_TOOLS = `
+export default (pi) => [
+  {
+    name: "snapshot", label: "Snapshot", tier: "read", description: "returns text and an image",
+    parameters: pi.typebox.Type.Object({ note: pi.typebox.Type.Optional(pi.typebox.Type.String()) }),
+    async execute(id, params, signal, onUpdate) {
+      onUpdate?.({ content: [{ type: "text", text: "rendering" }] });
+      setTimeout(() => onUpdate?.({ content: [{ type: "text", text: "too late" }] }), 20);
+      return { content: [{ type: "text", text: "call " + (id.startsWith("call_") ? "ok" : id) + " " + (params.note ?? "") }, { type: "image", data: "${PNG_1X1}", mimeType: "image/png" }], details: { big: true } };
+    },
+  },
+  {
+    name: "stage_plain", label: "Stage plain", stagesOnly: true, description: "stages actions whose apply/reject return other shapes",
+    parameters: pi.typebox.Type.Object({ kind: pi.typebox.Type.String() }),
+    async execute(_id, { kind }) {
+      const label = "plain " + kind;
+      if (kind === "string") pi.pushPendingAction({ label, apply: async (r) => "did it: " + r, reject: async () => undefined });
+      if (kind === "noreject") pi.pushPendingAction({ label, apply: () => ({ content: [] }) });
+      if (kind === "object") pi.pushPendingAction({ label, apply: async () => ({ ok: true }), reject: async () => ({ content: [{ type: "text" }] }) });
+      return { content: [{ type: "text", text: "staged " + label }] };
+    },
+  },
+  {
+    name: "bad_result", label: "Bad", tier: "read", description: "returns a non-result",
+    parameters: { type: "object", properties: {}, additionalProperties: false },
+    execute: () => 42,
+  },
+];
+`;
+
+const BROKEN: Record<string, string> = {
+  "a-syntax.ts": "export default (pi => ({;\n",
+  "b-no-factory.mjs": "export const x = 1;\n",
+  "c-no-execute.mjs": `export default (pi) => ({ name: "half", label: "Half", description: "d", parameters: pi.typebox.Type.Object({}) });\n`,
+  "d-throws.mjs": `export default () => { throw new Error("no licence key"); };\n`,
+  "e-clash.mjs": `export default (pi) => ({ name: "write", label: "W", description: "d", parameters: pi.typebox.Type.Object({}), execute: () => ({ content: [] }) });\n`,
+  "f-bad-schema.mjs": `export default () => ({ name: "odd", label: "Odd", description: "d", parameters: { type: "object", properties: { n: { type: "numbr" } } }, execute: () => ({ content: [] }) });\n`,
+};
+
+let fx: Fixture;
+let toolsDir: string;
+let runId = "";
+const conv = "custom-resolve";
+
+async function call(tool: string, args: unknown, run = runId): Promise<ToolResult> {
+  return fx.client.callTool(run, tool, args);
+}
+async function ok(tool: string, args: unknown, run = runId): Promise<string> {
+  const r = await call(tool, args, run);
+  expect(r.isError, resultText(r)).toBe(false);
+  return resultText(r);
+}
+async function names(run = runId): Promise<string[]> {
+  return (await fx.client.listTools(run)).tools.map((t) => t.name);
+}
+
+beforeAll(async () => {
+  toolsDir = mkdtempSync(join(tmpdir(), "enclave-custom-tools-"));
+  cpSync(FIXTURE, join(toolsDir, "batch-rename-preview.ts"));
+  writeFileSync(join(toolsDir, "more.mjs"), MORE_TOOLS);
+  for (const [file, body] of Object.entries(BROKEN)) writeFileSync(join(toolsDir, file), body);
+  fx = await startFixture((c) => {
+    c.customToolsDir = toolsDir;
+  });
+  await fx.client.createConversation(conv);
+  runId = (await fx.client.openRun(conv, { approvalPolicy: "never" })).id;
+});
+afterAll(async () => {
+  await fx?.close();
+  rmSync(toolsDir, { recursive: true, force: true });
+});
+
+describe("custom tools in the documented form", () => {
+  it("loads the document's example verbatim bar its type import", () => {
+    const seed = readFileSync(FIXTURE, "utf8");
+    expect(seed).toContain('import type { CustomToolFactory } from "enclave/custom-tools";');
+    expect(seed).toContain("const factory: CustomToolFactory = pi => ({");
+  });
+
+  it("lists the example with its TypeBox schema as given and the default tier", async () => {
+    const tool = (await fx.client.listTools(runId)).tools.find((t) => t.name === "batch_rename_preview");
+    expect(tool?.tier).toBe("exec");
+    expect(tool?.description).toBe("Previews renames and defers commit to resolve");
+    expect(JSON.parse(tool?.inputSchemaJson ?? "{}")).toEqual({
+      type: "object",
+      properties: { files: { type: "array", items: { type: "string" } } },
+      required: ["files"],
+    });
+    const plan = (await fx.client.openRun(conv, { surface: "plan" })).id;
+    expect(await names(plan)).not.toContain("batch_rename_preview");
+    expect(await names(plan)).toContain("snapshot");
+  });
+
+  it("validates arguments against the JSON Schema", async () => {
+    const wrong = await call("batch_rename_preview", { files: ["a", 2] });
+    expect(wrong.errorCode).toBe("invalid_arguments");
+    expect(resultText(wrong)).toBe("invalid arguments for `batch_rename_preview`: `files[1]` must be string");
+    const missing = await call("batch_rename_preview", {});
+    expect(resultText(missing)).toBe("invalid arguments for `batch_rename_preview`: `files` is required");
+    const extra = await call("bad_result", { x: 1 });
+    expect(resultText(extra)).toBe("invalid arguments for `bad_result`: unknown field `x`");
+  });
+
+  it("passes text and image parts to the harness as CallTool parts, and onUpdate as progress", async () => {
+    const progress: string[] = [];
+    const r = await fx.client.callTool(runId, "snapshot", { note: "n" }, (e) => {
+      if (e.event?.$case === "progress") progress.push(e.event.value);
+    });
+    expect(r.isError).toBe(false);
+    expect(r.parts.map((p) => p.part?.$case)).toEqual(["text", "image"]);
+    expect(resultText(r)).toBe("call ok n\n[image image/png, 70 bytes]");
+    const img = r.parts[1]?.part;
+    expect(img?.$case === "image" && img.value.data.subarray(1, 4).toString()).toBe("PNG");
+    expect(progress).toContain("rendering");
+    // An update sent after the answer goes nowhere and harms nothing.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(progress).not.toContain("too late");
+    expect((await call("snapshot", {})).isError).toBe(false);
+  });
+
+  it("answers a clear error for an execute that returns no AgentToolResult", async () => {
+    const r = await call("bad_result", {});
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toBe('custom tool `bad_result`\'s execute() returned a number: return { content: [{ type: "text", text }] } (an AgentToolResult) or a string');
+  });
+
+  it("skips broken modules by name with the reason, and still starts", async () => {
+    const res = await fx.client.listTools(runId);
+    const failures = Object.fromEntries(res.customToolFailures.map((f) => [f.file, f.reason]));
+    expect(Object.keys(failures).sort()).toEqual(Object.keys(BROKEN).sort());
+    expect(failures["a-syntax.ts"]).toMatch(/^cannot be loaded: .*\(line 1\)/);
+    expect(failures["b-no-factory.mjs"]).toMatch(/must default-export a factory/);
+    expect(failures["c-no-execute.mjs"]).toBe("tool `half`: `execute(toolCallId, params, signal, onUpdate)` is required");
+    expect(failures["d-throws.mjs"]).toBe("no licence key");
+    expect(failures["e-clash.mjs"]).toBe("tool `write` has the name of a tool already registered");
+    expect(failures["f-bad-schema.mjs"]).toMatch(/^tool `odd`: `parameters` is not a valid JSON Schema/);
+    expect(res.tools.map((t) => t.name)).not.toContain("half");
+    const section = fx.cp.liveStatus.all().find((s) => s.id === "custom-tools");
+    expect((await section?.list(conv))?.map((i) => i.name).sort()).toEqual(Object.keys(BROKEN).sort());
+  });
+
+  it("says which modules were skipped in `enclave tools list`", async () => {
+    // Asynchronously: the control plane answering the CLI runs in this process.
+    const cli = join(import.meta.dirname, "..", "..", "dist", "control-plane", "src", "cli", "main.js");
+    const args = [cli, "tools", "list", "-c", conv, "--address", `unix://${join(fx.dataDir, "cp.sock")}`];
+    const r = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
+      execFile(process.execPath, args, { encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout, stderr }))),
+    );
+    expect(r.stdout).toMatch(/^batch_rename_preview exec +Previews renames and defers commit to resolve$/m);
+    expect(r.stderr).toContain("custom tool module d-throws.mjs skipped: no licence key");
+    expect(r.stderr.match(/^custom tool module .* skipped: /gm)).toHaveLength(Object.keys(BROKEN).length);
+  });
+});
+
+describe("resolve as specified", () => {
+  it("is hidden while nothing is pending and says exactly that when called", async () => {
+    expect(await names()).not.toContain("resolve");
+    expect((await fx.client.listTools(runId)).requiredNextTool).toBe("");
+    const r = await call("resolve", { action: "apply" });
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toBe("No pending action to resolve. Nothing to apply or discard.");
+  });
+
+  it("applies the example's pending action, headed by its label, with reason \"\" when none is given", async () => {
+    const staged = await ok("batch_rename_preview", { files: ["a.txt", "b.txt"] });
+    expect(staged).toBe("Prepared rename plan for 2 files. Call resolve to apply or discard.");
+    expect(await names()).toContain("resolve");
+    expect((await fx.client.listTools(runId)).requiredNextTool).toBe("resolve");
+    expect(await ok("resolve", { edit_id: "edit_1", action: "apply" })).toBe("Applied: Batch rename: 2 files\nApplied batch rename. Reason: ");
+    expect(await names()).not.toContain("resolve");
+  });
+
+  it("discards the example's pending action through its reject", async () => {
+    await ok("batch_rename_preview", { files: ["c.txt"] });
+    expect(await ok("resolve", { action: "discard", reason: "not now" })).toBe("Discarded: Batch rename: 1 files\nDiscarded batch rename. Reason: not now");
+  });
+
+  it("accepts plain strings, undefined and empty results, in LIFO order", async () => {
+    await ok("stage_plain", { kind: "string" });
+    await ok("stage_plain", { kind: "noreject" });
+    expect(await ok("resolve", { action: "discard" })).toBe("Discarded: plain noreject");
+    expect(await ok("resolve", { action: "discard" })).toBe("Discarded: plain string");
+    await ok("stage_plain", { kind: "string" });
+    expect(await ok("resolve", { action: "accept", reason: "go" })).toBe("Applied: plain string\ndid it: go");
+    await ok("stage_plain", { kind: "noreject" });
+    expect(await ok("resolve", { action: "apply" })).toBe("Applied: plain noreject");
+  });
+
+  it("never renders a malformed result as [object Object] or undefined", async () => {
+    await ok("stage_plain", { kind: "object" });
+    const applied = await call("resolve", { action: "apply" });
+    expect(applied.isError).toBe(true);
+    expect(resultText(applied)).toMatch(/^apply\(\) of the pending action edit_\d+ \(custom_tool\) returned an object with keys ok: return \{ content/);
+    await ok("stage_plain", { kind: "object" });
+    const discarded = await call("resolve", { action: "discard" });
+    expect(resultText(discarded)).toMatch(/^reject\(\) of the pending action edit_\d+ \(custom_tool\) returned an invalid result: content\[0\] has type "text" but its text is missing/);
+    for (const r of [applied, discarded]) expect(resultText(r)).not.toMatch(/\[object Object\]|^undefined/);
+    expect((await fx.client.listTools(runId)).requiredNextTool).toBe("");
+  });
+
+  it("gives custom tools the documented text in a run without a store", async () => {
+    const bare = (await fx.client.openRun(conv, { resources: ["workspace"], approvalPolicy: "never" })).id;
+    expect(await names(bare)).not.toContain("resolve");
+    const r = await call("batch_rename_preview", { files: ["x"] }, bare);
+    expect(r.isError).toBe(true);
+    expect(resultText(r)).toBe("Pending action store unavailable for custom tools in this runtime.");
+  });
+});
