@@ -11,7 +11,10 @@ export type AgentErrorCode =
   | "already_exists"
   | "failed_precondition"
   | "too_large"
+  /** What the call needs cannot run here (a kernel, an interpreter, a grammar); the agent is fine. */
   | "unavailable"
+  /** The agent is stopping. */
+  | "stopping"
   | "internal"
   /** A language server did not answer within the request's deadline. */
   | "lsp_timeout"
@@ -32,6 +35,7 @@ const grpcStatus: Record<AgentErrorCode, status> = {
   failed_precondition: status.FAILED_PRECONDITION,
   too_large: status.RESOURCE_EXHAUSTED,
   unavailable: status.UNAVAILABLE,
+  stopping: status.UNAVAILABLE,
   internal: status.INTERNAL,
   lsp_timeout: status.FAILED_PRECONDITION,
   lsp_server_dead: status.FAILED_PRECONDITION,
@@ -47,6 +51,7 @@ const wireCode: Record<AgentErrorCode, WireCode> = {
   failed_precondition: WireCode.AGENT_ERROR_CODE_FAILED_PRECONDITION,
   too_large: WireCode.AGENT_ERROR_CODE_TOO_LARGE,
   unavailable: WireCode.AGENT_ERROR_CODE_UNAVAILABLE,
+  stopping: WireCode.AGENT_ERROR_CODE_STOPPING,
   internal: WireCode.AGENT_ERROR_CODE_INTERNAL,
   lsp_timeout: WireCode.AGENT_ERROR_CODE_LSP_TIMEOUT,
   lsp_server_dead: WireCode.AGENT_ERROR_CODE_LSP_SERVER_DEAD,

@@ -240,7 +240,7 @@ export class AgentClient {
     if (sent === undefined && err.code === status.DEADLINE_EXCEEDED) {
       return new EnclaveError("timeout", `the enclave agent (${this.where()}) did not answer in time: ${details}`);
     }
-    const lost = sent === undefined ? err.code === status.UNAVAILABLE || err.code === status.CANCELLED || err.code === status.INTERNAL : sent === AgentErrorCode.AGENT_ERROR_CODE_UNAVAILABLE;
+    const lost = sent === undefined ? err.code === status.UNAVAILABLE || err.code === status.CANCELLED || err.code === status.INTERNAL : sent === AgentErrorCode.AGENT_ERROR_CODE_STOPPING;
     if (lost) {
       return new EnclaveError(
         "agent_lost",
@@ -257,7 +257,7 @@ const BY_STATUS: Partial<Record<status, EnclaveErrorCode>> = {
   [status.RESOURCE_EXHAUSTED]: "too_large",
 };
 
-/** The agent's codes as the control plane's; UNAVAILABLE (the agent is stopping) and INTERNAL are said with where the agent runs. */
+/** The agent's codes as the control plane's; STOPPING (agent_lost) and INTERNAL (failed) are said with where the agent runs. */
 const FROM_AGENT: Partial<Record<AgentErrorCode, EnclaveErrorCode>> = {
   [AgentErrorCode.AGENT_ERROR_CODE_INVALID_ARGUMENT]: "invalid_arguments",
   [AgentErrorCode.AGENT_ERROR_CODE_OUTSIDE_WORKSPACE]: "outside_workspace",
@@ -265,6 +265,8 @@ const FROM_AGENT: Partial<Record<AgentErrorCode, EnclaveErrorCode>> = {
   [AgentErrorCode.AGENT_ERROR_CODE_ALREADY_EXISTS]: "already_exists",
   [AgentErrorCode.AGENT_ERROR_CODE_FAILED_PRECONDITION]: "failed_precondition",
   [AgentErrorCode.AGENT_ERROR_CODE_TOO_LARGE]: "too_large",
+  // Not the agent going away: what the call needs cannot run in this placement.
+  [AgentErrorCode.AGENT_ERROR_CODE_UNAVAILABLE]: "placement_unavailable",
   [AgentErrorCode.AGENT_ERROR_CODE_LSP_TIMEOUT]: "lsp_timeout",
   [AgentErrorCode.AGENT_ERROR_CODE_LSP_SERVER_DEAD]: "lsp_server_dead",
   [AgentErrorCode.AGENT_ERROR_CODE_LSP_SERVER_ERROR]: "lsp_server_error",

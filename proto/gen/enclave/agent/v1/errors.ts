@@ -26,7 +26,10 @@ export enum AgentErrorCode {
   AGENT_ERROR_CODE_ALREADY_EXISTS = 4,
   AGENT_ERROR_CODE_FAILED_PRECONDITION = 5,
   AGENT_ERROR_CODE_TOO_LARGE = 6,
-  /** AGENT_ERROR_CODE_UNAVAILABLE - The agent is stopping. */
+  /**
+   * AGENT_ERROR_CODE_UNAVAILABLE - What the call needs cannot run here (a kernel that does not start, a missing interpreter or
+   * grammar); the agent itself is fine.
+   */
   AGENT_ERROR_CODE_UNAVAILABLE = 7,
   AGENT_ERROR_CODE_INTERNAL = 8,
   /**
@@ -43,6 +46,8 @@ export enum AgentErrorCode {
    * ServerCancelled); asking again may work.
    */
   AGENT_ERROR_CODE_LSP_STATE_CHANGED = 12,
+  /** AGENT_ERROR_CODE_STOPPING - The agent is stopping; a new one answers the next call. */
+  AGENT_ERROR_CODE_STOPPING = 13,
   UNRECOGNIZED = -1,
 }
 
@@ -87,6 +92,9 @@ export function agentErrorCodeFromJSON(object: any): AgentErrorCode {
     case 12:
     case "AGENT_ERROR_CODE_LSP_STATE_CHANGED":
       return AgentErrorCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED;
+    case 13:
+    case "AGENT_ERROR_CODE_STOPPING":
+      return AgentErrorCode.AGENT_ERROR_CODE_STOPPING;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -122,6 +130,8 @@ export function agentErrorCodeToJSON(object: AgentErrorCode): string {
       return "AGENT_ERROR_CODE_LSP_SERVER_ERROR";
     case AgentErrorCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED:
       return "AGENT_ERROR_CODE_LSP_STATE_CHANGED";
+    case AgentErrorCode.AGENT_ERROR_CODE_STOPPING:
+      return "AGENT_ERROR_CODE_STOPPING";
     case AgentErrorCode.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
