@@ -7,6 +7,7 @@ import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import type { Diagnostic } from "./lsp-types.js";
 import type { ServerConnection } from "./server-connection.js";
 import { tsserverDiagnostics } from "./tsserver-diagnostics.js";
+import { sleep } from "../time/wait.js";
 
 export interface Synced {
   uri: string;
@@ -126,7 +127,7 @@ async function pullDiagnostics(conn: ServerConnection, synced: Synced, deadline:
       if (err instanceof AgentError && err.code === "lsp_timeout") return undefined;
       // Cancelled because its state moved on (a newer edit): ask again.
       if (err instanceof AgentError && err.code === "lsp_state_changed") {
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
         continue;
       }
       // A server that advertises pull but fails it: fall back to what it pushes.

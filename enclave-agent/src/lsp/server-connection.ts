@@ -19,6 +19,7 @@ import { LIMITS } from "../limits.js";
 import type { Diagnostic, ServerCapabilities } from "./lsp-types.js";
 import { killProcessTree } from "../process/process-tree.js";
 import type { LanguageServerSpec } from "./server-registry.js";
+import { within } from "../time/wait.js";
 
 export interface PushedDiagnostics {
   version: number | undefined;
@@ -126,7 +127,7 @@ export class ServerConnection {
         this.stoppedOnRequest = this.stopping;
         this.deathReason = this.stopping ? "stopped" : signal ? `killed by ${signal}` : `exited with code ${code}`;
         // Its last words (why it died) may still be in the pipe: give them a moment.
-        void Promise.race([stderrEnded, new Promise((r) => setTimeout(r, 200))]).then(() => {
+        void within(stderrEnded, 200, undefined).then(() => {
           this.failPending();
           resolve();
         });
@@ -322,7 +323,7 @@ export class ServerConnection {
           if (lostConnection(err)) {
             const lost = (): void =>
               finish(() => reject(new AgentError("lsp_server_dead", `the ${this.spec.id} language server's connection failed during ${method}: ${e.message ?? String(err)}; call lsp with action reload to restart it`)));
-            void Promise.race([this.exited, new Promise((r) => setTimeout(r, 1_000))]).then(lost);
+            void within(this.exited, 1_000, undefined).then(lost);
             return;
           }
           // JSON-RPC's MethodNotFound ("Unhandled method …"): the server has no such feature.
@@ -502,16 +503,16 @@ export class ServerConnection {
     if (this.alive && !this.stopping) {
       this.stopping = true;
       try {
-        await Promise.race([this.request("shutdown", null, LIMITS.lspShutdownGraceMs), new Promise((r) => setTimeout(r, LIMITS.lspShutdownGraceMs))]);
+        await within(this.request("shutdown", null, LIMITS.lspShutdownGraceMs), LIMITS.lspShutdownGraceMs, undefined);
         this.notify("exit", null);
       } catch {
         // Dying or deaf: the kill below handles it.
       }
-      await Promise.race([this.exited, new Promise((r) => setTimeout(r, 300))]);
+      await within(this.exited, 300, undefined);
     }
     this.stopping = true;
     if (this.proc.pid !== undefined) killProcessTree(this.proc.pid);
-    await Promise.race([this.exited, new Promise((r) => setTimeout(r, LIMITS.lspShutdownGraceMs))]);
+    await within(this.exited, LIMITS.lspShutdownGraceMs, undefined);
     this.conn.dispose();
   }
 }

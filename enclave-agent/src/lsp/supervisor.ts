@@ -13,6 +13,7 @@ import { checkServerBinary } from "./server-binary.js";
 import { ServerConnection } from "./server-connection.js";
 import { LANGUAGE_IDS, LANGUAGE_SERVERS, type LanguageServerSpec } from "./server-registry.js";
 import { findRoot, markerRoots } from "./server-roots.js";
+import { sleep } from "../time/wait.js";
 
 export interface ServerChoice {
   spec: LanguageServerSpec;
@@ -135,7 +136,7 @@ export class LspSupervisor {
     const rec = this.crashes.get(key);
     if (rec && rec.count >= LIMITS.lspMaxCrashes) throw new AgentError("failed_precondition", this.brokenMessage(choice.spec, choice.root, rec));
     const starting = (async () => {
-      if (rec && rec.retryAt > Date.now()) await new Promise((r) => setTimeout(r, rec.retryAt - Date.now()));
+      if (rec && rec.retryAt > Date.now()) await sleep(rec.retryAt - Date.now());
       let extraArgs: string[] = [];
       if (choice.spec.compilationDatabase) {
         const mode = compileCommandsFor(choice.root, this.paths.root, this.opts.stateDir, true);
