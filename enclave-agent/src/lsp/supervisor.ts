@@ -2,7 +2,7 @@
 // by every call (concurrent first calls wait on the same start). A server that dies is restarted
 // lazily by the next call, after a backoff; one that keeps dying young goes into the broken set and is
 // not respawned until `reload`, so a crash loop never eats the machine.
-import { extname, join, relative } from "node:path";
+import { dirname, extname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentError } from "../errors.js";
 import { describeBinary } from "../exec/resolve-binary.js";
@@ -12,7 +12,7 @@ import { type CompileCommandsMode, compileCommandsFor, sourcesChanged } from "./
 import { checkServerBinary } from "./server-binary.js";
 import { ServerConnection } from "./server-connection.js";
 import { LANGUAGE_IDS, LANGUAGE_SERVERS, type LanguageServerSpec } from "./server-registry.js";
-import { findRoot, markerRoots } from "./server-roots.js";
+import { markerFolders, nearestRoot } from "../fs/project-roots.js";
 import { sleep } from "../time/wait.js";
 
 export interface ServerChoice {
@@ -84,7 +84,7 @@ export class LspSupervisor {
     }
     const why: string[] = [];
     for (const spec of specs) {
-      const root = findRoot(spec, fileAbs, this.paths.root);
+      const root = nearestRoot(spec.rootMarkers, dirname(fileAbs), this.paths.root);
       const binary = checkServerBinary(spec, root ?? this.paths.root);
       if (root && binary.ok) return { spec, root, binary: binary.path };
       const missing: string[] = [];
@@ -221,7 +221,7 @@ export class LspSupervisor {
         const root = k.split("\u0000")[1] ?? this.paths.root;
         return { ...base, state: "broken", roots: broken.map(([kk]) => rel(kk.split("\u0000")[1] ?? "")), detail: this.brokenMessage(spec, root, r) };
       }
-      const roots = markerRoots(spec, this.paths.root);
+      const roots = markerFolders(spec.rootMarkers, this.paths.root, 2).map((d) => relative(this.paths.root, d) || ".");
       const binary = checkServerBinary(spec, join(this.paths.root, roots[0] ?? "."));
       if (!binary.ok) return { ...base, state: "missing_binary", roots, detail: binary.why };
       const shown = describeBinary(binary);
@@ -235,7 +235,7 @@ export class LspSupervisor {
     const match = (id: string, root: string): boolean => {
       if (!fileAbs) return true;
       const spec = LANGUAGE_SERVERS.find((s) => s.id === id);
-      return Boolean(spec && spec.extensions.includes(extname(fileAbs).toLowerCase()) && findRoot(spec, fileAbs, this.paths.root) === root);
+      return Boolean(spec && spec.extensions.includes(extname(fileAbs).toLowerCase()) && nearestRoot(spec.rootMarkers, dirname(fileAbs), this.paths.root) === root);
     };
     const unbroken: string[] = [];
     for (const [key] of this.crashes) {
