@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AstClient, type ApplyEditsResponse } from "../../proto/gen/enclave/agent/v1/ast.js";
 import { agentBundleEntry } from "../../control-plane/src/repo-paths.js";
 import { sha256 } from "../../enclave-agent/src/ast/ast-engine.js";
-import { recoverJournals } from "../../enclave-agent/src/ast/apply-journal.js";
+import { recoverJournals } from "../../enclave-agent/src/fs/write-journal.js";
 import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
 
 const dirs: string[] = [];
