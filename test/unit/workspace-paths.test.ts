@@ -92,10 +92,10 @@ describe("WorkspacePaths", () => {
     const journal = join(base, "journal");
     mkdirSync(journal, { recursive: true });
     const writer = new WorkspaceWriter(paths, journal);
-    const commitChanges = (_: WorkspacePaths, changes: FileChange[]) => writer.change((commit) => commit(changes));
-    await commitChanges(paths, [{ path: "rel-link/g.txt", rel: "rel-link/g.txt", content: Buffer.from("via link\n") }]);
+    const write = (changes: FileChange[]) => writer.change((commit) => commit(changes));
+    await write([{ path: "rel-link/g.txt", rel: "rel-link/g.txt", content: Buffer.from("via link\n") }]);
     expect(readFileSync(join(ws, "a/b/g.txt"), "utf8")).toBe("via link\n");
-    await commitChanges(paths, [{ path: "made/on/the/way.txt", rel: "made/on/the/way.txt", content: Buffer.from("x") }]);
+    await write([{ path: "made/on/the/way.txt", rel: "made/on/the/way.txt", content: Buffer.from("x") }]);
     expect(readFileSync(join(ws, "made/on/the/way.txt"), "utf8")).toBe("x");
   });
 
