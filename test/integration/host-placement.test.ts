@@ -123,6 +123,12 @@ describe("host placement", () => {
         return false;
       }
     };
+    /** What is still there, for a failure message. */
+    const left = (marker: string): string =>
+      execFileSync("ps", ["-eo", "pid,ppid,pgid,sid,stat,cmd"], { encoding: "utf8" })
+        .split("\n")
+        .filter((l) => l.includes(marker))
+        .join("\n");
 
     it("a command that exits answers at once, and what it left in the background goes with it", async () => {
       const marker = `771.${process.pid}`;
@@ -135,10 +141,12 @@ describe("host placement", () => {
 
     it("a process in a session of its own that still holds the output is found by it and killed", async () => {
       const marker = `772.${process.pid}`;
-      const r = await fx.client.callTool(runId, "exec", { command: `setsid sleep ${marker} & echo started`, timeout_seconds: 60 });
+      const r = await fx.client.callTool(runId, "exec", { command: `setsid sleep ${marker} & sleep 0.3; echo started`, timeout_seconds: 60 });
       expect(r.isError, resultText(r)).toBe(false);
       expect(resultText(r)).not.toMatch(/timed out/i);
-      await until(() => !running(marker), "the escaped sleep to be killed", 20_000);
+      await until(() => !running(marker), "the escaped sleep to be killed", 20_000).catch((err: Error) => {
+        throw new Error(`${err.message}; still there:\n${left(marker)}`);
+      });
     });
 
     it("a timed-out command's whole tree dies, even a process in a session of its own that ignores SIGTERM", async () => {

@@ -42,7 +42,7 @@ async function crashingConversation(name: string, files: Record<string, string>,
   const conv = await fx.client.createConversation(name);
   seed(conv.workspacePath, files);
   process.env[HOOK] = "1";
-  const run = (await fx.client.openRun(conv.id, { resources })).id;
+  const run = (await fx.client.openRun(conv.id, { resources, approvalPolicy: "never" })).id;
   const listed = await fx.client.callTool(run, "list", {});
   expect(listed.isError, resultText(listed)).toBe(false);
   delete process.env[HOOK];

@@ -1,6 +1,7 @@
 // The Process service: one command per stream, in its own process group so a timeout, a signal or a
 // cancelled call reaches everything it started. Output is streamed as it comes, up to a cap.
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { constants } from "node:os";
 import type { ServerDuplexStream } from "@grpc/grpc-js";
 import type { ExecEvent, ExecRequest, ExecStart, ProcessServer } from "../../../proto/gen/enclave/agent/v1/process.js";
@@ -8,7 +9,10 @@ import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { failStream } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
-import { descriptorTarget, holdersOf, killPids, killProcessTree, signalGroup, signalTree } from "../process/process-tree.js";
+import { killPids, killProcessTree, markedProcesses, signalGroup, signalTree } from "../process/process-tree.js";
+
+/** The environment variable that marks every process a command started. */
+const EXEC_MARK = "ENCLAVE_EXEC_ID";
 
 function checkStart(start: ExecStart): string[] {
   if (start.argv.length > 0 && start.shellCommand) throw new AgentError("invalid_argument", "give either argv or shell_command, not both");
@@ -36,9 +40,11 @@ export function processService(paths: WorkspacePaths): ProcessServer {
         const cwd = paths.resolve(start.cwd, "list").abs;
         const timeoutMs = Math.min(start.timeoutMs > 0 ? start.timeoutMs : LIMITS.execDefaultTimeoutMs, LIMITS.execMaxTimeoutMs);
         const startedAt = Date.now();
+        const mark = randomUUID();
         const proc = spawn(argv[0] ?? "", argv.slice(1), {
           cwd,
-          env: { ...process.env, ...start.env },
+          // The mark finds what the command started even after it left the command's process group.
+          env: { ...process.env, ...start.env, [EXEC_MARK]: mark },
           detached: true,
           stdio: ["pipe", "pipe", "pipe"],
         });
@@ -63,23 +69,20 @@ export function processService(paths: WorkspacePaths): ProcessServer {
         const timer = setTimeout(() => {
           timedOut = true;
           const asked = signalTree(proc.pid, "SIGTERM");
-          setTimeout(() => killProcessTree(proc.pid, asked), LIMITS.execKillGraceMs).unref();
+          setTimeout(() => {
+            killProcessTree(proc.pid, asked);
+            killPids(markedProcesses(EXEC_MARK, mark, { holdingOutput: true }));
+          }, LIMITS.execKillGraceMs).unref();
         }, timeoutMs);
-        // The command's output pipes, as /proc names them: whatever still holds them once the command
-        // has exited is something it left running, which would otherwise keep the call open.
-        let outputPipes: string[] = [];
         let closed = false;
-        proc.on("spawn", () => {
-          outputPipes = [descriptorTarget(proc.pid, 1), descriptorTarget(proc.pid, 2)].filter((t): t is string => t?.startsWith("pipe:") === true);
-          send({ event: { $case: "started", value: { pid: proc.pid ?? 0 } } });
-        });
+        proc.on("spawn", () => send({ event: { $case: "started", value: { pid: proc.pid ?? 0 } } }));
         proc.on("exit", () => {
           // The command is done: what it left running in its group goes now. A process that left the
-          // group (setsid, a daemon) and still holds the output is found by the pipe it holds.
+          // group (setsid) and still holds the output, which would keep the call open, is found by its mark.
           signalGroup(proc.pid, "SIGKILL");
           setTimeout(() => {
             if (closed) return;
-            killPids(holdersOf(outputPipes));
+            killPids(markedProcesses(EXEC_MARK, mark, { holdingOutput: true }));
             // Still open (a holder we could not see or kill): stop reading, so the call ends.
             setTimeout(() => {
               if (closed) return;

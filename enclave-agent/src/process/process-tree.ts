@@ -61,9 +61,8 @@ export function descendantsOf(root: number): number[] {
   return out;
 }
 
-/** What a process's descriptor refers to, as /proc names it (`pipe:[1234]`), if it can be read. */
-export function descriptorTarget(pid: number | undefined, fd: number): string | undefined {
-  if (pid === undefined) return undefined;
+/** What a process's descriptor refers to, as /proc names it (`pipe:[12]`, `socket:[34]`, a path). */
+function descriptorTarget(pid: number, fd: number): string | undefined {
   try {
     return readlinkSync(`/proc/${pid}/fd/${fd}`);
   } catch {
@@ -71,19 +70,26 @@ export function descriptorTarget(pid: number | undefined, fd: number): string | 
   }
 }
 
-/** The processes holding a descriptor that refers to any of `targets` (pipes named by descriptorTarget). */
-export function holdersOf(targets: readonly string[]): number[] {
-  if (targets.length === 0) return [];
-  const wanted = new Set(targets);
+/**
+ * The processes whose environment carries `name=value` (a mark set when a command was started, which
+ * its descendants inherit however far they wander from its process group), optionally only those
+ * whose stdout or stderr is still a pipe or socket (not redirected to a file: a deliberately
+ * detached server is not something a command "left holding its output").
+ */
+export function markedProcesses(name: string, value: string, opts: { holdingOutput?: boolean } = {}): number[] {
+  const needle = Buffer.from(`${name}=${value}\0`);
   const out: number[] = [];
   for (const { pid } of processTable()) {
-    let fds: string[];
+    if (pid === process.pid) continue;
+    let env: Buffer;
     try {
-      fds = readdirSync(`/proc/${pid}/fd`);
+      env = readFileSync(`/proc/${pid}/environ`);
     } catch {
       continue;
     }
-    if (fds.some((fd) => wanted.has(descriptorTarget(pid, Number(fd)) ?? ""))) out.push(pid);
+    if (!env.includes(needle)) continue;
+    if (opts.holdingOutput && ![1, 2].some((fd) => /^(pipe|socket):/.test(descriptorTarget(pid, fd) ?? ""))) continue;
+    out.push(pid);
   }
   return out;
 }
