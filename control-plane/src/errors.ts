@@ -22,7 +22,11 @@ export type EnclaveErrorCode =
   /** A kernel died during a cell (out of memory, os._exit, a crash); its state was lost. */
   | "kernel_died"
   /** A cell made more bridge calls (tool() in a kernel) than one cell may. */
-  | "bridge_limit";
+  | "bridge_limit"
+  /** The harness's tool host refused a cell's bridge call it intercepted (its reason is the message). */
+  | "harness_denied"
+  /** The run's harness tool host disconnected (or none is connected where one is needed). */
+  | "harness_lost";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -42,6 +46,8 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   cell_error: status.ABORTED,
   kernel_died: status.ABORTED,
   bridge_limit: status.RESOURCE_EXHAUSTED,
+  harness_denied: status.PERMISSION_DENIED,
+  harness_lost: status.UNAVAILABLE,
 };
 
 export class EnclaveError extends Error {

@@ -110,4 +110,15 @@ export const LIMITS = {
    * answers such calls itself, so they neither reach this side nor stop the cell's idle budget.
    */
   evalBridgeCallsPerCell: 1000,
+  /**
+   * A harness tool host: how long a cell's call to a harness tool waits for its answer, and how long
+   * an intercepted call waits for the harness's verdict (then it is refused: interception fails
+   * closed). Both are cancelled on the stream when they run out.
+   */
+  toolHostCallTimeoutMs: 10 * 60_000,
+  toolHostInterceptTimeoutMs: 60_000,
+  /** Tools one tool host may declare, and the size of one tool's JSON Schema and description. */
+  toolHostMaxTools: 128,
+  toolHostSchemaMaxBytes: 64 * 1024,
+  toolHostDescriptionMaxChars: 4 * 1024,
 } as const;

@@ -21,6 +21,9 @@ import {
   type WorkerHostMessage,
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import { LIMITS } from "../limits.js";
+import { type HarnessToolSpec, runToolHost, type ToolHostConnection, type ToolHostHandlers } from "./tool-host-client.js";
+
+export type { HarnessAnswer, HarnessCallInfo, HarnessToolSpec, HarnessVerdict, ToolHostConnection, ToolHostHandlers } from "./tool-host-client.js";
 
 type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
 
@@ -184,6 +187,15 @@ export class ControlPlaneClient {
     };
   }
 
+  /**
+   * Connects the harness's tool host for a run: the run's kernel cells can then call `tools` with
+   * tool(name, args) (as their surface and the approval policy allow), and handlers.call answers.
+   * With `intercept`, every cell call to Enclave's tools goes to handlers.intercept first.
+   */
+  connectToolHost(runId: string, tools: HarnessToolSpec[], handlers: ToolHostHandlers, opts: { intercept?: boolean } = {}): ToolHostConnection {
+    return runToolHost(this.grpc.connectToolHost(), runId, tools, handlers, opts.intercept ?? false, (err) => this.streamError(err));
+  }
+
   private streamError(err: ServiceError): Error {
     return err.code === status.UNAVAILABLE ? new ControlPlaneUnreachable(this.address, err.details) : new Error(err.details || err.message);
   }
@@ -210,10 +222,11 @@ export class ControlPlaneClient {
   }
 
   /** Calls a tool; onEvent sees progress and output as they stream. Resolves with the final result. */
-  callTool(runId: string, tool: string, args: unknown, onEvent?: (e: ToolEvent) => void): Promise<ToolResult> {
+  callTool(runId: string, tool: string, args: unknown, onEvent?: (e: ToolEvent) => void, signal?: AbortSignal): Promise<ToolResult> {
     const argumentsJson = typeof args === "string" ? args : JSON.stringify(args ?? {});
     return new Promise((resolve, reject) => {
       const stream: ClientReadableStream<ToolEvent> = this.grpc.callTool({ runId, tool, argumentsJson });
+      signal?.addEventListener("abort", () => stream.cancel(), { once: true });
       let result: ToolResult | undefined;
       stream.on("data", (e: ToolEvent) => {
         if (e.event?.$case === "result") result = e.event.value;
