@@ -144,6 +144,9 @@ describe("a harness tool host", () => {
       );
       expect(plan).toContain("['lookup_ticket']");
       expect(plan).toContain("unknown_tool");
+      // Code that cell left in its kernel could make a later, wider cell's calls: the kernel stays within plan.
+      const later = await cell(gated, "try:\n    tool('post_comment', {'id': 1, 'text': 'x'})\nexcept ToolError as e:\n    print(e.code)");
+      expect(later).toContain("unknown_tool");
       expect(cards.filter((c) => c.tool === "post_comment")).toEqual([]);
       // A fresh kernel is not held to plan; the gate asks the human, who denies, then allows.
       const gatedOut = await cell(
@@ -278,6 +281,23 @@ describe("a harness tool host", () => {
       await running;
       await until(() => cancelled, "the harness to be told to cancel");
       expect(await cell(runId, "print('kernel ok')")).toContain("kernel ok");
+    } finally {
+      host.close();
+      await host.done;
+    }
+  });
+
+  it("stops the cell's idle budget while the harness works", async () => {
+    const runId = await openRun();
+    const host = fx.client.connectToolHost(runId, TOOLS, {
+      // Answers after twice the cell's whole idle budget.
+      call: () => new Promise((resolve) => setTimeout(() => resolve("slow answer"), 2_000)),
+    });
+    await host.ready;
+    try {
+      const out = await cell(runId, "print(tool('lookup_ticket', {'id': 5}))", { timeout_seconds: 1 });
+      expect(out).toContain("slow answer");
+      expect(out).not.toMatch(/interrupted/);
     } finally {
       host.close();
       await host.done;
