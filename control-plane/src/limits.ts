@@ -63,7 +63,7 @@ export const LIMITS = {
   vibeMaxKeptWorkers: 100,
   vibeResultChars: 32 * 1024,
   vibeOutputTailChars: 4 * 1024,
-  vibeWaitDefaultSeconds: 120,
+  /** The longest timeout_seconds vibe_wait takes (without one it waits until the worker settles). */
   vibeWaitMaxSeconds: 3600,
   /** A built-in worker runs at most this long (ENCLAVE_VIBE_TIMEOUT_SECONDS) before it is killed. */
   vibeWorkerDefaultTimeoutSeconds: 3600,
