@@ -51,6 +51,8 @@ export interface ControlPlaneConfig {
   hostSandbox: HostSandboxConfig;
   /** What the audit log keeps (ENCLAVE_AUDIT_RETENTION_DAYS, ENCLAVE_AUDIT_MAX_MIB; 0 for no limit). */
   auditRetention: AuditRetention;
+  /** How long a run kept for the command line lives with no call (ENCLAVE_CLI_RUN_IDLE_SECONDS). */
+  cliRunIdleMs: number;
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -130,5 +132,6 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
       maxBytes: Math.round(limitFromEnv("ENCLAVE_AUDIT_MAX_MIB", LIMITS.auditMaxDefaultMib) * 1024 ** 2),
       pruneIntervalMs: LIMITS.auditPruneIntervalMs,
     },
+    cliRunIdleMs: Math.round(numberFromEnv("ENCLAVE_CLI_RUN_IDLE_SECONDS", LIMITS.cliRunIdleSeconds) * 1000),
   };
 }

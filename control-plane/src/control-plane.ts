@@ -20,6 +20,7 @@ import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
+import { type AttachCliRunRequest, CliRuns } from "./runs/cli-runs.js";
 import { BUILTIN_TOOLS, EVAL_TOOLS } from "./tools/builtin/index.js";
 import { LspCapability } from "./lsp/index.js";
 import { type SyncWritesResult, syncWrites } from "./lsp/sync-writes.js";
@@ -66,6 +67,8 @@ export class ControlPlane {
   readonly placements: Placements;
   readonly questions: QuestionPort;
   readonly vibe: VibeRoster;
+  /** The runs the command line keeps across its calls. */
+  readonly cliRuns: CliRuns;
   /** What runs per conversation, for the operator console (capabilities register their own source). */
   readonly liveStatus = new LiveStatusRegistry();
   /** Custom tool modules skipped at load, with why: shown by ListTools and the console. */
@@ -111,6 +114,7 @@ export class ControlPlane {
       empty: "none",
       list: () => this.customToolFailures.map((f) => ({ name: f.file, state: "skipped", detail: f.reason })),
     });
+    this.cliRuns = new CliRuns(this.runs, config.cliRunIdleMs, (req) => this.openRun(req), (id) => this.closeRun(id));
     this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run), this.toolHosts);
   }
 
@@ -297,6 +301,22 @@ export class ControlPlane {
     return this.runs.open(req);
   }
 
+  /** The command line's kept run for a (conversation, surface); see runs/cli-runs.ts. */
+  attachCliRun(req: AttachCliRunRequest): Run {
+    return this.cliRuns.attach(req);
+  }
+
+  /** Open runs, every conversation's without an id (the conversation must exist when named). */
+  listRuns(conversationId?: string): Run[] {
+    if (conversationId) this.conversations.get(conversationId);
+    return this.runs.list(conversationId || undefined);
+  }
+
+  /** Staged changes awaiting resolve in a run. */
+  pendingCount(run: Run): number {
+    return this.pending.forRun(run)?.list().length ?? 0;
+  }
+
   /** Closing a run withdraws its open cards; its vibe workers keep running (they belong to the conversation). */
   closeRun(id: string): void {
     this.runs.get(id);
@@ -330,10 +350,19 @@ export class ControlPlane {
     opts: { origin?: CallOrigin; emit?: (e: ToolStreamEvent) => void; signal?: AbortSignal; notUtf8?: boolean } = {},
   ): Promise<CallResult> {
     const run = this.runs.get(runId);
-    return this.dispatcher.call({ run, tool, argumentsJson, origin: opts.origin ?? "model", emit: opts.emit, signal: opts.signal, notUtf8: opts.notUtf8 });
+    // In flight, a run is in use however long the call takes (a CLI run's idle time starts after it).
+    run.callsInFlight++;
+    run.lastUsedMs = Date.now();
+    return this.dispatcher
+      .call({ run, tool, argumentsJson, origin: opts.origin ?? "model", emit: opts.emit, signal: opts.signal, notUtf8: opts.notUtf8 })
+      .finally(() => {
+        run.callsInFlight--;
+        run.lastUsedMs = Date.now();
+      });
   }
 
   async close(): Promise<void> {
+    this.cliRuns.stop();
     this.questions.closeAll();
     await this.vibe.closeAll();
     this.placements.close();

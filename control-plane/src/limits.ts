@@ -121,4 +121,10 @@ export const LIMITS = {
   toolHostMaxTools: 128,
   toolHostSchemaMaxBytes: 64 * 1024,
   toolHostDescriptionMaxChars: 4 * 1024,
+  /**
+   * A run the command line keeps for a (conversation, surface) closes after this long with no call
+   * (ENCLAVE_CLI_RUN_IDLE_SECONDS overrides); its staged changes go with it. Checked this often at most.
+   */
+  cliRunIdleSeconds: 30 * 60,
+  cliRunSweepMaxMs: 60_000,
 } as const;

@@ -30,6 +30,7 @@ import { DebugService } from "../../proto/gen/enclave/agent/v1/debug.js";
 import { debugService } from "./dap/debug-service.js";
 import { DebugSupervisor } from "./dap/debug-supervisor.js";
 import { openStateFolder } from "./state/state-folder.js";
+import { within } from "./time/wait.js";
 
 export interface AgentOptions {
   /** Where to listen: a socket path the agent binds, or a listening socket it inherited as a file descriptor. */
@@ -91,7 +92,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       const kernelsClosed = kernels.close();
       // Language servers (and every process they started) and debug sessions go with the agent, all
       // at once (debug bounded: a stuck adapter is killed).
-      await Promise.all([lsp.stopAll(), Promise.race([debug.closeAll(), new Promise((r) => setTimeout(r, 4_000).unref())])]);
+      await Promise.all([lsp.stopAll(), within(debug.closeAll(), 4_000, undefined)]);
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => server.forceShutdown(), 2_000);
         server.tryShutdown(() => {

@@ -85,9 +85,10 @@ export const LIMITS = {
   debugStdinMaxBytes: 8 * 1024 * 1024,
   /** Default hard lifetime of a session when the caller gives none (30 minutes: long enough for a debugging conversation, short enough that a forgotten session does not hold an adapter for hours). */
   debugSessionTtlMs: 30 * 60 * 1000,
-  debugProbeTimeoutMs: 20_000,
-  /** How long "this python cannot load debugpy" is believed before probing again. */
-  debugProbeNegativeCacheMs: 30_000,
+  /** How long a probe of an installed program (a server's --version, a python's imports) may take. */
+  probeTimeoutMs: 20_000,
+  /** How long a failed probe ("this python cannot load debugpy") is believed before probing again. */
+  probeNegativeCacheMs: 30_000,
   /** A cell's default budget of running time (suspended while a bridge call is pending), and its cap. */
   kernelRunBudgetMs: 300_000,
   kernelMaxRunBudgetMs: 6 * 60 * 60 * 1000,

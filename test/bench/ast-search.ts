@@ -43,7 +43,7 @@ export async function astSearchRows(): Promise<BenchRow[]> {
   try {
     mkdirSync(corpus.dir, { recursive: true });
     await fx.client.createConversation("bench-ast", corpus.dir);
-    const run = (await fx.client.openRun("bench-ast", { resources: ["workspace", "ast"] })).id;
+    const run = (await fx.client.openRun("bench-ast", { approvalPolicy: "never", resources: ["workspace", "ast"] })).id;
     await fx.client.callTool(run, "list", {}); // starts the host agent; grammars stay unloaded
     const counts = { ours: new Set<number>(), peer: new Set<number>() };
     const ours = async (): Promise<void> => {

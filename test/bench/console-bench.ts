@@ -91,8 +91,8 @@ export async function consoleRows(): Promise<BenchRow[]> {
       void fx.client.answerCard("bench-grpc", card.number, { freeText: "ok" });
     });
     await human.ready;
-    const viaWeb = await fx.client.openRun("bench-web", { resources: ["questions"], questionTimeoutSeconds: 60 });
-    const viaGrpc = await fx.client.openRun("bench-grpc", { resources: ["questions"], questionTimeoutSeconds: 60 });
+    const viaWeb = await fx.client.openRun("bench-web", { approvalPolicy: "never", resources: ["questions"], questionTimeoutSeconds: 60 });
+    const viaGrpc = await fx.client.openRun("bench-grpc", { approvalPolicy: "never", resources: ["questions"], questionTimeoutSeconds: 60 });
     const ask = (runId: string) => async () => {
       const r = await fx.client.callTool(runId, "ask_user", { question: "go?" });
       if (r.isError) throw new Error("ask_user failed");

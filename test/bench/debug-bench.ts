@@ -77,7 +77,7 @@ export async function debugBenchRows(): Promise<BenchRow[]> {
     writeFileSync(join(dir, "pyproject.toml"), "[project]\nname = \"bench\"\n");
     writeFileSync(join(dir, "prog.py"), PROGRAM);
     await fx.client.createConversation("bench-debug", dir);
-    const runId = (await fx.client.openRun("bench-debug", { resources: ["debug"] })).id;
+    const runId = (await fx.client.openRun("bench-debug", { approvalPolicy: "never", resources: ["debug"] })).id;
     await fx.client.callTool(runId, "debug", { op: "breakpoints", file: "prog.py", lines: [BREAK_LINE] });
     const adapters = resultText(await fx.client.callTool(runId, "debug", { op: "adapters" }));
     const python = /^debugpy: usable.*\n\s+(\S+) -m debugpy\.adapter/m.exec(adapters)?.[1];
@@ -103,7 +103,7 @@ export async function debugBenchRows(): Promise<BenchRow[]> {
     {
       await fx.client.createConversation(enclosed);
       await fx.client.startEnclosure(enclosed);
-      const encRun = (await fx.client.openRun(enclosed, { resources: ["workspace", "shell", "debug"] })).id;
+      const encRun = (await fx.client.openRun(enclosed, { approvalPolicy: "never", resources: ["workspace", "shell", "debug"] })).id;
       await fx.client.callTool(encRun, "write", { path: "pyproject.toml", content: "[project]\nname = \"bench\"\n" });
       await fx.client.callTool(encRun, "write", { path: "prog.py", content: PROGRAM });
       await fx.client.callTool(encRun, "debug", { op: "breakpoints", file: "prog.py", lines: [BREAK_LINE] });

@@ -52,7 +52,7 @@ export async function densityRows(): Promise<BenchRow[]> {
       const id = `dense${i}`;
       await fx.client.createConversation(id);
       const conv = await fx.client.startEnclosure(id);
-      const run = (await fx.client.openRun(id, { resources: ["kernel"] })).id;
+      const run = (await fx.client.openRun(id, { approvalPolicy: "never", resources: ["kernel"] })).id;
       const r = await fx.client.callTool(run, "eval", { description: "warm the kernel for the density figure", code: "x = 1" });
       if (r.isError) throw new Error(`warming the kernel failed: ${resultText(r)}`);
       ids.push(conv.enclosure?.containerId ?? "");

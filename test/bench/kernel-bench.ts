@@ -55,7 +55,7 @@ async function measureKernels(fx: Awaited<ReturnType<typeof startFixture>>, pyth
   }
 
   for (const [where, conv] of places) {
-    const run = (await fx.client.openRun(conv)).id;
+    const run = (await fx.client.openRun(conv, { approvalPolicy: "never" })).id;
     const cell = async (args: Record<string, unknown>): Promise<string> => {
       const r = await fx.client.callTool(run, "eval", { description: "one benchmark cell of the kernel bench", ...args });
       if (r.isError) throw new Error(`bench cell failed: ${resultText(r)}`);

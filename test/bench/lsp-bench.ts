@@ -74,7 +74,7 @@ export async function lspBenchRows(): Promise<BenchRow[]> {
   try {
     const ws = (await fx.client.createConversation("lsp-bench")).workspacePath;
     writeProject(ws);
-    const runId = (await fx.client.openRun("lsp-bench", { resources: ["workspace", "lsp"] })).id;
+    const runId = (await fx.client.openRun("lsp-bench", { approvalPolicy: "never", resources: ["workspace", "lsp"] })).id;
     const call = async (tool: string, args: Record<string, unknown>): Promise<void> => {
       const r = await fx.client.callTool(runId, tool, args);
       if (r.isError) throw new Error(`${tool}: ${r.parts.map((p) => (p.part?.$case === "text" ? p.part.value : "")).join("")}`);

@@ -37,7 +37,7 @@ export async function questionsVibeRows(): Promise<BenchRow[]> {
     await human.ready;
     const rows: BenchRow[] = [];
 
-    const asker = await fx.client.openRun("bq", { resources: ["questions"] });
+    const asker = await fx.client.openRun("bq", { approvalPolicy: "never", resources: ["questions"] });
     const ours = await sample(200, () => fx.client.callTool(asker.id, "ask_user", { question: "go?" }));
     const peer = await sample(200, async () => {
       await fx.client.getConversation("bq");
@@ -46,11 +46,11 @@ export async function questionsVibeRows(): Promise<BenchRow[]> {
     rows.push(row("ask_user answered round trip", ours, { name: "2 unary gRPC calls", samples: peer }));
 
     const gated = await fx.client.openRun("bq", { resources: ["workspace"], approvalPolicy: "write" });
-    const open = await fx.client.openRun("bq", { resources: ["workspace"] });
+    const open = await fx.client.openRun("bq", { approvalPolicy: "never", resources: ["workspace"] });
     const write = (runId: string) => () => fx.client.callTool(runId, "write", { path: "bench.txt", content: "x" });
     rows.push(row("write behind a permission card", await sample(100, write(gated.id)), { name: "same write, policy never", samples: await sample(100, write(open.id)) }));
 
-    const vibe = await fx.client.openRun("bq", { resources: ["vibe"], vibeMode: true });
+    const vibe = await fx.client.openRun("bq", { approvalPolicy: "never", resources: ["vibe"], vibeMode: true });
     const spawnWait = async (): Promise<void> => {
       const spawned = await fx.client.callTool(vibe.id, "vibe_spawn", { brief: "brief", label: "bench" });
       const id = /Started worker (w\d+)/.exec(spawned.parts[0]?.part?.$case === "text" ? spawned.parts[0].part.value : "")?.[1] ?? "";

@@ -60,7 +60,7 @@ afterAll(async () => {
 describe("operator console in Chromium", () => {
   it("answers an ask_user card in the browser: the tool returns the chosen option (and agent text is escaped)", async () => {
     const page = await open("/conversations/web-ask");
-    const run = await fx.client.openRun("web-ask", { resources: ["questions"], questionTimeoutSeconds: 60 });
+    const run = await fx.client.openRun("web-ask", { approvalPolicy: "never", resources: ["questions"], questionTimeoutSeconds: 60 });
     const pending = fx.client.callTool(run.id, "ask_user", {
       question: `Which database should the cache use? ${XSS}`,
       context: "The schema migration depends on it.\nSecond line.",
@@ -145,7 +145,7 @@ describe("operator console in Chromium", () => {
   it("removes a card answered in one page from a second open page", async () => {
     const first = await open("/");
     const second = await open("/cards");
-    const run = await fx.client.openRun("web-two", { resources: ["questions"], questionTimeoutSeconds: 60 });
+    const run = await fx.client.openRun("web-two", { approvalPolicy: "never", resources: ["questions"], questionTimeoutSeconds: 60 });
     const pending = fx.client.callTool(run.id, "ask_user", { question: "Ship it?", options: [{ label: "yes" }, { label: "no" }] });
     const inFirst = first.locator('[data-card-key="web-two#1"]');
     const inSecond = second.locator('[data-card-key="web-two#1"]');
@@ -167,7 +167,7 @@ describe("operator console in Chromium", () => {
   });
 
   it("lists a bridge call in the audit view, live and filtered, and exports it as CSV and JSON lines", async () => {
-    const run = await fx.client.openRun("web-audit", { resources: ["workspace", "kernel"] });
+    const run = await fx.client.openRun("web-audit", { approvalPolicy: "never", resources: ["workspace", "kernel"] });
     await fx.client.callTool(run.id, "write", { path: "notes.txt", content: "hello\n" });
     // A real kernel cell calling its own tools over the bridge.
     const cell = (code: string) => fx.client.callTool(run.id, "eval", { description: "read a file through the tool bridge", code });
@@ -263,7 +263,7 @@ describe("operator console in Chromium", () => {
     await fx.client.createConversation("web-live");
     // What runs in the conversation's placement, read from its agent: a real kernel and a real
     // language server (started by the calls below), and a source that fails, reported in its section.
-    const busy = await fx.client.openRun("web-live", { resources: ["workspace", "kernel", "lsp"] });
+    const busy = await fx.client.openRun("web-live", { approvalPolicy: "never", resources: ["workspace", "kernel", "lsp"] });
     expect((await fx.client.callTool(busy.id, "eval", { description: "start a kernel for the live view", code: "x = 1" })).isError).toBe(false);
     await fx.client.callTool(busy.id, "write", { path: "tsconfig.json", content: "{}\n" });
     await fx.client.callTool(busy.id, "write", { path: "a.ts", content: "export const answer = 42;\n" });
@@ -299,7 +299,7 @@ describe("operator console in Chromium", () => {
 
   it("refuses a POST without the session's CSRF token or from another origin, and a foreign Host", async () => {
     const page = await open("/cards");
-    const run = await fx.client.openRun("web-two", { resources: ["questions"], questionTimeoutSeconds: 60 });
+    const run = await fx.client.openRun("web-two", { approvalPolicy: "never", resources: ["questions"], questionTimeoutSeconds: 60 });
     const pending = fx.client.callTool(run.id, "ask_user", { question: "Still there?", options: [{ label: "yes" }] });
     const key = await until(() => fx.cp.questions.list("web-two", false)[0], "the card");
     const path = `/cards/web-two/${key.number}/answer`;

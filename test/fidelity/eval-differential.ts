@@ -127,7 +127,7 @@ export async function runDifferential(language: Language, sessions: Session[]): 
   try {
     mkdirSync(join(scratch, "enclave"));
     const conv = await fx.client.createConversation(`fidelity-${language}`, join(scratch, "enclave"));
-    const runId = (await fx.client.openRun(conv.id)).id;
+    const runId = (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id;
     const peerWorkspaces = sessions.map((s) => {
       const dir = join(scratch, "reference", s.name);
       mkdirSync(dir, { recursive: true });

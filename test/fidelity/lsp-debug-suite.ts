@@ -27,7 +27,7 @@ export async function runSuite(fx: Fixture, conversation: string, opts: SuiteOpt
   const { workspacePath: workspace } = await fx.client.createConversation(conversation);
   const projects = writeCorpus(workspace, opts.scale).filter((p) => !opts.languages || opts.languages.includes(p.language));
   writeDebugPrograms(workspace, opts.programs);
-  const runId = (await fx.client.openRun(conversation, { resources: ["workspace", "shell", "lsp", "debug"] })).id;
+  const runId = (await fx.client.openRun(conversation, { resources: ["workspace", "shell", "lsp", "debug"], approvalPolicy: "never" })).id;
   for (const p of opts.programs) {
     if (!p.build) continue;
     const r = await fx.client.callTool(runId, "exec", { command: p.build });

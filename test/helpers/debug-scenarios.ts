@@ -158,7 +158,7 @@ export interface DebugHarness {
 export async function openHarness(fx: Fixture, id: string, placement: Placement): Promise<DebugHarness> {
   await fx.client.createConversation(id);
   if (placement === "enclosure") await fx.client.startEnclosure(id);
-  const runId = (await fx.client.openRun(id, { resources: ["workspace", "shell", "debug"] })).id;
+  const runId = (await fx.client.openRun(id, { approvalPolicy: "never", resources: ["workspace", "shell", "debug"] })).id;
   const call = async (args: Record<string, unknown>) => {
     const r = await fx.client.callTool(runId, "debug", args);
     return { isError: r.isError, text: resultText(r), code: r.errorCode };
@@ -343,7 +343,7 @@ export function debugScenarios(placement: Placement): void {
       const debug = tools.find((t) => t.name === "debug");
       expect(debug?.tier).toBe("exec");
       expect(debug?.parallelSafe).toBe(false);
-      const plan = await fx.client.openRun(`dbg-${placement}`, { surface: "plan", resources: ["workspace", "debug"] });
+      const plan = await fx.client.openRun(`dbg-${placement}`, { approvalPolicy: "never", surface: "plan", resources: ["workspace", "debug"] });
       expect((await fx.client.listTools(plan.id)).tools.map((t) => t.name)).not.toContain("debug");
       expect((await fx.client.callTool(plan.id, "debug", { op: "status" })).errorCode).toBe("unknown_tool");
     });
@@ -537,7 +537,7 @@ export function debugScenarios(placement: Placement): void {
 
     it("eval and debug run the same project interpreter, and both refuse a broken one rather than run another", async () => {
       const v = await openHarness(fx, `samepy-${placement}`, placement);
-      const kernelRun = (await fx.client.openRun(`samepy-${placement}`, { resources: ["kernel"] })).id;
+      const kernelRun = (await fx.client.openRun(`samepy-${placement}`, { resources: ["kernel"], approvalPolicy: "never" })).id;
       const cell = (code: string) => fx.client.callTool(kernelRun, "eval", { description: "ask the kernel which python it runs", language: "python", code });
       await v.tool("exec", { command: "/usr/bin/python3 -m venv --without-pip --system-site-packages .venv" });
       const prefix = await cell("import sys; print(sys.prefix)");
@@ -545,7 +545,7 @@ export function debugScenarios(placement: Placement): void {
       expect(await v.ok({ op: "adapters" })).toMatch(/interpreter: \S*\/\.venv\/bin\/python\n/);
 
       const b = await openHarness(fx, `brokenpy-${placement}`, placement);
-      const brokenKernels = (await fx.client.openRun(`brokenpy-${placement}`, { resources: ["kernel"] })).id;
+      const brokenKernels = (await fx.client.openRun(`brokenpy-${placement}`, { resources: ["kernel"], approvalPolicy: "never" })).id;
       await b.tool("exec", { command: "mkdir -p .venv/bin && printf 'not a program' > .venv/bin/python" });
       const refusedCell = await fx.client.callTool(brokenKernels, "eval", { description: "ask the kernel which python it runs", language: "python", code: "print(1)" });
       expect(refusedCell.isError, resultText(refusedCell)).toBe(true);

@@ -64,8 +64,8 @@ export interface LspHarness {
 export async function openLspHarness(fx: Fixture, id: string, placement: Placement, files: Record<string, string>): Promise<LspHarness> {
   await fx.client.createConversation(id);
   if (placement === "enclosure") await fx.client.startEnclosure(id);
-  const plain = (await fx.client.openRun(id, { resources: ["workspace", "shell"] })).id;
-  const run = (await fx.client.openRun(id, { resources: ["workspace", "shell", "lsp"] })).id;
+  const plain = (await fx.client.openRun(id, { resources: ["workspace", "shell"], approvalPolicy: "never" })).id;
+  const run = (await fx.client.openRun(id, { resources: ["workspace", "shell", "lsp"], approvalPolicy: "never" })).id;
   const call = async (tool: string, args: Record<string, unknown>) => {
     const r = await fx.client.callTool(run, tool, args);
     return { isError: r.isError, text: resultText(r), code: r.errorCode };

@@ -20,7 +20,7 @@ const restarts = (conversationId: string) => fx.cp.audit.history(conversationId)
 describe("agent_restarted", () => {
   it("is recorded when the host agent died and another answers", async () => {
     await fx.client.createConversation("restart-host");
-    const run = (await fx.client.openRun("restart-host", { resources: ["workspace"] })).id;
+    const run = (await fx.client.openRun("restart-host", { approvalPolicy: "never", resources: ["workspace"] })).id;
     expect(resultText(await fx.client.callTool(run, "write", { path: "a.txt", content: "a\n" }))).not.toMatch(/error/i);
     const pid = await until(() => fx.cp.hostAgents.pid("restart-host"), "the host agent's pid");
     await fx.client.callTool(run, "list", {});
@@ -36,7 +36,7 @@ describe("agent_restarted", () => {
   it("is recorded when an enclosure's agent died and was started again, and not for a stop and start", async () => {
     await fx.client.createConversation("restart-enclosure");
     await fx.client.startEnclosure("restart-enclosure");
-    const run = (await fx.client.openRun("restart-enclosure", { resources: ["workspace", "shell"] })).id;
+    const run = (await fx.client.openRun("restart-enclosure", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
     await fx.client.callTool(run, "list", {});
     expect(restarts("restart-enclosure")).toHaveLength(0);
 

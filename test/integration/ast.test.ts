@@ -90,7 +90,7 @@ function scenario(placement: "host" | "enclosure"): void {
       const c = await fx.client.startEnclosure(conv);
       expect(c.placement).toBe("enclosure");
     }
-    runId = (await fx.client.openRun(conv)).id;
+    runId = (await fx.client.openRun(conv, { approvalPolicy: "never" })).id;
     await put("lib/guards.dart", GUARDS);
     await put("lib/calls.dart", CALLS);
   });
@@ -274,7 +274,7 @@ function scenario(placement: "host" | "enclosure"): void {
   });
 
   it("shows plan surfaces ast_grep only, and refuses bad paths and languages clearly", async () => {
-    const plan = (await fx.client.openRun(conv, { surface: "plan" })).id;
+    const plan = (await fx.client.openRun(conv, { approvalPolicy: "never", surface: "plan" })).id;
     const names = (await fx.client.listTools(plan)).tools.map((t) => t.name);
     expect(names).toContain("ast_grep");
     expect(names).not.toContain("ast_edit");
@@ -290,7 +290,7 @@ function scenario(placement: "host" | "enclosure"): void {
   });
 
   it("gives custom tools no store in a run without one", async () => {
-    const bare = (await fx.client.openRun(conv, { resources: ["workspace"] })).id;
+    const bare = (await fx.client.openRun(conv, { approvalPolicy: "never", resources: ["workspace"] })).id;
     const names = (await fx.client.listTools(bare)).tools.map((t) => t.name);
     expect(names).toContain("stage_note");
     expect(names).not.toContain("resolve");

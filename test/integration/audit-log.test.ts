@@ -15,7 +15,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 async function askAndAnswer(cp: ControlPlane): Promise<number> {
   const sub = cp.questions.subscribe("keep", () => undefined);
   try {
-    const run = cp.openRun({ conversationId: "keep", resources: ["questions"] });
+    const run = cp.openRun({ approvalPolicy: "never", conversationId: "keep", resources: ["questions"] });
     const asking = cp.callTool(run.id, "ask_user", JSON.stringify({ question: "Proceed?" }));
     const card = await until(() => cp.questions.list("keep", false)[0], "the card");
     cp.questions.answer("keep", card.number, { selected: [], freeText: "yes", skip: false });
@@ -33,7 +33,7 @@ describe("audit log", () => {
     const first = await ControlPlane.start(loadConfig({ dataDir }));
     expect(existsSync(join(dataDir, "audit.jsonl.imported"))).toBe(true);
     first.createConversation({ id: "keep" });
-    const run = first.openRun({ conversationId: "keep", resources: ["workspace"] });
+    const run = first.openRun({ approvalPolicy: "never", conversationId: "keep", resources: ["workspace"] });
     const call = await first.callTool(run.id, "write", JSON.stringify({ path: "a.txt", content: "x" }));
     expect(call.isError).toBe(false);
     const asked = await askAndAnswer(first);

@@ -21,7 +21,7 @@ describe("the Docker events stream failing", () => {
   it("is subscribed again, and a death after the failure is still reported", async () => {
     await fx.client.createConversation("death-watch");
     await fx.client.startEnclosure("death-watch");
-    const run = (await fx.client.openRun("death-watch", { resources: ["workspace", "shell"] })).id;
+    const run = (await fx.client.openRun("death-watch", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
     const watch = await until(() => fx.cp.placements.deathWatch, "the death watch to exist");
     await until(() => watch.subscribed >= 1, "the first subscription to the events stream");
 

@@ -27,7 +27,7 @@ describe.each(TEST_RUNTIMES)("enclosure under %s", (runtime) => {
     const conv = await fx.client.startEnclosure(enc1, { runtime });
     expect(conv.placement).toBe("enclosure");
     expect(conv.enclosure?.runtime).toBe(runtime);
-    runId = (await fx.client.openRun(enc1)).id;
+    runId = (await fx.client.openRun(enc1, { approvalPolicy: "never" })).id;
   });
   afterAll(async () => fx?.close());
 
@@ -88,7 +88,7 @@ describe.each(TEST_RUNTIMES)("enclosure under %s", (runtime) => {
     const ws = (await fx.client.createConversation(enc3)).workspacePath;
     writeFileSync(join(ws, "seed.txt"), "seed\n");
     await fx.client.startEnclosure(enc3, { runtime, workspaceMode: "copy" });
-    const run3 = (await fx.client.openRun(enc3)).id;
+    const run3 = (await fx.client.openRun(enc3, { approvalPolicy: "never" })).id;
     expect(resultText(await fx.client.callTool(run3, "read", { path: "seed.txt" }))).toBe("seed\n");
     await fx.client.callTool(run3, "write", { path: "made-inside.txt", content: "copied out\n" });
     expect(() => readFileSync(join(ws, "made-inside.txt"))).toThrow();

@@ -19,7 +19,7 @@ describe.each(TEST_RUNTIMES)("eval in an enclosure under %s", (runtime) => {
     const conv = await fx.client.createConversation("evalenc");
     const started = await fx.client.startEnclosure("evalenc", { runtime, memoryBytes: MEMORY });
     expect(started.placement).toBe("enclosure");
-    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id, workspace: conv.workspacePath };
   });
   afterAll(async () => fx?.close());
 

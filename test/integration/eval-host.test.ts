@@ -17,7 +17,7 @@ beforeAll(async () => {
   process.env.ENCLAVE_PYTHON = hostPython();
   fx = await startFixture();
   const conv = await fx.client.createConversation("evalhost", mkdtempSync(join(tmpdir(), "enclave-eval-ws-")));
-  place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+  place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id, workspace: conv.workspacePath };
   expect(conv.placement).toBe("host");
 });
 afterAll(async () => fx?.close());
@@ -86,7 +86,7 @@ describe("eval on host placement", () => {
 
   it("kills the kernels and removes their environment when the conversation is deleted", async () => {
     await fx.client.createConversation("evalgone", mkdtempSync(join(tmpdir(), "enclave-eval-ws-")));
-    const run = (await fx.client.openRun("evalgone")).id;
+    const run = (await fx.client.openRun("evalgone", { approvalPolicy: "never" })).id;
     const r = await fx.client.callTool(run, "eval", { description: "find where the kernel environment lives", code: "import os, sys\n(os.getpid(), sys.prefix)" });
     const m = /^\((\d+), '([^']+)'\)$/.exec(resultText(r));
     expect(m, resultText(r)).not.toBeNull();
@@ -104,7 +104,7 @@ describe("eval on host placement", () => {
 
   it("keeps the kernel across calls of the conversation, and never starts an enclosure", async () => {
     await evalCell(place, { code: "marker = 'kept'" });
-    const other = (await fx.client.openRun("evalhost")).id;
+    const other = (await fx.client.openRun("evalhost", { approvalPolicy: "never" })).id;
     const r = await evalCell(place, { code: "marker" }, other);
     expect(resultText(r)).toBe("'kept'");
     expect((await fx.client.getConversation("evalhost")).placement).toBe("host");

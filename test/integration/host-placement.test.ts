@@ -15,7 +15,7 @@ beforeAll(async () => {
   fx = await startFixture();
   const conv = await fx.client.createConversation("host1");
   workspace = conv.workspacePath;
-  runId = (await fx.client.openRun("host1", { resources: ["workspace", "shell"] })).id;
+  runId = (await fx.client.openRun("host1", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
 });
 afterAll(async () => fx?.close());
 
@@ -83,7 +83,7 @@ describe("host placement", () => {
   });
 
   it("plan surface lists only read tools and refuses others as unknown", async () => {
-    const plan = await fx.client.openRun("host1", { surface: "plan", resources: ["workspace", "shell"] });
+    const plan = await fx.client.openRun("host1", { approvalPolicy: "never", surface: "plan", resources: ["workspace", "shell"] });
     const { tools } = await fx.client.listTools(plan.id);
     expect(tools.every((t) => t.tier === "read")).toBe(true);
     expect(tools.map((t) => t.name).sort()).toEqual(["list", "read"]);

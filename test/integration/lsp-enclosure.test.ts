@@ -20,7 +20,7 @@ beforeAll(async () => {
   writeProject(workspace);
   const conv = await fx.client.startEnclosure("lspe");
   expect(conv.placement).toBe("enclosure");
-  runId = (await fx.client.openRun("lspe", { resources: ["workspace", "shell", "lsp"] })).id;
+  runId = (await fx.client.openRun("lspe", { approvalPolicy: "never", resources: ["workspace", "shell", "lsp"] })).id;
 });
 afterAll(async () => fx?.close());
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
   fx = await startFixture();
   workspace = (await fx.client.createConversation("lsph")).workspacePath;
   writeProject(workspace);
-  runId = (await fx.client.openRun("lsph", { resources: ["workspace", "lsp"] })).id;
+  runId = (await fx.client.openRun("lsph", { approvalPolicy: "never", resources: ["workspace", "lsp"] })).id;
 });
 afterAll(async () => fx?.close());
 
@@ -52,10 +52,10 @@ describe("lsp on the host", () => {
     const { tools } = await fx.client.listTools(runId);
     expect(tools.find((t) => t.name === "lsp")?.tier).toBe("read");
     expect(tools.find((t) => t.name === "lsp_rename")?.tier).toBe("write");
-    const plan = await fx.client.openRun("lsph", { surface: "plan", resources: ["workspace", "lsp"] });
+    const plan = await fx.client.openRun("lsph", { approvalPolicy: "never", surface: "plan", resources: ["workspace", "lsp"] });
     expect((await fx.client.listTools(plan.id)).tools.map((t) => t.name)).toContain("lsp");
     expect((await fx.client.listTools(plan.id)).tools.map((t) => t.name)).not.toContain("lsp_rename");
-    const bare = await fx.client.openRun("lsph", { resources: ["workspace"] });
+    const bare = await fx.client.openRun("lsph", { approvalPolicy: "never", resources: ["workspace"] });
     expect((await fx.client.listTools(bare.id)).tools.map((t) => t.name)).not.toContain("lsp");
   });
 
@@ -188,7 +188,7 @@ describe("lsp on the host", () => {
       const ws = (await fx.client.createConversation("lsp-late")).workspacePath;
       mkdirSync(join(ws, "c2"));
       writeFileSync(join(ws, "c2/compile_flags.txt"), "-std=c11\n");
-      const late = (await fx.client.openRun("lsp-late", { resources: ["workspace", "lsp"] })).id;
+      const late = (await fx.client.openRun("lsp-late", { approvalPolicy: "never", resources: ["workspace", "lsp"] })).id;
       const r = await fx.client.callTool(late, "write", { path: "c2/late.c", content: "int f(void) { return g(); }\n" });
       expect(r.isError).toBe(false);
       expect(resultText(r)).toMatch(/Wrote \d+ bytes[\s\S]*`c2\/late\.c`: clangd had no fresh diagnostics within 1 ms \(clangd is still starting\); they are left out — ask with lsp diagnostics later/);
@@ -198,7 +198,7 @@ describe("lsp on the host", () => {
   });
 
   it("a write in a run without lsp wired carries no diagnostics", async () => {
-    const bare = await fx.client.openRun("lsph", { resources: ["workspace"] });
+    const bare = await fx.client.openRun("lsph", { approvalPolicy: "never", resources: ["workspace"] });
     const r = resultText(await fx.client.callTool(bare.id, "write", { path: "ts/other.ts", content: 'const n: number = "x";\n' }));
     expect(r).not.toMatch(/diagnostic/i);
   });
@@ -256,7 +256,7 @@ describe("lsp broken set", () => {
   it("a server that keeps dying is not respawned in a loop; status says why; reload forgives it", async () => {
     const ws = (await fx.client.createConversation("lsp-broken")).workspacePath;
     writeBrokenServer(ws);
-    const run = (await fx.client.openRun("lsp-broken", { resources: ["workspace", "lsp"] })).id;
+    const run = (await fx.client.openRun("lsp-broken", { approvalPolicy: "never", resources: ["workspace", "lsp"] })).id;
     const texts: string[] = [];
     for (let i = 0; i < 4; i++) {
       const r = await fx.client.callTool(run, "lsp", { action: "hover", file: "broken/x.ts", line: 1, symbol: "x" });

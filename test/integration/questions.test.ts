@@ -38,8 +38,8 @@ afterAll(async () => fx?.close());
 
 describe("ask_user", () => {
   it("is listed only for a run with a question port", async () => {
-    const withPort = await fx.client.openRun("q1", { resources: ["workspace", "questions"] });
-    const without = await fx.client.openRun("q1", { resources: ["workspace"] });
+    const withPort = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["workspace", "questions"] });
+    const without = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["workspace"] });
     const names = async (id: string) => (await fx.client.listTools(id)).tools.map((t) => t.name);
     expect(await names(withPort.id)).toContain("ask_user");
     expect(await names(without.id)).not.toContain("ask_user");
@@ -51,7 +51,7 @@ describe("ask_user", () => {
   });
 
   it("fails at once when nobody is attached (fail-closed)", async () => {
-    const r0 = await fx.client.openRun("lonely", { resources: ["questions"] });
+    const r0 = await fx.client.openRun("lonely", { approvalPolicy: "never", resources: ["questions"] });
     const r = await fx.client.callTool(r0.id, "ask_user", { question: "Which database?", options: [{ label: "Postgres" }] });
     expect(r.isError).toBe(true);
     expect(r.errorCode).toBe("failed_precondition");
@@ -63,7 +63,7 @@ describe("ask_user", () => {
   it("returns the chosen option, with numbered cards carrying question, context and options", async () => {
     const human = await attach("q1");
     try {
-      const r0 = await fx.client.openRun("q1", { resources: ["questions"] });
+      const r0 = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["questions"] });
       const pending = fx.client.callTool(r0.id, "ask_user", {
         question: "Which database should the cache use?",
         context: "The schema migration depends on it.",
@@ -93,7 +93,7 @@ describe("ask_user", () => {
   it("numbers cards sequentially per conversation", async () => {
     const human = await attach("q2");
     try {
-      const r0 = await fx.client.openRun("q2", { resources: ["questions"] });
+      const r0 = await fx.client.openRun("q2", { approvalPolicy: "never", resources: ["questions"] });
       const numbers: number[] = [];
       for (let i = 0; i < 3; i++) {
         const pending = fx.client.callTool(r0.id, "ask_user", { question: `question ${i}?` });
@@ -111,7 +111,7 @@ describe("ask_user", () => {
   it("refuses invalid answers to the answerer and keeps the card open", async () => {
     const human = await attach("q1");
     try {
-      const r0 = await fx.client.openRun("q1", { resources: ["questions"] });
+      const r0 = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["questions"] });
       let settled: ToolResult | undefined;
       const pending = fx.client.callTool(r0.id, "ask_user", { question: "Pick one colour", options: [{ label: "red" }, { label: "blue" }] }).then((r) => (settled = r));
       const card = await until(() => human.opened.find((c) => c.question === "Pick one colour"), "the card");
@@ -135,7 +135,7 @@ describe("ask_user", () => {
   it("takes several choices and free text when the card allows them", async () => {
     const human = await attach("q1");
     try {
-      const r0 = await fx.client.openRun("q1", { resources: ["questions"] });
+      const r0 = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["questions"] });
       const pending = fx.client.callTool(r0.id, "ask_user", {
         question: "Which platforms?",
         options: [{ label: "linux" }, { label: "mac" }, { label: "windows" }],
@@ -153,7 +153,7 @@ describe("ask_user", () => {
   it("treats a skip as a success telling the agent to proceed on an assumption", async () => {
     const human = await attach("q1");
     try {
-      const r0 = await fx.client.openRun("q1", { resources: ["questions"] });
+      const r0 = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["questions"] });
       const pending = fx.client.callTool(r0.id, "ask_user", { question: "Tabs or spaces?", options: [{ label: "tabs" }, { label: "spaces" }] });
       const card = await until(() => human.opened.find((c) => c.question === "Tabs or spaces?"), "the card");
       await fx.client.answerCard("q1", card.number, { skip: true });
@@ -168,7 +168,7 @@ describe("ask_user", () => {
   it("turns a timeout into an error with the same instruction", async () => {
     const human = await attach("q1");
     try {
-      const r0 = await fx.client.openRun("q1", { resources: ["questions"], questionTimeoutSeconds: 1 });
+      const r0 = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["questions"], questionTimeoutSeconds: 1 });
       expect(r0.questionTimeoutSeconds).toBe(1);
       const r = await fx.client.callTool(r0.id, "ask_user", { question: "Anyone there?" });
       expect(r.isError).toBe(true);
@@ -183,7 +183,7 @@ describe("ask_user", () => {
   });
 
   it("validates the question itself", async () => {
-    const r0 = await fx.client.openRun("q1", { resources: ["questions"] });
+    const r0 = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["questions"] });
     const dup = await fx.client.callTool(r0.id, "ask_user", { question: "x?", options: [{ label: "a" }, { label: "a" }] });
     expect(dup.errorCode).toBe("invalid_arguments");
     expect(resultText(dup)).toMatch(/option "a" appears twice/);
@@ -196,13 +196,13 @@ describe("ask_user", () => {
   it("shows the card in the run's target space, and refuses a target space that does not exist", async () => {
     const human = await attach("q2");
     try {
-      const sub = await fx.client.openRun("q1", { resources: ["questions"], targetSpace: "q2" });
+      const sub = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["questions"], targetSpace: "q2" });
       const pending = fx.client.callTool(sub.id, "ask_user", { question: "From a subagent of q1?" });
       const card = await until(() => human.opened.find((c) => c.question === "From a subagent of q1?"), "the card in q2");
       expect(card.conversationId).toBe("q2");
       await fx.client.answerCard("q2", card.number, { freeText: "yes" });
       expect(resultText(await pending)).toContain("Wrote: yes");
-      await expect(fx.client.openRun("q1", { targetSpace: "nowhere" })).rejects.toThrow(/target_space `nowhere` is not a conversation/);
+      await expect(fx.client.openRun("q1", { approvalPolicy: "never", targetSpace: "nowhere" })).rejects.toThrow(/target_space `nowhere` is not a conversation/);
       await expect(fx.client.subscribeCards("nowhere", () => undefined).ready).rejects.toThrow(/no conversation `nowhere`/);
     } finally {
       human.cancel();
@@ -212,7 +212,7 @@ describe("ask_user", () => {
   it("counts a subscriber to every conversation as attached everywhere", async () => {
     const everyone = await attach("");
     try {
-      const r0 = await fx.client.openRun("lonely", { resources: ["questions"] });
+      const r0 = await fx.client.openRun("lonely", { approvalPolicy: "never", resources: ["questions"] });
       const pending = fx.client.callTool(r0.id, "ask_user", { question: "Seen by the console?" });
       const card = await until(() => everyone.opened.find((c) => c.question === "Seen by the console?"), "the card");
       expect(card.conversationId).toBe("lonely");
@@ -224,7 +224,7 @@ describe("ask_user", () => {
   });
 
   it("withdraws the card when the run closes, and a late subscriber sees open cards", async () => {
-    const r0 = await fx.client.openRun("q1", { resources: ["questions"] });
+    const r0 = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["questions"] });
     const early = await attach("q1");
     const pending = fx.client.callTool(r0.id, "ask_user", { question: "Still needed?" });
     const card = await until(() => early.opened.find((c) => c.question === "Still needed?"), "the card");
@@ -390,7 +390,7 @@ describe("enclave CLI", () => {
   it("lists open cards and answers one", async () => {
     const human = await attach("q1");
     try {
-      const r0 = await fx.client.openRun("q1", { resources: ["questions"] });
+      const r0 = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["questions"] });
       const pending = fx.client.callTool(r0.id, "ask_user", { question: "Ship it?", options: [{ label: "yes" }, { label: "no" }] });
       const card = await until(() => human.opened.find((c) => c.question === "Ship it?"), "the card");
       const cli = join(repoRoot, "bin", "enclave");

@@ -13,7 +13,7 @@ beforeAll(async () => {
   ensureHostServers();
   fx = await startFixture();
   writeProject((await fx.client.createConversation("rsync")).workspacePath);
-  runId = (await fx.client.openRun("rsync", { resources: ["workspace", "lsp", "ast"] })).id;
+  runId = (await fx.client.openRun("rsync", { approvalPolicy: "never", resources: ["workspace", "lsp", "ast"] })).id;
 });
 afterAll(async () => fx?.close());
 

@@ -25,7 +25,7 @@ function scenario(placement: "host" | "enclosure"): void {
     workspace = (await fx.client.createConversation(conv)).workspacePath;
     writeProject(workspace);
     if (placement === "enclosure") expect((await fx.client.startEnclosure(conv)).placement).toBe("enclosure");
-    runId = (await fx.client.openRun(conv, { resources: ["workspace", "lsp"] })).id;
+    runId = (await fx.client.openRun(conv, { resources: ["workspace", "lsp"], approvalPolicy: "never" })).id;
     // Start both servers first: a cold start can outlast the diagnostics wait (the answer is then
     // "late", as for Enclave's own writes).
     for (const file of ["py/util.py", "ts/main.ts"]) {

@@ -275,7 +275,7 @@ describe("a harness tool host", () => {
     await host.ready;
     try {
       const abort = new AbortController();
-      const running = fx.client.callTool(runId, "eval", { description: "a cell the harness keeps waiting", code: "tool('hang', {})" }, undefined, abort.signal).catch((e: Error) => e);
+      const running = fx.client.callTool(runId, "eval", { description: "a cell the harness keeps waiting", code: "tool('hang', {})" }, undefined, { signal: abort.signal }).catch((e: Error) => e);
       await until(() => seen.length > 0, "the harness to receive the call");
       abort.abort();
       await running;

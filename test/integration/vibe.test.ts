@@ -29,7 +29,7 @@ let fx: Fixture;
 let workspace: string;
 
 async function vibeRun(conversationId: string): Promise<string> {
-  return (await fx.client.openRun(conversationId, { resources: ["workspace", "vibe"], vibeMode: true })).id;
+  return (await fx.client.openRun(conversationId, { approvalPolicy: "never", resources: ["workspace", "vibe"], vibeMode: true })).id;
 }
 
 async function call(runId: string, tool: string, args: unknown): Promise<{ text: string; isError: boolean; errorCode: string; output: string }> {
@@ -59,7 +59,7 @@ afterAll(async () => fx?.close());
 describe("vibe registration", () => {
   it("lists the vibe tools only while the run's vibe mode is on", async () => {
     const names = async (id: string) => (await fx.client.listTools(id)).tools.map((t) => t.name);
-    const off = await fx.client.openRun("v1", { resources: ["workspace", "vibe"] });
+    const off = await fx.client.openRun("v1", { approvalPolicy: "never", resources: ["workspace", "vibe"] });
     expect((await names(off.id)).filter((n) => n.startsWith("vibe_"))).toEqual([]);
     expect((await fx.client.callTool(off.id, "vibe_list", {})).errorCode).toBe("unknown_tool");
     const on = await fx.client.setVibeMode(off.id, true);
@@ -68,10 +68,10 @@ describe("vibe registration", () => {
     await fx.client.setVibeMode(off.id, false);
     expect((await names(off.id)).filter((n) => n.startsWith("vibe_"))).toEqual([]);
     // Vibe mode without the vibe resource wired is not enough.
-    const unwired = await fx.client.openRun("v1", { resources: ["workspace"], vibeMode: true });
+    const unwired = await fx.client.openRun("v1", { approvalPolicy: "never", resources: ["workspace"], vibeMode: true });
     expect((await names(unwired.id)).filter((n) => n.startsWith("vibe_"))).toEqual([]);
     // All five are read tools, so a plan surface sees them.
-    const plan = await fx.client.openRun("v1", { surface: "plan", resources: ["vibe"], vibeMode: true });
+    const plan = await fx.client.openRun("v1", { approvalPolicy: "never", surface: "plan", resources: ["vibe"], vibeMode: true });
     const tools = (await fx.client.listTools(plan.id)).tools.filter((t) => t.name.startsWith("vibe_"));
     expect(tools.map((t) => t.name).sort()).toEqual(VIBE_TOOLS);
     expect(tools.every((t) => t.tier === "read")).toBe(true);
@@ -83,7 +83,7 @@ describe("vibe registration", () => {
     });
     try {
       await bare.client.createConversation("nohost");
-      const run = await bare.client.openRun("nohost", { resources: ["vibe"], vibeMode: true });
+      const run = await bare.client.openRun("nohost", { approvalPolicy: "never", resources: ["vibe"], vibeMode: true });
       const r = await bare.client.callTool(run.id, "vibe_spawn", { brief: "say hi", label: "greeter" });
       expect(r.isError).toBe(true);
       expect(r.errorCode).toBe("failed_precondition");
@@ -283,7 +283,7 @@ describe("vibe with a harness-side worker host over gRPC", () => {
       const id = workerId((await call(runId, "vibe_spawn", { brief: "a job of unknown length", label: "open-ended", tier: "good" })).text);
       await until(() => commands.find((c) => c.command?.$case === "assign" && c.command.value.workerId === id), "the assignment");
       const abort = new AbortController();
-      const cancelled = fx.client.callTool(runId, "vibe_wait", { worker_id: id }, undefined, abort.signal).then(
+      const cancelled = fx.client.callTool(runId, "vibe_wait", { worker_id: id }, undefined, { signal: abort.signal }).then(
         () => "answered",
         (e: Error) => e.message,
       );

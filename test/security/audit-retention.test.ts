@@ -34,7 +34,7 @@ function config(dir: string, adjust?: (c: ControlPlaneConfig) => void): ControlP
 async function askAndAnswer(cp: ControlPlane, space: string): Promise<number> {
   const sub = cp.questions.subscribe(space, () => undefined);
   try {
-    const run = cp.openRun({ conversationId: space, resources: ["questions"] });
+    const run = cp.openRun({ approvalPolicy: "never", conversationId: space, resources: ["questions"] });
     const asking = cp.callTool(run.id, "ask_user", JSON.stringify({ question: "Proceed?" }));
     const card = await until(() => cp.questions.list(space, false)[0], "the card");
     cp.questions.answer(space, card.number, { selected: [], freeText: "yes", skip: false });

@@ -183,7 +183,7 @@ describe("bridge calls on host placement", () => {
     fx = await startFixture();
     const conv = await fx.client.createConversation("bridge-host", mkdtempSync(join(tmpdir(), "enclave-bridge-ws-")));
     expect(conv.placement).toBe("host");
-    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id, workspace: conv.workspacePath };
   });
   afterAll(async () => fx?.close());
   bindingCases(() => place);
@@ -198,7 +198,7 @@ describe("bridge calls in an enclosure", () => {
     const conv = await fx.client.createConversation("bridge-enc");
     const started = await fx.client.startEnclosure("bridge-enc", {});
     expect(started.placement).toBe("enclosure");
-    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id, workspace: conv.workspacePath };
   });
   afterAll(async () => fx?.close());
   bindingCases(() => place);

@@ -25,7 +25,7 @@ function dataDir(): string {
 async function askAndAnswer(cp: ControlPlane, space: string): Promise<number> {
   const sub = cp.questions.subscribe(space, () => undefined);
   try {
-    const run = cp.openRun({ conversationId: space, resources: ["questions"] });
+    const run = cp.openRun({ approvalPolicy: "never", conversationId: space, resources: ["questions"] });
     const asking = cp.callTool(run.id, "ask_user", JSON.stringify({ question: "Proceed?" }));
     const card = await until(() => cp.questions.list(space, false)[0], "the card");
     cp.questions.answer(space, card.number, { selected: [], freeText: "yes", skip: false });
@@ -67,7 +67,7 @@ describe("card numbers", () => {
     first.createConversation({ id: "crashed" });
     expect(await askAndAnswer(first, "crashed")).toBe(1);
     const sub = first.questions.subscribe("crashed", () => undefined);
-    const run = first.openRun({ conversationId: "crashed", resources: ["questions"] });
+    const run = first.openRun({ approvalPolicy: "never", conversationId: "crashed", resources: ["questions"] });
     void first.callTool(run.id, "ask_user", JSON.stringify({ question: "Still there?" }));
     const open = await until(() => first.questions.list("crashed", false)[0], "the open card");
     expect(open.number).toBe(2);

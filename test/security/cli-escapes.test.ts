@@ -64,7 +64,8 @@ describe("the CLI escapes control characters an agent wrote", () => {
     expect(read.stdout).toContain(SHOWN);
     expect(read.stdout).toContain("before\n");
 
-    const streamed = await enclave(["tool", "call", "exec", '{"command":"cat evil.txt; cat evil.txt >&2"}', "-c", ID]);
+    // exec raises a permission card under the default policy; --yes answers it from the terminal.
+    const streamed = await enclave(["tool", "call", "exec", '{"command":"cat evil.txt; cat evil.txt >&2"}', "-c", ID, "--yes"]);
     expect(streamed.code).toBe(0);
     clean(streamed);
     expect(streamed.stdout).toContain(SHOWN);

@@ -39,7 +39,7 @@ afterAll(async () => {
 async function copyEnclosure(id: string): Promise<{ workspace: string; run: string }> {
   const workspace = (await fx.client.createConversation(id)).workspacePath;
   await fx.client.startEnclosure(id, { workspaceMode: "copy" });
-  return { workspace, run: (await fx.client.openRun(id)).id };
+  return { workspace, run: (await fx.client.openRun(id, { approvalPolicy: "never" })).id };
 }
 
 async function sh(run: string, command: string): Promise<string> {

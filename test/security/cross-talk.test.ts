@@ -19,7 +19,7 @@ beforeAll(async () => {
     const workspace = (await fx.client.createConversation(id)).workspacePath;
     writeFileSync(join(workspace, "own.txt"), `belongs to ${id}\n`);
     if (i >= HOST) await fx.client.startEnclosure(id);
-    convs.push({ id, workspace, run: (await fx.client.openRun(id, { resources: ["workspace", "shell"] })).id });
+    convs.push({ id, workspace, run: (await fx.client.openRun(id, { approvalPolicy: "never", resources: ["workspace", "shell"] })).id });
   }
 }, 300_000);
 afterAll(async () => fx?.close());

@@ -61,7 +61,7 @@ async function planted(placement: "host" | "enclosure", surface: string): Promis
   const ws = (await fx.client.createConversation(id)).workspacePath;
   plant(ws);
   if (placement === "enclosure") await fx.client.startEnclosure(id);
-  const runId = (await fx.client.openRun(id, { resources: ["workspace", "lsp", "debug"] })).id;
+  const runId = (await fx.client.openRun(id, { approvalPolicy: "never", resources: ["workspace", "lsp", "debug"] })).id;
   // Both placements see the workspace at /workspace (host placement's sandbox mounts it there).
   return { id, ws, root: "/workspace", runId };
 }

@@ -23,7 +23,7 @@ beforeAll(async () => {
   fx = await startFixture();
   await fx.client.createConversation("disk-copy");
   await fx.client.startEnclosure("disk-copy", { workspaceMode: "copy", diskLimitBytes: LIMIT });
-  run = (await fx.client.openRun("disk-copy")).id;
+  run = (await fx.client.openRun("disk-copy", { approvalPolicy: "never" })).id;
 });
 afterAll(async () => fx?.close());
 

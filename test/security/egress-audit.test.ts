@@ -157,7 +157,7 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
   });
 
   it("fails the listening-sockets item while something listens on loopback inside", async () => {
-    const runId = (await fx.client.openRun("audited", { resources: ["shell"] })).id;
+    const runId = (await fx.client.openRun("audited", { approvalPolicy: "never", resources: ["shell"] })).id;
     const listener = fx.client.callTool(runId, "exec", {
       command: "python3 -c \"import socket,time; s=socket.socket(); s.bind(('127.0.0.1', 8765)); s.listen(); time.sleep(12)\"",
       timeout_seconds: 30,
@@ -174,7 +174,7 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
   });
 
   it("sees a listener in a network namespace of its own, where the runtime lets a process make one", async () => {
-    const runId = (await fx.client.openRun("audited", { resources: ["shell"] })).id;
+    const runId = (await fx.client.openRun("audited", { approvalPolicy: "never", resources: ["shell"] })).id;
     const listener = fx.client.callTool(runId, "exec", {
       command: "unshare -Urn python3 -c \"import socket,time; s=socket.socket(); s.bind(('127.0.0.1', 8767)); s.listen(); time.sleep(12)\"",
       timeout_seconds: 30,
@@ -196,7 +196,7 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
   });
 
   it("lists the bridge calls recorded for the conversation", async () => {
-    const runId = (await fx.client.openRun("audited", { resources: ["workspace", "kernel"] })).id;
+    const runId = (await fx.client.openRun("audited", { approvalPolicy: "never", resources: ["workspace", "kernel"] })).id;
     const cell = await fx.client.callTool(runId, "eval", {
       description: "write a file from a cell over the bridge",
       code: 'tool("write", {"path": "from-a-cell.txt", "content": "x"})',
@@ -230,7 +230,7 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
   it("still fails while a listener is open when code inside has replaced the agent with one that lies", async () => {
     await fx.client.createConversation("forged");
     await fx.client.startEnclosure("forged", { runtime });
-    const runId = (await fx.client.openRun("forged", { resources: ["workspace", "shell"] })).id;
+    const runId = (await fx.client.openRun("forged", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
     for (const [path, content] of [["lie-hook.cjs", LIE_HOOK], ["hijack.py", HIJACK]] as const) {
       const w = await fx.client.callTool(runId, "write", { path, content });
       expect(w.isError, resultText(w)).toBe(false);

@@ -112,7 +112,7 @@ describe("enclosure transport", () => {
     // path the enclosure may guess or learn.
     const other = await client.createConversation("tr2");
     writeFileSync(join(other.workspacePath, "only-in-tr2.txt"), "tr2's secret\n");
-    const otherRun = (await client.openRun("tr2", { resources: ["workspace"] })).id;
+    const otherRun = (await client.openRun("tr2", { approvalPolicy: "never", resources: ["workspace"] })).id;
     expect(resultText(await client.callTool(otherRun, "read", { path: "only-in-tr2.txt" }))).toContain("tr2's secret");
     const hostSockets = (await import("node:fs")).readdirSync(cp.socketRoot).map((n) => join(cp.socketRoot, n));
     expect(hostSockets.length).toBeGreaterThan(1);

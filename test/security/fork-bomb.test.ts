@@ -25,7 +25,7 @@ describe.each(TEST_RUNTIMES)("fork bomb in an enclosure under %s", (runtime) => 
     await fx.client.createConversation("bomb");
     const conv = await fx.client.startEnclosure("bomb", { runtime, pidsLimit: PIDS });
     containerId = conv.enclosure?.containerId ?? "";
-    run = (await fx.client.openRun("bomb", { resources: ["workspace", "shell"] })).id;
+    run = (await fx.client.openRun("bomb", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
     await fx.client.callTool(run, "write", { path: "still-here.txt", content: "yes\n" });
   });
   afterAll(async () => fx?.close());

@@ -157,7 +157,7 @@ describe("host placement sandbox", () => {
       `#!/bin/sh\nid -u > /workspace/ran-as.txt\necho pwned > ${outside}/lsp-pwned.txt 2>/dev/null\ncat ${join(otherWorkspace, "secret.txt")} > /workspace/stolen.txt 2>/dev/null\nexit 1\n`,
     );
     chmodSync(script, 0o755);
-    const plan = (await fx.client.openRun("sbx1", { surface: "plan", resources: ["lsp"] })).id;
+    const plan = (await fx.client.openRun("sbx1", { approvalPolicy: "never", surface: "plan", resources: ["lsp"] })).id;
     await fx.client.callTool(plan, "lsp", { action: "hover", file: "index.ts", line: 1, symbol: "x" });
     expect(existsSync(join(outside, "lsp-pwned.txt"))).toBe(false);
     expect(readFileSync(join(workspace, "ran-as.txt"), "utf8").trim()).not.toBe("0");

@@ -60,7 +60,7 @@ describe("host placement", () => {
     const conv = await fx.client.createConversation("journal-host");
     const ws = conv.workspacePath;
     const outside = outsideDir();
-    const run = (await fx.client.openRun(conv.id)).id;
+    const run = (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id;
     await ok(run, "write", { path: "payload.txt", content: "planted\n" });
     for (const [name, body] of Object.entries(plantedJournals(outside, join(ws, "payload.txt")))) {
       await ok(run, "write", { path: `.enclave/journal/${name}`, content: body });
@@ -179,7 +179,7 @@ describe("an enclosure", () => {
     conversationId = conv.id;
     ws = conv.workspacePath;
     containerId = (await fx.client.startEnclosure(conversationId)).enclosure?.containerId ?? "";
-    run = (await fx.client.openRun(conversationId)).id;
+    run = (await fx.client.openRun(conversationId, { approvalPolicy: "never" })).id;
   });
 
   async function agentPid(): Promise<number | undefined> {

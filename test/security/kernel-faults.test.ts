@@ -29,7 +29,7 @@ describe.each(TEST_RUNTIMES)("kernel faults in an enclosure under %s", (runtime)
     const conv = await fx.client.createConversation("kfaults");
     const started = await fx.client.startEnclosure("kfaults", { runtime, memoryBytes: MEMORY, pidsLimit: PIDS });
     containerId = started.enclosure?.containerId ?? "";
-    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id, workspace: conv.workspacePath };
   });
   afterAll(async () => fx?.close());
 

@@ -178,7 +178,7 @@ describe("kernel frames on host placement", () => {
     fx = await startFixture();
     const conv = await fx.client.createConversation("kframes-host", mkdtempSync(join(tmpdir(), "enclave-kframes-ws-")));
     expect(conv.placement).toBe("host");
-    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id, workspace: conv.workspacePath };
   });
   afterAll(async () => fx?.close());
   frameCases(() => place);
@@ -192,7 +192,7 @@ describe("kernel frames in an enclosure", () => {
     const conv = await fx.client.createConversation("kframes-enc");
     const started = await fx.client.startEnclosure("kframes-enc", { memoryBytes: 2048 * MIB });
     expect(started.placement).toBe("enclosure");
-    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id, workspace: conv.workspacePath };
     expect(existsSync(place.workspace)).toBe(true);
   });
   afterAll(async () => fx?.close());

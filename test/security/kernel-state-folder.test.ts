@@ -78,7 +78,7 @@ describe("host placement", () => {
     rmSync(marker);
 
     const conv = await fx.client.createConversation("kstate-host", ws);
-    const place: EvalPlace = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: ws };
+    const place: EvalPlace = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id, workspace: ws };
     const prefix = (await evalOk(place, { code: PREFIX })).trim();
     expect(existsSync(marker), "a planted environment ran").toBe(false);
     for (const p of planted) expect(prefix === p || prefix.startsWith(`${p}/`)).toBe(false);
@@ -105,7 +105,7 @@ describe("an enclosure", () => {
     const conv = await fx.client.createConversation("kstate-enc");
     const started = await fx.client.startEnclosure(conv.id);
     expect(started.placement).toBe("enclosure");
-    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id)).id, workspace: conv.workspacePath };
+    place = { fx, conversationId: conv.id, runId: (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id, workspace: conv.workspacePath };
   });
 
   it("never runs an environment planted at a guessable path before the first kernel starts", async () => {

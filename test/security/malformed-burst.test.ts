@@ -20,7 +20,7 @@ let runId: string;
 beforeAll(async () => {
   fx = await startFixture();
   await fx.client.createConversation("burst");
-  runId = (await fx.client.openRun("burst", { resources: ["workspace", "shell"] })).id;
+  runId = (await fx.client.openRun("burst", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
   await fx.client.callTool(runId, "write", { path: "keep.txt", content: "intact\n" });
 });
 afterAll(async () => fx?.close());

@@ -21,7 +21,7 @@ afterAll(async () => fx?.close());
 async function mountinfo(id: string, workspaceMode: "bind" | "copy"): Promise<{ text: string; workspace: string }> {
   const workspace = (await fx.client.createConversation(id)).workspacePath;
   await fx.client.startEnclosure(id, { workspaceMode });
-  const run = (await fx.client.openRun(id)).id;
+  const run = (await fx.client.openRun(id, { approvalPolicy: "never" })).id;
   const r = await fx.client.callTool(run, "exec", { command: "cat /proc/self/mountinfo" });
   expect(r.isError, resultText(r)).toBe(false);
   return { text: resultText(r), workspace };

@@ -70,7 +70,7 @@ beforeAll(async () => {
     writeFileSync(join(bin, "typescript-language-server"), `#!/bin/sh\nnode /workspace/probe.cjs /workspace/ls-probe.jsonl ${listenerIp}\nexit 3\n`);
     chmodSync(join(bin, "typescript-language-server"), 0o755);
     await fx.client.startEnclosure(id, { runtime });
-    placed.set(runtime, { workspace, run: (await fx.client.openRun(id, { resources: ["workspace", "shell", "lsp"] })).id });
+    placed.set(runtime, { workspace, run: (await fx.client.openRun(id, { approvalPolicy: "never", resources: ["workspace", "shell", "lsp"] })).id });
   }
 });
 afterAll(async () => {
@@ -139,7 +139,7 @@ describe("positive control: an enclosure relaxed onto the test's network", () =>
     writeFileSync(join(relaxed, "probe.cjs"), PROBE);
     const conv = await fx.client.startEnclosure("egress-relaxed", { runtime: "runc", networkMode: network.getName() });
     expect(conv.enclosure?.relaxations.join(" ")).toContain(`network_mode=${network.getName()}`);
-    const relaxedRun = (await fx.client.openRun("egress-relaxed", { resources: ["workspace", "shell"] })).id;
+    const relaxedRun = (await fx.client.openRun("egress-relaxed", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
     const r = await fx.client.callTool(relaxedRun, "exec", { command: `node probe.cjs probe.jsonl ${listenerIp}`, timeout_seconds: 60 });
     expect(r.isError, resultText(r)).toBe(false);
     const got = outcomes(join(relaxed, "probe.jsonl"));

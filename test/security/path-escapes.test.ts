@@ -57,7 +57,7 @@ for (const placement of ["host", "enclosure"] as const) {
       symlinkSync("/etc", join(ws, "etc-link"));
       symlinkSync("../../..", join(ws, "up-link"));
       if (placement === "enclosure") await fx.client.startEnclosure(id);
-      run = (await fx.client.openRun(id, { resources: ["workspace", "shell", "ast", "lsp", "debug"] })).id;
+      run = (await fx.client.openRun(id, { approvalPolicy: "never", resources: ["workspace", "shell", "ast", "lsp", "debug"] })).id;
     });
 
     it("refuses `..`, absolute paths and symlinked folders through every tool", async () => {

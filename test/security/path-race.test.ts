@@ -54,8 +54,8 @@ for (const placement of ["host", "enclosure"] as const) {
         copyFileSync(SWAPPER, join(ws, ".race", "path-swapper.mjs"));
         await fx.client.startEnclosure(id);
       }
-      run = (await fx.client.openRun(id, { resources: ["workspace"] })).id;
-      shell = (await fx.client.openRun(id, { resources: ["shell"] })).id;
+      run = (await fx.client.openRun(id, { approvalPolicy: "never", resources: ["workspace"] })).id;
+      shell = (await fx.client.openRun(id, { approvalPolicy: "never", resources: ["shell"] })).id;
     });
     afterAll(() => {
       if (child?.exitCode === null) child.kill("SIGKILL");

@@ -76,7 +76,7 @@ describe.each(TEST_RUNTIMES)("placement faults under %s", (runtime) => {
       workspace = (await fx.client.createConversation("agent-kill")).workspacePath;
       writeFileSync(join(workspace, "before.txt"), "written before the fault\n");
       await fx.client.startEnclosure("agent-kill", { runtime });
-      run = (await fx.client.openRun("agent-kill", { resources: ["workspace", "shell"] })).id;
+      run = (await fx.client.openRun("agent-kill", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
     });
 
     it("answers the call with agent_lost, recovers on the next call, and keeps the workspace intact", async () => {
@@ -125,7 +125,7 @@ describe.each(TEST_RUNTIMES)("placement faults under %s", (runtime) => {
     it("is reported on every call, and only an explicit stop brings the conversation to the host", async () => {
       const workspace = (await fx.client.createConversation("container-kill")).workspacePath;
       await fx.client.startEnclosure("container-kill", { runtime });
-      const run = (await fx.client.openRun("container-kill", { resources: ["workspace", "shell"] })).id;
+      const run = (await fx.client.openRun("container-kill", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
       await fx.client.callTool(run, "write", { path: "kept.txt", content: "kept\n" });
       const id = (await fx.client.getConversation("container-kill")).enclosure?.containerId ?? "";
       await docker.getContainer(id).kill();

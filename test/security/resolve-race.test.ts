@@ -25,8 +25,8 @@ describe("resolve racing a concurrent write", () => {
     const outcomes = { applied: 0, refused: 0 };
     for (let round = 0; round < 12; round++) {
       for (const f of FILES) writeFileSync(join(workspace, f), OLD);
-      const editor = (await fx.client.openRun("race", { resources: ["workspace", "ast"] })).id;
-      const other = (await fx.client.openRun("race", { resources: ["workspace"] })).id;
+      const editor = (await fx.client.openRun("race", { approvalPolicy: "never", resources: ["workspace", "ast"] })).id;
+      const other = (await fx.client.openRun("race", { approvalPolicy: "never", resources: ["workspace"] })).id;
       const staged = await fx.client.callTool(editor, "ast_edit", { pattern: "print($X)", rewrite: "log($X)", path: "", language: "python" });
       expect(resultText(staged)).toMatch(/\(proposed\) 4 replacements in 4 files/);
       const raced = FILES[round % FILES.length] as string;

@@ -28,7 +28,7 @@ const docker = new Docker();
 let fx: Fixture;
 
 async function vibeRun(conversationId: string): Promise<string> {
-  return (await fx.client.openRun(conversationId, { resources: ["workspace", "vibe", "shell"], vibeMode: true })).id;
+  return (await fx.client.openRun(conversationId, { approvalPolicy: "never", resources: ["workspace", "vibe", "shell"], vibeMode: true })).id;
 }
 
 async function call(runId: string, tool: string, args: unknown): Promise<string> {
@@ -120,7 +120,7 @@ describe("built-in vibe workers that run over their time", () => {
     });
     try {
       const ws = (await short.client.createConversation("vibe-overrun")).workspacePath;
-      const runId = (await short.client.openRun("vibe-overrun", { resources: ["vibe"], vibeMode: true })).id;
+      const runId = (await short.client.openRun("vibe-overrun", { approvalPolicy: "never", resources: ["vibe"], vibeMode: true })).id;
       const spawned = resultText(await short.client.callTool(runId, "vibe_spawn", { brief: "linger", label: "overrun" }));
       const id = /Started worker (w\d+)/.exec(spawned)?.[1] ?? "";
       await until(() => existsSync(join(ws, "vibe-ready.txt")), "the worker to start", 60_000);

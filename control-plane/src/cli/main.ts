@@ -1,9 +1,10 @@
 // enclave: the command line a person uses to run and try the control plane.
+import { createInterface, type Interface } from "node:readline";
 import { parseArgs } from "node:util";
 import { ControlPlaneClient, resultText } from "../client/control-plane-client.js";
 import { DEFAULT_LISTEN, loadConfig } from "../config.js";
 import { ControlPlane } from "../control-plane.js";
-import type { Card, Conversation } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { Card, Conversation, Run } from "../../../proto/gen/enclave/control/v1/control.js";
 import { serveControlPlane } from "../server/serve.js";
 import { DEFAULT_CONSOLE_LISTEN, resolveConsoleSettings } from "../console/console-settings.js";
 import { serveConsole } from "../console/console-server.js";
@@ -17,7 +18,8 @@ commands:
   conversations list|create|get|delete [ID] [--workspace DIR]
   enclosure start|stop ID        start or stop a conversation's enclosure (explicitly; nothing else does)
   tools list                     the tools a run sees
-  tool call NAME [JSON]          call a tool with JSON arguments
+  tool call NAME [JSON]          call a tool with JSON arguments (asks allow? [y/N] when a card needs it)
+  runs list|close [RUN_ID]       the runs kept for the command line (and every other open run)
   placement ID                   what the conversation's placement can run (servers, adapters, kernels)
   images build [--agent]         build the enclave images that are missing
   audit ID                       the egress audit of ID's enclosure, and its bridge calls
@@ -29,7 +31,10 @@ common options:
   --address ADDR       control plane address (default $ENCLAVE_ADDRESS or ${DEFAULT_LISTEN})
   -c, --conversation   conversation id for tools/tool (default "default", created when missing)
   --surface NAME       default | plan | readonly_subagent
-  --approval POLICY    never | write | always
+  --approval POLICY    never | write (the default) | always
+  --new-run            a fresh CLI run instead of the one kept for the conversation and surface
+  --run RUN_ID         use this open run instead of the kept one
+  -y, --yes            answer allow to the permission cards of this call
   --vibe               open the run in vibe mode (the vibe_* tools)
   -h, --help           help for any command`,
   serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR] [--console ADDR|off]
@@ -49,8 +54,22 @@ ENCLAVE_HOST_USER (default enclave-sandbox), ENCLAVE_HOST_NETWORK (default off).
        enclave enclosure stop ID
 --disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.
 --runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).`,
-  tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json]`,
-  tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY]`,
+  tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json] [--new-run | --run RUN_ID]`,
+  tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY] [--yes] [--new-run | --run RUN_ID]
+
+The call runs in the run the control plane keeps for the command line, one per conversation and
+surface, so a change one call stages (ast_edit) is resolved by the next (\`tool call resolve\`).
+--new-run opens a fresh one (the old one stays open until closed or idle); \`enclave runs\` lists
+and closes them. Under approval policy write (the default) or always, write and exec tools raise a
+permission card: this command attaches as the human, shows the card and asks \`allow? [y/N]\` on
+the terminal; --yes answers allow, --approval never raises no card.`,
+  runs: `usage: enclave runs list [-c ID]
+       enclave runs close [RUN_ID] [-c ID] [--surface NAME]
+
+list: the open runs (every conversation's without -c): the command line's kept runs with their
+staged changes and when they close if unused, and the runs harnesses opened.
+close: closes RUN_ID, or without one the run kept for the conversation and surface; its staged
+changes are dropped. A kept run also closes after ENCLAVE_CLI_RUN_IDLE_SECONDS (default 1800) with no call.`,
   placement: `usage: enclave placement ID`,
   images: `usage: enclave images build [--agent]`,
   audit: `usage: enclave audit ID                     the egress audit: each hardening promise of the enclosure
@@ -98,6 +117,9 @@ const { values: opts, positionals } = parseArgs({
     skip: { type: "boolean" },
     vibe: { type: "boolean" },
     json: { type: "boolean" },
+    "new-run": { type: "boolean" },
+    run: { type: "string" },
+    yes: { type: "boolean", short: "y" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -172,15 +194,121 @@ async function ensureConversation(client: ControlPlaneClient, id: string): Promi
   }
 }
 
-async function withRun<T>(client: ControlPlaneClient, fn: (runId: string) => Promise<T>): Promise<T> {
+/** The run a command uses: the one named by --run, else the one the control plane keeps for the CLI. */
+async function cliRun(client: ControlPlaneClient): Promise<Run> {
+  if (opts.run) {
+    const run = (await client.listRuns()).find((r) => r.id === opts.run);
+    if (!run) fail(`no open run \`${opts.run}\`; \`enclave runs list\` shows the open ones`);
+    return run;
+  }
   const conversation = opts.conversation ?? "default";
   await ensureConversation(client, conversation);
-  const run = await client.openRun(conversation, { surface: opts.surface, approvalPolicy: opts.approval, vibeMode: opts.vibe });
-  try {
-    return await fn(run.id);
-  } finally {
-    await client.closeRun(run.id).catch(() => undefined);
+  return client.attachCliRun(conversation, { surface: opts.surface, approvalPolicy: opts.approval, vibeMode: opts.vibe, newRun: opts["new-run"] });
+}
+
+function showRun(r: Run, now: number): string {
+  const flags = [r.cli ? (r.cliCurrent ? "cli (kept)" : "cli (replaced)") : "api", `approval ${r.approvalPolicy}`];
+  if (r.vibeMode) flags.push("vibe");
+  if (r.pendingActions) flags.push(`${r.pendingActions} staged change${r.pendingActions === 1 ? "" : "s"} awaiting resolve`);
+  if (r.callsInFlight) flags.push(`${r.callsInFlight} call${r.callsInFlight === 1 ? "" : "s"} in flight`);
+  else if (r.idleExpiresAtMs) flags.push(`closes if unused in ${Math.max(0, Math.round((r.idleExpiresAtMs - now) / 1000))} s`);
+  return `${r.id}  ${r.conversationId}  ${r.surface}  ${flags.join(", ")}`;
+}
+
+/**
+ * Attaches as the human to the run's cards while its call runs: each permission card this run raises
+ * after attaching (the call's own, and those of the bridge calls its cell makes) is shown with its
+ * complete arguments and asked about on the terminal, one at a time (answered allow with --yes).
+ * Other runs' cards are left to whoever else is attached. A card closed meanwhile (answered elsewhere,
+ * timed out) is no longer asked about. Returns the detach.
+ */
+async function attachAsHuman(client: ControlPlaneClient, run: Run, tool: string): Promise<() => void> {
+  if (run.approvalPolicy === "never") return () => undefined;
+  // Attached only when this call can raise a card: while attached, other runs' cards in the
+  // conversation wait for an answer instead of failing at once.
+  if (run.approvalPolicy === "write") {
+    // A tool not listed (resolve is hidden while nothing is pending) may still be gated: attach.
+    const tier = (await client.listTools(run.id)).tools.find((t) => t.name === tool)?.tier;
+    if (tier === "read") return () => undefined;
   }
+  let attached = false;
+  let detached = false;
+  let reader: Interface | undefined;
+  let stdinEnded = false;
+  /** The answer typed, "" at the end of input, undefined when the card closed first. */
+  const askLine = (prompt: string, closed: AbortSignal): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      if (stdinEnded) {
+        process.stderr.write(`${prompt}(no input: deny)\n`);
+        resolve("");
+        return;
+      }
+      if (!reader) {
+        reader = createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
+        reader.on("close", () => (stdinEnded = true));
+      }
+      const r = reader;
+      const onEnd = (): void => resolve("");
+      const onClosed = (): void => {
+        r.off("close", onEnd);
+        process.stderr.write("\n");
+        resolve(undefined);
+      };
+      r.once("close", onEnd);
+      closed.addEventListener("abort", onClosed, { once: true });
+      r.question(prompt, { signal: closed }, (answer) => {
+        r.off("close", onEnd);
+        closed.removeEventListener("abort", onClosed);
+        resolve(answer);
+      });
+    });
+  const open = new Map<number, AbortController>();
+  const ask = async (c: Card): Promise<void> => {
+    const closed = open.get(c.number);
+    if (detached || !closed || closed.signal.aborted) return;
+    sayError(await showCardWithArguments(client, c));
+    let allow: boolean;
+    if (opts.yes) {
+      sayError("allow? [y/N] y (--yes)");
+      allow = true;
+    } else {
+      const answer = await askLine("allow? [y/N] ", closed.signal);
+      if (answer === undefined) {
+        sayError(`card #${c.number} closed before it was answered here`);
+        return;
+      }
+      allow = /^\s*y(es)?\s*$/i.test(answer);
+    }
+    if (detached) return;
+    await client
+      .answerCard(c.conversationId, c.number, { selected: [allow ? "allow" : "deny"] })
+      .catch((err: unknown) => sayError(`card #${c.number} could not be answered (${(err as Error).message})`));
+  };
+  let asking = Promise.resolve();
+  const watch = client.subscribeCards(run.targetSpace, (e) => {
+    const ev = e.event;
+    if (ev?.$case === "subscribed") attached = true;
+    if (ev?.$case === "closed") open.get(ev.value.number)?.abort();
+    // Cards open before this call attached belong to other calls.
+    if (!attached || ev?.$case !== "opened") return;
+    const c = ev.value;
+    if (c.kind !== "permission" || c.runId !== run.id || c.state !== "open" || open.has(c.number)) return;
+    open.set(c.number, new AbortController());
+    asking = asking.then(() => ask(c));
+  });
+  await watch.ready;
+  return () => {
+    detached = true;
+    watch.cancel();
+    for (const c of open.values()) c.abort();
+    reader?.close();
+  };
+}
+
+/** A card and, for a permission card, its complete arguments, so nobody allows what they could not see. */
+async function showCardWithArguments(client: ControlPlaneClient, c: Card): Promise<string> {
+  if (!c.argumentsTruncated) return showCard(c);
+  return `${showCard(c)}\n${await fullArguments(client, c)}`;
 }
 
 async function serve(): Promise<void> {
@@ -264,7 +392,8 @@ async function main(): Promise<void> {
       }
       case "tools": {
         if (sub !== "list" && sub !== "") fail(HELP.tools ?? "");
-        const res = await withRun(client, (runId) => client.listTools(runId));
+        const run = await cliRun(client);
+        const res = await client.listTools(run.id);
         if (opts.json) say(JSON.stringify(res.tools.map((t) => ({ ...t, inputSchema: JSON.parse(t.inputSchemaJson) as unknown })), null, 2));
         else for (const t of res.tools) say(`${t.name.padEnd(12)} ${t.tier.padEnd(6)} ${t.description}`);
         for (const f of res.customToolFailures) sayError(`custom tool module ${f.file} skipped: ${f.reason}`);
@@ -274,14 +403,16 @@ async function main(): Promise<void> {
         if (sub !== "call" || !rest[0]) fail(HELP.tool ?? "");
         const streamed: Buffer[] = [];
         const out = { stdout: new SafeStream(process.stdout), stderr: new SafeStream(process.stderr) };
-        const result = await withRun(client, (runId) =>
-          client.callTool(runId, rest[0] ?? "", rest[1] ?? "{}", (e) => {
+        const run = await cliRun(client);
+        const detach = await attachAsHuman(client, run, rest[0] ?? "");
+        const result = await client
+          .callTool(run.id, rest[0] ?? "", rest[1] ?? "{}", (e) => {
             if (e.event?.$case === "output") {
               streamed.push(e.event.value.data);
               out[e.event.value.stream === "stderr" ? "stderr" : "stdout"].write(e.event.value.data);
             } else if (e.event?.$case === "progress") sayError(e.event.value);
-          }),
-        );
+          })
+          .finally(detach);
         out.stdout.end();
         out.stderr.end();
         let body = resultText(result);
@@ -292,6 +423,28 @@ async function main(): Promise<void> {
         body = body.replace(/^\n+/, "");
         if (result.isError) fail(`${result.errorCode}: ${body}`);
         if (body) say(body);
+        break;
+      }
+      case "runs": {
+        if (sub === "list" || sub === "") {
+          const runs = await client.listRuns(opts.conversation ?? "");
+          const now = Date.now();
+          say(runs.length ? runs.map((r) => showRun(r, now)).join("\n") : "no open runs");
+        } else if (sub === "close") {
+          let id = rest[0];
+          if (!id) {
+            const conversation = opts.conversation ?? "default";
+            const surface = opts.surface || "default";
+            const kept = (await client.listRuns()).find((r) => r.cliCurrent && r.conversationId === conversation && r.surface === surface);
+            if (!kept) {
+              say(`no run kept for conversation ${conversation}, surface ${surface}`);
+              break;
+            }
+            id = kept.id;
+          }
+          await client.closeRun(id);
+          say(`closed ${id}`);
+        } else fail(HELP.runs ?? "");
         break;
       }
       case "placement": {

@@ -1,5 +1,16 @@
 // A promise-based client of the control-plane API, for the CLI, the tests and harnesses in Node.
-import { type ClientReadableStream, credentials, Metadata, type ServiceError, status } from "@grpc/grpc-js";
+// Harnesses import it as `enclave/client` (see index.ts): every RPC, streams as callbacks or as async
+// iterables, cancellation with an AbortSignal, TLS and a bearer token.
+import {
+  type ChannelCredentials,
+  type ChannelOptions,
+  type ClientReadableStream,
+  type ClientUnaryCall,
+  credentials,
+  Metadata,
+  type ServiceError,
+  status,
+} from "@grpc/grpc-js";
 import {
   type AuditEvent,
   type Card,
@@ -27,6 +38,37 @@ export type { HarnessAnswer, HarnessCallInfo, HarnessToolSpec, HarnessVerdict, T
 
 type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
 
+/**
+ * How the client reaches the control plane. The control plane itself serves plain gRPC on loopback
+ * or a unix socket today and checks no token: these options are passed to gRPC (TLS credentials,
+ * an `authorization: Bearer` header on every call) for a control plane behind a TLS-terminating,
+ * token-checking proxy, and for when the server side takes them.
+ */
+export interface ClientOptions {
+  /** true: TLS with the system's roots; an object: the roots to trust and a client certificate. */
+  tls?: boolean | { rootCerts?: Buffer; privateKey?: Buffer; certChain?: Buffer; serverNameOverride?: string };
+  /** Sent as `authorization: Bearer TOKEN` with every call. */
+  token?: string;
+  /** Further grpc-js channel options. */
+  channelOptions?: ChannelOptions;
+}
+
+/** Per call: an AbortSignal cancels it (the promise rejects, or the iteration throws, with an AbortError). */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** The error a cancelled call rejects with: name "AbortError", the signal's reason as its cause. */
+export function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error("the call was cancelled", { cause: signal.reason as unknown }), { name: "AbortError" });
+}
+
+function channelCredentials(tls: ClientOptions["tls"]): ChannelCredentials {
+  if (!tls) return credentials.createInsecure();
+  if (tls === true) return credentials.createSsl();
+  return credentials.createSsl(tls.rootCerts ?? null, tls.privateKey ?? null, tls.certChain ?? null);
+}
+
 export class ControlPlaneUnreachable extends Error {
   constructor(address: string, cause: string) {
     super(`no Enclave control plane answers at ${address} (${cause}); start one with \`make run\` or \`enclave serve\`, or pass --address`);
@@ -36,56 +78,98 @@ export class ControlPlaneUnreachable extends Error {
 
 export class ControlPlaneClient {
   private readonly grpc: GrpcClient;
+  private readonly token: string;
 
-  constructor(readonly address: string) {
-    this.grpc = new GrpcClient(address, credentials.createInsecure(), {
+  constructor(
+    readonly address: string,
+    options: ClientOptions = {},
+  ) {
+    const tls = options.tls;
+    const override = typeof tls === "object" && tls.serverNameOverride ? { "grpc.ssl_target_name_override": tls.serverNameOverride, "grpc.default_authority": tls.serverNameOverride } : {};
+    this.grpc = new GrpcClient(address, channelCredentials(tls), {
       "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
       "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
+      ...override,
+      ...options.channelOptions,
     });
+    this.token = options.token ?? "";
   }
 
   close(): void {
     this.grpc.close();
   }
 
-  private call<Res>(start: (md: Metadata, cb: Callback<Res>) => void): Promise<Res> {
-    return new Promise((resolve, reject) =>
-      start(new Metadata(), (err, res) => {
+  /** Each call's metadata: the bearer token when one is set. */
+  private metadata(): Metadata {
+    const md = new Metadata();
+    if (this.token) md.set("authorization", `Bearer ${this.token}`);
+    return md;
+  }
+
+  private call<Res>(start: (md: Metadata, cb: Callback<Res>) => ClientUnaryCall, opts: CallOptions = {}): Promise<Res> {
+    const { signal } = opts;
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => call.cancel();
+      const call = start(this.metadata(), (err, res) => {
+        signal?.removeEventListener("abort", onAbort);
         if (!err) resolve(res as Res);
+        else if (signal?.aborted) reject(abortError(signal));
         else if (err.code === status.UNAVAILABLE && /ECONNREFUSED|ENOENT|No connection/i.test(err.details)) reject(new ControlPlaneUnreachable(this.address, err.details));
         else reject(new Error(err.details || err.message));
-      }),
-    );
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
   }
 
-  createConversation(id = "", workspacePath = ""): Promise<Conversation> {
-    return this.call((md, cb) => this.grpc.createConversation({ id, workspacePath }, md, cb));
+  /** A server stream as an async iterable: ends with the stream, throws its error, cancelled by the signal or by leaving the loop. */
+  private async *iterate<T>(stream: ClientReadableStream<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
+    if (signal?.aborted) {
+      stream.cancel();
+      throw abortError(signal);
+    }
+    const onAbort = (): void => stream.cancel();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      for await (const item of stream) yield item as T;
+    } catch (err) {
+      if (signal?.aborted) throw abortError(signal);
+      throw this.streamError(err as ServiceError);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      stream.cancel();
+    }
   }
 
-  getConversation(conversationId: string): Promise<Conversation> {
-    return this.call((md, cb) => this.grpc.getConversation({ conversationId }, md, cb));
+  createConversation(id = "", workspacePath = "", opts: CallOptions = {}): Promise<Conversation> {
+    return this.call((md, cb) => this.grpc.createConversation({ id, workspacePath }, md, cb), opts);
   }
 
-  async listConversations(): Promise<Conversation[]> {
-    return (await this.call<{ conversations: Conversation[] }>((md, cb) => this.grpc.listConversations({}, md, cb))).conversations;
+  getConversation(conversationId: string, opts: CallOptions = {}): Promise<Conversation> {
+    return this.call((md, cb) => this.grpc.getConversation({ conversationId }, md, cb), opts);
   }
 
-  async deleteConversation(conversationId: string): Promise<void> {
-    await this.call((md, cb) => this.grpc.deleteConversation({ conversationId }, md, cb));
+  async listConversations(opts: CallOptions = {}): Promise<Conversation[]> {
+    return (await this.call<{ conversations: Conversation[] }>((md, cb) => this.grpc.listConversations({}, md, cb), opts)).conversations;
   }
 
-  startEnclosure(conversationId: string, options: Partial<EnclosureOptions> = {}): Promise<Conversation> {
+  async deleteConversation(conversationId: string, opts: CallOptions = {}): Promise<void> {
+    await this.call((md, cb) => this.grpc.deleteConversation({ conversationId }, md, cb), opts);
+  }
+
+  startEnclosure(conversationId: string, options: Partial<EnclosureOptions> = {}, opts: CallOptions = {}): Promise<Conversation> {
     const full = EnclosureOptions.fromPartial(options);
-    return this.call((md, cb) => this.grpc.startEnclosure({ conversationId, options: full }, md, cb));
+    return this.call((md, cb) => this.grpc.startEnclosure({ conversationId, options: full }, md, cb), opts);
   }
 
-  stopEnclosure(conversationId: string): Promise<Conversation> {
-    return this.call((md, cb) => this.grpc.stopEnclosure({ conversationId }, md, cb));
+  stopEnclosure(conversationId: string, opts: CallOptions = {}): Promise<Conversation> {
+    return this.call((md, cb) => this.grpc.stopEnclosure({ conversationId }, md, cb), opts);
   }
 
+  /** Opens a run. approvalPolicy defaults to `write` (cards for write and exec tools); a headless harness passes `never`. */
   openRun(
     conversationId: string,
-    opts: { surface?: string; resources?: string[]; approvalPolicy?: string; targetSpace?: string; vibeMode?: boolean; questionTimeoutSeconds?: number } = {},
+    opts: { surface?: string; resources?: string[]; approvalPolicy?: string; targetSpace?: string; vibeMode?: boolean; questionTimeoutSeconds?: number } & CallOptions = {},
   ): Promise<Run> {
     return this.call((md, cb) =>
       this.grpc.openRun(
@@ -101,11 +185,33 @@ export class ControlPlaneClient {
         md,
         cb,
       ),
+      opts,
     );
   }
 
-  setVibeMode(runId: string, enabled: boolean): Promise<Run> {
-    return this.call((md, cb) => this.grpc.setVibeMode({ runId, enabled }, md, cb));
+  /** The command line's kept run for (conversation, surface); opened when none is kept or newRun asks. */
+  attachCliRun(
+    conversationId: string,
+    opts: { surface?: string; approvalPolicy?: string; vibeMode?: boolean; newRun?: boolean } & CallOptions = {},
+  ): Promise<Run> {
+    return this.call(
+      (md, cb) =>
+        this.grpc.attachCliRun(
+          { conversationId, surface: opts.surface ?? "", approvalPolicy: opts.approvalPolicy ?? "", vibeMode: opts.vibeMode ?? false, newRun: opts.newRun ?? false },
+          md,
+          cb,
+        ),
+      opts,
+    );
+  }
+
+  /** Open runs of a conversation, or of every conversation with "". */
+  async listRuns(conversationId = "", opts: CallOptions = {}): Promise<Run[]> {
+    return (await this.call<{ runs: Run[] }>((md, cb) => this.grpc.listRuns({ conversationId }, md, cb), opts)).runs;
+  }
+
+  setVibeMode(runId: string, enabled: boolean, opts: CallOptions = {}): Promise<Run> {
+    return this.call((md, cb) => this.grpc.setVibeMode({ runId, enabled }, md, cb), opts);
   }
 
   /**
@@ -113,7 +219,7 @@ export class ControlPlaneClient {
    * then each card opened or closed. `ready` resolves once attached, after the open cards arrived.
    */
   subscribeCards(conversationId: string, onEvent: (e: CardEvent) => void): { ready: Promise<void>; done: Promise<void>; cancel(): void } {
-    const stream = this.grpc.subscribeCards({ conversationId });
+    const stream = this.grpc.subscribeCards({ conversationId }, this.metadata());
     let markReady: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
     stream.on("data", (e: CardEvent) => {
@@ -131,25 +237,33 @@ export class ControlPlaneClient {
     return { ready: readyOrFail, done, cancel: () => stream.cancel() };
   }
 
-  answerCard(conversationId: string, number: number, answer: Partial<CardAnswer>): Promise<Card> {
-    return this.call((md, cb) => this.grpc.answerCard({ conversationId, number, answer: CardAnswer.fromPartial(answer) }, md, cb));
+  /**
+   * The same events as an async iterable: the open cards, `subscribed`, then each card opened or
+   * closed, until the signal aborts or the loop is left. A human counts as attached meanwhile.
+   */
+  cardEvents(conversationId = "", opts: CallOptions = {}): AsyncGenerator<CardEvent> {
+    return this.iterate(this.grpc.subscribeCards({ conversationId }, this.metadata()), opts.signal);
   }
 
-  async listCards(conversationId = "", includeClosed = false): Promise<Card[]> {
-    return (await this.call<{ cards: Card[] }>((md, cb) => this.grpc.listCards({ conversationId, includeClosed }, md, cb))).cards;
+  answerCard(conversationId: string, number: number, answer: Partial<CardAnswer>, opts: CallOptions = {}): Promise<Card> {
+    return this.call((md, cb) => this.grpc.answerCard({ conversationId, number, answer: CardAnswer.fromPartial(answer) }, md, cb), opts);
+  }
+
+  async listCards(conversationId = "", includeClosed = false, opts: CallOptions = {}): Promise<Card[]> {
+    return (await this.call<{ cards: Card[] }>((md, cb) => this.grpc.listCards({ conversationId, includeClosed }, md, cb), opts)).cards;
   }
 
   /** One page of an open card's complete arguments (limit 0: the largest page). */
-  getCardArguments(conversationId: string, number: number, offset = 0, limit = 0): Promise<CardArguments> {
-    return this.call((md, cb) => this.grpc.getCardArguments({ conversationId, number, offset, limit }, md, cb));
+  getCardArguments(conversationId: string, number: number, offset = 0, limit = 0, opts: CallOptions = {}): Promise<CardArguments> {
+    return this.call((md, cb) => this.grpc.getCardArguments({ conversationId, number, offset, limit }, md, cb), opts);
   }
 
   /** An open card's complete arguments JSON, read page by page. */
-  async cardArgumentsText(conversationId: string, number: number): Promise<string> {
+  async cardArgumentsText(conversationId: string, number: number, opts: CallOptions = {}): Promise<string> {
     const parts: string[] = [];
     let offset = 0;
     for (;;) {
-      const page = await this.getCardArguments(conversationId, number, offset);
+      const page = await this.getCardArguments(conversationId, number, offset, 0, opts);
       parts.push(page.text);
       if (page.nextOffset >= page.totalChars || page.nextOffset <= offset) break;
       offset = page.nextOffset;
@@ -165,7 +279,7 @@ export class ControlPlaneClient {
     hello: Partial<WorkerHostHello>,
     onCommand: (c: WorkerHostCommand) => void,
   ): { ready: Promise<string>; done: Promise<void>; send(m: WorkerHostMessage): void; close(): void } {
-    const stream = this.grpc.connectWorkerHost();
+    const stream = this.grpc.connectWorkerHost(this.metadata());
     let markReady: (id: string) => void = () => undefined;
     const ready = new Promise<string>((resolve) => (markReady = resolve));
     stream.on("data", (c: WorkerHostCommand) => {
@@ -193,50 +307,71 @@ export class ControlPlaneClient {
    * With `intercept`, every cell call to Enclave's tools goes to handlers.intercept first.
    */
   connectToolHost(runId: string, tools: HarnessToolSpec[], handlers: ToolHostHandlers, opts: { intercept?: boolean } = {}): ToolHostConnection {
-    return runToolHost(this.grpc.connectToolHost(), runId, tools, handlers, opts.intercept ?? false, (err) => this.streamError(err));
+    return runToolHost(this.grpc.connectToolHost(this.metadata()), runId, tools, handlers, opts.intercept ?? false, (err) => this.streamError(err));
   }
 
   private streamError(err: ServiceError): Error {
     return err.code === status.UNAVAILABLE ? new ControlPlaneUnreachable(this.address, err.details) : new Error(err.details || err.message);
   }
 
-  async closeRun(runId: string): Promise<void> {
-    await this.call((md, cb) => this.grpc.closeRun({ runId }, md, cb));
+  async closeRun(runId: string, opts: CallOptions = {}): Promise<void> {
+    await this.call((md, cb) => this.grpc.closeRun({ runId }, md, cb), opts);
   }
 
-  listTools(runId: string): Promise<ListToolsResponse> {
-    return this.call((md, cb) => this.grpc.listTools({ runId }, md, cb));
+  listTools(runId: string, opts: CallOptions = {}): Promise<ListToolsResponse> {
+    return this.call((md, cb) => this.grpc.listTools({ runId }, md, cb), opts);
   }
 
   /** Diagnostics for files the harness wrote with its own tools (only those new to the run). */
-  syncWrites(runId: string, paths: string[]): Promise<SyncWritesResponse> {
-    return this.call((md, cb) => this.grpc.syncWrites({ runId, paths }, md, cb));
+  syncWrites(runId: string, paths: string[], opts: CallOptions = {}): Promise<SyncWritesResponse> {
+    return this.call((md, cb) => this.grpc.syncWrites({ runId, paths }, md, cb), opts);
   }
 
-  auditEnclosure(conversationId: string): Promise<EnclosureAudit> {
-    return this.call((md, cb) => this.grpc.auditEnclosure({ conversationId }, md, cb));
+  auditEnclosure(conversationId: string, opts: CallOptions = {}): Promise<EnclosureAudit> {
+    return this.call((md, cb) => this.grpc.auditEnclosure({ conversationId }, md, cb), opts);
   }
 
-  describePlacement(conversationId: string): Promise<PlacementDescription> {
-    return this.call((md, cb) => this.grpc.describePlacement({ conversationId }, md, cb));
+  describePlacement(conversationId: string, opts: CallOptions = {}): Promise<PlacementDescription> {
+    return this.call((md, cb) => this.grpc.describePlacement({ conversationId }, md, cb), opts);
   }
 
-  /** Calls a tool; onEvent sees progress and output as they stream. Resolves with the final result. */
-  callTool(runId: string, tool: string, args: unknown, onEvent?: (e: ToolEvent) => void, signal?: AbortSignal): Promise<ToolResult> {
+  /**
+   * Calls a tool; onEvent sees progress and output as they stream. Resolves with the final result;
+   * an aborted signal cancels the call on the server (a command or cell is stopped) and rejects with an AbortError.
+   */
+  callTool(runId: string, tool: string, args: unknown, onEvent?: (e: ToolEvent) => void, opts: CallOptions = {}): Promise<ToolResult> {
     const argumentsJson = typeof args === "string" ? args : JSON.stringify(args ?? {});
+    const { signal } = opts;
+    if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
-      const stream: ClientReadableStream<ToolEvent> = this.grpc.callTool({ runId, tool, argumentsJson });
-      signal?.addEventListener("abort", () => stream.cancel(), { once: true });
+      const stream: ClientReadableStream<ToolEvent> = this.grpc.callTool({ runId, tool, argumentsJson }, this.metadata());
+      const onAbort = (): void => stream.cancel();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const settle = (): void => signal?.removeEventListener("abort", onAbort);
       let result: ToolResult | undefined;
       stream.on("data", (e: ToolEvent) => {
         if (e.event?.$case === "result") result = e.event.value;
         else onEvent?.(e);
       });
-      stream.on("error", (err: ServiceError) =>
-        reject(err.code === status.UNAVAILABLE ? new ControlPlaneUnreachable(this.address, err.details) : new Error(err.details || err.message)),
-      );
-      stream.on("end", () => (result ? resolve(result) : reject(new Error("the tool call ended without a result"))));
+      stream.on("error", (err: ServiceError) => {
+        settle();
+        reject(signal?.aborted ? abortError(signal) : this.streamError(err));
+      });
+      stream.on("end", () => {
+        settle();
+        if (result) resolve(result);
+        else reject(new Error("the tool call ended without a result"));
+      });
     });
+  }
+
+  /**
+   * Calls a tool and yields its events as they come: progress and output, and last the result
+   * (`event.$case === "result"`). Aborting the signal, or leaving the loop, cancels the call on the server.
+   */
+  streamTool(runId: string, tool: string, args: unknown, opts: CallOptions = {}): AsyncGenerator<ToolEvent> {
+    const argumentsJson = typeof args === "string" ? args : JSON.stringify(args ?? {});
+    return this.iterate(this.grpc.callTool({ runId, tool, argumentsJson }, this.metadata()), opts.signal);
   }
 
   /** Audit events: history first when asked, then live ones until the returned function is called. */
@@ -244,17 +379,29 @@ export class ControlPlaneClient {
     opts: { conversationId?: string; includeHistory?: boolean; historyOnly?: boolean },
     onEvent: (e: AuditEvent) => void,
   ): { done: Promise<void>; cancel(): void } {
-    const stream = this.grpc.subscribeAudit({
-      conversationId: opts.conversationId ?? "",
-      includeHistory: opts.includeHistory ?? false,
-      historyOnly: opts.historyOnly ?? false,
-    });
+    const stream = this.grpc.subscribeAudit(
+      {
+        conversationId: opts.conversationId ?? "",
+        includeHistory: opts.includeHistory ?? false,
+        historyOnly: opts.historyOnly ?? false,
+      },
+      this.metadata(),
+    );
     stream.on("data", onEvent);
     const done = new Promise<void>((resolve, reject) => {
       stream.on("end", () => resolve());
       stream.on("error", (err: ServiceError) => (err.code === status.CANCELLED ? resolve() : reject(new Error(err.details || err.message))));
     });
     return { done, cancel: () => stream.cancel() };
+  }
+
+  /** Audit events as an async iterable: history first when asked (only history with historyOnly), then live ones. */
+  auditEvents(opts: { conversationId?: string; includeHistory?: boolean; historyOnly?: boolean } & CallOptions = {}): AsyncGenerator<AuditEvent> {
+    const stream = this.grpc.subscribeAudit(
+      { conversationId: opts.conversationId ?? "", includeHistory: opts.includeHistory ?? false, historyOnly: opts.historyOnly ?? false },
+      this.metadata(),
+    );
+    return this.iterate(stream, opts.signal);
   }
 }
 

@@ -1,5 +1,7 @@
 // Runs: one agent run of a conversation, with its surface (which tiers it sees), the resources wired
 // for it (which tools exist at all) and its approval policy.
+// A run that names no approval policy gets `write`, the tier default: write and exec tools raise a
+// permission card first. Headless harnesses, with nobody to answer, say `never` explicitly.
 import { randomBytes } from "node:crypto";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
@@ -10,6 +12,7 @@ export type Surface = (typeof SURFACES)[number];
 
 export const APPROVAL_POLICIES = ["never", "write", "always"] as const;
 export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+export const DEFAULT_APPROVAL_POLICY: ApprovalPolicy = "write";
 
 /**
  * The resources a run can be wired with; each tool needs one. workspace: files; shell: exec;
@@ -40,6 +43,11 @@ export interface Run {
   vibeMode: boolean;
   /** How long a card raised by this run waits; 0 for the server's default. */
   questionTimeoutMs: number;
+  /** Opened for the command line, which keeps it across calls until closed or idle. */
+  cli: boolean;
+  /** When the last call ended or the latest began; 0 before any. */
+  lastUsedMs: number;
+  callsInFlight: number;
 }
 
 export interface OpenRunRequest {
@@ -76,6 +84,16 @@ function questionTimeoutMs(seconds: number): number {
   return seconds * 1000;
 }
 
+/** The surface asked for, or `default`. */
+export function surfaceOf(asked: string | undefined): Surface {
+  return oneOf("surface", asked || "default", SURFACES);
+}
+
+/** The policy asked for, or the tier default when none is. */
+export function approvalPolicy(asked: string | undefined): ApprovalPolicy {
+  return oneOf("approval_policy", asked || DEFAULT_APPROVAL_POLICY, APPROVAL_POLICIES);
+}
+
 export class RunStore {
   private readonly runs = new Map<string, Run>();
 
@@ -84,13 +102,16 @@ export class RunStore {
     const run: Run = {
       id: `r-${randomBytes(6).toString("hex")}`,
       conversationId: req.conversationId,
-      surface: oneOf("surface", req.surface || "default", SURFACES),
+      surface: surfaceOf(req.surface),
       resources: [...new Set(resources)],
-      approvalPolicy: oneOf("approval_policy", req.approvalPolicy || "never", APPROVAL_POLICIES),
+      approvalPolicy: approvalPolicy(req.approvalPolicy),
       openedAtMs: Date.now(),
       targetSpace: req.targetSpace || req.conversationId,
       vibeMode: req.vibeMode ?? false,
       questionTimeoutMs: questionTimeoutMs(req.questionTimeoutSeconds ?? 0),
+      cli: false,
+      lastUsedMs: 0,
+      callsInFlight: 0,
     };
     this.runs.set(run.id, run);
     return run;
@@ -102,8 +123,17 @@ export class RunStore {
     return run;
   }
 
+  has(id: string): boolean {
+    return this.runs.has(id);
+  }
+
   close(id: string): void {
     this.runs.delete(id);
+  }
+
+  /** Every open run, or one conversation's. */
+  list(conversationId?: string): Run[] {
+    return [...this.runs.values()].filter((r) => conversationId === undefined || r.conversationId === conversationId);
   }
 
   setVibeMode(id: string, enabled: boolean): Run {

@@ -73,7 +73,7 @@ export function conversationMessage(c: ConversationView): Conversation {
   };
 }
 
-function runMessage(run: Run): RunMsg {
+function runMessage(cp: ControlPlane, run: Run): RunMsg {
   return {
     id: run.id,
     conversationId: run.conversationId,
@@ -83,6 +83,13 @@ function runMessage(run: Run): RunMsg {
     targetSpace: run.targetSpace,
     vibeMode: run.vibeMode,
     questionTimeoutSeconds: run.questionTimeoutMs / 1000,
+    cli: run.cli,
+    cliCurrent: cp.cliRuns.isCurrent(run),
+    openedAtMs: run.openedAtMs,
+    lastUsedMs: run.lastUsedMs,
+    idleExpiresAtMs: cp.cliRuns.idleExpiresAtMs(run),
+    pendingActions: cp.pendingCount(run),
+    callsInFlight: run.callsInFlight,
   };
 }
 
@@ -123,6 +130,7 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
     stopEnclosure: unary(async (req) => conversationMessage(await cp.stopEnclosure(req.conversationId))),
     openRun: unary((req) =>
       runMessage(
+        cp,
         cp.openRun({
           conversationId: req.conversationId,
           surface: req.surface,
@@ -237,7 +245,20 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
         totalChars: page.totalChars,
       };
     }),
-    setVibeMode: unary((req) => runMessage(cp.setVibeMode(req.runId, req.enabled))),
+    setVibeMode: unary((req) => runMessage(cp, cp.setVibeMode(req.runId, req.enabled))),
+    attachCliRun: unary((req) =>
+      runMessage(
+        cp,
+        cp.attachCliRun({
+          conversationId: req.conversationId,
+          surface: req.surface,
+          approvalPolicy: req.approvalPolicy,
+          vibeMode: req.vibeMode,
+          newRun: req.newRun,
+        }),
+      ),
+    ),
+    listRuns: unary((req) => ({ runs: cp.listRuns(req.conversationId).map((r) => runMessage(cp, r)) })),
     connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
       connectWorkerHost(cp.vibe, call, toServiceError);
     },

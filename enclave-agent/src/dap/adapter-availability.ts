@@ -1,9 +1,9 @@
 // Whether each debug adapter can start for a checkout: both conditions must hold. A root marker
 // must exist *and* the adapter's binary must resolve; either alone means no session starts, and the
 // answer says which half is missing and how to fix it.
-import { existsSync, readdirSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, relative } from "node:path";
 import { describeBinary, findBinary } from "../exec/resolve-binary.js";
+import { foldersUp, markerFolders, markersIn, markersUp } from "../fs/project-roots.js";
 import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "./adapter-registry.js";
 import { type PythonPurpose, resolvePython } from "./python-interpreter.js";
 
@@ -23,44 +23,6 @@ export interface AdapterAvailability {
   /** The command or interpreter is the project's own, named but not run to check it (overviews). */
   unchecked?: boolean;
   detail: string;
-}
-
-/** The folders from `start` up to the workspace root, nearest first. */
-export function foldersUp(workspaceRoot: string, start: string): string[] {
-  const out: string[] = [];
-  let dir = start;
-  for (;;) {
-    out.push(dir);
-    if (dir === workspaceRoot || !dir.startsWith(workspaceRoot + sep)) break;
-    const up = dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return out;
-}
-
-/** Marker files for a launch: in the program's folder or any folder above it, up to the workspace root. */
-function markersUp(spec: DebugAdapterSpec, workspaceRoot: string, start: string): string[] {
-  const found: string[] = [];
-  for (const dir of foldersUp(workspaceRoot, start)) {
-    for (const m of spec.rootMarkers) if (existsSync(join(dir, m))) found.push(join(dir, m));
-  }
-  return found;
-}
-
-/** Marker files for an overview: at the workspace root and in its first-level folders. */
-function markersAround(spec: DebugAdapterSpec, workspaceRoot: string): string[] {
-  const dirs = [workspaceRoot];
-  try {
-    for (const e of readdirSync(workspaceRoot, { withFileTypes: true })) {
-      if (e.isDirectory() && !e.name.startsWith(".") && e.name !== "node_modules") dirs.push(join(workspaceRoot, e.name));
-    }
-  } catch {
-    // An unreadable root has no markers.
-  }
-  const found: string[] = [];
-  for (const dir of dirs) for (const m of spec.rootMarkers) if (existsSync(join(dir, m))) found.push(join(dir, m));
-  return found;
 }
 
 async function resolveCommand(spec: DebugAdapterSpec, projectFolders: string[], purpose: PythonPurpose): Promise<
@@ -96,7 +58,8 @@ function markerHint(spec: DebugAdapterSpec): string {
  */
 export async function adapterAvailability(spec: DebugAdapterSpec, workspaceRoot: string, start?: string): Promise<AdapterAvailability> {
   const purpose: PythonPurpose = start === undefined ? "describe" : "launch";
-  const markerPaths = start ? markersUp(spec, workspaceRoot, start) : markersAround(spec, workspaceRoot);
+  // A launch looks from the program's folder up; an overview at the root and one folder below.
+  const markerPaths = start ? markersUp(spec.rootMarkers, start, workspaceRoot) : markerFolders(spec.rootMarkers, workspaceRoot, 1).flatMap((d) => markersIn(d, spec.rootMarkers));
   const markers = markerPaths.map((p) => relative(workspaceRoot, p));
   const projectRoot = markerPaths[0] ? dirname(markerPaths[0]) : undefined;
   const folders = projectRoot ? foldersUp(workspaceRoot, projectRoot) : [start ?? workspaceRoot, workspaceRoot];

@@ -14,6 +14,7 @@ import type { DebugAdapterSpec } from "./adapter-registry.js";
 import { type AdapterProcess, connectToPort, startAdapter } from "./adapter-process.js";
 import { DapClosedError, type DapConnection, DapRequestError, DapTimeoutError } from "./dap-connection.js";
 import { OutputBuffer } from "./output-buffer.js";
+import { within } from "../time/wait.js";
 
 export type SessionState = "starting" | "running" | "stopped" | "exited" | "terminated";
 export type ResumeAction = "continue" | "next" | "stepIn" | "stepOut";
@@ -571,7 +572,7 @@ export class DebugSession {
       this.socket?.destroy();
       if (this.builtBinary) {
         // dlv removes its build on a clean exit; when it was killed, we do, once it is gone.
-        if (this.adapter) await Promise.race([this.adapter.exited, new Promise((r) => setTimeout(r, 3_000))]);
+        if (this.adapter) await within(this.adapter.exited, 3_000, undefined);
         await rm(this.builtBinary, { force: true }).catch(() => undefined);
       }
       for (const p of this.options.cleanup) await rm(p, { recursive: true, force: true }).catch(() => undefined);

@@ -4,11 +4,10 @@
 // that has debugpy (Debian's python3-debugpy) as long as the project's interpreter can load it too.
 // Only a launch runs the project's interpreter to check that: describing (`adapters`, Describe) runs
 // nothing from the workspace, whose files are whoever-wrote-them's programs.
-import { execFile } from "node:child_process";
-import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PROJECT_LOCAL_NOTE, searchPath } from "../exec/resolve-binary.js";
-import { LIMITS } from "../limits.js";
+import { probe } from "../exec/probe.js";
 import { brokenVenvMessage, configuredPython, projectVenvPython } from "../python/project-python.js";
 
 export interface PythonChoice {
@@ -23,38 +22,6 @@ export interface PythonChoice {
 }
 
 export type PythonResolution = { ok: true; choice: PythonChoice } | { ok: false; missingBinary: boolean; detail: string };
-
-interface Probe {
-  ok: boolean;
-  output: string;
-}
-
-// Probing an interpreter costs a process start (hundreds of ms for debugpy.server): cache answers by
-// path and file identity so `adapters` then `launch` pay once.
-const probeCache = new Map<string, { key: string; result: Probe; until: number }>();
-
-function probe(python: string, code: string): Promise<Probe> {
-  let key = "";
-  try {
-    // A venv's python is a symlink to the system one: the link's own identity tells a recreated venv.
-    const st = statSync(python);
-    const link = lstatSync(python);
-    key = `${st.mtimeMs}:${st.ino}:${link.mtimeMs}:${link.ino}`;
-  } catch {
-    return Promise.resolve({ ok: false, output: `${python} does not exist` });
-  }
-  const cacheKey = `${python}\0${code}`;
-  const hit = probeCache.get(cacheKey);
-  if (hit && hit.key === key && Date.now() < hit.until) return Promise.resolve(hit.result);
-  return new Promise((resolve) => {
-    execFile(python, ["-c", code], { timeout: LIMITS.debugProbeTimeoutMs }, (err, stdout, stderr) => {
-      const result = { ok: !err, output: (err ? stderr || err.message : stdout).trim() };
-      // A failure is kept briefly only: a `pip install debugpy` must be seen soon after.
-      probeCache.set(cacheKey, { key, result, until: result.ok ? Infinity : Date.now() + LIMITS.debugProbeNegativeCacheMs });
-      resolve(result);
-    });
-  });
-}
 
 const FIND_DEBUGPY = "import debugpy, os; print(os.path.dirname(os.path.dirname(debugpy.__file__)))";
 // A project's own debugpy must also load its debugger (pydevd and its dependencies), not just import.
@@ -94,7 +61,7 @@ export type PythonPurpose = "launch" | "describe";
  */
 async function describeVenv(venv: string, candidates: string[]): Promise<PythonResolution> {
   for (const py of candidates) {
-    if (!(await probe(py, FIND_DEBUGPY)).ok) continue;
+    if (!(await probe(py, ["-c", FIND_DEBUGPY])).ok) continue;
     const origin = `project virtual environment (${venv}, ${PROJECT_LOCAL_NOTE}: a launch uses its own debugpy, else ${py}'s if it can load that one)`;
     return { ok: true, choice: { interpreter: venv, origin, adapterPython: py, unchecked: true } };
   }
@@ -134,7 +101,7 @@ export async function resolvePython(projectFolders: string[], purpose: PythonPur
   const candidates = pathPythons();
   if (venv && purpose === "describe") return describeVenv(venv, candidates);
   if (venv) {
-    const own = await probe(venv, LOAD_DEBUGPY);
+    const own = await probe(venv, ["-c", LOAD_DEBUGPY]);
     const where = venv;
     if (own.ok) return { ok: true, choice: { interpreter: venv, origin: `project virtual environment (${where}), which has debugpy`, adapterPython: venv } };
     // The venv lacks debugpy: run the adapter under a PATH python that has it, provided the venv's
@@ -142,12 +109,12 @@ export async function resolvePython(projectFolders: string[], purpose: PythonPur
     const reasons: string[] = [];
     let donor: string | undefined;
     for (const py of candidates) {
-      const found = await probe(py, FIND_DEBUGPY);
+      const found = await probe(py, ["-c", FIND_DEBUGPY]);
       if (!found.ok) continue;
       donor ??= py;
       // As debugpy's launcher does: its parent folder on sys.path only while `import debugpy` runs
       // (debugpy/__main__.py removes it again), so its other imports must resolve in the venv itself.
-      const load = await probe(venv, `import sys; sys.path.insert(0, ${JSON.stringify(found.output)}); import debugpy; del sys.path[0]; import debugpy.server`);
+      const load = await probe(venv, ["-c", `import sys; sys.path.insert(0, ${JSON.stringify(found.output)}); import debugpy; del sys.path[0]; import debugpy.server`]);
       if (load.ok) {
         return { ok: true, choice: { interpreter: venv, origin: `project virtual environment (${where}), debugpy from ${py}`, adapterPython: py } };
       }
@@ -161,7 +128,7 @@ export async function resolvePython(projectFolders: string[], purpose: PythonPur
   }
   const skipped: string[] = [];
   for (const py of candidates) {
-    const found = await probe(py, FIND_DEBUGPY);
+    const found = await probe(py, ["-c", FIND_DEBUGPY]);
     if (found.ok) {
       const origin = skipped.length ? `first python3 on PATH with debugpy (skipped ${skipped.join(", ")}: no debugpy)` : "python3 on PATH";
       return { ok: true, choice: { interpreter: py, origin, adapterPython: py } };

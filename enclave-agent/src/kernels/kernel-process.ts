@@ -13,6 +13,7 @@ import { describeExit, oomKillCount } from "./exit-fate.js";
 import { type AgentFrame, asKernelFrame, type KernelFrame } from "./kernel-frames.js";
 import type { KernelLanguage } from "./kernel-registry.js";
 import { FrameReader, SyncScanner } from "./stream-sync.js";
+import { within } from "../time/wait.js";
 
 export interface LaunchSpec {
   language: KernelLanguage;
@@ -162,9 +163,9 @@ export class KernelProcess {
     const ready = new Promise<KernelFrame>((resolve) => {
       k.onReady = resolve;
     });
-    const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), LIMITS.kernelStartTimeoutMs).unref());
-    const first = await Promise.race([ready, k.exited, timeout]);
-    if (first === "timeout") {
+    const timedOut = Symbol("timed out");
+    const first = await within(Promise.race([ready, k.exited]), LIMITS.kernelStartTimeoutMs, timedOut);
+    if (first === timedOut) {
       k.kill(`it did not become ready within ${LIMITS.kernelStartTimeoutMs} ms`);
       throw new AgentError("unavailable", `the ${spec.language} kernel did not start within ${LIMITS.kernelStartTimeoutMs} ms (${spec.argv.join(" ")})`);
     }

@@ -4,10 +4,11 @@
 // system's packages (pandas, matplotlib) and takes installs without touching the system, the
 // read-only root of an enclosure or another conversation's environment. It lives in the agent's
 // private state folder: at a path anyone can guess, a venv planted before the first kernel would run.
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { probeSync } from "../exec/probe.js";
 import { resolveBinary } from "../exec/resolve-binary.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
@@ -41,14 +42,8 @@ let chosenDefault: string | undefined | null = null;
 function defaultPython(): string | undefined {
   if (chosenDefault !== null) return chosenDefault;
   const candidates = [...new Set([resolveBinary("python3"), resolveBinary("/usr/bin/python3")].filter((p): p is string => !!p))];
-  const hasDataStack = (py: string): boolean => {
-    try {
-      execFileSync(py, ["-c", "import importlib.util as u, sys; sys.exit(0 if u.find_spec('pandas') and u.find_spec('matplotlib') else 1)"], { stdio: "ignore", timeout: 10_000 });
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const hasDataStack = (py: string): boolean =>
+    probeSync(py, ["-c", "import importlib.util as u, sys; sys.exit(0 if u.find_spec('pandas') and u.find_spec('matplotlib') else 1)"]).ok;
   chosenDefault = candidates.find(hasDataStack) ?? candidates[0];
   return chosenDefault;
 }

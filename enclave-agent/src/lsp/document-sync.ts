@@ -7,6 +7,7 @@ import type { AgentError } from "../errors.js";
 import type { Diagnostic } from "./lsp-types.js";
 import type { ServerConnection } from "./server-connection.js";
 import { tsserverDiagnostics } from "./tsserver-diagnostics.js";
+import { sleep } from "../time/wait.js";
 
 export interface Synced {
   uri: string;
@@ -126,7 +127,7 @@ async function pullDiagnostics(conn: ServerConnection, synced: Synced, deadline:
       if (/did not answer/.test((err as Error).message)) return undefined;
       // Cancelled because its state moved on (a newer edit): ask again.
       if ((err as AgentError).code === "unavailable") {
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
         continue;
       }
       // A server that advertises pull but fails it: fall back to what it pushes.

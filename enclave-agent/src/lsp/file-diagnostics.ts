@@ -7,6 +7,7 @@ import { freshDiagnostics, readText, type Synced, syncText, uriOf } from "./docu
 import { toDiagnostics } from "./features/diagnostics.js";
 import { SourceLines } from "./source-lines.js";
 import type { LspSupervisor } from "./supervisor.js";
+import { within } from "../time/wait.js";
 
 export async function fileDiagnostics(paths: WorkspacePaths, sup: LspSupervisor, path: string, deadline: number): Promise<LspFileDiagnostics> {
   let abs: string;
@@ -32,7 +33,7 @@ export async function fileDiagnostics(paths: WorkspacePaths, sup: LspSupervisor,
   }
   // Starting a server counts against the wait: a write never blocks on a slow start.
   const started = sup.connect(choice);
-  const conn = await Promise.race([started, new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(0, deadline - Date.now())))]).catch(
+  const conn = await within(started, deadline - Date.now(), undefined).catch(
     (err: unknown) => err as Error,
   );
   if (conn === undefined) {

@@ -7,9 +7,7 @@ import { join, relative } from "node:path";
 import { LIMITS } from "../limits.js";
 import { checkServerBinary } from "./server-binary.js";
 import { LANGUAGE_SERVERS, type LanguageServerSpec } from "./server-registry.js";
-import { markerRoots } from "./server-roots.js";
-
-const SKIP = new Set(["node_modules", ".git", ".venv", "venv", "__pycache__", "dist", "build", "target", ".cache"]);
+import { markerFolders, SKIPPED_FOLDERS } from "../fs/project-roots.js";
 
 /** A workspace file under `rootAbs` with one of the server's extensions (breadth first), if any. */
 function sampleFile(spec: LanguageServerSpec, rootAbs: string, workspaceRoot: string): string | undefined {
@@ -29,7 +27,7 @@ function sampleFile(spec: LanguageServerSpec, rootAbs: string, workspaceRoot: st
         if (++seen > LIMITS.lspSearchSampleEntries) return undefined;
         // Dirent types come from lstat: a symbolic link is neither a file nor a folder here.
         if (e.isFile() && spec.extensions.some((x) => e.name.toLowerCase().endsWith(x))) return relative(workspaceRoot, join(dir, e.name));
-        if (e.isDirectory() && !e.name.startsWith(".") && !SKIP.has(e.name)) next.push(join(dir, e.name));
+        if (e.isDirectory() && !e.name.startsWith(".") && !SKIPPED_FOLDERS.has(e.name)) next.push(join(dir, e.name));
       }
     }
     level = next;
@@ -50,10 +48,8 @@ export function searchTargets(workspaceRoot: string): { targets: SearchTarget[];
   const targets: SearchTarget[] = [];
   const skipped: string[] = [];
   for (const spec of LANGUAGE_SERVERS) {
-    const roots = markerRoots(spec, workspaceRoot);
-    if (roots.length === 0) continue;
-    for (const root of roots) {
-      const rootAbs = join(workspaceRoot, root);
+    for (const rootAbs of markerFolders(spec.rootMarkers, workspaceRoot, 2)) {
+      const root = relative(workspaceRoot, rootAbs) || ".";
       if (!checkServerBinary(spec, rootAbs).ok) continue;
       const file = sampleFile(spec, rootAbs, workspaceRoot);
       if (!file) continue;

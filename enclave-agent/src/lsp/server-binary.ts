@@ -3,29 +3,11 @@
 // missing, and a server that cannot run should be "missing", not "available". A project's own binary
 // is never probed: the workspace is hostile input, and `status` or Describe must run nothing from it
 // (a broken one is reported when a real call starts it).
-import { spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { probeSync } from "../exec/probe.js";
 import { findBinary } from "../exec/resolve-binary.js";
 import type { LanguageServerSpec } from "./server-registry.js";
 
 export type BinaryCheck = { ok: true; path: string; projectLocal: boolean } | { ok: false; why: string };
-
-const probed = new Map<string, string | undefined>();
-
-function probe(path: string, args: string[]): string | undefined {
-  let key: string;
-  try {
-    key = `${path}\u0000${statSync(path).mtimeMs}`;
-  } catch {
-    key = path;
-  }
-  if (probed.has(key)) return probed.get(key);
-  const r = spawnSync(path, args, { timeout: 10_000, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  const failure =
-    r.status === 0 ? undefined : (`${r.stderr ?? ""}${r.stdout ?? ""}`.trim().split("\n")[0] ?? "") || (r.error?.message ?? `exit status ${r.status}`);
-  probed.set(key, failure);
-  return failure;
-}
 
 export function checkServerBinary(spec: LanguageServerSpec, projectDir: string): BinaryCheck {
   const name = spec.command[0] ?? "";
@@ -33,8 +15,9 @@ export function checkServerBinary(spec: LanguageServerSpec, projectDir: string):
   if (!found) return { ok: false, why: `\`${name}\` is not on PATH here (nor in the project's node_modules/.bin, .venv/bin or venv/bin); ${spec.install}` };
   const { path, projectLocal } = found;
   if (spec.probe && !projectLocal) {
-    const failure = probe(path, spec.probe);
-    if (failure !== undefined) {
+    const answer = probeSync(path, spec.probe);
+    if (!answer.ok) {
+      const failure = answer.output.split("\n")[0] ?? "";
       return { ok: false, why: `\`${name}\` resolves to ${path}, but \`${[name, ...spec.probe].join(" ")}\` fails (${failure.slice(0, 200)}); ${spec.install}` };
     }
   }

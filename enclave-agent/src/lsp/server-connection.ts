@@ -16,6 +16,7 @@ import { LIMITS } from "../limits.js";
 import type { Diagnostic, ServerCapabilities } from "./lsp-types.js";
 import { killProcessTree } from "../process/process-tree.js";
 import type { LanguageServerSpec } from "./server-registry.js";
+import { within } from "../time/wait.js";
 
 export interface PushedDiagnostics {
   version: number | undefined;
@@ -120,7 +121,7 @@ export class ServerConnection {
       proc.on("exit", (code, signal) => {
         this.deathReason = this.stopping ? "stopped" : signal ? `killed by ${signal}` : `exited with code ${code}`;
         // Its last words (why it died) may still be in the pipe: give them a moment.
-        void Promise.race([stderrEnded, new Promise((r) => setTimeout(r, 200))]).then(() => {
+        void within(stderrEnded, 200, undefined).then(() => {
           this.failPending();
           resolve();
         });
@@ -491,16 +492,16 @@ export class ServerConnection {
     if (this.alive && !this.stopping) {
       this.stopping = true;
       try {
-        await Promise.race([this.request("shutdown", null, LIMITS.lspShutdownGraceMs), new Promise((r) => setTimeout(r, LIMITS.lspShutdownGraceMs))]);
+        await within(this.request("shutdown", null, LIMITS.lspShutdownGraceMs), LIMITS.lspShutdownGraceMs, undefined);
         this.notify("exit", null);
       } catch {
         // Dying or deaf: the kill below handles it.
       }
-      await Promise.race([this.exited, new Promise((r) => setTimeout(r, 300))]);
+      await within(this.exited, 300, undefined);
     }
     this.stopping = true;
     if (this.proc.pid !== undefined) killProcessTree(this.proc.pid);
-    await Promise.race([this.exited, new Promise((r) => setTimeout(r, LIMITS.lspShutdownGraceMs))]);
+    await within(this.exited, LIMITS.lspShutdownGraceMs, undefined);
     this.conn.dispose();
   }
 }

@@ -2,7 +2,7 @@
 // by every call (concurrent first calls wait on the same start). A server that dies is restarted
 // lazily by the next call, after a backoff; one that keeps dying young goes into the broken set and is
 // not respawned until `reload`, so a crash loop never eats the machine.
-import { extname, join, relative } from "node:path";
+import { dirname, extname, join, relative } from "node:path";
 import { AgentError } from "../errors.js";
 import { describeBinary } from "../exec/resolve-binary.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
@@ -11,7 +11,8 @@ import { type CompileCommandsMode, compileCommandsFor, sourcesChanged } from "./
 import { checkServerBinary } from "./server-binary.js";
 import { ServerConnection } from "./server-connection.js";
 import { LANGUAGE_IDS, LANGUAGE_SERVERS, type LanguageServerSpec } from "./server-registry.js";
-import { findRoot, markerRoots } from "./server-roots.js";
+import { markerFolders, nearestRoot } from "../fs/project-roots.js";
+import { sleep } from "../time/wait.js";
 
 export interface ServerChoice {
   spec: LanguageServerSpec;
@@ -82,7 +83,7 @@ export class LspSupervisor {
     }
     const why: string[] = [];
     for (const spec of specs) {
-      const root = findRoot(spec, fileAbs, this.paths.root);
+      const root = nearestRoot(spec.rootMarkers, dirname(fileAbs), this.paths.root);
       const binary = checkServerBinary(spec, root ?? this.paths.root);
       if (root && binary.ok) return { spec, root, binary: binary.path };
       const missing: string[] = [];
@@ -125,7 +126,7 @@ export class LspSupervisor {
     const rec = this.crashes.get(key);
     if (rec && rec.count >= LIMITS.lspMaxCrashes) throw new AgentError("failed_precondition", this.brokenMessage(choice.spec, choice.root, rec));
     const starting = (async () => {
-      if (rec && rec.retryAt > Date.now()) await new Promise((r) => setTimeout(r, rec.retryAt - Date.now()));
+      if (rec && rec.retryAt > Date.now()) await sleep(rec.retryAt - Date.now());
       let extraArgs: string[] = [];
       if (choice.spec.compilationDatabase) {
         const mode = compileCommandsFor(choice.root, this.paths.root, this.opts.stateDir, true);
@@ -210,7 +211,7 @@ export class LspSupervisor {
         const root = k.split("\u0000")[1] ?? this.paths.root;
         return { ...base, state: "broken", roots: broken.map(([kk]) => rel(kk.split("\u0000")[1] ?? "")), detail: this.brokenMessage(spec, root, r) };
       }
-      const roots = markerRoots(spec, this.paths.root);
+      const roots = markerFolders(spec.rootMarkers, this.paths.root, 2).map((d) => relative(this.paths.root, d) || ".");
       const binary = checkServerBinary(spec, join(this.paths.root, roots[0] ?? "."));
       if (!binary.ok) return { ...base, state: "missing_binary", roots, detail: binary.why };
       const shown = describeBinary(binary);
@@ -224,7 +225,7 @@ export class LspSupervisor {
     const match = (id: string, root: string): boolean => {
       if (!fileAbs) return true;
       const spec = LANGUAGE_SERVERS.find((s) => s.id === id);
-      return Boolean(spec && spec.extensions.includes(extname(fileAbs).toLowerCase()) && findRoot(spec, fileAbs, this.paths.root) === root);
+      return Boolean(spec && spec.extensions.includes(extname(fileAbs).toLowerCase()) && nearestRoot(spec.rootMarkers, dirname(fileAbs), this.paths.root) === root);
     };
     const unbroken: string[] = [];
     for (const [key] of this.crashes) {

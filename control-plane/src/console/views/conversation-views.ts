@@ -69,7 +69,7 @@ function runsTable(runs: readonly Run[], now: number): SafeHtml {
   if (!runs.length) return html`<p class="empty-note">No open runs.</p>`;
   return html`<table class="grid runs"><thead><tr><th>run</th><th>surface</th><th>approval</th><th>resources</th><th>cards go to</th><th>open for</th></tr></thead><tbody>${runs.map(
     (r) =>
-      html`<tr><td><code>${r.id}</code>${r.vibeMode ? html` <span class="badge">vibe</span>` : ""}</td><td>${r.surface}</td><td>${r.approvalPolicy}</td><td class="wrap">${r.resources.join(", ")}</td><td>${r.targetSpace}</td><td>${since(r.openedAtMs, now)}</td></tr>`,
+      html`<tr><td><code>${r.id}</code>${r.cli ? html` <span class="badge" title="kept for the command line across calls; closes when idle">cli</span>` : ""}${r.vibeMode ? html` <span class="badge">vibe</span>` : ""}</td><td>${r.surface}</td><td>${r.approvalPolicy}</td><td class="wrap">${r.resources.join(", ")}</td><td>${r.targetSpace}</td><td>${since(r.openedAtMs, now)}</td></tr>`,
   )}</tbody></table>`;
 }
 

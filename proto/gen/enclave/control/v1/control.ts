@@ -171,6 +171,39 @@ export interface Run {
   targetSpace: string;
   vibeMode: boolean;
   questionTimeoutSeconds: number;
+  /** Opened for the command line (AttachCliRun); such runs close after idle_expires_at_ms. */
+  cli: boolean;
+  /**
+   * The run AttachCliRun returns for its (conversation, surface); an older CLI run replaced by
+   * new_run stays open (listed, usable by id) until closed or idle.
+   */
+  cliCurrent: boolean;
+  openedAtMs: number;
+  /** The end of the last call (or the start of one in flight); 0 before any. */
+  lastUsedMs: number;
+  /** CLI runs: when the run closes unless used again; 0 while a call is in flight or for other runs. */
+  idleExpiresAtMs: number;
+  /** Staged changes awaiting resolve. */
+  pendingActions: number;
+  callsInFlight: number;
+}
+
+export interface AttachCliRunRequest {
+  conversationId: string;
+  surface: string;
+  /** Empty for the tier default (`write`). */
+  approvalPolicy: string;
+  vibeMode: boolean;
+  /** Open a fresh run and keep it instead of the current one (which stays open until closed or idle). */
+  newRun: boolean;
+}
+
+export interface ListRunsRequest {
+  conversationId: string;
+}
+
+export interface ListRunsResponse {
+  runs: Run[];
 }
 
 export interface CloseRunRequest {
@@ -2302,6 +2335,13 @@ function createBaseRun(): Run {
     targetSpace: "",
     vibeMode: false,
     questionTimeoutSeconds: 0,
+    cli: false,
+    cliCurrent: false,
+    openedAtMs: 0,
+    lastUsedMs: 0,
+    idleExpiresAtMs: 0,
+    pendingActions: 0,
+    callsInFlight: 0,
   };
 }
 
@@ -2330,6 +2370,27 @@ export const Run: MessageFns<Run> = {
     }
     if (message.questionTimeoutSeconds !== 0) {
       writer.uint32(176).int64(message.questionTimeoutSeconds);
+    }
+    if (message.cli !== false) {
+      writer.uint32(184).bool(message.cli);
+    }
+    if (message.cliCurrent !== false) {
+      writer.uint32(192).bool(message.cliCurrent);
+    }
+    if (message.openedAtMs !== 0) {
+      writer.uint32(200).int64(message.openedAtMs);
+    }
+    if (message.lastUsedMs !== 0) {
+      writer.uint32(208).int64(message.lastUsedMs);
+    }
+    if (message.idleExpiresAtMs !== 0) {
+      writer.uint32(216).int64(message.idleExpiresAtMs);
+    }
+    if (message.pendingActions !== 0) {
+      writer.uint32(224).int64(message.pendingActions);
+    }
+    if (message.callsInFlight !== 0) {
+      writer.uint32(232).int64(message.callsInFlight);
     }
     return writer;
   },
@@ -2411,6 +2472,62 @@ export const Run: MessageFns<Run> = {
             message.questionTimeoutSeconds = longToNumber(reader.int64());
             continue;
           }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.cli = reader.bool();
+            continue;
+          }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.cliCurrent = reader.bool();
+            continue;
+          }
+          case 25: {
+            if (tag !== 200) {
+              break;
+            }
+
+            message.openedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 26: {
+            if (tag !== 208) {
+              break;
+            }
+
+            message.lastUsedMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 27: {
+            if (tag !== 216) {
+              break;
+            }
+
+            message.idleExpiresAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 28: {
+            if (tag !== 224) {
+              break;
+            }
+
+            message.pendingActions = longToNumber(reader.int64());
+            continue;
+          }
+          case 29: {
+            if (tag !== 232) {
+              break;
+            }
+
+            message.callsInFlight = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2455,6 +2572,37 @@ export const Run: MessageFns<Run> = {
         : isSet(object.question_timeout_seconds)
         ? globalThis.Number(object.question_timeout_seconds)
         : 0,
+      cli: isSet(object.cli) ? globalThis.Boolean(object.cli) : false,
+      cliCurrent: isSet(object.cliCurrent)
+        ? globalThis.Boolean(object.cliCurrent)
+        : isSet(object.cli_current)
+        ? globalThis.Boolean(object.cli_current)
+        : false,
+      openedAtMs: isSet(object.openedAtMs)
+        ? globalThis.Number(object.openedAtMs)
+        : isSet(object.opened_at_ms)
+        ? globalThis.Number(object.opened_at_ms)
+        : 0,
+      lastUsedMs: isSet(object.lastUsedMs)
+        ? globalThis.Number(object.lastUsedMs)
+        : isSet(object.last_used_ms)
+        ? globalThis.Number(object.last_used_ms)
+        : 0,
+      idleExpiresAtMs: isSet(object.idleExpiresAtMs)
+        ? globalThis.Number(object.idleExpiresAtMs)
+        : isSet(object.idle_expires_at_ms)
+        ? globalThis.Number(object.idle_expires_at_ms)
+        : 0,
+      pendingActions: isSet(object.pendingActions)
+        ? globalThis.Number(object.pendingActions)
+        : isSet(object.pending_actions)
+        ? globalThis.Number(object.pending_actions)
+        : 0,
+      callsInFlight: isSet(object.callsInFlight)
+        ? globalThis.Number(object.callsInFlight)
+        : isSet(object.calls_in_flight)
+        ? globalThis.Number(object.calls_in_flight)
+        : 0,
     };
   },
 
@@ -2484,6 +2632,27 @@ export const Run: MessageFns<Run> = {
     if (message.questionTimeoutSeconds !== 0) {
       obj.questionTimeoutSeconds = Math.round(message.questionTimeoutSeconds);
     }
+    if (message.cli !== false) {
+      obj.cli = message.cli;
+    }
+    if (message.cliCurrent !== false) {
+      obj.cliCurrent = message.cliCurrent;
+    }
+    if (message.openedAtMs !== 0) {
+      obj.openedAtMs = Math.round(message.openedAtMs);
+    }
+    if (message.lastUsedMs !== 0) {
+      obj.lastUsedMs = Math.round(message.lastUsedMs);
+    }
+    if (message.idleExpiresAtMs !== 0) {
+      obj.idleExpiresAtMs = Math.round(message.idleExpiresAtMs);
+    }
+    if (message.pendingActions !== 0) {
+      obj.pendingActions = Math.round(message.pendingActions);
+    }
+    if (message.callsInFlight !== 0) {
+      obj.callsInFlight = Math.round(message.callsInFlight);
+    }
     return obj;
   },
 
@@ -2500,6 +2669,302 @@ export const Run: MessageFns<Run> = {
     message.targetSpace = object.targetSpace ?? "";
     message.vibeMode = object.vibeMode ?? false;
     message.questionTimeoutSeconds = object.questionTimeoutSeconds ?? 0;
+    message.cli = object.cli ?? false;
+    message.cliCurrent = object.cliCurrent ?? false;
+    message.openedAtMs = object.openedAtMs ?? 0;
+    message.lastUsedMs = object.lastUsedMs ?? 0;
+    message.idleExpiresAtMs = object.idleExpiresAtMs ?? 0;
+    message.pendingActions = object.pendingActions ?? 0;
+    message.callsInFlight = object.callsInFlight ?? 0;
+    return message;
+  },
+};
+
+function createBaseAttachCliRunRequest(): AttachCliRunRequest {
+  return { conversationId: "", surface: "", approvalPolicy: "", vibeMode: false, newRun: false };
+}
+
+export const AttachCliRunRequest: MessageFns<AttachCliRunRequest> = {
+  encode(message: AttachCliRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.surface !== "") {
+      writer.uint32(18).string(message.surface);
+    }
+    if (message.approvalPolicy !== "") {
+      writer.uint32(26).string(message.approvalPolicy);
+    }
+    if (message.vibeMode !== false) {
+      writer.uint32(32).bool(message.vibeMode);
+    }
+    if (message.newRun !== false) {
+      writer.uint32(40).bool(message.newRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AttachCliRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAttachCliRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.surface = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.approvalPolicy = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.vibeMode = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.newRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AttachCliRunRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      surface: isSet(object.surface) ? globalThis.String(object.surface) : "",
+      approvalPolicy: isSet(object.approvalPolicy)
+        ? globalThis.String(object.approvalPolicy)
+        : isSet(object.approval_policy)
+        ? globalThis.String(object.approval_policy)
+        : "",
+      vibeMode: isSet(object.vibeMode)
+        ? globalThis.Boolean(object.vibeMode)
+        : isSet(object.vibe_mode)
+        ? globalThis.Boolean(object.vibe_mode)
+        : false,
+      newRun: isSet(object.newRun)
+        ? globalThis.Boolean(object.newRun)
+        : isSet(object.new_run)
+        ? globalThis.Boolean(object.new_run)
+        : false,
+    };
+  },
+
+  toJSON(message: AttachCliRunRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.surface !== "") {
+      obj.surface = message.surface;
+    }
+    if (message.approvalPolicy !== "") {
+      obj.approvalPolicy = message.approvalPolicy;
+    }
+    if (message.vibeMode !== false) {
+      obj.vibeMode = message.vibeMode;
+    }
+    if (message.newRun !== false) {
+      obj.newRun = message.newRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AttachCliRunRequest>, I>>(base?: I): AttachCliRunRequest {
+    return AttachCliRunRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AttachCliRunRequest>, I>>(object: I): AttachCliRunRequest {
+    const message = createBaseAttachCliRunRequest();
+    message.conversationId = object.conversationId ?? "";
+    message.surface = object.surface ?? "";
+    message.approvalPolicy = object.approvalPolicy ?? "";
+    message.vibeMode = object.vibeMode ?? false;
+    message.newRun = object.newRun ?? false;
+    return message;
+  },
+};
+
+function createBaseListRunsRequest(): ListRunsRequest {
+  return { conversationId: "" };
+}
+
+export const ListRunsRequest: MessageFns<ListRunsRequest> = {
+  encode(message: ListRunsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRunsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRunsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRunsRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRunsRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRunsRequest>, I>>(base?: I): ListRunsRequest {
+    return ListRunsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRunsRequest>, I>>(object: I): ListRunsRequest {
+    const message = createBaseListRunsRequest();
+    message.conversationId = object.conversationId ?? "";
+    return message;
+  },
+};
+
+function createBaseListRunsResponse(): ListRunsResponse {
+  return { runs: [] };
+}
+
+export const ListRunsResponse: MessageFns<ListRunsResponse> = {
+  encode(message: ListRunsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.runs) {
+      Run.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRunsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRunsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runs.push(Run.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRunsResponse {
+    return { runs: globalThis.Array.isArray(object?.runs) ? object.runs.map((e: any) => Run.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListRunsResponse): unknown {
+    const obj: any = {};
+    if (message.runs?.length) {
+      obj.runs = message.runs.map((e) => Run.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRunsResponse>, I>>(base?: I): ListRunsResponse {
+    return ListRunsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRunsResponse>, I>>(object: I): ListRunsResponse {
+    const message = createBaseListRunsResponse();
+    message.runs = object.runs?.map((e) => Run.fromPartial(e)) || [];
     return message;
   },
 };
@@ -9528,6 +9993,31 @@ export const ControlPlaneService = {
     responseSerialize: (value: ToolHostCommand): Buffer => Buffer.from(ToolHostCommand.encode(value).finish()),
     responseDeserialize: (value: Buffer): ToolHostCommand => ToolHostCommand.decode(value),
   },
+  /**
+   * The command line's run for a (conversation, surface), kept across CLI calls so a staged change
+   * one call makes can be resolved by the next: returns the kept run (opening one when there is
+   * none, or a fresh one with new_run) with the request's approval policy and vibe mode applied.
+   * Kept runs close with CloseRun or after an idle time with no call (the server's setting).
+   */
+  attachCliRun: {
+    path: "/enclave.control.v1.ControlPlane/AttachCliRun" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AttachCliRunRequest): Buffer => Buffer.from(AttachCliRunRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AttachCliRunRequest => AttachCliRunRequest.decode(value),
+    responseSerialize: (value: Run): Buffer => Buffer.from(Run.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Run => Run.decode(value),
+  },
+  /** Open runs, every conversation's with an empty conversation_id. */
+  listRuns: {
+    path: "/enclave.control.v1.ControlPlane/ListRuns" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRunsRequest): Buffer => Buffer.from(ListRunsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRunsRequest => ListRunsRequest.decode(value),
+    responseSerialize: (value: ListRunsResponse): Buffer => Buffer.from(ListRunsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRunsResponse => ListRunsResponse.decode(value),
+  },
 } as const;
 
 export interface ControlPlaneServer extends UntypedServiceImplementation {
@@ -9581,6 +10071,15 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
    * One tool host per run; it is dropped when its stream ends or the run closes.
    */
   connectToolHost: handleBidiStreamingCall<ToolHostMessage, ToolHostCommand>;
+  /**
+   * The command line's run for a (conversation, surface), kept across CLI calls so a staged change
+   * one call makes can be resolved by the next: returns the kept run (opening one when there is
+   * none, or a fresh one with new_run) with the request's approval policy and vibe mode applied.
+   * Kept runs close with CloseRun or after an idle time with no call (the server's setting).
+   */
+  attachCliRun: handleUnaryCall<AttachCliRunRequest, Run>;
+  /** Open runs, every conversation's with an empty conversation_id. */
+  listRuns: handleUnaryCall<ListRunsRequest, ListRunsResponse>;
 }
 
 export interface ControlPlaneClient extends Client {
@@ -9880,6 +10379,43 @@ export interface ControlPlaneClient extends Client {
     metadata: Metadata,
     options?: Partial<CallOptions>,
   ): ClientDuplexStream<ToolHostMessage, ToolHostCommand>;
+  /**
+   * The command line's run for a (conversation, surface), kept across CLI calls so a staged change
+   * one call makes can be resolved by the next: returns the kept run (opening one when there is
+   * none, or a fresh one with new_run) with the request's approval policy and vibe mode applied.
+   * Kept runs close with CloseRun or after an idle time with no call (the server's setting).
+   */
+  attachCliRun(
+    request: AttachCliRunRequest,
+    callback: (error: ServiceError | null, response: Run) => void,
+  ): ClientUnaryCall;
+  attachCliRun(
+    request: AttachCliRunRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Run) => void,
+  ): ClientUnaryCall;
+  attachCliRun(
+    request: AttachCliRunRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Run) => void,
+  ): ClientUnaryCall;
+  /** Open runs, every conversation's with an empty conversation_id. */
+  listRuns(
+    request: ListRunsRequest,
+    callback: (error: ServiceError | null, response: ListRunsResponse) => void,
+  ): ClientUnaryCall;
+  listRuns(
+    request: ListRunsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRunsResponse) => void,
+  ): ClientUnaryCall;
+  listRuns(
+    request: ListRunsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRunsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const ControlPlaneClient = makeGenericClientConstructor(

@@ -1,0 +1,18 @@
+// The agent's waits with a bound: how long to give a process to exit, a server to answer, a start to
+// finish. One helper, so no wait leaves a timer behind that keeps the agent alive or fires late.
+
+/** Resolves after `ms`; the timer does not keep the process alive. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)).unref());
+}
+
+/** `work`'s value, or `late` once `ms` have passed, whichever comes first. A rejection of `work`
+ * before then rejects; the timer is cleared as soon as either side settles. */
+export function within<T, L>(work: Promise<T>, ms: number, late: L): Promise<T | L> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<L>((resolve) => {
+    timer = setTimeout(() => resolve(late), Math.max(0, ms));
+    timer.unref();
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
