@@ -3,6 +3,7 @@
 import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import enclaveRules from "./scripts/lint-rules/no-message-branching.mjs";
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", ".cache/**", ".enclave/**", "proto/gen/**", "test/artifacts/**", "test/fixtures/**", "test/fidelity/eval-corpus/**"] },
@@ -13,7 +14,10 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
+    plugins: { enclave: enclaveRules },
     rules: {
+      // Failures are told apart by their code; a message may be reworded without changing behaviour.
+      "enclave/no-message-branching": "error",
       // A handler may read a binding that is assigned once the server is listening.
       "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       // Terminal and path sanitizers match control characters on purpose.

@@ -1,6 +1,9 @@
-// The control plane's one error type. Its code is stable (tool results carry it as error_code and
-// the gRPC API maps it to a status); its message says what happened and what to do.
+// The control plane's one error type. Its code is stable (tool results carry it as error_code, and
+// the gRPC API maps it to a status and sends it in the `enclave-error-code` trailer); its message
+// says what happened and what to do, and no code reads it.
 import { status } from "@grpc/grpc-js";
+// One test mode for both sides: ENCLAVE_REWORD_ERRORS=1 rewrites every message.
+import { reworded } from "../../enclave-agent/src/errors.js";
 
 export type EnclaveErrorCode =
   | "invalid_arguments"
@@ -23,6 +26,14 @@ export type EnclaveErrorCode =
   | "kernel_died"
   /** A cell made more bridge calls (tool() in a kernel) than one cell may. */
   | "bridge_limit"
+  /** A language server did not answer within the request's deadline (it keeps running). */
+  | "lsp_timeout"
+  /** A language server exited, was killed or could not run; it is restarted on the next call. */
+  | "lsp_server_dead"
+  /** A language server answered with an error of its own. */
+  | "lsp_server_error"
+  /** A language server dropped the request because its state moved on (an edit); asking again may work. */
+  | "lsp_state_changed"
   /** The harness's tool host refused a cell's bridge call it intercepted (its reason is the message). */
   | "harness_denied"
   /** The run's harness tool host disconnected (or none is connected where one is needed). */
@@ -46,16 +57,34 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   cell_error: status.ABORTED,
   kernel_died: status.ABORTED,
   bridge_limit: status.RESOURCE_EXHAUSTED,
+  lsp_timeout: status.DEADLINE_EXCEEDED,
+  lsp_server_dead: status.UNAVAILABLE,
+  lsp_server_error: status.FAILED_PRECONDITION,
+  lsp_state_changed: status.UNAVAILABLE,
   harness_denied: status.PERMISSION_DENIED,
   harness_lost: status.UNAVAILABLE,
 };
+
+/** Every code, for tests and for reading one back from the wire. */
+export const ENCLAVE_ERROR_CODES = Object.keys(grpcStatus) as EnclaveErrorCode[];
+
+export function isEnclaveErrorCode(s: string): s is EnclaveErrorCode {
+  return Object.hasOwn(grpcStatus, s);
+}
+
+/**
+ * The trailing-metadata key under which the control-plane API sends a failed call's code (the same
+ * string a tool result's error_code carries), beside the gRPC status.
+ */
+export const ERROR_CODE_TRAILER = "enclave-error-code";
+
 
 export class EnclaveError extends Error {
   constructor(
     readonly code: EnclaveErrorCode,
     message: string,
   ) {
-    super(message);
+    super(reworded(message));
     this.name = "EnclaveError";
   }
 

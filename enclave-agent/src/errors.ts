@@ -1,6 +1,8 @@
 // The agent's one error type. Handlers throw it with a code and a message that says what happened
-// and what to do; the gRPC layer maps the code to a status.
+// and what to do; the gRPC layer maps the code to a status and sends the code itself beside it
+// (AgentErrorCode in errors.proto), so callers branch on the code and the message stays free text.
 import { status } from "@grpc/grpc-js";
+import { AgentErrorCode as WireCode } from "../../proto/gen/enclave/agent/v1/errors.js";
 
 export type AgentErrorCode =
   | "invalid_argument"
@@ -9,9 +11,22 @@ export type AgentErrorCode =
   | "already_exists"
   | "failed_precondition"
   | "too_large"
+  /** What the call needs cannot run here (a kernel, an interpreter, a grammar); the agent is fine. */
   | "unavailable"
-  | "internal";
+  /** The agent is stopping. */
+  | "stopping"
+  | "internal"
+  /** A language server did not answer within the request's deadline. */
+  | "lsp_timeout"
+  /** A language server exited, was killed or could not run. */
+  | "lsp_server_dead"
+  /** A language server answered with an error of its own. */
+  | "lsp_server_error"
+  /** A language server dropped the request because its state moved on; asking again may work. */
+  | "lsp_state_changed";
 
+// The language-server codes keep the statuses they always had: a control plane of an older build
+// reads them as before, a current one reads the finer code.
 const grpcStatus: Record<AgentErrorCode, status> = {
   invalid_argument: status.INVALID_ARGUMENT,
   outside_workspace: status.PERMISSION_DENIED,
@@ -20,20 +35,54 @@ const grpcStatus: Record<AgentErrorCode, status> = {
   failed_precondition: status.FAILED_PRECONDITION,
   too_large: status.RESOURCE_EXHAUSTED,
   unavailable: status.UNAVAILABLE,
+  stopping: status.UNAVAILABLE,
   internal: status.INTERNAL,
+  lsp_timeout: status.FAILED_PRECONDITION,
+  lsp_server_dead: status.FAILED_PRECONDITION,
+  lsp_server_error: status.FAILED_PRECONDITION,
+  lsp_state_changed: status.UNAVAILABLE,
 };
+
+const wireCode: Record<AgentErrorCode, WireCode> = {
+  invalid_argument: WireCode.AGENT_ERROR_CODE_INVALID_ARGUMENT,
+  outside_workspace: WireCode.AGENT_ERROR_CODE_OUTSIDE_WORKSPACE,
+  not_found: WireCode.AGENT_ERROR_CODE_NOT_FOUND,
+  already_exists: WireCode.AGENT_ERROR_CODE_ALREADY_EXISTS,
+  failed_precondition: WireCode.AGENT_ERROR_CODE_FAILED_PRECONDITION,
+  too_large: WireCode.AGENT_ERROR_CODE_TOO_LARGE,
+  unavailable: WireCode.AGENT_ERROR_CODE_UNAVAILABLE,
+  stopping: WireCode.AGENT_ERROR_CODE_STOPPING,
+  internal: WireCode.AGENT_ERROR_CODE_INTERNAL,
+  lsp_timeout: WireCode.AGENT_ERROR_CODE_LSP_TIMEOUT,
+  lsp_server_dead: WireCode.AGENT_ERROR_CODE_LSP_SERVER_DEAD,
+  lsp_server_error: WireCode.AGENT_ERROR_CODE_LSP_SERVER_ERROR,
+  lsp_state_changed: WireCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED,
+};
+
+/**
+ * With ENCLAVE_REWORD_ERRORS=1 every message is rewritten (a test mode): a test that runs the cases
+ * callers branch on proves no branch reads the text.
+ */
+export function reworded(message: string): string {
+  return process.env.ENCLAVE_REWORD_ERRORS === "1" ? `[reworded] ${[...message].reverse().join("")}` : message;
+}
 
 export class AgentError extends Error {
   constructor(
     readonly code: AgentErrorCode,
     message: string,
   ) {
-    super(message);
+    super(reworded(message));
     this.name = "AgentError";
   }
 
   get grpcCode(): status {
     return grpcStatus[this.code];
+  }
+
+  /** The code as errors.proto spells it on the wire. */
+  get wireCode(): WireCode {
+    return wireCode[this.code];
   }
 }
 

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { DebugEndKind } from "../../proto/gen/enclave/agent/v1/debug.js";
 import { DEBUG_ADAPTERS } from "../../enclave-agent/src/dap/adapter-registry.js";
 import { DebugSession } from "../../enclave-agent/src/dap/debug-session.js";
 import { launchArguments } from "../../enclave-agent/src/dap/launch-arguments.js";
@@ -42,7 +43,7 @@ describe("reverse requests", () => {
       expect(out).toMatch(/to stderr/);
       expect(out).toMatch(/done/);
     } finally {
-      await session.end("test over", true);
+      await session.end("test over", true, DebugEndKind.DEBUG_END_KIND_TERMINATED);
     }
   });
 });

@@ -5,8 +5,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
+import { freshDiagnostics } from "../../enclave-agent/src/lsp/document-sync.js";
 import { ServerConnection } from "../../enclave-agent/src/lsp/server-connection.js";
 import type { LanguageServerSpec } from "../../enclave-agent/src/lsp/server-registry.js";
 import { LspSupervisor } from "../../enclave-agent/src/lsp/supervisor.js";
@@ -17,8 +19,10 @@ const until = (what: () => boolean, label: string): Promise<true> => waitUntil((
 const dir = mkdtempSync(join(tmpdir(), "enclave-lsp-sup-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Answers initialize; never answers hover (logs $/cancelRequest); exits on "crash"; forks a sleeper
-// (its own child) on "fork" and answers with the child's pid.
+// Answers initialize; never answers hover or workspace/executeCommand (logs $/cancelRequest); exits
+// on "crash"; forks a sleeper (its own child) on "fork" and answers with the child's pid; answers
+// "fail" with a JSON-RPC error and "modified" with LSP's ContentModified; pushes one diagnostic for
+// a document opened.
 const SERVER = `
 const { spawn } = require("node:child_process");
 const fs = require("node:fs");
@@ -42,6 +46,9 @@ process.stdin.on("data", (chunk) => {
     else if (msg.method === "index") { send({ method: "$/progress", params: { token: "t1", value: { kind: "begin", title: "indexing" } } }); send({ id: msg.id, result: null }); }
     else if (msg.method === "indexed") { send({ method: "$/progress", params: { token: "t1", value: { kind: "end" } } }); send({ id: msg.id, result: null }); }
     else if (msg.method === "fork") { const c = spawn("sleep", ["300"], { stdio: "ignore" }); send({ id: msg.id, result: c.pid }); }
+    else if (msg.method === "fail") send({ id: msg.id, error: { code: -32603, message: "scripted failure" } });
+    else if (msg.method === "modified") send({ id: msg.id, error: { code: -32801, message: "content modified" } });
+    else if (msg.method === "textDocument/didOpen") send({ method: "textDocument/publishDiagnostics", params: { uri: msg.params.textDocument.uri, version: 1, diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, severity: 1, message: "stale" }] } });
   }
 });
 `;
@@ -57,7 +64,9 @@ describe("server connection mechanics", () => {
     const log = join(dir, "cancel.log");
     const s = { ...spec("fake"), command: [process.execPath, script, log] };
     const conn = await ServerConnection.start(s, dir, process.execPath);
-    await expect(conn.request("textDocument/hover", {}, 300)).rejects.toThrow(/did not answer textDocument\/hover within 300 ms \(the request was cancelled\)/);
+    const late = conn.request("textDocument/hover", {}, 300);
+    await expect(late).rejects.toThrow(/did not answer textDocument\/hover within 300 ms \(the request was cancelled\)/);
+    await expect(late).rejects.toMatchObject({ code: "lsp_timeout" });
     await until(() => readFileSync(log, "utf8").includes("$/cancelRequest"), "$/cancelRequest");
     await conn.stop();
   });
@@ -79,7 +88,44 @@ describe("server connection mechanics", () => {
     const crash = conn.request("crash", {}, 30_000);
     await expect(pending).rejects.toThrow(/fake language server .* exited with code 7 while answering \(its last output: segfault in the scripted server\); it is restarted on the next call/);
     await expect(crash).rejects.toThrow(/exited with code 7/);
+    await expect(pending).rejects.toMatchObject({ code: "lsp_server_dead" });
+    await expect(crash).rejects.toMatchObject({ code: "lsp_server_dead" });
     expect(conn.alive).toBe(false);
+    await expect(conn.request("textDocument/hover", {}, 1_000)).rejects.toMatchObject({ code: "lsp_server_dead" });
+  });
+
+  it("a server that answers with an error is told apart from one that is slow or dead", async () => {
+    const conn = await ServerConnection.start({ ...spec("fake"), command: [process.execPath, script, join(dir, "fail.log")] }, dir, process.execPath);
+    const failed = conn.request("fail", {}, 5_000);
+    await expect(failed).rejects.toThrow(/answered fail with an error: scripted failure/);
+    await expect(failed).rejects.toMatchObject({ code: "lsp_server_error" });
+    await expect(conn.request("modified", {}, 5_000)).rejects.toMatchObject({ code: "lsp_state_changed" });
+    expect(conn.alive).toBe(true);
+    await conn.stop();
+  });
+
+  describe("with every error message reworded", () => {
+    beforeAll(() => {
+      vi.stubEnv("ENCLAVE_REWORD_ERRORS", "1");
+    });
+    afterAll(() => {
+      vi.unstubAllEnvs();
+    });
+
+    it("a diagnostics request that times out gives no diagnostics, not the last (stale) push", async () => {
+      const log = join(dir, "reworded.log");
+      const conn = await ServerConnection.start({ ...spec("fake"), diagnostics: "tsserver", command: [process.execPath, script, log] }, dir, process.execPath);
+      const file = join(dir, "a.fake");
+      writeFileSync(file, "x\n");
+      const uri = pathToFileURL(file).href;
+      conn.notify("textDocument/didOpen", { textDocument: { uri, languageId: "fake", version: 1, text: "x\n" } });
+      await until(() => conn.lastPushed(uri) !== undefined, "the server's push");
+      const timedOut = conn.request("workspace/executeCommand", {}, 200);
+      await expect(timedOut).rejects.toMatchObject({ code: "lsp_timeout", message: expect.stringMatching(/^\[reworded\] /) });
+      const synced = { uri, text: "x\n", version: 1, changed: false, syncedAt: Date.now(), fileMtimeMs: Number.POSITIVE_INFINITY };
+      expect(await freshDiagnostics(conn, synced, Date.now() + 300)).toBeUndefined();
+      await conn.stop();
+    });
   });
 
   it("stop kills the whole process tree, children included", async () => {

@@ -53,6 +53,8 @@ import {
   type LspSyncResponse,
 } from "../../../proto/gen/enclave/agent/v1/lsp.js";
 import { type EvalEvent, type EvalRequest, KernelsClient, type ListKernelsResponse } from "../../../proto/gen/enclave/agent/v1/kernel.js";
+import { AgentErrorCode, AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
+import { AGENT_ERROR_TRAILER } from "../../../enclave-agent/src/grpc/unary.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
 
@@ -224,23 +226,22 @@ export class AgentClient {
     return this.kernels.eval(new Metadata());
   }
 
-  /** Maps an agent status to an EnclaveError; the agent's own messages already say what to do. */
+  /**
+   * Maps an agent failure to an EnclaveError by the code the agent sent beside its status (never by
+   * its text; the agent's own messages already say what to do). A failure without that code did not
+   * come from an agent handler: gRPC itself failed the call (the deadline passed, the connection or
+   * the stream broke, a message was too large), and its status says which.
+   */
   translate(err: ServiceError): EnclaveError {
     const details = err.details || err.message;
-    const byStatus: Partial<Record<status, EnclaveErrorCode>> = {
-      [status.INVALID_ARGUMENT]: "invalid_arguments",
-      [status.PERMISSION_DENIED]: "outside_workspace",
-      [status.NOT_FOUND]: "not_found",
-      [status.ALREADY_EXISTS]: "already_exists",
-      [status.FAILED_PRECONDITION]: "failed_precondition",
-      [status.RESOURCE_EXHAUSTED]: "too_large",
-    };
-    const code = byStatus[err.code];
+    const sent = agentErrorCode(err);
+    const code = sent === undefined ? BY_STATUS[err.code] : FROM_AGENT[sent];
     if (code) return new EnclaveError(code, details);
-    if (err.code === status.DEADLINE_EXCEEDED) {
+    if (sent === undefined && err.code === status.DEADLINE_EXCEEDED) {
       return new EnclaveError("timeout", `the enclave agent (${this.where()}) did not answer in time: ${details}`);
     }
-    if (err.code === status.UNAVAILABLE || err.code === status.CANCELLED || err.code === status.INTERNAL && /connection|stream|RST_STREAM/i.test(details)) {
+    const lost = sent === undefined ? err.code === status.UNAVAILABLE || err.code === status.CANCELLED || err.code === status.INTERNAL : sent === AgentErrorCode.AGENT_ERROR_CODE_STOPPING;
+    if (lost) {
       return new EnclaveError(
         "agent_lost",
         `the enclave agent (${this.where()}) went away during the call (${details}); ` +
@@ -248,5 +249,38 @@ export class AgentClient {
       );
     }
     return new EnclaveError("failed", `the enclave agent (${this.where()}) failed: ${details}`);
+  }
+}
+
+/** gRPC's own failures that are not the agent's going away (a message over the size limit). */
+const BY_STATUS: Partial<Record<status, EnclaveErrorCode>> = {
+  [status.RESOURCE_EXHAUSTED]: "too_large",
+};
+
+/** The agent's codes as the control plane's; STOPPING (agent_lost) and INTERNAL (failed) are said with where the agent runs. */
+const FROM_AGENT: Partial<Record<AgentErrorCode, EnclaveErrorCode>> = {
+  [AgentErrorCode.AGENT_ERROR_CODE_INVALID_ARGUMENT]: "invalid_arguments",
+  [AgentErrorCode.AGENT_ERROR_CODE_OUTSIDE_WORKSPACE]: "outside_workspace",
+  [AgentErrorCode.AGENT_ERROR_CODE_NOT_FOUND]: "not_found",
+  [AgentErrorCode.AGENT_ERROR_CODE_ALREADY_EXISTS]: "already_exists",
+  [AgentErrorCode.AGENT_ERROR_CODE_FAILED_PRECONDITION]: "failed_precondition",
+  [AgentErrorCode.AGENT_ERROR_CODE_TOO_LARGE]: "too_large",
+  // Not the agent going away: what the call needs cannot run in this placement.
+  [AgentErrorCode.AGENT_ERROR_CODE_UNAVAILABLE]: "placement_unavailable",
+  [AgentErrorCode.AGENT_ERROR_CODE_LSP_TIMEOUT]: "lsp_timeout",
+  [AgentErrorCode.AGENT_ERROR_CODE_LSP_SERVER_DEAD]: "lsp_server_dead",
+  [AgentErrorCode.AGENT_ERROR_CODE_LSP_SERVER_ERROR]: "lsp_server_error",
+  [AgentErrorCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED]: "lsp_state_changed",
+};
+
+/** The AgentErrorCode an agent handler sent in the call's trailers, or undefined when none did. */
+export function agentErrorCode(err: ServiceError): AgentErrorCode | undefined {
+  const [raw] = err.metadata?.get(AGENT_ERROR_TRAILER) ?? [];
+  if (!Buffer.isBuffer(raw)) return undefined;
+  try {
+    const code = AgentErrorStatus.decode(raw).errorCode;
+    return code === AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED ? undefined : code;
+  } catch {
+    return undefined;
   }
 }

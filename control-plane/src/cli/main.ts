@@ -1,7 +1,8 @@
 // enclave: the command line a person uses to run and try the control plane.
 import { createInterface, type Interface } from "node:readline";
 import { parseArgs } from "node:util";
-import { ControlPlaneClient, resultText } from "../client/control-plane-client.js";
+import { status } from "@grpc/grpc-js";
+import { ControlPlaneCallError, ControlPlaneClient, resultText } from "../client/control-plane-client.js";
 import { DEFAULT_LISTEN, loadConfig } from "../config.js";
 import { ControlPlane } from "../control-plane.js";
 import type { Card, Conversation, Run } from "../../../proto/gen/enclave/control/v1/control.js";
@@ -189,7 +190,7 @@ async function ensureConversation(client: ControlPlaneClient, id: string): Promi
   try {
     await client.getConversation(id);
   } catch (err) {
-    if (!/no conversation/.test((err as Error).message)) throw err;
+    if (!(err instanceof ControlPlaneCallError && err.grpcCode === status.NOT_FOUND)) throw err;
     await client.createConversation(id);
   }
 }

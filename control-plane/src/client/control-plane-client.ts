@@ -31,6 +31,7 @@ import {
   WorkerHostHello,
   type WorkerHostMessage,
 } from "../../../proto/gen/enclave/control/v1/control.js";
+import { type EnclaveErrorCode, ERROR_CODE_TRAILER, isEnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { type HarnessToolSpec, runToolHost, type ToolHostConnection, type ToolHostHandlers } from "./tool-host-client.js";
 
@@ -76,6 +77,37 @@ export class ControlPlaneUnreachable extends Error {
   }
 }
 
+/**
+ * A call the control plane answered with a failure: its gRPC status and its stable code are kept, so
+ * callers branch on them (`grpcCode === status.NOT_FOUND`, `code === "not_found"`), never on the text.
+ */
+export class ControlPlaneCallError extends Error {
+  constructor(
+    readonly grpcCode: status,
+    readonly code: EnclaveErrorCode | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ControlPlaneCallError";
+  }
+}
+
+/** The control plane's code sent with a failure, or undefined when gRPC itself failed the call. */
+function sentCode(err: ServiceError): EnclaveErrorCode | undefined {
+  const [raw] = err.metadata?.get(ERROR_CODE_TRAILER) ?? [];
+  return typeof raw === "string" && isEnclaveErrorCode(raw) ? raw : undefined;
+}
+
+/**
+ * A failed call as an Error: unreachable when gRPC found no control plane to answer (UNAVAILABLE with
+ * no code from a control plane), else the status and code kept.
+ */
+function callError(address: string, err: ServiceError): Error {
+  const code = sentCode(err);
+  if (err.code === status.UNAVAILABLE && code === undefined) return new ControlPlaneUnreachable(address, err.details);
+  return new ControlPlaneCallError(err.code, code, err.details || err.message);
+}
+
 export class ControlPlaneClient {
   private readonly grpc: GrpcClient;
   private readonly token: string;
@@ -115,8 +147,7 @@ export class ControlPlaneClient {
         signal?.removeEventListener("abort", onAbort);
         if (!err) resolve(res as Res);
         else if (signal?.aborted) reject(abortError(signal));
-        else if (err.code === status.UNAVAILABLE && /ECONNREFUSED|ENOENT|No connection/i.test(err.details)) reject(new ControlPlaneUnreachable(this.address, err.details));
-        else reject(new Error(err.details || err.message));
+        else reject(callError(this.address, err));
       });
       signal?.addEventListener("abort", onAbort, { once: true });
     });
@@ -311,7 +342,7 @@ export class ControlPlaneClient {
   }
 
   private streamError(err: ServiceError): Error {
-    return err.code === status.UNAVAILABLE ? new ControlPlaneUnreachable(this.address, err.details) : new Error(err.details || err.message);
+    return callError(this.address, err);
   }
 
   async closeRun(runId: string, opts: CallOptions = {}): Promise<void> {
@@ -390,7 +421,7 @@ export class ControlPlaneClient {
     stream.on("data", onEvent);
     const done = new Promise<void>((resolve, reject) => {
       stream.on("end", () => resolve());
-      stream.on("error", (err: ServiceError) => (err.code === status.CANCELLED ? resolve() : reject(new Error(err.details || err.message))));
+      stream.on("error", (err: ServiceError) => (err.code === status.CANCELLED ? resolve() : reject(callError(this.address, err))));
     });
     return { done, cancel: () => stream.cancel() };
   }

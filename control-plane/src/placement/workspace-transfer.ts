@@ -140,6 +140,8 @@ export async function putFolder(container: Docker.Container, archive: Readable, 
     await container.putArchive(archive, { path });
   } catch (err) {
     const message = (err as Error).message;
+    // The engine answers a full volume with HTTP 500 and the kernel's words; it sends no code for it.
+    // eslint-disable-next-line enclave/no-message-branching -- the Docker API's text, not an Enclave error
     if (diskLimitBytes && /no space left on device/i.test(message)) {
       throw new EnclaveError(
         "too_large",

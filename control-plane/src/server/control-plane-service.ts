@@ -25,7 +25,7 @@ import type {
 import type { AuditEvent } from "../audit/audit-log.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ControlPlane, ConversationView } from "../control-plane.js";
-import { asEnclaveError, EnclaveError } from "../errors.js";
+import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
 import type { DecodedCallToolRequest } from "./strict-call-decoding.js";
@@ -34,7 +34,9 @@ import { connectToolHost } from "./tool-host-stream.js";
 
 function toServiceError(err: unknown): ServiceError {
   const e = asEnclaveError(err);
-  return Object.assign(new Error(e.message), { code: e.grpcCode, details: e.message, metadata: new Metadata() });
+  const metadata = new Metadata();
+  metadata.set(ERROR_CODE_TRAILER, e.code);
+  return Object.assign(new Error(e.message), { code: e.grpcCode, details: e.message, metadata });
 }
 
 function unary<Req, Res>(fn: (req: Req) => Promise<Res> | Res) {

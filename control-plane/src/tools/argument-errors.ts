@@ -11,7 +11,8 @@ export function formatArgumentErrors(tool: string, error: z.ZodError): string {
     const field = `\`${fieldName(issue.path)}\``;
     switch (issue.code) {
       case "invalid_type": {
-        // zod says "Invalid input: expected string, received number".
+        // zod says "Invalid input: expected string, received number"; only its text names the received type.
+        // eslint-disable-next-line enclave/no-message-branching -- zod's wording, reworded here for people
         const received = /received (\w+)/.exec(issue.message)?.[1];
         if (!received || received === "undefined") return `${field} is required (${issue.expected})`;
         return `${field} must be ${issue.expected}, not ${received}`;

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import type { Socket } from "node:net";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import type { DebugBreakpoint, DebugException, DebugFrame, DebugStopped } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { type DebugBreakpoint, DebugEndKind, type DebugException, type DebugFrame, type DebugStopped } from "../../../proto/gen/enclave/agent/v1/debug.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { killProcessTree } from "../process/process-tree.js";
@@ -71,7 +71,9 @@ export class DebugSession {
   state: SessionState = "starting";
   stopped: DebugStopped | undefined;
   exitCode: number | undefined;
-  endedReason = "";
+  /** Why the session ended, for code to branch on; its words are endedReason. */
+  endedKind = DebugEndKind.DEBUG_END_KIND_UNSPECIFIED;
+  private endWords = "";
   readonly notes: string[] = [];
   private connection: DapConnection | undefined;
   private adapter: AdapterProcess | undefined;
@@ -119,7 +121,7 @@ export class DebugSession {
     if (typeof launchArgs.output === "string") this.builtBinary = launchArgs.output;
     const tcpStdin = this.info.spec.transport === "tcp" ? (options.stdin ?? "") : "";
     this.adapter = await startAdapter(this.info.spec, argv, cwd, env, (_stream, text) => this.output.append(text), tcpStdin).catch(async (err: unknown) => {
-      await this.end(`the adapter did not start: ${(err as Error).message}`, true);
+      await this.end(`the adapter did not start: ${(err as Error).message}`, true, DebugEndKind.DEBUG_END_KIND_START_FAILED);
       throw err;
     });
     await this.begin(this.adapter.connection, "launch", launchArgs, breakpoints, waitMs);
@@ -129,7 +131,7 @@ export class DebugSession {
   async attachProcess(argv: string[], cwd: string, env: NodeJS.ProcessEnv, attachArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number, exceptions: ExceptionMode): Promise<void> {
     this.options = { ...this.options, exceptions };
     this.adapter = await startAdapter(this.info.spec, argv, cwd, env, (_stream, text) => this.output.append(text), "").catch(async (err: unknown) => {
-      await this.end(`the adapter did not start: ${(err as Error).message}`, true);
+      await this.end(`the adapter did not start: ${(err as Error).message}`, true, DebugEndKind.DEBUG_END_KIND_START_FAILED);
       throw err;
     });
     await this.begin(this.adapter.connection, "attach", attachArgs, breakpoints, waitMs);
@@ -138,7 +140,7 @@ export class DebugSession {
   async attach(port: number, attachArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number, exceptions: ExceptionMode): Promise<void> {
     this.options = { ...this.options, exceptions };
     const { connection, socket } = await connectToPort(port).catch(async (err: unknown) => {
-      await this.end(`attach failed: ${(err as Error).message}`, true);
+      await this.end(`attach failed: ${(err as Error).message}`, true, DebugEndKind.DEBUG_END_KIND_START_FAILED);
       throw err;
     });
     this.socket = socket;
@@ -161,7 +163,7 @@ export class DebugSession {
       throw new Error("Enclave drives one debug session per conversation; child sessions are not started");
     });
     void conn.whenClosed().then((why) => {
-      if (this.active) void this.end(`the adapter connection closed: ${why}`, false);
+      if (this.active) void this.end(`the adapter connection closed: ${why}`, false, DebugEndKind.DEBUG_END_KIND_ADAPTER_CLOSED);
     });
     try {
       const init = await conn.request<DebugProtocol.InitializeResponse>(
@@ -204,8 +206,8 @@ export class DebugSession {
       if (this.state === "starting") this.state = "running";
     } catch (err) {
       // A program that ran to its end before the launch response is a finished session, not a failure.
-      if (!this.active && this.endedReason.startsWith("the program")) return;
-      await this.end(`${request} failed: ${this.describeError(err)}`, true);
+      if (!this.active && this.endedKind === DebugEndKind.DEBUG_END_KIND_PROGRAM_ENDED) return;
+      await this.end(`${request} failed: ${this.describeError(err)}`, true, DebugEndKind.DEBUG_END_KIND_START_FAILED);
       throw new AgentError("failed_precondition", `the ${this.info.spec.id} adapter could not ${request} ${this.info.program}: ${this.describeError(err)}`);
     }
     await this.waitForStop(0, waitMs);
@@ -270,7 +272,7 @@ export class DebugSession {
         this.exitCode = (e as DebugProtocol.ExitedEvent).body.exitCode;
         break;
       case "terminated":
-        void this.end(this.exitCode === undefined ? "the program ended" : `the program exited with code ${this.exitCode}`, false);
+        void this.end("", false, DebugEndKind.DEBUG_END_KIND_PROGRAM_ENDED);
         break;
       default:
         break;
@@ -549,10 +551,20 @@ export class DebugSession {
 
   // ---- end -----------------------------------------------------------------------------------
 
-  /** Ends the session: disconnect (terminating the debuggee), then kill the adapter's group. */
-  end(reason: string, kill: boolean): Promise<void> {
+  /** Why the session ended, in words; a program's end says its exit code once one is known. */
+  get endedReason(): string {
+    if (this.endedKind !== DebugEndKind.DEBUG_END_KIND_PROGRAM_ENDED) return this.endWords;
+    return this.exitCode === undefined ? "the program ended" : `the program exited with code ${this.exitCode}`;
+  }
+
+  /**
+   * Ends the session: disconnect (terminating the debuggee), then kill the adapter's group. `reason`
+   * is the words for people (unused for a program's end, which endedReason words itself).
+   */
+  end(reason: string, kill: boolean, kind: DebugEndKind): Promise<void> {
     if (this.ending) return this.ending;
-    this.endedReason = reason;
+    this.endWords = reason;
+    this.endedKind = kind;
     this.state = this.exitCode !== undefined ? "exited" : "terminated";
     this.notify();
     this.ending = (async () => {
@@ -565,7 +577,6 @@ export class DebugSession {
         }
         // The exit code may arrive with the disconnect's output (delve says it on its console).
         this.state = this.exitCode !== undefined ? "exited" : "terminated";
-        if (this.exitCode !== undefined && this.endedReason === "the program ended") this.endedReason = `the program exited with code ${this.exitCode}`;
         conn.close("session ended");
       }
       this.adapter?.kill();

@@ -9,6 +9,7 @@ import type {
   DebugBreakpointsResponse,
   DebugStatus,
 } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { DebugEndKind } from "../../../proto/gen/enclave/agent/v1/debug.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
@@ -80,6 +81,7 @@ export class DebugSupervisor {
       return {
         active: false, sessionId: "", adapter: "", program: "", state: "", stopped: undefined, hasExitCode: false, exitCode: 0,
         startedAtMs: 0, expiresAtMs: 0, endedReason: "", interpreter: "", notes: [], breakpoints: bps, exception: undefined,
+        endedKind: DebugEndKind.DEBUG_END_KIND_UNSPECIFIED,
       };
     }
     return {
@@ -94,6 +96,7 @@ export class DebugSupervisor {
       startedAtMs: c.startedAtMs,
       expiresAtMs: c.expiresAtMs,
       endedReason: c.active ? "" : c.endedReason,
+      endedKind: c.active ? DebugEndKind.DEBUG_END_KIND_UNSPECIFIED : c.endedKind,
       interpreter: c.info.interpreter ?? "",
       notes: [...c.notes],
       breakpoints: bps,
@@ -293,7 +296,7 @@ export class DebugSupervisor {
   terminate(key: string): Promise<DebugStatus> {
     return this.serialized(key, async (s) => {
       const c = this.running(s);
-      await c.end("terminated on request", true);
+      await c.end("terminated on request", true, DebugEndKind.DEBUG_END_KIND_TERMINATED);
       this.disarmTtl(s);
       return this.describe(s);
     });
@@ -303,7 +306,7 @@ export class DebugSupervisor {
   async closeAll(): Promise<void> {
     await Promise.all([...this.slots.values()].map(async (s) => {
       this.disarmTtl(s);
-      if (s.current?.active) await s.current.end("the enclave agent stopped", true);
+      if (s.current?.active) await s.current.end("the enclave agent stopped", true, DebugEndKind.DEBUG_END_KIND_AGENT_STOPPED);
     }));
   }
 
@@ -356,7 +359,7 @@ export class DebugSupervisor {
     s.ttlTimer = setTimeout(() => {
       s.ttlTimer = undefined;
       if (s.current === session && session.active) {
-        void session.end(`it reached its hard TTL of ${minutes(ttl)} and was terminated at ${new Date().toISOString()}`, true);
+        void session.end(`it reached its hard TTL of ${minutes(ttl)} and was terminated at ${new Date().toISOString()}`, true, DebugEndKind.DEBUG_END_KIND_TTL_EXPIRED);
       }
     }, ttl);
     s.ttlTimer.unref();

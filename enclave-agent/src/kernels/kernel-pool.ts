@@ -76,7 +76,7 @@ export class KernelPool {
 
   private async runCell(language: KernelLanguage, start: EvalStart, budgetMs: number, sink: EvalSink, handle: CellHandle): Promise<EvalDone> {
     if (handle.interrupted) return notRun(`${handle.interrupted} before the cell started`);
-    if (this.closed) throw new AgentError("unavailable", "the agent is shutting down");
+    if (this.closed) throw new AgentError("stopping", "the agent is shutting down");
     let kernel = this.kernels.get(language);
     if (start.reset && kernel) {
       kernel.kill("it was reset on request");

@@ -2,8 +2,8 @@
 // pulled (textDocument/diagnostic) when the server offers it, otherwise the first push carrying the
 // edit's version (or arriving after it), debounced.
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
-import type { AgentError } from "../errors.js";
 import type { Diagnostic } from "./lsp-types.js";
 import type { ServerConnection } from "./server-connection.js";
 import { tsserverDiagnostics } from "./tsserver-diagnostics.js";
@@ -92,7 +92,7 @@ export async function freshDiagnostics(conn: ServerConnection, synced: Synced, d
       return await tsserverDiagnostics(conn, synced.uri, budget);
     } catch (err) {
       if (!conn.alive) throw err;
-      if (/did not answer/.test((err as Error).message)) return undefined;
+      if (err instanceof AgentError && err.code === "lsp_timeout") return undefined;
       // An older server without the command: fall back to what it pushes.
     }
   }
@@ -124,9 +124,9 @@ async function pullDiagnostics(conn: ServerConnection, synced: Synced, deadline:
       return cache.get(synced.uri) ?? report?.items ?? [];
     } catch (err) {
       if (!conn.alive) throw err;
-      if (/did not answer/.test((err as Error).message)) return undefined;
+      if (err instanceof AgentError && err.code === "lsp_timeout") return undefined;
       // Cancelled because its state moved on (a newer edit): ask again.
-      if ((err as AgentError).code === "unavailable") {
+      if (err instanceof AgentError && err.code === "lsp_state_changed") {
         await sleep(100);
         continue;
       }

@@ -6,8 +6,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import {
   CancellationTokenSource,
+  ConnectionError,
   createMessageConnection,
+  ErrorCodes,
   type MessageConnection,
+  ResponseError,
   StreamMessageReader,
   StreamMessageWriter,
 } from "vscode-jsonrpc/node";
@@ -104,6 +107,8 @@ export class ServerConnection {
   private readonly dynamic = new Set<string>();
   private stderrTail = "";
   private stopping = false;
+  /** It exited because stop() asked it to (not a crash). */
+  stoppedOnRequest = false;
 
   private constructor(
     readonly spec: LanguageServerSpec,
@@ -119,6 +124,7 @@ export class ServerConnection {
     });
     this.exited = new Promise((resolve) => {
       proc.on("exit", (code, signal) => {
+        this.stoppedOnRequest = this.stopping;
         this.deathReason = this.stopping ? "stopped" : signal ? `killed by ${signal}` : `exited with code ${code}`;
         // Its last words (why it died) may still be in the pipe: give them a moment.
         void within(stderrEnded, 200, undefined).then(() => {
@@ -263,7 +269,7 @@ export class ServerConnection {
 
   private failPending(): void {
     const err = new AgentError(
-      "failed_precondition",
+      "lsp_server_dead",
       `the ${this.spec.id} language server for \`${this.root}\` ${this.deathReason ?? "died"} while answering` +
         `${this.stderr() ? ` (its last output: ${this.stderr()})` : ""}; it is restarted on the next call`,
     );
@@ -274,7 +280,7 @@ export class ServerConnection {
   /** A request with a deadline; past it the request is cancelled with $/cancelRequest. */
   request<R>(method: string, params: unknown, timeoutMs: number = LIMITS.lspRequestTimeoutMs): Promise<R> {
     if (!this.alive) {
-      return Promise.reject(new AgentError("failed_precondition", `the ${this.spec.id} language server ${this.deathReason}; it is restarted on the next call`));
+      return Promise.reject(new AgentError("lsp_server_dead", `the ${this.spec.id} language server ${this.deathReason}; it is restarted on the next call`));
     }
     const cts = new CancellationTokenSource();
     return new Promise<R>((resolve, reject) => {
@@ -294,7 +300,7 @@ export class ServerConnection {
         finish(() =>
           reject(
             new AgentError(
-              "failed_precondition",
+              "lsp_timeout",
               `the ${this.spec.id} language server did not answer ${method} within ${timeoutMs} ms (the request was cancelled)` +
                 `${this.indexing ? "; it is still indexing, so try again shortly" : "; try again, or call lsp with action reload"}`,
             ),
@@ -312,17 +318,22 @@ export class ServerConnection {
         (res) => finish(() => resolve(res)),
         (err: unknown) => {
           const e = err as { message?: string; code?: number };
+          // A write that failed because the process is dying (EPIPE), or a connection already closed:
+          // let its death report the cause; a server still running past that is unreachable all the same.
+          if (lostConnection(err)) {
+            const lost = (): void =>
+              finish(() => reject(new AgentError("lsp_server_dead", `the ${this.spec.id} language server's connection failed during ${method}: ${e.message ?? String(err)}; call lsp with action reload to restart it`)));
+            void within(this.exited, 1_000, undefined).then(lost);
+            return;
+          }
           // JSON-RPC's MethodNotFound ("Unhandled method …"): the server has no such feature.
           const text =
             e.code === -32601
               ? `the ${this.spec.id} language server does not support ${method.replace(/^textDocument\//, "")}`
               : `the ${this.spec.id} language server answered ${method} with an error: ${e.message ?? String(err)}`;
           // ServerCancelled and ContentModified: the server's state moved on; asking again may work.
-          const code = e.code === -32802 || e.code === -32801 ? "unavailable" : "failed_precondition";
-          const fail = (): void => finish(() => reject(new AgentError(code, text)));
-          // A write that failed because the process is dying (EPIPE): let its death report the cause.
-          if (/EPIPE|closed|disposed/i.test(e.message ?? "")) void Promise.race([this.exited, new Promise((r) => setTimeout(r, 1_000))]).then(fail);
-          else fail();
+          const code = e.code === -32802 || e.code === -32801 ? "lsp_state_changed" : e.code === -32601 ? "failed_precondition" : "lsp_server_error";
+          finish(() => reject(new AgentError(code, text)));
         },
       );
     });
@@ -504,4 +515,13 @@ export class ServerConnection {
     await within(this.exited, LIMITS.lspShutdownGraceMs, undefined);
     this.conn.dispose();
   }
+}
+
+/** vscode-jsonrpc's own failures of the connection (not an answer from the server), told by its codes. */
+function lostConnection(err: unknown): boolean {
+  if (err instanceof ConnectionError) return true;
+  return (
+    err instanceof ResponseError &&
+    (err.code === ErrorCodes.MessageWriteError || err.code === ErrorCodes.PendingResponseRejected || err.code === ErrorCodes.ConnectionInactive)
+  );
 }

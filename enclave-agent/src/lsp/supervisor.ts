@@ -114,7 +114,7 @@ export class LspSupervisor {
 
   /** The connection for a choice, starting (or restarting, after a backoff) the server when needed. */
   async connect(choice: ServerChoice): Promise<ServerConnection> {
-    if (this.closed) throw new AgentError("unavailable", "the agent is stopping");
+    if (this.closed) throw new AgentError("stopping", "the agent is stopping");
     const key = keyOf(choice.spec.id, choice.root);
     const existing = this.servers.get(key);
     if (existing) {
@@ -180,7 +180,7 @@ export class LspSupervisor {
       this.ready.delete(key);
       this.servers.delete(key);
     }
-    if (conn.deathReason === "stopped") return;
+    if (conn.stoppedOnRequest) return;
     this.recordCrash(key, conn.deathReason ?? "died", conn.stderr(), Date.now() - conn.startedAt);
   }
 

@@ -1,5 +1,5 @@
 // Texts of the debug tool: a session's status, breakpoints, a value cut to the cap.
-import type { DebugBreakpointsResponse, DebugException, DebugStatus } from "../../../../proto/gen/enclave/agent/v1/debug.js";
+import { type DebugBreakpointsResponse, DebugEndKind, type DebugException, type DebugStatus } from "../../../../proto/gen/enclave/agent/v1/debug.js";
 import { LIMITS } from "../../limits.js";
 
 /** A value cut at the cap, saying how long it was. */
@@ -55,7 +55,9 @@ export function formatStatus(s: DebugStatus): string {
       }
       lines.push(`expires in ${duration(s.expiresAtMs - Date.now())} (hard TTL; terminated then)`);
     } else {
-      lines.push(`${head} has ended: ${s.endedReason}${s.hasExitCode && !/exit/.test(s.endedReason) ? ` (exit code ${s.exitCode})` : ""}`);
+      // A program's end already says its exit code; any other end (terminate, TTL) adds it when known.
+      const saysExit = s.endedKind === DebugEndKind.DEBUG_END_KIND_PROGRAM_ENDED;
+      lines.push(`${head} has ended: ${s.endedReason}${s.hasExitCode && !saysExit ? ` (exit code ${s.exitCode})` : ""}`);
     }
     if (s.interpreter) lines.push(`interpreter: ${s.interpreter}`);
   }

@@ -201,6 +201,8 @@ function syntaxError(code: string, name: string, parsed: CellSyntaxError): { mes
     try {
       attempt();
     } catch (err) {
+      // V8's SyntaxError carries no code: its text is the only sign that top-level await was the problem.
+      // eslint-disable-next-line enclave/no-message-branching -- V8 text, not an Enclave error
       if (!(err instanceof SyntaxError) || /await is only valid/.test(err.message)) continue;
       const head = (err.stack ?? "").split(/\n\s+at /)[0] ?? "";
       const at = new RegExp(`^${name.replace(/[<>]/g, "\\$&")}:(\\d+)\n`).exec(head);

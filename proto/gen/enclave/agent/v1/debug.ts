@@ -23,6 +23,76 @@ export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/debug.proto";
 
+export enum DebugEndKind {
+  /** DEBUG_END_KIND_UNSPECIFIED - No session ended yet (or an agent too old to say). */
+  DEBUG_END_KIND_UNSPECIFIED = 0,
+  /** DEBUG_END_KIND_PROGRAM_ENDED - The program ran to its end; has_exit_code and exit_code tell how, and ended_reason says so. */
+  DEBUG_END_KIND_PROGRAM_ENDED = 1,
+  /** DEBUG_END_KIND_TERMINATED - Terminated on request. */
+  DEBUG_END_KIND_TERMINATED = 2,
+  /** DEBUG_END_KIND_TTL_EXPIRED - Reached the session's hard TTL. */
+  DEBUG_END_KIND_TTL_EXPIRED = 3,
+  /** DEBUG_END_KIND_ADAPTER_CLOSED - The adapter's connection closed while the program ran. */
+  DEBUG_END_KIND_ADAPTER_CLOSED = 4,
+  /** DEBUG_END_KIND_START_FAILED - The adapter did not start, or launch or attach failed. */
+  DEBUG_END_KIND_START_FAILED = 5,
+  /** DEBUG_END_KIND_AGENT_STOPPED - The enclave agent stopped. */
+  DEBUG_END_KIND_AGENT_STOPPED = 6,
+  UNRECOGNIZED = -1,
+}
+
+export function debugEndKindFromJSON(object: any): DebugEndKind {
+  switch (object) {
+    case 0:
+    case "DEBUG_END_KIND_UNSPECIFIED":
+      return DebugEndKind.DEBUG_END_KIND_UNSPECIFIED;
+    case 1:
+    case "DEBUG_END_KIND_PROGRAM_ENDED":
+      return DebugEndKind.DEBUG_END_KIND_PROGRAM_ENDED;
+    case 2:
+    case "DEBUG_END_KIND_TERMINATED":
+      return DebugEndKind.DEBUG_END_KIND_TERMINATED;
+    case 3:
+    case "DEBUG_END_KIND_TTL_EXPIRED":
+      return DebugEndKind.DEBUG_END_KIND_TTL_EXPIRED;
+    case 4:
+    case "DEBUG_END_KIND_ADAPTER_CLOSED":
+      return DebugEndKind.DEBUG_END_KIND_ADAPTER_CLOSED;
+    case 5:
+    case "DEBUG_END_KIND_START_FAILED":
+      return DebugEndKind.DEBUG_END_KIND_START_FAILED;
+    case 6:
+    case "DEBUG_END_KIND_AGENT_STOPPED":
+      return DebugEndKind.DEBUG_END_KIND_AGENT_STOPPED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DebugEndKind.UNRECOGNIZED;
+  }
+}
+
+export function debugEndKindToJSON(object: DebugEndKind): string {
+  switch (object) {
+    case DebugEndKind.DEBUG_END_KIND_UNSPECIFIED:
+      return "DEBUG_END_KIND_UNSPECIFIED";
+    case DebugEndKind.DEBUG_END_KIND_PROGRAM_ENDED:
+      return "DEBUG_END_KIND_PROGRAM_ENDED";
+    case DebugEndKind.DEBUG_END_KIND_TERMINATED:
+      return "DEBUG_END_KIND_TERMINATED";
+    case DebugEndKind.DEBUG_END_KIND_TTL_EXPIRED:
+      return "DEBUG_END_KIND_TTL_EXPIRED";
+    case DebugEndKind.DEBUG_END_KIND_ADAPTER_CLOSED:
+      return "DEBUG_END_KIND_ADAPTER_CLOSED";
+    case DebugEndKind.DEBUG_END_KIND_START_FAILED:
+      return "DEBUG_END_KIND_START_FAILED";
+    case DebugEndKind.DEBUG_END_KIND_AGENT_STOPPED:
+      return "DEBUG_END_KIND_AGENT_STOPPED";
+    case DebugEndKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface DebugSessionRef {
   sessionKey: string;
 }
@@ -164,13 +234,17 @@ export interface DebugStatus {
   exitCode: number;
   startedAtMs: number;
   expiresAtMs: number;
-  /** Why the session ended (program exited, terminate, TTL, adapter died). */
+  /** Why the session ended (program exited, terminate, TTL, adapter died), in words for people. */
   endedReason: string;
   interpreter: string;
   notes: string[];
   breakpoints: DebugBreakpointsResponse[];
   /** Set while stopped on an exception. */
-  exception?: DebugException | undefined;
+  exception?:
+    | DebugException
+    | undefined;
+  /** Why the session ended, for code to branch on; UNSPECIFIED while it runs. */
+  endedKind: DebugEndKind;
 }
 
 export interface DebugInspectRequest {
@@ -1882,6 +1956,7 @@ function createBaseDebugStatus(): DebugStatus {
     notes: [],
     breakpoints: [],
     exception: undefined,
+    endedKind: 0,
   };
 }
 
@@ -1931,6 +2006,9 @@ export const DebugStatus: MessageFns<DebugStatus> = {
     }
     if (message.exception !== undefined) {
       DebugException.encode(message.exception, writer.uint32(122).fork()).join();
+    }
+    if (message.endedKind !== 0) {
+      writer.uint32(128).int32(message.endedKind);
     }
     return writer;
   },
@@ -2068,6 +2146,14 @@ export const DebugStatus: MessageFns<DebugStatus> = {
             message.exception = DebugException.decode(reader, reader.uint32());
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.endedKind = reader.int32() as any;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2125,6 +2211,11 @@ export const DebugStatus: MessageFns<DebugStatus> = {
         ? object.breakpoints.map((e: any) => DebugBreakpointsResponse.fromJSON(e))
         : [],
       exception: isSet(object.exception) ? DebugException.fromJSON(object.exception) : undefined,
+      endedKind: isSet(object.endedKind)
+        ? debugEndKindFromJSON(object.endedKind)
+        : isSet(object.ended_kind)
+        ? debugEndKindFromJSON(object.ended_kind)
+        : 0,
     };
   },
 
@@ -2175,6 +2266,9 @@ export const DebugStatus: MessageFns<DebugStatus> = {
     if (message.exception !== undefined) {
       obj.exception = DebugException.toJSON(message.exception);
     }
+    if (message.endedKind !== 0) {
+      obj.endedKind = debugEndKindToJSON(message.endedKind);
+    }
     return obj;
   },
 
@@ -2202,6 +2296,7 @@ export const DebugStatus: MessageFns<DebugStatus> = {
     message.exception = (object.exception !== undefined && object.exception !== null)
       ? DebugException.fromPartial(object.exception)
       : undefined;
+    message.endedKind = object.endedKind ?? 0;
     return message;
   },
 };

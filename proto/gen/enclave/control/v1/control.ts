@@ -9759,7 +9759,13 @@ export const ToolHostCommand: MessageFns<ToolHostCommand> = {
   },
 };
 
-/** The control-plane API a harness talks to: conversations, enclosures, runs, tools and the audit log. */
+/**
+ * The control-plane API a harness talks to: conversations, enclosures, runs, tools and the audit log.
+ * A call the control plane fails carries, beside its gRPC status, the trailing metadata
+ * `enclave-error-code`: the stable code (the strings a ToolResult's error_code uses, such as
+ * "not_found" or "invalid_arguments"). Branch on the status or that code; the message is for people.
+ * A failure without the trailer came from gRPC itself (no control plane answered, or the connection broke).
+ */
 export type ControlPlaneService = typeof ControlPlaneService;
 export const ControlPlaneService = {
   createConversation: {
