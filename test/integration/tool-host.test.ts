@@ -304,6 +304,25 @@ describe("a harness tool host", () => {
     }
   });
 
+  it("cannot be connected, or answered for, from inside a cell: the control plane's socket is out of its reach", async () => {
+    const runId = await openRun();
+    const socketPath = join(fx.dataDir, "cp.sock");
+    const out = await cell(
+      runId,
+      [
+        "import socket",
+        "s = socket.socket(socket.AF_UNIX)",
+        "try:",
+        `    s.connect(${JSON.stringify(socketPath)})`,
+        "    print('reached')",
+        "except OSError as e:",
+        "    print('unreachable', type(e).__name__)",
+      ].join("\n"),
+    );
+    expect(out).toContain("unreachable");
+    expect(out).not.toContain("reached\n");
+  });
+
   it("drops the host when its run closes", async () => {
     const runId = await openRun();
     const host = fx.client.connectToolHost(runId, TOOLS, harness([]));
