@@ -6,7 +6,6 @@ import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
 import { createServer, type Server as NetServer } from "node:net";
 import { dirname } from "node:path";
 import { Server, ServerCredentials } from "@grpc/grpc-js";
-import { ArchiveService } from "../../proto/gen/enclave/agent/v1/archive.js";
 import { AstService } from "../../proto/gen/enclave/agent/v1/ast.js";
 import { FilesService } from "../../proto/gen/enclave/agent/v1/files.js";
 import { AgentInfoService } from "../../proto/gen/enclave/agent/v1/info.js";
@@ -14,15 +13,14 @@ import { ProcessService } from "../../proto/gen/enclave/agent/v1/process.js";
 import { KernelsService } from "../../proto/gen/enclave/agent/v1/kernel.js";
 import { KernelPool } from "./kernels/kernel-pool.js";
 import { kernelsService } from "./kernels/kernel-service.js";
-import { archiveService } from "./fs/archive-service.js";
 import { filesService } from "./fs/files-service.js";
 import { WorkspacePaths } from "./fs/workspace-paths.js";
+import { WorkspaceWriter } from "./fs/workspace-writer.js";
 import { processService } from "./exec/exec-service.js";
 import { infoService } from "./info/info-service.js";
 import { LIMITS } from "./limits.js";
 import { AstEngine } from "./ast/ast-engine.js";
 import { astService } from "./ast/ast-service.js";
-import { recoverJournals } from "./ast/apply-journal.js";
 import { LspService } from "../../proto/gen/enclave/agent/v1/lsp.js";
 import { lspService } from "./lsp/lsp-service.js";
 import { LspSupervisor } from "./lsp/supervisor.js";
@@ -41,8 +39,8 @@ export interface AgentOptions {
   /** Folder of the kernel runners (kernels/ beside the bundle). */
   kernelDir: string;
   /**
-   * The agent's private state folder (apply journal, kernel environments), outside the workspace and
-   * mode 0700. Give one that survives restarts so an interrupted apply is finished; when absent the
+   * The agent's private state folder (write journal, kernel environments), outside the workspace and
+   * mode 0700. Give one that survives restarts so an interrupted change is finished; when absent the
    * agent makes one with an unpredictable name and removes it when it stops.
    */
   stateDir?: string;
@@ -71,14 +69,14 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
   server.addService(AgentInfoService, infoService({ placement: opts.placement, workspaceRoot: paths.root, grammarDir: opts.grammarDir, socketPath: "socketPath" in opts.listen ? opts.listen.socketPath : "" }));
-  server.addService(FilesService, filesService(paths));
-  server.addService(ArchiveService, archiveService(paths));
+  const writer = new WorkspaceWriter(paths, state.journalDir);
+  // A change a crash interrupted is finished (or undone) before anything else reads the files.
+  for (const line of await writer.recover()) process.stderr.write(`enclave-agent: ${line}\n`);
+  server.addService(FilesService, filesService(paths, writer));
   server.addService(ProcessService, processService(paths));
-  // An apply a crash interrupted is finished (or undone) before anything else reads the files.
-  for (const line of await recoverJournals(paths, state.journalDir)) process.stderr.write(`enclave-agent: ${line}\n`);
-  server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir), state.journalDir));
+  server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir), writer));
   const lsp = new LspSupervisor(paths, { stateDir: state.lspDir });
-  server.addService(LspService, lspService(paths, lsp));
+  server.addService(LspService, lspService(paths, lsp, writer));
   const debug = new DebugSupervisor(paths);
   server.addService(DebugService, debugService(debug));
   const kernels = new KernelPool(paths.root, opts.kernelDir, state.kernelsDir);

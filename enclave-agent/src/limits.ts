@@ -19,12 +19,8 @@ export const LIMITS = {
   /** After a command exits, how long its output may keep draining before what it left running and
    * still holding the output is killed (and again, before the output is cut off). */
   execDrainAfterExitMs: 300,
-  archiveChunkBytes: 256 * 1024,
-  /** What ArchiveIn unpacks at most: bytes of file content (apparent sizes) and entries. */
-  archiveMaxBytes: 4 * 1024 * 1024 * 1024,
-  archiveMaxEntries: 500_000,
   symlinkDepth: 40,
-  /** Largest apply journal recovery reads (one entry per file of a structural apply). */
+  /** Largest write journal recovery reads (one entry per file of a multi-file change). */
   journalMaxBytes: 16 * 1024 * 1024,
   /** Structural search: largest file parsed, default and hard cap on matches returned. */
   astMaxFileBytes: 32 * 1024 * 1024,

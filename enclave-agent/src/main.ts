@@ -13,9 +13,9 @@ Serves the enclave agent's gRPC services on a unix socket (never TCP).
   --workspace DIR      the workspace root; no path outside it is ever touched
   --placement NAME     "host" or "enclosure" (reported by Health)
   --grammars DIR       folder of tree-sitter .wasm grammars (default: beside the bundle)
-  --state-dir DIR      the agent's private state (apply journal, kernel environments): outside the
+  --state-dir DIR      the agent's private state (write journal, kernel environments): outside the
                        workspace, owned by the agent's user, mode 0700; give the same one on every
-                       restart so an interrupted apply is finished (default: a new folder under the
+                       restart so an interrupted change is finished (default: a new folder under the
                        temporary folder, removed when the agent stops)
   --exit-with-stdin    exit when standard input closes (the host control plane's lifeline)`;
 

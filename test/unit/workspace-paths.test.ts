@@ -7,7 +7,8 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commitChanges } from "../../enclave-agent/src/fs/atomic-write.js";
+import { prepareChanges } from "../../enclave-agent/src/fs/staged-changes.js";
+import { type FileChange, WorkspaceWriter } from "../../enclave-agent/src/fs/workspace-writer.js";
 import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
 import { AgentError } from "../../enclave-agent/src/errors.js";
 
@@ -88,15 +89,18 @@ describe("WorkspacePaths", () => {
   });
 
   it("writes through an inside link to its target, and makes missing folders", async () => {
-    await commitChanges(paths, [{ path: "rel-link/g.txt", rel: "rel-link/g.txt", content: Buffer.from("via link\n") }]);
+    const journal = join(base, "journal");
+    mkdirSync(journal, { recursive: true });
+    const writer = new WorkspaceWriter(paths, journal);
+    const write = (changes: FileChange[]) => writer.change((commit) => commit(changes));
+    await write([{ path: "rel-link/g.txt", rel: "rel-link/g.txt", content: Buffer.from("via link\n") }]);
     expect(readFileSync(join(ws, "a/b/g.txt"), "utf8")).toBe("via link\n");
-    await commitChanges(paths, [{ path: "made/on/the/way.txt", rel: "made/on/the/way.txt", content: Buffer.from("x") }]);
+    await write([{ path: "made/on/the/way.txt", rel: "made/on/the/way.txt", content: Buffer.from("x") }]);
     expect(readFileSync(join(ws, "made/on/the/way.txt"), "utf8")).toBe("x");
   });
 
   it("writes into the folder it checked even when that folder's path is re-pointed before the rename", async () => {
     mkdirSync(join(ws, "moving"));
-    const { prepareChanges } = await import("../../enclave-agent/src/fs/atomic-write.js");
     const staged = prepareChanges(paths, [{ path: "moving/x.txt", rel: "moving/x.txt", content: Buffer.from("kept inside\n") }]);
     // Between the check and the write: the folder moves away and a link to the outside takes its name.
     execFileSync("mv", [join(ws, "moving"), join(ws, "moved")]);

@@ -4,14 +4,12 @@ import {
   type CallOptions,
   type ChannelOptions,
   type ClientDuplexStream,
-  type ClientReadableStream,
   connectivityState,
   credentials,
   Metadata,
   type ServiceError,
   status,
 } from "@grpc/grpc-js";
-import { type ArchiveChunk, ArchiveClient } from "../../../proto/gen/enclave/agent/v1/archive.js";
 import {
   type ApplyEditsRequest,
   type ApplyEditsResponse,
@@ -74,7 +72,6 @@ export type DescribeWhere = () => string;
 export class AgentClient {
   readonly info: AgentInfoClient;
   readonly files: FilesClient;
-  readonly archive: ArchiveClient;
   readonly process: ProcessClient;
   readonly ast: AstClient;
   readonly lsp: LspClient;
@@ -92,7 +89,6 @@ export class AgentClient {
     // One channel for every service: the others share the first client's channel.
     const shared = { ...channelOptions, channelOverride: this.info.getChannel() } as Partial<ChannelOptions>;
     this.files = new FilesClient(address, creds, shared);
-    this.archive = new ArchiveClient(address, creds, shared);
     this.process = new ProcessClient(address, creds, shared);
     this.ast = new AstClient(address, creds, shared);
     this.lsp = new LspClient(address, creds, shared);
@@ -105,7 +101,6 @@ export class AgentClient {
 
   close(): void {
     this.files.close();
-    this.archive.close();
     this.process.close();
     this.ast.close();
     this.lsp.close();
@@ -182,10 +177,6 @@ export class AgentClient {
 
   applyEdits(req: ApplyEditsRequest): Promise<ApplyEditsResponse> {
     return this.unary((cb) => this.ast.applyEdits(req, new Metadata(), this.options(), cb));
-  }
-
-  archiveOut(path: string): ClientReadableStream<ArchiveChunk> {
-    return this.archive.archiveOut({ path }, new Metadata(), { deadline: Date.now() + 10 * 60_000 });
   }
 
   exec(timeoutMs: number): ClientDuplexStream<ExecRequest, ExecEvent> {

@@ -40,8 +40,12 @@ export interface SandboxMounts {
   stateDir: string;
 }
 
-/** The operator's settings a host agent reads itself (interpreters for kernels), passed on when set. */
-const AGENT_SETTINGS = ["ENCLAVE_PYTHON", "ENCLAVE_NODE"] as const;
+/**
+ * The operator's settings a host agent reads itself (interpreters for kernels), passed on when set;
+ * and the crash test hook (the agent kills itself mid-commit), which only a test sets, in the control
+ * plane's own environment, never anything a workspace or an enclosure can reach.
+ */
+const AGENT_SETTINGS = ["ENCLAVE_PYTHON", "ENCLAVE_NODE", "ENCLAVE_TEST_CRASH_AFTER_RENAMES"] as const;
 
 /** Every variable a sandbox may carry (for the audit): the allow-list, and PWD, which bubblewrap sets. */
 export const SANDBOX_ENV_ALLOWED: readonly string[] = ["PATH", "HOME", "TMPDIR", "LANG", "MPLBACKEND", "PYTHONUNBUFFERED", ...AGENT_SETTINGS, "PWD"];

@@ -1,6 +1,6 @@
 // Moving a workspace between the host and an enclosure whose files the host cannot see (copy mode):
 // the host folder as a tar stream in, and the enclosure's /workspace mirrored back out through the
-// one careful unpacker the agent uses too.
+// careful unpacker (archive-unpack.ts).
 import { constants, createReadStream, promises as fsp } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";

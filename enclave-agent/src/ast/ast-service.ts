@@ -1,12 +1,11 @@
 // The Ast gRPC service: Search and Rewrite run the engine; ApplyEdits checks each file against the
-// hash it was staged with and writes them all through the crash-safe journal, or writes none.
+// hash it was staged with and writes them all through the workspace writer, or writes none.
 import type { AstMatch, AstServer } from "../../../proto/gen/enclave/agent/v1/ast.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
-import { withWriteLock } from "../fs/write-lock.js";
+import type { FileChange, WorkspaceWriter } from "../fs/workspace-writer.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
-import { type ApplyFile, applyAtomically } from "./apply-journal.js";
 import { type AstEngine, sha256 } from "./ast-engine.js";
 
 const MATCH_TEXT_CHARS = 4000;
@@ -15,9 +14,7 @@ function clip(s: string): string {
   return s.length > MATCH_TEXT_CHARS ? `${s.slice(0, MATCH_TEXT_CHARS)}…` : s;
 }
 
-/** journalDir: the state folder's journal/ folder, where applies keep what a crash needs to finish them. */
-export function astService(paths: WorkspacePaths, engine: AstEngine, journalDir: string): AstServer {
-  // One apply at a time per agent: two interleaved applies could each pass their hash check.
+export function astService(paths: WorkspacePaths, engine: AstEngine, writer: WorkspaceWriter): AstServer {
   return {
     search: unary(async (req) => {
       const r = await engine.search({ pattern: req.pattern, path: req.path, language: req.language, maxResults: req.maxResults });
@@ -60,11 +57,12 @@ export function astService(paths: WorkspacePaths, engine: AstEngine, journalDir:
       };
     }),
 
-    applyEdits: unary((req) => {
-      const run = async () => {
+    // In the workspace's turn, hash checks included: two interleaved applies could each pass theirs.
+    applyEdits: unary((req) =>
+      writer.change(async (commit) => {
         if (req.files.length === 0) throw new AgentError("invalid_argument", "no files to apply");
         const diverged: string[] = [];
-        const files: ApplyFile[] = [];
+        const files: FileChange[] = [];
         for (const w of req.files) {
           const { rel } = paths.resolve(w.path, "write");
           if (w.content.length > LIMITS.writeMaxBytes) throw new AgentError("too_large", `the new content of \`${rel}\` is over ${LIMITS.writeMaxBytes} bytes; nothing was written`);
@@ -75,13 +73,12 @@ export function astService(paths: WorkspacePaths, engine: AstEngine, journalDir:
             current = undefined;
           }
           if (!current || sha256(current) !== w.expectedSha256) diverged.push(rel);
-          files.push({ rel, content: Buffer.from(w.content) });
+          files.push({ path: rel, rel, content: Buffer.from(w.content) });
         }
         if (diverged.length) return { applied: false, diverged, filesWritten: 0 };
-        await applyAtomically(paths, journalDir, files);
+        await commit(files);
         return { applied: true, diverged: [], filesWritten: files.length };
-      };
-      return withWriteLock(paths.root, run);
-    }),
+      }),
+    ),
   };
 }

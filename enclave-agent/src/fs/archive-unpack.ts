@@ -1,5 +1,5 @@
-// The one careful tar unpacker, shared by the agent's ArchiveIn and the control plane's copy-mode
-// mirror-back. A tar stream is hostile input, so:
+// The careful tar unpacker the control plane's copy-mode mirror-back uses (it lives beside the
+// agent's path handling it builds on). A tar stream is hostile input, so:
 // - it is unpacked into a fresh folder the caller made, never over live files;
 // - every entry is made relative to a directory handle opened without following links, component by
 //   component, so no entry is ever written through a link the archive (or anyone) put in its path;

@@ -1,15 +1,15 @@
 // The Files service: read, write, edit by exact replacement, apply a unified diff, list, stat.
-// Paths go through WorkspacePaths; writes go through commitChanges, so none is left half-written.
+// Paths go through WorkspacePaths; every change goes through the workspace writer, so a write is
+// never left half-done and a patch's files change all together or not at all, a crash included.
 import type { Stats } from "node:fs";
 import type { FilesServer } from "../../../proto/gen/enclave/agent/v1/files.js";
 import type { DirEntry, PatchedFile } from "../../../proto/gen/enclave/agent/v1/files.js";
 import { AgentError } from "../errors.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
-import { commitChanges, type FileChange } from "./atomic-write.js";
-import { withWriteLock } from "./write-lock.js";
 import { applyHunks, PatchError, parseUnifiedDiff } from "./unified-diff.js";
 import type { WorkspaceDir, WorkspacePaths } from "./workspace-paths.js";
+import type { FileChange, WorkspaceWriter } from "./workspace-writer.js";
 
 function entryType(st: Stats): string {
   if (st.isFile()) return "file";
@@ -43,7 +43,7 @@ function countOccurrences(haystack: string, needle: string): number {
   return count;
 }
 
-export function filesService(paths: WorkspacePaths): FilesServer {
+export function filesService(paths: WorkspacePaths, writer: WorkspaceWriter): FilesServer {
   return {
     readFile: unary(async (req) => {
       const f = await paths.openFile(req.path, "read");
@@ -58,17 +58,17 @@ export function filesService(paths: WorkspacePaths): FilesServer {
       }
     }),
 
-    writeFile: unary(async (req) => withWriteLock(paths.root, async () => {
+    writeFile: unary(async (req) => writer.change(async (commit) => {
       const { rel } = paths.resolve(req.path, "write");
       checkWriteSize(req.content.length, rel);
       const existing = paths.statIfExists(req.path, "write");
       if (existing?.st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is a directory`);
       if (existing && req.createOnly) throw new AgentError("already_exists", `\`${rel}\` already exists; nothing was written`);
-      await commitChanges(paths, [{ path: req.path, rel, content: req.content }]);
+      await commit([{ path: req.path, rel, content: req.content }]);
       return { bytesWritten: req.content.length, created: !existing };
     })),
 
-    editFile: unary(async (req) => withWriteLock(paths.root, async () => {
+    editFile: unary(async (req) => writer.change(async (commit) => {
       if (req.oldText === "") throw new AgentError("invalid_argument", "old_text is empty: give the exact text to replace");
       if (req.oldText === req.newText) throw new AgentError("invalid_argument", "old_text and new_text are the same; nothing to do");
       const read = await readForEdit(paths, req.path);
@@ -84,11 +84,11 @@ export function filesService(paths: WorkspacePaths): FilesServer {
       const next = req.replaceAll ? text.split(req.oldText).join(req.newText) : text.replace(req.oldText, () => req.newText);
       const content = Buffer.from(next, "utf8");
       checkWriteSize(content.length, rel);
-      await commitChanges(paths, [{ path: rel, rel, content }]);
+      await commit([{ path: rel, rel, content }]);
       return { replacements: req.replaceAll ? count : 1 };
     })),
 
-    applyPatch: unary(async (req) => withWriteLock(paths.root, async () => {
+    applyPatch: unary(async (req) => writer.change(async (commit) => {
       if (req.patch.length > LIMITS.patchMaxBytes) {
         throw new AgentError("too_large", `the patch is ${req.patch.length} bytes, over the ${LIMITS.patchMaxBytes}-byte limit`);
       }
@@ -138,7 +138,7 @@ export function filesService(paths: WorkspacePaths): FilesServer {
           throw err;
         }
       }
-      await commitChanges(paths, changes);
+      await commit(changes);
       return { files: report };
     })),
 

@@ -9,6 +9,7 @@ import type {
 } from "../../../proto/gen/enclave/agent/v1/lsp.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
+import type { WorkspaceWriter } from "../fs/workspace-writer.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 import { readText, refreshOpenDocuments, syncText } from "./document-sync.js";
@@ -43,7 +44,7 @@ function timeoutOf(ms: number): number {
   return Math.min(ms > 0 ? ms : LIMITS.lspRequestTimeoutMs, LIMITS.lspStartTimeoutMs);
 }
 
-export function lspService(paths: WorkspacePaths, sup: LspSupervisor): LspServer {
+export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: WorkspaceWriter): LspServer {
   const sourcesFor = (conns: { openText(uri: string): string | undefined }[]): SourceLines =>
     new SourceLines(paths, (uri) => {
       for (const c of conns) {
@@ -179,7 +180,7 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor): LspServer
       const { abs, rel, conn, doc } = prepared;
       const position = locateSymbol(doc.text, rel, req.line, req.symbol);
       return renameSymbol({
-        paths, sup, conn, abs, rel, doc, position, newName: req.newName, timeoutMs, sources: sourcesFor([conn]), baselineWaitMs: req.diagnosticsWaitMs,
+        paths, writer, sup, conn, abs, rel, doc, position, newName: req.newName, timeoutMs, sources: sourcesFor([conn]), baselineWaitMs: req.diagnosticsWaitMs,
       });
     }),
 

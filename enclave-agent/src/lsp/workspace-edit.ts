@@ -1,11 +1,11 @@
 // Applies an LSP WorkspaceEdit to the workspace, all or nothing: every file's new text is computed
-// (from the text the server edited against), then all are committed by the agent's staged atomic
-// write. Edits are UTF-16 ranges, which index JavaScript strings directly.
+// (from the text the server edited against), then all are committed by the workspace writer, so a
+// crash of the agent mid-commit cannot leave some files renamed and others not. Edits are UTF-16
+// ranges, which index JavaScript strings directly.
 import { fileURLToPath } from "node:url";
 import { AgentError } from "../errors.js";
-import { commitChanges, type FileChange } from "../fs/atomic-write.js";
-import { withWriteLock } from "../fs/write-lock.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
+import type { Commit, FileChange, WorkspaceWriter } from "../fs/workspace-writer.js";
 import type { Position, TextDocumentEdit, TextEdit, WorkspaceEdit } from "./lsp-types.js";
 import { readText } from "./document-sync.js";
 
@@ -79,11 +79,16 @@ export interface AppliedFile {
  * Computes and commits every file's new text. `baseText` gives the text the server edited (its open
  * copy); a file the server did not have open is read from disk.
  */
-export function applyWorkspaceEdit(paths: WorkspacePaths, edit: WorkspaceEdit, baseText: (uri: string) => string | undefined): Promise<AppliedFile[]> {
-  return withWriteLock(paths.root, () => commitWorkspaceEdit(paths, edit, baseText));
+export function applyWorkspaceEdit(writer: WorkspaceWriter, edit: WorkspaceEdit, baseText: (uri: string) => string | undefined): Promise<AppliedFile[]> {
+  return writer.change((commit) => commitWorkspaceEdit(writer.paths, commit, edit, baseText));
 }
 
-async function commitWorkspaceEdit(paths: WorkspacePaths, edit: WorkspaceEdit, baseText: (uri: string) => string | undefined): Promise<AppliedFile[]> {
+async function commitWorkspaceEdit(
+  paths: WorkspacePaths,
+  commit: Commit,
+  edit: WorkspaceEdit,
+  baseText: (uri: string) => string | undefined,
+): Promise<AppliedFile[]> {
   const files = collectEdits(edit);
   const applied: AppliedFile[] = [];
   for (const f of files) {
@@ -98,6 +103,6 @@ async function commitWorkspaceEdit(paths: WorkspacePaths, edit: WorkspaceEdit, b
     applied.push({ abs: real, rel, uri: f.uri, edits: f.edits.length, text: applyTextEdits(base, f.edits) });
   }
   const changes: FileChange[] = applied.map((a) => ({ path: a.rel, rel: a.rel, content: Buffer.from(a.text, "utf8") }));
-  await commitChanges(paths, changes);
+  await commit(changes);
   return applied;
 }

@@ -1,4 +1,4 @@
-// The agent's private folder for what it keeps for itself: the apply journal (with the staged copies
+// The agent's private folder for what it keeps for itself: the write journal (with the staged copies
 // recovery writes from) and the kernels' Python environments. Never in the workspace (anything there
 // is written by the code the agent serves) and never at a predictable path in a shared /tmp (anyone
 // could plant it first). Given with --state-dir when it must outlive the agent (the enclosure's
@@ -11,7 +11,7 @@ import { AgentError } from "../errors.js";
 
 export interface StateFolder {
   root: string;
-  /** Apply journals and the staged contents they name. */
+  /** Write journals and the staged contents they name. */
   journalDir: string;
   /** Kernel environments (a venv per base Python). */
   kernelsDir: string;

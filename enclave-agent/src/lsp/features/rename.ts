@@ -1,5 +1,5 @@
 // lsp_rename: asks the server for the rename's workspace edit and applies it to every file at once
-// (staged, then committed; any failure changes nothing). Afterwards every running server sees the
+// (through the workspace writer: any failure, a crash included, changes nothing). Afterwards every running server sees the
 // new text: open documents get didChange + didSave, the others a watched-file change. When asked,
 // the edited files' diagnostics just before the edit come back too, so the caller can report only
 // what the rename introduced.
@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { LspFileDiagnostics, LspRenameResponse } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
 import { AgentError } from "../../errors.js";
 import type { WorkspacePaths } from "../../fs/workspace-paths.js";
+import type { WorkspaceWriter } from "../../fs/workspace-writer.js";
 import { type Synced, syncText } from "../document-sync.js";
 import { fileDiagnostics } from "../file-diagnostics.js";
 import { LIMITS } from "../../limits.js";
@@ -18,6 +19,8 @@ import { applyWorkspaceEdit, collectEdits } from "../workspace-edit.js";
 
 export interface RenameInput {
   paths: WorkspacePaths;
+  /** Commits the edit: every file or none. */
+  writer: WorkspaceWriter;
   sup: LspSupervisor;
   conn: ServerConnection;
   abs: string;
@@ -84,7 +87,7 @@ export async function renameSymbol(input: RenameInput): Promise<LspRenameRespons
     for (const f of files) if (versions.get(f.uri) !== undefined && conn.versionOf(f.uri) !== versions.get(f.uri)) raced(f.uri);
   }
   const target = input.sources.location(doc.uri, { start: position, end: position });
-  const applied = await applyWorkspaceEdit(paths, edit, (uri) => conn.openText(uri));
+  const applied = await applyWorkspaceEdit(input.writer, edit, (uri) => conn.openText(uri));
   for (const a of applied) {
     const running = sup.runningFor(a.abs);
     for (const c of running) {

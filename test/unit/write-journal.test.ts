@@ -1,9 +1,9 @@
-// Crash consistency of multi-file applies: a real agent process killed mid-apply (after its first
+// Crash consistency of multi-file changes: a real agent process killed mid-commit (after its first
 // rename) leaves a journal in its state folder; the next agent start on the same state folder completes
 // the change, so the files end all new. A crash before the commit point ends all old. The workspace
-// never holds a journal.
+// never holds a journal. Deletions are journalled too, and checked like every other entry.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { credentials, Metadata } from "@grpc/grpc-js";
@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AstClient, type ApplyEditsResponse } from "../../proto/gen/enclave/agent/v1/ast.js";
 import { agentBundleEntry } from "../../control-plane/src/repo-paths.js";
 import { sha256 } from "../../enclave-agent/src/ast/ast-engine.js";
-import { recoverJournals } from "../../enclave-agent/src/ast/apply-journal.js";
+import { recoverJournals } from "../../enclave-agent/src/fs/write-journal.js";
+import { WorkspaceWriter } from "../../enclave-agent/src/fs/workspace-writer.js";
 import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
 
 const dirs: string[] = [];
@@ -80,7 +81,6 @@ describe("apply journal", () => {
   it("a crash before the commit point leaves all old and no temporary files", async () => {
     const ws = workspace();
     const dir = join(stateDir(), "journal");
-    const { mkdirSync } = await import("node:fs");
     mkdirSync(dir, { recursive: true });
     const entries = ["a", "b"].map((n, i) => ({ staged: `apply-1-0000abcd.${i}.staged`, target: `${n}.txt`, temp: `.${n}.txt.enclave-0123456789ab.tmp` }));
     for (const e of entries) {
@@ -109,5 +109,62 @@ describe("apply journal", () => {
     expect(contents(ws)).toEqual(["new a\n", "new b\n", "new c\n"]);
     a.client.close();
     a.child.kill("SIGTERM");
+  });
+
+  it("a committed deletion is finished by recovery; a prepared one leaves the file", async () => {
+    const ws = workspace();
+    const dir = join(stateDir(), "journal");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "apply-1-0000abcd.0.staged"), "new a\n");
+    const commit = { state: "commit", entries: [{ staged: "apply-1-0000abcd.0.staged", target: "a.txt", temp: ".a.txt.enclave-0123456789ab.tmp" }, { target: "b.txt", delete: true }] };
+    writeFileSync(join(dir, "apply-1-0000abcd.json"), JSON.stringify(commit));
+    writeFileSync(join(dir, "apply-2-0000abcd.json"), JSON.stringify({ state: "prepare", entries: [{ target: "c.txt", delete: true }] }));
+    expect(await recoverJournals(new WorkspacePaths(ws), dir)).toEqual([
+      "completed an interrupted apply of 2 files",
+      "rolled back an apply of 1 files interrupted before its commit",
+    ]);
+    expect(readdirSync(ws).sort()).toEqual(["a.txt", "c.txt"]);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("new a\n");
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("refuses a deletion that leaves the workspace, targets the root, or also names a staged copy", async () => {
+    const ws = workspace();
+    const outside = mkdtempSync(join(tmpdir(), "ast-journal-outside-"));
+    dirs.push(outside);
+    writeFileSync(join(outside, "victim"), "must survive\n");
+    symlinkSync(outside, join(ws, "out"));
+    const dir = join(stateDir(), "journal");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "apply-9-0000abcd.0.staged"), "x\n");
+    const planted = [
+      { target: join(outside, "victim"), delete: true },
+      { target: "out/victim", delete: true },
+      { target: ".", delete: true },
+      { target: "a.txt", delete: true, staged: "apply-9-0000abcd.0.staged", temp: ".a.txt.enclave-0123456789ab.tmp" },
+      { target: "a.txt", delete: "yes" },
+    ];
+    for (const [i, e] of planted.entries()) writeFileSync(join(dir, `apply-${i}-0000000${i}.json`), JSON.stringify({ state: "commit", entries: [e] }));
+    const log = await recoverJournals(new WorkspacePaths(ws), dir);
+    expect(log).toHaveLength(planted.length);
+    for (const line of log) expect(line).toMatch(/^refused the apply journal apply-\d-0+\d\.json: .*nothing in it was acted on$/);
+    expect(readFileSync(join(outside, "victim"), "utf8")).toBe("must survive\n");
+    expect(contents(ws)).toEqual(["old a\n", "old b\n", "old c\n"]);
+  });
+
+  it("refuses a set that changes one file twice, and commits only inside the change's turn", async () => {
+    const ws = workspace();
+    const dir = join(stateDir(), "journal");
+    mkdirSync(dir, { recursive: true });
+    const writer = new WorkspaceWriter(new WorkspacePaths(ws), dir);
+    const twice = writer.change((commit) => commit([{ path: "a.txt", rel: "a.txt", content: Buffer.from("1\n") }, { path: "a.txt", rel: "a.txt", content: null }]));
+    await expect(twice).rejects.toMatchObject({ code: "invalid_argument" });
+    let late: ((c: []) => Promise<void>) | undefined;
+    await writer.change(async (commit) => {
+      late = commit;
+    });
+    await expect(late?.([])).rejects.toMatchObject({ code: "internal" });
+    expect(contents(ws)).toEqual(["old a\n", "old b\n", "old c\n"]);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
-// Writes that never leave a file half-written: content goes to a temporary file created in the
-// target's own folder, is flushed, and replaces the target with rename(2) inside that folder. The
-// folder is held open from the first step to the last, so the temp and the rename land where the
-// path was checked even if the path is re-pointed meanwhile. A set of changes is staged in full
-// before the first rename, so a failure while staging (no space, no permission) changes nothing.
+// The workspace half of the journalled writer (write-journal.ts), which is its only user: content
+// goes to a temporary file created in the target's own folder, is flushed, and replaces the target
+// with rename(2) inside that folder, so no file is ever half-written. The folder is held open from
+// the first step to the last, so the temp and the rename land where the path was checked even if the
+// path is re-pointed meanwhile. A set of changes is staged in full before the first rename, so a
+// failure while staging (no space, no permission) changes nothing; the journal is what makes the
+// renames themselves all-or-nothing across a crash.
 import { AgentError, asAgentError } from "../errors.js";
 import { errnoOf, tempNameFor } from "./workspace-dir.js";
 import type { Location, WorkspacePaths } from "./workspace-paths.js";
@@ -12,10 +14,8 @@ export interface FileChange {
   path: string;
   /** Workspace-relative path, for messages. */
   rel: string;
-  /** New content, or null to delete the file. */
+  /** New content, or null to delete the file. An existing file keeps its mode; a new one gets 0o644. */
   content: Buffer | null;
-  /** The file's mode; when not given, an existing file keeps its own and a new one gets 0o644. */
-  mode?: number;
 }
 
 interface StagedChange {
@@ -33,17 +33,11 @@ interface StagedChange {
 export class StagedChanges {
   private written = false;
 
-  constructor(
-    private readonly paths: WorkspacePaths,
-    private readonly items: StagedChange[],
-  ) {}
+  constructor(private readonly items: StagedChange[]) {}
 
-  /** (temp, target) per change as absolute paths, for a journal. */
-  entries(): Array<{ temp: string | undefined; target: string }> {
-    return this.items.map((s) => {
-      const dir = s.loc.dir.absUnder(this.paths.root);
-      return { temp: s.temp === undefined ? undefined : `${dir}/${s.temp}`, target: `${dir}/${s.loc.name}` };
-    });
+  /** Each change's temp name (in its target's folder), undefined for a deletion, for the journal. */
+  temps(): Array<string | undefined> {
+    return this.items.map((s) => s.temp);
   }
 
   /** Writes and flushes every temp, each created afresh (O_EXCL) in its target's held folder. */
@@ -124,12 +118,10 @@ function locate(paths: WorkspacePaths, change: FileChange): StagedChange {
 async function writeTemp(s: StagedChange, temp: string): Promise<void> {
   const content = s.change.content as Buffer;
   const existing = s.loc.dir.lstatOrUndefined(s.loc.name);
-  const mode = s.change.mode ?? (existing?.isFile() ? existing.mode & 0o7777 : 0o644);
+  const mode = existing?.isFile() ? existing.mode & 0o7777 : 0o644;
   const handle = await s.loc.dir.createFile(temp, mode);
   try {
     await handle.writeFile(content);
-    // The creation mode passes through the umask; an explicit one is meant as given.
-    if (s.change.mode !== undefined) await handle.chmod(mode);
     await handle.sync();
   } finally {
     await handle.close();
@@ -145,15 +137,5 @@ export function prepareChanges(paths: WorkspacePaths, changes: readonly FileChan
     for (const s of items) s.loc.close();
     throw asAgentError(err, changes[items.length]?.rel);
   }
-  return new StagedChanges(paths, items);
-}
-
-export async function commitChanges(paths: WorkspacePaths, changes: readonly FileChange[]): Promise<void> {
-  const staged = prepareChanges(paths, changes);
-  await staged.write();
-  await staged.commit();
-}
-
-export function writeFileAtomic(paths: WorkspacePaths, path: string, rel: string, content: Buffer, mode?: number): Promise<void> {
-  return commitChanges(paths, [{ path, rel, content, mode }]);
+  return new StagedChanges(items);
 }
