@@ -28,6 +28,7 @@ import { createDebugTool } from "./tools/debug/debug-tool.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
+import { ToolHosts } from "./toolhost/tool-hosts.js";
 import { askUserTool } from "./questions/ask-user.js";
 import { cardAuditEvent } from "./questions/card-audit.js";
 import { QuestionPort } from "./questions/question-port.js";
@@ -59,6 +60,8 @@ export class ControlPlane {
   readonly registry = new ToolRegistry();
   readonly gate = new ApprovalGate();
   readonly pending = new PendingActionStores();
+  /** Harness tool hosts, one per run at most (ConnectToolHost). */
+  readonly toolHosts = new ToolHosts();
   readonly audit: AuditLog;
   readonly hostAgents: HostAgents;
   readonly placements: Placements;
@@ -112,7 +115,7 @@ export class ControlPlane {
       list: () => this.customToolFailures.map((f) => ({ name: f.file, state: "skipped", detail: f.reason })),
     });
     this.cliRuns = new CliRuns(this.runs, config.cliRunIdleMs, (req) => this.openRun(req), (id) => this.closeRun(id));
-    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run));
+    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run), this.toolHosts);
   }
 
   static async start(config: ControlPlaneConfig): Promise<ControlPlane> {
@@ -215,6 +218,7 @@ export class ControlPlane {
     for (const r of this.runs.forConversation(id)) this.questions.cancelRun(r.id);
     this.questions.forget(id);
     for (const r of this.runs.forConversation(id)) this.pending.drop(r.id);
+    for (const r of this.runs.forConversation(id)) this.toolHosts.closeRun(r.id);
     this.runs.closeConversation(id);
     this.conversations.delete(id);
     if (conv.ownsWorkspace) rmSync(conv.workspacePath, { recursive: true, force: true });
@@ -319,6 +323,7 @@ export class ControlPlane {
     this.runs.close(id);
     this.questions.cancelRun(id);
     this.pending.drop(id);
+    this.toolHosts.closeRun(id);
   }
 
   setVibeMode(runId: string, enabled: boolean): Run {

@@ -33,7 +33,11 @@ export type EnclaveErrorCode =
   /** A language server answered with an error of its own. */
   | "lsp_server_error"
   /** A language server dropped the request because its state moved on (an edit); asking again may work. */
-  | "lsp_state_changed";
+  | "lsp_state_changed"
+  /** The harness's tool host refused a cell's bridge call it intercepted (its reason is the message). */
+  | "harness_denied"
+  /** The run's harness tool host disconnected (or none is connected where one is needed). */
+  | "harness_lost";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -57,6 +61,8 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   lsp_server_dead: status.UNAVAILABLE,
   lsp_server_error: status.FAILED_PRECONDITION,
   lsp_state_changed: status.UNAVAILABLE,
+  harness_denied: status.PERMISSION_DENIED,
+  harness_lost: status.UNAVAILABLE,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

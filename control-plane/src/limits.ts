@@ -63,7 +63,7 @@ export const LIMITS = {
   vibeMaxKeptWorkers: 100,
   vibeResultChars: 32 * 1024,
   vibeOutputTailChars: 4 * 1024,
-  vibeWaitDefaultSeconds: 120,
+  /** The longest timeout_seconds vibe_wait takes (without one it waits until the worker settles). */
   vibeWaitMaxSeconds: 3600,
   /** A built-in worker runs at most this long (ENCLAVE_VIBE_TIMEOUT_SECONDS) before it is killed. */
   vibeWorkerDefaultTimeoutSeconds: 3600,
@@ -110,6 +110,17 @@ export const LIMITS = {
    * answers such calls itself, so they neither reach this side nor stop the cell's idle budget.
    */
   evalBridgeCallsPerCell: 1000,
+  /**
+   * A harness tool host: how long a cell's call to a harness tool waits for its answer, and how long
+   * an intercepted call waits for the harness's verdict (then it is refused: interception fails
+   * closed). Both are cancelled on the stream when they run out.
+   */
+  toolHostCallTimeoutMs: 10 * 60_000,
+  toolHostInterceptTimeoutMs: 60_000,
+  /** Tools one tool host may declare, and the size of one tool's JSON Schema and description. */
+  toolHostMaxTools: 128,
+  toolHostSchemaMaxBytes: 64 * 1024,
+  toolHostDescriptionMaxChars: 4 * 1024,
   /**
    * A run the command line keeps for a (conversation, surface) closes after this long with no call
    * (ENCLAVE_CLI_RUN_IDLE_SECONDS overrides); its staged changes go with it. Checked this often at most.

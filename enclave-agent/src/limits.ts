@@ -31,6 +31,13 @@ export const LIMITS = {
   /** Language servers: per-request deadline (then $/cancelRequest), start-up deadline. */
   lspRequestTimeoutMs: 20_000,
   lspStartTimeoutMs: 60_000,
+  /**
+   * A workspace symbol search with no file starts and asks at most this many (server, root) pairs,
+   * each opening one of its files found within this depth and this many folder entries.
+   */
+  lspSearchMaxServers: 6,
+  lspSearchSampleDepth: 4,
+  lspSearchSampleEntries: 5_000,
   /** Quiet time after a push of diagnostics before taking it as the server's answer. */
   lspDiagnosticsDebounceMs: 150,
   /** How long a query waits for a server's open indexing progress to end before asking anyway. */

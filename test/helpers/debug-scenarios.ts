@@ -42,6 +42,21 @@ int main(void) {
 }
 `;
 
+/** A program that runs until stopped, calling tick() ten times a second: for attach by pid. */
+const LOOP_C = `#include <unistd.h>
+int tick(int n) {
+  int m = n + 1;
+  return m;
+}
+int main(void) {
+  int n = 0;
+  for (;;) {
+    n = tick(n);
+    usleep(100000);
+  }
+}
+`;
+
 const GO_PROG = `package main
 
 import (
@@ -202,6 +217,8 @@ export function debugScenarios(placement: Placement): void {
     await h.tool("write", { path: "c/CMakeLists.txt", content: "cmake_minimum_required(VERSION 3.10)\nproject(prog C)\nadd_executable(prog prog.c)\n" });
     await h.tool("write", { path: "c/prog.c", content: C_PROG });
     await h.tool("exec", { command: "gcc -g -O0 -o c/prog c/prog.c" });
+    await h.tool("write", { path: "c/loop.c", content: LOOP_C });
+    await h.tool("exec", { command: "gcc -g -O0 -o c/loop c/loop.c" });
     await h.tool("write", { path: "go/go.mod", content: "module example.com/prog\n\ngo 1.19\n" });
     await h.tool("write", { path: "go/main.go", content: GO_PROG });
     await h.tool("write", { path: "dart/pubspec.yaml", content: "name: app\n" });
@@ -438,6 +455,31 @@ export function debugScenarios(placement: Placement): void {
       expect(await h.ok({ op: "status" })).toMatch(/is running/);
       expect(await h.ok({ op: "pause" })).toMatch(/is stopped at .*py\/attachme\.py:\d+ .*\(pause\)/);
       expect(await h.ok({ op: "terminate" })).toMatch(/has ended: terminated on request/);
+    });
+
+    // Host placement: the sandbox's own user may trace its programs. In an enclosure that depends on
+    // the runtime's ptrace policy, which this scenario does not set.
+    it.skipIf(placement !== "host")("attaches lldb to a running C program by pid", async () => {
+      // setsid: out of the exec tool's process group, which is reaped when the command ends.
+      const started = await h.tool("exec", { command: "setsid nohup c/loop >/dev/null 2>&1 < /dev/null & echo pid=$!; sleep 1" });
+      const pid = Number(/pid=(\d+)/.exec(started)?.[1]);
+      expect(pid).toBeGreaterThan(1);
+      await h.ok({ op: "breakpoints", file: "c/loop.c", lines: [3] });
+      const wrong = await h.call({ op: "attach", pid, adapter: "debugpy" });
+      expect(wrong.text).toMatch(/debugpy attaches by `port`.*lldb takes a pid/);
+      const attached = await h.call({ op: "attach", pid });
+      expect(attached.isError, attached.text).toBe(false);
+      expect(attached.text).toMatch(new RegExp(`\\(lldb, pid ${pid}\\) is stopped at c/loop\\.c:3 in tick \\(breakpoint`));
+      expect(await h.ok({ op: "evaluate", expression: "n >= 0" })).toMatch(/^true/);
+      await h.ok({ op: "breakpoints", file: "c/loop.c", lines: [] });
+      expect(await h.ok({ op: "terminate" })).toMatch(/has ended/);
+      let left = "";
+      for (let i = 0; i < 20; i++) {
+        left = await h.tool("exec", { command: `kill -0 ${pid} 2>/dev/null && echo alive || echo gone` });
+        if (/gone/.test(left)) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(left).toMatch(/gone/);
     });
 
     it("attaches to a headless delve listening in the same placement", async () => {

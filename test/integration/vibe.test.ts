@@ -274,6 +274,32 @@ describe("vibe with a harness-side worker host over gRPC", () => {
     }
   });
 
+  it("waits without timeout_seconds until the worker settles, and stops waiting when the call is cancelled", async () => {
+    const commands: WorkerHostCommand[] = [];
+    const host = fx.client.connectWorkerHost({ name: "patient harness", conversationIds: ["harness"] }, (c) => commands.push(c));
+    await host.ready;
+    try {
+      const runId = await vibeRun("harness");
+      const id = workerId((await call(runId, "vibe_spawn", { brief: "a job of unknown length", label: "open-ended", tier: "good" })).text);
+      await until(() => commands.find((c) => c.command?.$case === "assign" && c.command.value.workerId === id), "the assignment");
+      const abort = new AbortController();
+      const cancelled = fx.client.callTool(runId, "vibe_wait", { worker_id: id }, undefined, { signal: abort.signal }).then(
+        () => "answered",
+        (e: Error) => e.message,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      abort.abort();
+      expect(await cancelled).toMatch(/cancel/i);
+      const waiting = call(runId, "vibe_wait", { worker_id: id });
+      await new Promise((r) => setTimeout(r, 200));
+      host.send({ message: { $case: "result", value: { conversationId: "harness", workerId: id, attempt: 1, state: "done", result: "all done" } } });
+      const waited = await waiting;
+      expect(waited.text).toMatch(/"open-ended" \(good, attempt 1\) is done after .*\nResult:\nall done$/);
+    } finally {
+      host.close();
+    }
+  });
+
   it("refuses a host with a bad hello", async () => {
     const stream = fx.client.connectWorkerHost({ name: "bad", tiers: ["turbo"] }, () => undefined);
     await expect(stream.ready).rejects.toThrow(/tier `turbo` is not one of fast, good/);

@@ -33,6 +33,9 @@ import {
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import { type EnclaveErrorCode, ERROR_CODE_TRAILER, isEnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { type HarnessToolSpec, runToolHost, type ToolHostConnection, type ToolHostHandlers } from "./tool-host-client.js";
+
+export type { HarnessAnswer, HarnessCallInfo, HarnessToolSpec, HarnessVerdict, ToolHostConnection, ToolHostHandlers } from "./tool-host-client.js";
 
 type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
 
@@ -327,6 +330,15 @@ export class ControlPlaneClient {
       send: (m) => stream.write(m),
       close: () => stream.cancel(),
     };
+  }
+
+  /**
+   * Connects the harness's tool host for a run: the run's kernel cells can then call `tools` with
+   * tool(name, args) (as their surface and the approval policy allow), and handlers.call answers.
+   * With `intercept`, every cell call to Enclave's tools goes to handlers.intercept first.
+   */
+  connectToolHost(runId: string, tools: HarnessToolSpec[], handlers: ToolHostHandlers, opts: { intercept?: boolean } = {}): ToolHostConnection {
+    return runToolHost(this.grpc.connectToolHost(this.metadata()), runId, tools, handlers, opts.intercept ?? false, (err) => this.streamError(err));
   }
 
   private streamError(err: ServiceError): Error {

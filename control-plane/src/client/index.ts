@@ -9,6 +9,7 @@ export {
   ControlPlaneUnreachable,
   resultText,
 } from "./control-plane-client.js";
+export type { HarnessAnswer, HarnessCallInfo, HarnessToolSpec, HarnessVerdict, ToolHostConnection, ToolHostHandlers } from "./tool-host-client.js";
 export type {
   AuditCheck,
   AuditEvent,

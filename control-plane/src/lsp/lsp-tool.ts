@@ -52,13 +52,13 @@ export function lspTool(ledger: DiagnosticsLedger) {
   description:
     "Ask the project's language server. Actions: diagnostics (file, or \"*\" for the project's own checker), definition, type_definition, " +
     "implementation, references (cap 50), hover, code_actions — each with file, line (1-based) and symbol (the name as written on that line, " +
-    "`name#2` for its 2nd occurrence); symbols (query: workspace search, or file: outline); status (which servers run or why not); reload.",
+    "`name#2` for its 2nd occurrence); symbols (query alone: a workspace search across every server that can start here; query with file: that file's server only; file alone: its outline); status (which servers run or why not); reload.",
   args: z.strictObject({
     action: z.enum(NAMES).describe("what to ask"),
     file: z.string().min(1).optional().describe("workspace-relative file; \"*\" with diagnostics runs the project's checker"),
     line: z.number().int().min(1).optional().describe("1-based line of the symbol"),
     symbol: z.string().min(1).optional().describe("the symbol as written on that line; `name#N` for its Nth occurrence"),
-    query: z.string().min(1).optional().describe("symbols: workspace search text"),
+    query: z.string().min(1).optional().describe("symbols: workspace search text (alone: every server whose root marker and binary are present is started and searched)"),
   }),
   async run(args, ctx) {
     const action = ACTIONS.find((a) => a.name === args.action) as LspAction;

@@ -17,6 +17,8 @@ import type {
   SubscribeAuditRequest,
   SubscribeCardsRequest,
   ToolEvent,
+  ToolHostCommand,
+  ToolHostMessage,
   WorkerHostCommand,
   WorkerHostMessage,
 } from "../../../proto/gen/enclave/control/v1/control.js";
@@ -28,6 +30,7 @@ import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
 import type { DecodedCallToolRequest } from "./strict-call-decoding.js";
 import { connectWorkerHost } from "./worker-host-stream.js";
+import { connectToolHost } from "./tool-host-stream.js";
 
 function toServiceError(err: unknown): ServiceError {
   const e = asEnclaveError(err);
@@ -260,6 +263,9 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
     listRuns: unary((req) => ({ runs: cp.listRuns(req.conversationId).map((r) => runMessage(cp, r)) })),
     connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
       connectWorkerHost(cp.vibe, call, toServiceError);
+    },
+    connectToolHost(call: ServerDuplexStream<ToolHostMessage, ToolHostCommand>): void {
+      connectToolHost(cp, call, toServiceError);
     },
   };
 }

@@ -6,8 +6,9 @@ import { argumentsDigest, type AuditLog } from "../audit/audit-log.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentEndpoint } from "../placement/agent-endpoint.js";
-import type { Run } from "../runs/run-store.js";
+import type { Run, Surface } from "../runs/run-store.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
+import type { ToolHosts } from "../toolhost/tool-hosts.js";
 import type { CallOrigin, ContentPart, Tool, ToolStreamEvent } from "./tool.js";
 import type { ToolRegistry } from "./tool-registry.js";
 
@@ -74,7 +75,20 @@ export class ToolDispatcher {
     private readonly audit: AuditLog,
     private readonly placements: PlacementPort,
     private readonly pendingFor: (run: Run) => PendingActionStore | undefined = () => undefined,
+    private readonly toolHosts?: ToolHosts,
   ) {}
+
+  /** The harness tools a call may name: a cell's calls only, never the harness's own or its model's. */
+  private harnessTools(req: CallRequest): Tool[] {
+    return req.origin === "bridge" ? (this.toolHosts?.toolsFor(req.run.id) ?? []) : [];
+  }
+
+  /** What a cell under this surface may call: what the dispatcher would look up, less eval (refused from a cell) and a hidden resolve. */
+  private callable(req: CallRequest, surface: Surface): Tool[] {
+    const run = { ...req.run, surface };
+    const pending = this.pendingFor(req.run)?.hasPending() ?? false;
+    return this.registry.visible(run, this.harnessTools({ ...req, origin: "bridge" })).filter((t) => t.name !== "eval" && (t.name !== "resolve" || pending));
+  }
 
   async call(req: CallRequest): Promise<CallResult> {
     const started = Date.now();
@@ -83,12 +97,27 @@ export class ToolDispatcher {
     let args: unknown;
     let placement = "";
     try {
-      tool = this.registry.lookup(req.run, req.tool);
+      const harnessTools = this.harnessTools(req);
+      tool = this.registry.lookup(req.run, req.tool, harnessTools);
       args = parseArguments(tool, req.argumentsJson, req.notUtf8 ?? false);
       const checked = tool.validate(args);
       if (!checked.ok) throw new EnclaveError("invalid_arguments", checked.error);
       const pending = this.pendingFor(req.run);
       refuseWhilePending(tool, pending);
+      // The harness's guardrails see a cell's call to Enclave's tools before the human does.
+      if (req.origin === "bridge" && this.toolHosts && !harnessTools.includes(tool)) {
+        const verdict = await this.toolHosts.offer(req.run.id, tool, checked.args, req.kernelId ?? "", signal);
+        if (verdict.verdict === "deny") {
+          throw new EnclaveError("harness_denied", `the harness denied \`${tool.name}\`: ${verdict.reason || "it gave no reason"}`);
+        }
+        if (verdict.verdict === "answer") {
+          const out = verdict.output;
+          const durationMs = Date.now() - started;
+          const code = out.error?.code ?? "";
+          this.record(req, tool, args, code ? `error:${code}` : "ok", durationMs, placement, "answered by the harness (intercepted)");
+          return { isError: code !== "", parts: out.parts, errorCode: code, durationMs };
+        }
+      }
       await this.gate.check({ run: req.run, tool, args: checked.args }, signal);
       const output = await tool.invoke(checked.args, {
         run: req.run,
@@ -105,6 +134,8 @@ export class ToolDispatcher {
           }),
         emit: req.emit ?? (() => undefined),
         ...(pending ? { pending } : {}),
+        ...(req.kernelId !== undefined ? { kernelId: req.kernelId } : {}),
+        callable: (surface) => this.callable(req, surface),
         agent: async () => {
           const ep = await this.placements.endpoint(req.run.conversationId);
           placement = ep.where;
@@ -126,7 +157,7 @@ export class ToolDispatcher {
         err = await this.placements.explain(req.run.conversationId, err);
       }
       const durationMs = Date.now() - started;
-      const refused = err.code === "unknown_tool" || err.code === "invalid_arguments" || err.code === "approval_refused";
+      const refused = err.code === "unknown_tool" || err.code === "invalid_arguments" || err.code === "approval_refused" || err.code === "harness_denied";
       this.record(req, tool, args, `${refused ? "refused" : "error"}:${err.code}`, durationMs, placement, err.message);
       return { isError: true, parts: [{ type: "text", text: err.message }], errorCode: err.code, durationMs };
     }

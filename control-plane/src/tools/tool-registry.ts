@@ -16,16 +16,17 @@ export class ToolRegistry {
     return [...this.tools.values()];
   }
 
-  visible(run: Run): Tool[] {
+  /** `extra`: tools from outside the registry the caller may also reach (a harness's, for a cell). */
+  visible(run: Run, extra: readonly Tool[] = []): Tool[] {
     const tiers = SURFACE_TIERS[run.surface];
-    return this.all().filter((t) => resourceWired(run, t.resource) && tiers.includes(t.tier));
+    return [...this.all(), ...extra].filter((t) => resourceWired(run, t.resource) && tiers.includes(t.tier));
   }
 
   /** The tool a run may call by this name; anything not on its surface is unknown to it. */
-  lookup(run: Run, name: string): Tool {
-    const tool = this.visible(run).find((t) => t.name === name);
+  lookup(run: Run, name: string, extra: readonly Tool[] = []): Tool {
+    const tool = this.visible(run, extra).find((t) => t.name === name);
     if (!tool) {
-      const names = this.visible(run).map((t) => t.name);
+      const names = this.visible(run, extra).map((t) => t.name);
       throw new EnclaveError(
         "unknown_tool",
         `unknown tool \`${name}\`: this run (surface \`${run.surface}\`) offers ${names.length ? names.map((n) => `\`${n}\``).join(", ") : "no tools"}`,

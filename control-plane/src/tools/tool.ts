@@ -60,6 +60,10 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The run's pending-action stack, when the run has one (the ast resource). */
   pending?: PendingActionStore;
+  /** The kernel a bridge call came from. */
+  kernelId?: string;
+  /** What a cell under this surface may call with tool(): Enclave's tools and the harness's. */
+  callable(surface: Surface): Tool[];
 }
 
 export interface Tool {

@@ -134,11 +134,12 @@ export class VibeRoster {
   }
 
   /**
-   * Waits until the worker settles or the timeout passes; onOutput sees its output meanwhile.
-   * Resolves true when it settled.
+   * Waits until the worker settles or the timeout (when given) passes; onOutput sees its output
+   * meanwhile. Resolves true when it settled; rejects with cancelled when the signal aborts.
    */
-  wait(w: Worker, timeoutMs: number, signal: AbortSignal, onOutput: (text: string) => void): Promise<boolean> {
+  wait(w: Worker, timeoutMs: number | undefined, signal: AbortSignal, onOutput: (text: string) => void): Promise<boolean> {
     if (w.state !== "running") return Promise.resolve(true);
+    if (signal.aborted) return Promise.reject(new EnclaveError("cancelled", `the wait was cancelled; worker ${w.id} keeps running`));
     return new Promise<boolean>((resolve, reject) => {
       const watchers = this.watchers.get(w) ?? new Set<Watcher>();
       this.watchers.set(w, watchers);
@@ -154,10 +155,13 @@ export class VibeRoster {
           resolve(true);
         },
       };
-      const timer = setTimeout(() => {
-        done();
-        resolve(false);
-      }, timeoutMs);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              done();
+              resolve(false);
+            }, timeoutMs);
       const onAbort = (): void => {
         done();
         reject(new EnclaveError("cancelled", `the wait was cancelled; worker ${w.id} keeps running`));

@@ -9,7 +9,7 @@ export function debugService(sup: DebugSupervisor): DebugServer {
     status: unary((req) => sup.status(req.sessionKey)),
     setBreakpoints: unary((req) => sup.setBreakpoints(req.sessionKey, req.file, req.lines)),
     launch: unary((req) => sup.launch(req.sessionKey, req.program, req.args, req.adapter, req.ttlMs, req.waitMs, req.stdin, req.exceptions)),
-    attach: unary((req) => sup.attach(req.sessionKey, req.port, req.adapter, req.ttlMs, req.waitMs)),
+    attach: unary((req) => sup.attach(req.sessionKey, { port: req.port, pid: req.pid }, req.adapter, req.ttlMs, req.waitMs)),
     resume: unary((req) => sup.resume(req.sessionKey, req.action, req.threadId, req.waitMs)),
     pause: unary((req) => sup.pause(req.sessionKey, req.threadId, req.waitMs)),
     inspect: unary(async (req) => ({ bodyJson: await sup.inspect(req.sessionKey, req.command, req.argumentsJson) })),

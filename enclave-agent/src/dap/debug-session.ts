@@ -127,6 +127,16 @@ export class DebugSession {
     await this.begin(this.adapter.connection, "launch", launchArgs, breakpoints, waitMs);
   }
 
+  /** Starts the adapter (lldb) and has it attach to a running process. */
+  async attachProcess(argv: string[], cwd: string, env: NodeJS.ProcessEnv, attachArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number, exceptions: ExceptionMode): Promise<void> {
+    this.options = { ...this.options, exceptions };
+    this.adapter = await startAdapter(this.info.spec, argv, cwd, env, (_stream, text) => this.output.append(text), "").catch(async (err: unknown) => {
+      await this.end(`the adapter did not start: ${(err as Error).message}`, true, DebugEndKind.DEBUG_END_KIND_START_FAILED);
+      throw err;
+    });
+    await this.begin(this.adapter.connection, "attach", attachArgs, breakpoints, waitMs);
+  }
+
   async attach(port: number, attachArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number, exceptions: ExceptionMode): Promise<void> {
     this.options = { ...this.options, exceptions };
     const { connection, socket } = await connectToPort(port).catch(async (err: unknown) => {

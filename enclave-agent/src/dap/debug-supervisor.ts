@@ -1,7 +1,7 @@
 // The debug supervisor: at most one session per key (the conversation), the breakpoints set for it
 // (kept across sessions, applied at launch), a queue that serializes its calls, and the hard TTL.
 // After a session ends, its record stays so status, output and the next call can say what happened.
-import { mkdtempSync, type Stats, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readlinkSync, type Stats, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, relative } from "node:path";
 import type {
@@ -201,20 +201,53 @@ export class DebugSupervisor {
     });
   }
 
-  attach(key: string, port: number, adapterId: string, ttlMs: number, waitMs: number, exceptions = ""): Promise<DebugStatus> {
+  /**
+   * Attaches to a program already running in this placement: debugpy and delve by the loopback port
+   * their DAP server listens on, lldb by the program's pid (the adapter is started here and attaches).
+   */
+  attach(key: string, target: { port: number; pid: number }, adapterId: string, ttlMs: number, waitMs: number, exceptions = ""): Promise<DebugStatus> {
     const mode = this.exceptionMode(exceptions);
     return this.serialized(key, async (s) => {
       this.refuseSecond(s);
-      if (!Number.isInteger(port) || port < 1 || port > 65535) throw new AgentError("invalid_argument", `port ${port} is not a TCP port (1-65535)`);
-      const spec = this.adapterById(adapterId || "debugpy");
-      if (spec.id !== "debugpy" && spec.id !== "delve") {
-        throw new AgentError("invalid_argument", `attach by port works with debugpy (\`python3 -m debugpy --listen 127.0.0.1:PORT\`) and delve (\`dlv dap --listen\`), not ${spec.id}`);
+      const spec = this.adapterById(adapterId || (target.pid && !target.port ? "lldb" : "debugpy"));
+      const wait = waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs;
+      if (spec.id === "lldb") {
+        if (target.port) throw new AgentError("invalid_argument", "lldb attaches by `pid`, not `port` (debugpy and delve take a port)");
+        if (!Number.isInteger(target.pid) || target.pid < 2) throw new AgentError("invalid_argument", `pid ${target.pid} is not a process id lldb can attach to; give the pid exec reported for the program`);
+        if (target.pid === process.pid) throw new AgentError("invalid_argument", `pid ${target.pid} is the enclave agent itself; attach to the program you started`);
+        if (!existsSync(`/proc/${target.pid}`)) throw new AgentError("not_found", `no process ${target.pid} runs in this placement; start the program first (exec reports its pid)`);
+        // The project is the one the program's executable is in, when that is in the workspace.
+        let start = this.paths.root;
+        try {
+          const exe = readlinkSync(`/proc/${target.pid}/exe`);
+          if (exe.startsWith(`${this.paths.root}/`)) start = dirname(exe);
+        } catch {
+          // Not ours to read (another user's process): lldb will say why it cannot attach.
+        }
+        const avail = await adapterAvailability(spec, this.paths.root, start);
+        this.checkUsable(avail);
+        const cwd = avail.projectRoot ?? start;
+        const session = this.newSession(key, spec, `pid ${target.pid}`, undefined, ttlMs);
+        s.current = session;
+        this.armTtl(s, session);
+        try {
+          await session.attachProcess(avail.command ?? [], cwd, this.adapterEnv(), attachArguments(spec, cwd, target.pid), s.breakpoints, wait, mode);
+        } finally {
+          if (!session.active) this.disarmTtl(s);
+        }
+        return this.describe(s);
       }
+      if (spec.id !== "debugpy" && spec.id !== "delve") {
+        throw new AgentError("invalid_argument", `attach works with debugpy and delve (by \`port\`) and lldb (by \`pid\`), not ${spec.id}`);
+      }
+      if (target.pid) throw new AgentError("invalid_argument", `${spec.id} attaches by \`port\` (its DAP server on 127.0.0.1), not \`pid\`; lldb takes a pid`);
+      const port = target.port;
+      if (!Number.isInteger(port) || port < 1 || port > 65535) throw new AgentError("invalid_argument", `port ${port} is not a TCP port (1-65535)`);
       const session = this.newSession(key, spec, `127.0.0.1:${port}`, undefined, ttlMs);
       s.current = session;
       this.armTtl(s, session);
       try {
-        await session.attach(port, attachArguments(spec, this.paths.root), s.breakpoints, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs, mode);
+        await session.attach(port, attachArguments(spec, this.paths.root), s.breakpoints, wait, mode);
       } finally {
         if (!session.active) this.disarmTtl(s);
       }

@@ -85,8 +85,9 @@ export function launchArguments(spec: DebugAdapterSpec, t: LaunchTarget): Record
   }
 }
 
-/** Attach arguments for a DAP server already listening (debugpy --listen; a headless delve). */
-export function attachArguments(spec: DebugAdapterSpec, cwd: string): Record<string, unknown> {
+/** Attach arguments for a DAP server already listening (debugpy --listen; a headless delve), or lldb's for a pid. */
+export function attachArguments(spec: DebugAdapterSpec, cwd: string, pid = 0): Record<string, unknown> {
+  if (spec.id === "lldb") return { name: "enclave", type: "lldb", request: "attach", pid, stopOnEntry: false };
   if (spec.id === "delve") return { name: "enclave", type: "go", request: "attach", mode: "remote", cwd };
   return { name: "enclave", type: "python", request: "attach", justMyCode: true, cwd };
 }

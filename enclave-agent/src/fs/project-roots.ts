@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 
 /** Folders never searched for markers below the root: dependencies, environments, build output. */
-const SKIP = new Set(["node_modules", ".git", ".venv", "venv", "__pycache__", "dist", "build", "target", ".cache"]);
+export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(["node_modules", ".git", ".venv", "venv", "__pycache__", "dist", "build", "target", ".cache"]);
 /** Sub-folders looked into per folder, at most (a huge monorepo level is sampled, not walked). */
 const FOLDERS_PER_LEVEL = 200;
 
@@ -47,7 +47,7 @@ export function markerFolders(markers: readonly string[], workspaceRoot: string,
     let names: string[];
     try {
       names = readdirSync(dir, { withFileTypes: true })
-        .filter((d) => d.isDirectory() && !d.name.startsWith(".") && !SKIP.has(d.name))
+        .filter((d) => d.isDirectory() && !d.name.startsWith(".") && !SKIPPED_FOLDERS.has(d.name))
         .map((d) => d.name);
     } catch {
       return;

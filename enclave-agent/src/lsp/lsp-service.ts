@@ -2,6 +2,7 @@
 // syncs the document from disk, and hands the query to its feature (one file per feature).
 import { relative } from "node:path";
 import type {
+  LspQueryRequest,
   LspQueryResponse,
   LspRenameResponse,
   LspServer,
@@ -23,6 +24,8 @@ import { renameSymbol } from "./features/rename.js";
 import { invalidIdentifier } from "./identifier-rules.js";
 import { runChecker } from "./run-checker.js";
 import { SourceLines } from "./source-lines.js";
+import { searchTargets } from "./search-targets.js";
+import type { ServerConnection } from "./server-connection.js";
 import type { LspSupervisor } from "./supervisor.js";
 import { locateSymbol, parseSymbol } from "./text-positions.js";
 
@@ -66,6 +69,58 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
     return { abs, rel, conn, doc, root: relative(paths.root, choice.root) || "." };
   }
 
+  /**
+   * A workspace symbol search with no file: every server whose root marker, binary and a file of its
+   * language are in the workspace is started (if it is not running) and asked, and the answers merged.
+   * A server that fails is named in `server`; only when every one fails is the search an error.
+   */
+  async function searchEverywhere(req: LspQueryRequest): Promise<LspQueryResponse> {
+    const { targets, skipped } = searchTargets(paths.root);
+    if (targets.length === 0) {
+      throw new AgentError(
+        "failed_precondition",
+        "no language server can search this workspace: no folder has both a server's root marker and a file of its language with that server installed (lsp status lists what each server needs)",
+      );
+    }
+    const timeoutMs = timeoutOf(req.timeoutMs);
+    const deadline = Date.now() + timeoutMs;
+    const seen = new Set<ServerConnection>();
+    const failures: string[] = [];
+    const answers = await Promise.all(
+      targets.map(async (t) => {
+        try {
+          const { rel, conn, doc } = await prepare(t.file);
+          // Two roots' files may land on one server: ask it once.
+          if (seen.has(conn)) return undefined;
+          seen.add(conn);
+          const result = await workspaceSymbolsFeature.run({ conn, rel, doc, position: undefined, symbolLength: 0, req, timeoutMs, sources: sourcesFor([conn]), deadline });
+          return { conn, result };
+        } catch (err) {
+          failures.push(`${t.serverId}@${t.root} could not search: ${(err as Error).message.slice(0, 300)}`);
+          return undefined;
+        }
+      }),
+    );
+    const answered = answers.filter((a) => a !== undefined);
+    if (answered.length === 0) throw new AgentError("failed_precondition", `no language server could search the workspace: ${failures.join(" | ")}`);
+    const symbols = answered.flatMap((a) => a.result.symbols ?? []);
+    const notes = [...failures, ...(skipped.length ? [`not searched (at most ${LIMITS.lspSearchMaxServers} servers): ${skipped.join(", ")}`] : [])];
+    return {
+      server: `${[...new Set(answered.map((a) => a.conn.id))].join(", ")}${notes.length ? `; ${notes.join("; ")}` : ""}`,
+      root: ".",
+      target: undefined,
+      locations: [],
+      hover: "",
+      symbols: req.maxResults > 0 ? symbols.slice(0, req.maxResults) : symbols,
+      actions: [],
+      diagnostics: [],
+      total: answered.reduce((n, a) => n + (a.result.total ?? 0), 0),
+      indexing: answered.some((a) => a.conn.indexing),
+      stale: answered.some((a) => a.result.stale ?? false),
+      file: "",
+    };
+  }
+
   return {
     status: unary(async () => ({
       servers: sup.status().map((s) => ({ id: s.id, languages: s.languages, state: s.state, roots: s.roots, detail: s.detail, rootMarkers: s.rootMarkers, rootModes: s.rootModes })),
@@ -78,12 +133,9 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
       const feature = action === "workspace_symbols" ? workspaceSymbolsFeature : FEATURES[action];
       if (action === "symbols" && !req.file) throw new AgentError("invalid_argument", "symbols needs `query` (a workspace search) or `file` (that file's outline)");
       if (!feature) throw new AgentError("invalid_argument", `unknown lsp action \`${req.action}\`; one of ${Object.keys(FEATURES).join(", ")}, status, reload`);
-      let file = req.file;
-      if (action === "workspace_symbols") {
-        // A workspace search goes to the server of `file` when given, else to a running server.
-        file = req.file || (sup.anyOpenFile() ?? "");
-        if (!file) throw new AgentError("failed_precondition", "no language server is running to search the workspace; give `file` too (any file of the language to search), or ask about a file first");
-      }
+      // A workspace search goes to the server of `file` when given, else to every server that can start.
+      if (action === "workspace_symbols" && !req.file) return searchEverywhere(req);
+      const file = req.file;
       const timeoutMs = timeoutOf(req.timeoutMs);
       const deadline = Date.now() + timeoutMs;
       const { rel, conn, doc, root } = await prepare(file);

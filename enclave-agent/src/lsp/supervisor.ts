@@ -3,7 +3,6 @@
 // lazily by the next call, after a backoff; one that keeps dying young goes into the broken set and is
 // not respawned until `reload`, so a crash loop never eats the machine.
 import { dirname, extname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
 import { AgentError } from "../errors.js";
 import { describeBinary } from "../exec/resolve-binary.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
@@ -99,15 +98,6 @@ export class LspSupervisor {
   runningFor(fileAbs: string): ServerConnection[] {
     const specs = new Set(this.specsFor(fileAbs).map((s) => s.id));
     return this.settled().filter((c) => c.alive && specs.has(c.id) && (fileAbs === c.root || fileAbs.startsWith(`${c.root}/`)));
-  }
-
-  /** Some file a running server has open (workspace-relative), to route a workspace-wide search. */
-  anyOpenFile(): string | undefined {
-    for (const c of this.settled()) {
-      const uri = c.alive ? c.openUris()[0] : undefined;
-      if (uri) return this.paths.relative(fileURLToPath(uri));
-    }
-    return undefined;
   }
 
   private settled(): ServerConnection[] {

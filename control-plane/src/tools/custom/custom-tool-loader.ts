@@ -8,12 +8,12 @@ import { randomUUID } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { build } from "esbuild";
 import { repoRoot } from "../../repo-paths.js";
 import { RESOURCES, type ResourceKind } from "../../runs/run-store.js";
 import type { Tool, ToolContext, ToolOutput } from "../tool.js";
 import { resultParts } from "./agent-tool-result.js";
+import { type ArgumentCheck, compileArgumentSchema } from "./argument-schema.js";
 import { createCustomToolApi, withPendingStore } from "./custom-tool-api.js";
 import type { AnyCustomTool, CustomToolAPI, Tier } from "./custom-tool-types.js";
 
@@ -32,25 +32,6 @@ export interface CustomToolLoadFailure {
 export interface LoadedCustomTools {
   tools: Tool[];
   failures: CustomToolLoadFailure[];
-}
-
-// strict: false — authors' schemas may carry keywords ajv does not know (TypeBox's own options);
-// they are kept and shown, not refused.
-const ajv = new Ajv({ allErrors: true, strict: false });
-
-function fieldName(instancePath: string): string {
-  if (!instancePath) return "arguments";
-  return instancePath.slice(1).split("/").map((p) => (/^\d+$/.test(p) ? `[${p}]` : p.replace(/~1/g, "/").replace(/~0/g, "~"))).join(".").replace(/\.\[/g, "[");
-}
-
-function formatSchemaErrors(tool: string, errors: ErrorObject[]): string {
-  const lines = errors.map((e) => {
-    const at = e.instancePath;
-    if (e.keyword === "required") return `\`${fieldName(`${at}/${String((e.params as { missingProperty: string }).missingProperty)}`)}\` is required`;
-    if (e.keyword === "additionalProperties") return `unknown field \`${String((e.params as { additionalProperty: string }).additionalProperty)}\`${at ? ` in \`${fieldName(at)}\`` : ""}`;
-    return `\`${fieldName(at)}\` ${e.message ?? "is invalid"}`;
-  });
-  return `invalid arguments for \`${tool}\`: ${[...new Set(lines)].join("; ")}`;
 }
 
 function toTool(def: AnyCustomTool): Tool {
@@ -73,9 +54,9 @@ function toTool(def: AnyCustomTool): Tool {
   if (typeof params !== "object" || params === null || params.type !== "object") bad("`parameters` must be an object schema (pi.typebox.Type.Object({...}) or JSON Schema with type \"object\")");
   // What ListTools shows: the schema as given, as JSON (TypeBox's symbol-keyed markers drop out).
   const inputSchema = JSON.parse(JSON.stringify(params)) as Record<string, unknown>;
-  let check: ValidateFunction;
+  let check: ArgumentCheck;
   try {
-    check = ajv.compile(inputSchema);
+    check = compileArgumentSchema(name, inputSchema);
   } catch (err) {
     return bad(`\`parameters\` is not a valid JSON Schema: ${(err as Error).message}`);
   }
@@ -88,9 +69,7 @@ function toTool(def: AnyCustomTool): Tool {
     parallelSafe: tier === "read",
     inputSchema,
     stagesOnly: def.stagesOnly ?? false,
-    validate(raw) {
-      return check(raw) ? { ok: true, args: raw } : { ok: false, error: formatSchemaErrors(name, check.errors ?? []) };
-    },
+    validate: check,
     async invoke(args: unknown, ctx: ToolContext): Promise<ToolOutput> {
       let done = false;
       const onUpdate = (partial: unknown): void => {

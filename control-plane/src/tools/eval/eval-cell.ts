@@ -12,6 +12,12 @@ import type { ToolContext } from "../tool.js";
 import { CellTranscript, renderDisplay } from "./cell-transcript.js";
 import { kernelCeilings, within } from "./kernel-ceiling.js";
 
+/**
+ * The bridge call tools() in a cell makes: answered here with what the cell may call (JSON), never
+ * dispatched. No tool can have this name (tool names start with a letter).
+ */
+export const LIST_TOOLS_CALL = "@tools";
+
 export interface CellRequest {
   language: "python" | "javascript";
   code: string;
@@ -58,6 +64,11 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
       return;
     }
     bridgeCalls += 1;
+    if (tool === LIST_TOOLS_CALL) {
+      const listed = ctx.callable(ceiling).map((t) => ({ name: t.name, tier: t.tier, description: t.description, input_schema: t.inputSchema }));
+      call.write({ message: { $case: "bridgeReply", value: { callId, isError: false, errorCode: "", text: JSON.stringify(listed) } } });
+      return;
+    }
     ctx.emit({ kind: "progress", text: `the cell calls \`${tool}\`` });
     const res = await ctx.dispatch({
       tool,

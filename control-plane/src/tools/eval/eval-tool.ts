@@ -78,7 +78,7 @@ export const evalTool = defineTool({
     "Run a Python (default) or JavaScript cell in this conversation's persistent kernel: variables, imports and loaded data survive between calls. " +
     "The last expression is echoed; display(obj) shows values (a pandas DataFrame as a table, a matplotlib figure as an image). " +
     "Python takes IPython idioms (%pip install, !cmd, x = !cmd, %cd, %%bash, %timeit, %%timeit). " +
-    'Inside a cell, tool("read", {"path": "a.txt"}) calls this run\'s own tools (Python: returns the text; JavaScript: a promise). ' +
+    'Inside a cell, tool("read", {"path": "a.txt"}) calls this run\'s own tools (Python: returns the text; JavaScript: a promise), and the harness\'s; tools() lists what the cell may call. ' +
     `The cell is interrupted after ${LIMITS.evalDefaultTimeoutSeconds} s of its own running time (timeout_seconds), not counting tool() calls.`,
   parallelSafe: false,
   args,

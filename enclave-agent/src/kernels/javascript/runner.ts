@@ -156,6 +156,22 @@ function tool(name: string, args: Record<string, unknown> = {}): Promise<string>
 }
 tool.Error = ToolError;
 
+/** A tool() listing entry: what the cell may call. */
+interface CallableTool {
+  name: string;
+  tier: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/**
+ * What this cell may call with tool(), Enclave's tools and the harness's, as its surface allows.
+ * The control plane answers the reserved name "@tools" itself; no tool can have it.
+ */
+async function tools(): Promise<CallableTool[]> {
+  return JSON.parse((await tool("@tools", {})) || "[]") as CallableTool[];
+}
+
 // -- cells -------------------------------------------------------------------------------------
 interface ActiveCell {
   id: string;
@@ -283,6 +299,7 @@ process.on("SIGINT", () => {
 Object.assign(globalThis, {
   display,
   tool,
+  tools,
   ToolError,
   require: createRequire(join(process.cwd(), "[cell].js")),
   [IMPORT_FN]: importFromCell,

@@ -1,6 +1,8 @@
-// attach: connects to a debuggee already listening on 127.0.0.1 in the same placement
-// (`python3 -m debugpy --listen 127.0.0.1:PORT --wait-for-client prog.py`).
+// attach: to a program already running in the same placement. debugpy and delve by the loopback
+// port their DAP server listens on (`python3 -m debugpy --listen 127.0.0.1:PORT --wait-for-client
+// prog.py`, `dlv debug --headless --listen 127.0.0.1:PORT`); lldb by the program's pid.
 import { z } from "zod";
+import { EnclaveError } from "../../../errors.js";
 import { text } from "../../tool.js";
 import { formatStatus } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
@@ -9,11 +11,21 @@ export const attachOp = defineOp({
   op: "attach",
   args: z.strictObject({
     op: z.literal("attach"),
-    port: z.number().int().min(1).max(65535).describe("the port it listens on, on 127.0.0.1 where the conversation's code runs"),
-    adapter: z.enum(["debugpy", "delve"]).optional().describe("what listens there; default debugpy"),
+    port: z.number().int().min(1).max(65535).optional().describe("debugpy and delve: the port their DAP server listens on, on 127.0.0.1 where the conversation's code runs"),
+    pid: z.number().int().min(2).optional().describe("lldb: the pid of the running program (as exec reports it)"),
+    adapter: z
+      .enum(["debugpy", "delve", "lldb"])
+      .optional()
+      .describe("debugpy and delve take `port`, lldb takes `pid`; default debugpy with a port, lldb with a pid"),
   }),
   async run(args, ctx) {
-    const s = await ctx.agent.attach({ sessionKey: ctx.sessionKey, port: args.port, adapter: args.adapter ?? "", ttlMs: ctx.sessionTtlMs, waitMs: 0 });
+    if ((args.port === undefined) === (args.pid === undefined)) {
+      throw new EnclaveError("invalid_arguments", "attach needs exactly one of `port` (debugpy, delve) or `pid` (lldb)");
+    }
+    const adapter = args.adapter ?? (args.pid !== undefined ? "lldb" : "debugpy");
+    if (adapter === "lldb" && args.pid === undefined) throw new EnclaveError("invalid_arguments", "lldb attaches by `pid` (the running program's), not `port`");
+    if (adapter !== "lldb" && args.port === undefined) throw new EnclaveError("invalid_arguments", `${adapter} attaches by \`port\` (its DAP server on 127.0.0.1), not \`pid\`; lldb takes a pid`);
+    const s = await ctx.agent.attach({ sessionKey: ctx.sessionKey, port: args.port ?? 0, pid: args.pid ?? 0, adapter, ttlMs: ctx.sessionTtlMs, waitMs: 0 });
     return text(`attached.\n${formatStatus(s)}`);
   },
 });

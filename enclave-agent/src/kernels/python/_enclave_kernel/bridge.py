@@ -46,3 +46,19 @@ def make_tool(channel):
 
     tool.Error = ToolError
     return tool
+
+
+# The bridge call tools() makes; the control plane answers it itself (no tool has this name).
+LIST_TOOLS_CALL = "@tools"
+
+
+def make_tools(channel):
+    def tools():
+        """What this cell may call with tool(): a list of dicts with name, tier, description and
+        input_schema (JSON Schema), Enclave's tools and the harness's, as this cell's surface allows."""
+        reply = channel.call(LIST_TOOLS_CALL, "{}")
+        if not reply.get("ok"):
+            raise ToolError("tools", reply.get("code") or "failed", reply.get("text") or "")
+        return json.loads(reply.get("text") or "[]")
+
+    return tools

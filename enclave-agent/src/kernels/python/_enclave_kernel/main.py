@@ -7,7 +7,7 @@ import sys
 import types
 
 from . import cells, cellscope, figures, notebook
-from .bridge import ToolError, make_tool
+from .bridge import ToolError, make_tool, make_tools
 from .channel import Channel, Interrupts
 from .display import Display
 from .magics import IPythonIdioms
@@ -51,6 +51,7 @@ def main():
     ns.update(
         display=display.display,
         tool=make_tool(channel),
+        tools=make_tools(channel),
         ToolError=ToolError,
         input=_no_input,
         __enclave_ipy__=IPythonIdioms(display),

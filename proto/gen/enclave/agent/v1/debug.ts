@@ -166,11 +166,13 @@ export interface DebugLaunchRequest {
 
 export interface DebugAttachRequest {
   sessionKey: string;
-  /** A DAP server listening on 127.0.0.1 in this placement (debugpy --listen). */
+  /** debugpy and delve: a DAP server listening on 127.0.0.1 in this placement (debugpy --listen). */
   port: number;
   adapter: string;
   ttlMs: number;
   waitMs: number;
+  /** lldb: the process to attach to, as this placement numbers it (the pid exec reports). */
+  pid: number;
 }
 
 export interface DebugResumeRequest {
@@ -1144,7 +1146,7 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
 };
 
 function createBaseDebugAttachRequest(): DebugAttachRequest {
-  return { sessionKey: "", port: 0, adapter: "", ttlMs: 0, waitMs: 0 };
+  return { sessionKey: "", port: 0, adapter: "", ttlMs: 0, waitMs: 0, pid: 0 };
 }
 
 export const DebugAttachRequest: MessageFns<DebugAttachRequest> = {
@@ -1163,6 +1165,9 @@ export const DebugAttachRequest: MessageFns<DebugAttachRequest> = {
     }
     if (message.waitMs !== 0) {
       writer.uint32(40).int64(message.waitMs);
+    }
+    if (message.pid !== 0) {
+      writer.uint32(48).int32(message.pid);
     }
     return writer;
   },
@@ -1220,6 +1225,14 @@ export const DebugAttachRequest: MessageFns<DebugAttachRequest> = {
             message.waitMs = longToNumber(reader.int64());
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.pid = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1251,6 +1264,7 @@ export const DebugAttachRequest: MessageFns<DebugAttachRequest> = {
         : isSet(object.wait_ms)
         ? globalThis.Number(object.wait_ms)
         : 0,
+      pid: isSet(object.pid) ? globalThis.Number(object.pid) : 0,
     };
   },
 
@@ -1271,6 +1285,9 @@ export const DebugAttachRequest: MessageFns<DebugAttachRequest> = {
     if (message.waitMs !== 0) {
       obj.waitMs = Math.round(message.waitMs);
     }
+    if (message.pid !== 0) {
+      obj.pid = Math.round(message.pid);
+    }
     return obj;
   },
 
@@ -1284,6 +1301,7 @@ export const DebugAttachRequest: MessageFns<DebugAttachRequest> = {
     message.adapter = object.adapter ?? "";
     message.ttlMs = object.ttlMs ?? 0;
     message.waitMs = object.waitMs ?? 0;
+    message.pid = object.pid ?? 0;
     return message;
   },
 };

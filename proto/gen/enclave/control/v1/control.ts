@@ -608,6 +608,104 @@ export interface WorkerHostCommand {
     | undefined;
 }
 
+/**
+ * A tool the harness offers to kernel cells. Cells reach it only as the run's surface, the cell's
+ * bridge_surface and the approval policy allow for its tier, like Enclave's own tools.
+ */
+export interface HarnessTool {
+  /** Lower-case letters, digits and '_', starting with a letter; not the name of an Enclave tool. */
+  name: string;
+  /** "read", "write" or "exec"; empty for "exec", the most cautious. */
+  tier: string;
+  description: string;
+  /** JSON Schema of the arguments (an object schema); arguments are validated against it. */
+  inputSchemaJson: string;
+}
+
+export interface ToolHostHello {
+  runId: string;
+  tools: HarnessTool[];
+  /** Offer every bridge call to Enclave's tools to the harness first (see InterceptOffer). */
+  intercept: boolean;
+}
+
+/** The harness's answer to a HarnessToolCall, or its own answer to an InterceptOffer. */
+export interface HarnessToolResult {
+  callId: string;
+  parts: ContentPart[];
+  /** The call failed: the cell gets a ToolError carrying error_message (code "failed"). */
+  isError: boolean;
+  errorMessage: string;
+}
+
+export interface InterceptDecision {
+  callId: string;
+  /**
+   * "allow" (Enclave runs the call), "deny" (the cell gets a ToolError with code "harness_denied"
+   * and the reason) or "answer" (the harness's answer is the call's result; Enclave runs nothing).
+   */
+  verdict: string;
+  reason: string;
+  /** With "answer". */
+  answer?: HarnessToolResult | undefined;
+}
+
+export interface ToolHostMessage {
+  message?: { $case: "hello"; value: ToolHostHello } | { $case: "result"; value: HarnessToolResult } | {
+    $case: "decision";
+    value: InterceptDecision;
+  } | undefined;
+}
+
+export interface ToolHostReady {
+  hostId: string;
+  /** The harness tools now callable from the run's cells (as their surface allows). */
+  tools: string[];
+}
+
+/**
+ * A kernel cell calls one of the harness's tools. Its arguments were validated against the tool's
+ * schema and passed the approval gate; answer with a HarnessToolResult carrying the same call_id.
+ */
+export interface HarnessToolCall {
+  callId: string;
+  tool: string;
+  argumentsJson: string;
+  runId: string;
+  kernelId: string;
+}
+
+/**
+ * A cell calls one of Enclave's tools and the harness intercepts: answer with an InterceptDecision.
+ * Offered after Enclave's own checks (surface, arguments) and before its approval gate.
+ */
+export interface InterceptOffer {
+  callId: string;
+  tool: string;
+  tier: string;
+  argumentsJson: string;
+  runId: string;
+  kernelId: string;
+}
+
+/**
+ * A call or offer is no longer wanted (the cell was interrupted or the call timed out); a late answer
+ * is ignored.
+ */
+export interface ToolHostCancel {
+  callId: string;
+  reason: string;
+}
+
+export interface ToolHostCommand {
+  command?:
+    | { $case: "ready"; value: ToolHostReady }
+    | { $case: "call"; value: HarnessToolCall }
+    | { $case: "offer"; value: InterceptOffer }
+    | { $case: "cancel"; value: ToolHostCancel }
+    | undefined;
+}
+
 function createBaseCreateConversationRequest(): CreateConversationRequest {
   return { id: "", workspacePath: "" };
 }
@@ -8426,6 +8524,1241 @@ export const WorkerHostCommand: MessageFns<WorkerHostCommand> = {
   },
 };
 
+function createBaseHarnessTool(): HarnessTool {
+  return { name: "", tier: "", description: "", inputSchemaJson: "" };
+}
+
+export const HarnessTool: MessageFns<HarnessTool> = {
+  encode(message: HarnessTool, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.tier !== "") {
+      writer.uint32(18).string(message.tier);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.inputSchemaJson !== "") {
+      writer.uint32(34).string(message.inputSchemaJson);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HarnessTool {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHarnessTool();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tier = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.inputSchemaJson = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HarnessTool {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      tier: isSet(object.tier) ? globalThis.String(object.tier) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      inputSchemaJson: isSet(object.inputSchemaJson)
+        ? globalThis.String(object.inputSchemaJson)
+        : isSet(object.input_schema_json)
+        ? globalThis.String(object.input_schema_json)
+        : "",
+    };
+  },
+
+  toJSON(message: HarnessTool): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.tier !== "") {
+      obj.tier = message.tier;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.inputSchemaJson !== "") {
+      obj.inputSchemaJson = message.inputSchemaJson;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HarnessTool>, I>>(base?: I): HarnessTool {
+    return HarnessTool.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HarnessTool>, I>>(object: I): HarnessTool {
+    const message = createBaseHarnessTool();
+    message.name = object.name ?? "";
+    message.tier = object.tier ?? "";
+    message.description = object.description ?? "";
+    message.inputSchemaJson = object.inputSchemaJson ?? "";
+    return message;
+  },
+};
+
+function createBaseToolHostHello(): ToolHostHello {
+  return { runId: "", tools: [], intercept: false };
+}
+
+export const ToolHostHello: MessageFns<ToolHostHello> = {
+  encode(message: ToolHostHello, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.runId !== "") {
+      writer.uint32(10).string(message.runId);
+    }
+    for (const v of message.tools) {
+      HarnessTool.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.intercept !== false) {
+      writer.uint32(24).bool(message.intercept);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolHostHello {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolHostHello();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tools.push(HarnessTool.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.intercept = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolHostHello {
+    return {
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      tools: globalThis.Array.isArray(object?.tools) ? object.tools.map((e: any) => HarnessTool.fromJSON(e)) : [],
+      intercept: isSet(object.intercept) ? globalThis.Boolean(object.intercept) : false,
+    };
+  },
+
+  toJSON(message: ToolHostHello): unknown {
+    const obj: any = {};
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.tools?.length) {
+      obj.tools = message.tools.map((e) => HarnessTool.toJSON(e));
+    }
+    if (message.intercept !== false) {
+      obj.intercept = message.intercept;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolHostHello>, I>>(base?: I): ToolHostHello {
+    return ToolHostHello.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolHostHello>, I>>(object: I): ToolHostHello {
+    const message = createBaseToolHostHello();
+    message.runId = object.runId ?? "";
+    message.tools = object.tools?.map((e) => HarnessTool.fromPartial(e)) || [];
+    message.intercept = object.intercept ?? false;
+    return message;
+  },
+};
+
+function createBaseHarnessToolResult(): HarnessToolResult {
+  return { callId: "", parts: [], isError: false, errorMessage: "" };
+}
+
+export const HarnessToolResult: MessageFns<HarnessToolResult> = {
+  encode(message: HarnessToolResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== "") {
+      writer.uint32(10).string(message.callId);
+    }
+    for (const v of message.parts) {
+      ContentPart.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.isError !== false) {
+      writer.uint32(24).bool(message.isError);
+    }
+    if (message.errorMessage !== "") {
+      writer.uint32(34).string(message.errorMessage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HarnessToolResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHarnessToolResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.parts.push(ContentPart.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.isError = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.errorMessage = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HarnessToolResult {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+      parts: globalThis.Array.isArray(object?.parts) ? object.parts.map((e: any) => ContentPart.fromJSON(e)) : [],
+      isError: isSet(object.isError)
+        ? globalThis.Boolean(object.isError)
+        : isSet(object.is_error)
+        ? globalThis.Boolean(object.is_error)
+        : false,
+      errorMessage: isSet(object.errorMessage)
+        ? globalThis.String(object.errorMessage)
+        : isSet(object.error_message)
+        ? globalThis.String(object.error_message)
+        : "",
+    };
+  },
+
+  toJSON(message: HarnessToolResult): unknown {
+    const obj: any = {};
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    if (message.parts?.length) {
+      obj.parts = message.parts.map((e) => ContentPart.toJSON(e));
+    }
+    if (message.isError !== false) {
+      obj.isError = message.isError;
+    }
+    if (message.errorMessage !== "") {
+      obj.errorMessage = message.errorMessage;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HarnessToolResult>, I>>(base?: I): HarnessToolResult {
+    return HarnessToolResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HarnessToolResult>, I>>(object: I): HarnessToolResult {
+    const message = createBaseHarnessToolResult();
+    message.callId = object.callId ?? "";
+    message.parts = object.parts?.map((e) => ContentPart.fromPartial(e)) || [];
+    message.isError = object.isError ?? false;
+    message.errorMessage = object.errorMessage ?? "";
+    return message;
+  },
+};
+
+function createBaseInterceptDecision(): InterceptDecision {
+  return { callId: "", verdict: "", reason: "", answer: undefined };
+}
+
+export const InterceptDecision: MessageFns<InterceptDecision> = {
+  encode(message: InterceptDecision, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== "") {
+      writer.uint32(10).string(message.callId);
+    }
+    if (message.verdict !== "") {
+      writer.uint32(18).string(message.verdict);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    if (message.answer !== undefined) {
+      HarnessToolResult.encode(message.answer, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InterceptDecision {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInterceptDecision();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.verdict = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.answer = HarnessToolResult.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): InterceptDecision {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+      verdict: isSet(object.verdict) ? globalThis.String(object.verdict) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      answer: isSet(object.answer) ? HarnessToolResult.fromJSON(object.answer) : undefined,
+    };
+  },
+
+  toJSON(message: InterceptDecision): unknown {
+    const obj: any = {};
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    if (message.verdict !== "") {
+      obj.verdict = message.verdict;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.answer !== undefined) {
+      obj.answer = HarnessToolResult.toJSON(message.answer);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<InterceptDecision>, I>>(base?: I): InterceptDecision {
+    return InterceptDecision.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<InterceptDecision>, I>>(object: I): InterceptDecision {
+    const message = createBaseInterceptDecision();
+    message.callId = object.callId ?? "";
+    message.verdict = object.verdict ?? "";
+    message.reason = object.reason ?? "";
+    message.answer = (object.answer !== undefined && object.answer !== null)
+      ? HarnessToolResult.fromPartial(object.answer)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseToolHostMessage(): ToolHostMessage {
+  return { message: undefined };
+}
+
+export const ToolHostMessage: MessageFns<ToolHostMessage> = {
+  encode(message: ToolHostMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.message?.$case) {
+      case "hello":
+        ToolHostHello.encode(message.message.value, writer.uint32(10).fork()).join();
+        break;
+      case "result":
+        HarnessToolResult.encode(message.message.value, writer.uint32(18).fork()).join();
+        break;
+      case "decision":
+        InterceptDecision.encode(message.message.value, writer.uint32(26).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolHostMessage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolHostMessage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.message = { $case: "hello", value: ToolHostHello.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = { $case: "result", value: HarnessToolResult.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = { $case: "decision", value: InterceptDecision.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolHostMessage {
+    return {
+      message: isSet(object.hello)
+        ? { $case: "hello", value: ToolHostHello.fromJSON(object.hello) }
+        : isSet(object.result)
+        ? { $case: "result", value: HarnessToolResult.fromJSON(object.result) }
+        : isSet(object.decision)
+        ? { $case: "decision", value: InterceptDecision.fromJSON(object.decision) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: ToolHostMessage): unknown {
+    const obj: any = {};
+    if (message.message?.$case === "hello") {
+      obj.hello = ToolHostHello.toJSON(message.message.value);
+    } else if (message.message?.$case === "result") {
+      obj.result = HarnessToolResult.toJSON(message.message.value);
+    } else if (message.message?.$case === "decision") {
+      obj.decision = InterceptDecision.toJSON(message.message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolHostMessage>, I>>(base?: I): ToolHostMessage {
+    return ToolHostMessage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolHostMessage>, I>>(object: I): ToolHostMessage {
+    const message = createBaseToolHostMessage();
+    switch (object.message?.$case) {
+      case "hello": {
+        if (object.message?.value !== undefined && object.message?.value !== null) {
+          message.message = { $case: "hello", value: ToolHostHello.fromPartial(object.message.value) };
+        }
+        break;
+      }
+      case "result": {
+        if (object.message?.value !== undefined && object.message?.value !== null) {
+          message.message = { $case: "result", value: HarnessToolResult.fromPartial(object.message.value) };
+        }
+        break;
+      }
+      case "decision": {
+        if (object.message?.value !== undefined && object.message?.value !== null) {
+          message.message = { $case: "decision", value: InterceptDecision.fromPartial(object.message.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseToolHostReady(): ToolHostReady {
+  return { hostId: "", tools: [] };
+}
+
+export const ToolHostReady: MessageFns<ToolHostReady> = {
+  encode(message: ToolHostReady, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hostId !== "") {
+      writer.uint32(10).string(message.hostId);
+    }
+    for (const v of message.tools) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolHostReady {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolHostReady();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hostId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tools.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolHostReady {
+    return {
+      hostId: isSet(object.hostId)
+        ? globalThis.String(object.hostId)
+        : isSet(object.host_id)
+        ? globalThis.String(object.host_id)
+        : "",
+      tools: globalThis.Array.isArray(object?.tools) ? object.tools.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: ToolHostReady): unknown {
+    const obj: any = {};
+    if (message.hostId !== "") {
+      obj.hostId = message.hostId;
+    }
+    if (message.tools?.length) {
+      obj.tools = message.tools;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolHostReady>, I>>(base?: I): ToolHostReady {
+    return ToolHostReady.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolHostReady>, I>>(object: I): ToolHostReady {
+    const message = createBaseToolHostReady();
+    message.hostId = object.hostId ?? "";
+    message.tools = object.tools?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseHarnessToolCall(): HarnessToolCall {
+  return { callId: "", tool: "", argumentsJson: "", runId: "", kernelId: "" };
+}
+
+export const HarnessToolCall: MessageFns<HarnessToolCall> = {
+  encode(message: HarnessToolCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== "") {
+      writer.uint32(10).string(message.callId);
+    }
+    if (message.tool !== "") {
+      writer.uint32(18).string(message.tool);
+    }
+    if (message.argumentsJson !== "") {
+      writer.uint32(26).string(message.argumentsJson);
+    }
+    if (message.runId !== "") {
+      writer.uint32(34).string(message.runId);
+    }
+    if (message.kernelId !== "") {
+      writer.uint32(42).string(message.kernelId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HarnessToolCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHarnessToolCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.argumentsJson = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.kernelId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HarnessToolCall {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+      tool: isSet(object.tool) ? globalThis.String(object.tool) : "",
+      argumentsJson: isSet(object.argumentsJson)
+        ? globalThis.String(object.argumentsJson)
+        : isSet(object.arguments_json)
+        ? globalThis.String(object.arguments_json)
+        : "",
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      kernelId: isSet(object.kernelId)
+        ? globalThis.String(object.kernelId)
+        : isSet(object.kernel_id)
+        ? globalThis.String(object.kernel_id)
+        : "",
+    };
+  },
+
+  toJSON(message: HarnessToolCall): unknown {
+    const obj: any = {};
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    if (message.tool !== "") {
+      obj.tool = message.tool;
+    }
+    if (message.argumentsJson !== "") {
+      obj.argumentsJson = message.argumentsJson;
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.kernelId !== "") {
+      obj.kernelId = message.kernelId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HarnessToolCall>, I>>(base?: I): HarnessToolCall {
+    return HarnessToolCall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HarnessToolCall>, I>>(object: I): HarnessToolCall {
+    const message = createBaseHarnessToolCall();
+    message.callId = object.callId ?? "";
+    message.tool = object.tool ?? "";
+    message.argumentsJson = object.argumentsJson ?? "";
+    message.runId = object.runId ?? "";
+    message.kernelId = object.kernelId ?? "";
+    return message;
+  },
+};
+
+function createBaseInterceptOffer(): InterceptOffer {
+  return { callId: "", tool: "", tier: "", argumentsJson: "", runId: "", kernelId: "" };
+}
+
+export const InterceptOffer: MessageFns<InterceptOffer> = {
+  encode(message: InterceptOffer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== "") {
+      writer.uint32(10).string(message.callId);
+    }
+    if (message.tool !== "") {
+      writer.uint32(18).string(message.tool);
+    }
+    if (message.tier !== "") {
+      writer.uint32(26).string(message.tier);
+    }
+    if (message.argumentsJson !== "") {
+      writer.uint32(34).string(message.argumentsJson);
+    }
+    if (message.runId !== "") {
+      writer.uint32(42).string(message.runId);
+    }
+    if (message.kernelId !== "") {
+      writer.uint32(50).string(message.kernelId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InterceptOffer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInterceptOffer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tier = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.argumentsJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.kernelId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): InterceptOffer {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+      tool: isSet(object.tool) ? globalThis.String(object.tool) : "",
+      tier: isSet(object.tier) ? globalThis.String(object.tier) : "",
+      argumentsJson: isSet(object.argumentsJson)
+        ? globalThis.String(object.argumentsJson)
+        : isSet(object.arguments_json)
+        ? globalThis.String(object.arguments_json)
+        : "",
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      kernelId: isSet(object.kernelId)
+        ? globalThis.String(object.kernelId)
+        : isSet(object.kernel_id)
+        ? globalThis.String(object.kernel_id)
+        : "",
+    };
+  },
+
+  toJSON(message: InterceptOffer): unknown {
+    const obj: any = {};
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    if (message.tool !== "") {
+      obj.tool = message.tool;
+    }
+    if (message.tier !== "") {
+      obj.tier = message.tier;
+    }
+    if (message.argumentsJson !== "") {
+      obj.argumentsJson = message.argumentsJson;
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.kernelId !== "") {
+      obj.kernelId = message.kernelId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<InterceptOffer>, I>>(base?: I): InterceptOffer {
+    return InterceptOffer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<InterceptOffer>, I>>(object: I): InterceptOffer {
+    const message = createBaseInterceptOffer();
+    message.callId = object.callId ?? "";
+    message.tool = object.tool ?? "";
+    message.tier = object.tier ?? "";
+    message.argumentsJson = object.argumentsJson ?? "";
+    message.runId = object.runId ?? "";
+    message.kernelId = object.kernelId ?? "";
+    return message;
+  },
+};
+
+function createBaseToolHostCancel(): ToolHostCancel {
+  return { callId: "", reason: "" };
+}
+
+export const ToolHostCancel: MessageFns<ToolHostCancel> = {
+  encode(message: ToolHostCancel, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== "") {
+      writer.uint32(10).string(message.callId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolHostCancel {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolHostCancel();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolHostCancel {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: ToolHostCancel): unknown {
+    const obj: any = {};
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolHostCancel>, I>>(base?: I): ToolHostCancel {
+    return ToolHostCancel.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolHostCancel>, I>>(object: I): ToolHostCancel {
+    const message = createBaseToolHostCancel();
+    message.callId = object.callId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseToolHostCommand(): ToolHostCommand {
+  return { command: undefined };
+}
+
+export const ToolHostCommand: MessageFns<ToolHostCommand> = {
+  encode(message: ToolHostCommand, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.command?.$case) {
+      case "ready":
+        ToolHostReady.encode(message.command.value, writer.uint32(10).fork()).join();
+        break;
+      case "call":
+        HarnessToolCall.encode(message.command.value, writer.uint32(18).fork()).join();
+        break;
+      case "offer":
+        InterceptOffer.encode(message.command.value, writer.uint32(26).fork()).join();
+        break;
+      case "cancel":
+        ToolHostCancel.encode(message.command.value, writer.uint32(34).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolHostCommand {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolHostCommand();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.command = { $case: "ready", value: ToolHostReady.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.command = { $case: "call", value: HarnessToolCall.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.command = { $case: "offer", value: InterceptOffer.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.command = { $case: "cancel", value: ToolHostCancel.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolHostCommand {
+    return {
+      command: isSet(object.ready)
+        ? { $case: "ready", value: ToolHostReady.fromJSON(object.ready) }
+        : isSet(object.call)
+        ? { $case: "call", value: HarnessToolCall.fromJSON(object.call) }
+        : isSet(object.offer)
+        ? { $case: "offer", value: InterceptOffer.fromJSON(object.offer) }
+        : isSet(object.cancel)
+        ? { $case: "cancel", value: ToolHostCancel.fromJSON(object.cancel) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: ToolHostCommand): unknown {
+    const obj: any = {};
+    if (message.command?.$case === "ready") {
+      obj.ready = ToolHostReady.toJSON(message.command.value);
+    } else if (message.command?.$case === "call") {
+      obj.call = HarnessToolCall.toJSON(message.command.value);
+    } else if (message.command?.$case === "offer") {
+      obj.offer = InterceptOffer.toJSON(message.command.value);
+    } else if (message.command?.$case === "cancel") {
+      obj.cancel = ToolHostCancel.toJSON(message.command.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolHostCommand>, I>>(base?: I): ToolHostCommand {
+    return ToolHostCommand.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolHostCommand>, I>>(object: I): ToolHostCommand {
+    const message = createBaseToolHostCommand();
+    switch (object.command?.$case) {
+      case "ready": {
+        if (object.command?.value !== undefined && object.command?.value !== null) {
+          message.command = { $case: "ready", value: ToolHostReady.fromPartial(object.command.value) };
+        }
+        break;
+      }
+      case "call": {
+        if (object.command?.value !== undefined && object.command?.value !== null) {
+          message.command = { $case: "call", value: HarnessToolCall.fromPartial(object.command.value) };
+        }
+        break;
+      }
+      case "offer": {
+        if (object.command?.value !== undefined && object.command?.value !== null) {
+          message.command = { $case: "offer", value: InterceptOffer.fromPartial(object.command.value) };
+        }
+        break;
+      }
+      case "cancel": {
+        if (object.command?.value !== undefined && object.command?.value !== null) {
+          message.command = { $case: "cancel", value: ToolHostCancel.fromPartial(object.command.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
 /**
  * The control-plane API a harness talks to: conversations, enclosures, runs, tools and the audit log.
  * A call the control plane fails carries, beside its gRPC status, the trailing metadata
@@ -8652,6 +9985,21 @@ export const ControlPlaneService = {
     responseDeserialize: (value: Buffer): WorkerHostCommand => WorkerHostCommand.decode(value),
   },
   /**
+   * A harness's tool host for one run: it says hello with its own tools (which kernel cells can then
+   * call with tool(name, args) like Enclave's) and whether it intercepts the cells' calls to
+   * Enclave's tools; it then receives calls, interception offers and cancels, and answers them.
+   * One tool host per run; it is dropped when its stream ends or the run closes.
+   */
+  connectToolHost: {
+    path: "/enclave.control.v1.ControlPlane/ConnectToolHost" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: ToolHostMessage): Buffer => Buffer.from(ToolHostMessage.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ToolHostMessage => ToolHostMessage.decode(value),
+    responseSerialize: (value: ToolHostCommand): Buffer => Buffer.from(ToolHostCommand.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ToolHostCommand => ToolHostCommand.decode(value),
+  },
+  /**
    * The command line's run for a (conversation, surface), kept across CLI calls so a staged change
    * one call makes can be resolved by the next: returns the kept run (opening one when there is
    * none, or a fresh one with new_run) with the request's approval policy and vibe mode applied.
@@ -8722,6 +10070,13 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
    * assignments and kills, and reports progress and results.
    */
   connectWorkerHost: handleBidiStreamingCall<WorkerHostMessage, WorkerHostCommand>;
+  /**
+   * A harness's tool host for one run: it says hello with its own tools (which kernel cells can then
+   * call with tool(name, args) like Enclave's) and whether it intercepts the cells' calls to
+   * Enclave's tools; it then receives calls, interception offers and cancels, and answers them.
+   * One tool host per run; it is dropped when its stream ends or the run closes.
+   */
+  connectToolHost: handleBidiStreamingCall<ToolHostMessage, ToolHostCommand>;
   /**
    * The command line's run for a (conversation, surface), kept across CLI calls so a staged change
    * one call makes can be resolved by the next: returns the kept run (opening one when there is
@@ -9018,6 +10373,18 @@ export interface ControlPlaneClient extends Client {
     metadata: Metadata,
     options?: Partial<CallOptions>,
   ): ClientDuplexStream<WorkerHostMessage, WorkerHostCommand>;
+  /**
+   * A harness's tool host for one run: it says hello with its own tools (which kernel cells can then
+   * call with tool(name, args) like Enclave's) and whether it intercepts the cells' calls to
+   * Enclave's tools; it then receives calls, interception offers and cancels, and answers them.
+   * One tool host per run; it is dropped when its stream ends or the run closes.
+   */
+  connectToolHost(): ClientDuplexStream<ToolHostMessage, ToolHostCommand>;
+  connectToolHost(options: Partial<CallOptions>): ClientDuplexStream<ToolHostMessage, ToolHostCommand>;
+  connectToolHost(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<ToolHostMessage, ToolHostCommand>;
   /**
    * The command line's run for a (conversation, surface), kept across CLI calls so a staged change
    * one call makes can be resolved by the next: returns the kept run (opening one when there is

@@ -1,0 +1,85 @@
+// What a harness may hold Enclave to, rendered from the code itself so the README's list cannot
+// drift: every tool's name, tier, resource and argument names (with their fixed values), the fixed
+// result texts a harness may match, every error code with its gRPC status, and the tool host's
+// verdicts. A test compares the README's section with this rendering.
+import { status } from "@grpc/grpc-js";
+import { ENCLAVE_ERROR_CODES, ERROR_CODE_TRAILER, EnclaveError } from "../errors.js";
+import { NO_PENDING_ACTION } from "../tools/ast/resolve.js";
+import type { Tool } from "../tools/tool.js";
+
+export const CONTRACT_START = "<!-- harness-contract:start (generated from the code; UPDATE_HARNESS_CONTRACT=1 npx vitest run test/unit/harness-contract.test.ts rewrites it) -->";
+export const CONTRACT_END = "<!-- harness-contract:end -->";
+
+type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; const?: unknown; oneOf?: Schema[]; anyOf?: Schema[] };
+
+function argument(name: string, s: Schema, required: boolean): string {
+  const values = s.enum ? `: ${s.enum.map(String).join(" \\| ")}` : "";
+  return `\`${name}${required ? "" : "?"}${values}\``;
+}
+
+function argumentsOf(s: Schema, skip = ""): string {
+  const required = new Set(s.required ?? []);
+  const args = Object.entries(s.properties ?? {})
+    .filter(([n]) => n !== skip)
+    .map(([n, p]) => argument(n, p, required.has(n)));
+  return args.length ? args.join(", ") : "(none)";
+}
+
+/** One table row per tool; a tool whose arguments depend on an operation gets one line per operation. */
+function toolRows(tools: Tool[]): string[] {
+  return tools.map((t) => {
+    const s = t.inputSchema as Schema;
+    const variants = s.oneOf ?? s.anyOf;
+    let args: string;
+    if (variants) {
+      args = variants
+        .map((v) => {
+          const [key, discriminator] = Object.entries(v.properties ?? {}).find(([, p]) => p.const !== undefined) ?? [];
+          return key && discriminator ? `${key} \`${String(discriminator.const)}\`: ${argumentsOf(v, key)}` : argumentsOf(v);
+        })
+        .join("<br>");
+    } else args = argumentsOf(s);
+    return `| \`${t.name}\` | ${t.tier} | ${t.resource} | ${args} |`;
+  });
+}
+
+/** Texts a harness may match exactly (placeholders in angle brackets). */
+const RESULT_TEXTS: readonly [string, string][] = [
+  ["resolve, applied", "`Applied: <label>`, then what the action's apply returned"],
+  ["resolve, discarded", "`Discarded: <label>`, then what its reject returned (nothing when it returned nothing)"],
+  ["resolve with nothing pending", `\`${NO_PENDING_ACTION}\` (error \`failed_precondition\`)`],
+  ["ListTools while a change is staged", "`required_next_tool` is `resolve`"],
+  ["vibe_wait that timed out", "`Waited <n> s: <report>`, then `Call vibe_wait again to keep waiting, or vibe_kill to stop it.`"],
+  ["a cell's call the harness denied", "``the harness denied `<tool>`: <reason>`` (error `harness_denied`)"],
+  ["a cell's call to a harness tool that failed", "`` `<tool>` failed in the harness: <message> `` (error `failed`)"],
+  ["tool() in a cell", "raises `ToolError` with `.code` (the error code) and `.message` (the text)"],
+];
+
+function statusName(code: number): string {
+  return Object.entries(status).find(([, v]) => v === code)?.[0] ?? String(code);
+}
+
+export function renderHarnessContract(tools: Tool[]): string {
+  const sorted = [...tools].sort((a, b) => a.name.localeCompare(b.name));
+  return [
+    CONTRACT_START,
+    "",
+    "**Tools** (as every run with every resource sees them; `?` marks an optional argument, `a | b` its values):",
+    "",
+    "| tool | tier | resource | arguments |",
+    "| --- | --- | --- | --- |",
+    ...toolRows(sorted),
+    "",
+    "**Fixed result texts**:",
+    "",
+    ...RESULT_TEXTS.map(([when, what]) => `- ${when}: ${what}`),
+    "",
+    `**Error codes** (a tool result's \`error_code\`, a call's \`${ERROR_CODE_TRAILER}\` trailer, a cell's \`ToolError.code\`; with the gRPC status an RPC fails with):`,
+    "",
+    ENCLAVE_ERROR_CODES.map((c) => `\`${c}\` (${statusName(new EnclaveError(c, "").grpcCode)})`).join(", "),
+    "",
+    "**Tool host** (`ConnectToolHost`): tiers `read` | `write` | `exec` (empty: `exec`); interception verdicts `allow` | `deny` | `answer`; a cell lists what it may call with `tools()` (`name`, `tier`, `description`, `input_schema`).",
+    "",
+    CONTRACT_END,
+  ].join("\n");
+}

@@ -1,0 +1,53 @@
+// lsp symbols with only `query`, before any server runs: every server whose root marker, binary and
+// a file of its language are in the workspace is started and searched, and the answers merged.
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
+
+let fx: Fixture;
+
+beforeAll(async () => {
+  ensureHostServers();
+  fx = await startFixture();
+});
+afterAll(async () => fx?.close());
+
+async function openWorkspace(id: string, fill: (ws: string) => void): Promise<string> {
+  const ws = mkdtempSync(join(tmpdir(), "enclave-lsp-search-"));
+  fill(ws);
+  await fx.client.createConversation(id, ws);
+  return (await fx.client.openRun(id, { resources: ["workspace", "lsp"] })).id;
+}
+
+describe("lsp symbols with only a query", () => {
+  it("starts the servers the workspace can run and searches across them", async () => {
+    const runId = await openWorkspace("search-all", (ws) => {
+      writeProject(ws);
+      writeFileSync(join(ws, "py", "gadgets.py"), "class GadgetPart:\n    pass\n");
+      writeFileSync(join(ws, "ts", "gadget.ts"), "export class GadgetBox {\n  size = 1;\n}\n");
+    });
+    const status = resultText(await fx.client.callTool(runId, "lsp", { action: "status" }));
+    expect(status).not.toMatch(/: running/);
+    const r = await fx.client.callTool(runId, "lsp", { action: "symbols", query: "Gadget" });
+    const text = resultText(r);
+    expect(r.isError, text).toBe(false);
+    expect(text).toMatch(/class GadgetPart.*py\/gadgets\.py:1:\d+/);
+    expect(text).toMatch(/class GadgetBox.*ts\/gadget\.ts:1:\d+/);
+    expect(text).toMatch(/\(.*pyright.*\)/);
+    expect(text).toMatch(/\(.*typescript.*\)/);
+  });
+
+  it("says what is missing when no server can search the workspace", async () => {
+    const runId = await openWorkspace("search-none", (ws) => {
+      mkdirSync(join(ws, "notes"));
+      writeFileSync(join(ws, "notes", "a.txt"), "nothing to index\n");
+    });
+    const r = await fx.client.callTool(runId, "lsp", { action: "symbols", query: "Anything" });
+    expect(r.errorCode).toBe("failed_precondition");
+    expect(resultText(r)).toMatch(/no language server can search this workspace/);
+  });
+});
