@@ -1,6 +1,6 @@
 // The lsp capability of the control plane: the lsp and lsp_rename tools, and diagnostics folded into
 // the write tools, sharing one ledger of what each run has been told.
-import type { Tool } from "../tools/tool.js";
+import type { Tool } from "../tool.js";
 import { DiagnosticsLedger } from "./diagnostics-ledger.js";
 import { withDiagnosticsOnWrite } from "./diagnostics-on-write.js";
 import { lspRenameTool } from "./lsp-rename-tool.js";

@@ -3,8 +3,8 @@
 // a write, it reports the diagnostics it introduced: the edited files' diagnostics from just before
 // the edit seed the run's ledger, and the ones after are compared with them.
 import { z } from "zod";
-import { LIMITS } from "../limits.js";
-import { defineTool, text } from "../tools/tool.js";
+import { LIMITS } from "../../limits.js";
+import { defineTool, text } from "../tool.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
 import { diagnosticsAfter, diagnosticsWaitMs, seedLedger } from "./diagnostics-on-write.js";
 import { at, plural } from "./lsp-format.js";

@@ -6,9 +6,9 @@
 // The write itself is never held up or failed by this: diagnostics that are late are left out, and
 // the result says so.
 import { posix } from "node:path";
-import type { LspDiagnostic, LspFileDiagnostics } from "../../../proto/gen/enclave/agent/v1/lsp.js";
-import { LIMITS } from "../limits.js";
-import type { Tool, ToolContext, ToolOutput } from "../tools/tool.js";
+import type { LspDiagnostic, LspFileDiagnostics } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LIMITS } from "../../limits.js";
+import type { Tool, ToolContext, ToolOutput } from "../tool.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
 import { diagnosticLine, plural, reportable } from "./lsp-format.js";
 

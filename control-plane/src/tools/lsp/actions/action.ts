@@ -1,9 +1,9 @@
 // One lsp action: what it needs and how it asks the agent and words the answer. Each action lives in
 // its own file beside this one; lsp-tool.ts is only the table.
-import type { LspQueryResponse } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
-import type { AgentClient } from "../../agent-client/agent-client.js";
-import { LIMITS } from "../../limits.js";
-import type { Run } from "../../runs/run-store.js";
+import type { LspQueryResponse } from "../../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { AgentClient } from "../../../agent-client/agent-client.js";
+import { LIMITS } from "../../../limits.js";
+import type { Run } from "../../../runs/run-store.js";
 import type { DiagnosticsLedger } from "../diagnostics-ledger.js";
 
 /** The run a call belongs to, and its ledger (what diagnostics shows is then already reported). */

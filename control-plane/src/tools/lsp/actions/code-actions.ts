@@ -1,5 +1,5 @@
 // code_actions: the quick fixes and refactorings offered at the symbol (listed, not applied).
-import { LIMITS } from "../../limits.js";
+import { LIMITS } from "../../../limits.js";
 import { at, capNote, caveats, plural } from "../lsp-format.js";
 import { type LspAction, lspQuery } from "./action.js";
 

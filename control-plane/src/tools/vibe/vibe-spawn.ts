@@ -1,8 +1,8 @@
 // vibe_spawn (tier read): starts a background worker on a worker host and returns its id at once.
 import { z } from "zod";
-import { defineTool, text } from "../../tools/tool.js";
-import type { VibeRoster } from "../vibe-roster.js";
-import { VIBE_TIERS } from "../worker.js";
+import { defineTool, text } from "../tool.js";
+import type { VibeRoster } from "../../vibe/vibe-roster.js";
+import { VIBE_TIERS } from "../../vibe/worker.js";
 
 export function vibeSpawnTool(roster: VibeRoster, workspaceOf: (conversationId: string) => string) {
   return defineTool({

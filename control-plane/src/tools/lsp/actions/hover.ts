@@ -1,5 +1,5 @@
 // hover: the symbol's signature and doc comment.
-import { LIMITS } from "../../limits.js";
+import { LIMITS } from "../../../limits.js";
 import { at, caveats } from "../lsp-format.js";
 import { type LspAction, lspQuery } from "./action.js";
 

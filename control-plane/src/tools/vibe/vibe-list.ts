@@ -1,8 +1,8 @@
 // vibe_list (tier read): every worker of the conversation with tier, state, elapsed time and last result.
 import { z } from "zod";
-import { defineTool, text } from "../../tools/tool.js";
-import { workerLine } from "../worker-report.js";
-import type { VibeRoster } from "../vibe-roster.js";
+import { defineTool, text } from "../tool.js";
+import { workerLine } from "../../vibe/worker-report.js";
+import type { VibeRoster } from "../../vibe/vibe-roster.js";
 
 export function vibeListTool(roster: VibeRoster) {
   return defineTool({

@@ -1,7 +1,7 @@
 // vibe_send (tier read): appends a message to a worker's brief and re-runs it.
 import { z } from "zod";
-import { defineTool, text } from "../../tools/tool.js";
-import type { VibeRoster } from "../vibe-roster.js";
+import { defineTool, text } from "../tool.js";
+import type { VibeRoster } from "../../vibe/vibe-roster.js";
 
 export function vibeSendTool(roster: VibeRoster) {
   return defineTool({

@@ -2,10 +2,10 @@
 // run's target space and blocks until an answer, a skip (a success) or the timeout (an error). With
 // nobody attached to that conversation it fails at once instead of waiting for no one.
 import { z } from "zod";
-import { EnclaveError } from "../errors.js";
-import { LIMITS } from "../limits.js";
-import { defineTool, text } from "../tools/tool.js";
-import type { CardOutcome, QuestionPort } from "./question-port.js";
+import { EnclaveError } from "../../errors.js";
+import { LIMITS } from "../../limits.js";
+import { defineTool, text } from "../tool.js";
+import type { CardOutcome, QuestionPort } from "../../questions/question-port.js";
 
 const PROCEED = "Do not ask this again: proceed on a reasonable assumption, and state the assumption you are making.";
 

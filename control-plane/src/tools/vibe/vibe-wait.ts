@@ -3,9 +3,9 @@
 // worker keeps running.
 import { z } from "zod";
 import { LIMITS } from "../../limits.js";
-import { defineTool, text } from "../../tools/tool.js";
-import { workerReport } from "../worker-report.js";
-import type { VibeRoster } from "../vibe-roster.js";
+import { defineTool, text } from "../tool.js";
+import { workerReport } from "../../vibe/worker-report.js";
+import type { VibeRoster } from "../../vibe/vibe-roster.js";
 
 export function vibeWaitTool(roster: VibeRoster) {
   return defineTool({

@@ -1,8 +1,8 @@
 // diagnostics: one file's errors and warnings from its server; "*" runs the project's own checker.
-import { LIMITS } from "../../limits.js";
+import { LIMITS } from "../../../limits.js";
 import { capNote, caveats, diagnosticLine, plural, reportable } from "../lsp-format.js";
 import { type LspAction, lspQuery } from "./action.js";
-import { clipMiddle } from "../../text/wording.js";
+import { clipMiddle } from "../../../text/wording.js";
 
 export const diagnosticsAction: LspAction = {
   name: "diagnostics",

@@ -1,5 +1,5 @@
 // symbols: with `query`, a workspace-wide search (cap 100); with `file`, that file's outline (cap 200).
-import { LIMITS } from "../../limits.js";
+import { LIMITS } from "../../../limits.js";
 import { at, capNote, caveats, plural } from "../lsp-format.js";
 import { type LspAction, lspQuery } from "./action.js";
 

@@ -1,7 +1,7 @@
 // vibe_kill (tier read): stops a worker (the built-in host kills its whole process group).
 import { z } from "zod";
-import { defineTool, text } from "../../tools/tool.js";
-import type { VibeRoster } from "../vibe-roster.js";
+import { defineTool, text } from "../tool.js";
+import type { VibeRoster } from "../../vibe/vibe-roster.js";
 
 export function vibeKillTool(roster: VibeRoster) {
   return defineTool({

@@ -1,6 +1,6 @@
 // The five vibe_* tools, bound to one roster.
-import type { Tool } from "../../tools/tool.js";
-import type { VibeRoster } from "../vibe-roster.js";
+import type { Tool } from "../tool.js";
+import type { VibeRoster } from "../../vibe/vibe-roster.js";
 import { vibeKillTool } from "./vibe-kill.js";
 import { vibeListTool } from "./vibe-list.js";
 import { vibeSendTool } from "./vibe-send.js";

@@ -2,11 +2,11 @@
 // ledger as Enclave's write tools, so a diagnostic reported after a harness write is not reported
 // again after an Enclave write, and the reverse. A file the run has not seen before reports every
 // diagnostic it has (they are all new to the ledger).
-import type { LspDiagnostic } from "../../../proto/gen/enclave/agent/v1/lsp.js";
-import { EnclaveError } from "../errors.js";
-import { LIMITS } from "../limits.js";
-import type { AgentEndpoint } from "../placement/agent-endpoint.js";
-import type { Run } from "../runs/run-store.js";
+import type { LspDiagnostic } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { EnclaveError } from "../../errors.js";
+import { LIMITS } from "../../limits.js";
+import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
+import type { Run } from "../../runs/run-store.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
 import { describe, diagnosticsWaitMs } from "./diagnostics-on-write.js";
 

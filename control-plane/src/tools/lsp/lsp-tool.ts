@@ -1,8 +1,8 @@
 // lsp (tier read): language-server queries. Positions are a 1-based line plus a symbol substring of
 // that line (`name#2` for its second occurrence), never a column. Each action is its own file.
 import { z } from "zod";
-import { EnclaveError } from "../errors.js";
-import { defineTool, text } from "../tools/tool.js";
+import { EnclaveError } from "../../errors.js";
+import { defineTool, text } from "../tool.js";
 import type { LspAction } from "./actions/action.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
 import { codeActionsAction } from "./actions/code-actions.js";
