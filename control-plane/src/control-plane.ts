@@ -21,22 +21,18 @@ import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
 import { type AttachCliRunRequest, CliRuns } from "./runs/cli-runs.js";
-import { BUILTIN_TOOLS, EVAL_TOOLS } from "./tools/builtin/index.js";
-import { LspCapability } from "./tools/lsp/index.js";
 import { type SyncWritesResult, syncWrites } from "./tools/lsp/sync-writes.js";
-import { createDebugTool } from "./tools/debug/debug-tool.js";
+import { DiagnosticsLedger } from "./tools/lsp/diagnostics-ledger.js";
+import { enclaveTools } from "./tools/index.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
-import { askUserTool } from "./tools/ask-user/ask-user.js";
 import { cardAuditEvent } from "./questions/card-audit.js";
 import { QuestionPort } from "./questions/question-port.js";
 import { CommandHost } from "./vibe/command-host.js";
-import { vibeTools } from "./tools/vibe/index.js";
 import { VibeRoster } from "./vibe/vibe-roster.js";
 import { workerAuditEvent } from "./vibe/worker-audit.js";
 import { PendingActionStores } from "./pending/pending-action-store.js";
-import { AST_TOOLS } from "./tools/ast/index.js";
 import { type CustomToolLoadFailure, loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 import { LiveStatusRegistry, vibeWorkerStatus } from "./status/live-status.js";
 import { placementStatusSources } from "./status/placement-status.js";
@@ -71,7 +67,8 @@ export class ControlPlane {
   /** Custom tool modules skipped at load, with why: shown by ListTools and the console. */
   readonly customToolFailures: CustomToolLoadFailure[] = [];
   private readonly dispatcher: ToolDispatcher;
-  private readonly lsp = new LspCapability();
+  /** What each run has been told about diagnostics (lsp tools, writes, SyncWrites). */
+  private readonly ledger = new DiagnosticsLedger();
   /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
   readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
@@ -89,20 +86,21 @@ export class ControlPlane {
       config.hostSandbox,
     );
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
-    const lsp = this.lsp;
-    for (const tool of lsp.wrapWriteTools(BUILTIN_TOOLS)) this.registry.register(tool);
-    for (const tool of lsp.tools) this.registry.register(tool);
     this.questions = new QuestionPort(
       (card) => this.audit.record(cardAuditEvent(card)),
       (space) => this.audit.nextCardNumber(space),
     );
     this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs, (run) => this.pending.forRun(run)));
-    this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
     this.vibe = new VibeRoster(new CommandHost(config.vibe, (id) => this.placements.endpoint(id)), (w) => this.audit.record(workerAuditEvent(w)));
-    for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
-    for (const tool of lsp.wrapWriteTools(AST_TOOLS)) this.registry.register(tool);
-    this.registry.register(createDebugTool({ sessionTtlMs: config.debugSessionTtlMs }));
-    for (const tool of EVAL_TOOLS) this.registry.register(tool);
+    const tools = enclaveTools({
+      ledger: this.ledger,
+      questions: this.questions,
+      questionTimeoutMs: () => config.questionTimeoutMs,
+      vibe: this.vibe,
+      workspaceOf: (id) => this.conversations.get(id).workspacePath,
+      debugSessionTtlMs: config.debugSessionTtlMs,
+    });
+    for (const tool of tools) this.registry.register(tool);
     for (const source of placementStatusSources(this.placements)) this.liveStatus.register(source);
     this.liveStatus.register(vibeWorkerStatus(this.vibe));
     this.liveStatus.register({
@@ -335,7 +333,7 @@ export class ControlPlane {
   /** Diagnostics for files the harness wrote itself, against the run's own ledger (see lsp/sync-writes.ts). */
   syncWrites(runId: string, paths: readonly string[]): Promise<SyncWritesResult> {
     const run = this.runs.get(runId);
-    return syncWrites(run, paths, () => this.placements.endpoint(run.conversationId), this.lsp.ledger);
+    return syncWrites(run, paths, () => this.placements.endpoint(run.conversationId), this.ledger);
   }
 
   callTool(
