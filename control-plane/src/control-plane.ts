@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ApprovalGate } from "./approval/approval-gate.js";
 import { CardApprover } from "./approval/card-approver.js";
-import { AuditLog } from "./audit/audit-log.js";
+import { type AuditEvent, AuditLog } from "./audit/audit-log.js";
 import { type EnclosureAuditReport, enclosureChecks, type OutsideView } from "./audit/enclosure-audit.js";
 import { hostChecks } from "./audit/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
@@ -28,13 +28,15 @@ import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { cardAuditEvent } from "./questions/card-audit.js";
-import { QuestionPort } from "./questions/question-port.js";
+import { type ArgumentsPage, type CardEvent, QuestionPort } from "./questions/question-port.js";
+import type { Card, CardAnswer } from "../../proto/gen/enclave/control/v1/control.js";
+import type { RemoteWorkerHost } from "./vibe/remote-worker-host.js";
 import { CommandHost } from "./vibe/command-host.js";
 import { VibeRoster } from "./vibe/vibe-roster.js";
 import { workerAuditEvent } from "./vibe/worker-audit.js";
 import { PendingActionStores } from "./pending/pending-action-store.js";
 import { type CustomToolLoadFailure, loadCustomTools } from "./tools/custom/custom-tool-loader.js";
-import { LiveStatusRegistry, vibeWorkerStatus } from "./status/live-status.js";
+import { type LiveStatusSource, LiveStatusRegistry, vibeWorkerStatus } from "./status/live-status.js";
 import { placementStatusSources } from "./status/placement-status.js";
 
 export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string };
@@ -48,6 +50,29 @@ export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
   openRuns: string[];
 }
+
+/**
+ * What the transports (the gRPC service, the operator console) may use: the control plane's methods,
+ * without the parts it is built from, so every transport goes through the same operations.
+ */
+export type ControlPlaneFacade = Omit<
+  ControlPlane,
+  | "conversations"
+  | "runs"
+  | "registry"
+  | "gate"
+  | "pending"
+  | "audit"
+  | "hostAgents"
+  | "placements"
+  | "questions"
+  | "vibe"
+  | "cliRuns"
+  | "liveStatus"
+  | "config"
+  | "socketRoot"
+  | "dockerDriver"
+>;
 
 export class ControlPlane {
   readonly conversations: ConversationStore;
@@ -352,6 +377,91 @@ export class ControlPlane {
         run.callsInFlight--;
         run.lastUsedMs = Date.now();
       });
+  }
+
+  // What the console and the gRPC service read and do, so neither reaches into the parts above.
+
+  /** Whether the conversation's agent runs now (its enclosure, or its host agent); asks nothing, starts nothing. */
+  agentRunning(id: string): boolean {
+    const conv = this.conversations.get(id);
+    return conv.enclosure?.state === "running" || this.hostAgents.pid(id) !== undefined;
+  }
+
+  /** The pid of the conversation's running host agent (the sandbox's pid as the host sees it). */
+  hostAgentPid(id: string): number | undefined {
+    return this.hostAgents.pid(id);
+  }
+
+  /** The limits an enclosure gets when its request names none. */
+  enclosureDefaults(): { memoryBytes: number; cpus: number; pids: number } {
+    const e = this.config.enclosure;
+    return { memoryBytes: e.memoryBytes, cpus: e.cpus, pids: e.pidsLimit };
+  }
+
+  /** Every registered tool's name, custom tools included. */
+  toolNames(): string[] {
+    return this.registry.all().map((t) => t.name);
+  }
+
+  /** Whether a run is its command line's current run, and when its idle time runs out (0: never). */
+  cliRunState(run: Run): { current: boolean; idleExpiresAtMs: number } {
+    return { current: this.cliRuns.isCurrent(run), idleExpiresAtMs: this.cliRuns.idleExpiresAtMs(run) };
+  }
+
+  /** The conversation's vibe workers still running. */
+  runningWorkerCount(id: string): number {
+    return this.vibe.list(id).filter((w) => w.state === "running").length;
+  }
+
+  /** A harness-side worker host joins the roster (and leaves it when its stream ends). */
+  addWorkerHost(host: RemoteWorkerHost): void {
+    this.vibe.addHost(host);
+  }
+
+  removeWorkerHost(host: RemoteWorkerHost): void {
+    this.vibe.removeHost(host);
+  }
+
+  /** The sources of what runs per conversation, for the operator console. */
+  liveStatusSources(): LiveStatusSource[] {
+    return this.liveStatus.all();
+  }
+
+  /** Cards of one conversation (or all), open ones only unless includeClosed. */
+  cards(space: string | undefined, includeClosed: boolean): Card[] {
+    return this.questions.list(space, includeClosed);
+  }
+
+  answerCard(space: string, number: number, answer: CardAnswer | undefined): Card {
+    return this.questions.answer(space, number, answer);
+  }
+
+  cardArgumentsPage(space: string, number: number, offset?: number, limit?: number): ArgumentsPage {
+    return this.questions.argumentsPage(space, number, offset, limit);
+  }
+
+  cardArgumentsText(space: string, number: number): { card: Card; text: string } {
+    return this.questions.argumentsText(space, number);
+  }
+
+  /** Cards as they open and close, for one conversation (which must exist) or all; with the ones open now. */
+  subscribeCards(space: string | undefined, listener: (e: CardEvent) => void): { openCards: Card[]; unsubscribe(): void } {
+    if (space) this.conversations.get(space);
+    return this.questions.subscribe(space, listener);
+  }
+
+  /** The audit log, oldest first: one conversation's, or all of it. */
+  auditHistory(conversationId?: string): AuditEvent[] {
+    return this.audit.history(conversationId);
+  }
+
+  auditPage(q: { conversationId?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
+    return this.audit.page(q);
+  }
+
+  /** Every audit event as it is recorded; returns the unsubscribe. */
+  subscribeAudit(listener: (e: AuditEvent) => void): () => void {
+    return this.audit.subscribe(listener);
   }
 
   async close(): Promise<void> {
