@@ -355,7 +355,7 @@ export class ControlPlane {
     return this.registry.visible(run).filter((t) => t.name !== "resolve" || pending);
   }
 
-  /** Diagnostics for files the harness wrote itself, against the run's own ledger (see lsp/sync-writes.ts). */
+  /** Diagnostics for files the harness wrote itself, against the run's own ledger (see tools/lsp/sync-writes.ts). */
   syncWrites(runId: string, paths: readonly string[]): Promise<SyncWritesResult> {
     const run = this.runs.get(runId);
     return syncWrites(run, paths, () => this.placements.endpoint(run.conversationId), this.ledger);
