@@ -185,10 +185,6 @@ export class ControlPlane {
     return this.pending.forRun(this.runs.get(runId))?.hasPending() ? "resolve" : "";
   }
 
-  registerTool(tool: Tool): void {
-    this.registry.register(tool);
-  }
-
   view(conv: ConversationRecord): ConversationView {
     return {
       ...conv,
