@@ -28,6 +28,17 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
     },
   },
+  {
+    // The core has no transport: the console, the gRPC service and the CLI depend on it, never the reverse.
+    files: ["control-plane/src/**/*.ts"],
+    ignores: ["control-plane/src/console/**", "control-plane/src/server/**", "control-plane/src/cli/**", "control-plane/src/client/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "(^|/)(console|server|cli)/", message: "the transport-free core must not import a transport (console, server, cli)" }] },
+      ],
+    },
+  },
   { files: ["**/*.js", "**/*.mjs"], languageOptions: { globals: globals.node } },
   { files: ["control-plane/src/console/assets/**/*.js"], languageOptions: { globals: globals.browser } },
 );

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ApprovalGate } from "./approval/approval-gate.js";
 import { CardApprover } from "./approval/card-approver.js";
-import { AuditLog } from "./audit/audit-log.js";
+import { type AuditEvent, AuditLog } from "./audit/audit-log.js";
 import { type EnclosureAuditReport, enclosureChecks, type OutsideView } from "./audit/enclosure-audit.js";
 import { hostChecks } from "./audit/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
@@ -21,26 +21,25 @@ import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
 import { type AttachCliRunRequest, CliRuns } from "./runs/cli-runs.js";
-import { BUILTIN_TOOLS, EVAL_TOOLS } from "./tools/builtin/index.js";
-import { LspCapability } from "./lsp/index.js";
-import { type SyncWritesResult, syncWrites } from "./lsp/sync-writes.js";
-import { createDebugTool } from "./tools/debug/debug-tool.js";
+import { type SyncWritesResult, syncWrites } from "./tools/lsp/sync-writes.js";
+import { DiagnosticsLedger } from "./tools/lsp/diagnostics-ledger.js";
+import { enclaveTools } from "./tools/index.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
+import type { ToolHost } from "./toolhost/tool-host.js";
 import { ToolHosts } from "./toolhost/tool-hosts.js";
-import { askUserTool } from "./questions/ask-user.js";
 import { cardAuditEvent } from "./questions/card-audit.js";
-import { QuestionPort } from "./questions/question-port.js";
+import { type ArgumentsPage, type CardEvent, QuestionPort } from "./questions/question-port.js";
+import type { Card, CardAnswer } from "../../proto/gen/enclave/control/v1/control.js";
+import type { RemoteWorkerHost } from "./vibe/remote-worker-host.js";
 import { CommandHost } from "./vibe/command-host.js";
-import { vibeTools } from "./vibe/tools/index.js";
 import { VibeRoster } from "./vibe/vibe-roster.js";
 import { workerAuditEvent } from "./vibe/worker-audit.js";
 import { PendingActionStores } from "./pending/pending-action-store.js";
-import { AST_TOOLS } from "./tools/ast/index.js";
 import { type CustomToolLoadFailure, loadCustomTools } from "./tools/custom/custom-tool-loader.js";
-import { LiveStatusRegistry, vibeWorkerStatus } from "./console/live-status.js";
-import { placementStatusSources } from "./console/placement-status.js";
+import { type LiveStatusSource, LiveStatusRegistry, vibeWorkerStatus } from "./status/live-status.js";
+import { placementStatusSources } from "./status/placement-status.js";
 
 export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string };
 
@@ -52,6 +51,39 @@ async function describeAgent(ep: AgentEndpoint): Promise<PlacementDescription> {
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
   openRuns: string[];
+}
+
+/**
+ * What the transports (the gRPC service, the operator console) may use: the control plane's methods,
+ * without the parts it is built from, so every transport goes through the same operations.
+ */
+export type ControlPlaneFacade = Omit<
+  ControlPlane,
+  | "conversations"
+  | "runs"
+  | "registry"
+  | "gate"
+  | "pending"
+  | "audit"
+  | "hostAgents"
+  | "placements"
+  | "questions"
+  | "vibe"
+  | "cliRuns"
+  | "liveStatus"
+  | "config"
+  | "socketRoot"
+  | "dockerDriver"
+  | "toolHosts"
+>;
+
+/** What the ConnectToolHost stream needs of the control plane. */
+export interface ToolHostPort {
+  /** The run's id, or not_found when no such run is open. */
+  runIdFor(runId: string): string;
+  isEnclaveTool(name: string): boolean;
+  connectToolHost(host: ToolHost, onRefused: (why: string) => void): void;
+  disconnectToolHost(host: ToolHost, why: string): void;
 }
 
 export class ControlPlane {
@@ -74,7 +106,8 @@ export class ControlPlane {
   /** Custom tool modules skipped at load, with why: shown by ListTools and the console. */
   readonly customToolFailures: CustomToolLoadFailure[] = [];
   private readonly dispatcher: ToolDispatcher;
-  private readonly lsp = new LspCapability();
+  /** What each run has been told about diagnostics (lsp tools, writes, SyncWrites). */
+  private readonly ledger = new DiagnosticsLedger();
   /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
   readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
@@ -92,20 +125,21 @@ export class ControlPlane {
       config.hostSandbox,
     );
     this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
-    const lsp = this.lsp;
-    for (const tool of lsp.wrapWriteTools(BUILTIN_TOOLS)) this.registry.register(tool);
-    for (const tool of lsp.tools) this.registry.register(tool);
     this.questions = new QuestionPort(
       (card) => this.audit.record(cardAuditEvent(card)),
       (space) => this.audit.nextCardNumber(space),
     );
     this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs, (run) => this.pending.forRun(run)));
-    this.registry.register(askUserTool(this.questions, () => config.questionTimeoutMs));
     this.vibe = new VibeRoster(new CommandHost(config.vibe, (id) => this.placements.endpoint(id)), (w) => this.audit.record(workerAuditEvent(w)));
-    for (const tool of vibeTools(this.vibe, (id) => this.conversations.get(id).workspacePath)) this.registry.register(tool);
-    for (const tool of lsp.wrapWriteTools(AST_TOOLS)) this.registry.register(tool);
-    this.registry.register(createDebugTool({ sessionTtlMs: config.debugSessionTtlMs }));
-    for (const tool of EVAL_TOOLS) this.registry.register(tool);
+    const tools = enclaveTools({
+      ledger: this.ledger,
+      questions: this.questions,
+      questionTimeoutMs: () => config.questionTimeoutMs,
+      vibe: this.vibe,
+      workspaceOf: (id) => this.conversations.get(id).workspacePath,
+      debugSessionTtlMs: config.debugSessionTtlMs,
+    });
+    for (const tool of tools) this.registry.register(tool);
     for (const source of placementStatusSources(this.placements)) this.liveStatus.register(source);
     this.liveStatus.register(vibeWorkerStatus(this.vibe));
     this.liveStatus.register({
@@ -163,10 +197,6 @@ export class ControlPlane {
   /** "resolve" while the run has a staged change pending, else "". */
   requiredNextTool(runId: string): string {
     return this.pending.forRun(this.runs.get(runId))?.hasPending() ? "resolve" : "";
-  }
-
-  registerTool(tool: Tool): void {
-    this.registry.register(tool);
   }
 
   view(conv: ConversationRecord): ConversationView {
@@ -337,10 +367,10 @@ export class ControlPlane {
     return this.registry.visible(run).filter((t) => t.name !== "resolve" || pending);
   }
 
-  /** Diagnostics for files the harness wrote itself, against the run's own ledger (see lsp/sync-writes.ts). */
+  /** Diagnostics for files the harness wrote itself, against the run's own ledger (see tools/lsp/sync-writes.ts). */
   syncWrites(runId: string, paths: readonly string[]): Promise<SyncWritesResult> {
     const run = this.runs.get(runId);
-    return syncWrites(run, paths, () => this.placements.endpoint(run.conversationId), this.lsp.ledger);
+    return syncWrites(run, paths, () => this.placements.endpoint(run.conversationId), this.ledger);
   }
 
   callTool(
@@ -359,6 +389,107 @@ export class ControlPlane {
         run.callsInFlight--;
         run.lastUsedMs = Date.now();
       });
+  }
+
+  // What the console and the gRPC service read and do, so neither reaches into the parts above.
+
+  /** Whether the conversation's agent runs now (its enclosure, or its host agent); asks nothing, starts nothing. */
+  runIdFor(runId: string): string {
+    return this.runs.get(runId).id;
+  }
+
+  isEnclaveTool(name: string): boolean {
+    return this.registry.all().some((t) => t.name === name);
+  }
+
+  connectToolHost(host: ToolHost, onRefused: (why: string) => void): void {
+    this.toolHosts.connect(host, onRefused);
+  }
+
+  disconnectToolHost(host: ToolHost, why: string): void {
+    this.toolHosts.disconnected(host, why);
+  }
+
+  agentRunning(id: string): boolean {
+    const conv = this.conversations.get(id);
+    return conv.enclosure?.state === "running" || this.hostAgents.pid(id) !== undefined;
+  }
+
+  /** The pid of the conversation's running host agent (the sandbox's pid as the host sees it). */
+  hostAgentPid(id: string): number | undefined {
+    return this.hostAgents.pid(id);
+  }
+
+  /** The limits an enclosure gets when its request names none. */
+  enclosureDefaults(): { memoryBytes: number; cpus: number; pids: number } {
+    const e = this.config.enclosure;
+    return { memoryBytes: e.memoryBytes, cpus: e.cpus, pids: e.pidsLimit };
+  }
+
+  /** Every registered tool's name, custom tools included. */
+  toolNames(): string[] {
+    return this.registry.all().map((t) => t.name);
+  }
+
+  /** Whether a run is its command line's current run, and when its idle time runs out (0: never). */
+  cliRunState(run: Run): { current: boolean; idleExpiresAtMs: number } {
+    return { current: this.cliRuns.isCurrent(run), idleExpiresAtMs: this.cliRuns.idleExpiresAtMs(run) };
+  }
+
+  /** The conversation's vibe workers still running. */
+  runningWorkerCount(id: string): number {
+    return this.vibe.list(id).filter((w) => w.state === "running").length;
+  }
+
+  /** A harness-side worker host joins the roster (and leaves it when its stream ends). */
+  addWorkerHost(host: RemoteWorkerHost): void {
+    this.vibe.addHost(host);
+  }
+
+  removeWorkerHost(host: RemoteWorkerHost): void {
+    this.vibe.removeHost(host);
+  }
+
+  /** The sources of what runs per conversation, for the operator console. */
+  liveStatusSources(): LiveStatusSource[] {
+    return this.liveStatus.all();
+  }
+
+  /** Cards of one conversation (or all), open ones only unless includeClosed. */
+  cards(space: string | undefined, includeClosed: boolean): Card[] {
+    return this.questions.list(space, includeClosed);
+  }
+
+  answerCard(space: string, number: number, answer: CardAnswer | undefined): Card {
+    return this.questions.answer(space, number, answer);
+  }
+
+  cardArgumentsPage(space: string, number: number, offset?: number, limit?: number): ArgumentsPage {
+    return this.questions.argumentsPage(space, number, offset, limit);
+  }
+
+  cardArgumentsText(space: string, number: number): { card: Card; text: string } {
+    return this.questions.argumentsText(space, number);
+  }
+
+  /** Cards as they open and close, for one conversation (which must exist) or all; with the ones open now. */
+  subscribeCards(space: string | undefined, listener: (e: CardEvent) => void): { openCards: Card[]; unsubscribe(): void } {
+    if (space) this.conversations.get(space);
+    return this.questions.subscribe(space, listener);
+  }
+
+  /** The audit log, oldest first: one conversation's, or all of it. */
+  auditHistory(conversationId?: string): AuditEvent[] {
+    return this.audit.history(conversationId);
+  }
+
+  auditPage(q: { conversationId?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
+    return this.audit.page(q);
+  }
+
+  /** Every audit event as it is recorded; returns the unsubscribe. */
+  subscribeAudit(listener: (e: AuditEvent) => void): () => void {
+    return this.audit.subscribe(listener);
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import { filterQuery, matchesAuditFilter, NO_FILTER, parseAuditFilter } from "..
 import { csvField, csvHeader, csvRow, exportFileName, jsonLine } from "../../control-plane/src/console/audit-export.js";
 import { consoleUrl, isLoopbackHost, parseListen, resolveConsoleSettings } from "../../control-plane/src/console/console-settings.js";
 import { escapeHtml, html, join, jsonForHtml } from "../../control-plane/src/console/html.js";
+import { fillPage } from "../../control-plane/src/console/page-template.js";
 import { renderCard } from "../../control-plane/src/console/views/cards-view.js";
 import { auditRow } from "../../control-plane/src/console/views/audit-view.js";
 
@@ -211,5 +212,20 @@ describe("access", () => {
     expect(post({ origin: "http://127.0.0.1:7401" }, "nope")).toMatchObject({ ok: false, reason: /form token/ });
     expect(post({ origin: "http://127.0.0.1:7401" })).toMatchObject({ ok: false, reason: /form token/ });
     expect(a.checkPost(req({}), s, true, undefined)).toEqual({ ok: true });
+  });
+});
+
+describe("page templates", () => {
+  it("fill slots as html`` does: markup kept, text escaped, a slot used twice filled twice", () => {
+    const out = fillPage("start-host-agent", { here: "/conversations/a\"b", capabilities: html`<b>x</b>`, csrf: "<t>" }).value;
+    expect(out).toContain('action="/conversations/a&quot;b/host-agent/start"');
+    expect(out).toContain('data-fragment-src="<b>x</b>"');
+    expect(out).toContain('value="&lt;t&gt;"');
+    expect(out).not.toContain("{{");
+  });
+
+  it("refuse a slot left unfilled or one the page does not have", () => {
+    expect(() => fillPage("start-host-agent", { here: "/", capabilities: "" })).toThrow(/csrf/);
+    expect(() => fillPage("start-host-agent", { here: "/", capabilities: "", csrf: "", extra: "" })).toThrow(/extra/);
   });
 });

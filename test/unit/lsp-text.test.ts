@@ -1,8 +1,8 @@
 // Pure parts of lsp: symbol positions in UTF-16, shown columns, applying text edits, the ledger, and
 // the files a patch touches.
 import { describe, expect, it } from "vitest";
-import { DiagnosticsLedger } from "../../control-plane/src/lsp/diagnostics-ledger.js";
-import { patchedPaths } from "../../control-plane/src/lsp/diagnostics-on-write.js";
+import { DiagnosticsLedger } from "../../control-plane/src/tools/lsp/diagnostics-ledger.js";
+import { patchedPaths } from "../../control-plane/src/tools/lsp/diagnostics-on-write.js";
 import type { Run } from "../../control-plane/src/runs/run-store.js";
 import { displayColumn, locateSymbol, parseSymbol } from "../../enclave-agent/src/lsp/text-positions.js";
 import { applyTextEdits } from "../../enclave-agent/src/lsp/workspace-edit.js";

@@ -5,7 +5,7 @@ import type { WorkerHostCommand } from "../../proto/gen/enclave/control/v1/contr
 import type { Run } from "../../control-plane/src/runs/run-store.js";
 import type { ToolContext, ToolOutput } from "../../control-plane/src/tools/tool.js";
 import { RemoteWorkerHost } from "../../control-plane/src/vibe/remote-worker-host.js";
-import { vibeWaitTool } from "../../control-plane/src/vibe/tools/vibe-wait.js";
+import { vibeWaitTool } from "../../control-plane/src/tools/vibe/vibe-wait.js";
 import { VibeRoster } from "../../control-plane/src/vibe/vibe-roster.js";
 
 const run = { id: "r-1", conversationId: "c1" } as Run;

@@ -5,7 +5,7 @@
 import type { ServerResponse } from "node:http";
 import type { Card } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
-import type { ControlPlane } from "../control-plane.js";
+import type { ControlPlaneFacade } from "../control-plane.js";
 import { type AuditFilter, matchesAuditFilter } from "./audit-filter.js";
 import type { Session } from "./access.js";
 import { SseStream } from "./sse.js";
@@ -23,16 +23,16 @@ function openedCard(card: Card, csrf: string) {
   return { key: cardKey(card), space: card.conversationId, number: card.number, html: renderCard(card, csrf, "/").value };
 }
 
-export function openEventStream(cp: ControlPlane, res: ServerResponse, session: Session, scope: EventScope): SseStream {
+export function openEventStream(cp: ControlPlaneFacade, res: ServerResponse, session: Session, scope: EventScope): SseStream {
   const stream = new SseStream(res);
-  const cards = cp.questions.subscribe(undefined, (e) => {
+  const cards = cp.subscribeCards(undefined, (e) => {
     if (e.type === "opened") stream.send("card-opened", openedCard(e.card, session.csrf));
     else stream.send("card-closed", { key: cardKey(e.card), space: e.card.conversationId, number: e.card.number, state: e.card.state });
   });
   stream.onClose(cards.unsubscribe);
   stream.send("cards", { cards: cards.openCards.map((c) => openedCard(c, session.csrf)) });
   if (scope.audit) {
-    const unsubscribe = cp.audit.subscribe((e: AuditEvent) => {
+    const unsubscribe = cp.subscribeAudit((e: AuditEvent) => {
       // The audit log calls listeners inside record(): nothing here may throw into a tool call.
       try {
         if (scope.audit !== "*" && e.conversationId !== scope.audit) return;

@@ -24,8 +24,8 @@ import type {
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
-import type { ControlPlane, ConversationView } from "../control-plane.js";
-import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
+import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
+import { asEnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
 import type { DecodedCallToolRequest } from "./strict-call-decoding.js";
@@ -75,7 +75,8 @@ export function conversationMessage(c: ConversationView): Conversation {
   };
 }
 
-function runMessage(cp: ControlPlane, run: Run): RunMsg {
+function runMessage(cp: ControlPlaneFacade, run: Run): RunMsg {
+  const cli = cp.cliRunState(run);
   return {
     id: run.id,
     conversationId: run.conversationId,
@@ -86,10 +87,10 @@ function runMessage(cp: ControlPlane, run: Run): RunMsg {
     vibeMode: run.vibeMode,
     questionTimeoutSeconds: run.questionTimeoutMs / 1000,
     cli: run.cli,
-    cliCurrent: cp.cliRuns.isCurrent(run),
+    cliCurrent: cli.current,
     openedAtMs: run.openedAtMs,
     lastUsedMs: run.lastUsedMs,
-    idleExpiresAtMs: cp.cliRuns.idleExpiresAtMs(run),
+    idleExpiresAtMs: cli.idleExpiresAtMs,
     pendingActions: cp.pendingCount(run),
     callsInFlight: run.callsInFlight,
   };
@@ -100,7 +101,7 @@ function partMessage(p: ContentPart): ContentPartMsg {
   return p.type === "text" ? { part: { $case: "text", value: p.text } } : { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } } };
 }
 
-export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
+export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer {
   return {
     createConversation: unary((req) => conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath }))),
     getConversation: unary((req) => conversationMessage(cp.getConversation(req.conversationId))),
@@ -207,12 +208,12 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
     subscribeAudit(call: ServerWritableStream<SubscribeAuditRequest, AuditEvent>): void {
       const { conversationId, includeHistory, historyOnly } = call.request;
       const matches = (e: AuditEvent): boolean => !conversationId || e.conversationId === conversationId;
-      if (includeHistory || historyOnly) for (const e of cp.audit.history(conversationId || undefined)) call.write(e);
+      if (includeHistory || historyOnly) for (const e of cp.auditHistory(conversationId || undefined)) call.write(e);
       if (historyOnly) {
         call.end();
         return;
       }
-      const unsubscribe = cp.audit.subscribe((e) => {
+      const unsubscribe = cp.subscribeAudit((e) => {
         if (matches(e)) call.write(e);
       });
       call.on("cancelled", unsubscribe);
@@ -220,23 +221,26 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
     },
     subscribeCards(call: ServerWritableStream<SubscribeCardsRequest, CardEvent>): void {
       const space = call.request.conversationId || undefined;
-      if (space && !cp.conversations.has(space)) {
-        call.emit("error", toServiceError(new EnclaveError("not_found", `no conversation \`${space}\``)));
+      let subscription: ReturnType<ControlPlaneFacade["subscribeCards"]>;
+      try {
+        subscription = cp.subscribeCards(space, (e) =>
+          call.write({ event: e.type === "opened" ? { $case: "opened", value: e.card } : { $case: "closed", value: e.card } }),
+        );
+      } catch (err) {
+        call.emit("error", toServiceError(err));
         return;
       }
-      const { openCards, unsubscribe } = cp.questions.subscribe(space, (e) =>
-        call.write({ event: e.type === "opened" ? { $case: "opened", value: e.card } : { $case: "closed", value: e.card } }),
-      );
+      const { openCards, unsubscribe } = subscription;
       for (const card of openCards) call.write({ event: { $case: "opened", value: card } });
       call.write({ event: { $case: "subscribed", value: { openCards: openCards.length } } });
       call.on("cancelled", unsubscribe);
       call.on("close", unsubscribe);
       call.on("error", unsubscribe);
     },
-    answerCard: unary((req) => cp.questions.answer(req.conversationId, req.number, req.answer)),
-    listCards: unary((req) => ({ cards: cp.questions.list(req.conversationId || undefined, req.includeClosed) })),
+    answerCard: unary((req) => cp.answerCard(req.conversationId, req.number, req.answer)),
+    listCards: unary((req) => ({ cards: cp.cards(req.conversationId || undefined, req.includeClosed) })),
     getCardArguments: unary((req) => {
-      const page = cp.questions.argumentsPage(req.conversationId, req.number, req.offset, req.limit);
+      const page = cp.cardArgumentsPage(req.conversationId, req.number, req.offset, req.limit);
       return {
         conversationId: page.card.conversationId,
         number: page.card.number,
@@ -262,7 +266,7 @@ export function controlPlaneService(cp: ControlPlane): ControlPlaneServer {
     ),
     listRuns: unary((req) => ({ runs: cp.listRuns(req.conversationId).map((r) => runMessage(cp, r)) })),
     connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
-      connectWorkerHost(cp.vibe, call, toServiceError);
+      connectWorkerHost({ addHost: (h) => cp.addWorkerHost(h), removeHost: (h) => cp.removeWorkerHost(h) }, call, toServiceError);
     },
     connectToolHost(call: ServerDuplexStream<ToolHostMessage, ToolHostCommand>): void {
       connectToolHost(cp, call, toServiceError);

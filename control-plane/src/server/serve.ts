@@ -1,6 +1,6 @@
 // Serves the control plane's gRPC API on a TCP address (loopback by default) or a unix socket.
 import { Server, ServerCredentials } from "@grpc/grpc-js";
-import type { ControlPlane } from "../control-plane.js";
+import type { ControlPlaneFacade } from "../control-plane.js";
 import { LIMITS } from "../limits.js";
 import { controlPlaneService } from "./control-plane-service.js";
 import { StrictControlPlaneService } from "./strict-call-decoding.js";
@@ -10,7 +10,7 @@ export interface ServingControlPlane {
   close(): Promise<void>;
 }
 
-export async function serveControlPlane(cp: ControlPlane, listen: string): Promise<ServingControlPlane> {
+export async function serveControlPlane(cp: ControlPlaneFacade, listen: string): Promise<ServingControlPlane> {
   const server = new Server({
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,

@@ -3,14 +3,14 @@
 // receives calls, interception offers and cancels, and answers them until it disconnects.
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
 import type { ToolHostCommand, ToolHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
-import type { ControlPlane } from "../control-plane.js";
+import type { ToolHostPort } from "../control-plane.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { ToolHost } from "../toolhost/tool-host.js";
 
 let hostCounter = 0;
 
 export function connectToolHost(
-  cp: ControlPlane,
+  cp: ToolHostPort,
   call: ServerDuplexStream<ToolHostMessage, ToolHostCommand>,
   toServiceError: (err: unknown) => ServiceError,
 ): void {
@@ -19,7 +19,7 @@ export function connectToolHost(
   const gone = (why: string): void => {
     closed = true;
     if (!host) return;
-    cp.toolHosts.disconnected(host, why);
+    cp.disconnectToolHost(host, why);
     host = undefined;
   };
   // Emitting "error" (not destroy) is what makes grpc-js send the status to the client.
@@ -33,12 +33,12 @@ export function connectToolHost(
     if (!host) {
       if (m?.$case !== "hello") return refuse(new EnclaveError("invalid_arguments", "a tool host's first message must be hello"));
       try {
-        const run = cp.runs.get(m.value.runId);
+        const runId = cp.runIdFor(m.value.runId);
         hostCounter += 1;
-        const made = new ToolHost(`th${hostCounter}`, run.id, m.value.tools, m.value.intercept, (command) => {
+        const made = new ToolHost(`th${hostCounter}`, runId, m.value.tools, m.value.intercept, (command) => {
           if (!closed) call.write(command);
-        }, (name) => cp.registry.all().some((t) => t.name === name));
-        cp.toolHosts.connect(made, (why) => refuse(new EnclaveError("not_found", `${why}; its tool host is disconnected`)));
+        }, (name) => cp.isEnclaveTool(name));
+        cp.connectToolHost(made, (why) => refuse(new EnclaveError("not_found", `${why}; its tool host is disconnected`)));
         host = made;
       } catch (err) {
         return refuse(asEnclaveError(err));

@@ -4,13 +4,18 @@ import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
 import type { WorkerHostCommand, WorkerHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
 import { RemoteWorkerHost } from "../vibe/remote-worker-host.js";
-import type { VibeRoster } from "../vibe/vibe-roster.js";
 import { VIBE_TIERS } from "../vibe/worker.js";
 
 let hostCounter = 0;
 
+/** Where a connected host is registered while its stream lasts. */
+export interface WorkerHostRoster {
+  addHost(host: RemoteWorkerHost): void;
+  removeHost(host: RemoteWorkerHost): void;
+}
+
 export function connectWorkerHost(
-  roster: VibeRoster,
+  roster: WorkerHostRoster,
   call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>,
   toServiceError: (err: unknown) => ServiceError,
 ): void {

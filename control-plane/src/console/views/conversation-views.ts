@@ -5,7 +5,7 @@ import type { Component } from "../../../../proto/gen/enclave/agent/v1/info.js";
 import type { ConversationView } from "../../control-plane.js";
 import type { Run } from "../../runs/run-store.js";
 import { html, join, type SafeHtml } from "../html.js";
-import type { LiveStatusItem } from "../live-status.js";
+import type { LiveStatusItem } from "../../status/live-status.js";
 import { formatBytes, formatDuration, formatTime, shortId } from "./format.js";
 
 export interface ConversationSummary {

@@ -1,0 +1,12 @@
+// enclave answer ID N [LABEL...]: answers a card.
+import { fail, type CommandContext } from "../context.js";
+import { HELP } from "../help.js";
+import { say } from "../terminal-text.js";
+
+export async function answerCommand({ sub, rest, opts, client }: CommandContext): Promise<void> {
+  const [n, ...labels] = rest;
+  const number = Number(n);
+  if (!sub || !Number.isInteger(number) || number < 1) fail(HELP.answer ?? "");
+  const card = await client.answerCard(sub, number, { selected: labels, freeText: opts.text ?? "", skip: opts.skip ?? false });
+  say(`card #${card.number} ${card.state}`);
+}

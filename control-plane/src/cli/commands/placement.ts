@@ -1,0 +1,9 @@
+// enclave placement ID: where the conversation runs and what its agent can run there.
+import type { CommandContext } from "../context.js";
+import { say } from "../terminal-text.js";
+
+export async function placementCommand({ sub, opts, client }: CommandContext): Promise<void> {
+  const d = await client.describePlacement(sub || (opts.conversation ?? "default"));
+  say(`placement: ${d.placement} (agent ${d.agentVersion}, workspace ${d.workspaceRoot})`);
+  for (const c of d.components) say(`  ${c.kind.padEnd(16)} ${c.id.padEnd(14)} ${c.usable ? "usable " : "missing"}  ${c.detail}`);
+}

@@ -1,0 +1,42 @@
+// What every command gets (its words, the options, the client), how a command fails, and the run a
+// tool command uses.
+import { status } from "@grpc/grpc-js";
+import type { Run } from "../../../proto/gen/enclave/control/v1/control.js";
+import { ControlPlaneCallError, type ControlPlaneClient } from "../client/control-plane-client.js";
+import type { CliOptions } from "./options.js";
+import { sayError } from "./terminal-text.js";
+
+export interface CommandContext {
+  /** The word after the command (`list` in `enclave runs list`), "" when none. */
+  sub: string;
+  /** The words after that. */
+  rest: string[];
+  opts: CliOptions;
+  client: ControlPlaneClient;
+}
+
+export function fail(message: string): never {
+  sayError(`enclave: ${message}`);
+  process.exit(1);
+}
+
+async function ensureConversation(client: ControlPlaneClient, id: string): Promise<void> {
+  try {
+    await client.getConversation(id);
+  } catch (err) {
+    if (!(err instanceof ControlPlaneCallError && err.grpcCode === status.NOT_FOUND)) throw err;
+    await client.createConversation(id);
+  }
+}
+
+/** The run a command uses: the one named by --run, else the one the control plane keeps for the CLI. */
+export async function cliRun(client: ControlPlaneClient, opts: CliOptions): Promise<Run> {
+  if (opts.run) {
+    const run = (await client.listRuns()).find((r) => r.id === opts.run);
+    if (!run) fail(`no open run \`${opts.run}\`; \`enclave runs list\` shows the open ones`);
+    return run;
+  }
+  const conversation = opts.conversation ?? "default";
+  await ensureConversation(client, conversation);
+  return client.attachCliRun(conversation, { surface: opts.surface, approvalPolicy: opts.approval, vibeMode: opts.vibe, newRun: opts["new-run"] });
+}

@@ -1,0 +1,84 @@
+// The usage text of every command.
+import { DEFAULT_LISTEN } from "../config.js";
+import { DEFAULT_CONSOLE_LISTEN } from "../console/console-settings.js";
+
+export const HELP: Record<string, string> = {
+  main: `usage: enclave <command> [options]
+
+commands:
+  serve                          run the control plane (host placement works without Docker)
+  conversations list|create|get|delete [ID] [--workspace DIR]
+  enclosure start|stop ID        start or stop a conversation's enclosure (explicitly; nothing else does)
+  tools list                     the tools a run sees
+  tool call NAME [JSON]          call a tool with JSON arguments (asks allow? [y/N] when a card needs it)
+  runs list|close [RUN_ID]       the runs kept for the command line (and every other open run)
+  placement ID                   what the conversation's placement can run (servers, adapters, kernels)
+  images build [--agent]         build the enclave images that are missing
+  audit ID                       the egress audit of ID's enclosure, and its bridge calls
+  audit --log [ID] [--follow]    the audit log
+  cards [ID] [--follow] [--all] [--full]  open question and permission cards (--follow stays attached)
+  answer ID N [LABEL...] [--text T] [--skip]   answer card N of conversation ID
+
+common options:
+  --address ADDR       control plane address (default $ENCLAVE_ADDRESS or ${DEFAULT_LISTEN})
+  -c, --conversation   conversation id for tools/tool (default "default", created when missing)
+  --surface NAME       default | plan | readonly_subagent
+  --approval POLICY    never | write (the default) | always
+  --new-run            a fresh CLI run instead of the one kept for the conversation and surface
+  --run RUN_ID         use this open run instead of the kept one
+  -y, --yes            answer allow to the permission cards of this call
+  --vibe               open the run in vibe mode (the vibe_* tools)
+  -h, --help           help for any command`,
+  serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR] [--console ADDR|off]
+
+Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a socket) and the
+operator console, a web page (default ${DEFAULT_CONSOLE_LISTEN}; "off" for none). A console bound to
+anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one generated and printed.
+Environment: ENCLAVE_LISTEN, ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
+ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS,
+ENCLAVE_ENCLOSURE_DISK_BYTES (copy mode's workspace volume), ENCLAVE_COPY_BACK_MAX_BYTES,
+ENCLAVE_ENCLOSURE_RUNTIME (runc or runsc; default runc),
+ENCLAVE_AUDIT_RETENTION_DAYS (default 90), ENCLAVE_AUDIT_MAX_MIB (default 1024; 0 turns a limit off),
+ENCLAVE_HOST_USER (default enclave-sandbox), ENCLAVE_HOST_NETWORK (default off).`,
+  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
+  enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N] [--disk BYTES]
+                                 [--runtime runc|runsc]
+       enclave enclosure stop ID
+--disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.
+--runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).`,
+  tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json] [--new-run | --run RUN_ID]`,
+  tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY] [--yes] [--new-run | --run RUN_ID]
+
+The call runs in the run the control plane keeps for the command line, one per conversation and
+surface, so a change one call stages (ast_edit) is resolved by the next (\`tool call resolve\`).
+--new-run opens a fresh one (the old one stays open until closed or idle); \`enclave runs\` lists
+and closes them. Under approval policy write (the default) or always, write and exec tools raise a
+permission card: this command attaches as the human, shows the card and asks \`allow? [y/N]\` on
+the terminal; --yes answers allow, --approval never raises no card.`,
+  runs: `usage: enclave runs list [-c ID]
+       enclave runs close [RUN_ID] [-c ID] [--surface NAME]
+
+list: the open runs (every conversation's without -c): the command line's kept runs with their
+staged changes and when they close if unused, and the runs harnesses opened.
+close: closes RUN_ID, or without one the run kept for the conversation and surface; its staged
+changes are dropped. A kept run also closes after ENCLAVE_CLI_RUN_IDLE_SECONDS (default 1800) with no call.`,
+  placement: `usage: enclave placement ID`,
+  images: `usage: enclave images build [--agent]`,
+  audit: `usage: enclave audit ID                     the egress audit: each hardening promise of the enclosure
+                                            checked from outside and inside, and the bridge calls
+       enclave audit --log [ID] [--follow]  the audit log (every conversation without ID)
+Exit status 3 when a check of the egress audit fails.`,
+  cards: `usage: enclave cards [ID] [--follow] [--all] [--full]
+
+Shows the open cards of conversation ID (every conversation without one). --all adds recently
+closed cards; --follow stays attached and prints cards as they open and close: while it runs, a
+human counts as attached, so ask_user and permission cards are raised instead of failing at once.
+A permission card lists the files the call touches and a preview of its arguments that says when
+it is shortened; --full prints the complete arguments of open permission cards.
+Control characters an agent wrote are shown escaped (\\x1b, \\u009b), never sent to the terminal.`,
+  answer: `usage: enclave answer ID N [LABEL...] [--text TEXT] [--skip]
+
+Answers card N of conversation ID with the chosen option labels and/or free text, or skips it.
+Permission cards take \`allow\` or \`deny\`. An answer the card does not accept is refused here and
+the card stays open.`,
+};

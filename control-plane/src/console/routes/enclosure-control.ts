@@ -1,0 +1,35 @@
+// POST /conversations/ID/enclosure/start|stop: starts an enclosure with the form's limits, or stops it.
+import type { ControlPlaneFacade } from "../../control-plane.js";
+import { EnclaveError } from "../../errors.js";
+import { requireConversation, type Route } from "./route.js";
+
+function optionalNumber(form: URLSearchParams, name: string, what: string): number | undefined {
+  const raw = (form.get(name) ?? "").trim();
+  if (raw === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new EnclaveError("invalid_arguments", `${what} \`${raw}\` is not a positive number`);
+  return n;
+}
+
+export function enclosureControl(cp: ControlPlaneFacade): Route {
+  return {
+    method: "POST",
+    pattern: /^\/conversations\/([^/]+)\/enclosure\/(start|stop)$/,
+    handle: async (ctx) => {
+      const id = requireConversation(cp, ctx);
+      const back = `/conversations/${encodeURIComponent(id)}`;
+      if (ctx.params[1] === "stop") {
+        const conv = await cp.stopEnclosure(id);
+        return { json: { ok: true, placement: conv.placement }, redirect: back };
+      }
+      const memoryMib = optionalNumber(ctx.form, "memory_mib", "memory");
+      const conv = await cp.startEnclosure(id, {
+        workspaceMode: ctx.form.get("workspace_mode") ?? "",
+        memoryBytes: memoryMib === undefined ? undefined : Math.round(memoryMib * 1024 ** 2),
+        cpus: optionalNumber(ctx.form, "cpus", "cpus"),
+        pidsLimit: optionalNumber(ctx.form, "pids", "pids"),
+      });
+      return { json: { ok: true, placement: conv.placement, image: conv.enclosure?.image ?? "" }, redirect: back };
+    },
+  };
+}

@@ -1,0 +1,12 @@
+// GET /fragments/conversations/ID/live: a conversation's placement, runs and live status, refreshed by the script.
+import type { ControlPlaneFacade } from "../../control-plane.js";
+import { liveFragment as renderLive } from "./conversation-status.js";
+import { requireConversation, type Route } from "./route.js";
+
+export function liveFragment(cp: ControlPlaneFacade): Route {
+  return {
+    method: "GET",
+    pattern: /^\/fragments\/conversations\/([^/]+)\/live$/,
+    handle: async (ctx) => ({ html: (await renderLive(cp, requireConversation(cp, ctx))).value }),
+  };
+}

@@ -1,0 +1,157 @@
+// Diagnostics on write: wraps the write, edit, apply_patch and resolve tools so that, in a run wired with
+// "lsp", each written file is synced and saved through its language server and the diagnostics the
+// write newly introduced (per the run's ledger) are appended to the result. "Newly" is relative to
+// the file just before the write: a file the run's ledger has not seen yet is first seeded with the
+// server's diagnostics for it as it is on disk, so its old errors are not reported as the write's.
+// The write itself is never held up or failed by this: diagnostics that are late are left out, and
+// the result says so.
+import { posix } from "node:path";
+import type { LspDiagnostic, LspFileDiagnostics } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LIMITS } from "../../limits.js";
+import type { Tool, ToolContext, ToolOutput } from "../tool.js";
+import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
+import { diagnosticLine, plural, reportable } from "./lsp-format.js";
+
+/** Files a unified diff touches, from its `---`/`+++` headers (the agent has validated it already). */
+export function patchedPaths(patch: string): string[] {
+  const out: string[] = [];
+  let oldPath: string | undefined;
+  const clean = (raw: string): string | undefined => {
+    const p = raw.replace(/\t.*$/, "").trim().replace(/^"(.*)"$/, "$1");
+    if (p === "/dev/null") return undefined;
+    return p.replace(/^[ab]\//, "");
+  };
+  for (const line of patch.split("\n")) {
+    if (line.startsWith("--- ")) oldPath = clean(line.slice(4));
+    else if (line.startsWith("+++ ")) {
+      const p = clean(line.slice(4)) ?? oldPath;
+      if (p && !out.includes(p)) out.push(p);
+    }
+  }
+  return out;
+}
+
+type PathsOf = (args: Record<string, unknown>, ctx: ToolContext) => string[];
+
+/** The files resolve is about to write: those its pending action names, when it applies one. */
+function resolvedPaths(args: Record<string, unknown>, ctx: ToolContext): string[] {
+  if (args.action === "discard" || !ctx.pending?.hasPending()) return [];
+  const action = args.edit_id === undefined ? ctx.pending.peek() : ctx.pending.lookup(String(args.edit_id));
+  return action?.files ?? [];
+}
+
+const WRITTEN_PATHS: Record<string, PathsOf> = {
+  write: (a) => [String(a.path)],
+  edit: (a) => [String(a.path)],
+  apply_patch: (a) => patchedPaths(String(a.patch)),
+  // resolve's files: those its pending action names (and, after, ToolOutput.writtenPaths).
+  resolve: resolvedPaths,
+};
+
+export function diagnosticsWaitMs(): number {
+  const env = Number(process.env.ENCLAVE_LSP_DIAGNOSTICS_WAIT_MS);
+  return Number.isFinite(env) && env > 0 ? env : LIMITS.lspWriteDiagnosticsWaitMs;
+}
+
+/** A workspace-relative path as the agent reports it (for asking the ledger before the agent has). */
+function normalized(path: string): string {
+  return posix.normalize(path).replace(/^\.\//, "");
+}
+
+/**
+ * Seeds the ledger from diagnostics taken before a change. Returns the files whose earlier
+ * diagnostics stay unknown (late, failed), so what is reported for them later can say so.
+ */
+export function seedLedger(files: readonly LspFileDiagnostics[], ledger: DiagnosticsLedger, ctx: ToolContext): Set<string> {
+  const unknown = new Set<string>();
+  for (const f of files) {
+    if (ledger.has(ctx.run, f.path)) continue;
+    if (f.state === "fresh") ledger.seed(ctx.run, f.path, f.diagnostics.filter(reportable));
+    else if (f.state === "deleted") ledger.seed(ctx.run, f.path, []);
+    else if (f.state === "late" || f.state === "failed") unknown.add(f.path);
+  }
+  return unknown;
+}
+
+/** Asks the server for the diagnostics of the files the run has not seen yet, as they are now. */
+async function seedBefore(paths: string[], ctx: ToolContext, ledger: DiagnosticsLedger): Promise<Set<string>> {
+  const unseen = [...new Set(paths.map(normalized))].filter((p) => !ledger.has(ctx.run, p));
+  if (unseen.length === 0) return new Set();
+  try {
+    const { client } = await ctx.agent();
+    const res = await client.lspSync({ paths: unseen, waitMs: diagnosticsWaitMs() });
+    return seedLedger(res.files, ledger, ctx);
+  } catch {
+    return new Set(unseen);
+  }
+}
+
+/**
+ * Words what a sync found, updating the run's ledger; `onFresh` also gets, per checked file, the
+ * diagnostics new to the ledger.
+ */
+export function describe(
+  files: LspFileDiagnostics[],
+  ledger: DiagnosticsLedger,
+  ctx: Pick<ToolContext, "run">,
+  unknownBefore: Set<string>,
+  onFresh: (path: string, fresh: LspDiagnostic[]) => void = () => undefined,
+): string {
+  const parts: string[] = [];
+  for (const f of files) {
+    if (f.state === "deleted") ledger.forget(ctx.run, f.path);
+    else if (f.state === "late") {
+      parts.push(`\`${f.path}\`: ${f.servers.join(", ") || "its language server"} had no fresh diagnostics within ${diagnosticsWaitMs()} ms${f.detail ? ` (${f.detail})` : ""}; they are left out — ask with lsp diagnostics later`);
+    } else if (f.state === "failed") parts.push(`\`${f.path}\`: diagnostics unavailable (${f.detail})`);
+    else if (f.state === "fresh") {
+      const fresh = ledger.update(ctx.run, f.path, f.diagnostics.filter(reportable));
+      onFresh(f.path, fresh);
+      if (fresh.length === 0) continue;
+      const shown = fresh.slice(0, LIMITS.lspDiagnosticsCap);
+      const caveat = unknownBefore.has(f.path) ? " (its diagnostics before this change were not known in time, so some may predate it)" : "";
+      parts.push(
+        `${plural(fresh.length, "new diagnostic")} in \`${f.path}\` (${f.servers.join(", ")})${caveat}:\n${shown.map(diagnosticLine).join("\n")}` +
+          (fresh.length > shown.length ? `\n  [… ${fresh.length - shown.length} more; see lsp diagnostics]` : ""),
+      );
+    }
+  }
+  const checked = files.filter((f) => f.state === "fresh");
+  if (parts.length === 0) return checked.length ? `No new diagnostics (${[...new Set(checked.flatMap((f) => f.servers))].join(", ")}).` : "";
+  return parts.join("\n");
+}
+
+/** Syncs the changed files and words the diagnostics the change newly introduced. */
+export async function diagnosticsAfter(paths: string[], ctx: ToolContext, ledger: DiagnosticsLedger, unknownBefore: Set<string> = new Set()): Promise<string> {
+  try {
+    const { client } = await ctx.agent();
+    const res = await client.lspSync({ paths, waitMs: diagnosticsWaitMs() });
+    return describe(res.files, ledger, ctx, unknownBefore);
+  } catch (err) {
+    return `Diagnostics unavailable: ${(err as Error).message}`;
+  }
+}
+
+function withDiagnostics(tool: Tool, pathsOf: PathsOf, ledger: DiagnosticsLedger): Tool {
+  return {
+    ...tool,
+    async invoke(args: unknown, ctx: ToolContext): Promise<ToolOutput> {
+      if (!ctx.run.resources.includes("lsp")) return tool.invoke(args, ctx);
+      const planned = pathsOf(args as Record<string, unknown>, ctx).filter(Boolean);
+      // Before the first change of a file in this run: what it has now is not the write's doing.
+      const unknownBefore = planned.length ? await seedBefore(planned, ctx, ledger) : new Set<string>();
+      const out = await tool.invoke(args, ctx);
+      const paths = (out.writtenPaths ?? planned).filter(Boolean);
+      if (paths.length === 0) return out;
+      const note = await diagnosticsAfter(paths, ctx, ledger, unknownBefore);
+      return note ? { parts: [...out.parts, { type: "text", text: note }] } : out;
+    },
+  };
+}
+
+/** The tools, with write, edit, apply_patch and resolve wrapped; others unchanged. */
+export function withDiagnosticsOnWrite(tools: readonly Tool[], ledger: DiagnosticsLedger): Tool[] {
+  return tools.map((t) => {
+    const pathsOf = WRITTEN_PATHS[t.name];
+    return pathsOf ? withDiagnostics(t, pathsOf, ledger) : t;
+  });
+}

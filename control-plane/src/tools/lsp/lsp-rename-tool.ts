@@ -1,0 +1,44 @@
+// lsp_rename (tier write): a project-wide rename through the language server, applied to every file
+// at once or to none. A separate tool from lsp so that its tier keeps it from read-only surfaces. Like
+// a write, it reports the diagnostics it introduced: the edited files' diagnostics from just before
+// the edit seed the run's ledger, and the ones after are compared with them.
+import { z } from "zod";
+import { LIMITS } from "../../limits.js";
+import { defineTool, text } from "../tool.js";
+import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
+import { diagnosticsAfter, diagnosticsWaitMs, seedLedger } from "./diagnostics-on-write.js";
+import { at, plural } from "./lsp-format.js";
+
+export function lspRenameTool(ledger: DiagnosticsLedger) {
+  return defineTool({
+    name: "lsp_rename",
+    tier: "write",
+    resource: "lsp",
+    description:
+      "Rename a symbol across the project through its language server: `file`, `line` (1-based), `symbol` (its name as written on that line, " +
+      "`name#2` for the 2nd occurrence) and `new_name` (an identifier of the file's language). Every file is changed, or none; " +
+      "the diagnostics the rename introduced are reported.",
+    parallelSafe: false,
+    args: z.strictObject({
+      file: z.string().min(1).describe("workspace-relative file"),
+      line: z.number().int().min(1).describe("1-based line of the symbol"),
+      symbol: z.string().min(1).describe("the symbol as written on that line; `name#N` for its Nth occurrence"),
+      new_name: z.string().min(1).describe("the new name: an identifier of the file's language"),
+    }),
+    async run(args, ctx) {
+      const { client } = await ctx.agent();
+      const waitMs = diagnosticsWaitMs();
+      const res = await client.lspRename(
+        { file: args.file, line: args.line, symbol: args.symbol, newName: args.new_name, timeoutMs: LIMITS.lspRequestTimeoutMs, diagnosticsWaitMs: waitMs },
+        LIMITS.lspRequestTimeoutMs + waitMs,
+      );
+      const edits = res.files.reduce((n, f) => n + f.edits, 0);
+      const lines = res.files.map((f) => `  ${f.path} (${plural(f.edits, "edit")})`);
+      const note = res.indexing ? `\n(${res.server} was still indexing: files it had not indexed yet may still use the old name; check with lsp references)` : "";
+      const head = `Renamed \`${args.symbol}\` (${at(res.target)}) to \`${args.new_name}\`: ${plural(edits, "edit")} in ${plural(res.files.length, "file")} (${res.server}):\n${lines.join("\n")}${note}`;
+      const unknownBefore = seedLedger(res.before, ledger, ctx);
+      const diagnostics = await diagnosticsAfter(res.files.map((f) => f.path), ctx, ledger, unknownBefore);
+      return text(diagnostics ? `${head}\n${diagnostics}` : head);
+    },
+  });
+}

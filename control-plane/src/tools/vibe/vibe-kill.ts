@@ -1,0 +1,19 @@
+// vibe_kill (tier read): stops a worker (the built-in host kills its whole process group).
+import { z } from "zod";
+import { defineTool, text } from "../tool.js";
+import type { VibeRoster } from "../../vibe/vibe-roster.js";
+
+export function vibeKillTool(roster: VibeRoster) {
+  return defineTool({
+    name: "vibe_kill",
+    tier: "read",
+    resource: "vibe",
+    description: "Stop a worker. Its last result, if any, stays in vibe_list.",
+    parallelSafe: true,
+    args: z.strictObject({ worker_id: z.string().min(1).describe("the id vibe_spawn returned, e.g. w1") }),
+    async run(args, ctx) {
+      const { worker: w, wasRunning } = await roster.kill(ctx.run.conversationId, args.worker_id);
+      return text(wasRunning ? `Killed ${w.id} "${w.label}".` : `${w.id} "${w.label}" had already settled (${w.state}); nothing to kill.`);
+    },
+  });
+}

@@ -1,0 +1,22 @@
+// vibe_send (tier read): appends a message to a worker's brief and re-runs it.
+import { z } from "zod";
+import { defineTool, text } from "../tool.js";
+import type { VibeRoster } from "../../vibe/vibe-roster.js";
+
+export function vibeSendTool(roster: VibeRoster) {
+  return defineTool({
+    name: "vibe_send",
+    tier: "read",
+    resource: "vibe",
+    description: "Append a message to a worker's brief and re-run it (a running attempt is stopped and restarted with the longer brief).",
+    parallelSafe: true,
+    args: z.strictObject({
+      worker_id: z.string().min(1).describe("the id vibe_spawn returned, e.g. w1"),
+      message: z.string().trim().min(1).max(64 * 1024).describe("what to add to the brief"),
+    }),
+    async run(args, ctx) {
+      const w = await roster.send(ctx.run.conversationId, args.worker_id, args.message);
+      return text(`Re-running ${w.id} "${w.label}" (attempt ${w.attempt}, host \`${w.host.name}\`) with ${w.messages.length} appended message${w.messages.length > 1 ? "s" : ""}.`);
+    },
+  });
+}
