@@ -2,6 +2,7 @@
 // and the POSTs (answer a card; start or stop an enclosure; start the host agent). No GET starts or
 // changes anything. Access, CSRF and errors are handled by the server before and after these.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { orTimeout } from "../../../enclave-agent/src/time/wait.js";
 import type { CardAnswer } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 import type { ControlPlane } from "../control-plane.js";
@@ -82,19 +83,7 @@ function conversationId(ctx: RouteContext): string {
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new EnclaveError("timeout", `${what} did not answer within ${ms / 1000} s`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
+  return orTimeout(p, ms, () => new EnclaveError("timeout", `${what} did not answer within ${ms / 1000} s`));
 }
 
 /** The newest `limit` events of a conversation matching the filter, newest first, scanning the whole log. */
