@@ -88,9 +88,17 @@ export function applyHunks(text: string, hunks: readonly Hunk[], path: string): 
     out = applyAll(text.endsWith("\n") ? text.slice(0, -1) : `${text}\n`, hunks);
   }
   if (out !== false) return out;
-  // jsdiff says only that the patch failed: find the first hunk that does not apply after the ones before it.
-  let n = 1;
-  while (n < hunks.length && applyAll(text, hunks.slice(0, n)) !== false) n++;
+  // jsdiff says only that the patch failed: find the first hunk that does not apply after the ones
+  // before it, by bisection (a prefix that fails keeps failing with more hunks), so a patch of many
+  // hunks costs a few more applications, not one per hunk.
+  let lo = 1;
+  let hi = hunks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (applyAll(text, hunks.slice(0, mid)) === false) hi = mid;
+    else lo = mid + 1;
+  }
+  const n = lo;
   const hunk = hunks[n - 1] as Hunk;
   throw new PatchError(
     `hunk ${n} (${hunkHeader(hunk)}) of \`${path}\` does not apply: its context and removed lines are not in the file ` +
