@@ -21,6 +21,8 @@ export const LIMITS = {
   relayLogLineChars: 500,
   /** How long a host agent gets to stop its kernels and servers once its lifeline closes. */
   hostAgentStopGraceMs: 3_000,
+  /** How long the gRPC server waits for calls in flight when closing before it cuts them. */
+  serverShutdownGraceMs: 3_000,
   /**
    * What a copy-mode stop brings back from the enclosure's /workspace at most: bytes of file content
    * (apparent sizes, so a sparse file counts in full) and entries. Past either the stop fails, nothing

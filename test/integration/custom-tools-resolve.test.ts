@@ -1,7 +1,7 @@
-// Custom tools in the form the product documents, and resolve as specified, through the gRPC API of
-// a real control plane on host placement. The document's own example (test/fixtures/custom-tools,
-// verbatim bar its type import) is loaded at start beside modules that are broken on purpose, then
-// driven through resolve apply and discard.
+// Custom tools in the factory form the README shows, and resolve applying or discarding what they
+// stage, through the gRPC API of a real control plane on host placement. The README's example
+// (test/fixtures/custom-tools, verbatim bar its type import) is loaded at start beside modules that
+// are broken on purpose, then driven through resolve apply and discard.
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

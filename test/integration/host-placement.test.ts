@@ -1,6 +1,6 @@
 // Host placement through the real gRPC API and a real host agent process.
 import { execFileSync } from "node:child_process";
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
@@ -51,6 +51,21 @@ describe("host placement", () => {
     const good = await fx.client.callTool(runId, "apply_patch", { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n" });
     expect(good.isError).toBe(false);
     expect(readFileSync(join(workspace, "a.txt"), "utf8")).toBe("one\n2\nthree\n");
+  });
+
+  it("applies git's renames: the old file goes, the new one has the changed content, all at once", async () => {
+    await fx.client.callTool(runId, "write", { path: "ren/old.txt", content: "one\ntwo\nthree\n" });
+    await fx.client.callTool(runId, "write", { path: "ren/taken.txt", content: "here\n" });
+    const patch = (to: string): string =>
+      `diff --git a/ren/old.txt b/${to}\nsimilarity index 80%\nrename from ren/old.txt\nrename to ${to}\n--- a/ren/old.txt\n+++ b/${to}\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n`;
+    const refused = await fx.client.callTool(runId, "apply_patch", { patch: patch("ren/taken.txt") });
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toMatch(/already exists/);
+    const r = await fx.client.callTool(runId, "apply_patch", { patch: patch("ren/new.txt") });
+    expect(r.isError, resultText(r)).toBe(false);
+    expect(existsSync(join(workspace, "ren/old.txt"))).toBe(false);
+    expect(readFileSync(join(workspace, "ren/new.txt"), "utf8")).toBe("one\n2\nthree\n");
+    expect(readFileSync(join(workspace, "ren/taken.txt"), "utf8")).toBe("here\n");
   });
 
   it("runs exec with streamed output and exit status", async () => {

@@ -3,7 +3,7 @@
 //   the repository's path never shows.
 // - Copy mode's /workspace is its own ext4 volume: the mount's root field is "/", its source a loop
 //   device, so neither the host workspace nor the data folder shows.
-// What remains (documented, not tested away): in bind mode the kernel's mount-root field names the
+// What remains (known and accepted, so not tested away): in bind mode the kernel's mount-root field names the
 // workspace folder's path within its host filesystem, as any bind mount does; the engine's own
 // paths (/var/lib/docker/...) show for the agent volume, /etc/hosts and the root overlay.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

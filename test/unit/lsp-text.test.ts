@@ -72,5 +72,8 @@ describe("patched paths", () => {
   it("names added, modified and deleted files", () => {
     const patch = "--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/new.py\n@@ -0,0 +1 @@\n+x\n--- a/gone.c\t2024-01-01\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n";
     expect(patchedPaths(patch)).toEqual(["x.ts", "new.py", "gone.c"]);
+    const rename = "diff --git a/old.py b/moved.py\nsimilarity index 100%\nrename from old.py\nrename to moved.py\n";
+    expect(patchedPaths(rename)).toEqual(["old.py", "moved.py"]);
+    expect(patchedPaths("not a diff")).toEqual([]);
   });
 });

@@ -23,7 +23,7 @@ describe("touchedFiles", () => {
       "",
     ].join("\n");
     expect(touchedFiles("apply_patch", { patch })).toEqual({ files: ["src/x.ts", "with space\tand tab.txt", "gone.txt"], note: "" });
-    expect(touchedFiles("apply_patch", { patch: "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n" }).note).toMatch(/^the patch does not parse \(hunk @@ -1,3 \+1,3 @@ of `f` is truncated/);
+    expect(touchedFiles("apply_patch", { patch: "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n" }).note).toMatch(/^the patch does not parse \(Hunk at line 3 .*must match the counts in its @@ header/);
   });
 
   it("names the files of the staged change a resolve would apply, or says it would apply nothing", () => {

@@ -49,6 +49,7 @@ function applyAll(diff: string, before: Record<string, string>): Record<string, 
   for (const p of parseUnifiedDiff(diff)) {
     const old = p.oldPath === null ? "" : (before[p.oldPath] ?? "");
     const path = p.newPath ?? p.oldPath ?? "";
+    if (p.rename && p.oldPath !== null) out[p.oldPath] = null;
     out[path] = p.newPath === null ? null : applyHunks(old, p.hunks, path);
   }
   return out;
@@ -64,12 +65,26 @@ describe("real git diffs", () => {
     "a CRLF file losing its last break": [{ f: "a\r\nb\r\n" }, { f: "a\r\nb" }],
     "several hunks": [{ f: forty.join("\n") + "\n" }, { f: forty.map((l, i) => (i % 15 === 3 ? l.toUpperCase() : l)).join("\n") + "\n" }],
     "a file deleted and one created": [{ gone: "old\ntext\n" }, { gone: null, made: "new\nfile\n" }],
+    "an empty file created": [{}, { empty: "" }],
+    "a file renamed unchanged": [{ old: forty.join("\n") + "\n" }, { old: null, moved: forty.join("\n") + "\n" }],
+    "a file renamed and changed": [{ old: forty.join("\n") + "\n" }, { old: null, moved: forty.map((l, i) => (i === 20 ? "changed" : l)).join("\n") + "\n" }],
   };
   for (const [name, [before, after]] of Object.entries(cases)) {
     it(`applies ${name}`, () => {
       expect(applyAll(gitDiff(before, after), before)).toEqual(after);
     });
   }
+  it("knows a rename from git's extended headers, and a file section naming two files without them", () => {
+    const [p] = parseUnifiedDiff(gitDiff({ old: forty.join("\n") + "\n" }, { old: null, moved: forty.join("\n") + "\n" }));
+    expect(p).toMatchObject({ oldPath: "old", newPath: "moved", rename: true, hunks: [] });
+    const [q] = parseUnifiedDiff("--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n");
+    expect(q).toMatchObject({ oldPath: "x", newPath: "y", rename: false });
+  });
+  it("names the first hunk that does not apply", () => {
+    const diff = gitDiff({ f: forty.join("\n") + "\n" }, { f: forty.map((l, i) => (i % 15 === 3 ? l.toUpperCase() : l)).join("\n") + "\n" });
+    const [p] = parseUnifiedDiff(diff);
+    expect(() => applyHunks(forty.join("\n").replace("line 18", "other") + "\n", p?.hunks ?? [], "f")).toThrow(/^hunk 2 \(@@ -16,7 \+16,7 @@\) of `f` does not apply/);
+  });
   it("reads a patch carried with CRLF breaks as the LF patch it was", () => {
     const before = { f: "a\nb\nc\n" };
     const after = { f: "a\nB\nc\n" };

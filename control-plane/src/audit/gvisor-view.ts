@@ -7,6 +7,7 @@
 // from the agent; with a writable root (an explicit relaxation, which fails the audit on its own) the
 // image's `sh` and `head` are the enclosure's to replace, and this half is no better than the inside.
 import type Docker from "dockerode";
+import { orTimeout } from "../../../enclave-agent/src/time/wait.js";
 import { EnclaveError } from "../errors.js";
 import {
   interfacesIn,
@@ -61,11 +62,7 @@ async function execRead(container: Docker.Container, docker: Docker, user: strin
   const stream = await exec.start({ hijack: true, stdin: false });
   const chunks: Buffer[] = [];
   let size = 0;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      stream.destroy();
-      reject(new Error(`no answer within ${READ_TIMEOUT_MS / 1000} s`));
-    }, READ_TIMEOUT_MS);
+  const read = new Promise<void>((resolve, reject) => {
     const out = {
       write(chunk: Buffer): boolean {
         size += chunk.length;
@@ -75,14 +72,12 @@ async function execRead(container: Docker.Container, docker: Docker, user: strin
     } as unknown as NodeJS.WritableStream;
     const ignore = { write: () => true } as unknown as NodeJS.WritableStream;
     docker.modem.demuxStream(stream, out, ignore);
-    stream.on("end", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    stream.on("error", (err: Error) => {
-      clearTimeout(timer);
-      reject(err);
-    });
+    stream.on("end", () => resolve());
+    stream.on("error", (err: Error) => reject(err));
+  });
+  await orTimeout(read, READ_TIMEOUT_MS, () => {
+    stream.destroy();
+    return new Error(`no answer within ${READ_TIMEOUT_MS / 1000} s`);
   });
   if (size > MAX_OUTPUT_BYTES) throw new Error(`more than ${MAX_OUTPUT_BYTES} bytes of tables`);
   return Buffer.concat(chunks).toString("utf8");

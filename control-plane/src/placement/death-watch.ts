@@ -68,6 +68,8 @@ export class DeathWatch {
     if (this.failing) this.log("enclosure death watch: the Docker events stream is back; deaths are reported again");
     this.failing = false;
     this.retryMs = LIMITS.deathWatchRetryFirstMs;
+    // Ours, not docker-modem's followProgress: that keeps every event in memory for its final callback
+    // and throws out of the data handler on a line that is not JSON; this stream never ends.
     let buffered = "";
     let ended = false;
     const end = (why: string): void => {

@@ -2,7 +2,9 @@
 // reaches its agent through the engine's exec (exec-relay.ts), waits for it to answer Health, tells a
 // dead one from a live one, and removes everything it made when stopped (container, volume).
 import { createHash } from "node:crypto";
+import { once } from "node:events";
 import { join, resolve } from "node:path";
+import { Readable, Writable } from "node:stream";
 import type Docker from "dockerode";
 import { agentImageTag, imageExists, imageTags } from "../../../images/pipeline/image-set.js";
 import { AgentClient } from "../agent-client/agent-client.js";
@@ -43,15 +45,22 @@ export interface ContainerFate {
   detail: string;
 }
 
-/** Docker's non-TTY log stream multiplexes stdout and stderr behind 8-byte frame headers. */
-function demuxLogs(buf: Buffer): string {
+/**
+ * A container's logs as text: Docker's non-TTY log stream multiplexes stdout and stderr behind 8-byte
+ * frame headers, which docker-modem's demuxStream reads (and passes a TTY stream through as it is).
+ */
+export async function demuxedLogs(modem: Docker["modem"], logs: Buffer): Promise<string> {
   const out: Buffer[] = [];
-  let at = 0;
-  while (at + 8 <= buf.length) {
-    const size = buf.readUInt32BE(at + 4);
-    out.push(buf.subarray(at + 8, at + 8 + size));
-    at += 8 + size;
-  }
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      out.push(chunk);
+      done();
+    },
+  });
+  const source = Readable.from([logs], { objectMode: false });
+  const ended = once(source, "end");
+  modem.demuxStream(source, sink, sink);
+  await ended;
   return Buffer.concat(out).toString("utf8");
 }
 
@@ -159,7 +168,7 @@ export class DockerDriver {
       }
       const info = await container.inspect();
       if (!info.State.Running) {
-        const logs = demuxLogs((await container.logs({ stdout: true, stderr: true, tail: 30 })) as Buffer);
+        const logs = await demuxedLogs(this.docker.modem, (await container.logs({ stdout: true, stderr: true, tail: 30 })) as Buffer);
         throw new EnclaveError("placement_unavailable", `the enclosure exited before its agent answered (exit code ${info.State.ExitCode}${info.State.OOMKilled ? ", out of memory" : ""}):\n${logs}`);
       }
       if (Date.now() > deadline) {

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, type WriteStream } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { dirname, join } from "node:path";
+import { within } from "../../../enclave-agent/src/time/wait.js";
 import { AgentClient } from "../agent-client/agent-client.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
@@ -91,11 +92,12 @@ export class HostAgents {
     if (agent.alive) {
       // Closing the lifeline lets the agent stop its kernels and servers; the sandbox's whole process
       // tree goes with bubblewrap when that takes too long.
-      const exited = new Promise<void>((r) => agent.child.once("exit", () => r()));
+      const exited = new Promise<true>((r) => agent.child.once("exit", () => r(true)));
       agent.child.stdin?.end();
-      const timer = setTimeout(() => agent.child.kill("SIGKILL"), LIMITS.hostAgentStopGraceMs);
-      await exited;
-      clearTimeout(timer);
+      if (!(await within(exited, LIMITS.hostAgentStopGraceMs, false))) {
+        agent.child.kill("SIGKILL");
+        await exited;
+      }
     }
     rmSync(agent.socketPath, { force: true });
     agent.log.end();

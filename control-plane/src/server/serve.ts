@@ -1,5 +1,6 @@
 // Serves the control plane's gRPC API on a TCP address (loopback by default) or a unix socket.
 import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { within } from "../../../enclave-agent/src/time/wait.js";
 import type { ControlPlaneFacade } from "../control-plane.js";
 import { LIMITS } from "../limits.js";
 import { controlPlaneService } from "./control-plane-service.js";
@@ -22,13 +23,12 @@ export async function serveControlPlane(cp: ControlPlaneFacade, listen: string):
   const address = listen.startsWith("unix:") ? listen : listen.replace(/:\d+$/, `:${port}`);
   return {
     address,
-    close: () =>
-      new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.forceShutdown(), 3_000);
-        server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
-        });
-      }),
+    close: async () => {
+      const shut = new Promise<true>((resolve) => server.tryShutdown(() => resolve(true)));
+      if (!(await within(shut, LIMITS.serverShutdownGraceMs, false))) {
+        server.forceShutdown();
+        await shut;
+      }
+    },
   };
 }

@@ -7,6 +7,7 @@
 // failed. The agent runs each command as its own process group, so a kill reaches whatever it started.
 import { StringDecoder } from "node:string_decoder";
 import type { ClientDuplexStream, ServiceError } from "@grpc/grpc-js";
+import { within } from "../../../enclave-agent/src/time/wait.js";
 import type { ExecEvent, ExecExit, ExecRequest } from "../../../proto/gen/enclave/agent/v1/process.js";
 import type { VibeConfig } from "../config.js";
 import type { EnclaveError, EnclaveErrorCode } from "../errors.js";
@@ -192,11 +193,12 @@ export class CommandHost implements WorkerHost {
         // The stream has ended: the command is gone.
       }
     };
+    const exited = entry.exited.then(() => true);
     signal("SIGTERM");
-    const hard = setTimeout(() => signal("SIGKILL"), LIMITS.vibeKillGraceMs);
-    const cancel = setTimeout(() => entry.call?.cancel(), 2 * LIMITS.vibeKillGraceMs);
-    await entry.exited;
-    clearTimeout(hard);
-    clearTimeout(cancel);
+    if (await within(exited, LIMITS.vibeKillGraceMs, false)) return;
+    signal("SIGKILL");
+    if (await within(exited, LIMITS.vibeKillGraceMs, false)) return;
+    entry.call?.cancel();
+    await exited;
   }
 }

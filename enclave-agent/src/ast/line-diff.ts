@@ -2,6 +2,9 @@
 // two texts: linear in the file's size and bounded in memory however many edits a large file gets.
 // Lines touched by one replacement (or by neighbouring ones on shared lines) form a change block;
 // blocks closer than two contexts share a hunk.
+// Kept rather than jsdiff's createPatch: that diffs the two texts again (quadratic in the worst case
+// on the 32 MiB files ast_edit accepts) to rediscover edits we already hold; jsdiff parses and
+// applies what this writes (test/unit/ast-line-diff.test.ts).
 export interface TextEdit {
   start: number;
   end: number;

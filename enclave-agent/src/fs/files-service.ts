@@ -106,14 +106,30 @@ export function filesService(paths: WorkspacePaths, writer: WorkspaceWriter): Fi
       for (const p of patches) {
         const target = p.newPath ?? p.oldPath;
         if (target === null) throw new AgentError("invalid_argument", "a file patch names /dev/null on both sides");
-        const { rel } = paths.resolve(target, p.oldPath === null ? "write" : "read");
-        if (seen.has(rel)) throw new AgentError("invalid_argument", `the patch changes \`${rel}\` twice; merge its hunks into one file section`);
-        seen.add(rel);
-        if (p.oldPath !== null && p.newPath !== null && p.oldPath !== p.newPath) {
-          throw new AgentError("invalid_argument", `renames are not supported (\`${p.oldPath}\` → \`${p.newPath}\`); patch the content, then move the file with exec`);
+        if (p.binary) throw new AgentError("invalid_argument", `the patch changes \`${target}\` as a binary file, which a diff cannot carry; write that file instead`);
+        const moves = p.oldPath !== null && p.newPath !== null && p.oldPath !== p.newPath;
+        if (moves && !p.rename && !p.copy) {
+          throw new AgentError("invalid_argument", `the file section \`--- ${p.oldPath}\` / \`+++ ${p.newPath}\` names two files without git's \`rename from\`/\`copy from\` lines; give one path on both sides`);
         }
+        const { rel } = paths.resolve(target, p.oldPath === null || moves ? "write" : "read");
+        const claim = (r: string): void => {
+          if (seen.has(r)) throw new AgentError("invalid_argument", `the patch changes \`${r}\` twice; merge its hunks into one file section`);
+          seen.add(r);
+        };
+        claim(rel);
         try {
-          if (p.oldPath === null) {
+          if (moves && p.oldPath !== null) {
+            // A rename or copy: the new file is the old one's content with the hunks applied.
+            const from = paths.resolve(p.oldPath, p.rename ? "write" : "read").rel;
+            if (p.rename) claim(from);
+            if (paths.statIfExists(target, "write")) throw new AgentError("already_exists", `the patch ${p.rename ? "renames" : "copies"} \`${from}\` to \`${rel}\`, which already exists; nothing was changed`);
+            const content = Buffer.from(applyHunks((await readForEdit(paths, p.oldPath)).content.toString("utf8"), p.hunks, rel), "utf8");
+            checkWriteSize(content.length, rel);
+            if (p.rename) changes.push({ path: p.oldPath, rel: from, content: null });
+            changes.push({ path: target, rel, content });
+            if (p.rename) report.push({ path: from, change: "deleted", hunks: 0 });
+            report.push({ path: rel, change: "added", hunks: p.hunks.length });
+          } else if (p.oldPath === null) {
             if (paths.statIfExists(target, "write")) throw new AgentError("already_exists", `the patch creates \`${rel}\`, which already exists; nothing was changed`);
             const content = Buffer.from(applyHunks("", p.hunks, rel), "utf8");
             checkWriteSize(content.length, rel);

@@ -1,28 +1,22 @@
-// Unified diffs, as `git diff` and `diff -u` write them: parsing, and applying to text with the
-// context checked line for line (a hunk may move, as patch(1) allows, but never fuzz).
-export interface HunkLine {
-  op: " " | "-" | "+";
-  text: string;
-}
+// Unified diffs, as `git diff` and `diff -u` write them, parsed and applied by jsdiff (`diff`): git's
+// extended headers (renames, created and deleted files, quoted names), "\ No newline at end of
+// file", and hunks that moved (as patch(1) allows) but never fuzz. This module adds what apply_patch
+// needs around it: workspace paths without the a/ and b/ prefixes, errors that name the file and
+// the hunk, and the refusals (no file headers, no hunks).
+import { applyPatch, parsePatch, type StructuredPatch, type StructuredPatchHunk } from "diff";
 
-export interface Hunk {
-  header: string;
-  oldStart: number;
-  oldCount: number;
-  newStart: number;
-  newCount: number;
-  lines: HunkLine[];
-  /** "\ No newline at end of file" seen after the old side's last line. */
-  oldNoEol: boolean;
-  /** The same, after the new side's last line. */
-  newNoEol: boolean;
-}
+export type Hunk = StructuredPatchHunk;
 
 export interface FilePatch {
   /** null for a file the patch creates. */
   oldPath: string | null;
   /** null for a file the patch deletes. */
   newPath: string | null;
+  /** git's `rename from`/`rename to`: the old file goes away (`copy from`/`copy to` keeps it). */
+  rename: boolean;
+  copy: boolean;
+  /** git's "Binary files … differ": no hunks carry the content. */
+  binary: boolean;
   hunks: Hunk[];
 }
 
@@ -30,73 +24,48 @@ export class PatchError extends Error {
   override name = "PatchError";
 }
 
-const HUNK_RE = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+/** A hunk's header as the patch wrote it (jsdiff stores an empty side's start one higher). */
+export function hunkHeader(h: Hunk): string {
+  const oldStart = h.oldLines === 0 ? h.oldStart - 1 : h.oldStart;
+  const newStart = h.newLines === 0 ? h.newStart - 1 : h.newStart;
+  return `@@ -${oldStart},${h.oldLines} +${newStart},${h.newLines} @@`;
+}
 
-function headerPath(line: string, prefix: "a/" | "b/"): string | null {
-  let p = line.slice(4).replace(/\t.*$/, "").trim();
-  if (p.startsWith('"') && p.endsWith('"')) p = JSON.parse(p) as string;
-  if (p === "/dev/null") return null;
-  return p.startsWith(prefix) ? p.slice(2) : p;
+function workspacePath(name: string | undefined, prefix: "a/" | "b/"): string | null {
+  if (name === undefined || name === "/dev/null") return null;
+  return name.startsWith(prefix) ? name.slice(2) : name;
 }
 
 export function parseUnifiedDiff(text: string): FilePatch[] {
-  // A carriage return before a line break is content (a CRLF file's lines) unless the whole patch
-  // was carried with CRLF breaks (its hunk headers end in one): then exactly one per line is transport.
+  // Ours, not jsdiff's: a carriage return before a line break is content (a CRLF file's lines) unless
+  // the whole patch was carried with CRLF breaks (its hunk headers end in one): then exactly one per
+  // line is transport. jsdiff converts only when the target file's own breaks are all CRLF or all LF.
   let lines = text.split("\n");
-  if (lines.some((l) => HUNK_RE.test(l) && l.endsWith("\r"))) lines = lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  if (lines.some((l) => l.startsWith("@@ ") && l.endsWith("\r"))) lines = lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  let parsed: StructuredPatch[];
+  try {
+    parsed = parsePatch(lines.join("\n"));
+  } catch (err) {
+    throw new PatchError(`${(err as Error).message.trimEnd()}; each hunk's lines must match the counts in its @@ header`);
+  }
   const files: FilePatch[] = [];
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i] ?? "";
-    if (!(line.startsWith("--- ") && (lines[i + 1] ?? "").startsWith("+++ "))) {
-      i++;
-      continue;
+  for (const p of parsed) {
+    if (p.oldFileName === undefined && p.newFileName === undefined) {
+      // Text before or between the file sections (a commit message, prose) parses as an empty section.
+      if (p.hunks.length === 0) continue;
+      throw new PatchError(`a hunk (${hunkHeader(p.hunks[0] as Hunk)}) has no \`--- a/path\` and \`+++ b/path\` lines above it naming its file`);
     }
-    const file: FilePatch = { oldPath: headerPath(line, "a/"), newPath: headerPath(lines[i + 1] ?? "", "b/"), hunks: [] };
-    i += 2;
-    while (i < lines.length && HUNK_RE.test(lines[i] ?? "")) {
-      const header = lines[i] ?? "";
-      const m = HUNK_RE.exec(header);
-      if (!m) break;
-      const hunk: Hunk = {
-        header: header.replace(/^(@@[^@]*@@).*$/, "$1"),
-        oldStart: Number(m[1]),
-        oldCount: m[2] === undefined ? 1 : Number(m[2]),
-        newStart: Number(m[3]),
-        newCount: m[4] === undefined ? 1 : Number(m[4]),
-        lines: [],
-        oldNoEol: false,
-        newNoEol: false,
-      };
-      i++;
-      let oldSeen = 0;
-      let newSeen = 0;
-      while (i < lines.length && (oldSeen < hunk.oldCount || newSeen < hunk.newCount || (lines[i] ?? "").startsWith("\\"))) {
-        const l = lines[i] ?? "";
-        if (l.startsWith("\\")) {
-          const last = hunk.lines[hunk.lines.length - 1];
-          if (last?.op !== "+") hunk.oldNoEol = true;
-          if (last?.op !== "-") hunk.newNoEol = true;
-          i++;
-          continue;
-        }
-        // Some editors strip the single space of an empty context line.
-        const op = l === "" ? " " : l[0];
-        if (op !== " " && op !== "-" && op !== "+") {
-          throw new PatchError(`hunk ${hunk.header} of \`${file.newPath ?? file.oldPath}\` ends early: expected ${hunk.oldCount} old and ${hunk.newCount} new lines`);
-        }
-        hunk.lines.push({ op, text: l.slice(1) });
-        if (op !== "+") oldSeen++;
-        if (op !== "-") newSeen++;
-        i++;
-      }
-      if (oldSeen !== hunk.oldCount || newSeen !== hunk.newCount) {
-        throw new PatchError(`hunk ${hunk.header} of \`${file.newPath ?? file.oldPath}\` is truncated: its line counts do not match its header`);
-      }
-      file.hunks.push(hunk);
-    }
-    if (file.hunks.length === 0 && !(file.oldPath === null || file.newPath === null)) {
-      throw new PatchError(`the patch for \`${file.newPath ?? file.oldPath}\` has no hunks`);
+    const file: FilePatch = {
+      oldPath: p.isCreate ? null : workspacePath(p.oldFileName, "a/"),
+      newPath: p.isDelete ? null : workspacePath(p.newFileName, "b/"),
+      rename: p.isRename === true,
+      copy: p.isCopy === true,
+      binary: p.isBinary === true,
+      hunks: p.hunks,
+    };
+    const moves = file.rename || file.copy;
+    if (file.hunks.length === 0 && !moves && !file.binary && file.oldPath !== null && file.newPath !== null) {
+      throw new PatchError(`the patch for \`${file.newPath}\` has no hunks (apply_patch changes file content, not file modes)`);
     }
     files.push(file);
   }
@@ -106,58 +75,33 @@ export function parseUnifiedDiff(text: string): FilePatch[] {
   return files;
 }
 
-interface Lines {
-  lines: string[];
-  eol: boolean;
-}
-
-function splitLines(text: string): Lines {
-  if (text === "") return { lines: [], eol: true };
-  const eol = text.endsWith("\n");
-  const lines = (eol ? text.slice(0, -1) : text).split("\n");
-  return { lines, eol };
-}
-
-function matchesAt(lines: string[], at: number, expected: string[]): boolean {
-  if (at < 0 || at + expected.length > lines.length) return false;
-  return expected.every((l, k) => lines[at + k] === l);
+function applyAll(text: string, hunks: readonly Hunk[]): string | false {
+  return applyPatch(text, { oldFileName: undefined, newFileName: undefined, oldHeader: undefined, newHeader: undefined, hunks: [...hunks] });
 }
 
 /** Applies the hunks of one file to its text; throws PatchError naming the first hunk that fails. */
 export function applyHunks(text: string, hunks: readonly Hunk[], path: string): string {
-  const file = splitLines(text);
-  const out = file.lines.slice();
-  let eol = file.eol;
-  let delta = 0;
-  let floor = 0;
-  for (const [n, hunk] of hunks.entries()) {
-    const oldSide = hunk.lines.filter((l) => l.op !== "+").map((l) => l.text);
-    const newSide = hunk.lines.filter((l) => l.op !== "-").map((l) => l.text);
-    const expected = Math.max(0, hunk.oldStart - 1 + delta - (hunk.oldCount === 0 ? -1 : 0));
-    let at = -1;
-    for (let d = 0; d <= out.length; d++) {
-      if (expected - d >= floor && matchesAt(out, expected - d, oldSide)) {
-        at = expected - d;
-        break;
-      }
-      if (matchesAt(out, expected + d, oldSide)) {
-        at = expected + d;
-        break;
-      }
-      if (expected - d < floor && expected + d > out.length) break;
-    }
-    if (at < 0) {
-      throw new PatchError(
-        `hunk ${n + 1} (${hunk.header}) of \`${path}\` does not apply: its context and removed lines are not in the file ` +
-          `(was the file changed since the diff was made? read it again and regenerate the patch)`,
-      );
-    }
-    const touchesEnd = at + oldSide.length === out.length;
-    out.splice(at, oldSide.length, ...newSide);
-    if (touchesEnd) eol = hunk.newNoEol ? false : hunk.oldNoEol ? true : eol;
-    delta += newSide.length - oldSide.length;
-    floor = at + newSide.length;
+  let out = applyAll(text, hunks);
+  // Hand-written patches often mark "\ No newline at end of file" on one side only; patch(1)
+  // forgives that and so do we (jsdiff would refuse): the patch's new side decides the final newline.
+  if (out === false && text !== "" && hunks[hunks.length - 1]?.lines.some((l) => l.startsWith("\\"))) {
+    out = applyAll(text.endsWith("\n") ? text.slice(0, -1) : `${text}\n`, hunks);
   }
-  if (out.length === 0) return "";
-  return out.join("\n") + (eol ? "\n" : "");
+  if (out !== false) return out;
+  // jsdiff says only that the patch failed: find the first hunk that does not apply after the ones
+  // before it, by bisection (a prefix that fails keeps failing with more hunks), so a patch of many
+  // hunks costs a few more applications, not one per hunk.
+  let lo = 1;
+  let hi = hunks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (applyAll(text, hunks.slice(0, mid)) === false) hi = mid;
+    else lo = mid + 1;
+  }
+  const n = lo;
+  const hunk = hunks[n - 1] as Hunk;
+  throw new PatchError(
+    `hunk ${n} (${hunkHeader(hunk)}) of \`${path}\` does not apply: its context and removed lines are not in the file ` +
+      `(was the file changed since the diff was made? read it again and regenerate the patch)`,
+  );
 }

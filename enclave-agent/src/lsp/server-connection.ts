@@ -443,7 +443,7 @@ export class ServerConnection {
     return this.pushed.get(uri) ?? this.unversioned.get(uri);
   }
 
-  /** The push that answers for the document `t` now, if any (see the spec's pushVersions). */
+  /** The push that answers for the document `t` now, if any (by the server's `pushVersions` in server-registry.ts). */
   private answerFor(t: PushTarget): PushedDiagnostics | undefined {
     const p = this.pushed.get(t.uri);
     if (p?.version !== undefined && p.version >= t.version) return p;
@@ -463,7 +463,7 @@ export class ServerConnection {
   }
 
   /**
-   * Diagnostics newer than an edit, as the spec's pushVersions tells them, debounced so a burst
+   * Diagnostics newer than an edit, as the server's `pushVersions` (server-registry.ts) tells them, debounced so a burst
    * settles; undefined when none comes by `deadline`; "pull" when the server registers pull
    * diagnostics meanwhile (pyright does so a moment after start, and then pushes nothing).
    */

@@ -1,5 +1,6 @@
-// The agent's waits with a bound: how long to give a process to exit, a server to answer, a start to
-// finish. One helper, so no wait leaves a timer behind that keeps the agent alive or fires late.
+// Waits with a bound: how long to give a process to exit, a server to answer, a start to finish.
+// One helper for the agent and the control plane (which imports it from here), so no wait leaves a
+// timer behind that keeps a process alive or fires late.
 
 /** Resolves after `ms`; the timer does not keep the process alive. */
 export function sleep(ms: number): Promise<void> {
@@ -15,4 +16,13 @@ export function within<T, L>(work: Promise<T>, ms: number, late: L): Promise<T |
     timer.unref();
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+const LATE = Symbol("late");
+
+/** `work`'s value, or a rejection with `late()` once `ms` have passed, whichever comes first. */
+export async function orTimeout<T>(work: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  const r = await within(work, ms, LATE);
+  if (r === LATE) throw late();
+  return r;
 }

@@ -6,6 +6,7 @@ import { EnclaveError } from "../../errors.js";
 import type { Session } from "../access.js";
 import type { SafeHtml } from "../html.js";
 import { layout, type NavItem } from "../views/layout.js";
+import { orTimeout } from "../../../../enclave-agent/src/time/wait.js";
 
 export interface RouteContext {
   req: IncomingMessage;
@@ -41,17 +42,5 @@ export function requireConversation(cp: ControlPlaneFacade, ctx: RouteContext): 
 }
 
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new EnclaveError("timeout", `${what} did not answer within ${ms / 1000} s`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
+  return orTimeout(p, ms, () => new EnclaveError("timeout", `${what} did not answer within ${ms / 1000} s`));
 }

@@ -6,7 +6,8 @@ export const applyPatchTool = defineTool({
   name: "apply_patch",
   tier: "write",
   resource: "workspace",
-  description: "Apply a unified diff (as `git diff` writes it) to the workspace. Every hunk must match; if one does not, no file is changed.",
+  description:
+    "Apply a unified diff (as `git diff` writes it, renames included) to the workspace. Every hunk must match (a hunk may sit at other line numbers); if one does not, no file is changed.",
   args: z.strictObject({
     patch: z.string().min(1).describe("the unified diff: `--- a/path`, `+++ b/path`, `@@` hunks; /dev/null to add or delete a file"),
   }),

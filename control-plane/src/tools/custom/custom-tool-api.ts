@@ -1,7 +1,7 @@
 // The `pi` a custom tool factory receives (see custom-tool-types.ts for the form authors write):
 // the real TypeBox, and pushPendingAction. pushPendingAction reaches the store of the run whose call
 // is running (through AsyncLocalStorage), so one factory serves every run; outside a call, or in a
-// run without a store, it throws the documented text.
+// run without a store, it throws the text the README quotes.
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as typebox from "@sinclair/typebox";
 import type { PendingActionStore } from "../../pending/pending-action-store.js";

@@ -1,5 +1,5 @@
 // Loads custom tools from a folder: every .js/.mjs/.ts/.mts file's default export is a
-// CustomToolFactory (custom-tool-types.ts), the form the product documents. Each tool becomes a
+// CustomToolFactory (custom-tool-types.ts), the form the README's custom-tools section shows. Each tool becomes a
 // registry Tool like the built-ins: its TypeBox/JSON Schema `parameters` shown as given and enforced
 // by a JSON Schema validator, a tier (default "exec"), its `execute` run with the calling run's
 // pending-action store active. A module that fails to load or returns an invalid tool is skipped and

@@ -1,4 +1,4 @@
-// The types custom-tool authors write against: the factory form the product documents
+// The types custom-tool authors write against: the factory form the README shows
 // (`pi => ({ name, label, description, parameters, execute })`), with `pi.typebox` and
 // `pi.pushPendingAction`. Type-only: a tool module imports these with `import type`, so nothing here
 // has to exist at run time.

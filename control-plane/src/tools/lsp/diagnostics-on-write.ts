@@ -6,29 +6,32 @@
 // The write itself is never held up or failed by this: diagnostics that are late are left out, and
 // the result says so.
 import { posix } from "node:path";
+import { type FilePatch, PatchError, parseUnifiedDiff } from "../../../../enclave-agent/src/fs/unified-diff.js";
 import type { LspDiagnostic, LspFileDiagnostics } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
 import { LIMITS } from "../../limits.js";
 import type { Tool, ToolContext, ToolOutput } from "../tool.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
 import { diagnosticLine, plural, reportable } from "./lsp-format.js";
 
-/** Files a unified diff touches, from its `---`/`+++` headers (the agent has validated it already). */
+/**
+ * Files a unified diff touches, as the agent's parser reads it (the agent validates it again and
+ * refuses a patch that does not parse, so none is named then): a rename names both its files.
+ */
 export function patchedPaths(patch: string): string[] {
-  const out: string[] = [];
-  let oldPath: string | undefined;
-  const clean = (raw: string): string | undefined => {
-    const p = raw.replace(/\t.*$/, "").trim().replace(/^"(.*)"$/, "$1");
-    if (p === "/dev/null") return undefined;
-    return p.replace(/^[ab]\//, "");
-  };
-  for (const line of patch.split("\n")) {
-    if (line.startsWith("--- ")) oldPath = clean(line.slice(4));
-    else if (line.startsWith("+++ ")) {
-      const p = clean(line.slice(4)) ?? oldPath;
-      if (p && !out.includes(p)) out.push(p);
-    }
+  let files: FilePatch[];
+  try {
+    files = parseUnifiedDiff(patch);
+  } catch (err) {
+    if (err instanceof PatchError) return [];
+    throw err;
   }
-  return out;
+  const out = new Set<string>();
+  for (const f of files) {
+    if (f.rename && f.oldPath !== null) out.add(f.oldPath);
+    const p = f.newPath ?? f.oldPath;
+    if (p !== null) out.add(p);
+  }
+  return [...out];
 }
 
 type PathsOf = (args: Record<string, unknown>, ctx: ToolContext) => string[];
