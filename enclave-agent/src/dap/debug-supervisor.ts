@@ -1,5 +1,6 @@
 // The debug supervisor: at most one session per key (the conversation), the breakpoints set for it
 // (kept across sessions, applied at launch), a queue that serializes its calls, and the hard TTL.
+// This queue is the only one: the control plane passes calls straight through and relies on it.
 // After a session ends, its record stays so status, output and the next call can say what happened.
 import { mkdtempSync, type Stats, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,6 +63,8 @@ export class DebugSupervisor {
       command: a.command?.join(" ") ?? "",
       interpreter: a.interpreter ?? "",
       detail: a.detail,
+      attach: a.spec.attach,
+      extensions: a.spec.extensions,
     }));
   }
 
@@ -207,8 +210,9 @@ export class DebugSupervisor {
       this.refuseSecond(s);
       if (!Number.isInteger(port) || port < 1 || port > 65535) throw new AgentError("invalid_argument", `port ${port} is not a TCP port (1-65535)`);
       const spec = this.adapterById(adapterId || "debugpy");
-      if (spec.id !== "debugpy" && spec.id !== "delve") {
-        throw new AgentError("invalid_argument", `attach by port works with debugpy (\`python3 -m debugpy --listen 127.0.0.1:PORT\`) and delve (\`dlv dap --listen\`), not ${spec.id}`);
+      if (!spec.attach) {
+        const can = DEBUG_ADAPTERS.filter((a) => a.attach).map((a) => a.id).join(", ");
+        throw new AgentError("invalid_argument", `attach by port works with ${can} (e.g. \`python3 -m debugpy --listen 127.0.0.1:PORT\`, \`dlv dap --listen\`), not ${spec.id}`);
       }
       const session = this.newSession(key, spec, `127.0.0.1:${port}`, undefined, ttlMs);
       s.current = session;

@@ -1,5 +1,6 @@
 // status: every known server, running (for which roots) or why it cannot start here.
-import type { LspAction } from "./action.js";
+import { z } from "zod";
+import { defineAction } from "./action.js";
 
 const LABEL: Record<string, string> = {
   running: "running",
@@ -9,9 +10,10 @@ const LABEL: Record<string, string> = {
   broken: "broken (not restarted)",
 };
 
-export const statusAction: LspAction = {
+export const statusAction = defineAction({
   name: "status",
-  needs: "none",
+  args: z.strictObject({ action: z.literal("status") }),
+  needs: {},
   async run(_args, client) {
     const res = await client.lspStatus();
     const lines = res.servers.map((s) => {
@@ -21,4 +23,4 @@ export const statusAction: LspAction = {
     });
     return `Language servers (a server starts only where a root marker exists AND its binary resolves):\n${lines.join("\n")}`;
   },
-};
+});

@@ -1,4 +1,5 @@
-// adapters: every debug adapter, and whether it can start for this checkout (and why not).
+// adapters: every debug adapter the agent knows (it owns their ids), and whether it can start for
+// this checkout (and why not).
 import { z } from "zod";
 import { text } from "../../tool.js";
 import { defineOp } from "../debug-op.js";
@@ -13,7 +14,8 @@ export const adaptersOp = defineOp({
     const lines = adapters.map((a) => {
       const markers = a.markers.length ? ` [markers: ${a.markers.join(", ")}]` : "";
       const interp = a.interpreter ? `\n    interpreter: ${a.interpreter}` : "";
-      return `${a.id}: ${STATE_TEXT[a.state] ?? a.state}${markers}\n    ${a.detail}${interp}`;
+      const uses = [a.extensions.length ? `launch picks it for ${a.extensions.join(", ")}` : "", a.attach ? "attach by port" : ""].filter(Boolean);
+      return `${a.id}: ${STATE_TEXT[a.state] ?? a.state}${markers}${uses.length ? ` (${uses.join("; ")})` : ""}\n    ${a.detail}${interp}`;
     });
     return text(lines.join("\n"));
   },

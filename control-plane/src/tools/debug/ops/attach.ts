@@ -10,7 +10,7 @@ export const attachOp = defineOp({
   args: z.strictObject({
     op: z.literal("attach"),
     port: z.number().int().min(1).max(65535).describe("the port it listens on, on 127.0.0.1 where the conversation's code runs"),
-    adapter: z.enum(["debugpy", "delve"]).optional().describe("what listens there; default debugpy"),
+    adapter: z.string().min(1).optional().describe("what listens there: an adapter id the adapters op marks `attach by port`; default debugpy"),
   }),
   async run(args, ctx) {
     const s = await ctx.agent.attach({ sessionKey: ctx.sessionKey, port: args.port, adapter: args.adapter ?? "", ttlMs: ctx.sessionTtlMs, waitMs: 0 });

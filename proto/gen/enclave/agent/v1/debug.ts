@@ -111,6 +111,10 @@ export interface DebugAdapter {
   /** debugpy: the interpreter that runs the program. */
   interpreter: string;
   detail: string;
+  /** It can attach by port to a program already listening (attach's `adapter`). */
+  attach: boolean;
+  /** Program file extensions that pick it when launch names no adapter. */
+  extensions: string[];
 }
 
 export interface DebugAdaptersResponse {
@@ -388,7 +392,7 @@ export const DebugAdaptersRequest: MessageFns<DebugAdaptersRequest> = {
 };
 
 function createBaseDebugAdapter(): DebugAdapter {
-  return { id: "", state: "", markers: [], command: "", interpreter: "", detail: "" };
+  return { id: "", state: "", markers: [], command: "", interpreter: "", detail: "", attach: false, extensions: [] };
 }
 
 export const DebugAdapter: MessageFns<DebugAdapter> = {
@@ -410,6 +414,12 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
     }
     if (message.detail !== "") {
       writer.uint32(50).string(message.detail);
+    }
+    if (message.attach !== false) {
+      writer.uint32(56).bool(message.attach);
+    }
+    for (const v of message.extensions) {
+      writer.uint32(66).string(v!);
     }
     return writer;
   },
@@ -475,6 +485,22 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
             message.detail = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.attach = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.extensions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -495,6 +521,10 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
       command: isSet(object.command) ? globalThis.String(object.command) : "",
       interpreter: isSet(object.interpreter) ? globalThis.String(object.interpreter) : "",
       detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+      attach: isSet(object.attach) ? globalThis.Boolean(object.attach) : false,
+      extensions: globalThis.Array.isArray(object?.extensions)
+        ? object.extensions.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -518,6 +548,12 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
     if (message.detail !== "") {
       obj.detail = message.detail;
     }
+    if (message.attach !== false) {
+      obj.attach = message.attach;
+    }
+    if (message.extensions?.length) {
+      obj.extensions = message.extensions;
+    }
     return obj;
   },
 
@@ -532,6 +568,8 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
     message.command = object.command ?? "";
     message.interpreter = object.interpreter ?? "";
     message.detail = object.detail ?? "";
+    message.attach = object.attach ?? false;
+    message.extensions = object.extensions?.map((e) => e) || [];
     return message;
   },
 };
@@ -2596,8 +2634,9 @@ export const DebugOutputResponse: MessageFns<DebugOutputResponse> = {
 
 /**
  * Debug sessions driven over the Debug Adapter Protocol, one per session key (the conversation).
- * The agent owns the mechanics (adapters, DAP, the start sequence, output capture, the TTL timer);
- * the control plane owns the tool's semantics (ops, caps, texts). Calls on one key are serialized.
+ * The agent owns the mechanics and the protocol: the adapters and their ids, DAP, the start sequence,
+ * output capture, the TTL timer, and the one queue that serializes the calls on a key. The control
+ * plane owns the tool's semantics (ops, caps, texts) and learns adapter ids from Adapters.
  */
 export type DebugService = typeof DebugService;
 export const DebugService = {

@@ -23,6 +23,91 @@ export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/lsp.proto";
 
+/** What a query asks the server. Positional kinds need file, line and symbol. */
+export enum LspQueryKind {
+  LSP_QUERY_KIND_UNSPECIFIED = 0,
+  LSP_QUERY_KIND_DEFINITION = 1,
+  LSP_QUERY_KIND_TYPE_DEFINITION = 2,
+  LSP_QUERY_KIND_IMPLEMENTATION = 3,
+  LSP_QUERY_KIND_REFERENCES = 4,
+  LSP_QUERY_KIND_HOVER = 5,
+  LSP_QUERY_KIND_CODE_ACTIONS = 6,
+  /** LSP_QUERY_KIND_DOCUMENT_SYMBOLS - The outline of `file`. */
+  LSP_QUERY_KIND_DOCUMENT_SYMBOLS = 7,
+  /** LSP_QUERY_KIND_WORKSPACE_SYMBOLS - A workspace search for `query`, by the server of `file` when given, else a running server. */
+  LSP_QUERY_KIND_WORKSPACE_SYMBOLS = 8,
+  /** LSP_QUERY_KIND_DIAGNOSTICS - The diagnostics of `file`. */
+  LSP_QUERY_KIND_DIAGNOSTICS = 9,
+  UNRECOGNIZED = -1,
+}
+
+export function lspQueryKindFromJSON(object: any): LspQueryKind {
+  switch (object) {
+    case 0:
+    case "LSP_QUERY_KIND_UNSPECIFIED":
+      return LspQueryKind.LSP_QUERY_KIND_UNSPECIFIED;
+    case 1:
+    case "LSP_QUERY_KIND_DEFINITION":
+      return LspQueryKind.LSP_QUERY_KIND_DEFINITION;
+    case 2:
+    case "LSP_QUERY_KIND_TYPE_DEFINITION":
+      return LspQueryKind.LSP_QUERY_KIND_TYPE_DEFINITION;
+    case 3:
+    case "LSP_QUERY_KIND_IMPLEMENTATION":
+      return LspQueryKind.LSP_QUERY_KIND_IMPLEMENTATION;
+    case 4:
+    case "LSP_QUERY_KIND_REFERENCES":
+      return LspQueryKind.LSP_QUERY_KIND_REFERENCES;
+    case 5:
+    case "LSP_QUERY_KIND_HOVER":
+      return LspQueryKind.LSP_QUERY_KIND_HOVER;
+    case 6:
+    case "LSP_QUERY_KIND_CODE_ACTIONS":
+      return LspQueryKind.LSP_QUERY_KIND_CODE_ACTIONS;
+    case 7:
+    case "LSP_QUERY_KIND_DOCUMENT_SYMBOLS":
+      return LspQueryKind.LSP_QUERY_KIND_DOCUMENT_SYMBOLS;
+    case 8:
+    case "LSP_QUERY_KIND_WORKSPACE_SYMBOLS":
+      return LspQueryKind.LSP_QUERY_KIND_WORKSPACE_SYMBOLS;
+    case 9:
+    case "LSP_QUERY_KIND_DIAGNOSTICS":
+      return LspQueryKind.LSP_QUERY_KIND_DIAGNOSTICS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return LspQueryKind.UNRECOGNIZED;
+  }
+}
+
+export function lspQueryKindToJSON(object: LspQueryKind): string {
+  switch (object) {
+    case LspQueryKind.LSP_QUERY_KIND_UNSPECIFIED:
+      return "LSP_QUERY_KIND_UNSPECIFIED";
+    case LspQueryKind.LSP_QUERY_KIND_DEFINITION:
+      return "LSP_QUERY_KIND_DEFINITION";
+    case LspQueryKind.LSP_QUERY_KIND_TYPE_DEFINITION:
+      return "LSP_QUERY_KIND_TYPE_DEFINITION";
+    case LspQueryKind.LSP_QUERY_KIND_IMPLEMENTATION:
+      return "LSP_QUERY_KIND_IMPLEMENTATION";
+    case LspQueryKind.LSP_QUERY_KIND_REFERENCES:
+      return "LSP_QUERY_KIND_REFERENCES";
+    case LspQueryKind.LSP_QUERY_KIND_HOVER:
+      return "LSP_QUERY_KIND_HOVER";
+    case LspQueryKind.LSP_QUERY_KIND_CODE_ACTIONS:
+      return "LSP_QUERY_KIND_CODE_ACTIONS";
+    case LspQueryKind.LSP_QUERY_KIND_DOCUMENT_SYMBOLS:
+      return "LSP_QUERY_KIND_DOCUMENT_SYMBOLS";
+    case LspQueryKind.LSP_QUERY_KIND_WORKSPACE_SYMBOLS:
+      return "LSP_QUERY_KIND_WORKSPACE_SYMBOLS";
+    case LspQueryKind.LSP_QUERY_KIND_DIAGNOSTICS:
+      return "LSP_QUERY_KIND_DIAGNOSTICS";
+    case LspQueryKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface LspStatusRequest {
 }
 
@@ -111,11 +196,11 @@ export interface LspCodeAction {
 }
 
 export interface LspQueryRequest {
-  action: string;
+  kind: LspQueryKind;
   file: string;
   line: number;
   symbol: string;
-  /** For symbols: the workspace query (with no file). */
+  /** For workspace symbols: the search text. */
   query: string;
   timeoutMs: number;
   /** The caller's cap; the response's total says how many the server returned. */
@@ -1387,13 +1472,13 @@ export const LspCodeAction: MessageFns<LspCodeAction> = {
 };
 
 function createBaseLspQueryRequest(): LspQueryRequest {
-  return { action: "", file: "", line: 0, symbol: "", query: "", timeoutMs: 0, maxResults: 0 };
+  return { kind: 0, file: "", line: 0, symbol: "", query: "", timeoutMs: 0, maxResults: 0 };
 }
 
 export const LspQueryRequest: MessageFns<LspQueryRequest> = {
   encode(message: LspQueryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.action !== "") {
-      writer.uint32(10).string(message.action);
+    if (message.kind !== 0) {
+      writer.uint32(64).int32(message.kind);
     }
     if (message.file !== "") {
       writer.uint32(18).string(message.file);
@@ -1429,12 +1514,12 @@ export const LspQueryRequest: MessageFns<LspQueryRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 8: {
+            if (tag !== 64) {
               break;
             }
 
-            message.action = reader.string();
+            message.kind = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1499,7 +1584,7 @@ export const LspQueryRequest: MessageFns<LspQueryRequest> = {
 
   fromJSON(object: any): LspQueryRequest {
     return {
-      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      kind: isSet(object.kind) ? lspQueryKindFromJSON(object.kind) : 0,
       file: isSet(object.file) ? globalThis.String(object.file) : "",
       line: isSet(object.line) ? globalThis.Number(object.line) : 0,
       symbol: isSet(object.symbol) ? globalThis.String(object.symbol) : "",
@@ -1519,8 +1604,8 @@ export const LspQueryRequest: MessageFns<LspQueryRequest> = {
 
   toJSON(message: LspQueryRequest): unknown {
     const obj: any = {};
-    if (message.action !== "") {
-      obj.action = message.action;
+    if (message.kind !== 0) {
+      obj.kind = lspQueryKindToJSON(message.kind);
     }
     if (message.file !== "") {
       obj.file = message.file;
@@ -1548,7 +1633,7 @@ export const LspQueryRequest: MessageFns<LspQueryRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<LspQueryRequest>, I>>(object: I): LspQueryRequest {
     const message = createBaseLspQueryRequest();
-    message.action = object.action ?? "";
+    message.kind = object.kind ?? 0;
     message.file = object.file ?? "";
     message.line = object.line ?? 0;
     message.symbol = object.symbol ?? "";
@@ -2673,6 +2758,8 @@ export const LspCheckerResponse: MessageFns<LspCheckerResponse> = {
  * Files are workspace-relative paths resolved by the agent's one resolver. Positions are given as a
  * 1-based line plus a symbol substring of that line (`name#N` for its Nth occurrence), never a column;
  * positions returned are 1-based lines and 1-based character columns, with the source line's text.
+ * The agent owns the Language Server Protocol (servers, requests, features); the control plane owns
+ * the lsp tool's actions and their argument rules, and asks for one LspQueryKind per query.
  */
 export type LspService = typeof LspService;
 export const LspService = {
@@ -2699,10 +2786,7 @@ export const LspService = {
     responseSerialize: (value: LspReloadResponse): Buffer => Buffer.from(LspReloadResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): LspReloadResponse => LspReloadResponse.decode(value),
   },
-  /**
-   * One navigation or listing query: definition, type_definition, implementation, references,
-   * hover, symbols, code_actions, diagnostics.
-   */
+  /** One navigation or listing query, of one LspQueryKind. */
   query: {
     path: "/enclave.agent.v1.Lsp/Query" as const,
     requestStream: false as const,
@@ -2755,10 +2839,7 @@ export interface LspServer extends UntypedServiceImplementation {
    * starts them afresh.
    */
   reload: handleUnaryCall<LspReloadRequest, LspReloadResponse>;
-  /**
-   * One navigation or listing query: definition, type_definition, implementation, references,
-   * hover, symbols, code_actions, diagnostics.
-   */
+  /** One navigation or listing query, of one LspQueryKind. */
   query: handleUnaryCall<LspQueryRequest, LspQueryResponse>;
   /** Renames a symbol across the workspace, applying every file's edit or none. */
   rename: handleUnaryCall<LspRenameRequest, LspRenameResponse>;
@@ -2807,10 +2888,7 @@ export interface LspClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: LspReloadResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * One navigation or listing query: definition, type_definition, implementation, references,
-   * hover, symbols, code_actions, diagnostics.
-   */
+  /** One navigation or listing query, of one LspQueryKind. */
   query(
     request: LspQueryRequest,
     callback: (error: ServiceError | null, response: LspQueryResponse) => void,
