@@ -15,7 +15,8 @@ export const adaptersOp = defineOp({
       const markers = a.markers.length ? ` [markers: ${a.markers.join(", ")}]` : "";
       const interp = a.interpreter ? `\n    interpreter: ${a.interpreter}` : "";
       const uses = [a.extensions.length ? `launch picks it for ${a.extensions.join(", ")}` : "", a.attach ? "attach by port" : ""].filter(Boolean);
-      return `${a.id}: ${STATE_TEXT[a.state] ?? a.state}${markers}${uses.length ? ` (${uses.join("; ")})` : ""}\n    ${a.detail}${interp}`;
+      const usage = uses.length ? `\n    ${uses.join("; ")}` : "";
+      return `${a.id}: ${STATE_TEXT[a.state] ?? a.state}${markers}\n    ${a.detail}${interp}${usage}`;
     });
     return text(lines.join("\n"));
   },
