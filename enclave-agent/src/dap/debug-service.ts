@@ -12,7 +12,11 @@ export function debugService(sup: DebugSupervisor): DebugServer {
     attach: unary((req) => sup.attach(req.sessionKey, req.port, req.adapter, req.ttlMs, req.waitMs)),
     resume: unary((req) => sup.resume(req.sessionKey, req.action, req.threadId, req.waitMs)),
     pause: unary((req) => sup.pause(req.sessionKey, req.threadId, req.waitMs)),
-    inspect: unary(async (req) => ({ bodyJson: await sup.inspect(req.sessionKey, req.command, req.argumentsJson) })),
+    threads: unary((req) => sup.threads(req.sessionKey)),
+    stack: unary((req) => sup.stack(req.sessionKey, req.threadId, req.levels)),
+    scopes: unary((req) => sup.scopes(req.sessionKey, req.frameId)),
+    variables: unary((req) => sup.variables(req.sessionKey, req.reference)),
+    evaluate: unary((req) => sup.evaluate(req.sessionKey, req.expression, req.frameId)),
     output: unary((req) => sup.output(req.sessionKey)),
     terminate: unary((req) => sup.terminate(req.sessionKey)),
   };

@@ -470,7 +470,7 @@ export class DebugSession {
   }
 
   /** Read-only requests while stopped; references from before the last resume are refused. */
-  async inspect(command: string, args: Record<string, unknown>): Promise<unknown> {
+  async inspect(command: "threads" | "stackTrace" | "scopes" | "variables" | "evaluate", args: Record<string, unknown>): Promise<unknown> {
     const conn = this.conn();
     if (command !== "threads" && this.state !== "stopped") {
       throw new AgentError("failed_precondition", `the program is ${this.state}: frames and variables exist only while it is stopped; pause it or wait for a breakpoint`);

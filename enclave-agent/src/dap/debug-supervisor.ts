@@ -5,10 +5,16 @@
 import { mkdtempSync, type Stats, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, relative } from "node:path";
+import type { DebugProtocol } from "@vscode/debugprotocol";
 import type {
   DebugAdapter,
   DebugBreakpointsResponse,
+  DebugScopesResponse,
+  DebugStackResponse,
   DebugStatus,
+  DebugThreadsResponse,
+  DebugValue,
+  DebugVariablesResponse,
 } from "../../../proto/gen/enclave/agent/v1/debug.js";
 import { DebugEndKind } from "../../../proto/gen/enclave/agent/v1/debug.js";
 import { AgentError } from "../errors.js";
@@ -242,18 +248,45 @@ export class DebugSupervisor {
     });
   }
 
-  inspect(key: string, command: string, argsJson: string): Promise<string> {
-    const allowed = ["threads", "stackTrace", "scopes", "variables", "evaluate"];
-    if (!allowed.includes(command)) throw new AgentError("invalid_argument", `\`${command}\` is not an inspection request; one of ${allowed.join(", ")}`);
-    let args: Record<string, unknown> = {};
-    if (argsJson) {
-      try {
-        args = JSON.parse(argsJson) as Record<string, unknown>;
-      } catch {
-        throw new AgentError("invalid_argument", "arguments_json is not JSON");
-      }
-    }
-    return this.serialized(key, async (s) => JSON.stringify((await this.running(s).inspect(command, args)) ?? {}));
+  threads(key: string): Promise<DebugThreadsResponse> {
+    return this.serialized(key, async (s) => {
+      const body = (await this.running(s).inspect("threads", {})) as DebugProtocol.ThreadsResponse["body"] | undefined;
+      return { threads: (body?.threads ?? []).map((t) => ({ id: t.id, name: t.name })) };
+    });
+  }
+
+  /** The frames of a thread, innermost first, with the exception it stopped on (one answer, one stop). */
+  stack(key: string, threadId: number, levels: number): Promise<DebugStackResponse> {
+    return this.serialized(key, async (s) => {
+      const c = this.running(s);
+      const args = { threadId, startFrame: 0, ...(levels > 0 ? { levels } : {}) };
+      const body = (await c.inspect("stackTrace", args)) as DebugProtocol.StackTraceResponse["body"] | undefined;
+      const frames = (body?.stackFrames ?? []).map((f) => ({ id: f.id, name: f.name, file: f.source?.path ?? f.source?.name ?? "", line: f.line }));
+      return { frames, total: body?.totalFrames ?? 0, exception: c.state === "stopped" ? c.exception : undefined };
+    });
+  }
+
+  scopes(key: string, frameId: number): Promise<DebugScopesResponse> {
+    return this.serialized(key, async (s) => {
+      const body = (await this.running(s).inspect("scopes", { frameId })) as DebugProtocol.ScopesResponse["body"] | undefined;
+      return { scopes: (body?.scopes ?? []).map((x) => ({ name: x.name, reference: x.variablesReference, expensive: x.expensive })) };
+    });
+  }
+
+  variables(key: string, reference: number): Promise<DebugVariablesResponse> {
+    return this.serialized(key, async (s) => {
+      const body = (await this.running(s).inspect("variables", { variablesReference: reference })) as DebugProtocol.VariablesResponse["body"] | undefined;
+      return { variables: (body?.variables ?? []).map((v) => ({ name: v.name, type: v.type ?? "", value: v.value, reference: v.variablesReference })) };
+    });
+  }
+
+  evaluate(key: string, expression: string, frameId: number | undefined): Promise<DebugValue> {
+    if (!expression) throw new AgentError("invalid_argument", "expression is required");
+    return this.serialized(key, async (s) => {
+      const args: DebugProtocol.EvaluateArguments = { expression, context: "repl", ...(frameId === undefined ? {} : { frameId }) };
+      const body = (await this.running(s).inspect("evaluate", args as unknown as Record<string, unknown>)) as DebugProtocol.EvaluateResponse["body"] | undefined;
+      return { result: body?.result ?? "", type: body?.type ?? "", reference: body?.variablesReference ?? 0 };
+    });
   }
 
   output(key: string): Promise<{ text: string; droppedBytes: number; totalBytes: number; sessionId: string }> {
