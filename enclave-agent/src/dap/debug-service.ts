@@ -10,7 +10,7 @@ export function debugService(sup: DebugSupervisor): DebugServer {
     setBreakpoints: unary((req) => sup.setBreakpoints(req.sessionKey, req.file, req.lines)),
     launch: unary((req) => sup.launch(req.sessionKey, req.program, req.args, req.adapter, req.ttlMs, req.waitMs, req.stdin, req.exceptions)),
     attach: unary((req) => sup.attach(req.sessionKey, req.port, req.adapter, req.ttlMs, req.waitMs)),
-    resume: unary((req) => sup.resume(req.sessionKey, req.action, req.threadId, req.waitMs)),
+    resume: unary((req) => sup.resume(req.sessionKey, req.kind, req.threadId, req.waitMs)),
     pause: unary((req) => sup.pause(req.sessionKey, req.threadId, req.waitMs)),
     threads: unary((req) => sup.threads(req.sessionKey)),
     stack: unary((req) => sup.stack(req.sessionKey, req.threadId, req.levels)),

@@ -16,7 +16,7 @@ import type {
   DebugValue,
   DebugVariablesResponse,
 } from "../../../proto/gen/enclave/agent/v1/debug.js";
-import { DebugEndKind } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { DebugEndKind, DebugResumeKind } from "../../../proto/gen/enclave/agent/v1/debug.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
@@ -24,6 +24,14 @@ import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "./adapter-registry.js";
 import { type AdapterAvailability, adapterAvailability, allAdapterAvailability } from "./adapter-availability.js";
 import { type Breakpoints, DebugSession, EXCEPTION_MODES, type ExceptionMode, type LaunchOptions, type ResumeAction } from "./debug-session.js";
 import { attachArguments, launchArguments } from "./launch-arguments.js";
+
+/** The DAP request each resume kind sends. */
+const RESUME_COMMANDS: Partial<Record<DebugResumeKind, ResumeAction>> = {
+  [DebugResumeKind.DEBUG_RESUME_KIND_CONTINUE]: "continue",
+  [DebugResumeKind.DEBUG_RESUME_KIND_STEP_OVER]: "next",
+  [DebugResumeKind.DEBUG_RESUME_KIND_STEP_IN]: "stepIn",
+  [DebugResumeKind.DEBUG_RESUME_KIND_STEP_OUT]: "stepOut",
+};
 
 interface Slot {
   current?: DebugSession;
@@ -232,11 +240,11 @@ export class DebugSupervisor {
     });
   }
 
-  resume(key: string, action: string, threadId: number, waitMs: number): Promise<DebugStatus> {
-    const actions: ResumeAction[] = ["continue", "next", "stepIn", "stepOut"];
-    if (!actions.includes(action as ResumeAction)) throw new AgentError("invalid_argument", `unknown resume action \`${action}\`; one of ${actions.join(", ")}`);
+  resume(key: string, kind: DebugResumeKind, threadId: number, waitMs: number): Promise<DebugStatus> {
+    const action = RESUME_COMMANDS[kind];
+    if (!action) throw new AgentError("invalid_argument", `unknown resume kind ${kind} (${DebugResumeKind[kind] ?? "not in this agent's protocol"})`);
     return this.serialized(key, async (s) => {
-      await this.running(s).resume(action as ResumeAction, threadId, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
+      await this.running(s).resume(action, threadId, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
       return this.describe(s);
     });
   }

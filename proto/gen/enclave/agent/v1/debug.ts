@@ -23,6 +23,62 @@ export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/debug.proto";
 
+/** How a stopped program resumes. */
+export enum DebugResumeKind {
+  DEBUG_RESUME_KIND_UNSPECIFIED = 0,
+  /** DEBUG_RESUME_KIND_CONTINUE - Run to the next stop. */
+  DEBUG_RESUME_KIND_CONTINUE = 1,
+  /** DEBUG_RESUME_KIND_STEP_OVER - One line, over calls. */
+  DEBUG_RESUME_KIND_STEP_OVER = 2,
+  /** DEBUG_RESUME_KIND_STEP_IN - One step, into the call on this line. */
+  DEBUG_RESUME_KIND_STEP_IN = 3,
+  /** DEBUG_RESUME_KIND_STEP_OUT - Until the current function returns. */
+  DEBUG_RESUME_KIND_STEP_OUT = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function debugResumeKindFromJSON(object: any): DebugResumeKind {
+  switch (object) {
+    case 0:
+    case "DEBUG_RESUME_KIND_UNSPECIFIED":
+      return DebugResumeKind.DEBUG_RESUME_KIND_UNSPECIFIED;
+    case 1:
+    case "DEBUG_RESUME_KIND_CONTINUE":
+      return DebugResumeKind.DEBUG_RESUME_KIND_CONTINUE;
+    case 2:
+    case "DEBUG_RESUME_KIND_STEP_OVER":
+      return DebugResumeKind.DEBUG_RESUME_KIND_STEP_OVER;
+    case 3:
+    case "DEBUG_RESUME_KIND_STEP_IN":
+      return DebugResumeKind.DEBUG_RESUME_KIND_STEP_IN;
+    case 4:
+    case "DEBUG_RESUME_KIND_STEP_OUT":
+      return DebugResumeKind.DEBUG_RESUME_KIND_STEP_OUT;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DebugResumeKind.UNRECOGNIZED;
+  }
+}
+
+export function debugResumeKindToJSON(object: DebugResumeKind): string {
+  switch (object) {
+    case DebugResumeKind.DEBUG_RESUME_KIND_UNSPECIFIED:
+      return "DEBUG_RESUME_KIND_UNSPECIFIED";
+    case DebugResumeKind.DEBUG_RESUME_KIND_CONTINUE:
+      return "DEBUG_RESUME_KIND_CONTINUE";
+    case DebugResumeKind.DEBUG_RESUME_KIND_STEP_OVER:
+      return "DEBUG_RESUME_KIND_STEP_OVER";
+    case DebugResumeKind.DEBUG_RESUME_KIND_STEP_IN:
+      return "DEBUG_RESUME_KIND_STEP_IN";
+    case DebugResumeKind.DEBUG_RESUME_KIND_STEP_OUT:
+      return "DEBUG_RESUME_KIND_STEP_OUT";
+    case DebugResumeKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export enum DebugEndKind {
   /** DEBUG_END_KIND_UNSPECIFIED - No session ended yet (or an agent too old to say). */
   DEBUG_END_KIND_UNSPECIFIED = 0,
@@ -179,8 +235,7 @@ export interface DebugAttachRequest {
 
 export interface DebugResumeRequest {
   sessionKey: string;
-  /** "continue", "next", "stepIn" or "stepOut". */
-  action: string;
+  kind: DebugResumeKind;
   /** 0 means the thread that last stopped. */
   threadId: number;
   waitMs: number;
@@ -1399,7 +1454,7 @@ export const DebugAttachRequest: MessageFns<DebugAttachRequest> = {
 };
 
 function createBaseDebugResumeRequest(): DebugResumeRequest {
-  return { sessionKey: "", action: "", threadId: 0, waitMs: 0 };
+  return { sessionKey: "", kind: 0, threadId: 0, waitMs: 0 };
 }
 
 export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
@@ -1407,8 +1462,8 @@ export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
     if (message.sessionKey !== "") {
       writer.uint32(10).string(message.sessionKey);
     }
-    if (message.action !== "") {
-      writer.uint32(18).string(message.action);
+    if (message.kind !== 0) {
+      writer.uint32(40).int32(message.kind);
     }
     if (message.threadId !== 0) {
       writer.uint32(24).int64(message.threadId);
@@ -1440,12 +1495,12 @@ export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
             message.sessionKey = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 5: {
+            if (tag !== 40) {
               break;
             }
 
-            message.action = reader.string();
+            message.kind = reader.int32() as any;
             continue;
           }
           case 3: {
@@ -1483,7 +1538,7 @@ export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
         : isSet(object.session_key)
         ? globalThis.String(object.session_key)
         : "",
-      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      kind: isSet(object.kind) ? debugResumeKindFromJSON(object.kind) : 0,
       threadId: isSet(object.threadId)
         ? globalThis.Number(object.threadId)
         : isSet(object.thread_id)
@@ -1502,8 +1557,8 @@ export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
     if (message.sessionKey !== "") {
       obj.sessionKey = message.sessionKey;
     }
-    if (message.action !== "") {
-      obj.action = message.action;
+    if (message.kind !== 0) {
+      obj.kind = debugResumeKindToJSON(message.kind);
     }
     if (message.threadId !== 0) {
       obj.threadId = Math.round(message.threadId);
@@ -1520,7 +1575,7 @@ export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
   fromPartial<I extends Exact<DeepPartial<DebugResumeRequest>, I>>(object: I): DebugResumeRequest {
     const message = createBaseDebugResumeRequest();
     message.sessionKey = object.sessionKey ?? "";
-    message.action = object.action ?? "";
+    message.kind = object.kind ?? 0;
     message.threadId = object.threadId ?? 0;
     message.waitMs = object.waitMs ?? 0;
     return message;
