@@ -16,14 +16,20 @@ import type {
   DebugValue,
   DebugVariablesResponse,
 } from "../../../proto/gen/enclave/agent/v1/debug.js";
-import { DebugEndKind, DebugResumeKind } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { DebugAdapterState, DebugEndKind, DebugResumeKind } from "../../../proto/gen/enclave/agent/v1/debug.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
 import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "./adapter-registry.js";
-import { type AdapterAvailability, adapterAvailability, allAdapterAvailability } from "./adapter-availability.js";
+import { type AdapterAvailability, adapterAvailability, type AdapterState, allAdapterAvailability } from "./adapter-availability.js";
 import { type Breakpoints, DebugSession, EXCEPTION_MODES, type ExceptionMode, type LaunchOptions, type ResumeAction } from "./debug-session.js";
 import { attachArguments, launchArguments } from "./launch-arguments.js";
+
+const ADAPTER_STATES: Record<AdapterState, DebugAdapterState> = {
+  usable: DebugAdapterState.DEBUG_ADAPTER_STATE_USABLE,
+  missing_marker: DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_MARKER,
+  missing_binary: DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_BINARY,
+};
 
 /** The DAP request each resume kind sends. */
 const RESUME_COMMANDS: Partial<Record<DebugResumeKind, ResumeAction>> = {
@@ -72,7 +78,7 @@ export class DebugSupervisor {
     const all = await allAdapterAvailability(this.paths.root);
     return all.map((a) => ({
       id: a.spec.id,
-      state: a.state,
+      state: ADAPTER_STATES[a.state],
       markers: a.markers,
       command: a.command?.join(" ") ?? "",
       interpreter: a.interpreter ?? "",

@@ -5,6 +5,7 @@
 import { relative } from "node:path";
 import {
   LspQueryKind,
+  LspServerState,
   type LspQueryResponse,
   type LspRenameResponse,
   type LspServer,
@@ -26,7 +27,7 @@ import { renameSymbol } from "./features/rename.js";
 import { invalidIdentifier } from "./identifier-rules.js";
 import { runChecker } from "./run-checker.js";
 import { SourceLines } from "./source-lines.js";
-import type { LspSupervisor } from "./supervisor.js";
+import type { LspSupervisor, ServerState } from "./supervisor.js";
 import { locateSymbol, parseSymbol } from "./text-positions.js";
 
 const FEATURES: Partial<Record<LspQueryKind, Feature>> = {
@@ -39,6 +40,14 @@ const FEATURES: Partial<Record<LspQueryKind, Feature>> = {
   [LspQueryKind.LSP_QUERY_KIND_WORKSPACE_SYMBOLS]: workspaceSymbolsFeature,
   [LspQueryKind.LSP_QUERY_KIND_CODE_ACTIONS]: codeActionsFeature,
   [LspQueryKind.LSP_QUERY_KIND_DIAGNOSTICS]: diagnosticsFeature,
+};
+
+const SERVER_STATES: Record<ServerState["state"], LspServerState> = {
+  running: LspServerState.LSP_SERVER_STATE_RUNNING,
+  available: LspServerState.LSP_SERVER_STATE_AVAILABLE,
+  missing_marker: LspServerState.LSP_SERVER_STATE_MISSING_MARKER,
+  missing_binary: LspServerState.LSP_SERVER_STATE_MISSING_BINARY,
+  broken: LspServerState.LSP_SERVER_STATE_BROKEN,
 };
 
 function timeoutOf(ms: number): number {
@@ -72,7 +81,7 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
 
   return {
     status: unary(async () => ({
-      servers: sup.status().map((s) => ({ id: s.id, languages: s.languages, state: s.state, roots: s.roots, detail: s.detail, rootMarkers: s.rootMarkers, rootModes: s.rootModes })),
+      servers: sup.status().map((s) => ({ id: s.id, languages: s.languages, state: SERVER_STATES[s.state], roots: s.roots, detail: s.detail, rootMarkers: s.rootMarkers, rootModes: s.rootModes })),
     })),
 
     reload: unary(async (req) => sup.reload(req.file ? paths.resolve(req.file, "read").abs : undefined)),

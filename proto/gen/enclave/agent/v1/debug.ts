@@ -23,6 +23,54 @@ export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/debug.proto";
 
+/** Whether an adapter can start for this checkout, and if not, which half is missing. */
+export enum DebugAdapterState {
+  DEBUG_ADAPTER_STATE_UNSPECIFIED = 0,
+  DEBUG_ADAPTER_STATE_USABLE = 1,
+  /** DEBUG_ADAPTER_STATE_MISSING_MARKER - No root marker of its own in the workspace. */
+  DEBUG_ADAPTER_STATE_MISSING_MARKER = 2,
+  /** DEBUG_ADAPTER_STATE_MISSING_BINARY - Its binary (or debugpy in the project's interpreter) does not resolve. */
+  DEBUG_ADAPTER_STATE_MISSING_BINARY = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function debugAdapterStateFromJSON(object: any): DebugAdapterState {
+  switch (object) {
+    case 0:
+    case "DEBUG_ADAPTER_STATE_UNSPECIFIED":
+      return DebugAdapterState.DEBUG_ADAPTER_STATE_UNSPECIFIED;
+    case 1:
+    case "DEBUG_ADAPTER_STATE_USABLE":
+      return DebugAdapterState.DEBUG_ADAPTER_STATE_USABLE;
+    case 2:
+    case "DEBUG_ADAPTER_STATE_MISSING_MARKER":
+      return DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_MARKER;
+    case 3:
+    case "DEBUG_ADAPTER_STATE_MISSING_BINARY":
+      return DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_BINARY;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DebugAdapterState.UNRECOGNIZED;
+  }
+}
+
+export function debugAdapterStateToJSON(object: DebugAdapterState): string {
+  switch (object) {
+    case DebugAdapterState.DEBUG_ADAPTER_STATE_UNSPECIFIED:
+      return "DEBUG_ADAPTER_STATE_UNSPECIFIED";
+    case DebugAdapterState.DEBUG_ADAPTER_STATE_USABLE:
+      return "DEBUG_ADAPTER_STATE_USABLE";
+    case DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_MARKER:
+      return "DEBUG_ADAPTER_STATE_MISSING_MARKER";
+    case DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_BINARY:
+      return "DEBUG_ADAPTER_STATE_MISSING_BINARY";
+    case DebugAdapterState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** How a stopped program resumes. */
 export enum DebugResumeKind {
   DEBUG_RESUME_KIND_UNSPECIFIED = 0,
@@ -158,8 +206,7 @@ export interface DebugAdaptersRequest {
 
 export interface DebugAdapter {
   id: string;
-  /** "usable", "missing_marker" or "missing_binary". */
-  state: string;
+  state: DebugAdapterState;
   /** Workspace-relative root markers found. */
   markers: string[];
   /** The command line that starts the adapter, when its binary resolves. */
@@ -519,7 +566,7 @@ export const DebugAdaptersRequest: MessageFns<DebugAdaptersRequest> = {
 };
 
 function createBaseDebugAdapter(): DebugAdapter {
-  return { id: "", state: "", markers: [], command: "", interpreter: "", detail: "", attach: false, extensions: [] };
+  return { id: "", state: 0, markers: [], command: "", interpreter: "", detail: "", attach: false, extensions: [] };
 }
 
 export const DebugAdapter: MessageFns<DebugAdapter> = {
@@ -527,8 +574,8 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
-    if (message.state !== "") {
-      writer.uint32(18).string(message.state);
+    if (message.state !== 0) {
+      writer.uint32(72).int32(message.state);
     }
     for (const v of message.markers) {
       writer.uint32(26).string(v!);
@@ -572,12 +619,12 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
             message.id = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 9: {
+            if (tag !== 72) {
               break;
             }
 
-            message.state = reader.string();
+            message.state = reader.int32() as any;
             continue;
           }
           case 3: {
@@ -643,7 +690,7 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
   fromJSON(object: any): DebugAdapter {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      state: isSet(object.state) ? debugAdapterStateFromJSON(object.state) : 0,
       markers: globalThis.Array.isArray(object?.markers) ? object.markers.map((e: any) => globalThis.String(e)) : [],
       command: isSet(object.command) ? globalThis.String(object.command) : "",
       interpreter: isSet(object.interpreter) ? globalThis.String(object.interpreter) : "",
@@ -660,8 +707,8 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
     if (message.id !== "") {
       obj.id = message.id;
     }
-    if (message.state !== "") {
-      obj.state = message.state;
+    if (message.state !== 0) {
+      obj.state = debugAdapterStateToJSON(message.state);
     }
     if (message.markers?.length) {
       obj.markers = message.markers;
@@ -690,7 +737,7 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
   fromPartial<I extends Exact<DeepPartial<DebugAdapter>, I>>(object: I): DebugAdapter {
     const message = createBaseDebugAdapter();
     message.id = object.id ?? "";
-    message.state = object.state ?? "";
+    message.state = object.state ?? 0;
     message.markers = object.markers?.map((e) => e) || [];
     message.command = object.command ?? "";
     message.interpreter = object.interpreter ?? "";
@@ -3820,7 +3867,7 @@ export const DebugOutputResponse: MessageFns<DebugOutputResponse> = {
  */
 export type DebugService = typeof DebugService;
 export const DebugService = {
-  /** Every adapter, and whether it can start for this checkout: usable, missing_marker, missing_binary. */
+  /** Every adapter, and whether it can start for this checkout (a DebugAdapterState). */
   adapters: {
     path: "/enclave.agent.v1.Debug/Adapters" as const,
     requestStream: false as const,
@@ -3962,7 +4009,7 @@ export const DebugService = {
 } as const;
 
 export interface DebugServer extends UntypedServiceImplementation {
-  /** Every adapter, and whether it can start for this checkout: usable, missing_marker, missing_binary. */
+  /** Every adapter, and whether it can start for this checkout (a DebugAdapterState). */
   adapters: handleUnaryCall<DebugAdaptersRequest, DebugAdaptersResponse>;
   status: handleUnaryCall<DebugSessionRef, DebugStatus>;
   /** Replaces the breakpoints of one file (empty lines clear it); kept for the next launch too. */
@@ -3986,7 +4033,7 @@ export interface DebugServer extends UntypedServiceImplementation {
 }
 
 export interface DebugClient extends Client {
-  /** Every adapter, and whether it can start for this checkout: usable, missing_marker, missing_binary. */
+  /** Every adapter, and whether it can start for this checkout (a DebugAdapterState). */
   adapters(
     request: DebugAdaptersRequest,
     callback: (error: ServiceError | null, response: DebugAdaptersResponse) => void,

@@ -23,6 +23,67 @@ export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/lsp.proto";
 
+/** Where a known language server stands for this workspace. */
+export enum LspServerState {
+  LSP_SERVER_STATE_UNSPECIFIED = 0,
+  /** LSP_SERVER_STATE_RUNNING - Running for one or more roots. */
+  LSP_SERVER_STATE_RUNNING = 1,
+  /** LSP_SERVER_STATE_AVAILABLE - A root marker exists and the binary resolves; it starts on first need. */
+  LSP_SERVER_STATE_AVAILABLE = 2,
+  LSP_SERVER_STATE_MISSING_MARKER = 3,
+  LSP_SERVER_STATE_MISSING_BINARY = 4,
+  /** LSP_SERVER_STATE_BROKEN - It kept crashing and is not restarted until a reload. */
+  LSP_SERVER_STATE_BROKEN = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function lspServerStateFromJSON(object: any): LspServerState {
+  switch (object) {
+    case 0:
+    case "LSP_SERVER_STATE_UNSPECIFIED":
+      return LspServerState.LSP_SERVER_STATE_UNSPECIFIED;
+    case 1:
+    case "LSP_SERVER_STATE_RUNNING":
+      return LspServerState.LSP_SERVER_STATE_RUNNING;
+    case 2:
+    case "LSP_SERVER_STATE_AVAILABLE":
+      return LspServerState.LSP_SERVER_STATE_AVAILABLE;
+    case 3:
+    case "LSP_SERVER_STATE_MISSING_MARKER":
+      return LspServerState.LSP_SERVER_STATE_MISSING_MARKER;
+    case 4:
+    case "LSP_SERVER_STATE_MISSING_BINARY":
+      return LspServerState.LSP_SERVER_STATE_MISSING_BINARY;
+    case 5:
+    case "LSP_SERVER_STATE_BROKEN":
+      return LspServerState.LSP_SERVER_STATE_BROKEN;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return LspServerState.UNRECOGNIZED;
+  }
+}
+
+export function lspServerStateToJSON(object: LspServerState): string {
+  switch (object) {
+    case LspServerState.LSP_SERVER_STATE_UNSPECIFIED:
+      return "LSP_SERVER_STATE_UNSPECIFIED";
+    case LspServerState.LSP_SERVER_STATE_RUNNING:
+      return "LSP_SERVER_STATE_RUNNING";
+    case LspServerState.LSP_SERVER_STATE_AVAILABLE:
+      return "LSP_SERVER_STATE_AVAILABLE";
+    case LspServerState.LSP_SERVER_STATE_MISSING_MARKER:
+      return "LSP_SERVER_STATE_MISSING_MARKER";
+    case LspServerState.LSP_SERVER_STATE_MISSING_BINARY:
+      return "LSP_SERVER_STATE_MISSING_BINARY";
+    case LspServerState.LSP_SERVER_STATE_BROKEN:
+      return "LSP_SERVER_STATE_BROKEN";
+    case LspServerState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** What a query asks the server. Positional kinds need file, line and symbol. */
 export enum LspQueryKind {
   LSP_QUERY_KIND_UNSPECIFIED = 0,
@@ -114,8 +175,7 @@ export interface LspStatusRequest {
 export interface LspServerStatus {
   id: string;
   languages: string[];
-  /** "running", "available", "missing_marker", "missing_binary" or "broken". */
-  state: string;
+  state: LspServerState;
   /** Workspace-relative roots: running ones when running, else those with a marker. */
   roots: string[];
   /** The resolved binary, or what is missing and how to get it. */
@@ -343,7 +403,7 @@ export const LspStatusRequest: MessageFns<LspStatusRequest> = {
 };
 
 function createBaseLspServerStatus(): LspServerStatus {
-  return { id: "", languages: [], state: "", roots: [], detail: "", rootMarkers: [], rootModes: [] };
+  return { id: "", languages: [], state: 0, roots: [], detail: "", rootMarkers: [], rootModes: [] };
 }
 
 export const LspServerStatus: MessageFns<LspServerStatus> = {
@@ -354,8 +414,8 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
     for (const v of message.languages) {
       writer.uint32(18).string(v!);
     }
-    if (message.state !== "") {
-      writer.uint32(26).string(message.state);
+    if (message.state !== 0) {
+      writer.uint32(64).int32(message.state);
     }
     for (const v of message.roots) {
       writer.uint32(34).string(v!);
@@ -401,12 +461,12 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
             message.languages.push(reader.string());
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 8: {
+            if (tag !== 64) {
               break;
             }
 
-            message.state = reader.string();
+            message.state = reader.int32() as any;
             continue;
           }
           case 4: {
@@ -459,7 +519,7 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
       languages: globalThis.Array.isArray(object?.languages)
         ? object.languages.map((e: any) => globalThis.String(e))
         : [],
-      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      state: isSet(object.state) ? lspServerStateFromJSON(object.state) : 0,
       roots: globalThis.Array.isArray(object?.roots) ? object.roots.map((e: any) => globalThis.String(e)) : [],
       detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
       rootMarkers: globalThis.Array.isArray(object?.rootMarkers)
@@ -483,8 +543,8 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
     if (message.languages?.length) {
       obj.languages = message.languages;
     }
-    if (message.state !== "") {
-      obj.state = message.state;
+    if (message.state !== 0) {
+      obj.state = lspServerStateToJSON(message.state);
     }
     if (message.roots?.length) {
       obj.roots = message.roots;
@@ -508,7 +568,7 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
     const message = createBaseLspServerStatus();
     message.id = object.id ?? "";
     message.languages = object.languages?.map((e) => e) || [];
-    message.state = object.state ?? "";
+    message.state = object.state ?? 0;
     message.roots = object.roots?.map((e) => e) || [];
     message.detail = object.detail ?? "";
     message.rootMarkers = object.rootMarkers?.map((e) => e) || [];
