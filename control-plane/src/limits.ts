@@ -95,6 +95,8 @@ export const LIMITS = {
   debugValueChars: 400,
   /** Longest stdin text a launch takes (the agent caps it at 8 MiB of UTF-8). */
   debugStdinChars: 8 * 1024 * 1024,
+  /** How long continue and the steps wait for the next stop when the call gives no wait_seconds. */
+  debugStopWaitSeconds: 60,
   /** Deadline of a debug call; launch, attach, continue and the steps wait for the program to stop. */
   debugCallTimeoutMs: 60_000,
   debugLaunchCallTimeoutMs: 240_000,

@@ -3,6 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { DiagnosticsLedger } from "../../control-plane/src/lsp/diagnostics-ledger.js";
 import { lspTool } from "../../control-plane/src/lsp/lsp-tool.js";
+import { resumeDeadlineMs } from "../../control-plane/src/agent-client/debug-service-client.js";
+import { LIMITS } from "../../control-plane/src/limits.js";
 import { createDebugTool } from "../../control-plane/src/tools/debug/debug-tool.js";
 
 const tool = lspTool(new DiagnosticsLedger());
@@ -123,5 +125,19 @@ describe("the debug tool's description", () => {
     expect(debug.validate({ op: "launch", program: "a.py", adapter: "some-new-adapter" }).ok).toBe(true);
     expect(debug.validate({ op: "attach", port: 5678, adapter: "some-new-adapter" }).ok).toBe(true);
     expect(debug.validate({ op: "launch", program: "a.py", adapter: "" }).ok).toBe(false);
+  });
+});
+
+describe("a resume's wait", () => {
+  it("states the default wait this side sends, and a call's deadline outlasts the longest wait the schema allows", () => {
+    const debug = createDebugTool({ sessionTtlMs: 60_000 });
+    const branch = (debug.inputSchema as { oneOf: { properties: { op: { const: string }; wait_seconds?: { maximum: number; description: string } } }[] }).oneOf.find(
+      (b) => b.properties.op.const === "continue",
+    );
+    expect(branch?.properties.wait_seconds?.description).toContain(`(default ${LIMITS.debugStopWaitSeconds})`);
+    const longest = (branch?.properties.wait_seconds?.maximum ?? 0) * 1000;
+    expect(longest).toBeGreaterThan(0);
+    expect(resumeDeadlineMs(longest)).toBeGreaterThan(longest);
+    expect(resumeDeadlineMs(0)).toBe(LIMITS.debugLaunchCallTimeoutMs);
   });
 });

@@ -27,6 +27,11 @@ import type { AgentClient } from "./agent-client.js";
 
 type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
 
+/** A resume's deadline: its wait for the next stop plus an ordinary call's time, never below launch's. */
+export function resumeDeadlineMs(waitMs: number): number {
+  return Math.max(LIMITS.debugLaunchCallTimeoutMs, waitMs + LIMITS.debugCallTimeoutMs);
+}
+
 export class DebugServiceClient {
   private readonly client: DebugClient;
 
@@ -79,10 +84,10 @@ export class DebugServiceClient {
     return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.attach(req, md, o, cb));
   }
   resume(req: DebugResumeRequest): Promise<DebugStatus> {
-    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.resume(req, md, o, cb));
+    return this.call(resumeDeadlineMs(req.waitMs), (md, o, cb) => this.client.resume(req, md, o, cb));
   }
   pause(req: DebugThreadRequest): Promise<DebugStatus> {
-    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.pause(req, md, o, cb));
+    return this.call(resumeDeadlineMs(req.waitMs), (md, o, cb) => this.client.pause(req, md, o, cb));
   }
   threads(sessionKey: string): Promise<DebugThreadsResponse> {
     return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.threads({ sessionKey }, md, o, cb));

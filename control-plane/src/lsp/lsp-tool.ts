@@ -2,6 +2,7 @@
 // that line (`name#2` for its second occurrence), never a column. Each action is its own file, with
 // its own schema branch: which fields an action needs is said once, in the schema the model sees.
 import { z } from "zod";
+import { LIMITS } from "../limits.js";
 import { defineTool, text } from "../tools/tool.js";
 import type { LspAction } from "./actions/action.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
@@ -48,7 +49,7 @@ export function lspTool(ledger: DiagnosticsLedger) {
   resource: "lsp",
   description:
     "Ask the project's language server. Actions: diagnostics (file, or \"*\" for the project's own checker), definition, type_definition, " +
-    "implementation, references (cap 50), hover, code_actions — each with file, line (1-based) and symbol (the name as written on that line, " +
+    `implementation, references (cap ${LIMITS.lspReferencesCap}), hover, code_actions — each with file, line (1-based) and symbol (the name as written on that line, ` +
     "`name#2` for its 2nd occurrence); symbols (query: workspace search, or file: outline); status (which servers run or why not); reload.",
   args: LSP_ARGS,
   missingFieldHint: lspMissingFieldHint,
