@@ -1,5 +1,9 @@
 // The control plane's limits, in one table: tool caps, timeouts, sizes.
 export const LIMITS = {
+  /** Tries at removing a container the engine refuses to remove for a moment (a sandbox still being torn down). */
+  containerRemoveAttempts: 5,
+  /** The pause before the next try grows by this much each time. */
+  containerRemoveRetryMs: 500,
   /** Bytes of a file the read tool returns by default (the agent caps at its own maximum). */
   readDefaultBytes: 256 * 1024,
   readMaxBytes: 4 * 1024 * 1024,
@@ -97,6 +101,8 @@ export const LIMITS = {
   debugValueChars: 400,
   /** Longest stdin text a launch takes (the agent caps it at 8 MiB of UTF-8). */
   debugStdinChars: 8 * 1024 * 1024,
+  /** How long continue and the steps wait for the next stop when the call gives no wait_seconds. */
+  debugStopWaitSeconds: 60,
   /** Deadline of a debug call; launch, attach, continue and the steps wait for the program to stop. */
   debugCallTimeoutMs: 60_000,
   debugLaunchCallTimeoutMs: 240_000,

@@ -242,6 +242,17 @@ export function debugScenarios(placement: Placement): void {
       expect(text).toMatch(/^delve: usable \[markers: go\/go\.mod\]/m);
       expect(text).toMatch(/^dart: missing binary \[markers: dart\/pubspec\.yaml\]\n\s+root marker dart\/pubspec\.yaml found, but `dart` is not on PATH here; install the Dart SDK/m);
       expect(text).toMatch(/interpreter: \S*python3/);
+      // What each adapter is for comes from the agent, which owns the adapters.
+      expect(text).toMatch(/^debugpy: [\s\S]*?\n\s+launch picks it for \.py; attach by port$/m);
+      expect(text).toMatch(/^delve: [\s\S]*?\n\s+launch picks it for \.go; attach by port$/m);
+      expect(text).not.toMatch(/^lldb: [^\n]*\n[^\n]*\n\s+[^\n]*attach by port/m);
+      // The control plane keeps no copy of the ids: the agent refuses an unknown one, naming its own.
+      const unknown = await h.call({ op: "launch", program: "py/prog.py", adapter: "gdb" });
+      expect(unknown.code).toBe("invalid_arguments");
+      expect(unknown.text).toMatch(/unknown adapter `gdb`; one of dart, debugpy, lldb, delve/);
+      const noAttach = await h.call({ op: "attach", port: 9, adapter: "lldb" });
+      expect(noAttach.code).toBe("invalid_arguments");
+      expect(noAttach.text).toMatch(/attach by port works with debugpy, delve .*not lldb/);
     });
 
     it("debugs a Python program: breakpoint, stack, scopes, variables, evaluate, steps, exit, output", async () => {

@@ -52,6 +52,11 @@ describe("lsp on the host", () => {
     const { tools } = await fx.client.listTools(runId);
     expect(tools.find((t) => t.name === "lsp")?.tier).toBe("read");
     expect(tools.find((t) => t.name === "lsp_rename")?.tier).toBe("write");
+    // ListTools shows the rule that is enforced: one branch per action, each requiring its fields.
+    const schema = JSON.parse(tools.find((t) => t.name === "lsp")?.inputSchemaJson ?? "{}") as { oneOf?: { properties: { action: { const: string } }; required: string[] }[] };
+    const hover = schema.oneOf?.find((b) => b.properties.action.const === "hover");
+    expect(hover?.required.sort()).toEqual(["action", "file", "line", "symbol"]);
+    expect(schema.oneOf?.map((b) => b.properties.action.const)).toContain("status");
     const plan = await fx.client.openRun("lsph", { approvalPolicy: "never", surface: "plan", resources: ["workspace", "lsp"] });
     expect((await fx.client.listTools(plan.id)).tools.map((t) => t.name)).toContain("lsp");
     expect((await fx.client.listTools(plan.id)).tools.map((t) => t.name)).not.toContain("lsp_rename");

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
+import { eventually } from "../helpers/wait.js";
 
 const docker = new Docker();
 
@@ -47,14 +48,19 @@ describe.each(TEST_RUNTIMES)("placement faults under %s", (runtime) => {
   async function agentPid(conversationId: string): Promise<{ containerId: string; pid: number }> {
     const conv = await fx.client.getConversation(conversationId);
     const containerId = conv.enclosure?.containerId ?? "";
+    // Just after a kill the supervisor may still be restarting the agent: wait until exactly one runs.
     if (runtime === "runsc") {
-      const pids = (await inside(containerId, ["pgrep", "-f", "^node .*enclave-agent\\.mjs"])).split("\n").filter((l) => /^\d+$/.test(l.trim()));
-      expect(pids.length).toBe(1);
+      const pids = await eventually(async () => {
+        const found = (await inside(containerId, ["pgrep", "-f", "^node .*enclave-agent\\.mjs"])).split("\n").filter((l) => /^\d+$/.test(l.trim()));
+        return found.length === 1 ? found : undefined;
+      }, "exactly one agent process in the enclosure");
       return { containerId, pid: Number(pids[0]) };
     }
-    const top = await docker.getContainer(containerId).top({ ps_args: "-eo pid,args" });
-    const agents = ((top.Processes ?? []) as string[][]).filter((p) => /node .*enclave-agent\.mjs/.test(p.join(" ")));
-    expect(agents.length).toBe(1);
+    const agents = await eventually(async () => {
+      const top = await docker.getContainer(containerId).top({ ps_args: "-eo pid,args" });
+      const found = ((top.Processes ?? []) as string[][]).filter((p) => /node .*enclave-agent\.mjs/.test(p.join(" ")));
+      return found.length === 1 ? found : undefined;
+    }, "exactly one agent process in the enclosure");
     return { containerId, pid: Number(agents[0]?.[0]) };
   }
 

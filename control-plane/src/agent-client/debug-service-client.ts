@@ -8,19 +8,29 @@ import {
   type DebugBreakpointsRequest,
   type DebugBreakpointsResponse,
   DebugClient,
-  type DebugInspectRequest,
-  type DebugInspectResponse,
+  type DebugEvaluateRequest,
   type DebugLaunchRequest,
   type DebugOutputResponse,
   type DebugResumeRequest,
   type DebugStatus,
+  type DebugScopesResponse,
+  type DebugStackRequest,
+  type DebugStackResponse,
   type DebugThreadRequest,
+  type DebugThreadsResponse,
+  type DebugValue,
+  type DebugVariablesResponse,
 } from "../../../proto/gen/enclave/agent/v1/debug.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentClient } from "./agent-client.js";
 
 type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
+
+/** A resume's deadline: its wait for the next stop plus an ordinary call's time, never below launch's. */
+export function resumeDeadlineMs(waitMs: number): number {
+  return Math.max(LIMITS.debugLaunchCallTimeoutMs, waitMs + LIMITS.debugCallTimeoutMs);
+}
 
 export class DebugServiceClient {
   private readonly client: DebugClient;
@@ -74,13 +84,25 @@ export class DebugServiceClient {
     return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.attach(req, md, o, cb));
   }
   resume(req: DebugResumeRequest): Promise<DebugStatus> {
-    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.resume(req, md, o, cb));
+    return this.call(resumeDeadlineMs(req.waitMs), (md, o, cb) => this.client.resume(req, md, o, cb));
   }
   pause(req: DebugThreadRequest): Promise<DebugStatus> {
-    return this.call(LIMITS.debugLaunchCallTimeoutMs, (md, o, cb) => this.client.pause(req, md, o, cb));
+    return this.call(resumeDeadlineMs(req.waitMs), (md, o, cb) => this.client.pause(req, md, o, cb));
   }
-  inspect(req: DebugInspectRequest): Promise<DebugInspectResponse> {
-    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.inspect(req, md, o, cb));
+  threads(sessionKey: string): Promise<DebugThreadsResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.threads({ sessionKey }, md, o, cb));
+  }
+  stack(req: DebugStackRequest): Promise<DebugStackResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.stack(req, md, o, cb));
+  }
+  scopes(sessionKey: string, frameId: number): Promise<DebugScopesResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.scopes({ sessionKey, frameId }, md, o, cb));
+  }
+  variables(sessionKey: string, reference: number): Promise<DebugVariablesResponse> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.variables({ sessionKey, reference }, md, o, cb));
+  }
+  evaluate(req: DebugEvaluateRequest): Promise<DebugValue> {
+    return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.evaluate(req, md, o, cb));
   }
   output(sessionKey: string): Promise<DebugOutputResponse> {
     return this.call(LIMITS.debugCallTimeoutMs, (md, o, cb) => this.client.output({ sessionKey }, md, o, cb));

@@ -12,6 +12,7 @@ import type { ConversationRecord, EnclosureRecord } from "../conversations/conve
 import type { EnclosureDefaults } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { sleep } from "../../../enclave-agent/src/time/wait.js";
 import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
 import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
@@ -245,11 +246,7 @@ export class DockerDriver {
         notCopiedBack = ["(everything): the container was removed from outside Enclave, so its /workspace could not be copied back"];
       }
     }
-    try {
-      await container.remove({ force: true, v: true });
-    } catch (err) {
-      if ((err as { statusCode?: number }).statusCode !== 404) throw err;
-    }
+    await removeContainer(container);
     // The enclosure is gone by now: a volume that will not go is said, not a reason to keep it recorded.
     const leftovers: string[] = [];
     if (record.disk) {
@@ -304,10 +301,25 @@ export class DockerDriver {
 
   /** Removes a container nothing refers to any more, with its anonymous volumes. */
   async reap(containerId: string): Promise<void> {
+    await removeContainer(this.docker.getContainer(containerId));
+  }
+}
+
+/**
+ * Removes a container and its anonymous volumes; one already gone is fine. The engine can refuse for
+ * a moment while the runtime is still tearing the sandbox down (gVisor: "is zombie and can not be
+ * killed"; a removal already in progress): such refusals are retried a few times before they count.
+ */
+async function removeContainer(container: Docker.Container): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
     try {
-      await this.docker.getContainer(containerId).remove({ force: true, v: true });
+      await container.remove({ force: true, v: true });
+      return;
     } catch (err) {
-      if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+      const code = (err as { statusCode?: number }).statusCode;
+      if (code === 404) return;
+      if ((code !== 500 && code !== 409) || attempt >= LIMITS.containerRemoveAttempts) throw err;
+      await sleep(LIMITS.containerRemoveRetryMs * attempt);
     }
   }
 }

@@ -5,6 +5,7 @@ import { debugServiceClient } from "../agent-client/debug-service-client.js";
 import type { AgentClient } from "../agent-client/agent-client.js";
 import type { Placements } from "../placement/placements.js";
 import type { LiveStatusItem, LiveStatusSource } from "./live-status.js";
+import { LspServerState } from "../../../proto/gen/enclave/agent/v1/lsp.js";
 
 type Reader = (client: AgentClient, conversationId: string) => Promise<LiveStatusItem[]>;
 
@@ -24,7 +25,7 @@ export function placementStatusSources(placements: Placements): LiveStatusSource
   return [
     fromAgent(placements, "lsp", "Language servers", "no language server running", async (client) =>
       (await client.lspStatus()).servers
-        .filter((s) => s.state === "running")
+        .filter((s) => s.state === LspServerState.LSP_SERVER_STATE_RUNNING)
         .map((s) => ({ name: s.id, state: "running", detail: `roots ${s.roots.join(", ") || "."} · ${s.languages.join(", ")}` })),
     ),
     fromAgent(placements, "debug", "Debug session", "no debug session", async (client, conversationId) => {

@@ -6,7 +6,10 @@ function fieldName(path: ReadonlyArray<PropertyKey>): string {
   return path.map((p) => (typeof p === "number" ? `[${p}]` : String(p))).join(".").replace(/\.\[/g, "[");
 }
 
-export function formatArgumentErrors(tool: string, error: z.ZodError): string {
+/** Says why a missing field is needed (a tool whose rules depend on another field); undefined for the generic line. */
+export type MissingFieldHint = (field: string) => string | undefined;
+
+export function formatArgumentErrors(tool: string, error: z.ZodError, missingHint?: MissingFieldHint): string {
   const lines = error.issues.map((issue) => {
     const field = `\`${fieldName(issue.path)}\``;
     switch (issue.code) {
@@ -14,7 +17,7 @@ export function formatArgumentErrors(tool: string, error: z.ZodError): string {
         // zod says "Invalid input: expected string, received number"; only its text names the received type.
         // eslint-disable-next-line enclave/no-message-branching -- zod's wording, reworded here for people
         const received = /received (\w+)/.exec(issue.message)?.[1];
-        if (!received || received === "undefined") return `${field} is required (${issue.expected})`;
+        if (!received || received === "undefined") return missingHint?.(fieldName(issue.path)) ?? `${field} is required (${issue.expected})`;
         return `${field} must be ${issue.expected}, not ${received}`;
       }
       case "unrecognized_keys":

@@ -88,6 +88,8 @@ export interface ToolSpec<S extends z.ZodType> {
   parallelSafe?: boolean;
   stagesOnly?: boolean;
   args: S;
+  /** Why a required field the call left out is needed, given the raw arguments (which action asked). */
+  missingFieldHint?(field: string, raw: unknown): string | undefined;
   run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
 }
 
@@ -102,7 +104,7 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
     stagesOnly: spec.stagesOnly ?? false,
     validate(raw) {
       const r = spec.args.safeParse(raw);
-      return r.success ? { ok: true, args: r.data } : { ok: false, error: formatArgumentErrors(spec.name, r.error) };
+      return r.success ? { ok: true, args: r.data } : { ok: false, error: formatArgumentErrors(spec.name, r.error, spec.missingFieldHint && ((f) => spec.missingFieldHint?.(f, raw))) };
     },
     // Only reached with arguments validate() accepted.
     invoke: (args, ctx) => spec.run(args as z.infer<S>, ctx),

@@ -1,5 +1,6 @@
 // The debug adapters Enclave knows, as data, one entry per adapter. Usable for a checkout only when a root
-// marker exists there and the binary resolves; `binaries` are tried in order.
+// marker exists there and the binary resolves; `binaries` are tried in order. The agent owns the
+// adapters and their ids: the control plane learns them from the Debug service's Adapters answer.
 import { C_FAMILY_ROOT_MARKERS } from "../lsp/server-registry.js";
 
 export interface DebugAdapterSpec {
@@ -14,6 +15,8 @@ export interface DebugAdapterSpec {
   transport: "stdio" | "tcp";
   /** Program file extensions that pick this adapter when launch names none. */
   extensions: string[];
+  /** It can attach by port to a program already listening on 127.0.0.1. */
+  attach: boolean;
 }
 
 export const DEBUG_ADAPTERS: readonly DebugAdapterSpec[] = [
@@ -24,6 +27,7 @@ export const DEBUG_ADAPTERS: readonly DebugAdapterSpec[] = [
     install: "install the Dart SDK and put `dart` on PATH; no Debian package provides it here",
     transport: "stdio",
     extensions: [".dart"],
+    attach: false,
   },
   {
     id: "debugpy",
@@ -33,6 +37,7 @@ export const DEBUG_ADAPTERS: readonly DebugAdapterSpec[] = [
     install: "apt-get install python3-debugpy, or pip install debugpy in the project's .venv",
     transport: "stdio",
     extensions: [".py"],
+    attach: true,
   },
   {
     id: "lldb",
@@ -42,6 +47,7 @@ export const DEBUG_ADAPTERS: readonly DebugAdapterSpec[] = [
     install: "apt-get install lldb-15 (provides lldb-vscode-15)",
     transport: "stdio",
     extensions: [],
+    attach: false,
   },
   {
     id: "delve",
@@ -50,5 +56,6 @@ export const DEBUG_ADAPTERS: readonly DebugAdapterSpec[] = [
     install: "apt-get install delve",
     transport: "tcp",
     extensions: [".go"],
+    attach: true,
   },
 ];

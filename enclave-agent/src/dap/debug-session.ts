@@ -1,6 +1,8 @@
 // One debug session: an adapter process (or a loopback connection for attach), the DAP start sequence
 // in the robust parallel order, the program's state as its events tell it (stopped where, running,
-// exited with what), its output, and the references handed out since the last resume.
+// exited with what), its output, and the references handed out since the last resume. The agent owns
+// the DAP: its requests and bodies stay on this side, and the supervisor answers the control plane
+// in the Debug service's own messages.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
@@ -480,7 +482,7 @@ export class DebugSession {
   }
 
   /** Read-only requests while stopped; references from before the last resume are refused. */
-  async inspect(command: string, args: Record<string, unknown>): Promise<unknown> {
+  async inspect(command: "threads" | "stackTrace" | "scopes" | "variables" | "evaluate", args: Record<string, unknown>): Promise<unknown> {
     const conn = this.conn();
     if (command !== "threads" && this.state !== "stopped") {
       throw new AgentError("failed_precondition", `the program is ${this.state}: frames and variables exist only while it is stopped; pause it or wait for a breakpoint`);

@@ -1,22 +1,43 @@
 // The debug supervisor: at most one session per key (the conversation), the breakpoints set for it
 // (kept across sessions, applied at launch), a queue that serializes its calls, and the hard TTL.
+// This queue is the only one: the control plane passes calls straight through and relies on it.
 // After a session ends, its record stays so status, output and the next call can say what happened.
 import { existsSync, mkdtempSync, readlinkSync, type Stats, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, relative } from "node:path";
+import type { DebugProtocol } from "@vscode/debugprotocol";
 import type {
   DebugAdapter,
   DebugBreakpointsResponse,
+  DebugScopesResponse,
+  DebugStackResponse,
   DebugStatus,
+  DebugThreadsResponse,
+  DebugValue,
+  DebugVariablesResponse,
 } from "../../../proto/gen/enclave/agent/v1/debug.js";
-import { DebugEndKind } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { DebugAdapterState, DebugEndKind, DebugResumeKind } from "../../../proto/gen/enclave/agent/v1/debug.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
 import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "./adapter-registry.js";
-import { type AdapterAvailability, adapterAvailability, allAdapterAvailability } from "./adapter-availability.js";
+import { type AdapterAvailability, adapterAvailability, type AdapterState, allAdapterAvailability } from "./adapter-availability.js";
 import { type Breakpoints, DebugSession, EXCEPTION_MODES, type ExceptionMode, type LaunchOptions, type ResumeAction } from "./debug-session.js";
 import { attachArguments, launchArguments } from "./launch-arguments.js";
+
+const ADAPTER_STATES: Record<AdapterState, DebugAdapterState> = {
+  usable: DebugAdapterState.DEBUG_ADAPTER_STATE_USABLE,
+  missing_marker: DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_MARKER,
+  missing_binary: DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_BINARY,
+};
+
+/** The DAP request each resume kind sends. */
+const RESUME_COMMANDS: Partial<Record<DebugResumeKind, ResumeAction>> = {
+  [DebugResumeKind.DEBUG_RESUME_KIND_CONTINUE]: "continue",
+  [DebugResumeKind.DEBUG_RESUME_KIND_STEP_OVER]: "next",
+  [DebugResumeKind.DEBUG_RESUME_KIND_STEP_IN]: "stepIn",
+  [DebugResumeKind.DEBUG_RESUME_KIND_STEP_OUT]: "stepOut",
+};
 
 interface Slot {
   current?: DebugSession;
@@ -57,11 +78,13 @@ export class DebugSupervisor {
     const all = await allAdapterAvailability(this.paths.root);
     return all.map((a) => ({
       id: a.spec.id,
-      state: a.state,
+      state: ADAPTER_STATES[a.state],
       markers: a.markers,
       command: a.command?.join(" ") ?? "",
       interpreter: a.interpreter ?? "",
       detail: a.detail,
+      attach: a.spec.attach,
+      extensions: a.spec.extensions,
     }));
   }
 
@@ -237,8 +260,9 @@ export class DebugSupervisor {
         }
         return this.describe(s);
       }
-      if (spec.id !== "debugpy" && spec.id !== "delve") {
-        throw new AgentError("invalid_argument", `attach works with debugpy and delve (by \`port\`) and lldb (by \`pid\`), not ${spec.id}`);
+      if (!spec.attach) {
+        const can = DEBUG_ADAPTERS.filter((a) => a.attach).map((a) => a.id).join(", ");
+        throw new AgentError("invalid_argument", `attach by port works with ${can} (e.g. \`python3 -m debugpy --listen 127.0.0.1:PORT\`, \`dlv dap --listen\`), and lldb attaches by pid; not ${spec.id}`);
       }
       if (target.pid) throw new AgentError("invalid_argument", `${spec.id} attaches by \`port\` (its DAP server on 127.0.0.1), not \`pid\`; lldb takes a pid`);
       const port = target.port;
@@ -255,11 +279,11 @@ export class DebugSupervisor {
     });
   }
 
-  resume(key: string, action: string, threadId: number, waitMs: number): Promise<DebugStatus> {
-    const actions: ResumeAction[] = ["continue", "next", "stepIn", "stepOut"];
-    if (!actions.includes(action as ResumeAction)) throw new AgentError("invalid_argument", `unknown resume action \`${action}\`; one of ${actions.join(", ")}`);
+  resume(key: string, kind: DebugResumeKind, threadId: number, waitMs: number): Promise<DebugStatus> {
+    const action = RESUME_COMMANDS[kind];
+    if (!action) throw new AgentError("invalid_argument", `unknown resume kind ${kind} (${DebugResumeKind[kind] ?? "not in this agent's protocol"})`);
     return this.serialized(key, async (s) => {
-      await this.running(s).resume(action as ResumeAction, threadId, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
+      await this.running(s).resume(action, threadId, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs);
       return this.describe(s);
     });
   }
@@ -271,18 +295,45 @@ export class DebugSupervisor {
     });
   }
 
-  inspect(key: string, command: string, argsJson: string): Promise<string> {
-    const allowed = ["threads", "stackTrace", "scopes", "variables", "evaluate"];
-    if (!allowed.includes(command)) throw new AgentError("invalid_argument", `\`${command}\` is not an inspection request; one of ${allowed.join(", ")}`);
-    let args: Record<string, unknown> = {};
-    if (argsJson) {
-      try {
-        args = JSON.parse(argsJson) as Record<string, unknown>;
-      } catch {
-        throw new AgentError("invalid_argument", "arguments_json is not JSON");
-      }
-    }
-    return this.serialized(key, async (s) => JSON.stringify((await this.running(s).inspect(command, args)) ?? {}));
+  threads(key: string): Promise<DebugThreadsResponse> {
+    return this.serialized(key, async (s) => {
+      const body = (await this.running(s).inspect("threads", {})) as DebugProtocol.ThreadsResponse["body"] | undefined;
+      return { threads: (body?.threads ?? []).map((t) => ({ id: t.id, name: t.name })) };
+    });
+  }
+
+  /** The frames of a thread, innermost first, with the exception it stopped on (one answer, one stop). */
+  stack(key: string, threadId: number, levels: number): Promise<DebugStackResponse> {
+    return this.serialized(key, async (s) => {
+      const c = this.running(s);
+      const args = { threadId, startFrame: 0, ...(levels > 0 ? { levels } : {}) };
+      const body = (await c.inspect("stackTrace", args)) as DebugProtocol.StackTraceResponse["body"] | undefined;
+      const frames = (body?.stackFrames ?? []).map((f) => ({ id: f.id, name: f.name, file: f.source?.path ?? f.source?.name ?? "", line: f.line }));
+      return { frames, total: body?.totalFrames ?? 0, exception: c.state === "stopped" ? c.exception : undefined };
+    });
+  }
+
+  scopes(key: string, frameId: number): Promise<DebugScopesResponse> {
+    return this.serialized(key, async (s) => {
+      const body = (await this.running(s).inspect("scopes", { frameId })) as DebugProtocol.ScopesResponse["body"] | undefined;
+      return { scopes: (body?.scopes ?? []).map((x) => ({ name: x.name, reference: x.variablesReference, expensive: x.expensive })) };
+    });
+  }
+
+  variables(key: string, reference: number): Promise<DebugVariablesResponse> {
+    return this.serialized(key, async (s) => {
+      const body = (await this.running(s).inspect("variables", { variablesReference: reference })) as DebugProtocol.VariablesResponse["body"] | undefined;
+      return { variables: (body?.variables ?? []).map((v) => ({ name: v.name, type: v.type ?? "", value: v.value, reference: v.variablesReference })) };
+    });
+  }
+
+  evaluate(key: string, expression: string, frameId: number | undefined): Promise<DebugValue> {
+    if (!expression) throw new AgentError("invalid_argument", "expression is required");
+    return this.serialized(key, async (s) => {
+      const args: DebugProtocol.EvaluateArguments = { expression, context: "repl", ...(frameId === undefined ? {} : { frameId }) };
+      const body = (await this.running(s).inspect("evaluate", args as unknown as Record<string, unknown>)) as DebugProtocol.EvaluateResponse["body"] | undefined;
+      return { result: body?.result ?? "", type: body?.type ?? "", reference: body?.variablesReference ?? 0 };
+    });
   }
 
   output(key: string): Promise<{ text: string; droppedBytes: number; totalBytes: number; sessionId: string }> {

@@ -1,11 +1,15 @@
 // The Lsp gRPC service: resolves the file with the one path resolver, picks and starts the server,
-// syncs the document from disk, and hands the query to its feature (one file per feature).
+// syncs the document from disk, and hands the query to its feature (one file per feature). The agent
+// owns the Language Server Protocol; which tool action asks for which LspQueryKind, and with which
+// fields, is the control plane's (its lsp tool's schema).
 import { relative } from "node:path";
-import type {
-  LspQueryRequest,
-  LspQueryResponse,
-  LspRenameResponse,
-  LspServer,
+import {
+  LspQueryKind,
+  LspServerState,
+  type LspQueryRequest,
+  type LspQueryResponse,
+  type LspRenameResponse,
+  type LspServer,
 } from "../../../proto/gen/enclave/agent/v1/lsp.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
@@ -26,18 +30,27 @@ import { runChecker } from "./run-checker.js";
 import { SourceLines } from "./source-lines.js";
 import { searchTargets } from "./search-targets.js";
 import type { ServerConnection } from "./server-connection.js";
-import type { LspSupervisor } from "./supervisor.js";
+import type { LspSupervisor, ServerState } from "./supervisor.js";
 import { locateSymbol, parseSymbol } from "./text-positions.js";
 
-const FEATURES: Record<string, Feature> = {
-  definition: definitionFeature,
-  type_definition: typeDefinitionFeature,
-  implementation: implementationFeature,
-  references: referencesFeature,
-  hover: hoverFeature,
-  symbols: documentSymbolsFeature,
-  code_actions: codeActionsFeature,
-  diagnostics: diagnosticsFeature,
+const FEATURES: Partial<Record<LspQueryKind, Feature>> = {
+  [LspQueryKind.LSP_QUERY_KIND_DEFINITION]: definitionFeature,
+  [LspQueryKind.LSP_QUERY_KIND_TYPE_DEFINITION]: typeDefinitionFeature,
+  [LspQueryKind.LSP_QUERY_KIND_IMPLEMENTATION]: implementationFeature,
+  [LspQueryKind.LSP_QUERY_KIND_REFERENCES]: referencesFeature,
+  [LspQueryKind.LSP_QUERY_KIND_HOVER]: hoverFeature,
+  [LspQueryKind.LSP_QUERY_KIND_DOCUMENT_SYMBOLS]: documentSymbolsFeature,
+  [LspQueryKind.LSP_QUERY_KIND_WORKSPACE_SYMBOLS]: workspaceSymbolsFeature,
+  [LspQueryKind.LSP_QUERY_KIND_CODE_ACTIONS]: codeActionsFeature,
+  [LspQueryKind.LSP_QUERY_KIND_DIAGNOSTICS]: diagnosticsFeature,
+};
+
+const SERVER_STATES: Record<ServerState["state"], LspServerState> = {
+  running: LspServerState.LSP_SERVER_STATE_RUNNING,
+  available: LspServerState.LSP_SERVER_STATE_AVAILABLE,
+  missing_marker: LspServerState.LSP_SERVER_STATE_MISSING_MARKER,
+  missing_binary: LspServerState.LSP_SERVER_STATE_MISSING_BINARY,
+  broken: LspServerState.LSP_SERVER_STATE_BROKEN,
 };
 
 function timeoutOf(ms: number): number {
@@ -123,18 +136,19 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
 
   return {
     status: unary(async () => ({
-      servers: sup.status().map((s) => ({ id: s.id, languages: s.languages, state: s.state, roots: s.roots, detail: s.detail, rootMarkers: s.rootMarkers, rootModes: s.rootModes })),
+      servers: sup.status().map((s) => ({ id: s.id, languages: s.languages, state: SERVER_STATES[s.state], roots: s.roots, detail: s.detail, rootMarkers: s.rootMarkers, rootModes: s.rootModes })),
     })),
 
     reload: unary(async (req) => sup.reload(req.file ? paths.resolve(req.file, "read").abs : undefined)),
 
     query: unary(async (req): Promise<LspQueryResponse> => {
-      const action = req.action === "symbols" && req.query ? "workspace_symbols" : req.action;
-      const feature = action === "workspace_symbols" ? workspaceSymbolsFeature : FEATURES[action];
-      if (action === "symbols" && !req.file) throw new AgentError("invalid_argument", "symbols needs `query` (a workspace search) or `file` (that file's outline)");
-      if (!feature) throw new AgentError("invalid_argument", `unknown lsp action \`${req.action}\`; one of ${Object.keys(FEATURES).join(", ")}, status, reload`);
-      // A workspace search goes to the server of `file` when given, else to every server that can start.
-      if (action === "workspace_symbols" && !req.file) return searchEverywhere(req);
+      const feature = FEATURES[req.kind];
+      if (!feature) throw new AgentError("invalid_argument", `unknown lsp query kind ${req.kind} (${LspQueryKind[req.kind] ?? "not in this agent's protocol"})`);
+      if (req.kind === LspQueryKind.LSP_QUERY_KIND_WORKSPACE_SYMBOLS) {
+        if (!req.query) throw new AgentError("invalid_argument", "a workspace symbol search needs `query`");
+        // A workspace search goes to the server of `file` when given, else to every server that can start.
+        if (!req.file) return searchEverywhere(req);
+      }
       const file = req.file;
       const timeoutMs = timeoutOf(req.timeoutMs);
       const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,8 @@
 // debug (tier exec, not parallel-safe): drives a debugger through the conversation's agent, in its
-// enclosure or on the host. One session per conversation with a hard TTL; calls on one conversation
-// are serialized here (and again in the agent), so a `continue` never races a `stack`.
+// enclosure or on the host. One session per conversation with a hard TTL (from configuration).
+// The agent owns the protocol side: adapters and their ids (read with the adapters op), DAP, and the
+// one queue that serializes a conversation's calls so a `continue` never races a `stack`; this side
+// owns the ops, their caps and their texts, and passes each call straight through.
 import { z } from "zod";
 import { debugServiceClient } from "../../agent-client/debug-service-client.js";
 import { EnclaveError } from "../../errors.js";
@@ -30,13 +32,19 @@ export const DEBUG_OPS: readonly DebugOp[] = [
 ];
 
 export interface DebugToolOptions {
-  /** Hard lifetime of a session (30 minutes by default; shorter in tests). */
+  /** Hard lifetime of a session (the control plane's `debugSessionTtlMs`; shorter in tests). */
   sessionTtlMs: number;
 }
 
-const DESCRIPTION =
+/** A lifetime as the description states it: whole minutes when it is some, else seconds. */
+export function ttlWords(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+const description = (ttlMs: number): string =>
   "Drive a debugger (Debug Adapter Protocol) where the conversation's code runs: debugpy for Python, " +
-  "lldb for compiled C/C++/Rust executables, delve for Go. One session per conversation (hard TTL 30 min). " +
+  `lldb for compiled C/C++/Rust executables, delve for Go (adapters lists them). One session per conversation (hard TTL ${ttlWords(ttlMs)}). ` +
   "Typical flow: adapters → breakpoints {file, lines} → launch {program, args} → status/stack → scopes {frame_id} → " +
   "variables {reference} / evaluate {expression, frame_id} → step_over / step_in / step_out / continue → output → terminate. " +
   "Frame ids and references die when the program resumes.";
@@ -44,34 +52,19 @@ const DESCRIPTION =
 export function createDebugTool(opts: DebugToolOptions): Tool {
   const schemas = DEBUG_OPS.map((o) => o.args) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]];
   const byName = new Map(DEBUG_OPS.map((o) => [o.op, o]));
-  // One queue per conversation: a session is state between calls.
-  const queues = new Map<string, Promise<unknown>>();
-  const serialized = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const prev = queues.get(key) ?? Promise.resolve();
-    const run = prev.then(fn);
-    const tail = run.catch(() => undefined);
-    queues.set(key, tail);
-    void tail.then(() => {
-      if (queues.get(key) === tail) queues.delete(key);
-    });
-    return run;
-  };
 
   return defineTool({
     name: "debug",
     tier: "exec",
     resource: "debug",
-    description: DESCRIPTION,
+    description: description(opts.sessionTtlMs),
     parallelSafe: false,
     args: z.discriminatedUnion("op", schemas),
     async run(args, ctx) {
       const op = byName.get((args as { op: string }).op);
       if (!op) throw new EnclaveError("invalid_arguments", `unknown debug op \`${(args as { op: string }).op}\``);
-      const key = ctx.run.conversationId;
-      return serialized(key, async () => {
-        const { client } = await ctx.agent();
-        return op.run(args, { agent: debugServiceClient(client).forCall(ctx.signal), sessionKey: key, sessionTtlMs: opts.sessionTtlMs, tool: ctx });
-      });
+      const { client } = await ctx.agent();
+      return op.run(args, { agent: debugServiceClient(client).forCall(ctx.signal), sessionKey: ctx.run.conversationId, sessionTtlMs: opts.sessionTtlMs, tool: ctx });
     },
   });
 }

@@ -1,7 +1,8 @@
 // lsp (tier read): language-server queries. Positions are a 1-based line plus a symbol substring of
-// that line (`name#2` for its second occurrence), never a column. Each action is its own file.
+// that line (`name#2` for its second occurrence), never a column. Each action is its own file, with
+// its own schema branch: which fields an action needs is said once, in the schema the model sees.
 import { z } from "zod";
-import { EnclaveError } from "../../errors.js";
+import { LIMITS } from "../../limits.js";
 import { defineTool, text } from "../tool.js";
 import type { LspAction } from "./actions/action.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
@@ -28,20 +29,17 @@ const ACTIONS: readonly LspAction[] = [
   statusAction,
   reloadAction,
 ];
-const NAMES = ACTIONS.map((a) => a.name) as [string, ...string[]];
+const BY_NAME = new Map(ACTIONS.map((a) => [a.name, a]));
+const SCHEMAS = ACTIONS.map((a) => a.args) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]];
 
-function check(action: LspAction, args: { file?: string; line?: number; symbol?: string; query?: string }): void {
-  const need = (what: string, why: string): never => {
-    throw new EnclaveError("invalid_arguments", `lsp ${action.name} needs \`${what}\`: ${why}`);
-  };
-  if (action.needs === "position") {
-    if (!args.file) need("file", "the workspace-relative file the symbol is in");
-    if (!args.line) need("line", "the 1-based line the symbol is on");
-    if (!args.symbol) need("symbol", "the symbol's name as written on that line (`name#2` for its second occurrence); columns are never guessed");
-  }
-  if (action.needs === "file" && !args.file) need("file", 'a workspace-relative file, or "*" for the project\'s own checker');
-  if (action.needs === "symbols" && !args.file && !args.query) need("query` or `file", "a workspace search, or a file to outline");
-  if (args.file === "*" && action.name !== "diagnostics") throw new EnclaveError("invalid_arguments", `"*" is only for diagnostics; give a file to ${action.name}`);
+/** The schema of the lsp tool: one branch per action, each with the fields that action needs. */
+export const LSP_ARGS = z.discriminatedUnion("action", SCHEMAS);
+
+/** "lsp hover needs `symbol`: …" for a required field a call left out. */
+export function lspMissingFieldHint(field: string, raw: unknown): string | undefined {
+  const name = typeof raw === "object" && raw !== null ? (raw as { action?: unknown }).action : undefined;
+  const why = typeof name === "string" ? BY_NAME.get(name)?.needs[field] : undefined;
+  return why ? `lsp ${name as string} needs \`${field}\`: ${why}` : undefined;
 }
 
 export function lspTool(ledger: DiagnosticsLedger) {
@@ -51,18 +49,13 @@ export function lspTool(ledger: DiagnosticsLedger) {
   resource: "lsp",
   description:
     "Ask the project's language server. Actions: diagnostics (file, or \"*\" for the project's own checker), definition, type_definition, " +
-    "implementation, references (cap 50), hover, code_actions — each with file, line (1-based) and symbol (the name as written on that line, " +
+    `implementation, references (cap ${LIMITS.lspReferencesCap}), hover, code_actions — each with file, line (1-based) and symbol (the name as written on that line, ` +
     "`name#2` for its 2nd occurrence); symbols (query alone: a workspace search across every server that can start here; query with file: that file's server only; file alone: its outline); status (which servers run or why not); reload.",
-  args: z.strictObject({
-    action: z.enum(NAMES).describe("what to ask"),
-    file: z.string().min(1).optional().describe("workspace-relative file; \"*\" with diagnostics runs the project's checker"),
-    line: z.number().int().min(1).optional().describe("1-based line of the symbol"),
-    symbol: z.string().min(1).optional().describe("the symbol as written on that line; `name#N` for its Nth occurrence"),
-    query: z.string().min(1).optional().describe("symbols: workspace search text (alone: every server whose root marker and binary are present is started and searched)"),
-  }),
+  args: LSP_ARGS,
+  missingFieldHint: lspMissingFieldHint,
   async run(args, ctx) {
-    const action = ACTIONS.find((a) => a.name === args.action) as LspAction;
-    check(action, args);
+    // Only reached with arguments the schema accepted, so the action is one of ACTIONS.
+    const action = BY_NAME.get(String(args.action)) as LspAction;
     const { client } = await ctx.agent();
     return text(await action.run(args, client, { run: ctx.run, ledger }));
   },

@@ -1,5 +1,4 @@
 // evaluate: an expression in a frame's own scope (default the top frame of the stopped thread).
-import type { DebugProtocol } from "@vscode/debugprotocol";
 import { z } from "zod";
 import { text } from "../../tool.js";
 import { cutValue } from "../debug-format.js";
@@ -13,11 +12,9 @@ export const evaluateOp = defineOp({
     frame_id: z.number().int().optional().describe("a frame_id from stack; default the top frame where it stopped"),
   }),
   async run(args, ctx) {
-    const dapArgs: DebugProtocol.EvaluateArguments = { expression: args.expression, context: "repl", ...(args.frame_id === undefined ? {} : { frameId: args.frame_id }) };
-    const r = await ctx.agent.inspect({ sessionKey: ctx.sessionKey, command: "evaluate", argumentsJson: JSON.stringify(dapArgs) });
-    const body = JSON.parse(r.bodyJson) as DebugProtocol.EvaluateResponse["body"];
-    const type = body.type ? ` (${body.type})` : "";
-    const ref = body.variablesReference > 0 ? `\n[reference ${body.variablesReference}: its children with variables]` : "";
-    return text(`${cutValue(body.result)}${type}${ref}`);
+    const v = await ctx.agent.evaluate({ sessionKey: ctx.sessionKey, expression: args.expression, frameId: args.frame_id });
+    const type = v.type ? ` (${v.type})` : "";
+    const ref = v.reference > 0 ? `\n[reference ${v.reference}: its children with variables]` : "";
+    return text(`${cutValue(v.result)}${type}${ref}`);
   },
 });

@@ -12,7 +12,7 @@ export const launchOp = defineOp({
     op: z.literal("launch"),
     program: z.string().min(1).describe("workspace-relative program: a .py script, a Go package folder or .go file, a compiled executable"),
     args: z.array(z.string()).max(1000).optional().describe("command-line arguments of the program"),
-    adapter: z.enum(["debugpy", "lldb", "delve", "dart"]).optional().describe("adapter id; picked from the program when omitted"),
+    adapter: z.string().min(1).optional().describe("an adapter id from the adapters op; picked from the program when omitted"),
     stdin: z
       .string()
       .max(LIMITS.debugStdinChars)

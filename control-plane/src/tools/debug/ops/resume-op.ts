@@ -1,10 +1,12 @@
 // continue and the three steps share one shape: resume a thread, answer where it stopped next.
 import { z } from "zod";
+import type { DebugResumeKind } from "../../../../../proto/gen/enclave/agent/v1/debug.js";
+import { LIMITS } from "../../../limits.js";
 import { text } from "../../tool.js";
 import { formatStatus } from "../debug-format.js";
 import { type DebugOp, defineOp } from "../debug-op.js";
 
-export function resumeOp(op: string, action: "continue" | "next" | "stepIn" | "stepOut", what: string): DebugOp {
+export function resumeOp(op: string, kind: DebugResumeKind, what: string): DebugOp {
   return defineOp({
     op,
     args: z.strictObject({
@@ -16,11 +18,11 @@ export function resumeOp(op: string, action: "continue" | "next" | "stepIn" | "s
         .min(1)
         .max(600)
         .optional()
-        .describe("how long to wait for the next stop before answering that it runs (default 60)"),
+        .describe(`how long to wait for the next stop before answering that it runs (default ${LIMITS.debugStopWaitSeconds})`),
     }),
     async run(args, ctx) {
-      const waitMs = (args.wait_seconds ?? 0) * 1000;
-      const s = await ctx.agent.resume({ sessionKey: ctx.sessionKey, action, threadId: args.thread_id ?? 0, waitMs });
+      const waitMs = (args.wait_seconds ?? LIMITS.debugStopWaitSeconds) * 1000;
+      const s = await ctx.agent.resume({ sessionKey: ctx.sessionKey, kind, threadId: args.thread_id ?? 0, waitMs });
       return text(`${what}.\n${formatStatus(s)}`);
     },
   });

@@ -1,5 +1,4 @@
 // scopes: the scopes of a frame, each with the reference variables takes.
-import type { DebugProtocol } from "@vscode/debugprotocol";
 import { z } from "zod";
 import { text } from "../../tool.js";
 import { defineOp } from "../debug-op.js";
@@ -11,9 +10,8 @@ export const scopesOp = defineOp({
     frame_id: z.number().int().describe("a frame_id from stack (valid until the program resumes)"),
   }),
   async run(args, ctx) {
-    const r = await ctx.agent.inspect({ sessionKey: ctx.sessionKey, command: "scopes", argumentsJson: JSON.stringify({ frameId: args.frame_id }) });
-    const body = JSON.parse(r.bodyJson) as DebugProtocol.ScopesResponse["body"];
-    const lines = (body.scopes ?? []).map((s) => `${s.name}: reference ${s.variablesReference}${s.expensive ? " (expensive)" : ""}`);
+    const { scopes } = await ctx.agent.scopes(ctx.sessionKey, args.frame_id);
+    const lines = scopes.map((s) => `${s.name}: reference ${s.reference}${s.expensive ? " (expensive)" : ""}`);
     return text(lines.join("\n") || "no scopes");
   },
 });

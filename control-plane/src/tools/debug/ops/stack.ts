@@ -1,5 +1,4 @@
 // stack: the frames of a thread, capped at 30, each with the frame_id scopes and evaluate take.
-import type { DebugProtocol } from "@vscode/debugprotocol";
 import { z } from "zod";
 import { LIMITS } from "../../../limits.js";
 import { text } from "../../tool.js";
@@ -14,24 +13,15 @@ export const stackOp = defineOp({
   }),
   async run(args, ctx) {
     const cap = LIMITS.debugStackFrames;
-    const r = await ctx.agent.inspect({
-      sessionKey: ctx.sessionKey,
-      command: "stackTrace",
-      argumentsJson: JSON.stringify({ threadId: args.thread_id ?? 0, startFrame: 0, levels: cap }),
-    });
-    const body = JSON.parse(r.bodyJson) as DebugProtocol.StackTraceResponse["body"];
-    const frames = (body.stackFrames ?? []).slice(0, cap);
-    const lines = frames.map((f, i) => {
-      const where = f.source?.path ?? f.source?.name ?? "no source";
-      return `#${i} ${f.name} at ${where}:${f.line}  (frame_id ${f.id})`;
-    });
-    const total = body.totalFrames ?? frames.length;
+    const r = await ctx.agent.stack({ sessionKey: ctx.sessionKey, threadId: args.thread_id ?? 0, levels: cap });
+    const frames = r.frames.slice(0, cap);
+    const lines = frames.map((f, i) => `#${i} ${f.name} at ${f.file || "no source"}:${f.line}  (frame_id ${f.id})`);
+    const total = r.total || frames.length;
     if (total > frames.length || frames.length === cap) {
       lines.push(`[showing ${frames.length} frames${total > frames.length ? ` of ${total}` : ""}: capped at ${cap}]`);
     }
-    // Stopped on an exception: say which, above the frames.
-    const { exception } = await ctx.agent.status(ctx.sessionKey);
-    const head = exception ? `${formatException(exception)}\nframes:\n` : "";
+    // Stopped on an exception: say which, above the frames (the same answer: the same stop).
+    const head = r.exception ? `${formatException(r.exception)}\nframes:\n` : "";
     return text(`${head}${lines.join("\n") || "no frames"}`);
   },
 });

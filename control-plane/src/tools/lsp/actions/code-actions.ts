@@ -1,13 +1,15 @@
 // code_actions: the quick fixes and refactorings offered at the symbol (listed, not applied).
 import { LIMITS } from "../../../limits.js";
 import { at, capNote, caveats, plural } from "../lsp-format.js";
-import { type LspAction, lspQuery } from "./action.js";
+import { LspQueryKind } from "../../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { defineAction, lspQuery, POSITION_NEEDS, positionArgs } from "./action.js";
 
-export const codeActionsAction: LspAction = {
+export const codeActionsAction = defineAction({
   name: "code_actions",
-  needs: "position",
+  args: positionArgs("code_actions"),
+  needs: POSITION_NEEDS,
   async run(args, client) {
-    const res = await lspQuery(client, "code_actions", { ...args, query: undefined });
+    const res = await lspQuery(client, LspQueryKind.LSP_QUERY_KIND_CODE_ACTIONS, args);
     const subject = `\`${args.symbol}\` at ${at(res.target)}`;
     if (res.actions.length === 0) return `${res.server} offers no code actions for ${subject}.${caveats(res)}`;
     const shown = res.actions.slice(0, LIMITS.lspCodeActionsCap);
@@ -18,4 +20,4 @@ export const codeActionsAction: LspAction = {
     });
     return `${plural(res.actions.length, "code action")} for ${subject} (${res.server})${capNote(shown.length, res.actions.length, LIMITS.lspCodeActionsCap)}:\n${lines.join("\n")}\nApply one by making its edit with edit or apply_patch.${caveats(res)}`;
   },
-};
+});

@@ -1,4 +1,5 @@
 // implementation: the concrete implementations of an interface, abstract method or declaration.
+import { LspQueryKind } from "../../../../../proto/gen/enclave/agent/v1/lsp.js";
 import { locationsAction } from "./locations-action.js";
 
-export const implementationAction = locationsAction("implementation", "implementation", 50);
+export const implementationAction = locationsAction("implementation", LspQueryKind.LSP_QUERY_KIND_IMPLEMENTATION, "implementation", 50);

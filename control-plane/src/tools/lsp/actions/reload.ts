@@ -1,10 +1,15 @@
 // reload: restarts the server for the file's root (every running server without a file), and lets a
 // server that kept crashing be started again.
-import type { LspAction } from "./action.js";
+import { z } from "zod";
+import { defineAction, fileField } from "./action.js";
 
-export const reloadAction: LspAction = {
+export const reloadAction = defineAction({
   name: "reload",
-  needs: "none",
+  args: z.strictObject({
+    action: z.literal("reload"),
+    file: fileField("reload").optional().describe("a file whose root to reload; without it every running server"),
+  }),
+  needs: {},
   async run(args, client) {
     const res = await client.lspReload({ file: args.file ?? "" });
     const parts: string[] = [];
@@ -12,4 +17,4 @@ export const reloadAction: LspAction = {
     if (res.unbroken.length) parts.push(`forgot earlier crashes of ${res.unbroken.join(", ")}`);
     return parts.length ? `Reloaded: ${parts.join("; ")}.` : "Nothing to reload: no language server was running for that root.";
   },
-};
+});

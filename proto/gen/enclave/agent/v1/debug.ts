@@ -23,6 +23,110 @@ export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/debug.proto";
 
+/** Whether an adapter can start for this checkout, and if not, which half is missing. */
+export enum DebugAdapterState {
+  DEBUG_ADAPTER_STATE_UNSPECIFIED = 0,
+  DEBUG_ADAPTER_STATE_USABLE = 1,
+  /** DEBUG_ADAPTER_STATE_MISSING_MARKER - No root marker of its own in the workspace. */
+  DEBUG_ADAPTER_STATE_MISSING_MARKER = 2,
+  /** DEBUG_ADAPTER_STATE_MISSING_BINARY - Its binary (or debugpy in the project's interpreter) does not resolve. */
+  DEBUG_ADAPTER_STATE_MISSING_BINARY = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function debugAdapterStateFromJSON(object: any): DebugAdapterState {
+  switch (object) {
+    case 0:
+    case "DEBUG_ADAPTER_STATE_UNSPECIFIED":
+      return DebugAdapterState.DEBUG_ADAPTER_STATE_UNSPECIFIED;
+    case 1:
+    case "DEBUG_ADAPTER_STATE_USABLE":
+      return DebugAdapterState.DEBUG_ADAPTER_STATE_USABLE;
+    case 2:
+    case "DEBUG_ADAPTER_STATE_MISSING_MARKER":
+      return DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_MARKER;
+    case 3:
+    case "DEBUG_ADAPTER_STATE_MISSING_BINARY":
+      return DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_BINARY;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DebugAdapterState.UNRECOGNIZED;
+  }
+}
+
+export function debugAdapterStateToJSON(object: DebugAdapterState): string {
+  switch (object) {
+    case DebugAdapterState.DEBUG_ADAPTER_STATE_UNSPECIFIED:
+      return "DEBUG_ADAPTER_STATE_UNSPECIFIED";
+    case DebugAdapterState.DEBUG_ADAPTER_STATE_USABLE:
+      return "DEBUG_ADAPTER_STATE_USABLE";
+    case DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_MARKER:
+      return "DEBUG_ADAPTER_STATE_MISSING_MARKER";
+    case DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_BINARY:
+      return "DEBUG_ADAPTER_STATE_MISSING_BINARY";
+    case DebugAdapterState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** How a stopped program resumes. */
+export enum DebugResumeKind {
+  DEBUG_RESUME_KIND_UNSPECIFIED = 0,
+  /** DEBUG_RESUME_KIND_CONTINUE - Run to the next stop. */
+  DEBUG_RESUME_KIND_CONTINUE = 1,
+  /** DEBUG_RESUME_KIND_STEP_OVER - One line, over calls. */
+  DEBUG_RESUME_KIND_STEP_OVER = 2,
+  /** DEBUG_RESUME_KIND_STEP_IN - One step, into the call on this line. */
+  DEBUG_RESUME_KIND_STEP_IN = 3,
+  /** DEBUG_RESUME_KIND_STEP_OUT - Until the current function returns. */
+  DEBUG_RESUME_KIND_STEP_OUT = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function debugResumeKindFromJSON(object: any): DebugResumeKind {
+  switch (object) {
+    case 0:
+    case "DEBUG_RESUME_KIND_UNSPECIFIED":
+      return DebugResumeKind.DEBUG_RESUME_KIND_UNSPECIFIED;
+    case 1:
+    case "DEBUG_RESUME_KIND_CONTINUE":
+      return DebugResumeKind.DEBUG_RESUME_KIND_CONTINUE;
+    case 2:
+    case "DEBUG_RESUME_KIND_STEP_OVER":
+      return DebugResumeKind.DEBUG_RESUME_KIND_STEP_OVER;
+    case 3:
+    case "DEBUG_RESUME_KIND_STEP_IN":
+      return DebugResumeKind.DEBUG_RESUME_KIND_STEP_IN;
+    case 4:
+    case "DEBUG_RESUME_KIND_STEP_OUT":
+      return DebugResumeKind.DEBUG_RESUME_KIND_STEP_OUT;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DebugResumeKind.UNRECOGNIZED;
+  }
+}
+
+export function debugResumeKindToJSON(object: DebugResumeKind): string {
+  switch (object) {
+    case DebugResumeKind.DEBUG_RESUME_KIND_UNSPECIFIED:
+      return "DEBUG_RESUME_KIND_UNSPECIFIED";
+    case DebugResumeKind.DEBUG_RESUME_KIND_CONTINUE:
+      return "DEBUG_RESUME_KIND_CONTINUE";
+    case DebugResumeKind.DEBUG_RESUME_KIND_STEP_OVER:
+      return "DEBUG_RESUME_KIND_STEP_OVER";
+    case DebugResumeKind.DEBUG_RESUME_KIND_STEP_IN:
+      return "DEBUG_RESUME_KIND_STEP_IN";
+    case DebugResumeKind.DEBUG_RESUME_KIND_STEP_OUT:
+      return "DEBUG_RESUME_KIND_STEP_OUT";
+    case DebugResumeKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export enum DebugEndKind {
   /** DEBUG_END_KIND_UNSPECIFIED - No session ended yet (or an agent too old to say). */
   DEBUG_END_KIND_UNSPECIFIED = 0,
@@ -102,8 +206,7 @@ export interface DebugAdaptersRequest {
 
 export interface DebugAdapter {
   id: string;
-  /** "usable", "missing_marker" or "missing_binary". */
-  state: string;
+  state: DebugAdapterState;
   /** Workspace-relative root markers found. */
   markers: string[];
   /** The command line that starts the adapter, when its binary resolves. */
@@ -111,6 +214,10 @@ export interface DebugAdapter {
   /** debugpy: the interpreter that runs the program. */
   interpreter: string;
   detail: string;
+  /** It can attach by port to a program already listening (attach's `adapter`). */
+  attach: boolean;
+  /** Program file extensions that pick it when launch names no adapter. */
+  extensions: string[];
 }
 
 export interface DebugAdaptersResponse {
@@ -177,8 +284,7 @@ export interface DebugAttachRequest {
 
 export interface DebugResumeRequest {
   sessionKey: string;
-  /** "continue", "next", "stepIn" or "stepOut". */
-  action: string;
+  kind: DebugResumeKind;
   /** 0 means the thread that last stopped. */
   threadId: number;
   waitMs: number;
@@ -247,14 +353,86 @@ export interface DebugStatus {
   endedKind: DebugEndKind;
 }
 
-export interface DebugInspectRequest {
-  sessionKey: string;
-  command: string;
-  argumentsJson: string;
+export interface DebugThread {
+  id: number;
+  name: string;
 }
 
-export interface DebugInspectResponse {
-  bodyJson: string;
+export interface DebugThreadsResponse {
+  threads: DebugThread[];
+}
+
+export interface DebugStackRequest {
+  sessionKey: string;
+  /** 0 means the thread that last stopped. */
+  threadId: number;
+  /** At most this many frames, innermost first. */
+  levels: number;
+}
+
+export interface DebugStackFrame {
+  /** The frame_id scopes and evaluate take, valid until the program resumes. */
+  id: number;
+  name: string;
+  /** Workspace-relative when inside the workspace, else as the adapter gave it; empty when none. */
+  file: string;
+  line: number;
+}
+
+export interface DebugStackResponse {
+  frames: DebugStackFrame[];
+  /** Frames the thread has in all, as the adapter counts them (0 when it does not say). */
+  total: number;
+  /** Set while stopped on an exception. */
+  exception?: DebugException | undefined;
+}
+
+export interface DebugScopesRequest {
+  sessionKey: string;
+  frameId: number;
+}
+
+export interface DebugScope {
+  name: string;
+  /** The reference variables takes (0 when it has no children). */
+  reference: number;
+  expensive: boolean;
+}
+
+export interface DebugScopesResponse {
+  scopes: DebugScope[];
+}
+
+export interface DebugVariablesRequest {
+  sessionKey: string;
+  reference: number;
+}
+
+export interface DebugVariable {
+  name: string;
+  type: string;
+  value: string;
+  /** Its children's reference, 0 when it has none. */
+  reference: number;
+}
+
+export interface DebugVariablesResponse {
+  variables: DebugVariable[];
+}
+
+export interface DebugEvaluateRequest {
+  sessionKey: string;
+  expression: string;
+  /** Absent: the top frame where the program stopped. */
+  frameId?: number | undefined;
+}
+
+/** A value: an evaluated expression. */
+export interface DebugValue {
+  result: string;
+  type: string;
+  /** Its children's reference, 0 when it has none. */
+  reference: number;
 }
 
 export interface DebugOutputResponse {
@@ -390,7 +568,7 @@ export const DebugAdaptersRequest: MessageFns<DebugAdaptersRequest> = {
 };
 
 function createBaseDebugAdapter(): DebugAdapter {
-  return { id: "", state: "", markers: [], command: "", interpreter: "", detail: "" };
+  return { id: "", state: 0, markers: [], command: "", interpreter: "", detail: "", attach: false, extensions: [] };
 }
 
 export const DebugAdapter: MessageFns<DebugAdapter> = {
@@ -398,8 +576,8 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
-    if (message.state !== "") {
-      writer.uint32(18).string(message.state);
+    if (message.state !== 0) {
+      writer.uint32(72).int32(message.state);
     }
     for (const v of message.markers) {
       writer.uint32(26).string(v!);
@@ -412,6 +590,12 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
     }
     if (message.detail !== "") {
       writer.uint32(50).string(message.detail);
+    }
+    if (message.attach !== false) {
+      writer.uint32(56).bool(message.attach);
+    }
+    for (const v of message.extensions) {
+      writer.uint32(66).string(v!);
     }
     return writer;
   },
@@ -437,12 +621,12 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
             message.id = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 9: {
+            if (tag !== 72) {
               break;
             }
 
-            message.state = reader.string();
+            message.state = reader.int32() as any;
             continue;
           }
           case 3: {
@@ -477,6 +661,22 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
             message.detail = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.attach = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.extensions.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -492,11 +692,15 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
   fromJSON(object: any): DebugAdapter {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      state: isSet(object.state) ? debugAdapterStateFromJSON(object.state) : 0,
       markers: globalThis.Array.isArray(object?.markers) ? object.markers.map((e: any) => globalThis.String(e)) : [],
       command: isSet(object.command) ? globalThis.String(object.command) : "",
       interpreter: isSet(object.interpreter) ? globalThis.String(object.interpreter) : "",
       detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+      attach: isSet(object.attach) ? globalThis.Boolean(object.attach) : false,
+      extensions: globalThis.Array.isArray(object?.extensions)
+        ? object.extensions.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -505,8 +709,8 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
     if (message.id !== "") {
       obj.id = message.id;
     }
-    if (message.state !== "") {
-      obj.state = message.state;
+    if (message.state !== 0) {
+      obj.state = debugAdapterStateToJSON(message.state);
     }
     if (message.markers?.length) {
       obj.markers = message.markers;
@@ -520,6 +724,12 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
     if (message.detail !== "") {
       obj.detail = message.detail;
     }
+    if (message.attach !== false) {
+      obj.attach = message.attach;
+    }
+    if (message.extensions?.length) {
+      obj.extensions = message.extensions;
+    }
     return obj;
   },
 
@@ -529,11 +739,13 @@ export const DebugAdapter: MessageFns<DebugAdapter> = {
   fromPartial<I extends Exact<DeepPartial<DebugAdapter>, I>>(object: I): DebugAdapter {
     const message = createBaseDebugAdapter();
     message.id = object.id ?? "";
-    message.state = object.state ?? "";
+    message.state = object.state ?? 0;
     message.markers = object.markers?.map((e) => e) || [];
     message.command = object.command ?? "";
     message.interpreter = object.interpreter ?? "";
     message.detail = object.detail ?? "";
+    message.attach = object.attach ?? false;
+    message.extensions = object.extensions?.map((e) => e) || [];
     return message;
   },
 };
@@ -1307,7 +1519,7 @@ export const DebugAttachRequest: MessageFns<DebugAttachRequest> = {
 };
 
 function createBaseDebugResumeRequest(): DebugResumeRequest {
-  return { sessionKey: "", action: "", threadId: 0, waitMs: 0 };
+  return { sessionKey: "", kind: 0, threadId: 0, waitMs: 0 };
 }
 
 export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
@@ -1315,8 +1527,8 @@ export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
     if (message.sessionKey !== "") {
       writer.uint32(10).string(message.sessionKey);
     }
-    if (message.action !== "") {
-      writer.uint32(18).string(message.action);
+    if (message.kind !== 0) {
+      writer.uint32(40).int32(message.kind);
     }
     if (message.threadId !== 0) {
       writer.uint32(24).int64(message.threadId);
@@ -1348,12 +1560,12 @@ export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
             message.sessionKey = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 5: {
+            if (tag !== 40) {
               break;
             }
 
-            message.action = reader.string();
+            message.kind = reader.int32() as any;
             continue;
           }
           case 3: {
@@ -1391,7 +1603,7 @@ export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
         : isSet(object.session_key)
         ? globalThis.String(object.session_key)
         : "",
-      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      kind: isSet(object.kind) ? debugResumeKindFromJSON(object.kind) : 0,
       threadId: isSet(object.threadId)
         ? globalThis.Number(object.threadId)
         : isSet(object.thread_id)
@@ -1410,8 +1622,8 @@ export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
     if (message.sessionKey !== "") {
       obj.sessionKey = message.sessionKey;
     }
-    if (message.action !== "") {
-      obj.action = message.action;
+    if (message.kind !== 0) {
+      obj.kind = debugResumeKindToJSON(message.kind);
     }
     if (message.threadId !== 0) {
       obj.threadId = Math.round(message.threadId);
@@ -1428,7 +1640,7 @@ export const DebugResumeRequest: MessageFns<DebugResumeRequest> = {
   fromPartial<I extends Exact<DeepPartial<DebugResumeRequest>, I>>(object: I): DebugResumeRequest {
     const message = createBaseDebugResumeRequest();
     message.sessionKey = object.sessionKey ?? "";
-    message.action = object.action ?? "";
+    message.kind = object.kind ?? 0;
     message.threadId = object.threadId ?? 0;
     message.waitMs = object.waitMs ?? 0;
     return message;
@@ -2301,25 +2513,22 @@ export const DebugStatus: MessageFns<DebugStatus> = {
   },
 };
 
-function createBaseDebugInspectRequest(): DebugInspectRequest {
-  return { sessionKey: "", command: "", argumentsJson: "" };
+function createBaseDebugThread(): DebugThread {
+  return { id: 0, name: "" };
 }
 
-export const DebugInspectRequest: MessageFns<DebugInspectRequest> = {
-  encode(message: DebugInspectRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.sessionKey !== "") {
-      writer.uint32(10).string(message.sessionKey);
+export const DebugThread: MessageFns<DebugThread> = {
+  encode(message: DebugThread, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).int64(message.id);
     }
-    if (message.command !== "") {
-      writer.uint32(18).string(message.command);
-    }
-    if (message.argumentsJson !== "") {
-      writer.uint32(26).string(message.argumentsJson);
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): DebugInspectRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugThread {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -2328,7 +2537,1035 @@ export const DebugInspectRequest: MessageFns<DebugInspectRequest> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDebugInspectRequest();
+      const message = createBaseDebugThread();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugThread {
+    return {
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: DebugThread): unknown {
+    const obj: any = {};
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugThread>, I>>(base?: I): DebugThread {
+    return DebugThread.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugThread>, I>>(object: I): DebugThread {
+    const message = createBaseDebugThread();
+    message.id = object.id ?? 0;
+    message.name = object.name ?? "";
+    return message;
+  },
+};
+
+function createBaseDebugThreadsResponse(): DebugThreadsResponse {
+  return { threads: [] };
+}
+
+export const DebugThreadsResponse: MessageFns<DebugThreadsResponse> = {
+  encode(message: DebugThreadsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.threads) {
+      DebugThread.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugThreadsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugThreadsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.threads.push(DebugThread.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugThreadsResponse {
+    return {
+      threads: globalThis.Array.isArray(object?.threads) ? object.threads.map((e: any) => DebugThread.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: DebugThreadsResponse): unknown {
+    const obj: any = {};
+    if (message.threads?.length) {
+      obj.threads = message.threads.map((e) => DebugThread.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugThreadsResponse>, I>>(base?: I): DebugThreadsResponse {
+    return DebugThreadsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugThreadsResponse>, I>>(object: I): DebugThreadsResponse {
+    const message = createBaseDebugThreadsResponse();
+    message.threads = object.threads?.map((e) => DebugThread.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDebugStackRequest(): DebugStackRequest {
+  return { sessionKey: "", threadId: 0, levels: 0 };
+}
+
+export const DebugStackRequest: MessageFns<DebugStackRequest> = {
+  encode(message: DebugStackRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionKey !== "") {
+      writer.uint32(10).string(message.sessionKey);
+    }
+    if (message.threadId !== 0) {
+      writer.uint32(16).int64(message.threadId);
+    }
+    if (message.levels !== 0) {
+      writer.uint32(24).int32(message.levels);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugStackRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugStackRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.threadId = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.levels = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugStackRequest {
+    return {
+      sessionKey: isSet(object.sessionKey)
+        ? globalThis.String(object.sessionKey)
+        : isSet(object.session_key)
+        ? globalThis.String(object.session_key)
+        : "",
+      threadId: isSet(object.threadId)
+        ? globalThis.Number(object.threadId)
+        : isSet(object.thread_id)
+        ? globalThis.Number(object.thread_id)
+        : 0,
+      levels: isSet(object.levels) ? globalThis.Number(object.levels) : 0,
+    };
+  },
+
+  toJSON(message: DebugStackRequest): unknown {
+    const obj: any = {};
+    if (message.sessionKey !== "") {
+      obj.sessionKey = message.sessionKey;
+    }
+    if (message.threadId !== 0) {
+      obj.threadId = Math.round(message.threadId);
+    }
+    if (message.levels !== 0) {
+      obj.levels = Math.round(message.levels);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugStackRequest>, I>>(base?: I): DebugStackRequest {
+    return DebugStackRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugStackRequest>, I>>(object: I): DebugStackRequest {
+    const message = createBaseDebugStackRequest();
+    message.sessionKey = object.sessionKey ?? "";
+    message.threadId = object.threadId ?? 0;
+    message.levels = object.levels ?? 0;
+    return message;
+  },
+};
+
+function createBaseDebugStackFrame(): DebugStackFrame {
+  return { id: 0, name: "", file: "", line: 0 };
+}
+
+export const DebugStackFrame: MessageFns<DebugStackFrame> = {
+  encode(message: DebugStackFrame, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).int64(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.file !== "") {
+      writer.uint32(26).string(message.file);
+    }
+    if (message.line !== 0) {
+      writer.uint32(32).int32(message.line);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugStackFrame {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugStackFrame();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.file = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.line = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugStackFrame {
+    return {
+      id: isSet(object.id) ? globalThis.Number(object.id) : 0,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      file: isSet(object.file) ? globalThis.String(object.file) : "",
+      line: isSet(object.line) ? globalThis.Number(object.line) : 0,
+    };
+  },
+
+  toJSON(message: DebugStackFrame): unknown {
+    const obj: any = {};
+    if (message.id !== 0) {
+      obj.id = Math.round(message.id);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.file !== "") {
+      obj.file = message.file;
+    }
+    if (message.line !== 0) {
+      obj.line = Math.round(message.line);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugStackFrame>, I>>(base?: I): DebugStackFrame {
+    return DebugStackFrame.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugStackFrame>, I>>(object: I): DebugStackFrame {
+    const message = createBaseDebugStackFrame();
+    message.id = object.id ?? 0;
+    message.name = object.name ?? "";
+    message.file = object.file ?? "";
+    message.line = object.line ?? 0;
+    return message;
+  },
+};
+
+function createBaseDebugStackResponse(): DebugStackResponse {
+  return { frames: [], total: 0, exception: undefined };
+}
+
+export const DebugStackResponse: MessageFns<DebugStackResponse> = {
+  encode(message: DebugStackResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.frames) {
+      DebugStackFrame.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int32(message.total);
+    }
+    if (message.exception !== undefined) {
+      DebugException.encode(message.exception, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugStackResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugStackResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.frames.push(DebugStackFrame.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.exception = DebugException.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugStackResponse {
+    return {
+      frames: globalThis.Array.isArray(object?.frames)
+        ? object.frames.map((e: any) => DebugStackFrame.fromJSON(e))
+        : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+      exception: isSet(object.exception) ? DebugException.fromJSON(object.exception) : undefined,
+    };
+  },
+
+  toJSON(message: DebugStackResponse): unknown {
+    const obj: any = {};
+    if (message.frames?.length) {
+      obj.frames = message.frames.map((e) => DebugStackFrame.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    if (message.exception !== undefined) {
+      obj.exception = DebugException.toJSON(message.exception);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugStackResponse>, I>>(base?: I): DebugStackResponse {
+    return DebugStackResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugStackResponse>, I>>(object: I): DebugStackResponse {
+    const message = createBaseDebugStackResponse();
+    message.frames = object.frames?.map((e) => DebugStackFrame.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    message.exception = (object.exception !== undefined && object.exception !== null)
+      ? DebugException.fromPartial(object.exception)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseDebugScopesRequest(): DebugScopesRequest {
+  return { sessionKey: "", frameId: 0 };
+}
+
+export const DebugScopesRequest: MessageFns<DebugScopesRequest> = {
+  encode(message: DebugScopesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionKey !== "") {
+      writer.uint32(10).string(message.sessionKey);
+    }
+    if (message.frameId !== 0) {
+      writer.uint32(16).int64(message.frameId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugScopesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugScopesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.frameId = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugScopesRequest {
+    return {
+      sessionKey: isSet(object.sessionKey)
+        ? globalThis.String(object.sessionKey)
+        : isSet(object.session_key)
+        ? globalThis.String(object.session_key)
+        : "",
+      frameId: isSet(object.frameId)
+        ? globalThis.Number(object.frameId)
+        : isSet(object.frame_id)
+        ? globalThis.Number(object.frame_id)
+        : 0,
+    };
+  },
+
+  toJSON(message: DebugScopesRequest): unknown {
+    const obj: any = {};
+    if (message.sessionKey !== "") {
+      obj.sessionKey = message.sessionKey;
+    }
+    if (message.frameId !== 0) {
+      obj.frameId = Math.round(message.frameId);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugScopesRequest>, I>>(base?: I): DebugScopesRequest {
+    return DebugScopesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugScopesRequest>, I>>(object: I): DebugScopesRequest {
+    const message = createBaseDebugScopesRequest();
+    message.sessionKey = object.sessionKey ?? "";
+    message.frameId = object.frameId ?? 0;
+    return message;
+  },
+};
+
+function createBaseDebugScope(): DebugScope {
+  return { name: "", reference: 0, expensive: false };
+}
+
+export const DebugScope: MessageFns<DebugScope> = {
+  encode(message: DebugScope, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.reference !== 0) {
+      writer.uint32(16).int64(message.reference);
+    }
+    if (message.expensive !== false) {
+      writer.uint32(24).bool(message.expensive);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugScope {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugScope();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.reference = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expensive = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugScope {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      reference: isSet(object.reference) ? globalThis.Number(object.reference) : 0,
+      expensive: isSet(object.expensive) ? globalThis.Boolean(object.expensive) : false,
+    };
+  },
+
+  toJSON(message: DebugScope): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.reference !== 0) {
+      obj.reference = Math.round(message.reference);
+    }
+    if (message.expensive !== false) {
+      obj.expensive = message.expensive;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugScope>, I>>(base?: I): DebugScope {
+    return DebugScope.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugScope>, I>>(object: I): DebugScope {
+    const message = createBaseDebugScope();
+    message.name = object.name ?? "";
+    message.reference = object.reference ?? 0;
+    message.expensive = object.expensive ?? false;
+    return message;
+  },
+};
+
+function createBaseDebugScopesResponse(): DebugScopesResponse {
+  return { scopes: [] };
+}
+
+export const DebugScopesResponse: MessageFns<DebugScopesResponse> = {
+  encode(message: DebugScopesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.scopes) {
+      DebugScope.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugScopesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugScopesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.scopes.push(DebugScope.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugScopesResponse {
+    return {
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => DebugScope.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: DebugScopesResponse): unknown {
+    const obj: any = {};
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes.map((e) => DebugScope.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugScopesResponse>, I>>(base?: I): DebugScopesResponse {
+    return DebugScopesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugScopesResponse>, I>>(object: I): DebugScopesResponse {
+    const message = createBaseDebugScopesResponse();
+    message.scopes = object.scopes?.map((e) => DebugScope.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDebugVariablesRequest(): DebugVariablesRequest {
+  return { sessionKey: "", reference: 0 };
+}
+
+export const DebugVariablesRequest: MessageFns<DebugVariablesRequest> = {
+  encode(message: DebugVariablesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionKey !== "") {
+      writer.uint32(10).string(message.sessionKey);
+    }
+    if (message.reference !== 0) {
+      writer.uint32(16).int64(message.reference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugVariablesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugVariablesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.reference = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugVariablesRequest {
+    return {
+      sessionKey: isSet(object.sessionKey)
+        ? globalThis.String(object.sessionKey)
+        : isSet(object.session_key)
+        ? globalThis.String(object.session_key)
+        : "",
+      reference: isSet(object.reference) ? globalThis.Number(object.reference) : 0,
+    };
+  },
+
+  toJSON(message: DebugVariablesRequest): unknown {
+    const obj: any = {};
+    if (message.sessionKey !== "") {
+      obj.sessionKey = message.sessionKey;
+    }
+    if (message.reference !== 0) {
+      obj.reference = Math.round(message.reference);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugVariablesRequest>, I>>(base?: I): DebugVariablesRequest {
+    return DebugVariablesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugVariablesRequest>, I>>(object: I): DebugVariablesRequest {
+    const message = createBaseDebugVariablesRequest();
+    message.sessionKey = object.sessionKey ?? "";
+    message.reference = object.reference ?? 0;
+    return message;
+  },
+};
+
+function createBaseDebugVariable(): DebugVariable {
+  return { name: "", type: "", value: "", reference: 0 };
+}
+
+export const DebugVariable: MessageFns<DebugVariable> = {
+  encode(message: DebugVariable, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    if (message.value !== "") {
+      writer.uint32(26).string(message.value);
+    }
+    if (message.reference !== 0) {
+      writer.uint32(32).int64(message.reference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugVariable {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugVariable();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.reference = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugVariable {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+      reference: isSet(object.reference) ? globalThis.Number(object.reference) : 0,
+    };
+  },
+
+  toJSON(message: DebugVariable): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    if (message.reference !== 0) {
+      obj.reference = Math.round(message.reference);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugVariable>, I>>(base?: I): DebugVariable {
+    return DebugVariable.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugVariable>, I>>(object: I): DebugVariable {
+    const message = createBaseDebugVariable();
+    message.name = object.name ?? "";
+    message.type = object.type ?? "";
+    message.value = object.value ?? "";
+    message.reference = object.reference ?? 0;
+    return message;
+  },
+};
+
+function createBaseDebugVariablesResponse(): DebugVariablesResponse {
+  return { variables: [] };
+}
+
+export const DebugVariablesResponse: MessageFns<DebugVariablesResponse> = {
+  encode(message: DebugVariablesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.variables) {
+      DebugVariable.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugVariablesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugVariablesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.variables.push(DebugVariable.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugVariablesResponse {
+    return {
+      variables: globalThis.Array.isArray(object?.variables)
+        ? object.variables.map((e: any) => DebugVariable.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: DebugVariablesResponse): unknown {
+    const obj: any = {};
+    if (message.variables?.length) {
+      obj.variables = message.variables.map((e) => DebugVariable.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugVariablesResponse>, I>>(base?: I): DebugVariablesResponse {
+    return DebugVariablesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugVariablesResponse>, I>>(object: I): DebugVariablesResponse {
+    const message = createBaseDebugVariablesResponse();
+    message.variables = object.variables?.map((e) => DebugVariable.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDebugEvaluateRequest(): DebugEvaluateRequest {
+  return { sessionKey: "", expression: "", frameId: undefined };
+}
+
+export const DebugEvaluateRequest: MessageFns<DebugEvaluateRequest> = {
+  encode(message: DebugEvaluateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionKey !== "") {
+      writer.uint32(10).string(message.sessionKey);
+    }
+    if (message.expression !== "") {
+      writer.uint32(18).string(message.expression);
+    }
+    if (message.frameId !== undefined) {
+      writer.uint32(24).int64(message.frameId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugEvaluateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugEvaluateRequest();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2345,15 +3582,15 @@ export const DebugInspectRequest: MessageFns<DebugInspectRequest> = {
               break;
             }
 
-            message.command = reader.string();
+            message.expression = reader.string();
             continue;
           }
           case 3: {
-            if (tag !== 26) {
+            if (tag !== 24) {
               break;
             }
 
-            message.argumentsJson = reader.string();
+            message.frameId = longToNumber(reader.int64());
             continue;
           }
         }
@@ -2368,61 +3605,67 @@ export const DebugInspectRequest: MessageFns<DebugInspectRequest> = {
     }
   },
 
-  fromJSON(object: any): DebugInspectRequest {
+  fromJSON(object: any): DebugEvaluateRequest {
     return {
       sessionKey: isSet(object.sessionKey)
         ? globalThis.String(object.sessionKey)
         : isSet(object.session_key)
         ? globalThis.String(object.session_key)
         : "",
-      command: isSet(object.command) ? globalThis.String(object.command) : "",
-      argumentsJson: isSet(object.argumentsJson)
-        ? globalThis.String(object.argumentsJson)
-        : isSet(object.arguments_json)
-        ? globalThis.String(object.arguments_json)
-        : "",
+      expression: isSet(object.expression) ? globalThis.String(object.expression) : "",
+      frameId: isSet(object.frameId)
+        ? globalThis.Number(object.frameId)
+        : isSet(object.frame_id)
+        ? globalThis.Number(object.frame_id)
+        : undefined,
     };
   },
 
-  toJSON(message: DebugInspectRequest): unknown {
+  toJSON(message: DebugEvaluateRequest): unknown {
     const obj: any = {};
     if (message.sessionKey !== "") {
       obj.sessionKey = message.sessionKey;
     }
-    if (message.command !== "") {
-      obj.command = message.command;
+    if (message.expression !== "") {
+      obj.expression = message.expression;
     }
-    if (message.argumentsJson !== "") {
-      obj.argumentsJson = message.argumentsJson;
+    if (message.frameId !== undefined) {
+      obj.frameId = Math.round(message.frameId);
     }
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<DebugInspectRequest>, I>>(base?: I): DebugInspectRequest {
-    return DebugInspectRequest.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<DebugEvaluateRequest>, I>>(base?: I): DebugEvaluateRequest {
+    return DebugEvaluateRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<DebugInspectRequest>, I>>(object: I): DebugInspectRequest {
-    const message = createBaseDebugInspectRequest();
+  fromPartial<I extends Exact<DeepPartial<DebugEvaluateRequest>, I>>(object: I): DebugEvaluateRequest {
+    const message = createBaseDebugEvaluateRequest();
     message.sessionKey = object.sessionKey ?? "";
-    message.command = object.command ?? "";
-    message.argumentsJson = object.argumentsJson ?? "";
+    message.expression = object.expression ?? "";
+    message.frameId = object.frameId ?? undefined;
     return message;
   },
 };
 
-function createBaseDebugInspectResponse(): DebugInspectResponse {
-  return { bodyJson: "" };
+function createBaseDebugValue(): DebugValue {
+  return { result: "", type: "", reference: 0 };
 }
 
-export const DebugInspectResponse: MessageFns<DebugInspectResponse> = {
-  encode(message: DebugInspectResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.bodyJson !== "") {
-      writer.uint32(10).string(message.bodyJson);
+export const DebugValue: MessageFns<DebugValue> = {
+  encode(message: DebugValue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== "") {
+      writer.uint32(10).string(message.result);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    if (message.reference !== 0) {
+      writer.uint32(24).int64(message.reference);
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): DebugInspectResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugValue {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -2431,7 +3674,7 @@ export const DebugInspectResponse: MessageFns<DebugInspectResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDebugInspectResponse();
+      const message = createBaseDebugValue();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2440,7 +3683,23 @@ export const DebugInspectResponse: MessageFns<DebugInspectResponse> = {
               break;
             }
 
-            message.bodyJson = reader.string();
+            message.result = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.reference = longToNumber(reader.int64());
             continue;
           }
         }
@@ -2455,30 +3714,36 @@ export const DebugInspectResponse: MessageFns<DebugInspectResponse> = {
     }
   },
 
-  fromJSON(object: any): DebugInspectResponse {
+  fromJSON(object: any): DebugValue {
     return {
-      bodyJson: isSet(object.bodyJson)
-        ? globalThis.String(object.bodyJson)
-        : isSet(object.body_json)
-        ? globalThis.String(object.body_json)
-        : "",
+      result: isSet(object.result) ? globalThis.String(object.result) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      reference: isSet(object.reference) ? globalThis.Number(object.reference) : 0,
     };
   },
 
-  toJSON(message: DebugInspectResponse): unknown {
+  toJSON(message: DebugValue): unknown {
     const obj: any = {};
-    if (message.bodyJson !== "") {
-      obj.bodyJson = message.bodyJson;
+    if (message.result !== "") {
+      obj.result = message.result;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.reference !== 0) {
+      obj.reference = Math.round(message.reference);
     }
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<DebugInspectResponse>, I>>(base?: I): DebugInspectResponse {
-    return DebugInspectResponse.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<DebugValue>, I>>(base?: I): DebugValue {
+    return DebugValue.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<DebugInspectResponse>, I>>(object: I): DebugInspectResponse {
-    const message = createBaseDebugInspectResponse();
-    message.bodyJson = object.bodyJson ?? "";
+  fromPartial<I extends Exact<DeepPartial<DebugValue>, I>>(object: I): DebugValue {
+    const message = createBaseDebugValue();
+    message.result = object.result ?? "";
+    message.type = object.type ?? "";
+    message.reference = object.reference ?? 0;
     return message;
   },
 };
@@ -2614,12 +3879,13 @@ export const DebugOutputResponse: MessageFns<DebugOutputResponse> = {
 
 /**
  * Debug sessions driven over the Debug Adapter Protocol, one per session key (the conversation).
- * The agent owns the mechanics (adapters, DAP, the start sequence, output capture, the TTL timer);
- * the control plane owns the tool's semantics (ops, caps, texts). Calls on one key are serialized.
+ * The agent owns the mechanics and the protocol: the adapters and their ids, DAP, the start sequence,
+ * output capture, the TTL timer, and the one queue that serializes the calls on a key. The control
+ * plane owns the tool's semantics (ops, caps, texts) and learns adapter ids from Adapters.
  */
 export type DebugService = typeof DebugService;
 export const DebugService = {
-  /** Every adapter, and whether it can start for this checkout: usable, missing_marker, missing_binary. */
+  /** Every adapter, and whether it can start for this checkout (a DebugAdapterState). */
   adapters: {
     path: "/enclave.agent.v1.Debug/Adapters" as const,
     requestStream: false as const,
@@ -2689,18 +3955,56 @@ export const DebugService = {
     responseDeserialize: (value: Buffer): DebugStatus => DebugStatus.decode(value),
   },
   /**
-   * A read-only DAP request while stopped: threads, stackTrace, scopes, variables, evaluate.
-   * Arguments and body are the DAP JSON; references from before the last resume are refused.
+   * Read-only requests while stopped, answered as structured data (the DAP stays in the agent).
+   * Frame ids and variable references from before the last resume are refused.
    */
-  inspect: {
-    path: "/enclave.agent.v1.Debug/Inspect" as const,
+  threads: {
+    path: "/enclave.agent.v1.Debug/Threads" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DebugInspectRequest): Buffer => Buffer.from(DebugInspectRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): DebugInspectRequest => DebugInspectRequest.decode(value),
-    responseSerialize: (value: DebugInspectResponse): Buffer =>
-      Buffer.from(DebugInspectResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DebugInspectResponse => DebugInspectResponse.decode(value),
+    requestSerialize: (value: DebugSessionRef): Buffer => Buffer.from(DebugSessionRef.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DebugSessionRef => DebugSessionRef.decode(value),
+    responseSerialize: (value: DebugThreadsResponse): Buffer =>
+      Buffer.from(DebugThreadsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DebugThreadsResponse => DebugThreadsResponse.decode(value),
+  },
+  stack: {
+    path: "/enclave.agent.v1.Debug/Stack" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DebugStackRequest): Buffer => Buffer.from(DebugStackRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DebugStackRequest => DebugStackRequest.decode(value),
+    responseSerialize: (value: DebugStackResponse): Buffer => Buffer.from(DebugStackResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DebugStackResponse => DebugStackResponse.decode(value),
+  },
+  scopes: {
+    path: "/enclave.agent.v1.Debug/Scopes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DebugScopesRequest): Buffer => Buffer.from(DebugScopesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DebugScopesRequest => DebugScopesRequest.decode(value),
+    responseSerialize: (value: DebugScopesResponse): Buffer => Buffer.from(DebugScopesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DebugScopesResponse => DebugScopesResponse.decode(value),
+  },
+  variables: {
+    path: "/enclave.agent.v1.Debug/Variables" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DebugVariablesRequest): Buffer =>
+      Buffer.from(DebugVariablesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DebugVariablesRequest => DebugVariablesRequest.decode(value),
+    responseSerialize: (value: DebugVariablesResponse): Buffer =>
+      Buffer.from(DebugVariablesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DebugVariablesResponse => DebugVariablesResponse.decode(value),
+  },
+  evaluate: {
+    path: "/enclave.agent.v1.Debug/Evaluate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DebugEvaluateRequest): Buffer => Buffer.from(DebugEvaluateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DebugEvaluateRequest => DebugEvaluateRequest.decode(value),
+    responseSerialize: (value: DebugValue): Buffer => Buffer.from(DebugValue.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DebugValue => DebugValue.decode(value),
   },
   output: {
     path: "/enclave.agent.v1.Debug/Output" as const,
@@ -2723,7 +4027,7 @@ export const DebugService = {
 } as const;
 
 export interface DebugServer extends UntypedServiceImplementation {
-  /** Every adapter, and whether it can start for this checkout: usable, missing_marker, missing_binary. */
+  /** Every adapter, and whether it can start for this checkout (a DebugAdapterState). */
   adapters: handleUnaryCall<DebugAdaptersRequest, DebugAdaptersResponse>;
   status: handleUnaryCall<DebugSessionRef, DebugStatus>;
   /** Replaces the breakpoints of one file (empty lines clear it); kept for the next launch too. */
@@ -2734,16 +4038,20 @@ export interface DebugServer extends UntypedServiceImplementation {
   resume: handleUnaryCall<DebugResumeRequest, DebugStatus>;
   pause: handleUnaryCall<DebugThreadRequest, DebugStatus>;
   /**
-   * A read-only DAP request while stopped: threads, stackTrace, scopes, variables, evaluate.
-   * Arguments and body are the DAP JSON; references from before the last resume are refused.
+   * Read-only requests while stopped, answered as structured data (the DAP stays in the agent).
+   * Frame ids and variable references from before the last resume are refused.
    */
-  inspect: handleUnaryCall<DebugInspectRequest, DebugInspectResponse>;
+  threads: handleUnaryCall<DebugSessionRef, DebugThreadsResponse>;
+  stack: handleUnaryCall<DebugStackRequest, DebugStackResponse>;
+  scopes: handleUnaryCall<DebugScopesRequest, DebugScopesResponse>;
+  variables: handleUnaryCall<DebugVariablesRequest, DebugVariablesResponse>;
+  evaluate: handleUnaryCall<DebugEvaluateRequest, DebugValue>;
   output: handleUnaryCall<DebugSessionRef, DebugOutputResponse>;
   terminate: handleUnaryCall<DebugSessionRef, DebugStatus>;
 }
 
 export interface DebugClient extends Client {
-  /** Every adapter, and whether it can start for this checkout: usable, missing_marker, missing_binary. */
+  /** Every adapter, and whether it can start for this checkout (a DebugAdapterState). */
   adapters(
     request: DebugAdaptersRequest,
     callback: (error: ServiceError | null, response: DebugAdaptersResponse) => void,
@@ -2852,23 +4160,83 @@ export interface DebugClient extends Client {
     callback: (error: ServiceError | null, response: DebugStatus) => void,
   ): ClientUnaryCall;
   /**
-   * A read-only DAP request while stopped: threads, stackTrace, scopes, variables, evaluate.
-   * Arguments and body are the DAP JSON; references from before the last resume are refused.
+   * Read-only requests while stopped, answered as structured data (the DAP stays in the agent).
+   * Frame ids and variable references from before the last resume are refused.
    */
-  inspect(
-    request: DebugInspectRequest,
-    callback: (error: ServiceError | null, response: DebugInspectResponse) => void,
+  threads(
+    request: DebugSessionRef,
+    callback: (error: ServiceError | null, response: DebugThreadsResponse) => void,
   ): ClientUnaryCall;
-  inspect(
-    request: DebugInspectRequest,
+  threads(
+    request: DebugSessionRef,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: DebugInspectResponse) => void,
+    callback: (error: ServiceError | null, response: DebugThreadsResponse) => void,
   ): ClientUnaryCall;
-  inspect(
-    request: DebugInspectRequest,
+  threads(
+    request: DebugSessionRef,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: DebugInspectResponse) => void,
+    callback: (error: ServiceError | null, response: DebugThreadsResponse) => void,
+  ): ClientUnaryCall;
+  stack(
+    request: DebugStackRequest,
+    callback: (error: ServiceError | null, response: DebugStackResponse) => void,
+  ): ClientUnaryCall;
+  stack(
+    request: DebugStackRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DebugStackResponse) => void,
+  ): ClientUnaryCall;
+  stack(
+    request: DebugStackRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DebugStackResponse) => void,
+  ): ClientUnaryCall;
+  scopes(
+    request: DebugScopesRequest,
+    callback: (error: ServiceError | null, response: DebugScopesResponse) => void,
+  ): ClientUnaryCall;
+  scopes(
+    request: DebugScopesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DebugScopesResponse) => void,
+  ): ClientUnaryCall;
+  scopes(
+    request: DebugScopesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DebugScopesResponse) => void,
+  ): ClientUnaryCall;
+  variables(
+    request: DebugVariablesRequest,
+    callback: (error: ServiceError | null, response: DebugVariablesResponse) => void,
+  ): ClientUnaryCall;
+  variables(
+    request: DebugVariablesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DebugVariablesResponse) => void,
+  ): ClientUnaryCall;
+  variables(
+    request: DebugVariablesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DebugVariablesResponse) => void,
+  ): ClientUnaryCall;
+  evaluate(
+    request: DebugEvaluateRequest,
+    callback: (error: ServiceError | null, response: DebugValue) => void,
+  ): ClientUnaryCall;
+  evaluate(
+    request: DebugEvaluateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DebugValue) => void,
+  ): ClientUnaryCall;
+  evaluate(
+    request: DebugEvaluateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DebugValue) => void,
   ): ClientUnaryCall;
   output(
     request: DebugSessionRef,

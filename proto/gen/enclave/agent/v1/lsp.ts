@@ -23,14 +23,159 @@ export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/lsp.proto";
 
+/** Where a known language server stands for this workspace. */
+export enum LspServerState {
+  LSP_SERVER_STATE_UNSPECIFIED = 0,
+  /** LSP_SERVER_STATE_RUNNING - Running for one or more roots. */
+  LSP_SERVER_STATE_RUNNING = 1,
+  /** LSP_SERVER_STATE_AVAILABLE - A root marker exists and the binary resolves; it starts on first need. */
+  LSP_SERVER_STATE_AVAILABLE = 2,
+  LSP_SERVER_STATE_MISSING_MARKER = 3,
+  LSP_SERVER_STATE_MISSING_BINARY = 4,
+  /** LSP_SERVER_STATE_BROKEN - It kept crashing and is not restarted until a reload. */
+  LSP_SERVER_STATE_BROKEN = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function lspServerStateFromJSON(object: any): LspServerState {
+  switch (object) {
+    case 0:
+    case "LSP_SERVER_STATE_UNSPECIFIED":
+      return LspServerState.LSP_SERVER_STATE_UNSPECIFIED;
+    case 1:
+    case "LSP_SERVER_STATE_RUNNING":
+      return LspServerState.LSP_SERVER_STATE_RUNNING;
+    case 2:
+    case "LSP_SERVER_STATE_AVAILABLE":
+      return LspServerState.LSP_SERVER_STATE_AVAILABLE;
+    case 3:
+    case "LSP_SERVER_STATE_MISSING_MARKER":
+      return LspServerState.LSP_SERVER_STATE_MISSING_MARKER;
+    case 4:
+    case "LSP_SERVER_STATE_MISSING_BINARY":
+      return LspServerState.LSP_SERVER_STATE_MISSING_BINARY;
+    case 5:
+    case "LSP_SERVER_STATE_BROKEN":
+      return LspServerState.LSP_SERVER_STATE_BROKEN;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return LspServerState.UNRECOGNIZED;
+  }
+}
+
+export function lspServerStateToJSON(object: LspServerState): string {
+  switch (object) {
+    case LspServerState.LSP_SERVER_STATE_UNSPECIFIED:
+      return "LSP_SERVER_STATE_UNSPECIFIED";
+    case LspServerState.LSP_SERVER_STATE_RUNNING:
+      return "LSP_SERVER_STATE_RUNNING";
+    case LspServerState.LSP_SERVER_STATE_AVAILABLE:
+      return "LSP_SERVER_STATE_AVAILABLE";
+    case LspServerState.LSP_SERVER_STATE_MISSING_MARKER:
+      return "LSP_SERVER_STATE_MISSING_MARKER";
+    case LspServerState.LSP_SERVER_STATE_MISSING_BINARY:
+      return "LSP_SERVER_STATE_MISSING_BINARY";
+    case LspServerState.LSP_SERVER_STATE_BROKEN:
+      return "LSP_SERVER_STATE_BROKEN";
+    case LspServerState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** What a query asks the server. Positional kinds need file, line and symbol. */
+export enum LspQueryKind {
+  LSP_QUERY_KIND_UNSPECIFIED = 0,
+  LSP_QUERY_KIND_DEFINITION = 1,
+  LSP_QUERY_KIND_TYPE_DEFINITION = 2,
+  LSP_QUERY_KIND_IMPLEMENTATION = 3,
+  LSP_QUERY_KIND_REFERENCES = 4,
+  LSP_QUERY_KIND_HOVER = 5,
+  LSP_QUERY_KIND_CODE_ACTIONS = 6,
+  /** LSP_QUERY_KIND_DOCUMENT_SYMBOLS - The outline of `file`. */
+  LSP_QUERY_KIND_DOCUMENT_SYMBOLS = 7,
+  /** LSP_QUERY_KIND_WORKSPACE_SYMBOLS - A workspace search for `query`, by the server of `file` when given, else a running server. */
+  LSP_QUERY_KIND_WORKSPACE_SYMBOLS = 8,
+  /** LSP_QUERY_KIND_DIAGNOSTICS - The diagnostics of `file`. */
+  LSP_QUERY_KIND_DIAGNOSTICS = 9,
+  UNRECOGNIZED = -1,
+}
+
+export function lspQueryKindFromJSON(object: any): LspQueryKind {
+  switch (object) {
+    case 0:
+    case "LSP_QUERY_KIND_UNSPECIFIED":
+      return LspQueryKind.LSP_QUERY_KIND_UNSPECIFIED;
+    case 1:
+    case "LSP_QUERY_KIND_DEFINITION":
+      return LspQueryKind.LSP_QUERY_KIND_DEFINITION;
+    case 2:
+    case "LSP_QUERY_KIND_TYPE_DEFINITION":
+      return LspQueryKind.LSP_QUERY_KIND_TYPE_DEFINITION;
+    case 3:
+    case "LSP_QUERY_KIND_IMPLEMENTATION":
+      return LspQueryKind.LSP_QUERY_KIND_IMPLEMENTATION;
+    case 4:
+    case "LSP_QUERY_KIND_REFERENCES":
+      return LspQueryKind.LSP_QUERY_KIND_REFERENCES;
+    case 5:
+    case "LSP_QUERY_KIND_HOVER":
+      return LspQueryKind.LSP_QUERY_KIND_HOVER;
+    case 6:
+    case "LSP_QUERY_KIND_CODE_ACTIONS":
+      return LspQueryKind.LSP_QUERY_KIND_CODE_ACTIONS;
+    case 7:
+    case "LSP_QUERY_KIND_DOCUMENT_SYMBOLS":
+      return LspQueryKind.LSP_QUERY_KIND_DOCUMENT_SYMBOLS;
+    case 8:
+    case "LSP_QUERY_KIND_WORKSPACE_SYMBOLS":
+      return LspQueryKind.LSP_QUERY_KIND_WORKSPACE_SYMBOLS;
+    case 9:
+    case "LSP_QUERY_KIND_DIAGNOSTICS":
+      return LspQueryKind.LSP_QUERY_KIND_DIAGNOSTICS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return LspQueryKind.UNRECOGNIZED;
+  }
+}
+
+export function lspQueryKindToJSON(object: LspQueryKind): string {
+  switch (object) {
+    case LspQueryKind.LSP_QUERY_KIND_UNSPECIFIED:
+      return "LSP_QUERY_KIND_UNSPECIFIED";
+    case LspQueryKind.LSP_QUERY_KIND_DEFINITION:
+      return "LSP_QUERY_KIND_DEFINITION";
+    case LspQueryKind.LSP_QUERY_KIND_TYPE_DEFINITION:
+      return "LSP_QUERY_KIND_TYPE_DEFINITION";
+    case LspQueryKind.LSP_QUERY_KIND_IMPLEMENTATION:
+      return "LSP_QUERY_KIND_IMPLEMENTATION";
+    case LspQueryKind.LSP_QUERY_KIND_REFERENCES:
+      return "LSP_QUERY_KIND_REFERENCES";
+    case LspQueryKind.LSP_QUERY_KIND_HOVER:
+      return "LSP_QUERY_KIND_HOVER";
+    case LspQueryKind.LSP_QUERY_KIND_CODE_ACTIONS:
+      return "LSP_QUERY_KIND_CODE_ACTIONS";
+    case LspQueryKind.LSP_QUERY_KIND_DOCUMENT_SYMBOLS:
+      return "LSP_QUERY_KIND_DOCUMENT_SYMBOLS";
+    case LspQueryKind.LSP_QUERY_KIND_WORKSPACE_SYMBOLS:
+      return "LSP_QUERY_KIND_WORKSPACE_SYMBOLS";
+    case LspQueryKind.LSP_QUERY_KIND_DIAGNOSTICS:
+      return "LSP_QUERY_KIND_DIAGNOSTICS";
+    case LspQueryKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface LspStatusRequest {
 }
 
 export interface LspServerStatus {
   id: string;
   languages: string[];
-  /** "running", "available", "missing_marker", "missing_binary" or "broken". */
-  state: string;
+  state: LspServerState;
   /** Workspace-relative roots: running ones when running, else those with a marker. */
   roots: string[];
   /** The resolved binary, or what is missing and how to get it. */
@@ -111,11 +256,11 @@ export interface LspCodeAction {
 }
 
 export interface LspQueryRequest {
-  action: string;
+  kind: LspQueryKind;
   file: string;
   line: number;
   symbol: string;
-  /** For symbols: the workspace query (with no file). */
+  /** For workspace symbols: the search text. */
   query: string;
   timeoutMs: number;
   /** The caller's cap; the response's total says how many the server returned. */
@@ -258,7 +403,7 @@ export const LspStatusRequest: MessageFns<LspStatusRequest> = {
 };
 
 function createBaseLspServerStatus(): LspServerStatus {
-  return { id: "", languages: [], state: "", roots: [], detail: "", rootMarkers: [], rootModes: [] };
+  return { id: "", languages: [], state: 0, roots: [], detail: "", rootMarkers: [], rootModes: [] };
 }
 
 export const LspServerStatus: MessageFns<LspServerStatus> = {
@@ -269,8 +414,8 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
     for (const v of message.languages) {
       writer.uint32(18).string(v!);
     }
-    if (message.state !== "") {
-      writer.uint32(26).string(message.state);
+    if (message.state !== 0) {
+      writer.uint32(64).int32(message.state);
     }
     for (const v of message.roots) {
       writer.uint32(34).string(v!);
@@ -316,12 +461,12 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
             message.languages.push(reader.string());
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 8: {
+            if (tag !== 64) {
               break;
             }
 
-            message.state = reader.string();
+            message.state = reader.int32() as any;
             continue;
           }
           case 4: {
@@ -374,7 +519,7 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
       languages: globalThis.Array.isArray(object?.languages)
         ? object.languages.map((e: any) => globalThis.String(e))
         : [],
-      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      state: isSet(object.state) ? lspServerStateFromJSON(object.state) : 0,
       roots: globalThis.Array.isArray(object?.roots) ? object.roots.map((e: any) => globalThis.String(e)) : [],
       detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
       rootMarkers: globalThis.Array.isArray(object?.rootMarkers)
@@ -398,8 +543,8 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
     if (message.languages?.length) {
       obj.languages = message.languages;
     }
-    if (message.state !== "") {
-      obj.state = message.state;
+    if (message.state !== 0) {
+      obj.state = lspServerStateToJSON(message.state);
     }
     if (message.roots?.length) {
       obj.roots = message.roots;
@@ -423,7 +568,7 @@ export const LspServerStatus: MessageFns<LspServerStatus> = {
     const message = createBaseLspServerStatus();
     message.id = object.id ?? "";
     message.languages = object.languages?.map((e) => e) || [];
-    message.state = object.state ?? "";
+    message.state = object.state ?? 0;
     message.roots = object.roots?.map((e) => e) || [];
     message.detail = object.detail ?? "";
     message.rootMarkers = object.rootMarkers?.map((e) => e) || [];
@@ -1387,13 +1532,13 @@ export const LspCodeAction: MessageFns<LspCodeAction> = {
 };
 
 function createBaseLspQueryRequest(): LspQueryRequest {
-  return { action: "", file: "", line: 0, symbol: "", query: "", timeoutMs: 0, maxResults: 0 };
+  return { kind: 0, file: "", line: 0, symbol: "", query: "", timeoutMs: 0, maxResults: 0 };
 }
 
 export const LspQueryRequest: MessageFns<LspQueryRequest> = {
   encode(message: LspQueryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.action !== "") {
-      writer.uint32(10).string(message.action);
+    if (message.kind !== 0) {
+      writer.uint32(64).int32(message.kind);
     }
     if (message.file !== "") {
       writer.uint32(18).string(message.file);
@@ -1429,12 +1574,12 @@ export const LspQueryRequest: MessageFns<LspQueryRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
+          case 8: {
+            if (tag !== 64) {
               break;
             }
 
-            message.action = reader.string();
+            message.kind = reader.int32() as any;
             continue;
           }
           case 2: {
@@ -1499,7 +1644,7 @@ export const LspQueryRequest: MessageFns<LspQueryRequest> = {
 
   fromJSON(object: any): LspQueryRequest {
     return {
-      action: isSet(object.action) ? globalThis.String(object.action) : "",
+      kind: isSet(object.kind) ? lspQueryKindFromJSON(object.kind) : 0,
       file: isSet(object.file) ? globalThis.String(object.file) : "",
       line: isSet(object.line) ? globalThis.Number(object.line) : 0,
       symbol: isSet(object.symbol) ? globalThis.String(object.symbol) : "",
@@ -1519,8 +1664,8 @@ export const LspQueryRequest: MessageFns<LspQueryRequest> = {
 
   toJSON(message: LspQueryRequest): unknown {
     const obj: any = {};
-    if (message.action !== "") {
-      obj.action = message.action;
+    if (message.kind !== 0) {
+      obj.kind = lspQueryKindToJSON(message.kind);
     }
     if (message.file !== "") {
       obj.file = message.file;
@@ -1548,7 +1693,7 @@ export const LspQueryRequest: MessageFns<LspQueryRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<LspQueryRequest>, I>>(object: I): LspQueryRequest {
     const message = createBaseLspQueryRequest();
-    message.action = object.action ?? "";
+    message.kind = object.kind ?? 0;
     message.file = object.file ?? "";
     message.line = object.line ?? 0;
     message.symbol = object.symbol ?? "";
@@ -2673,6 +2818,8 @@ export const LspCheckerResponse: MessageFns<LspCheckerResponse> = {
  * Files are workspace-relative paths resolved by the agent's one resolver. Positions are given as a
  * 1-based line plus a symbol substring of that line (`name#N` for its Nth occurrence), never a column;
  * positions returned are 1-based lines and 1-based character columns, with the source line's text.
+ * The agent owns the Language Server Protocol (servers, requests, features); the control plane owns
+ * the lsp tool's actions and their argument rules, and asks for one LspQueryKind per query.
  */
 export type LspService = typeof LspService;
 export const LspService = {
@@ -2699,10 +2846,7 @@ export const LspService = {
     responseSerialize: (value: LspReloadResponse): Buffer => Buffer.from(LspReloadResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): LspReloadResponse => LspReloadResponse.decode(value),
   },
-  /**
-   * One navigation or listing query: definition, type_definition, implementation, references,
-   * hover, symbols, code_actions, diagnostics.
-   */
+  /** One navigation or listing query, of one LspQueryKind. */
   query: {
     path: "/enclave.agent.v1.Lsp/Query" as const,
     requestStream: false as const,
@@ -2755,10 +2899,7 @@ export interface LspServer extends UntypedServiceImplementation {
    * starts them afresh.
    */
   reload: handleUnaryCall<LspReloadRequest, LspReloadResponse>;
-  /**
-   * One navigation or listing query: definition, type_definition, implementation, references,
-   * hover, symbols, code_actions, diagnostics.
-   */
+  /** One navigation or listing query, of one LspQueryKind. */
   query: handleUnaryCall<LspQueryRequest, LspQueryResponse>;
   /** Renames a symbol across the workspace, applying every file's edit or none. */
   rename: handleUnaryCall<LspRenameRequest, LspRenameResponse>;
@@ -2807,10 +2948,7 @@ export interface LspClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: LspReloadResponse) => void,
   ): ClientUnaryCall;
-  /**
-   * One navigation or listing query: definition, type_definition, implementation, references,
-   * hover, symbols, code_actions, diagnostics.
-   */
+  /** One navigation or listing query, of one LspQueryKind. */
   query(
     request: LspQueryRequest,
     callback: (error: ServiceError | null, response: LspQueryResponse) => void,
