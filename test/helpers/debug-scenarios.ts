@@ -252,7 +252,7 @@ export function debugScenarios(placement: Placement): void {
       expect(unknown.text).toMatch(/unknown adapter `gdb`; one of dart, debugpy, lldb, delve/);
       const noAttach = await h.call({ op: "attach", port: 9, adapter: "lldb" });
       expect(noAttach.code).toBe("invalid_arguments");
-      expect(noAttach.text).toMatch(/attach by port works with debugpy, delve .*not lldb/);
+      expect(noAttach.text).toMatch(/lldb attaches by `pid`, not `port`/);
     });
 
     it("debugs a Python program: breakpoint, stack, scopes, variables, evaluate, steps, exit, output", async () => {

@@ -19,9 +19,8 @@ export const attachOp = defineOp({
     if ((args.port === undefined) === (args.pid === undefined)) {
       throw new EnclaveError("invalid_arguments", "attach needs exactly one of `port` (debugpy, delve) or `pid` (lldb)");
     }
-    const adapter = args.adapter ?? (args.pid !== undefined ? "lldb" : "debugpy");
-    if (adapter === "lldb" && args.pid === undefined) throw new EnclaveError("invalid_arguments", "lldb attaches by `pid` (the running program's), not `port`");
-    if (adapter !== "lldb" && args.port === undefined) throw new EnclaveError("invalid_arguments", `${adapter} attaches by \`port\` (its DAP server on 127.0.0.1), not \`pid\`; lldb takes a pid`);
+    // Which adapter attaches how is the agent's to know: it picks the default and refuses a mismatch.
+    const adapter = args.adapter ?? "";
     const s = await ctx.agent.attach({ sessionKey: ctx.sessionKey, port: args.port ?? 0, pid: args.pid ?? 0, adapter, ttlMs: ctx.sessionTtlMs, waitMs: 0 });
     return text(`attached.\n${formatStatus(s)}`);
   },
