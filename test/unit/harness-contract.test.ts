@@ -28,6 +28,7 @@ it("the README lists every tool, argument, fixed text and error code as the code
   if (process.env.UPDATE_HARNESS_CONTRACT === "1") writeFileSync(readmePath, readme.replace(current, rendered));
   else expect(current).toBe(rendered);
   expect(rendered).toContain("| `debug` | exec | debug |");
-  expect(rendered).toContain("op `attach`: `port?`, `pid?`, `adapter?: debugpy \\| delve \\| lldb`");
+  expect(rendered).toContain("op `attach`: `port?`, `pid?`, `adapter?`");
+  expect(rendered).toContain("action `hover`: `file`, `line`, `symbol`");
   expect(rendered).toContain("`harness_denied` (PERMISSION_DENIED)");
 });
