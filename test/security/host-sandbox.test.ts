@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { until } from "../helpers/wait.js";
 
 const SECRET = "console-token-that-must-not-leak";
 let fx: Fixture;
@@ -128,20 +129,25 @@ describe("host placement sandbox", () => {
   });
 
   it("kills the whole sandbox with the agent: nothing it started outlives it", async () => {
-    await sh("sleep 300 >/dev/null 2>&1 & echo started");
+    // A process that left the command's group and its output behind outlives the command, on
+    // purpose (a server); it must not outlive the agent. Its own marker keeps other tests' out.
+    const marker = `301.${process.pid}`;
+    const sleepers = (): string[] =>
+      readdirSync("/proc")
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, "utf8") === `sleep\u0000${marker}\u0000`;
+          } catch {
+            return false;
+          }
+        });
+    await sh(`setsid -f sleep ${marker} >/dev/null 2>&1; echo started`);
+    expect(sleepers(), "the detached sleep runs after the command").toHaveLength(1);
     const pid = fx.cp.hostAgents.pid("sbx1");
     expect(pid).toBeGreaterThan(0);
     await fx.cp.hostAgents.stop("sbx1");
-    const sleepers = readdirSync("/proc")
-      .filter((p) => /^\d+$/.test(p))
-      .filter((p) => {
-        try {
-          return readFileSync(`/proc/${p}/cmdline`, "utf8").startsWith("sleep\u0000300");
-        } catch {
-          return false;
-        }
-      });
-    expect(sleepers).toEqual([]);
+    await until(() => sleepers().length === 0, "the detached sleep to go with the sandbox", 20_000);
   });
 
   it("runs a project-local language server only inside the sandbox", async () => {
