@@ -143,7 +143,8 @@ describe("host placement sandbox", () => {
           }
         });
     await sh(`setsid -f sleep ${marker} >/dev/null 2>&1; echo started`);
-    expect(sleepers(), "the detached sleep runs after the command").toHaveLength(1);
+    // setsid -f returns before its child has become `sleep`: wait for it (the positive control).
+    await until(() => sleepers().length === 1, "the detached sleep to run after the command", 20_000);
     const pid = fx.cp.hostAgents.pid("sbx1");
     expect(pid).toBeGreaterThan(0);
     await fx.cp.hostAgents.stop("sbx1");

@@ -77,10 +77,11 @@ export function processService(paths: WorkspacePaths): ProcessServer {
         let closed = false;
         proc.on("spawn", () => send({ event: { $case: "started", value: { pid: proc.pid ?? 0 } } }));
         proc.on("exit", () => {
-          // The command is done: what it left running in its group goes now. A process that left the
-          // group (setsid) and still holds the output, which would keep the call open, is found by its mark.
-          signalGroup(proc.pid, "SIGKILL");
+          // The command is done: what it left running in its group goes, after a moment's grace (a
+          // `setsid -f` child detaching on purpose may not have left the group yet). A process that
+          // left the group and still holds the output, which would keep the call open, is found by its mark.
           setTimeout(() => {
+            signalGroup(proc.pid, "SIGKILL");
             if (closed) return;
             killPids(markedProcesses(EXEC_MARK, mark, { holdingOutput: true }));
             // Still open (a holder we could not see or kill): stop reading, so the call ends.
@@ -100,9 +101,6 @@ export function processService(paths: WorkspacePaths): ProcessServer {
         proc.on("close", (code, signal) => {
           closed = true;
           clearTimeout(timer);
-          // Reap anything the command left running in its group (the command itself is gone, so
-          // its group is all that can still be found).
-          signalGroup(proc.pid, "SIGKILL");
           send({
             event: {
               $case: "exit",
