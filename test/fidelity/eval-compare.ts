@@ -75,6 +75,8 @@ export function normalize(parts: Part[], workspaces: string[]): Part[] {
       .replace(/0x[0-9a-f]{6,16}/g, "0x…")
       .replace(/\[Symbol\((async_id_symbol|trigger_async_id_symbol)\)\]: \d+/g, "[Symbol($1)]: …")
       .replace(/\/tmp\/ipykernel_\d+\/\d+\.py/g, "<ipykernel cell file>")
+      // IPython warns when one timing run was much slower than the others: load, not behaviour.
+      .replace(/^The slowest run took [\d.]+ times longer than the fastest\. This could mean that an intermediate result is being cached\.\n/gm, "")
       .replace(/^CPU times: .*$/gm, "CPU times: …")
       .replace(/^Wall time: .*$/gm, "Wall time: …")
       .replace(/^[\d.]+ [nµm]?s ± [\d.]+ [nµm]?s per loop \(mean ± std\. dev\. of (\d+) runs?, ([\d,]+) loops? each\)$/gm, "… per loop (mean ± std. dev. of $1 runs, … loops each)")
