@@ -2,6 +2,7 @@
 // plane, host placement, the real kernels) and through the reference (Jupyter for Python, Node's REPL
 // for JavaScript), each cell's output made comparable (the reference's through the same transcript
 // rules Enclave's results use) and classified by eval-compare.ts.
+import { joinLines } from "../../control-plane/src/text/wording.js";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,6 +35,17 @@ const LABEL = "a cell of the eval differential suite";
 /** The pause before each JavaScript cell, the same as eval-node-peer.mjs's. */
 const SETTLE_MS = 50;
 
+/** Adjacent text parts as the one text they read as: which of them repeat the stream is not compared. */
+function mergeTexts(parts: Part[]): Part[] {
+  const out: Part[] = [];
+  for (const p of parts) {
+    const prev = out[out.length - 1];
+    if (p.kind === "text" && prev?.kind === "text") prev.text = joinLines([prev.text, p.text]);
+    else out.push({ ...p });
+  }
+  return out;
+}
+
 function enclaveParts(r: ToolResult): Part[] {
   const parts: Part[] = [];
   for (const p of r.parts) {
@@ -42,14 +54,14 @@ function enclaveParts(r: ToolResult): Part[] {
     else if (part?.$case === "image") parts.push({ kind: "image", mime: part.value.mimeType });
     else if (part?.$case === "rich") parts.push({ kind: "rich", mime: part.value.mimeType, text: part.value.text });
   }
-  return parts;
+  return mergeTexts(parts);
 }
 
 function fromContent(parts: ContentPart[]): Part[] {
   const out: Part[] = parts.map((p) =>
     p.type === "text" ? { kind: "text", text: p.text } : p.type === "image" ? { kind: "image", mime: p.mimeType } : { kind: "rich", mime: p.mimeType, text: p.text },
   );
-  return out.length ? out : [{ kind: "text", text: "(no output)" }];
+  return out.length ? mergeTexts(out) : [{ kind: "text", text: "(no output)" }];
 }
 
 type JupyterOutput =

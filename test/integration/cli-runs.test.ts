@@ -178,6 +178,32 @@ describe("the CLI keeps a run across calls", () => {
   });
 });
 
+describe("what a streaming tool printed is shown once", () => {
+  it("prints a command's output as it streams and then only how it ended, also when the result clips the output", async () => {
+    const id = "cli-stream-once";
+    await fx.client.createConversation(id);
+    // More than the result keeps (its head and tail), so the result's copy differs from the stream.
+    const lines = 20_000;
+    const r = await enclave(fx, ["tool", "call", "exec", JSON.stringify({ command: `seq 1 ${lines}; echo done-marker` }), "-c", id, "--yes"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split("\n").filter((l) => l === "12345")).toHaveLength(1);
+    expect(r.stdout.split("done-marker")).toHaveLength(2);
+    expect(r.stdout).not.toContain("bytes of output cut");
+    expect(r.stdout.trimEnd()).toMatch(/\[exit code 0, \d+ ms\]$/);
+  });
+
+  it("prints a cell's output once and its traceback after it", async () => {
+    const id = "cli-stream-cell";
+    await fx.client.createConversation(id);
+    const r = await enclave(fx, ["tool", "call", "eval", JSON.stringify({ description: "a cell that prints a line then fails", code: "print('-'.join(['before', 'the', 'error']))\nraise ValueError('boom-here')" }), "-c", id, "--yes"]);
+    expect(r.code).not.toBe(0);
+    // The traceback quotes the cell's source, so the printed text is built at run time.
+    const all = `${r.stdout}${r.stderr}`;
+    expect(all.split("before-the-error"), all).toHaveLength(2);
+    expect(all).toContain("ValueError: boom-here");
+  });
+});
+
 describe("a kept run closes once idle", () => {
   let idle: Fixture;
   beforeAll(async () => {

@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { SyncedFileState } from "../../control-plane/src/client/index.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
 
@@ -53,7 +54,7 @@ function scenario(placement: "host" | "enclosure"): void {
       harnessWrite("py/harness.py", 'x: int = "one"\n');
       const first = await fx.client.syncWrites(runId, ["py/harness.py"]);
       expect(first.files).toHaveLength(1);
-      expect(first.files[0]).toMatchObject({ path: "py/harness.py", state: "fresh", servers: ["pyright"] });
+      expect(first.files[0]).toMatchObject({ path: "py/harness.py", state: SyncedFileState.SYNCED_FILE_STATE_FRESH, servers: ["pyright"] });
       expect(first.files[0]?.newDiagnostics).toHaveLength(1);
       expect(first.files[0]?.newDiagnostics[0]).toMatchObject({ path: "py/harness.py", line: 1, severity: "error" });
       expect(first.files[0]?.newDiagnostics[0]?.message).toMatch(/"Literal\['one'\]" is not assignable to "int"/);
@@ -84,10 +85,10 @@ function scenario(placement: "host" | "enclosure"): void {
       harnessWrite("ts/clean.ts", "export const m: number = 1;\n");
       const r = await fx.client.syncWrites(runId, ["ts/harness.ts", "ts/clean.ts"]);
       const byPath = Object.fromEntries(r.files.map((f) => [f.path, f]));
-      expect(byPath["ts/harness.ts"]?.state).toBe("fresh");
+      expect(byPath["ts/harness.ts"]?.state).toBe(SyncedFileState.SYNCED_FILE_STATE_FRESH);
       expect(byPath["ts/harness.ts"]?.servers).toEqual(["typescript"]);
       expect(byPath["ts/harness.ts"]?.newDiagnostics.map((d) => [d.line, d.severity, d.code])).toEqual([[1, "error", "2322"]]);
-      expect(byPath["ts/clean.ts"]).toMatchObject({ state: "fresh", newDiagnostics: [] });
+      expect(byPath["ts/clean.ts"]).toMatchObject({ state: SyncedFileState.SYNCED_FILE_STATE_FRESH, newDiagnostics: [] });
       expect(r.text).toMatch(/^1 new diagnostic in `ts\/harness\.ts` \(typescript\):/);
     });
 
@@ -98,7 +99,7 @@ function scenario(placement: "host" | "enclosure"): void {
       // Each file is answered on its own: one outside the workspace fails, and says why.
       const outside = await fx.client.syncWrites(runId, ["../../etc/passwd"]);
       expect(outside.files).toEqual([
-        { path: "../../etc/passwd", state: "failed", servers: [], newDiagnostics: [], detail: "`../../etc/passwd` is outside the workspace; give a path relative to the workspace root (/workspace)" },
+        { path: "../../etc/passwd", state: SyncedFileState.SYNCED_FILE_STATE_FAILED, servers: [], newDiagnostics: [], detail: "`../../etc/passwd` is outside the workspace; give a path relative to the workspace root (/workspace)" },
       ]);
       expect(outside.text).toMatch(/^`\.\.\/\.\.\/etc\/passwd`: diagnostics unavailable \(.* is outside the workspace/);
       await expect(fx.client.syncWrites("no-such-run", ["a.py"])).rejects.toThrow(/run/);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CellTranscript, renderDisplay } from "../../control-plane/src/tools/eval/cell-transcript.js";
 import { LIMITS } from "../../control-plane/src/limits.js";
+import { joinLines } from "../../control-plane/src/text/wording.js";
 
 const item = (mimeType: string, data: string | Buffer) => ({ mimeType, data: Buffer.isBuffer(data) ? data : Buffer.from(data) });
 
@@ -24,9 +25,9 @@ describe("CellTranscript", () => {
     t.output("stderr", Buffer.from("warn"));
     t.display({ echo: true, items: [item("text/plain", "7")] });
     expect(t.parts()).toEqual([
-      { type: "text", text: "a €" },
-      { type: "image", mimeType: "image/png", data: Buffer.from([0x89]) },
-      { type: "text", text: "warn\n7" },
+      { type: "text", text: "a €", streamed: true },
+      { type: "image", mimeType: "image/png", data: Buffer.from([0x89]), streamed: true },
+      { type: "text", text: "warn\n7", streamed: true },
     ]);
   });
 
@@ -38,7 +39,7 @@ describe("CellTranscript", () => {
     t.display(table(2));
     t.output("stdout", Buffer.from("after\n"));
     t.display({ echo: true, items: [item("text/plain", "7")] });
-    expect(t.parts()).toEqual([{ type: "text", text: "before\n\n| n |\n|---|\n| 1 |\n\n| n |\n|---|\n| 2 |\n\nafter\n7" }]);
+    expect(t.parts()).toEqual([{ type: "text", text: "before\n\n| n |\n|---|\n| 1 |\n\n| n |\n|---|\n| 2 |\n\nafter\n7", streamed: true }]);
     // With the tables' HTML parts between them, the text parts still join into separate tables.
     const rich = new CellTranscript();
     const html = (n: number) => ({ echo: false, items: [item("text/markdown", `| n |\n|---|\n| ${n} |`), item("text/html", "<table/>")] });
@@ -72,5 +73,21 @@ describe("CellTranscript", () => {
     const parts = t.parts();
     expect(parts.filter((p) => p.type === "image")).toHaveLength(LIMITS.evalMaxImages);
     expect(parts.at(-1)).toEqual({ type: "text", text: `[3 more image(s) not kept: a cell keeps at most ${LIMITS.evalMaxImages}]` });
+  });
+
+  it("keeps what streamed apart from the notes added once the cell ended, reading as the same text", () => {
+    const t = new CellTranscript();
+    t.output("stdout", Buffer.from("printed"));
+    t.line("Traceback: boom");
+    t.line("[output beyond the kernel's per-cell cap was dropped]");
+    const parts = t.parts();
+    expect(parts).toEqual([
+      { type: "text", text: "printed\n", streamed: true },
+      { type: "text", text: "Traceback: boom\n[output beyond the kernel's per-cell cap was dropped]" },
+    ]);
+    // Concatenated, or joined as resultText joins them, the text is what one part used to hold.
+    const texts = parts.map((p) => (p.type === "text" ? p.text : ""));
+    expect(texts.join("")).toBe("printed\nTraceback: boom\n[output beyond the kernel's per-cell cap was dropped]");
+    expect(joinLines(texts)).toBe(texts.join(""));
   });
 });

@@ -1,6 +1,7 @@
 // A promise-based client of the control-plane API, for the CLI, the tests and harnesses in Node.
 // Harnesses import it as `enclave/client` (see index.ts): every RPC, streams as callbacks or as async
 // iterables, cancellation with an AbortSignal, TLS and a bearer token.
+import { joinLines } from "../text/wording.js";
 import {
   type ChannelCredentials,
   type ChannelOptions,
@@ -438,8 +439,8 @@ export class ControlPlaneClient {
 
 /** The result's text parts joined, for people and tests (rich parts such as HTML are left out). */
 export function resultText(r: ToolResult): string {
-  return r.parts
+  const texts = r.parts
     .filter((p) => p.part?.$case !== "rich")
-    .map((p) => (p.part?.$case === "text" ? p.part.value : p.part?.$case === "image" ? `[image ${p.part.value.mimeType}, ${p.part.value.data.length} bytes]` : ""))
-    .join("\n");
+    .map((p) => (p.part?.$case === "text" ? p.part.value : p.part?.$case === "image" ? `[image ${p.part.value.mimeType}, ${p.part.value.data.length} bytes]` : ""));
+  return joinLines(texts);
 }

@@ -45,10 +45,11 @@ export interface ToolHostConnection {
 }
 
 function parts(answer: HarnessAnswer): ContentPart[] {
-  if (typeof answer === "string") return [{ part: { $case: "text", value: answer } }];
-  return answer.content.map((p) =>
-    p.type === "text" ? { part: { $case: "text", value: p.text } } : { part: { $case: "image", value: { mimeType: p.mimeType, data: Buffer.from(p.data, "base64") } } },
-  );
+  if (typeof answer === "string") return [{ part: { $case: "text", value: answer }, repeatsStreamed: false }];
+  return answer.content.map((p) => ({
+    part: p.type === "text" ? { $case: "text", value: p.text } : { $case: "image", value: { mimeType: p.mimeType, data: Buffer.from(p.data, "base64") } },
+    repeatsStreamed: false,
+  }));
 }
 
 function failed(callId: string, err: unknown): HarnessToolResult {

@@ -97,8 +97,10 @@ function runMessage(cp: ControlPlaneFacade, run: Run): RunMsg {
 }
 
 function partMessage(p: ContentPart): ContentPartMsg {
-  if (p.type === "rich") return { part: { $case: "rich", value: { mimeType: p.mimeType, text: p.text } } };
-  return p.type === "text" ? { part: { $case: "text", value: p.text } } : { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } } };
+  const repeatsStreamed = p.streamed === true;
+  if (p.type === "rich") return { part: { $case: "rich", value: { mimeType: p.mimeType, text: p.text } }, repeatsStreamed };
+  if (p.type === "text") return { part: { $case: "text", value: p.text }, repeatsStreamed };
+  return { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } }, repeatsStreamed };
 }
 
 export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer {

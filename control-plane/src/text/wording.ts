@@ -26,3 +26,8 @@ export function clipLine(text: string, max: number): string {
   const one = text.replace(/\s+/g, " ").trim();
   return one.length <= max ? one : `${one.slice(0, max)}…`;
 }
+
+/** Pieces of text (a result's parts) each on lines of its own: one that already ends its line needs no newline after it. */
+export function joinLines(pieces: readonly string[]): string {
+  return pieces.reduce((all, t, i) => (i === 0 ? t : `${all}${all.endsWith("\n") ? "" : "\n"}${t}`), "");
+}

@@ -9,11 +9,15 @@ import type { ResourceKind, Run, Surface } from "../runs/run-store.js";
 
 export type Tier = "read" | "write" | "exec";
 
-export type ContentPart =
+export type ContentPart = (
   | { type: "text"; text: string }
   | { type: "image"; mimeType: string; data: Buffer }
   /** A richer form kept beside the transcript's text (a table's HTML). */
-  | { type: "rich"; mimeType: string; text: string };
+  | { type: "rich"; mimeType: string; text: string }
+) & {
+  /** The part repeats what the call already sent as output events, so a viewer of the stream skips it. */
+  streamed?: boolean;
+};
 
 export interface ToolOutput {
   parts: ContentPart[];

@@ -1,7 +1,7 @@
 // A file's diagnostics as its language server sees the file on disk now: synced (opened, changed,
 // saved) to every running server for it, then fresh diagnostics, or "late" past the deadline. What
 // writes report after writing, and what a run's ledger is seeded with before a first write.
-import type { LspFileDiagnostics } from "../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspDiagnosticsState, type LspFileDiagnostics } from "../../../proto/gen/enclave/agent/v1/lsp.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { freshDiagnostics, readText, type Synced, syncText, uriOf } from "./document-sync.js";
 import { toDiagnostics } from "./features/diagnostics.js";
@@ -15,7 +15,7 @@ export async function fileDiagnostics(paths: WorkspacePaths, sup: LspSupervisor,
   try {
     ({ abs, rel } = paths.resolve(path, "read"));
   } catch (err) {
-    return { path, servers: [], state: "failed", diagnostics: [], detail: (err as Error).message };
+    return { path, servers: [], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED, diagnostics: [], detail: (err as Error).message };
   }
   const exists = await readText(paths, rel).then(
     (t) => t,
@@ -23,13 +23,13 @@ export async function fileDiagnostics(paths: WorkspacePaths, sup: LspSupervisor,
   );
   if (exists === undefined) {
     for (const c of sup.runningFor(abs)) c.closeDocument(uriOf(abs));
-    return { path: rel, servers: [], state: "deleted", diagnostics: [], detail: "" };
+    return { path: rel, servers: [], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_DELETED, diagnostics: [], detail: "" };
   }
   let choice;
   try {
     choice = sup.primaryFor(abs);
   } catch (err) {
-    return { path: rel, servers: [], state: "no_server", diagnostics: [], detail: (err as Error).message };
+    return { path: rel, servers: [], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_NO_SERVER, diagnostics: [], detail: (err as Error).message };
   }
   // Starting a server counts against the wait: a write never blocks on a slow start.
   const started = sup.connect(choice);
@@ -37,9 +37,9 @@ export async function fileDiagnostics(paths: WorkspacePaths, sup: LspSupervisor,
     (err: unknown) => err as Error,
   );
   if (conn === undefined) {
-    return { path: rel, servers: [choice.spec.id], state: "late", diagnostics: [], detail: `${choice.spec.id} is still starting` };
+    return { path: rel, servers: [choice.spec.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE, diagnostics: [], detail: `${choice.spec.id} is still starting` };
   }
-  if (conn instanceof Error) return { path: rel, servers: [choice.spec.id], state: "failed", diagnostics: [], detail: conn.message };
+  if (conn instanceof Error) return { path: rel, servers: [choice.spec.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED, diagnostics: [], detail: conn.message };
   const languageId = sup.languageIdFor(abs);
   let doc: Synced | undefined;
   for (const c of sup.runningFor(abs)) {
@@ -49,10 +49,10 @@ export async function fileDiagnostics(paths: WorkspacePaths, sup: LspSupervisor,
   doc ??= syncText(paths, conn, abs, languageId, exists, true);
   try {
     const items = await freshDiagnostics(conn, doc, deadline);
-    if (items === undefined) return { path: rel, servers: [conn.id], state: "late", diagnostics: [], detail: "" };
+    if (items === undefined) return { path: rel, servers: [conn.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE, diagnostics: [], detail: "" };
     const sources = new SourceLines(paths, (uri) => conn.openText(uri));
-    return { path: rel, servers: [conn.id], state: "fresh", diagnostics: toDiagnostics(sources, doc.uri, items), detail: "" };
+    return { path: rel, servers: [conn.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH, diagnostics: toDiagnostics(sources, doc.uri, items), detail: "" };
   } catch (err) {
-    return { path: rel, servers: [conn.id], state: "failed", diagnostics: [], detail: (err as Error).message };
+    return { path: rel, servers: [conn.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED, diagnostics: [], detail: (err as Error).message };
   }
 }

@@ -4,7 +4,7 @@ import type { ExecEvent } from "../../../../proto/gen/enclave/agent/v1/process.j
 import { z } from "zod";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
-import { defineTool, text } from "../tool.js";
+import { defineTool } from "../tool.js";
 import { clipMiddleBytes } from "../../text/wording.js";
 
 export const execTool = defineTool({
@@ -48,9 +48,13 @@ export const execTool = defineTool({
         : exit.signal
           ? `killed by ${exit.signal}`
           : `exit code ${exit.code}`;
-      const body = clipMiddleBytes(Buffer.concat(output), LIMITS.execResultBytes);
-      const notes = exit.outputTruncated ? "\n[output beyond the agent's cap was dropped]" : "";
-      return text(`${body}${body && !body.endsWith("\n") ? "\n" : ""}${notes}[${status}, ${exit.durationMs} ms]`);
+      // The output (clipped to head and tail) is one part and how the command ended another, so a
+      // viewer that watched the output stream shows only the ending.
+      const clipped = clipMiddleBytes(Buffer.concat(output), LIMITS.execResultBytes);
+      const body = clipped && !clipped.endsWith("\n") ? `${clipped}\n` : clipped;
+      const notes = exit.outputTruncated ? "[output beyond the agent's cap was dropped]\n" : "";
+      const ending = { type: "text" as const, text: `${notes}[${status}, ${exit.durationMs} ms]` };
+      return { parts: body ? [{ type: "text", text: body, streamed: true }, ending] : [ending] };
     } finally {
       ctx.signal.removeEventListener("abort", onAbort);
       call.end();

@@ -6,7 +6,9 @@ import type { DisplayData } from "../../../../proto/gen/enclave/agent/v1/kernel.
 import { LIMITS } from "../../limits.js";
 import type { ContentPart } from "../tool.js";
 
-type Segment = { kind: "text"; text: string } | { kind: "part"; part: ContentPart };
+/** Text the cell streamed as it ran (its output, what it displayed) is kept apart from the notes
+ * added once it ended, so the result can mark which parts repeat the stream. */
+type Segment = { kind: "text"; text: string; streamed: boolean } | { kind: "part"; part: ContentPart };
 
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
@@ -49,14 +51,14 @@ export class CellTranscript {
   private afterBlock = false;
 
   output(stream: "stdout" | "stderr", data: Buffer): void {
-    this.text(this.decoders[stream].write(data));
+    this.text(this.decoders[stream].write(data), true);
   }
 
   display(d: DisplayData): void {
     const { text, parts, markdown } = renderDisplay(d);
     if (text !== undefined && text !== "") {
       if (markdown) this.block(text);
-      else this.line(text);
+      else this.line(text, true);
     }
     for (const part of parts) {
       if (part.type === "image") {
@@ -65,6 +67,9 @@ export class CellTranscript {
           continue;
         }
         this.images += 1;
+        // The stream announced the image as it was shown.
+        this.segments.push({ kind: "part", part: { ...part, streamed: true } });
+        continue;
       }
       this.segments.push({ kind: "part", part });
     }
@@ -77,26 +82,26 @@ export class CellTranscript {
     const last = [...this.segments].reverse().find((seg) => seg.kind === "text");
     if (last?.kind === "text" && last.text !== "" && !last.text.endsWith("\n\n")) last.text += last.text.endsWith("\n") ? "\n" : "\n\n";
     this.afterBlock = false;
-    this.text(text.endsWith("\n") ? text : `${text}\n`);
+    this.text(text.endsWith("\n") ? text : `${text}\n`, true);
     this.afterBlock = true;
   }
 
-  /** Text on lines of its own (a displayed value, a note). */
-  line(text: string): void {
+  /** Text on lines of its own (a displayed value, or a note added after the cell ended). */
+  line(text: string, streamed = false): void {
     const last = this.segments[this.segments.length - 1];
-    if (last?.kind === "text" && last.text !== "" && !last.text.endsWith("\n")) this.text("\n");
-    this.text(text.endsWith("\n") ? text : `${text}\n`);
+    if (last?.kind === "text" && last.text !== "" && !last.text.endsWith("\n")) last.text += "\n";
+    this.text(text.endsWith("\n") ? text : `${text}\n`, streamed);
   }
 
-  text(text: string): void {
+  private text(text: string, streamed: boolean): void {
     if (!text) return;
     if (this.afterBlock) {
       this.afterBlock = false;
       if (!text.startsWith("\n")) text = `\n${text}`;
     }
     const last = this.segments[this.segments.length - 1];
-    if (last?.kind === "text") last.text += text;
-    else this.segments.push({ kind: "text", text });
+    if (last?.kind === "text" && last.streamed === streamed) last.text += text;
+    else this.segments.push({ kind: "text", text, streamed });
   }
 
   get empty(): boolean {
@@ -105,7 +110,7 @@ export class CellTranscript {
 
   /** The result's parts, with the text cut to its head and tail when over the cap. */
   parts(): ContentPart[] {
-    for (const s of ["stdout", "stderr"] as const) this.text(this.decoders[s].end());
+    for (const s of ["stdout", "stderr"] as const) this.text(this.decoders[s].end(), true);
     if (this.droppedImages) this.line(`[${this.droppedImages} more image(s) not kept: a cell keeps at most ${LIMITS.evalMaxImages}]`);
     const total = this.segments.reduce((n, s) => n + (s.kind === "text" ? Buffer.byteLength(s.text) : 0), 0);
     const cap = LIMITS.evalResultTextBytes;
@@ -131,8 +136,8 @@ export class CellTranscript {
         }
       }
       const prev = out[out.length - 1];
-      if (prev?.type === "text") prev.text += text;
-      else if (text) out.push({ type: "text", text });
+      if (prev?.type === "text" && (prev.streamed === true) === s.streamed) prev.text += text;
+      else if (text) out.push(s.streamed ? { type: "text", text, streamed: true } : { type: "text", text });
     }
     // The transcript shows the cell's text, not the newline its last line ended with.
     const last = out.filter((p) => p.type === "text").at(-1);

@@ -2,6 +2,7 @@
 // gathered for the result; bridge calls the cell makes come down the same stream and are dispatched
 // for the same run (same registry, surface, approval gate, audit) before their answer goes back up.
 // Their surface is the narrowest of this cell's and of every earlier cell's in the same kernel.
+import { joinLines } from "../../text/wording.js";
 import type { ServiceError } from "@grpc/grpc-js";
 import type { EvalDone, EvalEvent, KernelInfo } from "../../../../proto/gen/enclave/agent/v1/kernel.js";
 import type { AgentClient } from "../../agent-client/agent-client.js";
@@ -78,7 +79,7 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
       surface: ceiling,
       signal: bridgeAbort.signal,
     });
-    let text = res.parts.map((p) => (p.type === "text" ? p.text : p.type === "image" ? `[image ${p.mimeType}, ${p.data.length} bytes]` : "")).filter(Boolean).join("\n");
+    let text = joinLines(res.parts.map((p) => (p.type === "text" ? p.text : p.type === "image" ? `[image ${p.mimeType}, ${p.data.length} bytes]` : "")).filter(Boolean));
     if (res.errorCode === "unknown_tool" && !within(ownSurface, ceiling)) {
       text +=
         `. This kernel's tool() calls are limited to surface \`${ceiling}\` because an earlier cell in it ran with bridge_surface \`${ceiling}\` ` +

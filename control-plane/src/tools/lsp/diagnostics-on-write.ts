@@ -7,7 +7,7 @@
 // the result says so.
 import { posix } from "node:path";
 import { type FilePatch, PatchError, parseUnifiedDiff } from "../../../../enclave-agent/src/fs/unified-diff.js";
-import type { LspDiagnostic, LspFileDiagnostics } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspDiagnosticsState, type LspDiagnostic, type LspFileDiagnostics } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
 import { LIMITS } from "../../limits.js";
 import type { Tool, ToolContext, ToolOutput } from "../tool.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
@@ -69,9 +69,9 @@ export function seedLedger(files: readonly LspFileDiagnostics[], ledger: Diagnos
   const unknown = new Set<string>();
   for (const f of files) {
     if (ledger.has(ctx.run, f.path)) continue;
-    if (f.state === "fresh") ledger.seed(ctx.run, f.path, f.diagnostics.filter(reportable));
-    else if (f.state === "deleted") ledger.seed(ctx.run, f.path, []);
-    else if (f.state === "late" || f.state === "failed") unknown.add(f.path);
+    if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH) ledger.seed(ctx.run, f.path, f.diagnostics.filter(reportable));
+    else if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_DELETED) ledger.seed(ctx.run, f.path, []);
+    else if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE || f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED) unknown.add(f.path);
   }
   return unknown;
 }
@@ -102,11 +102,11 @@ export function describe(
 ): string {
   const parts: string[] = [];
   for (const f of files) {
-    if (f.state === "deleted") ledger.forget(ctx.run, f.path);
-    else if (f.state === "late") {
+    if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_DELETED) ledger.forget(ctx.run, f.path);
+    else if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE) {
       parts.push(`\`${f.path}\`: ${f.servers.join(", ") || "its language server"} had no fresh diagnostics within ${diagnosticsWaitMs()} ms${f.detail ? ` (${f.detail})` : ""}; they are left out — ask with lsp diagnostics later`);
-    } else if (f.state === "failed") parts.push(`\`${f.path}\`: diagnostics unavailable (${f.detail})`);
-    else if (f.state === "fresh") {
+    } else if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED) parts.push(`\`${f.path}\`: diagnostics unavailable (${f.detail})`);
+    else if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH) {
       const fresh = ledger.update(ctx.run, f.path, f.diagnostics.filter(reportable));
       onFresh(f.path, fresh);
       if (fresh.length === 0) continue;
@@ -118,7 +118,7 @@ export function describe(
       );
     }
   }
-  const checked = files.filter((f) => f.state === "fresh");
+  const checked = files.filter((f) => f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH);
   if (parts.length === 0) return checked.length ? `No new diagnostics (${[...new Set(checked.flatMap((f) => f.servers))].join(", ")}).` : "";
   return parts.join("\n");
 }

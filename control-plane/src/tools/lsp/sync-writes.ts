@@ -2,7 +2,8 @@
 // ledger as Enclave's write tools, so a diagnostic reported after a harness write is not reported
 // again after an Enclave write, and the reverse. A file the run has not seen before reports every
 // diagnostic it has (they are all new to the ledger).
-import type { LspDiagnostic } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspDiagnosticsState, type LspDiagnostic } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { SyncedFileState } from "../../../../proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
@@ -12,8 +13,8 @@ import { describe, diagnosticsWaitMs } from "./diagnostics-on-write.js";
 
 export interface SyncedFile {
   path: string;
-  /** "fresh", "late", "no_server", "deleted" or "failed" (detail says why). */
-  state: string;
+  /** Fresh, late, no server, deleted or failed (detail says why). */
+  state: SyncedFileState;
   servers: string[];
   /** Diagnostics new to the run's ledger (fresh files only). */
   newDiagnostics: LspDiagnostic[];
@@ -25,6 +26,16 @@ export interface SyncWritesResult {
   text: string;
   files: SyncedFile[];
 }
+
+const STATES: Record<LspDiagnosticsState, SyncedFileState> = {
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_UNSPECIFIED]: SyncedFileState.SYNCED_FILE_STATE_UNSPECIFIED,
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH]: SyncedFileState.SYNCED_FILE_STATE_FRESH,
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE]: SyncedFileState.SYNCED_FILE_STATE_LATE,
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_NO_SERVER]: SyncedFileState.SYNCED_FILE_STATE_NO_SERVER,
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_DELETED]: SyncedFileState.SYNCED_FILE_STATE_DELETED,
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED]: SyncedFileState.SYNCED_FILE_STATE_FAILED,
+  [LspDiagnosticsState.UNRECOGNIZED]: SyncedFileState.UNRECOGNIZED,
+};
 
 export async function syncWrites(run: Run, paths: readonly string[], agent: () => Promise<AgentEndpoint>, ledger: DiagnosticsLedger): Promise<SyncWritesResult> {
   if (!run.resources.includes("lsp")) {
@@ -41,6 +52,6 @@ export async function syncWrites(run: Run, paths: readonly string[], agent: () =
   const text = describe(res.files, ledger, { run }, new Set(), (path, d) => fresh.set(path, d));
   return {
     text,
-    files: res.files.map((f) => ({ path: f.path, state: f.state, servers: f.servers, newDiagnostics: fresh.get(f.path) ?? [], detail: f.detail })),
+    files: res.files.map((f) => ({ path: f.path, state: STATES[f.state], servers: f.servers, newDiagnostics: fresh.get(f.path) ?? [], detail: f.detail })),
   };
 }

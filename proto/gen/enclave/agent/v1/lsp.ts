@@ -169,6 +169,67 @@ export function lspQueryKindToJSON(object: LspQueryKind): string {
   }
 }
 
+/** What came of asking for a file's diagnostics. */
+export enum LspDiagnosticsState {
+  LSP_DIAGNOSTICS_STATE_UNSPECIFIED = 0,
+  LSP_DIAGNOSTICS_STATE_FRESH = 1,
+  /** LSP_DIAGNOSTICS_STATE_LATE - Not in time: diagnostics omitted. */
+  LSP_DIAGNOSTICS_STATE_LATE = 2,
+  /** LSP_DIAGNOSTICS_STATE_NO_SERVER - Nothing checks this file. */
+  LSP_DIAGNOSTICS_STATE_NO_SERVER = 3,
+  LSP_DIAGNOSTICS_STATE_DELETED = 4,
+  /** LSP_DIAGNOSTICS_STATE_FAILED - Detail says why. */
+  LSP_DIAGNOSTICS_STATE_FAILED = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function lspDiagnosticsStateFromJSON(object: any): LspDiagnosticsState {
+  switch (object) {
+    case 0:
+    case "LSP_DIAGNOSTICS_STATE_UNSPECIFIED":
+      return LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_UNSPECIFIED;
+    case 1:
+    case "LSP_DIAGNOSTICS_STATE_FRESH":
+      return LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH;
+    case 2:
+    case "LSP_DIAGNOSTICS_STATE_LATE":
+      return LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE;
+    case 3:
+    case "LSP_DIAGNOSTICS_STATE_NO_SERVER":
+      return LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_NO_SERVER;
+    case 4:
+    case "LSP_DIAGNOSTICS_STATE_DELETED":
+      return LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_DELETED;
+    case 5:
+    case "LSP_DIAGNOSTICS_STATE_FAILED":
+      return LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return LspDiagnosticsState.UNRECOGNIZED;
+  }
+}
+
+export function lspDiagnosticsStateToJSON(object: LspDiagnosticsState): string {
+  switch (object) {
+    case LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_UNSPECIFIED:
+      return "LSP_DIAGNOSTICS_STATE_UNSPECIFIED";
+    case LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH:
+      return "LSP_DIAGNOSTICS_STATE_FRESH";
+    case LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE:
+      return "LSP_DIAGNOSTICS_STATE_LATE";
+    case LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_NO_SERVER:
+      return "LSP_DIAGNOSTICS_STATE_NO_SERVER";
+    case LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_DELETED:
+      return "LSP_DIAGNOSTICS_STATE_DELETED";
+    case LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED:
+      return "LSP_DIAGNOSTICS_STATE_FAILED";
+    case LspDiagnosticsState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface LspStatusRequest {
 }
 
@@ -320,11 +381,7 @@ export interface LspFileDiagnostics {
   path: string;
   /** Servers that checked the file. */
   servers: string[];
-  /**
-   * "fresh", "late" (not in time: diagnostics omitted), "no_server" (nothing checks this file),
-   * "deleted", or "failed" (detail says why).
-   */
-  state: string;
+  state: LspDiagnosticsState;
   diagnostics: LspDiagnostic[];
   detail: string;
 }
@@ -2358,7 +2415,7 @@ export const LspSyncRequest: MessageFns<LspSyncRequest> = {
 };
 
 function createBaseLspFileDiagnostics(): LspFileDiagnostics {
-  return { path: "", servers: [], state: "", diagnostics: [], detail: "" };
+  return { path: "", servers: [], state: 0, diagnostics: [], detail: "" };
 }
 
 export const LspFileDiagnostics: MessageFns<LspFileDiagnostics> = {
@@ -2369,8 +2426,8 @@ export const LspFileDiagnostics: MessageFns<LspFileDiagnostics> = {
     for (const v of message.servers) {
       writer.uint32(18).string(v!);
     }
-    if (message.state !== "") {
-      writer.uint32(26).string(message.state);
+    if (message.state !== 0) {
+      writer.uint32(48).int32(message.state);
     }
     for (const v of message.diagnostics) {
       LspDiagnostic.encode(v!, writer.uint32(34).fork()).join();
@@ -2410,12 +2467,12 @@ export const LspFileDiagnostics: MessageFns<LspFileDiagnostics> = {
             message.servers.push(reader.string());
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 6: {
+            if (tag !== 48) {
               break;
             }
 
-            message.state = reader.string();
+            message.state = reader.int32() as any;
             continue;
           }
           case 4: {
@@ -2450,7 +2507,7 @@ export const LspFileDiagnostics: MessageFns<LspFileDiagnostics> = {
     return {
       path: isSet(object.path) ? globalThis.String(object.path) : "",
       servers: globalThis.Array.isArray(object?.servers) ? object.servers.map((e: any) => globalThis.String(e)) : [],
-      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      state: isSet(object.state) ? lspDiagnosticsStateFromJSON(object.state) : 0,
       diagnostics: globalThis.Array.isArray(object?.diagnostics)
         ? object.diagnostics.map((e: any) => LspDiagnostic.fromJSON(e))
         : [],
@@ -2466,8 +2523,8 @@ export const LspFileDiagnostics: MessageFns<LspFileDiagnostics> = {
     if (message.servers?.length) {
       obj.servers = message.servers;
     }
-    if (message.state !== "") {
-      obj.state = message.state;
+    if (message.state !== 0) {
+      obj.state = lspDiagnosticsStateToJSON(message.state);
     }
     if (message.diagnostics?.length) {
       obj.diagnostics = message.diagnostics.map((e) => LspDiagnostic.toJSON(e));
@@ -2485,7 +2542,7 @@ export const LspFileDiagnostics: MessageFns<LspFileDiagnostics> = {
     const message = createBaseLspFileDiagnostics();
     message.path = object.path ?? "";
     message.servers = object.servers?.map((e) => e) || [];
-    message.state = object.state ?? "";
+    message.state = object.state ?? 0;
     message.diagnostics = object.diagnostics?.map((e) => LspDiagnostic.fromPartial(e)) || [];
     message.detail = object.detail ?? "";
     return message;

@@ -27,6 +27,67 @@ export const protobufPackage = "enclave.control.v1";
 
 export const protobufFileName = "enclave/control/v1/control.proto";
 
+/** What came of checking a file the harness wrote. */
+export enum SyncedFileState {
+  SYNCED_FILE_STATE_UNSPECIFIED = 0,
+  SYNCED_FILE_STATE_FRESH = 1,
+  /** SYNCED_FILE_STATE_LATE - No fresh diagnostics in time: left out. */
+  SYNCED_FILE_STATE_LATE = 2,
+  /** SYNCED_FILE_STATE_NO_SERVER - Nothing checks this file. */
+  SYNCED_FILE_STATE_NO_SERVER = 3,
+  SYNCED_FILE_STATE_DELETED = 4,
+  /** SYNCED_FILE_STATE_FAILED - Detail says why. */
+  SYNCED_FILE_STATE_FAILED = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function syncedFileStateFromJSON(object: any): SyncedFileState {
+  switch (object) {
+    case 0:
+    case "SYNCED_FILE_STATE_UNSPECIFIED":
+      return SyncedFileState.SYNCED_FILE_STATE_UNSPECIFIED;
+    case 1:
+    case "SYNCED_FILE_STATE_FRESH":
+      return SyncedFileState.SYNCED_FILE_STATE_FRESH;
+    case 2:
+    case "SYNCED_FILE_STATE_LATE":
+      return SyncedFileState.SYNCED_FILE_STATE_LATE;
+    case 3:
+    case "SYNCED_FILE_STATE_NO_SERVER":
+      return SyncedFileState.SYNCED_FILE_STATE_NO_SERVER;
+    case 4:
+    case "SYNCED_FILE_STATE_DELETED":
+      return SyncedFileState.SYNCED_FILE_STATE_DELETED;
+    case 5:
+    case "SYNCED_FILE_STATE_FAILED":
+      return SyncedFileState.SYNCED_FILE_STATE_FAILED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return SyncedFileState.UNRECOGNIZED;
+  }
+}
+
+export function syncedFileStateToJSON(object: SyncedFileState): string {
+  switch (object) {
+    case SyncedFileState.SYNCED_FILE_STATE_UNSPECIFIED:
+      return "SYNCED_FILE_STATE_UNSPECIFIED";
+    case SyncedFileState.SYNCED_FILE_STATE_FRESH:
+      return "SYNCED_FILE_STATE_FRESH";
+    case SyncedFileState.SYNCED_FILE_STATE_LATE:
+      return "SYNCED_FILE_STATE_LATE";
+    case SyncedFileState.SYNCED_FILE_STATE_NO_SERVER:
+      return "SYNCED_FILE_STATE_NO_SERVER";
+    case SyncedFileState.SYNCED_FILE_STATE_DELETED:
+      return "SYNCED_FILE_STATE_DELETED";
+    case SyncedFileState.SYNCED_FILE_STATE_FAILED:
+      return "SYNCED_FILE_STATE_FAILED";
+    case SyncedFileState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface CreateConversationRequest {
   /** Optional; generated when empty. Letters, digits, '-' and '_', at most 64. */
   id: string;
@@ -257,8 +318,7 @@ export interface Diagnostic {
 
 export interface SyncedFile {
   path: string;
-  /** "fresh", "late" (no fresh diagnostics in time: left out), "no_server", "deleted" or "failed". */
-  state: string;
+  state: SyncedFileState;
   servers: string[];
   /** The diagnostics new to the run's ledger (fresh files only). */
   newDiagnostics: Diagnostic[];
@@ -300,6 +360,11 @@ export interface ContentPart {
     | { $case: "image"; value: ImagePart }
     | { $case: "rich"; value: RichPart }
     | undefined;
+  /**
+   * The part repeats what the call already sent as output events (a command's output, a cell's
+   * printed text): a viewer that showed the stream shows only the other parts.
+   */
+  repeatsStreamed: boolean;
 }
 
 export interface ToolResult {
@@ -3688,7 +3753,7 @@ export const Diagnostic: MessageFns<Diagnostic> = {
 };
 
 function createBaseSyncedFile(): SyncedFile {
-  return { path: "", state: "", servers: [], newDiagnostics: [], detail: "" };
+  return { path: "", state: 0, servers: [], newDiagnostics: [], detail: "" };
 }
 
 export const SyncedFile: MessageFns<SyncedFile> = {
@@ -3696,8 +3761,8 @@ export const SyncedFile: MessageFns<SyncedFile> = {
     if (message.path !== "") {
       writer.uint32(10).string(message.path);
     }
-    if (message.state !== "") {
-      writer.uint32(18).string(message.state);
+    if (message.state !== 0) {
+      writer.uint32(48).int32(message.state);
     }
     for (const v of message.servers) {
       writer.uint32(26).string(v!);
@@ -3732,12 +3797,12 @@ export const SyncedFile: MessageFns<SyncedFile> = {
             message.path = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 18) {
+          case 6: {
+            if (tag !== 48) {
               break;
             }
 
-            message.state = reader.string();
+            message.state = reader.int32() as any;
             continue;
           }
           case 3: {
@@ -3779,7 +3844,7 @@ export const SyncedFile: MessageFns<SyncedFile> = {
   fromJSON(object: any): SyncedFile {
     return {
       path: isSet(object.path) ? globalThis.String(object.path) : "",
-      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      state: isSet(object.state) ? syncedFileStateFromJSON(object.state) : 0,
       servers: globalThis.Array.isArray(object?.servers) ? object.servers.map((e: any) => globalThis.String(e)) : [],
       newDiagnostics: globalThis.Array.isArray(object?.newDiagnostics)
         ? object.newDiagnostics.map((e: any) => Diagnostic.fromJSON(e))
@@ -3795,8 +3860,8 @@ export const SyncedFile: MessageFns<SyncedFile> = {
     if (message.path !== "") {
       obj.path = message.path;
     }
-    if (message.state !== "") {
-      obj.state = message.state;
+    if (message.state !== 0) {
+      obj.state = syncedFileStateToJSON(message.state);
     }
     if (message.servers?.length) {
       obj.servers = message.servers;
@@ -3816,7 +3881,7 @@ export const SyncedFile: MessageFns<SyncedFile> = {
   fromPartial<I extends Exact<DeepPartial<SyncedFile>, I>>(object: I): SyncedFile {
     const message = createBaseSyncedFile();
     message.path = object.path ?? "";
-    message.state = object.state ?? "";
+    message.state = object.state ?? 0;
     message.servers = object.servers?.map((e) => e) || [];
     message.newDiagnostics = object.newDiagnostics?.map((e) => Diagnostic.fromPartial(e)) || [];
     message.detail = object.detail ?? "";
@@ -4282,7 +4347,7 @@ export const RichPart: MessageFns<RichPart> = {
 };
 
 function createBaseContentPart(): ContentPart {
-  return { part: undefined };
+  return { part: undefined, repeatsStreamed: false };
 }
 
 export const ContentPart: MessageFns<ContentPart> = {
@@ -4297,6 +4362,9 @@ export const ContentPart: MessageFns<ContentPart> = {
       case "rich":
         RichPart.encode(message.part.value, writer.uint32(26).fork()).join();
         break;
+    }
+    if (message.repeatsStreamed !== false) {
+      writer.uint32(32).bool(message.repeatsStreamed);
     }
     return writer;
   },
@@ -4338,6 +4406,14 @@ export const ContentPart: MessageFns<ContentPart> = {
             message.part = { $case: "rich", value: RichPart.decode(reader, reader.uint32()) };
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.repeatsStreamed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4359,6 +4435,11 @@ export const ContentPart: MessageFns<ContentPart> = {
         : isSet(object.rich)
         ? { $case: "rich", value: RichPart.fromJSON(object.rich) }
         : undefined,
+      repeatsStreamed: isSet(object.repeatsStreamed)
+        ? globalThis.Boolean(object.repeatsStreamed)
+        : isSet(object.repeats_streamed)
+        ? globalThis.Boolean(object.repeats_streamed)
+        : false,
     };
   },
 
@@ -4370,6 +4451,9 @@ export const ContentPart: MessageFns<ContentPart> = {
       obj.image = ImagePart.toJSON(message.part.value);
     } else if (message.part?.$case === "rich") {
       obj.rich = RichPart.toJSON(message.part.value);
+    }
+    if (message.repeatsStreamed !== false) {
+      obj.repeatsStreamed = message.repeatsStreamed;
     }
     return obj;
   },
@@ -4399,6 +4483,7 @@ export const ContentPart: MessageFns<ContentPart> = {
         break;
       }
     }
+    message.repeatsStreamed = object.repeatsStreamed ?? false;
     return message;
   },
 };
