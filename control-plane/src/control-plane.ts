@@ -20,6 +20,7 @@ import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
+import { StateDb } from "./state/state-db.js";
 import { type AttachCliRunRequest, CliRuns } from "./runs/cli-runs.js";
 import { type SyncWritesResult, syncWrites } from "./tools/lsp/sync-writes.js";
 import { DiagnosticsLedger } from "./tools/lsp/diagnostics-ledger.js";
@@ -88,7 +89,9 @@ export interface ToolHostPort {
 
 export class ControlPlane {
   readonly conversations: ConversationStore;
-  readonly runs = new RunStore();
+  readonly runs: RunStore;
+  /** The state database conversations and runs are kept in (see state/state-db.ts). */
+  private readonly state: StateDb;
   readonly registry = new ToolRegistry();
   readonly gate = new ApprovalGate();
   readonly pending = new PendingActionStores();
@@ -114,7 +117,9 @@ export class ControlPlane {
 
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
-    this.conversations = new ConversationStore(config.dataDir);
+    this.state = new StateDb(config.dataDir);
+    this.conversations = new ConversationStore(config.dataDir, this.state);
+    this.runs = new RunStore(this.state);
     this.audit = new AuditLog(join(config.dataDir, "audit.db"), { retention: config.auditRetention });
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
     this.hostAgents = new HostAgents(
@@ -499,6 +504,7 @@ export class ControlPlane {
     this.placements.close();
     await this.hostAgents.stopAll();
     this.audit.close();
+    this.state.close();
     rmSync(this.socketRoot, { recursive: true, force: true });
   }
 }
