@@ -18,6 +18,7 @@ import { DockerDriver, ownerId } from "./placement/docker-driver.js";
 import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
+import { markHostAgentsLost, takeHostAgentLoss } from "./placement/host-agent-loss.js";
 import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
 import { StateDb } from "./state/state-db.js";
@@ -159,6 +160,8 @@ export class ControlPlane {
 
   static async start(config: ControlPlaneConfig): Promise<ControlPlane> {
     const cp = new ControlPlane(config);
+    const lost = markHostAgentsLost(cp.conversations);
+    if (lost > 0) process.stderr.write(`control plane: ${lost} conversation(s) had a host agent running when the control plane went away; their kernels are gone and their next call says so\n`);
     if (config.customToolsDir) await cp.loadCustomTools(config.customToolsDir);
     try {
       await cp.placements.recover();
@@ -388,8 +391,10 @@ export class ControlPlane {
     // In flight, a run is in use however long the call takes (a CLI run's idle time starts after it).
     run.callsInFlight++;
     run.lastUsedMs = Date.now();
+    const lost = takeHostAgentLoss(this.conversations, this.audit, run.conversationId);
     return this.dispatcher
       .call({ run, tool, argumentsJson, origin: opts.origin ?? "model", emit: opts.emit, signal: opts.signal, notUtf8: opts.notUtf8 })
+      .then((result) => (lost ? { ...result, parts: [{ type: "text" as const, text: lost }, ...result.parts] } : result))
       .finally(() => {
         run.callsInFlight--;
         run.lastUsedMs = Date.now();

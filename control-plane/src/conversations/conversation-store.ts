@@ -48,6 +48,10 @@ export interface ConversationRecord {
   enclosure?: EnclosureRecord;
   /** What the last copy-mode stop did not bring back into the workspace, one line each. */
   notCopiedBack?: string[];
+  /** Set while a host agent runs for the conversation (see placement/host-agent-loss.ts). */
+  hostAgent?: { startedAtMs: number };
+  /** A host agent that ran when the control plane went away, until the next call reports it. */
+  hostAgentLost?: { startedAtMs: number; noticedAtMs: number };
 }
 
 const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
