@@ -5,6 +5,7 @@ import type { ControlPlaneFacade } from "../control-plane.js";
 import { LIMITS } from "../limits.js";
 import { controlPlaneService } from "./control-plane-service.js";
 import { Drain } from "./drain.js";
+import { removeStaleSocket } from "./stale-socket.js";
 import { StrictControlPlaneService } from "./strict-call-decoding.js";
 
 export interface ServingControlPlane {
@@ -24,6 +25,7 @@ export async function serveControlPlane(cp: ControlPlaneFacade, listen: string):
   });
   const drain = new Drain();
   server.addService(StrictControlPlaneService, drain.wrap(StrictControlPlaneService, controlPlaneService(cp)));
+  await removeStaleSocket(listen);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(listen, ServerCredentials.createInsecure(), (err, p) => (err ? reject(new Error(`cannot listen on ${listen}: ${err.message}`)) : resolve(p))),
   );
