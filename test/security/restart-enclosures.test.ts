@@ -2,7 +2,7 @@
 // `draining`, the call in flight finishes, the process exits and its enclosure keeps running. The
 // next start on the same data folder reconnects to the same agent in the enclosure (a variable a
 // cell defined is still there, through the run opened before the restart), and removes only the
-// containers that are its own conversations' orphans.
+// containers that are its own conversations' orphans. After a SIGKILL too, the kernel is still there.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -104,5 +104,24 @@ describe("SIGTERM and a restart with an enclosure running", () => {
     expect(resultText(read)).toContain("42");
     expect(await agentPids(enclosureId)).toEqual(agentsBefore);
     expect((await client.getConversation("drain-enc")).enclosure?.state).toBe("running");
+
+    // A crash instead of a drain: SIGKILL with a call in flight; the kernel is still there after.
+    const again = await client.callTool(runId, "eval", { description: "a cell across the control plane restart", language: "python", code: "y = x * 2" });
+    expect(again.isError, resultText(again)).toBe(false);
+    let sleeping = false;
+    const cut = client
+      .callTool(runId, "exec", { command: "echo started; sleep 30" }, (e) => {
+        if (e.event?.$case === "output" && e.event.value.data.toString().includes("started")) sleeping = true;
+      })
+      .catch(() => undefined);
+    await until(() => sleeping, "the call to be in flight");
+    await stopControlPlaneProcess(cp, "SIGKILL");
+    await cut;
+    cp = await startControlPlaneProcess(dataDir);
+    client = cp.client;
+    const afterCrash = await client.callTool(runId, "eval", { description: "a cell across the control plane restart", language: "python", code: "print(x, y)" });
+    expect(afterCrash.isError, resultText(afterCrash)).toBe(false);
+    expect(resultText(afterCrash)).toContain("41 82");
+    expect(resultText(afterCrash)).not.toContain("host_agent_lost");
   });
 });
