@@ -53,36 +53,34 @@ describe("a control plane killed with SIGKILL in the middle of calls", () => {
     const askingCall = client.callTool(asking, "write", { path: "asked.txt", content: "asked\n" }).catch(() => undefined);
     const card = await eventually(async () => (await client.listCards("fault-b"))[0], "the permission card");
 
-    // The burst: writes on every conversation, new conversations and runs, all in flight together.
+    // The burst: writers on every conversation, and conversations and runs being made, each looping
+    // until the kill, so calls are always in flight when it comes.
     const acked: Acked[] = [];
     const created: string[] = [];
     const opened: string[] = [];
-    const burst: Promise<unknown>[] = [];
-    for (let i = 0; i < 60; i++) {
-      const conversationId = convs[i % convs.length] as string;
-      const write: Acked = { conversationId, path: `burst/${i}.txt`, content: `write ${i}\n` };
-      burst.push(
-        client.callTool(runs[conversationId] as string, "write", { path: write.path, content: write.content }).then(
-          (r) => (r.isError ? undefined : acked.push(write)),
-          () => undefined,
-        ),
-      );
-      if (i % 6 === 0) {
-        burst.push(
-          client.createConversation(`fault-new-${i}`).then(
-            () => created.push(`fault-new-${i}`),
-            () => undefined,
-          ),
-        );
-        burst.push(
-          client.openRun(conversationId, { approvalPolicy: "never", resources: ["workspace"] }).then(
-            (r) => opened.push(r.id),
-            () => undefined,
-          ),
-        );
+    let killed = false;
+    let n = 0;
+    const writer = async (conversationId: string): Promise<void> => {
+      while (!killed) {
+        const i = n++;
+        const write: Acked = { conversationId, path: `burst/${i}.txt`, content: `write ${i}\n` };
+        const r = await client.callTool(runs[conversationId] as string, "write", { path: write.path, content: write.content }).catch(() => undefined);
+        if (r && !r.isError) acked.push(write);
       }
-    }
-    await until(() => acked.length >= 5 && acked.length < 60 && created.length > 0, "some of the burst answered, not all", 60_000);
+    };
+    const maker = async (): Promise<void> => {
+      // A few: each is checked to work after the restart.
+      while (!killed && created.length < 6) {
+        const id = `fault-new-${n++}`;
+        if (!(await client.createConversation(id).then(() => true, () => false))) continue;
+        created.push(id);
+        const run = await client.openRun(id, { approvalPolicy: "never", resources: ["workspace"] }).catch(() => undefined);
+        if (run) opened.push(run.id);
+      }
+    };
+    const burst = [...convs.flatMap((id) => [writer(id), writer(id)]), maker()];
+    await until(() => acked.length >= 10 && opened.length >= 2, "part of the burst answered", 60_000);
+    killed = true;
     cp.child.kill("SIGKILL");
     await cp.exited;
     await Promise.allSettled([...burst, askingCall]);
