@@ -121,6 +121,8 @@ export class ControlPlane {
     this.state = new StateDb(config.dataDir);
     this.conversations = new ConversationStore(config.dataDir, this.state);
     this.runs = new RunStore(this.state);
+    // A run whose conversation is gone (a delete cut short between the two) has nothing to serve.
+    for (const r of this.runs.list()) if (!this.conversations.has(r.conversationId)) this.runs.close(r.id);
     this.audit = new AuditLog(join(config.dataDir, "audit.db"), { retention: config.auditRetention });
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
     this.hostAgents = new HostAgents(
