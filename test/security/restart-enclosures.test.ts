@@ -1,7 +1,8 @@
 // SIGTERM drains the control plane (a real process): new calls are refused with the stable code
 // `draining`, the call in flight finishes, the process exits and its enclosure keeps running. The
 // next start on the same data folder reconnects to the same agent in the enclosure (a variable a
-// cell defined is still there, through the run opened before the restart), and removes only the
+// cell defined is still there, through the run opened before the restart; the same language server
+// answers), and removes only the
 // containers that are its own conversations' orphans. After a SIGKILL too, the kernel is still there.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,10 +47,13 @@ async function exists(id: string): Promise<boolean> {
     );
 }
 
-async function agentPids(containerId: string): Promise<number[]> {
+/** Host pids of the container's processes whose command line contains `needle`. */
+async function pidsOf(containerId: string, needle: string): Promise<number[]> {
   const top = (await docker.getContainer(containerId).top({ ps_args: "-eo pid,args" })) as { Processes: string[][] };
-  return top.Processes.filter((p) => p.join(" ").includes("enclave-agent.mjs")).map((p) => Number(p[0]));
+  return top.Processes.filter((p) => p.join(" ").includes(needle)).map((p) => Number(p[0]));
 }
+
+const agentPids = (containerId: string) => pidsOf(containerId, "enclave-agent.mjs");
 
 describe("SIGTERM and a restart with an enclosure running", () => {
   it("drains, leaves the enclosure running, reconnects to its kernel, and reaps only its own orphans", async () => {
@@ -58,10 +62,18 @@ describe("SIGTERM and a restart with an enclosure running", () => {
     await client.createConversation("drain-enc");
     enclosureId = (await client.startEnclosure("drain-enc")).enclosure?.containerId ?? "";
     expect(enclosureId).not.toBe("");
-    const runId = (await client.openRun("drain-enc", { approvalPolicy: "never", resources: ["workspace", "shell", "kernel"] })).id;
+    const runId = (await client.openRun("drain-enc", { approvalPolicy: "never", resources: ["workspace", "shell", "kernel", "lsp"] })).id;
     const cell = (code: string) => client.callTool(runId, "eval", { description: "a cell across the control plane restart", language: "python", code });
     const defined = await cell("x = 41");
     expect(defined.isError, resultText(defined)).toBe(false);
+    // A language server running too.
+    await client.callTool(runId, "write", { path: "pyproject.toml", content: "[project]\nname = \"m\"\n" });
+    await client.callTool(runId, "write", { path: "m.py", content: "def greet():\n    return 1\n" });
+    const hover = () => client.callTool(runId, "lsp", { action: "hover", file: "m.py", line: 1, symbol: "greet" });
+    const hovered = await hover();
+    expect(hovered.isError, resultText(hovered)).toBe(false);
+    const serversBefore = await pidsOf(enclosureId, "pyright");
+    expect(serversBefore.length).toBeGreaterThan(0);
     const agentsBefore = await agentPids(enclosureId);
     expect(agentsBefore.length).toBeGreaterThan(0);
 
@@ -103,6 +115,9 @@ describe("SIGTERM and a restart with an enclosure running", () => {
     expect(read.isError, resultText(read)).toBe(false);
     expect(resultText(read)).toContain("42");
     expect(await agentPids(enclosureId)).toEqual(agentsBefore);
+    const hoveredAgain = await hover();
+    expect(hoveredAgain.isError, resultText(hoveredAgain)).toBe(false);
+    expect(await pidsOf(enclosureId, "pyright")).toEqual(serversBefore);
     expect((await client.getConversation("drain-enc")).enclosure?.state).toBe("running");
 
     // A crash instead of a drain: SIGKILL with a call in flight; the kernel is still there after.
