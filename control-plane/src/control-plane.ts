@@ -18,8 +18,10 @@ import { DockerDriver, ownerId } from "./placement/docker-driver.js";
 import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
+import { markHostAgentsLost, takeHostAgentLoss } from "./placement/host-agent-loss.js";
 import { Placements } from "./placement/placements.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
+import { StateDb } from "./state/state-db.js";
 import { type AttachCliRunRequest, CliRuns } from "./runs/cli-runs.js";
 import { type SyncWritesResult, syncWrites } from "./tools/lsp/sync-writes.js";
 import { DiagnosticsLedger } from "./tools/lsp/diagnostics-ledger.js";
@@ -88,7 +90,9 @@ export interface ToolHostPort {
 
 export class ControlPlane {
   readonly conversations: ConversationStore;
-  readonly runs = new RunStore();
+  readonly runs: RunStore;
+  /** The state database conversations and runs are kept in (see state/state-db.ts). */
+  private readonly state: StateDb;
   readonly registry = new ToolRegistry();
   readonly gate = new ApprovalGate();
   readonly pending = new PendingActionStores();
@@ -114,7 +118,11 @@ export class ControlPlane {
 
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
-    this.conversations = new ConversationStore(config.dataDir);
+    this.state = new StateDb(config.dataDir);
+    this.conversations = new ConversationStore(config.dataDir, this.state);
+    this.runs = new RunStore(this.state);
+    // A run whose conversation is gone (a delete cut short between the two) has nothing to serve.
+    for (const r of this.runs.list()) if (!this.conversations.has(r.conversationId)) this.runs.close(r.id);
     this.audit = new AuditLog(join(config.dataDir, "audit.db"), { retention: config.auditRetention });
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
     this.hostAgents = new HostAgents(
@@ -154,6 +162,8 @@ export class ControlPlane {
 
   static async start(config: ControlPlaneConfig): Promise<ControlPlane> {
     const cp = new ControlPlane(config);
+    const lost = markHostAgentsLost(cp.conversations);
+    if (lost > 0) process.stderr.write(`control plane: ${lost} conversation(s) had a host agent running when the control plane went away; their kernels are gone and their next call says so\n`);
     if (config.customToolsDir) await cp.loadCustomTools(config.customToolsDir);
     try {
       await cp.placements.recover();
@@ -383,8 +393,10 @@ export class ControlPlane {
     // In flight, a run is in use however long the call takes (a CLI run's idle time starts after it).
     run.callsInFlight++;
     run.lastUsedMs = Date.now();
+    const lost = takeHostAgentLoss(this.conversations, this.audit, run.conversationId);
     return this.dispatcher
       .call({ run, tool, argumentsJson, origin: opts.origin ?? "model", emit: opts.emit, signal: opts.signal, notUtf8: opts.notUtf8 })
+      .then((result) => (lost ? { ...result, parts: [{ type: "text" as const, text: lost }, ...result.parts] } : result))
       .finally(() => {
         run.callsInFlight--;
         run.lastUsedMs = Date.now();
@@ -499,6 +511,7 @@ export class ControlPlane {
     this.placements.close();
     await this.hostAgents.stopAll();
     this.audit.close();
+    this.state.close();
     rmSync(this.socketRoot, { recursive: true, force: true });
   }
 }

@@ -27,6 +27,8 @@ export const LIMITS = {
   hostAgentStopGraceMs: 3_000,
   /** How long the gRPC server waits for calls in flight when closing before it cuts them. */
   serverShutdownGraceMs: 3_000,
+  /** On SIGTERM, how long calls already in flight may run on (new ones are refused as draining) before they are cut. */
+  drainMaxMs: 30_000,
   /**
    * What a copy-mode stop brings back from the enclosure's /workspace at most: bytes of file content
    * (apparent sizes, so a sparse file counts in full) and entries. Past either the stop fails, nothing

@@ -72,6 +72,7 @@ describe("orphaned containers", () => {
       },
     });
 
+    store.close();
     fx = await startFixture((config) => {
       config.dataDir = dataDir;
       config.listen = `unix://${join(dataDir, "cp.sock")}`;

@@ -1,10 +1,13 @@
-// Conversations and what the control plane knows of their enclosures, kept in one JSON file so a
-// restarted control plane finds its conversations (and reattaches to running enclosures).
+// Conversations and what the control plane knows of their enclosures, kept in the state database
+// (one row per conversation, the record whole as JSON, the enclosure record inside it) so a
+// restarted control plane finds its conversations and reattaches to running enclosures. Reads come
+// from memory; every change is written through in one transaction before the call returns.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
 import type { EnclosureRuntime } from "../config.js";
 import { EnclaveError } from "../errors.js";
+import { StateDb, tenantOf } from "../state/state-db.js";
 
 export interface EnclosureLimits {
   memoryBytes: number;
@@ -45,24 +48,37 @@ export interface ConversationRecord {
   enclosure?: EnclosureRecord;
   /** What the last copy-mode stop did not bring back into the workspace, one line each. */
   notCopiedBack?: string[];
+  /** Set while a host agent runs for the conversation (see placement/host-agent-loss.ts). */
+  hostAgent?: { startedAtMs: number };
+  /** A host agent that ran when the control plane went away, until the next call reports it. */
+  hostAgentLost?: { startedAtMs: number; noticedAtMs: number };
 }
 
 const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export class ConversationStore {
   private readonly conversations = new Map<string, ConversationRecord>();
-  private readonly file: string;
+  private readonly state: StateDb;
+  /** Whether this store opened the database (and so closes it). */
+  private readonly ownsState: boolean;
+  private readonly upsert: Database.Statement<[string, string, number, string]>;
+  private readonly remove: Database.Statement<[string]>;
 
-  constructor(private readonly dataDir: string) {
-    this.file = join(dataDir, "conversations.json");
-    if (existsSync(this.file)) {
-      const saved = JSON.parse(readFileSync(this.file, "utf8")) as ConversationRecord[];
-      for (const c of saved) {
-        // Recorded before enclosures named their runtime: those all ran under runc.
-        if (c.enclosure && !c.enclosure.runtime) c.enclosure.runtime = "runc";
-        this.conversations.set(c.id, c);
-      }
+  constructor(
+    private readonly dataDir: string,
+    state?: StateDb,
+  ) {
+    this.ownsState = !state;
+    this.state = state ?? new StateDb(dataDir);
+    const db = this.state.db;
+    for (const row of db.prepare("SELECT record_json FROM conversations ORDER BY created_at_ms, id").all() as Array<{ record_json: string }>) {
+      const c = JSON.parse(row.record_json) as ConversationRecord;
+      this.conversations.set(c.id, c);
     }
+    this.upsert = db.prepare(
+      "INSERT INTO conversations (id, tenant, created_at_ms, record_json) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET tenant = excluded.tenant, created_at_ms = excluded.created_at_ms, record_json = excluded.record_json",
+    );
+    this.remove = db.prepare("DELETE FROM conversations WHERE id = ?");
   }
 
   newId(): string {
@@ -90,20 +106,33 @@ export class ConversationStore {
   }
 
   put(c: ConversationRecord): void {
+    // Written first: a record the database refused is not served from memory either.
+    this.write(c);
     this.conversations.set(c.id, c);
-    this.save();
   }
 
   delete(id: string): void {
+    if (this.state.db.open) this.remove.run(id);
     this.conversations.delete(id);
-    this.save();
   }
 
+  /** Writes every record as it is in memory now (records are changed in place, then put or saved). */
   save(): void {
-    mkdirSync(dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.list(), null, 2));
-    renameSync(temp, this.file);
+    if (!this.state.db.open) return;
+    this.state.db.transaction(() => {
+      for (const c of this.conversations.values()) this.write(c);
+    })();
+  }
+
+  private write(c: ConversationRecord): void {
+    // A late change (an enclosure dying while the control plane shuts down) has nowhere to go; the
+    // next start inspects every recorded enclosure anyway.
+    if (!this.state.db.open) return;
+    this.upsert.run(c.id, tenantOf(c), c.createdAtMs, JSON.stringify(c));
+  }
+
+  close(): void {
+    if (this.ownsState) this.state.close();
   }
 
   workspaceFor(id: string): string {

@@ -11,6 +11,7 @@ import type { DeathWatch } from "./death-watch.js";
 import { type DockerDriver, enclosureWhere } from "./docker-driver.js";
 import type { EnclosureRequest } from "./enclosure-settings.js";
 import type { HostAgents } from "./host-agents.js";
+import { noteHostAgentRunning, noteHostAgentStopped } from "./host-agent-loss.js";
 import type { PlacementPort } from "../tools/tool-dispatcher.js";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
@@ -72,11 +73,14 @@ export class Placements implements PlacementPort {
    */
   private async reapOrphans(driver: DockerDriver): Promise<void> {
     for (const c of await driver.managedContainers()) {
+      // Only a conversation's enclosure is recognised as an orphan: anything else of ours (a warm pool's
+      // containers carry no conversation) belongs to a part that keeps its own account of it.
+      if (!c.conversation) continue;
       const conv = this.store.has(c.conversation) ? this.store.get(c.conversation) : undefined;
       if (conv?.enclosure?.containerId === c.id) continue;
       const why = conv
         ? `conversation ${conv.id} records ${conv.enclosure ? enclosureWhere(conv.enclosure) : "no enclosure"}`
-        : `conversation ${c.conversation || "(unlabelled)"} is not in the store`;
+        : `conversation ${c.conversation} is not in the store`;
       try {
         await driver.reap(c.id);
         this.log(`reaped orphaned container ${c.id.slice(0, 12)} (${c.running ? "running" : "stopped"}): ${why}`);
@@ -159,6 +163,7 @@ export class Placements implements PlacementPort {
     const enc = conv.enclosure;
     if (!enc) {
       const host = await this.hostAgents.endpoint(conv.id, conv.workspacePath);
+      noteHostAgentRunning(this.store, conv);
       this.noteAgent(conv.id, this.hostAgents.pid(conv.id), host.where);
       return host;
     }
@@ -220,6 +225,7 @@ export class Placements implements PlacementPort {
     // The host agent must not write while the enclosure owns the workspace.
     await this.hostAgents.stop(conv.id);
     this.forget(conv.id);
+    noteHostAgentStopped(conv);
     const { record, client } = await driver.start(conv, req);
     // The agent it started, so that another one answering later is known to be a restart.
     this.noteAgent(conv.id, (await client.health(LIMITS.agentProbeTimeoutMs).catch(() => undefined))?.pid, enclosureWhere(record));

@@ -30,7 +30,12 @@ export class CliRuns {
     private readonly open: (req: OpenRunRequest) => Run,
     /** Closes a run the way CloseRun does (its cards withdrawn, its staged changes dropped). */
     private readonly close: (id: string) => void,
-  ) {}
+  ) {
+    // Runs read back after a restart: the newest kept run of each (conversation, surface) is its current one.
+    const kept = runs.list().filter((r) => r.cli).sort((a, b) => a.openedAtMs - b.openedAtMs);
+    for (const run of kept) this.current.set(keyOf(run.conversationId, run.surface), run.id);
+    if (kept.length > 0) this.arm();
+  }
 
   /** The kept run for the request's (conversation, surface), opened when there is none or new_run asks. */
   attach(req: AttachCliRunRequest, now = Date.now()): Run {
@@ -50,6 +55,7 @@ export class CliRuns {
     run.approvalPolicy = policy;
     run.vibeMode = req.vibeMode ?? false;
     run.lastUsedMs = now;
+    this.runs.save(run);
     this.arm();
     return run;
   }

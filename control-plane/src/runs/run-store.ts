@@ -3,8 +3,11 @@
 // A run that names no approval policy gets `write`, the tier default: write and exec tools raise a
 // permission card first. Headless harnesses, with nobody to answer, say `never` explicitly.
 import { randomBytes } from "node:crypto";
+import type Database from "better-sqlite3";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import type { StateDb } from "../state/state-db.js";
+import { tenantOf } from "../state/state-db.js";
 import type { Tier } from "../tools/tool.js";
 
 export const SURFACES = ["default", "plan", "readonly_subagent"] as const;
@@ -94,8 +97,44 @@ export function approvalPolicy(asked: string | undefined): ApprovalPolicy {
   return oneOf("approval_policy", asked || DEFAULT_APPROVAL_POLICY, APPROVAL_POLICIES);
 }
 
+/** Where open runs are written so they outlive a restart; without one (tests of the store alone) they live in memory. */
+class RunTable {
+  private readonly upsert: Database.Statement<[string, string, string, number, string]>;
+  private readonly remove: Database.Statement<[string]>;
+
+  constructor(private readonly state: StateDb) {
+    this.upsert = state.db.prepare(
+      "INSERT INTO runs (id, tenant, conversation_id, opened_at_ms, record_json) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET tenant = excluded.tenant, record_json = excluded.record_json",
+    );
+    this.remove = state.db.prepare("DELETE FROM runs WHERE id = ?");
+  }
+
+  load(): Run[] {
+    const rows = this.state.db.prepare("SELECT record_json FROM runs ORDER BY opened_at_ms, id").all() as Array<{ record_json: string }>;
+    // Calls in flight did not survive the restart that reloads these.
+    return rows.map((r) => ({ ...(JSON.parse(r.record_json) as Run), callsInFlight: 0 }));
+  }
+
+  write(run: Run): void {
+    if (!this.state.db.open) return;
+    const { callsInFlight: _inFlight, ...kept } = run;
+    this.upsert.run(run.id, tenantOf(run), run.conversationId, run.openedAtMs, JSON.stringify(kept));
+  }
+
+  delete(id: string): void {
+    if (this.state.db.open) this.remove.run(id);
+  }
+}
+
 export class RunStore {
   private readonly runs = new Map<string, Run>();
+  private readonly table: RunTable | undefined;
+
+  /** With a state database, open runs are written there and read back at start. */
+  constructor(state?: StateDb) {
+    this.table = state ? new RunTable(state) : undefined;
+    for (const run of this.table?.load() ?? []) this.runs.set(run.id, run);
+  }
 
   open(req: OpenRunRequest): Run {
     const resources = (req.resources?.length ? req.resources : [...RESOURCES]).map((r) => oneOf("resource", r, RESOURCES));
@@ -113,8 +152,14 @@ export class RunStore {
       lastUsedMs: 0,
       callsInFlight: 0,
     };
+    this.table?.write(run);
     this.runs.set(run.id, run);
     return run;
+  }
+
+  /** Writes a run changed in place (its policy, vibe mode, CLI flag or last use) through to the database. */
+  save(run: Run): void {
+    if (this.runs.get(run.id) === run) this.table?.write(run);
   }
 
   get(id: string): Run {
@@ -128,6 +173,7 @@ export class RunStore {
   }
 
   close(id: string): void {
+    this.table?.delete(id);
     this.runs.delete(id);
   }
 
@@ -139,6 +185,7 @@ export class RunStore {
   setVibeMode(id: string, enabled: boolean): Run {
     const run = this.get(id);
     run.vibeMode = enabled;
+    this.save(run);
     return run;
   }
 
@@ -147,6 +194,6 @@ export class RunStore {
   }
 
   closeConversation(conversationId: string): void {
-    for (const r of this.forConversation(conversationId)) this.runs.delete(r.id);
+    for (const r of this.forConversation(conversationId)) this.close(r.id);
   }
 }

@@ -24,11 +24,19 @@ Try it from another terminal:
   ./bin/enclave tools list
   ./bin/enclave tool call write '{"path":"hello.txt","content":"hello\\n"}'
   ./bin/enclave tool call read '{"path":"hello.txt"}'`);
-  const stop = (): void => {
-    void Promise.all([server.close(), web?.close()])
-      .then(() => cp.close())
+  // A stop drains (see server/drain.ts) and leaves enclosures running: the next start reconnects to them.
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`control plane: ${signal}: draining (new calls are refused as \`draining\`; calls in flight finish)\n`);
+    void Promise.all([server.drainAndClose(), web?.close()])
+      .then(([finished]) => {
+        if (!finished) process.stderr.write("control plane: calls still in flight at the drain limit were cut\n");
+        return cp.close();
+      })
       .then(() => process.exit(0));
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
 }

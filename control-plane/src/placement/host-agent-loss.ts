@@ -1,0 +1,53 @@
+// Host agents do not outlive the control plane: each runs under bubblewrap with --die-with-parent
+// and a stdin lifeline, so nothing the control plane did not start keeps running on the host. What a
+// restart costs is said, not hidden: a conversation whose host agent ran when the control plane went
+// away (stopped or crashed) is marked at the next start, and the next call on it carries a notice
+// that its kernels, language servers and debug sessions are gone (its files are not).
+import type { AuditLog } from "../audit/audit-log.js";
+import type { ConversationRecord, ConversationStore } from "../conversations/conversation-store.js";
+
+/** The stable word the notice starts with, for callers that act on it. */
+export const HOST_AGENT_LOST = "host_agent_lost";
+
+/** Notes that the conversation's host agent runs (written once per agent, not per call). */
+export function noteHostAgentRunning(store: ConversationStore, conv: ConversationRecord, now = Date.now()): void {
+  if (conv.hostAgent) return;
+  conv.hostAgent = { startedAtMs: now };
+  store.put(conv);
+}
+
+/** The host agent was stopped on purpose (an enclosure took the workspace over): nothing to report later. */
+export function noteHostAgentStopped(conv: ConversationRecord): void {
+  delete conv.hostAgent;
+  delete conv.hostAgentLost;
+}
+
+/** At start: every host agent recorded as running did not survive the control plane's restart. Returns how many. */
+export function markHostAgentsLost(store: ConversationStore, now = Date.now()): number {
+  let lost = 0;
+  for (const conv of store.list()) {
+    if (!conv.hostAgent) continue;
+    conv.hostAgentLost = { startedAtMs: conv.hostAgent.startedAtMs, noticedAtMs: now };
+    delete conv.hostAgent;
+    store.put(conv);
+    lost++;
+  }
+  return lost;
+}
+
+/** The notice for the next call after a loss, once; recorded in the audit log when it is given. */
+export function takeHostAgentLoss(store: ConversationStore, audit: AuditLog, conversationId: string): string | undefined {
+  if (!store.has(conversationId)) return undefined;
+  const conv = store.get(conversationId);
+  const loss = conv.hostAgentLost;
+  if (!loss) return undefined;
+  delete conv.hostAgentLost;
+  store.put(conv);
+  const text =
+    `${HOST_AGENT_LOST}: the control plane restarted since this conversation's last call, and its host agent ` +
+    `(started ${new Date(loss.startedAtMs).toISOString()}) did not survive it: the kernels (variables defined in eval cells), ` +
+    `language servers and debug sessions it ran are gone and start over on use. Files in the workspace are unaffected. ` +
+    `Run the conversation in an enclosure to keep them across a restart.`;
+  audit.record({ kind: "agent_restarted", conversationId, placement: "host", detail: text });
+  return text;
+}

@@ -1,0 +1,72 @@
+// The state database's schema, as numbered migrations applied in order, each once, each in its own
+// transaction together with the row that records it: a crash between two leaves the database at the
+// last one that committed, and the next start carries on from there.
+// Records are stored whole as JSON beside the columns queries need, so a field another part adds to
+// a record (a tenant, the engine an enclosure runs on) persists with no migration of its own.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+
+export interface MigrationContext {
+  dataDir: string;
+  /** Files a migration has taken in, renamed aside only once its transaction committed. */
+  imported: string[];
+}
+
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database.Database, ctx: MigrationContext): void;
+}
+
+/** What an older version kept in conversations.json: one record per conversation. */
+interface LegacyConversation {
+  id?: unknown;
+  createdAtMs?: unknown;
+  enclosure?: { runtime?: string };
+  [key: string]: unknown;
+}
+
+function importConversationsJson(db: Database.Database, ctx: MigrationContext): void {
+  const file = join(ctx.dataDir, "conversations.json");
+  if (!existsSync(file)) return;
+  // A file that does not parse is not guessed at: the start fails and says which file (see state-db.ts).
+  const saved = JSON.parse(readFileSync(file, "utf8")) as unknown;
+  if (!Array.isArray(saved)) throw new Error(`${file} does not hold a list of conversations`);
+  const insert = db.prepare("INSERT OR IGNORE INTO conversations (id, tenant, created_at_ms, record_json) VALUES (?, ?, ?, ?)");
+  for (const c of saved as LegacyConversation[]) {
+    if (typeof c?.id !== "string") continue;
+    // Recorded before enclosures named their runtime: those all ran under runc.
+    if (c.enclosure && !c.enclosure.runtime) c.enclosure.runtime = "runc";
+    const tenant = typeof c.tenant === "string" && c.tenant ? c.tenant : "local";
+    insert.run(c.id, tenant, typeof c.createdAtMs === "number" ? c.createdAtMs : 0, JSON.stringify(c));
+  }
+  ctx.imported.push(file);
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "conversations and runs",
+    up: (db) =>
+      db.exec(`
+CREATE TABLE conversations (
+  id TEXT PRIMARY KEY,
+  tenant TEXT NOT NULL DEFAULT 'local',
+  created_at_ms INTEGER NOT NULL,
+  record_json TEXT NOT NULL
+);
+CREATE INDEX conversations_by_tenant ON conversations (tenant, created_at_ms);
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  tenant TEXT NOT NULL DEFAULT 'local',
+  conversation_id TEXT NOT NULL,
+  opened_at_ms INTEGER NOT NULL,
+  record_json TEXT NOT NULL
+);
+CREATE INDEX runs_by_conversation ON runs (conversation_id);
+CREATE INDEX runs_by_tenant ON runs (tenant);
+`),
+  },
+  { version: 2, name: "import conversations.json", up: importConversationsJson },
+];
