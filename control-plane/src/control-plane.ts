@@ -40,6 +40,11 @@ import { PendingActionStores } from "./pending/pending-action-store.js";
 import { type CustomToolLoadFailure, loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 import { type LiveStatusSource, LiveStatusRegistry, vibeWorkerStatus } from "./status/live-status.js";
 import { placementStatusSources } from "./status/placement-status.js";
+import { logAuditEvent } from "./observability/audit-lines.js";
+import { countDockerErrors } from "./observability/docker-errors.js";
+import { log } from "./observability/log.js";
+import { EnclaveMetrics } from "./observability/metrics.js";
+import { agentResources } from "./observability/agent-resources.js";
 
 export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string };
 
@@ -75,6 +80,7 @@ export type ControlPlaneFacade = Omit<
   | "socketRoot"
   | "dockerDriver"
   | "toolHosts"
+  | "metrics"
 >;
 
 /** What the ConnectToolHost stream needs of the control plane. */
@@ -111,11 +117,22 @@ export class ControlPlane {
   /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
   readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
+  /** What the metrics endpoint serves (see observability/metrics.ts). */
+  readonly metrics: EnclaveMetrics;
 
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
     this.conversations = new ConversationStore(config.dataDir);
     this.audit = new AuditLog(join(config.dataDir, "audit.db"), { retention: config.auditRetention });
+    this.metrics = new EnclaveMetrics({
+      isEnclaveTool: (name) => this.isEnclaveTool(name),
+      enclosureStates: () => this.conversations.list().flatMap((c) => (c.enclosure ? [c.enclosure.state] : [])),
+      openCards: () => this.questions.list(undefined, false).length,
+      agentResources: () => agentResources(this.conversations.list().map((c) => c.id), (id) => this.agentRunning(id), this.liveStatus.all()),
+    });
+    // The audit log is where every call and lifecycle event is recorded once: metrics and log lines follow it.
+    this.audit.subscribe((e) => this.metrics.observe(e));
+    this.audit.subscribe(logAuditEvent);
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
     this.hostAgents = new HostAgents(
       config.agentBundleDir,
@@ -160,9 +177,7 @@ export class ControlPlane {
     } catch (err) {
       if (!(err instanceof DockerUnavailableError || err instanceof EnclaveError)) throw err;
       // Enclosures recorded before a restart stay as recorded; calls will say what is wrong.
-      process.stderr.write(
-        `control plane: cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used\n`,
-      );
+      log().warn(`cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used`);
     }
     return cp;
   }
@@ -171,8 +186,12 @@ export class ControlPlane {
   dockerDriver(): Promise<DockerDriver> {
     if (!this.driver) {
       this.driver = connectDocker().then(
-        (docker) => new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot, ownerId(this.config.dataDir)),
+        (docker) => {
+          countDockerErrors(docker, (resource, status) => this.metrics.dockerError(resource, status));
+          return new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot, ownerId(this.config.dataDir));
+        },
         (err: unknown) => {
+          this.metrics.dockerError("_ping", "connection");
           this.driver = undefined;
           throw new EnclaveError("placement_unavailable", (err as Error).message);
         },
@@ -189,7 +208,7 @@ export class ControlPlane {
   async loadCustomTools(dir: string): Promise<{ loaded: string[]; failures: CustomToolLoadFailure[] }> {
     const { tools, failures } = await loadCustomTools(dir, { taken: (name) => this.registry.all().some((t) => t.name === name) });
     for (const t of tools) this.registry.register(t);
-    for (const f of failures) process.stderr.write(`control plane: custom tool module ${f.file} skipped: ${f.reason}\n`);
+    for (const f of failures) log().warn({ module: f.file }, `custom tool module ${f.file} skipped: ${f.reason}`);
     this.customToolFailures.push(...failures);
     return { loaded: tools.map((t) => t.name), failures };
   }

@@ -3,16 +3,23 @@ import { loadConfig } from "../../config.js";
 import { serveConsole } from "../../console/console-server.js";
 import { resolveConsoleSettings } from "../../console/console-settings.js";
 import { ControlPlane } from "../../control-plane.js";
+import { configureLogging, log, resolveLogSettings } from "../../observability/log.js";
+import { resolveMetricsListen, serveMetrics } from "../../server/metrics-server.js";
 import { serveControlPlane } from "../../server/serve.js";
 import type { CommandContext } from "../context.js";
 import { say } from "../terminal-text.js";
 
 export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Promise<void> {
+  configureLogging(resolveLogSettings(opts["log-format"] ?? process.env.ENCLAVE_LOG_FORMAT, process.env.ENCLAVE_LOG_LEVEL));
+  const metricsListen = resolveMetricsListen(opts.metrics ?? process.env.ENCLAVE_METRICS_LISTEN);
   const config = loadConfig({ dataDir: opts["data-dir"], listen: opts.listen });
   const cp = await ControlPlane.start(config);
   const server = await serveControlPlane(cp, config.listen);
   const consoleSettings = resolveConsoleSettings(opts.console ?? process.env.ENCLAVE_CONSOLE_LISTEN, process.env.ENCLAVE_CONSOLE_TOKEN);
   const web = consoleSettings ? await serveConsole(cp, consoleSettings) : undefined;
+  if (metricsListen) cp.metrics.collectProcessMetrics();
+  const metrics = metricsListen ? await serveMetrics(cp.metrics, metricsListen) : undefined;
+  log().info({ api: server.address, console: web ? `${web.host}:${web.port}` : "off", metrics: metrics?.url ?? "off", dataDir: config.dataDir }, "control plane serving");
   const docker = await cp.dockerDriver().then(
     () => "available: `enclave enclosure start ID` runs a conversation in an enclosure",
     () => "not available: conversations run on host placement (`make docker` installs an engine)",
@@ -20,12 +27,14 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
   say(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
 Docker engine: ${docker}
 Operator console: ${web ? `${web.url}${web.tokenRequired ? ` (access token required${consoleSettings?.tokenGenerated ? ", generated for this run" : ", from ENCLAVE_CONSOLE_TOKEN"}; bound to ${web.host}:${web.port})` : ""}` : "off"}
+Metrics: ${metrics ? metrics.url : "off (--metrics 127.0.0.1:9464 serves them)"}
 Try it from another terminal:
   ./bin/enclave tools list
   ./bin/enclave tool call write '{"path":"hello.txt","content":"hello\\n"}'
   ./bin/enclave tool call read '{"path":"hello.txt"}'`);
   const stop = (): void => {
-    void Promise.all([server.close(), web?.close()])
+    log().info("control plane stopping");
+    void Promise.all([server.close(), web?.close(), metrics?.close()])
       .then(() => cp.close())
       .then(() => process.exit(0));
   };
