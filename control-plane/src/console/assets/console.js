@@ -114,6 +114,16 @@
       }
       scheduleRefresh(250);
     });
+    es.addEventListener("call", (e) => {
+      const ev = JSON.parse(e.data);
+      for (const body of document.querySelectorAll("[data-calls]")) {
+        if (body.dataset.calls !== ev.conversationId || body.querySelector('[data-call-seq="' + ev.seq + '"]')) continue;
+        body.insertAdjacentHTML("afterbegin", ev.rowHtml);
+        const max = Number(body.dataset.callsMax) || 20;
+        while (body.children.length > max) body.lastElementChild.remove();
+        body.closest("section")?.querySelector("[data-calls-empty]")?.remove();
+      }
+    });
     es.addEventListener("changed", () => scheduleRefresh(100));
   }
 
