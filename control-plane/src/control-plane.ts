@@ -25,6 +25,7 @@ import { type SyncWritesResult, syncWrites } from "./tools/lsp/sync-writes.js";
 import { DiagnosticsLedger } from "./tools/lsp/diagnostics-ledger.js";
 import { enclaveTools } from "./tools/index.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
+import { CallFeed, type CallFeedEvent } from "./tools/call-feed.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import type { ToolHost } from "./toolhost/tool-host.js";
@@ -81,6 +82,7 @@ export type ControlPlaneFacade = Omit<
   | "dockerDriver"
   | "toolHosts"
   | "metrics"
+  | "calls"
 >;
 
 /** What the ConnectToolHost stream needs of the control plane. */
@@ -119,6 +121,8 @@ export class ControlPlane {
   private driver: Promise<DockerDriver> | undefined;
   /** What the metrics endpoint serves (see observability/metrics.ts). */
   readonly metrics: EnclaveMetrics;
+  /** Tool calls as they start and finish (the console's recent calls, the in-flight gauge). */
+  readonly calls = new CallFeed();
 
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
@@ -132,6 +136,7 @@ export class ControlPlane {
     });
     // The audit log is where every call and lifecycle event is recorded once: metrics and log lines follow it.
     this.audit.subscribe((e) => this.metrics.observe(e));
+    this.calls.subscribe((e) => this.metrics.observeCall(e));
     this.audit.subscribe(logAuditEvent);
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
     this.hostAgents = new HostAgents(
@@ -166,7 +171,7 @@ export class ControlPlane {
       list: () => this.customToolFailures.map((f) => ({ name: f.file, state: "skipped", detail: f.reason })),
     });
     this.cliRuns = new CliRuns(this.runs, config.cliRunIdleMs, (req) => this.openRun(req), (id) => this.closeRun(id));
-    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run), this.toolHosts);
+    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run), this.toolHosts, this.calls);
   }
 
   static async start(config: ControlPlaneConfig): Promise<ControlPlane> {
@@ -504,6 +509,11 @@ export class ControlPlane {
 
   auditPage(q: { conversationId?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
     return this.audit.page(q);
+  }
+
+  /** Tool calls as they start and finish; returns the unsubscribe. */
+  subscribeCalls(listener: (e: CallFeedEvent) => void): () => void {
+    return this.calls.subscribe(listener);
   }
 
   /** Every audit event as it is recorded; returns the unsubscribe. */

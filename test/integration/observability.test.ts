@@ -2,13 +2,13 @@
 // real tool calls through the gRPC API (a model's calls and a Python cell's bridge call), and its
 // standard error read back as JSON lines carrying conversation, run and tenant.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
-import { until } from "../helpers/wait.js";
+import { eventually, until } from "../helpers/wait.js";
 
 let child: ChildProcess;
 let client: ControlPlaneClient;
@@ -106,6 +106,17 @@ describe("metrics endpoint", () => {
     // Bounded labels: no conversation, run, argument or unknown tool name is ever a label value.
     for (const leak of [conv, runId, bogusTool, "notes.txt"]) expect(text).not.toContain(leak);
   }, 120_000);
+
+  it("shows calls in flight while they run", async () => {
+    const ws = (await client.getConversation(conv)).workspacePath;
+    const waiting = client.callTool(runId, "exec", { command: "for i in $(seq 1 300); do [ -f go ] && exit 0; sleep 0.1; done; exit 1" });
+    await eventually(async () => (await scrape()).values.get('enclave_tool_calls_in_flight{tool="exec"}') === 1, "exec in flight", 20_000);
+    writeFileSync(join(ws, "go"), "");
+    expect((await waiting).isError).toBe(false);
+    const { values } = await scrape();
+    expect(values.get('enclave_tool_calls_in_flight{tool="exec"}')).toBe(0);
+    expect(values.get('enclave_tool_calls_total{tool="exec",origin="model",outcome="ok"}')).toBe(1);
+  }, 60_000);
 
   it("answers only GET /metrics", async () => {
     expect((await fetch(metricsUrl.replace(/\/metrics$/, "/"))).status).toBe(404);

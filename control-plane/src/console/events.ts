@@ -1,7 +1,7 @@
 // The push channel of one open console page: every open card (sent at connect, then opened/closed as
 // they happen: a card answered anywhere disappears from every page) and audit events of the page's
-// scope, with the rendered row when the page shows an audit table with filters, and each finished
-// tool call's row for the page's recent calls.
+// scope, with the rendered row when the page shows an audit table with filters, and the page's
+// recent tool calls as they start and finish.
 // An open page is a human attached to every conversation's cards, as `enclave cards --follow` is.
 import type { ServerResponse } from "node:http";
 import type { Card } from "../../../proto/gen/enclave/control/v1/control.js";
@@ -12,7 +12,7 @@ import type { Session } from "./access.js";
 import { SseStream } from "./sse.js";
 import { auditRow } from "./views/audit-view.js";
 import { cardKey, renderCard } from "./views/cards-view.js";
-import { recentCallRow } from "./views/recent-calls-view.js";
+import { recentCallRow, runningCallRow } from "./views/recent-calls-view.js";
 
 export interface EventScope {
   /** "" none, "*" every conversation, else one conversation's audit events. */
@@ -40,13 +40,22 @@ export function openEventStream(cp: ControlPlaneFacade, res: ServerResponse, ses
         if (scope.audit !== "*" && e.conversationId !== scope.audit) return;
         const rowHtml = scope.rows && matchesAuditFilter(e, scope.rows) ? auditRow(e).value : undefined;
         stream.send("audit", { seq: e.seq, conversationId: e.conversationId, kind: e.kind, rowHtml });
-        // A finished tool call, for the conversation page's recent calls.
-        if (e.kind === "tool_call") stream.send("call", { seq: e.seq, conversationId: e.conversationId, rowHtml: recentCallRow(e).value });
       } catch {
         stream.close();
       }
     });
     stream.onClose(unsubscribe);
+    // Tool calls as they start and finish, for the conversation page's recent calls.
+    const unsubscribeCalls = cp.subscribeCalls((e) => {
+      try {
+        if (scope.audit !== "*" && e.call.conversationId !== scope.audit) return;
+        const rowHtml = e.type === "started" ? runningCallRow(e.call).value : recentCallRow(e.event, e.call.callId).value;
+        stream.send("call", { key: String(e.call.callId), seq: e.type === "finished" ? e.event.seq : 0, conversationId: e.call.conversationId, rowHtml });
+      } catch {
+        stream.close();
+      }
+    });
+    stream.onClose(unsubscribeCalls);
   }
   return stream;
 }

@@ -7,6 +7,7 @@
 // "other_error"); no conversation id, run id, argument or message is ever a label value.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { AuditEvent } from "../audit/audit-log.js";
+import type { CallFeedEvent } from "../tools/call-feed.js";
 import { isEnclaveErrorCode } from "../errors.js";
 
 /** What the gauges read when scraped. */
@@ -44,6 +45,7 @@ export class EnclaveMetrics {
   private readonly bridgeCalls: Counter<"outcome">;
   private readonly agentRestarts: Counter<"placement">;
   private readonly dockerErrors: Counter<"resource" | "status">;
+  private readonly inFlight: Gauge<"tool">;
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
@@ -76,6 +78,12 @@ export class EnclaveMetrics {
       name: "enclave_docker_errors_total",
       help: "Docker engine requests that failed, by resource (containers, exec, volumes, images, …) and HTTP status (or connection).",
       labelNames: ["resource", "status"],
+      registers,
+    });
+    this.inFlight = new Gauge({
+      name: "enclave_tool_calls_in_flight",
+      help: "Tool calls started and not finished yet, by tool.",
+      labelNames: ["tool"],
       registers,
     });
     new Gauge({
@@ -139,6 +147,17 @@ export class EnclaveMetrics {
       } else if (e.kind === "agent_restarted") {
         this.agentRestarts.inc({ placement: placementLabel(e.placement) });
       }
+    } catch {
+      // A metric must never fail the call it counts.
+    }
+  }
+
+  /** The dispatcher's feed: calls in flight. Never throws (called inside the call). */
+  observeCall(e: CallFeedEvent): void {
+    try {
+      const tool = this.sources.isEnclaveTool(e.call.tool) ? e.call.tool : OTHER_TOOL;
+      if (e.type === "started") this.inFlight.inc({ tool });
+      else this.inFlight.dec({ tool });
     } catch {
       // A metric must never fail the call it counts.
     }
