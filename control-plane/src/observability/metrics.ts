@@ -23,6 +23,8 @@ export interface MetricsSources {
 export const ORIGINS = ["model", "bridge"] as const;
 export const ENCLOSURE_STATES = ["starting", "running", "dead"] as const;
 const OTHER_TOOL = "other";
+/** How old the kernel and language server counts may be. */
+const RESOURCES_MAX_AGE_MS = 5000;
 
 /** Seconds: most calls take milliseconds, a cell or a test run may take minutes. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -105,10 +107,11 @@ export class EnclaveMetrics {
         this.set(sources.openCards());
       },
     });
-    // One read of the agents serves both gauges of a scrape (they are collected together).
+    // One read of the agents serves both gauges of a scrape, and scrapes in quick succession (an
+    // unauthenticated endpoint must not make every agent answer as often as someone asks).
     let reading: { atMs: number; value: Promise<{ kernels: number; languageServers: number }> } | undefined;
     const resources = (): Promise<{ kernels: number; languageServers: number }> => {
-      if (!reading || Date.now() - reading.atMs > 1000) reading = { atMs: Date.now(), value: sources.agentResources() };
+      if (!reading || Date.now() - reading.atMs > RESOURCES_MAX_AGE_MS) reading = { atMs: Date.now(), value: sources.agentResources() };
       return reading.value;
     };
     new Gauge({
