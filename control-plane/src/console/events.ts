@@ -45,10 +45,12 @@ export function openEventStream(cp: ControlPlaneFacade, res: ServerResponse, ses
       }
     });
     stream.onClose(unsubscribe);
-    // Tool calls as they start and finish, for the conversation page's recent calls.
+  }
+  // Tool calls as they start and finish, for a conversation page's recent calls (one conversation's only).
+  if (scope.audit && scope.audit !== "*") {
     const unsubscribeCalls = cp.subscribeCalls((e) => {
       try {
-        if (scope.audit !== "*" && e.call.conversationId !== scope.audit) return;
+        if (e.call.conversationId !== scope.audit) return;
         const rowHtml = e.type === "started" ? runningCallRow(e.call).value : recentCallRow(e.event, e.call.callId).value;
         stream.send("call", { key: String(e.call.callId), seq: e.type === "finished" ? e.event.seq : 0, conversationId: e.call.conversationId, rowHtml });
       } catch {
