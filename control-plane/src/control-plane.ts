@@ -27,6 +27,7 @@ import { type SyncWritesResult, syncWrites } from "./tools/lsp/sync-writes.js";
 import { DiagnosticsLedger } from "./tools/lsp/diagnostics-ledger.js";
 import { enclaveTools } from "./tools/index.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
+import { CallFeed, type CallFeedEvent } from "./tools/call-feed.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import type { ToolHost } from "./toolhost/tool-host.js";
@@ -42,6 +43,11 @@ import { PendingActionStores } from "./pending/pending-action-store.js";
 import { type CustomToolLoadFailure, loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 import { type LiveStatusSource, LiveStatusRegistry, vibeWorkerStatus } from "./status/live-status.js";
 import { placementStatusSources } from "./status/placement-status.js";
+import { logAuditEvent } from "./observability/audit-lines.js";
+import { countDockerErrors } from "./observability/docker-errors.js";
+import { log } from "./observability/log.js";
+import { EnclaveMetrics } from "./observability/metrics.js";
+import { agentResources } from "./observability/agent-resources.js";
 
 export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string };
 
@@ -77,6 +83,8 @@ export type ControlPlaneFacade = Omit<
   | "socketRoot"
   | "dockerDriver"
   | "toolHosts"
+  | "metrics"
+  | "calls"
 >;
 
 /** What the ConnectToolHost stream needs of the control plane. */
@@ -115,6 +123,10 @@ export class ControlPlane {
   /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
   readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
+  /** What the metrics endpoint serves (see observability/metrics.ts). */
+  readonly metrics: EnclaveMetrics;
+  /** Tool calls as they start and finish (the console's recent calls, the in-flight gauge). */
+  readonly calls = new CallFeed();
 
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
@@ -124,6 +136,16 @@ export class ControlPlane {
     // A run whose conversation is gone (a delete cut short between the two) has nothing to serve.
     for (const r of this.runs.list()) if (!this.conversations.has(r.conversationId)) this.runs.close(r.id);
     this.audit = new AuditLog(join(config.dataDir, "audit.db"), { retention: config.auditRetention });
+    this.metrics = new EnclaveMetrics({
+      isEnclaveTool: (name) => this.isEnclaveTool(name),
+      enclosureStates: () => this.conversations.list().flatMap((c) => (c.enclosure ? [c.enclosure.state] : [])),
+      openCards: () => this.questions.list(undefined, false).length,
+      agentResources: () => agentResources(this.conversations.list().map((c) => c.id), (id) => this.agentRunning(id), this.liveStatus.all()),
+    });
+    // The audit log is where every call and lifecycle event is recorded once: metrics and log lines follow it.
+    this.audit.subscribe((e) => this.metrics.observe(e));
+    this.calls.subscribe((e) => this.metrics.observeCall(e));
+    this.audit.subscribe(logAuditEvent);
     this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
     this.hostAgents = new HostAgents(
       config.agentBundleDir,
@@ -157,7 +179,7 @@ export class ControlPlane {
       list: () => this.customToolFailures.map((f) => ({ name: f.file, state: "skipped", detail: f.reason })),
     });
     this.cliRuns = new CliRuns(this.runs, config.cliRunIdleMs, (req) => this.openRun(req), (id) => this.closeRun(id));
-    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run), this.toolHosts);
+    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run), this.toolHosts, this.calls);
   }
 
   static async start(config: ControlPlaneConfig): Promise<ControlPlane> {
@@ -170,9 +192,7 @@ export class ControlPlane {
     } catch (err) {
       if (!(err instanceof DockerUnavailableError || err instanceof EnclaveError)) throw err;
       // Enclosures recorded before a restart stay as recorded; calls will say what is wrong.
-      process.stderr.write(
-        `control plane: cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used\n`,
-      );
+      log().warn(`cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used`);
     }
     return cp;
   }
@@ -181,8 +201,12 @@ export class ControlPlane {
   dockerDriver(): Promise<DockerDriver> {
     if (!this.driver) {
       this.driver = connectDocker().then(
-        (docker) => new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot, ownerId(this.config.dataDir)),
+        (docker) => {
+          countDockerErrors(docker, (resource, status) => this.metrics.dockerError(resource, status));
+          return new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot, ownerId(this.config.dataDir));
+        },
         (err: unknown) => {
+          this.metrics.dockerError("_ping", "connection");
           this.driver = undefined;
           throw new EnclaveError("placement_unavailable", (err as Error).message);
         },
@@ -199,7 +223,7 @@ export class ControlPlane {
   async loadCustomTools(dir: string): Promise<{ loaded: string[]; failures: CustomToolLoadFailure[] }> {
     const { tools, failures } = await loadCustomTools(dir, { taken: (name) => this.registry.all().some((t) => t.name === name) });
     for (const t of tools) this.registry.register(t);
-    for (const f of failures) process.stderr.write(`control plane: custom tool module ${f.file} skipped: ${f.reason}\n`);
+    for (const f of failures) log().warn({ module: f.file }, `custom tool module ${f.file} skipped: ${f.reason}`);
     this.customToolFailures.push(...failures);
     return { loaded: tools.map((t) => t.name), failures };
   }
@@ -497,6 +521,11 @@ export class ControlPlane {
 
   auditPage(q: { conversationId?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
     return this.audit.page(q);
+  }
+
+  /** Tool calls as they start and finish; returns the unsubscribe. */
+  subscribeCalls(listener: (e: CallFeedEvent) => void): () => void {
+    return this.calls.subscribe(listener);
   }
 
   /** Every audit event as it is recorded; returns the unsubscribe. */

@@ -3,7 +3,7 @@
 // answered in the browser reach the tool, a denied permission refuses the call, a card answered in
 // one page disappears from another, the audit view lists a bridge call and exports it, CSRF and the
 // access token are enforced. A screenshot of each page goes to test/artifacts/console/.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,7 +48,8 @@ beforeAll(async () => {
   });
   web = await serveConsole(fx.cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false });
   browser = await launchBrowser();
-  for (const id of ["web-ask", "web-perm", "web-two", "web-audit"]) await fx.client.createConversation(id);
+  for (const id of ["web-ask", "web-perm", "web-two", "web-audit", "web-calls"]) await fx.client.createConversation(id);
+
 });
 
 afterAll(async () => {
@@ -320,6 +321,45 @@ describe("operator console in Chromium", () => {
     const ok = await rawRequest({ ...base, headers: { ...form, Origin: `http://127.0.0.1:${web.port}`, "X-CSRF-Token": csrf } });
     expect(ok.status).toBe(200);
     expect(resultText(await pending)).toContain('Chose: "yes"');
+    await page.close();
+  });
+  it("shows the conversation's tool calls as they happen: running, then tool, origin, arguments digest, outcome, duration", async () => {
+    const page = await open("/conversations/web-calls");
+    await page.locator("[data-calls-empty]").waitFor();
+    const run = await fx.client.openRun("web-calls", { approvalPolicy: "never" });
+    const rows = page.locator('[data-calls="web-calls"] tr');
+    // A call that runs until the test lets it finish (bounded): shown running, then replaced by its outcome.
+    const waiting = fx.client.callTool(run.id, "exec", { command: "for i in $(seq 1 300); do [ -f go ] && exit 0; sleep 0.1; done; exit 1" });
+    await countIs(rows, 1);
+    await expect(rows.first().locator(".call-outcome").textContent()).resolves.toBe("running");
+    await expect(rows.first().locator(".call-tool").textContent()).resolves.toBe("exec");
+    writeFileSync(join(fx.cp.getConversation("web-calls").workspacePath, "go"), "");
+    expect((await waiting).isError).toBe(false);
+    await page.locator('[data-calls="web-calls"] tr .call-outcome:text-is("ok")').waitFor();
+    await countIs(rows, 1);
+    expect((await fx.client.callTool(run.id, "write", { path: "calls.txt", content: "one\n" })).isError).toBe(false);
+    await countIs(rows, 2);
+    const first = rows.first();
+    await expect(first.locator(".call-tool").textContent()).resolves.toBe("write");
+    await expect(first.locator(".call-outcome").textContent()).resolves.toBe("ok");
+    await expect(first.locator(".origin").textContent()).resolves.toBe("model");
+    expect(await first.locator(".call-duration").textContent()).toMatch(/^\d+ ms$/);
+    expect(await first.locator(".digest").getAttribute("title")).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(await page.locator("[data-calls-empty]").count()).toBe(0);
+    // A call naming a tool that is markup: refused, and its row shows the name as text.
+    expect((await fx.client.callTool(run.id, XSS, {})).errorCode).toBe("unknown_tool");
+    await countIs(rows, 3);
+    await expect(rows.first().locator(".call-outcome").textContent()).resolves.toBe("refused:unknown_tool");
+    await expect(rows.first().locator(".call-tool").textContent()).resolves.toBe(XSS.slice(0, 200));
+    expect(await page.evaluate("document.body.dataset.pwned")).toBeUndefined();
+    // The arguments themselves are never on the page.
+    expect(await page.content()).not.toContain("calls.txt");
+    await screenshot(page, "recent-calls");
+    // Loaded afresh, the page renders the same calls, newest first.
+    await page.reload();
+    await countIs(rows, 3);
+    await expect(rows.nth(1).locator(".call-tool").textContent()).resolves.toBe("write");
+    await expect(rows.nth(2).locator(".call-tool").textContent()).resolves.toBe("exec");
     await page.close();
   });
 });

@@ -29,12 +29,16 @@ common options:
   -y, --yes            answer allow to the permission cards of this call
   --vibe               open the run in vibe mode (the vibe_* tools)
   -h, --help           help for any command`,
-  serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR] [--console ADDR|off]
+  serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR] [--console ADDR|off] [--metrics ADDR|off]
+                    [--log-format json|pretty]
 
 Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a socket) and the
 operator console, a web page (default ${DEFAULT_CONSOLE_LISTEN}; "off" for none). A console bound to
 anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one generated and printed.
-Environment: ENCLAVE_LISTEN, ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
+--metrics serves Prometheus metrics at http://ADDR/metrics (off by default; no access token: bind it
+to loopback or a network only the scraper reaches). Logs are JSON lines on standard error; --log-format
+pretty is for a person reading them.
+Environment: ENCLAVE_LISTEN, ENCLAVE_METRICS_LISTEN, ENCLAVE_LOG_FORMAT, ENCLAVE_LOG_LEVEL (default info), ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
 ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS,
 ENCLAVE_ENCLOSURE_DISK_BYTES (copy mode's workspace volume), ENCLAVE_COPY_BACK_MAX_BYTES,
 ENCLAVE_ENCLOSURE_RUNTIME (runc or runsc; default runc),

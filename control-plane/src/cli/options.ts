@@ -9,6 +9,8 @@ export function parseCommandLine(args: string[] = process.argv.slice(2)) {
       address: { type: "string" },
       listen: { type: "string" },
       console: { type: "string" },
+      metrics: { type: "string" },
+      "log-format": { type: "string" },
       "data-dir": { type: "string" },
       conversation: { type: "string", short: "c" },
       surface: { type: "string" },

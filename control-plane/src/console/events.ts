@@ -1,6 +1,7 @@
 // The push channel of one open console page: every open card (sent at connect, then opened/closed as
 // they happen: a card answered anywhere disappears from every page) and audit events of the page's
-// scope, with the rendered row when the page shows an audit table with filters.
+// scope, with the rendered row when the page shows an audit table with filters, and the page's
+// recent tool calls as they start and finish.
 // An open page is a human attached to every conversation's cards, as `enclave cards --follow` is.
 import type { ServerResponse } from "node:http";
 import type { Card } from "../../../proto/gen/enclave/control/v1/control.js";
@@ -11,6 +12,7 @@ import type { Session } from "./access.js";
 import { SseStream } from "./sse.js";
 import { auditRow } from "./views/audit-view.js";
 import { cardKey, renderCard } from "./views/cards-view.js";
+import { recentCallRow, runningCallRow } from "./views/recent-calls-view.js";
 
 export interface EventScope {
   /** "" none, "*" every conversation, else one conversation's audit events. */
@@ -43,6 +45,19 @@ export function openEventStream(cp: ControlPlaneFacade, res: ServerResponse, ses
       }
     });
     stream.onClose(unsubscribe);
+  }
+  // Tool calls as they start and finish, for a conversation page's recent calls (one conversation's only).
+  if (scope.audit && scope.audit !== "*") {
+    const unsubscribeCalls = cp.subscribeCalls((e) => {
+      try {
+        if (e.call.conversationId !== scope.audit) return;
+        const rowHtml = e.type === "started" ? runningCallRow(e.call).value : recentCallRow(e.event, e.call.callId).value;
+        stream.send("call", { key: String(e.call.callId), seq: e.type === "finished" ? e.event.seq : 0, conversationId: e.call.conversationId, rowHtml });
+      } catch {
+        stream.close();
+      }
+    });
+    stream.onClose(unsubscribeCalls);
   }
   return stream;
 }

@@ -22,6 +22,7 @@ import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, p
 import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
 import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
 import { type HostView, readHostView } from "../audit/host-view.js";
+import { log as logger } from "../observability/log.js";
 
 export const LABELS = {
   managed: "org.enclave.managed",
@@ -78,7 +79,7 @@ export class DockerDriver {
     private readonly socketRoot: string,
     /** This control plane's ownerId, put on every container it makes. */
     private readonly owner: string,
-    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    private readonly log: (line: string) => void = (line) => logger().warn(line),
   ) {}
 
   /** A client whose every connection is a fresh relay into the container (no host path involved). */

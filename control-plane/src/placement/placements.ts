@@ -13,6 +13,7 @@ import type { EnclosureRequest } from "./enclosure-settings.js";
 import type { HostAgents } from "./host-agents.js";
 import { noteHostAgentRunning, noteHostAgentStopped } from "./host-agent-loss.js";
 import type { PlacementPort } from "../tools/tool-dispatcher.js";
+import { log as logger, scopeOf } from "../observability/log.js";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
   return new EnclaveError(
@@ -35,7 +36,7 @@ export class Placements implements PlacementPort {
     private readonly hostAgents: HostAgents,
     private readonly docker: () => Promise<DockerDriver>,
     private readonly audit: AuditLog,
-    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+    private readonly log: (line: string, conversationId?: string) => void = (line, conversationId) => logger().warn(scopeOf({ conversationId }), line),
   ) {}
 
   /**
@@ -61,7 +62,7 @@ export class Placements implements PlacementPort {
         const fate = await driver.inspect(enc);
         if (!fate.running) this.markDead(conv, fate.detail);
       } catch (err) {
-        this.log(`conversation ${conv.id}: cannot inspect ${enclosureWhere(enc)} at start (${(err as Error).message}); its state is checked again on its next call`);
+        this.log(`conversation ${conv.id}: cannot inspect ${enclosureWhere(enc)} at start (${(err as Error).message}); its state is checked again on its next call`, conv.id);
       }
     }
   }
@@ -104,7 +105,7 @@ export class Placements implements PlacementPort {
         (fate) => {
           if (!fate.running) this.markDead(conv, fate.detail);
         },
-        (err: unknown) => this.log(`conversation ${conv.id}: a death event came but the container cannot be inspected (${(err as Error).message}); the next call checks it`),
+        (err: unknown) => this.log(`conversation ${conv.id}: a death event came but the container cannot be inspected (${(err as Error).message}); the next call checks it`, conv.id),
       );
     });
   }

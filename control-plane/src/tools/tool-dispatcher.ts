@@ -11,6 +11,7 @@ import type { PendingActionStore } from "../pending/pending-action-store.js";
 import type { ToolHosts } from "../toolhost/tool-hosts.js";
 import type { CallOrigin, ContentPart, Tool, ToolStreamEvent } from "./tool.js";
 import type { ToolRegistry } from "./tool-registry.js";
+import type { CallFeed, CallStarted } from "./call-feed.js";
 
 export interface PlacementPort {
   endpoint(conversationId: string): Promise<AgentEndpoint>;
@@ -76,6 +77,8 @@ export class ToolDispatcher {
     private readonly placements: PlacementPort,
     private readonly pendingFor: (run: Run) => PendingActionStore | undefined = () => undefined,
     private readonly toolHosts?: ToolHosts,
+    /** Calls as they start and finish, for live watchers. */
+    private readonly feed?: CallFeed,
   ) {}
 
   /** The harness tools a call may name: a cell's calls only, never the harness's own or its model's. */
@@ -96,6 +99,7 @@ export class ToolDispatcher {
     let tool: Tool | undefined;
     let args: unknown;
     let placement = "";
+    const live = this.feed?.started({ conversationId: req.run.conversationId, runId: req.run.id, tool: req.tool.slice(0, 200), origin: req.origin });
     try {
       const harnessTools = this.harnessTools(req);
       tool = this.registry.lookup(req.run, req.tool, harnessTools);
@@ -114,7 +118,7 @@ export class ToolDispatcher {
           const out = verdict.output;
           const durationMs = Date.now() - started;
           const code = out.error?.code ?? "";
-          this.record(req, tool, args, code ? `error:${code}` : "ok", durationMs, placement, "answered by the harness (intercepted)");
+          this.record(live, req, tool, args, code ? `error:${code}` : "ok", durationMs, placement, "answered by the harness (intercepted)");
           return { isError: code !== "", parts: out.parts, errorCode: code, durationMs };
         }
       }
@@ -145,11 +149,11 @@ export class ToolDispatcher {
       const durationMs = Date.now() - started;
       const audited = { ...req, kernelId: output.audit?.kernelId ?? req.kernelId };
       if (output.error) {
-        this.record(audited, tool, args, `error:${output.error.code}`, durationMs, placement, output.audit?.detail);
+        this.record(live, audited, tool, args, `error:${output.error.code}`, durationMs, placement, output.audit?.detail);
         return { isError: true, parts: output.parts, errorCode: output.error.code, durationMs };
       }
       const result: CallResult = { isError: false, parts: output.parts, errorCode: "", durationMs };
-      this.record(audited, tool, args, "ok", result.durationMs, placement, output.audit?.detail);
+      this.record(live, audited, tool, args, "ok", result.durationMs, placement, output.audit?.detail);
       return result;
     } catch (thrown) {
       let err = asEnclaveError(thrown);
@@ -158,13 +162,22 @@ export class ToolDispatcher {
       }
       const durationMs = Date.now() - started;
       const refused = err.code === "unknown_tool" || err.code === "invalid_arguments" || err.code === "approval_refused" || err.code === "harness_denied";
-      this.record(req, tool, args, `${refused ? "refused" : "error"}:${err.code}`, durationMs, placement, err.message);
+      this.record(live, req, tool, args, `${refused ? "refused" : "error"}:${err.code}`, durationMs, placement, err.message);
       return { isError: true, parts: [{ type: "text", text: err.message }], errorCode: err.code, durationMs };
     }
   }
 
-  private record(req: CallRequest, tool: Tool | undefined, args: unknown, outcome: string, durationMs: number, placement: string, detail = ""): void {
-    this.audit.record({
+  private record(
+    live: CallStarted | undefined,
+    req: CallRequest,
+    tool: Tool | undefined,
+    args: unknown,
+    outcome: string,
+    durationMs: number,
+    placement: string,
+    detail = "",
+  ): void {
+    const event = this.audit.record({
       kind: "tool_call",
       conversationId: req.run.conversationId,
       runId: req.run.id,
@@ -179,5 +192,6 @@ export class ToolDispatcher {
       placement,
       kernelId: req.kernelId ?? "",
     });
+    if (live) this.feed?.finished(live, event);
   }
 }

@@ -3,16 +3,23 @@ import { loadConfig } from "../../config.js";
 import { serveConsole } from "../../console/console-server.js";
 import { resolveConsoleSettings } from "../../console/console-settings.js";
 import { ControlPlane } from "../../control-plane.js";
+import { configureLogging, log, resolveLogSettings } from "../../observability/log.js";
+import { resolveMetricsListen, serveMetrics } from "../../server/metrics-server.js";
 import { serveControlPlane } from "../../server/serve.js";
 import type { CommandContext } from "../context.js";
 import { say } from "../terminal-text.js";
 
 export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Promise<void> {
+  configureLogging(resolveLogSettings(opts["log-format"] ?? process.env.ENCLAVE_LOG_FORMAT, process.env.ENCLAVE_LOG_LEVEL));
+  const metricsListen = resolveMetricsListen(opts.metrics ?? process.env.ENCLAVE_METRICS_LISTEN);
   const config = loadConfig({ dataDir: opts["data-dir"], listen: opts.listen });
   const cp = await ControlPlane.start(config);
   const server = await serveControlPlane(cp, config.listen);
   const consoleSettings = resolveConsoleSettings(opts.console ?? process.env.ENCLAVE_CONSOLE_LISTEN, process.env.ENCLAVE_CONSOLE_TOKEN);
   const web = consoleSettings ? await serveConsole(cp, consoleSettings) : undefined;
+  if (metricsListen) cp.metrics.collectProcessMetrics();
+  const metrics = metricsListen ? await serveMetrics(cp.metrics, metricsListen) : undefined;
+  log().info({ api: server.address, console: web ? `${web.host}:${web.port}` : "off", metrics: metrics?.url ?? "off", dataDir: config.dataDir }, "control plane serving");
   const docker = await cp.dockerDriver().then(
     () => "available: `enclave enclosure start ID` runs a conversation in an enclosure",
     () => "not available: conversations run on host placement (`make docker` installs an engine)",
@@ -20,6 +27,7 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
   say(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
 Docker engine: ${docker}
 Operator console: ${web ? `${web.url}${web.tokenRequired ? ` (access token required${consoleSettings?.tokenGenerated ? ", generated for this run" : ", from ENCLAVE_CONSOLE_TOKEN"}; bound to ${web.host}:${web.port})` : ""}` : "off"}
+Metrics: ${metrics ? metrics.url : "off (--metrics 127.0.0.1:9464 serves them)"}
 Try it from another terminal:
   ./bin/enclave tools list
   ./bin/enclave tool call write '{"path":"hello.txt","content":"hello\\n"}'
@@ -29,10 +37,10 @@ Try it from another terminal:
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`control plane: ${signal}: draining (new calls are refused as \`draining\`; calls in flight finish)\n`);
-    void Promise.all([server.drainAndClose(), web?.close()])
+    log().info({ signal }, "control plane stopping: draining (new calls are refused as `draining`; calls in flight finish)");
+    void Promise.all([server.drainAndClose(), web?.close(), metrics?.close()])
       .then(([finished]) => {
-        if (!finished) process.stderr.write("control plane: calls still in flight at the drain limit were cut\n");
+        if (!finished) log().warn("calls still in flight at the drain limit were cut");
         return cp.close();
       })
       .then(() => process.exit(0));

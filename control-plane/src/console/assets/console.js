@@ -114,6 +114,21 @@
       }
       scheduleRefresh(250);
     });
+    es.addEventListener("call", (e) => {
+      const ev = JSON.parse(e.data);
+      for (const body of document.querySelectorAll("[data-calls]")) {
+        if (body.dataset.calls !== ev.conversationId) continue;
+        // A finished call replaces its running row; a row already shown (rendered with the page) stays.
+        const running = [...body.children].find((r) => r.dataset.callKey === ev.key);
+        if (running) { running.outerHTML = ev.rowHtml; continue; }
+        if (ev.seq && body.querySelector('[data-call-seq="' + ev.seq + '"]')) continue;
+        body.insertAdjacentHTML("afterbegin", ev.rowHtml);
+        tick();
+        const max = Number(body.dataset.callsMax) || 20;
+        while (body.children.length > max) body.lastElementChild.remove();
+        body.closest("section")?.querySelector("[data-calls-empty]")?.remove();
+      }
+    });
     es.addEventListener("changed", () => scheduleRefresh(100));
   }
 

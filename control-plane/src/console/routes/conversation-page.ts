@@ -6,8 +6,14 @@ import { fillPage } from "../page-template.js";
 import { cardsSection } from "../views/cards-view.js";
 import { enclosureControls } from "../views/conversation-views.js";
 import { formatTime } from "../views/format.js";
+import { RECENT_CALLS, recentCallsSection } from "../views/recent-calls-view.js";
 import { liveFragment } from "./conversation-status.js";
 import { page, requireConversation, type Route } from "./route.js";
+
+/** The newest tool calls of the conversation, newest first (read from the newest audit events). */
+function recentCalls(cp: ControlPlaneFacade, id: string) {
+  return cp.auditPage({ conversationId: id, limit: RECENT_CALLS * 10, newestFirst: true }).filter((e) => e.kind === "tool_call").slice(0, RECENT_CALLS);
+}
 
 export function conversationPage(cp: ControlPlaneFacade): Route {
   return {
@@ -27,6 +33,7 @@ export function conversationPage(cp: ControlPlaneFacade): Route {
         created: formatTime(conv.createdAtMs),
         here,
         live: await liveFragment(cp, id),
+        recent_calls: recentCallsSection(id, recentCalls(cp, id)),
         enclosure_controls: enclosureControls(conv, csrf, cp.enclosureDefaults()),
         capabilities_attributes: agentUp ? html`data-fragment="${capabilities}" aria-busy="true"` : "",
         capabilities: agentUp ? html`<p class="muted">asking the agent…</p>` : notRunning,

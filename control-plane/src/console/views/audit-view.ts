@@ -5,7 +5,7 @@ import { AUDIT_KINDS, AUDIT_ORIGINS, AUDIT_OUTCOMES, type AuditFilter, filterQue
 import { html, type SafeHtml } from "../html.js";
 import { formatTime } from "./format.js";
 
-function outcomeClass(outcome: string): string {
+export function outcomeClass(outcome: string): string {
   const head = outcome.split(":")[0] ?? "";
   return /^[a-z_]+$/.test(head) ? `outcome-${head}` : "outcome-other";
 }
