@@ -11,6 +11,7 @@ import { INJECTED_NODE, nodeVolumeName } from "../../control-plane/src/placement
 import { NODE_RUNTIME } from "../../control-plane/src/placement/node-runtime.js";
 import { type ByoImage, byoImage } from "../helpers/byo-images.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 
 const docker = new Docker();
 
@@ -58,6 +59,7 @@ describe.each(CASES)("an enclosure from $image", ({ image, user, python }) => {
     expect(info.HostConfig.PidsLimit).toBeGreaterThan(0);
     expect(info.HostConfig.Memory).toBeGreaterThan(0);
     expect(info.Config.User).toBe(user);
+    expect(info.Config.Healthcheck?.Test).toEqual(["NONE"]);
     const node = (info.Mounts ?? []).find((m) => m.Destination === INJECTED_NODE.dir);
     expect(node?.Type).toBe("volume");
     expect(node?.Name).toBe(nodeVolumeName());
@@ -109,5 +111,27 @@ describe.each(CASES)("an enclosure from $image", ({ image, user, python }) => {
     const report = await fx.client.auditEnclosure(id);
     for (const c of report.checks) expect(c.ok, `${c.item}: outside ${c.outside}; inside ${c.inside}`).toBe(true);
     expect(report.passed).toBe(true);
+  });
+});
+
+describe.each(TEST_RUNTIMES)("an image from scratch under %s, copy mode with a disk limit", (runtime) => {
+  let fx: Fixture;
+  const id = `byo-copy-${runtime}`;
+
+  beforeAll(async () => {
+    const tag = await byoImage("scratch-glibc");
+    fx = await startFixture();
+    writeFileSync(join((await fx.client.createConversation(id)).workspacePath, "kept.txt"), "copied in\n");
+    await fx.client.startEnclosure(id, { image: tag, runtime, workspaceMode: "copy", diskLimitBytes: 64 * 1024 ** 2 });
+  }, 600_000);
+  afterAll(async () => fx?.close());
+
+  it("passes the egress audit, disk limit and runtime included", async () => {
+    const report = await fx.client.auditEnclosure(id);
+    expect(report.runtime).toBe(runtime);
+    for (const c of report.checks) expect(c.ok, `${c.item}: outside ${c.outside}; inside ${c.inside}`).toBe(true);
+    expect(report.passed).toBe(true);
+    const run = await fx.client.openRun(id, { approvalPolicy: "never" });
+    expect(resultText(await fx.client.callTool(run.id, "read", { path: "kept.txt" }))).toBe("copied in\n");
   });
 });

@@ -59,6 +59,8 @@ export interface ImageFacts {
 export interface Injection {
   env: string[];
   mounts: Mount[];
+  /** An image's own HEALTHCHECK would have the engine run its command in the enclosure on a timer. */
+  noHealthcheck?: boolean;
   /** What was injected, for the record and the log. */
   summary: string;
 }
@@ -223,6 +225,7 @@ export async function nodeInjection(docker: Docker, facts: ImageFacts, log: (lin
   return {
     env: [`ENCLAVE_NODE=${INJECTED_NODE.node}`, `PATH=${pathWith(facts.env, INJECTED_NODE.bin)}`],
     mounts: [{ Type: "volume", Source: nodeVolumeName(), Target: INJECTED_NODE.dir, ReadOnly: true, VolumeOptions: NO_COPY }],
+    noHealthcheck: true,
     summary: `Node ${NODE_RUNTIME.version} injected read-only at ${INJECTED_NODE.dir}`,
   };
 }
@@ -231,7 +234,7 @@ export async function nodeInjection(docker: Docker, facts: ImageFacts, log: (lin
  * The container spec with an injection's mounts and environment added; a later entry replaces an
  * earlier one of the same name (the engine would keep both, and programs read the first).
  */
-export function withInjection(spec: ContainerCreateOptions, inj: { env: string[]; mounts: Mount[] }): ContainerCreateOptions {
+export function withInjection(spec: ContainerCreateOptions, inj: Pick<Injection, "env" | "mounts" | "noHealthcheck">): ContainerCreateOptions {
   const hc = spec.HostConfig ?? {};
   const env = new Map<string, string>();
   for (const e of [...(spec.Env ?? []), ...inj.env]) {
@@ -242,6 +245,7 @@ export function withInjection(spec: ContainerCreateOptions, inj: { env: string[]
   return {
     ...spec,
     Env: [...env.values()],
+    ...(inj.noHealthcheck ? { Healthcheck: { Test: ["NONE"] } } : {}),
     HostConfig: { ...hc, Mounts: [...(hc.Mounts ?? []), ...inj.mounts] },
   };
 }

@@ -14,7 +14,7 @@ import { DEFAULT_USER, readIdFiles, resolveUserSpec } from "./image-user.js";
 export interface EnclosureImagePlan {
   settings: EnclosureSettings;
   /** Mounts and environment added to the container spec (none for Enclave's own image). */
-  injection: Pick<Injection, "env" | "mounts">;
+  injection: Pick<Injection, "env" | "mounts" | "noHealthcheck">;
   postCreate: PostCreateStep[];
   /** What was decided that the caller should see: injected Node, dev container fields not honoured. */
   notes: string[];
@@ -75,6 +75,7 @@ export async function planEnclosureImage(
         notes.push(`the image's USER ${spec} is not in its /etc/passwd (${answer.unknown}); running as ${DEFAULT_USER.uid}:${DEFAULT_USER.gid}`);
       } else if (answer.uid === 0 || answer.gid === 0) {
         if (wantedUser) throw new EnclaveError("devcontainer_invalid", `${wantedUser.from} \`${spec}\` is root (uid or gid 0): an enclosure never runs as root; name a non-root user`);
+        notes.push(`the image's USER ${spec} is uid or gid 0; enclosures never run as root, so it runs as ${DEFAULT_USER.uid}:${DEFAULT_USER.gid}`);
       } else {
         settings = resolve({ ...request, user: `${answer.uid}:${answer.gid}` });
       }
@@ -84,11 +85,12 @@ export async function planEnclosureImage(
       notes.push(`the image's USER is ${spec}; enclosures never run as root, so it runs as ${DEFAULT_USER.uid}:${DEFAULT_USER.gid}`);
     }
   }
-  const injection: Pick<Injection, "env" | "mounts"> = { env: [], mounts: [] };
+  const injection: EnclosureImagePlan["injection"] = { env: [], mounts: [] };
   if (!own) {
     const node = await nodeInjection(docker, facts, log);
     injection.env.push(...node.env);
     injection.mounts.push(...node.mounts);
+    injection.noHealthcheck = node.noHealthcheck;
     notes.push(node.summary);
   }
   if (devEnv) injection.env.push(...devEnv(facts.env));
