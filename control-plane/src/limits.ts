@@ -146,4 +146,7 @@ export const LIMITS = {
   devcontainerEnvValueChars: 32 * 1024,
   devcontainerPostCreateTimeoutMs: 10 * 60_000,
   devcontainerPostCreateOutputChars: 4 * 1024,
+  /** How long a start waits for another control plane's fill of the shared Node volume, and how often it looks. */
+  nodeVolumeFillWaitMs: 120_000,
+  nodeVolumeFillPollMs: 500,
 } as const;

@@ -24,7 +24,9 @@ import type Docker from "dockerode";
 import type { ContainerCreateOptions } from "dockerode";
 import { pack as tarPack } from "tar-stream";
 import { agentImageTag, imageTags } from "../../../images/pipeline/image-set.js";
+import { sleep } from "../../../enclave-agent/src/time/wait.js";
 import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import { repoRoot } from "../repo-paths.js";
 import { engineBuild } from "./engine-build.js";
 import { ensureNodeTarball, NODE_RUNTIME, nodeTarballName } from "./node-runtime.js";
@@ -201,7 +203,13 @@ async function fillNodeVolume(docker: Docker, name: string, log: (line: string) 
     } finally {
       await inImage.remove({ force: true }).catch(() => undefined);
     }
-    const inVolume = await injectedNodeSize(filler);
+    // Another control plane on the same engine may be filling it at this moment (the engine copies
+    // only into an empty volume): a short wait for the binary to reach its size before calling it broken.
+    let inVolume = await injectedNodeSize(filler);
+    for (const deadline = Date.now() + LIMITS.nodeVolumeFillWaitMs; imageSize > 0 && inVolume !== imageSize && Date.now() < deadline; ) {
+      await sleep(LIMITS.nodeVolumeFillPollMs);
+      inVolume = await injectedNodeSize(filler);
+    }
     if (imageSize <= 0 || inVolume !== imageSize) {
       throw new EnclaveError(
         "placement_unavailable",
