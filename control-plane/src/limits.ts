@@ -146,6 +146,9 @@ export const LIMITS = {
   devcontainerEnvValueChars: 32 * 1024,
   devcontainerPostCreateTimeoutMs: 10 * 60_000,
   devcontainerPostCreateOutputChars: 4 * 1024,
+  /** A dev container's Dockerfile build, and the Node image's (an ADD of one tarball), at most. */
+  devcontainerBuildTimeoutMs: 30 * 60_000,
+  nodeImageBuildTimeoutMs: 5 * 60_000,
   /** How long a start waits for another control plane's fill of the shared Node volume, and how often it looks. */
   nodeVolumeFillWaitMs: 120_000,
   nodeVolumeFillPollMs: 500,

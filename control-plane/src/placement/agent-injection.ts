@@ -143,6 +143,7 @@ async function buildNodeImage(docker: Docker, tarball: string): Promise<void> {
     labels: { [NODE_LABEL]: NODE_RUNTIME.version },
     networkMode: "none",
     failureCode: "placement_unavailable",
+    timeoutMs: LIMITS.nodeImageBuildTimeoutMs,
     what: `the Node ${NODE_RUNTIME.version} image`,
   });
 }

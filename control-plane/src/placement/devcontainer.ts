@@ -314,6 +314,7 @@ export async function buildDevcontainer(
       networkMode: opts.networkMode,
       memoryBytes: opts.memoryBytes,
       failureCode: "devcontainer_build_failed",
+      timeoutMs: LIMITS.devcontainerBuildTimeoutMs,
       what: `the dev container of ${cfg.file}`,
     });
   } catch (err) {

@@ -19,15 +19,35 @@ export interface EngineBuild {
   failureCode: EnclaveErrorCode;
   /** What is being built, for the error. */
   what: string;
+  /** The build is cancelled (the engine stops it when its client goes) past this long. */
+  timeoutMs: number;
 }
 
 const TAIL_LINES = 30;
 const LINE_CHARS = 400;
 
 export async function engineBuild(docker: Docker, context: Readable, b: EngineBuild): Promise<void> {
+  const abort = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort.abort();
+  }, b.timeoutMs);
+  try {
+    await run(docker, context, b, abort.signal);
+  } catch (err) {
+    if (timedOut) throw new EnclaveError(b.failureCode, `building ${b.what} did not finish within ${Math.round(b.timeoutMs / 1000)} s; it was cancelled`);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function run(docker: Docker, context: Readable, b: EngineBuild, abortSignal: AbortSignal): Promise<void> {
   let stream: NodeJS.ReadableStream;
   try {
     stream = await docker.buildImage(context, {
+      abortSignal,
       t: b.tag,
       ...(b.dockerfile ? { dockerfile: b.dockerfile } : {}),
       ...(b.buildArgs ? { buildargs: b.buildArgs } : {}),

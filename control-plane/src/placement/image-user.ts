@@ -30,31 +30,33 @@ export function parseIdFile(text: string, kind: "passwd" | "group"): IdEntry[] {
   return out;
 }
 
-/** The first file of a tar stream, up to MAX_FILE_BYTES; "" when the archive holds no regular file. */
-async function firstFile(archive: NodeJS.ReadableStream): Promise<string> {
+/**
+ * The archive's first entry when it is a regular file of at most MAX_FILE_BYTES, else "" (a link, a
+ * folder, a larger file). Reading stops there: the image decides what the archive holds.
+ */
+async function firstFile(archive: NodeJS.ReadableStream & { destroy?: () => void }): Promise<string> {
   const ex = extract();
-  let text: string | undefined;
-  const done = new Promise<void>((resolve, reject) => {
-    ex.on("entry", (header, stream, next) => {
+  const text = await new Promise<string>((resolve, reject) => {
+    ex.on("entry", (header, stream) => {
+      if (header.type !== "file" || (header.size ?? 0) > MAX_FILE_BYTES) {
+        resolve("");
+        return;
+      }
       const chunks: Buffer[] = [];
-      let size = 0;
       stream.on("data", (c: unknown) => {
-        if (!Buffer.isBuffer(c)) return;
-        size += c.length;
-        if (size <= MAX_FILE_BYTES) chunks.push(c);
+        if (Buffer.isBuffer(c)) chunks.push(c);
       });
-      stream.on("end", () => {
-        if (text === undefined && header.type === "file") text = Buffer.concat(chunks).toString("utf8");
-        next();
-      });
-      stream.resume();
+      stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      stream.on("error", reject);
     });
-    ex.on("finish", () => resolve());
+    ex.on("finish", () => resolve(""));
     ex.on("error", reject);
+    archive.on("error", reject);
+    archive.pipe(ex as unknown as NodeJS.WritableStream);
   });
-  archive.pipe(ex as unknown as NodeJS.WritableStream);
-  await done;
-  return text ?? "";
+  archive.destroy?.();
+  ex.destroy();
+  return text;
 }
 
 /** The image's /etc/passwd and /etc/group as text ("" for one it lacks). */
