@@ -1,12 +1,15 @@
 // A workspace's dev container as an enclosure, on the real engine: the image form and the build form
 // (a Dockerfile built by the engine with no network), containerUser, remoteEnv and postCreateCommand
 // observed inside, fields that would weaken the hardening left out, and the failures each with its code.
+import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlaneCallError, resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import { byoImage } from "../helpers/byo-images.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
@@ -149,5 +152,20 @@ describe("a dev container as an enclosure", () => {
     const err = await startFails(id);
     expect(err.code).toBe("image_unusable");
     expect(err.message).toMatch(/not on this Docker engine/);
+  });
+
+  it("the CLI starts either with --image or --devcontainer, and prints the start's notes", async () => {
+    const cli = (args: string[]) => promisify(execFile)(join(repoRoot, "bin", "enclave"), [...args, "--address", fx.client.address], { timeout: 300_000 });
+    const byImage = "devc-cli-image";
+    await fx.client.createConversation(byImage);
+    const a = await cli(["enclosure", "start", byImage, "--image", scratchImage]);
+    expect(a.stdout).toContain(`image ${scratchImage}`);
+    expect(a.stdout).toMatch(/note: Node 18\.\d+\.\d+ injected read-only/);
+    await cli(["enclosure", "stop", byImage]);
+    const byDevc = "devc-cli-devc";
+    devcontainer((await fx.client.createConversation(byDevc)).workspacePath, JSON.stringify({ image: scratchImage, privileged: true }));
+    const b = await cli(["enclosure", "start", byDevc, "--devcontainer"]);
+    expect(b.stdout).toMatch(/note: devcontainer: privileged is not honoured/);
+    await cli(["enclosure", "stop", byDevc]);
   });
 });
