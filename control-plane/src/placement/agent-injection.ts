@@ -92,21 +92,23 @@ export async function imageFacts(docker: Docker, image: string): Promise<ImageFa
 
 /** Whether the image is one of Enclave's own (runtime or agent image), which carry their Node. */
 export async function isEnclaveImage(docker: Docker, imageId: string): Promise<boolean> {
-  const tags = imageTags();
-  const own = [tags.runtime];
-  try {
-    own.push(agentImageTag(tags.runtime));
-  } catch {
-    // No agent bundle built: then no agent image either.
-  }
-  for (const tag of own) {
+  const idOf = async (tag: string): Promise<string | undefined> => {
     try {
-      if ((await docker.getImage(tag).inspect()).Id === imageId) return true;
+      return (await docker.getImage(tag).inspect()).Id;
     } catch {
-      // Not built here.
+      return undefined; // Not built here.
     }
+  };
+  const runtime = imageTags().runtime;
+  if ((await idOf(runtime)) === imageId) return true;
+  let agent: string;
+  try {
+    // Hashes the agent bundle: asked only when the image is not the runtime image.
+    agent = agentImageTag(runtime);
+  } catch {
+    return false; // No agent bundle built: then no agent image either.
   }
-  return false;
+  return (await idOf(agent)) === imageId;
 }
 
 function nodeKey(): string {
