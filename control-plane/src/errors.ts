@@ -39,7 +39,15 @@ export type EnclaveErrorCode =
   /** The run's harness tool host disconnected (or none is connected where one is needed). */
   | "harness_lost"
   /** The control plane is shutting down (SIGTERM): it takes no new calls; retry against the next one. */
-  | "draining";
+  | "draining"
+  /** An image named for an enclosure is not on the engine, or cannot run the agent (not linux/amd64). */
+  | "image_unusable"
+  /** A workspace's devcontainer.json is missing, not JSONC, or has a field Enclave refuses. */
+  | "devcontainer_invalid"
+  /** The engine could not build a devcontainer's Dockerfile. */
+  | "devcontainer_build_failed"
+  /** A devcontainer's postCreateCommand failed inside the enclosure (which is then removed). */
+  | "devcontainer_post_create_failed";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -66,6 +74,10 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   harness_denied: status.PERMISSION_DENIED,
   harness_lost: status.UNAVAILABLE,
   draining: status.UNAVAILABLE,
+  image_unusable: status.FAILED_PRECONDITION,
+  devcontainer_invalid: status.INVALID_ARGUMENT,
+  devcontainer_build_failed: status.FAILED_PRECONDITION,
+  devcontainer_post_create_failed: status.ABORTED,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

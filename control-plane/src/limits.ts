@@ -137,4 +137,21 @@ export const LIMITS = {
    */
   cliRunIdleSeconds: 30 * 60,
   cliRunSweepMaxMs: 60_000,
+  /**
+   * A workspace's devcontainer.json (read by the control plane as data), the build context sent to
+   * the engine for its Dockerfile, remoteEnv entries and one value's size, and its postCreateCommand:
+   * how long it may run inside the enclosure and how much of its output an error quotes.
+   */
+  devcontainerConfigBytes: 256 * 1024,
+  devcontainerContextBytes: 512 * 1024 ** 2,
+  devcontainerEnvEntries: 200,
+  devcontainerEnvValueChars: 32 * 1024,
+  devcontainerPostCreateTimeoutMs: 10 * 60_000,
+  devcontainerPostCreateOutputChars: 4 * 1024,
+  /** A dev container's Dockerfile build, and the Node image's (an ADD of one tarball), at most. */
+  devcontainerBuildTimeoutMs: 30 * 60_000,
+  nodeImageBuildTimeoutMs: 5 * 60_000,
+  /** How long a start waits for another control plane's fill of the shared Node volume, and how often it looks. */
+  nodeVolumeFillWaitMs: 120_000,
+  nodeVolumeFillPollMs: 500,
 } as const;

@@ -46,8 +46,11 @@ ENCLAVE_AUDIT_RETENTION_DAYS (default 90), ENCLAVE_AUDIT_MAX_MIB (default 1024; 
 ENCLAVE_HOST_USER (default enclave-sandbox), ENCLAVE_HOST_NETWORK (default off).`,
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
   enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N] [--disk BYTES]
-                                 [--runtime runc|runsc]
+                                 [--runtime runc|runsc] [--image IMAGE | --devcontainer]
        enclave enclosure stop ID
+--image starts from an image on the engine (built or loaded there; nothing is pulled); an image without
+  the agent's Node gets it injected read-only. --devcontainer starts from the workspace's
+  .devcontainer/devcontainer.json (its image or Dockerfile, containerUser, remoteEnv, postCreateCommand).
 --disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.
 --runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json] [--new-run | --run RUN_ID]`,

@@ -22,6 +22,8 @@ export function parseCommandLine(args: string[] = process.argv.slice(2)) {
       pids: { type: "string" },
       disk: { type: "string" },
       runtime: { type: "string" },
+      image: { type: "string" },
+      devcontainer: { type: "boolean" },
       agent: { type: "boolean" },
       follow: { type: "boolean" },
       log: { type: "boolean" },

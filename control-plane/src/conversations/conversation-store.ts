@@ -37,6 +37,8 @@ export interface EnclosureRecord {
   disk?: WorkspaceDiskRecord;
   state: "starting" | "running" | "dead";
   detail: string;
+  /** What the start decided that is worth seeing: a Node injected, dev container fields not honoured. */
+  notes?: string[];
 }
 
 export interface ConversationRecord {

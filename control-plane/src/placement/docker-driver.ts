@@ -18,6 +18,9 @@ import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
 import { giveTree } from "./give-tree.js";
+import { withInjection } from "./agent-injection.js";
+import { runPostCreate } from "./devcontainer.js";
+import { planEnclosureImage } from "./enclosure-image.js";
 import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
 import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
 import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
@@ -101,10 +104,13 @@ export class DockerDriver {
   }
 
   async start(conv: ConversationRecord, req: EnclosureRequest): Promise<{ record: EnclosureRecord; client: AgentClient }> {
-    const settings = resolveSettings(req, this.defaults, this.defaultImage(req.agentDelivery || "mount"));
-    if (!(await imageExists(this.docker, settings.image))) {
-      throw new EnclaveError("placement_unavailable", `image ${settings.image} is not built here: run \`make images\` (or \`enclave images build\`) first`);
+    const defaultImage = this.defaultImage(req.agentDelivery || "mount");
+    if (!req.image && !req.devcontainer && !this.defaults.image && !(await imageExists(this.docker, defaultImage))) {
+      throw new EnclaveError("placement_unavailable", `image ${defaultImage} is not built here: run \`make images\` (or \`enclave images build\`) first`);
     }
+    // An image of the caller's or the workspace's dev container: the image, its user, the Node injected.
+    const plan = await planEnclosureImage(this.docker, conv, req, (r) => resolveSettings(r, this.defaults, defaultImage), this.log);
+    const settings = plan.settings;
     if (settings.runtime === "runsc") await runscRegistration(this.docker);
     let container: Docker.Container | undefined;
     let client: AgentClient | undefined;
@@ -125,7 +131,7 @@ export class DockerDriver {
       }
       container = await this.docker.createContainer({
         name,
-        ...containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels),
+        ...withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels), plan.injection),
       });
       if (settings.agentDelivery === "mount") await putFolder(container, packFolder(this.agentBundleDir, 0, 0), IN_ENCLOSURE.agentDir);
       if (settings.workspaceMode === "copy") {
@@ -144,9 +150,11 @@ export class DockerDriver {
         user: `${settings.uid}:${settings.gid}`,
         state: "starting",
         detail: "",
+        ...(plan.notes.length ? { notes: plan.notes } : {}),
       };
       client = await this.client(record);
       await this.waitReady(container, client);
+      await runPostCreate(this.docker, container, record.user, plan.postCreate);
       record.state = "running";
       return { record, client };
     } catch (err) {

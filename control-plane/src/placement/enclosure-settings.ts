@@ -20,6 +20,8 @@ export interface EnclosureRequest {
   agentDelivery?: string;
   diskLimitBytes?: number;
   runtime?: string;
+  /** Start from the workspace's dev container (devcontainer.ts) instead of an image. */
+  devcontainer?: boolean;
 }
 
 export interface EnclosureSettings {
@@ -56,8 +58,12 @@ export const IN_ENCLOSURE = {
 /** The agent's socket and nothing else: a small tmpfs. */
 const RUN_DIR_BYTES = 1024 ** 2;
 
-/** The command that joins an exec's stdio to the agent's socket (see exec-relay.ts). */
-export const RELAY_COMMAND = ["node", `${IN_ENCLOSURE.agentDir}/relay.mjs`, IN_ENCLOSURE.socket];
+/**
+ * The command that joins an exec's stdio to the agent's socket (see exec-relay.ts). It runs on the
+ * Node the agent runs on: ENCLAVE_NODE where one is injected into an image of the user's (set in the
+ * container's own environment, which every exec inherits), else the image's `node`.
+ */
+export const RELAY_COMMAND = ["/bin/sh", "-c", `exec "\${ENCLAVE_NODE:-node}" ${IN_ENCLOSURE.agentDir}/relay.mjs ${IN_ENCLOSURE.socket}`];
 
 /** Smallest workspace volume: ext4's own metadata and journal take a few MiB of it. */
 export const MIN_DISK_BYTES = 32 * 1024 ** 2;

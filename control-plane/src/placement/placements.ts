@@ -237,7 +237,7 @@ export class Placements implements PlacementPort {
       kind: "enclosure_started",
       conversationId: conv.id,
       placement: enclosureWhere(record),
-      detail: `image ${record.image}; workspace ${record.workspaceMode}; user ${record.user}; relaxations: ${record.relaxations.join("; ") || "none"}`,
+      detail: `image ${record.image}; workspace ${record.workspaceMode}; user ${record.user}; relaxations: ${record.relaxations.join("; ") || "none"}${record.notes?.length ? `; notes: ${record.notes.join("; ")}` : ""}`,
     });
     return conv;
   }

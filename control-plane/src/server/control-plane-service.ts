@@ -70,6 +70,7 @@ export function conversationMessage(c: ConversationView): Conversation {
           detail: e.detail,
           relaxations: e.relaxations,
           runtime: e.runtime,
+          notes: e.notes ?? [],
         }
       : undefined,
   };
@@ -129,6 +130,7 @@ export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer 
           agentDelivery: o?.agentDelivery,
           diskLimitBytes: o?.diskLimitBytes,
           runtime: o?.runtime,
+          devcontainer: o?.devcontainer,
         }),
       );
     }),

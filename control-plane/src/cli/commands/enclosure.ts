@@ -15,8 +15,11 @@ export async function enclosureCommand({ sub, rest, opts, client }: CommandConte
       pidsLimit: Number(opts.pids ?? 0),
       diskLimitBytes: Number(opts.disk ?? 0),
       runtime: opts.runtime ?? "",
+      image: opts.image ?? "",
+      devcontainer: opts.devcontainer ?? false,
     });
     say(showConversation(c));
+    for (const line of c.enclosure?.notes ?? []) say(`  note: ${line}`);
   } else if (sub === "stop") {
     const c = await client.stopEnclosure(id);
     say(showConversation(c));

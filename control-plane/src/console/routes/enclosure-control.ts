@@ -28,6 +28,8 @@ export function enclosureControl(cp: ControlPlaneFacade): Route {
         memoryBytes: memoryMib === undefined ? undefined : Math.round(memoryMib * 1024 ** 2),
         cpus: optionalNumber(ctx.form, "cpus", "cpus"),
         pidsLimit: optionalNumber(ctx.form, "pids", "pids"),
+        image: (ctx.form.get("image") ?? "").trim(),
+        devcontainer: ctx.form.get("devcontainer") === "1",
       });
       return { json: { ok: true, placement: conv.placement, image: conv.enclosure?.image ?? "" }, redirect: back };
     },

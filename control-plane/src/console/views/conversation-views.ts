@@ -62,7 +62,9 @@ function placementDetails(conv: ConversationView, hostAgentPid: number | undefin
 <dt>Limits</dt><dd>memory ${formatBytes(enc.limits.memoryBytes)} · ${enc.limits.cpus} CPU · ${enc.limits.pids} pids</dd>
 <dt>Uptime</dt><dd>${enc.state === "running" ? since(enc.startedAtMs, now) : "—"} <span class="muted">(started ${formatTime(enc.startedAtMs)})</span></dd>
 <dt>Workspace</dt><dd>${enc.workspaceMode} · <code>${conv.workspacePath}</code></dd>
-<dt>Relaxations</dt><dd>${enc.relaxations.length ? html`<span class="warn">${enc.relaxations.join("; ")}</span>` : "none (fully hardened)"}</dd></dl>`;
+<dt>Relaxations</dt><dd>${enc.relaxations.length ? html`<span class="warn">${enc.relaxations.join("; ")}</span>` : "none (fully hardened)"}</dd>${
+    enc.notes?.length ? html`\n<dt>Notes</dt><dd><ul class="notes">${enc.notes.map((n) => html`<li>${n}</li>`)}</ul></dd>` : ""
+  }</dl>`;
 }
 
 function runsTable(runs: readonly Run[], now: number): SafeHtml {
@@ -106,6 +108,8 @@ export function enclosureControls(conv: ConversationView, csrf: string, defaults
 <label>memory MiB <input type="number" name="memory_mib" min="64" step="64" placeholder="${Math.round(defaults.memoryBytes / 1024 ** 2)}"></label>
 <label>CPUs <input type="number" name="cpus" min="0.1" step="0.1" placeholder="${defaults.cpus}"></label>
 <label>pids <input type="number" name="pids" min="16" step="1" placeholder="${defaults.pids}"></label>
+<label>image <input type="text" name="image" placeholder="enclave-runtime" size="18"></label>
+<label><input type="checkbox" name="devcontainer" value="1"> dev container</label>
 <button type="submit" class="primary" data-busy="starting…">Start enclosure</button>
 <p class="form-error" role="alert" hidden></p>
 </form>

@@ -141,6 +141,11 @@ export interface Enclosure {
   relaxations: string[];
   /** The container runtime: "runc" or "runsc" (gVisor). */
   runtime: string;
+  /**
+   * What the start decided that is worth seeing: a Node injected into an image of the user's, the
+   * user an image's root was replaced by, dev container fields not honoured.
+   */
+  notes: string[];
 }
 
 export interface Conversation {
@@ -193,6 +198,13 @@ export interface EnclosureOptions {
    * runsc runs with network mode none only, and must be registered with the Docker engine.
    */
   runtime: string;
+  /**
+   * Start from the workspace's dev container (.devcontainer/devcontainer.json or .devcontainer.json):
+   * its image or Dockerfile build, containerUser, containerEnv/remoteEnv and postCreateCommand, under
+   * the same hardening. Not with image. Fields that would weaken the hardening are not honoured and
+   * are listed in Enclosure.notes.
+   */
+  devcontainer: boolean;
 }
 
 export interface StartEnclosureRequest {
@@ -1317,6 +1329,7 @@ function createBaseEnclosure(): Enclosure {
     detail: "",
     relaxations: [],
     runtime: "",
+    notes: [],
   };
 }
 
@@ -1348,6 +1361,9 @@ export const Enclosure: MessageFns<Enclosure> = {
     }
     if (message.runtime !== "") {
       writer.uint32(74).string(message.runtime);
+    }
+    for (const v of message.notes) {
+      writer.uint32(82).string(v!);
     }
     return writer;
   },
@@ -1437,6 +1453,14 @@ export const Enclosure: MessageFns<Enclosure> = {
             message.runtime = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.notes.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1474,6 +1498,7 @@ export const Enclosure: MessageFns<Enclosure> = {
         ? object.relaxations.map((e: any) => globalThis.String(e))
         : [],
       runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
+      notes: globalThis.Array.isArray(object?.notes) ? object.notes.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -1506,6 +1531,9 @@ export const Enclosure: MessageFns<Enclosure> = {
     if (message.runtime !== "") {
       obj.runtime = message.runtime;
     }
+    if (message.notes?.length) {
+      obj.notes = message.notes;
+    }
     return obj;
   },
 
@@ -1525,6 +1553,7 @@ export const Enclosure: MessageFns<Enclosure> = {
     message.detail = object.detail ?? "";
     message.relaxations = object.relaxations?.map((e) => e) || [];
     message.runtime = object.runtime ?? "";
+    message.notes = object.notes?.map((e) => e) || [];
     return message;
   },
 };
@@ -1735,6 +1764,7 @@ function createBaseEnclosureOptions(): EnclosureOptions {
     agentDelivery: "",
     diskLimitBytes: 0,
     runtime: "",
+    devcontainer: false,
   };
 }
 
@@ -1778,6 +1808,9 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     }
     if (message.runtime !== "") {
       writer.uint32(106).string(message.runtime);
+    }
+    if (message.devcontainer !== false) {
+      writer.uint32(112).bool(message.devcontainer);
     }
     return writer;
   },
@@ -1899,6 +1932,14 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
             message.runtime = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.devcontainer = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1962,6 +2003,7 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
         ? globalThis.Number(object.disk_limit_bytes)
         : 0,
       runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
+      devcontainer: isSet(object.devcontainer) ? globalThis.Boolean(object.devcontainer) : false,
     };
   },
 
@@ -2006,6 +2048,9 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     if (message.runtime !== "") {
       obj.runtime = message.runtime;
     }
+    if (message.devcontainer !== false) {
+      obj.devcontainer = message.devcontainer;
+    }
     return obj;
   },
 
@@ -2027,6 +2072,7 @@ export const EnclosureOptions: MessageFns<EnclosureOptions> = {
     message.agentDelivery = object.agentDelivery ?? "";
     message.diskLimitBytes = object.diskLimitBytes ?? 0;
     message.runtime = object.runtime ?? "";
+    message.devcontainer = object.devcontainer ?? false;
     return message;
   },
 };

@@ -1,0 +1,32 @@
+// Test images of "a user's own image", built here from local bases only (nothing can be pulled):
+// test/fixtures/byo-images/NAME/Dockerfile with BASE set to enclave-base. Tagged by the Dockerfile's
+// and the base's content, so a run builds each one only when it changed (and the engine's layer cache
+// makes a rebuild cheap). They are left on the engine for the next run, like Enclave's own images.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import Docker from "dockerode";
+import { imageTags } from "../../images/pipeline/image-set.js";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
+
+export type ByoImage = "python-debian" | "scratch-glibc";
+
+const BUILD_TIMEOUT_MS = 15 * 60_000;
+
+export async function byoImage(name: ByoImage): Promise<string> {
+  const dir = join(repoRoot, "test", "fixtures", "byo-images", name);
+  const base = imageTags().base;
+  const hash = createHash("sha256").update(base).update(readFileSync(join(dir, "Dockerfile"))).digest("hex").slice(0, 12);
+  const tag = `enclave-test-byo-${name}:${hash}`;
+  const docker = new Docker();
+  try {
+    await docker.getImage(tag).inspect();
+    return tag;
+  } catch {
+    // Not built yet.
+  }
+  await promisify(execFile)("docker", ["build", "-q", "-t", tag, "--build-arg", `BASE=${base}`, dir], { timeout: BUILD_TIMEOUT_MS, maxBuffer: 16 * 1024 ** 2 });
+  return tag;
+}
