@@ -37,7 +37,11 @@ export type EnclaveErrorCode =
   /** The harness's tool host refused a cell's bridge call it intercepted (its reason is the message). */
   | "harness_denied"
   /** The run's harness tool host disconnected (or none is connected where one is needed). */
-  | "harness_lost";
+  | "harness_lost"
+  /** The call carried no bearer token, or one that is not (or no longer) valid. */
+  | "unauthenticated"
+  /** The caller's tenant is at one of its quotas (the message names it and its limit). */
+  | "quota_exceeded";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -63,6 +67,8 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   lsp_state_changed: status.UNAVAILABLE,
   harness_denied: status.PERMISSION_DENIED,
   harness_lost: status.UNAVAILABLE,
+  unauthenticated: status.UNAUTHENTICATED,
+  quota_exceeded: status.RESOURCE_EXHAUSTED,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

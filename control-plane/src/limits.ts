@@ -135,4 +135,17 @@ export const LIMITS = {
    */
   cliRunIdleSeconds: 30 * 60,
   cliRunSweepMaxMs: 60_000,
+  /**
+   * A tenant's quotas when its entry in the token file sets none: enclosures running (or starting)
+   * at once, tool calls in flight at once, and kernels alive across its conversations. The implicit
+   * tenant of a control plane without tokens has none.
+   */
+  tenantRunningEnclosures: 4,
+  tenantConcurrentCalls: 16,
+  tenantKernels: 8,
+  /** The token file is checked this often besides its watch, so a revocation holds within a second. */
+  tokenFilePollMs: 250,
+  /** Tokens and tenants one token file may hold, and the longest tenant name. */
+  tokenFileMaxTokens: 10_000,
+  tenantNameMaxChars: 64,
 } as const;

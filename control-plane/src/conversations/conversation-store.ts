@@ -45,6 +45,19 @@ export interface ConversationRecord {
   enclosure?: EnclosureRecord;
   /** What the last copy-mode stop did not bring back into the workspace, one line each. */
   notCopiedBack?: string[];
+  /** The tenant that owns it; records made before tenants existed belong to the implicit one. */
+  tenant: string;
+}
+
+/** The tenant of a control plane without tokens, and of every record made before tenants existed. */
+export const IMPLICIT_TENANT = "local";
+
+/**
+ * The answer for an id that is not there, and for one that belongs to another tenant: one error,
+ * so a caller cannot tell the two apart.
+ */
+export function noConversation(id: string): EnclaveError {
+  return new EnclaveError("not_found", `no conversation \`${id}\`; create it first (\`enclave conversations create ${id}\`)`);
 }
 
 const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -60,6 +73,7 @@ export class ConversationStore {
       for (const c of saved) {
         // Recorded before enclosures named their runtime: those all ran under runc.
         if (c.enclosure && !c.enclosure.runtime) c.enclosure.runtime = "runc";
+        if (!c.tenant) c.tenant = IMPLICIT_TENANT;
         this.conversations.set(c.id, c);
       }
     }
@@ -77,7 +91,7 @@ export class ConversationStore {
 
   get(id: string): ConversationRecord {
     const c = this.conversations.get(id);
-    if (!c) throw new EnclaveError("not_found", `no conversation \`${id}\`; create it first (\`enclave conversations create ${id}\`)`);
+    if (!c) throw noConversation(id);
     return c;
   }
 
