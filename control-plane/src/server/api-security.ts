@@ -5,21 +5,10 @@
 import { readFileSync } from "node:fs";
 import { ServerCredentials } from "@grpc/grpc-js";
 import { EnclaveError } from "../errors.js";
+import { type ApiSecurityConfig } from "../tenants/api-security-config.js";
 import { type CallerAuth, implicitAuth, TokenFileAuth } from "../tenants/caller-auth.js";
 
-export interface ApiSecurityConfig {
-  /** PEM server certificate (chain) and key; both or neither (ENCLAVE_TLS_CERT, ENCLAVE_TLS_KEY). */
-  tlsCertFile: string;
-  tlsKeyFile: string;
-  /** PEM CA bundle: when set, callers must present a certificate it signed (ENCLAVE_TLS_CLIENT_CA). */
-  tlsClientCaFile: string;
-  /** The token file; empty for none (every caller is the implicit tenant) (ENCLAVE_TOKENS_FILE). */
-  tokensFile: string;
-  /** Listen on a non-loopback address without TLS or tokens anyway (ENCLAVE_INSECURE_REMOTE=on). */
-  allowInsecureRemote: boolean;
-}
-
-export const NO_API_SECURITY: ApiSecurityConfig = { tlsCertFile: "", tlsKeyFile: "", tlsClientCaFile: "", tokensFile: "", allowInsecureRemote: false };
+export { type ApiSecurityConfig, NO_API_SECURITY } from "../tenants/api-security-config.js";
 
 export interface ApiSecurity {
   credentials: ServerCredentials;
@@ -56,11 +45,11 @@ export function resolveApiSecurity(listen: string, config: ApiSecurityConfig): A
   const tls = Boolean(config.tlsCertFile);
   const tokens = Boolean(config.tokensFile);
   const local = isLocalListen(listen);
-  const missing = [tls ? "" : "TLS (--tls-cert, --tls-key)", tokens ? "" : "bearer tokens (--tokens-file; `enclave tokens add TENANT`)"].filter(Boolean);
+  const missing = [tls ? "" : "TLS", tokens ? "" : "bearer tokens"].filter(Boolean);
   if (!local && missing.length && !config.allowInsecureRemote) {
     throw new EnclaveError(
       "failed_precondition",
-      `refusing to listen on ${listen}, which is not a loopback address, without ${missing.join(" and ")}; give them, listen on 127.0.0.1, or accept the risk with --insecure-remote (ENCLAVE_INSECURE_REMOTE=on)`,
+      `refusing to listen on ${listen}, which is not a loopback address, without ${missing.join(" and ")}; give --tls-cert and --tls-key, and --tokens-file (\`enclave tokens add TENANT\` makes one), listen on 127.0.0.1, or accept the risk with --insecure-remote (ENCLAVE_INSECURE_REMOTE=on)`,
     );
   }
   const credentials = tls
@@ -75,7 +64,7 @@ export function resolveApiSecurity(listen: string, config: ApiSecurityConfig): A
   const summary = [
     tls ? `TLS${config.tlsClientCaFile ? " with client certificates required" : ""}` : "no TLS",
     tokens ? `bearer tokens from ${config.tokensFile}` : "no tokens (every caller is tenant local)",
-    ...(weakened ? [`WEAKENED: ${listen} is not loopback and has no ${missing.join(" and no ")} (--insecure-remote)`] : []),
+    ...(weakened ? [`WEAKENED by --insecure-remote: ${listen} is not loopback and has no ${missing.join(" and no ")}`] : []),
   ].join("; ");
   return { credentials, auth, summary, weakened, tls };
 }

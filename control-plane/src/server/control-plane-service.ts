@@ -28,7 +28,7 @@ import { TenantQuotas } from "../tenants/quotas.js";
 import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
-import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
+import { asEnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
 import type { DecodedCallToolRequest } from "./strict-call-decoding.js";

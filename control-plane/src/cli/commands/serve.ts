@@ -3,14 +3,27 @@ import { loadConfig } from "../../config.js";
 import { serveConsole } from "../../console/console-server.js";
 import { resolveConsoleSettings } from "../../console/console-settings.js";
 import { ControlPlane } from "../../control-plane.js";
+import { resolveApiSecurity } from "../../server/api-security.js";
 import { serveControlPlane } from "../../server/serve.js";
 import type { CommandContext } from "../context.js";
 import { say } from "../terminal-text.js";
 
 export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Promise<void> {
-  const config = loadConfig({ dataDir: opts["data-dir"], listen: opts.listen });
+  const config = loadConfig({
+    dataDir: opts["data-dir"],
+    listen: opts.listen,
+    api: {
+      tlsCertFile: opts["tls-cert"],
+      tlsKeyFile: opts["tls-key"],
+      tlsClientCaFile: opts["tls-client-ca"],
+      tokensFile: opts["tokens-file"],
+      allowInsecureRemote: opts["insecure-remote"],
+    },
+  });
+  // Refused before anything starts: a non-loopback address without TLS and tokens, a missing key.
+  resolveApiSecurity(config.listen, config.api).auth.close();
   const cp = await ControlPlane.start(config);
-  const server = await serveControlPlane(cp, config.listen);
+  const server = await serveControlPlane(cp, config.listen, config.api);
   const consoleSettings = resolveConsoleSettings(opts.console ?? process.env.ENCLAVE_CONSOLE_LISTEN, process.env.ENCLAVE_CONSOLE_TOKEN);
   const web = consoleSettings ? await serveConsole(cp, consoleSettings) : undefined;
   const docker = await cp.dockerDriver().then(
@@ -18,6 +31,7 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
     () => "not available: conversations run on host placement (`make docker` installs an engine)",
   );
   say(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
+API: ${server.security}
 Docker engine: ${docker}
 Operator console: ${web ? `${web.url}${web.tokenRequired ? ` (access token required${consoleSettings?.tokenGenerated ? ", generated for this run" : ", from ENCLAVE_CONSOLE_TOKEN"}; bound to ${web.host}:${web.port})` : ""}` : "off"}
 Try it from another terminal:
