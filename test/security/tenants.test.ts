@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneCallError, ControlPlaneClient, type ClientOptions } from "../../control-plane/src/client/control-plane-client.js";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { serveConsole } from "../../control-plane/src/console/console-server.js";
 import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
 import { addToken, readTokenFile, revokeTokens, setQuota } from "../../control-plane/src/tenants/token-file.js";
 import { type AuditEvent, ControlPlaneService } from "../../proto/gen/enclave/control/v1/control.js";
 import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
@@ -116,7 +118,25 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
   },
   getCardArguments: { byId: (c, ids) => c.getCardArguments(ids.conv, 1) },
   setVibeMode: { byId: (c, ids) => c.setVibeMode(ids.run, true) },
-  connectWorkerHost: { byId: (c, ids) => streamOutcome(c.connectWorkerHost({ name: "probe", conversationIds: [ids.conv] }, () => undefined)) },
+  connectWorkerHost: {
+    // A host may name conversations not made yet, so naming another tenant's is accepted, and inert:
+    // the host is never picked for it.
+    check: async (c, theirs) => {
+      const host = c.connectWorkerHost({ name: "probe-host", conversationIds: [theirs.conv] }, () => undefined);
+      await host.ready;
+      try {
+        const roster = cp.vibe as unknown as { hosts: { name: string; serves(id: string, tier: string): boolean }[] };
+        const registered = roster.hosts.find((h) => h.name === "probe-host");
+        expect(registered?.serves(theirs.conv, "fast")).toBe(false);
+        const anyHost = c.connectWorkerHost({ name: "probe-any" }, () => undefined);
+        await anyHost.ready;
+        expect(roster.hosts.find((h) => h.name === "probe-any")?.serves(theirs.conv, "good")).toBe(false);
+        anyHost.close();
+      } finally {
+        host.close();
+      }
+    },
+  },
   connectToolHost: { byId: (c, ids) => streamOutcome(c.connectToolHost(ids.run, [], { call: () => "" })) },
   attachCliRun: { byId: (c, ids) => c.attachCliRun(ids.conv, { approvalPolicy: "never" }) },
   listRuns: {
@@ -275,6 +295,31 @@ describe("tenants over TLS", () => {
       expect((await withCert.listConversations()).map((c) => c.id)).toContain(acmeIds.conv);
     } finally {
       await mtls.close();
+    }
+  });
+
+  it("the console opens with an operator's token (its session ends with the token), not with a tenant's or none", async () => {
+    const operators = new TokenFileAuth(tokensFile);
+    const web = await serveConsole(cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false, operators });
+    try {
+      const base = `http://127.0.0.1:${web.port}`;
+      expect(web.tokenRequired).toBe(true);
+      expect((await fetch(`${base}/`)).status).toBe(401);
+      expect((await fetch(`${base}/`, { headers: { authorization: `Bearer ${tokens.acme}` } })).status).toBe(403);
+      const page = await fetch(`${base}/`, { headers: { authorization: `Bearer ${tokens.ops}` } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain(acmeIds.conv);
+      // A login by ?token= keeps a session cookie; revoking the operator's token ends it.
+      const extra = addToken(tokensFile, "ops", { operator: true });
+      const login = await fetch(`${base}/?token=${extra.token}`, { redirect: "manual" });
+      expect(login.status).toBe(303);
+      const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      expect((await fetch(`${base}/`, { headers: { cookie } })).status).toBe(200);
+      revokeTokens(tokensFile, { id: extra.id });
+      expect((await fetch(`${base}/`, { headers: { cookie } })).status).toBe(401);
+    } finally {
+      await web.close();
+      operators.close();
     }
   });
 

@@ -383,11 +383,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         {
           addHost: (h) => cp.addWorkerHost(h),
           removeHost: (h) => cp.removeWorkerHost(h),
-          // A host serves the caller's conversations only: named ones must be its own, and "all" means all of its own.
-          admit: (ids) => {
-            for (const id of ids) s.conversationId(id);
-            return (conversationId) => s.hasConversation(conversationId);
-          },
+          // A host serves the caller's conversations only, whatever it names: a name may be of a
+          // conversation not made yet (as before tenants), so another tenant's is ignored, not refused.
+          admit: () => (conversationId) => s.hasConversation(conversationId),
         },
         call,
         toServiceError,

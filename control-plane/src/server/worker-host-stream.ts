@@ -12,10 +12,7 @@ let hostCounter = 0;
 export interface WorkerHostRoster {
   addHost(host: RemoteWorkerHost): void;
   removeHost(host: RemoteWorkerHost): void;
-  /**
-   * Checks the conversations a host names are the caller's (throws not_found otherwise) and returns
-   * which conversations the host may serve; without it, every conversation it names (or all).
-   */
+  /** Which conversations a host naming these may serve at all (its caller's); without it, any it names (or all). */
   admit?(conversationIds: readonly string[]): (conversationId: string) => boolean;
 }
 

@@ -119,6 +119,22 @@ export class TokenFileAuth implements CallerAuth {
     return this.tenants.get(name);
   }
 
+  /** The tenant and token id a presented token (no "Bearer ") belongs to, if the file holds it now. */
+  identify(token: string): { tenant: Tenant; tokenId: string } | undefined {
+    try {
+      const tenant = this.authenticate(`Bearer ${token}`);
+      return { tenant, tokenId: tokenId(token) ?? "" };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Whether the token with this id is still in the file (a console session ends with its token). */
+  holds(id: string): boolean {
+    this.reload(false);
+    return this.tokens.has(id);
+  }
+
   close(): void {
     clearInterval(this.timer);
     this.watcher?.close();

@@ -4,6 +4,7 @@ import { serveConsole } from "../../console/console-server.js";
 import { resolveConsoleSettings } from "../../console/console-settings.js";
 import { ControlPlane } from "../../control-plane.js";
 import { resolveApiSecurity } from "../../server/api-security.js";
+import { TokenFileAuth } from "../../tenants/caller-auth.js";
 import { serveControlPlane } from "../../server/serve.js";
 import type { CommandContext } from "../context.js";
 import { say } from "../terminal-text.js";
@@ -25,7 +26,9 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
   const cp = await ControlPlane.start(config);
   const server = await serveControlPlane(cp, config.listen, config.api);
   const consoleSettings = resolveConsoleSettings(opts.console ?? process.env.ENCLAVE_CONSOLE_LISTEN, process.env.ENCLAVE_CONSOLE_TOKEN);
-  const web = consoleSettings ? await serveConsole(cp, consoleSettings) : undefined;
+  // With tenants, the console asks for a token even on loopback: an operator's opens it.
+  const operators = config.api.tokensFile ? new TokenFileAuth(config.api.tokensFile) : undefined;
+  const web = consoleSettings ? await serveConsole(cp, { ...consoleSettings, operators }) : undefined;
   const docker = await cp.dockerDriver().then(
     () => "available: `enclave enclosure start ID` runs a conversation in an enclosure",
     () => "not available: conversations run on host placement (`make docker` installs an engine)",
@@ -33,12 +36,13 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
   say(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
 API: ${server.security}
 Docker engine: ${docker}
-Operator console: ${web ? `${web.url}${web.tokenRequired ? ` (access token required${consoleSettings?.tokenGenerated ? ", generated for this run" : ", from ENCLAVE_CONSOLE_TOKEN"}; bound to ${web.host}:${web.port})` : ""}` : "off"}
+Operator console: ${web ? `${web.url}${web.tokenRequired ? ` (access token required${consoleSettings?.tokenGenerated ? ", generated for this run" : consoleSettings?.token ? ", from ENCLAVE_CONSOLE_TOKEN" : ""}${operators ? "; an operator tenant's token opens it" : ""}; bound to ${web.host}:${web.port})` : ""}` : "off"}
 Try it from another terminal:
   ./bin/enclave tools list
   ./bin/enclave tool call write '{"path":"hello.txt","content":"hello\\n"}'
   ./bin/enclave tool call read '{"path":"hello.txt"}'`);
   const stop = (): void => {
+    operators?.close();
     void Promise.all([server.close(), web?.close()])
       .then(() => cp.close())
       .then(() => process.exit(0));
