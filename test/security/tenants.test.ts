@@ -3,7 +3,7 @@
 // Every RPC of the service definition is tried by one tenant on the other's conversation and run
 // and must answer exactly as for ids that do not exist; the probe table is checked against the
 // generated service, so a new RPC without a probe here (and so, likely, without scoping) fails.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
@@ -160,6 +160,7 @@ beforeAll(async () => {
   tokens.globex = addToken(tokensFile, "globex").token;
   tokens.ops = addToken(tokensFile, "ops", { operator: true }).token;
   setQuota(tokensFile, "globex", "concurrentCalls", 1);
+  setQuota(tokensFile, "globex", "kernels", 1);
   const config = loadConfig({
     dataDir: join(dir, "data"),
     listen: "127.0.0.1:0",
@@ -241,15 +242,11 @@ describe("tenants over TLS", () => {
     const conv = (await globex.createConversation()).id;
     const run = (await globex.openRun(conv, { approvalPolicy: "never" })).id;
     const stop = new AbortController();
-    const first = globex.callTool(run, "exec", { command: "sleep 60" }, undefined, { signal: stop.signal }).catch(() => undefined);
+    const first = globex.callTool(run, "exec", { command: "touch started; sleep 60" }, undefined, { signal: stop.signal }).catch(() => undefined);
     try {
-      let inFlight = 0;
-      const started = Date.now();
-      while (inFlight === 0 && Date.now() - started < 30_000) {
-        inFlight = (await globex.listRuns(conv))[0]?.callsInFlight ?? 0;
-        if (inFlight === 0) await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(inFlight).toBe(1);
+      const ws = cp.getConversation(conv).workspacePath;
+      await eventually(async () => existsSync(join(ws, "started")), "the first call's command to start");
+      expect((await globex.listRuns(conv))[0]?.callsInFlight).toBe(1);
       const second = await outcome(globex.callTool(run, "read", { path: "x" }));
       expect(second).toMatchObject({ grpcCode: status.RESOURCE_EXHAUSTED, code: "quota_exceeded" });
       expect(second.message).toContain("concurrentCalls quota of 1");
@@ -259,9 +256,35 @@ describe("tenants over TLS", () => {
       stop.abort();
       await first;
     }
+    // The slot is given back when the server has ended the cancelled call.
+    await eventually(async () => (await globex.listRuns(conv))[0]?.callsInFlight === 0, "the cancelled call to end on the server", 30_000);
+    expect((await globex.callTool(run, "read", { path: "x" })).isError).toBe(true);
     const recorded = (await history(client(tokens.ops))).filter((e) => e.kind === "quota_exceeded");
     expect(recorded.some((e) => e.tenant === "globex" && e.detail.includes("concurrentCalls"))).toBe(true);
   }, 60_000);
+
+  it("the kernels quota refuses an eval that would start one more kernel, not one that uses a live kernel", async () => {
+    const globex = client(tokens.globex);
+    const conv = (await globex.createConversation()).id;
+    const run = (await globex.openRun(conv, { approvalPolicy: "never" })).id;
+    const py = await globex.callTool(run, "eval", { code: "x = 41", description: "set a variable in the kernel" });
+    expect(py.isError).toBe(false);
+    const again = await globex.callTool(run, "eval", { code: "x + 1", description: "read the variable back from the kernel" });
+    expect(again.isError).toBe(false);
+    const js = await outcome(globex.callTool(run, "eval", { code: "1 + 1", language: "javascript", description: "start a second kernel in javascript" }));
+    expect(js).toMatchObject({ grpcCode: status.RESOURCE_EXHAUSTED, code: "quota_exceeded" });
+    expect(js.message).toContain("kernels quota of 1");
+  }, 120_000);
+
+  it("a tenant cannot name a host folder as its workspace nor weaken an enclosure", async () => {
+    const globex = client(tokens.globex);
+    expect(await outcome(globex.createConversation("", dir))).toMatchObject({ code: "invalid_arguments" });
+    const conv = (await globex.createConversation()).id;
+    const weak = await outcome(globex.startEnclosure(conv, { networkMode: "bridge", keepCapabilities: ["SYS_ADMIN"] }));
+    expect(weak).toMatchObject({ code: "invalid_arguments" });
+    expect(weak.message).toContain("network_mode bridge");
+    expect((await globex.getConversation(conv)).enclosure).toBeUndefined();
+  });
 
   it("a token added works, and once revoked stops working within a second, with no restart", async () => {
     const { id, token } = addToken(tokensFile, "acme", { label: "short-lived" });
