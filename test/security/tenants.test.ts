@@ -3,13 +3,16 @@
 // Every RPC of the service definition is tried by one tenant on the other's conversation and run
 // and must answer exactly as for ids that do not exist; the probe table is checked against the
 // generated service, so a new RPC without a probe here (and so, likely, without scoping) fails.
+import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneCallError, ControlPlaneClient, type ClientOptions } from "../../control-plane/src/client/control-plane-client.js";
 import { loadConfig } from "../../control-plane/src/config.js";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { serveConsole } from "../../control-plane/src/console/console-server.js";
 import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
@@ -19,6 +22,7 @@ import { type AuditEvent, ControlPlaneService } from "../../proto/gen/enclave/co
 import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
 import { eventually } from "../helpers/wait.js";
 
+const exec = promisify(execFile);
 let dir: string;
 let certs: TestCerts;
 let tokensFile: string;
@@ -275,6 +279,48 @@ describe("tenants over TLS", () => {
     expect(js).toMatchObject({ grpcCode: status.RESOURCE_EXHAUSTED, code: "quota_exceeded" });
     expect(js.message).toContain("kernels quota of 1");
   }, 120_000);
+
+  it("the runningEnclosures quota refuses a second enclosure of the tenant while one runs", async () => {
+    const initech = addToken(tokensFile, "initech").token;
+    setQuota(tokensFile, "initech", "runningEnclosures", 1);
+    const c = client(initech);
+    await eventually(async () => (await outcome(c.listConversations())).code === "ok", "the new tenant's token to be accepted", 1_000);
+    const one = (await c.createConversation()).id;
+    const two = (await c.createConversation()).id;
+    const started = await c.startEnclosure(one);
+    try {
+      expect(started.enclosure?.state).toBe("running");
+      const second = await outcome(c.startEnclosure(two));
+      expect(second).toMatchObject({ grpcCode: status.RESOURCE_EXHAUSTED, code: "quota_exceeded" });
+      expect(second.message).toContain("runningEnclosures quota of 1");
+      expect((await c.getConversation(two)).enclosure).toBeUndefined();
+    } finally {
+      await c.stopEnclosure(one);
+    }
+  }, 180_000);
+
+  it("the CLI makes a token once and calls over TLS with --token/ENCLAVE_TOKEN and --tls-ca", async () => {
+    const enclave = join(repoRoot, "bin", "enclave");
+    const made = await exec(enclave, ["tokens", "add", "cli-tenant", "--tokens-file", tokensFile]);
+    const token = made.stdout.trim();
+    expect(token).toMatch(/^enc_[0-9a-f]{8}_[A-Za-z0-9_-]{43}$/);
+    expect(readTokenFile(tokensFile).tokens.some((t) => t.tenant === "cli-tenant" && !JSON.stringify(t).includes(token.slice(13)))).toBe(true);
+    const common = ["--address", server.address, "--tls-ca", certs.caFile];
+    const env = { ...process.env, ENCLAVE_TOKEN: token };
+    const created = await exec(enclave, ["conversations", "create", "cli-made", ...common], { env });
+    expect(created.stdout).toContain("cli-made");
+    expect((await client(token).getConversation("cli-made")).tenant).toBe("cli-tenant");
+    const listed = await exec(enclave, ["conversations", "list", ...common, "--token", token]);
+    expect(listed.stdout).toContain("cli-made");
+    expect(listed.stdout).not.toContain(acmeIds.conv);
+    const { ENCLAVE_TOKEN: _drop, ...noToken } = env;
+    const refused = await exec(enclave, ["conversations", "list", ...common], { env: noToken }).then(
+      () => undefined,
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(refused?.code).toBe(1);
+    expect(refused?.stderr).toContain("bearer token");
+  }, 60_000);
 
   it("a tenant cannot name a host folder as its workspace nor weaken an enclosure", async () => {
     const globex = client(tokens.globex);
