@@ -148,4 +148,6 @@ export const LIMITS = {
   /** Tokens and tenants one token file may hold, and the longest tenant name. */
   tokenFileMaxTokens: 10_000,
   tenantNameMaxChars: 64,
+  /** Calls refused for want of a valid token are audited at most once this often (with a count of the rest). */
+  refusedCallAuditIntervalMs: 100,
 } as const;

@@ -201,8 +201,13 @@ describe("tenants over TLS", () => {
       expect(o).toMatchObject({ grpcCode: status.UNAUTHENTICATED, code: "unauthenticated" });
     }
     const refused = (await history(client(tokens.ops))).filter((e) => e.kind === "call_refused");
-    expect(refused.length).toBeGreaterThanOrEqual(3);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
     expect(refused[0]?.detail).toContain("/enclave.control.v1.ControlPlane/ListConversations");
+    // A flood is recorded as a few events with counts, not one event per call.
+    const flood = client("enc_00000000_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB");
+    await Promise.all(Array.from({ length: 200 }, () => outcome(flood.listConversations())));
+    const after = (await history(client(tokens.ops))).filter((e) => e.kind === "call_refused");
+    expect(after.length - refused.length).toBeLessThan(50);
   });
 
   it("every RPC of the service, tried by one tenant on another's conversation and run, answers as for a missing id", async () => {

@@ -29,6 +29,7 @@ import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
 import { asEnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
 import type { DecodedCallToolRequest } from "./strict-call-decoding.js";
@@ -112,6 +113,10 @@ function partMessage(p: ContentPart): ContentPartMsg {
 }
 
 export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = openAccess()): ControlPlaneServer {
+  // Refused callers are recorded at most once per interval, with a count of the rest: a flood of
+  // bad tokens must not push real events out of a size-bounded audit log.
+  let lastRefusalMs = 0;
+  let unrecordedRefusals = 0;
   /** The caller's scope from its bearer token; a refused caller is recorded in the audit log. */
   const scopeOf = (call: IncomingCall): TenantScope => {
     const [header] = call.metadata.get("authorization");
@@ -119,7 +124,15 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return new TenantScope(cp, access.auth.authenticate(typeof header === "string" ? header : undefined), access.auth.tokensRequired);
     } catch (err) {
       const e = asEnclaveError(err);
-      cp.recordAudit({ kind: "call_refused", outcome: `refused:${e.code}`, detail: `${call.getPath()} from ${call.getPeer()}` });
+      const now = Date.now();
+      if (now - lastRefusalMs < LIMITS.refusedCallAuditIntervalMs) {
+        unrecordedRefusals++;
+      } else {
+        const more = unrecordedRefusals ? `; ${unrecordedRefusals} more refused since the last record` : "";
+        cp.recordAudit({ kind: "call_refused", outcome: `refused:${e.code}`, detail: `${call.getPath()} from ${call.getPeer()}${more}` });
+        lastRefusalMs = now;
+        unrecordedRefusals = 0;
+      }
       throw e;
     }
   };
