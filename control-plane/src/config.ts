@@ -1,8 +1,10 @@
 // The control plane's configuration: flags over environment over defaults, resolved once.
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AuditRetention } from "./audit/audit-retention.js";
 import { LIMITS } from "./limits.js";
 import type { HostSandboxConfig } from "./placement/host-sandbox.js";
+import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 
 /** The container runtimes an enclosure can run under: runc (namespaces of the host's kernel) or
@@ -53,6 +55,8 @@ export interface ControlPlaneConfig {
   auditRetention: AuditRetention;
   /** How long a run kept for the command line lives with no call (ENCLAVE_CLI_RUN_IDLE_SECONDS). */
   cliRunIdleMs: number;
+  /** TLS, client certificates, the token file and the explicit weakening for a non-loopback address. */
+  api: ApiSecurityConfig;
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -95,9 +99,26 @@ function limitFromEnv(name: string, fallback: number): number {
   return n;
 }
 
-export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> = {}): ControlPlaneConfig {
+/** The token file: named, else the data folder's tokens.json when it exists (`enclave tokens add` writes there). */
+export function tokensFileFor(dataDir: string, named: string | undefined): string {
+  if (named) return resolve(named);
+  const beside = join(dataDir, "tokens.json");
+  return existsSync(beside) ? beside : "";
+}
+
+export function loadConfig(
+  overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> & { api?: Partial<ApiSecurityConfig> } = {},
+): ControlPlaneConfig {
   const dataDir = resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data"));
+  const api = overrides.api ?? {};
   return {
+    api: {
+      tlsCertFile: api.tlsCertFile || process.env.ENCLAVE_TLS_CERT || "",
+      tlsKeyFile: api.tlsKeyFile || process.env.ENCLAVE_TLS_KEY || "",
+      tlsClientCaFile: api.tlsClientCaFile || process.env.ENCLAVE_TLS_CLIENT_CA || "",
+      tokensFile: tokensFileFor(dataDir, api.tokensFile || process.env.ENCLAVE_TOKENS_FILE),
+      allowInsecureRemote: api.allowInsecureRemote || onOffFromEnv("ENCLAVE_INSECURE_REMOTE", false),
+    },
     dataDir,
     listen: overrides.listen ?? process.env.ENCLAVE_LISTEN ?? DEFAULT_LISTEN,
     agentBundleDir: process.env.ENCLAVE_AGENT_BUNDLE ?? agentBundleDir,

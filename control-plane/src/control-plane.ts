@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ApprovalGate } from "./approval/approval-gate.js";
 import { CardApprover } from "./approval/card-approver.js";
-import { type AuditEvent, AuditLog } from "./audit/audit-log.js";
+import { type AuditEvent, type AuditInput, AuditLog } from "./audit/audit-log.js";
 import { type EnclosureAuditReport, enclosureChecks, type OutsideView } from "./audit/enclosure-audit.js";
 import { hostChecks } from "./audit/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import type { ControlPlaneConfig } from "./config.js";
-import { type ConversationRecord, ConversationStore } from "./conversations/conversation-store.js";
+import { type ConversationRecord, ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
 import { EnclaveError } from "./errors.js";
 import type { DescribeResponse } from "../../proto/gen/enclave/agent/v1/info.js";
 import { connectDocker, DockerUnavailableError } from "./placement/docker-connection.js";
@@ -135,7 +135,10 @@ export class ControlPlane {
     this.runs = new RunStore(this.state);
     // A run whose conversation is gone (a delete cut short between the two) has nothing to serve.
     for (const r of this.runs.list()) if (!this.conversations.has(r.conversationId)) this.runs.close(r.id);
-    this.audit = new AuditLog(join(config.dataDir, "audit.db"), { retention: config.auditRetention });
+    this.audit = new AuditLog(join(config.dataDir, "audit.db"), {
+      retention: config.auditRetention,
+      tenantOf: (id) => (this.conversations.has(id) ? this.conversations.get(id).tenant : undefined),
+    });
     this.metrics = new EnclaveMetrics({
       isEnclaveTool: (name) => this.isEnclaveTool(name),
       enclosureStates: () => this.conversations.list().flatMap((c) => (c.enclosure ? [c.enclosure.state] : [])),
@@ -241,7 +244,8 @@ export class ControlPlane {
     };
   }
 
-  createConversation(req: { id?: string; workspacePath?: string }): ConversationView {
+  /** `tenant`: the caller's (the implicit tenant when none is given). */
+  createConversation(req: { id?: string; workspacePath?: string; tenant?: string }): ConversationView {
     const id = req.id || this.conversations.newId();
     this.conversations.checkId(id);
     if (this.conversations.has(id)) throw new EnclaveError("already_exists", `conversation \`${id}\` already exists`);
@@ -257,7 +261,7 @@ export class ControlPlane {
       mkdirSync(workspacePath, { recursive: true });
       ownsWorkspace = true;
     }
-    const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now() };
+    const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant: req.tenant || IMPLICIT_TENANT };
     this.conversations.put(conv);
     this.audit.record({ kind: "conversation_created", conversationId: id, detail: workspacePath });
     return this.view(conv);
@@ -286,7 +290,7 @@ export class ControlPlane {
     this.runs.closeConversation(id);
     this.conversations.delete(id);
     if (conv.ownsWorkspace) rmSync(conv.workspacePath, { recursive: true, force: true });
-    this.audit.record({ kind: "conversation_deleted", conversationId: id });
+    this.audit.record({ kind: "conversation_deleted", conversationId: id, tenant: conv.tenant });
   }
 
   async startEnclosure(id: string, req: EnclosureRequest): Promise<ConversationView> {
@@ -358,11 +362,13 @@ export class ControlPlane {
   }
 
   openRun(req: OpenRunRequest): Run {
-    this.conversations.get(req.conversationId);
-    if (req.targetSpace && !this.conversations.has(req.targetSpace)) {
+    const conv = this.conversations.get(req.conversationId);
+    // Another tenant's conversation is no target, exactly as a missing one.
+    const target = req.targetSpace && this.conversations.has(req.targetSpace) ? this.conversations.get(req.targetSpace) : undefined;
+    if (req.targetSpace && target?.tenant !== conv.tenant) {
       throw new EnclaveError("not_found", `target_space \`${req.targetSpace}\` is not a conversation; create it first or leave target_space empty`);
     }
-    return this.runs.open(req);
+    return this.runs.open({ ...req, tenant: conv.tenant });
   }
 
   /** The command line's kept run for a (conversation, surface); see runs/cli-runs.ts. */
@@ -514,12 +520,12 @@ export class ControlPlane {
     return this.questions.subscribe(space, listener);
   }
 
-  /** The audit log, oldest first: one conversation's, or all of it. */
-  auditHistory(conversationId?: string): AuditEvent[] {
-    return this.audit.history(conversationId);
+  /** The audit log, oldest first: one conversation's, or all of it; only `tenant`'s events when given. */
+  auditHistory(conversationId?: string, tenant?: string): AuditEvent[] {
+    return this.audit.history({ conversationId, tenant });
   }
 
-  auditPage(q: { conversationId?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
+  auditPage(q: { conversationId?: string; tenant?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
     return this.audit.page(q);
   }
 
@@ -531,6 +537,28 @@ export class ControlPlane {
   /** Every audit event as it is recorded; returns the unsubscribe. */
   subscribeAudit(listener: (e: AuditEvent) => void): () => void {
     return this.audit.subscribe(listener);
+  }
+
+  /** The tenant owning a conversation; not_found when there is none. */
+  conversationTenant(id: string): string {
+    return this.conversations.get(id).tenant;
+  }
+
+  /** An open run; not_found when there is none. */
+  run(id: string): Run {
+    return this.runs.get(id);
+  }
+
+  /** The languages of the kernels alive in the conversation's running agent (none when no agent runs). */
+  async liveKernels(id: string): Promise<string[]> {
+    const ep = await this.placements.running(id);
+    if (!ep) return [];
+    return (await ep.client.listKernels()).kernels.map((k) => k.info?.language ?? "");
+  }
+
+  /** Records an event of the API itself (how it listens, refused callers, quotas hit). */
+  recordAudit(input: AuditInput): AuditEvent {
+    return this.audit.record(input);
   }
 
   async close(): Promise<void> {

@@ -47,7 +47,11 @@ export type EnclaveErrorCode =
   /** The engine could not build a devcontainer's Dockerfile. */
   | "devcontainer_build_failed"
   /** A devcontainer's postCreateCommand failed inside the enclosure (which is then removed). */
-  | "devcontainer_post_create_failed";
+  | "devcontainer_post_create_failed"
+  /** The call carried no bearer token, or one that is not (or no longer) valid. */
+  | "unauthenticated"
+  /** The caller's tenant is at one of its quotas (the message names it and its limit). */
+  | "quota_exceeded";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -78,6 +82,8 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   devcontainer_invalid: status.INVALID_ARGUMENT,
   devcontainer_build_failed: status.FAILED_PRECONDITION,
   devcontainer_post_create_failed: status.ABORTED,
+  unauthenticated: status.UNAUTHENTICATED,
+  quota_exceeded: status.RESOURCE_EXHAUSTED,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

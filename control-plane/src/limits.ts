@@ -154,4 +154,19 @@ export const LIMITS = {
   /** How long a start waits for another control plane's fill of the shared Node volume, and how often it looks. */
   nodeVolumeFillWaitMs: 120_000,
   nodeVolumeFillPollMs: 500,
+  /**
+   * A tenant's quotas when its entry in the token file sets none: enclosures running (or starting)
+   * at once, tool calls in flight at once, and kernels alive across its conversations. The implicit
+   * tenant of a control plane without tokens has none.
+   */
+  tenantRunningEnclosures: 4,
+  tenantConcurrentCalls: 16,
+  tenantKernels: 8,
+  /** The token file is checked this often besides its watch, so a revocation holds within a second. */
+  tokenFilePollMs: 250,
+  /** Tokens and tenants one token file may hold, and the longest tenant name. */
+  tokenFileMaxTokens: 10_000,
+  tenantNameMaxChars: 64,
+  /** Calls refused for want of a valid token are audited at most once this often (with a count of the rest). */
+  refusedCallAuditIntervalMs: 100,
 } as const;

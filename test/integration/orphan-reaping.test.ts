@@ -57,6 +57,7 @@ describe("orphaned containers", () => {
       id: "kept",
       workspacePath,
       ownsWorkspace: false,
+      tenant: "local",
       createdAtMs: Date.now(),
       enclosure: {
         containerId: recorded,

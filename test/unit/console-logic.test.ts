@@ -28,6 +28,7 @@ const event = (over: Partial<AuditEvent>): AuditEvent => ({
   placement: "host placement, pid 1",
   kernelId: "",
   cardNumber: 0,
+  tenant: "local",
   ...over,
 });
 

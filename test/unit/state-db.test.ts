@@ -52,7 +52,7 @@ describe("the state database", () => {
     const rec = { ...(legacy[0] as object), id: "t-1", tenant: "acme" } as unknown as Parameters<ConversationStore["put"]>[0];
     (rec.enclosure as unknown as { engine: string }).engine = "remote-1";
     store.put(rec);
-    store.put({ id: "t-2", workspacePath: "/tmp/t2", ownsWorkspace: false, createdAtMs: 5 });
+    store.put({ id: "t-2", workspacePath: "/tmp/t2", ownsWorkspace: false, createdAtMs: 5, tenant: "local" });
     store.close();
     const back = new ConversationStore(dir).get("t-1") as unknown as { tenant: string; enclosure: { engine: string } };
     expect(back.tenant).toBe("acme");

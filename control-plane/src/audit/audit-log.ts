@@ -36,12 +36,14 @@ type Listener = (e: AuditEvent) => void;
 function fromRow(r: EventRow): AuditEvent {
   const e = AuditEvent.fromPartial(JSON.parse(r.event_json) as Partial<AuditEvent>);
   if (!e.cardNumber && r.card_number) e.cardNumber = r.card_number;
+  if (!e.tenant && r.tenant) e.tenant = r.tenant;
   return e;
 }
 
 interface EventRow {
   event_json: string;
   card_number: number | null;
+  tenant: string;
 }
 
 function formatAge(ms: number): string {
@@ -55,6 +57,8 @@ function formatBytes(n: number): string {
 
 export interface HistoryQuery {
   conversationId?: string;
+  /** Only this tenant's events (undefined: everyone's, an operator's view). */
+  tenant?: string;
   /** Only events after this sequence number. */
   afterSeq?: number;
   /** The newest this many (default LIMITS.auditHistoryEvents), oldest first. */
@@ -64,12 +68,15 @@ export interface HistoryQuery {
 export interface AuditLogOptions {
   /** What to keep; without it everything is kept. */
   retention?: AuditRetention;
+  /** The tenant of a conversation, for events recorded without one; undefined when it is unknown. */
+  tenantOf?: (conversationId: string) => string | undefined;
 }
 
 export class AuditLog {
   private readonly db: Database.Database;
   private readonly listeners = new Set<Listener>();
-  private readonly insert: Database.Statement<[number, number, string, string, string, number | null]>;
+  private readonly insert: Database.Statement<[number, number, string, string, string, number | null, string]>;
+  private readonly tenantOf: (conversationId: string) => string | undefined;
   private readonly takeCardNumber: Database.Statement<[string]>;
   private readonly retention: AuditRetention | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
@@ -92,7 +99,10 @@ export class AuditLog {
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
     prepareSchema(this.db);
-    this.insert = this.db.prepare("INSERT INTO audit_events (seq, time_ms, conversation_id, kind, event_json, card_number) VALUES (?, ?, ?, ?, ?, ?)");
+    this.insert = this.db.prepare(
+      "INSERT INTO audit_events (seq, time_ms, conversation_id, kind, event_json, card_number, tenant) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.tenantOf = opts.tenantOf ?? (() => undefined);
     this.takeCardNumber = this.db.prepare(
       "INSERT INTO card_numbers (conversation_id, last_number) VALUES (?, 1) ON CONFLICT (conversation_id) DO UPDATE SET last_number = last_number + 1 RETURNING last_number",
     );
@@ -117,7 +127,10 @@ export class AuditLog {
       }
     }
     this.db.transaction(() => {
-      for (const e of events) this.write({ ...e, seq: ++this.seq, cardNumber: e.cardNumber || (legacyCardNumber(e.kind, e.detail) ?? 0) });
+      for (const e of events) {
+        const tenant = e.tenant || (e.conversationId ? "local" : "");
+        this.write({ ...e, seq: ++this.seq, cardNumber: e.cardNumber || (legacyCardNumber(e.kind, e.detail) ?? 0), tenant });
+      }
       seedCardNumbers(this.db);
     })();
     renameSync(legacy, `${legacy}.imported`);
@@ -126,7 +139,7 @@ export class AuditLog {
   private write(e: AuditEvent): void {
     // A late event (an enclosure dying while the control plane shuts down) has nowhere to go.
     if (!this.db.open) return;
-    this.insert.run(e.seq, e.timeMs, e.conversationId, e.kind, JSON.stringify(e), e.cardNumber > 0 ? e.cardNumber : null);
+    this.insert.run(e.seq, e.timeMs, e.conversationId, e.kind, JSON.stringify(e), e.cardNumber > 0 ? e.cardNumber : null, e.tenant ?? "");
   }
 
   /**
@@ -168,8 +181,11 @@ export class AuditLog {
       placement: "",
       kernelId: "",
       cardNumber: 0,
+      tenant: "",
       ...input,
     };
+    // Every event of a conversation carries its owner, whichever part of the control plane records it.
+    if (!event.tenant && event.conversationId) event.tenant = this.tenantOf(event.conversationId) ?? "";
     this.write(event);
     this.seq = event.seq;
     for (const l of this.listeners) l(event);
@@ -180,11 +196,11 @@ export class AuditLog {
   history(query: HistoryQuery | string = {}): AuditEvent[] {
     const q: HistoryQuery = typeof query === "string" ? { conversationId: query } : query;
     const limit = Math.min(q.limit ?? LIMITS.auditHistoryEvents, LIMITS.auditHistoryEvents);
+    const where = ["seq > ?", ...(q.conversationId ? ["conversation_id = ?"] : []), ...(q.tenant !== undefined ? ["tenant = ?"] : [])].join(" AND ");
+    const params: (string | number)[] = [q.afterSeq ?? 0, ...(q.conversationId ? [q.conversationId] : []), ...(q.tenant !== undefined ? [q.tenant] : [])];
     const rows = this.db
-      .prepare(
-        `SELECT event_json, card_number FROM audit_events WHERE seq > ? ${q.conversationId ? "AND conversation_id = ?" : ""} ORDER BY seq DESC LIMIT ?`,
-      )
-      .all(...(q.conversationId ? [q.afterSeq ?? 0, q.conversationId, limit] : [q.afterSeq ?? 0, limit])) as EventRow[];
+      .prepare(`SELECT event_json, card_number, tenant FROM audit_events WHERE ${where} ORDER BY seq DESC LIMIT ?`)
+      .all(...params, limit) as EventRow[];
     return rows.reverse().map(fromRow);
   }
 
@@ -192,12 +208,17 @@ export class AuditLog {
    * One page of a conversation's events (or everyone's) in seq order, for walking the whole log:
    * ascending after afterSeq, or with newestFirst descending before beforeSeq. At most `limit`.
    */
-  page(q: { conversationId?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
-    const where = ["seq > ?", "seq < ?", ...(q.conversationId ? ["conversation_id = ?"] : [])].join(" AND ");
-    const params: (string | number)[] = [q.afterSeq ?? 0, q.beforeSeq ?? Number.MAX_SAFE_INTEGER, ...(q.conversationId ? [q.conversationId] : [])];
+  page(q: { conversationId?: string; tenant?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
+    const where = ["seq > ?", "seq < ?", ...(q.conversationId ? ["conversation_id = ?"] : []), ...(q.tenant !== undefined ? ["tenant = ?"] : [])].join(" AND ");
+    const params: (string | number)[] = [
+      q.afterSeq ?? 0,
+      q.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      ...(q.conversationId ? [q.conversationId] : []),
+      ...(q.tenant !== undefined ? [q.tenant] : []),
+    ];
     const limit = Math.max(1, Math.min(q.limit, LIMITS.auditHistoryEvents));
     const rows = this.db
-      .prepare(`SELECT event_json, card_number FROM audit_events WHERE ${where} ORDER BY seq ${q.newestFirst ? "DESC" : "ASC"} LIMIT ?`)
+      .prepare(`SELECT event_json, card_number, tenant FROM audit_events WHERE ${where} ORDER BY seq ${q.newestFirst ? "DESC" : "ASC"} LIMIT ?`)
       .all(...params, limit) as EventRow[];
     return rows.map(fromRow);
   }

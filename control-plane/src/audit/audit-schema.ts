@@ -3,6 +3,9 @@
 //   for closed cards, so numbering never reads event text);
 // - card_numbers: the last card number taken per conversation, written when a card is raised, so a
 //   card shown just before a crash, or closed cards pruned by retention, never let a number repeat.
+// Version 2 adds audit_events.tenant: whose event it is, so a tenant's queries read only its own rows.
+// Rows written before tenants existed belong to the implicit tenant ("local"), except the server's
+// own events (no conversation), which belong to no tenant and are an operator's to read.
 import type Database from "better-sqlite3";
 
 const TABLES = `
@@ -22,7 +25,7 @@ CREATE TABLE IF NOT EXISTS card_numbers (
 );
 `;
 
-const VERSION = 1;
+const VERSION = 2;
 
 /** Version-0 databases kept a closed card's number only in its detail text ("#12 permission: allow"). */
 export function legacyCardNumber(kind: string, detail: string | undefined): number | null {
@@ -61,6 +64,14 @@ export function prepareSchema(db: Database.Database): void {
         if (n !== null) set.run(n, r.seq);
       }
       seedCardNumbers(db);
+    }
+    if (version < 2) {
+      const columns = (db.prepare("PRAGMA table_info(audit_events)").all() as { name: string }[]).map((c) => c.name);
+      if (!columns.includes("tenant")) {
+        db.exec("ALTER TABLE audit_events ADD COLUMN tenant TEXT NOT NULL DEFAULT ''");
+        db.exec("UPDATE audit_events SET tenant = 'local' WHERE conversation_id != ''");
+      }
+      db.exec("CREATE INDEX IF NOT EXISTS audit_events_by_tenant ON audit_events (tenant, seq)");
     }
     if (version < VERSION) db.pragma(`user_version = ${VERSION}`);
   })();

@@ -18,9 +18,14 @@ commands:
   audit --log [ID] [--follow]    the audit log
   cards [ID] [--follow] [--all] [--full]  open question and permission cards (--follow stays attached)
   answer ID N [LABEL...] [--text T] [--skip]   answer card N of conversation ID
+  tokens add|revoke|list|quota   tenants' bearer tokens and quotas (the token file; no server needed)
 
 common options:
   --address ADDR       control plane address (default $ENCLAVE_ADDRESS or ${DEFAULT_LISTEN})
+  --token TOKEN        bearer token (default $ENCLAVE_TOKEN); needed when the control plane has tokens
+  --tls-ca FILE        talk TLS, trusting this CA (PEM) (default $ENCLAVE_TLS_CA)
+  --tls-cert FILE, --tls-key FILE   a client certificate for a control plane that requires one
+  --tls-server-name N  the name the server's certificate carries, when the address does not
   -c, --conversation   conversation id for tools/tool (default "default", created when missing)
   --surface NAME       default | plan | readonly_subagent
   --approval POLICY    never | write (the default) | always
@@ -31,6 +36,7 @@ common options:
   -h, --help           help for any command`,
   serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR] [--console ADDR|off] [--metrics ADDR|off]
                     [--log-format json|pretty]
+                    [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tokens-file FILE] [--insecure-remote]
 
 Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a socket) and the
 operator console, a web page (default ${DEFAULT_CONSOLE_LISTEN}; "off" for none). A console bound to
@@ -43,7 +49,20 @@ ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_E
 ENCLAVE_ENCLOSURE_DISK_BYTES (copy mode's workspace volume), ENCLAVE_COPY_BACK_MAX_BYTES,
 ENCLAVE_ENCLOSURE_RUNTIME (runc or runsc; default runc),
 ENCLAVE_AUDIT_RETENTION_DAYS (default 90), ENCLAVE_AUDIT_MAX_MIB (default 1024; 0 turns a limit off),
-ENCLAVE_HOST_USER (default enclave-sandbox), ENCLAVE_HOST_NETWORK (default off).`,
+ENCLAVE_HOST_USER (default enclave-sandbox), ENCLAVE_HOST_NETWORK (default off).
+
+The API serves TLS given --tls-cert and --tls-key (ENCLAVE_TLS_CERT, ENCLAVE_TLS_KEY) and requires
+client certificates signed by --tls-client-ca (ENCLAVE_TLS_CLIENT_CA). With a token file
+(--tokens-file, ENCLAVE_TOKENS_FILE, or DATA_DIR/tokens.json when it exists) every call needs a
+bearer token and sees only its tenant's conversations. A listen address other than loopback or a
+unix socket is refused without both, unless --insecure-remote (ENCLAVE_INSECURE_REMOTE=on).`,
+  tokens: `usage: enclave tokens add TENANT [--operator] [--label TEXT]   prints a new token once
+       enclave tokens revoke TOKEN_ID | --all TENANT           the id is the 8 hex digits after enc_
+       enclave tokens list
+       enclave tokens quota TENANT NAME N|default               NAME: runningEnclosures, concurrentCalls, kernels
+
+Edits the token file (--tokens-file, ENCLAVE_TOKENS_FILE, else DATA_DIR/tokens.json); a running
+control plane picks changes up within a second. The file keeps SHA-256 digests, never tokens.`,
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
   enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N] [--disk BYTES]
                                  [--runtime runc|runsc] [--image IMAGE | --devcontainer]

@@ -13,6 +13,8 @@ import { runsCommand } from "./commands/runs.js";
 import { serveCommand } from "./commands/serve.js";
 import { toolCallCommand } from "./commands/tool-call.js";
 import { toolsCommand } from "./commands/tools.js";
+import { tokensCommand } from "./commands/tokens.js";
+import { clientOptions } from "./client-options.js";
 import { type CommandContext, fail } from "./context.js";
 import { HELP } from "./help.js";
 import { parseCommandLine } from "./options.js";
@@ -40,9 +42,10 @@ async function main(): Promise<void> {
   }
   if (command === "serve") return serveCommand({ opts });
   if (command === "images") return imagesCommand({ sub, opts });
+  if (command === "tokens") return tokensCommand({ sub, rest, opts });
   const handler = CLIENT_COMMANDS[command];
   if (!handler || !HELP[command]) fail(`unknown command \`${command}\`\n\n${HELP.main}`);
-  const client = new ControlPlaneClient(opts.address ?? process.env.ENCLAVE_ADDRESS ?? DEFAULT_LISTEN);
+  const client = new ControlPlaneClient(opts.address ?? process.env.ENCLAVE_ADDRESS ?? DEFAULT_LISTEN, clientOptions(opts));
   try {
     await handler({ sub, rest, opts, client });
   } finally {

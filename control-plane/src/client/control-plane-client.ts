@@ -41,10 +41,9 @@ export type { HarnessAnswer, HarnessCallInfo, HarnessToolSpec, HarnessVerdict, T
 type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
 
 /**
- * How the client reaches the control plane. The control plane itself serves plain gRPC on loopback
- * or a unix socket today and checks no token: these options are passed to gRPC (TLS credentials,
- * an `authorization: Bearer` header on every call) for a control plane behind a TLS-terminating,
- * token-checking proxy, and for when the server side takes them.
+ * How the client reaches the control plane: TLS credentials (a control plane serving TLS, perhaps
+ * requiring a client certificate) and the tenant's bearer token, sent as `authorization: Bearer` on
+ * every call and stream. Neither is needed for a control plane without tokens on loopback.
  */
 export interface ClientOptions {
   /** true: TLS with the system's roots; an object: the roots to trust and a client certificate. */

@@ -12,7 +12,13 @@
 // is derived from it, so nothing grows with the number of visitors.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import type { TokenFileAuth } from "../tenants/caller-auth.js";
 import { isLoopbackHost } from "./console-settings.js";
+
+/** The API's tenants as the console sees them: an operator's token opens it, as long as the token lasts. */
+export type ConsoleOperators = Pick<TokenFileAuth, "identify" | "holds">;
+
+const OPERATOR_SESSION_RE = /^op_([0-9a-f]{8})_/;
 
 export interface Session {
   id: string;
@@ -49,13 +55,28 @@ export class ConsoleAccess {
     private readonly token: string,
     private readonly port: number,
     private readonly loopbackOnly: boolean,
+    /** With the API's tenants: an operator tenant's bearer token opens the console too (a tenant's does not). */
+    private readonly operators?: ConsoleOperators,
   ) {
     // Cookies are not scoped by port: name them per console so two consoles on one host do not clash.
     this.cookieName = `enclave_console_${port}`;
   }
 
   get tokenRequired(): boolean {
-    return this.token !== "";
+    return this.token !== "" || this.operators !== undefined;
+  }
+
+  /**
+   * What a presented token opens: the console's own token, or an operator tenant's token (the
+   * session then names that token, so revoking it ends the session); a non-operator tenant's token
+   * is refused, since the console shows every tenant's conversations.
+   */
+  private admit(given: string): { ok: true; operatorTokenId?: string } | { ok: false; status: 401 | 403; reason: string } {
+    if (this.token !== "" && equalSecret(given, this.token)) return { ok: true };
+    const who = this.operators?.identify(given);
+    if (who?.tenant.operator) return { ok: true, operatorTokenId: who.tokenId };
+    if (who) return { ok: false, status: 403, reason: `tenant \`${who.tenant.name}\` is not an operator: the console shows every tenant's conversations, so only an operator token opens it` };
+    return { ok: false, status: 401, reason: "that is not this console's access token nor an operator token" };
   }
 
   private sign(what: string): string {
@@ -68,14 +89,17 @@ export class ConsoleAccess {
     return s;
   }
 
-  private newSession(): Session {
-    return this.session(randomBytes(18).toString("base64url"), true);
+  private newSession(operatorTokenId?: string): Session {
+    const random = randomBytes(18).toString("base64url");
+    return this.session(operatorTokenId ? `op_${operatorTokenId}_${random}` : random, true);
   }
 
   private cookieSession(req: IncomingMessage): Session | undefined {
     const raw = parseCookies(req.headers.cookie).get(this.cookieName);
     const [id, sig] = (raw ?? "").split(".");
     if (!id || !sig || !equalSecret(sig, this.sign(`sid:${id}`))) return undefined;
+    const operatorToken = OPERATOR_SESSION_RE.exec(id)?.[1];
+    if (operatorToken !== undefined && !this.operators?.holds(operatorToken)) return undefined;
     return this.session(id, false);
   }
 
@@ -96,15 +120,17 @@ export class ConsoleAccess {
     if (!this.tokenRequired) return { ok: true, session: existing ?? this.newSession(), viaBearer: false };
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
     if (bearer !== undefined) {
-      if (equalSecret(bearer, this.token)) return { ok: true, session: existing ?? this.session("bearer", false), viaBearer: true };
-      return { ok: false, status: 401, reason: "the bearer token is not this console's access token" };
+      const admitted = this.admit(bearer);
+      if (admitted.ok) return { ok: true, session: existing ?? this.session("bearer", false), viaBearer: true };
+      return admitted;
     }
     const given = url.searchParams.get("token");
     if (given !== null) {
-      if (!equalSecret(given, this.token)) return { ok: false, status: 401, reason: "that is not this console's access token" };
+      const admitted = this.admit(given);
+      if (!admitted.ok) return admitted;
       const clean = new URL(url);
       clean.searchParams.delete("token");
-      return { ok: true, session: existing ?? this.newSession(), viaBearer: false, cleanUrl: `${clean.pathname}${clean.search}` };
+      return { ok: true, session: existing ?? this.newSession(admitted.operatorTokenId), viaBearer: false, cleanUrl: `${clean.pathname}${clean.search}` };
     }
     if (existing) return { ok: true, session: existing, viaBearer: false };
     return { ok: false, status: 401, reason: "this console needs its access token: open the address `enclave serve` printed (it ends in ?token=…)" };

@@ -84,7 +84,7 @@ function tokenForm(path: string) {
 }
 
 export async function serveConsole(cp: ControlPlaneFacade, settings: ConsoleSettings): Promise<ServingConsole> {
-  if (!settings.token && !isLoopbackHost(settings.host)) {
+  if (!settings.token && !settings.operators && !isLoopbackHost(settings.host)) {
     throw new EnclaveError("invalid_arguments", `a console on ${settings.host} (not loopback) needs an access token: set ENCLAVE_CONSOLE_TOKEN, or let \`enclave serve\` generate one`);
   }
   const routes: Route[] = consoleRoutes(cp);
@@ -162,7 +162,7 @@ export async function serveConsole(cp: ControlPlaneFacade, settings: ConsoleSett
     server.listen(settings.port, settings.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  access = new ConsoleAccess(settings.token, port, isLoopbackHost(settings.host));
+  access = new ConsoleAccess(settings.token, port, isLoopbackHost(settings.host), settings.operators);
   return {
     url: consoleUrl(settings, port),
     host: settings.host,

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import { EnclaveError } from "../errors.js";
+import type { ConsoleOperators } from "./access.js";
 
 export const DEFAULT_CONSOLE_LISTEN = "127.0.0.1:7401";
 
@@ -14,6 +15,8 @@ export interface ConsoleSettings {
   token: string;
   /** True when the token was generated here (so `enclave serve` prints it). */
   tokenGenerated: boolean;
+  /** The API's tenants, when it has tokens: an operator's token opens the console. */
+  operators?: ConsoleOperators;
 }
 
 export function isLoopbackHost(host: string): boolean {

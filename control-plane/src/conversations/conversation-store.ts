@@ -54,6 +54,19 @@ export interface ConversationRecord {
   hostAgent?: { startedAtMs: number };
   /** A host agent that ran when the control plane went away, until the next call reports it. */
   hostAgentLost?: { startedAtMs: number; noticedAtMs: number };
+  /** The tenant that owns it; records made before tenants existed belong to the implicit one. */
+  tenant: string;
+}
+
+/** The tenant of a control plane without tokens, and of every record made before tenants existed. */
+export const IMPLICIT_TENANT = "local";
+
+/**
+ * The answer for an id that is not there, and for one that belongs to another tenant: one error,
+ * so a caller cannot tell the two apart.
+ */
+export function noConversation(id: string): EnclaveError {
+  return new EnclaveError("not_found", `no conversation \`${id}\`; create it first (\`enclave conversations create ${id}\`)`);
 }
 
 const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -75,6 +88,8 @@ export class ConversationStore {
     const db = this.state.db;
     for (const row of db.prepare("SELECT record_json FROM conversations ORDER BY created_at_ms, id").all() as Array<{ record_json: string }>) {
       const c = JSON.parse(row.record_json) as ConversationRecord;
+      // Recorded before tenants existed: those belong to the implicit one.
+      if (!c.tenant) c.tenant = IMPLICIT_TENANT;
       this.conversations.set(c.id, c);
     }
     this.upsert = db.prepare(
@@ -95,7 +110,7 @@ export class ConversationStore {
 
   get(id: string): ConversationRecord {
     const c = this.conversations.get(id);
-    if (!c) throw new EnclaveError("not_found", `no conversation \`${id}\`; create it first (\`enclave conversations create ${id}\`)`);
+    if (!c) throw noConversation(id);
     return c;
   }
 

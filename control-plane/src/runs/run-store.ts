@@ -51,6 +51,13 @@ export interface Run {
   /** When the last call ended or the latest began; 0 before any. */
   lastUsedMs: number;
   callsInFlight: number;
+  /** The tenant of the run's conversation. */
+  tenant: string;
+}
+
+/** The answer for a run id that is not open, and for another tenant's: one error, indistinguishable. */
+export function noRun(id: string): EnclaveError {
+  return new EnclaveError("not_found", `no open run \`${id}\`; open one with OpenRun`);
 }
 
 export interface OpenRunRequest {
@@ -62,6 +69,8 @@ export interface OpenRunRequest {
   targetSpace?: string;
   vibeMode?: boolean;
   questionTimeoutSeconds?: number;
+  /** The tenant of the conversation (the control plane sets it); the implicit tenant when absent. */
+  tenant?: string;
 }
 
 /**
@@ -151,6 +160,7 @@ export class RunStore {
       cli: false,
       lastUsedMs: 0,
       callsInFlight: 0,
+      tenant: req.tenant || "local",
     };
     this.table?.write(run);
     this.runs.set(run.id, run);
@@ -164,7 +174,7 @@ export class RunStore {
 
   get(id: string): Run {
     const run = this.runs.get(id);
-    if (!run) throw new EnclaveError("not_found", `no open run \`${id}\`; open one with OpenRun`);
+    if (!run) throw noRun(id);
     return run;
   }
 

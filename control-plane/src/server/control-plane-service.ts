@@ -23,9 +23,13 @@ import type {
   WorkerHostMessage,
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
+import { type CallerAuth, implicitAuth } from "../tenants/caller-auth.js";
+import { TenantQuotas } from "../tenants/quotas.js";
+import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
 import { asEnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
 import type { DecodedCallToolRequest } from "./strict-call-decoding.js";
@@ -39,15 +43,21 @@ function toServiceError(err: unknown): ServiceError {
   return Object.assign(new Error(e.message), { code: e.grpcCode, details: e.message, metadata });
 }
 
-function unary<Req, Res>(fn: (req: Req) => Promise<Res> | Res) {
-  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
-    Promise.resolve()
-      .then(() => fn(call.request))
-      .then(
-        (res) => callback(null, res),
-        (err: unknown) => callback(toServiceError(err), null),
-      );
-  };
+/** How the API tells callers apart and what it lets each have. */
+export interface ApiAccess {
+  auth: CallerAuth;
+  quotas: TenantQuotas;
+}
+
+/** A control plane without tokens: every caller is the implicit tenant, with no quotas. */
+export function openAccess(): ApiAccess {
+  return { auth: implicitAuth(), quotas: new TenantQuotas() };
+}
+
+interface IncomingCall {
+  metadata: Metadata;
+  getPath(): string;
+  getPeer(): string;
 }
 
 export function conversationMessage(c: ConversationView): Conversation {
@@ -59,6 +69,7 @@ export function conversationMessage(c: ConversationView): Conversation {
     createdAtMs: c.createdAtMs,
     openRuns: c.openRuns,
     notCopiedBack: c.notCopiedBack ?? [],
+    tenant: c.tenant,
     enclosure: e
       ? {
           containerId: e.containerId,
@@ -104,42 +115,120 @@ function partMessage(p: ContentPart): ContentPartMsg {
   return { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } }, repeatsStreamed };
 }
 
-export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer {
+export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = openAccess()): ControlPlaneServer {
+  // Refused callers are recorded at most once per interval, with a count of the rest: a flood of
+  // bad tokens must not push real events out of a size-bounded audit log.
+  let lastRefusalMs = 0;
+  let unrecordedRefusals = 0;
+  /** The caller's scope from its bearer token; a refused caller is recorded in the audit log. */
+  const scopeOf = (call: IncomingCall): TenantScope => {
+    const [header] = call.metadata.get("authorization");
+    try {
+      return new TenantScope(cp, access.auth.authenticate(typeof header === "string" ? header : undefined), access.auth.tokensRequired);
+    } catch (err) {
+      const e = asEnclaveError(err);
+      const now = Date.now();
+      if (now - lastRefusalMs < LIMITS.refusedCallAuditIntervalMs) {
+        unrecordedRefusals++;
+      } else {
+        const more = unrecordedRefusals ? `; ${unrecordedRefusals} more refused since the last record` : "";
+        cp.recordAudit({ kind: "call_refused", outcome: `refused:${e.code}`, detail: `${call.getPath()} from ${call.getPeer()}${more}` });
+        lastRefusalMs = now;
+        unrecordedRefusals = 0;
+      }
+      throw e;
+    }
+  };
+  const refusedByQuota = (s: TenantScope, err: unknown, conversationId = ""): never => {
+    const e = asEnclaveError(err);
+    if (e.code === "quota_exceeded") cp.recordAudit({ kind: "quota_exceeded", tenant: s.tenant.name, conversationId, outcome: `refused:${e.code}`, detail: e.message });
+    throw e;
+  };
+  function unary<Req, Res>(fn: (req: Req, s: TenantScope) => Promise<Res> | Res) {
+    return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
+      Promise.resolve()
+        .then(() => fn(call.request, scopeOf(call)))
+        .then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(toServiceError(err), null),
+        );
+    };
+  }
+  /** Who may see a card: its conversation's tenant (a card of a conversation gone is no one's but an operator's). */
+  const seesCard = (s: TenantScope, card: { conversationId: string }): boolean => s.tenant.operator || s.hasConversation(card.conversationId);
+  /** Counts the tenant's enclosures running or starting, the one being started aside. */
+  const runningEnclosures = (tenant: string, except: string): number =>
+    cp.listConversations().filter((c) => c.tenant === tenant && c.id !== except && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
+  /** An eval that would start a kernel is refused when the tenant's live kernels are at the quota. */
+  const checkKernelQuota = async (s: TenantScope, run: Run, tool: string, argumentsJson: string): Promise<void> => {
+    if (tool !== "eval" || !Number.isFinite(s.tenant.quotas.kernels)) return;
+    let language = "python";
+    try {
+      const parsed = JSON.parse(argumentsJson) as { language?: unknown };
+      if (typeof parsed.language === "string") language = parsed.language;
+    } catch {
+      return; // The tool refuses bad arguments itself.
+    }
+    const mine = cp.listConversations().filter((c) => c.tenant === s.tenant.name);
+    const alive = await Promise.all(mine.map((c) => cp.liveKernels(c.id).catch(() => [] as string[])));
+    const own = alive[mine.findIndex((c) => c.id === run.conversationId)] ?? [];
+    if (own.includes(language)) return; // This cell goes to a kernel that is already alive.
+    try {
+      access.quotas.checkKernels(s.tenant, alive.reduce((n, k) => n + k.length, 0));
+    } catch (err) {
+      refusedByQuota(s, err, run.conversationId);
+    }
+  };
   return {
-    createConversation: unary((req) => conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath }))),
-    getConversation: unary((req) => conversationMessage(cp.getConversation(req.conversationId))),
-    listConversations: unary(() => ({ conversations: cp.listConversations().map(conversationMessage) })),
-    deleteConversation: unary(async (req) => {
-      await cp.deleteConversation(req.conversationId);
+    createConversation: unary((req, s) => {
+      s.checkWorkspacePath(req.workspacePath);
+      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name }));
+    }),
+    getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId))),
+    listConversations: unary((_req, s) => ({ conversations: cp.listConversations().filter((c) => s.sees(c.tenant)).map(conversationMessage) })),
+    deleteConversation: unary(async (req, s) => {
+      await cp.deleteConversation(s.conversationId(req.conversationId));
       return {};
     }),
-    startEnclosure: unary(async (req) => {
+    startEnclosure: unary(async (req, s) => {
+      const id = s.conversationId(req.conversationId);
       const o = req.options;
-      return conversationMessage(
-        await cp.startEnclosure(req.conversationId, {
-          image: o?.image,
-          workspaceMode: o?.workspaceMode,
-          memoryBytes: o?.memoryBytes,
-          cpus: o?.cpus,
-          pidsLimit: o?.pidsLimit,
-          user: o?.user,
-          networkMode: o?.networkMode,
-          keepCapabilities: o?.keepCapabilities,
-          writableRoot: o?.writableRoot,
-          allowNewPrivileges: o?.allowNewPrivileges,
-          agentDelivery: o?.agentDelivery,
-          diskLimitBytes: o?.diskLimitBytes,
-          runtime: o?.runtime,
-          devcontainer: o?.devcontainer,
-        }),
-      );
+      const request = {
+        image: o?.image,
+        workspaceMode: o?.workspaceMode,
+        memoryBytes: o?.memoryBytes,
+        cpus: o?.cpus,
+        pidsLimit: o?.pidsLimit,
+        user: o?.user,
+        networkMode: o?.networkMode,
+        keepCapabilities: o?.keepCapabilities,
+        writableRoot: o?.writableRoot,
+        allowNewPrivileges: o?.allowNewPrivileges,
+        agentDelivery: o?.agentDelivery,
+        diskLimitBytes: o?.diskLimitBytes,
+        runtime: o?.runtime,
+        devcontainer: o?.devcontainer,
+      };
+      s.checkEnclosureRequest(request);
+      const owner = cp.conversationTenant(id);
+      let release: () => void = () => undefined;
+      try {
+        release = access.quotas.enterEnclosureStart(s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant), runningEnclosures(owner, id));
+      } catch (err) {
+        refusedByQuota(s, err, id);
+      }
+      try {
+        return conversationMessage(await cp.startEnclosure(id, request));
+      } finally {
+        release();
+      }
     }),
-    stopEnclosure: unary(async (req) => conversationMessage(await cp.stopEnclosure(req.conversationId))),
-    openRun: unary((req) =>
+    stopEnclosure: unary(async (req, s) => conversationMessage(await cp.stopEnclosure(s.conversationId(req.conversationId)))),
+    openRun: unary((req, s) =>
       runMessage(
         cp,
         cp.openRun({
-          conversationId: req.conversationId,
+          conversationId: s.conversationId(req.conversationId),
           surface: req.surface,
           resources: req.resources,
           approvalPolicy: req.approvalPolicy,
@@ -149,12 +238,12 @@ export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer 
         }),
       ),
     ),
-    closeRun: unary((req) => {
-      cp.closeRun(req.runId);
+    closeRun: unary((req, s) => {
+      cp.closeRun(s.run(req.runId).id);
       return {};
     }),
-    listTools: unary((req) => ({
-      tools: cp.listTools(req.runId).map((t) => ({
+    listTools: unary((req, s) => ({
+      tools: cp.listTools(s.run(req.runId).id).map((t) => ({
         name: t.name,
         tier: t.tier,
         description: t.description,
@@ -165,8 +254,8 @@ export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer 
       requiredNextTool: cp.requiredNextTool(req.runId),
       customToolFailures: cp.customToolFailures,
     })),
-    syncWrites: unary(async (req) => {
-      const r = await cp.syncWrites(req.runId, req.paths);
+    syncWrites: unary(async (req, s) => {
+      const r = await cp.syncWrites(s.run(req.runId).id, req.paths);
       return {
         text: r.text,
         files: r.files.map((f) => ({
@@ -182,17 +271,31 @@ export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer 
       const abort = new AbortController();
       call.on("cancelled", () => abort.abort());
       const req: DecodedCallToolRequest = call.request;
+      let release: () => void = () => undefined;
       // Through a promise, so an unknown run id becomes a status instead of a thrown handler.
-      Promise.resolve().then(() => cp.callTool(req.runId, req.tool, req.argumentsJson, {
-        notUtf8: req.notUtf8,
-        signal: abort.signal,
-        emit: (e) =>
-          call.write(
-            e.kind === "progress"
-              ? { event: { $case: "progress", value: e.text } }
-              : { event: { $case: "output", value: { stream: e.stream, data: e.data } } },
-          ),
-      })).then(
+      Promise.resolve()
+        .then(async () => {
+          const s = scopeOf(call);
+          const run = s.run(req.runId);
+          try {
+            release = access.quotas.enterCall(s.tenant);
+          } catch (err) {
+            refusedByQuota(s, err, run.conversationId);
+          }
+          await checkKernelQuota(s, run, req.tool, req.argumentsJson);
+          return cp.callTool(run.id, req.tool, req.argumentsJson, {
+            notUtf8: req.notUtf8,
+            signal: abort.signal,
+            emit: (e) =>
+              call.write(
+                e.kind === "progress"
+                  ? { event: { $case: "progress", value: e.text } }
+                  : { event: { $case: "output", value: { stream: e.stream, data: e.data } } },
+              ),
+          });
+        })
+        .finally(() => release())
+        .then(
         (r) => {
           call.write({ event: { $case: "result", value: { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs } } });
           call.end();
@@ -201,18 +304,27 @@ export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer 
         (err: unknown) => call.emit("error", toServiceError(err)),
       );
     },
-    auditEnclosure: unary(async (req) => {
-      const r = await cp.auditEnclosure(req.conversationId);
+    auditEnclosure: unary(async (req, s) => {
+      const r = await cp.auditEnclosure(s.conversationId(req.conversationId));
       return { ...r, text: formatAuditReport(r) };
     }),
-    describePlacement: unary(async (req) => {
-      const d = await cp.describePlacement(req.conversationId);
+    describePlacement: unary(async (req, s) => {
+      const d = await cp.describePlacement(s.conversationId(req.conversationId));
       return { placement: d.placement, agentVersion: d.agentVersion, workspaceRoot: d.workspaceRoot, components: d.components };
     }),
     subscribeAudit(call: ServerWritableStream<SubscribeAuditRequest, AuditEvent>): void {
+      let s: TenantScope;
+      try {
+        s = scopeOf(call);
+      } catch (err) {
+        call.emit("error", toServiceError(err));
+        return;
+      }
       const { conversationId, includeHistory, historyOnly } = call.request;
-      const matches = (e: AuditEvent): boolean => !conversationId || e.conversationId === conversationId;
-      if (includeHistory || historyOnly) for (const e of cp.auditHistory(conversationId || undefined)) call.write(e);
+      // By the event's own tenant, so a tenant reads its history even of conversations deleted since.
+      const tenant = s.tenant.operator ? undefined : s.tenant.name;
+      const matches = (e: AuditEvent): boolean => (!conversationId || e.conversationId === conversationId) && (tenant === undefined || e.tenant === tenant);
+      if (includeHistory || historyOnly) for (const e of cp.auditHistory(conversationId || undefined, tenant)) call.write(e);
       if (historyOnly) {
         call.end();
         return;
@@ -226,25 +338,29 @@ export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer 
     subscribeCards(call: ServerWritableStream<SubscribeCardsRequest, CardEvent>): void {
       const space = call.request.conversationId || undefined;
       let subscription: ReturnType<ControlPlaneFacade["subscribeCards"]>;
+      let s: TenantScope;
       try {
-        subscription = cp.subscribeCards(space, (e) =>
-          call.write({ event: e.type === "opened" ? { $case: "opened", value: e.card } : { $case: "closed", value: e.card } }),
-        );
+        s = scopeOf(call);
+        if (space) s.conversationId(space);
+        subscription = cp.subscribeCards(space, (e) => {
+          if (seesCard(s, e.card)) call.write({ event: e.type === "opened" ? { $case: "opened", value: e.card } : { $case: "closed", value: e.card } });
+        });
       } catch (err) {
         call.emit("error", toServiceError(err));
         return;
       }
-      const { openCards, unsubscribe } = subscription;
+      const { unsubscribe } = subscription;
+      const openCards = subscription.openCards.filter((c) => seesCard(s, c));
       for (const card of openCards) call.write({ event: { $case: "opened", value: card } });
       call.write({ event: { $case: "subscribed", value: { openCards: openCards.length } } });
       call.on("cancelled", unsubscribe);
       call.on("close", unsubscribe);
       call.on("error", unsubscribe);
     },
-    answerCard: unary((req) => cp.answerCard(req.conversationId, req.number, req.answer)),
-    listCards: unary((req) => ({ cards: cp.cards(req.conversationId || undefined, req.includeClosed) })),
-    getCardArguments: unary((req) => {
-      const page = cp.cardArgumentsPage(req.conversationId, req.number, req.offset, req.limit);
+    answerCard: unary((req, s) => cp.answerCard(s.conversationId(req.conversationId), req.number, req.answer)),
+    listCards: unary((req, s) => ({ cards: cp.cards(req.conversationId || undefined, req.includeClosed).filter((c) => seesCard(s, c)) })),
+    getCardArguments: unary((req, s) => {
+      const page = cp.cardArgumentsPage(s.conversationId(req.conversationId), req.number, req.offset, req.limit);
       return {
         conversationId: page.card.conversationId,
         number: page.card.number,
@@ -255,12 +371,12 @@ export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer 
         totalChars: page.totalChars,
       };
     }),
-    setVibeMode: unary((req) => runMessage(cp, cp.setVibeMode(req.runId, req.enabled))),
-    attachCliRun: unary((req) =>
+    setVibeMode: unary((req, s) => runMessage(cp, cp.setVibeMode(s.run(req.runId).id, req.enabled))),
+    attachCliRun: unary((req, s) =>
       runMessage(
         cp,
         cp.attachCliRun({
-          conversationId: req.conversationId,
+          conversationId: s.conversationId(req.conversationId),
           surface: req.surface,
           approvalPolicy: req.approvalPolicy,
           vibeMode: req.vibeMode,
@@ -268,12 +384,48 @@ export function controlPlaneService(cp: ControlPlaneFacade): ControlPlaneServer 
         }),
       ),
     ),
-    listRuns: unary((req) => ({ runs: cp.listRuns(req.conversationId).map((r) => runMessage(cp, r)) })),
+    listRuns: unary((req, s) => {
+      if (req.conversationId) s.conversationId(req.conversationId);
+      return { runs: cp.listRuns(req.conversationId).filter((r) => s.sees(r.tenant)).map((r) => runMessage(cp, r)) };
+    }),
     connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
-      connectWorkerHost({ addHost: (h) => cp.addWorkerHost(h), removeHost: (h) => cp.removeWorkerHost(h) }, call, toServiceError);
+      let s: TenantScope;
+      try {
+        s = scopeOf(call);
+      } catch (err) {
+        call.emit("error", toServiceError(err));
+        return;
+      }
+      connectWorkerHost(
+        {
+          addHost: (h) => cp.addWorkerHost(h),
+          removeHost: (h) => cp.removeWorkerHost(h),
+          // A host serves the caller's conversations only, whatever it names: a name may be of a
+          // conversation not made yet (as before tenants), so another tenant's is ignored, not refused.
+          admit: () => (conversationId) => s.hasConversation(conversationId),
+        },
+        call,
+        toServiceError,
+      );
     },
     connectToolHost(call: ServerDuplexStream<ToolHostMessage, ToolHostCommand>): void {
-      connectToolHost(cp, call, toServiceError);
+      let s: TenantScope;
+      try {
+        s = scopeOf(call);
+      } catch (err) {
+        call.emit("error", toServiceError(err));
+        return;
+      }
+      connectToolHost(
+        {
+          runIdFor: (runId) => s.run(runId).id,
+          isEnclaveTool: (name) => cp.isEnclaveTool(name),
+          connectToolHost: (host, onRefused) => cp.connectToolHost(host, onRefused),
+          disconnectToolHost: (host, why) => cp.disconnectToolHost(host, why),
+        },
+        call,
+        toServiceError,
+      );
     },
   };
 }

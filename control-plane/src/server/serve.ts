@@ -1,8 +1,11 @@
-// Serves the control plane's gRPC API on a TCP address (loopback by default) or a unix socket.
-import { Server, ServerCredentials } from "@grpc/grpc-js";
+// Serves the control plane's gRPC API on a TCP address (loopback by default) or a unix socket, with
+// TLS and bearer tokens when configured (see api-security.ts).
+import { Server } from "@grpc/grpc-js";
 import { within } from "../../../enclave-agent/src/time/wait.js";
 import type { ControlPlaneFacade } from "../control-plane.js";
 import { LIMITS } from "../limits.js";
+import { TenantQuotas } from "../tenants/quotas.js";
+import { type ApiSecurityConfig, NO_API_SECURITY, resolveApiSecurity } from "./api-security.js";
 import { controlPlaneService } from "./control-plane-service.js";
 import { Drain } from "./drain.js";
 import { removeStaleSocket } from "./stale-socket.js";
@@ -10,6 +13,8 @@ import { StrictControlPlaneService } from "./strict-call-decoding.js";
 
 export interface ServingControlPlane {
   address: string;
+  /** How the API guards itself (TLS, tokens, any weakening), one line. */
+  security: string;
   close(): Promise<void>;
   /**
    * A graceful stop: new calls are refused (UNAVAILABLE, code `draining`), calls in flight run on
@@ -18,19 +23,29 @@ export interface ServingControlPlane {
   drainAndClose(maxMs?: number): Promise<boolean>;
 }
 
-export async function serveControlPlane(cp: ControlPlaneFacade, listen: string): Promise<ServingControlPlane> {
+export async function serveControlPlane(cp: ControlPlaneFacade, listen: string, config: Partial<ApiSecurityConfig> = {}): Promise<ServingControlPlane> {
+  const security = resolveApiSecurity(listen, { ...NO_API_SECURITY, ...config });
   const server = new Server({
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
   const drain = new Drain();
-  server.addService(StrictControlPlaneService, drain.wrap(StrictControlPlaneService, controlPlaneService(cp)));
+  server.addService(StrictControlPlaneService, drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: new TenantQuotas() })));
   await removeStaleSocket(listen);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(listen, ServerCredentials.createInsecure(), (err, p) => (err ? reject(new Error(`cannot listen on ${listen}: ${err.message}`)) : resolve(p))),
-  );
+  let port: number;
+  try {
+    port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync(listen, security.credentials, (err, p) => (err ? reject(new Error(`cannot listen on ${listen}: ${err.message}`)) : resolve(p))),
+    );
+  } catch (err) {
+    security.auth.close();
+    throw err;
+  }
   const address = listen.startsWith("unix:") ? listen : listen.replace(/:\d+$/, `:${port}`);
+  cp.recordAudit({ kind: "api_started", outcome: security.weakened ? "weakened" : "ok", detail: `listening on ${address}: ${security.summary}` });
+  if (security.weakened) process.stderr.write(`control plane: WARNING: ${security.summary}\n`);
   const close = async (): Promise<void> => {
+    security.auth.close();
     const shut = new Promise<true>((resolve) => server.tryShutdown(() => resolve(true)));
     if (!(await within(shut, LIMITS.serverShutdownGraceMs, false))) {
       server.forceShutdown();
@@ -39,6 +54,7 @@ export async function serveControlPlane(cp: ControlPlaneFacade, listen: string):
   };
   return {
     address,
+    security: security.summary,
     close,
     drainAndClose: async (maxMs = LIMITS.drainMaxMs) => {
       const finished = await drain.drain(maxMs);

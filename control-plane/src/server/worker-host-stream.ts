@@ -12,6 +12,8 @@ let hostCounter = 0;
 export interface WorkerHostRoster {
   addHost(host: RemoteWorkerHost): void;
   removeHost(host: RemoteWorkerHost): void;
+  /** Which conversations a host naming these may serve at all (its caller's); without it, any it names (or all). */
+  admit?(conversationIds: readonly string[]): (conversationId: string) => boolean;
 }
 
 export function connectWorkerHost(
@@ -39,12 +41,26 @@ export function connectWorkerHost(
       if (m?.$case !== "hello") return refuse("a worker host's first message must be hello");
       const badTier = m.value.tiers.find((t) => !(VIBE_TIERS as readonly string[]).includes(t));
       if (badTier !== undefined) return refuse(`tier \`${badTier}\` is not one of ${VIBE_TIERS.join(", ")}`);
+      let within: ((conversationId: string) => boolean) | undefined;
+      try {
+        within = roster.admit?.(m.value.conversationIds);
+      } catch (err) {
+        gone();
+        call.emit("error", toServiceError(err));
+        return;
+      }
       hostCounter += 1;
       const id = `h${hostCounter}`;
       const name = m.value.name.trim() || `worker host ${id}`;
-      host = new RemoteWorkerHost(name, m.value.conversationIds, m.value.tiers, (command) => {
-        if (!closed) call.write(command);
-      });
+      host = new RemoteWorkerHost(
+        name,
+        m.value.conversationIds,
+        m.value.tiers,
+        (command) => {
+          if (!closed) call.write(command);
+        },
+        within,
+      );
       roster.addHost(host);
       call.write({ command: { $case: "ready", value: { hostId: id } } });
       return;

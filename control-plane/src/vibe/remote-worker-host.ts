@@ -13,10 +13,12 @@ export class RemoteWorkerHost implements WorkerHost {
     private readonly conversationIds: readonly string[],
     private readonly tiers: readonly string[],
     private readonly send: (command: WorkerHostCommand) => void,
+    /** The conversations its caller may serve at all (its tenant's); every one when absent. */
+    private readonly within: (conversationId: string) => boolean = () => true,
   ) {}
 
   serves(conversationId: string, tier: VibeTier): boolean {
-    return (!this.conversationIds.length || this.conversationIds.includes(conversationId)) && (!this.tiers.length || this.tiers.includes(tier));
+    return this.within(conversationId) && (!this.conversationIds.length || this.conversationIds.includes(conversationId)) && (!this.tiers.length || this.tiers.includes(tier));
   }
 
   load(): number {

@@ -5,6 +5,8 @@ import { resolveConsoleSettings } from "../../console/console-settings.js";
 import { ControlPlane } from "../../control-plane.js";
 import { configureLogging, log, resolveLogSettings } from "../../observability/log.js";
 import { resolveMetricsListen, serveMetrics } from "../../server/metrics-server.js";
+import { resolveApiSecurity } from "../../server/api-security.js";
+import { TokenFileAuth } from "../../tenants/caller-auth.js";
 import { serveControlPlane } from "../../server/serve.js";
 import type { CommandContext } from "../context.js";
 import { say } from "../terminal-text.js";
@@ -12,11 +14,25 @@ import { say } from "../terminal-text.js";
 export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Promise<void> {
   configureLogging(resolveLogSettings(opts["log-format"] ?? process.env.ENCLAVE_LOG_FORMAT, process.env.ENCLAVE_LOG_LEVEL));
   const metricsListen = resolveMetricsListen(opts.metrics ?? process.env.ENCLAVE_METRICS_LISTEN);
-  const config = loadConfig({ dataDir: opts["data-dir"], listen: opts.listen });
+  const config = loadConfig({
+    dataDir: opts["data-dir"],
+    listen: opts.listen,
+    api: {
+      tlsCertFile: opts["tls-cert"],
+      tlsKeyFile: opts["tls-key"],
+      tlsClientCaFile: opts["tls-client-ca"],
+      tokensFile: opts["tokens-file"],
+      allowInsecureRemote: opts["insecure-remote"],
+    },
+  });
+  // Refused before anything starts: a non-loopback address without TLS and tokens, a missing key.
+  resolveApiSecurity(config.listen, config.api).auth.close();
   const cp = await ControlPlane.start(config);
-  const server = await serveControlPlane(cp, config.listen);
+  const server = await serveControlPlane(cp, config.listen, config.api);
   const consoleSettings = resolveConsoleSettings(opts.console ?? process.env.ENCLAVE_CONSOLE_LISTEN, process.env.ENCLAVE_CONSOLE_TOKEN);
-  const web = consoleSettings ? await serveConsole(cp, consoleSettings) : undefined;
+  // With tenants, the console asks for a token even on loopback: an operator's opens it.
+  const operators = config.api.tokensFile ? new TokenFileAuth(config.api.tokensFile) : undefined;
+  const web = consoleSettings ? await serveConsole(cp, { ...consoleSettings, operators }) : undefined;
   if (metricsListen) cp.metrics.collectProcessMetrics();
   const metrics = metricsListen ? await serveMetrics(cp.metrics, metricsListen) : undefined;
   log().info({ api: server.address, console: web ? `${web.host}:${web.port}` : "off", metrics: metrics?.url ?? "off", dataDir: config.dataDir }, "control plane serving");
@@ -25,8 +41,9 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
     () => "not available: conversations run on host placement (`make docker` installs an engine)",
   );
   say(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
+API: ${server.security}
 Docker engine: ${docker}
-Operator console: ${web ? `${web.url}${web.tokenRequired ? ` (access token required${consoleSettings?.tokenGenerated ? ", generated for this run" : ", from ENCLAVE_CONSOLE_TOKEN"}; bound to ${web.host}:${web.port})` : ""}` : "off"}
+Operator console: ${web ? `${web.url}${web.tokenRequired ? ` (access token required${consoleSettings?.tokenGenerated ? ", generated for this run" : consoleSettings?.token ? ", from ENCLAVE_CONSOLE_TOKEN" : ""}${operators ? "; an operator tenant's token opens it" : ""}; bound to ${web.host}:${web.port})` : ""}` : "off"}
 Metrics: ${metrics ? metrics.url : "off (--metrics 127.0.0.1:9464 serves them)"}
 Try it from another terminal:
   ./bin/enclave tools list
@@ -37,6 +54,7 @@ Try it from another terminal:
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
+    operators?.close();
     log().info({ signal }, "control plane stopping: draining (new calls are refused as `draining`; calls in flight finish)");
     void Promise.all([server.drainAndClose(), web?.close(), metrics?.close()])
       .then(([finished]) => {

@@ -161,6 +161,8 @@ export interface Conversation {
    * lead out of it, special files (FIFOs, devices), names it refused.
    */
   notCopiedBack: string[];
+  /** The tenant that owns the conversation ("local" without tokens). */
+  tenant: string;
 }
 
 /** Hardened by default; each field below that weakens it is an explicit, recorded choice. */
@@ -439,7 +441,8 @@ export interface AuditEvent {
    * "tool_call", "enclosure_started", "enclosure_stopped", "enclosure_died", "conversation_created",
    * "conversation_deleted", "agent_restarted", "card_closed" (outcome: the card's state),
    * "worker_started", "worker_settled" (outcome: the worker's state), "audit_pruned" (the retention
-   * deleted old events; detail says how many and why).
+   * deleted old events; detail says how many and why), "api_started" (how the API listens: TLS,
+   * tokens, any weakening), "call_refused" (outcome "refused:unauthenticated"), "quota_exceeded".
    */
   kind: string;
   tool: string;
@@ -457,6 +460,11 @@ export interface AuditEvent {
   kernelId: string;
   /** card_closed: the card's number (sequential per conversation). */
   cardNumber: number;
+  /**
+   * The tenant the event belongs to (the caller's, or the conversation's owner); empty for events of
+   * the server itself ("api_started", "audit_pruned"), which only an operator sees.
+   */
+  tenant: string;
 }
 
 export interface AuditEnclosureRequest {
@@ -1567,6 +1575,7 @@ function createBaseConversation(): Conversation {
     createdAtMs: 0,
     openRuns: [],
     notCopiedBack: [],
+    tenant: "",
   };
 }
 
@@ -1592,6 +1601,9 @@ export const Conversation: MessageFns<Conversation> = {
     }
     for (const v of message.notCopiedBack) {
       writer.uint32(58).string(v!);
+    }
+    if (message.tenant !== "") {
+      writer.uint32(66).string(message.tenant);
     }
     return writer;
   },
@@ -1665,6 +1677,14 @@ export const Conversation: MessageFns<Conversation> = {
             message.notCopiedBack.push(reader.string());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.tenant = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1702,6 +1722,7 @@ export const Conversation: MessageFns<Conversation> = {
         : globalThis.Array.isArray(object?.not_copied_back)
         ? object.not_copied_back.map((e: any) => globalThis.String(e))
         : [],
+      tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "",
     };
   },
 
@@ -1728,6 +1749,9 @@ export const Conversation: MessageFns<Conversation> = {
     if (message.notCopiedBack?.length) {
       obj.notCopiedBack = message.notCopiedBack;
     }
+    if (message.tenant !== "") {
+      obj.tenant = message.tenant;
+    }
     return obj;
   },
 
@@ -1745,6 +1769,7 @@ export const Conversation: MessageFns<Conversation> = {
     message.createdAtMs = object.createdAtMs ?? 0;
     message.openRuns = object.openRuns?.map((e) => e) || [];
     message.notCopiedBack = object.notCopiedBack?.map((e) => e) || [];
+    message.tenant = object.tenant ?? "";
     return message;
   },
 };
@@ -5317,6 +5342,7 @@ function createBaseAuditEvent(): AuditEvent {
     placement: "",
     kernelId: "",
     cardNumber: 0,
+    tenant: "",
   };
 }
 
@@ -5366,6 +5392,9 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     }
     if (message.cardNumber !== 0) {
       writer.uint32(120).int64(message.cardNumber);
+    }
+    if (message.tenant !== "") {
+      writer.uint32(130).string(message.tenant);
     }
     return writer;
   },
@@ -5503,6 +5532,14 @@ export const AuditEvent: MessageFns<AuditEvent> = {
             message.cardNumber = longToNumber(reader.int64());
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.tenant = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5560,6 +5597,7 @@ export const AuditEvent: MessageFns<AuditEvent> = {
         : isSet(object.card_number)
         ? globalThis.Number(object.card_number)
         : 0,
+      tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "",
     };
   },
 
@@ -5610,6 +5648,9 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     if (message.cardNumber !== 0) {
       obj.cardNumber = Math.round(message.cardNumber);
     }
+    if (message.tenant !== "") {
+      obj.tenant = message.tenant;
+    }
     return obj;
   },
 
@@ -5633,6 +5674,7 @@ export const AuditEvent: MessageFns<AuditEvent> = {
     message.placement = object.placement ?? "";
     message.kernelId = object.kernelId ?? "";
     message.cardNumber = object.cardNumber ?? 0;
+    message.tenant = object.tenant ?? "";
     return message;
   },
 };

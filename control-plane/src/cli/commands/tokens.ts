@@ -1,0 +1,56 @@
+// enclave tokens: the token file's tenants, tokens and quotas, edited in place (a running control
+// plane watches the file). A new token is printed once; the file keeps only its digest.
+import { join, resolve } from "node:path";
+import { loadConfig } from "../../config.js";
+import { isTenantName, QUOTA_NAMES, type QuotaName } from "../../tenants/tenant.js";
+import { addToken, readTokenFile, revokeTokens, setQuota } from "../../tenants/token-file.js";
+import type { CliOptions } from "../options.js";
+import { fail } from "../context.js";
+import { say } from "../terminal-text.js";
+
+function tokensFile(opts: CliOptions): string {
+  const named = opts["tokens-file"] ?? process.env.ENCLAVE_TOKENS_FILE;
+  if (named) return resolve(named);
+  return join(loadConfig({ dataDir: opts["data-dir"] }).dataDir, "tokens.json");
+}
+
+export function tokensCommand({ sub, rest, opts }: { sub: string; rest: string[]; opts: CliOptions }): void {
+  const file = tokensFile(opts);
+  if (sub === "add") {
+    const [tenant = ""] = rest;
+    if (!isTenantName(tenant)) fail("usage: enclave tokens add TENANT (lower-case letters, digits, '-' or '_')");
+    const { id, token } = addToken(file, tenant, { operator: opts.operator, label: opts.label });
+    say(`${token}\n`);
+    process.stderr.write(`token ${id} added for tenant ${tenant}${opts.operator ? " (operator)" : ""} in ${file}; it is shown only now\n`);
+    return;
+  }
+  if (sub === "revoke") {
+    const [id = ""] = rest;
+    const removed = opts.all ? revokeTokens(file, { tenant: id }) : revokeTokens(file, { id });
+    if (removed === 0) fail(`no token ${opts.all ? `of tenant \`${id}\`` : `\`${id}\``} in ${file}; \`enclave tokens list\` shows them`);
+    say(`revoked ${removed} token${removed === 1 ? "" : "s"}`);
+    return;
+  }
+  if (sub === "list" || sub === "") {
+    const contents = readTokenFile(file);
+    say(`token file: ${file}`);
+    for (const [name, t] of Object.entries(contents.tenants)) {
+      const quotas = Object.entries(t.quotas ?? {}).map(([q, n]) => `${q}=${n}`).join(" ");
+      say(`tenant ${name}${t.operator ? " (operator)" : ""}${quotas ? `  quotas: ${quotas}` : ""}`);
+      for (const k of contents.tokens.filter((x) => x.tenant === name)) {
+        say(`  ${k.id}  added ${new Date(k.createdAtMs).toISOString()}${k.label ? `  ${k.label}` : ""}`);
+      }
+    }
+    return;
+  }
+  if (sub === "quota") {
+    const [tenant = "", name = "", value = ""] = rest;
+    if (!(QUOTA_NAMES as readonly string[]).includes(name)) fail(`usage: enclave tokens quota TENANT NAME N|default, NAME one of ${QUOTA_NAMES.join(", ")}`);
+    const n = value === "default" ? undefined : Number(value);
+    if (n !== undefined && (!Number.isInteger(n) || n < 0)) fail(`quota value \`${value}\` must be a whole number of 0 or more, or default`);
+    setQuota(file, tenant, name as QuotaName, n);
+    say(`tenant ${tenant}: ${name} ${n === undefined ? "back to the default" : `= ${n}`}`);
+    return;
+  }
+  fail(`unknown tokens command \`${sub}\`; add, revoke, list or quota`);
+}

@@ -1,0 +1,142 @@
+// Who is calling: the tenant a bearer token belongs to. Without a token file every caller is the
+// implicit tenant (a loopback or unix-socket control plane, zero set-up). With one, each call must
+// carry `authorization: Bearer enc_…` naming a token the file holds now: the file is watched and
+// also stat'ed every LIMITS.tokenFilePollMs, so an added token works and a revoked one stops within
+// a second, with no restart. A file that cannot be read or parsed admits nobody (fail closed) until
+// it is fixed, and says why on stderr.
+import { type FSWatcher, statSync, watch } from "node:fs";
+import { basename, dirname } from "node:path";
+import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import { DEFAULT_QUOTAS, IMPLICIT, type Tenant } from "./tenant.js";
+import { readTokenFile, type TokenEntry, tokenId, tokenMatches } from "./token-file.js";
+
+export interface CallerAuth {
+  /** Whether callers must present a token (false: everyone is the implicit tenant). */
+  readonly tokensRequired: boolean;
+  /** The caller's tenant from its `authorization` header value, or an unauthenticated error. */
+  authenticate(authorization: string | undefined): Tenant;
+  /** The tenant of that name as configured now (quotas, operator), if any. */
+  tenant(name: string): Tenant | undefined;
+  close(): void;
+}
+
+export function implicitAuth(): CallerAuth {
+  return {
+    tokensRequired: false,
+    authenticate: () => IMPLICIT,
+    tenant: (name) => (name === IMPLICIT.name ? IMPLICIT : undefined),
+    close: () => undefined,
+  };
+}
+
+function unauthenticated(why: string): EnclaveError {
+  return new EnclaveError("unauthenticated", `${why}; send \`authorization: Bearer <token>\` (\`enclave tokens add TENANT\` makes one; the CLI takes --token or ENCLAVE_TOKEN)`);
+}
+
+const BEARER_RE = /^Bearer\s+(\S+)$/i;
+
+export class TokenFileAuth implements CallerAuth {
+  readonly tokensRequired = true;
+  private tokens = new Map<string, TokenEntry>();
+  private tenants = new Map<string, Tenant>();
+  private stamp = "";
+  private watcher: FSWatcher | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private lastError = "";
+
+  constructor(
+    readonly file: string,
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  ) {
+    this.reload(true);
+    try {
+      // The folder, not the file: a rename over the file replaces the inode a file watch follows.
+      this.watcher = watch(dirname(file), (_event, name) => {
+        if (name === null || name === basename(file)) this.reload(false);
+      });
+      this.watcher.on("error", () => undefined);
+    } catch {
+      // No watch (the folder is missing, or inotify is exhausted): the periodic stat still catches changes.
+    }
+    this.timer = setInterval(() => this.reload(false), LIMITS.tokenFilePollMs);
+    this.timer.unref();
+  }
+
+  private fileStamp(): string {
+    try {
+      const s = statSync(this.file);
+      return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+    } catch {
+      return "missing";
+    }
+  }
+
+  private reload(force: boolean): void {
+    const stamp = this.fileStamp();
+    if (!force && stamp === this.stamp) return;
+    this.stamp = stamp;
+    try {
+      const contents = readTokenFile(this.file);
+      const tenants = new Map<string, Tenant>();
+      for (const [name, entry] of Object.entries(contents.tenants)) {
+        tenants.set(name, { name, operator: entry.operator ?? false, quotas: { ...DEFAULT_QUOTAS, ...entry.quotas } });
+      }
+      const tokens = new Map<string, TokenEntry>();
+      for (const t of contents.tokens) {
+        tokens.set(t.id, t);
+        if (!tenants.has(t.tenant)) tenants.set(t.tenant, { name: t.tenant, operator: false, quotas: { ...DEFAULT_QUOTAS } });
+      }
+      this.tokens = tokens;
+      this.tenants = tenants;
+      if (this.lastError) this.log(`control plane: token file ${this.file} read again: ${tokens.size} token(s)`);
+      this.lastError = "";
+    } catch (err) {
+      // Fail closed: a token revoked by an edit that broke the file must not come back to life.
+      this.tokens = new Map();
+      this.tenants = new Map();
+      const message = (err as Error).message;
+      if (message !== this.lastError) this.log(`control plane: ${message}; no token is accepted until the file is fixed`);
+      this.lastError = message;
+    }
+  }
+
+  authenticate(authorization: string | undefined): Tenant {
+    // Stat on every call too: a revocation holds from the first call after the file changed.
+    this.reload(false);
+    if (!authorization) throw unauthenticated("this control plane requires a bearer token and the call carried none");
+    const token = BEARER_RE.exec(authorization)?.[1];
+    if (token === undefined) throw unauthenticated("the authorization header is not `Bearer <token>`");
+    const id = tokenId(token);
+    const entry = id === undefined ? undefined : this.tokens.get(id);
+    if (!entry || !tokenMatches(entry, token)) throw unauthenticated("the bearer token is not valid (unknown, mistyped or revoked)");
+    const tenant = this.tenants.get(entry.tenant);
+    if (!tenant) throw unauthenticated("the bearer token's tenant is not configured");
+    return tenant;
+  }
+
+  tenant(name: string): Tenant | undefined {
+    return this.tenants.get(name);
+  }
+
+  /** The tenant and token id a presented token (no "Bearer ") belongs to, if the file holds it now. */
+  identify(token: string): { tenant: Tenant; tokenId: string } | undefined {
+    try {
+      const tenant = this.authenticate(`Bearer ${token}`);
+      return { tenant, tokenId: tokenId(token) ?? "" };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Whether the token with this id is still in the file (a console session ends with its token). */
+  holds(id: string): boolean {
+    this.reload(false);
+    return this.tokens.has(id);
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.watcher?.close();
+  }
+}

@@ -1,0 +1,68 @@
+// Per-tenant quotas, checked where the API takes a call: tool calls in flight, enclosures running
+// or starting, kernels alive. Past one the call fails with quota_exceeded (RESOURCE_EXHAUSTED) and a
+// message naming the quota, its limit and what to do. Slots being taken (a call, an enclosure start)
+// are counted from the moment they are granted, so two calls at once cannot both take the last one.
+import { EnclaveError } from "../errors.js";
+import type { QuotaName, Tenant } from "./tenant.js";
+
+const WHAT: Record<QuotaName, string> = {
+  runningEnclosures: "enclosures running or starting",
+  concurrentCalls: "tool calls in flight",
+  kernels: "kernels alive",
+};
+
+const REMEDY: Record<QuotaName, string> = {
+  runningEnclosures: "stop one of its enclosures first",
+  concurrentCalls: "wait for a call to finish",
+  kernels: "reset or let a kernel go first (deleting a conversation stops its kernels)",
+};
+
+export function quotaExceeded(tenant: Tenant, quota: QuotaName, inUse: number): EnclaveError {
+  const limit = tenant.quotas[quota];
+  return new EnclaveError(
+    "quota_exceeded",
+    `tenant \`${tenant.name}\` is at its ${quota} quota of ${limit} (${inUse} ${WHAT[quota]}); ${REMEDY[quota]}, or raise it (\`enclave tokens quota ${tenant.name} ${quota} N\`)`,
+  );
+}
+
+export class TenantQuotas {
+  private readonly calls = new Map<string, number>();
+  private readonly starting = new Map<string, number>();
+
+  private static bump(map: Map<string, number>, key: string, by: number): void {
+    const n = (map.get(key) ?? 0) + by;
+    if (n <= 0) map.delete(key);
+    else map.set(key, n);
+  }
+
+  /** Takes a call slot; the returned function gives it back (once). */
+  enterCall(tenant: Tenant): () => void {
+    const inUse = this.calls.get(tenant.name) ?? 0;
+    if (inUse >= tenant.quotas.concurrentCalls) throw quotaExceeded(tenant, "concurrentCalls", inUse);
+    TenantQuotas.bump(this.calls, tenant.name, 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      TenantQuotas.bump(this.calls, tenant.name, -1);
+    };
+  }
+
+  /** Takes an enclosure slot while a start runs; `running` counts the tenant's other live enclosures. */
+  enterEnclosureStart(tenant: Tenant, running: number): () => void {
+    const inUse = running + (this.starting.get(tenant.name) ?? 0);
+    if (inUse >= tenant.quotas.runningEnclosures) throw quotaExceeded(tenant, "runningEnclosures", inUse);
+    TenantQuotas.bump(this.starting, tenant.name, 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      TenantQuotas.bump(this.starting, tenant.name, -1);
+    };
+  }
+
+  /** Refuses a call that would start a kernel when the tenant's live kernels are at the quota. */
+  checkKernels(tenant: Tenant, alive: number): void {
+    if (alive >= tenant.quotas.kernels) throw quotaExceeded(tenant, "kernels", alive);
+  }
+}

@@ -1,0 +1,412 @@
+// Authenticated tenants through the real API over TLS: a throwaway CA and server certificate, a
+// token file with two tenants and an operator, and a real control plane with host placement.
+// Every RPC of the service definition is tried by one tenant on the other's conversation and run
+// and must answer exactly as for ids that do not exist; the probe table is checked against the
+// generated service, so a new RPC without a probe here (and so, likely, without scoping) fails.
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { promisify } from "node:util";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { status } from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ControlPlaneCallError, ControlPlaneClient, type ClientOptions } from "../../control-plane/src/client/control-plane-client.js";
+import { loadConfig } from "../../control-plane/src/config.js";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { serveConsole } from "../../control-plane/src/console/console-server.js";
+import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
+import { addToken, readTokenFile, revokeTokens, setQuota } from "../../control-plane/src/tenants/token-file.js";
+import { type AuditEvent, ControlPlaneService } from "../../proto/gen/enclave/control/v1/control.js";
+import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
+import { eventually } from "../helpers/wait.js";
+
+const exec = promisify(execFile);
+let dir: string;
+let certs: TestCerts;
+let tokensFile: string;
+let cp: ControlPlane;
+let server: ServingControlPlane;
+const tokens = { acme: "", globex: "", ops: "" };
+const opened: ControlPlaneClient[] = [];
+
+function client(token: string | undefined, tls: ClientOptions["tls"] = { rootCerts: certs.ca }, address = server.address): ControlPlaneClient {
+  const c = new ControlPlaneClient(address, { tls, token });
+  opened.push(c);
+  return c;
+}
+
+interface Outcome {
+  grpcCode: number;
+  code: string;
+  message: string;
+}
+
+/** How a call ended: "ok", or its status, code and message with `id` written as <ID>. */
+async function outcome(p: Promise<unknown>, id = ""): Promise<Outcome> {
+  try {
+    await p;
+    return { grpcCode: status.OK, code: "ok", message: "" };
+  } catch (err) {
+    if (!(err instanceof ControlPlaneCallError)) throw err;
+    return { grpcCode: err.grpcCode, code: err.code ?? "", message: id ? err.message.split(id).join("<ID>") : err.message };
+  }
+}
+
+/** A stream's refusal, or "ok" once it is attached (then it is closed). */
+function streamOutcome(s: { ready: Promise<unknown>; done: Promise<void>; close?(): void; cancel?(): void }): Promise<void> {
+  return Promise.race([
+    s.done,
+    s.ready.then(() => {
+      s.close?.();
+      s.cancel?.();
+    }),
+  ]);
+}
+
+function history(c: ControlPlaneClient): Promise<AuditEvent[]> {
+  const events: AuditEvent[] = [];
+  return c.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => events.push(e)).done.then(() => events);
+}
+
+interface Ids {
+  conv: string;
+  run: string;
+}
+
+/** byId: tried with the other tenant's ids and with missing ones, which must answer alike. check: asserts by itself. */
+type Probe = { byId: (c: ControlPlaneClient, ids: Ids) => Promise<unknown> } | { check: (c: ControlPlaneClient, theirs: Ids) => Promise<void> };
+
+const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
+  createConversation: {
+    // Conversation ids are global: naming one another tenant holds is refused as taken, and gives
+    // nothing of it (a tenant should let the control plane choose ids).
+    check: async (c, theirs) => {
+      expect((await outcome(c.createConversation(theirs.conv))).code).toBe("already_exists");
+      await expect(outcome(c.createConversation("", "/etc"))).resolves.toMatchObject({ code: "invalid_arguments" });
+    },
+  },
+  getConversation: { byId: (c, ids) => c.getConversation(ids.conv) },
+  listConversations: {
+    check: async (c, theirs) => {
+      expect((await c.listConversations()).map((x) => x.id)).not.toContain(theirs.conv);
+    },
+  },
+  deleteConversation: { byId: (c, ids) => c.deleteConversation(ids.conv) },
+  startEnclosure: { byId: (c, ids) => c.startEnclosure(ids.conv) },
+  stopEnclosure: { byId: (c, ids) => c.stopEnclosure(ids.conv) },
+  openRun: { byId: (c, ids) => c.openRun(ids.conv, { approvalPolicy: "never" }) },
+  closeRun: { byId: (c, ids) => c.closeRun(ids.run) },
+  listTools: { byId: (c, ids) => c.listTools(ids.run) },
+  callTool: { byId: (c, ids) => c.callTool(ids.run, "read", { path: "secret.txt" }) },
+  syncWrites: { byId: (c, ids) => c.syncWrites(ids.run, ["secret.txt"]) },
+  describePlacement: { byId: (c, ids) => c.describePlacement(ids.conv) },
+  subscribeAudit: {
+    check: async (c, theirs) => {
+      const seen = await history(c);
+      expect(seen.filter((e) => e.conversationId === theirs.conv || e.tenant === "acme")).toEqual([]);
+      const named: AuditEvent[] = [];
+      await c.subscribeAudit({ conversationId: theirs.conv, includeHistory: true, historyOnly: true }, (e) => named.push(e)).done;
+      expect(named).toEqual([]);
+    },
+  },
+  auditEnclosure: { byId: (c, ids) => c.auditEnclosure(ids.conv) },
+  subscribeCards: { byId: (c, ids) => streamOutcome(c.subscribeCards(ids.conv, () => undefined)) },
+  answerCard: { byId: (c, ids) => c.answerCard(ids.conv, 1, { skip: true }) },
+  listCards: {
+    check: async (c, theirs) => {
+      expect((await c.listCards("", true)).filter((k) => k.conversationId === theirs.conv)).toEqual([]);
+      expect(await c.listCards(theirs.conv, true)).toEqual([]);
+    },
+  },
+  getCardArguments: { byId: (c, ids) => c.getCardArguments(ids.conv, 1) },
+  setVibeMode: { byId: (c, ids) => c.setVibeMode(ids.run, true) },
+  connectWorkerHost: {
+    // A host may name conversations not made yet, so naming another tenant's is accepted, and inert:
+    // the host is never picked for it.
+    check: async (c, theirs) => {
+      const host = c.connectWorkerHost({ name: "probe-host", conversationIds: [theirs.conv] }, () => undefined);
+      await host.ready;
+      try {
+        const roster = cp.vibe as unknown as { hosts: { name: string; serves(id: string, tier: string): boolean }[] };
+        const registered = roster.hosts.find((h) => h.name === "probe-host");
+        expect(registered?.serves(theirs.conv, "fast")).toBe(false);
+        const anyHost = c.connectWorkerHost({ name: "probe-any" }, () => undefined);
+        await anyHost.ready;
+        expect(roster.hosts.find((h) => h.name === "probe-any")?.serves(theirs.conv, "good")).toBe(false);
+        anyHost.close();
+      } finally {
+        host.close();
+      }
+    },
+  },
+  connectToolHost: { byId: (c, ids) => streamOutcome(c.connectToolHost(ids.run, [], { call: () => "" })) },
+  attachCliRun: { byId: (c, ids) => c.attachCliRun(ids.conv, { approvalPolicy: "never" }) },
+  listRuns: {
+    check: async (c, theirs) => {
+      expect((await c.listRuns()).map((r) => r.id)).not.toContain(theirs.run);
+      const foreign = await outcome(c.listRuns(theirs.conv), theirs.conv);
+      const missing = await outcome(c.listRuns("c-0000000000"), "c-0000000000");
+      expect(foreign.grpcCode).toBe(status.NOT_FOUND);
+      expect(foreign).toEqual(missing);
+    },
+  },
+};
+
+const acmeIds: Ids = { conv: "", run: "" };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "enclave-tenants-"));
+  certs = makeTestCerts(dir);
+  tokensFile = join(dir, "tokens.json");
+  tokens.acme = addToken(tokensFile, "acme").token;
+  tokens.globex = addToken(tokensFile, "globex").token;
+  tokens.ops = addToken(tokensFile, "ops", { operator: true }).token;
+  setQuota(tokensFile, "globex", "concurrentCalls", 1);
+  setQuota(tokensFile, "globex", "kernels", 1);
+  const config = loadConfig({
+    dataDir: join(dir, "data"),
+    listen: "127.0.0.1:0",
+    api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile },
+  });
+  cp = await ControlPlane.start(config);
+  server = await serveControlPlane(cp, config.listen, config.api);
+  const acme = client(tokens.acme);
+  acmeIds.conv = (await acme.createConversation()).id;
+  acmeIds.run = (await acme.openRun(acmeIds.conv, { approvalPolicy: "never" })).id;
+  const w = await acme.callTool(acmeIds.run, "write", { path: "secret.txt", content: "acme only\n" });
+  expect(w.isError).toBe(false);
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of opened) c.close();
+  await server?.close();
+  if (cp) {
+    for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
+    await cp.close();
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("tenants over TLS", () => {
+  it("the token file keeps digests, never the tokens", () => {
+    const text = JSON.stringify(readTokenFile(tokensFile));
+    for (const t of Object.values(tokens)) expect(text).not.toContain(t.slice(13));
+  });
+
+  it("refuses a call without a token, or with one the file does not hold, as UNAUTHENTICATED (and records it)", async () => {
+    for (const token of [undefined, "enc_00000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", `${tokens.acme.slice(0, -1)}x`]) {
+      const o = await outcome(client(token).listConversations());
+      expect(o).toMatchObject({ grpcCode: status.UNAUTHENTICATED, code: "unauthenticated" });
+    }
+    const refused = (await history(client(tokens.ops))).filter((e) => e.kind === "call_refused");
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused[0]?.detail).toContain("/enclave.control.v1.ControlPlane/ListConversations");
+    // A flood is recorded as a few events with counts, not one event per call.
+    const flood = client("enc_00000000_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB");
+    await Promise.all(Array.from({ length: 200 }, () => outcome(flood.listConversations())));
+    const after = (await history(client(tokens.ops))).filter((e) => e.kind === "call_refused");
+    expect(after.length - refused.length).toBeLessThan(50);
+  });
+
+  it("every RPC of the service, tried by one tenant on another's conversation and run, answers as for a missing id", async () => {
+    expect(Object.keys(PROBES).sort()).toEqual(Object.keys(ControlPlaneService).sort());
+    const globex = client(tokens.globex);
+    const missing: Ids = { conv: "c-0000000000", run: "r-000000000000" };
+    for (const [method, probe] of Object.entries(PROBES)) {
+      if ("check" in probe) {
+        await probe.check(globex, acmeIds);
+        continue;
+      }
+      const foreign = await outcome(probe.byId(globex, acmeIds));
+      const absent = await outcome(probe.byId(globex, missing));
+      const norm = (o: Outcome, ids: Ids): Outcome => ({ ...o, message: o.message.split(ids.conv).join("<CONV>").split(ids.run).join("<RUN>") });
+      expect({ method, ...norm(foreign, acmeIds) }).toEqual({ method, ...norm(absent, missing) });
+      expect({ method, grpcCode: foreign.grpcCode }).toEqual({ method, grpcCode: status.NOT_FOUND });
+    }
+    // Nothing the probes tried reached acme's conversation: it, its run and its file are intact.
+    const acme = client(tokens.acme);
+    expect((await acme.getConversation(acmeIds.conv)).tenant).toBe("acme");
+    expect((await acme.listRuns(acmeIds.conv)).map((r) => r.id)).toEqual([acmeIds.run]);
+    const read = await acme.callTool(acmeIds.run, "read", { path: "secret.txt" });
+    expect(read.isError).toBe(false);
+  });
+
+  it("records the tenant of every call in the audit log; an operator sees every tenant's", async () => {
+    const ops = client(tokens.ops);
+    expect((await ops.listConversations()).map((c) => c.id)).toContain(acmeIds.conv);
+    const events = await history(ops);
+    const calls = events.filter((e) => e.kind === "tool_call" && e.conversationId === acmeIds.conv);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.every((e) => e.tenant === "acme")).toBe(true);
+    const own = await history(client(tokens.acme));
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.every((e) => e.tenant === "acme")).toBe(true);
+    expect(events.some((e) => e.kind === "api_started" && e.detail.includes("TLS"))).toBe(true);
+  });
+
+  it("a quota past its limit fails with RESOURCE_EXHAUSTED, quota_exceeded and its name and limit", async () => {
+    const globex = client(tokens.globex);
+    const conv = (await globex.createConversation()).id;
+    const run = (await globex.openRun(conv, { approvalPolicy: "never" })).id;
+    const stop = new AbortController();
+    const first = globex.callTool(run, "exec", { command: "touch started; sleep 60" }, undefined, { signal: stop.signal }).catch(() => undefined);
+    try {
+      const ws = cp.getConversation(conv).workspacePath;
+      await eventually(async () => existsSync(join(ws, "started")), "the first call's command to start");
+      expect((await globex.listRuns(conv))[0]?.callsInFlight).toBe(1);
+      const second = await outcome(globex.callTool(run, "read", { path: "x" }));
+      expect(second).toMatchObject({ grpcCode: status.RESOURCE_EXHAUSTED, code: "quota_exceeded" });
+      expect(second.message).toContain("concurrentCalls quota of 1");
+      // Another tenant's calls are not counted against it.
+      expect((await client(tokens.acme).callTool(acmeIds.run, "read", { path: "secret.txt" })).isError).toBe(false);
+    } finally {
+      stop.abort();
+      await first;
+    }
+    // The slot is given back when the server has ended the cancelled call.
+    await eventually(async () => (await globex.listRuns(conv))[0]?.callsInFlight === 0, "the cancelled call to end on the server", 30_000);
+    expect((await globex.callTool(run, "read", { path: "x" })).isError).toBe(true);
+    const recorded = (await history(client(tokens.ops))).filter((e) => e.kind === "quota_exceeded");
+    expect(recorded.some((e) => e.tenant === "globex" && e.detail.includes("concurrentCalls"))).toBe(true);
+  }, 60_000);
+
+  it("the kernels quota refuses an eval that would start one more kernel, not one that uses a live kernel", async () => {
+    const globex = client(tokens.globex);
+    const conv = (await globex.createConversation()).id;
+    const run = (await globex.openRun(conv, { approvalPolicy: "never" })).id;
+    const py = await globex.callTool(run, "eval", { code: "x = 41", description: "set a variable in the kernel" });
+    expect(py.isError).toBe(false);
+    const again = await globex.callTool(run, "eval", { code: "x + 1", description: "read the variable back from the kernel" });
+    expect(again.isError).toBe(false);
+    const js = await outcome(globex.callTool(run, "eval", { code: "1 + 1", language: "javascript", description: "start a second kernel in javascript" }));
+    expect(js).toMatchObject({ grpcCode: status.RESOURCE_EXHAUSTED, code: "quota_exceeded" });
+    expect(js.message).toContain("kernels quota of 1");
+  }, 120_000);
+
+  it("the runningEnclosures quota refuses a second enclosure of the tenant while one runs", async () => {
+    const initech = addToken(tokensFile, "initech").token;
+    setQuota(tokensFile, "initech", "runningEnclosures", 1);
+    const c = client(initech);
+    await eventually(async () => (await outcome(c.listConversations())).code === "ok", "the new tenant's token to be accepted", 1_000);
+    const one = (await c.createConversation()).id;
+    const two = (await c.createConversation()).id;
+    const started = await c.startEnclosure(one);
+    try {
+      expect(started.enclosure?.state).toBe("running");
+      const second = await outcome(c.startEnclosure(two));
+      expect(second).toMatchObject({ grpcCode: status.RESOURCE_EXHAUSTED, code: "quota_exceeded" });
+      expect(second.message).toContain("runningEnclosures quota of 1");
+      expect((await c.getConversation(two)).enclosure).toBeUndefined();
+    } finally {
+      await c.stopEnclosure(one);
+    }
+  }, 180_000);
+
+  it("the CLI makes a token once and calls over TLS with --token/ENCLAVE_TOKEN and --tls-ca", async () => {
+    const enclave = join(repoRoot, "bin", "enclave");
+    const made = await exec(enclave, ["tokens", "add", "cli-tenant", "--tokens-file", tokensFile]);
+    const token = made.stdout.trim();
+    expect(token).toMatch(/^enc_[0-9a-f]{8}_[A-Za-z0-9_-]{43}$/);
+    expect(readTokenFile(tokensFile).tokens.some((t) => t.tenant === "cli-tenant" && !JSON.stringify(t).includes(token.slice(13)))).toBe(true);
+    const common = ["--address", server.address, "--tls-ca", certs.caFile];
+    const env = { ...process.env, ENCLAVE_TOKEN: token };
+    const created = await exec(enclave, ["conversations", "create", "cli-made", ...common], { env });
+    expect(created.stdout).toContain("cli-made");
+    expect((await client(token).getConversation("cli-made")).tenant).toBe("cli-tenant");
+    const listed = await exec(enclave, ["conversations", "list", ...common, "--token", token]);
+    expect(listed.stdout).toContain("cli-made");
+    expect(listed.stdout).not.toContain(acmeIds.conv);
+    const { ENCLAVE_TOKEN: _drop, ...noToken } = env;
+    const refused = await exec(enclave, ["conversations", "list", ...common], { env: noToken }).then(
+      () => undefined,
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(refused?.code).toBe(1);
+    expect(refused?.stderr).toContain("bearer token");
+  }, 60_000);
+
+  it("a tenant cannot name a host folder as its workspace nor weaken an enclosure", async () => {
+    const globex = client(tokens.globex);
+    expect(await outcome(globex.createConversation("", dir))).toMatchObject({ code: "invalid_arguments" });
+    const conv = (await globex.createConversation()).id;
+    const weak = await outcome(globex.startEnclosure(conv, { networkMode: "bridge", keepCapabilities: ["SYS_ADMIN"] }));
+    expect(weak).toMatchObject({ code: "invalid_arguments" });
+    expect(weak.message).toContain("network_mode bridge");
+    expect((await globex.getConversation(conv)).enclosure).toBeUndefined();
+  });
+
+  it("a token added works, and once revoked stops working within a second, with no restart", async () => {
+    const { id, token } = addToken(tokensFile, "acme", { label: "short-lived" });
+    const c = client(token);
+    await eventually(async () => (await outcome(c.listConversations())).code === "ok", "the new token to be accepted", 1_000);
+    expect((await outcome(c.listConversations())).code).toBe("ok");
+    expect(revokeTokens(tokensFile, { id })).toBe(1);
+    const revokedAt = Date.now();
+    let last: Outcome = { grpcCode: status.OK, code: "ok", message: "" };
+    while (Date.now() - revokedAt < 1_000) {
+      last = await outcome(c.listConversations());
+      if (last.code !== "ok") break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(last).toMatchObject({ grpcCode: status.UNAUTHENTICATED, code: "unauthenticated" });
+    // The other tokens of the tenant still work.
+    expect((await outcome(client(tokens.acme).listConversations())).code).toBe("ok");
+  });
+
+  it("with client certificates required, a client without one is refused and one with it is served", async () => {
+    const mtls = await serveControlPlane(cp, "127.0.0.1:0", {
+      tlsCertFile: certs.serverCertFile,
+      tlsKeyFile: certs.serverKeyFile,
+      tlsClientCaFile: certs.caFile,
+      tokensFile,
+    });
+    try {
+      const without = client(tokens.acme, { rootCerts: certs.ca }, mtls.address);
+      await expect(without.listConversations()).rejects.toThrow();
+      const withCert = client(tokens.acme, { rootCerts: certs.ca, certChain: certs.clientCert, privateKey: certs.clientKey }, mtls.address);
+      expect((await withCert.listConversations()).map((c) => c.id)).toContain(acmeIds.conv);
+    } finally {
+      await mtls.close();
+    }
+  });
+
+  it("the console opens with an operator's token (its session ends with the token), not with a tenant's or none", async () => {
+    const operators = new TokenFileAuth(tokensFile);
+    const web = await serveConsole(cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false, operators });
+    try {
+      const base = `http://127.0.0.1:${web.port}`;
+      expect(web.tokenRequired).toBe(true);
+      expect((await fetch(`${base}/`)).status).toBe(401);
+      expect((await fetch(`${base}/`, { headers: { authorization: `Bearer ${tokens.acme}` } })).status).toBe(403);
+      const page = await fetch(`${base}/`, { headers: { authorization: `Bearer ${tokens.ops}` } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain(acmeIds.conv);
+      // A login by ?token= keeps a session cookie; revoking the operator's token ends it.
+      const extra = addToken(tokensFile, "ops", { operator: true });
+      const login = await fetch(`${base}/?token=${extra.token}`, { redirect: "manual" });
+      expect(login.status).toBe(303);
+      const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      expect((await fetch(`${base}/`, { headers: { cookie } })).status).toBe(200);
+      revokeTokens(tokensFile, { id: extra.id });
+      expect((await fetch(`${base}/`, { headers: { cookie } })).status).toBe(401);
+    } finally {
+      await web.close();
+      operators.close();
+    }
+  });
+
+  it("refuses a non-loopback address without TLS and tokens unless weakened on purpose, which the audit log says", async () => {
+    await expect(serveControlPlane(cp, "0.0.0.0:0", {})).rejects.toMatchObject({ code: "failed_precondition" });
+    await expect(serveControlPlane(cp, "0.0.0.0:0", { tokensFile })).rejects.toMatchObject({ code: "failed_precondition" });
+    const weak = await serveControlPlane(cp, "0.0.0.0:0", { tokensFile, allowInsecureRemote: true });
+    try {
+      expect(weak.security).toContain("WEAKENED");
+      const started = (await history(client(tokens.ops))).filter((e) => e.kind === "api_started");
+      expect(started.at(-1)).toMatchObject({ outcome: "weakened" });
+    } finally {
+      await weak.close();
+    }
+  });
+});

@@ -1,0 +1,48 @@
+// The audit database's version-2 upgrade: a log written before tenants gains the tenant column, its
+// conversations' events belonging to the implicit tenant and the server's own events to none, and
+// queries by tenant read only that tenant's rows.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { expect, it } from "vitest";
+import { AuditLog } from "../../control-plane/src/audit/audit-log.js";
+
+it("upgrades a version-1 log: old rows belong to `local` (server events to none), new rows carry their tenant", () => {
+  const dir = mkdtempSync(join(tmpdir(), "enclave-audit-tenant-"));
+  try {
+    const file = join(dir, "audit.db");
+    const old = new Database(file);
+    old.exec(`CREATE TABLE audit_events (seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, conversation_id TEXT NOT NULL, kind TEXT NOT NULL, event_json TEXT NOT NULL, card_number INTEGER);
+CREATE TABLE card_numbers (conversation_id TEXT PRIMARY KEY, last_number INTEGER NOT NULL);
+PRAGMA user_version = 1;`);
+    const insert = old.prepare("INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, NULL)");
+    insert.run(1, 1, "c-old", "tool_call", JSON.stringify({ seq: 1, timeMs: 1, conversationId: "c-old", kind: "tool_call", tool: "read" }));
+    insert.run(2, 2, "", "audit_pruned", JSON.stringify({ seq: 2, timeMs: 2, conversationId: "", kind: "audit_pruned" }));
+    old.close();
+
+    const owners = new Map([["c-new", "acme"]]);
+    const log = new AuditLog(file, { tenantOf: (id) => owners.get(id) });
+    try {
+      log.record({ kind: "tool_call", conversationId: "c-new", tool: "write" });
+      log.record({ kind: "api_started", detail: "listening" });
+      const all = log.history();
+      expect(all.map((e) => [e.conversationId, e.tenant])).toEqual([
+        ["c-old", "local"],
+        ["", ""],
+        ["c-new", "acme"],
+        ["", ""],
+      ]);
+      expect(log.history({ tenant: "acme" }).map((e) => e.conversationId)).toEqual(["c-new"]);
+      expect(log.history({ tenant: "local" }).map((e) => e.conversationId)).toEqual(["c-old"]);
+      expect(log.page({ tenant: "acme", limit: 10 }).map((e) => e.tool)).toEqual(["write"]);
+    } finally {
+      log.close();
+    }
+    const reopened = new Database(file, { readonly: true });
+    expect(reopened.pragma("user_version", { simple: true })).toBe(2);
+    reopened.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
