@@ -2,6 +2,7 @@
 import { join, resolve } from "node:path";
 import type { AuditRetention } from "./audit/audit-retention.js";
 import { LIMITS } from "./limits.js";
+import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
 import type { HostSandboxConfig } from "./placement/host-sandbox.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 
@@ -53,6 +54,8 @@ export interface ControlPlaneConfig {
   auditRetention: AuditRetention;
   /** How long a run kept for the command line lives with no call (ENCLAVE_CLI_RUN_IDLE_SECONDS). */
   cliRunIdleMs: number;
+  /** The Docker engines enclosures may run on (ENCLAVE_ENGINES_FILE, else DOCKER_HOST and friends), the default first. */
+  engines: EngineConfig[];
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -133,5 +136,6 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
       pruneIntervalMs: LIMITS.auditPruneIntervalMs,
     },
     cliRunIdleMs: Math.round(numberFromEnv("ENCLAVE_CLI_RUN_IDLE_SECONDS", LIMITS.cliRunIdleSeconds) * 1000),
+    engines: enginesFromEnv(),
   };
 }

@@ -37,7 +37,9 @@ export type EnclaveErrorCode =
   /** The harness's tool host refused a cell's bridge call it intercepted (its reason is the message). */
   | "harness_denied"
   /** The run's harness tool host disconnected (or none is connected where one is needed). */
-  | "harness_lost";
+  | "harness_lost"
+  /** What was asked needs the engine's machine to be this one (bind mode, reading its /proc), and the enclosure's engine is remote. */
+  | "remote_engine_unsupported";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -63,6 +65,7 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   lsp_state_changed: status.UNAVAILABLE,
   harness_denied: status.PERMISSION_DENIED,
   harness_lost: status.UNAVAILABLE,
+  remote_engine_unsupported: status.FAILED_PRECONDITION,
 };
 
 /** Every code, for tests and for reading one back from the wire. */
