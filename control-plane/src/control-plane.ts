@@ -16,6 +16,7 @@ import type { DescribeResponse } from "../../proto/gen/enclave/agent/v1/info.js"
 import { connectDocker, DockerUnavailableError } from "./placement/docker-connection.js";
 import { DockerDriver, ownerId } from "./placement/docker-driver.js";
 import { Engines } from "./placement/engines.js";
+import { judgeOnRemoteEngine } from "./audit/remote-engine-audit.js";
 import { SaveLoadSupply } from "./placement/image-supply.js";
 import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
@@ -310,7 +311,8 @@ export class ControlPlane {
       outside.gvisor = await driver.gvisorView(enc).catch(asError);
       outside.runsc = await driver.runscRegistration().catch(asError);
     }
-    const checks = enclosureChecks(outside, inside, enc);
+    const computed = enclosureChecks(outside, inside, enc);
+    const checks = driver.engine.remote ? judgeOnRemoteEngine(computed, info, enc, driver.engine.name) : computed;
     return {
       ...base,
       placement: "enclosure",
