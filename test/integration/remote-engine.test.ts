@@ -55,6 +55,7 @@ describe.skipIf(unsupported !== "")(`enclosures on a remote engine over TLS${uns
       });
       workspace = (await fx.client.createConversation("far")).workspacePath;
       writeFileSync(join(workspace, "from-host.txt"), "host wrote this\n");
+      writeFileSync(join(workspace, "pyproject.toml"), '[project]\nname = "far"\nversion = "0.1"\n');
       writeFileSync(join(workspace, "app.py"), 'def greet(name):\n    """Says hello to someone."""\n    return "hi " + name\n\n\nprint(greet("x"))\n');
       // No workspace mode given: copy, the only one a remote engine can have.
       const conv = await fx.client.startEnclosure("far");
@@ -90,10 +91,11 @@ describe.skipIf(unsupported !== "")(`enclosures on a remote engine over TLS${uns
     });
 
     it("evaluates a Python cell, searches with ast_grep and hovers through the language server", async () => {
-      expect(await ok("eval", { language: "python", code: "x = 20\nx + 22", description: "define x" })).toMatch(/42/);
-      expect(await ok("eval", { language: "python", code: "x * 2", description: "use x" })).toMatch(/40/);
+      expect(await ok("eval", { language: "python", code: "x = 20\nx + 22", description: "define a variable in the far kernel" })).toMatch(/42/);
+      expect(await ok("eval", { language: "python", code: "x * 2", description: "read the variable back from the kernel" })).toMatch(/40/);
       expect(await ok("ast_grep", { pattern: "greet($A)", path: "app.py" })).toMatch(/app\.py:6/);
-      expect(await ok("lsp", { action: "hover", file: "app.py", line: 1, symbol: "greet" })).toContain("Says hello to someone.");
+      const hover = await ok("lsp", { action: "hover", file: "app.py", line: 6, symbol: "greet" });
+      expect(hover).toContain("Says hello to someone.");
     });
 
     it("refuses bind mode there with remote_engine_unsupported", async () => {
