@@ -138,7 +138,10 @@ async function waitFor(what: () => Promise<boolean>, label: string, timeoutMs: n
 export async function startRemoteEngine(name = "remote", cap = 0): Promise<RemoteEngine> {
   const tag = randomBytes(3).toString("hex");
   // A /30 in 10.231.0.0/16 of our own, on a veth pair whose far end is in our namespace.
-  const octet = 1 + (parseInt(tag.slice(0, 2), 16) % 250);
+  // Not a /24 some interface here already uses (another run of this test, say).
+  const used = run("ip", ["-o", "-4", "addr", "show"]);
+  let octet = 1 + (parseInt(tag.slice(0, 2), 16) % 250);
+  while (used.includes(`10.231.${octet}.`)) octet = 1 + (octet % 250);
   const hostAddress = `10.231.${octet}.1`;
   const address = `10.231.${octet}.2`;
   const netns = `enclave-eng-${tag}`;

@@ -152,6 +152,8 @@ export interface EngineLoad {
   ours: number;
   /** Why it was passed over, or "" when it has room. */
   skipped: string;
+  /** Passed over only because the start asked for bind mode and the engine is remote. */
+  bindRefused: boolean;
 }
 
 export class Engines implements EnginePort {
@@ -207,8 +209,8 @@ export class Engines implements EnginePort {
       this.names().map(async (name): Promise<EngineLoad> => {
         const cfg = this.configs.get(name) as EngineConfig;
         const identity = this.identity(name);
-        const base = { name, remote: identity.remote, cap: cfg.cap, running: -1, ours: 0 };
-        if (identity.remote && req.workspaceMode === "bind") return { ...base, skipped: "remote: bind mode needs a local engine" };
+        const base = { name, remote: identity.remote, cap: cfg.cap, running: -1, ours: 0, bindRefused: false };
+        if (identity.remote && req.workspaceMode === "bind") return { ...base, skipped: "is remote (bind mode needs a local engine)", bindRefused: true };
         try {
           const driver = await this.driver(name);
           const [info, ours] = await withinDeadline(Promise.all([driver.engineInfo(), driver.managedContainers()]), `engine \`${name}\``);
@@ -229,6 +231,12 @@ export class Engines implements EnginePort {
     if (this.configs.size === 1 && (this.configs.values().next().value as EngineConfig).cap === 0) return this.driver();
     const loads = await this.loads(req);
     const open = loads.filter((l) => !l.skipped);
+    if (open.length === 0 && loads.every((l) => l.bindRefused)) {
+      throw new EnclaveError(
+        "remote_engine_unsupported",
+        `workspace_mode bind mounts a folder of this machine, and every configured engine (${loads.map((l) => l.name).join(", ")}) is remote: use workspace_mode copy`,
+      );
+    }
     if (open.length === 0) {
       throw new EnclaveError(
         "placement_unavailable",
