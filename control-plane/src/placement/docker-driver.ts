@@ -355,10 +355,12 @@ export class DockerDriver {
 
   /** The containers this control plane made that still exist, running or not. */
   async managedContainers(): Promise<Array<{ id: string; conversation: string; running: boolean }>> {
-    const list = await this.docker.listContainers({
+    const asked = this.docker.listContainers({
       all: true,
       filters: { label: [`${LABELS.managed}=true`, `${LABELS.owner}=${this.owner}`] },
     });
+    // A remote engine that vanished must not hold up a start-up's recovery.
+    const list = this.engine.remote ? await withinDeadline(asked, `engine \`${this.engine.name}\``) : await asked;
     return list.map((c) => ({ id: c.Id, conversation: c.Labels[LABELS.conversation] ?? "", running: c.State === "running" }));
   }
 
