@@ -3,6 +3,7 @@ import { loadConfig } from "../../config.js";
 import { serveConsole } from "../../console/console-server.js";
 import { resolveConsoleSettings } from "../../console/console-settings.js";
 import { ControlPlane } from "../../control-plane.js";
+import { withinDeadline } from "../../placement/engines.js";
 import { serveControlPlane } from "../../server/serve.js";
 import type { CommandContext } from "../context.js";
 import { say } from "../terminal-text.js";
@@ -13,8 +14,9 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
   const server = await serveControlPlane(cp, config.listen);
   const consoleSettings = resolveConsoleSettings(opts.console ?? process.env.ENCLAVE_CONSOLE_LISTEN, process.env.ENCLAVE_CONSOLE_TOKEN);
   const web = consoleSettings ? await serveConsole(cp, consoleSettings) : undefined;
-  const docker = await cp.dockerDriver().then(
-    () => "available: `enclave enclosure start ID` runs a conversation in an enclosure",
+  const engines = cp.engines.names().length > 1 || cp.engines.identity(cp.engines.names()[0] ?? "").remote ? ` (engines: ${cp.engines.names().map((n) => `${n}${cp.engines.identity(n).remote ? " remote" : ""}`).join(", ")})` : "";
+  const docker = await cp.dockerDriver().then((d) => withinDeadline(d.engineInfo(), "the default engine")).then(
+    () => `available${engines}: \`enclave enclosure start ID\` runs a conversation in an enclosure`,
     () => "not available: conversations run on host placement (`make docker` installs an engine)",
   );
   say(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
