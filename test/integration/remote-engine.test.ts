@@ -4,12 +4,15 @@
 // by copy, the agent is reached by exec. Then several engines with caps, and an engine that dies
 // under a conversation. The enclosure image is a small one (test/fixtures/remote-engine-image), so
 // sending it takes seconds rather than the minutes the 2.9 GB runtime image takes here.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneCallError, resultText } from "../../control-plane/src/client/control-plane-client.js";
 import type { EnclosureAuditReport } from "../../control-plane/src/audit/enclosure-audit.js";
+import { loadConfig } from "../../control-plane/src/config.js";
+import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { type RemoteEngine, remoteEngineUnsupported, startRemoteEngine } from "../helpers/remote-engine.js";
 import { ensureSmallEnclosureImage } from "../helpers/small-enclosure-image.js";
@@ -160,6 +163,39 @@ describe.skipIf(unsupported !== "")(`enclosures on a remote engine over TLS${uns
       await fx.client.startEnclosure("s3", { workspaceMode: "bind" });
       expect(fx.cp.conversations.get("s3").enclosure?.engine).toBe("here");
       await fx.client.stopEnclosure("s3");
+    }, 300_000);
+  });
+
+  describe("a restart of the control plane", () => {
+    it("reaches the enclosure again on the engine its record names, with its kernel's state", async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "enclave-test-"));
+      const config = loadConfig({ dataDir, listen: `unix://${join(dataDir, "cp.sock")}` });
+      // The remote engine first: with no load there it wins every tie, so the enclosure goes there.
+      config.engines = [engine.config, { name: "here", host: "", cap: 0 }];
+      config.enclosure.image = image;
+      const cell = (cp: ControlPlane, run: string, code: string): Promise<string> =>
+        cp.callTool(run, "eval", JSON.stringify({ language: "python", code, description: "a cell that outlives the control plane" })).then((r) => {
+          expect(r.isError, JSON.stringify(r.parts)).toBe(false);
+          return JSON.stringify(r.parts);
+        });
+      let cp = await ControlPlane.start(config);
+      try {
+        cp.createConversation({ id: "kept" });
+        await cp.startEnclosure("kept", { workspaceMode: "copy" });
+        expect(cp.conversations.get("kept").enclosure?.engine).toBe("remote");
+        const run = cp.openRun({ approvalPolicy: "never", conversationId: "kept", resources: [] }).id;
+        await cell(cp, run, "kept_value = 6 * 7");
+        await cp.close();
+        cp = await ControlPlane.start(config);
+        expect(cp.conversations.get("kept").enclosure).toMatchObject({ engine: "remote", state: "running" });
+        const again = cp.openRun({ approvalPolicy: "never", conversationId: "kept", resources: [] }).id;
+        expect(await cell(cp, again, "kept_value")).toMatch(/42/);
+        await cp.stopEnclosure("kept");
+      } finally {
+        await cp.deleteConversation("kept").catch(() => undefined);
+        await cp.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     }, 300_000);
   });
 
