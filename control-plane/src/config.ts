@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AuditRetention } from "./audit/audit-retention.js";
 import { LIMITS } from "./limits.js";
+import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
 import type { HostSandboxConfig } from "./placement/host-sandbox.js";
 import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
@@ -57,6 +58,8 @@ export interface ControlPlaneConfig {
   cliRunIdleMs: number;
   /** TLS, client certificates, the token file and the explicit weakening for a non-loopback address. */
   api: ApiSecurityConfig;
+  /** The Docker engines enclosures may run on (ENCLAVE_ENGINES_FILE, else DOCKER_HOST and friends), the default first. */
+  engines: EngineConfig[];
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -154,5 +157,6 @@ export function loadConfig(
       pruneIntervalMs: LIMITS.auditPruneIntervalMs,
     },
     cliRunIdleMs: Math.round(numberFromEnv("ENCLAVE_CLI_RUN_IDLE_SECONDS", LIMITS.cliRunIdleSeconds) * 1000),
+    engines: enginesFromEnv(),
   };
 }

@@ -15,6 +15,9 @@ import { EnclaveError } from "./errors.js";
 import type { DescribeResponse } from "../../proto/gen/enclave/agent/v1/info.js";
 import { connectDocker, DockerUnavailableError } from "./placement/docker-connection.js";
 import { DockerDriver, ownerId } from "./placement/docker-driver.js";
+import { Engines } from "./placement/engines.js";
+import { judgeOnRemoteEngine } from "./audit/remote-engine-audit.js";
+import { SaveLoadSupply } from "./placement/image-supply.js";
 import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
@@ -127,6 +130,8 @@ export class ControlPlane {
   readonly metrics: EnclaveMetrics;
   /** Tool calls as they start and finish (the console's recent calls, the in-flight gauge). */
   readonly calls = new CallFeed();
+  /** The Docker engines enclosures run on (placement/engines.ts), connected on first need. */
+  readonly engines: Engines;
 
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
@@ -157,7 +162,15 @@ export class ControlPlane {
       join(config.dataDir, "host-state"),
       config.hostSandbox,
     );
-    this.placements = new Placements(this.conversations, this.hostAgents, () => this.dockerDriver(), this.audit);
+    const images = new SaveLoadSupply(() => connectDocker());
+    this.engines = new Engines(
+      config.engines,
+      (docker, engine) => {
+        countDockerErrors(docker, (resource, status) => this.metrics.dockerError(resource, status));
+        return new DockerDriver(docker, config.agentBundleDir, config.enclosure, this.socketRoot, ownerId(config.dataDir), undefined, engine, engine.remote ? images : undefined);
+      },
+    );
+    this.placements = new Placements(this.conversations, this.hostAgents, this.engines, this.audit);
     this.questions = new QuestionPort(
       (card) => this.audit.record(cardAuditEvent(card)),
       (space) => this.audit.nextCardNumber(space),
@@ -200,22 +213,9 @@ export class ControlPlane {
     return cp;
   }
 
-  /** The Docker driver, connected on first need: host placement never needs an engine. */
+  /** The default engine's driver, connected on first need: host placement never needs an engine. */
   dockerDriver(): Promise<DockerDriver> {
-    if (!this.driver) {
-      this.driver = connectDocker().then(
-        (docker) => {
-          countDockerErrors(docker, (resource, status) => this.metrics.dockerError(resource, status));
-          return new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot, ownerId(this.config.dataDir));
-        },
-        (err: unknown) => {
-          this.metrics.dockerError("_ping", "connection");
-          this.driver = undefined;
-          throw new EnclaveError("placement_unavailable", (err as Error).message);
-        },
-      );
-    }
-    return this.driver;
+    return this.engines.driver();
   }
 
   /**
@@ -339,7 +339,7 @@ export class ControlPlane {
     }
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
-    const driver = await this.dockerDriver();
+    const driver = await this.engines.driver(enc.engine);
     const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
     const [info, inside, volume] = await Promise.all([driver.containerInfo(enc), ep.client.selfAudit().catch(asError), driver.workspaceVolumeInfo(enc)]);
     // The host's view first, then gVisor's: the reader gVisor's view starts is no process of the host's.
@@ -348,7 +348,8 @@ export class ControlPlane {
       outside.gvisor = await driver.gvisorView(enc).catch(asError);
       outside.runsc = await driver.runscRegistration().catch(asError);
     }
-    const checks = enclosureChecks(outside, inside, enc);
+    const computed = enclosureChecks(outside, inside, enc);
+    const checks = driver.engine.remote ? judgeOnRemoteEngine(computed, info, enc, driver.engine.name) : computed;
     return {
       ...base,
       placement: "enclosure",

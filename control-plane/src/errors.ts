@@ -51,7 +51,9 @@ export type EnclaveErrorCode =
   /** The call carried no bearer token, or one that is not (or no longer) valid. */
   | "unauthenticated"
   /** The caller's tenant is at one of its quotas (the message names it and its limit). */
-  | "quota_exceeded";
+  | "quota_exceeded"
+  /** What was asked needs the engine's machine to be this one (bind mode, reading its /proc), and the enclosure's engine is remote. */
+  | "remote_engine_unsupported";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -84,6 +86,7 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   devcontainer_post_create_failed: status.ABORTED,
   unauthenticated: status.UNAUTHENTICATED,
   quota_exceeded: status.RESOURCE_EXHAUSTED,
+  remote_engine_unsupported: status.FAILED_PRECONDITION,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

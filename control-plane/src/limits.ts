@@ -41,6 +41,8 @@ export const LIMITS = {
   /** Deadline of the Health probe made before a call when the channel is not connected. */
   agentProbeTimeoutMs: 10_000,
   /** The Docker events stream is re-subscribed after a failure, waiting from the first to the last, doubling. */
+  /** How long a remote engine may take to answer an inspect or info before it counts as gone. */
+  engineAnswerTimeoutMs: 10_000,
   deathWatchRetryFirstMs: 250,
   deathWatchRetryMaxMs: 30_000,
   grpcMaxMessageBytes: 64 * 1024 * 1024,

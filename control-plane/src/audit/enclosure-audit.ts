@@ -29,6 +29,8 @@ export interface AuditCheck {
   outside: string;
   inside: string;
   ok: boolean;
+  /** Why the item could not be checked from outside (a remote engine); such an item is never ok. */
+  unavailable?: string;
 }
 
 export interface EnclosureAuditReport {
@@ -450,11 +452,18 @@ export function formatAuditReport(r: EnclosureAuditReport): string {
       lines.push(`       outside: ${c.outside}`);
     }
   } else {
-    lines.push(`conversation ${r.conversationId}: enclosure ${r.containerId.slice(0, 12)} (${r.image}, runtime ${r.runtime}) — ${r.passed ? "every check passed" : "SOME CHECKS FAILED"}`);
+    const failed = r.checks.some((c) => !c.ok && !c.unavailable);
+    const verdict = r.passed ? "every check passed" : failed ? "SOME CHECKS FAILED" : "NOT EVERY CHECK COULD BE MADE (none failed)";
+    lines.push(`conversation ${r.conversationId}: enclosure ${r.containerId.slice(0, 12)} (${r.image}, runtime ${r.runtime}) — ${verdict}`);
     if (r.relaxations.length) lines.push(`relaxed explicitly: ${r.relaxations.join("; ")}`);
+    const unavailable = r.checks.filter((c) => c.unavailable);
+    if (unavailable.length) {
+      lines.push(`NOT VERIFIED: ${unavailable.length} of ${r.checks.length} item(s) could not be checked from outside (n/a below); the agent's own report is shown for them but decides nothing`);
+    }
     for (const c of r.checks) {
-      lines.push(`${c.ok ? "ok  " : "FAIL"} ${c.item}: ${c.expected}`);
+      lines.push(`${c.ok ? "ok  " : c.unavailable ? "n/a " : "FAIL"} ${c.item}: ${c.expected}`);
       lines.push(`       outside: ${c.outside}`);
+      if (c.unavailable) lines.push(`       not checked: ${c.unavailable}`);
       lines.push(`       inside (reported by the agent): ${c.inside}`);
     }
   }

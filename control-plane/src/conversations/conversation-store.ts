@@ -17,7 +17,8 @@ export interface EnclosureLimits {
   diskBytes?: number;
 }
 
-/** Copy mode's size-limited workspace volume (see placement/workspace-disk.ts). */
+/** Copy mode's size-limited workspace volume (see placement/workspace-disk.ts); on a remote engine a
+ * plain volume with no limit: image and loopDevice empty, limitBytes 0 (placement/remote-workspace.ts). */
 export interface WorkspaceDiskRecord {
   volume: string;
   image: string;
@@ -35,6 +36,8 @@ export interface EnclosureRecord {
   relaxations: string[];
   user: string;
   disk?: WorkspaceDiskRecord;
+  /** The engine it runs on (placement/engines.ts); missing in records made before engines were named: the default one. */
+  engine?: string;
   state: "starting" | "running" | "dead";
   detail: string;
   /** What the start decided that is worth seeing: a Node injected, dev container fields not honoured. */

@@ -26,6 +26,9 @@ import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
 import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
 import { type HostView, readHostView } from "../audit/host-view.js";
 import { log as logger } from "../observability/log.js";
+import { DEFAULT_ENGINE, type EngineIdentity, LOCAL_ENGINE, withinDeadline } from "./engines.js";
+import type { ImageSupply } from "./image-supply.js";
+import { createPlainWorkspaceVolume } from "./remote-workspace.js";
 
 export const LABELS = {
   managed: "org.enclave.managed",
@@ -69,8 +72,24 @@ export async function demuxedLogs(modem: Docker["modem"], logs: Buffer): Promise
   return Buffer.concat(out).toString("utf8");
 }
 
-export function enclosureWhere(record: Pick<EnclosureRecord, "containerId">): string {
-  return `enclosure ${record.containerId.slice(0, 12)}`;
+export function enclosureWhere(record: Pick<EnclosureRecord, "containerId"> & { engine?: string }): string {
+  const engine = record.engine && record.engine !== DEFAULT_ENGINE ? ` on engine ${record.engine}` : "";
+  return `enclosure ${record.containerId.slice(0, 12)}${engine}`;
+}
+
+/**
+ * A start on a remote engine: the workspace goes by copy (the default there), since the engine
+ * cannot see a host folder; bind mode asked for by name is refused.
+ */
+function remoteRequest(req: EnclosureRequest, engine: string): EnclosureRequest {
+  if (req.workspaceMode === "bind") {
+    throw new EnclaveError(
+      "remote_engine_unsupported",
+      `workspace_mode bind mounts a folder of this machine into the enclosure, and engine \`${engine}\` is remote (reached over TCP): it cannot see that folder. ` +
+        "Use workspace_mode copy (the default on a remote engine), or start on a local engine.",
+    );
+  }
+  return { ...req, workspaceMode: "copy" };
 }
 
 export class DockerDriver {
@@ -83,7 +102,16 @@ export class DockerDriver {
     /** This control plane's ownerId, put on every container it makes. */
     private readonly owner: string,
     private readonly log: (line: string) => void = (line) => logger().warn(line),
+    /** Which engine this is; a remote one shares no filesystem and no kernel view with this machine. */
+    readonly engine: EngineIdentity = LOCAL_ENGINE,
+    /** Brings a missing image to this engine (remote engines); none: a missing image is an error. */
+    private readonly images?: ImageSupply,
   ) {}
+
+  /** The engine's own report of itself (running containers: its load). */
+  engineInfo(): Promise<{ ContainersRunning?: number }> {
+    return this.docker.info() as Promise<{ ContainersRunning?: number }>;
+  }
 
   /** A client whose every connection is a fresh relay into the container (no host path involved). */
   async client(record: EnclosureRecord): Promise<AgentClient> {
@@ -104,7 +132,11 @@ export class DockerDriver {
   }
 
   async start(conv: ConversationRecord, req: EnclosureRequest): Promise<{ record: EnclosureRecord; client: AgentClient }> {
+    if (this.engine.remote) req = remoteRequest(req, this.engine.name);
     const defaultImage = this.defaultImage(req.agentDelivery || "mount");
+    // A remote engine gets the image it lacks from this one (a dev container's is built there).
+    const wanted = req.image || this.defaults.image || defaultImage;
+    if (this.images && !req.devcontainer && !(await imageExists(this.docker, wanted))) await this.images.ensure(this.docker, wanted, this.engine.name);
     if (!req.image && !req.devcontainer && !this.defaults.image && !(await imageExists(this.docker, defaultImage))) {
       throw new EnclaveError("placement_unavailable", `image ${defaultImage} is not built here: run \`make images\` (or \`enclave images build\`) first`);
     }
@@ -119,7 +151,9 @@ export class DockerDriver {
     const labels = { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.owner]: this.owner };
     try {
       if (settings.workspaceMode === "bind") await giveTree(conv.workspacePath, settings.uid, settings.gid);
-      if (settings.workspaceMode === "copy") {
+      if (settings.workspaceMode === "copy" && this.engine.remote) {
+        disk = await createPlainWorkspaceVolume(this.docker, { name: `${name}-workspace`, labels });
+      } else if (settings.workspaceMode === "copy") {
         disk = await createWorkspaceDisk(this.docker, {
           dir: this.defaults.diskImageDir,
           name: `${name}-workspace`,
@@ -148,6 +182,7 @@ export class DockerDriver {
         runtime: settings.runtime,
         relaxations: settings.relaxations,
         user: `${settings.uid}:${settings.gid}`,
+        engine: this.engine.name,
         state: "starting",
         detail: "",
         ...(plan.notes.length ? { notes: plan.notes } : {}),
@@ -194,6 +229,9 @@ export class DockerDriver {
 
   /** The host kernel's view of the container's processes, from its first process (State.Pid). */
   hostView(info: Docker.ContainerInspectInfo): Promise<HostView> {
+    // A remote engine's pids are another machine's: reading this machine's /proc for them would
+    // describe some unrelated process.
+    if (this.engine.remote) return Promise.reject(new EnclaveError("remote_engine_unsupported", `not available on a remote engine (\`${this.engine.name}\`): the control plane cannot read that machine's /proc and cgroup files`));
     return readHostView(info.Id, info.State.Pid);
   }
 
@@ -209,13 +247,19 @@ export class DockerDriver {
   /** Whether the container still runs, and if not, why it stopped. */
   async inspect(record: EnclosureRecord): Promise<ContainerFate> {
     try {
-      const info = await this.docker.getContainer(record.containerId).inspect();
+      const asked = this.docker.getContainer(record.containerId).inspect();
+      const info = this.engine.remote ? await withinDeadline(asked, `engine \`${this.engine.name}\``) : await asked;
       if (info.State.Running) return { running: true, detail: "" };
       const why = info.State.OOMKilled ? "killed for running out of memory" : `exited with code ${info.State.ExitCode}`;
       return { running: false, detail: `the container ${why} at ${info.State.FinishedAt}` };
     } catch (err) {
       const status = (err as { statusCode?: number }).statusCode;
       if (status === 404) return { running: false, detail: "the container was removed from outside Enclave" };
+      // An engine on another machine that stopped answering takes its enclosures with it: they are
+      // reported dead (stop, then start again on an engine that answers) rather than hanging calls.
+      if (this.engine.remote && status === undefined) {
+        return { running: false, detail: `its engine \`${this.engine.name}\` does not answer (${(err as Error).message})` };
+      }
       throw new EnclaveError("placement_unavailable", `the Docker engine did not answer about ${enclosureWhere(record)}: ${(err as Error).message}`);
     }
   }
@@ -232,6 +276,7 @@ export class DockerDriver {
    * socket folder included, and the stop can be tried again.
    */
   async stop(conv: ConversationRecord, record: EnclosureRecord): Promise<StopReport> {
+    if (this.engine.remote && record.state === "dead" && !(await this.answers())) return this.forgetUnreachable(record);
     const container = this.docker.getContainer(record.containerId);
     let notCopiedBack: string[] = [];
     if (record.workspaceMode === "copy") {
@@ -264,6 +309,26 @@ export class DockerDriver {
       });
     }
     return { notCopiedBack, leftovers };
+  }
+
+  /** Whether the engine answers a ping within the deadline. */
+  private async answers(): Promise<boolean> {
+    return withinDeadline(this.docker.ping(), `engine \`${this.engine.name}\``).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
+   * A dead enclosure whose remote engine is gone: nothing can be copied back or removed, and keeping
+   * the record would leave the conversation stuck; the stop says what was lost and what may remain there.
+   */
+  private forgetUnreachable(record: EnclosureRecord): StopReport {
+    const where = `engine \`${this.engine.name}\` does not answer`;
+    return {
+      notCopiedBack: record.workspaceMode === "copy" ? [`(everything): ${where}, so the enclosure's /workspace could not be copied back`] : [],
+      leftovers: [`container ${record.containerId.slice(0, 12)}${record.disk ? ` and volume ${record.disk.volume}` : ""} on ${where}; remove them there if it comes back`],
+    };
   }
 
   /** The container is gone but its workspace volume is not: read it through a container never started. */
@@ -301,10 +366,12 @@ export class DockerDriver {
 
   /** The containers this control plane made that still exist, running or not. */
   async managedContainers(): Promise<Array<{ id: string; conversation: string; running: boolean }>> {
-    const list = await this.docker.listContainers({
+    const asked = this.docker.listContainers({
       all: true,
       filters: { label: [`${LABELS.managed}=true`, `${LABELS.owner}=${this.owner}`] },
     });
+    // A remote engine that vanished must not hold up a start-up's recovery.
+    const list = this.engine.remote ? await withinDeadline(asked, `engine \`${this.engine.name}\``) : await asked;
     return list.map((c) => ({ id: c.Id, conversation: c.Labels[LABELS.conversation] ?? "", running: c.State === "running" }));
   }
 

@@ -10,6 +10,7 @@ import type { AgentEndpoint } from "./agent-endpoint.js";
 import type { DeathWatch } from "./death-watch.js";
 import { type DockerDriver, enclosureWhere } from "./docker-driver.js";
 import type { EnclosureRequest } from "./enclosure-settings.js";
+import type { EnginePort } from "./engines.js";
 import type { HostAgents } from "./host-agents.js";
 import { noteHostAgentRunning, noteHostAgentStopped } from "./host-agent-loss.js";
 import type { PlacementPort } from "../tools/tool-dispatcher.js";
@@ -27,14 +28,15 @@ function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError
 export class Placements implements PlacementPort {
   private readonly clients = new Map<string, AgentClient>();
   private readonly opening = new Map<string, Promise<AgentClient>>();
-  private watcher: DeathWatch | undefined;
+  /** One death watch per engine an enclosure was needed on, by engine name. */
+  private readonly watchers = new Map<string, DeathWatch>();
   /** The pid of the agent that answered a conversation last; another pid with no stop between means it was restarted. */
   private readonly lastAgentPid = new Map<string, number>();
 
   constructor(
     private readonly store: ConversationStore,
     private readonly hostAgents: HostAgents,
-    private readonly docker: () => Promise<DockerDriver>,
+    private readonly engines: EnginePort,
     private readonly audit: AuditLog,
     private readonly log: (line: string, conversationId?: string) => void = (line, conversationId) => logger().warn(scopeOf({ conversationId }), line),
   ) {}
@@ -45,17 +47,27 @@ export class Placements implements PlacementPort {
    * inspected stays as recorded and is checked again on its next call.
    */
   async recover(): Promise<void> {
-    const withEnclosure = this.store.list().filter((c) => c.enclosure);
-    let driver: DockerDriver;
-    try {
-      driver = await this.docker();
-    } catch (err) {
-      // With no enclosure recorded, no engine is needed (host placement); orphans are reaped next start.
-      if (withEnclosure.length === 0) return;
-      throw err;
+    const names = this.engines.names();
+    const engineOf = (c: ConversationRecord): string => c.enclosure?.engine ?? names[0] ?? "";
+    let firstFailure: unknown;
+    for (const name of names) {
+      const withEnclosure = this.store.list().filter((c) => c.enclosure && engineOf(c) === name);
+      let driver: DockerDriver;
+      try {
+        driver = await this.engines.driver(name);
+        this.watch(driver);
+        await this.reapOrphans(driver);
+      } catch (err) {
+        // With no enclosure recorded there, the engine is not needed now; orphans are reaped next start.
+        if (withEnclosure.length) firstFailure ??= err;
+        continue;
+      }
+      await this.recoverOn(driver, withEnclosure);
     }
-    this.watch(driver);
-    await this.reapOrphans(driver);
+    if (firstFailure) throw firstFailure;
+  }
+
+  private async recoverOn(driver: DockerDriver, withEnclosure: ConversationRecord[]): Promise<void> {
     for (const conv of withEnclosure) {
       const enc = conv.enclosure as EnclosureRecord;
       try {
@@ -93,12 +105,12 @@ export class Placements implements PlacementPort {
 
   /** The watch on container deaths, once an engine was needed. */
   get deathWatch(): DeathWatch | undefined {
-    return this.watcher;
+    return this.watchers.get(this.engines.names()[0] ?? "") ?? this.watchers.values().next().value;
   }
 
   private watch(driver: DockerDriver): void {
-    if (this.watcher) return;
-    this.watcher = driver.watchDeaths((containerId) => {
+    if (this.watchers.has(driver.engine.name)) return;
+    this.watchers.set(driver.engine.name, driver.watchDeaths((containerId) => {
       const conv = this.store.list().find((c) => c.enclosure?.containerId === containerId);
       if (!conv?.enclosure || conv.enclosure.state === "dead") return;
       void driver.inspect(conv.enclosure).then(
@@ -107,7 +119,7 @@ export class Placements implements PlacementPort {
         },
         (err: unknown) => this.log(`conversation ${conv.id}: a death event came but the container cannot be inspected (${(err as Error).message}); the next call checks it`, conv.id),
       );
-    });
+    }));
   }
 
   private noteAgent(conversationId: string, pid: number | undefined, where: string): void {
@@ -143,11 +155,12 @@ export class Placements implements PlacementPort {
     const client = this.clients.get(conv.id);
     if (client) return client;
     // Enclosures recorded while the engine was unreachable at start get their watch on first use.
-    if (!this.watcher) this.watch(await this.docker());
+    this.watch(await this.engines.driver(enc.engine));
     // Concurrent first calls share one client (and so one relay socket).
     let opening = this.opening.get(conv.id);
     if (!opening) {
-      opening = this.docker()
+      opening = this.engines
+        .driver(enc.engine)
         .then((driver) => driver.client(enc))
         .then((c) => {
           this.clients.set(conv.id, c);
@@ -175,7 +188,7 @@ export class Placements implements PlacementPort {
         const health = await client.health(LIMITS.agentProbeTimeoutMs);
         this.noteAgent(conv.id, health.pid, enclosureWhere(enc));
       } catch {
-        const fate = await (await this.docker()).inspect(enc);
+        const fate = await (await this.engines.driver(enc.engine)).inspect(enc);
         if (!fate.running) {
           this.markDead(conv, fate.detail);
           throw deadError(conv, enc);
@@ -204,7 +217,7 @@ export class Placements implements PlacementPort {
     if (!conv || !enc) return err;
     if (enc.state === "dead") return deadError(conv, enc);
     try {
-      const fate = await (await this.docker()).inspect(enc);
+      const fate = await (await this.engines.driver(enc.engine)).inspect(enc);
       if (fate.running) return err;
       this.markDead(conv, fate.detail);
       return deadError(conv, enc);
@@ -221,7 +234,7 @@ export class Placements implements PlacementPort {
         `conversation \`${conv.id}\` already has an enclosure (${enclosureWhere(conv.enclosure)}, ${conv.enclosure.state}); stop it first`,
       );
     }
-    const driver = await this.docker();
+    const driver = await this.engines.choose(req);
     this.watch(driver);
     // The host agent must not write while the enclosure owns the workspace.
     await this.hostAgents.stop(conv.id);
@@ -250,7 +263,7 @@ export class Placements implements PlacementPort {
     this.clients.delete(conv.id);
     this.forget(conv.id);
     // A failed stop leaves the enclosure running and recorded: the next call reconnects to it.
-    const { notCopiedBack, leftovers } = await (await this.docker()).stop(conv, enc);
+    const { notCopiedBack, leftovers } = await (await this.engines.driver(enc.engine)).stop(conv, enc);
     delete conv.enclosure;
     if (enc.workspaceMode === "copy") conv.notCopiedBack = notCopiedBack;
     this.store.put(conv);
@@ -268,7 +281,8 @@ export class Placements implements PlacementPort {
   }
 
   close(): void {
-    this.watcher?.stop();
+    for (const w of this.watchers.values()) w.stop();
+    this.watchers.clear();
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
   }

@@ -110,6 +110,8 @@ export async function removeWorkspaceDisk(docker: Docker, disk: WorkspaceDisk): 
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode !== 404) throw err;
   }
+  // A remote engine's plain volume has no loop device or image here.
+  if (!disk.loopDevice) return;
   await detach(disk.loopDevice, disk.image);
   await fsp.rm(disk.image, { force: true });
 }

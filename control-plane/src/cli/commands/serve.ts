@@ -7,6 +7,7 @@ import { configureLogging, log, resolveLogSettings } from "../../observability/l
 import { resolveMetricsListen, serveMetrics } from "../../server/metrics-server.js";
 import { resolveApiSecurity } from "../../server/api-security.js";
 import { TokenFileAuth } from "../../tenants/caller-auth.js";
+import { withinDeadline } from "../../placement/engines.js";
 import { serveControlPlane } from "../../server/serve.js";
 import type { CommandContext } from "../context.js";
 import { say } from "../terminal-text.js";
@@ -36,8 +37,9 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
   if (metricsListen) cp.metrics.collectProcessMetrics();
   const metrics = metricsListen ? await serveMetrics(cp.metrics, metricsListen) : undefined;
   log().info({ api: server.address, console: web ? `${web.host}:${web.port}` : "off", metrics: metrics?.url ?? "off", dataDir: config.dataDir }, "control plane serving");
-  const docker = await cp.dockerDriver().then(
-    () => "available: `enclave enclosure start ID` runs a conversation in an enclosure",
+  const engines = cp.engines.names().length > 1 || cp.engines.identity(cp.engines.names()[0] ?? "").remote ? ` (engines: ${cp.engines.names().map((n) => `${n}${cp.engines.identity(n).remote ? " remote" : ""}`).join(", ")})` : "";
+  const docker = await cp.dockerDriver().then((d) => withinDeadline(d.engineInfo(), "the default engine")).then(
+    () => `available${engines}: \`enclave enclosure start ID\` runs a conversation in an enclosure`,
     () => "not available: conversations run on host placement (`make docker` installs an engine)",
   );
   say(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
