@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
 import type Docker from "dockerode";
 import { agentImageTag, imageExists, imageTags } from "../../../images/pipeline/image-set.js";
+import { ensurePinnedImage, registryImageReference } from "../../../images/pipeline/registry-pull.js";
 import { AgentClient } from "../agent-client/agent-client.js";
 import type { ConversationRecord, EnclosureRecord } from "../conversations/conversation-store.js";
 import type { EnclosureDefaults } from "../config.js";
@@ -96,11 +97,13 @@ export class DockerDriver {
 
   private defaultImage(delivery: string): string {
     const tags = imageTags();
-    return delivery === "baked" ? agentImageTag(tags.runtime) : tags.runtime;
+    const local = delivery === "baked" ? agentImageTag(tags.runtime) : tags.runtime;
+    return this.defaults.imageRegistry ? registryImageReference(local, this.defaults.imageRegistry) : local;
   }
 
   async start(conv: ConversationRecord, req: EnclosureRequest): Promise<{ record: EnclosureRecord; client: AgentClient }> {
     const settings = resolveSettings(req, this.defaults, this.defaultImage(req.agentDelivery || "mount"));
+    await ensurePinnedImage(this.docker, settings.image);
     if (!(await imageExists(this.docker, settings.image))) {
       throw new EnclaveError("placement_unavailable", `image ${settings.image} is not built here: run \`make images\` (or \`enclave images build\`) first`);
     }
