@@ -18,7 +18,7 @@ export interface HardenedRun {
   labels?: Record<string, string>;
 }
 
-export function hardenedSpec(run: HardenedRun): ContainerCreateOptions & { HostConfig: NonNullable<ContainerCreateOptions["HostConfig"]> } {
+export function hardenedSpec(run: HardenedRun): ContainerCreateOptions & { Image: string; HostConfig: NonNullable<ContainerCreateOptions["HostConfig"]> } {
   const defaults = loadConfig().enclosure;
   const settings = resolveSettings({ agentDelivery: run.agentVolume ? "mount" : "baked", workspaceMode: "bind" }, defaults, run.image);
   const spec = containerSpec(settings, { workspace: run.workspace ?? "" }, { [PIPELINE_LABEL]: "true", ...run.labels });

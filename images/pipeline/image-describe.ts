@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import type Docker from "dockerode";
 import { AGENT_VERSION } from "../../enclave-agent/src/version.js";
 import { type ImageInput, imageExists, imageInputs, imageTags } from "./image-set.js";
-import { type ImageRecord, imageRecordsDir, readRecord, recordDir, sbomPath, splitReference, writeRecord, writeWhole } from "./image-records.js";
+import { type ImageRecord, imageRecordsDir, RECORD_FORMAT, readRecord, recordDir, sbomPath, splitReference, writeRecord, writeWhole } from "./image-records.js";
 import { readInventory } from "./inventory.js";
 import type { Progress } from "./progress.js";
 import { buildSbom, type CycloneDxBom } from "./sbom.js";
@@ -49,7 +49,7 @@ export async function describeImage(docker: Docker, image: BuiltImage, progress:
   const info = await docker.getImage(image.ref).inspect();
   const known = readRecord(image.ref, root);
   const sbomFile = sbomPath(image.ref, root);
-  if (known?.imageId === info.Id && existsSync(sbomFile)) {
+  if (known?.format === RECORD_FORMAT && known.imageId === info.Id && existsSync(sbomFile)) {
     return { record: known, sbom: JSON.parse(readFileSync(sbomFile, "utf8")) as CycloneDxBom, made: false };
   }
   progress.step(`SBOM of ${image.ref}`);
@@ -59,6 +59,7 @@ export async function describeImage(docker: Docker, image: BuiltImage, progress:
   mkdirSync(recordDir(image.ref, root), { recursive: true });
   writeWhole(sbomFile, `${JSON.stringify(sbom, null, 2)}\n`);
   const record: ImageRecord = {
+    format: RECORD_FORMAT,
     name,
     tag,
     imageId: info.Id,

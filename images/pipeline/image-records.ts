@@ -30,7 +30,11 @@ export interface ImageTools {
   debugAdapters: Record<string, string>;
 }
 
+/** Bumped when what a record or SBOM holds changes, so records of an older pipeline are made again. */
+export const RECORD_FORMAT = 1;
+
 export interface ImageRecord {
+  format: number;
   name: string;
   tag: string;
   /** The engine's image id (sha256 of its config): the same for the same local image. */

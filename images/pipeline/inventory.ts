@@ -63,8 +63,9 @@ export function inventoryScript(): string {
       lines.push(`python3 -c ${shellQuote(`import ${a.pythonModule}`)} 2>/dev/null && echo ${shellQuote(`dap ${a.id} ${(a.commands[0] ?? []).join(" ")}`)}`);
       continue;
     }
-    const tries = a.commands.map((argv) => `command -v ${shellQuote(argv[0] ?? "")} >/dev/null && echo ${shellQuote(`dap ${a.id} ${argv.join(" ")}`)}`);
-    lines.push(`{ ${tries.join(" || ")}; }`);
+    // The first candidate on PATH, as the agent picks it.
+    const tries = a.commands.map((argv) => `{ command -v ${shellQuote(argv[0] ?? "")} >/dev/null && echo ${shellQuote(`dap ${a.id} ${argv.join(" ")}`)}; }`);
+    lines.push(tries.join(" || "));
   }
   return lines.join("\n");
 }

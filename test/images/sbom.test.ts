@@ -35,6 +35,8 @@ describe("image SBOMs", () => {
     expect(first.record.tools.python).toMatch(/^3\./);
     expect(Object.keys(first.record.tools.languageServers)).toEqual(expect.arrayContaining(["pyright", "pylsp", "typescript", "clangd", "gopls", "bash"]));
     expect(Object.keys(first.record.tools.debugAdapters)).toEqual(expect.arrayContaining(["debugpy", "lldb", "delve"]));
+    // The first candidate that resolves, as the agent picks it (Debian's lldb-15 has lldb-vscode-15).
+    expect(first.record.tools.debugAdapters.lldb).toBe("lldb-vscode-15");
 
     // Described again from scratch: the same bytes (no timestamp, a serial number from the image id).
     const bytes = readFileSync(sbomPath(runtime.ref, root), "utf8");

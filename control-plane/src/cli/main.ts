@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command === "serve") return serveCommand({ opts });
-  if (command === "images") return imagesCommand({ sub, opts });
+  if (command === "images") return imagesCommand({ sub, rest, opts });
   const handler = CLIENT_COMMANDS[command];
   if (!handler || !HELP[command]) fail(`unknown command \`${command}\`\n\n${HELP.main}`);
   const client = new ControlPlaneClient(opts.address ?? process.env.ENCLAVE_ADDRESS ?? DEFAULT_LISTEN);

@@ -20,6 +20,7 @@ export function parseCommandLine(args: string[] = process.argv.slice(2)) {
       pids: { type: "string" },
       disk: { type: "string" },
       runtime: { type: "string" },
+      registry: { type: "string" },
       agent: { type: "boolean" },
       follow: { type: "boolean" },
       log: { type: "boolean" },
