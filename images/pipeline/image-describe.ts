@@ -4,7 +4,8 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import type Docker from "dockerode";
 import { AGENT_VERSION } from "../../enclave-agent/src/version.js";
-import { type ImageInput, imageExists, imageInputs, imageTags } from "./image-set.js";
+import { agentBundleEntry } from "../../control-plane/src/repo-paths.js";
+import { agentImageInputs, agentImageTag, type ImageInput, imageExists, imageInputs, imageTags } from "./image-set.js";
 import { type ImageRecord, imageRecordsDir, RECORD_FORMAT, readRecord, recordDir, sbomPath, splitReference, writeRecord, writeWhole } from "./image-records.js";
 import { readInventory } from "./inventory.js";
 import type { Progress } from "./progress.js";
@@ -15,7 +16,7 @@ export interface BuiltImage {
   inputs: ImageInput[];
 }
 
-/** The images `make images` builds that exist here, base first. */
+/** The images `make images` builds that exist here, base first (the agent image when built). */
 export async function builtImages(docker: Docker): Promise<BuiltImage[]> {
   const tags = imageTags();
   const inputs = imageInputs();
@@ -23,6 +24,11 @@ export async function builtImages(docker: Docker): Promise<BuiltImage[]> {
     { ref: tags.base, inputs: inputs.base },
     { ref: tags.runtime, inputs: inputs.runtime },
   ];
+  // The shipped image with the agent baked in, when `make images --agent` built it for this bundle.
+  if (existsSync(agentBundleEntry)) {
+    const agent = agentImageTag(tags.runtime);
+    all.push({ ref: agent, inputs: agentImageInputs(tags.runtime) });
+  }
   const out: BuiltImage[] = [];
   for (const image of all) if (await imageExists(docker, image.ref)) out.push(image);
   return out;

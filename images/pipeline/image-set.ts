@@ -58,6 +58,15 @@ export function imageInputs(): Record<"base" | "runtime", ImageInput[]> {
   };
 }
 
+/** What the agent image's tag hashes (see agentImageTag). */
+export function agentImageInputs(runtimeTag: string): ImageInput[] {
+  return [
+    { name: "runtime image", value: runtimeTag },
+    { name: "agent bundle (dist/agent)", value: `tree hash ${hashTree(agentBundleDir)}` },
+    { name: "images/agent", value: `tree hash ${hashTree(agentDir)}` },
+  ];
+}
+
 export function agentImageTag(runtimeTag: string): string {
   if (!existsSync(agentBundleEntry)) throw new Error("the agent bundle is not built: run `make build` first");
   return `enclave-agent:${hashParts(["agent-v1", runtimeTag, hashTree(agentBundleDir), hashTree(agentDir)])}`;
