@@ -8,7 +8,10 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { extract as tarExtract } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../control-plane/src/config.js";
+import type { ConversationRecord } from "../../control-plane/src/conversations/conversation-store.js";
 import { EnclaveError } from "../../control-plane/src/errors.js";
+import { DockerDriver } from "../../control-plane/src/placement/docker-driver.js";
 import { connectDocker } from "../../control-plane/src/placement/docker-connection.js";
 import { builtImages } from "../../images/pipeline/image-describe.js";
 import { readRecord, sbomPath } from "../../images/pipeline/image-records.js";
@@ -91,6 +94,20 @@ describe("images push to a real registry", () => {
     expect(config.config.Labels[SBOM_SUBJECT_LABEL]).toBe(pinned);
     const layer = Buffer.from(await (await fetch(`http://${registry.address}/v2/${name}/blobs/${manifest.layers[0]?.digest}`)).arrayBuffer());
     expect(await fileFromLayer(layer, "sbom.cdx.json")).toBe(readFileSync(sbomPath(base.ref, root), "utf8"));
+  });
+
+  it("with ENCLAVE_IMAGE_REGISTRY set, the driver runs the pinned reference and refuses an image never pushed there", async () => {
+    const docker = await connectDocker();
+    const config = loadConfig();
+    const driver = new DockerDriver(docker, config.agentBundleDir, { ...config.enclosure, imageRegistry: "127.0.0.1:1" }, root, "imgpipe-test");
+    const conv = { id: "imgpipe-registry", workspacePath: root } as ConversationRecord;
+    const refused = await driver.start(conv, {}).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(EnclaveError);
+    expect((refused as EnclaveError).code).toBe("placement_unavailable");
+    expect((refused as EnclaveError).message).toMatch(/has not been pushed to 127\.0\.0\.1:1: run `enclave images push --registry 127\.0\.0\.1:1`/);
   });
 
   it("an image never pushed there, or a registry that is not HOST:PORT, is a clear error", () => {
