@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run check test build deps gen docker images bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium
+.PHONY: run check test build deps gen docker images bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium registry
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
@@ -32,6 +32,10 @@ host-sandbox:
 host-kernels:
 	bash scripts/ensure-host-kernels.sh
 
+# The image pipeline's tests push to a registry of their own on loopback: Debian's docker-registry.
+registry:
+	bash scripts/ensure-registry.sh
+
 # The console's browser tests drive Debian's Chromium (installed when absent).
 chromium:
 	bash test/browser/ensure-chromium.sh
@@ -46,7 +50,7 @@ check: deps
 	npx eslint --max-warnings 0 .
 	npx vitest run test/unit
 
-test: check images host-tools chromium
+test: check images host-tools chromium registry
 	npx vitest run
 
 bench: images host-tools

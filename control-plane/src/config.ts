@@ -20,6 +20,11 @@ export function isEnclosureRuntime(s: string): s is EnclosureRuntime {
 export interface EnclosureDefaults {
   /** Image to start enclosures from; empty means the runtime image built by `make images`. */
   image: string;
+  /**
+   * A registry HOST:PORT the default image is run from (ENCLAVE_IMAGE_REGISTRY): the engine pulls
+   * registry/NAME@sha256:… as `enclave images push` recorded it. Empty: the locally built image.
+   */
+  imageRegistry: string;
   /** The runtime an enclosure runs under when its options name none (ENCLAVE_ENCLOSURE_RUNTIME). */
   runtime: EnclosureRuntime;
   memoryBytes: number;
@@ -128,6 +133,7 @@ export function loadConfig(
     customToolsDir: process.env.ENCLAVE_CUSTOM_TOOLS_DIR ?? "",
     enclosure: {
       image: process.env.ENCLAVE_IMAGE ?? "",
+      imageRegistry: process.env.ENCLAVE_IMAGE_REGISTRY ?? "",
       runtime: runtimeFromEnv(),
       memoryBytes: numberFromEnv("ENCLAVE_ENCLOSURE_MEMORY_BYTES", 2 * 1024 ** 3),
       cpus: numberFromEnv("ENCLAVE_ENCLOSURE_CPUS", 1),

@@ -4,6 +4,7 @@
 //   enclave-agent    runtime + the agent bundle as the last layer (what a pipeline ships)
 // Enclosures in development and tests use enclave-runtime with the bundle bind-mounted read-only,
 // so changing agent code rebuilds nothing.
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
@@ -35,6 +36,35 @@ export function imageTags(): ImageTags {
   const base = `enclave-base:${hashParts(["base-v1", JSON.stringify(baseRecipe())])}`;
   const runtime = `enclave-runtime:${hashParts(["runtime-v1", base, ...readTree(runtimeDir).flat()])}`;
   return { base, runtime };
+}
+
+/** One thing a content tag hashes, as `enclave images inspect` shows it. */
+export interface ImageInput {
+  name: string;
+  /** The value itself (a recipe, another image's tag) or the sha256 of a file's content. */
+  value: string;
+}
+
+/** What each image's content tag is made from: the same parts imageTags hashes, named. */
+export function imageInputs(): Record<"base" | "runtime", ImageInput[]> {
+  const tags = imageTags();
+  const fileInputs = readTree(runtimeDir).map(([path, content]) => ({
+    name: `images/runtime/${path}`,
+    value: `sha256:${createHash("sha256").update(content).digest("hex")}`,
+  }));
+  return {
+    base: [{ name: "base recipe", value: JSON.stringify(baseRecipe()) }],
+    runtime: [{ name: "base image", value: tags.base }, ...fileInputs],
+  };
+}
+
+/** What the agent image's tag hashes (see agentImageTag). */
+export function agentImageInputs(runtimeTag: string): ImageInput[] {
+  return [
+    { name: "runtime image", value: runtimeTag },
+    { name: "agent bundle (dist/agent)", value: `tree hash ${hashTree(agentBundleDir)}` },
+    { name: "images/agent", value: `tree hash ${hashTree(agentDir)}` },
+  ];
 }
 
 export function agentImageTag(runtimeTag: string): string {

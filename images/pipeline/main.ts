@@ -1,13 +1,15 @@
-// `make images`: builds whichever images are missing, by content hash. `--agent` also builds the
+// `make images`: builds whichever images are missing, by content hash, and writes each built image's
+// record and SBOM (.enclave/images/NAME/TAG/). `--agent` also builds the
 // shipped image with the agent baked in; `--print` only prints the tags.
 import { connectDocker } from "../../control-plane/src/placement/docker-connection.js";
+import { builtImages, describeImage } from "./image-describe.js";
 import { ensureImages, imageTags } from "./image-set.js";
 import { consoleProgress } from "./progress.js";
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes("--help")) {
-    console.log("usage: images [--agent] [--print]\n  builds the enclave images that are missing (tags are content hashes)");
+    console.log("usage: images [--agent] [--print]\n  builds the enclave images that are missing (tags are content hashes) and their SBOMs");
     return;
   }
   if (args.includes("--print")) {
@@ -15,7 +17,10 @@ async function main(): Promise<void> {
     return;
   }
   const docker = await connectDocker();
-  const result = await ensureImages(docker, { agent: args.includes("--agent"), progress: consoleProgress() });
+  const progress = consoleProgress();
+  const result = await ensureImages(docker, { agent: args.includes("--agent"), progress });
+  // Every built image gets its record and SBOM (made once per image id).
+  for (const image of await builtImages(docker)) await describeImage(docker, image, progress);
   const all = [result.base, result.runtime, ...(result.agent ? [result.agent] : [])];
   console.log(result.built.length ? `built: ${result.built.join(", ")}` : `up to date: ${all.join(", ")}`);
 }

@@ -13,7 +13,10 @@ commands:
   tool call NAME [JSON]          call a tool with JSON arguments (asks allow? [y/N] when a card needs it)
   runs list|close [RUN_ID]       the runs kept for the command line (and every other open run)
   placement ID                   what the conversation's placement can run (servers, adapters, kernels)
-  images build [--agent]         build the enclave images that are missing
+  images build [--agent]         build the enclave images that are missing (and their SBOMs)
+  images push --registry HOST:PORT [NAME...]   push built images by content tag, record digests
+  images inspect [NAME...]       inputs, hash, size, SBOM summary and tools of built images
+  images verify [NAME...]        start images under the enclosure's hardening and check their promises
   audit ID                       the egress audit of ID's enclosure, and its bridge calls
   audit --log [ID] [--follow]    the audit log
   cards [ID] [--follow] [--all] [--full]  open question and permission cards (--follow stays attached)
@@ -89,7 +92,23 @@ staged changes and when they close if unused, and the runs harnesses opened.
 close: closes RUN_ID, or without one the run kept for the conversation and surface; its staged
 changes are dropped. A kept run also closes after ENCLAVE_CLI_RUN_IDLE_SECONDS (default 1800) with no call.`,
   placement: `usage: enclave placement ID`,
-  images: `usage: enclave images build [--agent]`,
+  images: `usage: enclave images build [--agent]
+       enclave images push --registry HOST:PORT [NAME...]
+       enclave images inspect [NAME...] [--json]
+       enclave images verify [NAME...] [--json]
+
+build    builds the images that are missing (tags are content hashes of their inputs) and writes
+         each one's record and CycloneDX SBOM under .enclave/images/NAME/TAG/
+push     pushes each built image (all, or NAME: enclave-base, enclave-runtime, or NAME:TAG) to the
+         registry under its content tag, then its SBOM as NAME:TAG.sbom; the manifest digests go
+         into the record. ENCLAVE_IMAGE_REGISTRY=HOST:PORT makes the control plane run the runtime
+         image as HOST:PORT/NAME@sha256:… and pull it by that digest where it is missing.
+inspect  what the tag hashes, image id, size, SBOM package counts by ecosystem, the language
+         servers, debug adapters, Node and Python the image carries, and where it was pushed
+verify   starts each image (default: the ones enclosures run) under the enclosure's hardening and
+         checks: non-root user, no setuid/setgid programs, every language server answers
+         initialize, every debug adapter answers initialize, Python's data stack imports, Node runs
+         the agent. Exit status 3 when a check fails.`,
   audit: `usage: enclave audit ID                     the egress audit: each hardening promise of the enclosure
                                             checked from outside and inside, and the bridge calls
        enclave audit --log [ID] [--follow]  the audit log (every conversation without ID)

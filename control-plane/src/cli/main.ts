@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command === "serve") return serveCommand({ opts });
-  if (command === "images") return imagesCommand({ sub, opts });
+  if (command === "images") return imagesCommand({ sub, rest, opts });
   if (command === "tokens") return tokensCommand({ sub, rest, opts });
   const handler = CLIENT_COMMANDS[command];
   if (!handler || !HELP[command]) fail(`unknown command \`${command}\`\n\n${HELP.main}`);

@@ -34,6 +34,7 @@ export function parseCommandLine(args: string[] = process.argv.slice(2)) {
       runtime: { type: "string" },
       image: { type: "string" },
       devcontainer: { type: "boolean" },
+      registry: { type: "string" },
       agent: { type: "boolean" },
       follow: { type: "boolean" },
       log: { type: "boolean" },

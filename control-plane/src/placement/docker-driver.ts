@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
 import type Docker from "dockerode";
 import { agentImageTag, imageExists, imageTags } from "../../../images/pipeline/image-set.js";
+import { ensurePinnedImage, registryImageReference } from "../../../images/pipeline/registry-pull.js";
 import { AgentClient } from "../agent-client/agent-client.js";
 import type { ConversationRecord, EnclosureRecord } from "../conversations/conversation-store.js";
 import type { EnclosureDefaults } from "../config.js";
@@ -128,7 +129,8 @@ export class DockerDriver {
 
   private defaultImage(delivery: string): string {
     const tags = imageTags();
-    return delivery === "baked" ? agentImageTag(tags.runtime) : tags.runtime;
+    const local = delivery === "baked" ? agentImageTag(tags.runtime) : tags.runtime;
+    return this.defaults.imageRegistry ? registryImageReference(local, this.defaults.imageRegistry) : local;
   }
 
   async start(conv: ConversationRecord, req: EnclosureRequest): Promise<{ record: EnclosureRecord; client: AgentClient }> {
@@ -136,6 +138,8 @@ export class DockerDriver {
     const defaultImage = this.defaultImage(req.agentDelivery || "mount");
     // A remote engine gets the image it lacks from this one (a dev container's is built there).
     const wanted = req.image || this.defaults.image || defaultImage;
+    // A digest-pinned reference (a registry is configured) is pulled when the engine lacks it.
+    if (!req.devcontainer) await ensurePinnedImage(this.docker, wanted);
     if (this.images && !req.devcontainer && !(await imageExists(this.docker, wanted))) await this.images.ensure(this.docker, wanted, this.engine.name);
     if (!req.image && !req.devcontainer && !this.defaults.image && !(await imageExists(this.docker, defaultImage))) {
       throw new EnclaveError("placement_unavailable", `image ${defaultImage} is not built here: run \`make images\` (or \`enclave images build\`) first`);

@@ -1,13 +1,66 @@
-// enclave images build: the enclosure images, built where missing or stale.
+// enclave images build|push|inspect|verify: the enclosure images, built where missing or stale, each
+// with its SBOM; pushed to a registry by content tag with the digests recorded; described; and
+// verified by starting them under the enclosure's hardening (exit status 3 when a promise fails).
 import { fail, type CommandContext } from "../context.js";
 import { HELP } from "../help.js";
 import { say } from "../terminal-text.js";
 
-export async function imagesCommand({ sub, opts }: Pick<CommandContext, "sub" | "opts">): Promise<void> {
-  if (sub !== "build") fail(HELP.images ?? "");
+export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "sub" | "rest" | "opts">): Promise<void> {
+  if (!["build", "push", "inspect", "verify"].includes(sub)) fail(HELP.images ?? "");
   const { connectDocker } = await import("../../placement/docker-connection.js");
   const { ensureImages } = await import("../../../../images/pipeline/image-set.js");
-  const { consoleProgress } = await import("../../../../images/pipeline/progress.js");
-  const r = await ensureImages(await connectDocker(), { agent: opts.agent ?? false, progress: consoleProgress() });
-  say(r.built.length ? `built ${r.built.join(", ")}` : `up to date: ${[r.base, r.runtime, r.agent].filter(Boolean).join(", ")}`);
+  const { builtImages, describeImage, selectImages } = await import("../../../../images/pipeline/image-describe.js");
+  const { consoleProgress, silentProgress } = await import("../../../../images/pipeline/progress.js");
+  const docker = await connectDocker();
+  const progress = consoleProgress();
+
+  if (sub === "build") {
+    const r = await ensureImages(docker, { agent: opts.agent ?? false, progress });
+    for (const image of await builtImages(docker)) await describeImage(docker, image, progress);
+    say(r.built.length ? `built ${r.built.join(", ")}` : `up to date: ${[r.base, r.runtime, r.agent].filter(Boolean).join(", ")}`);
+    return;
+  }
+  const built = await builtImages(docker);
+  // verify also takes any local NAME:TAG (a candidate image before it is rolled out).
+  const images = sub === "verify" ? rest.map((n) => (n.includes(":") ? { ref: n, inputs: [] } : selectImages(built, [n])[0] ?? { ref: n, inputs: [] })) : selectImages(built, rest);
+  if (sub === "verify" && !rest.length) images.push(...built);
+  if (!images.length) fail("no enclave image is built here: run `make images` (or `enclave images build`) first");
+
+  if (sub === "push") {
+    if (!opts.registry) fail("images push needs --registry HOST:PORT (such as 127.0.0.1:5000)");
+    const { pushImage } = await import("../../../../images/pipeline/registry-push.js");
+    for (const image of images) {
+      const p = await pushImage(docker, image, opts.registry, progress);
+      say(`${image.ref}  ${p.reference.replace(/:[^:/]+$/, "")}@${p.digest}  (SBOM ${p.sbomReference})`);
+    }
+    return;
+  }
+
+  if (sub === "inspect") {
+    const { inspectText } = await import("../../../../images/pipeline/inspect-text.js");
+    const described = [];
+    for (const image of images) described.push(await describeImage(docker, image, opts.json ? silentProgress : progress));
+    if (opts.json) say(JSON.stringify(described.map((d) => d.record), null, 2));
+    else say(described.map((d) => inspectText(d)).join("\n\n"));
+    return;
+  }
+
+  // verify: testcontainers' reaper image comes from Docker Hub; verification removes what it starts.
+  process.env.TESTCONTAINERS_RYUK_DISABLED ??= "true";
+  const { verifyImage } = await import("../../../../images/pipeline/verify/verify-image.js");
+  const { IMAGE_PROMISES } = await import("../../../../images/pipeline/verify/image-promises.js");
+  const { splitReference } = await import("../../../../images/pipeline/image-records.js");
+  // With no NAME, the images enclosures run (the base image is only a build input).
+  const targets = rest.length ? images : images.filter((i) => IMAGE_PROMISES[splitReference(i.ref).name]);
+  const results = [];
+  for (const image of targets) {
+    if (!opts.json) say(`verifying ${image.ref} under the enclosure's hardening`);
+    const v = await verifyImage(docker, image.ref);
+    results.push(v);
+    if (!opts.json) for (const c of v.checks) say(`  ${c.ok ? "ok  " : "FAIL"}  ${c.name}: ${c.detail}`);
+  }
+  if (opts.json) say(JSON.stringify(results, null, 2));
+  const failed = results.filter((r) => !r.ok);
+  if (!opts.json) say(failed.length ? `${failed.length} of ${results.length} images broke a promise` : `${results.length} verified`);
+  if (failed.length) process.exitCode = 3;
 }
