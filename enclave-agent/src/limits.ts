@@ -44,6 +44,9 @@ export const LIMITS = {
   lspIndexingWaitMs: 10_000,
   /** After a server's first document is opened, how long to wait for it to announce its indexing. */
   lspProgressAnnounceMs: 1_000,
+  // Open documents are re-checked by folder watches; all of them at most this often as well, in case
+  // the kernel dropped an event.
+  lspOpenDocumentSweepMs: 5_000,
   /**
    * clangd without a compile_commands.json: the most C/C++ sources under a root the agent lists in a
    * derived one (beyond it, project-wide operations are refused), and the folders it walks.

@@ -128,7 +128,9 @@ describe("audit retention", () => {
       expect(await askAndAnswer(cp, "periodic")).toBe(1);
       for (let i = 0; i < 20; i++) cp.audit.record({ kind: "tool_call", conversationId: "periodic", tool: "read", outcome: "ok" });
       const recent = cp.audit.record({ kind: "tool_call", conversationId: "periodic", tool: "write", outcome: "ok" });
-      // Everything but the newest event becomes eight days old while the control plane runs.
+      // Everything but the newest event becomes eight days old while the control plane runs (events
+      // reach the database at the end of the turn they were recorded in: this reads it from outside).
+      cp.audit.flush();
       expect(age(file, 8 * DAY, `seq < ${recent.seq}`)).toBeGreaterThan(20);
       const pruned = await until(() => cp.audit.history().find((e) => e.kind === "audit_pruned"), "the periodic pruning", 10_000);
       expect(pruned.detail).toMatch(/^retention deleted \d+ older than 7 days$/);

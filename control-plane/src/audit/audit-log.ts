@@ -130,6 +130,37 @@ export class AuditLog {
   }
 
   /**
+   * Events recorded in this turn of the event loop are inserted together right after it, in one
+   * transaction: the insert (the largest cost of a tool call's own bookkeeping) is then off the call's
+   * path, and a burst of calls shares one commit. Every read of the database flushes first, so
+   * readers always see every recorded event.
+   */
+  private readonly pending: AuditEvent[] = [];
+  private flushScheduled = false;
+
+  private enqueue(e: AuditEvent): void {
+    this.pending.push(e);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Inserts the events still waiting; a failure is reported on stderr (the calls have returned). */
+  flush(): void {
+    this.flushScheduled = false;
+    if (this.pending.length === 0) return;
+    const batch = this.pending.splice(0);
+    if (!this.db.open) return;
+    try {
+      this.db.transaction(() => {
+        for (const e of batch) this.write(e);
+      })();
+    } catch (err) {
+      process.stderr.write(`audit: ${batch.length} event(s) from seq ${batch[0]?.seq} could not be stored: ${(err as Error).message}\n`);
+    }
+  }
+
+  /**
    * The next card number of a conversation, taken and stored in one statement: numbers continue
    * across restarts and crashes, whatever retention pruned since.
    */
@@ -141,6 +172,7 @@ export class AuditLog {
   /** Deletes what the retention no longer keeps (also run at start and periodically); records what it did. */
   prune(): PruneResult {
     if (!this.retention || !this.db.open) return { deletedByAge: 0, deletedBySize: 0 };
+    this.flush();
     const r = pruneAudit(this.db, this.retention, Date.now());
     if (r.deletedByAge + r.deletedBySize > 0) {
       const why = [
@@ -170,7 +202,7 @@ export class AuditLog {
       cardNumber: 0,
       ...input,
     };
-    this.write(event);
+    this.enqueue(event);
     this.seq = event.seq;
     for (const l of this.listeners) l(event);
     return event;
@@ -178,6 +210,7 @@ export class AuditLog {
 
   /** Recorded events, oldest first: the newest `limit` of them that match. */
   history(query: HistoryQuery | string = {}): AuditEvent[] {
+    this.flush();
     const q: HistoryQuery = typeof query === "string" ? { conversationId: query } : query;
     const limit = Math.min(q.limit ?? LIMITS.auditHistoryEvents, LIMITS.auditHistoryEvents);
     const rows = this.db
@@ -193,6 +226,7 @@ export class AuditLog {
    * ascending after afterSeq, or with newestFirst descending before beforeSeq. At most `limit`.
    */
   page(q: { conversationId?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
+    this.flush();
     const where = ["seq > ?", "seq < ?", ...(q.conversationId ? ["conversation_id = ?"] : [])].join(" AND ");
     const params: (string | number)[] = [q.afterSeq ?? 0, q.beforeSeq ?? Number.MAX_SAFE_INTEGER, ...(q.conversationId ? [q.conversationId] : [])];
     const limit = Math.max(1, Math.min(q.limit, LIMITS.auditHistoryEvents));
@@ -223,6 +257,7 @@ export class AuditLog {
   close(): void {
     clearInterval(this.pruneTimer);
     this.listeners.clear();
+    this.flush();
     if (this.db.open) this.db.close();
   }
 }
