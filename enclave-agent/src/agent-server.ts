@@ -74,7 +74,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   for (const line of await writer.recover()) process.stderr.write(`enclave-agent: ${line}\n`);
   server.addService(FilesService, filesService(paths, writer));
   server.addService(ProcessService, processService(paths));
-  server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir), writer));
+  const ast = new AstEngine(paths, opts.grammarDir);
+  // A tree kept for a file's old text is dead weight once the agent rewrites the file.
+  writer.onCommitted((rels) => ast.forget(rels));
+  server.addService(AstService, astService(paths, ast, writer));
   const lsp = new LspSupervisor(paths, { stateDir: state.lspDir });
   server.addService(LspService, lspService(paths, lsp, writer));
   const debug = new DebugSupervisor(paths);
@@ -88,6 +91,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     close: async () => {
       // Open Eval streams end only when their cells do: kill the kernels so they can.
       const kernelsClosed = kernels.close();
+      ast.close();
       // Language servers (and every process they started) and debug sessions go with the agent, all
       // at once (debug bounded: a stuck adapter is killed).
       await Promise.all([lsp.stopAll(), within(debug.closeAll(), 4_000, undefined)]);
