@@ -57,6 +57,15 @@ export interface RewriteOutcome {
   filesSearched: number;
 }
 
+/** The parse cache as a component of the agent's description (what `placement` shows). */
+export function astCacheComponent(u: { workers: number; trees: number; bytes: number; budgetBytes: number }): { kind: string; id: string; usable: boolean; detail: string } {
+  const mib = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MiB`;
+  const detail = u.workers
+    ? `${u.trees} parsed tree${u.trees === 1 ? "" : "s"} kept by ${u.workers} structural-search worker${u.workers === 1 ? "" : "s"}: ~${mib(u.bytes)} of the ${mib(u.budgetBytes)} budget (estimated)`
+    : `no structural-search workers running (none kept); budget ${mib(u.budgetBytes)}`;
+  return { kind: "cache", id: "ast-trees", usable: true, detail };
+}
+
 export function sha256(data: Buffer | string): string {
   return createHash("sha256").update(data).digest("hex");
 }
@@ -74,10 +83,10 @@ export class AstEngine {
   constructor(
     private readonly paths: WorkspacePaths,
     grammarDir: string,
-    opts: { workers?: boolean } = {},
+    opts: { workers?: boolean; workerEntry?: string } = {},
   ) {
     this.runtime = new TreeSitterRuntime(grammarDir);
-    this.pool = new ParsePool(grammarDir);
+    this.pool = new ParsePool(grammarDir, opts.workerEntry);
     this.useWorkers = (opts.workers ?? true) && this.pool.available;
   }
 

@@ -36,9 +36,15 @@ export class ParsePool {
   private slots: Slot[] | undefined;
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | undefined;
-  private readonly entry = workerEntry();
+  private readonly entry: string | undefined;
 
-  constructor(private readonly grammarDir: string) {}
+  /** `entry`: the worker's script, when not beside this module (tests running from sources). */
+  constructor(
+    private readonly grammarDir: string,
+    entry?: string,
+  ) {
+    this.entry = entry ?? workerEntry();
+  }
 
   get available(): boolean {
     return this.entry !== undefined && LIMITS.astWorkers > 0;
