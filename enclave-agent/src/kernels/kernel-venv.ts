@@ -5,7 +5,7 @@
 // Made in a temporary folder beside it and renamed into place, so a half-made environment never
 // stands at the path a kernel would use. Only for an interpreter whose real file says its version
 // (python3.11); anything else is left to the venv module.
-import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /** The X.Y of an interpreter from its real file's name, or undefined when the name does not say. */
@@ -47,6 +47,8 @@ export function writeKernelVenv(base: string, venv: string, shims: (python: stri
     return true;
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
+    // Another kernel starting at the same moment made it first: use that one.
+    if (existsSync(join(venv, "bin", "python"))) return true;
     throw err;
   }
 }
