@@ -25,7 +25,11 @@ function treeCpuMs(): number {
   let grew = true;
   while (grew) {
     grew = false;
-    for (const [pid, s] of stat) if (!mine.has(pid) && mine.has(s.ppid)) (mine.add(pid), (grew = true));
+    for (const [pid, s] of stat) {
+      if (mine.has(pid) || !mine.has(s.ppid)) continue;
+      mine.add(pid);
+      grew = true;
+    }
   }
   let ticks = 0;
   for (const pid of mine) ticks += stat.get(pid)?.ticks ?? 0;
