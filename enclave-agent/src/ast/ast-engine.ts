@@ -171,7 +171,7 @@ export class AstEngine {
     // The prefilter runs here, before anything is hashed or sent: a file without one of the
     // pattern's words cannot match.
     if (!compiled.requiredWords.every((w) => source.includes(w))) return { rel, source, matches: [] };
-    const hash = createHash("sha1").update(source).digest("base64");
+    const hash = createHash("sha256").update(source).digest("base64");
     const key = `${grammar.id}\0${hash}`;
     const before = this.keyOf.get(rel);
     if (before && before !== key) this.pool.forget([before]);
