@@ -12,7 +12,7 @@ import { fillTemplate, indentAt, templateNames } from "./rewrite-template.js";
 import { walkSources, type WalkResult } from "./source-walker.js";
 import { firstSyntaxProblem, type SyntaxProblem } from "./syntax-check.js";
 import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
-import { ParsePool } from "./parse-pool.js";
+import { ParsePool, treeBudgetBytes } from "./parse-pool.js";
 import { diffFromEdits, type TextEdit } from "./line-diff.js";
 
 export interface Target {
@@ -105,7 +105,7 @@ export class AstEngine {
 
   /** What the kept trees take (for placement). */
   cacheUsage(): { workers: number; trees: number; bytes: number; budgetBytes: number } {
-    return { ...this.pool.usage(), budgetBytes: LIMITS.astTreeCacheBytes };
+    return { ...this.pool.usage(), budgetBytes: treeBudgetBytes() };
   }
 
   close(): void {

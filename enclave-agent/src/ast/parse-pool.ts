@@ -2,8 +2,8 @@
 // always goes to the same worker (by its path), so the tree that worker kept for it is found again.
 // Started on the first search, stopped after a while idle (which also gives their memory back).
 // Where no worker entry exists (running from TypeScript sources) the engine parses in its own thread.
-import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
+import * as os from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { LIMITS } from "../limits.js";
@@ -18,6 +18,24 @@ function workerEntry(): string | undefined {
     if (existsSync(file)) return file;
   }
   return undefined;
+}
+
+/** The memory this process may use: its cgroup's limit (an enclosure's), else the machine's. */
+function memoryLimitBytes(): number {
+  for (const file of ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]) {
+    try {
+      const n = Number(readFileSync(file, "utf8").trim());
+      if (Number.isFinite(n) && n > 0 && n < os.totalmem()) return n;
+    } catch {
+      // Not this cgroup version, or not visible.
+    }
+  }
+  return os.totalmem();
+}
+
+/** Kept trees take at most the configured budget, and never more than a quarter of the memory there is. */
+export function treeBudgetBytes(): number {
+  return Math.min(LIMITS.astTreeCacheBytes, Math.floor(memoryLimitBytes() / 4));
 }
 
 interface Slot {
@@ -52,8 +70,10 @@ export class ParsePool {
 
   private start(): Slot[] {
     if (this.slots) return this.slots;
-    const n = Math.max(1, Math.min(LIMITS.astWorkers, availableParallelism()));
-    const init: WorkerInit = { grammarDir: this.grammarDir, budgetBytes: Math.floor(LIMITS.astTreeCacheBytes / n) };
+    // availableParallelism is newer than some Node 18 builds an image may carry.
+    const cores = typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length;
+    const n = Math.max(1, Math.min(LIMITS.astWorkers, cores));
+    const init: WorkerInit = { grammarDir: this.grammarDir, budgetBytes: Math.floor(treeBudgetBytes() / n) };
     const slots: Slot[] = [];
     for (let i = 0; i < n; i++) {
       const worker = new Worker(this.entry as string, { workerData: init });
