@@ -23,6 +23,17 @@ await build({
   // CommonJS dependencies (grpc-js) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __enclaveCreateRequire } from 'node:module'; const require = __enclaveCreateRequire(import.meta.url);" },
 });
+// The structural-search worker threads' entry, beside the bundle (parse-pool.ts finds it there).
+await build({
+  entryPoints: [join(root, "enclave-agent", "src", "ast", "ast-worker.ts")],
+  outfile: join(outDir, "ast-worker.mjs"),
+  bundle: true,
+  platform: "node",
+  target: "node18",
+  format: "esm",
+  logLevel: "warning",
+  banner: { js: "import { createRequire as __enclaveCreateRequire } from 'node:module'; const require = __enclaveCreateRequire(import.meta.url);" },
+});
 // The relay the control plane execs inside an enclosure to reach the agent: tiny, so each connection
 // costs only Node's start-up.
 await build({

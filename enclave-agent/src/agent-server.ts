@@ -19,7 +19,7 @@ import { WorkspaceWriter } from "./fs/workspace-writer.js";
 import { processService } from "./exec/exec-service.js";
 import { infoService } from "./info/info-service.js";
 import { LIMITS } from "./limits.js";
-import { AstEngine } from "./ast/ast-engine.js";
+import { AstEngine, astCacheComponent } from "./ast/ast-engine.js";
 import { astService } from "./ast/ast-service.js";
 import { LspService } from "../../proto/gen/enclave/agent/v1/lsp.js";
 import { lspService } from "./lsp/lsp-service.js";
@@ -68,13 +68,26 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
-  server.addService(AgentInfoService, infoService({ placement: opts.placement, workspaceRoot: paths.root, grammarDir: opts.grammarDir, socketPath: "socketPath" in opts.listen ? opts.listen.socketPath : "" }));
+  // Made before the info service, which reports the memory its parse cache holds.
+  const ast = new AstEngine(paths, opts.grammarDir);
+  server.addService(
+    AgentInfoService,
+    infoService({
+      placement: opts.placement,
+      workspaceRoot: paths.root,
+      grammarDir: opts.grammarDir,
+      socketPath: "socketPath" in opts.listen ? opts.listen.socketPath : "",
+      caches: () => [astCacheComponent(ast.cacheUsage())],
+    }),
+  );
   const writer = new WorkspaceWriter(paths, state.journalDir);
   // A change a crash interrupted is finished (or undone) before anything else reads the files.
   for (const line of await writer.recover()) process.stderr.write(`enclave-agent: ${line}\n`);
   server.addService(FilesService, filesService(paths, writer));
   server.addService(ProcessService, processService(paths));
-  server.addService(AstService, astService(paths, new AstEngine(paths, opts.grammarDir), writer));
+  // A tree kept for a file's old text is dead weight once the agent rewrites the file.
+  writer.onCommitted((rels) => ast.forget(rels));
+  server.addService(AstService, astService(paths, ast, writer));
   const lsp = new LspSupervisor(paths, { stateDir: state.lspDir });
   server.addService(LspService, lspService(paths, lsp, writer));
   const debug = new DebugSupervisor(paths);
@@ -88,6 +101,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     close: async () => {
       // Open Eval streams end only when their cells do: kill the kernels so they can.
       const kernelsClosed = kernels.close();
+      ast.close();
       // Language servers (and every process they started) and debug sessions go with the agent, all
       // at once (debug bounded: a stuck adapter is killed).
       await Promise.all([lsp.stopAll(), within(debug.closeAll(), 4_000, undefined)]);

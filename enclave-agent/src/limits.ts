@@ -25,6 +25,12 @@ export const LIMITS = {
   /** Structural search: largest file parsed, default and hard cap on matches returned. */
   astMaxFileBytes: 32 * 1024 * 1024,
   astDefaultMaxResults: 50,
+  /** Structural-search worker threads (at most one per core); 0 parses in the agent's own thread. */
+  astWorkers: 4,
+  /** Memory the parsed trees structural search keeps may take, over all its workers (estimated). */
+  astTreeCacheBytes: 512 * 1024 * 1024,
+  /** Idle structural-search workers stop after this, giving back their memory and kept trees. */
+  astWorkerIdleMs: 10 * 60_000,
   astMaxResults: 10_000,
   /** Characters of unified diff an ast_edit preview carries. */
   astPreviewChars: 64 * 1024,
@@ -44,6 +50,9 @@ export const LIMITS = {
   lspIndexingWaitMs: 10_000,
   /** After a server's first document is opened, how long to wait for it to announce its indexing. */
   lspProgressAnnounceMs: 1_000,
+  // Open documents are re-checked by folder watches; all of them at most this often as well, in case
+  // the kernel dropped an event.
+  lspOpenDocumentSweepMs: 5_000,
   /**
    * clangd without a compile_commands.json: the most C/C++ sources under a root the agent lists in a
    * derived one (beyond it, project-wide operations are refused), and the folders it walks.

@@ -8,6 +8,7 @@ import { debugBenchRows } from "./debug-bench.js";
 import { densityRows } from "./density-bench.js";
 import { consoleRows } from "./console-bench.js";
 import { enclosureRows } from "./enclosure-bench.js";
+import { firstCellRows } from "./first-cell-bench.js";
 import { kernelRows } from "./kernel-bench.js";
 import { lspBenchRows } from "./lsp-bench.js";
 import type { BenchRow } from "./measure.js";
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   lsp: lspBenchRows,
   debug: debugBenchRows,
   kernels: kernelRows,
+  "first-cell": firstCellRows,
   console: consoleRows,
   density: densityRows,
 };

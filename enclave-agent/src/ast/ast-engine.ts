@@ -12,6 +12,7 @@ import { fillTemplate, indentAt, templateNames } from "./rewrite-template.js";
 import { walkSources, type WalkResult } from "./source-walker.js";
 import { firstSyntaxProblem, type SyntaxProblem } from "./syntax-check.js";
 import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
+import { ParsePool, treeBudgetBytes } from "./parse-pool.js";
 import { diffFromEdits, type TextEdit } from "./line-diff.js";
 
 export interface Target {
@@ -56,6 +57,15 @@ export interface RewriteOutcome {
   filesSearched: number;
 }
 
+/** The parse cache as a component of the agent's description (what `placement` shows). */
+export function astCacheComponent(u: { workers: number; trees: number; bytes: number; budgetBytes: number }): { kind: string; id: string; usable: boolean; detail: string } {
+  const mib = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MiB`;
+  const detail = u.workers
+    ? `${u.trees} parsed tree${u.trees === 1 ? "" : "s"} kept by ${u.workers} structural-search worker${u.workers === 1 ? "" : "s"}: ~${mib(u.bytes)} of the ${mib(u.budgetBytes)} budget (estimated)`
+    : `no structural-search workers running (none kept); budget ${mib(u.budgetBytes)}`;
+  return { kind: "cache", id: "ast-trees", usable: true, detail };
+}
+
 export function sha256(data: Buffer | string): string {
   return createHash("sha256").update(data).digest("hex");
 }
@@ -65,12 +75,41 @@ const languageList = GRAMMARS.map((g) => g.id).join(", ");
 export class AstEngine {
   readonly runtime: TreeSitterRuntime;
   private readonly patterns = new Map<string, CompiledPattern>();
+  /** Parses and matches across the cores, keeping trees; unavailable when running from sources. */
+  readonly pool: ParsePool;
+  /** The cache key each file's tree was last asked for under, so a write can drop the old tree. */
+  private readonly keyOf = new Map<string, string>();
 
   constructor(
     private readonly paths: WorkspacePaths,
     grammarDir: string,
+    opts: { workers?: boolean; workerEntry?: string } = {},
   ) {
     this.runtime = new TreeSitterRuntime(grammarDir);
+    this.pool = new ParsePool(grammarDir, opts.workerEntry);
+    this.useWorkers = (opts.workers ?? true) && this.pool.available;
+  }
+
+  private readonly useWorkers: boolean;
+
+  /** The agent wrote these files: their kept trees describe text that is gone. */
+  forget(rels: readonly string[]): void {
+    const keys: string[] = [];
+    for (const rel of rels) {
+      const k = this.keyOf.get(rel);
+      if (k) keys.push(k);
+      this.keyOf.delete(rel);
+    }
+    this.pool.forget(keys);
+  }
+
+  /** What the kept trees take (for placement). */
+  cacheUsage(): { workers: number; trees: number; bytes: number; budgetBytes: number } {
+    return { ...this.pool.usage(), budgetBytes: treeBudgetBytes() };
+  }
+
+  close(): void {
+    this.pool.stop();
   }
 
   private grammar(language: string, path: string, isFile: boolean): GrammarSpec {
@@ -125,6 +164,22 @@ export class AstEngine {
     }
   }
 
+  /** One file's matches (at most `limit`), through a worker when there are workers. */
+  private async searchFile(grammar: GrammarSpec, compiled: CompiledPattern, rel: string, limit: number): Promise<{ rel: string; source: string; matches: Match[] }> {
+    const source = (await this.paths.readFile(rel, "read")).content.toString("utf8");
+    if (!this.useWorkers) return { rel, source, matches: (await this.matchFile(grammar, compiled, source, limit)).matches };
+    // The prefilter runs here, before anything is hashed or sent: a file without one of the
+    // pattern's words cannot match.
+    if (!compiled.requiredWords.every((w) => source.includes(w))) return { rel, source, matches: [] };
+    const hash = createHash("sha256").update(source).digest("base64");
+    const key = `${grammar.id}\0${hash}`;
+    const before = this.keyOf.get(rel);
+    if (before && before !== key) this.pool.forget([before]);
+    this.keyOf.set(rel, key);
+    const { matches } = await this.pool.match(rel, grammar.id, hash, () => source, compiled, limit);
+    return { rel, source, matches };
+  }
+
   /** The first syntax error in `source` under the grammar, or undefined when it parses cleanly. */
   async syntaxProblem(grammar: GrammarSpec, source: string): Promise<SyntaxProblem | undefined> {
     const parser = await this.runtime.parser(grammar);
@@ -150,12 +205,25 @@ export class AstEngine {
       filesSearched: 0,
       skipped: target.skipped,
     };
-    for (const f of target.files) {
-      const source = (await this.paths.readFile(f.rel, "read")).content.toString("utf8");
-      out.filesSearched++;
+    // Files are read and matched a few at a time ahead (across the workers), and taken in order, so
+    // the matches come in file order and the cap cuts the same list a one-by-one search would.
+    const window = this.useWorkers ? 2 * Math.max(1, this.pool.usage().workers || LIMITS.astWorkers) + 2 : 1;
+    const inFlight: Promise<{ rel: string; source: string; matches: Match[] }>[] = [];
+    let next = 0;
+    const launch = (): void => {
+      const f = target.files[next++];
+      if (!f) return;
       // One more than the cap, to know whether the cap cut the list.
-      const found = (await this.matchFile(target.grammar, compiled, source, max + 1 - out.matches.length)).matches;
-      for (const m of found) out.matches.push({ path: f.rel, match: m, text: source.slice(m.start, m.end) });
+      const p = this.searchFile(target.grammar, compiled, f.rel, max + 1);
+      p.catch(() => undefined);
+      inFlight.push(p);
+    };
+    while (inFlight.length < window && next < target.files.length) launch();
+    while (inFlight.length) {
+      const done = await (inFlight.shift() as Promise<{ rel: string; source: string; matches: Match[] }>);
+      launch();
+      out.filesSearched++;
+      for (const m of done.matches) out.matches.push({ path: done.rel, match: m, text: done.source.slice(m.start, m.end) });
       if (out.matches.length > max) {
         out.matches.length = max;
         out.truncated = true;

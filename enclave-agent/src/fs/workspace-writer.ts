@@ -14,6 +14,8 @@ export type { FileChange } from "./staged-changes.js";
 export type Commit = (changes: readonly FileChange[]) => Promise<void>;
 
 export class WorkspaceWriter {
+  private readonly committedListeners = new Set<(rels: readonly string[]) => void>();
+
   /** journalDir: the state folder's journal/ folder, where a commit keeps what a crash needs to finish it. */
   constructor(
     readonly paths: WorkspacePaths,
@@ -26,7 +28,10 @@ export class WorkspaceWriter {
       let open = true;
       const commit: Commit = (changes) => {
         if (!open) return Promise.reject(new AgentError("internal", "a commit outside its change's turn was refused"));
-        return commitJournalled(this.paths, this.journalDir, changes);
+        return commitJournalled(this.paths, this.journalDir, changes).then(() => {
+          const rels = changes.map((c) => c.rel);
+          for (const l of this.committedListeners) l(rels);
+        });
       };
       try {
         return await run(commit);
@@ -34,6 +39,12 @@ export class WorkspaceWriter {
         open = false;
       }
     });
+  }
+
+  /** Told the workspace-relative paths of every committed change (caches of file contents listen). */
+  onCommitted(listener: (rels: readonly string[]) => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
   }
 
   /**

@@ -1,6 +1,6 @@
 // The AgentInfo service: Health (the agent answers, and where it runs) and Describe.
 import { platform, release } from "node:os";
-import type { AgentInfoServer } from "../../../proto/gen/enclave/agent/v1/info.js";
+import type { AgentInfoServer, Component } from "../../../proto/gen/enclave/agent/v1/info.js";
 import { unary } from "../grpc/unary.js";
 import { AGENT_VERSION } from "../version.js";
 import { describeComponents } from "./describe.js";
@@ -11,6 +11,8 @@ export interface AgentIdentity {
   workspaceRoot: string;
   grammarDir: string;
   socketPath: string;
+  /** Memory the agent's caches hold now, each as a component of kind "cache". */
+  caches?: () => Component[];
 }
 
 export function infoService(identity: AgentIdentity): AgentInfoServer {
@@ -26,7 +28,7 @@ export function infoService(identity: AgentIdentity): AgentInfoServer {
       uid: process.getuid?.() ?? -1,
     })),
     describe: unary(async () => ({
-      components: await describeComponents(identity.workspaceRoot, identity.grammarDir),
+      components: [...(await describeComponents(identity.workspaceRoot, identity.grammarDir)), ...(identity.caches?.() ?? [])],
       placement: identity.placement,
       platform: `${platform()} ${release()} node ${process.version}`,
     })),

@@ -12,6 +12,7 @@ import { probeSync } from "../exec/probe.js";
 import { resolveBinary } from "../exec/resolve-binary.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { writeKernelVenv } from "./kernel-venv.js";
 import { brokenVenvMessage, configuredPython, projectVenvPython } from "../python/project-python.js";
 
 export interface PythonEnvironment {
@@ -72,19 +73,21 @@ export async function pythonEnvironment(workspaceRoot: string, kernelsDir: strin
   const venv = join(kernelsDir, `python-${baseKey}`);
   const python = join(venv, "bin", "python");
   if (!existsSync(python)) {
+    // `!pip install x` in a cell should install where `%pip` does: for this interpreter.
+    const shims = (py: string): Record<string, string> => Object.fromEntries(["pip", "pip3"].map((n) => [n, `#!/bin/sh\nexec "${py}" -m pip "$@"\n`]));
     try {
       // Made again when a kernel starts after an agent restart removed it.
       mkdirSync(kernelsDir, { recursive: true, mode: 0o700 });
-      await run(base, ["-m", "venv", "--without-pip", "--system-site-packages", venv]);
+      if (!writeKernelVenv(base, venv, shims)) {
+        await run(base, ["-m", "venv", "--without-pip", "--system-site-packages", venv]);
+        for (const [name, text] of Object.entries(shims(python))) {
+          writeFileSync(join(venv, "bin", name), text);
+          chmodSync(join(venv, "bin", name), 0o755);
+        }
+      }
     } catch (err) {
       rmSync(venv, { recursive: true, force: true });
-      return { python: base, venv: undefined, note: `no kernel environment (python -m venv failed: ${(err as Error).message.split("\n").pop()})` };
-    }
-    // `!pip install x` in a cell should install where `%pip` does: for this interpreter.
-    for (const name of ["pip", "pip3"]) {
-      const shim = join(venv, "bin", name);
-      writeFileSync(shim, `#!/bin/sh\nexec "${python}" -m pip "$@"\n`);
-      chmodSync(shim, 0o755);
+      return { python: base, venv: undefined, note: `no kernel environment (making the venv failed: ${(err as Error).message.split("\n").pop()})` };
     }
   }
   return { python, venv, note: "" };

@@ -8,6 +8,7 @@ import type { Diagnostic } from "./lsp-types.js";
 import type { ServerConnection } from "./server-connection.js";
 import { tsserverDiagnostics } from "./tsserver-diagnostics.js";
 import { sleep } from "../time/wait.js";
+import { OpenDocumentWatch } from "./open-document-watch.js";
 
 export interface Synced {
   uri: string;
@@ -28,51 +29,94 @@ export async function readText(paths: WorkspacePaths, path: string): Promise<str
   return (await paths.readFile(path, "read")).content.toString("utf8");
 }
 
-// When each open document was last read from disk, so a query can cheaply bring the server's other
-// open documents up to date with files changed behind its back (by exec, or a run without lsp).
-const stamps = new WeakMap<ServerConnection, Map<string, number>>();
+// When each open document was last read from disk (its stamp), and which ones may have changed since
+// (by the folder watches), so a query brings the server's open documents up to date with files changed
+// behind its back (by exec, a kernel, or a run without lsp) at a cost of what changed, not of how
+// many are open.
+interface FileStat {
+  stamp: number;
+  mtimeMs: number;
+}
+interface OpenState {
+  stamps: Map<string, FileStat>;
+  watch: OpenDocumentWatch;
+}
+const states = new WeakMap<ServerConnection, OpenState>();
 
-function stampOf(paths: WorkspacePaths, abs: string): number {
+function stateOf(conn: ServerConnection): OpenState {
+  let s = states.get(conn);
+  if (!s) {
+    const watch = new OpenDocumentWatch();
+    s = { stamps: new Map(), watch };
+    states.set(conn, s);
+    void conn.exited.then(() => watch.close());
+  }
+  return s;
+}
+
+/** The watch of a connection's open documents (tests count what a query looks at through it). */
+export function openDocumentWatch(conn: ServerConnection): OpenDocumentWatch {
+  return stateOf(conn).watch;
+}
+
+function statOf(paths: WorkspacePaths, abs: string): FileStat {
   try {
     const { st } = paths.stat(abs, "read");
-    return st.mtimeMs * 1e3 + st.size;
+    return { stamp: st.mtimeMs * 1e3 + st.size, mtimeMs: st.mtimeMs };
   } catch {
-    return -1;
+    return { stamp: -1, mtimeMs: Infinity };
   }
 }
 
-export function syncText(paths: WorkspacePaths, conn: ServerConnection, abs: string, languageId: string, text: string, save: boolean): Synced {
+export function syncText(paths: WorkspacePaths, conn: ServerConnection, abs: string, languageId: string, text: string, save: boolean, stat = statOf(paths, abs)): Synced {
   const uri = uriOf(abs);
-  const byUri = stamps.get(conn) ?? new Map<string, number>();
-  stamps.set(conn, byUri);
-  byUri.set(uri, stampOf(paths, abs));
+  const state = stateOf(conn);
+  state.stamps.set(uri, stat);
+  state.watch.track(uri, abs);
   const syncedAt = Date.now();
-  let fileMtimeMs: number;
-  try {
-    fileMtimeMs = paths.stat(abs, "read").st.mtimeMs;
-  } catch {
-    // Unknown: no start-up report is taken as describing it.
-    fileMtimeMs = Infinity;
-  }
+  // Unknown mtime (Infinity): no start-up report is taken as describing it.
+  const fileMtimeMs = stat.mtimeMs;
   const { version, changed } = conn.syncDocument(uri, languageId, text, save);
   return { uri, text, version, changed, syncedAt, fileMtimeMs };
 }
 
+/**
+ * The document for `abs` as the server has it, synced from disk: read again only when the file may
+ * have changed since it was last synced (or it is not open yet).
+ */
+export async function syncFromDisk(paths: WorkspacePaths, conn: ServerConnection, abs: string, rel: string, languageId: string, save: boolean): Promise<Synced> {
+  const uri = uriOf(abs);
+  const state = stateOf(conn);
+  const open = conn.openText(uri);
+  const known = state.stamps.get(uri);
+  if (open !== undefined && known && !save && !(await state.watch.isChanged(uri, abs))) {
+    const version = conn.versionOf(uri) ?? 1;
+    return { uri, text: open, version, changed: false, syncedAt: Date.now(), fileMtimeMs: known.mtimeMs };
+  }
+  const stat = statOf(paths, abs);
+  return syncText(paths, conn, abs, languageId, await readText(paths, rel), save, stat);
+}
+
 /** Re-syncs the server's open documents whose files changed on disk since; closes deleted ones. */
 export async function refreshOpenDocuments(paths: WorkspacePaths, conn: ServerConnection, languageIdFor: (abs: string) => string, except: string): Promise<void> {
-  const byUri = stamps.get(conn);
-  for (const uri of conn.openUris()) {
+  const state = stateOf(conn);
+  for (const uri of await state.watch.changed(conn.openUris())) {
     if (uri === except) continue;
     const abs = fileURLToPath(uri);
-    const now = stampOf(paths, abs);
-    if (now === byUri?.get(uri)) continue;
-    if (now === -1) {
+    const now = statOf(paths, abs);
+    if (now.stamp === state.stamps.get(uri)?.stamp) {
+      // Unchanged after all (an event for a touch, or the backstop sweep): watched again, clean.
+      state.watch.track(uri, abs);
+      continue;
+    }
+    if (now.stamp === -1) {
       conn.closeDocument(uri);
-      byUri?.delete(uri);
+      state.stamps.delete(uri);
+      state.watch.untrack(uri, abs);
       continue;
     }
     const text = await readText(paths, abs).catch(() => undefined);
-    if (text !== undefined) syncText(paths, conn, abs, languageIdFor(abs), text, false);
+    if (text !== undefined) syncText(paths, conn, abs, languageIdFor(abs), text, false, now);
   }
 }
 

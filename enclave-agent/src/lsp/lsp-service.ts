@@ -16,7 +16,7 @@ import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import type { WorkspaceWriter } from "../fs/workspace-writer.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
-import { readText, refreshOpenDocuments, syncText } from "./document-sync.js";
+import { refreshOpenDocuments, syncFromDisk } from "./document-sync.js";
 import { fileDiagnostics } from "./file-diagnostics.js";
 import { codeActionsFeature } from "./features/code-actions.js";
 import { diagnosticsFeature } from "./features/diagnostics.js";
@@ -73,10 +73,10 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
     const { abs, rel } = paths.resolve(file, "read");
     const choice = sup.primaryFor(abs);
     const conn = await sup.connect(choice);
-    const text = await readText(paths, rel);
     const languageId = sup.languageIdFor(abs);
-    const doc = syncText(paths, conn, abs, languageId, text, save);
-    for (const other of sup.runningFor(abs)) if (other !== conn && other.isOpen(doc.uri)) syncText(paths, other, abs, languageId, text, save);
+    // Read again only when the file may have changed since it was synced (the folder watch says).
+    const doc = await syncFromDisk(paths, conn, abs, rel, languageId, save);
+    for (const other of sup.runningFor(abs)) if (other !== conn && other.isOpen(doc.uri)) await syncFromDisk(paths, other, abs, rel, languageId, save);
     await refreshOpenDocuments(paths, conn, (p) => sup.languageIdFor(p), doc.uri);
     await conn.settle();
     return { abs, rel, conn, doc, root: relative(paths.root, choice.root) || "." };

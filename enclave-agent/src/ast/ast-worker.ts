@@ -1,0 +1,46 @@
+// A structural-search worker thread: parses files with the grammar and matches compiled patterns,
+// keeping the parsed trees it made (by content hash) while they fit its share of the memory budget,
+// so the same or another pattern over unchanged files runs without parsing again. Started by
+// parse-pool.ts; speaks only the messages of parse-protocol.ts.
+import { parentPort, workerData } from "node:worker_threads";
+import { grammarById } from "./grammar-registry.js";
+import { Matcher } from "./matcher.js";
+import type { CompiledPattern } from "./pattern-compiler.js";
+import type { WorkerInit, WorkerReply, WorkerRequest } from "./parse-protocol.js";
+import { TreeCache } from "./tree-cache.js";
+import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
+
+const init = workerData as WorkerInit;
+const runtime = new TreeSitterRuntime(init.grammarDir);
+const cache = new TreeCache(init.budgetBytes);
+
+async function handle(req: WorkerRequest): Promise<WorkerReply> {
+  if (req.type === "forget") {
+    for (const key of req.keys) cache.drop(key);
+    return { type: "forgot", id: req.id, cache: cache.usage() };
+  }
+  const grammar = grammarById(req.grammar);
+  if (!grammar) throw new Error(`unknown grammar ${req.grammar}`);
+  const parser = await runtime.parser(grammar);
+  const compiled = req.pattern as CompiledPattern;
+  const key = `${req.grammar}\0${req.hash}`;
+  let entry = cache.get(key);
+  if (!entry) {
+    if (req.source === undefined) return { type: "need-source", id: req.id };
+    const tree = parser.parse(req.source);
+    if (!tree) return { type: "matched", id: req.id, matches: [], hasError: false, cache: cache.usage() };
+    entry = cache.put(key, tree, req.source);
+  }
+  const matches = new Matcher(compiled, entry.source).findAll(entry.tree, req.limit);
+  const hasError = entry.tree.rootNode.hasError;
+  // Past the budget (a single file larger than it): not kept.
+  if (!cache.has(key)) entry.tree.delete();
+  return { type: "matched", id: req.id, matches, hasError, cache: cache.usage() };
+}
+
+parentPort?.on("message", (req: WorkerRequest) => {
+  handle(req).then(
+    (reply) => parentPort?.postMessage(reply),
+    (err: unknown) => parentPort?.postMessage({ type: "failed", id: req.id, message: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
+  );
+});

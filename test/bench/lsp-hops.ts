@@ -1,0 +1,81 @@
+// A profile of one lsp hover, hop by hop: the whole tool call through the control plane's gRPC API,
+// the dispatcher in-process (no API hop), the agent's Lsp.Query called directly (no control plane),
+// and a direct vscode-jsonrpc client to the same server. Differences between rows are the hops.
+// Run: node dist/test/bench/lsp-hops.js
+import { LspQueryKind } from "../../proto/gen/enclave/agent/v1/lsp.js";
+import { startFixture } from "../helpers/control-plane-fixture.js";
+import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
+import { readdirSync, readFileSync } from "node:fs";
+import { figures, sample } from "./measure.js";
+
+/** CPU ms (user + system) of this process and every descendant: less noisy than wall time on a busy machine. */
+function treeCpuMs(): number {
+  const stat = new Map<number, { ppid: number; ticks: number }>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const f = readFileSync(`/proc/${d}/stat`, "utf8");
+      const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      stat.set(Number(d), { ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]) });
+    } catch {
+      // gone
+    }
+  }
+  const mine = new Set([process.pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, s] of stat) {
+      if (mine.has(pid) || !mine.has(s.ppid)) continue;
+      mine.add(pid);
+      grew = true;
+    }
+  }
+  let ticks = 0;
+  for (const pid of mine) ticks += stat.get(pid)?.ticks ?? 0;
+  return ticks * 10;
+}
+
+async function cpuPerCall(n: number, fn: () => Promise<unknown>): Promise<number> {
+  const t = treeCpuMs();
+  for (let i = 0; i < n; i++) await fn();
+  return (treeCpuMs() - t) / n;
+}
+
+async function main(): Promise<void> {
+  ensureHostServers();
+  const fx = await startFixture();
+  try {
+    const ws = (await fx.client.createConversation("lsp-hops")).workspacePath;
+    writeProject(ws);
+    const runId = (await fx.client.openRun("lsp-hops", { approvalPolicy: "never", resources: ["workspace", "lsp"] })).id;
+    const hover = { action: "hover", file: "py/app.py", line: 3, symbol: "greet" };
+    const n = Number(process.env.N ?? 200);
+    const show = (name: string, s: number[]): void => {
+      const f = figures(s);
+      console.log(`${name.padEnd(40)} median ${f.median.toFixed(3)} ms  p99 ${f.p99.toFixed(3)} ms`);
+    };
+    const full = await sample(n, async () => {
+      const r = await fx.client.callTool(runId, "lsp", hover);
+      if (r.isError) throw new Error(JSON.stringify(r.parts));
+    });
+    const ep = await fx.cp.placements.endpoint("lsp-hops");
+    const direct = await sample(n, () =>
+      ep.client.lspQuery({ kind: LspQueryKind.LSP_QUERY_KIND_HOVER, file: "py/app.py", line: 3, symbol: "greet", query: "", timeoutMs: 0, maxResults: 0 }, 10_000),
+    );
+    const health = await sample(n, () => ep.client.health());
+    const cpuFull = await cpuPerCall(n, () => fx.client.callTool(runId, "lsp", hover));
+    const cpuDirect = await cpuPerCall(n, () => ep.client.lspQuery({ kind: LspQueryKind.LSP_QUERY_KIND_HOVER, file: "py/app.py", line: 3, symbol: "greet", query: "", timeoutMs: 0, maxResults: 0 }, 10_000));
+    const cpuHealth = await cpuPerCall(n, () => ep.client.health());
+    console.log(`cpu ms per call (this process tree): tool call ${cpuFull.toFixed(2)}, agent query ${cpuDirect.toFixed(2)}, health ${cpuHealth.toFixed(2)}`);
+    show("tool call via control-plane gRPC", full);
+    show("agent Lsp.Query direct", direct);
+    show("agent Health direct", health);
+  } finally {
+    await fx.close();
+  }
+}
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
