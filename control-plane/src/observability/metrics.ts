@@ -107,12 +107,9 @@ export class EnclaveMetrics {
         this.set(sources.openCards());
       },
     });
-    // One read of the agents serves both gauges of a scrape, and scrapes in quick succession (an
-    // unauthenticated endpoint must not make every agent answer as often as someone asks).
-    let reading: { atMs: number; value: Promise<{ kernels: number; languageServers: number }> } | undefined;
     const resources = (): Promise<{ kernels: number; languageServers: number }> => {
-      if (!reading || Date.now() - reading.atMs > RESOURCES_MAX_AGE_MS) reading = { atMs: Date.now(), value: sources.agentResources() };
-      return reading.value;
+      if (!this.reading || Date.now() - this.reading.atMs > RESOURCES_MAX_AGE_MS) this.reading = { atMs: Date.now(), value: sources.agentResources() };
+      return this.reading.value;
     };
     new Gauge({
       name: "enclave_kernels",
@@ -132,6 +129,13 @@ export class EnclaveMetrics {
     });
   }
 
+  /**
+   * One read of the agents serves both gauges of a scrape, and scrapes in quick succession (an
+   * unauthenticated endpoint must not make every agent answer as often as someone asks). A tool
+   * call may start a kernel or a server, so the next scrape reads again after one.
+   */
+  private reading: { atMs: number; value: Promise<{ kernels: number; languageServers: number }> } | undefined;
+
   /** The process's own metrics (CPU, memory, event loop lag), once per process: the serving one's. */
   collectProcessMetrics(): void {
     collectDefaultMetrics({ register: this.registry, prefix: "enclave_" });
@@ -147,6 +151,7 @@ export class EnclaveMetrics {
         this.calls.inc({ tool, origin, outcome });
         this.duration.observe({ tool }, Math.max(0, e.durationMs) / 1000);
         if (origin === "bridge") this.bridgeCalls.inc({ outcome });
+        this.reading = undefined;
       } else if (e.kind === "agent_restarted") {
         this.agentRestarts.inc({ placement: placementLabel(e.placement) });
       }
