@@ -19,6 +19,8 @@ import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { Placements } from "./placement/placements.js";
+import { originCheck } from "./audit/origin-check.js";
+import { WarmPool, warmPoolSlotRoot } from "./placement/warm-pool.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
 import { type AttachCliRunRequest, CliRuns } from "./runs/cli-runs.js";
 import { type SyncWritesResult, syncWrites } from "./tools/lsp/sync-writes.js";
@@ -111,6 +113,8 @@ export class ControlPlane {
   /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
   readonly socketRoot: string;
   private driver: Promise<DockerDriver> | undefined;
+  /** The warm pool, once an engine was connected (empty unless ENCLAVE_WARM_POOL_SIZE > 0). */
+  warmPool: WarmPool | undefined;
 
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
@@ -164,14 +168,41 @@ export class ControlPlane {
         `control plane: cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used\n`,
       );
     }
+    if (config.warmPool.size > 0 || existsSync(warmPoolSlotRoot(config.dataDir))) await cp.startWarmPool();
     return cp;
+  }
+
+  /** Sweeps what a previous run left of the pool, then fills it in the background. */
+  private async startWarmPool(): Promise<void> {
+    try {
+      await this.dockerDriver();
+      const recorded = this.conversations.list().flatMap((c) => (c.enclosure ? [c.enclosure] : []));
+      await this.warmPool?.sweepLeftovers({
+        containers: new Set(recorded.map((e) => e.containerId)),
+        slots: new Set(recorded.flatMap((e) => (e.pool?.slot ? [e.pool.slot] : []))),
+      });
+      this.warmPool?.fill();
+    } catch (err) {
+      process.stderr.write(`control plane: the warm pool is not started (${(err as Error).message}); enclosures start cold\n`);
+    }
   }
 
   /** The Docker driver, connected on first need: host placement never needs an engine. */
   dockerDriver(): Promise<DockerDriver> {
     if (!this.driver) {
       this.driver = connectDocker().then(
-        (docker) => new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot, ownerId(this.config.dataDir)),
+        (docker) => {
+          const driver = new DockerDriver(docker, this.config.agentBundleDir, this.config.enclosure, this.socketRoot, ownerId(this.config.dataDir));
+          this.warmPool = new WarmPool(docker, driver, this.config.warmPool, {
+            owner: ownerId(this.config.dataDir),
+            agentBundleDir: this.config.agentBundleDir,
+            diskImageDir: this.config.enclosure.diskImageDir,
+            slotRoot: warmPoolSlotRoot(this.config.dataDir),
+            log: (line) => process.stderr.write(`${line}\n`),
+          });
+          this.placements.usePool(this.warmPool);
+          return driver;
+        },
         (err: unknown) => {
           this.driver = undefined;
           throw new EnclaveError("placement_unavailable", (err as Error).message);
@@ -311,6 +342,7 @@ export class ControlPlane {
       outside.runsc = await driver.runscRegistration().catch(asError);
     }
     const checks = enclosureChecks(outside, inside, enc);
+    checks.push(originCheck(id, enc, info, await ep.client.health().then((h) => h.conversationId, asError)));
     return {
       ...base,
       placement: "enclosure",
@@ -496,6 +528,7 @@ export class ControlPlane {
     this.cliRuns.stop();
     this.questions.closeAll();
     await this.vibe.closeAll();
+    await this.warmPool?.drain();
     this.placements.close();
     await this.hostAgents.stopAll();
     this.audit.close();

@@ -34,6 +34,17 @@ export interface EnclosureRecord {
   disk?: WorkspaceDiskRecord;
   state: "starting" | "running" | "dead";
   detail: string;
+  /** Set when the enclosure came from the warm pool (pre-started, then claimed by this conversation alone). */
+  pool?: PoolOrigin;
+}
+
+export interface PoolOrigin {
+  /** The profile it was kept warm for (a digest of its settings). */
+  profile: string;
+  createdAtMs: number;
+  claimedAtMs: number;
+  /** Bind mode: the host folder, owned by the control plane, its workspace was mounted on (unmounted at stop). */
+  slot?: string;
 }
 
 export interface ConversationRecord {

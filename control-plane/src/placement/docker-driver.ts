@@ -13,7 +13,7 @@ import type { EnclosureDefaults } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { sleep } from "../../../enclave-agent/src/time/wait.js";
-import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
+import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
 import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
@@ -94,6 +94,11 @@ export class DockerDriver {
     return new AgentClient(relay.socketPath, () => enclosureWhere(record), () => relay.close());
   }
 
+  /** The settings a start request resolves to here (the warm pool keys its enclosures by them). */
+  settingsFor(req: EnclosureRequest): EnclosureSettings {
+    return resolveSettings(req, this.defaults, this.defaultImage(req.agentDelivery || "mount"));
+  }
+
   private defaultImage(delivery: string): string {
     const tags = imageTags();
     return delivery === "baked" ? agentImageTag(tags.runtime) : tags.runtime;
@@ -158,7 +163,7 @@ export class DockerDriver {
 
   /** The relay inside waits for the agent's socket, so the first Health answers as soon as the agent
    * listens; between attempts, a container that exited is reported with its last lines. */
-  private async waitReady(container: Docker.Container, client: AgentClient): Promise<void> {
+  async waitReady(container: Docker.Container, client: AgentClient): Promise<void> {
     const deadline = Date.now() + LIMITS.agentReadyTimeoutMs;
     for (;;) {
       try {

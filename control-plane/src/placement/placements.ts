@@ -12,6 +12,7 @@ import { type DockerDriver, enclosureWhere } from "./docker-driver.js";
 import type { EnclosureRequest } from "./enclosure-settings.js";
 import type { HostAgents } from "./host-agents.js";
 import type { PlacementPort } from "../tools/tool-dispatcher.js";
+import { releasePoolLeftovers, type WarmPool } from "./warm-pool.js";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
   return new EnclaveError(
@@ -28,6 +29,7 @@ export class Placements implements PlacementPort {
   private watcher: DeathWatch | undefined;
   /** The pid of the agent that answered a conversation last; another pid with no stop between means it was restarted. */
   private readonly lastAgentPid = new Map<string, number>();
+  private pool: WarmPool | undefined;
 
   constructor(
     private readonly store: ConversationStore,
@@ -84,6 +86,11 @@ export class Placements implements PlacementPort {
         this.log(`cannot reap orphaned container ${c.id.slice(0, 12)} (${why}): ${(err as Error).message}`);
       }
     }
+  }
+
+  /** Starts claim from this warm pool when one of its enclosures fits. */
+  usePool(pool: WarmPool): void {
+    this.pool = pool;
   }
 
   /** The watch on container deaths, once an engine was needed. */
@@ -220,7 +227,16 @@ export class Placements implements PlacementPort {
     // The host agent must not write while the enclosure owns the workspace.
     await this.hostAgents.stop(conv.id);
     this.forget(conv.id);
-    const { record, client } = await driver.start(conv, req);
+    const { record, client } = (await this.pool?.claim(conv, req)) ?? (await driver.start(conv, req));
+    if (!record.pool) {
+      try {
+        await client.assign(conv.id);
+      } catch (err) {
+        client.close();
+        await driver.reap(record.containerId).catch(() => undefined);
+        throw err;
+      }
+    }
     // The agent it started, so that another one answering later is known to be a restart.
     this.noteAgent(conv.id, (await client.health(LIMITS.agentProbeTimeoutMs).catch(() => undefined))?.pid, enclosureWhere(record));
     conv.enclosure = record;
@@ -230,7 +246,9 @@ export class Placements implements PlacementPort {
       kind: "enclosure_started",
       conversationId: conv.id,
       placement: enclosureWhere(record),
-      detail: `image ${record.image}; workspace ${record.workspaceMode}; user ${record.user}; relaxations: ${record.relaxations.join("; ") || "none"}`,
+      detail:
+        `image ${record.image}; workspace ${record.workspaceMode}; user ${record.user}; relaxations: ${record.relaxations.join("; ") || "none"}` +
+        (record.pool ? `; from the warm pool (profile ${record.pool.profile}, started ${record.pool.claimedAtMs - record.pool.createdAtMs} ms before this claim, never used before)` : "; started cold"),
     });
     return conv;
   }
@@ -244,6 +262,7 @@ export class Placements implements PlacementPort {
     this.forget(conv.id);
     // A failed stop leaves the enclosure running and recorded: the next call reconnects to it.
     const { notCopiedBack, leftovers } = await (await this.docker()).stop(conv, enc);
+    await releasePoolLeftovers(enc).catch((err: unknown) => leftovers.push(`warm-pool slot ${enc.pool?.slot}: ${(err as Error).message}`));
     delete conv.enclosure;
     if (enc.workspaceMode === "copy") conv.notCopiedBack = notCopiedBack;
     this.store.put(conv);

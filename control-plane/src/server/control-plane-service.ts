@@ -70,6 +70,7 @@ export function conversationMessage(c: ConversationView): Conversation {
           detail: e.detail,
           relaxations: e.relaxations,
           runtime: e.runtime,
+          origin: e.pool ? "pool" : "cold",
         }
       : undefined,
   };

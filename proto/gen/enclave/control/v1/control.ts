@@ -80,6 +80,11 @@ export interface Enclosure {
   relaxations: string[];
   /** The container runtime: "runc" or "runsc" (gVisor). */
   runtime: string;
+  /**
+   * "pool" when the enclosure was pre-started in the warm pool and claimed by this conversation (it
+   * serves no other, ever); "cold" when it was started for this conversation.
+   */
+  origin: string;
 }
 
 export interface Conversation {
@@ -1252,6 +1257,7 @@ function createBaseEnclosure(): Enclosure {
     detail: "",
     relaxations: [],
     runtime: "",
+    origin: "",
   };
 }
 
@@ -1283,6 +1289,9 @@ export const Enclosure: MessageFns<Enclosure> = {
     }
     if (message.runtime !== "") {
       writer.uint32(74).string(message.runtime);
+    }
+    if (message.origin !== "") {
+      writer.uint32(162).string(message.origin);
     }
     return writer;
   },
@@ -1372,6 +1381,14 @@ export const Enclosure: MessageFns<Enclosure> = {
             message.runtime = reader.string();
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.origin = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1409,6 +1426,7 @@ export const Enclosure: MessageFns<Enclosure> = {
         ? object.relaxations.map((e: any) => globalThis.String(e))
         : [],
       runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
+      origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
     };
   },
 
@@ -1441,6 +1459,9 @@ export const Enclosure: MessageFns<Enclosure> = {
     if (message.runtime !== "") {
       obj.runtime = message.runtime;
     }
+    if (message.origin !== "") {
+      obj.origin = message.origin;
+    }
     return obj;
   },
 
@@ -1460,6 +1481,7 @@ export const Enclosure: MessageFns<Enclosure> = {
     message.detail = object.detail ?? "";
     message.relaxations = object.relaxations?.map((e) => e) || [];
     message.runtime = object.runtime ?? "";
+    message.origin = object.origin ?? "";
     return message;
   },
 };
