@@ -59,6 +59,10 @@ describe("warm pool", () => {
     const w = await fx.client.callTool(run, "write", { path: "inside.txt", content: "written inside\n" });
     expect(w.isError, resultText(w)).toBe(false);
     expect(readFileSync(join(ws, "inside.txt"), "utf8")).toBe("written inside\n");
+    // The agent bundle is shared by every enclosure, read-only: none can change what another runs.
+    const touch = await fx.client.callTool(run, "exec", { command: "touch /opt/enclave/agent/planted 2>&1; grep ' /opt/enclave/agent ' /proc/self/mountinfo" });
+    expect(resultText(touch)).toMatch(/Read-only file system/);
+    expect(resultText(touch)).toMatch(/ \/opt\/enclave\/agent ro,/);
     const agent = (await fx.cp.placements.endpoint("pool-a")).client;
     expect((await agent.health()).conversationId).toBe("pool-a");
     // Told once: the agent refuses to serve another conversation.

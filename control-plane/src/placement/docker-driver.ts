@@ -18,6 +18,7 @@ import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
 import { giveTree } from "./give-tree.js";
+import { agentVolume, withAgentVolume } from "./agent-volume.js";
 import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
 import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
 import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
@@ -99,6 +100,11 @@ export class DockerDriver {
     return resolveSettings(req, this.defaults, this.defaultImage(req.agentDelivery || "mount"));
   }
 
+  /** The shared read-only volume of the agent bundle (see agent-volume.ts), filled on first need. */
+  agentVolume(image: string): Promise<string> {
+    return agentVolume(this.docker, this.agentBundleDir, image, this.owner, LABELS.owner);
+  }
+
   private defaultImage(delivery: string): string {
     const tags = imageTags();
     return delivery === "baked" ? agentImageTag(tags.runtime) : tags.runtime;
@@ -127,11 +133,9 @@ export class DockerDriver {
           labels,
         });
       }
-      container = await this.docker.createContainer({
-        name,
-        ...containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels),
-      });
-      if (settings.agentDelivery === "mount") await putFolder(container, packFolder(this.agentBundleDir, 0, 0), IN_ENCLOSURE.agentDir);
+      let spec = containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels);
+      if (settings.agentDelivery === "mount") spec = withAgentVolume(spec, await this.agentVolume(settings.image));
+      container = await this.docker.createContainer({ name, ...spec });
       if (settings.workspaceMode === "copy") {
         await putFolder(container, packFolder(conv.workspacePath, settings.uid, settings.gid), IN_ENCLOSURE.workspace, settings.diskLimitBytes);
       }

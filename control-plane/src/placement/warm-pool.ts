@@ -17,6 +17,7 @@ import type { ConversationRecord, EnclosureRecord } from "../conversations/conve
 import { LIMITS } from "../limits.js";
 import { type DockerDriver, LABELS } from "./docker-driver.js";
 import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE } from "./enclosure-settings.js";
+import { withAgentVolume } from "./agent-volume.js";
 import { giveTree } from "./give-tree.js";
 import { attachWorkspace, canMountSlots, makeSlot, releaseSlot, sweepSlots } from "./pool-slot.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
@@ -189,8 +190,7 @@ export class WarmPool {
       const spec = containerSpec(settings, { workspace: slot ?? "", workspaceVolume: disk?.volume }, labels);
       // Slave propagation: the workspace mounted onto the slot later shows inside; nothing inside propagates out.
       if (slot && spec.HostConfig?.Binds) spec.HostConfig.Binds = spec.HostConfig.Binds.map((b) => (b === `${slot}:${IN_ENCLOSURE.workspace}` ? `${b}:rslave` : b));
-      container = await this.docker.createContainer({ name, ...spec });
-      if (settings.agentDelivery === "mount") await putFolder(container, packFolder(this.opts.agentBundleDir, 0, 0), IN_ENCLOSURE.agentDir);
+      container = await this.docker.createContainer({ name, ...(settings.agentDelivery === "mount" ? withAgentVolume(spec, await this.driver.agentVolume(settings.image)) : spec) });
       await container.start();
       const createdAtMs = Date.now();
       const base: EnclosureRecord = {
