@@ -81,7 +81,9 @@ export async function throughputRows(): Promise<BenchRow[]> {
     // Ours: the control plane as its own process, host placement.
     const dataDir = join(dir, "data");
     const cpSocket = join(dir, "cp.sock");
-    const cp = spawn(process.execPath, [join(distRoot, "control-plane", "src", "cli", "main.js"), "serve"], {
+    // ENCLAVE_BENCH_CPU_PROF=DIR: the control plane writes a V8 CPU profile there when it stops.
+    const prof = process.env.ENCLAVE_BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.ENCLAVE_BENCH_CPU_PROF] : [];
+    const cp = spawn(process.execPath, [...prof, join(distRoot, "control-plane", "src", "cli", "main.js"), "serve"], {
       env: { ...process.env, ENCLAVE_DATA_DIR: dataDir, ENCLAVE_LISTEN: `unix://${cpSocket}` },
       stdio: ["ignore", "ignore", "inherit"],
     });
