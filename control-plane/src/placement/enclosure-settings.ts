@@ -57,7 +57,7 @@ export const IN_ENCLOSURE = {
 const RUN_DIR_BYTES = 1024 ** 2;
 
 /** The command that joins an exec's stdio to the agent's socket (see exec-relay.ts). */
-export const RELAY_COMMAND = ["node", `${IN_ENCLOSURE.agentDir}/relay.mjs`, IN_ENCLOSURE.socket];
+export const RELAY_COMMAND = ["/bin/sh", `${IN_ENCLOSURE.agentDir}/relay.sh`, IN_ENCLOSURE.socket];
 
 /** Smallest workspace volume: ext4's own metadata and journal take a few MiB of it. */
 export const MIN_DISK_BYTES = 32 * 1024 ** 2;
