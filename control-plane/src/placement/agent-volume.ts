@@ -17,6 +17,7 @@ import { IN_ENCLOSURE } from "./enclosure-settings.js";
 import { packFolder, putFolder } from "./workspace-transfer.js";
 
 const MARKER = ".enclave-bundle-complete";
+const STALE_AFTER_MS = 24 * 3600_000;
 export const AGENT_VOLUME_LABEL = "org.enclave.agent-bundle";
 
 /** A digest of every file's path and bytes under dir: equal bundles, equal volumes. */
@@ -68,27 +69,39 @@ async function fill(docker: Docker, name: string, image: string, bundleDir: stri
   }
 }
 
-/** Bundles of earlier builds: removed once no container uses them (the engine refuses while one does). */
-async function removeStale(docker: Docker, current: string, owner: string, ownerLabel: string): Promise<void> {
-  const list = await docker.listVolumes({ filters: { label: [`${ownerLabel}=${owner}`, AGENT_VOLUME_LABEL] } }).catch(() => ({ Volumes: [] }));
+/** Bundles of earlier builds, a day old or more: removed unless a container uses them (the engine
+ * refuses then). Other control planes on the engine may still run an older bundle, hence the age. */
+async function removeStale(docker: Docker, current: string): Promise<void> {
+  const list = await docker.listVolumes({ filters: { label: [AGENT_VOLUME_LABEL] } }).catch(() => ({ Volumes: [] }));
   for (const v of list.Volumes ?? []) {
-    if (v.Name !== current) await docker.getVolume(v.Name).remove().catch(() => undefined);
+    const created = Date.parse((v as { CreatedAt?: string }).CreatedAt ?? "");
+    if (v.Name !== current && Number.isFinite(created) && Date.now() - created > STALE_AFTER_MS) await docker.getVolume(v.Name).remove().catch(() => undefined);
   }
 }
 
 /** Per engine and bundle folder: the volume's name once filled. */
 const filled = new WeakMap<Docker, Map<string, Promise<string>>>();
 
-/** The filled volume holding bundleDir's bundle (filled through `image` on first need). */
-export function agentVolume(docker: Docker, bundleDir: string, image: string, owner: string, ownerLabel: string): Promise<string> {
+/**
+ * The filled volume holding bundleDir's bundle (filled through `image` on first need). Named by the
+ * bundle's digest alone, so every control plane on the engine with the same bundle shares it; checked
+ * to exist at each start (another control plane may have removed it as stale).
+ */
+export async function agentVolume(docker: Docker, bundleDir: string, image: string, owner: string, ownerLabel: string): Promise<string> {
   let byDir = filled.get(docker);
   if (!byDir) filled.set(docker, (byDir = new Map()));
+  const known = byDir.get(bundleDir);
+  if (known) {
+    const name = await known.catch(() => "");
+    if (name && (await docker.getVolume(name).inspect().then(() => true, () => false))) return name;
+    if (byDir.get(bundleDir) === known) byDir.delete(bundleDir);
+  }
   let done = byDir.get(bundleDir);
   if (!done) {
     done = bundleDigest(bundleDir).then(async (digest) => {
-      const name = `enclave-agent-${owner}-${digest}`;
+      const name = `enclave-agent-bundle-${digest}`;
       await fill(docker, name, image, bundleDir, { [ownerLabel]: owner, [AGENT_VOLUME_LABEL]: digest });
-      await removeStale(docker, name, owner, ownerLabel);
+      await removeStale(docker, name);
       return name;
     });
     const mine = done;
