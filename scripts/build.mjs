@@ -63,6 +63,8 @@ cpSync(join(root, "enclave-agent", "src", "kernels", "python"), join(kernelsOut,
   filter: (src) => !src.includes("__pycache__"),
 });
 copyFileSync(join(root, "enclave-agent", "supervise.sh"), join(outDir, "supervise.sh"));
+copyFileSync(join(root, "enclave-agent", "relay.sh"), join(outDir, "relay.sh"));
+copyFileSync(join(root, "enclave-agent", "src", "transport", "relay.pl"), join(outDir, "relay.pl"));
 chmodSync(join(outDir, "supervise.sh"), 0o755);
 console.log("built dist/ and dist/agent/enclave-agent.mjs");
 await import("./build-grammars.mjs");

@@ -6,6 +6,7 @@ import { LIMITS } from "./limits.js";
 import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
 import type { HostSandboxConfig } from "./placement/host-sandbox.js";
 import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
+import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 
 /** The container runtimes an enclosure can run under: runc (namespaces of the host's kernel) or
@@ -65,6 +66,40 @@ export interface ControlPlaneConfig {
   api: ApiSecurityConfig;
   /** The Docker engines enclosures may run on (ENCLAVE_ENGINES_FILE, else DOCKER_HOST and friends), the default first. */
   engines: EngineConfig[];
+  /** Enclosures kept started ahead of any conversation (see placement/warm-pool.ts). */
+  warmPool: WarmPoolConfig;
+}
+
+/**
+ * The warm pool: `size` enclosures per profile (ENCLAVE_WARM_POOL_SIZE, default 0: none, so a control
+ * plane serving host placement starts no container); each profile is the start options it serves
+ * (ENCLAVE_WARM_POOL_PROFILES, a JSON array of option objects; default one profile, the defaults).
+ */
+export interface WarmPoolConfig {
+  size: number;
+  profiles: EnclosureRequest[];
+}
+
+function warmPoolFromEnv(): WarmPoolConfig {
+  const size = limitFromEnv("ENCLAVE_WARM_POOL_SIZE", 0);
+  if (!Number.isInteger(size) || size > LIMITS.warmPoolMaxSize) {
+    throw new Error(`ENCLAVE_WARM_POOL_SIZE=${size} must be a whole number from 0 to ${LIMITS.warmPoolMaxSize}`);
+  }
+  const raw = process.env.ENCLAVE_WARM_POOL_PROFILES ?? "";
+  let profiles: EnclosureRequest[] = [{}];
+  if (raw !== "") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch (err) {
+      throw new Error(`ENCLAVE_WARM_POOL_PROFILES is not JSON (${(err as Error).message}); give an array of enclosure option objects, such as [{"workspaceMode":"copy"}]`);
+    }
+    if (!Array.isArray(parsed) || parsed.some((p) => typeof p !== "object" || p === null || Array.isArray(p))) {
+      throw new Error('ENCLAVE_WARM_POOL_PROFILES must be a JSON array of enclosure option objects, such as [{}, {"workspaceMode":"copy"}]');
+    }
+    profiles = parsed as EnclosureRequest[];
+  }
+  return { size, profiles };
 }
 
 /** The built-in worker host: a command line per tier (run by /bin/sh -c), or none. */
@@ -164,5 +199,6 @@ export function loadConfig(
     },
     cliRunIdleMs: Math.round(numberFromEnv("ENCLAVE_CLI_RUN_IDLE_SECONDS", LIMITS.cliRunIdleSeconds) * 1000),
     engines: enginesFromEnv(),
+    warmPool: warmPoolFromEnv(),
   };
 }

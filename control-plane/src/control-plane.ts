@@ -23,6 +23,8 @@ import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { markHostAgentsLost, takeHostAgentLoss } from "./placement/host-agent-loss.js";
 import { Placements } from "./placement/placements.js";
+import { originCheck } from "./audit/origin-check.js";
+import { WarmPool, warmPoolSlotRoot } from "./placement/warm-pool.js";
 import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
 import { StateDb } from "./state/state-db.js";
 import { type AttachCliRunRequest, CliRuns } from "./runs/cli-runs.js";
@@ -125,13 +127,14 @@ export class ControlPlane {
   private readonly ledger = new DiagnosticsLedger();
   /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
   readonly socketRoot: string;
-  private driver: Promise<DockerDriver> | undefined;
   /** What the metrics endpoint serves (see observability/metrics.ts). */
   readonly metrics: EnclaveMetrics;
   /** Tool calls as they start and finish (the console's recent calls, the in-flight gauge). */
   readonly calls = new CallFeed();
   /** The Docker engines enclosures run on (placement/engines.ts), connected on first need. */
   readonly engines: Engines;
+  /** The warm pool, once an engine was connected (empty unless ENCLAVE_WARM_POOL_SIZE > 0). */
+  warmPool: WarmPool | undefined;
 
   private constructor(readonly config: ControlPlaneConfig) {
     mkdirSync(config.dataDir, { recursive: true });
@@ -167,7 +170,19 @@ export class ControlPlane {
       config.engines,
       (docker, engine) => {
         countDockerErrors(docker, (resource, status) => this.metrics.dockerError(resource, status));
-        return new DockerDriver(docker, config.agentBundleDir, config.enclosure, this.socketRoot, ownerId(config.dataDir), undefined, engine, engine.remote ? images : undefined);
+        const driver = new DockerDriver(docker, config.agentBundleDir, config.enclosure, this.socketRoot, ownerId(config.dataDir), undefined, engine, engine.remote ? images : undefined);
+        // The warm pool keeps its enclosures on the default engine, when it is this machine's.
+        if (!engine.remote && engine.name === this.engines.names()[0]) {
+          this.warmPool = new WarmPool(docker, driver, config.warmPool, {
+            owner: ownerId(config.dataDir),
+            agentBundleDir: config.agentBundleDir,
+            diskImageDir: config.enclosure.diskImageDir,
+            slotRoot: warmPoolSlotRoot(config.dataDir),
+            log: (line) => log().warn(line),
+          });
+          this.placements.usePool(this.warmPool);
+        }
+        return driver;
       },
     );
     this.placements = new Placements(this.conversations, this.hostAgents, this.engines, this.audit);
@@ -210,7 +225,23 @@ export class ControlPlane {
       // Enclosures recorded before a restart stay as recorded; calls will say what is wrong.
       log().warn(`cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used`);
     }
+    if (config.warmPool.size > 0 || existsSync(warmPoolSlotRoot(config.dataDir))) await cp.startWarmPool();
     return cp;
+  }
+
+  /** Sweeps what a previous run left of the pool, then fills it in the background. */
+  private async startWarmPool(): Promise<void> {
+    try {
+      await this.dockerDriver();
+      const recorded = this.conversations.list().flatMap((c) => (c.enclosure ? [c.enclosure] : []));
+      await this.warmPool?.sweepLeftovers({
+        containers: new Set(recorded.map((e) => e.containerId)),
+        slots: new Set(recorded.flatMap((e) => (e.pool?.slot ? [e.pool.slot] : []))),
+      });
+      this.warmPool?.fill();
+    } catch (err) {
+      log().warn(`the warm pool is not started (${(err as Error).message}); enclosures start cold`);
+    }
   }
 
   /** The default engine's driver, connected on first need: host placement never needs an engine. */
@@ -349,6 +380,7 @@ export class ControlPlane {
       outside.runsc = await driver.runscRegistration().catch(asError);
     }
     const computed = enclosureChecks(outside, inside, enc);
+    computed.push(originCheck(id, enc, info, await ep.client.health().then((h) => h.conversationId, asError)));
     const checks = driver.engine.remote ? judgeOnRemoteEngine(computed, info, enc, driver.engine.name) : computed;
     return {
       ...base,
@@ -566,6 +598,7 @@ export class ControlPlane {
     this.cliRuns.stop();
     this.questions.closeAll();
     await this.vibe.closeAll();
+    await this.warmPool?.drain();
     this.placements.close();
     await this.hostAgents.stopAll();
     this.audit.close();

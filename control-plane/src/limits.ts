@@ -21,6 +21,11 @@ export const LIMITS = {
   agentReadyTimeoutMs: 30_000,
   /** One readiness attempt; a relay waits this long for the agent's socket before the container is checked again. */
   agentReadyProbeMs: 3_000,
+  /** Most warm-pool enclosures kept per profile (ENCLAVE_WARM_POOL_SIZE is checked against it). */
+  warmPoolMaxSize: 64,
+  /** After a pool enclosure failed to start, the next try waits this long (doubling up to the max). */
+  warmPoolRetryMs: 2_000,
+  warmPoolRetryMaxMs: 60_000,
   /** A line an enclosure's relay writes to its stderr is logged at most this long (it is the enclosure's text). */
   relayLogLineChars: 500,
   /** How long a host agent gets to stop its kernels and servers once its lifeline closes. */

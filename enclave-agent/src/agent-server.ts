@@ -17,6 +17,7 @@ import { filesService } from "./fs/files-service.js";
 import { WorkspacePaths } from "./fs/workspace-paths.js";
 import { WorkspaceWriter } from "./fs/workspace-writer.js";
 import { processService } from "./exec/exec-service.js";
+import { Assignment } from "./info/assignment.js";
 import { infoService } from "./info/info-service.js";
 import { LIMITS } from "./limits.js";
 import { AstEngine, astCacheComponent } from "./ast/ast-engine.js";
@@ -68,17 +69,25 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
+  const assignment = new Assignment(state.root, () => {
+    // A warm-pool enclosure's workspace was mounted over the folder opened at start: follow it.
+    paths.reopenRoot();
+    if (opts.placement === "enclosure") process.chdir(paths.root);
+  });
   // Made before the info service, which reports the memory its parse cache holds.
   const ast = new AstEngine(paths, opts.grammarDir);
   server.addService(
     AgentInfoService,
-    infoService({
-      placement: opts.placement,
-      workspaceRoot: paths.root,
-      grammarDir: opts.grammarDir,
-      socketPath: "socketPath" in opts.listen ? opts.listen.socketPath : "",
-      caches: () => [astCacheComponent(ast.cacheUsage())],
-    }),
+    infoService(
+      {
+        placement: opts.placement,
+        workspaceRoot: paths.root,
+        grammarDir: opts.grammarDir,
+        socketPath: "socketPath" in opts.listen ? opts.listen.socketPath : "",
+        caches: () => [astCacheComponent(ast.cacheUsage())],
+      },
+      assignment,
+    ),
   );
   const writer = new WorkspaceWriter(paths, state.journalDir);
   // A change a crash interrupted is finished (or undone) before anything else reads the files.

@@ -14,7 +14,12 @@ export interface BenchRow {
   /** Digits shown in the table. */
   digits?: number;
   note?: string;
+  /** The raw samples behind the figures (results.json keeps them). */
+  samples?: { ours: number[]; peer?: number[] };
 }
+
+/** Fewer samples than this and a row's p99 is not shown (it would be just the largest sample). */
+export const MIN_SAMPLES_FOR_P99 = 20;
 
 export function figures(samples: readonly number[]): Figures {
   if (samples.length === 0) return { median: Number.NaN, p99: Number.NaN };
@@ -47,5 +52,6 @@ export function row(measure: string, ours: readonly number[], peer?: { name: str
     peer: peer ? { name: peer.name, ...figures(peer.samples) } : undefined,
     digits: opts.digits,
     note: opts.note,
+    samples: { ours: [...ours], ...(peer ? { peer: [...peer.samples] } : {}) },
   };
 }

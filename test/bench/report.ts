@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BenchRow } from "./measure.js";
+import { type BenchRow, MIN_SAMPLES_FOR_P99 } from "./measure.js";
 
 export interface BenchMachine {
   date: string;
@@ -54,7 +54,9 @@ export function markdownTable(results: BenchResults): string {
   for (const r of results.rows) {
     const d = r.digits ?? (r.ours.median < 10 ? 2 : 0);
     const name = `${r.measure} (${r.unit})${r.note ? ` — ${r.note}` : ""}`;
-    lines.push(`| ${name} | ${fmt(r.ours.median, d)} | ${fmt(r.ours.p99, d)} | ${r.peer?.name ?? ""} | ${fmt(r.peer?.median, d)} | ${fmt(r.peer?.p99, d)} | ${fmt(r.ratio, 2)} |`);
+    // A p99 of a handful of samples is only their largest: left out rather than printed as one.
+    const p99 = (value: number | undefined, n: number | undefined): string => (n !== undefined && n < MIN_SAMPLES_FOR_P99 ? "" : fmt(value, d));
+    lines.push(`| ${name} | ${fmt(r.ours.median, d)} | ${p99(r.ours.p99, r.samples?.ours.length)} | ${r.peer?.name ?? ""} | ${fmt(r.peer?.median, d)} | ${p99(r.peer?.p99, r.samples?.peer?.length)} | ${fmt(r.ratio, 2)} |`);
   }
   for (const f of results.failures) lines.push(`| ${f.bench}: not measured (${f.error.replace(/\|/g, "/").slice(0, 200)}) | | | | | | |`);
   return lines.join("\n");

@@ -13,6 +13,7 @@ import { kernelRows } from "./kernel-bench.js";
 import { lspBenchRows } from "./lsp-bench.js";
 import type { BenchRow } from "./measure.js";
 import { questionsVibeRows } from "./questions-vibe.js";
+import { throughputRows } from "./throughput-bench.js";
 import { type BenchResults, describeMachine, markdownTable, withRatios, writeResults } from "./report.js";
 
 /** Each benchmark by name; `make bench ONLY=name,name` runs a subset. */
@@ -26,6 +27,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   "first-cell": firstCellRows,
   console: consoleRows,
   density: densityRows,
+  throughput: throughputRows,
 };
 
 async function main(): Promise<void> {

@@ -102,6 +102,7 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
       "seccomp",
       "agent socket",
       "workspace disk limit",
+      "origin",
     ]);
     for (const c of report.checks) expect(c.ok, `${c.item}: outside ${c.outside}; inside ${c.inside}`).toBe(true);
     expect(report.passed).toBe(true);
@@ -258,9 +259,10 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
     expect(sockets.outside).toMatch(/^(host kernel|gVisor's kernel): tcp 127\.0\.0\.1:8766;/);
     expect(forged.passed).toBe(false);
     // The lie was told by the agent's own program, not by a broken one: the kernel-read items agree.
-    // (Under gVisor the killed agent's socket file may go with it, which "agent socket" then reports.)
+    // (Under gVisor the killed agent's socket file may go with it, which "agent socket" then reports.
+    // The replacement was never told the conversation, which "origin" reports.)
     const failing = forged.checks.filter((c) => !c.ok).map((c) => c.item);
-    expect(failing.filter((item) => item !== "agent socket"), forged.text).toEqual(["listening sockets"]);
+    expect(failing.filter((item) => item !== "agent socket"), forged.text).toEqual(["listening sockets", "origin"]);
 
     const cliRun = await auditCli("forged", fx.client.address);
     expect(cliRun.code, cliRun.stdout).toBe(3);

@@ -88,7 +88,7 @@ describe("enclosure transport", () => {
 
   it("keeps the kernel when the stream drops: every relay killed, the next cell finds its variables", async () => {
     await cell("import os\nx = 41\nkernel_pid = os.getpid()");
-    const relays = await containerPids("relay.mjs");
+    const relays = await containerPids("/agent/relay.");
     expect(relays.length).toBeGreaterThan(0);
     for (const pid of relays) process.kill(pid, "SIGKILL");
     // A call racing the drop may be told agent_lost (and to call again); the kernel is still there.
@@ -120,7 +120,7 @@ describe("enclosure transport", () => {
     const plant = hostSockets.map((s, i) => `ln -sf ${s} /run/enclave/guess${i}.sock`).join("; ");
     await client.callTool(runId, "exec", { command: `${plant}; rm -f /run/enclave/agent.sock; ln -s ${hostSockets[0]} /run/enclave/agent.sock; echo planted` });
     // Force a reconnect from scratch: the relays and the agent die (its supervisor restarts it).
-    for (const pid of await containerPids("relay.mjs")) process.kill(pid, "SIGKILL");
+    for (const pid of await containerPids("/agent/relay.")) process.kill(pid, "SIGKILL");
     for (const pid of await containerPids("enclave-agent.mjs")) process.kill(pid, "SIGKILL");
     const answers: string[] = [];
     for (let i = 0; i < 4; i++) {

@@ -34,7 +34,7 @@ import {
   type WriteFileRequest,
   type WriteFileResponse,
 } from "../../../proto/gen/enclave/agent/v1/files.js";
-import { AgentInfoClient, type DescribeResponse, type HealthResponse, type SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
+import { AgentInfoClient, type AssignResponse, type DescribeResponse, type HealthResponse, type SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
 import { type ExecEvent, type ExecRequest, ProcessClient } from "../../../proto/gen/enclave/agent/v1/process.js";
 import {
   type LspCheckerRequest,
@@ -137,6 +137,11 @@ export class AgentClient {
 
   describe(): Promise<DescribeResponse> {
     return this.unary((cb) => this.info.describe({}, new Metadata(), this.options(), cb));
+  }
+
+  /** Tells the agent the conversation it serves (once; it refuses another). */
+  assign(conversationId: string): Promise<AssignResponse> {
+    return this.unary((cb) => this.info.assign({ conversationId }, new Metadata(), this.options(), cb));
   }
 
   selfAudit(): Promise<SelfAuditResponse> {

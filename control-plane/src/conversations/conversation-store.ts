@@ -42,6 +42,17 @@ export interface EnclosureRecord {
   detail: string;
   /** What the start decided that is worth seeing: a Node injected, dev container fields not honoured. */
   notes?: string[];
+  /** Set when the enclosure came from the warm pool (pre-started, then claimed by this conversation alone). */
+  pool?: PoolOrigin;
+}
+
+export interface PoolOrigin {
+  /** The profile it was kept warm for (a digest of its settings). */
+  profile: string;
+  createdAtMs: number;
+  claimedAtMs: number;
+  /** Bind mode: the host folder, owned by the control plane, its workspace was mounted on (unmounted at stop). */
+  slot?: string;
 }
 
 export interface ConversationRecord {

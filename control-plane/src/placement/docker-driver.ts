@@ -14,7 +14,7 @@ import type { EnclosureDefaults } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { sleep } from "../../../enclave-agent/src/time/wait.js";
-import { containerSpec, type EnclosureRequest, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
+import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
 import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
@@ -22,6 +22,7 @@ import { giveTree } from "./give-tree.js";
 import { withInjection } from "./agent-injection.js";
 import { runPostCreate } from "./devcontainer.js";
 import { planEnclosureImage } from "./enclosure-image.js";
+import { agentVolume, withAgentVolume } from "./agent-volume.js";
 import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
 import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
 import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
@@ -127,6 +128,16 @@ export class DockerDriver {
     return new AgentClient(relay.socketPath, () => enclosureWhere(record), () => relay.close());
   }
 
+  /** The settings a start request resolves to here (the warm pool keys its enclosures by them). */
+  settingsFor(req: EnclosureRequest): EnclosureSettings {
+    return resolveSettings(req, this.defaults, this.defaultImage(req.agentDelivery || "mount"));
+  }
+
+  /** The shared read-only volume of the agent bundle (see agent-volume.ts), filled on first need. */
+  agentVolume(image: string): Promise<string> {
+    return agentVolume(this.docker, this.agentBundleDir, image, this.owner, LABELS.owner);
+  }
+
   private defaultImage(delivery: string): string {
     const tags = imageTags();
     const local = delivery === "baked" ? agentImageTag(tags.runtime) : tags.runtime;
@@ -167,11 +178,9 @@ export class DockerDriver {
           labels,
         });
       }
-      container = await this.docker.createContainer({
-        name,
-        ...withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels), plan.injection),
-      });
-      if (settings.agentDelivery === "mount") await putFolder(container, packFolder(this.agentBundleDir, 0, 0), IN_ENCLOSURE.agentDir);
+      let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels), plan.injection);
+      if (settings.agentDelivery === "mount") spec = withAgentVolume(spec, await this.agentVolume(settings.image));
+      container = await this.docker.createContainer({ name, ...spec });
       if (settings.workspaceMode === "copy") {
         await putFolder(container, packFolder(conv.workspacePath, settings.uid, settings.gid), IN_ENCLOSURE.workspace, settings.diskLimitBytes);
       }
@@ -206,7 +215,7 @@ export class DockerDriver {
 
   /** The relay inside waits for the agent's socket, so the first Health answers as soon as the agent
    * listens; between attempts, a container that exited is reported with its last lines. */
-  private async waitReady(container: Docker.Container, client: AgentClient): Promise<void> {
+  async waitReady(container: Docker.Container, client: AgentClient): Promise<void> {
     const deadline = Date.now() + LIMITS.agentReadyTimeoutMs;
     for (;;) {
       try {

@@ -59,11 +59,10 @@ export const IN_ENCLOSURE = {
 const RUN_DIR_BYTES = 1024 ** 2;
 
 /**
- * The command that joins an exec's stdio to the agent's socket (see exec-relay.ts). It runs on the
- * Node the agent runs on: ENCLAVE_NODE where one is injected into an image of the user's (set in the
- * container's own environment, which every exec inherits), else the image's `node`.
+ * The command that joins an exec's stdio to the agent's socket (see exec-relay.ts): Perl's relay when
+ * the image has Perl, else Node's on the Node the agent runs on (relay.sh chooses).
  */
-export const RELAY_COMMAND = ["/bin/sh", "-c", `exec "\${ENCLAVE_NODE:-node}" ${IN_ENCLOSURE.agentDir}/relay.mjs ${IN_ENCLOSURE.socket}`];
+export const RELAY_COMMAND = ["/bin/sh", `${IN_ENCLOSURE.agentDir}/relay.sh`, IN_ENCLOSURE.socket];
 
 /** Smallest workspace volume: ext4's own metadata and journal take a few MiB of it. */
 export const MIN_DISK_BYTES = 32 * 1024 ** 2;

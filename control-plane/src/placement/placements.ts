@@ -15,6 +15,7 @@ import type { HostAgents } from "./host-agents.js";
 import { noteHostAgentRunning, noteHostAgentStopped } from "./host-agent-loss.js";
 import type { PlacementPort } from "../tools/tool-dispatcher.js";
 import { log as logger, scopeOf } from "../observability/log.js";
+import { releasePoolLeftovers, type WarmPool } from "./warm-pool.js";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
   return new EnclaveError(
@@ -32,6 +33,7 @@ export class Placements implements PlacementPort {
   private readonly watchers = new Map<string, DeathWatch>();
   /** The pid of the agent that answered a conversation last; another pid with no stop between means it was restarted. */
   private readonly lastAgentPid = new Map<string, number>();
+  private pool: WarmPool | undefined;
 
   constructor(
     private readonly store: ConversationStore,
@@ -101,6 +103,11 @@ export class Placements implements PlacementPort {
         this.log(`cannot reap orphaned container ${c.id.slice(0, 12)} (${why}): ${(err as Error).message}`);
       }
     }
+  }
+
+  /** Starts claim from this warm pool when one of its enclosures fits. */
+  usePool(pool: WarmPool): void {
+    this.pool = pool;
   }
 
   /** The watch on container deaths, once an engine was needed. */
@@ -240,7 +247,19 @@ export class Placements implements PlacementPort {
     await this.hostAgents.stop(conv.id);
     this.forget(conv.id);
     noteHostAgentStopped(conv);
-    const { record, client } = await driver.start(conv, req);
+    // The pool holds Enclave's own image on the default engine: a start naming an image or a dev
+    // container, or placed on a remote engine, starts cold.
+    const poolable = !req.image && !req.devcontainer && !driver.engine.remote;
+    const { record, client } = (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await driver.start(conv, req));
+    if (!record.pool) {
+      try {
+        await client.assign(conv.id);
+      } catch (err) {
+        client.close();
+        await driver.reap(record.containerId).catch(() => undefined);
+        throw err;
+      }
+    }
     // The agent it started, so that another one answering later is known to be a restart.
     this.noteAgent(conv.id, (await client.health(LIMITS.agentProbeTimeoutMs).catch(() => undefined))?.pid, enclosureWhere(record));
     conv.enclosure = record;
@@ -250,7 +269,10 @@ export class Placements implements PlacementPort {
       kind: "enclosure_started",
       conversationId: conv.id,
       placement: enclosureWhere(record),
-      detail: `image ${record.image}; workspace ${record.workspaceMode}; user ${record.user}; relaxations: ${record.relaxations.join("; ") || "none"}${record.notes?.length ? `; notes: ${record.notes.join("; ")}` : ""}`,
+      detail:
+        `image ${record.image}; workspace ${record.workspaceMode}; user ${record.user}; relaxations: ${record.relaxations.join("; ") || "none"}` +
+        (record.notes?.length ? `; notes: ${record.notes.join("; ")}` : "") +
+        (record.pool ? `; from the warm pool (profile ${record.pool.profile}, started ${record.pool.claimedAtMs - record.pool.createdAtMs} ms before this claim, never used before)` : "; started cold"),
     });
     return conv;
   }
@@ -264,6 +286,7 @@ export class Placements implements PlacementPort {
     this.forget(conv.id);
     // A failed stop leaves the enclosure running and recorded: the next call reconnects to it.
     const { notCopiedBack, leftovers } = await (await this.engines.driver(enc.engine)).stop(conv, enc);
+    await releasePoolLeftovers(enc).catch((err: unknown) => leftovers.push(`warm-pool slot ${enc.pool?.slot}: ${(err as Error).message}`));
     delete conv.enclosure;
     if (enc.workspaceMode === "copy") conv.notCopiedBack = notCopiedBack;
     this.store.put(conv);

@@ -82,6 +82,7 @@ export function conversationMessage(c: ConversationView): Conversation {
           relaxations: e.relaxations,
           runtime: e.runtime,
           notes: e.notes ?? [],
+          origin: e.pool ? "pool" : "cold",
         }
       : undefined,
   };

@@ -72,7 +72,7 @@ class Escape extends Error {
 export class WorkspacePaths {
   readonly root: string;
   private readonly rootParts: string[];
-  private readonly rootDir: WorkspaceDir;
+  private rootDir: WorkspaceDir;
 
   constructor(root: string) {
     this.root = realpathSync(root);
@@ -89,6 +89,19 @@ export class WorkspacePaths {
     if (!viaProc || viaProc.ino !== direct.ino || viaProc.dev !== direct.dev) {
       throw new Error(`the agent needs /proc mounted (it opens workspace files through /proc/self/fd), and ${this.rootDir.at()} is not ${this.root}`);
     }
+  }
+
+  /**
+   * Opens the root again by its path: a warm-pool enclosure's workspace is mounted over the (empty)
+   * folder the agent opened at start, and the old handle would keep showing the empty folder. Only
+   * called when the agent is told its conversation, before any call of the conversation's.
+   */
+  reopenRoot(): void {
+    if (realpathSync(this.root) !== this.root) throw new AgentError("failed_precondition", `the workspace root ${this.root} now resolves elsewhere; refusing to follow it`);
+    const fresh = WorkspaceDir.openRoot(this.root);
+    const old = this.rootDir;
+    this.rootDir = fresh;
+    old.close();
   }
 
   /** The input's components relative to the root, after the lexical checks every path gets. */

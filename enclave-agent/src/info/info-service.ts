@@ -3,6 +3,7 @@ import { platform, release } from "node:os";
 import type { AgentInfoServer, Component } from "../../../proto/gen/enclave/agent/v1/info.js";
 import { unary } from "../grpc/unary.js";
 import { AGENT_VERSION } from "../version.js";
+import type { Assignment } from "./assignment.js";
 import { describeComponents } from "./describe.js";
 import { selfAudit } from "./self-audit.js";
 
@@ -15,7 +16,7 @@ export interface AgentIdentity {
   caches?: () => Component[];
 }
 
-export function infoService(identity: AgentIdentity): AgentInfoServer {
+export function infoService(identity: AgentIdentity, assignment: Assignment): AgentInfoServer {
   const startedAt = Date.now();
   return {
     health: unary(async () => ({
@@ -26,7 +27,9 @@ export function infoService(identity: AgentIdentity): AgentInfoServer {
       uptimeMs: Date.now() - startedAt,
       nodeVersion: process.version,
       uid: process.getuid?.() ?? -1,
+      conversationId: assignment.conversationId,
     })),
+    assign: unary(async (req) => ({ conversationId: assignment.assign(req.conversationId) })),
     describe: unary(async () => ({
       components: [...(await describeComponents(identity.workspaceRoot, identity.grammarDir)), ...(identity.caches?.() ?? [])],
       placement: identity.placement,

@@ -59,6 +59,7 @@ function placementDetails(conv: ConversationView, hostAgentPid: number | undefin
   return html`<dl class="facts" data-placement="enclosure"><dt>Placement</dt><dd><span class="placement-tag enclosure state-${enc.state}">enclosure · ${enc.state}</span>${enc.detail ? html` <span class="warn">${enc.detail}</span>` : ""}</dd>
 <dt>Image</dt><dd><code>${enc.image}</code></dd>
 <dt>Container</dt><dd><code title="${enc.containerId}">${shortId(enc.containerId)}</code>, user ${enc.user}</dd>
+<dt>Origin</dt><dd data-origin="${enc.pool ? "pool" : "cold"}">${enc.pool ? html`warm pool <span class="muted">(pre-started ${formatTime(enc.pool.createdAtMs)}, claimed ${formatTime(enc.pool.claimedAtMs)}; never used before)</span>` : "started for this conversation"}</dd>
 <dt>Limits</dt><dd>memory ${formatBytes(enc.limits.memoryBytes)} · ${enc.limits.cpus} CPU · ${enc.limits.pids} pids</dd>
 <dt>Uptime</dt><dd>${enc.state === "running" ? since(enc.startedAtMs, now) : "—"} <span class="muted">(started ${formatTime(enc.startedAtMs)})</span></dd>
 <dt>Workspace</dt><dd>${enc.workspaceMode} · <code>${conv.workspacePath}</code></dd>

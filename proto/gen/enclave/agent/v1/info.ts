@@ -23,6 +23,14 @@ export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/info.proto";
 
+export interface AssignRequest {
+  conversationId: string;
+}
+
+export interface AssignResponse {
+  conversationId: string;
+}
+
 export interface HealthRequest {
 }
 
@@ -35,6 +43,8 @@ export interface HealthResponse {
   uptimeMs: number;
   nodeVersion: string;
   uid: number;
+  /** The conversation the agent was told it serves (Assign); empty until told. */
+  conversationId: string;
 }
 
 export interface DescribeRequest {
@@ -99,6 +109,152 @@ export interface SelfAuditResponse {
   workspaceFsFreeBytes: number;
 }
 
+function createBaseAssignRequest(): AssignRequest {
+  return { conversationId: "" };
+}
+
+export const AssignRequest: MessageFns<AssignRequest> = {
+  encode(message: AssignRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AssignRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAssignRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AssignRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: AssignRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AssignRequest>, I>>(base?: I): AssignRequest {
+    return AssignRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AssignRequest>, I>>(object: I): AssignRequest {
+    const message = createBaseAssignRequest();
+    message.conversationId = object.conversationId ?? "";
+    return message;
+  },
+};
+
+function createBaseAssignResponse(): AssignResponse {
+  return { conversationId: "" };
+}
+
+export const AssignResponse: MessageFns<AssignResponse> = {
+  encode(message: AssignResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AssignResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAssignResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AssignResponse {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: AssignResponse): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AssignResponse>, I>>(base?: I): AssignResponse {
+    return AssignResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AssignResponse>, I>>(object: I): AssignResponse {
+    const message = createBaseAssignResponse();
+    message.conversationId = object.conversationId ?? "";
+    return message;
+  },
+};
+
 function createBaseHealthRequest(): HealthRequest {
   return {};
 }
@@ -152,7 +308,16 @@ export const HealthRequest: MessageFns<HealthRequest> = {
 };
 
 function createBaseHealthResponse(): HealthResponse {
-  return { version: "", placement: "", workspaceRoot: "", pid: 0, uptimeMs: 0, nodeVersion: "", uid: 0 };
+  return {
+    version: "",
+    placement: "",
+    workspaceRoot: "",
+    pid: 0,
+    uptimeMs: 0,
+    nodeVersion: "",
+    uid: 0,
+    conversationId: "",
+  };
 }
 
 export const HealthResponse: MessageFns<HealthResponse> = {
@@ -177,6 +342,9 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     }
     if (message.uid !== 0) {
       writer.uint32(56).int32(message.uid);
+    }
+    if (message.conversationId !== "") {
+      writer.uint32(66).string(message.conversationId);
     }
     return writer;
   },
@@ -250,6 +418,14 @@ export const HealthResponse: MessageFns<HealthResponse> = {
             message.uid = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -283,6 +459,11 @@ export const HealthResponse: MessageFns<HealthResponse> = {
         ? globalThis.String(object.node_version)
         : "",
       uid: isSet(object.uid) ? globalThis.Number(object.uid) : 0,
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
     };
   },
 
@@ -309,6 +490,9 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     if (message.uid !== 0) {
       obj.uid = Math.round(message.uid);
     }
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
     return obj;
   },
 
@@ -324,6 +508,7 @@ export const HealthResponse: MessageFns<HealthResponse> = {
     message.uptimeMs = object.uptimeMs ?? 0;
     message.nodeVersion = object.nodeVersion ?? "";
     message.uid = object.uid ?? 0;
+    message.conversationId = object.conversationId ?? "";
     return message;
   },
 };
@@ -1229,6 +1414,19 @@ export const AgentInfoService = {
     responseSerialize: (value: SelfAuditResponse): Buffer => Buffer.from(SelfAuditResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SelfAuditResponse => SelfAuditResponse.decode(value),
   },
+  /**
+   * Tells the agent which conversation it serves. An enclosure from the warm pool starts before any
+   * conversation claims it; the claim tells it. Once told, the agent refuses another conversation.
+   */
+  assign: {
+    path: "/enclave.agent.v1.AgentInfo/Assign" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AssignRequest): Buffer => Buffer.from(AssignRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AssignRequest => AssignRequest.decode(value),
+    responseSerialize: (value: AssignResponse): Buffer => Buffer.from(AssignResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AssignResponse => AssignResponse.decode(value),
+  },
 } as const;
 
 export interface AgentInfoServer extends UntypedServiceImplementation {
@@ -1239,6 +1437,11 @@ export interface AgentInfoServer extends UntypedServiceImplementation {
    * half of the egress audit (the control plane adds the engine's view from outside).
    */
   selfAudit: handleUnaryCall<SelfAuditRequest, SelfAuditResponse>;
+  /**
+   * Tells the agent which conversation it serves. An enclosure from the warm pool starts before any
+   * conversation claims it; the claim tells it. Once told, the agent refuses another conversation.
+   */
+  assign: handleUnaryCall<AssignRequest, AssignResponse>;
 }
 
 export interface AgentInfoClient extends Client {
@@ -1290,6 +1493,25 @@ export interface AgentInfoClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SelfAuditResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Tells the agent which conversation it serves. An enclosure from the warm pool starts before any
+   * conversation claims it; the claim tells it. Once told, the agent refuses another conversation.
+   */
+  assign(
+    request: AssignRequest,
+    callback: (error: ServiceError | null, response: AssignResponse) => void,
+  ): ClientUnaryCall;
+  assign(
+    request: AssignRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AssignResponse) => void,
+  ): ClientUnaryCall;
+  assign(
+    request: AssignRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AssignResponse) => void,
   ): ClientUnaryCall;
 }
 

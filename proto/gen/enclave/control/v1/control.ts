@@ -146,6 +146,11 @@ export interface Enclosure {
    * user an image's root was replaced by, dev container fields not honoured.
    */
   notes: string[];
+  /**
+   * "pool" when the enclosure was pre-started in the warm pool and claimed by this conversation (it
+   * serves no other, ever); "cold" when it was started for this conversation.
+   */
+  origin: string;
 }
 
 export interface Conversation {
@@ -1338,6 +1343,7 @@ function createBaseEnclosure(): Enclosure {
     relaxations: [],
     runtime: "",
     notes: [],
+    origin: "",
   };
 }
 
@@ -1372,6 +1378,9 @@ export const Enclosure: MessageFns<Enclosure> = {
     }
     for (const v of message.notes) {
       writer.uint32(82).string(v!);
+    }
+    if (message.origin !== "") {
+      writer.uint32(162).string(message.origin);
     }
     return writer;
   },
@@ -1469,6 +1478,14 @@ export const Enclosure: MessageFns<Enclosure> = {
             message.notes.push(reader.string());
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.origin = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1507,6 +1524,7 @@ export const Enclosure: MessageFns<Enclosure> = {
         : [],
       runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
       notes: globalThis.Array.isArray(object?.notes) ? object.notes.map((e: any) => globalThis.String(e)) : [],
+      origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
     };
   },
 
@@ -1542,6 +1560,9 @@ export const Enclosure: MessageFns<Enclosure> = {
     if (message.notes?.length) {
       obj.notes = message.notes;
     }
+    if (message.origin !== "") {
+      obj.origin = message.origin;
+    }
     return obj;
   },
 
@@ -1562,6 +1583,7 @@ export const Enclosure: MessageFns<Enclosure> = {
     message.relaxations = object.relaxations?.map((e) => e) || [];
     message.runtime = object.runtime ?? "";
     message.notes = object.notes?.map((e) => e) || [];
+    message.origin = object.origin ?? "";
     return message;
   },
 };
