@@ -134,6 +134,24 @@ export class DockerDriver {
   }
 
   /** The shared read-only volume of the agent bundle (see agent-volume.ts), filled on first need. */
+  /** What is recorded of an enclosure this engine just started, before its agent answers. */
+  startingRecord(containerId: string, settings: EnclosureSettings, disk: WorkspaceDisk | undefined): EnclosureRecord {
+    return {
+      containerId,
+      image: settings.image,
+      startedAtMs: Date.now(),
+      limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit, diskBytes: settings.diskLimitBytes },
+      ...(disk ? { disk } : {}),
+      workspaceMode: settings.workspaceMode,
+      runtime: settings.runtime,
+      relaxations: settings.relaxations,
+      user: `${settings.uid}:${settings.gid}`,
+      engine: this.engine.name,
+      state: "starting",
+      detail: "",
+    };
+  }
+
   agentVolume(image: string): Promise<string> {
     return agentVolume(this.docker, this.agentBundleDir, image, this.owner, LABELS.owner);
   }
@@ -186,18 +204,7 @@ export class DockerDriver {
       }
       await container.start();
       const record: EnclosureRecord = {
-        containerId: container.id,
-        image: settings.image,
-        startedAtMs: Date.now(),
-        limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit, diskBytes: settings.diskLimitBytes },
-        ...(disk ? { disk } : {}),
-        workspaceMode: settings.workspaceMode,
-        runtime: settings.runtime,
-        relaxations: settings.relaxations,
-        user: `${settings.uid}:${settings.gid}`,
-        engine: this.engine.name,
-        state: "starting",
-        detail: "",
+        ...this.startingRecord(container.id, settings, disk),
         ...(plan.notes.length ? { notes: plan.notes } : {}),
       };
       client = await this.client(record);

@@ -192,20 +192,8 @@ export class WarmPool {
       if (slot && spec.HostConfig?.Binds) spec.HostConfig.Binds = spec.HostConfig.Binds.map((b) => (b === `${slot}:${IN_ENCLOSURE.workspace}` ? `${b}:rslave` : b));
       container = await this.docker.createContainer({ name, ...(settings.agentDelivery === "mount" ? withAgentVolume(spec, await this.driver.agentVolume(settings.image)) : spec) });
       await container.start();
-      const createdAtMs = Date.now();
-      const base: EnclosureRecord = {
-        containerId: container.id,
-        image: settings.image,
-        startedAtMs: createdAtMs,
-        limits: { memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pidsLimit, diskBytes: settings.diskLimitBytes },
-        ...(disk ? { disk } : {}),
-        workspaceMode: settings.workspaceMode,
-        runtime: settings.runtime,
-        relaxations: settings.relaxations,
-        user: `${settings.uid}:${settings.gid}`,
-        state: "starting",
-        detail: "",
-      };
+      const base = this.driver.startingRecord(container.id, settings, disk);
+      const createdAtMs = base.startedAtMs;
       client = await this.driver.client(base);
       await this.driver.waitReady(container, client);
       return { key, container, base, client, settings, disk, slot, createdAtMs };

@@ -140,6 +140,15 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       throw e;
     }
   };
+  /** A stream's scope, or undefined once the stream was refused with the reason. */
+  const streamScope = (call: IncomingCall & { emit(event: "error", err: ServiceError): boolean }): TenantScope | undefined => {
+    try {
+      return scopeOf(call);
+    } catch (err) {
+      call.emit("error", toServiceError(err));
+      return undefined;
+    }
+  };
   const refusedByQuota = (s: TenantScope, err: unknown, conversationId = ""): never => {
     const e = asEnclaveError(err);
     if (e.code === "quota_exceeded") cp.recordAudit({ kind: "quota_exceeded", tenant: s.tenant.name, conversationId, outcome: `refused:${e.code}`, detail: e.message });
@@ -314,13 +323,8 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return { placement: d.placement, agentVersion: d.agentVersion, workspaceRoot: d.workspaceRoot, components: d.components };
     }),
     subscribeAudit(call: ServerWritableStream<SubscribeAuditRequest, AuditEvent>): void {
-      let s: TenantScope;
-      try {
-        s = scopeOf(call);
-      } catch (err) {
-        call.emit("error", toServiceError(err));
-        return;
-      }
+      const s = streamScope(call);
+      if (!s) return;
       const { conversationId, includeHistory, historyOnly } = call.request;
       // By the event's own tenant, so a tenant reads its history even of conversations deleted since.
       const tenant = s.tenant.operator ? undefined : s.tenant.name;
@@ -390,13 +394,8 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return { runs: cp.listRuns(req.conversationId).filter((r) => s.sees(r.tenant)).map((r) => runMessage(cp, r)) };
     }),
     connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
-      let s: TenantScope;
-      try {
-        s = scopeOf(call);
-      } catch (err) {
-        call.emit("error", toServiceError(err));
-        return;
-      }
+      const s = streamScope(call);
+      if (!s) return;
       connectWorkerHost(
         {
           addHost: (h) => cp.addWorkerHost(h),
@@ -410,13 +409,8 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       );
     },
     connectToolHost(call: ServerDuplexStream<ToolHostMessage, ToolHostCommand>): void {
-      let s: TenantScope;
-      try {
-        s = scopeOf(call);
-      } catch (err) {
-        call.emit("error", toServiceError(err));
-        return;
-      }
+      const s = streamScope(call);
+      if (!s) return;
       connectToolHost(
         {
           runIdFor: (runId) => s.run(runId).id,
