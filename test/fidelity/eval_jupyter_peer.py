@@ -14,16 +14,11 @@ import json
 import os
 import re
 import sys
-import tempfile
 
-# A kernelspec for this very interpreter (the system kernelspec's `python3` may be another Python).
-spec_root = tempfile.mkdtemp(prefix="enclave-fidelity-jupyter-")
-os.makedirs(os.path.join(spec_root, "kernels", "fidelity"))
-with open(os.path.join(spec_root, "kernels", "fidelity", "kernel.json"), "w") as f:
-    json.dump({"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "fidelity", "language": "python"}, f)
-os.environ["JUPYTER_PATH"] = spec_root
-os.environ.setdefault("JUPYTER_RUNTIME_DIR", os.path.join(spec_root, "runtime"))
-os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"  # ipykernel's debugger warnings are noise here
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from jupyter_kernelspec import use_this_python  # noqa: E402
+
+use_this_python("fidelity")
 
 from jupyter_client.manager import KernelManager  # noqa: E402
 
