@@ -7,6 +7,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: "forks",
     maxWorkers: 2,
-    env: { TESTCONTAINERS_RYUK_DISABLED: "true" },
+    // Control planes made inside the tests log warnings only (a test that reads their lines asks for more).
+    env: { TESTCONTAINERS_RYUK_DISABLED: "true", ENCLAVE_LOG_LEVEL: process.env.ENCLAVE_LOG_LEVEL ?? "warn" },
   },
 });

@@ -18,7 +18,8 @@ export async function startControlPlaneProcess(dataDir: string, env: NodeJS.Proc
   const listen = `unix://${join(dataDir, "cp.sock")}`;
   const child = spawn(process.execPath, [join(repoRoot, "dist", "control-plane", "src", "cli", "main.js"), "serve", "--data-dir", dataDir, "--listen", listen], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ENCLAVE_CONSOLE_LISTEN: "off", ...env },
+    // Info lines (the drain's, the reconnects') are what tests of a serving process read.
+    env: { ...process.env, ENCLAVE_CONSOLE_LISTEN: "off", ENCLAVE_LOG_LEVEL: "info", ...env },
   });
   let out = "";
   let err = "";
