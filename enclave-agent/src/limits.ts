@@ -19,6 +19,8 @@ export const LIMITS = {
   /** After a command exits, how long its output may keep draining before what it left running and
    * still holding the output is killed (and again, before the output is cut off). */
   execDrainAfterExitMs: 300,
+  /** After a command exits (its output closed), how long before what it left in its group is killed. */
+  execGroupKillAfterExitMs: 2_000,
   symlinkDepth: 40,
   /** Largest write journal recovery reads (one entry per file of a multi-file change). */
   journalMaxBytes: 16 * 1024 * 1024,

@@ -84,7 +84,16 @@ function make(settings: LogSettings): Logger {
   );
 }
 
-let current: Logger = make({ format: "json", level: "info" });
+/** What a process that never calls configureLogging logs by (an embedding, a test): the environment's settings when valid. */
+function fromEnvironment(): LogSettings {
+  try {
+    return resolveLogSettings(process.env.ENCLAVE_LOG_FORMAT, process.env.ENCLAVE_LOG_LEVEL);
+  } catch {
+    return { format: "json", level: "info" };
+  }
+}
+
+let current: Logger = make(fromEnvironment());
 
 /** Sets the format and level for the rest of the process (enclave serve does, from its options). */
 export function configureLogging(settings: LogSettings): Logger {

@@ -77,12 +77,14 @@ export function processService(paths: WorkspacePaths): ProcessServer {
         let closed = false;
         proc.on("spawn", () => send({ event: { $case: "started", value: { pid: proc.pid ?? 0 } } }));
         proc.on("exit", () => {
-          // The command is done: what it left running in its group goes, after a moment's grace (a
-          // `setsid -f` child detaching on purpose may not have left the group yet). A process that
-          // left the group and still holds the output, which would keep the call open, is found by its mark.
+          // The command is done: what it left running in its group goes, after a grace long enough for
+          // a `setsid -f` child detaching on purpose to leave the group on a loaded machine.
+          setTimeout(() => signalGroup(proc.pid, "SIGKILL"), LIMITS.execGroupKillAfterExitMs).unref();
+          // Output still open a moment later keeps the call open: its holders go now, in the group
+          // or out of it (found by their mark).
           setTimeout(() => {
-            signalGroup(proc.pid, "SIGKILL");
             if (closed) return;
+            signalGroup(proc.pid, "SIGKILL");
             killPids(markedProcesses(EXEC_MARK, mark, { holdingOutput: true }));
             // Still open (a holder we could not see or kill): stop reading, so the call ends.
             setTimeout(() => {
