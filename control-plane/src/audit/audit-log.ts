@@ -1,6 +1,7 @@
 // The audit log: every tool call (model or bridge), enclosure start/stop/death and conversation
 // change, kept in an embedded SQLite database so it outlives the process (a security team reads it
 // after the fact), and pushed to live subscribers.
+import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -128,7 +129,7 @@ export class AuditLog {
     }
     this.db.transaction(() => {
       for (const e of events) {
-        const tenant = e.tenant || (e.conversationId ? "local" : "");
+        const tenant = e.tenant || (e.conversationId ? IMPLICIT_TENANT : "");
         this.write({ ...e, seq: ++this.seq, cardNumber: e.cardNumber || (legacyCardNumber(e.kind, e.detail) ?? 0), tenant });
       }
       seedCardNumbers(this.db);

@@ -7,7 +7,10 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { EnclosureRuntime } from "../config.js";
 import { EnclaveError } from "../errors.js";
-import { StateDb, tenantOf } from "../state/state-db.js";
+import { StateDb } from "../state/state-db.js";
+import { IMPLICIT_TENANT, tenantOf } from "../tenants/implicit-tenant.js";
+
+export { IMPLICIT_TENANT };
 
 export interface EnclosureLimits {
   memoryBytes: number;
@@ -72,8 +75,6 @@ export interface ConversationRecord {
   tenant: string;
 }
 
-/** The tenant of a control plane without tokens, and of every record made before tenants existed. */
-export const IMPLICIT_TENANT = "local";
 
 /**
  * The answer for an id that is not there, and for one that belongs to another tenant: one error,

@@ -4,6 +4,7 @@
 // Log text can come from an enclosure (a relay's complaint, a container's exit detail): JSON escapes
 // it, and the pretty view passes every string through terminalSafe first, so nothing written inside
 // an enclosure reaches an operator's terminal as an escape sequence.
+import { tenantOf } from "../tenants/implicit-tenant.js";
 import { pino, type DestinationStream, type Logger } from "pino";
 import pretty from "pino-pretty";
 import { terminalSafe } from "../text/terminal-safe.js";
@@ -29,9 +30,6 @@ export interface LogSettings {
   destination?: DestinationStream;
 }
 
-/** The tenant of a record that names none (a single-tenant control plane). */
-export const LOCAL_TENANT = "local";
-
 /** The fields every line about a conversation carries. */
 export interface LogScope {
   conversation?: string;
@@ -41,7 +39,7 @@ export interface LogScope {
 
 /** conversation, run and tenant of a record (an audit event, a run); the tenant is "local" when it has none. */
 export function scopeOf(record: { conversationId?: string; runId?: string; tenant?: unknown }): LogScope {
-  const scope: LogScope = { tenant: typeof record.tenant === "string" && record.tenant !== "" ? record.tenant : LOCAL_TENANT };
+  const scope: LogScope = { tenant: tenantOf(record) };
   if (record.conversationId) scope.conversation = record.conversationId;
   if (record.runId) scope.run = record.runId;
   return scope;

@@ -7,7 +7,7 @@ import type Database from "better-sqlite3";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { StateDb } from "../state/state-db.js";
-import { tenantOf } from "../state/state-db.js";
+import { IMPLICIT_TENANT, tenantOf } from "../tenants/implicit-tenant.js";
 import type { Tier } from "../tools/tool.js";
 
 export const SURFACES = ["default", "plan", "readonly_subagent"] as const;
@@ -160,7 +160,7 @@ export class RunStore {
       cli: false,
       lastUsedMs: 0,
       callsInFlight: 0,
-      tenant: req.tenant || "local",
+      tenant: req.tenant || IMPLICIT_TENANT,
     };
     this.table?.write(run);
     this.runs.set(run.id, run);

@@ -3,6 +3,7 @@
 // last one that committed, and the next start carries on from there.
 // Records are stored whole as JSON beside the columns queries need, so a field another part adds to
 // a record (a tenant, the engine an enclosure runs on) persists with no migration of its own.
+import { tenantOf } from "../tenants/implicit-tenant.js";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
@@ -38,7 +39,7 @@ function importConversationsJson(db: Database.Database, ctx: MigrationContext): 
     if (typeof c?.id !== "string") continue;
     // Recorded before enclosures named their runtime: those all ran under runc.
     if (c.enclosure && !c.enclosure.runtime) c.enclosure.runtime = "runc";
-    const tenant = typeof c.tenant === "string" && c.tenant ? c.tenant : "local";
+    const tenant = tenantOf(c);
     insert.run(c.id, tenant, typeof c.createdAtMs === "number" ? c.createdAtMs : 0, JSON.stringify(c));
   }
   ctx.imported.push(file);

@@ -78,8 +78,3 @@ export class StateDb {
   }
 }
 
-/** The tenant column of a record: its own tenant field once records carry one, else the single local tenant. */
-export function tenantOf(record: object): string {
-  const t = (record as { tenant?: unknown }).tenant;
-  return typeof t === "string" && t ? t : "local";
-}
