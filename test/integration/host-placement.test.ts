@@ -164,6 +164,23 @@ describe("host placement", () => {
       });
     });
 
+    it("a process that detaches on purpose a moment after the command ends keeps running", async () => {
+      // Still in the command's group when the call ends: ending the call normally must not count as
+      // the caller going away (which kills the whole tree at once).
+      const marker = `774.${process.pid}`;
+      try {
+        const r = await fx.client.callTool(runId, "exec", { command: `(sleep 0.5; setsid -f sleep ${marker}) >/dev/null 2>&1 & echo started`, timeout_seconds: 60 });
+        expect(resultText(r)).toContain("started");
+        await until(() => running(marker), "the detached sleep to start", 20_000);
+      } finally {
+        try {
+          execFileSync("pkill", ["-f", `sleep ${marker}`]);
+        } catch {
+          // nothing left to stop
+        }
+      }
+    });
+
     it("a timed-out command's whole tree dies, even a process in a session of its own that ignores SIGTERM", async () => {
       const marker = `773.${process.pid}`;
       const r = await fx.client.callTool(runId, "exec", { command: `setsid sh -c 'trap "" TERM; exec sleep ${marker}' & sleep 60`, timeout_seconds: 2 });

@@ -22,6 +22,7 @@ import type {
   WorkerHostCommand,
   WorkerHostMessage,
 } from "../../../proto/gen/enclave/control/v1/control.js";
+import { onCallerGone } from "../../../enclave-agent/src/grpc/caller-gone.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 import { type CallerAuth, implicitAuth } from "../tenants/caller-auth.js";
 import { TenantQuotas } from "../tenants/quotas.js";
@@ -279,7 +280,8 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     }),
     callTool(call: ServerWritableStream<CallToolRequest, ToolEvent>): void {
       const abort = new AbortController();
-      call.on("cancelled", () => abort.abort());
+      let ended = false;
+      onCallerGone(call, () => ended, () => abort.abort());
       const req: DecodedCallToolRequest = call.request;
       let release: () => void = () => undefined;
       // Through a promise, so an unknown run id becomes a status instead of a thrown handler.
@@ -307,11 +309,15 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         .finally(() => release())
         .then(
         (r) => {
+          ended = true;
           call.write({ event: { $case: "result", value: { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs } } });
           call.end();
         },
         // emit, not destroy: grpc-js sends the status only for a stream that ends after "error".
-        (err: unknown) => call.emit("error", toServiceError(err)),
+        (err: unknown) => {
+          ended = true;
+          call.emit("error", toServiceError(err));
+        },
       );
     },
     auditEnclosure: unary(async (req, s) => {

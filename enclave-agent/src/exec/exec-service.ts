@@ -7,6 +7,7 @@ import type { ServerDuplexStream } from "@grpc/grpc-js";
 import type { ExecEvent, ExecRequest, ExecStart, ProcessServer } from "../../../proto/gen/enclave/agent/v1/process.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
+import { onCallerGone } from "../grpc/caller-gone.js";
 import { failStream } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 import { killPids, killProcessTree, markedProcesses, signalGroup, signalTree } from "../process/process-tree.js";
@@ -148,10 +149,14 @@ export function processService(paths: WorkspacePaths): ProcessServer {
         if (!child) fail(new AgentError("invalid_argument", "the stream ended before a start message"));
       });
       // The caller went away: nothing should outlive the call.
-      call.on("cancelled", () => {
-        finished = true;
-        killProcessTree(child?.pid);
-      });
+      onCallerGone(
+        call,
+        () => finished,
+        () => {
+          finished = true;
+          killProcessTree(child?.pid);
+        },
+      );
     },
   };
 }

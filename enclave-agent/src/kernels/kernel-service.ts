@@ -4,6 +4,7 @@
 import type { ServerDuplexStream } from "@grpc/grpc-js";
 import type { EvalEvent, EvalRequest, KernelsServer } from "../../../proto/gen/enclave/agent/v1/kernel.js";
 import { AgentError } from "../errors.js";
+import { onCallerGone } from "../grpc/caller-gone.js";
 import { failStream, unary } from "../grpc/unary.js";
 import { CellHandle, type KernelPool } from "./kernel-pool.js";
 
@@ -64,10 +65,14 @@ export function kernelsService(pool: KernelPool): KernelsServer {
         if (!started) fail(new AgentError("invalid_argument", "the stream ended before a start message"));
       });
       // The caller went away: stop the cell (the kernel itself lives on).
-      call.on("cancelled", () => {
-        handle.interrupt("the caller went away");
-        finished = true;
-      });
+      onCallerGone(
+        call,
+        () => finished,
+        () => {
+          handle.interrupt("the caller went away");
+          finished = true;
+        },
+      );
     },
   };
 }
