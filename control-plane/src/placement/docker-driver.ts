@@ -17,7 +17,7 @@ import { sleep } from "../../../enclave-agent/src/time/wait.js";
 import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
 import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
-import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
+import { createWorkspaceDisk, diskOfVolume, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
 import { giveTree } from "./give-tree.js";
 import { withInjection } from "./agent-injection.js";
 import { runPostCreate } from "./devcontainer.js";
@@ -395,9 +395,27 @@ export class DockerDriver {
     return list.map((c) => ({ id: c.Id, conversation: c.Labels[LABELS.conversation] ?? "", running: c.State === "running" }));
   }
 
-  /** Removes a container nothing refers to any more, with its anonymous volumes. */
-  async reap(containerId: string): Promise<void> {
+  /** Copy-mode workspace disks this control plane made for a conversation (a pool's carry none). */
+  async managedDisks(): Promise<Array<{ conversation: string; disk: WorkspaceDisk }>> {
+    const asked = this.docker.listVolumes({ filters: { label: [`${LABELS.managed}=true`, `${LABELS.owner}=${this.owner}`] } });
+    const list = this.engine.remote ? await withinDeadline(asked, `engine \`${this.engine.name}\``) : await asked;
+    const out: Array<{ conversation: string; disk: WorkspaceDisk }> = [];
+    for (const v of list.Volumes ?? []) {
+      const conversation = v.Labels?.[LABELS.conversation];
+      if (conversation) out.push({ conversation, disk: diskOfVolume(v) });
+    }
+    return out;
+  }
+
+  /** Removes a container nothing refers to any more, with its anonymous volumes and its workspace disk. */
+  async reap(containerId: string, disk?: WorkspaceDisk): Promise<void> {
     await removeContainer(this.docker.getContainer(containerId));
+    if (disk) await this.reapDisk(disk);
+  }
+
+  /** Removes a workspace disk nothing refers to any more: its volume, loop device and image. */
+  reapDisk(disk: WorkspaceDisk): Promise<void> {
+    return removeWorkspaceDisk(this.docker, disk);
   }
 }
 

@@ -103,6 +103,17 @@ export class Placements implements PlacementPort {
         this.log(`cannot reap orphaned container ${c.id.slice(0, 12)} (${why}): ${(err as Error).message}`);
       }
     }
+    // Their copy-mode workspace disks (volume, loop device, image file) go the same way.
+    for (const { conversation, disk } of await driver.managedDisks()) {
+      const conv = this.store.has(conversation) ? this.store.get(conversation) : undefined;
+      if (conv?.enclosure?.disk?.volume === disk.volume) continue;
+      try {
+        await driver.reapDisk(disk);
+        this.log(`reaped orphaned workspace disk ${disk.volume}: conversation ${conversation} ${conv ? "records another" : "is not in the store"}`);
+      } catch (err) {
+        this.log(`cannot reap orphaned workspace disk ${disk.volume}: ${(err as Error).message}`);
+      }
+    }
   }
 
   /** Starts claim from this warm pool when one of its enclosures fits. */
@@ -256,7 +267,7 @@ export class Placements implements PlacementPort {
         await client.assign(conv.id);
       } catch (err) {
         client.close();
-        await driver.reap(record.containerId).catch(() => undefined);
+        await driver.reap(record.containerId, record.disk).catch(() => undefined);
         throw err;
       }
     }

@@ -10,7 +10,7 @@
 // which needs root on the engine's machine and an engine reached over its local unix socket.
 import { execFile } from "node:child_process";
 import { constants, promises as fsp } from "node:fs";
-import { join } from "node:path";
+import { basename, isAbsolute, join } from "node:path";
 import { promisify } from "node:util";
 import type Docker from "dockerode";
 import type { WorkspaceDiskRecord } from "../conversations/conversation-store.js";
@@ -91,7 +91,7 @@ export async function createWorkspaceDisk(docker: Docker, req: DiskRequest): Pro
       Name: req.name,
       Driver: "local",
       DriverOpts: { type: "ext4", device: loopDevice, o: "nosuid,nodev" },
-      Labels: { ...req.labels, "org.enclave.disk-bytes": String(req.limitBytes) },
+      Labels: { ...req.labels, "org.enclave.disk-bytes": String(req.limitBytes), [IMAGE_LABEL]: image },
     });
     return { volume: req.name, image, loopDevice, limitBytes: req.limitBytes };
   } catch (err) {
@@ -101,6 +101,22 @@ export async function createWorkspaceDisk(docker: Docker, req: DiskRequest): Pro
     if (err instanceof EnclaveError) throw err;
     throw unavailable((err as Error).message);
   }
+}
+
+/** Where the volume's image file is, kept on the volume so that it is found without the settings that made it. */
+const IMAGE_LABEL = "org.enclave.disk-image";
+
+/**
+ * The disk a volume of ours stands for, rebuilt from the engine's record of it (for a volume no
+ * conversation records any more): its loop device as the volume's options name it, its image as its
+ * label does. A volume of another shape (a remote engine's plain one) has neither.
+ */
+export function diskOfVolume(volume: { Name: string; Options?: Record<string, string> | null; Labels?: Record<string, string> | null }): WorkspaceDisk {
+  const device = volume.Options?.device ?? "";
+  const image = volume.Labels?.[IMAGE_LABEL] ?? "";
+  // Only an image createWorkspaceDisk would have named: an absolute `<volume>.ext4`.
+  const ours = volume.Options?.type === "ext4" && /^\/dev\/loop\d+$/.test(device) && isAbsolute(image) && basename(image) === `${volume.Name}.ext4`;
+  return ours ? { volume: volume.Name, image, loopDevice: device, limitBytes: 0 } : { volume: volume.Name, image: "", loopDevice: "", limitBytes: 0 };
 }
 
 /** Removes the volume, the loop device and the image; what is already gone is fine. */
