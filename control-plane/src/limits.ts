@@ -4,6 +4,10 @@ export const LIMITS = {
   containerRemoveAttempts: 5,
   /** The pause before the next try grows by this much each time. */
   containerRemoveRetryMs: 500,
+  /** A copy back that failed resumes the paused container; the engine can be slow to take the resume
+   * while it tears down the archive it was sending (it holds the container until then). */
+  containerResumeAttempts: 8,
+  containerResumeRetryMs: 250,
   /** Bytes of a file the read tool returns by default (the agent caps at its own maximum). */
   readDefaultBytes: 256 * 1024,
   readMaxBytes: 4 * 1024 * 1024,

@@ -10,6 +10,8 @@ import { type Header, pack as tarPack } from "tar-stream";
 import { ArchiveLimitError, type SkippedEntry, unpackTar } from "../../../enclave-agent/src/fs/archive-unpack.js";
 import { moveTreeInto } from "../../../enclave-agent/src/fs/tree-move.js";
 import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import { sleep } from "../../../enclave-agent/src/time/wait.js";
 import { IN_ENCLOSURE } from "./enclosure-settings.js";
 
 type Headers = Partial<Header> & { name: string };
@@ -129,8 +131,29 @@ export async function copyBackFromContainer(container: Docker.Container, dir: st
     const archive = (await container.getArchive({ path: `${IN_ENCLOSURE.workspace}/.` })) as unknown as Readable;
     return await mirrorArchiveInto(dir, archive, ".", limits);
   } catch (err) {
-    if (pausedHere) await container.unpause().catch(() => undefined);
+    if (pausedHere && !(await resume(container))) {
+      const stuck = `the enclosure also stays paused (the engine would not resume it): run \`docker unpause ${container.id.slice(0, 12)}\` or stop it again`;
+      throw err instanceof EnclaveError ? new EnclaveError(err.code, `${err.message} And ${stuck}.`) : new EnclaveError("placement_unavailable", `${(err as Error).message}; ${stuck}`);
+    }
     throw err;
+  }
+}
+
+/**
+ * Resumes a container this copy back paused, until the engine says it runs unpaused (false: it would
+ * not). The engine takes the resume only once it has let go of the archive it was sending, which a
+ * loaded machine delays; an enclosure left paused would look alive and answer nothing.
+ */
+async function resume(container: Docker.Container): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    await container.unpause().catch(() => undefined);
+    const state = await container.inspect().then(
+      (i) => i.State,
+      () => undefined,
+    );
+    if (state && (!state.Running || !state.Paused)) return true;
+    if (attempt >= LIMITS.containerResumeAttempts) return false;
+    await sleep(LIMITS.containerResumeRetryMs * attempt);
   }
 }
 
