@@ -93,6 +93,8 @@ export class Placements implements PlacementPort {
       if (!c.conversation) continue;
       const conv = this.store.has(c.conversation) ? this.store.get(c.conversation) : undefined;
       if (conv?.enclosure?.containerId === c.id) continue;
+      // A record that names the container keeps it, whatever its label says (a record re-keyed since).
+      if (this.store.list().some((r) => r.enclosure?.containerId === c.id)) continue;
       const why = conv
         ? `conversation ${conv.id} records ${conv.enclosure ? enclosureWhere(conv.enclosure) : "no enclosure"}`
         : `conversation ${c.conversation} is not in the store`;
