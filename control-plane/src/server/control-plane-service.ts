@@ -436,9 +436,11 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         {
           addHost: (h) => cp.addWorkerHost(h),
           removeHost: (h) => cp.removeWorkerHost(h),
-          // A host serves the caller's conversations only, whatever it names: a name may be of a
-          // conversation not made yet (as before tenants), so another tenant's is ignored, not refused.
+          // A host serves (and vibe_list shows it to) the caller's conversations only, whatever it names:
+          // a tenant's host its tenant's, an operator's every tenant's (shared, like the built-in host).
+          // A name may be of a conversation not made yet (as before tenants); it is in the caller's namespace.
           admit: () => (conversationId) => s.hasConversation(conversationId),
+          ids: { toKey: (id) => s.key(id), toView: (key) => s.view(key) },
         },
         call,
         toServiceError,

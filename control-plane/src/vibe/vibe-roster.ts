@@ -33,9 +33,10 @@ export class VibeRoster {
     if (i >= 0) this.hosts.splice(i, 1);
   }
 
-  hostNames(): string[] {
+  /** The hosts a conversation may use (a tenant's own hosts and the shared ones, never another tenant's). */
+  hostNames(conversationId: string): string[] {
     const builtin = this.builtin && (this.builtin.serves("", "fast") || this.builtin.serves("", "good")) ? [this.builtin.name] : [];
-    return [...this.hosts.map((h) => h.name), ...builtin];
+    return [...this.hosts.filter((h) => h.admits?.(conversationId) ?? true).map((h) => h.name), ...builtin];
   }
 
   /** A harness-side host first (least loaded), the built-in command host otherwise. */
