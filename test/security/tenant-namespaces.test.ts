@@ -11,12 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneCallError, ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { serveConsole } from "../../control-plane/src/console/console-server.js";
 import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
 import { addToken, setQuota } from "../../control-plane/src/tenants/token-file.js";
-import type { ToolResult, WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
+import type { Card, ToolResult, WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
 import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
+import { eventually } from "../helpers/wait.js";
 
 let dir: string;
+let tokensFile: string;
 let certs: TestCerts;
 let cp: ControlPlane;
 let server: ServingControlPlane;
@@ -52,7 +56,7 @@ async function outcome(p: Promise<unknown>, id = ""): Promise<Outcome> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "enclave-tenant-ids-"));
   certs = makeTestCerts(dir);
-  const tokensFile = join(dir, "tokens.json");
+  tokensFile = join(dir, "tokens.json");
   tokens.acme = addToken(tokensFile, "acme").token;
   tokens.globex = addToken(tokensFile, "globex").token;
   tokens.ops = addToken(tokensFile, "ops", { operator: true }).token;
@@ -196,15 +200,16 @@ describe("worker hosts per tenant", () => {
   it("a tenant's worker host is listed to and serves its own tenant's conversations only, with bare ids", async () => {
     const acme = client(tokens.acme);
     const globex = client(tokens.globex);
-    await acme.createConversation("vibe");
-    await globex.createConversation("vibe");
+    // Ids of their own (not the same one), so this holds apart from the namespaces above.
+    await acme.createConversation("vibe-a");
+    await globex.createConversation("vibe-g");
     const commands: WorkerHostCommand[] = [];
     const host = acme.connectWorkerHost({ name: "acme-secret-host" }, (c) => commands.push(c));
     await host.ready;
     try {
       const open = { approvalPolicy: "never", resources: ["workspace", "vibe"], vibeMode: true };
-      const aRun = (await acme.openRun("vibe", open)).id;
-      const gRun = (await globex.openRun("vibe", open)).id;
+      const aRun = (await acme.openRun("vibe-a", open)).id;
+      const gRun = (await globex.openRun("vibe-g", open)).id;
       expect(text(await acme.callTool(aRun, "vibe_list", {}))).toContain("acme-secret-host");
       const gList = text(await globex.callTool(gRun, "vibe_list", {}));
       expect(gList).toContain("Worker hosts:");
@@ -215,7 +220,7 @@ describe("worker hosts per tenant", () => {
       const aSpawn = await acme.callTool(aRun, "vibe_spawn", { brief: "refactor", label: "mine" });
       expect(text(aSpawn)).toContain("acme-secret-host");
       const assigns = commands.flatMap((c) => (c.command?.$case === "assign" ? [c.command.value] : []));
-      expect(assigns.map((a) => a.conversationId)).toEqual(["vibe"]);
+      expect(assigns.map((a) => a.conversationId)).toEqual(["vibe-a"]);
     } finally {
       host.close();
     }
@@ -251,4 +256,112 @@ describe("the kernels quota at the same moment", () => {
     expect(same.map((o) => o.code)).toEqual(["ok", "ok"]);
     expect(await cp.liveKernels("initech.k3")).toHaveLength(1);
   }, 180_000);
+});
+
+/** The data of the first `name` event of a console event stream. */
+async function firstEvent(url: string, token: string, name: string): Promise<unknown> {
+  const stop = new AbortController();
+  const r = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: stop.signal });
+  const reader = (r.body as ReadableStream<Uint8Array>).getReader();
+  let text = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the event stream ended before a \`${name}\` event: ${text}`);
+      text += new TextDecoder().decode(value);
+      const m = new RegExp(`event: ${name}\\ndata: (.*)\\n`).exec(text);
+      if (m?.[1]) return JSON.parse(m[1]) as unknown;
+    }
+  } finally {
+    stop.abort();
+  }
+}
+
+describe("the console per tenant", () => {
+  it("a tenant's token sees and acts on its own conversations, cards, audit and calls only; an operator's sees all", async () => {
+    const acme = client(tokens.acme);
+    const globex = client(tokens.globex);
+    await acme.createConversation("console-a");
+    await globex.createConversation("console-g");
+    const gRun = (await globex.openRun("console-g", { approvalPolicy: "write", questionTimeoutSeconds: 120 })).id;
+    const opened: Card[] = [];
+    const human = globex.subscribeCards("console-g", (e) => {
+      if (e.event?.$case === "opened") opened.push(e.event.value);
+    });
+    await human.ready;
+    const operators = new TokenFileAuth(tokensFile);
+    const web = await serveConsole(cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false, operators });
+    const base = `http://127.0.0.1:${web.port}`;
+    const as = (token: string, accept = "text/html") => ({ headers: { authorization: `Bearer ${token}`, accept } });
+    const get = async (path: string, token: string, accept?: string) => {
+      const r = await fetch(`${base}${path}`, as(token, accept));
+      return { status: r.status, body: await r.text() };
+    };
+    const pending = globex.callTool(gRun, "write", { path: "globex-secret.txt", content: "x\n" });
+    let cardNumber = 0;
+    try {
+      const card = await eventually(async () => opened.find((c) => c.tool === "write"), "globex's permission card");
+      cardNumber = card.number;
+      // acme's console: its own conversation; nothing of globex's, anywhere.
+      for (const path of ["/", "/cards", "/fragments/overview"]) {
+        const page = await get(path, tokens.acme);
+        expect({ path, status: page.status }).toEqual({ path, status: 200 });
+        expect(page.body).not.toContain("console-g");
+        expect(page.body).not.toContain("globex");
+      }
+      expect((await get("/", tokens.acme)).body).toContain("console-a");
+      const audit = await get("/conversations/acme.console-a/audit.jsonl", tokens.acme);
+      expect(audit.status).toBe(200);
+      expect(audit.body).toContain("conversation_created");
+      expect(audit.body).not.toContain("globex");
+      expect((await get("/conversations/globex.console-g/audit.jsonl", tokens.acme)).status).toBe(404);
+      expect((await get("/conversations/globex.console-g/audit", tokens.acme)).status).toBe(404);
+      // Its event stream starts with its own open cards: none.
+      expect(await firstEvent(`${base}/events?audit=*`, tokens.acme, "cards")).toEqual({ cards: [] });
+      expect(((await firstEvent(`${base}/events?audit=*`, tokens.ops, "cards")) as { cards: unknown[] }).cards).toHaveLength(1);
+      // Another tenant's conversation and card answer exactly as missing ones.
+      const foreign = await get("/conversations/globex.console-g", tokens.acme, "application/json");
+      const missing = await get("/conversations/acme.never-made", tokens.acme, "application/json");
+      expect(foreign.status).toBe(404);
+      expect(foreign.body.split("console-g").join("<ID>")).toBe(missing.body.split("never-made").join("<ID>"));
+      const answer = (token: string, space: string) =>
+        fetch(`${base}/cards/${encodeURIComponent(space)}/${card.number}/answer`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, accept: "application/json", "content-type": "application/x-www-form-urlencoded" },
+          body: "choice=deny",
+        });
+      // The console names a conversation by its key (its tenant's name, '.', its id), as an operator does.
+      expect(card.conversationId).toBe("console-g");
+      const space = "globex.console-g";
+      expect((await answer(tokens.acme, space)).status).toBe(404);
+      expect((await get(`/cards/${space}/${card.number}/arguments.json`, tokens.acme)).status).toBe(404);
+      expect((await get(`/cards/${space}/${card.number}/arguments.json`, tokens.globex)).status).toBe(200);
+      // globex's console: its own card, which it may answer.
+      const gCards = await get("/cards", tokens.globex);
+      expect(gCards.body).toContain("globex-secret.txt");
+      expect(gCards.body).not.toContain("console-a");
+      // The operator's console: both tenants'.
+      const ops = await get("/", tokens.ops);
+      expect(ops.body).toContain("console-a");
+      expect(ops.body).toContain("console-g");
+      expect((await get("/cards", tokens.ops)).body).toContain("globex-secret.txt");
+      expect((await answer(tokens.globex, space)).status).toBe(200);
+      expect((await pending).isError).toBe(true);
+      // A login by ?token= keeps a tenant's session with its view, until the token is revoked.
+      const login = await fetch(`${base}/?token=${tokens.acme}`, { redirect: "manual" });
+      expect(login.status).toBe(303);
+      const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      const viaCookie = await fetch(`${base}/`, { headers: { cookie } });
+      expect(viaCookie.status).toBe(200);
+      const text = await viaCookie.text();
+      expect(text).toContain("console-a");
+      expect(text).not.toContain("console-g");
+    } finally {
+      if (cardNumber) await globex.answerCard("console-g", cardNumber, { selected: [], freeText: "", skip: true }).catch(() => undefined);
+      human.cancel();
+      await pending.catch(() => undefined);
+      await web.close();
+      operators.close();
+    }
+  }, 60_000);
 });
