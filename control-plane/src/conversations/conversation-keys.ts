@@ -56,3 +56,8 @@ export function keyFor(caller: string, operator: boolean, id: string): string {
   }
   throw invalidConversationId(id);
 }
+
+/** The id a tenant itself knows the conversation by, for messages a caller reads (never the key's tenant). */
+export function bareId(key: string): string {
+  return splitKey(key).id;
+}

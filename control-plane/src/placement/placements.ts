@@ -16,11 +16,12 @@ import { noteHostAgentRunning, noteHostAgentStopped } from "./host-agent-loss.js
 import type { PlacementPort } from "../tools/tool-dispatcher.js";
 import { log as logger, scopeOf } from "../observability/log.js";
 import { releasePoolLeftovers, type WarmPool } from "./warm-pool.js";
+import { bareId } from "../conversations/conversation-keys.js";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
   return new EnclaveError(
     "enclosure_dead",
-    `the enclosure of conversation \`${conv.id}\` (${enclosureWhere(enc)}) is dead: ${enc.detail || "it stopped answering"}. ` +
+    `the enclosure of conversation \`${bareId(conv.id)}\` (${enclosureWhere(enc)}) is dead: ${enc.detail || "it stopped answering"}. ` +
       `Calls are not moved to the host on their own: stop it (\`enclave enclosure stop ${conv.id}\`) to continue on host placement, ` +
       `or stop it and start a new one.`,
   );
@@ -240,7 +241,7 @@ export class Placements implements PlacementPort {
     if (conv.enclosure) {
       throw new EnclaveError(
         "already_exists",
-        `conversation \`${conv.id}\` already has an enclosure (${enclosureWhere(conv.enclosure)}, ${conv.enclosure.state}); stop it first`,
+        `conversation \`${bareId(conv.id)}\` already has an enclosure (${enclosureWhere(conv.enclosure)}, ${conv.enclosure.state}); stop it first`,
       );
     }
     const driver = await this.engines.choose(req);
@@ -282,7 +283,7 @@ export class Placements implements PlacementPort {
   async stop(conversationId: string): Promise<ConversationRecord> {
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
-    if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${conv.id}\` has no enclosure to stop`);
+    if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${bareId(conv.id)}\` has no enclosure to stop`);
     this.clients.get(conv.id)?.close();
     this.clients.delete(conv.id);
     this.forget(conv.id);

@@ -4,6 +4,7 @@
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { type Assignment, assignmentOf, type VibeTier, type Worker, type WorkerHost, type WorkerSink } from "./worker.js";
+import { bareId } from "../conversations/conversation-keys.js";
 
 type Watcher = { onOutput(text: string): void; onSettled(): void };
 
@@ -46,7 +47,7 @@ export class VibeRoster {
     if (this.builtin?.serves(conversationId, tier)) return this.builtin;
     throw new EnclaveError(
       "failed_precondition",
-      `no worker host runs \`${tier}\` workers for conversation \`${conversationId}\`, so no worker was started. ` +
+      `no worker host runs \`${tier}\` workers for conversation \`${bareId(conversationId)}\`, so no worker was started. ` +
         "Connect one over ConnectWorkerHost, or configure the built-in host with ENCLAVE_VIBE_COMMAND (or ENCLAVE_VIBE_COMMAND_FAST / _GOOD).",
     );
   }
