@@ -11,6 +11,7 @@ import { hostChecks } from "./audit/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import type { ControlPlaneConfig } from "./config.js";
 import { type ConversationRecord, ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
+import { conversationKey, splitKey } from "./conversations/conversation-keys.js";
 import { EnclaveError } from "./errors.js";
 import type { DescribeResponse } from "../../proto/gen/enclave/agent/v1/info.js";
 import { connectDocker, DockerUnavailableError } from "./placement/docker-connection.js";
@@ -275,11 +276,16 @@ export class ControlPlane {
     };
   }
 
-  /** `tenant`: the caller's (the implicit tenant when none is given). */
+  /**
+   * `id`: bare, in the namespace of `tenant` (the implicit tenant when none is given); the record
+   * and everything after it know the conversation by its key (see conversations/conversation-keys.ts).
+   */
   createConversation(req: { id?: string; workspacePath?: string; tenant?: string }): ConversationView {
-    const id = req.id || this.conversations.newId();
-    this.conversations.checkId(id);
-    if (this.conversations.has(id)) throw new EnclaveError("already_exists", `conversation \`${id}\` already exists`);
+    const tenant = req.tenant || IMPLICIT_TENANT;
+    const bare = req.id || this.conversations.newId();
+    this.conversations.checkId(bare);
+    const id = conversationKey(tenant, bare);
+    if (this.conversations.has(id)) throw new EnclaveError("already_exists", `conversation \`${bare}\` already exists`);
     let workspacePath: string;
     let ownsWorkspace = false;
     if (req.workspacePath) {
@@ -292,7 +298,7 @@ export class ControlPlane {
       mkdirSync(workspacePath, { recursive: true });
       ownsWorkspace = true;
     }
-    const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant: req.tenant || IMPLICIT_TENANT };
+    const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant };
     this.conversations.put(conv);
     this.audit.record({ kind: "conversation_created", conversationId: id, detail: workspacePath });
     return this.view(conv);
@@ -399,7 +405,7 @@ export class ControlPlane {
     // Another tenant's conversation is no target, exactly as a missing one.
     const target = req.targetSpace && this.conversations.has(req.targetSpace) ? this.conversations.get(req.targetSpace) : undefined;
     if (req.targetSpace && target?.tenant !== conv.tenant) {
-      throw new EnclaveError("not_found", `target_space \`${req.targetSpace}\` is not a conversation; create it first or leave target_space empty`);
+      throw new EnclaveError("not_found", `target_space \`${splitKey(req.targetSpace).id}\` is not a conversation; create it first or leave target_space empty`);
     }
     return this.runs.open({ ...req, tenant: conv.tenant });
   }

@@ -80,10 +80,11 @@ type Probe = { byId: (c: ControlPlaneClient, ids: Ids) => Promise<unknown> } | {
 
 const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
   createConversation: {
-    // Conversation ids are global: naming one another tenant holds is refused as taken, and gives
-    // nothing of it (a tenant should let the control plane choose ids).
+    // Each tenant has its own ids: naming one another tenant holds makes the caller's own, beside it.
     check: async (c, theirs) => {
-      expect((await outcome(c.createConversation(theirs.conv))).code).toBe("already_exists");
+      const mine = await c.createConversation(theirs.conv);
+      expect(mine).toMatchObject({ id: theirs.conv, tenant: "globex" });
+      await c.deleteConversation(theirs.conv);
       await expect(outcome(c.createConversation("", "/etc"))).resolves.toMatchObject({ code: "invalid_arguments" });
     },
   },
@@ -105,10 +106,11 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
   subscribeAudit: {
     check: async (c, theirs) => {
       const seen = await history(c);
-      expect(seen.filter((e) => e.conversationId === theirs.conv || e.tenant === "acme")).toEqual([]);
+      // Its own events only, its own conversation of the same id (made and deleted above) included.
+      expect(seen.filter((e) => e.tenant !== "globex")).toEqual([]);
       const named: AuditEvent[] = [];
       await c.subscribeAudit({ conversationId: theirs.conv, includeHistory: true, historyOnly: true }, (e) => named.push(e)).done;
-      expect(named).toEqual([]);
+      expect(named.filter((e) => e.tenant !== "globex")).toEqual([]);
     },
   },
   auditEnclosure: { byId: (c, ids) => c.auditEnclosure(ids.conv) },
@@ -131,10 +133,10 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
       try {
         const roster = cp.vibe as unknown as { hosts: { name: string; serves(id: string, tier: string): boolean }[] };
         const registered = roster.hosts.find((h) => h.name === "probe-host");
-        expect(registered?.serves(theirs.conv, "fast")).toBe(false);
+        expect(registered?.serves(`acme.${theirs.conv}`, "fast")).toBe(false);
         const anyHost = c.connectWorkerHost({ name: "probe-any" }, () => undefined);
         await anyHost.ready;
-        expect(roster.hosts.find((h) => h.name === "probe-any")?.serves(theirs.conv, "good")).toBe(false);
+        expect(roster.hosts.find((h) => h.name === "probe-any")?.serves(`acme.${theirs.conv}`, "good")).toBe(false);
         anyHost.close();
       } finally {
         host.close();
@@ -235,9 +237,10 @@ describe("tenants over TLS", () => {
 
   it("records the tenant of every call in the audit log; an operator sees every tenant's", async () => {
     const ops = client(tokens.ops);
-    expect((await ops.listConversations()).map((c) => c.id)).toContain(acmeIds.conv);
+    // Another tenant's conversation is named `<tenant>.<id>` to an operator.
+    expect((await ops.listConversations()).map((c) => c.id)).toContain(`acme.${acmeIds.conv}`);
     const events = await history(ops);
-    const calls = events.filter((e) => e.kind === "tool_call" && e.conversationId === acmeIds.conv);
+    const calls = events.filter((e) => e.kind === "tool_call" && e.conversationId === `acme.${acmeIds.conv}`);
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((e) => e.tenant === "acme")).toBe(true);
     const own = await history(client(tokens.acme));
@@ -253,7 +256,7 @@ describe("tenants over TLS", () => {
     const stop = new AbortController();
     const first = globex.callTool(run, "exec", { command: "touch started; sleep 60" }, undefined, { signal: stop.signal }).catch(() => undefined);
     try {
-      const ws = cp.getConversation(conv).workspacePath;
+      const ws = cp.getConversation(`globex.${conv}`).workspacePath;
       await eventually(async () => existsSync(join(ws, "started")), "the first call's command to start");
       expect((await globex.listRuns(conv))[0]?.callsInFlight).toBe(1);
       const second = await outcome(globex.callTool(run, "read", { path: "x" }));
@@ -372,14 +375,17 @@ describe("tenants over TLS", () => {
     }
   });
 
-  it("the console opens with an operator's token (its session ends with the token), not with a tenant's or none", async () => {
+  it("the console opens with an operator's token (its session ends with the token), a tenant's to its own view, not with none", async () => {
     const operators = new TokenFileAuth(tokensFile);
     const web = await serveConsole(cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false, operators });
     try {
       const base = `http://127.0.0.1:${web.port}`;
       expect(web.tokenRequired).toBe(true);
       expect((await fetch(`${base}/`)).status).toBe(401);
-      expect((await fetch(`${base}/`, { headers: { authorization: `Bearer ${tokens.acme}` } })).status).toBe(403);
+      // A tenant's token opens its own tenant's view (test/security/tenant-namespaces.test.ts).
+      const own = await fetch(`${base}/`, { headers: { authorization: `Bearer ${tokens.globex}` } });
+      expect(own.status).toBe(200);
+      expect(await own.text()).not.toContain(acmeIds.conv);
       const page = await fetch(`${base}/`, { headers: { authorization: `Bearer ${tokens.ops}` } });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain(acmeIds.conv);

@@ -40,8 +40,41 @@ PRAGMA user_version = 1;`);
       log.close();
     }
     const reopened = new Database(file, { readonly: true });
-    expect(reopened.pragma("user_version", { simple: true })).toBe(2);
+    expect(reopened.pragma("user_version", { simple: true })).toBe(3);
     reopened.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it("upgrades a version-2 log: another tenant's events and card counter are re-keyed `<tenant>.<id>`, the implicit tenant's kept", () => {
+  const dir = mkdtempSync(join(tmpdir(), "enclave-audit-keys-"));
+  try {
+    const file = join(dir, "audit.db");
+    const old = new Database(file);
+    old.exec(`CREATE TABLE audit_events (seq INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, conversation_id TEXT NOT NULL, kind TEXT NOT NULL, event_json TEXT NOT NULL, card_number INTEGER, tenant TEXT NOT NULL DEFAULT '');
+CREATE TABLE card_numbers (conversation_id TEXT PRIMARY KEY, last_number INTEGER NOT NULL);
+PRAGMA user_version = 2;`);
+    const insert = old.prepare("INSERT INTO audit_events VALUES (?, ?, ?, ?, ?, NULL, ?)");
+    insert.run(1, 1, "x", "tool_call", JSON.stringify({ seq: 1, timeMs: 1, conversationId: "x", kind: "tool_call", tenant: "local" }), "local");
+    insert.run(2, 2, "y", "tool_call", JSON.stringify({ seq: 2, timeMs: 2, conversationId: "y", kind: "tool_call", tenant: "acme" }), "acme");
+    insert.run(3, 3, "", "api_started", JSON.stringify({ seq: 3, timeMs: 3, conversationId: "", kind: "api_started" }), "");
+    old.prepare("INSERT INTO card_numbers VALUES (?, ?)").run("y", 7);
+    old.close();
+
+    const log = new AuditLog(file, {});
+    try {
+      expect(log.history().map((e) => [e.conversationId, e.tenant])).toEqual([
+        ["x", "local"],
+        ["acme.y", "acme"],
+        ["", ""],
+      ]);
+      expect(log.history({ conversationId: "acme.y" })).toHaveLength(1);
+      expect(log.nextCardNumber("acme.y")).toBe(8);
+      expect(log.nextCardNumber("y")).toBe(1);
+    } finally {
+      log.close();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

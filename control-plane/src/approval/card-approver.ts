@@ -10,6 +10,7 @@ import type { Run } from "../runs/run-store.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
 import type { ApprovalRequest, Approver } from "./approval-gate.js";
 import { displayPath, type TouchedFiles, touchedFiles } from "./touched-files.js";
+import { bareId } from "../conversations/conversation-keys.js";
 
 /** Where the complete arguments of an open card can be read, for every message that shows a part. */
 function fullArgumentsHint(space: string): string {
@@ -58,7 +59,7 @@ export class CardApprover implements Approver {
       kind: "permission",
       question: `Allow \`${tool.name}\` with these arguments?`,
       context: [
-        `Run ${run.id} (conversation ${run.conversationId}, approval policy \`${run.approvalPolicy}\`) wants to call \`${tool.name}\` (tier ${tool.tier}).`,
+        `Run ${run.id} (conversation ${bareId(run.conversationId)}, approval policy \`${run.approvalPolicy}\`) wants to call \`${tool.name}\` (tier ${tool.tier}).`,
         ...filesLines(touched),
         ...argumentsLines(req.args, space),
       ].join("\n"),
@@ -100,7 +101,7 @@ export class CardApprover implements Approver {
       case "no_subscriber":
         throw new EnclaveError(
           "approval_refused",
-          `\`${tool.name}\` needs approval under this run's policy \`${run.approvalPolicy}\`, and nobody is attached to conversation \`${outcome.space}\` to answer a permission card, so ${nothing}. ` +
+          `\`${tool.name}\` needs approval under this run's policy \`${run.approvalPolicy}\`, and nobody is attached to conversation \`${bareId(outcome.space)}\` to answer a permission card, so ${nothing}. ` +
             "Attach an operator (SubscribeCards, or `enclave cards --follow`), or open the run with approval_policy `never`.",
         );
     }

@@ -6,7 +6,11 @@
 // Version 2 adds audit_events.tenant: whose event it is, so a tenant's queries read only its own rows.
 // Rows written before tenants existed belong to the implicit tenant ("local"), except the server's
 // own events (no conversation), which belong to no tenant and are an operator's to read.
+// Version 3: conversation ids became per tenant, so another tenant's events (and card counters) are
+// re-keyed `<tenant>.<id>` (conversations/conversation-keys.ts); the implicit tenant's stay as they are.
 import type Database from "better-sqlite3";
+import { conversationKey, KEY_SEPARATOR } from "../conversations/conversation-keys.js";
+import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 
 const TABLES = `
 CREATE TABLE IF NOT EXISTS audit_events (
@@ -25,7 +29,7 @@ CREATE TABLE IF NOT EXISTS card_numbers (
 );
 `;
 
-const VERSION = 2;
+const VERSION = 3;
 
 /** Version-0 databases kept a closed card's number only in its detail text ("#12 permission: allow"). */
 export function legacyCardNumber(kind: string, detail: string | undefined): number | null {
@@ -72,6 +76,23 @@ export function prepareSchema(db: Database.Database): void {
         db.exec("UPDATE audit_events SET tenant = 'local' WHERE conversation_id != ''");
       }
       db.exec("CREATE INDEX IF NOT EXISTS audit_events_by_tenant ON audit_events (tenant, seq)");
+    }
+    if (version < 3) {
+      const owned = db
+        .prepare("SELECT DISTINCT conversation_id, tenant FROM audit_events WHERE conversation_id != '' AND tenant NOT IN ('', ?) AND instr(conversation_id, ?) = 0")
+        .all(IMPLICIT_TENANT, KEY_SEPARATOR) as Array<{ conversation_id: string; tenant: string }>;
+      const events = db.prepare("UPDATE audit_events SET conversation_id = ?, event_json = json_set(event_json, '$.conversationId', ?) WHERE conversation_id = ? AND tenant = ?");
+      // Ids were global before: a counter under the bare id was that one tenant's.
+      const counter = db.prepare(
+        "INSERT INTO card_numbers (conversation_id, last_number) SELECT ?, last_number FROM card_numbers WHERE conversation_id = ? ON CONFLICT (conversation_id) DO UPDATE SET last_number = MAX(last_number, excluded.last_number)",
+      );
+      const dropCounter = db.prepare("DELETE FROM card_numbers WHERE conversation_id = ?");
+      for (const { conversation_id: id, tenant } of owned) {
+        const key = conversationKey(tenant, id);
+        events.run(key, key, id, tenant);
+        counter.run(key, id);
+        dropCounter.run(id);
+      }
     }
     if (version < VERSION) db.pragma(`user_version = ${VERSION}`);
   })();

@@ -13,16 +13,22 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { TokenFileAuth } from "../tenants/caller-auth.js";
+import type { Tenant } from "../tenants/tenant.js";
 import { isLoopbackHost } from "./console-settings.js";
 
-/** The API's tenants as the console sees them: an operator's token opens it, as long as the token lasts. */
-export type ConsoleOperators = Pick<TokenFileAuth, "identify" | "holds">;
+/**
+ * The API's tenants as the console sees them: a tenant's token opens it, as long as the token
+ * lasts; an operator's sees every tenant's conversations, any other its own tenant's only.
+ */
+export type ConsoleOperators = Pick<TokenFileAuth, "identify" | "tokenTenant">;
 
-const OPERATOR_SESSION_RE = /^op_([0-9a-f]{8})_/;
+const TOKEN_SESSION_RE = /^tk_([0-9a-f]{8})_/;
 
 export interface Session {
   id: string;
   csrf: string;
+  /** Whose console this is: a tenant's token's tenant (as configured now); undefined for the console's own token or none (everything). */
+  viewer?: Tenant;
   /** Set-Cookie to send when the session is new. */
   setCookie?: string;
 }
@@ -55,7 +61,7 @@ export class ConsoleAccess {
     private readonly token: string,
     private readonly port: number,
     private readonly loopbackOnly: boolean,
-    /** With the API's tenants: an operator tenant's bearer token opens the console too (a tenant's does not). */
+    /** With the API's tenants: a tenant's bearer token opens the console too, for what that tenant may see. */
     private readonly operators?: ConsoleOperators,
   ) {
     // Cookies are not scoped by port: name them per console so two consoles on one host do not clash.
@@ -67,40 +73,41 @@ export class ConsoleAccess {
   }
 
   /**
-   * What a presented token opens: the console's own token, or an operator tenant's token (the
-   * session then names that token, so revoking it ends the session); a non-operator tenant's token
-   * is refused, since the console shows every tenant's conversations.
+   * What a presented token opens: the console's own token (everything), or a tenant's token (the
+   * session then names that token, so revoking it ends the session, and shows what its tenant may
+   * see: every tenant's conversations for an operator, its own for any other).
    */
-  private admit(given: string): { ok: true; operatorTokenId?: string } | { ok: false; status: 401 | 403; reason: string } {
+  private admit(given: string): { ok: true; tokenId?: string; viewer?: Tenant } | { ok: false; status: 401; reason: string } {
     if (this.token !== "" && equalSecret(given, this.token)) return { ok: true };
     const who = this.operators?.identify(given);
-    if (who?.tenant.operator) return { ok: true, operatorTokenId: who.tokenId };
-    if (who) return { ok: false, status: 403, reason: `tenant \`${who.tenant.name}\` is not an operator: the console shows every tenant's conversations, so only an operator token opens it` };
-    return { ok: false, status: 401, reason: "that is not this console's access token nor an operator token" };
+    if (who) return { ok: true, tokenId: who.tokenId, viewer: who.tenant };
+    return { ok: false, status: 401, reason: "that is not this console's access token nor a tenant's token" };
   }
 
   private sign(what: string): string {
     return createHmac("sha256", this.secret).update(what).digest("base64url");
   }
 
-  private session(id: string, isNew: boolean): Session {
-    const s: Session = { id, csrf: this.sign(`csrf:${id}`) };
+  private session(id: string, isNew: boolean, viewer?: Tenant): Session {
+    const s: Session = { id, csrf: this.sign(`csrf:${id}`), viewer };
     if (isNew) s.setCookie = `${this.cookieName}=${id}.${this.sign(`sid:${id}`)}; Path=/; HttpOnly; SameSite=Strict`;
     return s;
   }
 
-  private newSession(operatorTokenId?: string): Session {
+  private newSession(tokenId?: string, viewer?: Tenant): Session {
     const random = randomBytes(18).toString("base64url");
-    return this.session(operatorTokenId ? `op_${operatorTokenId}_${random}` : random, true);
+    return this.session(tokenId ? `tk_${tokenId}_${random}` : random, true, viewer);
   }
 
   private cookieSession(req: IncomingMessage): Session | undefined {
     const raw = parseCookies(req.headers.cookie).get(this.cookieName);
     const [id, sig] = (raw ?? "").split(".");
     if (!id || !sig || !equalSecret(sig, this.sign(`sid:${id}`))) return undefined;
-    const operatorToken = OPERATOR_SESSION_RE.exec(id)?.[1];
-    if (operatorToken !== undefined && !this.operators?.holds(operatorToken)) return undefined;
-    return this.session(id, false);
+    const tokenId = TOKEN_SESSION_RE.exec(id)?.[1];
+    if (tokenId === undefined) return this.session(id, false);
+    // The token's tenant as configured now: a revoked token ends the session, a changed operator flag shows at once.
+    const viewer = this.operators?.tokenTenant(tokenId);
+    return viewer ? this.session(id, false, viewer) : undefined;
   }
 
   /** The Host header must be this console on a loopback name when nothing else guards it. */
@@ -121,7 +128,8 @@ export class ConsoleAccess {
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
     if (bearer !== undefined) {
       const admitted = this.admit(bearer);
-      if (admitted.ok) return { ok: true, session: existing ?? this.session("bearer", false), viaBearer: true };
+      // The bearer token decides whose view this is, whatever cookie came with it.
+      if (admitted.ok) return { ok: true, session: this.session("bearer", false, admitted.viewer), viaBearer: true };
       return admitted;
     }
     const given = url.searchParams.get("token");
@@ -130,7 +138,8 @@ export class ConsoleAccess {
       if (!admitted.ok) return admitted;
       const clean = new URL(url);
       clean.searchParams.delete("token");
-      return { ok: true, session: existing ?? this.newSession(admitted.operatorTokenId), viaBearer: false, cleanUrl: `${clean.pathname}${clean.search}` };
+      // A new login replaces whatever session the browser had (it may be another tenant's).
+      return { ok: true, session: this.newSession(admitted.tokenId, admitted.viewer), viaBearer: false, cleanUrl: `${clean.pathname}${clean.search}` };
     }
     if (existing) return { ok: true, session: existing, viaBearer: false };
     return { ok: false, status: 401, reason: "this console needs its access token: open the address `enclave serve` printed (it ends in ?token=…)" };

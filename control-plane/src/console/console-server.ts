@@ -12,6 +12,8 @@ import { html } from "./html.js";
 import { consoleRoutes, type Reply, type Route } from "./routes.js";
 import { type Asset, loadAssets } from "./static-assets.js";
 import { errorPage } from "./views/layout.js";
+import { tenantView } from "./tenant-view.js";
+import type { Tenant } from "../tenants/tenant.js";
 
 export interface ServingConsole {
   /** The address to open (with ?token= when the token was generated here). */
@@ -88,6 +90,9 @@ export async function serveConsole(cp: ControlPlaneFacade, settings: ConsoleSett
     throw new EnclaveError("invalid_arguments", `a console on ${settings.host} (not loopback) needs an access token: set ENCLAVE_CONSOLE_TOKEN, or let \`enclave serve\` generate one`);
   }
   const routes: Route[] = consoleRoutes(cp);
+  // A tenant's session gets routes over its tenant's view of the control plane (console/tenant-view.ts),
+  // made per request (a few closures) so the tenant's quotas are as the token file says now.
+  const routesFor = (viewer: Tenant | undefined): Route[] => (!viewer || viewer.operator ? routes : consoleRoutes(tenantView(cp, viewer)));
   const assets: Map<string, Asset> = loadAssets();
   let access: ConsoleAccess | undefined;
 
@@ -114,9 +119,10 @@ export async function serveConsole(cp: ControlPlaneFacade, settings: ConsoleSett
     const cookie: Record<string, string> = session.setCookie ? { "Set-Cookie": session.setCookie } : {};
     if (decision.cleanUrl && method === "GET") return void send(res, 303, "text/plain; charset=utf-8", "", { ...cookie, Location: decision.cleanUrl });
 
-    const route = routes.find((r) => r.method === method && r.pattern.test(url.pathname));
+    const mine = routesFor(session.viewer);
+    const route = mine.find((r) => r.method === method && r.pattern.test(url.pathname));
     if (!route) {
-      const other = routes.some((r) => r.pattern.test(url.pathname));
+      const other = mine.some((r) => r.pattern.test(url.pathname));
       return fail(req, res, other ? 405 : 404, other ? "Method not allowed" : "Not found", other ? `${method} is not allowed on ${url.pathname}` : `no page ${url.pathname}`);
     }
     let form = new URLSearchParams();

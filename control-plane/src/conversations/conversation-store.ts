@@ -9,6 +9,7 @@ import type { EnclosureRuntime } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { StateDb } from "../state/state-db.js";
 import { IMPLICIT_TENANT, tenantOf } from "../tenants/implicit-tenant.js";
+import { invalidConversationId, isConversationId, splitKey } from "./conversation-keys.js";
 
 export { IMPLICIT_TENANT };
 
@@ -59,6 +60,7 @@ export interface PoolOrigin {
 }
 
 export interface ConversationRecord {
+  /** The conversation's key: its id within its tenant's namespace, qualified for any tenant but the implicit one (see conversation-keys.ts). */
   id: string;
   workspacePath: string;
   /** True when the control plane made the workspace folder (and so removes it with the conversation). */
@@ -83,8 +85,6 @@ export interface ConversationRecord {
 export function noConversation(id: string): EnclaveError {
   return new EnclaveError("not_found", `no conversation \`${id}\`; create it first (\`enclave conversations create ${id}\`)`);
 }
-
-const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export class ConversationStore {
   private readonly conversations = new Map<string, ConversationRecord>();
@@ -117,15 +117,15 @@ export class ConversationStore {
     return `c-${randomBytes(5).toString("hex")}`;
   }
 
+  /** Checks a bare id (see conversation-keys.ts). */
   checkId(id: string): void {
-    if (!ID_RE.test(id)) {
-      throw new EnclaveError("invalid_arguments", `conversation id \`${id}\` is not valid: use 1–64 letters, digits, '-' or '_'`);
-    }
+    if (!isConversationId(id)) throw invalidConversationId(id);
   }
 
+  /** By key (see conversation-keys.ts); the not_found names the bare id. */
   get(id: string): ConversationRecord {
     const c = this.conversations.get(id);
-    if (!c) throw noConversation(id);
+    if (!c) throw noConversation(splitKey(id).id);
     return c;
   }
 
@@ -167,7 +167,9 @@ export class ConversationStore {
     if (this.ownsState) this.state.close();
   }
 
-  workspaceFor(id: string): string {
-    return join(this.dataDir, "workspaces", id);
+  /** The folder the control plane makes for a conversation's workspace: the implicit tenant's where they always were, another tenant's under its own folder. */
+  workspaceFor(key: string): string {
+    const { tenant, id } = splitKey(key);
+    return tenant === IMPLICIT_TENANT ? join(this.dataDir, "workspaces", id) : join(this.dataDir, "tenants", tenant, "workspaces", id);
   }
 }

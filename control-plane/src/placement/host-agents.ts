@@ -22,6 +22,7 @@ import {
   sandboxedAgentCommand,
   sandboxIdentity,
 } from "./host-sandbox.js";
+import { bareId } from "../conversations/conversation-keys.js";
 
 interface HostAgent {
   child: ChildProcess;
@@ -196,7 +197,7 @@ export class HostAgents {
         reject(
           new EnclaveError(
             "placement_unavailable",
-            `the host agent for conversation \`${conversationId}\` ${agent.exit} before it was ready:\n${agent.stderrTail.join("\n")}`,
+            `the host agent for conversation \`${bareId(conversationId)}\` ${agent.exit} before it was ready:\n${agent.stderrTail.join("\n")}`,
           ),
         ),
       ),

@@ -16,11 +16,12 @@ import { noteHostAgentRunning, noteHostAgentStopped } from "./host-agent-loss.js
 import type { PlacementPort } from "../tools/tool-dispatcher.js";
 import { log as logger, scopeOf } from "../observability/log.js";
 import { releasePoolLeftovers, type WarmPool } from "./warm-pool.js";
+import { bareId } from "../conversations/conversation-keys.js";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
   return new EnclaveError(
     "enclosure_dead",
-    `the enclosure of conversation \`${conv.id}\` (${enclosureWhere(enc)}) is dead: ${enc.detail || "it stopped answering"}. ` +
+    `the enclosure of conversation \`${bareId(conv.id)}\` (${enclosureWhere(enc)}) is dead: ${enc.detail || "it stopped answering"}. ` +
       `Calls are not moved to the host on their own: stop it (\`enclave enclosure stop ${conv.id}\`) to continue on host placement, ` +
       `or stop it and start a new one.`,
   );
@@ -93,6 +94,8 @@ export class Placements implements PlacementPort {
       if (!c.conversation) continue;
       const conv = this.store.has(c.conversation) ? this.store.get(c.conversation) : undefined;
       if (conv?.enclosure?.containerId === c.id) continue;
+      // A record that names the container keeps it, whatever its label says (a record re-keyed since).
+      if (this.store.list().some((r) => r.enclosure?.containerId === c.id)) continue;
       const why = conv
         ? `conversation ${conv.id} records ${conv.enclosure ? enclosureWhere(conv.enclosure) : "no enclosure"}`
         : `conversation ${c.conversation} is not in the store`;
@@ -249,7 +252,7 @@ export class Placements implements PlacementPort {
     if (conv.enclosure) {
       throw new EnclaveError(
         "already_exists",
-        `conversation \`${conv.id}\` already has an enclosure (${enclosureWhere(conv.enclosure)}, ${conv.enclosure.state}); stop it first`,
+        `conversation \`${bareId(conv.id)}\` already has an enclosure (${enclosureWhere(conv.enclosure)}, ${conv.enclosure.state}); stop it first`,
       );
     }
     const driver = await this.engines.choose(req);
@@ -291,7 +294,7 @@ export class Placements implements PlacementPort {
   async stop(conversationId: string): Promise<ConversationRecord> {
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
-    if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${conv.id}\` has no enclosure to stop`);
+    if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${bareId(conv.id)}\` has no enclosure to stop`);
     this.clients.get(conv.id)?.close();
     this.clients.delete(conv.id);
     this.forget(conv.id);

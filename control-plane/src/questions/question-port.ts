@@ -5,6 +5,7 @@ import type { Card, CardAnswer, CardOption } from "../../../proto/gen/enclave/co
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { checkAnswer } from "./card-answer.js";
+import { bareId } from "../conversations/conversation-keys.js";
 
 export type CardKind = "question" | "permission";
 
@@ -196,7 +197,7 @@ export class QuestionPort {
           `card #${number} of \`${space}\` is closed (${past.state.replace("_", " ")}); complete arguments are kept only while a card is open (the audit log has their digest)`,
         );
       }
-      throw new EnclaveError("not_found", `no card #${number} in conversation \`${space}\``);
+      throw new EnclaveError("not_found", `no card #${number} in conversation \`${bareId(space)}\``);
     }
     return entry;
   }
@@ -207,7 +208,7 @@ export class QuestionPort {
     if (!entry) {
       const past = this.closed.get(space)?.find((c) => c.number === number);
       if (past) throw new EnclaveError("failed_precondition", `card #${number} of \`${space}\` is already closed (${past.state.replace("_", " ")})`);
-      throw new EnclaveError("not_found", `no card #${number} in conversation \`${space}\``);
+      throw new EnclaveError("not_found", `no card #${number} in conversation \`${bareId(space)}\``);
     }
     const checked = checkAnswer(entry.card, raw ?? { selected: [], freeText: "", skip: false });
     if (!checked.ok) throw new EnclaveError("invalid_arguments", `answer refused, card #${number} is still open: ${checked.reason}`);
@@ -228,7 +229,7 @@ export class QuestionPort {
   /** A deleted conversation: its open cards are withdrawn and its history dropped. */
   forget(space: string): void {
     for (const { card } of [...this.open.values()]) {
-      if (card.conversationId === space) this.close(card, "cancelled", undefined, new EnclaveError("cancelled", `conversation \`${space}\` was deleted`));
+      if (card.conversationId === space) this.close(card, "cancelled", undefined, new EnclaveError("cancelled", `conversation \`${bareId(space)}\` was deleted`));
     }
     this.closed.delete(space);
   }

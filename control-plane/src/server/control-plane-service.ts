@@ -61,10 +61,14 @@ interface IncomingCall {
   getPeer(): string;
 }
 
-export function conversationMessage(c: ConversationView): Conversation {
+/** What the caller calls a conversation, from its key (the key itself without a caller). */
+type ViewId = (key: string) => string;
+const asKey: ViewId = (key) => key;
+
+export function conversationMessage(c: ConversationView, view: ViewId = asKey): Conversation {
   const e = c.enclosure;
   return {
-    id: c.id,
+    id: view(c.id),
     workspacePath: c.workspacePath,
     placement: c.placement,
     createdAtMs: c.createdAtMs,
@@ -89,15 +93,15 @@ export function conversationMessage(c: ConversationView): Conversation {
   };
 }
 
-function runMessage(cp: ControlPlaneFacade, run: Run): RunMsg {
+function runMessage(cp: ControlPlaneFacade, run: Run, view: ViewId = asKey): RunMsg {
   const cli = cp.cliRunState(run);
   return {
     id: run.id,
-    conversationId: run.conversationId,
+    conversationId: view(run.conversationId),
     surface: run.surface,
     resources: run.resources,
     approvalPolicy: run.approvalPolicy,
-    targetSpace: run.targetSpace,
+    targetSpace: view(run.targetSpace),
     vibeMode: run.vibeMode,
     questionTimeoutSeconds: run.questionTimeoutMs / 1000,
     cli: run.cli,
@@ -170,33 +174,39 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
   /** Counts the tenant's enclosures running or starting, the one being started aside. */
   const runningEnclosures = (tenant: string, except: string): number =>
     cp.listConversations().filter((c) => c.tenant === tenant && c.id !== except && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
-  /** An eval that would start a kernel is refused when the tenant's live kernels are at the quota. */
-  const checkKernelQuota = async (s: TenantScope, run: Run, tool: string, argumentsJson: string): Promise<void> => {
-    if (tool !== "eval" || !Number.isFinite(s.tenant.quotas.kernels)) return;
+  /**
+   * An eval that would start a kernel takes a kernel slot of its tenant for as long as it runs
+   * (given back when it ends, however it ends: by then the kernel is alive and counted as such, or
+   * it never started); refused when the tenant's live and starting kernels are at the quota.
+   */
+  const reserveKernel = async (s: TenantScope, run: Run, tool: string, argumentsJson: string): Promise<() => void> => {
+    const none = (): void => undefined;
+    if (tool !== "eval" || !Number.isFinite(s.tenant.quotas.kernels)) return none;
     let language = "python";
     try {
       const parsed = JSON.parse(argumentsJson) as { language?: unknown };
       if (typeof parsed.language === "string") language = parsed.language;
     } catch {
-      return; // The tool refuses bad arguments itself.
+      return none; // The tool refuses bad arguments itself.
     }
+    const kernelKey = (conversationId: string, lang: string): string => `${conversationId}\u0000${lang}`;
+    const since = access.quotas.kernelEpoch();
     const mine = cp.listConversations().filter((c) => c.tenant === s.tenant.name);
     const alive = await Promise.all(mine.map((c) => cp.liveKernels(c.id).catch(() => [] as string[])));
-    const own = alive[mine.findIndex((c) => c.id === run.conversationId)] ?? [];
-    if (own.includes(language)) return; // This cell goes to a kernel that is already alive.
+    const keys = new Set(mine.flatMap((c, i) => (alive[i] ?? []).map((lang) => kernelKey(c.id, lang))));
     try {
-      access.quotas.checkKernels(s.tenant, alive.reduce((n, k) => n + k.length, 0));
+      return access.quotas.reserveKernel(s.tenant, kernelKey(run.conversationId, language), keys, since);
     } catch (err) {
-      refusedByQuota(s, err, run.conversationId);
+      return refusedByQuota(s, err, run.conversationId);
     }
   };
   return {
     createConversation: unary((req, s) => {
       s.checkWorkspacePath(req.workspacePath);
-      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name }));
+      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name }), s.viewer);
     }),
-    getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId))),
-    listConversations: unary((_req, s) => ({ conversations: cp.listConversations().filter((c) => s.sees(c.tenant)).map(conversationMessage) })),
+    getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId), s.viewer)),
+    listConversations: unary((_req, s) => ({ conversations: cp.listConversations().filter((c) => s.sees(c.tenant)).map((c) => conversationMessage(c, s.viewer)) })),
     deleteConversation: unary(async (req, s) => {
       await cp.deleteConversation(s.conversationId(req.conversationId));
       return {};
@@ -229,12 +239,12 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         refusedByQuota(s, err, id);
       }
       try {
-        return conversationMessage(await cp.startEnclosure(id, request));
+        return conversationMessage(await cp.startEnclosure(id, request), s.viewer);
       } finally {
         release();
       }
     }),
-    stopEnclosure: unary(async (req, s) => conversationMessage(await cp.stopEnclosure(s.conversationId(req.conversationId)))),
+    stopEnclosure: unary(async (req, s) => conversationMessage(await cp.stopEnclosure(s.conversationId(req.conversationId)), s.viewer)),
     openRun: unary((req, s) =>
       runMessage(
         cp,
@@ -243,10 +253,11 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
           surface: req.surface,
           resources: req.resources,
           approvalPolicy: req.approvalPolicy,
-          targetSpace: req.targetSpace,
+          targetSpace: req.targetSpace ? s.key(req.targetSpace) : "",
           vibeMode: req.vibeMode,
           questionTimeoutSeconds: req.questionTimeoutSeconds,
         }),
+        s.viewer,
       ),
     ),
     closeRun: unary((req, s) => {
@@ -294,7 +305,12 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
           } catch (err) {
             refusedByQuota(s, err, run.conversationId);
           }
-          await checkKernelQuota(s, run, req.tool, req.argumentsJson);
+          const releaseKernel = await reserveKernel(s, run, req.tool, req.argumentsJson);
+          const releaseCall = release;
+          release = () => {
+            releaseKernel();
+            releaseCall();
+          };
           return cp.callTool(run.id, req.tool, req.argumentsJson, {
             notUtf8: req.notUtf8,
             signal: abort.signal,
@@ -321,7 +337,8 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       );
     },
     auditEnclosure: unary(async (req, s) => {
-      const r = await cp.auditEnclosure(s.conversationId(req.conversationId));
+      const audited = await cp.auditEnclosure(s.conversationId(req.conversationId));
+      const r = { ...audited, conversationId: s.view(audited.conversationId), bridgeCalls: audited.bridgeCalls.map(s.auditView) };
       return { ...r, text: formatAuditReport(r) };
     }),
     describePlacement: unary(async (req, s) => {
@@ -331,30 +348,37 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     subscribeAudit(call: ServerWritableStream<SubscribeAuditRequest, AuditEvent>): void {
       const s = streamScope(call);
       if (!s) return;
-      const { conversationId, includeHistory, historyOnly } = call.request;
+      const { includeHistory, historyOnly } = call.request;
+      let conversationId = "";
+      try {
+        conversationId = call.request.conversationId ? s.key(call.request.conversationId) : "";
+      } catch (err) {
+        call.emit("error", toServiceError(err));
+        return;
+      }
       // By the event's own tenant, so a tenant reads its history even of conversations deleted since.
       const tenant = s.tenant.operator ? undefined : s.tenant.name;
       const matches = (e: AuditEvent): boolean => (!conversationId || e.conversationId === conversationId) && (tenant === undefined || e.tenant === tenant);
-      if (includeHistory || historyOnly) for (const e of cp.auditHistory(conversationId || undefined, tenant)) call.write(e);
+      if (includeHistory || historyOnly) for (const e of cp.auditHistory(conversationId || undefined, tenant)) call.write(s.auditView(e));
       if (historyOnly) {
         call.end();
         return;
       }
       const unsubscribe = cp.subscribeAudit((e) => {
-        if (matches(e)) call.write(e);
+        if (matches(e)) call.write(s.auditView(e));
       });
       call.on("cancelled", unsubscribe);
       call.on("close", unsubscribe);
     },
     subscribeCards(call: ServerWritableStream<SubscribeCardsRequest, CardEvent>): void {
-      const space = call.request.conversationId || undefined;
       let subscription: ReturnType<ControlPlaneFacade["subscribeCards"]>;
       let s: TenantScope;
       try {
         s = scopeOf(call);
-        if (space) s.conversationId(space);
+        const space = call.request.conversationId ? s.conversationId(call.request.conversationId) : undefined;
         subscription = cp.subscribeCards(space, (e) => {
-          if (seesCard(s, e.card)) call.write({ event: e.type === "opened" ? { $case: "opened", value: e.card } : { $case: "closed", value: e.card } });
+          const card = s.cardView(e.card);
+          if (seesCard(s, e.card)) call.write({ event: e.type === "opened" ? { $case: "opened", value: card } : { $case: "closed", value: card } });
         });
       } catch (err) {
         call.emit("error", toServiceError(err));
@@ -362,18 +386,23 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       }
       const { unsubscribe } = subscription;
       const openCards = subscription.openCards.filter((c) => seesCard(s, c));
-      for (const card of openCards) call.write({ event: { $case: "opened", value: card } });
+      for (const card of openCards) call.write({ event: { $case: "opened", value: s.cardView(card) } });
       call.write({ event: { $case: "subscribed", value: { openCards: openCards.length } } });
       call.on("cancelled", unsubscribe);
       call.on("close", unsubscribe);
       call.on("error", unsubscribe);
     },
-    answerCard: unary((req, s) => cp.answerCard(s.conversationId(req.conversationId), req.number, req.answer)),
-    listCards: unary((req, s) => ({ cards: cp.cards(req.conversationId || undefined, req.includeClosed).filter((c) => seesCard(s, c)) })),
+    answerCard: unary((req, s) => s.cardView(cp.answerCard(s.conversationId(req.conversationId), req.number, req.answer))),
+    listCards: unary((req, s) => ({
+      cards: cp
+        .cards(req.conversationId ? s.key(req.conversationId) : undefined, req.includeClosed)
+        .filter((c) => seesCard(s, c))
+        .map((c) => s.cardView(c)),
+    })),
     getCardArguments: unary((req, s) => {
       const page = cp.cardArgumentsPage(s.conversationId(req.conversationId), req.number, req.offset, req.limit);
       return {
-        conversationId: page.card.conversationId,
+        conversationId: s.view(page.card.conversationId),
         number: page.card.number,
         tool: page.card.tool,
         text: page.text,
@@ -382,7 +411,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         totalChars: page.totalChars,
       };
     }),
-    setVibeMode: unary((req, s) => runMessage(cp, cp.setVibeMode(s.run(req.runId).id, req.enabled))),
+    setVibeMode: unary((req, s) => runMessage(cp, cp.setVibeMode(s.run(req.runId).id, req.enabled), s.viewer)),
     attachCliRun: unary((req, s) =>
       runMessage(
         cp,
@@ -393,11 +422,12 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
           vibeMode: req.vibeMode,
           newRun: req.newRun,
         }),
+        s.viewer,
       ),
     ),
     listRuns: unary((req, s) => {
-      if (req.conversationId) s.conversationId(req.conversationId);
-      return { runs: cp.listRuns(req.conversationId).filter((r) => s.sees(r.tenant)).map((r) => runMessage(cp, r)) };
+      const key = req.conversationId ? s.conversationId(req.conversationId) : undefined;
+      return { runs: cp.listRuns(key).filter((r) => s.sees(r.tenant)).map((r) => runMessage(cp, r, s.viewer)) };
     }),
     connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
       const s = streamScope(call);
@@ -406,9 +436,11 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         {
           addHost: (h) => cp.addWorkerHost(h),
           removeHost: (h) => cp.removeWorkerHost(h),
-          // A host serves the caller's conversations only, whatever it names: a name may be of a
-          // conversation not made yet (as before tenants), so another tenant's is ignored, not refused.
+          // A host serves (and vibe_list shows it to) the caller's conversations only, whatever it names:
+          // a tenant's host its tenant's, an operator's every tenant's (shared, like the built-in host).
+          // A name may be of a conversation not made yet (as before tenants); it is in the caller's namespace.
           admit: () => (conversationId) => s.hasConversation(conversationId),
+          ids: { toKey: (id) => s.key(id), toView: (key) => s.view(key) },
         },
         call,
         toServiceError,

@@ -1,7 +1,10 @@
 // One caller's view of the control plane: the records of its own tenant (all of them for an
 // operator). Another tenant's conversation or run answers with the very error a missing one does,
 // so ids cannot be probed. Every RPC handler goes through this before it touches anything.
+import type { Card } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { AuditEvent } from "../audit/audit-log.js";
 import type { ControlPlaneFacade, ConversationView } from "../control-plane.js";
+import { keyFor, viewId } from "../conversations/conversation-keys.js";
 import { noConversation } from "../conversations/conversation-store.js";
 import { EnclaveError } from "../errors.js";
 import type { EnclosureRequest } from "../placement/enclosure-settings.js";
@@ -21,26 +24,51 @@ export class TenantScope {
     return mayAccess(this.tenant, owner);
   }
 
-  /** Whether the conversation exists and is the caller's. */
-  hasConversation(id: string): boolean {
+  /** Whether the conversation with this key exists and is the caller's. */
+  hasConversation(key: string): boolean {
     try {
-      return this.sees(this.cp.conversationTenant(id));
+      return this.sees(this.cp.conversationTenant(key));
     } catch (err) {
       if (err instanceof EnclaveError && err.code === "not_found") return false;
       throw err;
     }
   }
 
-  /** The caller's conversation, or not_found exactly as for a missing one. */
-  conversation(id: string): ConversationView {
-    if (!this.hasConversation(id)) throw noConversation(id);
-    return this.cp.getConversation(id);
+  /**
+   * The key the caller means by a conversation id (see conversations/conversation-keys.ts): a bare
+   * id is in its own namespace; only an operator may name another tenant's, as `<tenant>.<id>`.
+   * Any other shape is invalid_arguments, whether or not such a conversation exists.
+   */
+  key(id: string): string {
+    return keyFor(this.tenant.name, this.tenant.operator, id);
   }
 
-  /** Checks the conversation is the caller's (not_found otherwise) and returns its id. */
+  /** What the caller calls the conversation with this key (its bare id, when it is its own). */
+  view(key: string): string {
+    return viewId(this.tenant.name, key);
+  }
+
+  /** `view`, bound: for mapping. */
+  readonly viewer = (key: string): string => this.view(key);
+
+  /** An audit event as the caller sees it (conversation ids in its own terms). */
+  readonly auditView = (e: AuditEvent): AuditEvent => (e.conversationId ? { ...e, conversationId: this.view(e.conversationId) } : e);
+
+  /** A card as the caller sees it. */
+  cardView(card: Card): Card {
+    return { ...card, conversationId: this.view(card.conversationId) };
+  }
+
+  /** The caller's conversation, or not_found exactly as for a missing one. */
+  conversation(id: string): ConversationView {
+    return this.cp.getConversation(this.conversationId(id));
+  }
+
+  /** Checks the conversation is the caller's (not_found otherwise) and returns its key. */
   conversationId(id: string): string {
-    if (!this.hasConversation(id)) throw noConversation(id);
-    return id;
+    const key = this.key(id);
+    if (!this.hasConversation(key)) throw noConversation(id);
+    return key;
   }
 
   /** The caller's open run, or not_found exactly as for a run that is not open. */

@@ -3,7 +3,7 @@
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
 import type { WorkerHostCommand, WorkerHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
-import { RemoteWorkerHost } from "../vibe/remote-worker-host.js";
+import { type HostIds, RemoteWorkerHost } from "../vibe/remote-worker-host.js";
 import { VIBE_TIERS } from "../vibe/worker.js";
 
 let hostCounter = 0;
@@ -14,6 +14,8 @@ export interface WorkerHostRoster {
   removeHost(host: RemoteWorkerHost): void;
   /** Which conversations a host naming these may serve at all (its caller's); without it, any it names (or all). */
   admit?(conversationIds: readonly string[]): (conversationId: string) => boolean;
+  /** How the caller names conversations, when not as the roster does (keys). */
+  ids?: HostIds;
 }
 
 export function connectWorkerHost(
@@ -42,8 +44,10 @@ export function connectWorkerHost(
       const badTier = m.value.tiers.find((t) => !(VIBE_TIERS as readonly string[]).includes(t));
       if (badTier !== undefined) return refuse(`tier \`${badTier}\` is not one of ${VIBE_TIERS.join(", ")}`);
       let within: ((conversationId: string) => boolean) | undefined;
+      let named: string[];
       try {
-        within = roster.admit?.(m.value.conversationIds);
+        named = m.value.conversationIds.map((id) => roster.ids?.toKey(id) ?? id);
+        within = roster.admit?.(named);
       } catch (err) {
         gone();
         call.emit("error", toServiceError(err));
@@ -54,12 +58,13 @@ export function connectWorkerHost(
       const name = m.value.name.trim() || `worker host ${id}`;
       host = new RemoteWorkerHost(
         name,
-        m.value.conversationIds,
+        named,
         m.value.tiers,
         (command) => {
           if (!closed) call.write(command);
         },
         within,
+        roster.ids,
       );
       roster.addHost(host);
       call.write({ command: { $case: "ready", value: { hostId: id } } });

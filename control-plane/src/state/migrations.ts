@@ -3,7 +3,8 @@
 // last one that committed, and the next start carries on from there.
 // Records are stored whole as JSON beside the columns queries need, so a field another part adds to
 // a record (a tenant, the engine an enclosure runs on) persists with no migration of its own.
-import { tenantOf } from "../tenants/implicit-tenant.js";
+import { IMPLICIT_TENANT, tenantOf } from "../tenants/implicit-tenant.js";
+import { conversationKey, KEY_SEPARATOR } from "../conversations/conversation-keys.js";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
@@ -45,6 +46,34 @@ function importConversationsJson(db: Database.Database, ctx: MigrationContext): 
   ctx.imported.push(file);
 }
 
+/**
+ * Conversation ids became per tenant: a row of a tenant other than the implicit one is re-keyed
+ * `<tenant>.<id>` (see conversations/conversation-keys.ts), with its runs. Its workspace folder stays
+ * where its record says; the implicit tenant's rows (every row of a control plane without tokens)
+ * are left as they are.
+ */
+function conversationKeysPerTenant(db: Database.Database): void {
+  const rekey = (tenant: string, id: string): string => (id.includes(KEY_SEPARATOR) ? id : conversationKey(tenant, id));
+  const conversations = db.prepare("SELECT id, tenant, record_json FROM conversations WHERE tenant != ?").all(IMPLICIT_TENANT) as Array<{ id: string; tenant: string; record_json: string }>;
+  const moveConversation = db.prepare("UPDATE conversations SET id = ?, record_json = ? WHERE id = ?");
+  for (const row of conversations) {
+    const key = rekey(row.tenant, row.id);
+    if (key === row.id) continue;
+    const record = JSON.parse(row.record_json) as { id?: string };
+    record.id = key;
+    moveConversation.run(key, JSON.stringify(record), row.id);
+  }
+  const runs = db.prepare("SELECT id, tenant, conversation_id, record_json FROM runs WHERE tenant != ?").all(IMPLICIT_TENANT) as Array<{ id: string; tenant: string; conversation_id: string; record_json: string }>;
+  const moveRun = db.prepare("UPDATE runs SET conversation_id = ?, record_json = ? WHERE id = ?");
+  for (const row of runs) {
+    const record = JSON.parse(row.record_json) as { conversationId?: string; targetSpace?: string };
+    const key = rekey(row.tenant, row.conversation_id);
+    record.conversationId = key;
+    if (record.targetSpace) record.targetSpace = rekey(row.tenant, record.targetSpace);
+    moveRun.run(key, JSON.stringify(record), row.id);
+  }
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -70,4 +99,5 @@ CREATE INDEX runs_by_tenant ON runs (tenant);
 `),
   },
   { version: 2, name: "import conversations.json", up: importConversationsJson },
+  { version: 3, name: "conversation ids per tenant", up: conversationKeysPerTenant },
 ];

@@ -135,6 +135,13 @@ export class TokenFileAuth implements CallerAuth {
     return this.tokens.has(id);
   }
 
+  /** The tenant, as configured now, of the token with this id while the file holds it. */
+  tokenTenant(id: string): Tenant | undefined {
+    this.reload(false);
+    const entry = this.tokens.get(id);
+    return entry ? this.tenants.get(entry.tenant) : undefined;
+  }
+
   close(): void {
     clearInterval(this.timer);
     this.watcher?.close();

@@ -65,4 +65,51 @@ export class TenantQuotas {
   checkKernels(tenant: Tenant, alive: number): void {
     if (alive >= tenant.quotas.kernels) throw quotaExceeded(tenant, "kernels", alive);
   }
+
+  /** Kernels being started (conversation + language → calls sharing it), per tenant. */
+  private readonly kernelStarts = new Map<string, Map<string, number>>();
+  /** Starts that ended lately, with the epoch they ended at: a live count read before may miss their kernel. */
+  private readonly kernelEnds = new Map<string, Array<{ epoch: number; kernel: string }>>();
+  private epoch = 0;
+
+  /** Read before listing the live kernels that reserveKernel is then given. */
+  kernelEpoch(): number {
+    return this.epoch;
+  }
+
+  /**
+   * Holds a kernel slot for an eval that may start `kernel` (a conversation and language) while it
+   * runs. `alive` are the tenant's live kernels (same keys), listed after kernelEpoch returned
+   * `since`. Checked and taken in one synchronous step, so two evals at once cannot both take the
+   * last slot. A kernel alive or being started by another call takes no slot; one whose start ended
+   * after `since` and is not in `alive` counts as alive (the listing may have missed it).
+   * Returns the release (once).
+   */
+  reserveKernel(tenant: Tenant, kernel: string, alive: ReadonlySet<string>, since: number): () => void {
+    if (alive.has(kernel)) return () => undefined;
+    const starts = this.kernelStarts.get(tenant.name) ?? new Map<string, number>();
+    if (!starts.has(kernel)) {
+      const unseen = new Set([...starts.keys(), ...(this.kernelEnds.get(tenant.name) ?? []).filter((e) => e.epoch > since).map((e) => e.kernel)]);
+      for (const k of alive) unseen.delete(k);
+      unseen.delete(kernel);
+      const inUse = alive.size + unseen.size;
+      if (inUse >= tenant.quotas.kernels) throw quotaExceeded(tenant, "kernels", inUse);
+    }
+    starts.set(kernel, (starts.get(kernel) ?? 0) + 1);
+    this.kernelStarts.set(tenant.name, starts);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const n = (starts.get(kernel) ?? 1) - 1;
+      if (n > 0) starts.set(kernel, n);
+      else starts.delete(kernel);
+      if (!starts.size && this.kernelStarts.get(tenant.name) === starts) this.kernelStarts.delete(tenant.name);
+      this.epoch++;
+      const ends = this.kernelEnds.get(tenant.name) ?? [];
+      ends.push({ epoch: this.epoch, kernel });
+      // Only listings still in flight need these; a listing takes one round trip per conversation.
+      this.kernelEnds.set(tenant.name, ends.slice(-64));
+    };
+  }
 }

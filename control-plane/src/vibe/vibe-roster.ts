@@ -4,6 +4,7 @@
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { type Assignment, assignmentOf, type VibeTier, type Worker, type WorkerHost, type WorkerSink } from "./worker.js";
+import { bareId } from "../conversations/conversation-keys.js";
 
 type Watcher = { onOutput(text: string): void; onSettled(): void };
 
@@ -33,9 +34,10 @@ export class VibeRoster {
     if (i >= 0) this.hosts.splice(i, 1);
   }
 
-  hostNames(): string[] {
+  /** The hosts a conversation may use (a tenant's own hosts and the shared ones, never another tenant's). */
+  hostNames(conversationId: string): string[] {
     const builtin = this.builtin && (this.builtin.serves("", "fast") || this.builtin.serves("", "good")) ? [this.builtin.name] : [];
-    return [...this.hosts.map((h) => h.name), ...builtin];
+    return [...this.hosts.filter((h) => h.admits?.(conversationId) ?? true).map((h) => h.name), ...builtin];
   }
 
   /** A harness-side host first (least loaded), the built-in command host otherwise. */
@@ -45,7 +47,7 @@ export class VibeRoster {
     if (this.builtin?.serves(conversationId, tier)) return this.builtin;
     throw new EnclaveError(
       "failed_precondition",
-      `no worker host runs \`${tier}\` workers for conversation \`${conversationId}\`, so no worker was started. ` +
+      `no worker host runs \`${tier}\` workers for conversation \`${bareId(conversationId)}\`, so no worker was started. ` +
         "Connect one over ConnectWorkerHost, or configure the built-in host with ENCLAVE_VIBE_COMMAND (or ENCLAVE_VIBE_COMMAND_FAST / _GOOD).",
     );
   }

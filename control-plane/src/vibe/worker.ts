@@ -23,6 +23,8 @@ export interface WorkerSink {
 export interface WorkerHost {
   readonly name: string;
   serves(conversationId: string, tier: VibeTier): boolean;
+  /** Whether the conversation may see this host at all (vibe_list names it); every one when absent. */
+  admits?(conversationId: string): boolean;
   /** Attempts running now, to spread work across hosts. */
   load(): number;
   start(a: Assignment, sink: WorkerSink): void;

@@ -8,7 +8,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentError } from "../errors.js";
 
-const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
+// The control plane's key of a conversation: its id, qualified by its tenant's name for any tenant
+// but the implicit one (`<tenant>.<id>`).
+const ID_RE = /^(?:[a-z0-9][a-z0-9_-]{0,63}\.)?[A-Za-z0-9_-]{1,64}$/;
 const FILE = "conversation";
 
 export class Assignment {
@@ -31,7 +33,7 @@ export class Assignment {
   }
 
   assign(conversationId: string): string {
-    if (!ID_RE.test(conversationId)) throw new AgentError("invalid_argument", "conversation_id must be 1 to 64 letters, digits, '-' or '_'");
+    if (!ID_RE.test(conversationId)) throw new AgentError("invalid_argument", "conversation_id must be 1 to 64 letters, digits, '-' or '_', after a tenant's name and '.' for a tenant's conversation");
     if (this.id === conversationId) return this.id;
     if (this.id) {
       throw new AgentError("failed_precondition", `this agent serves conversation \`${this.id}\` and never another; start a new enclosure for \`${conversationId}\``);

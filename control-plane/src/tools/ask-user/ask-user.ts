@@ -6,6 +6,7 @@ import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import { defineTool, text } from "../tool.js";
 import type { CardOutcome, QuestionPort } from "../../questions/question-port.js";
+import { bareId } from "../../conversations/conversation-keys.js";
 
 const PROCEED = "Do not ask this again: proceed on a reasonable assumption, and state the assumption you are making.";
 
@@ -74,7 +75,7 @@ export function askUserTool(port: QuestionPort, defaultTimeoutMs: () => number) 
         case "no_subscriber":
           throw new EnclaveError(
             "failed_precondition",
-            `Nobody is attached to conversation \`${outcome.space}\` to answer questions, so none was asked. ${PROCEED}`,
+            `Nobody is attached to conversation \`${bareId(outcome.space)}\` to answer questions, so none was asked. ${PROCEED}`,
           );
       }
     },

@@ -14,7 +14,7 @@ export function vibeListTool(roster: VibeRoster) {
     args: z.strictObject({}),
     async run(_args, ctx) {
       const workers = roster.list(ctx.run.conversationId);
-      if (!workers.length) return text(`No workers in this conversation. Worker hosts: ${roster.hostNames().join(", ") || "none"}.`);
+      if (!workers.length) return text(`No workers in this conversation. Worker hosts: ${roster.hostNames(ctx.run.conversationId).join(", ") || "none"}.`);
       return text(workers.map((w) => workerLine(w)).join("\n"));
     },
   });

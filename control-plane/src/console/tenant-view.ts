@@ -1,0 +1,81 @@
+// What a tenant's token sees at the console: the control plane narrowed to its own conversations,
+// cards, runs, audit events and tool calls. Another tenant's conversation answers not_found exactly
+// as a missing one. Deny by default: a facade method not listed here is refused, so a route added
+// later cannot reach every tenant's records through a tenant's session by accident. An operator's
+// session (or the console's own token) gets the whole control plane instead.
+import type { ControlPlaneFacade } from "../control-plane.js";
+import { splitKey } from "../conversations/conversation-keys.js";
+import { noConversation } from "../conversations/conversation-store.js";
+import { EnclaveError } from "../errors.js";
+import { quotaExceeded } from "../tenants/quotas.js";
+import type { Tenant } from "../tenants/tenant.js";
+
+export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlaneFacade {
+  const owns = (key: string): boolean => {
+    try {
+      return cp.conversationTenant(key) === tenant.name;
+    } catch {
+      return false;
+    }
+  };
+  const mine = (key: string): string => {
+    if (!owns(key)) throw noConversation(splitKey(key).id);
+    return key;
+  };
+  const ownCard = (c: { conversationId: string }): boolean => owns(c.conversationId);
+  const narrowed: Partial<ControlPlaneFacade> = {
+    listConversations: () => cp.listConversations().filter((c) => c.tenant === tenant.name),
+    getConversation: (id) => cp.getConversation(mine(id)),
+    conversationTenant: (id) => cp.conversationTenant(mine(id)),
+    agentRunning: (id) => cp.agentRunning(mine(id)),
+    hostAgentPid: (id) => cp.hostAgentPid(mine(id)),
+    runningWorkerCount: (id) => cp.runningWorkerCount(mine(id)),
+    describeRunningPlacement: (id) => cp.describeRunningPlacement(mine(id)),
+    startHostAgent: (id) => cp.startHostAgent(mine(id)),
+    stopEnclosure: (id) => cp.stopEnclosure(mine(id)),
+    startEnclosure: (id, req) => {
+      mine(id);
+      // The tenant's quota, as the API applies it (a start the API has in flight is not seen here).
+      const running = cp.listConversations().filter((c) => c.tenant === tenant.name && c.id !== id && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
+      if (running >= tenant.quotas.runningEnclosures) throw quotaExceeded(tenant, "runningEnclosures", running);
+      return cp.startEnclosure(id, req);
+    },
+    listRuns: (id) => (id ? cp.listRuns(mine(id)) : cp.listRuns().filter((r) => r.tenant === tenant.name)),
+    cards: (space, includeClosed) => cp.cards(space ? mine(space) : undefined, includeClosed).filter(ownCard),
+    answerCard: (space, number, answer) => cp.answerCard(mine(space), number, answer),
+    cardArgumentsPage: (space, number, offset, limit) => cp.cardArgumentsPage(mine(space), number, offset, limit),
+    cardArgumentsText: (space, number) => cp.cardArgumentsText(mine(space), number),
+    subscribeCards: (space, listener) => {
+      const s = cp.subscribeCards(space ? mine(space) : undefined, (e) => {
+        if (ownCard(e.card)) listener(e);
+      });
+      return { openCards: s.openCards.filter(ownCard), unsubscribe: s.unsubscribe };
+    },
+    // By the event's own tenant, so a tenant reads the history of its conversations deleted since.
+    auditHistory: (conversationId) => cp.auditHistory(conversationId, tenant.name),
+    auditPage: (q) => cp.auditPage({ ...q, tenant: tenant.name }),
+    subscribeAudit: (listener) =>
+      cp.subscribeAudit((e) => {
+        if (e.tenant === tenant.name) listener(e);
+      }),
+    subscribeCalls: (listener) =>
+      cp.subscribeCalls((e) => {
+        if (owns(e.call.conversationId)) listener(e);
+      }),
+    // What is the same for everyone: the tools there are, the limits an enclosure gets, the status
+    // sources (each is asked about one conversation, which the routes check first).
+    toolNames: () => cp.toolNames(),
+    enclosureDefaults: () => cp.enclosureDefaults(),
+    liveStatusSources: () => cp.liveStatusSources(),
+  };
+  return new Proxy(cp, {
+    get(target, prop) {
+      if (Object.prototype.hasOwnProperty.call(narrowed, prop)) return narrowed[prop as keyof ControlPlaneFacade];
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      return () => {
+        throw new EnclaveError("failed_precondition", `a tenant's console cannot do that (${String(prop)}); use the API with the tenant's token, or an operator's console`);
+      };
+    },
+  });
+}

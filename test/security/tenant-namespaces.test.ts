@@ -1,0 +1,367 @@
+// Each tenant has its own namespace of conversation ids, through the real API over TLS with host
+// placement: two tenants' "x" live side by side (own workspace, own files, own runs), another
+// tenant's id answers exactly as a missing one, an id that tries to leave the namespace is refused;
+// worker hosts serve and are listed to their own tenant only; the kernels quota holds against evals
+// made at the same moment.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { status } from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ControlPlaneCallError, ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
+import { loadConfig } from "../../control-plane/src/config.js";
+import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { serveConsole } from "../../control-plane/src/console/console-server.js";
+import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
+import { addToken, setQuota } from "../../control-plane/src/tenants/token-file.js";
+import type { Card, ToolResult, WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
+import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
+import { eventually } from "../helpers/wait.js";
+
+let dir: string;
+let tokensFile: string;
+let certs: TestCerts;
+let cp: ControlPlane;
+let server: ServingControlPlane;
+const tokens = { acme: "", globex: "", ops: "", quota: "" };
+const opened: ControlPlaneClient[] = [];
+
+function client(token: string): ControlPlaneClient {
+  const c = new ControlPlaneClient(server.address, { tls: { rootCerts: certs.ca }, token });
+  opened.push(c);
+  return c;
+}
+
+function text(r: ToolResult): string {
+  return r.parts.map((p) => (p.part?.$case === "text" ? p.part.value : "")).join("");
+}
+
+interface Outcome {
+  grpcCode: number;
+  code: string;
+  message: string;
+}
+
+async function outcome(p: Promise<unknown>, id = ""): Promise<Outcome> {
+  try {
+    await p;
+    return { grpcCode: status.OK, code: "ok", message: "" };
+  } catch (err) {
+    if (!(err instanceof ControlPlaneCallError)) throw err;
+    return { grpcCode: err.grpcCode, code: err.code ?? "", message: id ? err.message.split(id).join("<ID>") : err.message };
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "enclave-tenant-ids-"));
+  certs = makeTestCerts(dir);
+  tokensFile = join(dir, "tokens.json");
+  tokens.acme = addToken(tokensFile, "acme").token;
+  tokens.globex = addToken(tokensFile, "globex").token;
+  tokens.ops = addToken(tokensFile, "ops", { operator: true }).token;
+  tokens.quota = addToken(tokensFile, "initech").token;
+  setQuota(tokensFile, "initech", "kernels", 1);
+  const config = loadConfig({
+    dataDir: join(dir, "data"),
+    listen: "127.0.0.1:0",
+    api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile },
+  });
+  cp = await ControlPlane.start(config);
+  server = await serveControlPlane(cp, config.listen, config.api);
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of opened) c.close();
+  await server?.close();
+  if (cp) {
+    for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
+    await cp.close();
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("conversation ids per tenant", () => {
+  it("two tenants make the same id and each works in its own, alone; deleting one leaves the other", async () => {
+    const acme = client(tokens.acme);
+    const globex = client(tokens.globex);
+    const a = await acme.createConversation("x");
+    const g = await globex.createConversation("x");
+    expect([a.id, g.id]).toEqual(["x", "x"]);
+    expect([a.tenant, g.tenant]).toEqual(["acme", "globex"]);
+    expect(a.workspacePath).not.toBe(g.workspacePath);
+    const aRun = (await acme.openRun("x", { approvalPolicy: "never" })).id;
+    const gRun = (await globex.openRun("x", { approvalPolicy: "never" })).id;
+    expect((await acme.listRuns("x")).map((r) => [r.id, r.conversationId])).toEqual([[aRun, "x"]]);
+    expect((await globex.listRuns("x")).map((r) => [r.id, r.conversationId])).toEqual([[gRun, "x"]]);
+    expect((await acme.callTool(aRun, "write", { path: "acme.txt", content: "acme's\n" })).isError).toBe(false);
+    expect((await globex.callTool(gRun, "write", { path: "globex.txt", content: "globex's\n" })).isError).toBe(false);
+    const aLs = await acme.callTool(aRun, "exec", { command: "ls" });
+    const gLs = await globex.callTool(gRun, "exec", { command: "ls" });
+    expect(text(aLs)).toContain("acme.txt");
+    expect(text(aLs)).not.toContain("globex.txt");
+    expect(text(gLs)).toContain("globex.txt");
+    expect(text(gLs)).not.toContain("acme.txt");
+    // The audit log and the lists name each tenant's own "x", bare.
+    expect((await acme.listConversations()).map((c) => c.id)).toEqual(["x"]);
+    const events: string[] = [];
+    await acme.subscribeAudit({ conversationId: "x", includeHistory: true, historyOnly: true }, (e) => events.push(`${e.tenant}/${e.conversationId}`)).done;
+    expect(events.length).toBeGreaterThan(0);
+    expect(new Set(events)).toEqual(new Set(["acme/x"]));
+    // An operator sees both, another tenant's qualified by its name.
+    const ops = client(tokens.ops);
+    const all = (await ops.listConversations()).map((c) => `${c.tenant}:${c.id}`);
+    expect(all).toEqual(expect.arrayContaining(["acme:acme.x", "globex:globex.x"]));
+    expect((await ops.getConversation("acme.x")).workspacePath).toBe(a.workspacePath);
+
+    await acme.deleteConversation("x");
+    expect(await outcome(acme.getConversation("x"))).toMatchObject({ code: "not_found" });
+    const gRead = await globex.callTool(gRun, "read", { path: "globex.txt" });
+    expect(gRead.isError).toBe(false);
+    expect(text(gRead)).toContain("globex's");
+    expect((await globex.getConversation("x")).id).toBe("x");
+    // And acme may make its "x" again, empty.
+    await acme.createConversation("x");
+    const again = (await acme.openRun("x", { approvalPolicy: "never" })).id;
+    expect(text(await acme.callTool(again, "exec", { command: "ls -A | wc -l" })).trim()).toMatch(/^0\b/);
+  }, 120_000);
+
+  it("another tenant's id answers get, delete and openRun exactly as a missing one", async () => {
+    const acme = client(tokens.acme);
+    const globex = client(tokens.globex);
+    await acme.createConversation("acme-only");
+    for (const [name, call] of [
+      ["get", (id: string) => globex.getConversation(id)],
+      ["delete", (id: string) => globex.deleteConversation(id)],
+      ["openRun", (id: string) => globex.openRun(id, { approvalPolicy: "never" })],
+      ["describePlacement", (id: string) => globex.describePlacement(id)],
+    ] as const) {
+      const foreign = await outcome(call("acme-only"), "acme-only");
+      const missing = await outcome(call("never-made"), "never-made");
+      expect({ name, ...foreign }).toEqual({ name, ...missing });
+      expect({ name, code: foreign.code }).toEqual({ name, code: "not_found" });
+    }
+    expect((await acme.getConversation("acme-only")).id).toBe("acme-only");
+  });
+
+  it("an id that tries to leave the caller's namespace is refused with invalid_arguments, whether or not it exists", async () => {
+    const acme = client(tokens.acme);
+    const globex = client(tokens.globex);
+    await acme.createConversation("target");
+    for (const id of ["acme.target", "../target", "acme/target", "x/../target", "..", ".", "acme", "target\u0000"]) {
+      for (const call of [
+        () => globex.createConversation(id),
+        () => globex.getConversation(id),
+        () => globex.deleteConversation(id),
+        () => globex.openRun(id, { approvalPolicy: "never" }),
+      ]) {
+        const o = await outcome(call());
+        if (id === "acme") {
+          // A bare id that is a tenant's name is just an id in the caller's own namespace.
+          expect(["ok", "not_found", "already_exists"]).toContain(o.code);
+        } else {
+          expect({ id, code: o.code }).toEqual({ id, code: "invalid_arguments" });
+        }
+      }
+    }
+    expect((await acme.getConversation("target")).id).toBe("target");
+    expect((await globex.listConversations()).map((c) => c.id)).not.toContain("target");
+  });
+
+  it("a state database from before re-keys another tenant's conversations and runs, and leaves the implicit tenant's", async () => {
+    const { StateDb } = await import("../../control-plane/src/state/state-db.js");
+    const { MIGRATIONS } = await import("../../control-plane/src/state/migrations.js");
+    const data = mkdtempSync(join(dir, "old-state-"));
+    const old = new StateDb(data, MIGRATIONS.filter((m) => m.version <= 2));
+    const put = old.db.prepare("INSERT INTO conversations (id, tenant, created_at_ms, record_json) VALUES (?, ?, 1, ?)");
+    put.run("x", "local", JSON.stringify({ id: "x", tenant: "local", workspacePath: "/w/x" }));
+    put.run("y", "acme", JSON.stringify({ id: "y", tenant: "acme", workspacePath: "/w/y" }));
+    old.db
+      .prepare("INSERT INTO runs (id, tenant, conversation_id, opened_at_ms, record_json) VALUES (?, ?, ?, 1, ?)")
+      .run("r-1", "acme", "y", JSON.stringify({ id: "r-1", tenant: "acme", conversationId: "y", targetSpace: "y" }));
+    old.close();
+    const now = new StateDb(data);
+    try {
+      const rows = now.db.prepare("SELECT id, record_json FROM conversations ORDER BY id").all() as Array<{ id: string; record_json: string }>;
+      expect(rows.map((r) => [r.id, (JSON.parse(r.record_json) as { id: string }).id])).toEqual([
+        ["acme.y", "acme.y"],
+        ["x", "x"],
+      ]);
+      const run = now.db.prepare("SELECT conversation_id, record_json FROM runs").get() as { conversation_id: string; record_json: string };
+      expect(run.conversation_id).toBe("acme.y");
+      expect(JSON.parse(run.record_json)).toMatchObject({ conversationId: "acme.y", targetSpace: "acme.y" });
+    } finally {
+      now.close();
+    }
+  });
+});
+
+describe("worker hosts per tenant", () => {
+  it("a tenant's worker host is listed to and serves its own tenant's conversations only, with bare ids", async () => {
+    const acme = client(tokens.acme);
+    const globex = client(tokens.globex);
+    // Ids of their own (not the same one), so this holds apart from the namespaces above.
+    await acme.createConversation("vibe-a");
+    await globex.createConversation("vibe-g");
+    const commands: WorkerHostCommand[] = [];
+    const host = acme.connectWorkerHost({ name: "acme-secret-host" }, (c) => commands.push(c));
+    await host.ready;
+    try {
+      const open = { approvalPolicy: "never", resources: ["workspace", "vibe"], vibeMode: true };
+      const aRun = (await acme.openRun("vibe-a", open)).id;
+      const gRun = (await globex.openRun("vibe-g", open)).id;
+      expect(text(await acme.callTool(aRun, "vibe_list", {}))).toContain("acme-secret-host");
+      const gList = text(await globex.callTool(gRun, "vibe_list", {}));
+      expect(gList).toContain("Worker hosts:");
+      expect(gList).not.toContain("acme-secret-host");
+      const gSpawn = await globex.callTool(gRun, "vibe_spawn", { brief: "anything", label: "probe" });
+      expect(gSpawn.isError).toBe(true);
+      expect(text(gSpawn)).not.toContain("acme-secret-host");
+      const aSpawn = await acme.callTool(aRun, "vibe_spawn", { brief: "refactor", label: "mine" });
+      expect(text(aSpawn)).toContain("acme-secret-host");
+      const assigns = commands.flatMap((c) => (c.command?.$case === "assign" ? [c.command.value] : []));
+      expect(assigns.map((a) => a.conversationId)).toEqual(["vibe-a"]);
+    } finally {
+      host.close();
+    }
+  });
+});
+
+describe("the kernels quota at the same moment", () => {
+  it("two evals that would each start a kernel, at once, in two conversations: one runs, the other is refused naming the quota", async () => {
+    const c = client(tokens.quota);
+    await c.createConversation("k1");
+    await c.createConversation("k2");
+    const r1 = (await c.openRun("k1", { approvalPolicy: "never" })).id;
+    const r2 = (await c.openRun("k2", { approvalPolicy: "never" })).id;
+    const both = await Promise.all([
+      outcome(c.callTool(r1, "eval", { code: "1 + 1", description: "start a kernel in the first conversation" })),
+      outcome(c.callTool(r2, "eval", { code: "2 + 2", description: "start a kernel in the second conversation" })),
+    ]);
+    expect(both.map((o) => o.code).sort()).toEqual(["ok", "quota_exceeded"]);
+    const refused = both.find((o) => o.code === "quota_exceeded");
+    expect(refused?.grpcCode).toBe(status.RESOURCE_EXHAUSTED);
+    expect(refused?.message).toContain("kernels quota of 1");
+    const alive = (await Promise.all(["k1", "k2"].map((id) => cp.liveKernels(`initech.${id}`)))).flat();
+    expect(alive).toHaveLength(1);
+    // Two cells at once to the same new kernel take one slot between them, not two.
+    await c.deleteConversation(both[0]?.code === "ok" ? "k1" : "k2");
+    await c.createConversation("k3");
+    const r3 = (await c.openRun("k3", { approvalPolicy: "never" })).id;
+    const same = await Promise.all([
+      outcome(c.callTool(r3, "eval", { code: "a = 1", description: "start the kernel" })),
+      outcome(c.callTool(r3, "eval", { code: "b = 2", description: "a second cell to the same kernel" })),
+    ]);
+    // The deleted conversation's kernel went with it, so the slot is free; the two cells share it.
+    expect(same.map((o) => o.code)).toEqual(["ok", "ok"]);
+    expect(await cp.liveKernels("initech.k3")).toHaveLength(1);
+  }, 180_000);
+});
+
+/** The data of the first `name` event of a console event stream. */
+async function firstEvent(url: string, token: string, name: string): Promise<unknown> {
+  const stop = new AbortController();
+  const r = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: stop.signal });
+  const reader = (r.body as ReadableStream<Uint8Array>).getReader();
+  let text = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the event stream ended before a \`${name}\` event: ${text}`);
+      text += new TextDecoder().decode(value);
+      const m = new RegExp(`event: ${name}\\ndata: (.*)\\n`).exec(text);
+      if (m?.[1]) return JSON.parse(m[1]) as unknown;
+    }
+  } finally {
+    stop.abort();
+  }
+}
+
+describe("the console per tenant", () => {
+  it("a tenant's token sees and acts on its own conversations, cards, audit and calls only; an operator's sees all", async () => {
+    const acme = client(tokens.acme);
+    const globex = client(tokens.globex);
+    await acme.createConversation("console-a");
+    await globex.createConversation("console-g");
+    const gRun = (await globex.openRun("console-g", { approvalPolicy: "write", questionTimeoutSeconds: 120 })).id;
+    const opened: Card[] = [];
+    const human = globex.subscribeCards("console-g", (e) => {
+      if (e.event?.$case === "opened") opened.push(e.event.value);
+    });
+    await human.ready;
+    const operators = new TokenFileAuth(tokensFile);
+    const web = await serveConsole(cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false, operators });
+    const base = `http://127.0.0.1:${web.port}`;
+    const as = (token: string, accept = "text/html") => ({ headers: { authorization: `Bearer ${token}`, accept } });
+    const get = async (path: string, token: string, accept?: string) => {
+      const r = await fetch(`${base}${path}`, as(token, accept));
+      return { status: r.status, body: await r.text() };
+    };
+    const pending = globex.callTool(gRun, "write", { path: "globex-secret.txt", content: "x\n" });
+    let cardNumber = 0;
+    try {
+      const card = await eventually(async () => opened.find((c) => c.tool === "write"), "globex's permission card");
+      cardNumber = card.number;
+      // acme's console: its own conversation; nothing of globex's, anywhere.
+      for (const path of ["/", "/cards", "/fragments/overview"]) {
+        const page = await get(path, tokens.acme);
+        expect({ path, status: page.status }).toEqual({ path, status: 200 });
+        expect(page.body).not.toContain("console-g");
+        expect(page.body).not.toContain("globex");
+      }
+      expect((await get("/", tokens.acme)).body).toContain("console-a");
+      const audit = await get("/conversations/acme.console-a/audit.jsonl", tokens.acme);
+      expect(audit.status).toBe(200);
+      expect(audit.body).toContain("conversation_created");
+      expect(audit.body).not.toContain("globex");
+      expect((await get("/conversations/globex.console-g/audit.jsonl", tokens.acme)).status).toBe(404);
+      expect((await get("/conversations/globex.console-g/audit", tokens.acme)).status).toBe(404);
+      // Its event stream starts with its own open cards: none.
+      expect(await firstEvent(`${base}/events?audit=*`, tokens.acme, "cards")).toEqual({ cards: [] });
+      expect(((await firstEvent(`${base}/events?audit=*`, tokens.ops, "cards")) as { cards: unknown[] }).cards).toHaveLength(1);
+      // Another tenant's conversation and card answer exactly as missing ones.
+      const foreign = await get("/conversations/globex.console-g", tokens.acme, "application/json");
+      const missing = await get("/conversations/acme.never-made", tokens.acme, "application/json");
+      expect(foreign.status).toBe(404);
+      expect(foreign.body.split("console-g").join("<ID>")).toBe(missing.body.split("never-made").join("<ID>"));
+      const answer = (token: string, space: string) =>
+        fetch(`${base}/cards/${encodeURIComponent(space)}/${card.number}/answer`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, accept: "application/json", "content-type": "application/x-www-form-urlencoded" },
+          body: "choice=deny",
+        });
+      // The console names a conversation by its key (its tenant's name, '.', its id), as an operator does.
+      expect(card.conversationId).toBe("console-g");
+      const space = "globex.console-g";
+      expect((await answer(tokens.acme, space)).status).toBe(404);
+      expect((await get(`/cards/${space}/${card.number}/arguments.json`, tokens.acme)).status).toBe(404);
+      expect((await get(`/cards/${space}/${card.number}/arguments.json`, tokens.globex)).status).toBe(200);
+      // globex's console: its own card, which it may answer.
+      const gCards = await get("/cards", tokens.globex);
+      expect(gCards.body).toContain("globex-secret.txt");
+      expect(gCards.body).not.toContain("console-a");
+      // The operator's console: both tenants'.
+      const ops = await get("/", tokens.ops);
+      expect(ops.body).toContain("console-a");
+      expect(ops.body).toContain("console-g");
+      expect((await get("/cards", tokens.ops)).body).toContain("globex-secret.txt");
+      expect((await answer(tokens.globex, space)).status).toBe(200);
+      expect((await pending).isError).toBe(true);
+      // A login by ?token= keeps a tenant's session with its view, until the token is revoked.
+      const login = await fetch(`${base}/?token=${tokens.acme}`, { redirect: "manual" });
+      expect(login.status).toBe(303);
+      const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      const viaCookie = await fetch(`${base}/`, { headers: { cookie } });
+      expect(viaCookie.status).toBe(200);
+      const text = await viaCookie.text();
+      expect(text).toContain("console-a");
+      expect(text).not.toContain("console-g");
+    } finally {
+      if (cardNumber) await globex.answerCard("console-g", cardNumber, { selected: [], freeText: "", skip: true }).catch(() => undefined);
+      human.cancel();
+      await pending.catch(() => undefined);
+      await web.close();
+      operators.close();
+    }
+  }, 60_000);
+});
