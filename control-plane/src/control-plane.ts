@@ -317,6 +317,7 @@ export class ControlPlane {
     // Workers first, while their placement still answers: they get SIGTERM and a grace, not a cut.
     await this.vibe.forget(id);
     if (conv.enclosure) await this.placements.stop(id);
+    await this.placements.removeBuiltImages(id);
     await this.hostAgents.stop(id);
     this.hostAgents.forget(id);
     this.placements.forget(id);

@@ -109,6 +109,11 @@ describe("a dev container as an enclosure", () => {
     expect(readFileSync(join(ws, "built.txt"), "utf8")).toBe("tool 42\n1000\n");
     expect(await exec(id, 'echo "$FLAVOUR_SEEN"')).toMatch(/^plain$/m);
     await fx.client.stopEnclosure(id);
+    // The image built for it goes with the conversation.
+    const built = { filters: { label: [`org.enclave.devcontainer=${id}`] } };
+    expect(await docker.listImages(built)).toHaveLength(1);
+    await fx.client.deleteConversation(id);
+    expect(await docker.listImages(built)).toHaveLength(0);
   });
 
   it("a build that reaches for the network fails with devcontainer_build_failed, and nothing is left", async () => {

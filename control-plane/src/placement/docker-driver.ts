@@ -21,7 +21,7 @@ import { createWorkspaceDisk, diskOfVolume, removeWorkspaceDisk, type WorkspaceD
 import { giveTree } from "./give-tree.js";
 import { withInjection } from "./agent-injection.js";
 import { runPostCreate } from "./devcontainer.js";
-import { planEnclosureImage } from "./enclosure-image.js";
+import { DEVCONTAINER_IMAGE_LABEL, planEnclosureImage } from "./enclosure-image.js";
 import { agentVolume, withAgentVolume } from "./agent-volume.js";
 import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
 import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
@@ -411,6 +411,20 @@ export class DockerDriver {
   async reap(containerId: string, disk?: WorkspaceDisk): Promise<void> {
     await removeContainer(this.docker.getContainer(containerId));
     if (disk) await this.reapDisk(disk);
+  }
+
+  /** Removes the images built for the conversation's dev container; an image still in use stays (said). */
+  async removeBuiltImages(conversationKey: string): Promise<string[]> {
+    const images = await this.docker.listImages({ filters: { label: [`${DEVCONTAINER_IMAGE_LABEL}=${conversationKey}`] } });
+    const left: string[] = [];
+    for (const image of images) {
+      try {
+        await this.docker.getImage(image.Id).remove();
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode !== 404) left.push(`image ${image.Id.slice(7, 19)} on ${this.engine.name}: ${(err as Error).message}`);
+      }
+    }
+    return left;
   }
 
   /** Removes a workspace disk nothing refers to any more: its volume, loop device and image. */

@@ -161,6 +161,18 @@ export class Placements implements PlacementPort {
     this.lastAgentPid.delete(conversationId);
   }
 
+  /** Removes what was built for a deleted conversation (its dev container's image) on every engine. */
+  async removeBuiltImages(conversationId: string): Promise<void> {
+    for (const name of this.engines.names()) {
+      try {
+        const driver = await this.engines.driver(name);
+        for (const left of await driver.removeBuiltImages(conversationId)) this.log(`conversation ${conversationId} deleted; could not remove its ${left}`);
+      } catch (err) {
+        this.log(`conversation ${conversationId} deleted; could not look for its built images on engine ${name}: ${(err as Error).message}`);
+      }
+    }
+  }
+
   private markDead(conv: ConversationRecord, detail: string): void {
     const enc = conv.enclosure;
     if (!enc || enc.state === "dead") return;
