@@ -180,4 +180,6 @@ export const LIMITS = {
   tenantNameMaxChars: 64,
   /** Calls refused for want of a valid token are audited at most once this often (with a count of the rest). */
   refusedCallAuditIntervalMs: 100,
+  /** Log lines waiting for standard error (a reader that stopped reading): past this they are dropped, the audit log keeps the record. */
+  logBufferMaxBytes: 16 * 1024 * 1024,
 } as const;

@@ -82,6 +82,11 @@ export class AuditLog {
   private readonly retention: AuditRetention | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private seq: number;
+  private readonly begin: Database.Statement;
+  private readonly commit: Database.Statement;
+  private readonly rollback: Database.Statement;
+  /** The events of the open group commit (see recordCommitted), waiting for it. */
+  private group: { events: AuditEvent[]; waiters: Array<{ resolve: () => void; reject: (err: Error) => void }> } | undefined;
 
   /**
    * `file` is the database; a JSON-lines log left by an older version beside it is imported once.
@@ -107,6 +112,9 @@ export class AuditLog {
     this.takeCardNumber = this.db.prepare(
       "INSERT INTO card_numbers (conversation_id, last_number) VALUES (?, 1) ON CONFLICT (conversation_id) DO UPDATE SET last_number = last_number + 1 RETURNING last_number",
     );
+    this.begin = this.db.prepare("BEGIN");
+    this.commit = this.db.prepare("COMMIT");
+    this.rollback = this.db.prepare("ROLLBACK");
     this.seq = (this.db.prepare("SELECT MAX(seq) AS seq FROM audit_events").get() as { seq: number | null }).seq ?? 0;
     this.importJsonLines(join(dirname(file), "audit.jsonl"));
     this.retention = opts.retention;
@@ -149,12 +157,15 @@ export class AuditLog {
    */
   nextCardNumber(conversationId: string): number {
     if (!this.db.open) throw new EnclaveError("failed_precondition", "the control plane is shutting down; no card can be raised");
-    return (this.takeCardNumber.get(conversationId) as { last_number: number }).last_number;
+    const n = (this.takeCardNumber.get(conversationId) as { last_number: number }).last_number;
+    this.commitGroup();
+    return n;
   }
 
   /** Deletes what the retention no longer keeps (also run at start and periodically); records what it did. */
   prune(): PruneResult {
     if (!this.retention || !this.db.open) return { deletedByAge: 0, deletedBySize: 0 };
+    this.commitGroup();
     const r = pruneAudit(this.db, this.retention, Date.now());
     if (r.deletedByAge + r.deletedBySize > 0) {
       const why = [
@@ -166,7 +177,68 @@ export class AuditLog {
     return r;
   }
 
+  /** Records an event, committed before this returns (with any group commit still open). */
   record(input: AuditInput): AuditEvent {
+    const event = this.stamp(input);
+    this.write(event);
+    this.seq = event.seq;
+    this.commitGroup();
+    for (const l of this.listeners) l(event);
+    return event;
+  }
+
+  /**
+   * Records an event in a group commit: the events recorded in the same turn of the event loop are
+   * committed in one transaction once that turn's I/O callbacks ran (one write of the log's pages
+   * instead of one per event). The promise settles when the event is committed, or rejects when the
+   * commit failed (then none of the group is in the log); a caller that must not act before its event
+   * is in the log (a tool call's result) waits for it. Subscribers hear of the event once committed.
+   */
+  recordCommitted(input: AuditInput): { event: AuditEvent; committed: Promise<void> } {
+    const event = this.stamp(input);
+    if (!this.db.open) return { event, committed: Promise.resolve() };
+    if (!this.group) {
+      this.begin.run();
+      this.group = { events: [], waiters: [] };
+      setImmediate(() => this.commitGroup());
+    }
+    const group = this.group;
+    try {
+      this.write(event);
+    } catch (err) {
+      // The statement failed, not the transaction: the rest of the group still commits.
+      return { event, committed: Promise.reject(err as Error) };
+    }
+    this.seq = event.seq;
+    group.events.push(event);
+    const committed = new Promise<void>((resolve, reject) => group.waiters.push({ resolve, reject }));
+    return { event, committed };
+  }
+
+  /** Commits the open group, if any, and tells its waiters and the subscribers. */
+  private commitGroup(): void {
+    const group = this.group;
+    if (!group) return;
+    this.group = undefined;
+    try {
+      // SQLite rolls a transaction back by itself on some failures (a full disk): then nothing of
+      // the group was kept, whatever its statements answered.
+      if (!this.db.open || !this.db.inTransaction) throw new EnclaveError("failed", "the audit log lost a transaction (the database failed or closed); the calls it recorded are not in the log");
+      this.commit.run();
+    } catch (err) {
+      try {
+        if (this.db.inTransaction) this.rollback.run();
+      } catch {
+        // The transaction is gone already (SQLite rolled it back itself).
+      }
+      for (const w of group.waiters) w.reject(err as Error);
+      return;
+    }
+    for (const w of group.waiters) w.resolve();
+    for (const e of group.events) for (const l of this.listeners) l(e);
+  }
+
+  private stamp(input: AuditInput): AuditEvent {
     const event: AuditEvent = {
       seq: this.seq + 1,
       timeMs: Date.now(),
@@ -187,9 +259,6 @@ export class AuditLog {
     };
     // Every event of a conversation carries its owner, whichever part of the control plane records it.
     if (!event.tenant && event.conversationId) event.tenant = this.tenantOf(event.conversationId) ?? "";
-    this.write(event);
-    this.seq = event.seq;
-    for (const l of this.listeners) l(event);
     return event;
   }
 
@@ -243,6 +312,7 @@ export class AuditLog {
   }
 
   close(): void {
+    if (this.db.open) this.commitGroup();
     clearInterval(this.pruneTimer);
     this.listeners.clear();
     if (this.db.open) this.db.close();

@@ -7,6 +7,7 @@
 import { tenantOf } from "../tenants/implicit-tenant.js";
 import { pino, type DestinationStream, type Logger } from "pino";
 import pretty from "pino-pretty";
+import { LIMITS } from "../limits.js";
 import { terminalSafe } from "../text/terminal-safe.js";
 
 export const LOG_FORMATS = ["json", "pretty"] as const;
@@ -59,7 +60,10 @@ function make(settings: LogSettings): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (settings.format === "json") {
-    return pino(base, settings.destination ?? pino.destination({ fd: 2, sync: true }));
+    // Written asynchronously: a line per tool call must not cost a blocking write each, and a log
+    // reader that stalls must not stall the control plane. Lines that pile up while a write is in
+    // flight go out together; pino flushes what is left synchronously when the process exits.
+    return pino(base, settings.destination ?? pino.destination({ fd: 2, sync: false, maxLength: LIMITS.logBufferMaxBytes }));
   }
   const view = pretty({
     destination: settings.destination ?? 2,

@@ -118,7 +118,7 @@ export class ToolDispatcher {
           const out = verdict.output;
           const durationMs = Date.now() - started;
           const code = out.error?.code ?? "";
-          this.record(live, req, tool, args, code ? `error:${code}` : "ok", durationMs, placement, "answered by the harness (intercepted)");
+          await this.record(live, req, tool, args, code ? `error:${code}` : "ok", durationMs, placement, "answered by the harness (intercepted)");
           return { isError: code !== "", parts: out.parts, errorCode: code, durationMs };
         }
       }
@@ -149,11 +149,11 @@ export class ToolDispatcher {
       const durationMs = Date.now() - started;
       const audited = { ...req, kernelId: output.audit?.kernelId ?? req.kernelId };
       if (output.error) {
-        this.record(live, audited, tool, args, `error:${output.error.code}`, durationMs, placement, output.audit?.detail);
+        await this.record(live, audited, tool, args, `error:${output.error.code}`, durationMs, placement, output.audit?.detail);
         return { isError: true, parts: output.parts, errorCode: output.error.code, durationMs };
       }
       const result: CallResult = { isError: false, parts: output.parts, errorCode: "", durationMs };
-      this.record(live, audited, tool, args, "ok", result.durationMs, placement, output.audit?.detail);
+      await this.record(live, audited, tool, args, "ok", result.durationMs, placement, output.audit?.detail);
       return result;
     } catch (thrown) {
       let err = asEnclaveError(thrown);
@@ -162,7 +162,7 @@ export class ToolDispatcher {
       }
       const durationMs = Date.now() - started;
       const refused = err.code === "unknown_tool" || err.code === "invalid_arguments" || err.code === "approval_refused" || err.code === "harness_denied";
-      this.record(live, req, tool, args, `${refused ? "refused" : "error"}:${err.code}`, durationMs, placement, err.message);
+      await this.record(live, req, tool, args, `${refused ? "refused" : "error"}:${err.code}`, durationMs, placement, err.message);
       return { isError: true, parts: [{ type: "text", text: err.message }], errorCode: err.code, durationMs };
     }
   }
@@ -176,8 +176,10 @@ export class ToolDispatcher {
     durationMs: number,
     placement: string,
     detail = "",
-  ): void {
-    const event = this.audit.record({
+  ): Promise<void> {
+    // Committed with the other calls that finish in this turn of the event loop; the call's result
+    // is returned only once its record is in the log.
+    const { event, committed } = this.audit.recordCommitted({
       kind: "tool_call",
       conversationId: req.run.conversationId,
       runId: req.run.id,
@@ -192,6 +194,10 @@ export class ToolDispatcher {
       placement,
       kernelId: req.kernelId ?? "",
     });
-    if (live) this.feed?.finished(live, event);
+    // Watchers see the call finish with what the log keeps: a record that failed to commit is not
+    // shown (the call's error, recorded next, is).
+    return committed.then(() => {
+      if (live) this.feed?.finished(live, event);
+    });
   }
 }
