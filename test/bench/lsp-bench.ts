@@ -13,7 +13,7 @@ import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
 import { type BenchRow, row, sample } from "./measure.js";
 
 /** A minimal direct LSP client: what an agent without Enclave would run. */
-async function directPyright(root: string) {
+export async function directPyright(root: string) {
   const bin = resolveBinary("pyright-langserver", root);
   if (!bin) throw new Error("pyright-langserver is not installed (make host-servers)");
   const proc = spawn(bin, ["--stdio"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });

@@ -12,11 +12,11 @@ import {
   type MessageConnection,
   ResponseError,
   StreamMessageReader,
-  StreamMessageWriter,
 } from "vscode-jsonrpc/node";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { Diagnostic, ServerCapabilities } from "./lsp-types.js";
+import { SingleWriteMessageWriter } from "./message-writer.js";
 import { killProcessTree } from "../process/process-tree.js";
 import type { LanguageServerSpec } from "./server-registry.js";
 import { within } from "../time/wait.js";
@@ -140,7 +140,8 @@ export class ServerConnection {
     });
     // stdin errors (EPIPE after a crash) surface through exit; keep them from crashing the agent.
     proc.stdin?.on("error", () => undefined);
-    this.conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new StreamMessageWriter(proc.stdin!));
+    // One write per message (message-writer.ts says why).
+    this.conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new SingleWriteMessageWriter(proc.stdin!));
     // A message the server sent that cannot be read is dropped (a request it answered then times
     // out); said once per server, with how many followed, so a broken server is visible in the log.
     let protocolErrors = 0;
