@@ -85,7 +85,7 @@ export class AstEngine {
     grammarDir: string,
     opts: { workers?: boolean; workerEntry?: string } = {},
   ) {
-    this.runtime = new TreeSitterRuntime(grammarDir);
+    this.runtime = new TreeSitterRuntime(grammarDir, (message) => new AgentError("unavailable", message));
     this.pool = new ParsePool(grammarDir, opts.workerEntry);
     this.useWorkers = (opts.workers ?? true) && this.pool.available;
   }

@@ -11,7 +11,7 @@ import { TreeCache } from "./tree-cache.js";
 import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
 
 const init = workerData as WorkerInit;
-const runtime = new TreeSitterRuntime(init.grammarDir);
+const runtime = new TreeSitterRuntime(init.grammarDir, (message) => new Error(message));
 const cache = new TreeCache(init.budgetBytes);
 
 async function handle(req: WorkerRequest): Promise<WorkerReply> {

@@ -5,7 +5,6 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Language, Parser } from "web-tree-sitter";
-import { AgentError } from "../errors.js";
 import { GRAMMARS, type GrammarSpec, RUNTIME_WASM } from "./grammar-registry.js";
 
 let init: Promise<void> | undefined;
@@ -24,13 +23,20 @@ export class TreeSitterRuntime {
   private readonly languages = new Map<string, Promise<Language>>();
   private readonly parsers = new Map<string, Parser>();
 
-  constructor(readonly grammarDir: string) {}
+  /** `unavailable` makes the error for a runtime or grammar that cannot load: the engine's is an
+   * AgentError; a worker thread's is a plain Error (its message crosses to the engine), which keeps
+   * the gRPC modules AgentError needs out of the worker's bundle and its start-up. */
+  constructor(
+    readonly grammarDir: string,
+    private readonly unavailable: (message: string) => Error,
+  ) {}
 
   private ready(): Promise<void> {
     const wasm = runtimeWasm(this.grammarDir);
+    const unavailable = this.unavailable;
     init ??= Parser.init({ locateFile: () => wasm }).catch((err: unknown) => {
       init = undefined;
-      throw new AgentError("unavailable", `the tree-sitter runtime (${wasm}) failed to load: ${(err as Error).message}; run \`make build\``);
+      throw unavailable(`the tree-sitter runtime (${wasm}) failed to load: ${(err as Error).message}; run \`make build\``);
     });
     return init;
   }
@@ -41,12 +47,12 @@ export class TreeSitterRuntime {
       const file = join(this.grammarDir, g.wasm);
       loaded = this.ready().then(async () => {
         if (!existsSync(file)) {
-          throw new AgentError("unavailable", `the ${g.id} grammar (${g.wasm}) is not in ${this.grammarDir}; grammars are built by \`make build\``);
+          throw this.unavailable(`the ${g.id} grammar (${g.wasm}) is not in ${this.grammarDir}; grammars are built by \`make build\``);
         }
         try {
           return await Language.load(file);
         } catch (err) {
-          throw new AgentError("unavailable", `the ${g.id} grammar (${file}) failed to load: ${(err as Error).message}`);
+          throw this.unavailable(`the ${g.id} grammar (${file}) failed to load: ${(err as Error).message}`);
         }
       });
       loaded.catch(() => this.languages.delete(g.id));
