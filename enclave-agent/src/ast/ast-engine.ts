@@ -11,7 +11,7 @@ import { type CompiledPattern, compilePattern } from "./pattern-compiler.js";
 import { fillTemplate, indentAt, templateNames } from "./rewrite-template.js";
 import { type SourceFile, walkSources, type WalkResult } from "./source-walker.js";
 import { firstSyntaxProblem, type SyntaxProblem } from "./syntax-check.js";
-import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
+import { parseSource, TreeSitterRuntime } from "./tree-sitter-runtime.js";
 import { ParsePool, treeBudgetBytes } from "./parse-pool.js";
 import { diffFromEdits, type TextEdit } from "./line-diff.js";
 
@@ -158,7 +158,7 @@ export class AstEngine {
     // A file without one of the pattern's words cannot match: skip parsing it.
     if (!compiled.requiredWords.every((w) => source.includes(w))) return { matches: [], hasError: false };
     const parser = await this.runtime.parser(grammar);
-    const tree = parser.parse(source);
+    const tree = parseSource(parser, source);
     if (!tree) return { matches: [], hasError: false };
     try {
       return { matches: new Matcher(compiled, source).findAll(tree, limit), hasError: tree.rootNode.hasError };

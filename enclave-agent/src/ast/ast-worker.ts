@@ -8,7 +8,7 @@ import { Matcher } from "./matcher.js";
 import type { CompiledPattern } from "./pattern-compiler.js";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./parse-protocol.js";
 import { TreeCache } from "./tree-cache.js";
-import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
+import { parseSource, TreeSitterRuntime } from "./tree-sitter-runtime.js";
 
 const init = workerData as WorkerInit;
 const runtime = new TreeSitterRuntime(init.grammarDir, (message) => new Error(message));
@@ -29,7 +29,7 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
   let entry = cache.get(key);
   if (!entry) {
     if (req.source === undefined) return { type: "need-source", id: req.id };
-    const tree = parser.parse(req.source);
+    const tree = parseSource(parser, req.source);
     if (!tree) return { type: "matched", id: req.id, matches: [], hasError: false, cache: cache.usage(), kept: false, dropped };
     entry = cache.put(key, tree, req.source, dropped);
   }

@@ -4,10 +4,37 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { Language, Parser } from "web-tree-sitter";
+import { Language, Parser, type Tree } from "web-tree-sitter";
 import { GRAMMARS, type GrammarSpec, RUNTIME_WASM } from "./grammar-registry.js";
 
 let init: Promise<void> | undefined;
+
+/** Bytes of (UTF-16) input a parse slice covers. */
+const PARSE_SLICE_BYTES = 128 * 1024;
+
+/**
+ * Parses `source` in slices: the parse is cancelled every PARSE_SLICE_BYTES of input and resumed
+ * where it stopped (tree-sitter keeps a cancelled parse's state for the next call), giving the same
+ * tree. Why: V8 runs each call of a WebAssembly function in the tier it started in, so the parser's
+ * loop, entered once in the quick baseline code, would stay there for a whole large file; each slice
+ * is a new call, which takes the optimised code once V8 has compiled it. Measured on a 6.2 MB file,
+ * the first parse in a fresh thread: median ~1.84 s CPU -> ~1.49 s (a later parse: ~1.3 s).
+ */
+export function parseSource(parser: Parser, source: string): Tree | null {
+  let stop = -1;
+  let cancelled = false;
+  const progressCallback = (state: { currentOffset: number }): boolean => {
+    if (stop < 0) stop = state.currentOffset + PARSE_SLICE_BYTES;
+    cancelled = state.currentOffset > stop;
+    return cancelled;
+  };
+  for (;;) {
+    stop = -1;
+    cancelled = false;
+    const tree = parser.parse(source, null, { progressCallback });
+    if (tree || !cancelled) return tree;
+  }
+}
 
 function runtimeWasm(grammarDir: string): string {
   const beside = join(dirname(grammarDir), RUNTIME_WASM);
