@@ -33,6 +33,8 @@ export const LIMITS = {
   astTreeCacheBytes: 512 * 1024 * 1024,
   /** Idle structural-search workers stop after this, giving back their memory and kept trees. */
   astWorkerIdleMs: 10 * 60_000,
+  /** Text of the files a search has read ahead and not yet reported (at least one file is always read). */
+  astHeldBytes: 64 * 1024 * 1024,
   astMaxResults: 10_000,
   /** Characters of unified diff an ast_edit preview carries. */
   astPreviewChars: 64 * 1024,

@@ -1,14 +1,17 @@
 // The matcher and pattern compiler on real grammars (the wasm files `make build` puts in
 // dist/agent/grammars), through the engine the agent serves.
-import { linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AstEngine } from "../../enclave-agent/src/ast/ast-engine.js";
-import { grammarForPath } from "../../enclave-agent/src/ast/grammar-registry.js";
-import { Matcher, type Permissive } from "../../enclave-agent/src/ast/matcher.js";
+import { grammarById, grammarForPath } from "../../enclave-agent/src/ast/grammar-registry.js";
+import { type Match, Matcher, type Permissive } from "../../enclave-agent/src/ast/matcher.js";
+import type { CompiledPattern } from "../../enclave-agent/src/ast/pattern-compiler.js";
 import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
 import { agentBundleDir } from "../../control-plane/src/repo-paths.js";
+import { CORPORA, corpus } from "../fidelity/corpora.js";
+import { PATTERNS } from "../fidelity/patterns.js";
 
 let root: string;
 let engine: AstEngine;
@@ -314,4 +317,45 @@ describe("deliberate differences from ast-grep, each switchable to ast-grep's be
     const r = await both("dd/b.js", "f(a);\nf(a, b, c);\n", "f($$$A, $B)", "backtracking");
     expect(r).toEqual({ ours: ["f(a)", "f(a, b, c)"], astGrep: ["f(a)"] });
   });
+});
+
+describe("candidates found from the pattern's words", () => {
+  // The matcher finds where a one-node pattern can match from the occurrences of one of its words
+  // (the token there, then its ancestors) rather than by walking every node; on real code in every
+  // corpus language, with every differential pattern, that must give exactly the walk's matches, in
+  // the same order, with the same bindings.
+  it("finds exactly what a walk of every node finds, in the same order", async () => {
+    const view = (ms: Match[]) => ms.map((m) => [m.start, m.end, m.startRow, m.endRow, m.startColumn, m.endColumn, [...m.bindings].map(([k, v]) => [k, v.start, v.end, v.text])]);
+    let compared = 0;
+    let matched = 0;
+    for (const spec of CORPORA) {
+      const c = corpus(spec, "subset");
+      const grammar = c && grammarById(c.language);
+      if (!c || !grammar) continue;
+      const parser = await engine.runtime.parser(grammar);
+      const patterns: CompiledPattern[] = [];
+      for (const p of PATTERNS[c.language] ?? []) {
+        // A pattern the engine refuses (the differential suite counts those) has nothing to compare.
+        const compiled = await engine.compile(grammar, p).catch(() => undefined);
+        if (compiled) patterns.push(compiled);
+      }
+      for (const f of c.files.slice(0, 12)) {
+        const src = readFileSync(join(c.root, f), "utf8");
+        const tree = parser.parse(src);
+        if (!tree) continue;
+        try {
+          for (const p of patterns) {
+            const walked = view(new Matcher(p, src, { walk: true }).findAll(tree));
+            expect(view(new Matcher(p, src).findAll(tree)), `${c.id} ${f}: ${p.source}`).toEqual(walked);
+            compared++;
+            matched += walked.length;
+          }
+        } finally {
+          tree.delete();
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+    expect(matched).toBeGreaterThan(1000);
+  }, 120_000);
 });

@@ -9,15 +9,15 @@ import { GRAMMARS, grammarById, grammarForPath, type GrammarSpec } from "./gramm
 import { type Bindings, type Match, Matcher } from "./matcher.js";
 import { type CompiledPattern, compilePattern } from "./pattern-compiler.js";
 import { fillTemplate, indentAt, templateNames } from "./rewrite-template.js";
-import { walkSources, type WalkResult } from "./source-walker.js";
+import { type SourceFile, walkSources, type WalkResult } from "./source-walker.js";
 import { firstSyntaxProblem, type SyntaxProblem } from "./syntax-check.js";
-import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
+import { parseSource, TreeSitterRuntime } from "./tree-sitter-runtime.js";
 import { ParsePool, treeBudgetBytes } from "./parse-pool.js";
 import { diffFromEdits, type TextEdit } from "./line-diff.js";
 
 export interface Target {
   grammar: GrammarSpec;
-  files: { abs: string; rel: string }[];
+  files: SourceFile[];
   skipped: WalkResult["skipped"];
 }
 
@@ -85,7 +85,7 @@ export class AstEngine {
     grammarDir: string,
     opts: { workers?: boolean; workerEntry?: string } = {},
   ) {
-    this.runtime = new TreeSitterRuntime(grammarDir);
+    this.runtime = new TreeSitterRuntime(grammarDir, (message) => new AgentError("unavailable", message));
     this.pool = new ParsePool(grammarDir, opts.workerEntry);
     this.useWorkers = (opts.workers ?? true) && this.pool.available;
   }
@@ -124,16 +124,19 @@ export class AstEngine {
     return g;
   }
 
-  async targets(path: string, language: string): Promise<Target> {
+  /** `onGrammar` hears the grammar as soon as it is known, before the folder is walked. */
+  async targets(path: string, language: string, onGrammar?: (g: GrammarSpec) => void): Promise<Target> {
     const { st, rel } = this.paths.stat(path, "read");
     const abs = rel === "." ? this.paths.root : join(this.paths.root, rel);
     if (st.isFile()) {
       const grammar = this.grammar(language, rel, true);
+      onGrammar?.(grammar);
       if (st.size > LIMITS.astMaxFileBytes) throw new AgentError("too_large", `\`${rel}\` is ${st.size} bytes, over the ${LIMITS.astMaxFileBytes}-byte limit for structural search`);
-      return { grammar, files: [{ abs, rel }], skipped: { vendored: 0, ignored: 0, binary: 0, tooLarge: 0, hardLinked: 0 } };
+      return { grammar, files: [{ abs, rel, size: st.size }], skipped: { vendored: 0, ignored: 0, binary: 0, tooLarge: 0, hardLinked: 0 } };
     }
     if (!st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is neither a file nor a folder`);
     const grammar = this.grammar(language, rel, false);
+    onGrammar?.(grammar);
     const walked = await walkSources(this.paths, rel, grammar.extensions);
     return { grammar, files: walked.files, skipped: walked.skipped };
   }
@@ -155,7 +158,7 @@ export class AstEngine {
     // A file without one of the pattern's words cannot match: skip parsing it.
     if (!compiled.requiredWords.every((w) => source.includes(w))) return { matches: [], hasError: false };
     const parser = await this.runtime.parser(grammar);
-    const tree = parser.parse(source);
+    const tree = parseSource(parser, source);
     if (!tree) return { matches: [], hasError: false };
     try {
       return { matches: new Matcher(compiled, source).findAll(tree, limit), hasError: tree.rootNode.hasError };
@@ -176,7 +179,7 @@ export class AstEngine {
     const before = this.keyOf.get(rel);
     if (before && before !== key) this.pool.forget([before]);
     this.keyOf.set(rel, key);
-    const { matches } = await this.pool.match(rel, grammar.id, hash, () => source, compiled, limit);
+    const { matches } = await this.pool.match(grammar.id, hash, source, compiled, limit);
     return { rel, source, matches };
   }
 
@@ -193,7 +196,10 @@ export class AstEngine {
   }
 
   async search(req: { pattern: string; path: string; language: string; maxResults: number }): Promise<SearchOutcome> {
-    const target = await this.targets(req.path, req.language);
+    // The workers start and load the grammar while the folder is walked and the pattern compiled.
+    const target = await this.targets(req.path, req.language, (g) => {
+      if (this.useWorkers) this.pool.prepare(g.id);
+    });
     const compiled = await this.compile(target.grammar, req.pattern);
     const max = Math.min(req.maxResults > 0 ? req.maxResults : LIMITS.astDefaultMaxResults, LIMITS.astMaxResults);
     const out: SearchOutcome = {
@@ -205,22 +211,44 @@ export class AstEngine {
       filesSearched: 0,
       skipped: target.skipped,
     };
-    // Files are read and matched a few at a time ahead (across the workers), and taken in order, so
-    // the matches come in file order and the cap cuts the same list a one-by-one search would.
-    const window = this.useWorkers ? 2 * Math.max(1, this.pool.usage().workers || LIMITS.astWorkers) + 2 : 1;
-    const inFlight: Promise<{ rel: string; source: string; matches: Match[] }>[] = [];
+    // Files are read and matched ahead across the workers, and taken in order, so the matches come
+    // in file order and the cap cuts the same list a one-by-one search would. What runs ahead is
+    // bounded by the files being worked on, not by the first one not yet taken: a large file does
+    // not stop the others from going to an idle worker meanwhile. Files done and not yet taken are
+    // bounded too (by count and bytes), as their text is held until then.
+    const running = this.useWorkers ? 2 * Math.max(1, this.pool.usage().workers || LIMITS.astWorkers) + 2 : 1;
+    const heldFiles = 4 * running;
+    const files = target.files;
+    type Done = { rel: string; source: string; matches: Match[] };
+    const launched = new Map<number, Promise<Done>>();
     let next = 0;
+    let busy = 0;
+    let heldBytes = 0;
     const launch = (): void => {
-      const f = target.files[next++];
-      if (!f) return;
-      // One more than the cap, to know whether the cap cut the list.
-      const p = this.searchFile(target.grammar, compiled, f.rel, max + 1);
-      p.catch(() => undefined);
-      inFlight.push(p);
+      while (next < files.length && busy < running && launched.size < heldFiles) {
+        const f = files[next] as SourceFile;
+        if (launched.size > 0 && heldBytes + f.size > LIMITS.astHeldBytes) break;
+        const i = next++;
+        busy++;
+        heldBytes += f.size;
+        // One more than the cap, to know whether the cap cut the list.
+        const p = this.searchFile(target.grammar, compiled, f.rel, max + 1);
+        launched.set(i, p);
+        // Registered before anyone awaits p, so it has run by the time the loop below takes p.
+        const settled = (): void => {
+          busy--;
+          launch();
+        };
+        p.then(settled, settled);
+      }
     };
-    while (inFlight.length < window && next < target.files.length) launch();
-    while (inFlight.length) {
-      const done = await (inFlight.shift() as Promise<{ rel: string; source: string; matches: Match[] }>);
+    launch();
+    for (let i = 0; i < files.length; i++) {
+      const p = launched.get(i);
+      if (!p) throw new Error(`structural search: file ${i} was not started before its turn`);
+      const done = await p;
+      launched.delete(i);
+      heldBytes -= (files[i] as SourceFile).size;
       launch();
       out.filesSearched++;
       for (const m of done.matches) out.matches.push({ path: done.rel, match: m, text: done.source.slice(m.start, m.end) });

@@ -8,10 +8,10 @@ import { Matcher } from "./matcher.js";
 import type { CompiledPattern } from "./pattern-compiler.js";
 import type { WorkerInit, WorkerReply, WorkerRequest } from "./parse-protocol.js";
 import { TreeCache } from "./tree-cache.js";
-import { TreeSitterRuntime } from "./tree-sitter-runtime.js";
+import { parseSource, TreeSitterRuntime } from "./tree-sitter-runtime.js";
 
 const init = workerData as WorkerInit;
-const runtime = new TreeSitterRuntime(init.grammarDir);
+const runtime = new TreeSitterRuntime(init.grammarDir, (message) => new Error(message));
 const cache = new TreeCache(init.budgetBytes);
 
 async function handle(req: WorkerRequest): Promise<WorkerReply> {
@@ -22,25 +22,34 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
   const grammar = grammarById(req.grammar);
   if (!grammar) throw new Error(`unknown grammar ${req.grammar}`);
   const parser = await runtime.parser(grammar);
+  if (req.type === "prepare") return { type: "prepared", id: req.id };
   const compiled = req.pattern as CompiledPattern;
   const key = `${req.grammar}\0${req.hash}`;
+  const dropped: string[] = [];
   let entry = cache.get(key);
   if (!entry) {
     if (req.source === undefined) return { type: "need-source", id: req.id };
-    const tree = parser.parse(req.source);
-    if (!tree) return { type: "matched", id: req.id, matches: [], hasError: false, cache: cache.usage() };
-    entry = cache.put(key, tree, req.source);
+    const tree = parseSource(parser, req.source);
+    if (!tree) return { type: "matched", id: req.id, matches: [], hasError: false, cache: cache.usage(), kept: false, dropped };
+    entry = cache.put(key, tree, req.source, dropped);
   }
   const matches = new Matcher(compiled, entry.source).findAll(entry.tree, req.limit);
   const hasError = entry.tree.rootNode.hasError;
   // Past the budget (a single file larger than it): not kept.
-  if (!cache.has(key)) entry.tree.delete();
-  return { type: "matched", id: req.id, matches, hasError, cache: cache.usage() };
+  const kept = cache.has(key);
+  if (!kept) entry.tree.delete();
+  return { type: "matched", id: req.id, matches, hasError, cache: cache.usage(), kept, dropped };
 }
 
+// One request at a time, each answered before the next starts: requests that arrive while the
+// grammar loads would otherwise all resume together, and a long parse would hold back the answers
+// to those before it.
+let turn: Promise<void> = Promise.resolve();
 parentPort?.on("message", (req: WorkerRequest) => {
-  handle(req).then(
-    (reply) => parentPort?.postMessage(reply),
-    (err: unknown) => parentPort?.postMessage({ type: "failed", id: req.id, message: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
+  turn = turn.then(() =>
+    handle(req).then(
+      (reply) => parentPort?.postMessage(reply),
+      (err: unknown) => parentPort?.postMessage({ type: "failed", id: req.id, message: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
+    ),
   );
 });

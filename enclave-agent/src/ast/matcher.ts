@@ -47,7 +47,32 @@ export const PERMISSIVE: readonly Permissive[] = ["comments", "unnamed", "empty-
 export interface MatchOptions {
   /** Differences to switch to ast-grep's behaviour (default: none, all permissive). */
   asAstGrep?: ReadonlySet<Permissive>;
+  /** Find candidates by walking every node of the tree, never from the pattern's words (the
+   * reference the word-anchored search is checked against). */
+  walk?: boolean;
 }
+
+/** A word leaf of a one-node pattern, and the node types on the way down to it from the root. */
+interface Anchor {
+  word: string;
+  type: string;
+  path: string[];
+}
+
+/** Word leaves (keywords, identifiers) a match must contain as tokens at a fixed depth: the matcher
+ * compares a pattern node's children with the code node's children level by level, so the token
+ * matching a leaf sits exactly as deep under the match as the leaf sits in the pattern. An unnamed
+ * leaf is compared by type alone, so it anchors only when its type is its text (a keyword). */
+function anchorsOf(p: PatternNode, path: string[] = []): Anchor[] {
+  if (p.kind === "meta") return [];
+  if (p.kind === "leaf") return /^\w+$/.test(p.text) && (p.named || p.text === p.type) ? [{ word: p.text, type: p.type, path }] : [];
+  const below = [...path, p.type];
+  return p.children.flatMap((c) => anchorsOf(c, below));
+}
+
+/** Past this many occurrences per source character, walking the tree once is cheaper than finding
+ * each occurrence's token (measured: a lookup costs about what walking 20 nodes does). */
+const MAX_ANCHOR_DENSITY = 1 / 100;
 
 function bind(b: Bindings, name: string | null, cap: Capture): boolean {
   if (name === null) return true;
@@ -98,6 +123,7 @@ export function columnAt(source: string, offset: number): number {
 
 export class Matcher {
   private readonly strict: ReadonlySet<Permissive>;
+  private readonly walk: boolean;
 
   constructor(
     private readonly pattern: CompiledPattern,
@@ -105,6 +131,7 @@ export class Matcher {
     options: MatchOptions = {},
   ) {
     this.strict = options.asAstGrep ?? new Set();
+    this.walk = options.walk ?? false;
   }
 
   private node(p: PatternNode, c: Node, b: Bindings): boolean {
@@ -284,8 +311,10 @@ export class Matcher {
   /** Every match in the tree, in source order (nested matches included), up to `limit`. */
   findAll(tree: Tree, limit = Infinity): Match[] {
     const out: Match[] = [];
-    const candidates = this.pattern.rootType ? tree.rootNode.descendantsOfType(this.pattern.rootType) : allNamed(tree.rootNode);
-    const words = this.pattern.requiredWords.map((w) => occurrences(this.source, w));
+    const at = new Map(this.pattern.requiredWords.map((w) => [w, occurrences(this.source, w)]));
+    const words = [...at.values()];
+    const candidates =
+      (this.walk ? null : this.anchored(tree, at)) ?? (this.pattern.rootType ? tree.rootNode.descendantsOfType(this.pattern.rootType) : allNamed(tree.rootNode));
     for (const n of candidates) {
       if (!n) continue;
       // Each of the pattern's words must occur inside a match: a cheap test before the tree walk.
@@ -297,6 +326,48 @@ export class Matcher {
       }
     }
     return out;
+  }
+  /**
+   * The nodes a one-node pattern can match at, in the order a walk of the tree meets them, found from
+   * the occurrences of its rarest word leaf instead of by walking every node: the token at each
+   * occurrence, then its ancestors as far up as the leaf sits in the pattern, their types checked on
+   * the way. Null when a walk is the better way (a sequence pattern, no word leaf, a word on every
+   * line) or the order cannot be told from positions alone.
+   */
+  private anchored(tree: Tree, at: Map<string, number[]>): Node[] | null {
+    const root = this.pattern.roots[0];
+    if (this.pattern.roots.length !== 1 || !root) return null;
+    let best: { anchor: Anchor; at: number[] } | undefined;
+    for (const anchor of anchorsOf(root)) {
+      const positions = at.get(anchor.word) ?? occurrences(this.source, anchor.word);
+      if (!best || positions.length < best.at.length || (positions.length === best.at.length && anchor.path.length < best.anchor.path.length)) best = { anchor, at: positions };
+    }
+    if (!best || best.at.length > this.source.length * MAX_ANCHOR_DENSITY) return null;
+    const { anchor } = best;
+    const top = tree.rootNode;
+    const seen = new Set<number>();
+    const found: { node: Node; start: number; end: number }[] = [];
+    for (const i of best.at) {
+      const end = i + anchor.word.length;
+      let n: Node | null = top.descendantForIndex(i, end);
+      if (!n || n.startIndex !== i || n.endIndex !== end || n.type !== anchor.type) continue;
+      for (let d = anchor.path.length - 1; n && d >= 0; d--) {
+        n = n.parent;
+        if (n && n.type !== anchor.path[d]) n = null;
+      }
+      if (!n || seen.has(n.id)) continue;
+      seen.add(n.id);
+      found.push({ node: n, start: n.startIndex, end: n.endIndex });
+    }
+    // A walk meets an outer node before the nodes inside it: by start, the longer first.
+    found.sort((a, b) => a.start - b.start || b.end - a.end);
+    // Two nodes over the same text (one wrapping the other) cannot be ordered by position.
+    for (let k = 1; k < found.length; k++) {
+      const a = found[k - 1] as (typeof found)[number];
+      const b = found[k] as (typeof found)[number];
+      if (a.start === b.start && a.end === b.end) return null;
+    }
+    return found.map((f) => f.node);
   }
 }
 

@@ -1,5 +1,6 @@
 // Worker threads that parse and match for structural search, one per core (up to a limit): a file
-// always goes to the same worker (by its path), so the tree that worker kept for it is found again.
+// whose tree a worker keeps goes back to that worker; a file no worker has goes to the one with the
+// least text waiting to be parsed, so one large file does not hold up the files queued behind it.
 // Started on the first search, stopped after a while idle (which also gives their memory back).
 // Where no worker entry exists (running from TypeScript sources) the engine parses in its own thread.
 import { existsSync, readFileSync } from "node:fs";
@@ -42,12 +43,10 @@ interface Slot {
   worker: Worker;
   usage: CacheUsage;
   pending: Map<number, { resolve: (r: WorkerReply) => void; reject: (e: Error) => void }>;
-}
-
-function hashOf(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
+  /** Keys of the trees the worker said it keeps (it may have let some go since: then it asks for the text). */
+  keys: Set<string>;
+  /** Characters of text sent to it and not yet answered. */
+  queued: number;
 }
 
 export class ParsePool {
@@ -79,7 +78,7 @@ export class ParsePool {
       const worker = new Worker(this.entry as string, { workerData: init });
       // An idle pool never keeps the agent alive.
       worker.unref();
-      const slot: Slot = { worker, usage: { trees: 0, bytes: 0 }, pending: new Map() };
+      const slot: Slot = { worker, usage: { trees: 0, bytes: 0 }, pending: new Map(), keys: new Set(), queued: 0 };
       worker.on("message", (reply: WorkerReply) => {
         const p = slot.pending.get(reply.id);
         if (!p) return;
@@ -114,27 +113,52 @@ export class ParsePool {
     this.idleTimer.unref();
   }
 
-  /**
-   * The matches of one file: asks its worker by content hash first, and sends the text only when
-   * the worker has no tree for it. `source` is read lazily, so a kept tree spares the read too.
-   */
-  async match(rel: string, grammar: string, hash: string, source: () => string, pattern: CompiledPattern, limit: number): Promise<{ matches: Match[]; hasError: boolean }> {
+  /** Starts the workers (if they are not running) and has each load the grammar, so that the files
+   * sent while the engine compiles the pattern and reads them are parsed at once. */
+  prepare(grammar: string): void {
     const slots = this.start();
     this.touch();
-    const slot = slots[hashOf(rel) % slots.length] as Slot;
-    const ask = async (withSource: boolean): Promise<WorkerReply> =>
-      this.send(slot, { type: "match", id: this.nextId++, grammar, hash, pattern, limit, ...(withSource ? { source: source() } : {}) });
-    let reply = await ask(false);
-    if (reply.type === "need-source") reply = await ask(true);
+    for (const slot of slots) void this.send(slot, { type: "prepare", id: this.nextId++, grammar }).catch(() => undefined);
+  }
+
+  /**
+   * The matches of one file. The worker keeping its tree (by content hash) is asked without the
+   * text; a file no worker keeps goes with its text to the least busy one.
+   */
+  async match(grammar: string, hash: string, source: string, pattern: CompiledPattern, limit: number): Promise<{ matches: Match[]; hasError: boolean }> {
+    const slots = this.start();
+    this.touch();
+    const key = `${grammar}\0${hash}`;
+    const home = slots.find((s) => s.keys.has(key));
+    const slot = home ?? slots.reduce((a, b) => (b.queued < a.queued || (b.queued === a.queued && b.pending.size < a.pending.size) ? b : a));
+    const ask = async (withSource: boolean): Promise<WorkerReply> => {
+      if (!withSource) return this.send(slot, { type: "match", id: this.nextId++, grammar, hash, pattern, limit });
+      slot.queued += source.length;
+      try {
+        return await this.send(slot, { type: "match", id: this.nextId++, grammar, hash, pattern, limit, source });
+      } finally {
+        slot.queued -= source.length;
+      }
+    };
+    let reply = await ask(home === undefined);
+    if (reply.type === "need-source") {
+      slot.keys.delete(key);
+      reply = await ask(true);
+    }
     if (reply.type === "failed") throw new Error(reply.message);
     if (reply.type !== "matched") throw new Error(`unexpected reply ${reply.type} from a structural-search worker`);
+    for (const k of reply.dropped) slot.keys.delete(k);
+    if (reply.kept) slot.keys.add(key);
     return { matches: reply.matches, hasError: reply.hasError };
   }
 
   /** Drops kept trees (the agent wrote those files: their old text will not be asked for again). */
   forget(keys: string[]): void {
     if (!this.slots || keys.length === 0) return;
-    for (const slot of this.slots) void this.send(slot, { type: "forget", id: this.nextId++, keys }).catch(() => undefined);
+    for (const slot of this.slots) {
+      for (const k of keys) slot.keys.delete(k);
+      void this.send(slot, { type: "forget", id: this.nextId++, keys }).catch(() => undefined);
+    }
   }
 
   /** What the kept trees take, over every worker. */

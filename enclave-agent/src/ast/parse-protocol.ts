@@ -15,11 +15,15 @@ export interface CacheUsage {
 }
 
 export type WorkerRequest =
+  /** Load the grammar now, so a parse sent next does not wait for it. */
+  | { type: "prepare"; id: number; grammar: string }
   | { type: "match"; id: number; grammar: string; hash: string; source?: string; pattern: CompiledPattern; limit: number }
   | { type: "forget"; id: number; keys: string[] };
 
 export type WorkerReply =
-  | { type: "matched"; id: number; matches: Match[]; hasError: boolean; cache: CacheUsage }
+  | { type: "prepared"; id: number }
+  /** `kept`: the worker keeps this file's tree; `dropped`: keys whose trees it let go to make room. */
+  | { type: "matched"; id: number; matches: Match[]; hasError: boolean; cache: CacheUsage; kept: boolean; dropped: string[] }
   | { type: "need-source"; id: number }
   | { type: "forgot"; id: number; cache: CacheUsage }
   | { type: "failed"; id: number; message: string };

@@ -16,6 +16,8 @@ export const VENDORED_DIRS = new Set([
 export interface SourceFile {
   abs: string;
   rel: string;
+  /** Bytes, when the walk was made. */
+  size: number;
 }
 
 export interface WalkResult {
@@ -128,7 +130,7 @@ export async function walkSources(paths: WorkspacePaths, startRel: string, exten
           result.skipped.binary++;
           continue;
         }
-        result.files.push({ abs: join(paths.root, childRel), rel: childRel });
+        result.files.push({ abs: join(paths.root, childRel), rel: childRel, size: st.size });
       }
       // Symbolic links are not followed: they may lead outside the workspace.
     }

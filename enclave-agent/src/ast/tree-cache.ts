@@ -36,8 +36,9 @@ export class TreeCache {
     return this.entries.has(key);
   }
 
-  /** Keeps the tree if it fits the budget (dropping the least recently used); returns it either way. */
-  put(key: string, tree: Tree, source: string): CachedTree {
+  /** Keeps the tree if it fits the budget (dropping the least recently used, whose keys `dropped`
+   * collects); returns it either way. */
+  put(key: string, tree: Tree, source: string, dropped: string[] = []): CachedTree {
     const entry = { tree, source, bytes: source.length * TREE_BYTES_PER_SOURCE_BYTE };
     if (entry.bytes > this.budgetBytes) return entry;
     for (const [k, old] of this.entries) {
@@ -45,6 +46,7 @@ export class TreeCache {
       this.entries.delete(k);
       this.total -= old.bytes;
       old.tree.delete();
+      dropped.push(k);
     }
     this.entries.set(key, entry);
     this.total += entry.bytes;
