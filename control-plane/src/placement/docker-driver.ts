@@ -182,8 +182,11 @@ export class DockerDriver {
     let disk: WorkspaceDisk | undefined;
     const name = `enclave-${conv.id}-${Date.now().toString(36)}`;
     const labels = { [LABELS.managed]: "true", [LABELS.conversation]: conv.id, [LABELS.owner]: this.owner };
+    // Bind mode hands the workspace to the enclosure's user while the container is made (chown is a
+    // process of its own, ~15 ms of a start); only the start waits for it.
+    const owned = settings.workspaceMode === "bind" ? giveTree(conv.workspacePath, settings.uid, settings.gid) : Promise.resolve();
+    owned.catch(() => undefined);
     try {
-      if (settings.workspaceMode === "bind") await giveTree(conv.workspacePath, settings.uid, settings.gid);
       if (settings.workspaceMode === "copy" && this.engine.remote) {
         disk = await createPlainWorkspaceVolume(this.docker, { name: `${name}-workspace`, labels });
       } else if (settings.workspaceMode === "copy") {
@@ -202,6 +205,7 @@ export class DockerDriver {
       if (settings.workspaceMode === "copy") {
         await putFolder(container, packFolder(conv.workspacePath, settings.uid, settings.gid), IN_ENCLOSURE.workspace, settings.diskLimitBytes);
       }
+      await owned;
       await container.start();
       const record: EnclosureRecord = {
         ...this.startingRecord(container.id, settings, disk),

@@ -7,6 +7,7 @@ import type Docker from "dockerode";
 import type { ConversationRecord } from "../conversations/conversation-store.js";
 import { EnclaveError } from "../errors.js";
 import { imageFacts, type Injection, isEnclaveImage, nodeInjection } from "./agent-injection.js";
+import { ownImageAgentNode } from "./agent-node.js";
 import { buildDevcontainer, type DevcontainerBuild, envEntries, type PostCreateStep, readDevcontainer } from "./devcontainer.js";
 import type { EnclosureRequest, EnclosureSettings } from "./enclosure-settings.js";
 import { DEFAULT_USER, readIdFiles, resolveUserSpec } from "./image-user.js";
@@ -92,6 +93,10 @@ export async function planEnclosureImage(
     injection.mounts.push(...node.mounts);
     injection.noHealthcheck = node.noHealthcheck;
     notes.push(node.summary);
+  } else {
+    const node = await ownImageAgentNode(docker, log);
+    injection.env.push(...(node?.env ?? []));
+    injection.mounts.push(...(node?.mounts ?? []));
   }
   if (devEnv) injection.env.push(...devEnv(facts.env));
   return { settings, injection, postCreate, notes };

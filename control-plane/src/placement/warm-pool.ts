@@ -18,6 +18,8 @@ import { LIMITS } from "../limits.js";
 import { type DockerDriver, LABELS } from "./docker-driver.js";
 import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE } from "./enclosure-settings.js";
 import { withAgentVolume } from "./agent-volume.js";
+import { withInjection } from "./agent-injection.js";
+import { ownImageAgentNode } from "./agent-node.js";
 import { giveTree } from "./give-tree.js";
 import { attachWorkspace, canMountSlots, makeSlot, releaseSlot, sweepSlots } from "./pool-slot.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
@@ -187,7 +189,9 @@ export class WarmPool {
       if (settings.workspaceMode === "copy") {
         disk = await createWorkspaceDisk(this.docker, { dir: this.opts.diskImageDir, name: `${name}-workspace`, limitBytes: settings.diskLimitBytes, uid: settings.uid, gid: settings.gid, labels });
       }
-      const spec = containerSpec(settings, { workspace: slot ?? "", workspaceVolume: disk?.volume }, labels);
+      // The pool holds Enclave's own image only: its agent runs on the pinned Node like a cold start's.
+      const node = await ownImageAgentNode(this.docker, this.opts.log);
+      const spec = withInjection(containerSpec(settings, { workspace: slot ?? "", workspaceVolume: disk?.volume }, labels), node ?? { env: [], mounts: [] });
       // Slave propagation: the workspace mounted onto the slot later shows inside; nothing inside propagates out.
       if (slot && spec.HostConfig?.Binds) spec.HostConfig.Binds = spec.HostConfig.Binds.map((b) => (b === `${slot}:${IN_ENCLOSURE.workspace}` ? `${b}:rslave` : b));
       container = await this.docker.createContainer({ name, ...(settings.agentDelivery === "mount" ? withAgentVolume(spec, await this.driver.agentVolume(settings.image)) : spec) });
