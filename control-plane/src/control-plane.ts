@@ -52,6 +52,7 @@ import { placementStatusSources } from "./status/placement-status.js";
 import { logAuditEvent } from "./observability/audit-lines.js";
 import { countDockerErrors } from "./observability/docker-errors.js";
 import { log } from "./observability/log.js";
+import { TenantQuotas } from "./tenants/quotas.js";
 import { EnclaveMetrics } from "./observability/metrics.js";
 import { agentResources } from "./observability/agent-resources.js";
 
@@ -109,6 +110,8 @@ export class ControlPlane {
   private readonly state: StateDb;
   readonly registry = new ToolRegistry();
   readonly gate = new ApprovalGate();
+  /** Tenants' quotas, one account for every surface (the API and the console take from it alike). */
+  readonly quotas = new TenantQuotas();
   readonly pending = new PendingActionStores();
   /** Harness tool hosts, one per run at most (ConnectToolHost). */
   readonly toolHosts = new ToolHosts();
@@ -310,6 +313,11 @@ export class ControlPlane {
 
   listConversations(): ConversationView[] {
     return this.conversations.list().map((c) => this.view(c));
+  }
+
+  /** The tenant's enclosures running or starting, the conversation `except` aside (the one being started). */
+  liveEnclosures(tenant: string, except: string): number {
+    return this.conversations.list().filter((c) => c.tenant === tenant && c.id !== except && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
   }
 
   async deleteConversation(id: string): Promise<void> {

@@ -365,3 +365,31 @@ describe("the console per tenant", () => {
     }
   }, 60_000);
 });
+
+describe("the runningEnclosures quota across surfaces", () => {
+  it("holds when the API and the console start an enclosure at the same moment: one account for both", async () => {
+    const token = addToken(tokensFile, "umbrella").token;
+    setQuota(tokensFile, "umbrella", "runningEnclosures", 1);
+    const c = client(token);
+    await eventually(async () => (await outcome(c.listConversations())).code === "ok", "the new tenant's token to be accepted", 5_000);
+    await c.createConversation("u1");
+    await c.createConversation("u2");
+    const operators = new TokenFileAuth(tokensFile);
+    const web = await serveConsole(cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false, operators });
+    try {
+      const viaConsole = fetch(`http://127.0.0.1:${web.port}/conversations/umbrella.u2/enclosure/start`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, accept: "application/json", "content-type": "application/x-www-form-urlencoded" },
+        body: "",
+      }).then(async (r) => ({ ok: r.ok, body: await r.text() }));
+      const [api, page] = await Promise.all([outcome(c.startEnclosure("u1")), viaConsole]);
+      expect([api.code === "ok", page.ok].filter(Boolean), `api: ${api.message}; console: ${page.body}`).toHaveLength(1);
+      const refusal = api.code === "ok" ? page.body : api.message;
+      expect(refusal).toContain("runningEnclosures quota of 1");
+    } finally {
+      for (const id of ["u1", "u2"]) if ((await c.getConversation(id)).enclosure) await c.stopEnclosure(id);
+      await web.close();
+      operators.close();
+    }
+  }, 180_000);
+});

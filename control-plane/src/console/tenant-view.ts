@@ -7,7 +7,6 @@ import type { ControlPlaneFacade } from "../control-plane.js";
 import { splitKey } from "../conversations/conversation-keys.js";
 import { noConversation } from "../conversations/conversation-store.js";
 import { EnclaveError } from "../errors.js";
-import { quotaExceeded } from "../tenants/quotas.js";
 import type { Tenant } from "../tenants/tenant.js";
 
 export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlaneFacade {
@@ -33,12 +32,15 @@ export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlane
     describeRunningPlacement: (id) => cp.describeRunningPlacement(mine(id)),
     startHostAgent: (id) => cp.startHostAgent(mine(id)),
     stopEnclosure: (id) => cp.stopEnclosure(mine(id)),
-    startEnclosure: (id, req) => {
+    startEnclosure: async (id, req) => {
       mine(id);
-      // The tenant's quota, as the API applies it (a start the API has in flight is not seen here).
-      const running = cp.listConversations().filter((c) => c.tenant === tenant.name && c.id !== id && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
-      if (running >= tenant.quotas.runningEnclosures) throw quotaExceeded(tenant, "runningEnclosures", running);
-      return cp.startEnclosure(id, req);
+      // The tenant's quota from the same account the API takes from, starts in flight included.
+      const release = cp.quotas.enterEnclosureStart(tenant, cp.liveEnclosures(tenant.name, id));
+      try {
+        return await cp.startEnclosure(id, req);
+      } finally {
+        release();
+      }
     },
     listRuns: (id) => (id ? cp.listRuns(mine(id)) : cp.listRuns().filter((r) => r.tenant === tenant.name)),
     cards: (space, includeClosed) => cp.cards(space ? mine(space) : undefined, includeClosed).filter(ownCard),

@@ -171,9 +171,6 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
   }
   /** Who may see a card: its conversation's tenant (a card of a conversation gone is no one's but an operator's). */
   const seesCard = (s: TenantScope, card: { conversationId: string }): boolean => s.tenant.operator || s.hasConversation(card.conversationId);
-  /** Counts the tenant's enclosures running or starting, the one being started aside. */
-  const runningEnclosures = (tenant: string, except: string): number =>
-    cp.listConversations().filter((c) => c.tenant === tenant && c.id !== except && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
   /**
    * An eval that would start a kernel takes a kernel slot of its tenant for as long as it runs
    * (given back when it ends, however it ends: by then the kernel is alive and counted as such, or
@@ -234,7 +231,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       const owner = cp.conversationTenant(id);
       let release: () => void = () => undefined;
       try {
-        release = access.quotas.enterEnclosureStart(s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant), runningEnclosures(owner, id));
+        release = access.quotas.enterEnclosureStart(s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant), cp.liveEnclosures(owner, id));
       } catch (err) {
         refusedByQuota(s, err, id);
       }

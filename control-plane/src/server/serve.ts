@@ -4,7 +4,6 @@ import { Server } from "@grpc/grpc-js";
 import { within } from "../../../enclave-agent/src/time/wait.js";
 import type { ControlPlaneFacade } from "../control-plane.js";
 import { LIMITS } from "../limits.js";
-import { TenantQuotas } from "../tenants/quotas.js";
 import { type ApiSecurityConfig, NO_API_SECURITY, resolveApiSecurity } from "./api-security.js";
 import { controlPlaneService } from "./control-plane-service.js";
 import { Drain } from "./drain.js";
@@ -30,7 +29,7 @@ export async function serveControlPlane(cp: ControlPlaneFacade, listen: string, 
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
   const drain = new Drain();
-  server.addService(StrictControlPlaneService, drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: new TenantQuotas() })));
+  server.addService(StrictControlPlaneService, drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas })));
   await removeStaleSocket(listen);
   let port: number;
   try {
