@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneCallError, ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
+import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { serveConsole } from "../../control-plane/src/console/console-server.js";
@@ -16,6 +16,7 @@ import { serveControlPlane, type ServingControlPlane } from "../../control-plane
 import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
 import { addToken, setQuota } from "../../control-plane/src/tenants/token-file.js";
 import type { Card, ToolResult, WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
+import { outcome } from "../helpers/call-outcome.js";
 import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
 import { eventually } from "../helpers/wait.js";
 
@@ -35,22 +36,6 @@ function client(token: string): ControlPlaneClient {
 
 function text(r: ToolResult): string {
   return r.parts.map((p) => (p.part?.$case === "text" ? p.part.value : "")).join("");
-}
-
-interface Outcome {
-  grpcCode: number;
-  code: string;
-  message: string;
-}
-
-async function outcome(p: Promise<unknown>, id = ""): Promise<Outcome> {
-  try {
-    await p;
-    return { grpcCode: status.OK, code: "ok", message: "" };
-  } catch (err) {
-    if (!(err instanceof ControlPlaneCallError)) throw err;
-    return { grpcCode: err.grpcCode, code: err.code ?? "", message: id ? err.message.split(id).join("<ID>") : err.message };
-  }
 }
 
 beforeAll(async () => {

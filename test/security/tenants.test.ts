@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneCallError, ControlPlaneClient, type ClientOptions } from "../../control-plane/src/client/control-plane-client.js";
+import { ControlPlaneClient, type ClientOptions } from "../../control-plane/src/client/control-plane-client.js";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
@@ -19,6 +19,7 @@ import { serveControlPlane, type ServingControlPlane } from "../../control-plane
 import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
 import { addToken, readTokenFile, revokeTokens, setQuota } from "../../control-plane/src/tenants/token-file.js";
 import { type AuditEvent, ControlPlaneService } from "../../proto/gen/enclave/control/v1/control.js";
+import { type Outcome, outcome } from "../helpers/call-outcome.js";
 import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
 import { eventually } from "../helpers/wait.js";
 
@@ -35,23 +36,6 @@ function client(token: string | undefined, tls: ClientOptions["tls"] = { rootCer
   const c = new ControlPlaneClient(address, { tls, token });
   opened.push(c);
   return c;
-}
-
-interface Outcome {
-  grpcCode: number;
-  code: string;
-  message: string;
-}
-
-/** How a call ended: "ok", or its status, code and message with `id` written as <ID>. */
-async function outcome(p: Promise<unknown>, id = ""): Promise<Outcome> {
-  try {
-    await p;
-    return { grpcCode: status.OK, code: "ok", message: "" };
-  } catch (err) {
-    if (!(err instanceof ControlPlaneCallError)) throw err;
-    return { grpcCode: err.grpcCode, code: err.code ?? "", message: id ? err.message.split(id).join("<ID>") : err.message };
-  }
 }
 
 /** A stream's refusal, or "ok" once it is attached (then it is closed). */
