@@ -53,6 +53,8 @@ class DirectDap {
   private buf = Buffer.alloc(0);
   private readonly waiting = new Map<number, (m: DapMessage) => void>();
   private readonly events: DapMessage[] = [];
+  /** What came on the adapter's output that was not a DAP message. */
+  private readonly noise: string[] = [];
   private readonly eventWaiters: Array<{ match: (m: DapMessage) => boolean; resolve: (m: DapMessage | undefined) => void }> = [];
 
   constructor(
@@ -70,9 +72,22 @@ class DirectDap {
       const end = this.buf.indexOf("\r\n\r\n");
       if (end < 0) return;
       const len = Number(/Content-Length: (\d+)/i.exec(this.buf.subarray(0, end).toString())?.[1]);
+      if (!Number.isFinite(len)) {
+        // Not a DAP header (an adapter printing to its output): kept for the failure message, skipped.
+        this.noise.push(this.buf.subarray(0, end).toString());
+        this.buf = this.buf.subarray(end + 4);
+        continue;
+      }
       if (this.buf.length < end + 4 + len) return;
-      const msg = JSON.parse(this.buf.subarray(end + 4, end + 4 + len).toString()) as DapMessage;
+      const text = this.buf.subarray(end + 4, end + 4 + len).toString();
       this.buf = this.buf.subarray(end + 4 + len);
+      let msg: DapMessage;
+      try {
+        msg = JSON.parse(text) as DapMessage;
+      } catch {
+        this.noise.push(text);
+        continue;
+      }
       if (msg.type === "response") this.waiting.get(msg.request_seq ?? -1)?.(msg);
       else if (msg.type === "event") {
         this.events.push(msg);
@@ -98,7 +113,10 @@ class DirectDap {
     const seq = this.seq++;
     this.write({ seq, type: "request", command, arguments: args });
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`direct ${command}: no answer in ${timeoutMs} ms`)), timeoutMs);
+      const t = setTimeout(() => {
+        const seen = this.noise.length ? `; not DAP on its output: ${this.noise.join(" | ").slice(0, 600)}` : "";
+        reject(new Error(`direct ${command}: no answer in ${timeoutMs} ms${seen}`));
+      }, timeoutMs);
       this.waiting.set(seq, (m) => {
         clearTimeout(t);
         resolve(m);

@@ -51,7 +51,7 @@ describe.each(TEST_RUNTIMES)("placement faults under %s", (runtime) => {
     // Just after a kill the supervisor may still be restarting the agent: wait until exactly one runs.
     if (runtime === "runsc") {
       const pids = await eventually(async () => {
-        const found = (await inside(containerId, ["pgrep", "-f", "^node .*enclave-agent\\.mjs"])).split("\n").filter((l) => /^\d+$/.test(l.trim()));
+        const found = (await inside(containerId, ["pgrep", "-f", "(^|/)node .*enclave-agent\\.mjs"])).split("\n").filter((l) => /^\d+$/.test(l.trim()));
         return found.length === 1 ? found : undefined;
       }, "exactly one agent process in the enclosure");
       return { containerId, pid: Number(pids[0]) };
