@@ -21,7 +21,7 @@ import { createWorkspaceDisk, diskOfVolume, removeWorkspaceDisk, type WorkspaceD
 import { giveTree } from "./give-tree.js";
 import { withInjection } from "./agent-injection.js";
 import { runPostCreate } from "./devcontainer.js";
-import { DEVCONTAINER_IMAGE_LABEL, planEnclosureImage } from "./enclosure-image.js";
+import { devcontainerTag, planEnclosureImage } from "./enclosure-image.js";
 import { agentVolume, withAgentVolume } from "./agent-volume.js";
 import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
 import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
@@ -417,18 +417,18 @@ export class DockerDriver {
     if (disk) await this.reapDisk(disk);
   }
 
-  /** Removes the images built for the conversation's dev container; an image still in use stays (said). */
-  async removeBuiltImages(conversationKey: string): Promise<string[]> {
-    const images = await this.docker.listImages({ filters: { label: [`${DEVCONTAINER_IMAGE_LABEL}=${conversationKey}`] } });
-    const left: string[] = [];
-    for (const image of images) {
-      try {
-        await this.docker.getImage(image.Id).remove();
-      } catch (err) {
-        if ((err as { statusCode?: number }).statusCode !== 404) left.push(`image ${image.Id.slice(7, 19)} on ${this.engine.name}: ${(err as Error).message}`);
-      }
+  /**
+   * Removes the image built for the conversation's dev container, by the tag only our build gives it
+   * (a label could be copied by any Dockerfile or base image); one still in use stays (said).
+   */
+  async removeBuiltImage(conversationKey: string): Promise<string | undefined> {
+    const tag = devcontainerTag(conversationKey);
+    try {
+      await this.docker.getImage(tag).remove();
+      return undefined;
+    } catch (err) {
+      return (err as { statusCode?: number }).statusCode === 404 ? undefined : `image ${tag} on ${this.engine.name}: ${(err as Error).message}`;
     }
-    return left;
   }
 
   /** Removes a workspace disk nothing refers to any more: its volume, loop device and image. */

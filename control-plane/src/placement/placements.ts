@@ -166,7 +166,8 @@ export class Placements implements PlacementPort {
     for (const name of this.engines.names()) {
       try {
         const driver = await this.engines.driver(name);
-        for (const left of await driver.removeBuiltImages(conversationId)) this.log(`conversation ${conversationId} deleted; could not remove its ${left}`);
+        const left = await driver.removeBuiltImage(conversationId);
+        if (left) this.log(`conversation ${conversationId} deleted; could not remove its ${left}`);
       } catch (err) {
         this.log(`conversation ${conversationId} deleted; could not look for its built images on engine ${name}: ${(err as Error).message}`);
       }
