@@ -55,6 +55,8 @@ export const LIMITS = {
   deathWatchRetryFirstMs: 250,
   deathWatchRetryMaxMs: 30_000,
   grpcMaxMessageBytes: 64 * 1024 * 1024,
+  /** Room a call-mux frame needs around the message it carries (its id, method and field tags). */
+  muxFrameOverheadBytes: 512,
   /** Most audit events one history request returns (the database keeps what its retention allows). */
   auditHistoryEvents: 10_000,
   /** Audit retention by default: events younger than this many days, within this many MiB; pruned at start and then this often. */

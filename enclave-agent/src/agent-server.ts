@@ -23,6 +23,8 @@ import { LIMITS } from "./limits.js";
 import { AstEngine, astCacheComponent } from "./ast/ast-engine.js";
 import { astService } from "./ast/ast-service.js";
 import { LspService } from "../../proto/gen/enclave/agent/v1/lsp.js";
+import { CallMuxService } from "../../proto/gen/enclave/agent/v1/mux.js";
+import { callMuxService, UnaryMethods } from "./grpc/call-mux.js";
 import { lspService } from "./lsp/lsp-service.js";
 import { LspSupervisor } from "./lsp/supervisor.js";
 import { DebugService } from "../../proto/gen/enclave/agent/v1/debug.js";
@@ -68,6 +70,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const server = new Server({
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
+    // Nothing reads channelz here; left on, grpc-js keeps statistics and traces on every call.
+    "grpc.enable_channelz": 0,
   });
   const assignment = new Assignment(state.root, () => {
     // A warm-pool enclosure's workspace was mounted over the folder opened at start: follow it.
@@ -76,7 +80,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   });
   // Made before the info service, which reports the memory its parse cache holds.
   const ast = new AstEngine(paths, opts.grammarDir);
-  server.addService(
+  // Every service is also reachable through the call mux (its unary methods, over one stream).
+  const methods = new UnaryMethods();
+  methods.serve(
+    server,
     AgentInfoService,
     infoService(
       {
@@ -92,17 +99,19 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const writer = new WorkspaceWriter(paths, state.journalDir);
   // A change a crash interrupted is finished (or undone) before anything else reads the files.
   for (const line of await writer.recover()) process.stderr.write(`enclave-agent: ${line}\n`);
-  server.addService(FilesService, filesService(paths, writer));
-  server.addService(ProcessService, processService(paths));
+  methods.serve(server, FilesService, filesService(paths, writer));
+  methods.serve(server, ProcessService, processService(paths));
   // A tree kept for a file's old text is dead weight once the agent rewrites the file.
   writer.onCommitted((rels) => ast.forget(rels));
-  server.addService(AstService, astService(paths, ast, writer));
+  methods.serve(server, AstService, astService(paths, ast, writer));
   const lsp = new LspSupervisor(paths, { stateDir: state.lspDir });
-  server.addService(LspService, lspService(paths, lsp, writer));
+  methods.serve(server, LspService, lspService(paths, lsp, writer));
   const debug = new DebugSupervisor(paths);
-  server.addService(DebugService, debugService(debug));
+  methods.serve(server, DebugService, debugService(debug));
   const kernels = new KernelPool(paths.root, opts.kernelDir, state.kernelsDir);
-  server.addService(KernelsService, kernelsService(kernels));
+  methods.serve(server, KernelsService, kernelsService(kernels));
+
+  server.addService(CallMuxService, callMuxService(methods));
 
   const stopListening = await listen(server, opts.listen);
   return {

@@ -2,6 +2,8 @@
 export const LIMITS = {
   /** Largest gRPC message either side accepts (file contents travel in one message). */
   grpcMaxMessageBytes: 64 * 1024 * 1024,
+  /** Room a call-mux reply frame needs around the answer it carries (its id and field tags). */
+  muxFrameOverheadBytes: 64,
   /** Default and hard cap on the bytes ReadFile returns. */
   readDefaultBytes: 4 * 1024 * 1024,
   readMaxBytes: 32 * 1024 * 1024,

@@ -25,6 +25,7 @@ import {
   type EditFileRequest,
   type EditFileResponse,
   FilesClient,
+  FilesService,
   type ListDirRequest,
   type ListDirResponse,
   type ReadFileRequest,
@@ -34,12 +35,13 @@ import {
   type WriteFileRequest,
   type WriteFileResponse,
 } from "../../../proto/gen/enclave/agent/v1/files.js";
-import { AgentInfoClient, type AssignResponse, type DescribeResponse, type HealthResponse, type SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
+import { AgentInfoClient, AgentInfoService, type AssignResponse, type DescribeResponse, type HealthResponse, type SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
 import { type ExecEvent, type ExecRequest, ProcessClient } from "../../../proto/gen/enclave/agent/v1/process.js";
 import {
   type LspCheckerRequest,
   type LspCheckerResponse,
   LspClient,
+  LspService,
   type LspQueryRequest,
   type LspQueryResponse,
   type LspReloadRequest,
@@ -50,9 +52,11 @@ import {
   type LspSyncRequest,
   type LspSyncResponse,
 } from "../../../proto/gen/enclave/agent/v1/lsp.js";
-import { type EvalEvent, type EvalRequest, KernelsClient, type ListKernelsResponse } from "../../../proto/gen/enclave/agent/v1/kernel.js";
+import { type EvalEvent, type EvalRequest, KernelsClient, KernelsService, type ListKernelsResponse } from "../../../proto/gen/enclave/agent/v1/kernel.js";
 import { AgentErrorCode, AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
 import { AGENT_ERROR_TRAILER } from "../../../enclave-agent/src/grpc/unary.js";
+import { CallMuxClient } from "../../../proto/gen/enclave/agent/v1/mux.js";
+import { CallMuxChannel, type MuxMethod } from "./call-mux-client.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
 
@@ -78,6 +82,9 @@ export class AgentClient {
   readonly ast: AstClient;
   readonly lsp: LspClient;
   readonly kernels: KernelsClient;
+  private readonly muxClient: CallMuxClient;
+  /** Small unary calls go over one long-lived stream (an older agent without it: unary). */
+  private readonly mux: CallMuxChannel;
 
   constructor(
     readonly socketPath: string,
@@ -95,6 +102,8 @@ export class AgentClient {
     this.ast = new AstClient(address, creds, shared);
     this.lsp = new LspClient(address, creds, shared);
     this.kernels = new KernelsClient(address, creds, shared);
+    this.muxClient = new CallMuxClient(address, creds, shared);
+    this.mux = new CallMuxChannel(this.muxClient);
   }
 
   get connected(): boolean {
@@ -102,6 +111,8 @@ export class AgentClient {
   }
 
   close(): void {
+    this.mux.close();
+    this.muxClient.close();
     this.files.close();
     this.process.close();
     this.ast.close();
@@ -124,6 +135,19 @@ export class AgentClient {
     });
   }
 
+  /**
+   * A unary call over the call mux, or as a unary call when the agent has no mux (an older agent).
+   * A method the agent does not know over the mux ran nothing there, so it is asked again unary.
+   */
+  private muxed<Req, Res>(method: MuxMethod<Req, Res>, req: Req, timeoutMs: number, start: (cb: Callback<Res>, options: Partial<CallOptions>) => void): Promise<Res> {
+    const unary = (): Promise<Res> => this.unary((cb) => start(cb, this.options(timeoutMs)));
+    if (this.mux.unsupported) return unary();
+    return this.mux.call(method, req, timeoutMs).catch((err: ServiceError) => {
+      if (err.code === status.UNIMPLEMENTED && agentErrorCode(err) === undefined) return unary();
+      throw this.translate(err);
+    });
+  }
+
   /** Health, waiting for the agent to come up (or back) for at most timeoutMs. */
   async health(timeoutMs: number = LIMITS.agentProbeTimeoutMs): Promise<HealthResponse> {
     const deadline = Date.now() + timeoutMs;
@@ -138,7 +162,7 @@ export class AgentClient {
   }
 
   describe(): Promise<DescribeResponse> {
-    return this.unary((cb) => this.info.describe({}, new Metadata(), this.options(), cb));
+    return this.muxed(AgentInfoService.describe, {}, LIMITS.agentCallTimeoutMs, (cb, o) => this.info.describe({}, new Metadata(), o, cb));
   }
 
   /** Tells the agent the conversation it serves (once; it refuses another). */
@@ -147,11 +171,11 @@ export class AgentClient {
   }
 
   selfAudit(): Promise<SelfAuditResponse> {
-    return this.unary((cb) => this.info.selfAudit({}, new Metadata(), this.options(), cb));
+    return this.muxed(AgentInfoService.selfAudit, {}, LIMITS.agentCallTimeoutMs, (cb, o) => this.info.selfAudit({}, new Metadata(), o, cb));
   }
 
   readFile(req: ReadFileRequest): Promise<ReadFileResponse> {
-    return this.unary((cb) => this.files.readFile(req, new Metadata(), this.options(), cb));
+    return this.muxed(FilesService.readFile, req, LIMITS.agentCallTimeoutMs, (cb, o) => this.files.readFile(req, new Metadata(), o, cb));
   }
 
   writeFile(req: WriteFileRequest): Promise<WriteFileResponse> {
@@ -167,11 +191,11 @@ export class AgentClient {
   }
 
   listDir(req: ListDirRequest): Promise<ListDirResponse> {
-    return this.unary((cb) => this.files.listDir(req, new Metadata(), this.options(), cb));
+    return this.muxed(FilesService.listDir, req, LIMITS.agentCallTimeoutMs, (cb, o) => this.files.listDir(req, new Metadata(), o, cb));
   }
 
   stat(req: StatRequest): Promise<StatResponse> {
-    return this.unary((cb) => this.files.stat(req, new Metadata(), this.options(), cb));
+    return this.muxed(FilesService.stat, req, LIMITS.agentCallTimeoutMs, (cb, o) => this.files.stat(req, new Metadata(), o, cb));
   }
 
   astSearch(req: AstSearchRequest): Promise<AstSearchResponse> {
@@ -192,31 +216,31 @@ export class AgentClient {
 
   // The language-server supervisor. Deadlines leave room for a server's start-up.
   lspStatus(): Promise<LspStatusResponse> {
-    return this.unary((cb) => this.lsp.status({}, new Metadata(), this.options(), cb));
+    return this.muxed(LspService.status, {}, LIMITS.agentCallTimeoutMs, (cb, o) => this.lsp.status({}, new Metadata(), o, cb));
   }
 
   lspReload(req: LspReloadRequest): Promise<LspReloadResponse> {
-    return this.unary((cb) => this.lsp.reload(req, new Metadata(), this.options(), cb));
+    return this.muxed(LspService.reload, req, LIMITS.agentCallTimeoutMs, (cb, o) => this.lsp.reload(req, new Metadata(), o, cb));
   }
 
   lspQuery(req: LspQueryRequest, timeoutMs: number): Promise<LspQueryResponse> {
-    return this.unary((cb) => this.lsp.query(req, new Metadata(), this.options(timeoutMs + LIMITS.agentCallTimeoutMs), cb));
+    return this.muxed(LspService.query, req, timeoutMs + LIMITS.agentCallTimeoutMs, (cb, o) => this.lsp.query(req, new Metadata(), o, cb));
   }
 
   lspRename(req: LspRenameRequest, timeoutMs: number): Promise<LspRenameResponse> {
-    return this.unary((cb) => this.lsp.rename(req, new Metadata(), this.options(timeoutMs + LIMITS.agentCallTimeoutMs), cb));
+    return this.muxed(LspService.rename, req, timeoutMs + LIMITS.agentCallTimeoutMs, (cb, o) => this.lsp.rename(req, new Metadata(), o, cb));
   }
 
   lspSync(req: LspSyncRequest): Promise<LspSyncResponse> {
-    return this.unary((cb) => this.lsp.sync(req, new Metadata(), this.options(req.waitMs + LIMITS.agentCallTimeoutMs), cb));
+    return this.muxed(LspService.sync, req, req.waitMs + LIMITS.agentCallTimeoutMs, (cb, o) => this.lsp.sync(req, new Metadata(), o, cb));
   }
 
   lspRunChecker(req: LspCheckerRequest): Promise<LspCheckerResponse> {
-    return this.unary((cb) => this.lsp.runChecker(req, new Metadata(), this.options(req.timeoutMs + LIMITS.agentCallTimeoutMs), cb));
+    return this.muxed(LspService.runChecker, req, req.timeoutMs + LIMITS.agentCallTimeoutMs, (cb, o) => this.lsp.runChecker(req, new Metadata(), o, cb));
   }
 
   listKernels(): Promise<ListKernelsResponse> {
-    return this.unary((cb) => this.kernels.listKernels({}, new Metadata(), this.options(), cb));
+    return this.muxed(KernelsService.listKernels, {}, LIMITS.agentCallTimeoutMs, (cb, o) => this.kernels.listKernels({}, new Metadata(), o, cb));
   }
 
   /** One eval cell. No deadline: the agent keeps the cell's idle budget, and the caller cancels. */

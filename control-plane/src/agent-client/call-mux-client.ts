@@ -1,0 +1,126 @@
+// The control plane's end of an agent's call mux: unary agent calls sent over one long-lived
+// CallMux.Calls stream, each answered by id. The stream is opened on the first call and again after
+// it breaks. What comes back is the agent's, so hostile: a reply for an id never sent closes the
+// stream (every call in flight on it fails as on a lost connection), a reply for a call that already
+// ended (its deadline passed) is dropped, and nothing in a reply is trusted beyond its own call.
+import { type ClientDuplexStream, Metadata, type ServiceError, status } from "@grpc/grpc-js";
+import { AgentErrorCode, AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
+import type { CallMuxClient, MuxError, MuxReply, MuxRequest } from "../../../proto/gen/enclave/agent/v1/mux.js";
+import { AGENT_ERROR_TRAILER } from "../../../enclave-agent/src/grpc/unary.js";
+import { LIMITS } from "../limits.js";
+
+/** What the mux needs of a unary method: its path and how its messages are written and read. */
+export interface MuxMethod<Req, Res> {
+  path: string;
+  requestSerialize(value: Req): Buffer;
+  responseDeserialize(bytes: Buffer): Res;
+}
+
+interface Pending {
+  resolve(bytes: Buffer): void;
+  reject(err: ServiceError): void;
+  timer: NodeJS.Timeout;
+}
+
+/** A failure shaped as grpc-js reports a unary call's, so one translation serves both. */
+function serviceError(code: status, details: string, agentCode = AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED): ServiceError {
+  const metadata = new Metadata();
+  if (agentCode !== AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED) {
+    metadata.set(AGENT_ERROR_TRAILER, Buffer.from(AgentErrorStatus.encode({ errorCode: agentCode }).finish()));
+  }
+  return Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata });
+}
+
+function fromMuxError(e: MuxError): ServiceError {
+  const code = (status[e.grpcCode] === undefined ? status.UNKNOWN : e.grpcCode) as status;
+  return serviceError(code, e.message, e.errorCode);
+}
+
+export class CallMuxChannel {
+  private stream?: ClientDuplexStream<MuxRequest, MuxReply>;
+  private readonly pending = new Map<number, Pending>();
+  /** Ids are never reused on a client: an id below this was sent, at or above it never was. */
+  private nextId = 1;
+  /** Set once the agent answered that it has no mux (an older agent): every call goes unary. */
+  unsupported = false;
+  private closed = false;
+
+  constructor(private readonly client: CallMuxClient) {}
+
+  /**
+   * Calls `method` with `req` over the stream, failing with DEADLINE_EXCEEDED after timeoutMs. A
+   * request over the message limit fails alone (RESOURCE_EXHAUSTED), as a unary call would; sent, it
+   * would break the stream for every call on it.
+   */
+  call<Req, Res>(method: MuxMethod<Req, Res>, req: Req, timeoutMs: number): Promise<Res> {
+    const request = method.requestSerialize(req);
+    if (request.length > LIMITS.grpcMaxMessageBytes - LIMITS.muxFrameOverheadBytes) {
+      return Promise.reject(serviceError(status.RESOURCE_EXHAUSTED, `the request (${request.length} bytes) is over the ${LIMITS.grpcMaxMessageBytes}-byte message limit`));
+    }
+    if (this.closed) return Promise.reject(serviceError(status.UNAVAILABLE, "the agent client is closed"));
+    const id = this.nextId++;
+    const stream = this.open();
+    return new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (!this.pending.delete(id)) return;
+        reject(serviceError(status.DEADLINE_EXCEEDED, `no answer to ${method.path} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      stream.write({ id, method: method.path, request });
+    }).then((bytes) => method.responseDeserialize(bytes));
+  }
+
+  close(): void {
+    this.closed = true;
+    this.fail(serviceError(status.CANCELLED, "the agent client was closed during the call"));
+    this.stream?.cancel();
+    this.stream = undefined;
+  }
+
+  private open(): ClientDuplexStream<MuxRequest, MuxReply> {
+    if (this.stream) return this.stream;
+    const stream = this.client.calls(new Metadata());
+    this.stream = stream;
+    stream.on("data", (reply: MuxReply) => this.settle(stream, reply));
+    const broken = (err: ServiceError | undefined): void => {
+      if (this.stream !== stream) return;
+      this.stream = undefined;
+      if (err?.code === status.UNIMPLEMENTED) this.unsupported = true;
+      // Whether the agent ran these calls is unknown: they fail as a lost connection fails a unary call.
+      this.fail(err ?? serviceError(status.UNAVAILABLE, "the agent ended the call stream"));
+    };
+    stream.on("error", (err: ServiceError) => broken(err));
+    stream.on("end", () => broken(undefined));
+    return stream;
+  }
+
+  private settle(stream: ClientDuplexStream<MuxRequest, MuxReply>, reply: MuxReply): void {
+    const id = reply.id;
+    const p = this.pending.get(id);
+    if (!p) {
+      // Late (its deadline passed) or a duplicate: dropped. Never sent: the agent is not speaking
+      // the protocol, and nothing more it says on this stream is believed.
+      if (!Number.isSafeInteger(id) || id < 1 || id >= this.nextId) {
+        if (this.stream === stream) this.stream = undefined;
+        stream.cancel();
+        this.fail(serviceError(status.INTERNAL, `the agent answered a call that was never made (id ${String(id).slice(0, 20)})`));
+      }
+      return;
+    }
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    const outcome = reply.outcome;
+    if (outcome?.$case === "response") p.resolve(outcome.value);
+    else if (outcome?.$case === "error") p.reject(fromMuxError(outcome.value));
+    else p.reject(serviceError(status.INTERNAL, "the agent's answer carried neither a response nor an error"));
+  }
+
+  private fail(err: ServiceError): void {
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of all) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
+  }
+}
