@@ -113,6 +113,8 @@ export class ServerConnection {
   private constructor(
     readonly spec: LanguageServerSpec,
     readonly root: string,
+    /** The binary it was started from. */
+    readonly binary: string,
     private readonly proc: ChildProcess,
   ) {
     proc.stderr?.on("data", (chunk: Buffer) => {
@@ -196,7 +198,7 @@ export class ServerConnection {
       stdio: ["pipe", "pipe", "pipe"],
       env: { ...process.env },
     });
-    const server = new ServerConnection(spec, root, proc);
+    const server = new ServerConnection(spec, root, binary, proc);
     try {
       await server.initialize();
     } catch (err) {

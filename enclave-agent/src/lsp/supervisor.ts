@@ -84,6 +84,10 @@ export class LspSupervisor {
     const why: string[] = [];
     for (const spec of specs) {
       const root = nearestRoot(spec.rootMarkers, dirname(fileAbs), this.paths.root);
+      // A live server for this root was started from a binary that resolved: the connection is
+      // what a query uses, so looking the binary up again (a dozen stats) would decide nothing.
+      const live = root === undefined ? undefined : this.ready.get(keyOf(spec.id, root));
+      if (root && live?.alive) return { spec, root, binary: live.binary };
       const binary = checkServerBinary(spec, root ?? this.paths.root);
       if (root && binary.ok) return { spec, root, binary: binary.path };
       const missing: string[] = [];
