@@ -1,14 +1,17 @@
 // lsp overhead: hover and definition through the whole control plane (gRPC API → dispatcher → agent
 // → pyright) beside a direct vscode-jsonrpc client to the same pyright binary on the same project, in
 // one run; and diagnostics after a write (the write tool's whole call) beside the direct client's
-// didChange → fresh diagnostics.
+// didChange → fresh diagnostics. The control plane runs as its own process (`enclave serve`), as it is
+// deployed, with this process as the harness; both sides are warmed up by the same number of calls
+// first, so the figures are a long conversation's, not the first calls' JIT compilation.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
 import { resolveBinary } from "../../enclave-agent/src/exec/resolve-binary.js";
-import { startFixture } from "../helpers/control-plane-fixture.js";
+import { startControlPlaneProcess, stopControlPlaneProcess } from "../helpers/control-plane-process.js";
 import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
 import { type BenchRow, row, sample } from "./measure.js";
 
@@ -69,14 +72,16 @@ export async function directPyright(root: string) {
 
 export async function lspBenchRows(): Promise<BenchRow[]> {
   ensureHostServers();
-  const fx = await startFixture();
+  const dataDir = mkdtempSync(join(tmpdir(), "enclave-lsp-bench-"));
+  const cp = await startControlPlaneProcess(dataDir);
+  const client = cp.client;
   const rows: BenchRow[] = [];
   try {
-    const ws = (await fx.client.createConversation("lsp-bench")).workspacePath;
+    const ws = (await client.createConversation("lsp-bench")).workspacePath;
     writeProject(ws);
-    const runId = (await fx.client.openRun("lsp-bench", { approvalPolicy: "never", resources: ["workspace", "lsp"] })).id;
+    const runId = (await client.openRun("lsp-bench", { approvalPolicy: "never", resources: ["workspace", "lsp"] })).id;
     const call = async (tool: string, args: Record<string, unknown>): Promise<void> => {
-      const r = await fx.client.callTool(runId, tool, args);
+      const r = await client.callTool(runId, tool, args);
       if (r.isError) throw new Error(`${tool}: ${r.parts.map((p) => (p.part?.$case === "text" ? p.part.value : "")).join("")}`);
     };
     const hover = { action: "hover", file: "py/app.py", line: 3, symbol: "greet" };
@@ -88,11 +93,12 @@ export async function lspBenchRows(): Promise<BenchRow[]> {
     // greet on line 3 (0-based 2): `s = "héllo 🎉 wörld"; print(` is 28 UTF-16 units.
     const position = { textDocument: { uri: appUri }, position: { line: 2, character: 28 } };
 
-    const n = 100;
-    const ours = { hover: await sample(n, () => call("lsp", hover), 5), definition: await sample(n, () => call("lsp", definition), 5) };
+    const n = 300;
+    const warm = 200;
+    const ours = { hover: await sample(n, () => call("lsp", hover), warm), definition: await sample(n, () => call("lsp", definition), warm) };
     const direct = {
-      hover: await sample(n, () => peer.conn.sendRequest("textDocument/hover", position), 5),
-      definition: await sample(n, () => peer.conn.sendRequest("textDocument/definition", position), 5),
+      hover: await sample(n, () => peer.conn.sendRequest("textDocument/hover", position), warm),
+      definition: await sample(n, () => peer.conn.sendRequest("textDocument/definition", position), warm),
     };
     for (const what of ["hover", "definition"] as const) {
       rows.push(row(`lsp ${what}, pyright, host`, ours[what], { name: "direct vscode-jsonrpc client", samples: direct[what] }));
@@ -117,7 +123,8 @@ export async function lspBenchRows(): Promise<BenchRow[]> {
     rows.push(row("write + new diagnostics, pyright, host", oursDiag, { name: "direct client: write, didChange, fresh diagnostics", samples: peerDiag }, { digits: 1 }));
     peer.close();
   } finally {
-    await fx.close();
+    await stopControlPlaneProcess(cp, "SIGTERM");
+    rmSync(dataDir, { recursive: true, force: true });
   }
   return rows;
 }
