@@ -184,8 +184,4 @@ export const LIMITS = {
   refusedCallAuditIntervalMs: 100,
   /** Log lines waiting for standard error (a reader that stopped reading): past this they are dropped, the audit log keeps the record. */
   logBufferMaxBytes: 16 * 1024 * 1024,
-  /** Log lines gather up to this many bytes before a write (one write per several tool calls, not one each)... */
-  logBatchBytes: 8 * 1024,
-  /** ...and wait at most this long for it. */
-  logFlushIntervalMs: 100,
 } as const;

@@ -60,13 +60,10 @@ function make(settings: LogSettings): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (settings.format === "json") {
-    // Written asynchronously and in batches: a line per tool call must not cost a write each, and a
-    // log reader that stalls must not stall the control plane. Lines gather until a batch is full or
-    // the flush interval passes; pino flushes what is left synchronously when the process exits.
-    const destination =
-      settings.destination ??
-      pino.destination({ fd: 2, sync: false, maxLength: LIMITS.logBufferMaxBytes, minLength: LIMITS.logBatchBytes, periodicFlush: LIMITS.logFlushIntervalMs });
-    return pino(base, destination);
+    // Written asynchronously: a line per tool call must not cost a blocking write each, and a log
+    // reader that stalls must not stall the control plane. Lines that pile up while a write is in
+    // flight go out together; pino flushes what is left synchronously when the process exits.
+    return pino(base, settings.destination ?? pino.destination({ fd: 2, sync: false, maxLength: LIMITS.logBufferMaxBytes }));
   }
   const view = pretty({
     destination: settings.destination ?? 2,
