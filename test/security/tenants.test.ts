@@ -32,8 +32,8 @@ let server: ServingControlPlane;
 const tokens = { acme: "", globex: "", ops: "" };
 const opened: ControlPlaneClient[] = [];
 
-function client(token: string | undefined, tls: ClientOptions["tls"] = { rootCerts: certs.ca }, address = server.address): ControlPlaneClient {
-  const c = new ControlPlaneClient(address, { tls, token });
+function client(token: string | undefined, tls: ClientOptions["tls"] = { rootCerts: certs.ca }, address = server.address, more: Partial<ClientOptions> = {}): ControlPlaneClient {
+  const c = new ControlPlaneClient(address, { tls, token, ...more });
   opened.push(c);
   return c;
 }
@@ -84,7 +84,9 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
   openRun: { byId: (c, ids) => c.openRun(ids.conv, { approvalPolicy: "never" }) },
   closeRun: { byId: (c, ids) => c.closeRun(ids.run) },
   listTools: { byId: (c, ids) => c.listTools(ids.run) },
-  callTool: { byId: (c, ids) => c.callTool(ids.run, "read", { path: "secret.txt" }) },
+  // The client library's calls go over CallTools; CallTool is tried with a client that has it make one stream a call.
+  callTool: { byId: (_c, ids) => client(tokens.globex, undefined, undefined, { toolCallSession: false }).callTool(ids.run, "read", { path: "secret.txt" }) },
+  callTools: { byId: (c, ids) => c.callTool(ids.run, "read", { path: "secret.txt" }) },
   syncWrites: { byId: (c, ids) => c.syncWrites(ids.run, ["secret.txt"]) },
   describePlacement: { byId: (c, ids) => c.describePlacement(ids.conv) },
   subscribeAudit: {
