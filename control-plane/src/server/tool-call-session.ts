@@ -77,17 +77,20 @@ export function serveToolCallSession(
     const abort = new AbortController();
     inFlight.set(callId, abort);
     const leave = drain.enter();
-    run(req, abort.signal, (event) => send({ callId, event }))
+    const finish = (event: NonNullable<ToolCallEvent["event"]>): void => {
+      inFlight.delete(callId);
+      leave();
+      send({ callId, event });
+      endIfDone();
+    };
+    // Through a promise, so a call that throws at once (an unknown run) is answered like one that fails later.
+    Promise.resolve()
+      .then(() => run(req, abort.signal, (event) => send({ callId, event })))
       .then(
-        (result) => ({ $case: "result", value: result }) as const,
-        (err: unknown) => ({ $case: "error", value: callError(err) }) as const,
+        (result) => finish({ $case: "result", value: result }),
+        (err: unknown) => finish({ $case: "error", value: callError(err) }),
       )
-      .then((event) => {
-        inFlight.delete(callId);
-        leave();
-        send({ callId, event });
-        endIfDone();
-      });
+      .catch(() => undefined); // finish wrote to a stream that closed meanwhile: nothing is owed to anyone.
   };
 
   call.on("data", (frame: DecodedToolCallFrame) => {
