@@ -331,6 +331,8 @@ describe("tenants over TLS", () => {
     const c = client(token);
     await eventually(async () => (await outcome(c.listConversations())).code === "ok", "the new token to be accepted", 1_000);
     expect((await outcome(c.listConversations())).code).toBe("ok");
+    // A tool call opens the client's CallTools session, which stays open across the revocation.
+    expect((await c.callTool(acmeIds.run, "read", { path: "secret.txt" })).isError).toBe(false);
     expect(revokeTokens(tokensFile, { id })).toBe(1);
     const revokedAt = Date.now();
     let last: Outcome = { grpcCode: status.OK, code: "ok", message: "" };
@@ -340,6 +342,8 @@ describe("tenants over TLS", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(last).toMatchObject({ grpcCode: status.UNAUTHENTICATED, code: "unauthenticated" });
+    // Each call on the open session is authenticated again.
+    expect(await outcome(c.callTool(acmeIds.run, "read", { path: "secret.txt" }))).toMatchObject({ grpcCode: status.UNAUTHENTICATED, code: "unauthenticated" });
     // The other tokens of the tenant still work.
     expect((await outcome(client(tokens.acme).listConversations())).code).toBe("ok");
   });
