@@ -3,6 +3,7 @@
 // or a closed client stops exactly the calls it should, and frames a raw client writes by hand are
 // refused call by call (a duplicate id, a bound on calls in flight, a malformed frame, bad UTF-8)
 // while the session keeps serving. Draining ends a session once its calls are answered.
+import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { ERROR_CODE_TRAILER } from "../../control-plane/src/errors.js";
 import { LIMITS } from "../../control-plane/src/limits.js";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import { serveControlPlane } from "../../control-plane/src/server/serve.js";
 import { type AuditEvent, ToolCallEvent, ToolCallFrame, type ToolEvent, ToolEvent as ToolEventMsg } from "../../proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
@@ -235,6 +237,20 @@ describe("the client library over CallTools", () => {
     for (const e of ended) expect(e.outcome).not.toBe("ok");
     expect(existsSync(join(ws, "closed-finished-0")) || existsSync(join(ws, "closed-finished-1"))).toBe(false);
   }, 120_000);
+
+  it("a process that never closes its client still exits once its calls are done", async () => {
+    // The built client (dist), as a harness's script uses it.
+    const script = [
+      `import { EnclaveClient } from "enclave/client";`,
+      `const c = new EnclaveClient(${JSON.stringify(fx.client.address)});`,
+      `const r = await Promise.all([c.callTool(${JSON.stringify(runId)}, "list", {}), c.callTool(${JSON.stringify(runId)}, "list", {})]);`,
+      `console.log(r.every((x) => !x.isError) ? "answered" : "failed");`,
+    ].join("\n");
+    const ended = await new Promise<{ killed: boolean; stdout: string }>((resolve) =>
+      execFile(process.execPath, ["--input-type=module", "-e", script], { cwd: repoRoot, timeout: 15_000 }, (err, stdout) => resolve({ killed: err?.signal === "SIGTERM", stdout })),
+    );
+    expect(ended).toEqual({ killed: false, stdout: "answered\n" });
+  }, 30_000);
 
   it("a call on a session that broke is answered, and the next call opens a new session", async () => {
     const client = newClient();

@@ -25,6 +25,8 @@ interface Session {
   /** Ids cancelled whose answer has not come yet: the server still counts them, and they are not reused until then. */
   cancelled: Set<number>;
   broken: boolean;
+  /** Ends the session once it has carried no call for a while (see LIMITS.toolSessionIdleMs). */
+  idle: NodeJS.Timeout | undefined;
 }
 
 export class ToolCallSessions {
@@ -46,6 +48,8 @@ export class ToolCallSessions {
   start(req: CallToolRequest, handlers: SessionCallHandlers): SessionCall | undefined {
     const s = this.current();
     if (s.calls.size + s.cancelled.size >= LIMITS.toolSessionCallsInFlight) return undefined;
+    clearTimeout(s.idle);
+    s.idle = undefined;
     const id = this.freeId(s);
     s.calls.set(id, handlers);
     s.stream.write({ callId: id, frame: { $case: "call", value: req } });
@@ -54,6 +58,7 @@ export class ToolCallSessions {
         if (!s.calls.delete(id) || s.broken) return;
         s.cancelled.add(id);
         s.stream.write({ callId: id, frame: { $case: "cancel", value: {} } });
+        this.idleLater(s);
       },
     };
   }
@@ -63,6 +68,23 @@ export class ToolCallSessions {
     const s = this.session;
     this.session = undefined;
     s?.stream.cancel();
+  }
+
+  /**
+   * An open stream keeps the process alive (grpc-js holds its connection while any call is active),
+   * so a session with no call ends itself after a short while: a script that never closes its client
+   * still exits, and a harness making calls back to back keeps its one stream.
+   */
+  private idleLater(s: Session): void {
+    if (s.broken || s.calls.size + s.cancelled.size > 0 || s.idle) return;
+    s.idle = setTimeout(() => {
+      s.idle = undefined;
+      if (s.broken || s.calls.size + s.cancelled.size > 0) return;
+      s.broken = true;
+      if (this.session === s) this.session = undefined;
+      s.stream.end(); // Half-closed with nothing in flight: the server ends the stream at once.
+    }, LIMITS.toolSessionIdleMs);
+    s.idle.unref();
   }
 
   private freeId(s: Session): number {
@@ -75,9 +97,10 @@ export class ToolCallSessions {
   private current(): Session {
     if (this.session && !this.session.broken) return this.session;
     const stream = this.open();
-    const s: Session = { stream, calls: new Map(), cancelled: new Set(), broken: false };
+    const s: Session = { stream, calls: new Map(), cancelled: new Set(), broken: false, idle: undefined };
     this.session = s;
     const breakWith = (err: Error): void => {
+      clearTimeout(s.idle);
       if (s.broken) return;
       s.broken = true;
       if (this.session === s) this.session = undefined;
@@ -89,12 +112,12 @@ export class ToolCallSessions {
       const ev = e.event;
       if (!ev) return;
       if (ev.$case === "result" || ev.$case === "error") {
-        if (s.cancelled.delete(e.callId)) return;
         const c = s.calls.get(e.callId);
-        if (!c) return;
+        s.cancelled.delete(e.callId);
         s.calls.delete(e.callId);
-        if (ev.$case === "result") c.result(ev.value);
-        else c.failed(this.callError(ev.value));
+        this.idleLater(s);
+        if (ev.$case === "result") c?.result(ev.value);
+        else c?.failed(this.callError(ev.value));
         return;
       }
       s.calls.get(e.callId)?.event({ event: ev });
