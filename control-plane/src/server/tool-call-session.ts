@@ -68,7 +68,7 @@ export function serveToolCallSession(
     for (const abort of inFlight.values()) abort.abort();
   };
   onCallerGone(call, () => ended, gone);
-  call.on("close", stopWatchingDrain);
+  for (const event of ["cancelled", "close", "finish"]) call.once(event, stopWatchingDrain);
   call.on("error", () => {
     if (!ended) gone();
   });
