@@ -53,7 +53,9 @@ export type EnclaveErrorCode =
   /** The caller's tenant is at one of its quotas (the message names it and its limit). */
   | "quota_exceeded"
   /** What was asked needs the engine's machine to be this one (bind mode, reading its /proc), and the enclosure's engine is remote. */
-  | "remote_engine_unsupported";
+  | "remote_engine_unsupported"
+  /** A CallTools session already carries the most calls in flight one session may; wait for one, or use another session. */
+  | "too_many_calls";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -87,6 +89,7 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   unauthenticated: status.UNAUTHENTICATED,
   quota_exceeded: status.RESOURCE_EXHAUSTED,
   remote_engine_unsupported: status.FAILED_PRECONDITION,
+  too_many_calls: status.RESOURCE_EXHAUSTED,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

@@ -182,6 +182,10 @@ export const LIMITS = {
   tenantNameMaxChars: 64,
   /** Calls refused for want of a valid token are audited at most once this often (with a count of the rest). */
   refusedCallAuditIntervalMs: 100,
+  /** Tool calls in flight at once on one CallTools session (the client library sends more over CallTool). */
+  toolSessionCallsInFlight: 64,
+  /** The client library ends its CallTools session after this long with no call (an open stream keeps a process alive). */
+  toolSessionIdleMs: 1_000,
   /** Log lines waiting for standard error (a reader that stopped reading): past this they are dropped, the audit log keeps the record. */
   logBufferMaxBytes: 16 * 1024 * 1024,
 } as const;

@@ -32,8 +32,8 @@ let server: ServingControlPlane;
 const tokens = { acme: "", globex: "", ops: "" };
 const opened: ControlPlaneClient[] = [];
 
-function client(token: string | undefined, tls: ClientOptions["tls"] = { rootCerts: certs.ca }, address = server.address): ControlPlaneClient {
-  const c = new ControlPlaneClient(address, { tls, token });
+function client(token: string | undefined, tls: ClientOptions["tls"] = { rootCerts: certs.ca }, address = server.address, more: Partial<ClientOptions> = {}): ControlPlaneClient {
+  const c = new ControlPlaneClient(address, { tls, token, ...more });
   opened.push(c);
   return c;
 }
@@ -84,7 +84,9 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
   openRun: { byId: (c, ids) => c.openRun(ids.conv, { approvalPolicy: "never" }) },
   closeRun: { byId: (c, ids) => c.closeRun(ids.run) },
   listTools: { byId: (c, ids) => c.listTools(ids.run) },
-  callTool: { byId: (c, ids) => c.callTool(ids.run, "read", { path: "secret.txt" }) },
+  // The client library's calls go over CallTools; CallTool is tried with a client that has it make one stream a call.
+  callTool: { byId: (_c, ids) => client(tokens.globex, undefined, undefined, { toolCallSession: false }).callTool(ids.run, "read", { path: "secret.txt" }) },
+  callTools: { byId: (c, ids) => c.callTool(ids.run, "read", { path: "secret.txt" }) },
   syncWrites: { byId: (c, ids) => c.syncWrites(ids.run, ["secret.txt"]) },
   describePlacement: { byId: (c, ids) => c.describePlacement(ids.conv) },
   subscribeAudit: {
@@ -329,6 +331,8 @@ describe("tenants over TLS", () => {
     const c = client(token);
     await eventually(async () => (await outcome(c.listConversations())).code === "ok", "the new token to be accepted", 1_000);
     expect((await outcome(c.listConversations())).code).toBe("ok");
+    // A tool call opens the client's CallTools session, which stays open across the revocation.
+    expect((await c.callTool(acmeIds.run, "read", { path: "secret.txt" })).isError).toBe(false);
     expect(revokeTokens(tokensFile, { id })).toBe(1);
     const revokedAt = Date.now();
     let last: Outcome = { grpcCode: status.OK, code: "ok", message: "" };
@@ -338,6 +342,8 @@ describe("tenants over TLS", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(last).toMatchObject({ grpcCode: status.UNAUTHENTICATED, code: "unauthenticated" });
+    // Each call on the open session is authenticated again.
+    expect(await outcome(c.callTool(acmeIds.run, "read", { path: "secret.txt" }))).toMatchObject({ grpcCode: status.UNAUTHENTICATED, code: "unauthenticated" });
     // The other tokens of the tenant still work.
     expect((await outcome(client(tokens.acme).listConversations())).code).toBe("ok");
   });

@@ -26,6 +26,7 @@ import {
   type SyncWritesResponse,
   type PlacementDescription,
   type Run,
+  type ToolCallError,
   type ToolEvent,
   type ToolResult,
   type WorkerHostCommand,
@@ -34,6 +35,7 @@ import {
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import { type EnclaveErrorCode, ERROR_CODE_TRAILER, isEnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { ToolCallSessions } from "./tool-call-session.js";
 import { type HarnessToolSpec, runToolHost, type ToolHostConnection, type ToolHostHandlers } from "./tool-host-client.js";
 
 export type { HarnessAnswer, HarnessCallInfo, HarnessToolSpec, HarnessVerdict, ToolHostConnection, ToolHostHandlers } from "./tool-host-client.js";
@@ -52,6 +54,11 @@ export interface ClientOptions {
   token?: string;
   /** Further grpc-js channel options. */
   channelOptions?: ChannelOptions;
+  /**
+   * Tool calls share one CallTools stream (opened when first needed, again after it broke), which
+   * saves most of a fast call's cost; false: each call is a CallTool stream of its own.
+   */
+  toolCallSession?: boolean;
 }
 
 /** Per call: an AbortSignal cancels it (the promise rejects, or the iteration throws, with an AbortError). */
@@ -108,9 +115,17 @@ function callError(address: string, err: ServiceError): Error {
   return new ControlPlaneCallError(err.code, code, err.details || err.message);
 }
 
+/** A CallTools error event as the error the same failure of CallTool gives. */
+function callEventError(address: string, e: ToolCallError): Error {
+  const metadata = new Metadata();
+  metadata.set(ERROR_CODE_TRAILER, e.code);
+  return callError(address, Object.assign(new Error(e.message), { code: e.grpcCode as status, details: e.message, metadata }));
+}
+
 export class ControlPlaneClient {
   private readonly grpc: GrpcClient;
   private readonly token: string;
+  private readonly sessions: ToolCallSessions | undefined;
 
   constructor(
     readonly address: string,
@@ -125,9 +140,19 @@ export class ControlPlaneClient {
       ...options.channelOptions,
     });
     this.token = options.token ?? "";
+    this.sessions =
+      options.toolCallSession === false
+        ? undefined
+        : new ToolCallSessions(
+            () => this.grpc.callTools(this.metadata()),
+            (e) => callEventError(this.address, e),
+            (err) => this.streamError(err),
+          );
   }
 
+  /** Closes the connection; tool calls still in flight on the session are cancelled on the server. */
   close(): void {
+    this.sessions?.close();
     this.grpc.close();
   }
 
@@ -375,21 +400,47 @@ export class ControlPlaneClient {
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
-      const stream: ClientReadableStream<ToolEvent> = this.grpc.callTool({ runId, tool, argumentsJson }, this.metadata());
-      const onAbort = (): void => stream.cancel();
-      signal?.addEventListener("abort", onAbort, { once: true });
+      let cancel: () => void = () => undefined;
+      const onAbort = (): void => {
+        cancel();
+        reject(abortError(signal as AbortSignal));
+      };
       const settle = (): void => signal?.removeEventListener("abort", onAbort);
+      const onSession = this.sessions?.start(
+        { runId, tool, argumentsJson },
+        {
+          event: (e) => onEvent?.(e),
+          result: (r) => {
+            settle();
+            resolve(r);
+          },
+          failed: (err) => {
+            settle();
+            reject(err);
+          },
+        },
+      );
+      if (onSession) {
+        cancel = () => onSession.cancel();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        return;
+      }
+      // The session is full: this call gets a CallTool stream of its own.
+      const stream: ClientReadableStream<ToolEvent> = this.grpc.callTool({ runId, tool, argumentsJson }, this.metadata());
+      const cancelStream = (): void => stream.cancel();
+      signal?.addEventListener("abort", cancelStream, { once: true });
+      const done = (): void => signal?.removeEventListener("abort", cancelStream);
       let result: ToolResult | undefined;
       stream.on("data", (e: ToolEvent) => {
         if (e.event?.$case === "result") result = e.event.value;
         else onEvent?.(e);
       });
       stream.on("error", (err: ServiceError) => {
-        settle();
+        done();
         reject(signal?.aborted ? abortError(signal) : this.streamError(err));
       });
       stream.on("end", () => {
-        settle();
+        done();
         if (result) resolve(result);
         else reject(new Error("the tool call ended without a result"));
       });
@@ -400,9 +451,54 @@ export class ControlPlaneClient {
    * Calls a tool and yields its events as they come: progress and output, and last the result
    * (`event.$case === "result"`). Aborting the signal, or leaving the loop, cancels the call on the server.
    */
-  streamTool(runId: string, tool: string, args: unknown, opts: CallOptions = {}): AsyncGenerator<ToolEvent> {
+  async *streamTool(runId: string, tool: string, args: unknown, opts: CallOptions = {}): AsyncGenerator<ToolEvent> {
     const argumentsJson = typeof args === "string" ? args : JSON.stringify(args ?? {});
-    return this.iterate(this.grpc.callTool({ runId, tool, argumentsJson }, this.metadata()), opts.signal);
+    const { signal } = opts;
+    if (signal?.aborted) throw abortError(signal);
+    const queue: Array<{ event: ToolEvent } | { done: true } | { error: Error }> = [];
+    let wake: () => void = () => undefined;
+    const push = (item: (typeof queue)[number]): void => {
+      queue.push(item);
+      wake();
+    };
+    const call = this.sessions?.start(
+      { runId, tool, argumentsJson },
+      {
+        event: (event) => push({ event }),
+        result: (r) => {
+          push({ event: { event: { $case: "result", value: r } } });
+          push({ done: true });
+        },
+        failed: (error) => push({ error }),
+      },
+    );
+    if (!call) {
+      yield* this.iterate(this.grpc.callTool({ runId, tool, argumentsJson }, this.metadata()), signal);
+      return;
+    }
+    const onAbort = (): void => {
+      call.cancel();
+      push({ error: abortError(signal as AbortSignal) });
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    let finished = false;
+    try {
+      for (;;) {
+        const item = queue.shift();
+        if (!item) {
+          await new Promise<void>((resolve) => (wake = resolve));
+          continue;
+        }
+        if ("done" in item) break;
+        if ("error" in item) throw item.error;
+        yield item.event;
+      }
+      finished = true;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      // Left early (a break, a throw, the signal): the call must not run on.
+      if (!finished) call.cancel();
+    }
   }
 
   /** Audit events: history first when asked, then live ones until the returned function is called. */

@@ -16,9 +16,11 @@ import type {
   Run as RunMsg,
   SubscribeAuditRequest,
   SubscribeCardsRequest,
+  ToolCallEvent,
   ToolEvent,
   ToolHostCommand,
   ToolHostMessage,
+  ToolResult,
   WorkerHostCommand,
   WorkerHostMessage,
 } from "../../../proto/gen/enclave/control/v1/control.js";
@@ -33,7 +35,8 @@ import { asEnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
-import type { DecodedCallToolRequest } from "./strict-call-decoding.js";
+import type { DecodedCallToolRequest, DecodedToolCallFrame } from "./strict-call-decoding.js";
+import { serveToolCallSession, type SessionDrain } from "./tool-call-session.js";
 import { connectWorkerHost } from "./worker-host-stream.js";
 import { connectToolHost } from "./tool-host-stream.js";
 
@@ -121,7 +124,10 @@ function partMessage(p: ContentPart): ContentPartMsg {
   return { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } }, repeatsStreamed };
 }
 
-export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = openAccess()): ControlPlaneServer {
+/** A server that never drains (tests serving the service without serve.ts). */
+const NO_DRAIN: SessionDrain = { isDraining: false, enter: () => () => undefined, onDraining: () => () => undefined };
+
+export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = openAccess(), drain: SessionDrain = NO_DRAIN): ControlPlaneServer {
   // Refused callers are recorded at most once per interval, with a count of the rest: a flood of
   // bad tokens must not push real events out of a size-bounded audit log.
   let lastRefusalMs = 0;
@@ -195,6 +201,40 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return access.quotas.reserveKernel(s.tenant, kernelKey(run.conversationId, language), keys, since);
     } catch (err) {
       return refusedByQuota(s, err, run.conversationId);
+    }
+  };
+  /**
+   * One tool call, for CallTool and CallTools alike: the caller's scope and run, the tenant's call
+   * quota and kernel slot (given back however the call ends), and the dispatcher, which audits it.
+   */
+  const runToolCall = async (
+    caller: IncomingCall,
+    req: DecodedCallToolRequest,
+    signal: AbortSignal,
+    emit: (e: NonNullable<ToolEvent["event"]>) => void,
+  ): Promise<ToolResult> => {
+    const s = scopeOf(caller);
+    const run = s.run(req.runId);
+    let releaseCall: () => void = () => undefined;
+    try {
+      releaseCall = access.quotas.enterCall(s.tenant);
+    } catch (err) {
+      refusedByQuota(s, err, run.conversationId);
+    }
+    try {
+      const releaseKernel = await reserveKernel(s, run, req.tool, req.argumentsJson);
+      try {
+        const r = await cp.callTool(run.id, req.tool, req.argumentsJson, {
+          notUtf8: req.notUtf8,
+          signal,
+          emit: (e) => emit(e.kind === "progress" ? { $case: "progress", value: e.text } : { $case: "output", value: { stream: e.stream, data: e.data } }),
+        });
+        return { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs };
+      } finally {
+        releaseKernel();
+      }
+    } finally {
+      releaseCall();
     }
   };
   return {
@@ -290,48 +330,27 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       const abort = new AbortController();
       let ended = false;
       onCallerGone(call, () => ended, () => abort.abort());
-      const req: DecodedCallToolRequest = call.request;
-      let release: () => void = () => undefined;
       // Through a promise, so an unknown run id becomes a status instead of a thrown handler.
       Promise.resolve()
-        .then(async () => {
-          const s = scopeOf(call);
-          const run = s.run(req.runId);
-          try {
-            release = access.quotas.enterCall(s.tenant);
-          } catch (err) {
-            refusedByQuota(s, err, run.conversationId);
-          }
-          const releaseKernel = await reserveKernel(s, run, req.tool, req.argumentsJson);
-          const releaseCall = release;
-          release = () => {
-            releaseKernel();
-            releaseCall();
-          };
-          return cp.callTool(run.id, req.tool, req.argumentsJson, {
-            notUtf8: req.notUtf8,
-            signal: abort.signal,
-            emit: (e) =>
-              call.write(
-                e.kind === "progress"
-                  ? { event: { $case: "progress", value: e.text } }
-                  : { event: { $case: "output", value: { stream: e.stream, data: e.data } } },
-              ),
-          });
-        })
-        .finally(() => release())
+        .then(() => runToolCall(call, call.request, abort.signal, (event) => call.write({ event })))
         .then(
-        (r) => {
-          ended = true;
-          call.write({ event: { $case: "result", value: { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs } } });
-          call.end();
-        },
-        // emit, not destroy: grpc-js sends the status only for a stream that ends after "error".
-        (err: unknown) => {
-          ended = true;
-          call.emit("error", toServiceError(err));
-        },
-      );
+          (result) => {
+            ended = true;
+            call.write({ event: { $case: "result", value: result } });
+            call.end();
+          },
+          // emit, not destroy: grpc-js sends the status only for a stream that ends after "error".
+          (err: unknown) => {
+            ended = true;
+            call.emit("error", toServiceError(err));
+          },
+        );
+    },
+    callTools(call: ServerDuplexStream<DecodedToolCallFrame, ToolCallEvent>): void {
+      // Refused at once when the caller's token is; each call is authorized again as CallTool's is,
+      // so a token revoked while the session is open stops its next call.
+      if (!streamScope(call)) return;
+      serveToolCallSession(call, (req, signal, emit) => runToolCall(call, req, signal, emit), drain, toServiceError);
     },
     auditEnclosure: unary(async (req, s) => {
       const audited = await cp.auditEnclosure(s.conversationId(req.conversationId));

@@ -1,7 +1,8 @@
 // Draining for a graceful stop (SIGTERM): from the moment it starts, every new call is refused with
 // UNAVAILABLE and the stable code `draining`, while the calls already in flight run to their end,
 // bounded by LIMITS.drainMaxMs. Subscriptions and host streams are not waited for (they last as long
-// as their client wants); they end when the server closes.
+// as their client wants); they end when the server closes. A CallTools session counts each of its
+// calls in flight and ends itself once they are answered (it listens with onDraining).
 import { Metadata, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 
@@ -23,6 +24,7 @@ export class Drain {
   private draining = false;
   private inFlight = 0;
   private readonly waiters: Array<() => void> = [];
+  private readonly drainingListeners = new Set<() => void>();
 
   get isDraining(): boolean {
     return this.draining;
@@ -32,9 +34,28 @@ export class Drain {
     return this.inFlight;
   }
 
+  /** Runs listener once draining starts (at once when it has); returns the function that stops listening. */
+  onDraining(listener: () => void): () => void {
+    if (this.draining) {
+      listener();
+      return () => undefined;
+    }
+    this.drainingListeners.add(listener);
+    return () => this.drainingListeners.delete(listener);
+  }
+
+  /** Stops taking calls from now on (what drain and a plain close both start with). */
+  stopTaking(): void {
+    if (this.draining) return;
+    this.draining = true;
+    const listeners = [...this.drainingListeners];
+    this.drainingListeners.clear();
+    for (const l of listeners) l();
+  }
+
   /** Stops taking calls; resolves true once none is in flight, or false when maxMs passed first. */
   async drain(maxMs: number): Promise<boolean> {
-    this.draining = true;
+    this.stopTaking();
     if (this.inFlight === 0) return true;
     let timer: NodeJS.Timeout | undefined;
     const settled = await Promise.race([
@@ -48,7 +69,7 @@ export class Drain {
   }
 
   /** Counts a call in; the returned function counts it out (once, however often it is called). */
-  private enter(): () => void {
+  enter(): () => void {
     this.inFlight++;
     let left = false;
     return () => {

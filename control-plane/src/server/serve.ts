@@ -29,7 +29,7 @@ export async function serveControlPlane(cp: ControlPlaneFacade, listen: string, 
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
   const drain = new Drain();
-  server.addService(StrictControlPlaneService, drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas })));
+  server.addService(StrictControlPlaneService, drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas }, drain)));
   await removeStaleSocket(listen);
   let port: number;
   try {
@@ -44,6 +44,8 @@ export async function serveControlPlane(cp: ControlPlaneFacade, listen: string, 
   cp.recordAudit({ kind: "api_started", outcome: security.weakened ? "weakened" : "ok", detail: `listening on ${address}: ${security.summary}` });
   if (security.weakened) process.stderr.write(`control plane: WARNING: ${security.summary}\n`);
   const close = async (): Promise<void> => {
+    // Idle CallTools sessions end now rather than hold the shutdown for its whole grace.
+    drain.stopTaking();
     security.auth.close();
     const shut = new Promise<true>((resolve) => server.tryShutdown(() => resolve(true)));
     if (!(await within(shut, LIMITS.serverShutdownGraceMs, false))) {

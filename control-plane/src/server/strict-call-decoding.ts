@@ -1,19 +1,28 @@
 // Protobuf strings must be UTF-8, but the generated decoder quietly replaces bad bytes with U+FFFD,
-// which would turn a malformed call into a different, valid-looking one. CallTool requests are
-// decoded strictly instead: bad bytes are still decoded leniently (so the call can be answered and
-// audited) but the request is marked, and the dispatcher refuses it as invalid arguments.
-import { BinaryReader } from "@bufbuild/protobuf/wire";
-import { CallToolRequest, ControlPlaneService } from "../../../proto/gen/enclave/control/v1/control.js";
+// which would turn a malformed call into a different, valid-looking one. CallTool requests and
+// CallTools frames are decoded strictly instead: bad bytes are still decoded leniently (so the call
+// can be answered and audited) but the request is marked, and the dispatcher refuses it as invalid
+// arguments.
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+import { CallToolRequest, ControlPlaneService, ToolCallFrame } from "../../../proto/gen/enclave/control/v1/control.js";
 
 export interface DecodedCallToolRequest extends CallToolRequest {
   /** Set when any string field carried bytes that are not UTF-8. */
   notUtf8?: true;
 }
 
+export interface DecodedToolCallFrame extends ToolCallFrame {
+  /** Set when any string field carried bytes that are not UTF-8. */
+  notUtf8?: true;
+  /** Set when the frame is not a ToolCallFrame at all (its call_id is kept when it could be read). */
+  malformed?: string;
+}
+
 const fatal = new TextDecoder("utf-8", { fatal: true });
 const lenient = new TextDecoder("utf-8");
 
-export function decodeCallToolStrictly(buf: Buffer): DecodedCallToolRequest {
+/** Decodes with a reader that marks bad UTF-8 instead of hiding it. */
+function decodeStrictly<T>(buf: Uint8Array, decode: (reader: BinaryReader) => T): { value: T; notUtf8: boolean } {
   let notUtf8 = false;
   const reader = new BinaryReader(buf, (bytes) => {
     try {
@@ -23,13 +32,50 @@ export function decodeCallToolStrictly(buf: Buffer): DecodedCallToolRequest {
       return lenient.decode(bytes);
     }
   });
-  const req: DecodedCallToolRequest = CallToolRequest.decode(reader);
+  const value = decode(reader);
+  return { value, notUtf8 };
+}
+
+export function decodeCallToolStrictly(buf: Buffer): DecodedCallToolRequest {
+  const { value, notUtf8 } = decodeStrictly(buf, (r) => CallToolRequest.decode(r));
+  const req: DecodedCallToolRequest = value;
   if (notUtf8) req.notUtf8 = true;
   return req;
 }
 
-/** The generated service definition with CallTool's request decoded strictly. */
+/** A frame's call_id read field by field, as far as the bytes allow (0 when there is none to read). */
+function salvageCallId(buf: Uint8Array): number {
+  try {
+    const reader = new BinaryReader(buf);
+    while (reader.pos < reader.len) {
+      const [no, wireType] = reader.tag();
+      if (no === 1 && wireType === WireType.Varint) return reader.uint32();
+      reader.skip(wireType, no);
+    }
+  } catch {
+    // Cut or garbled past this point: no id.
+  }
+  return 0;
+}
+
+/**
+ * A CallTools frame. It never throws: grpc-js would end the whole session over one undecodable
+ * frame, so such a frame comes back marked `malformed` and only its call is refused.
+ */
+export function decodeToolCallFrameStrictly(buf: Buffer): DecodedToolCallFrame {
+  try {
+    const { value, notUtf8 } = decodeStrictly(buf, (r) => ToolCallFrame.decode(r));
+    const frame: DecodedToolCallFrame = value;
+    if (notUtf8) frame.notUtf8 = true;
+    return frame;
+  } catch (err) {
+    return { callId: salvageCallId(buf), frame: undefined, malformed: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The generated service definition with CallTool's request and CallTools' frames decoded strictly. */
 export const StrictControlPlaneService = {
   ...ControlPlaneService,
   callTool: { ...ControlPlaneService.callTool, requestDeserialize: decodeCallToolStrictly },
+  callTools: { ...ControlPlaneService.callTools, requestDeserialize: decodeToolCallFrameStrictly },
 } as typeof ControlPlaneService;

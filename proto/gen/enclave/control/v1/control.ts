@@ -362,6 +362,51 @@ export interface CallToolRequest {
   argumentsJson: string;
 }
 
+/** One frame a CallTools client sends: a call, or the cancel of a call in flight, by its id. */
+export interface ToolCallFrame {
+  /**
+   * Chosen by the client, not 0, unique among its calls in flight on this stream (an id may be used
+   * again once its call was answered with a result or an error).
+   */
+  callId: number;
+  frame?: { $case: "call"; value: CallToolRequest } | { $case: "cancel"; value: ToolCallCancel } | undefined;
+}
+
+/**
+ * Cancels the frame's call: its command or cell is stopped and it answers as a cancelled CallTool
+ * does. A cancel of an id not in flight (its call already answered) is ignored.
+ */
+export interface ToolCallCancel {
+}
+
+/**
+ * How a call failed where CallTool would have failed with a gRPC status (an unknown run, a quota,
+ * bad authentication, draining), or how a frame was refused.
+ */
+export interface ToolCallError {
+  /** The gRPC status code CallTool would carry (google.rpc.Code numbering). */
+  grpcCode: number;
+  /** The stable code (what CallTool sends in the `enclave-error-code` trailer). */
+  code: string;
+  message: string;
+}
+
+/**
+ * One event of a CallTools stream, for the call named by call_id. Each call ends with exactly one
+ * result or error. An error with call_id 0 answers a frame refused without failing any call of its
+ * own: one with no usable id, or one naming a call already in flight (that call goes on); its
+ * message says which frame. The stream goes on either way.
+ */
+export interface ToolCallEvent {
+  callId: number;
+  event?:
+    | { $case: "progress"; value: string }
+    | { $case: "output"; value: ToolOutput }
+    | { $case: "result"; value: ToolResult }
+    | { $case: "error"; value: ToolCallError }
+    | undefined;
+}
+
 export interface ImagePart {
   mimeType: string;
   data: Buffer;
@@ -4257,6 +4302,447 @@ export const CallToolRequest: MessageFns<CallToolRequest> = {
     message.runId = object.runId ?? "";
     message.tool = object.tool ?? "";
     message.argumentsJson = object.argumentsJson ?? "";
+    return message;
+  },
+};
+
+function createBaseToolCallFrame(): ToolCallFrame {
+  return { callId: 0, frame: undefined };
+}
+
+export const ToolCallFrame: MessageFns<ToolCallFrame> = {
+  encode(message: ToolCallFrame, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint32(message.callId);
+    }
+    switch (message.frame?.$case) {
+      case "call":
+        CallToolRequest.encode(message.frame.value, writer.uint32(18).fork()).join();
+        break;
+      case "cancel":
+        ToolCallCancel.encode(message.frame.value, writer.uint32(26).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolCallFrame {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolCallFrame();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.frame = { $case: "call", value: CallToolRequest.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.frame = { $case: "cancel", value: ToolCallCancel.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolCallFrame {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.Number(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.Number(object.call_id)
+        : 0,
+      frame: isSet(object.call)
+        ? { $case: "call", value: CallToolRequest.fromJSON(object.call) }
+        : isSet(object.cancel)
+        ? { $case: "cancel", value: ToolCallCancel.fromJSON(object.cancel) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: ToolCallFrame): unknown {
+    const obj: any = {};
+    if (message.callId !== 0) {
+      obj.callId = Math.round(message.callId);
+    }
+    if (message.frame?.$case === "call") {
+      obj.call = CallToolRequest.toJSON(message.frame.value);
+    } else if (message.frame?.$case === "cancel") {
+      obj.cancel = ToolCallCancel.toJSON(message.frame.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolCallFrame>, I>>(base?: I): ToolCallFrame {
+    return ToolCallFrame.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolCallFrame>, I>>(object: I): ToolCallFrame {
+    const message = createBaseToolCallFrame();
+    message.callId = object.callId ?? 0;
+    switch (object.frame?.$case) {
+      case "call": {
+        if (object.frame?.value !== undefined && object.frame?.value !== null) {
+          message.frame = { $case: "call", value: CallToolRequest.fromPartial(object.frame.value) };
+        }
+        break;
+      }
+      case "cancel": {
+        if (object.frame?.value !== undefined && object.frame?.value !== null) {
+          message.frame = { $case: "cancel", value: ToolCallCancel.fromPartial(object.frame.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseToolCallCancel(): ToolCallCancel {
+  return {};
+}
+
+export const ToolCallCancel: MessageFns<ToolCallCancel> = {
+  encode(_: ToolCallCancel, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolCallCancel {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolCallCancel();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ToolCallCancel {
+    return {};
+  },
+
+  toJSON(_: ToolCallCancel): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolCallCancel>, I>>(base?: I): ToolCallCancel {
+    return ToolCallCancel.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolCallCancel>, I>>(_: I): ToolCallCancel {
+    const message = createBaseToolCallCancel();
+    return message;
+  },
+};
+
+function createBaseToolCallError(): ToolCallError {
+  return { grpcCode: 0, code: "", message: "" };
+}
+
+export const ToolCallError: MessageFns<ToolCallError> = {
+  encode(message: ToolCallError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.grpcCode !== 0) {
+      writer.uint32(8).int32(message.grpcCode);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(26).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolCallError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolCallError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.grpcCode = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolCallError {
+    return {
+      grpcCode: isSet(object.grpcCode)
+        ? globalThis.Number(object.grpcCode)
+        : isSet(object.grpc_code)
+        ? globalThis.Number(object.grpc_code)
+        : 0,
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
+  },
+
+  toJSON(message: ToolCallError): unknown {
+    const obj: any = {};
+    if (message.grpcCode !== 0) {
+      obj.grpcCode = Math.round(message.grpcCode);
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolCallError>, I>>(base?: I): ToolCallError {
+    return ToolCallError.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolCallError>, I>>(object: I): ToolCallError {
+    const message = createBaseToolCallError();
+    message.grpcCode = object.grpcCode ?? 0;
+    message.code = object.code ?? "";
+    message.message = object.message ?? "";
+    return message;
+  },
+};
+
+function createBaseToolCallEvent(): ToolCallEvent {
+  return { callId: 0, event: undefined };
+}
+
+export const ToolCallEvent: MessageFns<ToolCallEvent> = {
+  encode(message: ToolCallEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint32(message.callId);
+    }
+    switch (message.event?.$case) {
+      case "progress":
+        writer.uint32(18).string(message.event.value);
+        break;
+      case "output":
+        ToolOutput.encode(message.event.value, writer.uint32(26).fork()).join();
+        break;
+      case "result":
+        ToolResult.encode(message.event.value, writer.uint32(34).fork()).join();
+        break;
+      case "error":
+        ToolCallError.encode(message.event.value, writer.uint32(42).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolCallEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolCallEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event = { $case: "progress", value: reader.string() };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.event = { $case: "output", value: ToolOutput.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.event = { $case: "result", value: ToolResult.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.event = { $case: "error", value: ToolCallError.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolCallEvent {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.Number(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.Number(object.call_id)
+        : 0,
+      event: isSet(object.progress)
+        ? { $case: "progress", value: globalThis.String(object.progress) }
+        : isSet(object.output)
+        ? { $case: "output", value: ToolOutput.fromJSON(object.output) }
+        : isSet(object.result)
+        ? { $case: "result", value: ToolResult.fromJSON(object.result) }
+        : isSet(object.error)
+        ? { $case: "error", value: ToolCallError.fromJSON(object.error) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: ToolCallEvent): unknown {
+    const obj: any = {};
+    if (message.callId !== 0) {
+      obj.callId = Math.round(message.callId);
+    }
+    if (message.event?.$case === "progress") {
+      obj.progress = message.event.value;
+    } else if (message.event?.$case === "output") {
+      obj.output = ToolOutput.toJSON(message.event.value);
+    } else if (message.event?.$case === "result") {
+      obj.result = ToolResult.toJSON(message.event.value);
+    } else if (message.event?.$case === "error") {
+      obj.error = ToolCallError.toJSON(message.event.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolCallEvent>, I>>(base?: I): ToolCallEvent {
+    return ToolCallEvent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolCallEvent>, I>>(object: I): ToolCallEvent {
+    const message = createBaseToolCallEvent();
+    message.callId = object.callId ?? 0;
+    switch (object.event?.$case) {
+      case "progress": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "progress", value: object.event.value };
+        }
+        break;
+      }
+      case "output": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "output", value: ToolOutput.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "result": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "result", value: ToolResult.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "error": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "error", value: ToolCallError.fromPartial(object.event.value) };
+        }
+        break;
+      }
+    }
     return message;
   },
 };
@@ -10062,6 +10548,27 @@ export const ControlPlaneService = {
     responseDeserialize: (value: Buffer): ToolEvent => ToolEvent.decode(value),
   },
   /**
+   * Many tool calls on one long-lived stream, for a harness that makes many (each CallTool opens a
+   * stream of its own, which costs most of a fast call). The client names each call with an id of
+   * its choosing and may cancel it by that id; the server answers each call's progress, output and
+   * result (or its failure, with the code CallTool would fail with) tagged with the id, calls
+   * interleaved. Each call is authorized, checked against quotas and audited exactly as CallTool.
+   * A session carries a bounded number of calls in flight (more fail with `too_many_calls`). It lasts
+   * while the client keeps it open: once the client half-closes it, it ends when its calls in flight
+   * are answered; a client that cancels it or goes away cancels every call still in flight. A
+   * draining control plane answers new calls with `draining` and ends each session (status
+   * UNAVAILABLE, code `draining`) once its calls in flight are answered.
+   */
+  callTools: {
+    path: "/enclave.control.v1.ControlPlane/CallTools" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: ToolCallFrame): Buffer => Buffer.from(ToolCallFrame.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ToolCallFrame => ToolCallFrame.decode(value),
+    responseSerialize: (value: ToolCallEvent): Buffer => Buffer.from(ToolCallEvent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ToolCallEvent => ToolCallEvent.decode(value),
+  },
+  /**
    * For files the harness wrote with its own tools: syncs them to the run's language servers, waits
    * for fresh diagnostics as Enclave's write tools do, and answers only what is new to the run's
    * diagnostics ledger (the one Enclave's write tools use). Needs the run's lsp resource.
@@ -10233,6 +10740,19 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
   closeRun: handleUnaryCall<CloseRunRequest, CloseRunResponse>;
   listTools: handleUnaryCall<ListToolsRequest, ListToolsResponse>;
   callTool: handleServerStreamingCall<CallToolRequest, ToolEvent>;
+  /**
+   * Many tool calls on one long-lived stream, for a harness that makes many (each CallTool opens a
+   * stream of its own, which costs most of a fast call). The client names each call with an id of
+   * its choosing and may cancel it by that id; the server answers each call's progress, output and
+   * result (or its failure, with the code CallTool would fail with) tagged with the id, calls
+   * interleaved. Each call is authorized, checked against quotas and audited exactly as CallTool.
+   * A session carries a bounded number of calls in flight (more fail with `too_many_calls`). It lasts
+   * while the client keeps it open: once the client half-closes it, it ends when its calls in flight
+   * are answered; a client that cancels it or goes away cancels every call still in flight. A
+   * draining control plane answers new calls with `draining` and ends each session (status
+   * UNAVAILABLE, code `draining`) once its calls in flight are answered.
+   */
+  callTools: handleBidiStreamingCall<ToolCallFrame, ToolCallEvent>;
   /**
    * For files the harness wrote with its own tools: syncs them to the run's language servers, waits
    * for fresh diagnostics as Enclave's write tools do, and answers only what is new to the run's
@@ -10423,6 +10943,21 @@ export interface ControlPlaneClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<ToolEvent>;
+  /**
+   * Many tool calls on one long-lived stream, for a harness that makes many (each CallTool opens a
+   * stream of its own, which costs most of a fast call). The client names each call with an id of
+   * its choosing and may cancel it by that id; the server answers each call's progress, output and
+   * result (or its failure, with the code CallTool would fail with) tagged with the id, calls
+   * interleaved. Each call is authorized, checked against quotas and audited exactly as CallTool.
+   * A session carries a bounded number of calls in flight (more fail with `too_many_calls`). It lasts
+   * while the client keeps it open: once the client half-closes it, it ends when its calls in flight
+   * are answered; a client that cancels it or goes away cancels every call still in flight. A
+   * draining control plane answers new calls with `draining` and ends each session (status
+   * UNAVAILABLE, code `draining`) once its calls in flight are answered.
+   */
+  callTools(): ClientDuplexStream<ToolCallFrame, ToolCallEvent>;
+  callTools(options: Partial<CallOptions>): ClientDuplexStream<ToolCallFrame, ToolCallEvent>;
+  callTools(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<ToolCallFrame, ToolCallEvent>;
   /**
    * For files the harness wrote with its own tools: syncs them to the run's language servers, waits
    * for fresh diagnostics as Enclave's write tools do, and answers only what is new to the run's
