@@ -76,6 +76,8 @@ export interface AuditLogOptions {
 export class AuditLog {
   private readonly db: Database.Database;
   private readonly listeners = new Set<Listener>();
+  /** Committed events the subscribers have not been told of yet (see notify). */
+  private untold: AuditEvent[] = [];
   private readonly insert: Database.Statement<[number, number, string, string, string, number | null, string]>;
   private readonly tenantOf: (conversationId: string) => string | undefined;
   private readonly takeCardNumber: Database.Statement<[string]>;
@@ -183,7 +185,7 @@ export class AuditLog {
     this.write(event);
     this.seq = event.seq;
     this.commitGroup();
-    for (const l of this.listeners) l(event);
+    this.notify([event], false);
     return event;
   }
 
@@ -235,7 +237,25 @@ export class AuditLog {
       return;
     }
     for (const w of group.waiters) w.resolve();
-    for (const e of group.events) for (const l of this.listeners) l(e);
+    // After the calls' results go out: a log line and the metrics are not what a caller waits for.
+    this.notify(group.events, true);
+  }
+
+  /** Tells the subscribers of events, in the log's order: now, or (deferred, or behind events still
+   * waiting to be told) once this turn's results are on their way. */
+  private notify(events: AuditEvent[], defer: boolean): void {
+    if (!defer && this.untold.length === 0) {
+      for (const e of events) for (const l of this.listeners) l(e);
+      return;
+    }
+    this.untold.push(...events);
+    if (this.untold.length === events.length) setImmediate(() => this.tell());
+  }
+
+  private tell(): void {
+    const events = this.untold;
+    this.untold = [];
+    for (const e of events) for (const l of this.listeners) l(e);
   }
 
   private stamp(input: AuditInput): AuditEvent {
@@ -313,6 +333,7 @@ export class AuditLog {
 
   close(): void {
     if (this.db.open) this.commitGroup();
+    this.tell();
     clearInterval(this.pruneTimer);
     this.listeners.clear();
     if (this.db.open) this.db.close();
