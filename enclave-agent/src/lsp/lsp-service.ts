@@ -152,11 +152,11 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
       const file = req.file;
       const timeoutMs = timeoutOf(req.timeoutMs);
       const deadline = Date.now() + timeoutMs;
-      const { rel, conn, doc, root } = await prepare(file);
+      const { abs, rel, conn, doc, root } = await prepare(file);
       let position;
       let symbolLength = 0;
       let target;
-      const sources = sourcesFor([conn]);
+      const sources = sourcesFor([conn]).knows(doc.uri, abs);
       if (feature.positional) {
         position = locateSymbol(doc.text, rel, req.line, req.symbol);
         symbolLength = parseSymbol(req.symbol).name.length;

@@ -9,6 +9,8 @@ import { displayColumn, splitLines } from "./text-positions.js";
 
 export class SourceLines {
   private readonly cache = new Map<string, string[] | undefined>();
+  /** URIs whose workspace path this query already resolved (its own file): not walked again. */
+  private readonly resolved = new Map<string, string>();
 
   constructor(
     private readonly paths: WorkspacePaths,
@@ -16,7 +18,15 @@ export class SourceLines {
     private readonly openText: (uri: string) => string | undefined,
   ) {}
 
+  /** Records that `uri` is the workspace file `abs`, as WorkspacePaths.resolve found it for this query. */
+  knows(uri: string, abs: string): this {
+    this.resolved.set(uri, abs);
+    return this;
+  }
+
   private pathOf(uri: string): { abs: string; inside: boolean } {
+    const known = this.resolved.get(uri);
+    if (known !== undefined) return { abs: known, inside: true };
     let abs: string;
     try {
       abs = fileURLToPath(uri);
