@@ -1,6 +1,7 @@
 // exec (tier exec): the harness's generic shell tool, run by the agent where the conversation's
 // code is (its enclosure, or the host). Output streams as it comes; the result keeps head and tail.
 import type { ExecEvent } from "../../../../proto/gen/enclave/agent/v1/process.js";
+import { type ServiceError, status as grpcStatus } from "@grpc/grpc-js";
 import { z } from "zod";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
@@ -37,7 +38,10 @@ export const execTool = defineTool({
             ctx.emit({ kind: "output", stream: e.$case, data: e.value });
           } else if (e?.$case === "exit") result = e.value;
         });
-        call.on("error", (err) => reject(client.translate(err as Parameters<typeof client.translate>[0])));
+        call.on("error", (err: ServiceError) =>
+          // Cancelled by this side (the caller aborted or left): the agent stopped the command, it was not lost.
+          reject(err.code === grpcStatus.CANCELLED && ctx.signal.aborted ? new EnclaveError("cancelled", "the command was cancelled by its caller and stopped") : client.translate(err)),
+        );
         call.on("end", () => (result ? resolve(result) : reject(new EnclaveError("agent_lost", "the command's stream ended without an exit status"))));
         call.write({ message: { $case: "start", value: { argv: [], shellCommand: args.command, cwd: args.cwd ?? "", env: args.env ?? {}, timeoutMs: timeoutSeconds * 1000 } } });
         if (args.stdin !== undefined) call.write({ message: { $case: "stdin", value: Buffer.from(args.stdin, "utf8") } });
