@@ -57,6 +57,8 @@ export const LIMITS = {
   grpcMaxMessageBytes: 64 * 1024 * 1024,
   /** Room a call-mux frame needs around the message it carries (its id, method and field tags). */
   muxFrameOverheadBytes: 512,
+  /** Calls on one agent call stream that may be past their deadline and still unanswered; past it the stream is replaced. */
+  muxAbandonedCallsMax: 1000,
   /** Most audit events one history request returns (the database keeps what its retention allows). */
   auditHistoryEvents: 10_000,
   /** Audit retention by default: events younger than this many days, within this many MiB; pruned at start and then this often. */

@@ -190,6 +190,34 @@ describe("call mux, stand-in agents", () => {
     }
   });
 
+  it("a second answer to a call already answered is not believed either", async () => {
+    let streams = 0;
+    const agent = await standIn((s) =>
+      s.addService(CallMuxService, {
+        calls: (stream: ServerDuplexStream<MuxRequest, MuxReply>) => {
+          streams++;
+          const first = streams === 1;
+          stream.on("data", (req: MuxRequest) => {
+            const answer: MuxReply = { id: req.id, outcome: { $case: "response", value: Buffer.from(FilesService.stat.responseSerialize(stat(5))) } };
+            stream.write(answer);
+            // The first stream's agent answers every call twice.
+            if (first) stream.write(answer);
+          });
+        },
+      }),
+    );
+    const client = new AgentClient(agent.socket, () => "hostile agent");
+    try {
+      // The first answer is the call's; the second closes the stream, and the next call opens another.
+      expect((await client.stat(statReq("x"))).size).toBe(5);
+      // A call sent before the second answer arrived fails with the stream, as lost.
+      await eventually(async () => (await codeOf(client.stat(statReq("y")))) === "ok" && streams === 2, "a new stream after the second answer", 10_000);
+    } finally {
+      client.close();
+      agent.close();
+    }
+  });
+
   it("an agent that never answers: the call fails at its deadline, a late answer is dropped, and an agent that goes away fails the call in flight", async () => {
     let late: (() => void) | undefined;
     let leave: (() => void) | undefined;

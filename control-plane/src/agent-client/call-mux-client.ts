@@ -1,8 +1,9 @@
 // The control plane's end of an agent's call mux: unary agent calls sent over one long-lived
 // CallMux.Calls stream, each answered by id. The stream is opened on the first call and again after
-// it breaks. What comes back is the agent's, so hostile: a reply for an id never sent closes the
-// stream (every call in flight on it fails as on a lost connection), a reply for a call that already
-// ended (its deadline passed) is dropped, and nothing in a reply is trusted beyond its own call.
+// it breaks. What comes back is the agent's, so hostile: each call is answered at most once, so a
+// reply for an id never sent or already answered closes the stream (every call in flight on it fails
+// as on a lost connection); the one late reply of a call whose deadline passed is dropped; nothing in
+// a reply is trusted beyond its own call.
 import { type ClientDuplexStream, Metadata, type ServiceError, status } from "@grpc/grpc-js";
 import { AgentErrorCode, AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
 import type { CallMuxClient, MuxError, MuxReply, MuxRequest } from "../../../proto/gen/enclave/agent/v1/mux.js";
@@ -41,6 +42,8 @@ export class CallMuxChannel {
   private readonly pending = new Map<number, Pending>();
   /** Ids are never reused on a client: an id below this was sent, at or above it never was. */
   private nextId = 1;
+  /** Calls of this stream whose deadline passed unanswered: each may still get its one late reply. */
+  private abandoned = new Set<number>();
   /** Set once the agent answered that it has no mux (an older agent): every call goes unary. */
   unsupported = false;
   private closed = false;
@@ -63,6 +66,9 @@ export class CallMuxChannel {
     return new Promise<Buffer>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.pending.delete(id)) return;
+        // Bounded: past the cap the stream is replaced, and the abandoned calls' answers go with it.
+        if (this.abandoned.size >= LIMITS.muxAbandonedCallsMax) this.reset();
+        else this.abandoned.add(id);
         reject(serviceError(status.DEADLINE_EXCEEDED, `no answer to ${method.path} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
@@ -81,6 +87,7 @@ export class CallMuxChannel {
     if (this.stream) return this.stream;
     const stream = this.client.calls(new Metadata());
     this.stream = stream;
+    this.abandoned = new Set();
     stream.on("data", (reply: MuxReply) => this.settle(stream, reply));
     const broken = (err: ServiceError | undefined): void => {
       if (this.stream !== stream) return;
@@ -95,16 +102,18 @@ export class CallMuxChannel {
   }
 
   private settle(stream: ClientDuplexStream<MuxRequest, MuxReply>, reply: MuxReply): void {
+    // A stream already given up on: nothing it says is read.
+    if (this.stream !== stream) return;
     const id = reply.id;
     const p = this.pending.get(id);
     if (!p) {
-      // Late (its deadline passed) or a duplicate: dropped. Never sent: the agent is not speaking
-      // the protocol, and nothing more it says on this stream is believed.
-      if (!Number.isSafeInteger(id) || id < 1 || id >= this.nextId) {
-        if (this.stream === stream) this.stream = undefined;
-        stream.cancel();
-        this.fail(serviceError(status.INTERNAL, `the agent answered a call that was never made (id ${String(id).slice(0, 20)})`));
-      }
+      // The one late answer of a call whose deadline passed: dropped. Anything else (an id never sent,
+      // a second answer): the agent is not speaking the protocol, and nothing more it says on this
+      // stream is believed.
+      if (this.abandoned.delete(id)) return;
+      this.stream = undefined;
+      stream.cancel();
+      this.fail(serviceError(status.INTERNAL, `the agent answered a call it was not asked or had answered already (id ${String(id).slice(0, 20)})`));
       return;
     }
     this.pending.delete(id);
@@ -113,6 +122,14 @@ export class CallMuxChannel {
     if (outcome?.$case === "response") p.resolve(outcome.value);
     else if (outcome?.$case === "error") p.reject(fromMuxError(outcome.value));
     else p.reject(serviceError(status.INTERNAL, "the agent's answer carried neither a response nor an error"));
+  }
+
+  /** Drops the stream: its calls in flight fail as on a lost connection, the next call opens another. */
+  private reset(): void {
+    const stream = this.stream;
+    this.stream = undefined;
+    stream?.cancel();
+    this.fail(serviceError(status.UNAVAILABLE, "too many calls on the agent's call stream went unanswered; it was replaced"));
   }
 
   private fail(err: ServiceError): void {
