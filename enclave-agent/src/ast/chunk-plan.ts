@@ -1,0 +1,151 @@
+// Cutting one large file into top-level pieces that separate workers parse at the same time. Each
+// piece is parsed over the whole text with tree-sitter's included ranges, so its nodes keep their
+// positions in the file and the matcher needs no offsets.
+//
+// Why the answer equals the whole parse's: a cut comes only at the start of a line that opens a
+// top-level declaration after a line that ends a statement (the grammar's ChunkRule), so when the
+// whole parse is at the top level there, the piece after the cut parses as it does in the whole
+// file, and the piece before it ends as it does there (none of the declaration keywords continues
+// the statement before). When the whole parse is NOT at the top level there (the cut is inside a
+// bracket, a string or template spanning lines, a triple-quoted string), the piece before the cut
+// ends with that construct unclosed, which its parse reports as an error: the caller then parses
+// the file whole. The one construct whose cut-off start can still parse cleanly, a block comment
+// (`/*` reads as a regular expression), is kept away from by the plan itself. Patterns that could
+// match across the pieces (the root node, a run of sibling statements, any node) are not split.
+import type { ChunkRule } from "./grammar-registry.js";
+import type { CompiledPattern } from "./pattern-compiler.js";
+
+/** One piece, as web-tree-sitter's Range (UTF-16 offsets; columns are 0 at a cut, a line start). */
+export interface ChunkRange {
+  startIndex: number;
+  endIndex: number;
+  startPosition: { row: number; column: number };
+  endPosition: { row: number; column: number };
+}
+
+/** May the matches of this pattern be gathered piece by piece? Only a single-node pattern of a
+ * definite type other than the root's: it matches one node inside one top-level statement, and
+ * those nodes are the same in a piece's tree as in the whole file's. */
+export function patternSplittable(pattern: CompiledPattern, rule: ChunkRule): boolean {
+  return pattern.roots.length === 1 && pattern.rootType !== null && pattern.rootType !== rule.rootType;
+}
+
+/** Spans of text that could be inside a block comment: from every `/*` (wherever it is, even in a
+ * string) to the first `*\/` after it, or to the end. Every real comment is one of them. Ascending
+ * by start and by end. */
+function commentSpans(source: string): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = source.indexOf("/*"); i >= 0; ) {
+    const close = source.indexOf("*/", i + 2);
+    if (close < 0) {
+      out.push([i, source.length]);
+      break;
+    }
+    out.push([i, close + 2]);
+    // An opening before close - 1 finds the same `*/`: its span lies inside this one.
+    i = source.indexOf("/*", close - 1);
+  }
+  return out;
+}
+
+/** Offsets where a cut may go, ascending (never 0). */
+export function cutCandidates(source: string, rule: ChunkRule): number[] {
+  const spans = rule.blockComments ? commentSpans(source) : [];
+  let span = 0;
+  const out: number[] = [];
+  let lastNonBlank = "";
+  for (let at = 0; at < source.length; ) {
+    const nl = source.indexOf("\n", at);
+    const end = nl < 0 ? source.length : nl;
+    const line = source.slice(at, end);
+    if (lastNonBlank !== "" && rule.declarationStart.test(line) && rule.previousLineEnds(lastNonBlank)) {
+      while (span < spans.length && (spans[span] as [number, number])[1] <= at) span++;
+      const s = spans[span];
+      if (!s || s[0] >= at) out.push(at);
+    }
+    if (line.trim() !== "") lastNonBlank = line;
+    at = end + 1;
+  }
+  return out;
+}
+
+/**
+ * Up to `pieces` ranges covering the whole text, cut at candidates so the largest piece is as small
+ * as it can be (the pieces are parsed at once, so the largest sets the time). Null when the text
+ * cannot be cut (no candidate, or a piece would not be smaller than 3/4 of the file).
+ */
+export function planChunks(source: string, rule: ChunkRule, pieces: number): ChunkRange[] | null {
+  if (pieces < 2) return null;
+  const cands = cutCandidates(source, rule);
+  if (cands.length === 0) return null;
+  const n = source.length;
+  // Fewest pieces whose largest is at most `max`, cutting as late as allowed each time (greedy).
+  const cutsFor = (max: number): number[] | null => {
+    const cuts: number[] = [];
+    let start = 0;
+    let k = 0;
+    while (n - start > max) {
+      // The last candidate at or before start + max.
+      let lo = k;
+      let hi = cands.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((cands[mid] as number) <= start + max) lo = mid + 1;
+        else hi = mid;
+      }
+      const c = lo - 1 >= k ? (cands[lo - 1] as number) : undefined;
+      if (c === undefined || c <= start) return null;
+      cuts.push(c);
+      if (cuts.length >= pieces) return null;
+      start = c;
+      k = lo;
+    }
+    return cuts;
+  };
+  let lo = Math.ceil(n / pieces);
+  let hi = n;
+  let best: number[] | null = null;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const cuts = cutsFor(mid);
+    if (cuts) {
+      best = cuts;
+      hi = mid;
+    } else lo = mid + 1;
+  }
+  best ??= cutsFor(lo);
+  if (!best || best.length === 0 || lo > n * 0.75) return null;
+  return toRanges(source, best);
+}
+
+/** Row and column (UTF-16 units, as the runtime counts them) of each offset, ascending. */
+function pointsAt(source: string, offsets: number[]): { row: number; column: number }[] {
+  const out: { row: number; column: number }[] = [];
+  let row = 0;
+  let lineStart = 0;
+  let nl = source.indexOf("\n");
+  for (const at of offsets) {
+    while (nl >= 0 && nl < at) {
+      row++;
+      lineStart = nl + 1;
+      nl = source.indexOf("\n", lineStart);
+    }
+    out.push({ row, column: at - lineStart });
+  }
+  return out;
+}
+
+function toRanges(source: string, cuts: number[]): ChunkRange[] {
+  const bounds = [0, ...cuts, source.length];
+  const points = pointsAt(source, bounds);
+  const out: ChunkRange[] = [];
+  for (let j = 0; j + 1 < bounds.length; j++) {
+    out.push({
+      startIndex: bounds[j] as number,
+      endIndex: bounds[j + 1] as number,
+      startPosition: points[j] as { row: number; column: number },
+      endPosition: points[j + 1] as { row: number; column: number },
+    });
+  }
+  return out;
+}
