@@ -48,22 +48,38 @@ function commentSpans(source: string): [number, number][] {
   return out;
 }
 
-/** Offsets where a cut may go, ascending (never 0). */
+/** Longest declaration start a rule needs to see (`abstract class `, `async function `, with room). */
+const HEAD_CHARS = 64;
+
+function isBlankChar(c: number): boolean {
+  return c === 32 || c === 9 || c === 13 || c === 11 || c === 12;
+}
+
+/** Offsets where a cut may go, ascending (never 0). One pass over the lines; only a line starting
+ * with a letter or `@` is tested against the rule. */
 export function cutCandidates(source: string, rule: ChunkRule): number[] {
   const spans = rule.blockComments ? commentSpans(source) : [];
   let span = 0;
   const out: number[] = [];
-  let lastNonBlank = "";
+  // The last non-blank line seen, as [start, end).
+  let prevStart = -1;
+  let prevEnd = -1;
   for (let at = 0; at < source.length; ) {
     const nl = source.indexOf("\n", at);
     const end = nl < 0 ? source.length : nl;
-    const line = source.slice(at, end);
-    if (lastNonBlank !== "" && rule.declarationStart.test(line) && rule.previousLineEnds(lastNonBlank)) {
+    const c = source.charCodeAt(at);
+    const word = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 64;
+    if (word && prevStart >= 0 && rule.declarationStart.test(source.slice(at, Math.min(end, at + HEAD_CHARS))) && rule.previousLineEnds(source.slice(prevStart, prevEnd))) {
       while (span < spans.length && (spans[span] as [number, number])[1] <= at) span++;
       const s = spans[span];
       if (!s || s[0] >= at) out.push(at);
     }
-    if (line.trim() !== "") lastNonBlank = line;
+    let k = at;
+    while (k < end && isBlankChar(source.charCodeAt(k))) k++;
+    if (k < end) {
+      prevStart = at;
+      prevEnd = end;
+    }
     at = end + 1;
   }
   return out;
