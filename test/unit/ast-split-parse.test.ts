@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentBundleDir, repoRoot } from "../../control-plane/src/repo-paths.js";
 import { AstEngine } from "../../enclave-agent/src/ast/ast-engine.js";
-import { cutCandidates, planChunks } from "../../enclave-agent/src/ast/chunk-plan.js";
+import { cutCandidates, isCut, planChunks } from "../../enclave-agent/src/ast/chunk-plan.js";
 import { grammarById } from "../../enclave-agent/src/ast/grammar-registry.js";
 import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
 import { until } from "../helpers/wait.js";
@@ -210,6 +210,27 @@ describe("large files parsed in pieces", () => {
     expect(cutCandidates(pyAround(PY_HAZARDS["continued.py"] as string), py)).toEqual([]);
     const decorated = pyAround(PY_DECORATED);
     expect(cutCandidates(decorated, py)).toEqual([decorated.indexOf("@dec\n")]);
+  });
+
+  it("the plan's local test of a cut agrees with the scan of every line, and its pieces cover the file", () => {
+    const js = grammarById("javascript")?.chunking;
+    if (!js) throw new Error("no chunking rule");
+    const files = [readFileSync(TSC, "utf8"), ...Object.values(JS_HAZARDS).map(jsAround)];
+    for (const src of files) {
+      const all = new Set(cutCandidates(src, js));
+      for (let at = 0; at < src.length; at = src.indexOf("\n", at) + 1 || src.length) expect(isCut(src, js, at), `line at ${at}`).toBe(all.has(at));
+      for (const k of [2, 3, 4]) {
+        const plan = planChunks(src, js, k);
+        if (!plan) continue;
+        expect(plan[0]?.startIndex).toBe(0);
+        expect(plan[plan.length - 1]?.endIndex).toBe(src.length);
+        for (let j = 1; j < plan.length; j++) {
+          expect(plan[j]?.startIndex).toBe(plan[j - 1]?.endIndex);
+          expect(all.has(plan[j]?.startIndex as number)).toBe(true);
+          expect(plan[j]?.startPosition).toEqual({ row: src.slice(0, plan[j]?.startIndex).split("\n").length - 1, column: 0 });
+        }
+      }
+    }
   });
 
   it("a cut before a decorated def keeps its decorators with it: split, and the same matches", async () => {

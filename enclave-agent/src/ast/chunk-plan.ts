@@ -85,53 +85,85 @@ export function cutCandidates(source: string, rule: ChunkRule): number[] {
   return out;
 }
 
+/** May a cut go at line start `at`? The same test as cutCandidates, made from `at` alone: the last
+ * `/*` before `at` stands for every earlier one (if any earlier opening's comment could reach past
+ * `at`, no `*\/` lies between it and `at`, so neither does one after the last opening). */
+export function isCut(source: string, rule: ChunkRule, at: number): boolean {
+  if (at <= 0 || at >= source.length || source.charCodeAt(at - 1) !== 10) return false;
+  const c = source.charCodeAt(at);
+  if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 64)) return false;
+  const nl = source.indexOf("\n", at);
+  if (!rule.declarationStart.test(source.slice(at, Math.min(nl < 0 ? source.length : nl, at + HEAD_CHARS)))) return false;
+  // The last non-blank line before `at`.
+  let end = at - 1;
+  for (;;) {
+    const start = source.lastIndexOf("\n", end - 1) + 1;
+    let k = start;
+    while (k < end && isBlankChar(source.charCodeAt(k))) k++;
+    if (k < end) {
+      if (!rule.previousLineEnds(source.slice(start, end))) return false;
+      break;
+    }
+    if (start === 0) return false;
+    end = start - 1;
+  }
+  if (rule.blockComments) {
+    const open = source.lastIndexOf("/*", at - 1);
+    if (open >= 0) {
+      const close = source.indexOf("*/", open + 2);
+      if (close < 0 || close + 2 > at) return false;
+    }
+  }
+  return true;
+}
+
+/** The cut nearest `ideal` strictly between `lo` and `hi`, found by walking lines outward from it
+ * (a large file is not scanned whole). */
+function nearestCut(source: string, rule: ChunkRule, ideal: number, lo: number, hi: number): number | undefined {
+  const n = source.length;
+  const nextLine = (at: number): number => {
+    const nl = source.indexOf("\n", at);
+    return nl < 0 ? n : nl + 1;
+  };
+  // f: the first line start at or after `ideal`; b: the one before it.
+  let f = ideal > 0 && source.charCodeAt(ideal - 1) === 10 ? ideal : nextLine(ideal);
+  let b = f >= 2 ? source.lastIndexOf("\n", f - 2) + 1 : -1;
+  let best: number | undefined;
+  for (;;) {
+    const df = f < hi ? f - ideal : Infinity;
+    const db = b > lo ? ideal - b : Infinity;
+    if (best !== undefined && Math.abs(best - ideal) <= Math.min(df, db)) return best;
+    if (df === Infinity && db === Infinity) return best;
+    if (df <= db) {
+      if (isCut(source, rule, f)) best = f;
+      f = nextLine(f);
+    } else {
+      if (isCut(source, rule, b)) best = b;
+      b = b <= 0 ? -1 : source.lastIndexOf("\n", b - 2) + 1;
+    }
+  }
+}
+
 /**
- * Up to `pieces` ranges covering the whole text, cut at candidates so the largest piece is as small
- * as it can be (the pieces are parsed at once, so the largest sets the time). Null when the text
- * cannot be cut (no candidate, or a piece would not be smaller than 3/4 of the file).
+ * Up to `pieces` ranges covering the whole text, each cut the candidate nearest its even share
+ * (pieces are parsed at once, so the largest sets the time). Null when the text cannot be cut (no
+ * candidate, or a piece would not be smaller than 3/4 of the file).
  */
 export function planChunks(source: string, rule: ChunkRule, pieces: number): ChunkRange[] | null {
   if (pieces < 2) return null;
-  const cands = cutCandidates(source, rule);
-  if (cands.length === 0) return null;
   const n = source.length;
-  // Fewest pieces whose largest is at most `max`, cutting as late as allowed each time (greedy).
-  const cutsFor = (max: number): number[] | null => {
-    const cuts: number[] = [];
-    let start = 0;
-    let k = 0;
-    while (n - start > max) {
-      // The last candidate at or before start + max.
-      let lo = k;
-      let hi = cands.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if ((cands[mid] as number) <= start + max) lo = mid + 1;
-        else hi = mid;
-      }
-      const c = lo - 1 >= k ? (cands[lo - 1] as number) : undefined;
-      if (c === undefined || c <= start) return null;
-      cuts.push(c);
-      if (cuts.length >= pieces) return null;
-      start = c;
-      k = lo;
-    }
-    return cuts;
-  };
-  let lo = Math.ceil(n / pieces);
-  let hi = n;
-  let best: number[] | null = null;
-  while (lo < hi) {
-    const mid = Math.floor((lo + hi) / 2);
-    const cuts = cutsFor(mid);
-    if (cuts) {
-      best = cuts;
-      hi = mid;
-    } else lo = mid + 1;
+  const cuts: number[] = [];
+  for (let i = 1; i < pieces; i++) {
+    const prev = cuts[cuts.length - 1] ?? 0;
+    const c = nearestCut(source, rule, Math.max(prev + 1, Math.round((i * n) / pieces)), prev, n);
+    if (c !== undefined && c > prev) cuts.push(c);
   }
-  best ??= cutsFor(lo);
-  if (!best || best.length === 0 || lo > n * 0.75) return null;
-  return toRanges(source, best);
+  if (cuts.length === 0) return null;
+  const bounds = [0, ...cuts, n];
+  let largest = 0;
+  for (let j = 1; j < bounds.length; j++) largest = Math.max(largest, (bounds[j] as number) - (bounds[j - 1] as number));
+  if (largest > n * 0.75) return null;
+  return toRanges(source, cuts);
 }
 
 /** Row and column (UTF-16 units, as the runtime counts them) of each offset, ascending. */
