@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentBundleDir, repoRoot } from "../../control-plane/src/repo-paths.js";
-import { AstEngine } from "../../enclave-agent/src/ast/ast-engine.js";
+import { AstEngine, astCacheComponent } from "../../enclave-agent/src/ast/ast-engine.js";
 import { cutCandidates, isCut, planChunks } from "../../enclave-agent/src/ast/chunk-plan.js";
 import { grammarById } from "../../enclave-agent/src/ast/grammar-registry.js";
 import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
@@ -143,7 +143,7 @@ describe("large files parsed in pieces", () => {
   });
 
   it("_tsc.js (6.2 MB): parsed in pieces, the same matches as the whole parse, first and from kept trees", async () => {
-    const before = pooled.cacheUsage().splitFiles;
+    const before = pooled.cacheUsage().splitSearches;
     for (const pass of ["first", "repeat"]) {
       for (const p of JS_PATTERNS) {
         const r = await both("big/_tsc.js", p);
@@ -153,13 +153,15 @@ describe("large files parsed in pieces", () => {
     }
     const used = pooled.cacheUsage();
     // Every pattern of both passes was answered in pieces (a fallback would not count).
-    expect(used.splitFiles - before).toBe(2 * JS_PATTERNS.length);
+    expect(used.splitSearches - before).toBe(2 * JS_PATTERNS.length);
     expect(used.splitFallbacks).toBe(0);
     expect(used.bytes).toBeLessThanOrEqual(used.budgetBytes);
+    // What placement shows says so.
+    expect(astCacheComponent(used).detail).toMatch(/\d+ searches of a large file answered from pieces parsed in parallel/);
   });
 
   it.skipIf(!existsSync(TYPESHED))("real Python stubs (typeshed's builtins, tkinter, ~1.5 MB of the stdlib's): the same matches", async () => {
-    const before = pooled.cacheUsage().splitFiles;
+    const before = pooled.cacheUsage().splitSearches;
     for (const f of ["builtins.pyi", "tkinter.pyi", "stdlib.pyi"]) {
       let found = 0;
       for (const p of PY_PATTERNS) {
@@ -169,16 +171,16 @@ describe("large files parsed in pieces", () => {
       }
       expect(found, f).toBeGreaterThan(0);
     }
-    expect(pooled.cacheUsage().splitFiles - before).toBe(3 * PY_PATTERNS.length);
+    expect(pooled.cacheUsage().splitSearches - before).toBe(3 * PY_PATTERNS.length);
   });
 
   it("a pattern that can match the root or any node, or a run of statements, is not split", async () => {
-    const before = pooled.cacheUsage().splitFiles;
+    const before = pooled.cacheUsage().splitSearches;
     for (const p of ["$X", "x = 1; $A;"]) {
       const r = await both("adv/operator.js", p, "javascript");
       expect(r.split, p).toEqual(r.whole);
     }
-    expect(pooled.cacheUsage().splitFiles).toBe(before);
+    expect(pooled.cacheUsage().splitSearches).toBe(before);
   });
 
   it("cuts in a template, comment, block, JSX, triple-quoted string, bracket or continued line are never used", async () => {
@@ -192,7 +194,7 @@ describe("large files parsed in pieces", () => {
       }
     }
     const end = pooled.cacheUsage();
-    expect(end.splitFiles).toBe(start.splitFiles);
+    expect(end.splitSearches).toBe(start.splitSearches);
     // The plans that relied on a piece's parse error did try, and fell back (once per file: the
     // fallback is remembered).
     expect(end.splitFallbacks - start.splitFallbacks).toBe(["template.js", "template-block.js", "nested.js", "jsx.jsx", "triple.py", "bracket.py"].length);
@@ -234,14 +236,14 @@ describe("large files parsed in pieces", () => {
   });
 
   it("a cut before a decorated def keeps its decorators with it: split, and the same matches", async () => {
-    const before = pooled.cacheUsage().splitFiles;
+    const before = pooled.cacheUsage().splitSearches;
     const patterns = ["def $F($$$P): $$$B", "return $X", "@dec\n@dec2\ndef $F($$$P): $$$B"];
     for (const p of patterns) {
       const r = await both("adv/decorated.py", p);
       expect(r.split.matches, p).toHaveLength(1);
       expect(r.split, p).toEqual(r.whole);
     }
-    expect(pooled.cacheUsage().splitFiles - before).toBe(patterns.length);
+    expect(pooled.cacheUsage().splitSearches - before).toBe(patterns.length);
   });
 
   it("the pieces' trees are kept and dropped like whole trees", async () => {

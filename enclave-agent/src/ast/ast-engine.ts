@@ -58,14 +58,14 @@ export interface RewriteOutcome {
 }
 
 /** The parse cache as a component of the agent's description (what `placement` shows). */
-export function astCacheComponent(u: { workers: number; trees: number; bytes: number; budgetBytes: number; splitFiles?: number }): {
+export function astCacheComponent(u: { workers: number; trees: number; bytes: number; budgetBytes: number; splitSearches?: number }): {
   kind: string;
   id: string;
   usable: boolean;
   detail: string;
 } {
   const mib = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MiB`;
-  const split = u.splitFiles ? `; large files parsed in parallel pieces ${u.splitFiles} time${u.splitFiles === 1 ? "" : "s"}` : "";
+  const split = u.splitSearches ? `; ${u.splitSearches} search${u.splitSearches === 1 ? "" : "es"} of a large file answered from pieces parsed in parallel` : "";
   const detail = u.workers
     ? `${u.trees} parsed tree${u.trees === 1 ? "" : "s"} kept by ${u.workers} structural-search worker${u.workers === 1 ? "" : "s"}: ~${mib(u.bytes)} of the ${mib(u.budgetBytes)} budget (estimated)${split}`
     : `no structural-search workers running (none kept); budget ${mib(u.budgetBytes)}`;
@@ -110,7 +110,7 @@ export class AstEngine {
   }
 
   /** What the kept trees take (for placement), and how often large files were parsed in pieces. */
-  cacheUsage(): { workers: number; trees: number; bytes: number; budgetBytes: number; splitFiles: number; splitFallbacks: number } {
+  cacheUsage(): { workers: number; trees: number; bytes: number; budgetBytes: number; splitSearches: number; splitFallbacks: number } {
     return { ...this.pool.usage(), budgetBytes: treeBudgetBytes() };
   }
 

@@ -53,9 +53,10 @@ interface Slot {
   queued: number;
 }
 
-/** How many large files were parsed in pieces, and how many of those tries fell back to a whole parse. */
+/** How many file searches were answered from pieces parsed in parallel, and how many tries to cut
+ * a file fell back to a whole parse. */
 export interface SplitStats {
-  splitFiles: number;
+  splitSearches: number;
   splitFallbacks: number;
 }
 
@@ -71,7 +72,7 @@ export class ParsePool {
   private readonly splitMinChars: number;
   /** By whole-file tree key: the pieces the file was parsed in, or null when it is parsed whole. */
   private readonly plans = new Map<string, ChunkRange[] | null>();
-  private readonly stats: SplitStats = { splitFiles: 0, splitFallbacks: 0 };
+  private readonly stats: SplitStats = { splitSearches: 0, splitFallbacks: 0 };
 
   /** `entry`: the worker's script, when not beside this module (tests running from sources);
    * `splitMinChars`: files at least this long may be parsed in pieces (LIMITS.astSplitMinChars). */
@@ -163,7 +164,7 @@ export class ParsePool {
         }),
       );
       if (parts.every((p) => !p.hasError)) {
-        this.stats.splitFiles++;
+        this.stats.splitSearches++;
         // In file order, the pieces' matches are the whole file's; each was capped at `limit`.
         return { matches: parts.flatMap((p) => p.matches).slice(0, limit), hasError: false, pieces: plan.length };
       }
@@ -237,6 +238,7 @@ export class ParsePool {
       const plan = this.plans.get(k);
       if (plan === undefined) continue;
       this.plans.delete(k);
+      // A piece's key is its file's key and its range (treeKey).
       for (const r of plan ?? []) keys.push(`${k}\0${r.startIndex}-${r.endIndex}`);
     }
     if (!this.slots || keys.length === 0) return;
