@@ -31,6 +31,8 @@ export const LIMITS = {
   astDefaultMaxResults: 50,
   /** Structural-search worker threads (at most one per core); 0 parses in the agent's own thread. */
   astWorkers: 4,
+  /** A file at least this many characters long may be parsed in top-level pieces by several workers at once. */
+  astSplitMinChars: 1024 * 1024,
   /** Memory the parsed trees structural search keeps may take, over all its workers (estimated). */
   astTreeCacheBytes: 512 * 1024 * 1024,
   /** Idle structural-search workers stop after this, giving back their memory and kept trees. */

@@ -58,10 +58,16 @@ export interface RewriteOutcome {
 }
 
 /** The parse cache as a component of the agent's description (what `placement` shows). */
-export function astCacheComponent(u: { workers: number; trees: number; bytes: number; budgetBytes: number }): { kind: string; id: string; usable: boolean; detail: string } {
+export function astCacheComponent(u: { workers: number; trees: number; bytes: number; budgetBytes: number; splitSearches?: number }): {
+  kind: string;
+  id: string;
+  usable: boolean;
+  detail: string;
+} {
   const mib = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MiB`;
+  const split = u.splitSearches ? `; ${u.splitSearches} search${u.splitSearches === 1 ? "" : "es"} of a large file answered from pieces parsed in parallel` : "";
   const detail = u.workers
-    ? `${u.trees} parsed tree${u.trees === 1 ? "" : "s"} kept by ${u.workers} structural-search worker${u.workers === 1 ? "" : "s"}: ~${mib(u.bytes)} of the ${mib(u.budgetBytes)} budget (estimated)`
+    ? `${u.trees} parsed tree${u.trees === 1 ? "" : "s"} kept by ${u.workers} structural-search worker${u.workers === 1 ? "" : "s"}: ~${mib(u.bytes)} of the ${mib(u.budgetBytes)} budget (estimated)${split}`
     : `no structural-search workers running (none kept); budget ${mib(u.budgetBytes)}`;
   return { kind: "cache", id: "ast-trees", usable: true, detail };
 }
@@ -83,10 +89,10 @@ export class AstEngine {
   constructor(
     private readonly paths: WorkspacePaths,
     grammarDir: string,
-    opts: { workers?: boolean; workerEntry?: string } = {},
+    opts: { workers?: boolean; workerEntry?: string; splitMinChars?: number } = {},
   ) {
     this.runtime = new TreeSitterRuntime(grammarDir, (message) => new AgentError("unavailable", message));
-    this.pool = new ParsePool(grammarDir, opts.workerEntry);
+    this.pool = new ParsePool(grammarDir, opts.workerEntry, { splitMinChars: opts.splitMinChars });
     this.useWorkers = (opts.workers ?? true) && this.pool.available;
   }
 
@@ -103,8 +109,8 @@ export class AstEngine {
     this.pool.forget(keys);
   }
 
-  /** What the kept trees take (for placement). */
-  cacheUsage(): { workers: number; trees: number; bytes: number; budgetBytes: number } {
+  /** What the kept trees take (for placement), and how often large files were parsed in pieces. */
+  cacheUsage(): { workers: number; trees: number; bytes: number; budgetBytes: number; splitSearches: number; splitFallbacks: number } {
     return { ...this.pool.usage(), budgetBytes: treeBudgetBytes() };
   }
 

@@ -6,7 +6,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { grammarById } from "./grammar-registry.js";
 import { Matcher } from "./matcher.js";
 import type { CompiledPattern } from "./pattern-compiler.js";
-import type { WorkerInit, WorkerReply, WorkerRequest } from "./parse-protocol.js";
+import { treeKey, type WorkerInit, type WorkerReply, type WorkerRequest } from "./parse-protocol.js";
 import { TreeCache } from "./tree-cache.js";
 import { parseSource, TreeSitterRuntime } from "./tree-sitter-runtime.js";
 
@@ -24,17 +24,22 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
   const parser = await runtime.parser(grammar);
   if (req.type === "prepare") return { type: "prepared", id: req.id };
   const compiled = req.pattern as CompiledPattern;
-  const key = `${req.grammar}\0${req.hash}`;
+  const key = treeKey(req.grammar, req.hash, req.range);
   const dropped: string[] = [];
   let entry = cache.get(key);
   if (!entry) {
     if (req.source === undefined) return { type: "need-source", id: req.id };
-    const tree = parseSource(parser, req.source);
+    const tree = parseSource(parser, req.source, req.range);
     if (!tree) return { type: "matched", id: req.id, matches: [], hasError: false, cache: cache.usage(), kept: false, dropped };
-    entry = cache.put(key, tree, req.source, dropped);
+    entry = cache.put(key, tree, req.source, dropped, req.range ? req.range.endIndex - req.range.startIndex : req.source.length);
   }
-  const matches = new Matcher(compiled, entry.source).findAll(entry.tree, req.limit);
-  const hasError = entry.tree.rootNode.hasError;
+  const root = entry.tree.rootNode;
+  // A piece after the first starts with a declaration at its first character; anything else means
+  // the cut is not where the whole parse has a statement boundary.
+  const misplaced = req.range !== undefined && req.range.startIndex > 0 && root.firstChild?.startIndex !== req.range.startIndex;
+  const hasError = root.hasError || misplaced;
+  // A piece that will not be used is not matched.
+  const matches = req.range && hasError ? [] : new Matcher(compiled, entry.source, req.range ? { within: { start: req.range.startIndex, end: req.range.endIndex } } : {}).findAll(entry.tree, req.limit);
   // Past the budget (a single file larger than it): not kept.
   const kept = cache.has(key);
   if (!kept) entry.tree.delete();

@@ -10,7 +10,46 @@ export interface GrammarSpec {
   package: string;
   /** "copy": the package's wasm at `file`; "compile": its C sources (`src/parser.c`, `src/scanner.c`). */
   build: { kind: "copy"; file: string } | { kind: "compile"; symbol: string; sources: string[] };
+  /** How a large file of this language may be cut into top-level pieces parsed in parallel (none: parsed whole). */
+  chunking?: ChunkRule;
 }
+
+/**
+ * Where a file may be cut so that each piece parses on its own exactly as it does inside the whole
+ * file: at the start of a line that begins a top-level declaration, after a line that ends a
+ * statement. A cut this rule lets through can still land inside a bracket, a string, a template or a
+ * triple-quoted string that spans lines; then the piece before it ends unclosed and its parse has an
+ * error, and the file is parsed whole instead (chunk-plan.ts). What an unclosed construct would not
+ * reveal is ruled out here: a block comment (`/*` re-reads as a regular expression when its end is
+ * cut off) and a line continued with `\`.
+ */
+export interface ChunkRule {
+  /** The type of the tree's root node: a pattern of that type spans the pieces, so it is not split. */
+  rootType: string;
+  /** A line a cut may come before (tested at the line's start). */
+  declarationStart: RegExp;
+  /** The last non-blank line before such a cut must pass this. */
+  previousLineEnds: (line: string) => boolean;
+  /** No cut inside what could be a `/* … *\/` comment (found from every `/*` in the text, wherever it is). */
+  blockComments: boolean;
+}
+
+/** JavaScript and TypeScript: a declaration keyword at column 0 (`let` only before a name or a
+ * destructuring, as it is also an identifier), after a line ending in `;` or `}`. None of these
+ * keywords can continue the statement before it. */
+const JS_DECLARATION = /^(?:(?:async[ \t]+)?function[ \t*]|class[ \t]|var[ \t]|const[ \t]|let[ \t]+[A-Za-z_$[{]|export[ \t{*]|import[ \t{*"'])/;
+const TS_DECLARATION = new RegExp(`${JS_DECLARATION.source}|^(?:interface[ \\t]|enum[ \\t]|declare[ \\t]|namespace[ \\t]|abstract[ \\t]+class[ \\t]|type[ \\t]+[A-Za-z_$])`);
+const endsStatement = (line: string): boolean => /[;}]$/.test(line.trimEnd());
+const JS_CHUNKING: ChunkRule = { rootType: "program", declarationStart: JS_DECLARATION, previousLineEnds: endsStatement, blockComments: true };
+const TS_CHUNKING: ChunkRule = { ...JS_CHUNKING, declarationStart: TS_DECLARATION };
+/** Python: `def`, `class`, `async def` or a decorator at column 0; the line before is not itself a
+ * decorator and does not continue onto the next with `\`. */
+const PY_CHUNKING: ChunkRule = {
+  rootType: "module",
+  declarationStart: /^(?:def[ \t]|class[ \t]|async[ \t]+def[ \t]|@)/,
+  previousLineEnds: (line) => !line.startsWith("@") && !line.trimEnd().endsWith("\\"),
+  blockComments: false,
+};
 
 export const GRAMMARS: readonly GrammarSpec[] = [
   {
@@ -20,10 +59,10 @@ export const GRAMMARS: readonly GrammarSpec[] = [
     package: "tree-sitter-dart",
     build: { kind: "compile", symbol: "tree_sitter_dart", sources: ["src/parser.c", "src/scanner.c"] },
   },
-  { id: "python", extensions: [".py", ".pyi"], wasm: "tree-sitter-python.wasm", package: "tree-sitter-python", build: { kind: "copy", file: "tree-sitter-python.wasm" } },
-  { id: "javascript", extensions: [".js", ".mjs", ".cjs", ".jsx"], wasm: "tree-sitter-javascript.wasm", package: "tree-sitter-javascript", build: { kind: "copy", file: "tree-sitter-javascript.wasm" } },
-  { id: "typescript", extensions: [".ts", ".mts", ".cts"], wasm: "tree-sitter-typescript.wasm", package: "tree-sitter-typescript", build: { kind: "copy", file: "tree-sitter-typescript.wasm" } },
-  { id: "tsx", extensions: [".tsx"], wasm: "tree-sitter-tsx.wasm", package: "tree-sitter-typescript", build: { kind: "copy", file: "tree-sitter-tsx.wasm" } },
+  { id: "python", extensions: [".py", ".pyi"], wasm: "tree-sitter-python.wasm", package: "tree-sitter-python", build: { kind: "copy", file: "tree-sitter-python.wasm" }, chunking: PY_CHUNKING },
+  { id: "javascript", extensions: [".js", ".mjs", ".cjs", ".jsx"], wasm: "tree-sitter-javascript.wasm", package: "tree-sitter-javascript", build: { kind: "copy", file: "tree-sitter-javascript.wasm" }, chunking: JS_CHUNKING },
+  { id: "typescript", extensions: [".ts", ".mts", ".cts"], wasm: "tree-sitter-typescript.wasm", package: "tree-sitter-typescript", build: { kind: "copy", file: "tree-sitter-typescript.wasm" }, chunking: TS_CHUNKING },
+  { id: "tsx", extensions: [".tsx"], wasm: "tree-sitter-tsx.wasm", package: "tree-sitter-typescript", build: { kind: "copy", file: "tree-sitter-tsx.wasm" }, chunking: TS_CHUNKING },
   { id: "rust", extensions: [".rs"], wasm: "tree-sitter-rust.wasm", package: "tree-sitter-rust", build: { kind: "copy", file: "tree-sitter-rust.wasm" } },
   { id: "c", extensions: [".c", ".h"], wasm: "tree-sitter-c.wasm", package: "tree-sitter-c", build: { kind: "copy", file: "tree-sitter-c.wasm" } },
   { id: "cpp", extensions: [".cc", ".cpp", ".cxx", ".hpp", ".hh"], wasm: "tree-sitter-cpp.wasm", package: "tree-sitter-cpp", build: { kind: "copy", file: "tree-sitter-cpp.wasm" } },

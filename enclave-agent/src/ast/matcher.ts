@@ -50,6 +50,9 @@ export interface MatchOptions {
   /** Find candidates by walking every node of the tree, never from the pattern's words (the
    * reference the word-anchored search is checked against). */
   walk?: boolean;
+  /** The part of the source the tree covers (a piece of a file parsed in pieces): words are looked
+   * for only there. */
+  within?: { start: number; end: number };
 }
 
 /** A word leaf of a one-node pattern, and the node types on the way down to it from the root. */
@@ -124,6 +127,8 @@ export function columnAt(source: string, offset: number): number {
 export class Matcher {
   private readonly strict: ReadonlySet<Permissive>;
   private readonly walk: boolean;
+  private readonly from: number;
+  private readonly to: number;
 
   constructor(
     private readonly pattern: CompiledPattern,
@@ -132,6 +137,8 @@ export class Matcher {
   ) {
     this.strict = options.asAstGrep ?? new Set();
     this.walk = options.walk ?? false;
+    this.from = options.within?.start ?? 0;
+    this.to = options.within?.end ?? source.length;
   }
 
   private node(p: PatternNode, c: Node, b: Bindings): boolean {
@@ -311,7 +318,7 @@ export class Matcher {
   /** Every match in the tree, in source order (nested matches included), up to `limit`. */
   findAll(tree: Tree, limit = Infinity): Match[] {
     const out: Match[] = [];
-    const at = new Map(this.pattern.requiredWords.map((w) => [w, occurrences(this.source, w)]));
+    const at = new Map(this.pattern.requiredWords.map((w) => [w, occurrences(this.source, w, this.from, this.to)]));
     const words = [...at.values()];
     const candidates =
       (this.walk ? null : this.anchored(tree, at)) ?? (this.pattern.rootType ? tree.rootNode.descendantsOfType(this.pattern.rootType) : allNamed(tree.rootNode));
@@ -339,10 +346,10 @@ export class Matcher {
     if (this.pattern.roots.length !== 1 || !root) return null;
     let best: { anchor: Anchor; at: number[] } | undefined;
     for (const anchor of anchorsOf(root)) {
-      const positions = at.get(anchor.word) ?? occurrences(this.source, anchor.word);
+      const positions = at.get(anchor.word) ?? occurrences(this.source, anchor.word, this.from, this.to);
       if (!best || positions.length < best.at.length || (positions.length === best.at.length && anchor.path.length < best.anchor.path.length)) best = { anchor, at: positions };
     }
-    if (!best || best.at.length > this.source.length * MAX_ANCHOR_DENSITY) return null;
+    if (!best || best.at.length > (this.to - this.from) * MAX_ANCHOR_DENSITY) return null;
     const { anchor } = best;
     const top = tree.rootNode;
     const seen = new Set<number>();
@@ -371,10 +378,10 @@ export class Matcher {
   }
 }
 
-/** Where a word occurs in the source (whole-word or not), in order. */
-function occurrences(source: string, word: string): number[] {
+/** Where a word starts in source[from, to) (whole-word or not), in order. */
+function occurrences(source: string, word: string, from: number, to: number): number[] {
   const out: number[] = [];
-  for (let i = source.indexOf(word); i >= 0; i = source.indexOf(word, i + 1)) out.push(i);
+  for (let i = source.indexOf(word, from); i >= 0 && i < to; i = source.indexOf(word, i + 1)) out.push(i);
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Worker threads that parse and match for structural search, one per core (up to a limit): a file
 // whose tree a worker keeps goes back to that worker; a file no worker has goes to the one with the
 // least text waiting to be parsed, so one large file does not hold up the files queued behind it.
+// A large file whose grammar says where it may be cut goes in top-level pieces to several workers at
+// once (chunk-plan.ts), unless a piece does not parse cleanly on its own: then it is parsed whole.
 // Started on the first search, stopped after a while idle (which also gives their memory back).
 // Where no worker entry exists (running from TypeScript sources) the engine parses in its own thread.
 import { existsSync, readFileSync } from "node:fs";
@@ -8,8 +10,10 @@ import * as os from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { LIMITS } from "../limits.js";
+import { type ChunkRange, patternSplittable, planChunks } from "./chunk-plan.js";
+import { grammarById } from "./grammar-registry.js";
 import type { Match } from "./matcher.js";
-import type { CacheUsage, WorkerInit, WorkerReply, WorkerRequest } from "./parse-protocol.js";
+import { type CacheUsage, treeKey, type WorkerInit, type WorkerReply, type WorkerRequest } from "./parse-protocol.js";
 import type { CompiledPattern } from "./pattern-compiler.js";
 
 /** The worker's entry beside this module: the bundle's (dist/agent) or tsc's (dist/…/ast). */
@@ -49,18 +53,36 @@ interface Slot {
   queued: number;
 }
 
+/** How many file searches were answered from pieces parsed in parallel, and how many tries to cut
+ * a file fell back to a whole parse. */
+export interface SplitStats {
+  splitSearches: number;
+  splitFallbacks: number;
+}
+
+/** Files whose plan (pieces, or null: parse whole) is remembered, so a repeated search asks the
+ * workers for the same pieces they keep. */
+const MAX_PLANS = 1024;
+
 export class ParsePool {
   private slots: Slot[] | undefined;
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly entry: string | undefined;
+  private readonly splitMinChars: number;
+  /** By whole-file tree key: the pieces the file was parsed in, or null when it is parsed whole. */
+  private readonly plans = new Map<string, ChunkRange[] | null>();
+  private readonly stats: SplitStats = { splitSearches: 0, splitFallbacks: 0 };
 
-  /** `entry`: the worker's script, when not beside this module (tests running from sources). */
+  /** `entry`: the worker's script, when not beside this module (tests running from sources);
+   * `splitMinChars`: files at least this long may be parsed in pieces (LIMITS.astSplitMinChars). */
   constructor(
     private readonly grammarDir: string,
     entry?: string,
+    opts: { splitMinChars?: number } = {},
   ) {
     this.entry = entry ?? workerEntry();
+    this.splitMinChars = opts.splitMinChars ?? LIMITS.astSplitMinChars;
   }
 
   get available(): boolean {
@@ -123,24 +145,80 @@ export class ParsePool {
 
   /**
    * The matches of one file. The worker keeping its tree (by content hash) is asked without the
-   * text; a file no worker keeps goes with its text to the least busy one.
+   * text; a file no worker keeps goes with its text to the least busy one. A large file may go in
+   * pieces to several workers at once (`pieces` says how many it was matched in; 1: whole).
    */
-  async match(grammar: string, hash: string, source: string, pattern: CompiledPattern, limit: number): Promise<{ matches: Match[]; hasError: boolean }> {
+  async match(grammar: string, hash: string, source: string, pattern: CompiledPattern, limit: number): Promise<{ matches: Match[]; hasError: boolean; pieces: number }> {
     const slots = this.start();
     this.touch();
-    const key = `${grammar}\0${hash}`;
+    const key = treeKey(grammar, hash);
+    const plan = this.plan(slots, grammar, key, source, pattern);
+    if (plan) {
+      // Each piece to its own worker: the one keeping it, else the least busy ones in turn.
+      const idle = [...slots].sort((a, b) => a.queued - b.queued);
+      const parts = await Promise.all(
+        plan.map((range, i) => {
+          const k = treeKey(grammar, hash, range);
+          const slot = slots.find((s) => s.keys.has(k)) ?? (idle[i % idle.length] as Slot);
+          return this.matchOn(slot, k, { grammar, hash, pattern, limit, range }, source, range.endIndex - range.startIndex);
+        }),
+      );
+      if (parts.every((p) => !p.hasError)) {
+        this.stats.splitSearches++;
+        // In file order, the pieces' matches are the whole file's; each was capped at `limit`.
+        return { matches: parts.flatMap((p) => p.matches).slice(0, limit), hasError: false, pieces: plan.length };
+      }
+      // A cut fell where the whole parse is not between top-level statements: parse whole, now and next time.
+      this.stats.splitFallbacks++;
+      this.remember(key, null);
+      this.forget(plan.map((r) => treeKey(grammar, hash, r)));
+    }
     const home = slots.find((s) => s.keys.has(key));
     const slot = home ?? slots.reduce((a, b) => (b.queued < a.queued || (b.queued === a.queued && b.pending.size < a.pending.size) ? b : a));
+    const r = await this.matchOn(slot, key, { grammar, hash, pattern, limit }, source, source.length);
+    return { ...r, pieces: 1 };
+  }
+
+  /** The pieces to parse this file in, or null to parse it whole (remembered per file content). */
+  private plan(slots: Slot[], grammar: string, key: string, source: string, pattern: CompiledPattern): ChunkRange[] | null {
+    const rule = grammarById(grammar)?.chunking;
+    if (!rule || slots.length < 2 || source.length < this.splitMinChars || !patternSplittable(pattern, rule)) return null;
+    const known = this.plans.get(key);
+    if (known !== undefined) return known;
+    // A worker already keeps the whole tree: asking it is cheaper than parsing again.
+    if (slots.some((s) => s.keys.has(key))) return null;
+    const plan = planChunks(source, rule, slots.length);
+    this.remember(key, plan);
+    return plan;
+  }
+
+  private remember(key: string, plan: ChunkRange[] | null): void {
+    this.plans.delete(key);
+    if (this.plans.size >= MAX_PLANS) {
+      const oldest = this.plans.keys().next().value;
+      if (oldest !== undefined) this.plans.delete(oldest);
+    }
+    this.plans.set(key, plan);
+  }
+
+  /** One tree's matches from one worker: asked without the text if it says it keeps the tree. */
+  private async matchOn(
+    slot: Slot,
+    key: string,
+    req: { grammar: string; hash: string; pattern: CompiledPattern; limit: number; range?: ChunkRange },
+    source: string,
+    chars: number,
+  ): Promise<{ matches: Match[]; hasError: boolean }> {
     const ask = async (withSource: boolean): Promise<WorkerReply> => {
-      if (!withSource) return this.send(slot, { type: "match", id: this.nextId++, grammar, hash, pattern, limit });
-      slot.queued += source.length;
+      if (!withSource) return this.send(slot, { type: "match", id: this.nextId++, ...req });
+      slot.queued += chars;
       try {
-        return await this.send(slot, { type: "match", id: this.nextId++, grammar, hash, pattern, limit, source });
+        return await this.send(slot, { type: "match", id: this.nextId++, ...req, source });
       } finally {
-        slot.queued -= source.length;
+        slot.queued -= chars;
       }
     };
-    let reply = await ask(home === undefined);
+    let reply = await ask(!slot.keys.has(key));
     if (reply.type === "need-source") {
       slot.keys.delete(key);
       reply = await ask(true);
@@ -152,8 +230,17 @@ export class ParsePool {
     return { matches: reply.matches, hasError: reply.hasError };
   }
 
-  /** Drops kept trees (the agent wrote those files: their old text will not be asked for again). */
-  forget(keys: string[]): void {
+  /** Drops kept trees (the agent wrote those files: their old text will not be asked for again),
+   * the pieces of those parsed in pieces included. */
+  forget(wholeKeys: string[]): void {
+    const keys = [...wholeKeys];
+    for (const k of wholeKeys) {
+      const plan = this.plans.get(k);
+      if (plan === undefined) continue;
+      this.plans.delete(k);
+      // A piece's key is its file's key and its range (treeKey).
+      for (const r of plan ?? []) keys.push(`${k}\0${r.startIndex}-${r.endIndex}`);
+    }
     if (!this.slots || keys.length === 0) return;
     for (const slot of this.slots) {
       for (const k of keys) slot.keys.delete(k);
@@ -161,16 +248,18 @@ export class ParsePool {
     }
   }
 
-  /** What the kept trees take, over every worker. */
-  usage(): CacheUsage & { workers: number } {
+  /** What the kept trees take, over every worker, and how often large files were parsed in pieces. */
+  usage(): CacheUsage & SplitStats & { workers: number } {
     const slots = this.slots ?? [];
-    return { workers: slots.length, trees: slots.reduce((n, s) => n + s.usage.trees, 0), bytes: slots.reduce((n, s) => n + s.usage.bytes, 0) };
+    return { workers: slots.length, trees: slots.reduce((n, s) => n + s.usage.trees, 0), bytes: slots.reduce((n, s) => n + s.usage.bytes, 0), ...this.stats };
   }
 
   stop(): void {
     clearTimeout(this.idleTimer);
     const slots = this.slots;
     this.slots = undefined;
+    // The trees went with the workers; a plan may be made again for other workers.
+    this.plans.clear();
     for (const s of slots ?? []) void s.worker.terminate();
   }
 }

@@ -37,9 +37,10 @@ export class TreeCache {
   }
 
   /** Keeps the tree if it fits the budget (dropping the least recently used, whose keys `dropped`
-   * collects); returns it either way. */
-  put(key: string, tree: Tree, source: string, dropped: string[] = []): CachedTree {
-    const entry = { tree, source, bytes: source.length * TREE_BYTES_PER_SOURCE_BYTE };
+   * collects); returns it either way. `treeChars`: the characters a piece's tree covers (the whole
+   * text by default); the rest of the text, held only for this piece, is counted at 2 bytes a char. */
+  put(key: string, tree: Tree, source: string, dropped: string[] = [], treeChars = source.length): CachedTree {
+    const entry = { tree, source, bytes: treeChars * TREE_BYTES_PER_SOURCE_BYTE + (source.length - treeChars) * 2 };
     if (entry.bytes > this.budgetBytes) return entry;
     for (const [k, old] of this.entries) {
       if (this.total + entry.bytes <= this.budgetBytes) break;
