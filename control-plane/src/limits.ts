@@ -59,6 +59,10 @@ export const LIMITS = {
   muxFrameOverheadBytes: 512,
   /** Calls on one agent call stream that may be past their deadline and still unanswered; past it the stream is replaced. */
   muxAbandonedCallsMax: 1000,
+  /** Larger requests (a big lsp argument) go unary rather than hold every call on the stream behind them. */
+  muxMaxRequestBytes: 1024 * 1024,
+  /** An agent's error text kept on a muxed call's failure. */
+  muxErrorMessageChars: 4096,
   /** Most audit events one history request returns (the database keeps what its retention allows). */
   auditHistoryEvents: 10_000,
   /** Audit retention by default: events younger than this many days, within this many MiB; pruned at start and then this often. */
@@ -186,6 +190,8 @@ export const LIMITS = {
   refusedCallAuditIntervalMs: 100,
   /** Tool calls in flight at once on one CallTools session (the client library sends more over CallTool). */
   toolSessionCallsInFlight: 64,
+  /** Events a CallTools session holds for a client that is not reading them; past this the session is reset and its calls cancelled. */
+  toolSessionUnreadEventsMax: 1024,
   /** The client library ends its CallTools session after this long with no call (an open stream keeps a process alive). */
   toolSessionIdleMs: 1_000,
   /** Log lines waiting for standard error (a reader that stopped reading): past this they are dropped, the audit log keeps the record. */

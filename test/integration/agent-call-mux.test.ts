@@ -218,6 +218,35 @@ describe("call mux, stand-in agents", () => {
     }
   });
 
+  it("an agent that stops reading its stream: a call past its deadline replaces the stream, freeing what was queued for it", async () => {
+    let streams = 0;
+    const agent = await standIn((s) =>
+      s.addService(CallMuxService, {
+        calls: (stream: ServerDuplexStream<MuxRequest, MuxReply>) => {
+          streams++;
+          if (streams === 1) {
+            // Reads nothing: what the control plane sends stays queued on its side.
+            stream.pause();
+            return;
+          }
+          stream.on("data", (req: MuxRequest) => stream.write({ id: req.id, outcome: { $case: "response", value: Buffer.from(FilesService.stat.responseSerialize(stat(9))) } }));
+        },
+      }),
+    );
+    const client = new AgentClient(agent.socket, () => "deaf agent");
+    try {
+      // Large enough to fill the stream's flow-control window, small enough to share the stream.
+      const big = "x".repeat(900 * 1024);
+      const code = await codeOf(client.lspQuery({ kind: 0, file: "", line: 0, symbol: big, query: "", timeoutMs: 0, maxResults: 0 }, 300 - 60_000));
+      expect(code).toBe("timeout");
+      expect((await client.stat(statReq("z"))).size).toBe(9);
+      expect(streams).toBe(2);
+    } finally {
+      client.close();
+      agent.close();
+    }
+  });
+
   it("an agent that never answers: the call fails at its deadline, a late answer is dropped, and an agent that goes away fails the call in flight", async () => {
     let late: (() => void) | undefined;
     let leave: (() => void) | undefined;

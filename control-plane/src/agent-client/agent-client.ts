@@ -56,7 +56,7 @@ import { type EvalEvent, type EvalRequest, KernelsClient, KernelsService, type L
 import { AgentErrorCode, AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
 import { AGENT_ERROR_TRAILER } from "../../../enclave-agent/src/grpc/unary.js";
 import { CallMuxClient } from "../../../proto/gen/enclave/agent/v1/mux.js";
-import { CallMuxChannel, type MuxMethod } from "./call-mux-client.js";
+import { CallMuxChannel, type MuxMethod, NotForMux } from "./call-mux-client.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";
 
@@ -137,13 +137,16 @@ export class AgentClient {
 
   /**
    * A unary call over the call mux, or as a unary call when the agent has no mux (an older agent).
-   * A method the agent does not know over the mux ran nothing there, so it is asked again unary.
+   * An agent that refuses the mux stream ran nothing, so its calls are asked again unary; a request
+   * too large to share the stream goes unary too.
    */
   private muxed<Req, Res>(method: MuxMethod<Req, Res>, req: Req, timeoutMs: number, start: (cb: Callback<Res>, options: Partial<CallOptions>) => void): Promise<Res> {
     const unary = (): Promise<Res> => this.unary((cb) => start(cb, this.options(timeoutMs)));
     if (this.mux.unsupported) return unary();
-    return this.mux.call(method, req, timeoutMs).catch((err: ServiceError) => {
-      if (err.code === status.UNIMPLEMENTED && agentErrorCode(err) === undefined) return unary();
+    return this.mux.call(method, req, timeoutMs).catch((err: ServiceError | NotForMux) => {
+      if (err instanceof NotForMux) return unary();
+      // Only an agent that refused the stream itself (an older one) is asked again: nothing ran there.
+      if (this.mux.unsupported && err.code === status.UNIMPLEMENTED && agentErrorCode(err) === undefined) return unary();
       throw this.translate(err);
     });
   }

@@ -34,14 +34,21 @@ function serviceError(code: status, details: string, agentCode = AgentErrorCode.
 
 function fromMuxError(e: MuxError): ServiceError {
   const code = (status[e.grpcCode] === undefined ? status.UNKNOWN : e.grpcCode) as status;
-  return serviceError(code, e.message, e.errorCode);
+  // A unary status message is bounded by the headers' size; the agent's text here is not.
+  const message = e.message.length > LIMITS.muxErrorMessageChars ? `${e.message.slice(0, LIMITS.muxErrorMessageChars)}…` : e.message;
+  return serviceError(code, message, e.errorCode);
 }
+
+/** A request too large to share the stream (it would hold every other call behind it): sent unary. */
+export class NotForMux extends Error {}
 
 export class CallMuxChannel {
   private stream?: ClientDuplexStream<MuxRequest, MuxReply>;
   private readonly pending = new Map<number, Pending>();
   /** Ids are never reused on a client: an id below this was sent, at or above it never was. */
   private nextId = 1;
+  /** When each stream last answered anything. */
+  private readonly answeredAt = new WeakMap<object, number>();
   /** Calls of this stream whose deadline passed unanswered: each may still get its one late reply. */
   private abandoned = new Set<number>();
   /** Set once the agent answered that it has no mux (an older agent): every call goes unary. */
@@ -57,23 +64,30 @@ export class CallMuxChannel {
    */
   call<Req, Res>(method: MuxMethod<Req, Res>, req: Req, timeoutMs: number): Promise<Res> {
     const request = method.requestSerialize(req);
-    if (request.length > LIMITS.grpcMaxMessageBytes - LIMITS.muxFrameOverheadBytes) {
-      return Promise.reject(serviceError(status.RESOURCE_EXHAUSTED, `the request (${request.length} bytes) is over the ${LIMITS.grpcMaxMessageBytes}-byte message limit`));
-    }
+    if (request.length > LIMITS.muxMaxRequestBytes) return Promise.reject(new NotForMux());
     if (this.closed) return Promise.reject(serviceError(status.UNAVAILABLE, "the agent client is closed"));
     const id = this.nextId++;
     const stream = this.open();
+    const sentAt = performance.now();
     return new Promise<Buffer>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.pending.delete(id)) return;
-        // Bounded: past the cap the stream is replaced, and the abandoned calls' answers go with it.
-        if (this.abandoned.size >= LIMITS.muxAbandonedCallsMax) this.reset();
+        // Nothing answered on the stream since this call was sent: the agent is not reading it (what
+        // was sent stays queued here) or is stuck, so the stream is replaced and what it held freed.
+        // So is one with too many calls past their deadline (their answers go with it).
+        if ((this.answeredAt.get(stream) ?? -Infinity) < sentAt || this.abandoned.size >= LIMITS.muxAbandonedCallsMax) this.reset();
         else this.abandoned.add(id);
         reject(serviceError(status.DEADLINE_EXCEEDED, `no answer to ${method.path} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       stream.write({ id, method: method.path, request });
-    }).then((bytes) => method.responseDeserialize(bytes));
+    }).then((bytes) => {
+      try {
+        return method.responseDeserialize(bytes);
+      } catch (err) {
+        throw serviceError(status.INTERNAL, `the agent's answer to ${method.path} could not be decoded: ${(err as Error).message}`);
+      }
+    });
   }
 
   close(): void {
@@ -88,11 +102,17 @@ export class CallMuxChannel {
     const stream = this.client.calls(new Metadata());
     this.stream = stream;
     this.abandoned = new Set();
-    stream.on("data", (reply: MuxReply) => this.settle(stream, reply));
+    let answered = false;
+    stream.on("data", (reply: MuxReply) => {
+      answered = true;
+      this.answeredAt.set(stream, performance.now());
+      this.settle(stream, reply);
+    });
     const broken = (err: ServiceError | undefined): void => {
       if (this.stream !== stream) return;
       this.stream = undefined;
-      if (err?.code === status.UNIMPLEMENTED) this.unsupported = true;
+      // An agent without the mux refuses the stream before anything runs; one that answered on it has it.
+      if (err?.code === status.UNIMPLEMENTED && !answered) this.unsupported = true;
       // Whether the agent ran these calls is unknown: they fail as a lost connection fails a unary call.
       this.fail(err ?? serviceError(status.UNAVAILABLE, "the agent ended the call stream"));
     };

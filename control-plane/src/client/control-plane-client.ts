@@ -406,6 +406,27 @@ export class ControlPlaneClient {
         reject(abortError(signal as AbortSignal));
       };
       const settle = (): void => signal?.removeEventListener("abort", onAbort);
+      // A CallTool stream of its own: when the session is full, or the server has no sessions.
+      const viaCallTool = (): void => {
+        const stream: ClientReadableStream<ToolEvent> = this.grpc.callTool({ runId, tool, argumentsJson }, this.metadata());
+        const cancelStream = (): void => stream.cancel();
+        signal?.addEventListener("abort", cancelStream, { once: true });
+        const done = (): void => signal?.removeEventListener("abort", cancelStream);
+        let result: ToolResult | undefined;
+        stream.on("data", (e: ToolEvent) => {
+          if (e.event?.$case === "result") result = e.event.value;
+          else onEvent?.(e);
+        });
+        stream.on("error", (err: ServiceError) => {
+          done();
+          reject(signal?.aborted ? abortError(signal) : this.streamError(err));
+        });
+        stream.on("end", () => {
+          done();
+          if (result) resolve(result);
+          else reject(new Error("the tool call ended without a result"));
+        });
+      };
       const onSession = this.sessions?.start(
         { runId, tool, argumentsJson },
         {
@@ -418,6 +439,10 @@ export class ControlPlaneClient {
             settle();
             reject(err);
           },
+          unsent: () => {
+            settle();
+            viaCallTool();
+          },
         },
       );
       if (onSession) {
@@ -425,25 +450,7 @@ export class ControlPlaneClient {
         signal?.addEventListener("abort", onAbort, { once: true });
         return;
       }
-      // The session is full: this call gets a CallTool stream of its own.
-      const stream: ClientReadableStream<ToolEvent> = this.grpc.callTool({ runId, tool, argumentsJson }, this.metadata());
-      const cancelStream = (): void => stream.cancel();
-      signal?.addEventListener("abort", cancelStream, { once: true });
-      const done = (): void => signal?.removeEventListener("abort", cancelStream);
-      let result: ToolResult | undefined;
-      stream.on("data", (e: ToolEvent) => {
-        if (e.event?.$case === "result") result = e.event.value;
-        else onEvent?.(e);
-      });
-      stream.on("error", (err: ServiceError) => {
-        done();
-        reject(signal?.aborted ? abortError(signal) : this.streamError(err));
-      });
-      stream.on("end", () => {
-        done();
-        if (result) resolve(result);
-        else reject(new Error("the tool call ended without a result"));
-      });
+      viaCallTool();
     });
   }
 
@@ -455,7 +462,7 @@ export class ControlPlaneClient {
     const argumentsJson = typeof args === "string" ? args : JSON.stringify(args ?? {});
     const { signal } = opts;
     if (signal?.aborted) throw abortError(signal);
-    const queue: Array<{ event: ToolEvent } | { done: true } | { error: Error }> = [];
+    const queue: Array<{ event: ToolEvent } | { done: true } | { error: Error } | { unsent: true }> = [];
     let wake: () => void = () => undefined;
     const push = (item: (typeof queue)[number]): void => {
       queue.push(item);
@@ -470,6 +477,7 @@ export class ControlPlaneClient {
           push({ done: true });
         },
         failed: (error) => push({ error }),
+        unsent: () => push({ unsent: true }),
       },
     );
     if (!call) {
@@ -491,6 +499,12 @@ export class ControlPlaneClient {
         }
         if ("done" in item) break;
         if ("error" in item) throw item.error;
+        if ("unsent" in item) {
+          // The server has no sessions: the call is made over CallTool instead.
+          finished = true;
+          yield* this.iterate(this.grpc.callTool({ runId, tool, argumentsJson }, this.metadata()), signal);
+          return;
+        }
         yield item.event;
       }
       finished = true;

@@ -2,7 +2,7 @@
 // opened when first needed and opened again after it broke. A call answered with an error rejects as
 // the same failure on CallTool would; a stream that breaks rejects every call on it with the error a
 // broken CallTool stream gives.
-import type { ClientDuplexStream, ServiceError } from "@grpc/grpc-js";
+import { type ClientDuplexStream, type ServiceError, status } from "@grpc/grpc-js";
 import type { CallToolRequest, ToolCallError, ToolCallEvent, ToolCallFrame, ToolEvent, ToolResult } from "../../../proto/gen/enclave/control/v1/control.js";
 import { LIMITS } from "../limits.js";
 
@@ -11,6 +11,8 @@ export interface SessionCallHandlers {
   event(e: ToolEvent): void;
   result(r: ToolResult): void;
   failed(err: Error): void;
+  /** The server has no CallTools (an older control plane): nothing ran, the call is to be made over CallTool. */
+  unsent(): void;
 }
 
 /** A call started on the session; cancel stops it on the server (its handlers hear nothing more). */
@@ -32,6 +34,8 @@ interface Session {
 export class ToolCallSessions {
   private session: Session | undefined;
   private nextId = 0;
+  /** The server refused the session RPC itself (an older control plane): calls go over CallTool. */
+  private unsupported = false;
 
   constructor(
     private readonly open: () => ClientDuplexStream<ToolCallFrame, ToolCallEvent>,
@@ -46,6 +50,7 @@ export class ToolCallSessions {
    * the server takes on one (the caller then uses CallTool).
    */
   start(req: CallToolRequest, handlers: SessionCallHandlers): SessionCall | undefined {
+    if (this.unsupported) return undefined;
     const s = this.current();
     if (s.calls.size + s.cancelled.size >= LIMITS.toolSessionCallsInFlight) return undefined;
     clearTimeout(s.idle);
@@ -99,16 +104,21 @@ export class ToolCallSessions {
     const stream = this.open();
     const s: Session = { stream, calls: new Map(), cancelled: new Set(), broken: false, idle: undefined };
     this.session = s;
-    const breakWith = (err: Error): void => {
+    let heard = false;
+    const breakWith = (err: Error, unsent = false): void => {
       clearTimeout(s.idle);
       if (s.broken) return;
       s.broken = true;
       if (this.session === s) this.session = undefined;
       const calls = [...s.calls.values()];
       s.calls.clear();
-      for (const c of calls) c.failed(err);
+      for (const c of calls) {
+        if (unsent) c.unsent();
+        else c.failed(err);
+      }
     };
     stream.on("data", (e: ToolCallEvent) => {
+      heard = true;
       const ev = e.event;
       if (!ev) return;
       if (ev.$case === "result" || ev.$case === "error") {
@@ -122,7 +132,12 @@ export class ToolCallSessions {
       }
       s.calls.get(e.callId)?.event({ event: ev });
     });
-    stream.on("error", (err: ServiceError) => breakWith(this.streamError(err)));
+    stream.on("error", (err: ServiceError) => {
+      // Refused before it said anything: a control plane without CallTools ran none of these calls.
+      const older = err.code === status.UNIMPLEMENTED && !heard;
+      if (older) this.unsupported = true;
+      breakWith(this.streamError(err), older);
+    });
     // A session the server ended (it drained, say) leaves calls it never answered without a result.
     stream.on("end", () => breakWith(new Error("the tool call ended without a result")));
     return s;

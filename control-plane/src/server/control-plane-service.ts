@@ -160,9 +160,24 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return undefined;
     }
   };
+  // Quota refusals likewise, per tenant: a tenant that floods refused calls must not push other
+  // tenants' events out of the log.
+  const quotaRefusals = new Map<string, { lastMs: number; unrecorded: number }>();
   const refusedByQuota = (s: TenantScope, err: unknown, conversationId = ""): never => {
     const e = asEnclaveError(err);
-    if (e.code === "quota_exceeded") cp.recordAudit({ kind: "quota_exceeded", tenant: s.tenant.name, conversationId, outcome: `refused:${e.code}`, detail: e.message });
+    if (e.code === "quota_exceeded") {
+      const now = Date.now();
+      const seen = quotaRefusals.get(s.tenant.name) ?? { lastMs: 0, unrecorded: 0 };
+      if (now - seen.lastMs < LIMITS.refusedCallAuditIntervalMs) {
+        seen.unrecorded++;
+      } else {
+        const more = seen.unrecorded ? `; ${seen.unrecorded} more refused since the last record` : "";
+        cp.recordAudit({ kind: "quota_exceeded", tenant: s.tenant.name, conversationId, outcome: `refused:${e.code}`, detail: `${e.message}${more}` });
+        seen.lastMs = now;
+        seen.unrecorded = 0;
+      }
+      quotaRefusals.set(s.tenant.name, seen);
+    }
     throw e;
   };
   function unary<Req, Res>(fn: (req: Req, s: TenantScope) => Promise<Res> | Res) {

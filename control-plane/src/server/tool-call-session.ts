@@ -43,7 +43,16 @@ export function serveToolCallSession(
   let drainingNow = drain.isDraining;
 
   const send = (event: ToolCallEvent): void => {
-    if (!ended && !closed) call.write(event);
+    if (ended || closed) return;
+    call.write(event);
+    // A client that does not read its events: what waits for it is bounded. Past the bound the
+    // session stops (a status could not reach it either): nothing more is written or read, and its
+    // calls are cancelled.
+    if (call.writableLength > LIMITS.toolSessionUnreadEventsMax) {
+      ended = true;
+      gone();
+      call.destroy();
+    }
   };
   const refuse = (callId: number, err: EnclaveError): void => send({ callId, event: { $case: "error", value: callError(err) } });
   /** Ends the stream once nothing is in flight and the client or a drain asked for the end. */
