@@ -27,6 +27,13 @@ export class SourceLines {
   private pathOf(uri: string): { abs: string; inside: boolean } {
     const known = this.resolved.get(uri);
     if (known !== undefined) return { abs: known, inside: true };
+    const found = this.resolve(uri);
+    // A location's text and its path ask for the same file: walked once per query.
+    if (found.inside) this.resolved.set(uri, found.abs);
+    return found;
+  }
+
+  private resolve(uri: string): { abs: string; inside: boolean } {
     let abs: string;
     try {
       abs = fileURLToPath(uri);
