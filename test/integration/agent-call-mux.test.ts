@@ -122,6 +122,20 @@ function statService(seen: string[]) {
   return impl;
 }
 
+/** A stat answer for call `id`, as the agent would encode it. */
+const statReply = (id: number, size: number): MuxReply => ({ id, outcome: { $case: "response", value: Buffer.from(FilesService.stat.responseSerialize(stat(size))) } });
+
+/** A stand-in agent with only the mux; `serve` is given each stream and its number (1 for the first). */
+async function muxStandIn(serve: (stream: ServerDuplexStream<MuxRequest, MuxReply>, n: number) => void): Promise<{ socket: string; close(): void; streams(): number }> {
+  let streams = 0;
+  const agent = await standIn((s) =>
+    s.addService(CallMuxService, {
+      calls: (stream: ServerDuplexStream<MuxRequest, MuxReply>) => serve(stream, ++streams),
+    }),
+  );
+  return { ...agent, streams: () => streams };
+}
+
 describe("call mux, stand-in agents", () => {
   it("an older agent without the mux is called unary, and the client remembers it", async () => {
     const seen: string[] = [];
@@ -162,28 +176,15 @@ describe("call mux, stand-in agents", () => {
   });
 
   it("a hostile agent answering a call never made is not believed: the calls in flight fail, the next call opens a new stream", async () => {
-    let streams = 0;
-    const agent = await standIn((s) =>
-      s.addService(CallMuxService, {
-        calls: (stream: ServerDuplexStream<MuxRequest, MuxReply>) => {
-          streams++;
-          const first = streams === 1;
-          stream.on("data", (req: MuxRequest) => {
-            if (first) {
-              // Answers an id it was never sent, with a response it made up, instead of this call.
-              stream.write({ id: req.id + 1000, outcome: { $case: "response", value: Buffer.from(FilesService.stat.responseSerialize(stat(666))) } });
-            } else {
-              stream.write({ id: req.id, outcome: { $case: "response", value: Buffer.from(FilesService.stat.responseSerialize(stat(1))) } });
-            }
-          });
-        },
-      }),
+    const agent = await muxStandIn((stream, n) =>
+      // The first stream's agent answers an id it was never sent, with a response it made up.
+      stream.on("data", (req: MuxRequest) => stream.write(n === 1 ? statReply(req.id + 1000, 666) : statReply(req.id, 1))),
     );
     const client = new AgentClient(agent.socket, () => "hostile agent");
     try {
       expect(await codeOf(client.stat(statReq("x")))).toBe("agent_lost");
       expect((await client.stat(statReq("y"))).size).toBe(1);
-      expect(streams).toBe(2);
+      expect(agent.streams()).toBe(2);
     } finally {
       client.close();
       agent.close();
@@ -191,19 +192,11 @@ describe("call mux, stand-in agents", () => {
   });
 
   it("a second answer to a call already answered is not believed either", async () => {
-    let streams = 0;
-    const agent = await standIn((s) =>
-      s.addService(CallMuxService, {
-        calls: (stream: ServerDuplexStream<MuxRequest, MuxReply>) => {
-          streams++;
-          const first = streams === 1;
-          stream.on("data", (req: MuxRequest) => {
-            const answer: MuxReply = { id: req.id, outcome: { $case: "response", value: Buffer.from(FilesService.stat.responseSerialize(stat(5))) } };
-            stream.write(answer);
-            // The first stream's agent answers every call twice.
-            if (first) stream.write(answer);
-          });
-        },
+    const agent = await muxStandIn((stream, n) =>
+      stream.on("data", (req: MuxRequest) => {
+        stream.write(statReply(req.id, 5));
+        // The first stream's agent answers every call twice.
+        if (n === 1) stream.write(statReply(req.id, 5));
       }),
     );
     const client = new AgentClient(agent.socket, () => "hostile agent");
@@ -211,7 +204,7 @@ describe("call mux, stand-in agents", () => {
       // The first answer is the call's; the second closes the stream, and the next call opens another.
       expect((await client.stat(statReq("x"))).size).toBe(5);
       // A call sent before the second answer arrived fails with the stream, as lost.
-      await eventually(async () => (await codeOf(client.stat(statReq("y")))) === "ok" && streams === 2, "a new stream after the second answer", 10_000);
+      await eventually(async () => (await codeOf(client.stat(statReq("y")))) === "ok" && agent.streams() === 2, "a new stream after the second answer", 10_000);
     } finally {
       client.close();
       agent.close();
@@ -219,20 +212,11 @@ describe("call mux, stand-in agents", () => {
   });
 
   it("an agent that stops reading its stream: a call past its deadline replaces the stream, freeing what was queued for it", async () => {
-    let streams = 0;
-    const agent = await standIn((s) =>
-      s.addService(CallMuxService, {
-        calls: (stream: ServerDuplexStream<MuxRequest, MuxReply>) => {
-          streams++;
-          if (streams === 1) {
-            // Reads nothing: what the control plane sends stays queued on its side.
-            stream.pause();
-            return;
-          }
-          stream.on("data", (req: MuxRequest) => stream.write({ id: req.id, outcome: { $case: "response", value: Buffer.from(FilesService.stat.responseSerialize(stat(9))) } }));
-        },
-      }),
-    );
+    const agent = await muxStandIn((stream, n) => {
+      // The first stream's agent reads nothing: what the control plane sends stays queued on its side.
+      if (n === 1) stream.pause();
+      else stream.on("data", (req: MuxRequest) => stream.write(statReply(req.id, 9)));
+    });
     const client = new AgentClient(agent.socket, () => "deaf agent");
     try {
       // Large enough to fill the stream's flow-control window, small enough to share the stream.
@@ -240,7 +224,7 @@ describe("call mux, stand-in agents", () => {
       const code = await codeOf(client.lspQuery({ kind: 0, file: "", line: 0, symbol: big, query: "", timeoutMs: 0, maxResults: 0 }, 300 - 60_000));
       expect(code).toBe("timeout");
       expect((await client.stat(statReq("z"))).size).toBe(9);
-      expect(streams).toBe(2);
+      expect(agent.streams()).toBe(2);
     } finally {
       client.close();
       agent.close();
@@ -263,7 +247,7 @@ describe("call mux, stand-in agents", () => {
               leave = () => agent.close();
               return;
             }
-            stream.write({ id: req.id, outcome: { $case: "response", value: Buffer.from(FilesService.stat.responseSerialize(stat(3))) } });
+            stream.write(statReply(req.id, 3));
           });
         },
       }),
