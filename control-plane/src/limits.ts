@@ -55,8 +55,6 @@ export const LIMITS = {
   deathWatchRetryFirstMs: 250,
   deathWatchRetryMaxMs: 30_000,
   grpcMaxMessageBytes: 64 * 1024 * 1024,
-  /** Room a call-mux frame needs around the message it carries (its id, method and field tags). */
-  muxFrameOverheadBytes: 512,
   /** Calls on one agent call stream that may be past their deadline and still unanswered; past it the stream is replaced. */
   muxAbandonedCallsMax: 1000,
   /** Larger requests (a big lsp argument) go unary rather than hold every call on the stream behind them. */

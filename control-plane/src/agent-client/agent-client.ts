@@ -53,8 +53,8 @@ import {
   type LspSyncResponse,
 } from "../../../proto/gen/enclave/agent/v1/lsp.js";
 import { type EvalEvent, type EvalRequest, KernelsClient, KernelsService, type ListKernelsResponse } from "../../../proto/gen/enclave/agent/v1/kernel.js";
-import { AgentErrorCode, AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
-import { AGENT_ERROR_TRAILER } from "../../../enclave-agent/src/grpc/unary.js";
+import { AgentErrorCode } from "../../../proto/gen/enclave/agent/v1/errors.js";
+import { trailerErrorCode } from "../../../enclave-agent/src/grpc/unary.js";
 import { CallMuxClient } from "../../../proto/gen/enclave/agent/v1/mux.js";
 import { CallMuxChannel, type MuxMethod, NotForMux } from "./call-mux-client.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
@@ -300,12 +300,5 @@ const FROM_AGENT: Partial<Record<AgentErrorCode, EnclaveErrorCode>> = {
 
 /** The AgentErrorCode an agent handler sent in the call's trailers, or undefined when none did. */
 export function agentErrorCode(err: ServiceError): AgentErrorCode | undefined {
-  const [raw] = err.metadata?.get(AGENT_ERROR_TRAILER) ?? [];
-  if (!Buffer.isBuffer(raw)) return undefined;
-  try {
-    const code = AgentErrorStatus.decode(raw).errorCode;
-    return code === AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED ? undefined : code;
-  } catch {
-    return undefined;
-  }
+  return trailerErrorCode(err.metadata);
 }

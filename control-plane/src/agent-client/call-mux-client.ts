@@ -5,9 +5,9 @@
 // as on a lost connection); the one late reply of a call whose deadline passed is dropped; nothing in
 // a reply is trusted beyond its own call.
 import { type ClientDuplexStream, Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import { AgentErrorCode, AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
+import { AgentErrorCode } from "../../../proto/gen/enclave/agent/v1/errors.js";
 import type { CallMuxClient, MuxError, MuxReply, MuxRequest } from "../../../proto/gen/enclave/agent/v1/mux.js";
-import { AGENT_ERROR_TRAILER } from "../../../enclave-agent/src/grpc/unary.js";
+import { agentErrorTrailer } from "../../../enclave-agent/src/grpc/unary.js";
 import { LIMITS } from "../limits.js";
 
 /** What the mux needs of a unary method: its path and how its messages are written and read. */
@@ -25,11 +25,7 @@ interface Pending {
 
 /** A failure shaped as grpc-js reports a unary call's, so one translation serves both. */
 function serviceError(code: status, details: string, agentCode = AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED): ServiceError {
-  const metadata = new Metadata();
-  if (agentCode !== AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED) {
-    metadata.set(AGENT_ERROR_TRAILER, Buffer.from(AgentErrorStatus.encode({ errorCode: agentCode }).finish()));
-  }
-  return Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata });
+  return Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata: agentErrorTrailer(agentCode) });
 }
 
 function fromMuxError(e: MuxError): ServiceError {
@@ -102,9 +98,7 @@ export class CallMuxChannel {
     const stream = this.client.calls(new Metadata());
     this.stream = stream;
     this.abandoned = new Set();
-    let answered = false;
     stream.on("data", (reply: MuxReply) => {
-      answered = true;
       this.answeredAt.set(stream, performance.now());
       this.settle(stream, reply);
     });
@@ -112,7 +106,7 @@ export class CallMuxChannel {
       if (this.stream !== stream) return;
       this.stream = undefined;
       // An agent without the mux refuses the stream before anything runs; one that answered on it has it.
-      if (err?.code === status.UNIMPLEMENTED && !answered) this.unsupported = true;
+      if (err?.code === status.UNIMPLEMENTED && !this.answeredAt.has(stream)) this.unsupported = true;
       // Whether the agent ran these calls is unknown: they fail as a lost connection fails a unary call.
       this.fail(err ?? serviceError(status.UNAVAILABLE, "the agent ended the call stream"));
     };

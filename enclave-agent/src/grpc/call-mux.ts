@@ -13,10 +13,10 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { EventEmitter } from "node:events";
-import { AgentErrorCode, AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
+import { AgentErrorCode } from "../../../proto/gen/enclave/agent/v1/errors.js";
 import type { CallMuxServer, MuxError, MuxReply, MuxRequest } from "../../../proto/gen/enclave/agent/v1/mux.js";
 import { LIMITS } from "../limits.js";
-import { AGENT_ERROR_TRAILER } from "./unary.js";
+import { trailerErrorCode } from "./unary.js";
 
 interface UnaryMethod {
   deserialize(bytes: Buffer): unknown;
@@ -48,17 +48,6 @@ export class UnaryMethods {
 
 function muxError(grpcCode: status, message: string, errorCode = AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED): MuxError {
   return { grpcCode, message, errorCode };
-}
-
-/** The agent error code a handler's failure carried in its trailers (see unary.ts), if any. */
-function trailerCode(err: { metadata?: Metadata }): AgentErrorCode {
-  const [raw] = err.metadata?.get(AGENT_ERROR_TRAILER) ?? [];
-  if (!Buffer.isBuffer(raw)) return AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED;
-  try {
-    return AgentErrorStatus.decode(raw).errorCode;
-  } catch {
-    return AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED;
-  }
 }
 
 /**
@@ -95,7 +84,7 @@ function invoke(methods: UnaryMethods, req: MuxRequest): Promise<MuxReply> {
     method.handler(unaryCall(request), (err, res) => {
       if (err) {
         const message = err.details ?? ("message" in err ? err.message : "");
-        resolve(reply({ $case: "error", value: muxError(err.code ?? status.UNKNOWN, message, trailerCode(err)) }));
+        resolve(reply({ $case: "error", value: muxError(err.code ?? status.UNKNOWN, message, trailerErrorCode(err.metadata) ?? AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED) }));
         return;
       }
       let bytes: Buffer;

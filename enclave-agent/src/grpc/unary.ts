@@ -1,17 +1,34 @@
 // Wraps an async function as a grpc-js unary handler: a thrown AgentError becomes its status and
 // message; anything else becomes INTERNAL with the error's text, and the agent keeps serving.
 import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServiceError, status } from "@grpc/grpc-js";
-import { AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
+import { AgentErrorCode, AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
 import { asAgentError } from "../errors.js";
 
 /** The trailing-metadata key that carries an AgentErrorStatus on every failed call. */
 export const AGENT_ERROR_TRAILER = "enclave-agent-error-bin";
 
+/** Trailing metadata carrying `code` (none for UNSPECIFIED: no handler's failure). */
+export function agentErrorTrailer(code: AgentErrorCode): Metadata {
+  const metadata = new Metadata();
+  if (code !== AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED) metadata.set(AGENT_ERROR_TRAILER, Buffer.from(AgentErrorStatus.encode({ errorCode: code }).finish()));
+  return metadata;
+}
+
+/** The AgentErrorCode a failure's trailers carry, or undefined when none does (or it does not decode). */
+export function trailerErrorCode(metadata: Metadata | undefined): AgentErrorCode | undefined {
+  const [raw] = metadata?.get(AGENT_ERROR_TRAILER) ?? [];
+  if (!Buffer.isBuffer(raw)) return undefined;
+  try {
+    const code = AgentErrorStatus.decode(raw).errorCode;
+    return code === AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED ? undefined : code;
+  } catch {
+    return undefined;
+  }
+}
+
 export function toServiceError(err: unknown): Partial<ServiceError> {
   const e = asAgentError(err);
-  const metadata = new Metadata();
-  metadata.set(AGENT_ERROR_TRAILER, Buffer.from(AgentErrorStatus.encode({ errorCode: e.wireCode }).finish()));
-  return { code: e.grpcCode, details: e.message, message: e.message, metadata };
+  return { code: e.grpcCode, details: e.message, message: e.message, metadata: agentErrorTrailer(e.wireCode) };
 }
 
 export function unary<Req, Res>(fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>) {
