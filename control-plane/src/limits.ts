@@ -67,6 +67,10 @@ export const LIMITS = {
   auditRetentionDefaultDays: 90,
   auditMaxDefaultMib: 1024,
   auditPruneIntervalMs: 60 * 60_000,
+  /** The audit journal (events written before their group commit) is emptied after a commit once it holds this much. */
+  auditJournalClearBytes: 1024 * 1024,
+  /** Events in the journal that the database has not taken (it is failing); past this nothing more is recorded and calls are refused. */
+  auditUnflushedEventsMax: 10_000,
   /** Question port: how long a card waits by default (ENCLAVE_QUESTION_TIMEOUT_SECONDS) and at most. */
   questionDefaultTimeoutSeconds: 600,
   questionMaxTimeoutSeconds: 24 * 3600,

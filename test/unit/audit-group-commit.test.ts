@@ -1,13 +1,17 @@
-// Tool calls' audit events are committed in groups (one transaction per turn of the event loop), and
-// a group is in the database, for any reader, before anyone waiting on it goes on; an event recorded
-// the ordinary way commits the open group with it. Subscribers hear of events only once committed,
-// in sequence order, and a group's only after its waiters went on (a log line or a metric is not what
-// a tool call's caller waits for).
-import { mkdtempSync, rmSync } from "node:fs";
+// Tool calls' audit events are written to the audit journal before their waiters go on (the event is
+// in the log: a crash replays it into the database at the next start), and reach the database in
+// one transaction per turn of the event loop, after the waiters; an event recorded the ordinary way
+// commits the pending ones with it. Subscribers hear of events only once in the database, in sequence
+// order, and a group's only after its waiters went on (a log line or a metric is not what a tool
+// call's caller waits for).
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { LIMITS } from "../../control-plane/src/limits.js";
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 import { type AuditEvent, AuditLog } from "../../control-plane/src/audit/audit-log.js";
@@ -16,6 +20,11 @@ let dir: string;
 let log: AuditLog;
 let reader: Database.Database;
 const stored = (): number[] => (reader.prepare("SELECT seq FROM audit_events WHERE kind = 'tool_call' ORDER BY seq").all() as { seq: number }[]).map((r) => r.seq);
+const journal = (): number[] =>
+  readFileSync(join(dir, "audit-pending.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as AuditEvent).seq);
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "enclave-audit-group-"));
@@ -30,20 +39,21 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it("commits the events of one turn together, before their waiters go on, and tells subscribers after the waiters", async () => {
+it("writes the events of one turn to the journal before their waiters go on, commits them together after, and tells subscribers after the waiters", async () => {
   const heard: AuditEvent[] = [];
   log.subscribe((e) => heard.push(e));
   const recorded = [1, 2, 3].map((n) => log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: `t${n}` }));
+  expect(journal()).toEqual(recorded.map((r) => r.event.seq));
+  await Promise.all(recorded.map((r) => r.committed));
   expect(stored()).toEqual([]);
   expect(heard).toEqual([]);
-  await Promise.all(recorded.map((r) => r.committed));
+  await nextTurn();
   expect(stored()).toEqual(recorded.map((r) => r.event.seq));
-  expect(heard).toEqual([]);
   await nextTurn();
   expect(heard.map((e) => e.tool)).toEqual(["t1", "t2", "t3"]);
-  // The next turn's events are a group of their own.
-  const next = log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "t4" });
-  await next.committed;
+  // The next turn's events are a group of their own; a reader of this log sees them at once.
+  log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "t4" });
+  expect(log.history({ conversationId: "c" }).map((e) => e.tool)).toEqual(["t1", "t2", "t3", "t4"]);
   expect(stored()).toHaveLength(4);
 });
 
@@ -51,6 +61,7 @@ it("an event recorded the ordinary way commits the open group with it, in sequen
   const heard: string[] = [];
   log.subscribe((e) => heard.push(e.kind));
   const grouped = log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "read" });
+  expect(stored()).toEqual([]);
   const plain = log.record({ kind: "enclosure_died", conversationId: "c", detail: "gone" });
   expect(stored()).toEqual([grouped.event.seq]);
   expect(reader.prepare("SELECT COUNT(*) AS n FROM audit_events WHERE seq = ?").get(plain.seq)).toEqual({ n: 1 });
@@ -73,4 +84,56 @@ it("close commits an open group", async () => {
   log.close();
   await grouped.committed;
   expect(stored()).toEqual([grouped.event.seq]);
+});
+
+it("events whose group commit a crash cut off are in the database after the next start, once", async () => {
+  // A control plane killed right after its calls' results went out, before the turn's group commit.
+  log.close();
+  const script = `
+    const { AuditLog } = await import(${JSON.stringify(join(repoRoot, "dist/control-plane/src/audit/audit-log.js"))});
+    const log = new AuditLog(${JSON.stringify(join(dir, "audit.db"))});
+    const r = [1, 2, 3].map((n) => log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "t" + n }));
+    await Promise.all(r.map((x) => x.committed));
+    process.kill(process.pid, "SIGKILL");`;
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000 });
+  expect(child.signal, child.stderr).toBe("SIGKILL");
+  const tools = (): string[] => (reader.prepare("SELECT event_json FROM audit_events WHERE conversation_id = 'c' ORDER BY seq").all() as { event_json: string }[]).map((r) => (JSON.parse(r.event_json) as AuditEvent).tool);
+  expect(tools()).toEqual([]);
+  log = new AuditLog(join(dir, "audit.db"));
+  expect(tools()).toEqual(["t1", "t2", "t3"]);
+  expect(statSync(join(dir, "audit-pending.jsonl")).size).toBe(0);
+  // Numbering goes on after them, and a second start replays nothing twice.
+  const next = log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "t4" });
+  await next.committed;
+  log.close();
+  log = new AuditLog(join(dir, "audit.db"));
+  expect(tools()).toEqual(["t1", "t2", "t3", "t4"]);
+  expect(next.event.seq).toBe(log.history({ conversationId: "c" }).at(-1)?.seq);
+});
+
+it("while the database refuses events they stay in the journal and go in once it takes them; past the bound nothing more is recorded", async () => {
+  const heard: string[] = [];
+  log.subscribe((e) => heard.push(e.tool));
+  const writer = new Database(join(dir, "audit.db"));
+  writer.exec("CREATE TRIGGER refuse BEFORE INSERT ON audit_events BEGIN SELECT RAISE(ABORT, 'the disk is gone'); END;");
+  const first = log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "kept" });
+  await first.committed;
+  await nextTurn();
+  expect(stored()).toEqual([]);
+  expect(heard).toEqual([]);
+  expect(journal()).toEqual([first.event.seq]);
+  for (let i = 1; i < LIMITS.auditUnflushedEventsMax; i++) log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "more" });
+  const refused = log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "refused" });
+  await expect(refused.committed).rejects.toMatchObject({ code: "failed", message: expect.stringContaining("the disk is gone") });
+  expect(() => log.record({ kind: "enclosure_died", conversationId: "c" })).toThrow(/has not taken the last/);
+  writer.exec("DROP TRIGGER refuse");
+  writer.close();
+  const after = log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "after" });
+  await after.committed;
+  await nextTurn();
+  expect(stored()).toHaveLength(LIMITS.auditUnflushedEventsMax + 1);
+  await nextTurn();
+  expect(heard[0]).toBe("kept");
+  expect(heard.at(-1)).toBe("after");
+  expect(heard).not.toContain("refused");
 });

@@ -1,8 +1,13 @@
 // The one logger: JSON lines carry conversation, run and tenant as fields; the pretty view for a
 // person shows them too, with text from an enclosure made safe for a terminal.
+import { spawnSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { configureLogging, log, resolveLogSettings, scopeOf } from "../../control-plane/src/observability/log.js";
+import { repoRoot } from "../../control-plane/src/repo-paths.js";
 
 function capture(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
@@ -50,4 +55,24 @@ describe("logger", () => {
     expect(() => resolveLogSettings("xml", undefined)).toThrow(/json, pretty/);
     expect(() => resolveLogSettings(undefined, "loud")).toThrow(/info/);
   });
+
+  it("standard error a regular file: each line is in the file when the call that logged it returns (a crash right after keeps it)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "enclave-log-file-"));
+    try {
+      const file = join(dir, "control-plane.log");
+      const fd = openSync(file, "a");
+      const script = `
+        const { log } = await import(${JSON.stringify(join(repoRoot, "dist/control-plane/src/observability/log.js"))});
+        for (let i = 0; i < 3; i++) log().info({ event: "tool_call", n: i }, "line " + i);
+        process.kill(process.pid, "SIGKILL");`;
+      const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "ignore", fd], env: { ...process.env, ENCLAVE_LOG_LEVEL: "info", ENCLAVE_LOG_FORMAT: "json" }, timeout: 30_000 });
+      closeSync(fd);
+      expect(child.signal).toBe("SIGKILL");
+      const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { msg: string });
+      expect(lines.map((l) => l.msg)).toEqual(["line 0", "line 1", "line 2"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+

@@ -1,6 +1,7 @@
 // The audit log: every tool call (model or bridge), enclosure start/stop/death and conversation
 // change, kept in an embedded SQLite database so it outlives the process (a security team reads it
-// after the fact), and pushed to live subscribers.
+// after the fact), and pushed to live subscribers. An event is written to the journal first (one
+// append, before a tool call's result goes out) and reaches the database in a group commit after.
 import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
@@ -8,6 +9,7 @@ import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { AuditEvent } from "../../../proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
+import { AuditJournal } from "./audit-journal.js";
 import { LIMITS } from "../limits.js";
 import { type AuditRetention, type PruneResult, pruneAudit } from "./audit-retention.js";
 import { legacyCardNumber, prepareSchema, seedCardNumbers } from "./audit-schema.js";
@@ -87,8 +89,12 @@ export class AuditLog {
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
   private readonly rollback: Database.Statement;
-  /** The events of the open group commit (see recordCommitted), waiting for it. */
-  private group: { events: AuditEvent[]; waiters: Array<{ resolve: () => void; reject: (err: Error) => void }> } | undefined;
+  private readonly journal: AuditJournal;
+  /** Events in the journal, not yet in the database (grouped: recorded by recordCommitted). */
+  private pending: Array<{ event: AuditEvent; json: string; grouped: boolean }> = [];
+  private flushTimer: NodeJS.Immediate | undefined;
+  /** Why the database refused the last flush, while it still does. */
+  private dbFailure: Error | undefined;
 
   /**
    * `file` is the database; a JSON-lines log left by an older version beside it is imported once.
@@ -118,6 +124,8 @@ export class AuditLog {
     this.commit = this.db.prepare("COMMIT");
     this.rollback = this.db.prepare("ROLLBACK");
     this.seq = (this.db.prepare("SELECT MAX(seq) AS seq FROM audit_events").get() as { seq: number | null }).seq ?? 0;
+    this.journal = new AuditJournal(join(dirname(file), "audit-pending.jsonl"));
+    this.replayJournal();
     this.importJsonLines(join(dirname(file), "audit.jsonl"));
     this.retention = opts.retention;
     if (this.retention) {
@@ -140,17 +148,29 @@ export class AuditLog {
     this.db.transaction(() => {
       for (const e of events) {
         const tenant = e.tenant || (e.conversationId ? IMPLICIT_TENANT : "");
-        this.write({ ...e, seq: ++this.seq, cardNumber: e.cardNumber || (legacyCardNumber(e.kind, e.detail) ?? 0), tenant });
+        const event = { ...e, seq: ++this.seq, cardNumber: e.cardNumber || (legacyCardNumber(e.kind, e.detail) ?? 0), tenant };
+        this.insertRow(event, JSON.stringify(event));
       }
       seedCardNumbers(this.db);
     })();
     renameSync(legacy, `${legacy}.imported`);
   }
 
-  private write(e: AuditEvent): void {
-    // A late event (an enclosure dying while the control plane shuts down) has nowhere to go.
-    if (!this.db.open) return;
-    this.insert.run(e.seq, e.timeMs, e.conversationId, e.kind, JSON.stringify(e), e.cardNumber > 0 ? e.cardNumber : null, e.tenant ?? "");
+  /** Events of the journal the database does not hold (the process stopped before their group commit). */
+  private replayJournal(): void {
+    const missed: AuditEvent[] = [];
+    for (const line of this.journal.lines()) {
+      const e = line as Partial<AuditEvent> | null;
+      if (!e || typeof e !== "object" || typeof e.kind !== "string" || !Number.isSafeInteger(e.seq) || (e.seq ?? 0) <= this.seq) continue;
+      missed.push(AuditEvent.fromPartial(e));
+      this.seq = e.seq ?? this.seq;
+    }
+    if (missed.length > 0) this.db.transaction(() => missed.forEach((e) => this.insertRow(e, JSON.stringify(e))))();
+    this.journal.clear();
+  }
+
+  private insertRow(e: AuditEvent, json: string): void {
+    this.insert.run(e.seq, e.timeMs, e.conversationId, e.kind, json, e.cardNumber > 0 ? e.cardNumber : null, e.tenant ?? "");
   }
 
   /**
@@ -159,16 +179,16 @@ export class AuditLog {
    */
   nextCardNumber(conversationId: string): number {
     if (!this.db.open) throw new EnclaveError("failed_precondition", "the control plane is shutting down; no card can be raised");
-    const n = (this.takeCardNumber.get(conversationId) as { last_number: number }).last_number;
-    this.commitGroup();
-    return n;
+    return (this.takeCardNumber.get(conversationId) as { last_number: number }).last_number;
   }
 
   /** Deletes what the retention no longer keeps (also run at start and periodically); records what it did. */
   prune(): PruneResult {
     if (!this.retention || !this.db.open) return { deletedByAge: 0, deletedBySize: 0 };
-    this.commitGroup();
+    this.flush(false);
     const r = pruneAudit(this.db, this.retention, Date.now());
+    // What was just pruned must not come back from the journal at the next start.
+    if (this.pending.length === 0) this.journal.clear();
     if (r.deletedByAge + r.deletedBySize > 0) {
       const why = [
         r.deletedByAge ? `${r.deletedByAge} older than ${formatAge(this.retention.maxAgeMs)}` : "",
@@ -179,66 +199,90 @@ export class AuditLog {
     return r;
   }
 
-  /** Records an event, committed before this returns (with any group commit still open). */
+  /**
+   * Records an event, in the database before this returns (with the events still waiting for their
+   * group commit); throws when it could not be written.
+   */
   record(input: AuditInput): AuditEvent {
     const event = this.stamp(input);
-    this.write(event);
-    this.seq = event.seq;
-    this.commitGroup();
-    this.notify([event], false);
+    // A late event (an enclosure dying while the control plane shuts down) has nowhere to go.
+    if (!this.db.open) return event;
+    this.enqueue(event, false);
+    this.flush(false);
     return event;
   }
 
   /**
-   * Records an event in a group commit: the events recorded in the same turn of the event loop are
-   * committed in one transaction once that turn's I/O callbacks ran (one write of the log's pages
-   * instead of one per event). The promise settles when the event is committed, or rejects when the
-   * commit failed (then none of the group is in the log); a caller that must not act before its event
-   * is in the log (a tool call's result) waits for it. Subscribers hear of the event once committed.
+   * Records an event in a group commit. The event is in the log once it is in the journal, before this
+   * returns; the events recorded in the same turn of the event loop reach the database in one
+   * transaction once that turn's I/O callbacks ran (one write of the database's pages instead of one
+   * per event), after the calls' results went out. `committed` rejects when the event could not be
+   * written (a full disk): a caller that must not act before its event is in the log (a tool call's
+   * result) waits for it. Subscribers hear of the event once it is in the database.
    */
   recordCommitted(input: AuditInput): { event: AuditEvent; committed: Promise<void> } {
     const event = this.stamp(input);
     if (!this.db.open) return { event, committed: Promise.resolve() };
-    if (!this.group) {
-      this.begin.run();
-      this.group = { events: [], waiters: [] };
-      setImmediate(() => this.commitGroup());
-    }
-    const group = this.group;
     try {
-      this.write(event);
+      this.enqueue(event, true);
     } catch (err) {
-      // The statement failed, not the transaction: the rest of the group still commits.
       return { event, committed: Promise.reject(err as Error) };
     }
-    this.seq = event.seq;
-    group.events.push(event);
-    const committed = new Promise<void>((resolve, reject) => group.waiters.push({ resolve, reject }));
-    return { event, committed };
+    this.flushTimer ??= setImmediate(() => {
+      this.flushTimer = undefined;
+      this.flush(true);
+    });
+    return { event, committed: Promise.resolve() };
   }
 
-  /** Commits the open group, if any, and tells its waiters and the subscribers. */
-  private commitGroup(): void {
-    const group = this.group;
-    if (!group) return;
-    this.group = undefined;
+  /** Writes the event to the journal and queues it for the database; throws when it could not be written. */
+  private enqueue(event: AuditEvent, grouped: boolean): void {
+    // Full: the database may take them now.
+    if (this.pending.length >= LIMITS.auditUnflushedEventsMax) this.flush(true);
+    if (this.pending.length >= LIMITS.auditUnflushedEventsMax) {
+      throw new EnclaveError(
+        "failed",
+        `the audit database has not taken the last ${this.pending.length} events (${this.dbFailure?.message ?? "unknown failure"}); nothing more is recorded, so calls are refused until it does: check the control plane's data folder (free space, permissions)`,
+      );
+    }
+    const json = JSON.stringify(event);
     try {
-      // SQLite rolls a transaction back by itself on some failures (a full disk): then nothing of
-      // the group was kept, whatever its statements answered.
-      if (!this.db.open || !this.db.inTransaction) throw new EnclaveError("failed", "the audit log lost a transaction (the database failed or closed); the calls it recorded are not in the log");
+      this.journal.append(`${json}\n`);
+    } catch (err) {
+      throw new EnclaveError("failed", `the audit journal ${this.journal.file} could not be written (${(err as Error).message}); the event is not in the log: check the control plane's data folder (free space, permissions)`);
+    }
+    this.seq = event.seq;
+    this.pending.push({ event, json, grouped });
+  }
+
+  /**
+   * Moves the journal's pending events into the database in one transaction and tells the
+   * subscribers (deferred: after the calls' results go out). When the database refuses, the events
+   * stay pending (they are in the journal) and the next flush tries again.
+   */
+  private flush(deferred: boolean): void {
+    const batch = this.pending;
+    if (batch.length === 0 || !this.db.open) return;
+    try {
+      this.begin.run();
+      for (const p of batch) this.insertRow(p.event, p.json);
       this.commit.run();
     } catch (err) {
       try {
         if (this.db.inTransaction) this.rollback.run();
       } catch {
-        // The transaction is gone already (SQLite rolled it back itself).
+        // SQLite rolled the transaction back itself (a full disk).
       }
-      for (const w of group.waiters) w.reject(err as Error);
+      this.dbFailure = err as Error;
       return;
     }
-    for (const w of group.waiters) w.resolve();
-    // After the calls' results go out: a log line and the metrics are not what a caller waits for.
-    this.notify(group.events, true);
+    this.pending = [];
+    this.dbFailure = undefined;
+    if (this.journal.bytes > LIMITS.auditJournalClearBytes) this.journal.clear();
+    this.notify(
+      batch.map((p) => p.event),
+      deferred || batch.some((p) => p.grouped),
+    );
   }
 
   /** Tells the subscribers of events, in the log's order: now, or (deferred, or behind events still
@@ -284,6 +328,7 @@ export class AuditLog {
 
   /** Recorded events, oldest first: the newest `limit` of them that match. */
   history(query: HistoryQuery | string = {}): AuditEvent[] {
+    this.flush(false);
     const q: HistoryQuery = typeof query === "string" ? { conversationId: query } : query;
     const limit = Math.min(q.limit ?? LIMITS.auditHistoryEvents, LIMITS.auditHistoryEvents);
     const where = ["seq > ?", ...(q.conversationId ? ["conversation_id = ?"] : []), ...(q.tenant !== undefined ? ["tenant = ?"] : [])].join(" AND ");
@@ -299,6 +344,7 @@ export class AuditLog {
    * ascending after afterSeq, or with newestFirst descending before beforeSeq. At most `limit`.
    */
   page(q: { conversationId?: string; tenant?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
+    this.flush(false);
     const where = ["seq > ?", "seq < ?", ...(q.conversationId ? ["conversation_id = ?"] : []), ...(q.tenant !== undefined ? ["tenant = ?"] : [])].join(" AND ");
     const params: (string | number)[] = [
       q.afterSeq ?? 0,
@@ -332,10 +378,17 @@ export class AuditLog {
   }
 
   close(): void {
-    if (this.db.open) this.commitGroup();
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    this.flush(false);
     this.tell();
     clearInterval(this.pruneTimer);
     this.listeners.clear();
-    if (this.db.open) this.db.close();
+    if (this.db.open) {
+      // Everything is in the database: a clean stop leaves nothing to replay.
+      if (this.pending.length === 0) this.journal.clear();
+      this.journal.close();
+      this.db.close();
+    }
   }
 }

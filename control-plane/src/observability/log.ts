@@ -5,6 +5,7 @@
 // it, and the pretty view passes every string through terminalSafe first, so nothing written inside
 // an enclosure reaches an operator's terminal as an escape sequence.
 import { tenantOf } from "../tenants/implicit-tenant.js";
+import { fstatSync } from "node:fs";
 import { pino, type DestinationStream, type Logger } from "pino";
 import pretty from "pino-pretty";
 import { LIMITS } from "../limits.js";
@@ -53,6 +54,14 @@ function safeValue(v: unknown, depth: number): unknown {
   return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [terminalSafe(k), safeValue(x, depth + 1)]));
 }
 
+function stderrIsFile(): boolean {
+  try {
+    return fstatSync(2).isFile();
+  } catch {
+    return false;
+  }
+}
+
 function make(settings: LogSettings): Logger {
   const base = {
     level: settings.level,
@@ -60,10 +69,12 @@ function make(settings: LogSettings): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (settings.format === "json") {
-    // Written asynchronously: a line per tool call must not cost a blocking write each, and a log
-    // reader that stalls must not stall the control plane. Lines that pile up while a write is in
-    // flight go out together; pino flushes what is left synchronously when the process exits.
-    return pino(base, settings.destination ?? pino.destination({ fd: 2, sync: false, maxLength: LIMITS.logBufferMaxBytes }));
+    // To a pipe or socket, written asynchronously: a log reader that stalls must not stall the control
+    // plane (lines that pile up while a write is in flight go out together; pino flushes what is left
+    // synchronously when the process exits). To a regular file, written at once: a file has no reader
+    // to wait on, and a line per tool call then costs one write(2) on this thread instead of a
+    // round trip through libuv's thread pool.
+    return pino(base, settings.destination ?? pino.destination({ fd: 2, sync: stderrIsFile(), maxLength: LIMITS.logBufferMaxBytes }));
   }
   const view = pretty({
     destination: settings.destination ?? 2,
