@@ -13,7 +13,7 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter } fro
 import { resolveBinary } from "../../enclave-agent/src/exec/resolve-binary.js";
 import { startControlPlaneProcess, stopControlPlaneProcess } from "../helpers/control-plane-process.js";
 import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
-import { type BenchRow, row, sample } from "./measure.js";
+import { type BenchRow, interleaved, row, sample } from "./measure.js";
 
 /** A minimal direct LSP client: what an agent without Enclave would run. */
 export async function directPyright(root: string) {
@@ -96,14 +96,21 @@ export async function lspBenchRows(): Promise<BenchRow[]> {
 
     // Steady state: a serving control plane is warm from every conversation's calls, and three
     // processes of ours (harness client, control plane, agent) take about 2000 calls to get there
-    // (the first 250 of a fresh one are about 3x slower). The direct client gets the same warm-up.
-    const n = 500;
-    const warm = 2000;
-    const ours = { hover: await sample(n, () => call("lsp", hover), warm), definition: await sample(n, () => call("lsp", definition), warm) };
-    const direct = {
-      hover: await sample(n, () => peer.conn.sendRequest("textDocument/hover", position), warm),
-      definition: await sample(n, () => peer.conn.sendRequest("textDocument/definition", position), warm),
-    };
+    // (the first 250 of a fresh one are about 3x slower). The direct client gets the same warm-up, and
+    // the two are measured in alternating blocks, so a machine that slows down mid-run slows both.
+    const s = await interleaved(
+      1000,
+      50,
+      {
+        oursHover: () => call("lsp", hover),
+        directHover: () => peer.conn.sendRequest("textDocument/hover", position),
+        oursDefinition: () => call("lsp", definition),
+        directDefinition: () => peer.conn.sendRequest("textDocument/definition", position),
+      },
+      2000,
+    );
+    const ours = { hover: s.oursHover, definition: s.oursDefinition };
+    const direct = { hover: s.directHover, definition: s.directDefinition };
     for (const what of ["hover", "definition"] as const) {
       rows.push(row(`lsp ${what}, pyright, host`, ours[what], { name: "direct vscode-jsonrpc client", samples: direct[what] }));
     }
