@@ -327,6 +327,29 @@ describe("CallTools frames written by hand", () => {
     expect(s.final(12)?.event?.$case).toBe("result");
   });
 
+  it("the session's own refusals are in the audit log, at most one record per interval with a count of the rest", async () => {
+    const since = Date.now();
+    const s = new RawSession(fx.client.address);
+    const burst = 30;
+    for (let i = 0; i < burst; i++) s.send({ callId: 0, frame: { $case: "call", value: { runId, tool: "list", argumentsJson: "{}" } } });
+    await until(() => s.events.filter((e) => e.callId === 0).length === burst || undefined, "the burst's refusals");
+    await new Promise((resolve) => setTimeout(resolve, LIMITS.refusedCallAuditIntervalMs + 50));
+    s.send({ callId: 0, frame: { $case: "call", value: { runId, tool: "list", argumentsJson: "{}" } } });
+    await until(() => s.events.filter((e) => e.callId === 0).length === burst + 1 || undefined, "the last refusal");
+    s.close();
+    const records: AuditEvent[] = [];
+    for await (const e of fx.client.auditEvents({ historyOnly: true })) if (e.kind === "call_refused" && e.timeMs >= since && e.detail.startsWith("CallTools")) records.push(e);
+    expect(records.length).toBeGreaterThanOrEqual(2);
+    expect(records.length).toBeLessThan(burst / 2);
+    for (const r of records) expect(r).toMatchObject({ tenant: "local", outcome: "refused:invalid_arguments" });
+    // Every refusal is counted: a record stands for itself and the ones its interval held back (the
+    // first may also count the earlier tests' few refusals, on the same tenant's count).
+    const counted = records.reduce((n, r) => n + 1 + Number(/; (\d+) more refused/.exec(r.detail)?.[1] ?? 0), 0);
+    expect(counted).toBeGreaterThanOrEqual(burst + 1);
+    expect(counted).toBeLessThan(burst + 10);
+    expect(records.at(-1)?.detail).toMatch(/; \d+ more refused since the last record$/);
+  });
+
   it("arguments that are not UTF-8 are refused as invalid_arguments, as on CallTool", async () => {
     const args = Buffer.concat([Buffer.from('{"path":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('"}')]);
     const call = Buffer.concat([field(1, Buffer.from(runId)), field(2, Buffer.from("read")), field(3, args)]);

@@ -26,13 +26,13 @@ import type {
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import { onCallerGone } from "../../../enclave-agent/src/grpc/caller-gone.js";
 import type { AuditEvent } from "../audit/audit-log.js";
+import { RefusalAudit } from "../audit/refusal-audit.js";
 import { type CallerAuth, implicitAuth } from "../tenants/caller-auth.js";
 import { TenantQuotas } from "../tenants/quotas.js";
 import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
-import { asEnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
-import { LIMITS } from "../limits.js";
+import { asEnclaveError, type EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
 import type { DecodedCallToolRequest, DecodedToolCallFrame } from "./strict-call-decoding.js";
@@ -128,10 +128,7 @@ function partMessage(p: ContentPart): ContentPartMsg {
 const NO_DRAIN: SessionDrain = { isDraining: false, enter: () => () => undefined, onDraining: () => () => undefined };
 
 export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = openAccess(), drain: SessionDrain = NO_DRAIN): ControlPlaneServer {
-  // Refused callers are recorded at most once per interval, with a count of the rest: a flood of
-  // bad tokens must not push real events out of a size-bounded audit log.
-  let lastRefusalMs = 0;
-  let unrecordedRefusals = 0;
+  const refusals = new RefusalAudit((input) => cp.recordAudit(input));
   /** The caller's scope from its bearer token; a refused caller is recorded in the audit log. */
   const scopeOf = (call: IncomingCall): TenantScope => {
     const [header] = call.metadata.get("authorization");
@@ -139,15 +136,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return new TenantScope(cp, access.auth.authenticate(typeof header === "string" ? header : undefined), access.auth.tokensRequired);
     } catch (err) {
       const e = asEnclaveError(err);
-      const now = Date.now();
-      if (now - lastRefusalMs < LIMITS.refusedCallAuditIntervalMs) {
-        unrecordedRefusals++;
-      } else {
-        const more = unrecordedRefusals ? `; ${unrecordedRefusals} more refused since the last record` : "";
-        cp.recordAudit({ kind: "call_refused", outcome: `refused:${e.code}`, detail: `${call.getPath()} from ${call.getPeer()}${more}` });
-        lastRefusalMs = now;
-        unrecordedRefusals = 0;
-      }
+      refusals.refused("", { kind: "call_refused", outcome: `refused:${e.code}`, detail: `${call.getPath()} from ${call.getPeer()}` });
       throw e;
     }
   };
@@ -160,23 +149,10 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return undefined;
     }
   };
-  // Quota refusals likewise, per tenant: a tenant that floods refused calls must not push other
-  // tenants' events out of the log.
-  const quotaRefusals = new Map<string, { lastMs: number; unrecorded: number }>();
   const refusedByQuota = (s: TenantScope, err: unknown, conversationId = ""): never => {
     const e = asEnclaveError(err);
     if (e.code === "quota_exceeded") {
-      const now = Date.now();
-      const seen = quotaRefusals.get(s.tenant.name) ?? { lastMs: 0, unrecorded: 0 };
-      if (now - seen.lastMs < LIMITS.refusedCallAuditIntervalMs) {
-        seen.unrecorded++;
-      } else {
-        const more = seen.unrecorded ? `; ${seen.unrecorded} more refused since the last record` : "";
-        cp.recordAudit({ kind: "quota_exceeded", tenant: s.tenant.name, conversationId, outcome: `refused:${e.code}`, detail: `${e.message}${more}` });
-        seen.lastMs = now;
-        seen.unrecorded = 0;
-      }
-      quotaRefusals.set(s.tenant.name, seen);
+      refusals.refused(`quota ${s.tenant.name}`, { kind: "quota_exceeded", tenant: s.tenant.name, conversationId, outcome: `refused:${e.code}`, detail: e.message });
     }
     throw e;
   };
@@ -364,8 +340,13 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     callTools(call: ServerDuplexStream<DecodedToolCallFrame, ToolCallEvent>): void {
       // Refused at once when the caller's token is; each call is authorized again as CallTool's is,
       // so a token revoked while the session is open stops its next call.
-      if (!streamScope(call)) return;
-      serveToolCallSession(call, (req, signal, emit) => runToolCall(call, req, signal, emit), drain, toServiceError);
+      const s = streamScope(call);
+      if (!s) return;
+      // What the session refuses before a call runs (a malformed frame, an id in use, past the bound,
+      // draining) is recorded like a refused caller; a call that runs is audited by the dispatcher.
+      const refused = (err: EnclaveError): void =>
+        refusals.refused(`session ${s.tenant.name}`, { kind: "call_refused", tenant: s.tenant.name, outcome: `refused:${err.code}`, detail: `CallTools from ${call.getPeer()}: ${err.message}` });
+      serveToolCallSession(call, (req, signal, emit) => runToolCall(call, req, signal, emit), drain, toServiceError, refused);
     },
     auditEnclosure: unary(async (req, s) => {
       const audited = await cp.auditEnclosure(s.conversationId(req.conversationId));

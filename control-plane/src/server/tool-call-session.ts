@@ -33,6 +33,8 @@ export function serveToolCallSession(
   run: RunToolCall,
   drain: SessionDrain,
   toServiceError: (err: unknown) => ServiceError,
+  /** Told of each refusal of the session's own (not of calls that ran), for the audit log. */
+  refused: (err: EnclaveError) => void = () => undefined,
 ): void {
   const inFlight = new Map<number, AbortController>();
   /** The server ended the stream (a status is on its way): nothing more is written. */
@@ -50,11 +52,15 @@ export function serveToolCallSession(
     // calls are cancelled.
     if (call.writableLength > LIMITS.toolSessionUnreadEventsMax) {
       ended = true;
+      refused(new EnclaveError("too_many_calls", `the client read none of the session's last ${LIMITS.toolSessionUnreadEventsMax} events, so the session was stopped and its calls cancelled`));
       gone();
       call.destroy();
     }
   };
-  const refuse = (callId: number, err: EnclaveError): void => send({ callId, event: { $case: "error", value: callError(err) } });
+  const refuse = (callId: number, err: EnclaveError): void => {
+    refused(err);
+    send({ callId, event: { $case: "error", value: callError(err) } });
+  };
   /** Ends the stream once nothing is in flight and the client or a drain asked for the end. */
   const endIfDone = (): void => {
     if (ended || closed || inFlight.size > 0) return;
