@@ -59,6 +59,8 @@ export const LIMITS = {
   muxAbandonedCallsMax: 1000,
   /** Larger requests (a big lsp argument) go unary rather than hold every call on the stream behind them. */
   muxMaxRequestBytes: 1024 * 1024,
+  /** Streamed output one exec or eval call takes from its agent: above every agent cap, so only an agent that is not ours reaches it. */
+  agentStreamedOutputMaxBytes: 64 * 1024 * 1024,
   /** An agent's error text kept on a muxed call's failure. */
   muxErrorMessageChars: 4096,
   /** Most audit events one history request returns (the database keeps what its retention allows). */

@@ -3,6 +3,7 @@
 import type { ExecEvent } from "../../../../proto/gen/enclave/agent/v1/process.js";
 import { type ServiceError, status as grpcStatus } from "@grpc/grpc-js";
 import { z } from "zod";
+import { AgentOutputBudget } from "../../agent-client/output-budget.js";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import { defineTool } from "../tool.js";
@@ -31,9 +32,20 @@ export const execTool = defineTool({
     try {
       const exit = await new Promise<Extract<ExecEvent["event"], { $case: "exit" }>["value"]>((resolve, reject) => {
         let result: Extract<ExecEvent["event"], { $case: "exit" }>["value"] | undefined;
+        const budget = new AgentOutputBudget("command");
+        let stopped = false;
         call.on("data", (ev: ExecEvent) => {
           const e = ev.event;
+          if (stopped) return;
           if (e?.$case === "stdout" || e?.$case === "stderr") {
+            try {
+              budget.take(e.value.length);
+            } catch (err) {
+              stopped = true;
+              call.cancel();
+              reject(err as EnclaveError);
+              return;
+            }
             output.push(e.value);
             ctx.emit({ kind: "output", stream: e.$case, data: e.value });
           } else if (e?.$case === "exit") result = e.value;

@@ -6,6 +6,7 @@ import { joinLines } from "../../text/wording.js";
 import type { ServiceError } from "@grpc/grpc-js";
 import type { EvalDone, EvalEvent, KernelInfo } from "../../../../proto/gen/enclave/agent/v1/kernel.js";
 import type { AgentClient } from "../../agent-client/agent-client.js";
+import { AgentOutputBudget } from "../../agent-client/output-budget.js";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import type { Surface } from "../../runs/run-store.js";
@@ -90,9 +91,22 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
 
   return new Promise<CellOutcome>((resolve, reject) => {
     let done: EvalDone | undefined;
+    const budget = new AgentOutputBudget("cell");
+    let stopped = false;
     call.on("data", (ev: EvalEvent) => {
       const e = ev.event;
-      if (!e) return;
+      if (!e || stopped) return;
+      try {
+        if (e.$case === "stdout" || e.$case === "stderr") budget.take(e.value.length);
+        else if (e.$case === "display") budget.take(e.value.items.reduce((n, item) => n + item.data.length + item.mimeType.length, 0));
+      } catch (err) {
+        stopped = true;
+        ctx.signal.removeEventListener("abort", onAbort);
+        bridgeAbort.abort();
+        call.cancel();
+        reject(err as EnclaveError);
+        return;
+      }
       switch (e.$case) {
         case "kernel":
           // Named once per cell: a second name must not start a fresh ceiling mid-cell.
