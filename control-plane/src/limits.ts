@@ -32,6 +32,10 @@ export const LIMITS = {
   warmPoolRetryMaxMs: 60_000,
   /** A line an enclosure's relay writes to its stderr is logged at most this long (it is the enclosure's text). */
   relayLogLineChars: 500,
+  /** What one enclosure relay's standard error may put in the control plane's log; the rest is dropped. */
+  relayLogMaxBytes: 64 * 1024,
+  /** A host agent's log file (its standard error) per conversation: past it the file is rotated once at the next start, and the agent's further output dropped. */
+  hostAgentLogMaxBytes: 16 * 1024 * 1024,
   /** How long a host agent gets to stop its kernels and servers once its lifeline closes. */
   hostAgentStopGraceMs: 3_000,
   /** How long the gRPC server waits for calls in flight when closing before it cuts them. */

@@ -4,12 +4,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { type ControlPlaneConfig, loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { LIMITS } from "../../control-plane/src/limits.js";
+import { configureLogging } from "../../control-plane/src/observability/log.js";
 import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+import { until } from "../helpers/wait.js";
 
 const docker = new Docker();
 let config: ControlPlaneConfig;
@@ -105,6 +109,35 @@ describe("enclosure transport", () => {
     runId = (await client.openRun("tr1", { resources: ["workspace", "shell", "kernel"], approvalPolicy: "never" })).id;
     expect(await cell("print(x, os.getpid() == kernel_pid)")).toContain("41 True");
     expect(await containerPids("enclave-agent.mjs")).toEqual(agentsBefore);
+  });
+
+  it("code inside that floods a relay's standard error reaches the control plane's log only up to the bound", async () => {
+    const lines: string[] = [];
+    configureLogging({
+      format: "json",
+      level: "info",
+      destination: new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(...chunk.toString().split("\n").filter(Boolean));
+          done();
+        },
+      }),
+    });
+    try {
+      // The relays' stderr is a pipe from the engine, open to the enclosure's own uid.
+      const r = await client.callTool(runId, "exec", {
+        command: `for p in /proc/[0-9]*; do if tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q 'agent/relay[.]'; then head -c 8388608 /dev/zero | tr '\\0' x > $p/fd/2 2>/dev/null && echo wrote $p; fi; done`,
+      });
+      expect(resultText(r)).toMatch(/wrote \/proc\/\d+/);
+      await until(() => lines.some((l) => l.includes("the rest of this connection's is dropped")) || undefined, "the note that the relay's output reached its bound");
+      // 8 MiB written in small chunks would be thousands of lines; what reached the log is 64 KiB at most.
+      const flooded = lines.filter((l) => l.includes("xxxxxxxx"));
+      expect(flooded.length).toBeGreaterThan(0);
+      expect(flooded.reduce((n, l) => n + l.length, 0)).toBeLessThan(2 * LIMITS.relayLogMaxBytes);
+      expect((await client.callTool(runId, "exec", { command: "echo still served" })).isError).toBe(false);
+    } finally {
+      configureLogging({ format: "json", level: process.env.ENCLAVE_LOG_LEVEL === "info" ? "info" : "warn" });
+    }
   });
 
   it("cannot be pointed at another agent from inside", async () => {

@@ -10,6 +10,8 @@ import { rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { PassThrough, type Duplex } from "node:stream";
 import type Docker from "dockerode";
+import { LIMITS } from "../limits.js";
+import { cappedSink } from "../observability/capped-sink.js";
 
 export interface RelayTarget {
   container: Docker.Container;
@@ -75,7 +77,12 @@ export class ExecRelay {
       const stdout = new PassThrough();
       const stderr = new PassThrough();
       this.target.demux(stream, stdout, stderr);
-      stderr.on("data", (chunk: Buffer) => this.target.log(chunk.toString("utf8").trimEnd()));
+      const complain = cappedSink(
+        (chunk) => this.target.log(chunk.toString("utf8").trimEnd()),
+        LIMITS.relayLogMaxBytes,
+        () => this.target.log(`enclave relay: wrote more than ${LIMITS.relayLogMaxBytes / 1024} KiB on standard error; the rest of this connection's is dropped`),
+      );
+      stderr.on("data", complain);
       stdout.pipe(conn);
       conn.pipe(stream);
       conn.resume();

@@ -4,13 +4,14 @@
 // control plane listens in its own private folder and hands the agent the listening socket, so the
 // sandbox never holds a path the control plane dials.
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, type WriteStream } from "node:fs";
+import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { dirname, join } from "node:path";
 import { within } from "../../../enclave-agent/src/time/wait.js";
 import { AgentClient } from "../agent-client/agent-client.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { cappedSink } from "../observability/capped-sink.js";
 import { hostToolsBin } from "../repo-paths.js";
 import type { AgentEndpoint } from "./agent-endpoint.js";
 import { sandboxAgentPid } from "./sandbox-processes.js";
@@ -171,7 +172,16 @@ export class HostAgents {
       // The agent holds the listening socket now; ours must not accept a connection too.
       listener.close();
     }
-    const log = createWriteStream(join(this.logDir, `agent-${conversationId}.log`), { flags: "a" });
+    const logFile = join(this.logDir, `agent-${conversationId}.log`);
+    const logged = fileSize(logFile);
+    // A full log is kept once as `.1`: what a sandbox floods never grows past two files.
+    if (logged >= LIMITS.hostAgentLogMaxBytes) renameSync(logFile, `${logFile}.1`);
+    const log = createWriteStream(logFile, { flags: "a" });
+    const toLog = cappedSink(
+      (chunk) => log.write(chunk),
+      LIMITS.hostAgentLogMaxBytes - (logged >= LIMITS.hostAgentLogMaxBytes ? 0 : logged),
+      () => log.write(`\n[enclave: this agent's log reached ${LIMITS.hostAgentLogMaxBytes / 1024 / 1024} MiB; the rest of its standard error is dropped]\n`),
+    );
     const agent: HostAgent = {
       child,
       identity: id,
@@ -182,7 +192,7 @@ export class HostAgents {
       client: new AgentClient(socketPath, () => this.where(agent)),
     };
     child.stderr?.on("data", (chunk: Buffer) => {
-      log.write(chunk);
+      toLog(chunk);
       agent.stderrTail.push(...chunk.toString("utf8").split("\n").filter(Boolean));
       agent.stderrTail.splice(0, Math.max(0, agent.stderrTail.length - 20));
     });
@@ -230,4 +240,12 @@ function listeningFd(server: Server): number {
   const fd = (server as unknown as { _handle?: { fd?: number } })._handle?.fd;
   if (typeof fd !== "number" || fd < 0) throw new EnclaveError("failed", "cannot hand the host agent its listening socket: this Node does not expose it");
   return fd;
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
