@@ -118,6 +118,12 @@ export class WorkspacePaths {
     if (input.includes("\0")) throw new AgentError("invalid_argument", "path contains a NUL byte");
     if (input.length > 4096) throw new AgentError("invalid_argument", "path is longer than 4096 characters");
     const shown = input === "" ? "." : input;
+    // A plain relative path (no empty, `.` or `..` component: the common case) is already its own
+    // components below the root; resolving it would give back the same.
+    if (input !== "" && !isAbsolute(input)) {
+      const parts = input.split("/");
+      if (parts.every((c) => c !== "" && c !== "." && c !== "..")) return { parts, shown };
+    }
     const lexical = isAbsolute(input) ? resolve(input) : resolve(this.root, input);
     if (!within(this.root, lexical)) {
       throw new AgentError(
