@@ -12,6 +12,8 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** The body length a header block gives, or why it gives none. */
 function contentLength(head: string): number | Error {
+  // What every server sends: that one header alone.
+  if (head.startsWith("Content-Length: ") && /^\d+$/.test(head.slice(16))) return Number(head.slice(16));
   let value: string | undefined;
   for (const line of head.split("\r\n")) {
     const colon = line.indexOf(":");

@@ -80,10 +80,10 @@ export class LspSupervisor {
    */
   primaryFor(fileAbs: string): ServerChoice {
     const specs = this.specsFor(fileAbs);
-    const shown = this.paths.relative(fileAbs);
+    const shown = (): string => this.paths.relative(fileAbs);
     if (specs.length === 0) {
       const known = [...new Set(LANGUAGE_SERVERS.flatMap((s) => s.extensions))].join(" ");
-      throw new AgentError("failed_precondition", `no language server handles \`${extname(fileAbs) || shown}\` files (servers are known for ${known})`);
+      throw new AgentError("failed_precondition", `no language server handles \`${extname(fileAbs) || shown()}\` files (servers are known for ${known})`);
     }
     const why: string[] = [];
     for (const spec of specs) {
@@ -95,11 +95,11 @@ export class LspSupervisor {
       const binary = checkServerBinary(spec, root ?? this.paths.root);
       if (root && binary.ok) return { spec, root, binary: binary.path };
       const missing: string[] = [];
-      if (!root) missing.push(`no root marker (${spec.rootMarkers.join(", ")}) in \`${shown}\`'s folder or above it in the workspace`);
+      if (!root) missing.push(`no root marker (${spec.rootMarkers.join(", ")}) in \`${shown()}\`'s folder or above it in the workspace`);
       if (!binary.ok) missing.push(binary.why);
       why.push(`${spec.id}: ${missing.join("; and ")}`);
     }
-    throw new AgentError("failed_precondition", `no language server can start for \`${shown}\`: ${why.join(" | ")}`);
+    throw new AgentError("failed_precondition", `no language server can start for \`${shown()}\`: ${why.join(" | ")}`);
   }
 
   /** Running servers that hold `fileAbs` in their root (for keeping their open documents in sync). */
