@@ -1,6 +1,6 @@
 // lsp, lsp_rename and diagnostics on write against real language servers (pyright,
 // typescript-language-server, clangd) in host placement, through the real gRPC API.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
@@ -254,6 +254,23 @@ describe("lsp on the host", () => {
     expect(await lsp({ action: "reload", file: "c/main.c" })).toMatch(/stopped clangd@c/);
     expect(sandboxProcesses(sandbox).some((p) => p.innerPid === pid)).toBe(false);
     expect(await lsp({ action: "definition", file: "c/main.c", line: 5, symbol: "add" })).toMatch(/c\/util\./);
+  });
+
+  it("a root marker made after a query is honoured by the next query (the root lookup is remembered, not stale)", async () => {
+    mkdirSync(join(workspace, "late/deep"), { recursive: true });
+    writeFileSync(join(workspace, "late/deep/mod.py"), "late_value = 1\n");
+    const none = await lspError({ action: "hover", file: "late/deep/mod.py", line: 1, symbol: "late_value" });
+    expect(none.text).toMatch(/pyright: no root marker/);
+    writeFileSync(join(workspace, "late/pyproject.toml"), '[project]\nname = "late"\nversion = "0.1.0"\n');
+    expect(await lsp({ action: "hover", file: "late/deep/mod.py", line: 1, symbol: "late_value" })).toMatch(/late_value/);
+    expect(await lsp({ action: "status" })).toMatch(/pyright \(python\): running\. roots: [^\n]*`late`/);
+    // A nearer marker made later wins from the next query on.
+    writeFileSync(join(workspace, "late/deep/setup.py"), "");
+    expect(await lsp({ action: "hover", file: "late/deep/mod.py", line: 1, symbol: "late_value" })).toMatch(/late_value/);
+    expect(await lsp({ action: "status" })).toMatch(/pyright \(python\): running\. roots: [^\n]*`late\/deep`/);
+    await lsp({ action: "reload", file: "late/deep/mod.py" });
+    unlinkSync(join(workspace, "late/deep/setup.py"));
+    await lsp({ action: "reload", file: "late/deep/mod.py" });
   });
 });
 

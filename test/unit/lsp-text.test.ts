@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { DiagnosticsLedger } from "../../control-plane/src/tools/lsp/diagnostics-ledger.js";
 import { patchedPaths } from "../../control-plane/src/tools/lsp/diagnostics-on-write.js";
 import type { Run } from "../../control-plane/src/runs/run-store.js";
-import { displayColumn, locateSymbol, parseSymbol } from "../../enclave-agent/src/lsp/text-positions.js";
+import { displayColumn, locateSymbol, parseSymbol, splitLines } from "../../enclave-agent/src/lsp/text-positions.js";
 import { applyTextEdits } from "../../enclave-agent/src/lsp/workspace-edit.js";
 
 describe("symbol positions", () => {
@@ -29,6 +29,24 @@ describe("symbol positions", () => {
     expect(() => locateSymbol(text, "f.py", 2, "x#3")).toThrow(/occurs 2 times on line 2 .* no #3/);
     expect(() => locateSymbol(text, "f.py", 9, "x")).toThrow(/has 3 lines; line 9 is out of range/);
     expect(() => locateSymbol(text, "f.py", 2, undefined)).toThrow(/give `symbol`/);
+  });
+});
+
+describe("splitting a document into lines", () => {
+  it("splits an unchanged text once (a query splits it twice, the next query again), and never hands out lines to change", () => {
+    const doc = "a = 1\r\nb = 2\rc = 3\nd = 4";
+    const lines = splitLines(doc);
+    expect(lines).toEqual(["a = 1", "b = 2", "c = 3", "d = 4"]);
+    // The same text again, as the same string or an equal one: the same lines, not a new split.
+    expect(splitLines(doc)).toBe(lines);
+    expect(splitLines(`${doc} `.slice(0, -1))).toBe(lines);
+    expect(Object.isFrozen(lines)).toBe(true);
+    // Another text is split afresh, and placing a symbol uses it.
+    const edited = doc.replace("c = 3", "c = 3\nnew_name = c");
+    expect(splitLines(edited)).toEqual(["a = 1", "b = 2", "c = 3", "new_name = c", "d = 4"]);
+    expect(locateSymbol(edited, "f.py", 4, "new_name")).toEqual({ line: 3, character: 0 });
+    expect(locateSymbol(doc, "f.py", 4, "d")).toEqual({ line: 3, character: 0 });
+    expect(splitLines(doc)).toEqual(lines);
   });
 });
 

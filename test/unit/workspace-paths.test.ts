@@ -3,7 +3,7 @@
 // actually walked, a FIFO or a hard link is refused without hanging, and a write replaces the name
 // in the folder it checked.
 import { execFileSync } from "node:child_process";
-import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,6 +65,40 @@ describe("WorkspacePaths", () => {
     }
     expect(() => paths.openDir("out-link")).toThrow(/outside the workspace/);
     expect(() => paths.locate("a/up-link/new.txt", { create: true })).toThrow(/outside the workspace/);
+  });
+
+  it("resolve (what every lsp query names its file with) refuses a folder swapped for a link to the outside between two calls, and a hard link", () => {
+    mkdirSync(join(ws, "swap"), { recursive: true });
+    writeFileSync(join(ws, "swap", "secret.txt"), "inside\n");
+    expect(paths.resolve("swap/secret.txt", "read")).toEqual({ abs: join(ws, "swap/secret.txt"), rel: "swap/secret.txt" });
+    renameSync(join(ws, "swap"), join(ws, "swap-was"));
+    symlinkSync(outside, join(ws, "swap"));
+    try {
+      expect(() => paths.resolve("swap/secret.txt", "read")).toThrow(/leads outside the workspace through a symbolic link/);
+    } finally {
+      unlinkSync(join(ws, "swap"));
+      renameSync(join(ws, "swap-was"), join(ws, "swap"));
+    }
+    expect(paths.resolve("swap/secret.txt", "read").rel).toBe("swap/secret.txt");
+    // The last name swapped for a link to the outside, then for a hard link to an outside file.
+    renameSync(join(ws, "swap", "secret.txt"), join(ws, "swap", "was.txt"));
+    symlinkSync(join(outside, "secret.txt"), join(ws, "swap", "secret.txt"));
+    expect(() => paths.resolve("swap/secret.txt", "read")).toThrow(/leads outside the workspace/);
+    unlinkSync(join(ws, "swap", "secret.txt"));
+    linkSync(join(outside, "secret.txt"), join(ws, "swap", "secret.txt"));
+    expect(() => paths.resolve("swap/secret.txt", "read")).toThrow(/hard link/);
+    expect(() => paths.resolve("rel-link/../hard.txt", "read")).toThrow(/hard link/);
+    expect(paths.resolve("swap/secret.txt", "write").rel).toBe("swap/secret.txt");
+  });
+
+  it("names a path the same however it is spelled (the plain relative form skips resolving it)", () => {
+    const want = { abs: join(ws, "a/b/f.txt"), rel: "a/b/f.txt" };
+    for (const p of ["a/b/f.txt", "./a/b/f.txt", "a//b/f.txt", "a/./b/f.txt", "a/b/../b/f.txt", `${ws}/a/b/f.txt`, "a/b/f.txt/."]) {
+      expect(paths.resolve(p, "read"), p).toEqual(want);
+    }
+    for (const p of ["", ".", "./", "a/.."]) expect(paths.resolve(p, "read"), p).toEqual({ abs: ws, rel: "." });
+    expect(paths.resolve("a/b/", "read")).toEqual({ abs: join(ws, "a/b"), rel: "a/b" });
+    expect(paths.resolve("a\\b", "read")).toEqual({ abs: join(ws, "a\\b"), rel: "a\\b" });
   });
 
   it("refuses lexical escapes before touching anything", async () => {

@@ -44,6 +44,14 @@ interface WalkOptions {
   loose: boolean;
 }
 
+/** Where a walk ended (see Location), and the last name's lstat when the walk took it (`followFinal`). */
+interface Walked {
+  dir: WorkspaceDir;
+  name: string | null;
+  rel: string;
+  st?: Stats | undefined;
+}
+
 /** Retries when the tree changes under a walk (a folder swapped for a link and back): bounded. */
 const RACE_RETRIES = 8;
 
@@ -110,6 +118,12 @@ export class WorkspacePaths {
     if (input.includes("\0")) throw new AgentError("invalid_argument", "path contains a NUL byte");
     if (input.length > 4096) throw new AgentError("invalid_argument", "path is longer than 4096 characters");
     const shown = input === "" ? "." : input;
+    // A plain relative path (no empty, `.` or `..` component: the common case) is already its own
+    // components below the root; resolving it would give back the same.
+    if (input !== "" && !isAbsolute(input)) {
+      const parts = input.split("/");
+      if (parts.every((c) => c !== "" && c !== "." && c !== "..")) return { parts, shown };
+    }
     const lexical = isAbsolute(input) ? resolve(input) : resolve(this.root, input);
     if (!within(this.root, lexical)) {
       throw new AgentError(
@@ -128,7 +142,7 @@ export class WorkspacePaths {
    * Walks `parts` from the root handle. Returns the open folder reached and the last name (unopened
    * when `until` is "parent"); every other handle it opened is closed.
    */
-  private walk(parts: string[], opts: WalkOptions): { dir: WorkspaceDir; name: string | null; rel: string } {
+  private walk(parts: string[], opts: WalkOptions): Walked {
     const stack: WorkspaceDir[] = [this.rootDir];
     const top = (): WorkspaceDir => stack[stack.length - 1] as WorkspaceDir;
     const queue = [...parts];
@@ -162,10 +176,10 @@ export class WorkspacePaths {
       }
       return true;
     };
-    const finish = (name: string | null, rel: string): { dir: WorkspaceDir; name: string | null; rel: string } => {
+    const finish = (name: string | null, rel: string, st?: Stats): Walked => {
       const dir = stack.pop() as WorkspaceDir;
       for (const d of stack) d.close();
-      return { dir, name, rel };
+      return { dir, name, rel, st };
     };
     try {
       while (queue.length > 0) {
@@ -178,11 +192,12 @@ export class WorkspacePaths {
         }
         const last = queue.length === 0;
         if (last && opts.until === "parent") {
-          if (opts.followFinal && top().lstatOrUndefined(name)?.isSymbolicLink()) {
+          const st = opts.followFinal ? top().lstatOrUndefined(name) : undefined;
+          if (st?.isSymbolicLink()) {
             if (!follow(name)) queue.unshift(name);
             continue;
           }
-          return finish(name, top().relOf(name));
+          return finish(name, top().relOf(name), st);
         }
         try {
           stack.push(top().openDir(name));
@@ -254,8 +269,10 @@ export class WorkspacePaths {
     return this.run(input, (parts) => {
       const w = this.walk(parts, { until: "parent", followFinal: true, create: false, loose: true });
       try {
+        // The walk's own lstat of the last name (it looked to see whether that is a link): the
+        // name is only named here, and whatever opens it later checks its descriptor again.
         if (purpose === "read" && w.name !== null) {
-          const st = w.dir.lstatOrUndefined(w.name);
+          const st = w.st;
           if (st?.isFile() && st.nlink > 1) checkReadable(st, w.rel, "read");
         }
       } finally {

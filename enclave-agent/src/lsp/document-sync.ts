@@ -20,8 +20,18 @@ export interface Synced {
   fileMtimeMs: number;
 }
 
+// The uri of a path is a pure function of it, asked several times per query: remembered (bounded).
+const uris = new Map<string, string>();
+const MAX_URIS = 4096;
+
 export function uriOf(abs: string): string {
-  return pathToFileURL(abs).href;
+  let uri = uris.get(abs);
+  if (uri === undefined) {
+    uri = pathToFileURL(abs).href;
+    if (uris.size >= MAX_URIS) uris.clear();
+    uris.set(abs, uri);
+  }
+  return uri;
 }
 
 /** A workspace file's text, read through the path resolver's handles (hard links refused). */
@@ -82,14 +92,15 @@ export function syncText(paths: WorkspacePaths, conn: ServerConnection, abs: str
 
 /**
  * The document for `abs` as the server has it, synced from disk: read again only when the file may
- * have changed since it was last synced (or it is not open yet).
+ * have changed since it was last synced (or it is not open yet). `eventsRead`: the caller awaited
+ * queuedEventsRead() since its call arrived (else this waits for it).
  */
-export async function syncFromDisk(paths: WorkspacePaths, conn: ServerConnection, abs: string, rel: string, languageId: string, save: boolean): Promise<Synced> {
+export async function syncFromDisk(paths: WorkspacePaths, conn: ServerConnection, abs: string, rel: string, languageId: string, save: boolean, eventsRead = false): Promise<Synced> {
   const uri = uriOf(abs);
   const state = stateOf(conn);
   const open = conn.openText(uri);
   const known = state.stamps.get(uri);
-  if (open !== undefined && known && !save && !(await state.watch.isChanged(uri, abs))) {
+  if (open !== undefined && known && !save && !(await state.watch.isChanged(uri, abs, eventsRead))) {
     const version = conn.versionOf(uri) ?? 1;
     return { uri, text: open, version, changed: false, syncedAt: Date.now(), fileMtimeMs: known.mtimeMs };
   }
@@ -97,10 +108,13 @@ export async function syncFromDisk(paths: WorkspacePaths, conn: ServerConnection
   return syncText(paths, conn, abs, languageId, await readText(paths, rel), save, stat);
 }
 
-/** Re-syncs the server's open documents whose files changed on disk since; closes deleted ones. */
-export async function refreshOpenDocuments(paths: WorkspacePaths, conn: ServerConnection, languageIdFor: (abs: string) => string, except: string): Promise<void> {
+/**
+ * Re-syncs the server's open documents whose files changed on disk since; closes deleted ones.
+ * `eventsRead` as for syncFromDisk.
+ */
+export async function refreshOpenDocuments(paths: WorkspacePaths, conn: ServerConnection, languageIdFor: (abs: string) => string, except: string, eventsRead = false): Promise<void> {
   const state = stateOf(conn);
-  for (const uri of await state.watch.changed(conn.openUris())) {
+  for (const uri of await state.watch.changed(conn.openUris(), eventsRead)) {
     if (uri === except) continue;
     const abs = fileURLToPath(uri);
     const now = statOf(paths, abs);

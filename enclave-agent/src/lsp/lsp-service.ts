@@ -32,6 +32,7 @@ import { searchTargets } from "./search-targets.js";
 import type { ServerConnection } from "./server-connection.js";
 import type { LspSupervisor, ServerState } from "./supervisor.js";
 import { locateSymbol, parseSymbol } from "./text-positions.js";
+import { queuedEventsRead } from "./open-document-watch.js";
 
 const FEATURES: Partial<Record<LspQueryKind, Feature>> = {
   [LspQueryKind.LSP_QUERY_KIND_DEFINITION]: definitionFeature,
@@ -71,13 +72,17 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
   async function prepare(file: string, save = false) {
     if (!file) throw new AgentError("invalid_argument", "give `file`: a workspace-relative path");
     const { abs, rel } = paths.resolve(file, "read");
+    // One turn of the event loop, once: the folder events queued before this call (a marker or a
+    // file written by the call before) are read before the root lookup and the open documents ask
+    // their watches.
+    await queuedEventsRead();
     const choice = sup.primaryFor(abs);
     const conn = await sup.connect(choice);
     const languageId = sup.languageIdFor(abs);
     // Read again only when the file may have changed since it was synced (the folder watch says).
-    const doc = await syncFromDisk(paths, conn, abs, rel, languageId, save);
-    for (const other of sup.runningFor(abs)) if (other !== conn && other.isOpen(doc.uri)) await syncFromDisk(paths, other, abs, rel, languageId, save);
-    await refreshOpenDocuments(paths, conn, (p) => sup.languageIdFor(p), doc.uri);
+    const doc = await syncFromDisk(paths, conn, abs, rel, languageId, save, true);
+    for (const other of sup.runningFor(abs)) if (other !== conn && other.isOpen(doc.uri)) await syncFromDisk(paths, other, abs, rel, languageId, save, true);
+    await refreshOpenDocuments(paths, conn, (p) => sup.languageIdFor(p), doc.uri, true);
     await conn.settle();
     return { abs, rel, conn, doc, root: relative(paths.root, choice.root) || "." };
   }

@@ -11,6 +11,14 @@ import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname } from "node:path";
 import { LIMITS } from "../limits.js";
 
+/**
+ * One turn of the event loop: by its end the folder events the kernel queued before it began (a write
+ * by the call before this one) have been read. A query waits for it once, before it asks any watch.
+ */
+export function queuedEventsRead(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 interface FolderWatch {
   watcher: FSWatcher | undefined;
   /** Open documents of this folder: file name → uri. */
@@ -81,11 +89,12 @@ export class OpenDocumentWatch {
   }
 
   /**
-   * The open documents that may differ from the disk. Waits one turn of the event loop first, so
-   * that events the kernel queued before this query arrived (a write by the call before it) are read.
+   * The open documents that may differ from the disk. Waits one turn of the event loop first (unless
+   * the caller just did, `eventsRead`), so that events the kernel queued before this query arrived
+   * (a write by the call before it) are read.
    */
-  async changed(open: readonly string[]): Promise<string[]> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  async changed(open: readonly string[], eventsRead = false): Promise<string[]> {
+    if (!eventsRead) await queuedEventsRead();
     if (this.now() - this.lastSweep >= this.sweepMs) {
       this.lastSweep = this.now();
       return [...open];
@@ -100,8 +109,8 @@ export class OpenDocumentWatch {
   }
 
   /** Whether one open document may differ from the disk (as changed(), without using up a sweep). */
-  async isChanged(uri: string, abs: string): Promise<boolean> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  async isChanged(uri: string, abs: string, eventsRead = false): Promise<boolean> {
+    if (!eventsRead) await queuedEventsRead();
     if (this.dirty.has(uri) || this.now() - this.lastSweep >= this.sweepMs) return true;
     const f = this.folders.get(dirname(abs));
     return !f?.watcher || !f.byName.has(basename(abs));

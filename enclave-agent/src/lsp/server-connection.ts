@@ -11,11 +11,11 @@ import {
   ErrorCodes,
   type MessageConnection,
   ResponseError,
-  StreamMessageReader,
 } from "vscode-jsonrpc/node";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { Diagnostic, ServerCapabilities } from "./lsp-types.js";
+import { DirectMessageReader } from "./message-reader.js";
 import { SingleWriteMessageWriter } from "./message-writer.js";
 import { killProcessTree } from "../process/process-tree.js";
 import type { LanguageServerSpec } from "./server-registry.js";
@@ -142,8 +142,9 @@ export class ServerConnection {
     });
     // stdin errors (EPIPE after a crash) surface through exit; keep them from crashing the agent.
     proc.stdin?.on("error", () => undefined);
-    // One write per message (message-writer.ts says why).
-    this.conn = createMessageConnection(new StreamMessageReader(proc.stdout!), new SingleWriteMessageWriter(proc.stdin!));
+    // One write per message, and each message handed on in the turn it arrives (message-writer.ts
+    // and message-reader.ts say why).
+    this.conn = createMessageConnection(new DirectMessageReader(proc.stdout!), new SingleWriteMessageWriter(proc.stdin!));
     // A message the server sent that cannot be read is dropped (a request it answered then times
     // out); said once per server, with how many followed, so a broken server is visible in the log.
     let protocolErrors = 0;

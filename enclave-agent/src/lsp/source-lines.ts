@@ -8,7 +8,7 @@ import type { Range } from "./lsp-types.js";
 import { displayColumn, splitLines } from "./text-positions.js";
 
 export class SourceLines {
-  private readonly cache = new Map<string, string[] | undefined>();
+  private readonly cache = new Map<string, readonly string[] | undefined>();
   /** URIs whose workspace path this query already resolved (its own file): not walked again. */
   private readonly resolved = new Map<string, string>();
 
@@ -52,9 +52,9 @@ export class SourceLines {
     return inside ? this.paths.relative(abs) : abs;
   }
 
-  lines(uri: string): string[] | undefined {
+  lines(uri: string): readonly string[] | undefined {
     if (this.cache.has(uri)) return this.cache.get(uri);
-    let lines: string[] | undefined;
+    let lines: readonly string[] | undefined;
     const open = this.openText(uri);
     if (open !== undefined) lines = splitLines(open);
     else {

@@ -12,6 +12,7 @@ import { checkServerBinary } from "./server-binary.js";
 import { ServerConnection } from "./server-connection.js";
 import { LANGUAGE_IDS, LANGUAGE_SERVERS, type LanguageServerSpec } from "./server-registry.js";
 import { markerFolders, nearestRoot } from "../fs/project-roots.js";
+import { RootCache } from "../fs/root-cache.js";
 import { sleep } from "../time/wait.js";
 
 export interface ServerChoice {
@@ -54,6 +55,8 @@ export class LspSupervisor {
   private readonly crashes = new Map<string, CrashRecord>();
   /** clangd: the compilation database each running (server, root) was started with. */
   private readonly databases = new Map<string, CompileCommandsMode>();
+  /** Which folders hold which markers, kept while their folder watches report nothing. */
+  private readonly roots = new RootCache(LIMITS.lspOpenDocumentSweepMs);
   private closed = false;
 
   constructor(
@@ -73,17 +76,18 @@ export class LspSupervisor {
   /**
    * The server that answers for a file: the first in the registry for its extension whose root marker
    * exists and whose binary resolves. None usable is an error that says, per server, what is missing.
+   * The caller lets the event loop turn first (see RootCache): a marker made before its call counts.
    */
   primaryFor(fileAbs: string): ServerChoice {
     const specs = this.specsFor(fileAbs);
-    const shown = this.paths.relative(fileAbs);
+    const shown = (): string => this.paths.relative(fileAbs);
     if (specs.length === 0) {
       const known = [...new Set(LANGUAGE_SERVERS.flatMap((s) => s.extensions))].join(" ");
-      throw new AgentError("failed_precondition", `no language server handles \`${extname(fileAbs) || shown}\` files (servers are known for ${known})`);
+      throw new AgentError("failed_precondition", `no language server handles \`${extname(fileAbs) || shown()}\` files (servers are known for ${known})`);
     }
     const why: string[] = [];
     for (const spec of specs) {
-      const root = nearestRoot(spec.rootMarkers, dirname(fileAbs), this.paths.root);
+      const root = this.roots.nearestRoot(spec.rootMarkers, dirname(fileAbs), this.paths.root);
       // A live server for this root was started from a binary that resolved: the connection is
       // what a query uses, so looking the binary up again (a dozen stats) would decide nothing.
       const live = root === undefined ? undefined : this.ready.get(keyOf(spec.id, root));
@@ -91,11 +95,11 @@ export class LspSupervisor {
       const binary = checkServerBinary(spec, root ?? this.paths.root);
       if (root && binary.ok) return { spec, root, binary: binary.path };
       const missing: string[] = [];
-      if (!root) missing.push(`no root marker (${spec.rootMarkers.join(", ")}) in \`${shown}\`'s folder or above it in the workspace`);
+      if (!root) missing.push(`no root marker (${spec.rootMarkers.join(", ")}) in \`${shown()}\`'s folder or above it in the workspace`);
       if (!binary.ok) missing.push(binary.why);
       why.push(`${spec.id}: ${missing.join("; and ")}`);
     }
-    throw new AgentError("failed_precondition", `no language server can start for \`${shown}\`: ${why.join(" | ")}`);
+    throw new AgentError("failed_precondition", `no language server can start for \`${shown()}\`: ${why.join(" | ")}`);
   }
 
   /** Running servers that hold `fileAbs` in their root (for keeping their open documents in sync). */
@@ -255,6 +259,7 @@ export class LspSupervisor {
 
   async stopAll(): Promise<void> {
     this.closed = true;
+    this.roots.close();
     const starting = [...this.servers.values()];
     await Promise.all(starting.map((p) => p.then((c) => c.stop(), () => undefined)));
     await Promise.all(this.settled().map((c) => c.stop()));

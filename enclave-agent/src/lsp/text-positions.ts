@@ -5,8 +5,18 @@
 import { AgentError } from "../errors.js";
 import type { Position } from "./lsp-types.js";
 
-export function splitLines(text: string): string[] {
-  return text.split(/\r\n|\r|\n/);
+// The last text split, kept: a query splits its document twice (to place the symbol, then to show
+// its line), and the next query on an unchanged document splits the same text again. The same
+// string is recognized at once; another one is compared, which costs less than splitting it.
+let lastText: string | undefined;
+let lastLines: readonly string[] = [];
+
+export function splitLines(text: string): readonly string[] {
+  if (text !== lastText) {
+    lastLines = Object.freeze(text.split(/\r\n|\r|\n/));
+    lastText = text;
+  }
+  return lastLines;
 }
 
 /** 1-based column, in code points, of a UTF-16 offset on a line. */
