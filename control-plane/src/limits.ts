@@ -73,6 +73,8 @@ export const LIMITS = {
   auditRetentionDefaultDays: 90,
   auditMaxDefaultMib: 1024,
   auditPruneIntervalMs: 60 * 60_000,
+  /** How long a tool call's audit event may wait in the journal for its group commit into the database (more calls share one transaction). */
+  auditFlushDelayMs: 20,
   /** The audit journal (events written before their group commit) is emptied after a commit once it holds this much. */
   auditJournalClearBytes: 1024 * 1024,
   /** Events in the journal that the database has not taken (it is failing); past this nothing more is recorded and calls are refused. */

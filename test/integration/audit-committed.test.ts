@@ -1,7 +1,7 @@
 // A tool call's result is returned only once its audit event is in the log: written to the audit
 // journal (replayed into the database after a crash), for calls finishing together as for one alone,
 // and for a refused call as for one that ran; another reader of the audit database (a security
-// team's query) sees it once the turn's group commit ran, right after the results went out.
+// team's query) sees it once the group commit ran, shortly after the results went out.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { until } from "../helpers/wait.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "enclave-audit-committed-"));
 let cp: ControlPlane | undefined;
@@ -17,9 +18,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-it("a call's audit event is in the journal when its result comes back, and in the database for another connection right after", async () => {
+it("a call's audit event is in the journal when its result comes back, and in the database for another connection shortly after", async () => {
   cp = await ControlPlane.start(loadConfig({ dataDir }));
   cp.createConversation({ id: "committed" });
   const run = cp.openRun({ approvalPolicy: "never", conversationId: "committed", resources: ["workspace"] });
@@ -36,8 +35,7 @@ it("a call's audit event is in the journal when its result comes back, and in th
     const first = await cp.callTool(run.id, "write", JSON.stringify({ path: "a.txt", content: "x" }));
     expect(first.isError).toBe(false);
     expect(journaled("write")).toBe(1);
-    await nextTurn();
-    expect(stored("write")).toBe(1);
+    await until(() => stored("write") === 1, "the group commit");
     // Calls finishing in the same turn share a commit; each result still waits for it.
     let returned = 0;
     const inLog = await Promise.all(
@@ -54,8 +52,7 @@ it("a call's audit event is in the journal when its result comes back, and in th
     const refused = await cp.callTool(run.id, "read", JSON.stringify({ nope: 1 }));
     expect(refused.errorCode).toBe("invalid_arguments");
     expect(journaled("read")).toBe(9);
-    await nextTurn();
-    expect(stored("read")).toBe(9);
+    await until(() => stored("read") === 9, "the group commit");
   } finally {
     reader.close();
   }

@@ -90,9 +90,9 @@ export class AuditLog {
   private readonly commit: Database.Statement;
   private readonly rollback: Database.Statement;
   private readonly journal: AuditJournal;
-  /** Events in the journal, not yet in the database (grouped: recorded by recordCommitted). */
-  private pending: Array<{ event: AuditEvent; json: string; grouped: boolean }> = [];
-  private flushTimer: NodeJS.Immediate | undefined;
+  /** Events in the journal, not yet in the database. */
+  private pending: Array<{ event: AuditEvent; json: string }> = [];
+  private flushTimer: NodeJS.Timeout | undefined;
   /** Why the database refused the last flush, while it still does. */
   private dbFailure: Error | undefined;
 
@@ -185,7 +185,7 @@ export class AuditLog {
   /** Deletes what the retention no longer keeps (also run at start and periodically); records what it did. */
   prune(): PruneResult {
     if (!this.retention || !this.db.open) return { deletedByAge: 0, deletedBySize: 0 };
-    this.flush(false);
+    this.flush();
     const r = pruneAudit(this.db, this.retention, Date.now());
     // What was just pruned must not come back from the journal at the next start.
     if (this.pending.length === 0) this.journal.clear();
@@ -207,38 +207,45 @@ export class AuditLog {
     const event = this.stamp(input);
     // A late event (an enclosure dying while the control plane shuts down) has nowhere to go.
     if (!this.db.open) return event;
-    this.enqueue(event, false);
-    this.flush(false);
+    this.enqueue(event);
+    this.flush();
+    this.notify([event], false);
     return event;
   }
 
   /**
    * Records an event in a group commit. The event is in the log once it is in the journal, before this
-   * returns; the events recorded in the same turn of the event loop reach the database in one
-   * transaction once that turn's I/O callbacks ran (one write of the database's pages instead of one
-   * per event), after the calls' results went out. `committed` rejects when the event could not be
-   * written (a full disk): a caller that must not act before its event is in the log (a tool call's
-   * result) waits for it. Subscribers hear of the event once it is in the database.
+   * returns; the events recorded within LIMITS.auditFlushDelayMs reach the database together, in one
+   * transaction (one write of the database's pages instead of one per event), after the calls'
+   * results went out; a reader of this log sees them at once (it flushes first). `committed` rejects
+   * when the event could not be written (a full disk): a caller that must not act before its event is
+   * in the log (a tool call's result) waits for it. Subscribers hear of the event after this turn's
+   * results are on their way.
    */
   recordCommitted(input: AuditInput): { event: AuditEvent; committed: Promise<void> } {
     const event = this.stamp(input);
     if (!this.db.open) return { event, committed: Promise.resolve() };
     try {
-      this.enqueue(event, true);
+      this.enqueue(event);
     } catch (err) {
       return { event, committed: Promise.reject(err as Error) };
     }
-    this.flushTimer ??= setImmediate(() => {
-      this.flushTimer = undefined;
-      this.flush(true);
-    });
+    this.notify([event], true);
+    if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = undefined;
+        this.flush();
+      }, LIMITS.auditFlushDelayMs);
+      // The journal holds the events: a process that stops without closing the log replays them.
+      this.flushTimer.unref();
+    }
     return { event, committed: Promise.resolve() };
   }
 
   /** Writes the event to the journal and queues it for the database; throws when it could not be written. */
-  private enqueue(event: AuditEvent, grouped: boolean): void {
+  private enqueue(event: AuditEvent): void {
     // Full: the database may take them now.
-    if (this.pending.length >= LIMITS.auditUnflushedEventsMax) this.flush(true);
+    if (this.pending.length >= LIMITS.auditUnflushedEventsMax) this.flush();
     if (this.pending.length >= LIMITS.auditUnflushedEventsMax) {
       throw new EnclaveError(
         "failed",
@@ -252,15 +259,14 @@ export class AuditLog {
       throw new EnclaveError("failed", `the audit journal ${this.journal.file} could not be written (${(err as Error).message}); the event is not in the log: check the control plane's data folder (free space, permissions)`);
     }
     this.seq = event.seq;
-    this.pending.push({ event, json, grouped });
+    this.pending.push({ event, json });
   }
 
   /**
-   * Moves the journal's pending events into the database in one transaction and tells the
-   * subscribers (deferred: after the calls' results go out). When the database refuses, the events
-   * stay pending (they are in the journal) and the next flush tries again.
+   * Moves the journal's pending events into the database in one transaction. When the database
+   * refuses, the events stay pending (they are in the journal) and the next flush tries again.
    */
-  private flush(deferred: boolean): void {
+  private flush(): void {
     const batch = this.pending;
     if (batch.length === 0 || !this.db.open) return;
     try {
@@ -279,10 +285,6 @@ export class AuditLog {
     this.pending = [];
     this.dbFailure = undefined;
     if (this.journal.bytes > LIMITS.auditJournalClearBytes) this.journal.clear();
-    this.notify(
-      batch.map((p) => p.event),
-      deferred || batch.some((p) => p.grouped),
-    );
   }
 
   /** Tells the subscribers of events, in the log's order: now, or (deferred, or behind events still
@@ -328,7 +330,7 @@ export class AuditLog {
 
   /** Recorded events, oldest first: the newest `limit` of them that match. */
   history(query: HistoryQuery | string = {}): AuditEvent[] {
-    this.flush(false);
+    this.flush();
     const q: HistoryQuery = typeof query === "string" ? { conversationId: query } : query;
     const limit = Math.min(q.limit ?? LIMITS.auditHistoryEvents, LIMITS.auditHistoryEvents);
     const where = ["seq > ?", ...(q.conversationId ? ["conversation_id = ?"] : []), ...(q.tenant !== undefined ? ["tenant = ?"] : [])].join(" AND ");
@@ -344,7 +346,7 @@ export class AuditLog {
    * ascending after afterSeq, or with newestFirst descending before beforeSeq. At most `limit`.
    */
   page(q: { conversationId?: string; tenant?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
-    this.flush(false);
+    this.flush();
     const where = ["seq > ?", "seq < ?", ...(q.conversationId ? ["conversation_id = ?"] : []), ...(q.tenant !== undefined ? ["tenant = ?"] : [])].join(" AND ");
     const params: (string | number)[] = [
       q.afterSeq ?? 0,
@@ -378,9 +380,9 @@ export class AuditLog {
   }
 
   close(): void {
-    if (this.flushTimer) clearImmediate(this.flushTimer);
+    clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    this.flush(false);
+    this.flush();
     this.tell();
     clearInterval(this.pruneTimer);
     this.listeners.clear();
