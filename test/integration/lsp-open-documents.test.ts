@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
 import { openDocumentWatch, refreshOpenDocuments, syncFromDisk } from "../../enclave-agent/src/lsp/document-sync.js";
+import { queuedEventsRead } from "../../enclave-agent/src/lsp/open-document-watch.js";
 import { ServerConnection } from "../../enclave-agent/src/lsp/server-connection.js";
 import type { LanguageServerSpec } from "../../enclave-agent/src/lsp/server-registry.js";
 
@@ -60,6 +61,7 @@ function received(): string[][] {
 /** One query the way the Lsp service does it: the queried file, then the others that changed. */
 async function query(rel: string): Promise<void> {
   const abs = join(ws, rel);
+  await queuedEventsRead();
   const doc = await syncFromDisk(paths, conn, abs, rel, "fake", false);
   await refreshOpenDocuments(paths, conn, () => "fake", doc.uri);
   // The server answers the query after every notification before it, so the log is complete then.

@@ -92,15 +92,15 @@ export function syncText(paths: WorkspacePaths, conn: ServerConnection, abs: str
 
 /**
  * The document for `abs` as the server has it, synced from disk: read again only when the file may
- * have changed since it was last synced (or it is not open yet). `eventsRead`: the caller awaited
- * queuedEventsRead() since its call arrived (else this waits for it).
+ * have changed since it was last synced (or it is not open yet). The caller awaited queuedEventsRead()
+ * since its call arrived.
  */
-export async function syncFromDisk(paths: WorkspacePaths, conn: ServerConnection, abs: string, rel: string, languageId: string, save: boolean, eventsRead = false): Promise<Synced> {
+export async function syncFromDisk(paths: WorkspacePaths, conn: ServerConnection, abs: string, rel: string, languageId: string, save: boolean): Promise<Synced> {
   const uri = uriOf(abs);
   const state = stateOf(conn);
   const open = conn.openText(uri);
   const known = state.stamps.get(uri);
-  if (open !== undefined && known && !save && !(await state.watch.isChanged(uri, abs, eventsRead))) {
+  if (open !== undefined && known && !save && !state.watch.isChanged(uri, abs)) {
     const version = conn.versionOf(uri) ?? 1;
     return { uri, text: open, version, changed: false, syncedAt: Date.now(), fileMtimeMs: known.mtimeMs };
   }
@@ -108,13 +108,10 @@ export async function syncFromDisk(paths: WorkspacePaths, conn: ServerConnection
   return syncText(paths, conn, abs, languageId, await readText(paths, rel), save, stat);
 }
 
-/**
- * Re-syncs the server's open documents whose files changed on disk since; closes deleted ones.
- * `eventsRead` as for syncFromDisk.
- */
-export async function refreshOpenDocuments(paths: WorkspacePaths, conn: ServerConnection, languageIdFor: (abs: string) => string, except: string, eventsRead = false): Promise<void> {
+/** Re-syncs the server's open documents whose files changed on disk since; closes deleted ones (as syncFromDisk, after queuedEventsRead()). */
+export async function refreshOpenDocuments(paths: WorkspacePaths, conn: ServerConnection, languageIdFor: (abs: string) => string, except: string): Promise<void> {
   const state = stateOf(conn);
-  for (const uri of await state.watch.changed(conn.openUris(), eventsRead)) {
+  for (const uri of state.watch.changed(conn.openUris())) {
     if (uri === except) continue;
     const abs = fileURLToPath(uri);
     const now = statOf(paths, abs);

@@ -80,9 +80,9 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
     const conn = await sup.connect(choice);
     const languageId = sup.languageIdFor(abs);
     // Read again only when the file may have changed since it was synced (the folder watch says).
-    const doc = await syncFromDisk(paths, conn, abs, rel, languageId, save, true);
-    for (const other of sup.runningFor(abs)) if (other !== conn && other.isOpen(doc.uri)) await syncFromDisk(paths, other, abs, rel, languageId, save, true);
-    await refreshOpenDocuments(paths, conn, (p) => sup.languageIdFor(p), doc.uri, true);
+    const doc = await syncFromDisk(paths, conn, abs, rel, languageId, save);
+    for (const other of sup.runningFor(abs)) if (other !== conn && other.isOpen(doc.uri)) await syncFromDisk(paths, other, abs, rel, languageId, save);
+    await refreshOpenDocuments(paths, conn, (p) => sup.languageIdFor(p), doc.uri);
     await conn.settle();
     return { abs, rel, conn, doc, root: relative(paths.root, choice.root) || "." };
   }

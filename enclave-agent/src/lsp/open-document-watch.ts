@@ -13,7 +13,8 @@ import { LIMITS } from "../limits.js";
 
 /**
  * One turn of the event loop: by its end the folder events the kernel queued before it began (a write
- * by the call before this one) have been read. A query waits for it once, before it asks any watch.
+ * by the call before this one) have been read. A query waits for it once, before it asks any watch
+ * (changed, isChanged) or the root lookup.
  */
 export function queuedEventsRead(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(resolve));
@@ -88,13 +89,8 @@ export class OpenDocumentWatch {
     return w;
   }
 
-  /**
-   * The open documents that may differ from the disk. Waits one turn of the event loop first (unless
-   * the caller just did, `eventsRead`), so that events the kernel queued before this query arrived
-   * (a write by the call before it) are read.
-   */
-  async changed(open: readonly string[], eventsRead = false): Promise<string[]> {
-    if (!eventsRead) await queuedEventsRead();
+  /** The open documents that may differ from the disk (the caller awaited queuedEventsRead()). */
+  changed(open: readonly string[]): string[] {
     if (this.now() - this.lastSweep >= this.sweepMs) {
       this.lastSweep = this.now();
       return [...open];
@@ -109,8 +105,7 @@ export class OpenDocumentWatch {
   }
 
   /** Whether one open document may differ from the disk (as changed(), without using up a sweep). */
-  async isChanged(uri: string, abs: string, eventsRead = false): Promise<boolean> {
-    if (!eventsRead) await queuedEventsRead();
+  isChanged(uri: string, abs: string): boolean {
     if (this.dirty.has(uri) || this.now() - this.lastSweep >= this.sweepMs) return true;
     const f = this.folders.get(dirname(abs));
     return !f?.watcher || !f.byName.has(basename(abs));
