@@ -245,6 +245,18 @@ export function evalCases(place: () => EvalPlace): void {
     expect(resultText(r)).not.toMatch(/asyncio|base_events/);
   });
 
+  it("makes its asyncio loop on first need: not at start, the same loop for get_event_loop and later awaits, and tasks made in one cell run in the next", async () => {
+    const p = place();
+    // A new kernel has not imported asyncio (half of its start-up when it did).
+    expect(await evalOk(p, { code: "import sys\n'asyncio' in sys.modules", reset: true })).toBe("False");
+    expect(await evalOk(p, { code: "import asyncio\nloop = asyncio.get_event_loop()\nticks = []\nasync def tick():\n    ticks.append(1)\n\ntask = loop.create_task(tick())\nlen(ticks)" })).toBe("0");
+    expect(await evalOk(p, { code: "await asyncio.sleep(0)\nsame = asyncio.get_running_loop() is loop\n(same, task.done(), ticks)" })).toBe("(True, True, [1])");
+    // asyncio imported first off the main thread: the main thread still gets the kernel's loop.
+    expect(await evalOk(p, { code: "import sys, threading\nt = threading.Thread(target=lambda: __import__('asyncio'))\nt.start()\nt.join()\n'asyncio' in sys.modules", reset: true })).toBe("True");
+    expect(await evalOk(p, { code: "import asyncio\nfirst = asyncio.get_event_loop()\nfirst.is_running()" })).toBe("False");
+    expect(await evalOk(p, { code: "await asyncio.sleep(0)\nsame = asyncio.get_running_loop() is first\nsame" })).toBe("True");
+  });
+
   it("writes a DataFrame's markdown with pandas' own formatting of values, and an empty one as pandas' text", async () => {
     const p = place();
     const r = await evalOk(p, {

@@ -1,17 +1,18 @@
 """Running one cell: rewrite idioms, parse, execute the body, echo the last expression (unless the
 cell ends with `;`), send open figures, and format errors so tracebacks point at the cell."""
 import ast
-import asyncio
-import inspect
 import linecache
 import os
 import traceback
 
+from . import eventloop
 from .magics import SUPPORTED_CELL, SUPPORTED_LINE, MagicError
 from .rewrite import MagicSyntaxError, rewrite_cell
 
 RUNNER_DIR = os.path.dirname(os.path.abspath(__file__))
 _FLAGS = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
+# inspect.CO_COROUTINE, without importing inspect at start-up.
+_CO_COROUTINE = 0x80
 
 
 def _ends_with_semicolon(code):
@@ -22,16 +23,16 @@ def _ends_with_semicolon(code):
     return False
 
 
-def _run(code_obj, ns, loop):
+def _run(code_obj, ns):
     result = eval(code_obj, ns)
     # Only code with a top-level await compiles to a coroutine to run: a coroutine the cell's last
     # expression merely makes (`fetch(1)`) is its value, as in Jupyter.
-    if code_obj.co_flags & inspect.CO_COROUTINE:
-        result = loop.run_until_complete(result)
+    if code_obj.co_flags & _CO_COROUTINE:
+        result = eventloop.get().run_until_complete(result)
     return result
 
 
-def execute(code, cell_no, ns, loop, echo):
+def execute(code, cell_no, ns, echo):
     """Runs the cell in ns; calls echo(value) for a last expression that is not None."""
     filename = "<cell %d>" % cell_no
     # The user's own lines, so tracebacks quote what they typed (rewrites keep line numbers).
@@ -42,9 +43,9 @@ def execute(code, cell_no, ns, loop, echo):
         raise CellMagicError(str(err), filename, err.line_no, code.split("\n")[err.line_no - 1]) from None
     body, last = compile_cell(source, code, filename)
     if body is not None:
-        _run(body, ns, loop)
+        _run(body, ns)
     if last is not None:
-        value = _run(last, ns, loop)
+        value = _run(last, ns)
         if value is not None:
             ns["_"] = value
             echo(value)

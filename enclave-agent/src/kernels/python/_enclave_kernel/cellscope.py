@@ -9,7 +9,8 @@ finished cell cannot act with a later cell's tools.
 import contextvars
 import functools
 import threading
-from concurrent.futures import ThreadPoolExecutor
+
+from .importhooks import after_import
 
 _cell = contextvars.ContextVar("enclave_cell", default=None)
 
@@ -42,6 +43,12 @@ def install():
     functools.update_wrapper(start, thread_start)
     threading.Thread.start = start
 
+    # The pool's module (and the logging it imports) is loaded only when something uses it.
+    after_import("concurrent.futures.thread", _patch_pool)
+
+
+def _patch_pool(module):
+    ThreadPoolExecutor = module.ThreadPoolExecutor
     pool_submit = ThreadPoolExecutor.submit
 
     def submit(self, fn, /, *args, **kwargs):

@@ -1,13 +1,16 @@
 """Code to run right after a module is first imported (before the importer sees it): how the kernel
 adjusts a library the cell imports (pyplot's show, pandas' display options, IPython's display)."""
-import importlib.abc
 import importlib.util
 import sys
+
+# The finder and loader below are plain classes with the protocol's methods, not subclasses of
+# importlib.abc's: importing importlib.abc (and the importlib.resources it loads) would cost a new
+# kernel's start-up about 20 ms.
 
 _after = {}
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
+class _AfterImport:
     def __init__(self):
         self.busy = set()
 
@@ -23,7 +26,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
             return spec
         loader = spec.loader
 
-        class Patching(importlib.abc.Loader):
+        class Patching:
             def create_module(self, s):
                 return loader.create_module(s)
 

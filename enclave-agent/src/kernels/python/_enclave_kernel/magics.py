@@ -1,6 +1,5 @@
 """What rewritten IPython idioms call: the `__enclave_ipy__` object in the user namespace."""
 import importlib
-import importlib.metadata
 import os
 import runpy
 import shlex
@@ -176,6 +175,8 @@ def _script(argv, body):
 
 # -- %pip --------------------------------------------------------------------------------------
 def _distributions():
+    import importlib.metadata  # only %pip needs it, and it costs a new kernel's start 20 ms
+
     seen = {}
     for dist in importlib.metadata.distributions():
         name = (dist.metadata.get("Name") or "").lower().replace("_", "-")

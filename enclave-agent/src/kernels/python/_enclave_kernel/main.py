@@ -1,12 +1,11 @@
 """The kernel's main loop: announce readiness, then run cells one at a time as they come."""
-import asyncio
 import builtins
 import os
 import signal
 import sys
 import types
 
-from . import cells, cellscope, figures, notebook
+from . import cells, cellscope, eventloop, figures, notebook
 from .bridge import ToolError, make_tool, make_tools
 from .channel import Channel, Interrupts
 from .display import Display
@@ -56,8 +55,7 @@ def main():
         input=_no_input,
         __enclave_ipy__=IPythonIdioms(display),
     )
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
+    eventloop.install()
 
     channel.start()
     channel.send(
@@ -70,20 +68,21 @@ def main():
     while True:
         try:
             frame = channel.next_cell()
-            run_cell(frame, ns, loop, channel, display, interrupts)
+            run_cell(frame, ns, channel, display, interrupts)
         except KeyboardInterrupt:
             # An interrupt that landed between cells: nothing to stop.
             interrupts.executing = False
 
 
-def run_cell(frame, ns, loop, channel, display, interrupts):
+def run_cell(frame, ns, channel, display, interrupts):
     status, name, value, tb = "ok", "", "", ""
     interrupts.pending = False
     interrupts.executing = True
     scope = cellscope.enter(frame.get("id", ""))
+    eventloop.before_cell()
     try:
         try:
-            cells.execute(frame["code"], frame.get("cell", 0), ns, loop, lambda v: display.send(v, echo=True))
+            cells.execute(frame["code"], frame.get("cell", 0), ns, lambda v: display.send(v, echo=True))
         finally:
             display.flush_figures()
     except BaseException as err:  # SystemExit and KeyboardInterrupt end the cell, not the kernel
