@@ -58,6 +58,20 @@ describe.runIf(process.getuid?.() === 0)("giveTree", () => {
     expect(statSync(ws).uid).toBe(UID);
   });
 
+  it("gives an empty folder, and a root that is a link to an empty folder stays a link whose target keeps its owner", async () => {
+    const root = scratch();
+    const ws = join(root, "ws");
+    mkdirSync(ws);
+    await giveTree(ws, UID, GID);
+    expect(lstatSync(ws)).toMatchObject({ uid: UID, gid: GID });
+    const target = join(root, "elsewhere");
+    mkdirSync(target);
+    symlinkSync(target, join(root, "link"));
+    await giveTree(join(root, "link"), UID, GID);
+    expect(lstatSync(join(root, "link")).uid).toBe(UID);
+    expect(statSync(target).uid).toBe(0);
+  });
+
   it("reports a missing folder as not_found", async () => {
     const missing = join(scratch(), "nope");
     await expect(giveTree(missing, UID, GID)).rejects.toMatchObject({ code: "not_found" });

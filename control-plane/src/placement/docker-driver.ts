@@ -45,6 +45,13 @@ export function ownerId(dataDir: string): string {
 }
 
 /** What a stop could not bring back into the workspace (copy mode), and what it could not remove. */
+/** An enclosure whose agent has answered: its record, a client to it, and the agent's pid. */
+export interface StartedEnclosure {
+  record: EnclosureRecord;
+  client: AgentClient;
+  agentPid: number;
+}
+
 export interface StopReport {
   notCopiedBack: string[];
   leftovers: string[];
@@ -162,7 +169,7 @@ export class DockerDriver {
     return this.defaults.imageRegistry ? registryImageReference(local, this.defaults.imageRegistry) : local;
   }
 
-  async start(conv: ConversationRecord, req: EnclosureRequest): Promise<{ record: EnclosureRecord; client: AgentClient }> {
+  async start(conv: ConversationRecord, req: EnclosureRequest): Promise<StartedEnclosure> {
     if (this.engine.remote) req = remoteRequest(req, this.engine.name);
     const defaultImage = this.defaultImage(req.agentDelivery || "mount");
     // A remote engine gets the image it lacks from this one (a dev container's is built there).
@@ -212,10 +219,10 @@ export class DockerDriver {
         ...(plan.notes.length ? { notes: plan.notes } : {}),
       };
       client = await this.client(record);
-      await this.waitReady(container, client);
+      const agentPid = await this.waitReady(container, client);
       await runPostCreate(this.docker, container, record.user, plan.postCreate);
       record.state = "running";
-      return { record, client };
+      return { record, client, agentPid };
     } catch (err) {
       client?.close();
       if (container) await container.remove({ force: true, v: true }).catch(() => undefined);
@@ -226,12 +233,12 @@ export class DockerDriver {
 
   /** The relay inside waits for the agent's socket, so the first Health answers as soon as the agent
    * listens; between attempts, a container that exited is reported with its last lines. */
-  async waitReady(container: Docker.Container, client: AgentClient): Promise<void> {
+  /** Waits for the agent's first answer; its pid, as the agent reports it. */
+  async waitReady(container: Docker.Container, client: AgentClient): Promise<number> {
     const deadline = Date.now() + LIMITS.agentReadyTimeoutMs;
     for (;;) {
       try {
-        await client.health(Math.max(1, Math.min(LIMITS.agentReadyProbeMs, deadline - Date.now())));
-        return;
+        return (await client.health(Math.max(1, Math.min(LIMITS.agentReadyProbeMs, deadline - Date.now())))).pid;
       } catch {
         // Not up yet: see whether the container is still there to come up.
       }

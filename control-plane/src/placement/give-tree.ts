@@ -3,7 +3,7 @@
 // the walk is coreutils' chown: fts with directory handles and no following of links (-P -h), which
 // a folder swapped for a link mid-walk cannot redirect. A JavaScript walk by path could be.
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, lchownSync, readdirSync } from "node:fs";
 import { EnclaveError } from "../errors.js";
 
 /** Attempts before giving up when entries keep vanishing under the walk. */
@@ -30,6 +30,17 @@ function chownOnce(dir: string, uid: number, gid: number): Promise<ChownRun> {
 /** Gives the whole tree at `dir` to uid:gid: links themselves, never their targets. Entries removed
  * while the walk runs are skipped (they need no owner); the root itself must exist. */
 export async function giveTree(dir: string, uid: number, gid: number): Promise<void> {
+  // A new conversation's workspace is often still empty: its root alone needs an owner, which
+  // lchown gives without starting a chown process (a fork of this whole process: ~11 ms here, on a
+  // warm-pool claim's or a host agent's start). Anything else goes to chown, which reports failures.
+  try {
+    if (readdirSync(dir).length === 0) {
+      lchownSync(dir, uid, gid);
+      return;
+    }
+  } catch {
+    // Unreadable or gone: chown says what is wrong.
+  }
   let last: ChownRun | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     last = await chownOnce(dir, uid, gid);

@@ -277,7 +277,7 @@ export class Placements implements PlacementPort {
     // The pool holds Enclave's own image on the default engine: a start naming an image or a dev
     // container, or placed on a remote engine, starts cold.
     const poolable = !req.image && !req.devcontainer && !driver.engine.remote;
-    const { record, client } = (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await driver.start(conv, req));
+    const { record, client, agentPid } = (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await driver.start(conv, req));
     if (!record.pool) {
       try {
         await client.assign(conv.id);
@@ -288,7 +288,7 @@ export class Placements implements PlacementPort {
       }
     }
     // The agent it started, so that another one answering later is known to be a restart.
-    this.noteAgent(conv.id, (await client.health(LIMITS.agentProbeTimeoutMs).catch(() => undefined))?.pid, enclosureWhere(record));
+    this.noteAgent(conv.id, agentPid, enclosureWhere(record));
     conv.enclosure = record;
     this.clients.set(conv.id, client);
     this.store.put(conv);

@@ -15,7 +15,7 @@ import type { AgentClient } from "../agent-client/agent-client.js";
 import type { WarmPoolConfig } from "../config.js";
 import type { ConversationRecord, EnclosureRecord } from "../conversations/conversation-store.js";
 import { LIMITS } from "../limits.js";
-import { type DockerDriver, LABELS } from "./docker-driver.js";
+import { type DockerDriver, LABELS, type StartedEnclosure } from "./docker-driver.js";
 import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE } from "./enclosure-settings.js";
 import { withAgentVolume } from "./agent-volume.js";
 import { withInjection } from "./agent-injection.js";
@@ -50,6 +50,8 @@ interface Member {
   disk?: WorkspaceDisk;
   slot?: string;
   createdAtMs: number;
+  /** The agent's pid, from its first answer. */
+  agentPid: number;
 }
 
 /** The profile key of resolved settings: equal settings, equal key. */
@@ -199,8 +201,8 @@ export class WarmPool {
       const base = this.driver.startingRecord(container.id, settings, disk);
       const createdAtMs = base.startedAtMs;
       client = await this.driver.client(base);
-      await this.driver.waitReady(container, client);
-      return { key, container, base, client, settings, disk, slot, createdAtMs };
+      const agentPid = await this.driver.waitReady(container, client);
+      return { key, container, base, client, settings, disk, slot, createdAtMs, agentPid };
     } catch (err) {
       client?.close();
       if (container) await this.driver.reap(container.id).catch(() => undefined);
@@ -214,7 +216,7 @@ export class WarmPool {
    * A ready enclosure of the profile `req` resolves to, given to `conv` for good; undefined when none
    * is ready (or attaching failed: that one is removed and the caller starts one cold).
    */
-  async claim(conv: ConversationRecord, req: EnclosureRequest): Promise<{ record: EnclosureRecord; client: AgentClient } | undefined> {
+  async claim(conv: ConversationRecord, req: EnclosureRequest): Promise<StartedEnclosure | undefined> {
     if (!this.enabled) return undefined;
     let settings: EnclosureSettings;
     try {
@@ -224,12 +226,16 @@ export class WarmPool {
     }
     const key = profileKey(settings);
     const member = this.ready.get(key)?.shift();
-    this.fill();
-    if (!member) return undefined;
+    if (!member) {
+      this.fill();
+      return undefined;
+    }
     try {
       if (member.slot) {
-        await giveTree(conv.workspacePath, settings.uid, settings.gid);
-        await attachWorkspace(member.slot, conv.workspacePath);
+        // Independent (the same inodes either way), so side by side; both settle before a failure
+        // is acted on, so that discarding the member finds the mount if there is one.
+        const done = await Promise.allSettled([giveTree(conv.workspacePath, settings.uid, settings.gid), attachWorkspace(member.slot, conv.workspacePath)]);
+        for (const d of done) if (d.status === "rejected") throw d.reason;
       } else if (settings.workspaceMode === "copy") {
         await putFolder(member.container, packFolder(conv.workspacePath, settings.uid, settings.gid), IN_ENCLOSURE.workspace, settings.diskLimitBytes);
       }
@@ -241,11 +247,15 @@ export class WarmPool {
         state: "running",
         pool: { profile: key, createdAtMs: member.createdAtMs, claimedAtMs, ...(member.slot ? { slot: member.slot } : {}) },
       };
-      return { record, client: member.client };
+      return { record, client: member.client, agentPid: member.agentPid };
     } catch (err) {
       this.opts.log(`warm pool: claiming ${member.container.id.slice(0, 12)} for ${conv.id} failed (${(err as Error).message}); it is removed and the enclosure starts cold`);
       await this.discard(member);
       return undefined;
+    } finally {
+      // The replacement starts once this claim is answered: creating a container alongside it would
+      // slow the claim that a caller waits for.
+      this.fill();
     }
   }
 
