@@ -30,7 +30,7 @@ import { LspSupervisor } from "./lsp/supervisor.js";
 import { DebugService } from "../../proto/gen/enclave/agent/v1/debug.js";
 import { debugService } from "./dap/debug-service.js";
 import { DebugSupervisor } from "./dap/debug-supervisor.js";
-import { openStateFolder } from "./state/state-folder.js";
+import { openStateFolder, type StateFolder } from "./state/state-folder.js";
 import { within } from "./time/wait.js";
 
 export interface AgentOptions {
@@ -47,6 +47,8 @@ export interface AgentOptions {
    * agent makes one with an unpredictable name and removes it when it stops.
    */
   stateDir?: string;
+  /** Made before the rest of the agent loads (main.ts), when a kernel is started ahead. */
+  early?: { state: StateFolder; kernels: KernelPool };
 }
 
 export interface RunningAgent {
@@ -66,7 +68,7 @@ function removeStaleSocket(path: string): void {
 
 export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const paths = new WorkspacePaths(opts.workspaceRoot);
-  const state = openStateFolder(opts.stateDir, paths.root);
+  const state = opts.early?.state ?? openStateFolder(opts.stateDir, paths.root);
   const server = new Server({
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
@@ -108,7 +110,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   methods.serve(server, LspService, lspService(paths, lsp, writer));
   const debug = new DebugSupervisor(paths);
   methods.serve(server, DebugService, debugService(debug));
-  const kernels = new KernelPool(paths.root, opts.kernelDir, state.kernelsDir);
+  const kernels = opts.early?.kernels ?? new KernelPool(paths.root, opts.kernelDir, state.kernelsDir);
   methods.serve(server, KernelsService, kernelsService(kernels));
 
   server.addService(CallMuxService, callMuxService(methods));

@@ -1,11 +1,14 @@
 // enclave-agent: the resource host that runs next to the code, on the host or inside an enclosure.
 //   enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin]
+import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { startAgent } from "./agent-server.js";
+import { KernelPool } from "./kernels/kernel-pool.js";
+import { isKernelLanguage } from "./kernels/kernel-registry.js";
+import { openStateFolder, type StateFolder } from "./state/state-folder.js";
 
-const usage = `usage: enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin]
+const usage = `usage: enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin] [--warm-kernel LANGUAGE]
 
 Serves the enclave agent's gRPC services on a unix socket (never TCP).
   --socket PATH        unix socket to create and listen on
@@ -17,7 +20,9 @@ Serves the enclave agent's gRPC services on a unix socket (never TCP).
                        workspace, owned by the agent's user, mode 0700; give the same one on every
                        restart so an interrupted change is finished (default: a new folder under the
                        temporary folder, removed when the agent stops)
-  --exit-with-stdin    exit when standard input closes (the host control plane's lifeline)`;
+  --exit-with-stdin    exit when standard input closes (the host control plane's lifeline)
+  --warm-kernel LANG   start the python or javascript kernel at once, while the agent loads: the
+                       agent was started for a cell of that language`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -29,6 +34,7 @@ async function main(): Promise<void> {
       grammars: { type: "string" },
       "state-dir": { type: "string" },
       "exit-with-stdin": { type: "boolean", default: false },
+      "warm-kernel": { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
@@ -45,6 +51,21 @@ async function main(): Promise<void> {
   const placement = values.placement === "enclosure" ? "enclosure" : "host";
   const grammarDir = values.grammars ?? join(dirname(fileURLToPath(import.meta.url)), "grammars");
   const kernelDir = join(dirname(fileURLToPath(import.meta.url)), "kernels");
+  const warm = values["warm-kernel"];
+  if (warm !== undefined && !isKernelLanguage(warm)) {
+    console.error(`enclave-agent: --warm-kernel takes python or javascript, not \`${warm}\`\n\n${usage}`);
+    process.exit(2);
+  }
+  // The state folder and the kernel pool come first, and a kernel asked for starts now: the rest of
+  // the agent (gRPC, the language-server, debugger and structural-search services) is loaded below
+  // with import(), which the bundle evaluates only then, so the kernel's start-up overlaps it.
+  let early: { state: StateFolder; kernels: KernelPool } | undefined;
+  if (warm) {
+    const state = openStateFolder(values["state-dir"], realpathSync(values.workspace));
+    early = { state, kernels: new KernelPool(realpathSync(values.workspace), kernelDir, state.kernelsDir) };
+    early.kernels.warm(warm);
+  }
+  const { startAgent } = await import("./agent-server.js");
   const agent = await startAgent({
     listen,
     workspaceRoot: values.workspace,
@@ -52,6 +73,7 @@ async function main(): Promise<void> {
     grammarDir,
     kernelDir,
     stateDir: values["state-dir"],
+    ...(early ? { early } : {}),
   });
   process.stderr.write(`enclave-agent ${process.pid}: serving ${values.workspace} on ${values.socket ? `unix:${values.socket}` : `inherited fd ${listenFd}`} (${placement})\n`);
 

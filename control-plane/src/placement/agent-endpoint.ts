@@ -1,5 +1,14 @@
 import type { AgentClient } from "../agent-client/agent-client.js";
 
+/**
+ * What the call that may start an agent will need first, so that a starting agent begins it while it
+ * loads (a host agent starting for an eval starts that language's kernel at once). Ignored by an agent
+ * already running.
+ */
+export interface AgentPrepare {
+  kernel?: "python" | "javascript";
+}
+
 /** The agent a call goes to, resolved per call: the enclosure's when one runs, else the host's. */
 export interface AgentEndpoint {
   placement: "host" | "enclosure";

@@ -13,7 +13,7 @@ import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { cappedSink } from "../observability/capped-sink.js";
 import { hostToolsBin } from "../repo-paths.js";
-import type { AgentEndpoint } from "./agent-endpoint.js";
+import type { AgentEndpoint, AgentPrepare } from "./agent-endpoint.js";
 import { sandboxAgentPid } from "./sandbox-processes.js";
 import {
   giveWorkspaceTo,
@@ -53,7 +53,7 @@ export class HostAgents {
   ) {}
 
   /** The conversation's host agent, started (or restarted) when it is not running. */
-  async endpoint(conversationId: string, workspace: string): Promise<AgentEndpoint> {
+  async endpoint(conversationId: string, workspace: string, prepare?: AgentPrepare): Promise<AgentEndpoint> {
     let agent = this.agents.get(conversationId);
     if (agent?.alive && !agent.client.connected) {
       try {
@@ -63,7 +63,7 @@ export class HostAgents {
         agent = undefined;
       }
     }
-    if (!agent?.alive) agent = await this.start(conversationId, workspace);
+    if (!agent?.alive) agent = await this.start(conversationId, workspace, prepare);
     return { placement: "host", client: agent.client, where: this.where(agent) };
   }
 
@@ -127,10 +127,10 @@ export class HostAgents {
     if (agent.alive) agent.child.kill("SIGKILL");
   }
 
-  private start(conversationId: string, workspace: string): Promise<HostAgent> {
+  private start(conversationId: string, workspace: string, prepare?: AgentPrepare): Promise<HostAgent> {
     const pending = this.starting.get(conversationId);
     if (pending) return pending;
-    const p = this.spawnAgent(conversationId, workspace).finally(() => this.starting.delete(conversationId));
+    const p = this.spawnAgent(conversationId, workspace, prepare).finally(() => this.starting.delete(conversationId));
     this.starting.set(conversationId, p);
     return p;
   }
@@ -145,7 +145,7 @@ export class HostAgents {
     return dir;
   }
 
-  private async spawnAgent(conversationId: string, workspace: string): Promise<HostAgent> {
+  private async spawnAgent(conversationId: string, workspace: string, prepare?: AgentPrepare): Promise<HostAgent> {
     const bundleEntry = join(this.agentBundleDir, "enclave-agent.mjs");
     if (!existsSync(bundleEntry)) {
       throw new EnclaveError("placement_unavailable", `the agent bundle ${bundleEntry} is missing: run \`make build\``);
@@ -163,7 +163,10 @@ export class HostAgents {
       this.sandbox,
       id,
       { workspace, agentBundleDir: this.agentBundleDir, hostToolsDir: existsSync(hostToolsBin) ? hostToolsDir : undefined, stateDir },
-      ["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
+      [
+        ...["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
+        ...(prepare?.kernel ? ["--warm-kernel", prepare.kernel] : []),
+      ],
     );
     let child: ChildProcess;
     try {

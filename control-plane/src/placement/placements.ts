@@ -6,7 +6,7 @@ import type { AuditLog } from "../audit/audit-log.js";
 import type { ConversationRecord, ConversationStore, EnclosureRecord } from "../conversations/conversation-store.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import type { AgentEndpoint } from "./agent-endpoint.js";
+import type { AgentEndpoint, AgentPrepare } from "./agent-endpoint.js";
 import type { DeathWatch } from "./death-watch.js";
 import { type DockerDriver, enclosureWhere } from "./docker-driver.js";
 import type { EnclosureRequest } from "./enclosure-settings.js";
@@ -206,11 +206,11 @@ export class Placements implements PlacementPort {
     return opening;
   }
 
-  async endpoint(conversationId: string): Promise<AgentEndpoint> {
+  async endpoint(conversationId: string, prepare?: AgentPrepare): Promise<AgentEndpoint> {
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
     if (!enc) {
-      const host = await this.hostAgents.endpoint(conv.id, conv.workspacePath);
+      const host = await this.hostAgents.endpoint(conv.id, conv.workspacePath, prepare);
       noteHostAgentRunning(this.store, conv);
       this.noteAgent(conv.id, this.hostAgents.pid(conv.id), host.where);
       return host;

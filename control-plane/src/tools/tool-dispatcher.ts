@@ -5,7 +5,7 @@ import type { ApprovalGate } from "../approval/approval-gate.js";
 import { argumentsDigest, type AuditLog } from "../audit/audit-log.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import type { AgentEndpoint } from "../placement/agent-endpoint.js";
+import type { AgentEndpoint, AgentPrepare } from "../placement/agent-endpoint.js";
 import type { Run, Surface } from "../runs/run-store.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
 import type { ToolHosts } from "../toolhost/tool-hosts.js";
@@ -14,7 +14,7 @@ import type { ToolRegistry } from "./tool-registry.js";
 import type { CallFeed, CallStarted } from "./call-feed.js";
 
 export interface PlacementPort {
-  endpoint(conversationId: string): Promise<AgentEndpoint>;
+  endpoint(conversationId: string, prepare?: AgentPrepare): Promise<AgentEndpoint>;
   /** A clearer error for a failure that may mean the placement died (an enclosure gone). */
   explain(conversationId: string, err: EnclaveError): Promise<EnclaveError>;
 }
@@ -140,8 +140,8 @@ export class ToolDispatcher {
         ...(pending ? { pending } : {}),
         ...(req.kernelId !== undefined ? { kernelId: req.kernelId } : {}),
         callable: (surface) => this.callable(req, surface),
-        agent: async () => {
-          const ep = await this.placements.endpoint(req.run.conversationId);
+        agent: async (prepare) => {
+          const ep = await this.placements.endpoint(req.run.conversationId, prepare);
           placement = ep.where;
           return ep;
         },

@@ -2,7 +2,7 @@
 // defined with defineTool so the handler gets typed, validated arguments.
 import { z } from "zod";
 import { formatArgumentErrors } from "./argument-errors.js";
-import type { AgentEndpoint } from "../placement/agent-endpoint.js";
+import type { AgentEndpoint, AgentPrepare } from "../placement/agent-endpoint.js";
 import type { EnclaveErrorCode } from "../errors.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
 import type { ResourceKind, Run, Surface } from "../runs/run-store.js";
@@ -59,7 +59,7 @@ export interface ToolContext {
   /** Calls another tool for the same run through the same dispatcher: registry, surface, approval gate, audit. */
   dispatch(call: NestedCall): Promise<NestedResult>;
   /** The agent this call goes to, resolved now from the conversation's state (never starts one). */
-  agent(): Promise<AgentEndpoint>;
+  agent(prepare?: AgentPrepare): Promise<AgentEndpoint>;
   emit(event: ToolStreamEvent): void;
   signal: AbortSignal;
   /** The run's pending-action stack, when the run has one (the ast resource). */

@@ -42,6 +42,8 @@ export class KernelPool {
   /** Why a kernel died between cells, until a cell has said so. */
   private readonly unreported = new Map<KernelLanguage, string>();
   private readonly queues = new Map<KernelLanguage, Promise<unknown>>();
+  /** Kernels started ahead of their first cell (warm), until they are ready or have failed. */
+  private readonly starting = new Map<KernelLanguage, Promise<KernelProcess>>();
   private closed = false;
 
   constructor(
@@ -55,6 +57,18 @@ export class KernelPool {
   /** The kernels alive now. */
   list(): KernelStatus[] {
     return [...this.kernels.values()].filter((k) => k.alive).map((k) => ({ info: kernelInfo(k), cells: k.cellCount, busy: k.busy }));
+  }
+
+  /**
+   * Starts the language's kernel now, ahead of its first cell: the agent was started for a cell, and
+   * the kernel's own start-up then runs while the rest of the agent loads. A failure is left for
+   * that cell, whose start tries again and reports it.
+   */
+  warm(language: KernelLanguage): void {
+    if (this.closed || this.kernels.has(language) || this.starting.has(language)) return;
+    const started = this.startKernel(language).finally(() => this.starting.delete(language));
+    started.catch(() => undefined);
+    this.starting.set(language, started);
   }
 
   /** Runs one cell, after the cells of its language already waiting. */
@@ -92,7 +106,8 @@ export class KernelPool {
     }
     let fresh = false;
     if (!kernel?.alive) {
-      kernel = await this.startKernel(language);
+      const warming = this.starting.get(language);
+      kernel = (warming ? await warming.catch(() => undefined) : undefined) ?? (await this.startKernel(language));
       fresh = true;
     }
     const previousFate = fresh ? (this.unreported.get(language) ?? "") : "";
@@ -122,6 +137,7 @@ export class KernelPool {
   /** Kills every kernel (the agent is stopping); their environments go with the state folder. */
   async close(): Promise<void> {
     this.closed = true;
+    await Promise.all([...this.starting.values()].map((p) => p.catch(() => undefined)));
     const all = [...this.kernels.values()];
     for (const k of all) k.kill("the agent stopped");
     await Promise.all(all.map((k) => k.exited));

@@ -92,7 +92,7 @@ export const evalTool = defineTool({
     }
     const language = a.language ?? "python";
     const timeoutSeconds = a.timeout_seconds ?? LIMITS.evalDefaultTimeoutSeconds;
-    const { client } = await ctx.agent();
+    const { client } = await ctx.agent({ kernel: language });
     const outcome = await runCell(client, { language, code: a.code, reset: a.reset ?? false, timeoutSeconds, bridgeSurface }, ctx);
     return describeOutcome(outcome, language);
   },
