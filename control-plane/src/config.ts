@@ -80,6 +80,12 @@ export interface WarmPoolConfig {
   profiles: EnclosureRequest[];
 }
 
+function hostSparesFromEnv(): number {
+  const n = limitFromEnv("ENCLAVE_HOST_SPARES", 0);
+  if (!Number.isInteger(n) || n > LIMITS.hostSparesMax) throw new Error(`ENCLAVE_HOST_SPARES=${n} must be a whole number from 0 to ${LIMITS.hostSparesMax}`);
+  return n;
+}
+
 function warmPoolFromEnv(): WarmPoolConfig {
   const size = limitFromEnv("ENCLAVE_WARM_POOL_SIZE", 0);
   if (!Number.isInteger(size) || size > LIMITS.warmPoolMaxSize) {
@@ -191,6 +197,7 @@ export function loadConfig(
     hostSandbox: {
       user: process.env.ENCLAVE_HOST_USER || "enclave-sandbox",
       network: onOffFromEnv("ENCLAVE_HOST_NETWORK", false),
+      spares: hostSparesFromEnv(),
     },
     auditRetention: {
       maxAgeMs: Math.round(limitFromEnv("ENCLAVE_AUDIT_RETENTION_DAYS", LIMITS.auditRetentionDefaultDays) * 86_400_000),

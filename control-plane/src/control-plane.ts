@@ -168,6 +168,7 @@ export class ControlPlane {
       join(config.dataDir, "logs"),
       join(config.dataDir, "host-state"),
       config.hostSandbox,
+      join(config.dataDir, "host-spares"),
     );
     const images = new SaveLoadSupply(() => connectDocker());
     this.engines = new Engines(
@@ -298,11 +299,17 @@ export class ControlPlane {
       }
     } else {
       workspacePath = this.conversations.workspaceFor(id);
-      mkdirSync(workspacePath, { recursive: true });
+      // A spare host agent, when one is ready, brings the (empty) folder with it.
+      if (!this.hostAgents.adopt(id, workspacePath)) mkdirSync(workspacePath, { recursive: true });
       ownsWorkspace = true;
     }
     const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant };
-    this.conversations.put(conv);
+    try {
+      this.conversations.put(conv);
+    } catch (err) {
+      void this.hostAgents.stop(id); // a spare it took
+      throw err;
+    }
     this.audit.record({ kind: "conversation_created", conversationId: id, detail: workspacePath });
     return this.view(conv);
   }

@@ -27,6 +27,8 @@ export const LIMITS = {
   agentReadyProbeMs: 3_000,
   /** Most warm-pool enclosures kept per profile (ENCLAVE_WARM_POOL_SIZE is checked against it). */
   warmPoolMaxSize: 64,
+  /** Host agents kept started ahead of any conversation, at most. */
+  hostSparesMax: 16,
   /** After a pool enclosure failed to start, the next try waits this long (doubling up to the max). */
   warmPoolRetryMs: 2_000,
   warmPoolRetryMaxMs: 60_000,

@@ -3,6 +3,12 @@
 // stdin is a lifeline: if the control plane goes away, so does the agent and all it started. The
 // control plane listens in its own private folder and hands the agent the listening socket, so the
 // sandbox never holds a path the control plane dials.
+//
+// Spares (ENCLAVE_HOST_SPARES): agents started ahead of any conversation, each in a sandbox of its own
+// over an empty workspace and state folder of the data folder's host-spares/. A new conversation
+// whose workspace the control plane makes takes one: the spare's folders are renamed into the
+// conversation's places (a bind mount follows its folder), so the agent that answers the first call
+// is already running. A spare serves the one conversation that took it, and is never handed on.
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -12,6 +18,7 @@ import { AgentClient } from "../agent-client/agent-client.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { cappedSink } from "../observability/capped-sink.js";
+import { log as logger } from "../observability/log.js";
 import { hostToolsBin } from "../repo-paths.js";
 import type { AgentEndpoint, AgentPrepare } from "./agent-endpoint.js";
 import { sandboxAgentPid } from "./sandbox-processes.js";
@@ -35,12 +42,34 @@ interface HostAgent {
   exit?: string;
   stderrTail: string[];
   log: WriteStream;
+  /** Taken from the spares: its workspace is given to the sandbox's account again before first use. */
+  adopted?: boolean;
+}
+
+interface Spare {
+  agent: HostAgent;
+  dir: string;
+  workspace: string;
+  stateDir: string;
+  logFile: string;
+}
+
+/** Where an agent's folders and log are. */
+interface AgentPlace {
+  /** For messages and the log file's name: the conversation, or the spare. */
+  label: string;
+  workspace: string;
+  stateDir: string;
+  logFile: string;
 }
 
 export class HostAgents {
   private readonly agents = new Map<string, HostAgent>();
   private readonly starting = new Map<string, Promise<HostAgent>>();
   private counter = 0;
+  private readonly spares: Spare[] = [];
+  private filling: Promise<void> | undefined;
+  private closed = false;
 
   constructor(
     private readonly agentBundleDir: string,
@@ -50,7 +79,90 @@ export class HostAgents {
     /** Per-conversation state folders (the apply journal), each mounted into its sandbox alone. */
     private readonly stateRoot: string,
     private readonly sandbox: HostSandboxConfig,
-  ) {}
+    /** The data folder's host-spares/: on the workspaces' file system, so a spare's folder can be renamed into place. */
+    private readonly spareRoot?: string,
+  ) {
+    // Spares of an earlier run died with it (their lifeline was that control plane).
+    if (spareRoot) rmSync(spareRoot, { recursive: true, force: true });
+    this.fillSpares();
+  }
+
+  /** How many spares are ready now. */
+  spareCount(): number {
+    return this.spares.filter((s) => s.agent.alive).length;
+  }
+
+  /**
+   * Makes `workspace` (a folder the control plane is creating for a new conversation, not there yet)
+   * from a spare's, and gives that spare's agent to the conversation. False when no spare is ready
+   * (the caller makes the folder, and the first call starts an agent).
+   */
+  adopt(conversationId: string, workspace: string): boolean {
+    const stateDir = this.stateDir(conversationId);
+    const logFile = join(this.logDir, `agent-${conversationId}.log`);
+    // A folder left at either place is the caller's to reuse; a spare only brings new ones.
+    if (existsSync(workspace) || existsSync(stateDir)) return false;
+    let spare: Spare | undefined;
+    while ((spare = this.spares.shift()) && !spare.agent.alive) this.discardSpare(spare);
+    if (!spare) {
+      this.fillSpares();
+      return false;
+    }
+    try {
+      mkdirSync(dirname(workspace), { recursive: true });
+      mkdirSync(this.stateRoot, { recursive: true, mode: 0o700 });
+      renameSync(spare.workspace, workspace);
+      try {
+        renameSync(spare.stateDir, stateDir);
+      } catch (err) {
+        renameSync(workspace, spare.workspace);
+        throw err;
+      }
+    } catch {
+      this.discardSpare(spare);
+      this.fillSpares();
+      return false;
+    }
+    rmSync(logFile, { force: true });
+    renameSync(spare.logFile, logFile);
+    rmSync(spare.dir, { recursive: true, force: true });
+    spare.agent.adopted = true;
+    this.agents.set(conversationId, spare.agent);
+    this.fillSpares();
+    return true;
+  }
+
+  private discardSpare(spare: Spare): void {
+    this.kill(spare.agent);
+    spare.agent.log.end();
+    rmSync(spare.logFile, { force: true });
+    rmSync(spare.agent.socketPath, { force: true });
+    rmSync(spare.dir, { recursive: true, force: true });
+  }
+
+  /** Starts spares, one at a time, until the configured number are ready. */
+  private fillSpares(): void {
+    if (!this.spareRoot || this.filling || this.closed) return;
+    const root = this.spareRoot;
+    this.filling = (async () => {
+      while (!this.closed && this.spareCount() < this.sandbox.spares) {
+        const dir = join(root, `s${++this.counter}`);
+        // The log starts beside the conversations' (renamed in the same folder when taken).
+        const place: AgentPlace = { label: `spare ${dir}`, workspace: join(dir, "workspace"), stateDir: join(dir, "state"), logFile: join(this.logDir, `spare-s${this.counter}.log`) };
+        try {
+          mkdirSync(place.workspace, { recursive: true, mode: 0o700 });
+          const agent = await this.spawnAgent(place);
+          const spare = { agent, dir, ...place };
+          if (this.closed) this.discardSpare(spare);
+          else this.spares.push(spare);
+        } catch (err) {
+          rmSync(dir, { recursive: true, force: true });
+          logger().warn(`a spare host agent did not start (${(err as Error).message}); tried again when the next conversation is made`);
+          return;
+        }
+      }
+    })().finally(() => (this.filling = undefined));
+  }
 
   /** The conversation's host agent, started (or restarted) when it is not running. */
   async endpoint(conversationId: string, workspace: string, prepare?: AgentPrepare): Promise<AgentEndpoint> {
@@ -64,6 +176,11 @@ export class HostAgents {
       }
     }
     if (!agent?.alive) agent = await this.start(conversationId, workspace, prepare);
+    if (agent.adopted) {
+      // Whatever was put in the workspace since it was taken is given to the sandbox's account too.
+      agent.adopted = false;
+      await giveWorkspaceTo(workspace, agent.identity);
+    }
     return { placement: "host", client: agent.client, where: this.where(agent) };
   }
 
@@ -115,6 +232,9 @@ export class HostAgents {
   }
 
   async stopAll(): Promise<void> {
+    this.closed = true;
+    await this.filling;
+    for (const spare of this.spares.splice(0)) this.discardSpare(spare);
     await Promise.all([...this.agents.keys()].map((id) => this.stop(id)));
   }
 
@@ -130,31 +250,33 @@ export class HostAgents {
   private start(conversationId: string, workspace: string, prepare?: AgentPrepare): Promise<HostAgent> {
     const pending = this.starting.get(conversationId);
     if (pending) return pending;
-    const p = this.spawnAgent(conversationId, workspace, prepare).finally(() => this.starting.delete(conversationId));
+    const previous = this.agents.get(conversationId);
+    if (previous) previous.client.close();
+    const place = { label: `conversation \`${bareId(conversationId)}\``, workspace, stateDir: this.stateDir(conversationId), logFile: join(this.logDir, `agent-${conversationId}.log`) };
+    // Known as the conversation's from its spawn, so that a stop meanwhile finds it.
+    const p = this.spawnAgent(place, prepare, (agent) => this.agents.set(conversationId, agent)).finally(() => this.starting.delete(conversationId));
     this.starting.set(conversationId, p);
     return p;
   }
 
-  /** The conversation's state folder, owned by the sandbox's account and private to it. */
-  private prepareStateDir(conversationId: string, id: SandboxIdentity): string {
-    const dir = this.stateDir(conversationId);
-    mkdirSync(this.stateRoot, { recursive: true, mode: 0o700 });
+  /** An agent's state folder, owned by the sandbox's account and private to it. */
+  private prepareStateDir(dir: string, id: SandboxIdentity): string {
+    mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
     if (id.drop) chownSync(dir, id.uid, id.gid);
     return dir;
   }
 
-  private async spawnAgent(conversationId: string, workspace: string, prepare?: AgentPrepare): Promise<HostAgent> {
+  private async spawnAgent(place: AgentPlace, prepare?: AgentPrepare, spawned?: (agent: HostAgent) => void): Promise<HostAgent> {
+    const { workspace, logFile } = place;
     const bundleEntry = join(this.agentBundleDir, "enclave-agent.mjs");
     if (!existsSync(bundleEntry)) {
       throw new EnclaveError("placement_unavailable", `the agent bundle ${bundleEntry} is missing: run \`make build\``);
     }
-    const previous = this.agents.get(conversationId);
-    if (previous) previous.client.close();
     mkdirSync(this.logDir, { recursive: true });
     const id = sandboxIdentity(this.sandbox);
-    const stateDir = this.prepareStateDir(conversationId, id);
+    const stateDir = this.prepareStateDir(place.stateDir, id);
     await giveWorkspaceTo(workspace, id);
     const socketPath = join(this.socketRoot, `h${++this.counter}.sock`);
     const listener = await listenFor(socketPath);
@@ -175,7 +297,6 @@ export class HostAgents {
       // The agent holds the listening socket now; ours must not accept a connection too.
       listener.close();
     }
-    const logFile = join(this.logDir, `agent-${conversationId}.log`);
     const logged = fileSize(logFile);
     // A full log is kept once as `.1`: what a sandbox floods never grows past two files.
     if (logged >= LIMITS.hostAgentLogMaxBytes) renameSync(logFile, `${logFile}.1`);
@@ -204,13 +325,13 @@ export class HostAgents {
       agent.alive = false;
       agent.exit = signal ? `killed by ${signal}` : `exited with code ${code}`;
     });
-    this.agents.set(conversationId, agent);
+    spawned?.(agent);
     const died = new Promise<never>((_, reject) =>
       child.once("exit", () =>
         reject(
           new EnclaveError(
             "placement_unavailable",
-            `the host agent for conversation \`${bareId(conversationId)}\` ${agent.exit} before it was ready:\n${agent.stderrTail.join("\n")}`,
+            `the host agent for ${place.label} ${agent.exit} before it was ready:\n${agent.stderrTail.join("\n")}`,
           ),
         ),
       ),

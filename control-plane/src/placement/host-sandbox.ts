@@ -22,6 +22,8 @@ export interface HostSandboxConfig {
   user: string;
   /** Whether the sandbox keeps the host's network (off by default; the bridge never needs it). */
   network: boolean;
+  /** Agents kept started ahead of any conversation (ENCLAVE_HOST_SPARES, default 0; see host-agents.ts). */
+  spares: number;
 }
 
 export interface SandboxIdentity {
