@@ -307,7 +307,11 @@ export class ControlPlane {
     try {
       this.conversations.put(conv);
     } catch (err) {
-      void this.hostAgents.stop(id); // a spare it took
+      // Nothing of it stays: a spare agent it took, that agent's state folder, the folder made for it.
+      void this.hostAgents.stop(id).then(() => {
+        this.hostAgents.forget(id);
+        if (ownsWorkspace) rmSync(workspacePath, { recursive: true, force: true });
+      });
       throw err;
     }
     this.audit.record({ kind: "conversation_created", conversationId: id, detail: workspacePath });

@@ -42,8 +42,10 @@ interface HostAgent {
   exit?: string;
   stderrTail: string[];
   log: WriteStream;
-  /** Taken from the spares: its workspace is given to the sandbox's account again before first use. */
-  adopted?: boolean;
+  /** Taken from the spares: the workspace is to be given to the sandbox's account before a call runs. */
+  toGive?: boolean;
+  /** That give, under way: every call made meanwhile waits for it. */
+  giving?: Promise<void>;
 }
 
 interface Spare {
@@ -68,6 +70,8 @@ export class HostAgents {
   private readonly starting = new Map<string, Promise<HostAgent>>();
   private counter = 0;
   private readonly spares: Spare[] = [];
+  private readonly runTag = Date.now().toString(36);
+  private sparesOff = false;
   private filling: Promise<void> | undefined;
   private closed = false;
 
@@ -118,16 +122,28 @@ export class HostAgents {
         renameSync(workspace, spare.workspace);
         throw err;
       }
-    } catch {
+    } catch (err) {
       this.discardSpare(spare);
-      this.fillSpares();
+      if ((err as NodeJS.ErrnoException).code === "EXDEV") {
+        // The workspaces are on another file system than the data folder's host-spares/: no spare
+        // could ever be taken, so none is started again.
+        this.sparesOff = true;
+        logger().warn(`spare host agents are off: the workspace ${workspace} is on another file system than ${this.spareRoot}, so a spare's folder cannot be renamed into place`);
+      } else {
+        logger().warn(`a spare host agent could not be given to conversation \`${bareId(conversationId)}\` (${(err as Error).message}); its agent starts on first call`);
+        this.fillSpares();
+      }
       return false;
     }
-    rmSync(logFile, { force: true });
-    renameSync(spare.logFile, logFile);
-    rmSync(spare.dir, { recursive: true, force: true });
-    spare.agent.adopted = true;
     this.agents.set(conversationId, spare.agent);
+    spare.agent.toGive = true;
+    try {
+      rmSync(logFile, { force: true });
+      renameSync(spare.logFile, logFile);
+    } catch {
+      // The log keeps its spare's name; the agent is the conversation's all the same.
+    }
+    rmSync(spare.dir, { recursive: true, force: true });
     this.fillSpares();
     return true;
   }
@@ -142,21 +158,25 @@ export class HostAgents {
 
   /** Starts spares, one at a time, until the configured number are ready. */
   private fillSpares(): void {
-    if (!this.spareRoot || this.filling || this.closed) return;
+    if (!this.spareRoot || this.filling || this.closed || this.sparesOff) return;
     const root = this.spareRoot;
     this.filling = (async () => {
       while (!this.closed && this.spareCount() < this.sandbox.spares) {
         const dir = join(root, `s${++this.counter}`);
-        // The log starts beside the conversations' (renamed in the same folder when taken).
-        const place: AgentPlace = { label: `spare ${dir}`, workspace: join(dir, "workspace"), stateDir: join(dir, "state"), logFile: join(this.logDir, `spare-s${this.counter}.log`) };
+        // The log starts beside the conversations' (renamed in the same folder when taken); named
+        // for this run, so that no earlier run's file is appended to.
+        const place: AgentPlace = { label: `spare ${dir}`, workspace: join(dir, "workspace"), stateDir: join(dir, "state"), logFile: join(this.logDir, `spare-${this.runTag}-${this.counter}.log`) };
+        let started: HostAgent | undefined;
         try {
           mkdirSync(place.workspace, { recursive: true, mode: 0o700 });
-          const agent = await this.spawnAgent(place);
+          const agent = await this.spawnAgent(place, undefined, (a) => (started = a));
           const spare = { agent, dir, ...place };
           if (this.closed) this.discardSpare(spare);
           else this.spares.push(spare);
         } catch (err) {
-          rmSync(dir, { recursive: true, force: true });
+          // One that did not answer in time is still running: it goes too.
+          if (started) this.discardSpare({ agent: started, dir, ...place });
+          else rmSync(dir, { recursive: true, force: true });
           logger().warn(`a spare host agent did not start (${(err as Error).message}); tried again when the next conversation is made`);
           return;
         }
@@ -176,10 +196,18 @@ export class HostAgents {
       }
     }
     if (!agent?.alive) agent = await this.start(conversationId, workspace, prepare);
-    if (agent.adopted) {
-      // Whatever was put in the workspace since it was taken is given to the sandbox's account too.
-      agent.adopted = false;
-      await giveWorkspaceTo(workspace, agent.identity);
+    if (agent.toGive) {
+      // Whatever was put in the workspace since it was taken is given to the sandbox's account too,
+      // before any call of the conversation runs; a failed give is tried again by the next call.
+      const taken = agent;
+      taken.giving ??= giveWorkspaceTo(workspace, taken.identity)
+        .then(() => {
+          taken.toGive = false;
+        })
+        .finally(() => {
+          taken.giving = undefined;
+        });
+      await taken.giving;
     }
     return { placement: "host", client: agent.client, where: this.where(agent) };
   }

@@ -32,8 +32,10 @@ def before_cell():
 def get():
     global _loop
     if _loop is None:
-        import asyncio
+        import asyncio  # the first import runs install()'s hook, which may have made the loop
 
+        if _loop is not None:
+            return _loop
         _loop = asyncio.new_event_loop()
         asyncio.set_event_loop(_loop)
     return _loop
