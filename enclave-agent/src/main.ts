@@ -1,5 +1,5 @@
 // enclave-agent: the resource host that runs next to the code, on the host or inside an enclosure.
-//   enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin]
+//   enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin] [--warm-kernel LANGUAGE]
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,8 +61,9 @@ async function main(): Promise<void> {
   // with import(), which the bundle evaluates only then, so the kernel's start-up overlaps it.
   let early: { state: StateFolder; kernels: KernelPool } | undefined;
   if (warm) {
-    const state = openStateFolder(values["state-dir"], realpathSync(values.workspace));
-    early = { state, kernels: new KernelPool(realpathSync(values.workspace), kernelDir, state.kernelsDir) };
+    const root = realpathSync(values.workspace);
+    const state = openStateFolder(values["state-dir"], root);
+    early = { state, kernels: new KernelPool(root, kernelDir, state.kernelsDir) };
     early.kernels.warm(warm);
   }
   const { startAgent } = await import("./agent-server.js");

@@ -44,7 +44,6 @@ export function ownerId(dataDir: string): string {
   return createHash("sha256").update(resolve(dataDir)).digest("hex").slice(0, 16);
 }
 
-/** What a stop could not bring back into the workspace (copy mode), and what it could not remove. */
 /** An enclosure whose agent has answered: its record, a client to it, and the agent's pid. */
 export interface StartedEnclosure {
   record: EnclosureRecord;
@@ -52,6 +51,7 @@ export interface StartedEnclosure {
   agentPid: number;
 }
 
+/** What a stop could not bring back into the workspace (copy mode), and what it could not remove. */
 export interface StopReport {
   notCopiedBack: string[];
   leftovers: string[];
@@ -232,8 +232,8 @@ export class DockerDriver {
   }
 
   /** The relay inside waits for the agent's socket, so the first Health answers as soon as the agent
-   * listens; between attempts, a container that exited is reported with its last lines. */
-  /** Waits for the agent's first answer; its pid, as the agent reports it. */
+   * listens; between attempts, a container that exited is reported with its last lines. Returns the
+   * agent's pid, as the agent reports it. */
   async waitReady(container: Docker.Container, client: AgentClient): Promise<number> {
     const deadline = Date.now() + LIMITS.agentReadyTimeoutMs;
     for (;;) {

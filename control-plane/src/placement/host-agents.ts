@@ -48,22 +48,17 @@ interface HostAgent {
   giving?: Promise<void>;
 }
 
-interface Spare {
-  agent: HostAgent;
-  dir: string;
-  workspace: string;
-  stateDir: string;
-  logFile: string;
-}
-
 /** Where an agent's folders and log are. */
 interface AgentPlace {
-  /** For messages and the log file's name: the conversation, or the spare. */
+  /** For messages: the conversation, or the spare. */
   label: string;
   workspace: string;
   stateDir: string;
   logFile: string;
 }
+
+/** A spare: its agent, and the folder of host-spares/ its own folders start in. */
+type Spare = AgentPlace & { agent: HostAgent; dir: string };
 
 export class HostAgents {
   private readonly agents = new Map<string, HostAgent>();
@@ -102,8 +97,7 @@ export class HostAgents {
    * (the caller makes the folder, and the first call starts an agent).
    */
   adopt(conversationId: string, workspace: string): boolean {
-    const stateDir = this.stateDir(conversationId);
-    const logFile = join(this.logDir, `agent-${conversationId}.log`);
+    const { stateDir, logFile } = this.placeOf(conversationId, workspace);
     // A folder left at either place is the caller's to reuse; a spare only brings new ones.
     if (existsSync(workspace) || existsSync(stateDir)) return false;
     let spare: Spare | undefined;
@@ -158,7 +152,7 @@ export class HostAgents {
 
   /** Starts spares, one at a time, until the configured number are ready. */
   private fillSpares(): void {
-    if (!this.spareRoot || this.filling || this.closed || this.sparesOff) return;
+    if (!this.spareRoot || !this.sandbox.spares || this.filling || this.closed || this.sparesOff) return;
     const root = this.spareRoot;
     this.filling = (async () => {
       while (!this.closed && this.spareCount() < this.sandbox.spares) {
@@ -259,6 +253,10 @@ export class HostAgents {
     return join(this.stateRoot, conversationId);
   }
 
+  private placeOf(conversationId: string, workspace: string): AgentPlace {
+    return { label: `conversation \`${bareId(conversationId)}\``, workspace, stateDir: this.stateDir(conversationId), logFile: join(this.logDir, `agent-${conversationId}.log`) };
+  }
+
   async stopAll(): Promise<void> {
     this.closed = true;
     await this.filling;
@@ -280,7 +278,7 @@ export class HostAgents {
     if (pending) return pending;
     const previous = this.agents.get(conversationId);
     if (previous) previous.client.close();
-    const place = { label: `conversation \`${bareId(conversationId)}\``, workspace, stateDir: this.stateDir(conversationId), logFile: join(this.logDir, `agent-${conversationId}.log`) };
+    const place = this.placeOf(conversationId, workspace);
     // Known as the conversation's from its spawn, so that a stop meanwhile finds it.
     const p = this.spawnAgent(place, prepare, (agent) => this.agents.set(conversationId, agent)).finally(() => this.starting.delete(conversationId));
     this.starting.set(conversationId, p);
