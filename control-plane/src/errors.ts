@@ -55,7 +55,9 @@ export type EnclaveErrorCode =
   /** What was asked needs the engine's machine to be this one (bind mode, reading its /proc), and the enclosure's engine is remote. */
   | "remote_engine_unsupported"
   /** A CallTools session already carries the most calls in flight one session may; wait for one, or use another session. */
-  | "too_many_calls";
+  | "too_many_calls"
+  /** The shared agent-bundle volume on the engine does not hold this control plane's bundle: no enclosure starts with it. */
+  | "agent_bundle_mismatch";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -89,6 +91,7 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   unauthenticated: status.UNAUTHENTICATED,
   quota_exceeded: status.RESOURCE_EXHAUSTED,
   remote_engine_unsupported: status.FAILED_PRECONDITION,
+  agent_bundle_mismatch: status.FAILED_PRECONDITION,
   too_many_calls: status.RESOURCE_EXHAUSTED,
 };
 

@@ -15,6 +15,7 @@ export const AUDIT_KINDS = [
   "worker_started",
   "worker_settled",
   "audit_pruned",
+  "agent_bundle_refused",
 ] as const;
 
 export const AUDIT_ORIGINS = ["model", "bridge"] as const;

@@ -4,7 +4,7 @@
 import type { AuditEvent } from "../audit/audit-log.js";
 import { log, scopeOf } from "./log.js";
 
-const WARN_KINDS = new Set(["enclosure_died", "agent_restarted"]);
+const WARN_KINDS = new Set(["enclosure_died", "agent_restarted", "agent_bundle_refused"]);
 const DETAIL_CHARS = 300;
 
 /** Subscribed to the audit log, so called inside its record(): never throws. */

@@ -30,6 +30,7 @@ import { LIMITS } from "../limits.js";
 import { repoRoot } from "../repo-paths.js";
 import { engineBuild } from "./engine-build.js";
 import { ensureNodeTarball, NODE_RUNTIME, nodeTarballName } from "./node-runtime.js";
+import { NO_COPY } from "./volume-holder.js";
 
 /** Where the injected Node lives inside an enclosure. */
 export const INJECTED_NODE = {
@@ -45,10 +46,6 @@ export const NODE_CACHE_DIR = join(repoRoot, ".enclave", "cache", "node-runtime"
 const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 type Mount = NonNullable<NonNullable<ContainerCreateOptions["HostConfig"]>["Mounts"]>[number];
-
-/** A volume mount that never takes content from the image at its mount point (dockerode's type wants
- * fields the engine does not). */
-const NO_COPY = { NoCopy: true } as { NoCopy: boolean } as NonNullable<Mount["VolumeOptions"]>;
 
 export interface ImageFacts {
   id: string;

@@ -2,37 +2,42 @@
 // enclosure of this control plane, rather than copied into a fresh volume at each start: a start no
 // longer streams the bundle (about 18 MB with the grammars) through the engine, and every enclosure
 // maps the same files, so the page cache holds the agent's code once instead of once per enclosure.
-// The volume is filled once through a container that is never started, and a marker written last
-// says it is complete (a fill cut short is finished by the next one). Its files are root's and it is
-// mounted read-only: no enclosure can change what another runs. Like the anonymous volume before
-// it, its only host path is the engine's own volume folder (no path of ours shows inside).
-import { createHash } from "node:crypto";
-import { promises as fsp } from "node:fs";
-import { join } from "node:path";
+// Every enclosure of every tenant runs what this volume holds, so no tenant may ever reach it:
+//   - it is filled only from this host's built bundle, as a tar, through a never-started container of
+//     Enclave's own holder image (volume-holder.ts), never through an image a tenant names, and every
+//     mount of it says NoCopy, so an image with files at the mount point cannot seed it;
+//   - a marker written last says the fill is complete (a fill cut short is redone);
+//   - before the first enclosure of this process mounts it, its content's digest is compared with the
+//     bundle's: a volume that differs (changed on the engine's host, or filled by another program)
+//     refuses every start with `agent_bundle_mismatch` until an operator removes it; the volume's
+//     creation time is checked at each start, so one removed and made anew is checked again.
+// Its files are root's and it is mounted read-only: no enclosure can change what another runs. Its
+// only host path is the engine's own volume folder (no path of ours shows inside).
 import type Docker from "dockerode";
 import type { ContainerCreateOptions } from "dockerode";
 import { Readable } from "node:stream";
 import { pack as tarPack } from "tar-stream";
+import { sleep } from "../../../enclave-agent/src/time/wait.js";
+import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import { archiveDigest, EMPTY_DIGEST, folderDigest } from "./bundle-digest.js";
 import { IN_ENCLOSURE } from "./enclosure-settings.js";
+import { NO_COPY, withVolumeHolder } from "./volume-holder.js";
 import { packFolder, putFolder } from "./workspace-transfer.js";
 
 const MARKER = ".enclave-bundle-complete";
 const STALE_AFTER_MS = 24 * 3600_000;
 export const AGENT_VOLUME_LABEL = "org.enclave.agent-bundle";
+const isMarker = (rel: string): boolean => rel === MARKER;
 
-/** A digest of every file's path and bytes under dir: equal bundles, equal volumes. */
-async function bundleDigest(dir: string): Promise<string> {
-  const h = createHash("sha256");
-  const walk = async (abs: string, rel: string): Promise<void> => {
-    for (const name of (await fsp.readdir(abs)).sort()) {
-      const st = await fsp.lstat(join(abs, name));
-      const r = `${rel}/${name}`;
-      if (st.isDirectory()) await walk(join(abs, name), r);
-      else if (st.isFile()) h.update(`${r}\0${st.mode & 0o777}\0`).update(await fsp.readFile(join(abs, name)));
-    }
-  };
-  await walk(dir, "");
-  return h.digest("hex").slice(0, 16);
+/** The volume's name for a bundle of this digest. */
+export function agentVolumeName(digest: string): string {
+  return `enclave-agent-bundle-${digest.slice(0, 16)}`;
+}
+
+/** The digest of the built bundle under dir (bundle-digest.ts): equal bundles, equal volumes. */
+export function bundleDigest(dir: string): Promise<string> {
+  return folderDigest(dir, isMarker);
 }
 
 function markerArchive(): Readable {
@@ -42,30 +47,59 @@ function markerArchive(): Readable {
   return p as unknown as Readable;
 }
 
-async function fill(docker: Docker, name: string, image: string, bundleDir: string, labels: Record<string, string>): Promise<void> {
+async function hasMarker(holder: Docker.Container): Promise<boolean> {
+  return holder.infoArchive({ path: `${IN_ENCLOSURE.agentDir}/${MARKER}` }).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function volumeCreatedAt(docker: Docker, name: string): Promise<string | undefined> {
   try {
-    await docker.createVolume({ Name: name, Labels: labels });
+    return ((await docker.getVolume(name).inspect()) as { CreatedAt?: string }).CreatedAt ?? "";
   } catch (err) {
-    if ((err as { statusCode?: number }).statusCode !== 409) throw err;
+    if ((err as { statusCode?: number }).statusCode === 404) return undefined;
+    throw err;
   }
-  const filler = await docker.createContainer({
-    Image: image,
-    // Never started; the engine still wants a command.
-    Entrypoint: ["/bin/true"],
-    Labels: labels,
-    NetworkDisabled: true,
-    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: name, Target: IN_ENCLOSURE.agentDir }] },
-  });
-  try {
-    const complete = await filler.infoArchive({ path: `${IN_ENCLOSURE.agentDir}/${MARKER}` }).then(
-      () => true,
-      () => false,
-    );
-    if (complete) return;
-    await putFolder(filler, packFolder(bundleDir, 0, 0), IN_ENCLOSURE.agentDir);
-    await putFolder(filler, markerArchive(), IN_ENCLOSURE.agentDir);
-  } finally {
-    await filler.remove({ force: true }).catch(() => undefined);
+}
+
+async function fillInto(holder: Docker.Container, bundleDir: string): Promise<void> {
+  await putFolder(holder, packFolder(bundleDir, 0, 0), IN_ENCLOSURE.agentDir);
+  await putFolder(holder, markerArchive(), IN_ENCLOSURE.agentDir);
+}
+
+/**
+ * Makes the volume hold exactly the bundle: filled when new (or left incomplete by a fill that died),
+ * then read back and compared with the bundle's digest. Returns the volume's creation time.
+ */
+async function fillAndCheck(docker: Docker, name: string, digest: string, bundleDir: string, labels: Record<string, string>): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    if ((await volumeCreatedAt(docker, name)) === undefined) await docker.createVolume({ Name: name, Labels: labels });
+    const outcome = await withVolumeHolder(docker, name, IN_ENCLOSURE.agentDir, labels, async (holder) => {
+      if (!(await hasMarker(holder))) {
+        const now = await archiveDigest((await holder.getArchive({ path: IN_ENCLOSURE.agentDir })) as NodeJS.ReadableStream);
+        if (now === EMPTY_DIGEST) await fillInto(holder, bundleDir);
+        else {
+          // Another control plane on this engine may be filling it right now: wait for its marker.
+          for (const deadline = Date.now() + LIMITS.nodeVolumeFillWaitMs; !(await hasMarker(holder)) && Date.now() < deadline; ) await sleep(LIMITS.nodeVolumeFillPollMs);
+          if (!(await hasMarker(holder))) return "incomplete" as const;
+        }
+      }
+      const got = await archiveDigest((await holder.getArchive({ path: IN_ENCLOSURE.agentDir })) as NodeJS.ReadableStream, isMarker);
+      return got === digest ? ("ok" as const) : ("mismatch" as const);
+    });
+    if (outcome === "mismatch") {
+      throw new EnclaveError(
+        "agent_bundle_mismatch",
+        `the shared agent volume ${name} does not hold this control plane's agent bundle (its content differs); no enclosure starts with it. ` +
+          `An operator removes it (docker volume rm ${name}) once no container uses it, and the next start fills it anew`,
+      );
+    }
+    if (outcome === "ok") return (await volumeCreatedAt(docker, name)) ?? "";
+    // Left incomplete by a fill that died: removed (the engine refuses while a container uses it) and filled again.
+    if (attempt > 0 || !(await docker.getVolume(name).remove().then(() => true, () => false))) {
+      throw new EnclaveError("placement_unavailable", `the shared agent volume ${name} is incomplete and in use; remove it (docker volume rm ${name}) and start again`);
+    }
   }
 }
 
@@ -79,43 +113,43 @@ async function removeStale(docker: Docker, current: string): Promise<void> {
   }
 }
 
-/** Per engine and bundle folder: the volume's name once filled. */
-const filled = new WeakMap<Docker, Map<string, Promise<string>>>();
+/** Per engine and bundle folder: the checked volume's name and creation time. */
+const checked = new WeakMap<Docker, Map<string, Promise<{ name: string; createdAt: string }>>>();
 
 /**
- * The filled volume holding bundleDir's bundle (filled through `image` on first need). Named by the
- * bundle's digest alone, so every control plane on the engine with the same bundle shares it; checked
- * to exist at each start (another control plane may have removed it as stale).
+ * The checked volume holding bundleDir's bundle (filled on first need). Named by the bundle's digest
+ * alone, so every control plane on the engine with the same bundle shares it; checked at each start
+ * to be the same volume that was read back (another control plane may have removed it as stale).
  */
-export async function agentVolume(docker: Docker, bundleDir: string, image: string, owner: string, ownerLabel: string): Promise<string> {
-  let byDir = filled.get(docker);
-  if (!byDir) filled.set(docker, (byDir = new Map()));
+export async function agentVolume(docker: Docker, bundleDir: string, owner: string, ownerLabel: string): Promise<string> {
+  let byDir = checked.get(docker);
+  if (!byDir) checked.set(docker, (byDir = new Map()));
   const known = byDir.get(bundleDir);
   if (known) {
-    const name = await known.catch(() => "");
-    if (name && (await docker.getVolume(name).inspect().then(() => true, () => false))) return name;
+    const v = await known.catch(() => undefined);
+    if (v && (await volumeCreatedAt(docker, v.name).catch(() => undefined)) === v.createdAt) return v.name;
     if (byDir.get(bundleDir) === known) byDir.delete(bundleDir);
   }
   let done = byDir.get(bundleDir);
   if (!done) {
     done = bundleDigest(bundleDir).then(async (digest) => {
-      const name = `enclave-agent-bundle-${digest}`;
-      await fill(docker, name, image, bundleDir, { [ownerLabel]: owner, [AGENT_VOLUME_LABEL]: digest });
+      const name = agentVolumeName(digest);
+      const createdAt = await fillAndCheck(docker, name, digest, bundleDir, { [ownerLabel]: owner, [AGENT_VOLUME_LABEL]: digest.slice(0, 16) });
       await removeStale(docker, name);
-      return name;
+      return { name, createdAt };
     });
     const mine = done;
-    // A failed fill is tried again by the next start.
+    // A failed fill or check is tried again by the next start.
     done.catch(() => {
       if (byDir?.get(bundleDir) === mine) byDir.delete(bundleDir);
     });
     byDir.set(bundleDir, done);
   }
-  return done;
+  return (await done).name;
 }
 
 /** The container spec with the agent folder mounted read-only from the shared bundle volume. */
 export function withAgentVolume(spec: ContainerCreateOptions, volume: string): ContainerCreateOptions {
-  const mounts = (spec.HostConfig?.Mounts ?? []).map((m) => (m.Target === IN_ENCLOSURE.agentDir ? { ...m, Source: volume, ReadOnly: true } : m));
+  const mounts = (spec.HostConfig?.Mounts ?? []).map((m) => (m.Target === IN_ENCLOSURE.agentDir ? { ...m, Source: volume, ReadOnly: true, VolumeOptions: NO_COPY } : m));
   return { ...spec, HostConfig: { ...spec.HostConfig, Mounts: mounts } };
 }

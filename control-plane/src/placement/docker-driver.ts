@@ -159,8 +159,8 @@ export class DockerDriver {
     };
   }
 
-  agentVolume(image: string): Promise<string> {
-    return agentVolume(this.docker, this.agentBundleDir, image, this.owner, LABELS.owner);
+  agentVolume(): Promise<string> {
+    return agentVolume(this.docker, this.agentBundleDir, this.owner, LABELS.owner);
   }
 
   private defaultImage(delivery: string): string {
@@ -207,7 +207,7 @@ export class DockerDriver {
         });
       }
       let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels), plan.injection);
-      if (settings.agentDelivery === "mount") spec = withAgentVolume(spec, await this.agentVolume(settings.image));
+      if (settings.agentDelivery === "mount") spec = withAgentVolume(spec, await this.agentVolume());
       container = await this.docker.createContainer({ name, ...spec });
       if (settings.workspaceMode === "copy") {
         await putFolder(container, packFolder(conv.workspacePath, settings.uid, settings.gid), IN_ENCLOSURE.workspace, settings.diskLimitBytes);

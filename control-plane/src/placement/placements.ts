@@ -8,7 +8,7 @@ import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentEndpoint, AgentPrepare } from "./agent-endpoint.js";
 import type { DeathWatch } from "./death-watch.js";
-import { type DockerDriver, enclosureWhere } from "./docker-driver.js";
+import { type DockerDriver, enclosureWhere, type StartedEnclosure } from "./docker-driver.js";
 import type { EnclosureRequest } from "./enclosure-settings.js";
 import type { EnginePort } from "./engines.js";
 import type { HostAgents } from "./host-agents.js";
@@ -277,7 +277,7 @@ export class Placements implements PlacementPort {
     // The pool holds Enclave's own image on the default engine: a start naming an image or a dev
     // container, or placed on a remote engine, starts cold.
     const poolable = !req.image && !req.devcontainer && !driver.engine.remote;
-    const { record, client, agentPid } = (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await driver.start(conv, req));
+    const { record, client, agentPid } = (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await this.startOn(driver, conv, req));
     if (!record.pool) {
       try {
         await client.assign(conv.id);
@@ -302,6 +302,18 @@ export class Placements implements PlacementPort {
         (record.pool ? `; from the warm pool (profile ${record.pool.profile}, started ${record.pool.claimedAtMs - record.pool.createdAtMs} ms before this claim, never used before)` : "; started cold"),
     });
     return conv;
+  }
+
+  /** A cold start; one refused because the shared agent volume is not the bundle's is recorded. */
+  private async startOn(driver: DockerDriver, conv: ConversationRecord, req: EnclosureRequest): Promise<StartedEnclosure> {
+    try {
+      return await driver.start(conv, req);
+    } catch (err) {
+      if (err instanceof EnclaveError && err.code === "agent_bundle_mismatch") {
+        this.audit.record({ kind: "agent_bundle_refused", conversationId: conv.id, outcome: `error:${err.code}`, detail: err.message });
+      }
+      throw err;
+    }
   }
 
   async stop(conversationId: string): Promise<ConversationRecord> {

@@ -196,7 +196,7 @@ export class WarmPool {
       const spec = withInjection(containerSpec(settings, { workspace: slot ?? "", workspaceVolume: disk?.volume }, labels), node ?? { env: [], mounts: [] });
       // Slave propagation: the workspace mounted onto the slot later shows inside; nothing inside propagates out.
       if (slot && spec.HostConfig?.Binds) spec.HostConfig.Binds = spec.HostConfig.Binds.map((b) => (b === `${slot}:${IN_ENCLOSURE.workspace}` ? `${b}:rslave` : b));
-      container = await this.docker.createContainer({ name, ...(settings.agentDelivery === "mount" ? withAgentVolume(spec, await this.driver.agentVolume(settings.image)) : spec) });
+      container = await this.docker.createContainer({ name, ...(settings.agentDelivery === "mount" ? withAgentVolume(spec, await this.driver.agentVolume()) : spec) });
       await container.start();
       const base = this.driver.startingRecord(container.id, settings, disk);
       const createdAtMs = base.startedAtMs;

@@ -1,0 +1,144 @@
+// The shared agent-bundle volume, attacked by a tenant through the real API with token tenants: one
+// tenant's image ships files at the bundle's mount point (a json.py beside the Python kernel's
+// runner) and starts first after a new bundle; another tenant's Python cell must not run them, and the
+// volume must hold exactly the bundle. A volume changed on the engine afterwards refuses every start
+// with `agent_bundle_mismatch`, recorded in the audit log.
+import { randomBytes } from "node:crypto";
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type ControlPlaneConfig, loadConfig } from "../../control-plane/src/config.js";
+import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { IN_ENCLOSURE } from "../../control-plane/src/placement/enclosure-settings.js";
+import { agentBundleDir } from "../../control-plane/src/repo-paths.js";
+import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+import { addToken } from "../../control-plane/src/tenants/token-file.js";
+import { imageTags } from "../../images/pipeline/image-set.js";
+import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
+import { byoImage } from "../helpers/byo-images.js";
+import { outcome } from "../helpers/call-outcome.js";
+import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
+
+const docker = new Docker();
+let dir: string;
+let certs: TestCerts;
+let config: ControlPlaneConfig;
+let cp: ControlPlane | undefined;
+let server: ServingControlPlane | undefined;
+let volume = "";
+const tokens = { acme: "", globex: "", ops: "" };
+const opened: ControlPlaneClient[] = [];
+
+function client(token: string): ControlPlaneClient {
+  const c = new ControlPlaneClient(server?.address ?? "", { tls: { rootCerts: certs.ca }, token });
+  opened.push(c);
+  return c;
+}
+
+async function serve(): Promise<void> {
+  cp = await ControlPlane.start(config);
+  server = await serveControlPlane(cp, config.listen, config.api);
+}
+
+async function shutDown(): Promise<void> {
+  for (const c of opened.splice(0)) c.close();
+  await server?.close();
+  if (cp) {
+    for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
+    await cp.close();
+  }
+  cp = undefined;
+  server = undefined;
+}
+
+/** Runs a shell command as root in a container of Enclave's base image with the volume mounted writable at /v. */
+async function inVolume(command: string): Promise<void> {
+  const c = await docker.createContainer({
+    Image: imageTags().base,
+    Cmd: ["/bin/sh", "-c", command],
+    NetworkDisabled: true,
+    HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: volume, Target: "/v" }] },
+  });
+  try {
+    await c.start();
+    expect((await c.wait()) as { StatusCode: number }).toMatchObject({ StatusCode: 0 });
+  } finally {
+    await c.remove({ force: true });
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "enclave-bundle-volume-"));
+  // A bundle of its own (the built one and a nonce), so the run starts from a new, empty volume.
+  const bundle = join(dir, "agent");
+  cpSync(agentBundleDir, bundle, { recursive: true });
+  writeFileSync(join(bundle, "test-nonce"), randomBytes(16).toString("hex"));
+  certs = makeTestCerts(dir);
+  const tokensFile = join(dir, "tokens.json");
+  tokens.acme = addToken(tokensFile, "acme").token;
+  tokens.globex = addToken(tokensFile, "globex").token;
+  tokens.ops = addToken(tokensFile, "ops", { operator: true }).token;
+  config = loadConfig({ dataDir: join(dir, "data"), listen: "127.0.0.1:0", api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile } });
+  config.agentBundleDir = bundle;
+  await serve();
+}, 600_000);
+
+afterAll(async () => {
+  await shutDown();
+  if (volume) await docker.getVolume(volume).remove().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the shared agent-bundle volume", () => {
+  it("a tenant's image with files at the bundle's mount point, started first, reaches neither the volume nor another tenant's kernel", async () => {
+    const planted = await byoImage("planted-bundle");
+    const python = await byoImage("python-debian");
+    const acme = client(tokens.acme);
+    await acme.createConversation("first");
+    await acme.startEnclosure("first", { image: planted });
+    const globex = client(tokens.globex);
+    const victim = await globex.createConversation("victim");
+    await globex.startEnclosure("victim", { image: python });
+    const info = await docker.getContainer((await globex.getConversation("victim")).enclosure?.containerId ?? "").inspect();
+    const mount = info.Mounts.find((m) => m.Destination === IN_ENCLOSURE.agentDir);
+    volume = mount?.Name ?? "";
+    expect(volume).toMatch(/^enclave-agent-bundle-/);
+    expect(mount?.RW).toBe(false);
+    const run = (await globex.openRun("victim", { approvalPolicy: "never" })).id;
+    const r = await globex.callTool(run, "eval", { language: "python", code: "import json\nprint(json.dumps([6 * 7]))", description: "a cell that imports json" });
+    expect(r.isError, resultText(r)).toBe(false);
+    expect(resultText(r)).toContain("[42]");
+    expect(existsSync(join(victim.workspacePath, "PLANTED-BY-ANOTHER-TENANT"))).toBe(false);
+    // Read as the engine holds it: nothing the planted image had is in the volume.
+    const exec = await globex.callTool(run, "exec", { command: `ls ${IN_ENCLOSURE.agentDir}/PLANTED ${IN_ENCLOSURE.agentDir}/kernels/python/json.py 2>&1; echo done` });
+    expect(resultText(exec)).toContain("done");
+    expect(resultText(exec)).not.toMatch(/^\/opt\/enclave\/agent\/(PLANTED|kernels)/m);
+  }, 600_000);
+
+  it("a volume whose content changed on the engine refuses every start with agent_bundle_mismatch, and the refusal is audited", async () => {
+    expect(volume).not.toBe("");
+    await shutDown();
+    await inVolume("echo 'raise SystemExit(\"tampered\")' > /v/kernels/python/json.py");
+    // A control plane started afterwards (its first start reads the volume back).
+    await serve();
+    const acme = client(tokens.acme);
+    await acme.createConversation("after-tamper");
+    const o = await outcome(acme.startEnclosure("after-tamper", { image: await byoImage("python-debian") }));
+    expect(o.code).toBe("agent_bundle_mismatch");
+    expect((await acme.getConversation("after-tamper")).enclosure).toBeUndefined();
+    const events: AuditEvent[] = [];
+    await client(tokens.ops).subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => events.push(e)).done;
+    const refused = events.filter((e) => e.kind === "agent_bundle_refused");
+    expect(refused.map((e) => [e.tenant, e.outcome])).toEqual([["acme", "error:agent_bundle_mismatch"]]);
+    // The same volume without the change starts again.
+    await inVolume("rm /v/kernels/python/json.py");
+    await shutDown();
+    await serve();
+    const again = client(tokens.acme);
+    await again.createConversation("restored");
+    await expect(again.startEnclosure("restored", { image: await byoImage("python-debian") })).resolves.toMatchObject({ placement: "enclosure" });
+  }, 600_000);
+});
