@@ -1,13 +1,17 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run check test build deps gen docker images bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium registry
+.PHONY: run check test build deps gen docker images static-cc bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium registry
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
-build: deps
+build: deps static-cc
 	node scripts/build.mjs
+
+# The build links the audit's in-enclosure reader statically: a C compiler and glibc's static library.
+static-cc:
+	bash scripts/ensure-static-cc.sh
 
 gen: deps
 	node scripts/gen-proto.mjs
@@ -43,7 +47,7 @@ chromium:
 # The fast lane, no Docker: the protos' lint and wire compatibility with main, typecheck (the build's
 # tsc; unit tests start the built agent), lint (ESLint with typescript-eslint), the unit tests.
 BREAKING_BASE ?= $(shell git rev-parse -q --verify main >/dev/null && echo main || echo origin/main)
-check: deps
+check: deps static-cc
 	npx buf lint proto
 	npx buf breaking proto --against '.git#ref=$(BREAKING_BASE),subdir=proto'
 	node scripts/build.mjs

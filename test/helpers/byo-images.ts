@@ -11,7 +11,7 @@ import Docker from "dockerode";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
 
-export type ByoImage = "python-debian" | "scratch-glibc" | "planted-bundle";
+export type ByoImage = "python-debian" | "scratch-glibc" | "planted-bundle" | "lying-head";
 
 const BUILD_TIMEOUT_MS = 15 * 60_000;
 

@@ -2,13 +2,14 @@
 // kernel: the host's /proc shows only the sandbox that runs it. The audit asks that kernel directly:
 // a fresh process the control plane starts through the engine (docker exec) under a user id no
 // enclosure process has, so none can signal, trace or feed it, reads gVisor's own tables — every
-// process's status and its network namespace's socket tables, interfaces and routes, the mount table
-// — with one `head` from the image's read-only root. What it prints comes from gVisor's kernel, not
-// from the agent; with a writable root (an explicit relaxation, which fails the audit on its own) the
-// image's `sh` and `head` are the enclosure's to replace, and this half is no better than the inside.
+// process's status and its network namespace's socket tables, interfaces and routes, the mount table.
+// The reader is Enclave's own: a statically linked program (enclave-agent/native/proc-reader.c) in the
+// read-only agent bundle, so no shell, tool, loader or library of the image takes part, and an image
+// that ships a lying `head` or `sh` (or an /etc/ld.so.preload) cannot change what this half sees.
 import type Docker from "dockerode";
 import { orTimeout } from "../../../enclave-agent/src/time/wait.js";
 import { EnclaveError } from "../errors.js";
+import { IN_ENCLOSURE } from "../placement/enclosure-settings.js";
 import {
   interfacesIn,
   listeningIn,
@@ -48,9 +49,9 @@ const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 // Every process's own network tables, not only the reader's: gVisor does not apply the engine's
 // seccomp profile, so a process inside may make a user and network namespace of its own there.
 const NET_TABLES = ["dev", "route", "ipv6_route", ...SOCKET_TABLES];
-// `echo $$` names the reader so it is left out of the process list, with the process limit it was
-// started under (gVisor has no /proc/PID/limits); `exec` keeps it one process.
-const SCRIPT = `echo "reader $$ nproc $(ulimit -Hp)"; exec head -n 100000 /proc/self/mountinfo /proc/[0-9]*/status ${NET_TABLES.map((t) => `/proc/[0-9]*/net/${t}`).join(" ")}`;
+// The reader names its own pid, so it is left out of the process list, and the process limit it was
+// started under (gVisor has no /proc/PID/limits).
+const READER_COMMAND = [`${IN_ENCLOSURE.agentDir}/proc-reader`, ...NET_TABLES];
 
 /** A user id for the reader that differs from the enclosure's own. */
 export function readerUid(enclosureUid: number): number {
@@ -58,7 +59,7 @@ export function readerUid(enclosureUid: number): number {
 }
 
 async function execRead(container: Docker.Container, docker: Docker, user: string): Promise<string> {
-  const exec = await container.exec({ Cmd: ["/bin/sh", "-c", SCRIPT], User: user, AttachStdout: true, AttachStderr: true, Env: ["PATH=/usr/bin:/bin"] });
+  const exec = await container.exec({ Cmd: READER_COMMAND, User: user, AttachStdout: true, AttachStderr: true, Env: [] });
   const stream = await exec.start({ hijack: true, stdin: false });
   const chunks: Buffer[] = [];
   let size = 0;
@@ -83,7 +84,7 @@ async function execRead(container: Docker.Container, docker: Docker, user: strin
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** Splits `head`'s output of several files ("==> PATH <==" before each) into path → text. */
+/** Splits the reader's output (the format of `head` given several files: "==> PATH <==" before each) into path → text. */
 export function splitHeadOutput(text: string): Map<string, string> {
   const files = new Map<string, string>();
   const re = /^==> (.+) <==$/gm;
