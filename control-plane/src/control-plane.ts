@@ -56,11 +56,11 @@ import { TenantQuotas } from "./tenants/quotas.js";
 import { EnclaveMetrics } from "./observability/metrics.js";
 import { agentResources } from "./observability/agent-resources.js";
 
-export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string };
+export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string; agentNodeVersion: string };
 
 async function describeAgent(ep: AgentEndpoint): Promise<PlacementDescription> {
   const [health, described] = await Promise.all([ep.client.health(), ep.client.describe()]);
-  return { ...described, agentVersion: health.version, workspaceRoot: health.workspaceRoot };
+  return { ...described, agentVersion: health.version, workspaceRoot: health.workspaceRoot, agentNodeVersion: health.nodeVersion };
 }
 
 export interface ConversationView extends ConversationRecord {

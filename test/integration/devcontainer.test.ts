@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import Docker from "dockerode";
+import { NODE_RUNTIME } from "../../control-plane/src/placement/node-runtime.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlaneCallError, resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
@@ -74,7 +75,7 @@ describe("a dev container as an enclosure", () => {
     const notes = conv.enclosure?.notes.join("\n") ?? "";
     expect(notes).toMatch(/runArgs is not honoured/);
     expect(notes).toMatch(/mounts is not honoured/);
-    expect(notes).toMatch(/Node 18\.\d+\.\d+ injected read-only/);
+    expect(notes).toContain(`Node ${NODE_RUNTIME.version} injected read-only`);
     // postCreateCommand ran inside, as the container user, with remoteEnv in its environment.
     expect(readFileSync(join(ws, "post-create.txt"), "utf8")).toBe("2345\nhello from /workspace\n");
     expect(await exec(id, 'echo "$GREETING|$PATH"; id -u')).toMatch(/^hello from \/workspace\|\/opt\/tools\/bin:\/usr\/bin:\/workspace\/bin\n2345$/m);
@@ -165,7 +166,7 @@ describe("a dev container as an enclosure", () => {
     await fx.client.createConversation(byImage);
     const a = await cli(["enclosure", "start", byImage, "--image", scratchImage]);
     expect(a.stdout).toContain(`image ${scratchImage}`);
-    expect(a.stdout).toMatch(/note: Node 18\.\d+\.\d+ injected read-only/);
+    expect(a.stdout).toContain(`note: Node ${NODE_RUNTIME.version} injected read-only`);
     await cli(["enclosure", "stop", byImage]);
     const byDevc = "devc-cli-devc";
     devcontainer((await fx.client.createConversation(byDevc)).workspacePath, JSON.stringify({ image: scratchImage, privileged: true }));

@@ -3,6 +3,7 @@
 // socket, no route out, while a bridge call is pending and succeeds). Kernel faults (out of memory,
 // fork bombs, network attempts) are in test/security/kernel-faults.test.ts. Runs under every runtime
 // in ENCLAVE_TEST_RUNTIMES.
+import { NODE_RUNTIME } from "../../control-plane/src/placement/node-runtime.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EvalPlace, evalCases, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
@@ -25,9 +26,9 @@ describe.each(TEST_RUNTIMES)("eval in an enclosure under %s", (runtime) => {
 
   evalCases(() => place);
 
-  it("runs its kernels inside the enclosure, on the image's Python and Node 18", async () => {
+  it("runs its kernels inside the enclosure, on the image's Python and the agent's pinned Node", async () => {
     expect(await evalOk(place, { code: "import os, sys\n(os.getuid(), os.path.exists('/.dockerenv'), sys.prefix.startswith('/tmp/enclave-agent-'))" })).toBe("(1000, True, True)");
-    expect(await evalOk(place, { language: "javascript", code: "process.version.split('.')[0]" })).toBe("'v18'");
+    expect(await evalOk(place, { language: "javascript", code: "process.version.split('.')[0]" })).toBe(`'v${NODE_RUNTIME.version.split(".")[0]}'`);
   });
 
   it("has no listening socket and no route out while a bridge call is pending and succeeds", async () => {

@@ -30,6 +30,7 @@ import { LIMITS } from "../limits.js";
 import { repoRoot } from "../repo-paths.js";
 import { engineBuild } from "./engine-build.js";
 import { ensureNodeTarball, NODE_RUNTIME, nodeTarballName } from "./node-runtime.js";
+import { requireNodeGlibc } from "./image-glibc.js";
 import { NO_COPY } from "./volume-holder.js";
 
 /** Where the injected Node lives inside an enclosure. */
@@ -49,6 +50,8 @@ type Mount = NonNullable<NonNullable<ContainerCreateOptions["HostConfig"]>["Moun
 
 export interface ImageFacts {
   id: string;
+  /** The reference it was asked by, for errors. */
+  name?: string;
   /** The image's own environment (KEY=VALUE). */
   env: string[];
   /** The image's USER, as written ("" when none). */
@@ -84,7 +87,7 @@ export async function imageFacts(docker: Docker, image: string): Promise<ImageFa
   if (info.Os !== "linux" || info.Architecture !== "amd64") {
     throw new EnclaveError("image_unusable", `image \`${image}\` is ${info.Os}/${info.Architecture}; enclosures run linux/amd64 images (the agent's Node is that build)`);
   }
-  return { id: info.Id, env: info.Config?.Env ?? [], user: info.Config?.User ?? "" };
+  return { id: info.Id, name: image, env: info.Config?.Env ?? [], user: info.Config?.User ?? "" };
 }
 
 /** Whether the image is one of Enclave's own (runtime or agent image), which carry their Node. */
@@ -229,6 +232,8 @@ function pathWith(imageEnv: readonly string[], extra: string): string {
 
 /** The Node injection for an image that is not Enclave's own. */
 export async function nodeInjection(docker: Docker, facts: ImageFacts, log: (line: string) => void): Promise<Injection> {
+  // A user's image (Enclave's own are Debian bookworm's, glibc 2.36): its glibc must run the build.
+  if (facts.id) await requireNodeGlibc(docker, facts.id, facts.name ?? facts.id);
   await ensureNodeVolume(docker, log);
   return {
     env: [`ENCLAVE_NODE=${INJECTED_NODE.node}`, `PATH=${pathWith(facts.env, INJECTED_NODE.bin)}`],

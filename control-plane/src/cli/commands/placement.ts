@@ -4,6 +4,6 @@ import { say } from "../terminal-text.js";
 
 export async function placementCommand({ sub, opts, client }: CommandContext): Promise<void> {
   const d = await client.describePlacement(sub || (opts.conversation ?? "default"));
-  say(`placement: ${d.placement} (agent ${d.agentVersion}, workspace ${d.workspaceRoot})`);
+  say(`placement: ${d.placement} (agent ${d.agentVersion} on Node ${d.agentNodeVersion || "?"}, workspace ${d.workspaceRoot})`);
   for (const c of d.components) say(`  ${c.kind.padEnd(16)} ${c.id.padEnd(14)} ${c.usable ? "usable " : "missing"}  ${c.detail}`);
 }

@@ -471,6 +471,8 @@ export interface PlacementDescription {
   agentVersion: string;
   workspaceRoot: string;
   components: PlacementComponent[];
+  /** The version of the Node the agent runs on ("v24.22.3"): the pinned official build in enclosures. */
+  agentNodeVersion: string;
 }
 
 export interface SubscribeAuditRequest {
@@ -492,7 +494,8 @@ export interface AuditEvent {
    * "conversation_deleted", "agent_restarted", "card_closed" (outcome: the card's state),
    * "worker_started", "worker_settled" (outcome: the worker's state), "audit_pruned" (the retention
    * deleted old events; detail says how many and why), "api_started" (how the API listens: TLS,
-   * tokens, any weakening), "call_refused" (outcome "refused:unauthenticated"), "quota_exceeded".
+   * tokens, any weakening), "call_refused" (outcome "refused:unauthenticated"), "quota_exceeded",
+   * "agent_bundle_refused" (an enclosure start refused: the shared agent volume is not the bundle).
    */
   kind: string;
   tool: string;
@@ -5594,7 +5597,7 @@ export const PlacementComponent: MessageFns<PlacementComponent> = {
 };
 
 function createBasePlacementDescription(): PlacementDescription {
-  return { placement: "", agentVersion: "", workspaceRoot: "", components: [] };
+  return { placement: "", agentVersion: "", workspaceRoot: "", components: [], agentNodeVersion: "" };
 }
 
 export const PlacementDescription: MessageFns<PlacementDescription> = {
@@ -5610,6 +5613,9 @@ export const PlacementDescription: MessageFns<PlacementDescription> = {
     }
     for (const v of message.components) {
       PlacementComponent.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.agentNodeVersion !== "") {
+      writer.uint32(42).string(message.agentNodeVersion);
     }
     return writer;
   },
@@ -5659,6 +5665,14 @@ export const PlacementDescription: MessageFns<PlacementDescription> = {
             message.components.push(PlacementComponent.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.agentNodeVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5687,6 +5701,11 @@ export const PlacementDescription: MessageFns<PlacementDescription> = {
       components: globalThis.Array.isArray(object?.components)
         ? object.components.map((e: any) => PlacementComponent.fromJSON(e))
         : [],
+      agentNodeVersion: isSet(object.agentNodeVersion)
+        ? globalThis.String(object.agentNodeVersion)
+        : isSet(object.agent_node_version)
+        ? globalThis.String(object.agent_node_version)
+        : "",
     };
   },
 
@@ -5704,6 +5723,9 @@ export const PlacementDescription: MessageFns<PlacementDescription> = {
     if (message.components?.length) {
       obj.components = message.components.map((e) => PlacementComponent.toJSON(e));
     }
+    if (message.agentNodeVersion !== "") {
+      obj.agentNodeVersion = message.agentNodeVersion;
+    }
     return obj;
   },
 
@@ -5716,6 +5738,7 @@ export const PlacementDescription: MessageFns<PlacementDescription> = {
     message.agentVersion = object.agentVersion ?? "";
     message.workspaceRoot = object.workspaceRoot ?? "";
     message.components = object.components?.map((e) => PlacementComponent.fromPartial(e)) || [];
+    message.agentNodeVersion = object.agentNodeVersion ?? "";
     return message;
   },
 };
