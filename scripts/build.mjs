@@ -1,5 +1,7 @@
 // `make build`: type-checks and compiles everything to dist/ with tsc, then bundles the enclave agent
-// into one ESM file for Node 18+ (the enclosure image's Node) with esbuild.
+// into one ESM file with esbuild. The agent runs on the pinned Node 24 in enclosures, on the host's Node
+// in host placement, and on the image's own Debian Node 18 in Enclave's image when the pinned build
+// cannot be had: the target stays the oldest of these.
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -46,7 +48,7 @@ await build({
   logLevel: "warning",
 });
 // The kernel runners ship beside the bundle (dist/agent is mounted read-only in enclosures): the
-// JavaScript runner bundled for Node 18, the Python runner copied as source.
+// JavaScript runner bundled like the agent, the Python runner copied as source.
 const kernelsOut = join(outDir, "kernels");
 rmSync(kernelsOut, { recursive: true, force: true });
 await build({

@@ -20,7 +20,7 @@ function findRepoRoot(start: string): string {
 
 export const repoRoot = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
 export const imagesDir = join(repoRoot, "images");
-/** The agent bundle built by `make build`: one file that runs on Node 18 and later. */
+/** The agent bundle built by `make build`: one file that runs on Node 18 and later (pinned: 24 in enclosures). */
 export const agentBundleDir = join(repoRoot, "dist", "agent");
 export const agentBundleEntry = join(agentBundleDir, "enclave-agent.mjs");
 /** Language servers `make host-servers` installs for host placement; host agents get it on PATH. */

@@ -27,6 +27,6 @@ export async function launchSpec(language: KernelLanguage, workspaceRoot: string
     }
     return { language, argv: [pyEnv.python, "-u", runner], env, cwd: workspaceRoot };
   }
-  // The agent's own Node: always present where the agent runs (v18 in the image, the host's here).
+  // The agent's own Node: always present where the agent runs (the pinned one in enclosures, the host's here).
   return { language, argv: [process.env.ENCLAVE_NODE || process.execPath, runner], env, cwd: workspaceRoot };
 }
