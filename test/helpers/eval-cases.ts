@@ -280,7 +280,9 @@ export function evalCases(place: () => EvalPlace): void {
       "[\n  [ 'London', 'Ada' ],\n  [ 'Arlington', 'Grace' ],\n  [ 'Helsinki', 'Linus' ]\n]",
     );
     const promise = await js("Promise.resolve(42)");
-    expect(promise).toMatch(/^Promise \{\n {2}42,/);
+    // Node before 24 shows a promise's async ids (its AsyncLocalStorage runs on async hooks), as its
+    // REPL does; Node 24's AsyncLocalStorage needs no hooks, so the promise shows its value alone.
+    expect(promise).toMatch(/^Promise \{(\n {2}42,| 42 \}$)/);
     expect(promise).not.toMatch(/kResourceStore|'c\d+'/);
   });
 
