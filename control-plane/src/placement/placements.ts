@@ -17,6 +17,10 @@ import type { PlacementPort } from "../tools/tool-dispatcher.js";
 import { log as logger, scopeOf } from "../observability/log.js";
 import { releasePoolLeftovers, type WarmPool } from "./warm-pool.js";
 import { bareId } from "../conversations/conversation-keys.js";
+import { tenantOf } from "../tenants/implicit-tenant.js";
+import { devcontainerTag } from "./enclosure-image.js";
+import { type EnclosureCaller, type ImageAccess, imageAccessFor } from "./image-access.js";
+import { checkImageReference } from "./image-reference.js";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
   return new EnclaveError(
@@ -260,7 +264,9 @@ export class Placements implements PlacementPort {
     }
   }
 
-  async start(conversationId: string, req: EnclosureRequest): Promise<ConversationRecord> {
+  async start(conversationId: string, req: EnclosureRequest, caller: EnclosureCaller): Promise<ConversationRecord> {
+    // A name outside Docker's grammar never reaches an engine (it would be put into the engine's URL).
+    if (req.image) checkImageReference(req.image, "image");
     const conv = this.store.get(conversationId);
     if (conv.enclosure) {
       throw new EnclaveError(
@@ -277,7 +283,7 @@ export class Placements implements PlacementPort {
     // The pool holds Enclave's own image on the default engine: a start naming an image or a dev
     // container, or placed on a remote engine, starts cold.
     const poolable = !req.image && !req.devcontainer && !driver.engine.remote;
-    const { record, client, agentPid } = (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await driver.start(conv, req));
+    const { record, client, agentPid } = (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await driver.start(conv, req, this.imageAccess(conv, caller)));
     if (!record.pool) {
       try {
         await client.assign(conv.id);
@@ -302,6 +308,13 @@ export class Placements implements PlacementPort {
         (record.pool ? `; from the warm pool (profile ${record.pool.profile}, started ${record.pool.claimedAtMs - record.pool.createdAtMs} ms before this claim, never used before)` : "; started cold"),
     });
     return conv;
+  }
+
+  /** What the start may name: its tenant's own dev-container builds are those of every conversation of the tenant. */
+  private imageAccess(conv: ConversationRecord, caller: EnclosureCaller): ImageAccess {
+    const tenant = tenantOf(conv);
+    const ownBuilds = this.store.list().filter((c) => tenantOf(c) === tenant).map((c) => devcontainerTag(c.id));
+    return imageAccessFor(tenant, caller, ownBuilds);
   }
 
   async stop(conversationId: string): Promise<ConversationRecord> {
