@@ -11,7 +11,7 @@
 //     engine it may not name and one that does not exist answer exactly alike.
 import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
@@ -24,6 +24,7 @@ import { imageExists, imageTags } from "../../images/pipeline/image-set.js";
 import { byoImage } from "../helpers/byo-images.js";
 import { type Outcome, outcome } from "../helpers/call-outcome.js";
 import { type ControlPlaneProcess, startControlPlaneProcess, stopControlPlaneProcess } from "../helpers/control-plane-process.js";
+import { until } from "../helpers/wait.js";
 
 const docker = new Docker();
 const HEX64 = "ab".repeat(32);
@@ -31,6 +32,7 @@ const HEX64 = "ab".repeat(32);
 /** A TCP listener on loopback that records every connection (and its first line) and hangs up. */
 interface Canary {
   port: number;
+  /** "PEER_PORT FIRST_LINE" per connection, in the order they were accepted. */
   seen: string[];
   close(): Promise<void>;
 }
@@ -40,10 +42,10 @@ async function canary(): Promise<Canary> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
-    seen.push("connection");
+    const i = seen.push(`${socket.remotePort} (no data)`) - 1;
     socket.on("error", () => undefined);
     socket.once("data", (d: Buffer) => {
-      seen.push(d.toString("latin1").split("\r\n")[0] ?? "");
+      seen[i] = `${socket.remotePort} ${d.toString("latin1").split("\r\n")[0] ?? ""}`;
       socket.destroy();
     });
     socket.setTimeout(2_000, () => socket.destroy());
@@ -61,6 +63,27 @@ async function canary(): Promise<Canary> {
       await once(server, "close");
     },
   };
+}
+
+/**
+ * Every connection any canary saw, once each canary has accepted a marker connection of ours: a
+ * connection begun before the marker is accepted before it (the listen queue is first in, first
+ * out), so one the control plane or the engine began during a call is counted, whenever it lands.
+ */
+async function dialled(): Promise<string[]> {
+  const all: string[] = [];
+  for (const c of canaries) {
+    const marker = connect(c.port, "127.0.0.1");
+    marker.on("error", () => undefined);
+    await once(marker, "connect");
+    const mine = `${marker.localPort} MARKER`;
+    marker.write("MARKER\r\n");
+    await until(() => c.seen.includes(mine), "the canary to read the marker", 5_000);
+    marker.destroy();
+    c.seen.splice(c.seen.indexOf(mine), 1);
+    all.push(...c.seen.map((s) => `127.0.0.1:${c.port} from ${s}`));
+  }
+  return all;
 }
 
 async function freePort(): Promise<number> {
@@ -89,11 +112,6 @@ function client(token: string): ControlPlaneClient {
   const c = new ControlPlaneClient(proc.client.address, { token });
   clients.push(c);
   return c;
-}
-
-/** Every connection any canary saw. */
-function dialled(): string[] {
-  return canaries.flatMap((c) => c.seen.map((s) => `127.0.0.1:${c.port} ${s}`));
 }
 
 /** The control plane still answers, and its process never exited. */
@@ -177,7 +195,7 @@ describe("image references a tenant names", () => {
       for (const image of hostileReferences(port)) {
         const o = await outcome(c.startEnclosure(conv, { image }));
         expect(o.code, `${who}: ${image.slice(0, 60)}: ${o.message}`).toBe("invalid_arguments");
-        expect(dialled(), `after ${image.slice(0, 60)}`).toEqual([]);
+        expect(await dialled(), `after ${image.slice(0, 60)}`).toEqual([]);
       }
       expect((await c.getConversation(conv)).enclosure).toBeUndefined();
     }
@@ -195,7 +213,7 @@ describe("image references a tenant names", () => {
       });
       expect(r.status, `${image.slice(0, 60)}: ${await r.text()}`).toBe(400);
     }
-    expect(dialled()).toEqual([]);
+    expect(await dialled()).toEqual([]);
     await expectServing();
   }, 120_000);
 
@@ -207,7 +225,7 @@ describe("image references a tenant names", () => {
       const o = await outcome(globex.startEnclosure(conv, { devcontainer: true }));
       expect(o.code, `${image}: ${o.message}`).toBe("invalid_arguments");
     }
-    expect(dialled()).toEqual([]);
+    expect(await dialled()).toEqual([]);
     await expectServing();
   }, 120_000);
 
@@ -217,7 +235,7 @@ describe("image references a tenant names", () => {
     // dockerd answers 301 (to /127.0.0.1:PORT/attacker/path/json) for a path with `..` in it.
     await expect(engine.getImage(`../127.0.0.1:${port}/attacker/path`).inspect()).rejects.toBeInstanceOf(Error);
     await expect(engine.getImage(`../127.0.0.1:1/x`).inspect()).rejects.toBeInstanceOf(Error);
-    expect(dialled()).toEqual([]);
+    expect(await dialled()).toEqual([]);
   });
 
   it("a reference naming a registry is only looked up, never pulled: not by a tenant, an operator, nor a workspace's file", async () => {
@@ -235,7 +253,7 @@ describe("image references a tenant names", () => {
       await writeDevcontainer(c, conv, named[0] ?? "");
       expect((await outcome(c.startEnclosure(conv, { devcontainer: true }))).code).toBe("image_unusable");
     }
-    expect(dialled()).toEqual([]);
+    expect(await dialled()).toEqual([]);
     await expectServing();
   }, 180_000);
 });
@@ -248,7 +266,7 @@ describe("a tenant runs only allowed images and its own builds", () => {
     // here by tagging, so the test does not depend on whether this tenant may build).
     const acmeConv = (await acme.createConversation("app")).id;
     const acmeBuild = devcontainerTag(`acme.${acmeConv}`);
-    const [repo, tag] = acmeBuild.split(":");
+    const [repo = "", tag = ""] = acmeBuild.split(":");
     await docker.getImage(pythonImage).tag({ repo, tag });
     try {
       const conv = (await globex.createConversation("other")).id;
