@@ -20,6 +20,7 @@ import { ControlPlaneClient } from "../../control-plane/src/client/control-plane
 import { connectDocker } from "../../control-plane/src/placement/docker-connection.js";
 import { devcontainerTag } from "../../control-plane/src/placement/enclosure-image.js";
 import { addToken } from "../../control-plane/src/tenants/token-file.js";
+import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
 import { imageExists, imageTags } from "../../images/pipeline/image-set.js";
 import { byoImage } from "../helpers/byo-images.js";
 import { type Outcome, outcome } from "../helpers/call-outcome.js";
@@ -287,6 +288,10 @@ describe("a tenant runs only allowed images and its own builds", () => {
       expect(byFile[0]).toEqual(byFile[1]);
       expect(byFile[0]?.code).toBe("image_unusable");
       expect((await globex.getConversation(conv)).enclosure).toBeUndefined();
+      // The operator reads why in the audit log (recorded at most once an interval per tenant).
+      const audit: AuditEvent[] = [];
+      await ops.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => audit.push(e)).done;
+      expect(audit.filter((e) => e.kind === "image_refused").map((e) => [e.tenant, e.outcome])).toContainEqual(["globex", "refused:image_unusable"]);
 
       // What each may start: acme its own build, globex the operator's allowed image.
       const own = await acme.startEnclosure(acmeConv, { image: acmeBuild });

@@ -18,6 +18,8 @@ export interface ImageAccess {
   workspaceMayNameAny: boolean;
   /** The tags of the conversation's tenant's own dev-container builds. */
   ownBuilds: readonly string[];
+  /** Told of each image refused by the rule (for the audit log; the caller hears only "missing"). */
+  refused?: (image: string, namedBy: ImageNamedBy) => void;
 }
 
 /** Who starts the enclosure: an operator (or the implicit tenant), or a plain tenant. */
@@ -29,9 +31,9 @@ export interface EnclosureCaller {
  * The rule for a start in a conversation of `tenant`: an operator's own `image` is any image; the
  * workspace's only in the implicit tenant's conversations; the tenant's own builds are `ownBuilds`.
  */
-export function imageAccessFor(tenant: string, caller: EnclosureCaller, ownBuilds: readonly string[]): ImageAccess {
+export function imageAccessFor(tenant: string, caller: EnclosureCaller, ownBuilds: readonly string[], refused?: ImageAccess["refused"]): ImageAccess {
   const implicit = tenant === IMPLICIT_TENANT;
-  return { callerMayNameAny: caller.operator || implicit, workspaceMayNameAny: implicit, ownBuilds };
+  return { callerMayNameAny: caller.operator || implicit, workspaceMayNameAny: implicit, ownBuilds, ...(refused ? { refused } : {}) };
 }
 
 /** What the implicit tenant (no tokens) gets: any image on the engine, still never pulled. */
@@ -72,7 +74,9 @@ export class ImageRule {
 
   /** Refuses, as a missing image, one outside the rule. */
   check(image: string, namedBy: ImageNamedBy, access: ImageAccess): void {
-    if (!this.mayStart(image, namedBy, access)) throw noSuchImage(image);
+    if (this.mayStart(image, namedBy, access)) return;
+    access.refused?.(image, namedBy);
+    throw noSuchImage(image);
   }
 }
 

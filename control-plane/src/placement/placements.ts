@@ -21,6 +21,7 @@ import { tenantOf } from "../tenants/implicit-tenant.js";
 import { devcontainerTag } from "./enclosure-image.js";
 import { type EnclosureCaller, type ImageAccess, imageAccessFor } from "./image-access.js";
 import { checkImageReference } from "./image-reference.js";
+import { RefusalAudit } from "../audit/refusal-audit.js";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
   return new EnclaveError(
@@ -39,6 +40,8 @@ export class Placements implements PlacementPort {
   /** The pid of the agent that answered a conversation last; another pid with no stop between means it was restarted. */
   private readonly lastAgentPid = new Map<string, number>();
   private pool: WarmPool | undefined;
+  /** Images refused by the rule, recorded at most once an interval per tenant (a flood must not fill the log). */
+  private readonly refusals: RefusalAudit;
 
   constructor(
     private readonly store: ConversationStore,
@@ -46,7 +49,9 @@ export class Placements implements PlacementPort {
     private readonly engines: EnginePort,
     private readonly audit: AuditLog,
     private readonly log: (line: string, conversationId?: string) => void = (line, conversationId) => logger().warn(scopeOf({ conversationId }), line),
-  ) {}
+  ) {
+    this.refusals = new RefusalAudit((input) => this.audit.record(input));
+  }
 
   /**
    * Reattaches to enclosures that outlived a control-plane restart, and watches for deaths. The watch
@@ -314,7 +319,14 @@ export class Placements implements PlacementPort {
   private imageAccess(conv: ConversationRecord, caller: EnclosureCaller): ImageAccess {
     const tenant = tenantOf(conv);
     const ownBuilds = this.store.list().filter((c) => tenantOf(c) === tenant).map((c) => devcontainerTag(c.id));
-    return imageAccessFor(tenant, caller, ownBuilds);
+    return imageAccessFor(tenant, caller, ownBuilds, (image, namedBy) =>
+      this.refusals.refused(`image ${tenant}`, {
+        kind: "image_refused",
+        conversationId: conv.id,
+        outcome: "refused:image_unusable",
+        detail: `image ${image} (named by ${namedBy === "caller" ? "the caller" : "the workspace's devcontainer.json"}) is not one tenant ${tenant} may start: the operator's ENCLAVE_ALLOWED_IMAGES, Enclave's own images and the tenant's own dev-container builds; answered as a missing image`,
+      }),
+    );
   }
 
   async stop(conversationId: string): Promise<ConversationRecord> {
