@@ -351,8 +351,8 @@ export class ControlPlane {
     this.audit.record({ kind: "conversation_deleted", conversationId: id, tenant: conv.tenant });
   }
 
-  /** `caller` decides which images the start may name (placement/image-access.ts). */
-  async startEnclosure(id: string, req: EnclosureRequest, caller: EnclosureCaller): Promise<ConversationView> {
+  /** `caller` decides which images the start may name (placement/image-access.ts); a plain tenant's unless said. */
+  async startEnclosure(id: string, req: EnclosureRequest, caller: EnclosureCaller = { operator: false }): Promise<ConversationView> {
     return this.view(await this.placements.start(id, req, caller));
   }
 

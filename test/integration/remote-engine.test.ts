@@ -181,7 +181,7 @@ describe.skipIf(unsupported !== "")(`enclosures on a remote engine over TLS${uns
       let cp = await ControlPlane.start(config);
       try {
         cp.createConversation({ id: "kept" });
-        await cp.startEnclosure("kept", { workspaceMode: "copy" }, { operator: true });
+        await cp.startEnclosure("kept", { workspaceMode: "copy" });
         expect(cp.conversations.get("kept").enclosure?.engine).toBe("remote");
         const run = cp.openRun({ approvalPolicy: "never", conversationId: "kept", resources: [] }).id;
         await cell(cp, run, "kept_value = 6 * 7");

