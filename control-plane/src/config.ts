@@ -5,6 +5,7 @@ import type { AuditRetention } from "./audit/audit-retention.js";
 import { LIMITS } from "./limits.js";
 import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
 import type { HostSandboxConfig } from "./placement/host-sandbox.js";
+import { parseAllowedImages } from "./placement/image-access.js";
 import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
@@ -26,6 +27,11 @@ export interface EnclosureDefaults {
    * registry/NAME@sha256:… as `enclave images push` recorded it. Empty: the locally built image.
    */
   imageRegistry: string;
+  /**
+   * Images a plain tenant may start besides Enclave's own and its own dev-container builds
+   * (ENCLAVE_ALLOWED_IMAGES: references separated by commas or spaces; looked up, never pulled).
+   */
+  allowedImages: string[];
   /** The runtime an enclosure runs under when its options name none (ENCLAVE_ENCLOSURE_RUNTIME). */
   runtime: EnclosureRuntime;
   memoryBytes: number;
@@ -175,6 +181,7 @@ export function loadConfig(
     enclosure: {
       image: process.env.ENCLAVE_IMAGE ?? "",
       imageRegistry: process.env.ENCLAVE_IMAGE_REGISTRY ?? "",
+      allowedImages: parseAllowedImages(process.env.ENCLAVE_ALLOWED_IMAGES ?? "", "ENCLAVE_ALLOWED_IMAGES"),
       runtime: runtimeFromEnv(),
       memoryBytes: numberFromEnv("ENCLAVE_ENCLOSURE_MEMORY_BYTES", 2 * 1024 ** 3),
       cpus: numberFromEnv("ENCLAVE_ENCLOSURE_CPUS", 1),

@@ -21,6 +21,7 @@ import { judgeOnRemoteEngine } from "./audit/remote-engine-audit.js";
 import { SaveLoadSupply } from "./placement/image-supply.js";
 import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
+import type { EnclosureCaller } from "./placement/image-access.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { markHostAgentsLost, takeHostAgentLoss } from "./placement/host-agent-loss.js";
 import { Placements } from "./placement/placements.js";
@@ -350,8 +351,9 @@ export class ControlPlane {
     this.audit.record({ kind: "conversation_deleted", conversationId: id, tenant: conv.tenant });
   }
 
-  async startEnclosure(id: string, req: EnclosureRequest): Promise<ConversationView> {
-    return this.view(await this.placements.start(id, req));
+  /** `caller` decides which images the start may name (placement/image-access.ts); a plain tenant's unless said. */
+  async startEnclosure(id: string, req: EnclosureRequest, caller: EnclosureCaller = { operator: false }): Promise<ConversationView> {
+    return this.view(await this.placements.start(id, req, caller));
   }
 
   async stopEnclosure(id: string): Promise<ConversationView> {

@@ -267,7 +267,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         refusedByQuota(s, err, id);
       }
       try {
-        return conversationMessage(await cp.startEnclosure(id, request), s.viewer);
+        return conversationMessage(await cp.startEnclosure(id, request, { operator: !s.tokensRequired || s.tenant.operator }), s.viewer);
       } finally {
         release();
       }
