@@ -53,6 +53,7 @@ import { logAuditEvent } from "./observability/audit-lines.js";
 import { countDockerErrors } from "./observability/docker-errors.js";
 import { log } from "./observability/log.js";
 import { TenantQuotas } from "./tenants/quotas.js";
+import { OpenStreams } from "./streams/open-streams.js";
 import { EnclaveMetrics } from "./observability/metrics.js";
 import { agentResources } from "./observability/agent-resources.js";
 
@@ -112,6 +113,8 @@ export class ControlPlane {
   readonly gate = new ApprovalGate();
   /** Tenants' quotas, one account for every surface (the API and the console take from it alike). */
   readonly quotas = new TenantQuotas();
+  /** Streams open on the API and the console, per tenant and token (bounded, ended with their token). */
+  readonly streams = new OpenStreams();
   readonly pending = new PendingActionStores();
   /** Harness tool hosts, one per run at most (ConnectToolHost). */
   readonly toolHosts = new ToolHosts();
