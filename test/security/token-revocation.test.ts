@@ -100,7 +100,7 @@ describe("revoking a token", () => {
 
     const worker = thief.connectWorkerHost({ name: "forger", conversationIds: [conv], tiers: ["fast"] }, () => undefined);
     await worker.ready;
-    const toolHost = thief.connectToolHost(run, [], { call: () => "forged", intercept: () => ({ verdict: "allow" }) }, { intercept: true });
+    const toolHost = thief.connectToolHost(run, [], { call: () => "forged", intercept: () => "allow" as const }, { intercept: true });
     await toolHost.ready;
     const audit: AuditEvent[] = [];
     const auditStream = thief.subscribeAudit({}, (e) => audit.push(e));
