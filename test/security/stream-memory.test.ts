@@ -5,7 +5,6 @@
 // behind, and the control plane's resident memory stays flat. A real control plane in its own
 // process (`enclave serve` from dist/), its memory read from /proc.
 import { request as httpRequest, type IncomingMessage } from "node:http";
-import { createServer } from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
 import { LIMITS } from "../../control-plane/src/limits.js";
 import { addToken } from "../../control-plane/src/tenants/token-file.js";
+import { freePort } from "../helpers/free-port.js";
 import { type ControlPlaneProcess, startControlPlaneProcess, stopControlPlaneProcess } from "../helpers/control-plane-process.js";
 
 const STREAMS = 20;
@@ -26,17 +26,6 @@ let proc: ControlPlaneProcess;
 let consolePort: number;
 let acme: ControlPlaneClient;
 let acmeToken: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function rssMb(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);

@@ -32,6 +32,8 @@ import { RefusalAudit } from "../audit/refusal-audit.js";
 import { bearerTokenId, type CallerAuth, implicitAuth } from "../tenants/caller-auth.js";
 import type { StreamKind } from "../streams/open-streams.js";
 import { WriteBudget } from "../streams/write-budget.js";
+import { checkJsonShape } from "../tools/argument-shape.js";
+import { LIMITS } from "../limits.js";
 import { TenantQuotas } from "../tenants/quotas.js";
 import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
@@ -209,6 +211,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     if (tool !== "eval" || !Number.isFinite(s.tenant.quotas.kernels)) return none;
     let language = "python";
     try {
+      // Nothing is parsed that the dispatcher would refuse unparsed (too large, too deep, too many keys).
+      if (Buffer.byteLength(argumentsJson) > LIMITS.argumentsMaxBytes) return none;
+      checkJsonShape("arguments", argumentsJson);
       const parsed = JSON.parse(argumentsJson) as { language?: unknown };
       if (typeof parsed.language === "string") language = parsed.language;
     } catch {
