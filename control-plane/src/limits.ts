@@ -74,6 +74,8 @@ export const LIMITS = {
   /** Audit retention by default: events younger than this many days, within this many MiB; pruned at start and then this often. */
   auditRetentionDefaultDays: 90,
   auditMaxDefaultMib: 1024,
+  /** What one tenant's events may hold by default (its oldest go past it, at the next pruning). */
+  auditMaxPerTenantDefaultMib: 256,
   auditPruneIntervalMs: 60 * 60_000,
   /** How long a tool call's audit event may wait in the journal for its group commit into the database (more calls share one transaction). */
   auditFlushDelayMs: 20,

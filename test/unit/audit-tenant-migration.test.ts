@@ -40,7 +40,7 @@ PRAGMA user_version = 1;`);
       log.close();
     }
     const reopened = new Database(file, { readonly: true });
-    expect(reopened.pragma("user_version", { simple: true })).toBe(3);
+    expect(reopened.pragma("user_version", { simple: true })).toBe(4);
     reopened.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
