@@ -211,15 +211,23 @@ export const LIMITS = {
   /** Log lines waiting for standard error (a reader that stopped reading): past this they are dropped, the audit log keeps the record. */
   logBufferMaxBytes: 16 * 1024 * 1024,
   /**
-   * Streams the control plane writes to (console /events, SubscribeAudit, SubscribeCards, CallTools,
-   * ConnectWorkerHost, ConnectToolHost): bytes written to one and not yet taken by its reader; past
-   * this the reader is cut off (a final event or status with code slow_reader) and nothing more is
-   * queued for it. A cut stream whose socket still holds its bytes after the grace is destroyed.
+   * Streams the control plane writes to, by kind: bytes written to one and not yet taken by its
+   * reader; past this the reader is cut off (a final event or status with code slow_reader) and
+   * nothing more is queued for it. Tool sessions and tool hosts carry whole results and arguments (a
+   * read of 4 MiB, arguments of 16 MiB), several at once. A cut console stream whose socket still
+   * holds its bytes after the grace is destroyed.
    */
-  streamBufferedBytesMax: 4 * 1024 * 1024,
+  streamBufferedBytes: {
+    console_events: 4 * 1024 ** 2,
+    subscribe_audit: 4 * 1024 ** 2,
+    subscribe_cards: 4 * 1024 ** 2,
+    tool_session: 32 * 1024 ** 2,
+    worker_host: 4 * 1024 ** 2,
+    tool_host: 32 * 1024 ** 2,
+  },
   streamCutGraceMs: 2_000,
   /** Streams of each kind one tenant may hold open at once; past it a new one is refused with quota_exceeded. */
-  tenantStreams: { console_events: 8, subscribe_audit: 16, subscribe_cards: 16, tool_session: 64, worker_host: 16, tool_host: 64 },
+  tenantStreams: { console_events: 8, subscribe_audit: 16, subscribe_cards: 16, tool_session: 32, worker_host: 16, tool_host: 32 },
   /**
    * A tool call's arguments JSON, checked by one pass over its text before it is parsed: nesting
    * depth, and object keys plus array elements in all (a flood of tiny keys costs the event loop far

@@ -1,6 +1,6 @@
 // A server-sent-events stream to one open console page: named events with JSON data, a comment
 // heartbeat so proxies and the browser keep it open, and one cleanup when either side ends it.
-// What waits for a page that does not read is bounded (LIMITS.streamBufferedBytesMax): past it the
+// What waits for a page that does not read is bounded (LIMITS.streamBufferedBytes): past it the
 // page gets a last `end` event saying why (code slow_reader) and the stream ends; a socket that
 // still holds its bytes after the grace is destroyed.
 import type { ServerResponse } from "node:http";
@@ -16,7 +16,7 @@ export class SseStream {
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly maxBufferedBytes: number = LIMITS.streamBufferedBytesMax,
+    private readonly maxBufferedBytes: number = LIMITS.streamBufferedBytes.console_events,
   ) {
     res.writeHead(200, {
       "Content-Type": "text/event-stream; charset=utf-8",

@@ -420,7 +420,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         call.emit("error", toServiceError(err));
       };
       if (!holdStream("subscribe_audit", call, s, end)) return;
-      const out = new WriteBudget<AuditEvent>(call, (e) => AuditEventMessage.encode(e).finish().byteLength, end);
+      const out = new WriteBudget<AuditEvent>(call, (e) => AuditEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.subscribe_audit);
       unsubscribe = cp.subscribeAudit((e) => {
         if (matches(e)) out.write(s.auditView(e));
       });
@@ -444,7 +444,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         call.emit("error", toServiceError(err));
       };
       if (!holdStream("subscribe_cards", call, s, end)) return;
-      const out = new WriteBudget<CardEvent>(call, (e) => CardEventMessage.encode(e).finish().byteLength, end);
+      const out = new WriteBudget<CardEvent>(call, (e) => CardEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.subscribe_cards);
       try {
         subscription = cp.subscribeCards(space, (e) => {
           const card = s.cardView(e.card);

@@ -52,10 +52,15 @@ export function serveToolCallSession(
     gone();
     call.emit("error", toServiceError(err));
   };
-  const out = new WriteBudget<ToolCallEvent>(call, (e) => ToolCallEvent.encode(e).finish().byteLength, (err) => {
-    refused(err);
-    endWith(err);
-  });
+  const out = new WriteBudget<ToolCallEvent>(
+    call,
+    (e) => ToolCallEvent.encode(e).finish().byteLength,
+    (err) => {
+      refused(err);
+      endWith(err);
+    },
+    LIMITS.streamBufferedBytes.tool_session,
+  );
   const send = (event: ToolCallEvent): void => {
     if (ended || closed) return;
     if (!out.write(event)) return;

@@ -5,6 +5,7 @@ import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
 import { ToolHostCommand, type ToolHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { ToolHostPort } from "../control-plane.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import { ToolHost } from "../toolhost/tool-host.js";
 import { WriteBudget } from "../streams/write-budget.js";
 
@@ -29,7 +30,7 @@ export function connectToolHost(
     gone(err.code === "unauthenticated" ? "its token was revoked" : err.code === "slow_reader" ? "it fell behind reading" : "refused");
     call.emit("error", toServiceError(err));
   };
-  const out = new WriteBudget<ToolHostCommand>(call, (c) => ToolHostCommand.encode(c).finish().byteLength, refuse);
+  const out = new WriteBudget<ToolHostCommand>(call, (c) => ToolHostCommand.encode(c).finish().byteLength, refuse, LIMITS.streamBufferedBytes.tool_host);
   call.on("data", (msg: ToolHostMessage) => {
     if (closed) return;
     const m = msg.message;

@@ -3,6 +3,7 @@
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
 import { WorkerHostCommand, type WorkerHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import { WriteBudget } from "../streams/write-budget.js";
 import { type HostIds, RemoteWorkerHost } from "../vibe/remote-worker-host.js";
 import { VIBE_TIERS } from "../vibe/worker.js";
@@ -32,7 +33,7 @@ export function connectWorkerHost(
     gone();
     call.emit("error", toServiceError(err));
   };
-  const out = new WriteBudget<WorkerHostCommand>(call, (c) => WorkerHostCommand.encode(c).finish().byteLength, end);
+  const out = new WriteBudget<WorkerHostCommand>(call, (c) => WorkerHostCommand.encode(c).finish().byteLength, end, LIMITS.streamBufferedBytes.worker_host);
   // Emitting "error" (not destroy) is what makes grpc-js send the status to the client.
   const refuse = (message: string): void => {
     gone();

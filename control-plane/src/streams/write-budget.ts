@@ -5,7 +5,6 @@
 // still goes to a reader that has taken everything before it.
 import type { Writable } from "node:stream";
 import { EnclaveError } from "../errors.js";
-import { LIMITS } from "../limits.js";
 
 export class WriteBudget<T> {
   private pending = 0;
@@ -17,7 +16,8 @@ export class WriteBudget<T> {
     private readonly size: (message: T) => number,
     /** Ends the stream with the reason (once). */
     private readonly cut: (err: EnclaveError) => void,
-    private readonly maxBytes: number = LIMITS.streamBufferedBytesMax,
+    /** The stream's bound (LIMITS.streamBufferedBytes of its kind). */
+    private readonly maxBytes: number,
   ) {}
 
   get isCut(): boolean {
