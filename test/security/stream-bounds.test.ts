@@ -15,7 +15,7 @@ import { ERROR_CODE_TRAILER } from "../../control-plane/src/errors.js";
 import { LIMITS } from "../../control-plane/src/limits.js";
 import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
 import { addToken } from "../../control-plane/src/tenants/token-file.js";
-import { type CardEvent, ControlPlaneClient as GrpcClient } from "../../proto/gen/enclave/control/v1/control.js";
+import { type AuditEvent, type CardEvent, ControlPlaneClient as GrpcClient } from "../../proto/gen/enclave/control/v1/control.js";
 import { outcome } from "../helpers/call-outcome.js";
 
 /** Cards raised while the slow subscriber does not read: 12 MiB of arguments, three times the per-reader bound. */
@@ -121,5 +121,9 @@ describe("API streams", () => {
     const again = acme.subscribeCards("", () => undefined);
     await again.ready;
     for (const s of [...held, again]) s.cancel();
+    // The refusal is in the tenant's audit trail.
+    const refusals: AuditEvent[] = [];
+    await acme.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => refusals.push(e)).done;
+    expect(refusals.some((e) => e.kind === "quota_exceeded" && e.tenant === "acme" && e.outcome === "refused:quota_exceeded")).toBe(true);
   }, 60_000);
 });

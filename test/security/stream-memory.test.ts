@@ -125,6 +125,10 @@ describe("console event streams under a never-reading tenant", () => {
     );
     process.stdout.write(`bytes each cut-off stream delivered: ${received.join(", ")}\n`);
     for (const r of received) expect(r !== "still open" && r < (CARDS * ARGUMENT_BYTES) / 4).toBe(true);
+    // The refused streams are in the tenant's audit trail (a flood of refusals is one event with a count).
+    const trail: string[] = [];
+    await acme.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => trail.push(`${e.kind} ${e.outcome}`)).done;
+    expect(trail).toContain("quota_exceeded refused:quota_exceeded");
     // The control plane still serves the tenant.
     expect((await acme.listConversations()).map((c) => c.id)).toContain(conv);
     watcher.cancel();

@@ -170,20 +170,17 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
   };
   /**
    * Counts a stream against its tenant's bound for its kind and ties it to the token that opened it
-   * (revoking the token calls `end`). Undefined when refused: the status is sent and audited.
+   * (revoking the token calls `end`). Undefined when refused: the status is sent (and the refusal audited).
    */
   const holdStream = (kind: StreamKind, call: IncomingCall & ServerStream, s: TenantScope, end: (err: EnclaveError) => void): (() => void) | undefined => {
     const [header] = call.metadata.get("authorization");
     const owner = s.tokensRequired ? { tenant: s.tenant.name, tokenId: bearerTokenId(typeof header === "string" ? header : undefined) } : { tenant: undefined, tokenId: undefined };
     let release: () => void;
     try {
+      // A refusal is audited by cp.streams itself (the console's too).
       release = cp.streams.open(kind, owner, end);
     } catch (err) {
-      try {
-        refusedByQuota(s, err);
-      } catch (refused) {
-        call.emit("error", toServiceError(refused));
-      }
+      call.emit("error", toServiceError(err));
       return undefined;
     }
     for (const event of ["cancelled", "close", "finish", "error"]) call.once(event, release);

@@ -1,6 +1,7 @@
 // Every long-lived stream the control plane writes to, API and console alike, with the tenant and
 // token that opened it: a tenant holds at most LIMITS.tenantStreams of each kind at once, and a
-// revoked token's streams are ended (the token file's reload names which tokens went).
+// revoked token's streams are ended (the token file's reload names which tokens went). One account
+// for the API and the console alike, so a refusal is audited the same from either.
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 
@@ -21,6 +22,9 @@ interface Entry extends StreamOwner {
 export class OpenStreams {
   private readonly entries = new Set<Entry>();
 
+  /** `refused` is told of each stream refused for its tenant's bound (for the audit log). */
+  constructor(private readonly refused: (tenant: string, err: EnclaveError) => void = () => undefined) {}
+
   /**
    * Counts a new stream against its tenant (quota_exceeded past its kind's bound); `end` is how it is
    * ended from outside (its token revoked). Returns the release, to call however the stream ends.
@@ -31,7 +35,9 @@ export class OpenStreams {
       let held = 0;
       for (const e of this.entries) if (e.kind === kind && e.tenant === owner.tenant) held++;
       if (held >= max) {
-        throw new EnclaveError("quota_exceeded", `tenant \`${owner.tenant}\` already holds ${held} ${kind} streams, the most one tenant may hold open at once; close one first`);
+        const err = new EnclaveError("quota_exceeded", `tenant \`${owner.tenant}\` already holds ${held} ${kind} streams, the most one tenant may hold open at once; close one first`);
+        this.refused(owner.tenant, err);
+        throw err;
       }
     }
     const entry: Entry = { kind, ...owner, end };
