@@ -64,7 +64,7 @@ export interface ControlPlaneConfig {
   debugSessionTtlMs: number;
   /** Host placement's bubblewrap sandbox: the account it runs as, and whether it keeps the network. */
   hostSandbox: HostSandboxConfig;
-  /** What the audit log keeps (ENCLAVE_AUDIT_RETENTION_DAYS, ENCLAVE_AUDIT_MAX_MIB; 0 for no limit). */
+  /** What the audit log keeps (ENCLAVE_AUDIT_RETENTION_DAYS, ENCLAVE_AUDIT_MAX_MIB, ENCLAVE_AUDIT_MAX_MIB_PER_TENANT; 0 for no limit). */
   auditRetention: AuditRetention;
   /** How long a run kept for the command line lives with no call (ENCLAVE_CLI_RUN_IDLE_SECONDS). */
   cliRunIdleMs: number;
@@ -209,6 +209,7 @@ export function loadConfig(
     auditRetention: {
       maxAgeMs: Math.round(limitFromEnv("ENCLAVE_AUDIT_RETENTION_DAYS", LIMITS.auditRetentionDefaultDays) * 86_400_000),
       maxBytes: Math.round(limitFromEnv("ENCLAVE_AUDIT_MAX_MIB", LIMITS.auditMaxDefaultMib) * 1024 ** 2),
+      maxBytesPerTenant: Math.round(limitFromEnv("ENCLAVE_AUDIT_MAX_MIB_PER_TENANT", LIMITS.auditMaxPerTenantDefaultMib) * 1024 ** 2),
       pruneIntervalMs: LIMITS.auditPruneIntervalMs,
     },
     cliRunIdleMs: Math.round(numberFromEnv("ENCLAVE_CLI_RUN_IDLE_SECONDS", LIMITS.cliRunIdleSeconds) * 1000),

@@ -54,6 +54,8 @@ import { logAuditEvent } from "./observability/audit-lines.js";
 import { countDockerErrors } from "./observability/docker-errors.js";
 import { log } from "./observability/log.js";
 import { TenantQuotas } from "./tenants/quotas.js";
+import { OpenStreams } from "./streams/open-streams.js";
+import { RefusalAudit } from "./audit/refusal-audit.js";
 import { EnclaveMetrics } from "./observability/metrics.js";
 import { agentResources } from "./observability/agent-resources.js";
 
@@ -113,6 +115,11 @@ export class ControlPlane {
   readonly gate = new ApprovalGate();
   /** Tenants' quotas, one account for every surface (the API and the console take from it alike). */
   readonly quotas = new TenantQuotas();
+  /** Streams open on the API and the console, per tenant and token (bounded, ended with their token); refusals audited at most once per interval per tenant. */
+  private readonly streamRefusals = new RefusalAudit((input) => this.recordAudit(input));
+  readonly streams = new OpenStreams((tenant, err) =>
+    this.streamRefusals.refused(`streams ${tenant}`, { kind: "quota_exceeded", tenant, outcome: `refused:${err.code}`, detail: err.message }),
+  );
   readonly pending = new PendingActionStores();
   /** Harness tool hosts, one per run at most (ConnectToolHost). */
   readonly toolHosts = new ToolHosts();
