@@ -56,6 +56,8 @@ export type EnclaveErrorCode =
   | "remote_engine_unsupported"
   /** A CallTools session already carries the most calls in flight one session may; wait for one, or use another session. */
   | "too_many_calls"
+  /** A stream's reader fell behind by more than the control plane holds for one reader; the stream was cut off. */
+  | "slow_reader"
   /** The shared agent-bundle volume on the engine does not hold this control plane's bundle: no enclosure starts with it. */
   | "agent_bundle_mismatch";
 
@@ -93,6 +95,7 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   remote_engine_unsupported: status.FAILED_PRECONDITION,
   agent_bundle_mismatch: status.FAILED_PRECONDITION,
   too_many_calls: status.RESOURCE_EXHAUSTED,
+  slow_reader: status.RESOURCE_EXHAUSTED,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

@@ -29,6 +29,7 @@ let config: ControlPlaneConfig;
 let cp: ControlPlane | undefined;
 let server: ServingControlPlane | undefined;
 let volume = "";
+const images = { planted: "", python: "" };
 const tokens = { acme: "", globex: "", ops: "" };
 const opened: ControlPlaneClient[] = [];
 
@@ -83,6 +84,10 @@ beforeAll(async () => {
   tokens.ops = addToken(tokensFile, "ops", { operator: true }).token;
   config = loadConfig({ dataDir: join(dir, "data"), listen: "127.0.0.1:0", api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile } });
   config.agentBundleDir = bundle;
+  // The operator allows both tenant images (a plain tenant may start only allowed images).
+  images.planted = await byoImage("planted-bundle");
+  images.python = await byoImage("python-debian");
+  config.enclosure.allowedImages = [images.planted, images.python];
   await serve();
 }, 600_000);
 
@@ -94,8 +99,7 @@ afterAll(async () => {
 
 describe("the shared agent-bundle volume", () => {
   it("a tenant's image with files at the bundle's mount point, started first, reaches neither the volume nor another tenant's kernel", async () => {
-    const planted = await byoImage("planted-bundle");
-    const python = await byoImage("python-debian");
+    const { planted, python } = images;
     const acme = client(tokens.acme);
     await acme.createConversation("first");
     await acme.startEnclosure("first", { image: planted });
@@ -126,7 +130,7 @@ describe("the shared agent-bundle volume", () => {
     await serve();
     const acme = client(tokens.acme);
     await acme.createConversation("after-tamper");
-    const o = await outcome(acme.startEnclosure("after-tamper", { image: await byoImage("python-debian") }));
+    const o = await outcome(acme.startEnclosure("after-tamper", { image: images.python }));
     expect(o.code).toBe("agent_bundle_mismatch");
     expect((await acme.getConversation("after-tamper")).enclosure).toBeUndefined();
     const events: AuditEvent[] = [];
@@ -139,6 +143,6 @@ describe("the shared agent-bundle volume", () => {
     await serve();
     const again = client(tokens.acme);
     await again.createConversation("restored");
-    await expect(again.startEnclosure("restored", { image: await byoImage("python-debian") })).resolves.toMatchObject({ placement: "enclosure" });
+    await expect(again.startEnclosure("restored", { image: images.python })).resolves.toMatchObject({ placement: "enclosure" });
   }, 600_000);
 });

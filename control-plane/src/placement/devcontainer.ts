@@ -22,6 +22,7 @@ import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { engineBuild } from "./engine-build.js";
 import { IN_ENCLOSURE } from "./enclosure-settings.js";
+import { checkImageReference } from "./image-reference.js";
 import { packFolder } from "./workspace-transfer.js";
 
 /** Where a dev container's config is looked for, in order (paths inside the workspace). */
@@ -152,7 +153,8 @@ export function checkDevcontainer(file: string, raw: unknown): DevcontainerConfi
   if (raw.image !== undefined && raw.build !== undefined) invalid(file, "has both `image` and `build`; keep one");
   if (raw.image !== undefined) {
     const image = text(file, "image", raw.image, 512);
-    if (!/^[A-Za-z0-9][A-Za-z0-9._\-/:@]*$/.test(image)) invalid(file, `\`image\` (${image}) is not an image reference`);
+    // Refused as the same bad argument an `image` option would be, before any engine sees it.
+    checkImageReference(image, `${file}: \`image\``);
     cfg.image = image;
   } else if (raw.build !== undefined) {
     const b = raw.build;
