@@ -522,9 +522,9 @@ export class ControlPlane {
   }
 
   /** The limits an enclosure gets when its request names none. */
-  enclosureDefaults(): { memoryBytes: number; cpus: number; pids: number } {
+  enclosureDefaults(): { memoryBytes: number; cpus: number; pids: number; diskBytes: number } {
     const e = this.config.enclosure;
-    return { memoryBytes: e.memoryBytes, cpus: e.cpus, pids: e.pidsLimit };
+    return { memoryBytes: e.memoryBytes, cpus: e.cpus, pids: e.pidsLimit, diskBytes: e.diskBytes };
   }
 
   /** Every registered tool's name, custom tools included. */

@@ -55,7 +55,9 @@ export type EnclaveErrorCode =
   /** What was asked needs the engine's machine to be this one (bind mode, reading its /proc), and the enclosure's engine is remote. */
   | "remote_engine_unsupported"
   /** A CallTools session already carries the most calls in flight one session may; wait for one, or use another session. */
-  | "too_many_calls";
+  | "too_many_calls"
+  /** A dev container that builds from a Dockerfile, for a tenant whose builds an operator has not turned on. */
+  | "devcontainer_build_refused";
 
 const grpcStatus: Record<EnclaveErrorCode, status> = {
   invalid_arguments: status.INVALID_ARGUMENT,
@@ -90,6 +92,7 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   quota_exceeded: status.RESOURCE_EXHAUSTED,
   remote_engine_unsupported: status.FAILED_PRECONDITION,
   too_many_calls: status.RESOURCE_EXHAUSTED,
+  devcontainer_build_refused: status.PERMISSION_DENIED,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

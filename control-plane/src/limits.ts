@@ -181,6 +181,8 @@ export const LIMITS = {
   devcontainerPostCreateOutputChars: 4 * 1024,
   /** A dev container's Dockerfile build, and the Node image's (an ADD of one tarball), at most. */
   devcontainerBuildTimeoutMs: 30 * 60_000,
+  /** Processes one dev container build's RUN steps may hold at once (its cgroup's pids.max). */
+  devcontainerBuildPids: 512,
   nodeImageBuildTimeoutMs: 5 * 60_000,
   /** How long a start waits for another control plane's fill of the shared Node volume, and how often it looks. */
   nodeVolumeFillWaitMs: 120_000,
@@ -193,6 +195,16 @@ export const LIMITS = {
   tenantRunningEnclosures: 4,
   tenantConcurrentCalls: 16,
   tenantKernels: 8,
+  /** Host agents running at once across a tenant's conversations, when its entry sets none. */
+  tenantHostAgents: 8,
+  /**
+   * The most one enclosure of a tenant may ask for when its entry sets no maximum (memory, pids,
+   * CPUs, copy mode's disk); a request above is refused. The enclosure defaults fit under them.
+   */
+  tenantMaxMemoryBytes: 4 * 1024 ** 3,
+  tenantMaxPids: 1024,
+  tenantMaxCpus: 2,
+  tenantMaxDiskBytes: 16 * 1024 ** 3,
   /** The token file is checked this often besides its watch, so a revocation holds within a second. */
   tokenFilePollMs: 250,
   /** Tokens and tenants one token file may hold, and the longest tenant name. */

@@ -206,7 +206,7 @@ export class DockerDriver {
           labels,
         });
       }
-      let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels), plan.injection);
+      let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume, imageVolumes: plan.imageVolumes }, labels), plan.injection);
       if (settings.agentDelivery === "mount") spec = withAgentVolume(spec, await this.agentVolume(settings.image));
       container = await this.docker.createContainer({ name, ...spec });
       if (settings.workspaceMode === "copy") {

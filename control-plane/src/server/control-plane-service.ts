@@ -29,6 +29,8 @@ import type { AuditEvent } from "../audit/audit-log.js";
 import { RefusalAudit } from "../audit/refusal-audit.js";
 import { type CallerAuth, implicitAuth } from "../tenants/caller-auth.js";
 import { TenantQuotas } from "../tenants/quotas.js";
+import { withinTenantLimits } from "../tenants/tenant-limits.js";
+import type { Tenant } from "../tenants/tenant.js";
 import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
@@ -166,6 +168,24 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         );
     };
   }
+  /** The tenant whose quotas a conversation's resources count against: its owner's, as configured now. */
+  const ownerOf = (s: TenantScope, owner: string): Tenant => (s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant));
+  /**
+   * A call that may start the conversation's host agent (none runs, no enclosure serves it) takes a
+   * host-agent slot of its tenant while it runs: by its end the agent runs and is counted as such.
+   */
+  const reserveHostAgent = (s: TenantScope, conversationId: string): (() => void) => {
+    const owner = cp.conversationTenant(conversationId);
+    const tenant = ownerOf(s, owner);
+    const live = (id: string): boolean => cp.hostAgentPid(id) !== undefined;
+    if (!Number.isFinite(tenant.quotas.hostAgents) || cp.getConversation(conversationId).enclosure || live(conversationId)) return () => undefined;
+    const running = cp.listConversations().filter((c) => c.tenant === owner && c.id !== conversationId && !c.enclosure && live(c.id)).length;
+    try {
+      return access.quotas.enterHostAgentStart(tenant, running);
+    } catch (err) {
+      return refusedByQuota(s, err, conversationId);
+    }
+  };
   /** Who may see a card: its conversation's tenant (a card of a conversation gone is no one's but an operator's). */
   const seesCard = (s: TenantScope, card: { conversationId: string }): boolean => s.tenant.operator || s.hasConversation(card.conversationId);
   /**
@@ -213,7 +233,11 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       refusedByQuota(s, err, run.conversationId);
     }
     try {
-      const releaseKernel = await reserveKernel(s, run, req.tool, req.argumentsJson);
+      const releaseHostAgent = reserveHostAgent(s, run.conversationId);
+      const releaseKernel = await reserveKernel(s, run, req.tool, req.argumentsJson).catch((err: unknown) => {
+        releaseHostAgent();
+        throw err;
+      });
       try {
         const r = await cp.callTool(run.id, req.tool, req.argumentsJson, {
           notUtf8: req.notUtf8,
@@ -223,6 +247,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         return { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs };
       } finally {
         releaseKernel();
+        releaseHostAgent();
       }
     } finally {
       releaseCall();
@@ -242,7 +267,8 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     startEnclosure: unary(async (req, s) => {
       const id = s.conversationId(req.conversationId);
       const o = req.options;
-      const request = {
+      const owner = cp.conversationTenant(id);
+      const raw = {
         image: o?.image,
         workspaceMode: o?.workspaceMode,
         memoryBytes: o?.memoryBytes,
@@ -258,11 +284,11 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         runtime: o?.runtime,
         devcontainer: o?.devcontainer,
       };
-      s.checkEnclosureRequest(request);
-      const owner = cp.conversationTenant(id);
+      s.checkEnclosureRequest(raw);
+      const request = withinTenantLimits(ownerOf(s, owner), raw, cp.enclosureDefaults());
       let release: () => void = () => undefined;
       try {
-        release = access.quotas.enterEnclosureStart(s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant), cp.liveEnclosures(owner, id));
+        release = access.quotas.enterEnclosureStart(ownerOf(s, owner), cp.liveEnclosures(owner, id));
       } catch (err) {
         refusedByQuota(s, err, id);
       }
@@ -354,7 +380,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return { ...r, text: formatAuditReport(r) };
     }),
     describePlacement: unary(async (req, s) => {
-      const d = await cp.describePlacement(s.conversationId(req.conversationId));
+      const id = s.conversationId(req.conversationId);
+      const release = reserveHostAgent(s, id);
+      const d = await cp.describePlacement(id).finally(release);
       return { placement: d.placement, agentVersion: d.agentVersion, workspaceRoot: d.workspaceRoot, components: d.components };
     }),
     subscribeAudit(call: ServerWritableStream<SubscribeAuditRequest, AuditEvent>): void {
