@@ -335,7 +335,8 @@ export class ControlPlane {
     const conv = this.conversations.get(id);
     // Workers first, while their placement still answers: they get SIGTERM and a grace, not a cut.
     await this.vibe.forget(id);
-    if (conv.enclosure) await this.placements.stop(id);
+    // A workspace deleted with the conversation needs no copy back.
+    if (conv.enclosure) await this.placements.stop(id, { force: conv.ownsWorkspace });
     await this.placements.removeBuiltImages(id);
     await this.hostAgents.stop(id);
     this.hostAgents.forget(id);
@@ -354,8 +355,8 @@ export class ControlPlane {
     return this.view(await this.placements.start(id, req));
   }
 
-  async stopEnclosure(id: string): Promise<ConversationView> {
-    return this.view(await this.placements.stop(id));
+  async stopEnclosure(id: string, opts: { force?: boolean } = {}): Promise<ConversationView> {
+    return this.view(await this.placements.stop(id, opts));
   }
 
   async describePlacement(id: string): Promise<PlacementDescription> {

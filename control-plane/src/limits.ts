@@ -46,10 +46,13 @@ export const LIMITS = {
   drainMaxMs: 30_000,
   /**
    * What a copy-mode stop brings back from the enclosure's /workspace at most: bytes of file content
-   * (apparent sizes, so a sparse file counts in full) and entries. Past either the stop fails, nothing
-   * is copied back and the enclosure keeps running. ENCLAVE_COPY_BACK_MAX_BYTES overrides the bytes.
+   * written (blocks of zeros stay holes and are not counted; ENCLAVE_COPY_BACK_MAX_BYTES overrides),
+   * bytes as the archive states them (a sparse file in full: its zeros still stream through, so
+   * this bounds how long a stop takes) and entries. Past any, nothing is copied back, the stop says
+   * so, and the enclosure is removed all the same.
    */
   copyBackMaxBytes: 16 * 1024 ** 3,
+  copyBackMaxApparentBytes: 32 * 1024 ** 3,
   copyBackMaxEntries: 1_000_000,
   /** Lines of "not copied back" a stop reports (the rest are counted). */
   notCopiedBackListed: 200,

@@ -34,7 +34,7 @@ import type { Tenant } from "../tenants/tenant.js";
 import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
-import { asEnclaveError, type EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
+import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
 import type { DecodedCallToolRequest, DecodedToolCallFrame } from "./strict-call-decoding.js";
@@ -298,7 +298,13 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         release();
       }
     }),
-    stopEnclosure: unary(async (req, s) => conversationMessage(await cp.stopEnclosure(s.conversationId(req.conversationId)), s.viewer)),
+    stopEnclosure: unary(async (req, s) => {
+      const id = s.conversationId(req.conversationId);
+      if (req.force && s.tokensRequired && !s.tenant.operator) {
+        throw new EnclaveError("invalid_arguments", `tenant \`${s.tenant.name}\` cannot force a stop (it skips copying the workspace back); stop without force, or ask an operator`);
+      }
+      return conversationMessage(await cp.stopEnclosure(id, { force: req.force }), s.viewer);
+    }),
     openRun: unary((req, s) =>
       runMessage(
         cp,
