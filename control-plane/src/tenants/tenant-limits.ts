@@ -1,7 +1,7 @@
 // What one enclosure of a tenant may ask for: the operator's maxima for the tenant (the token file's
 // max* quotas, else the LIMITS defaults) bound memory, processes, CPUs and copy mode's disk, and
-// whether a dev container may be built at all. Checked on the values the start would use, the
-// enclosure defaults filling what the request leaves out, so a default above a maximum is refused too.
+// whether a dev container may be built at all. A value the request leaves out takes the enclosure
+// default, lowered to the maximum where it is above it.
 import { EnclaveError } from "../errors.js";
 import type { EnclosureRequest } from "../placement/enclosure-settings.js";
 import type { QuotaName, Tenant } from "./tenant.js";
@@ -14,30 +14,33 @@ export interface StartDefaults {
   diskBytes: number;
 }
 
-/** The value a start would use: the request's unless absent or 0 (the wire's "unset"). */
-const asked = (given: number | undefined, dflt: number): number => (given === undefined || given === 0 ? dflt : given);
-
 /**
- * The request, bounded by the tenant's maxima (invalid_arguments naming the maximum past one), with
- * `buildsAllowed` set from the tenant's entry. Values that are not numbers at all are left to
- * resolveSettings, which refuses them.
+ * The request, bounded by the tenant's maxima: a value past one is refused (invalid_arguments naming
+ * the maximum); a value left out takes the enclosure default, or the maximum where the default is
+ * above it. `buildsAllowed` is set from the tenant's entry. Values that are not numbers at all are
+ * left to resolveSettings, which refuses them.
  */
 export function withinTenantLimits(tenant: Tenant, req: EnclosureRequest, defaults: StartDefaults): EnclosureRequest {
   const q = tenant.quotas;
   const copy = (req.workspaceMode || "bind") === "copy";
-  const checks: Array<[string, number, QuotaName]> = [
-    ["memory_bytes", asked(req.memoryBytes, defaults.memoryBytes), "maxMemoryBytes"],
-    ["pids_limit", asked(req.pidsLimit, defaults.pids), "maxPids"],
-    ["cpus", asked(req.cpus, defaults.cpus), "maxCpus"],
-    ...(copy ? [["disk_limit_bytes", asked(req.diskLimitBytes, defaults.diskBytes), "maxDiskBytes"] as [string, number, QuotaName]] : []),
-  ];
-  for (const [option, value, quota] of checks) {
-    if (value > q[quota]) {
+  const bounded = (option: string, given: number | undefined, dflt: number, quota: QuotaName): number | undefined => {
+    const max = q[quota];
+    // Absent or 0 (the wire's "unset"): the default, within the maximum.
+    if (given === undefined || given === 0) return dflt > max ? max : given;
+    if (given > max) {
       throw new EnclaveError(
         "invalid_arguments",
-        `${option} ${value} is above tenant \`${tenant.name}\`'s maximum of ${q[quota]} (${quota}); ask for less, or an operator raises it (\`enclave tokens quota ${tenant.name} ${quota} N\`)`,
+        `${option} ${given} is above tenant \`${tenant.name}\`'s maximum of ${max} (${quota}); ask for less, or an operator raises it (\`enclave tokens quota ${tenant.name} ${quota} N\`)`,
       );
     }
-  }
-  return { ...req, buildsAllowed: q.devcontainerBuilds > 0 };
+    return given;
+  };
+  return {
+    ...req,
+    memoryBytes: bounded("memory_bytes", req.memoryBytes, defaults.memoryBytes, "maxMemoryBytes"),
+    pidsLimit: bounded("pids_limit", req.pidsLimit, defaults.pids, "maxPids"),
+    cpus: bounded("cpus", req.cpus, defaults.cpus, "maxCpus"),
+    diskLimitBytes: copy ? bounded("disk_limit_bytes", req.diskLimitBytes, defaults.diskBytes, "maxDiskBytes") : req.diskLimitBytes,
+    buildsAllowed: q.devcontainerBuilds > 0,
+  };
 }
