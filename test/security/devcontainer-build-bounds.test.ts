@@ -103,6 +103,7 @@ describe("dev container build resources", () => {
     if (Number.isNaN(forked)) console.log(text);
     console.log(`a build's RUN step forked ${forked} of 1500 processes (pids.max ${LIMITS.devcontainerBuildPids})`);
     expect(forked).toBeGreaterThan(0);
+    expect(forked).toBeLessThan(1500);
     expect(forked).toBeLessThan(LIMITS.devcontainerBuildPids);
     await fx.client.stopEnclosure("fork-bomb");
     for (const controller of ["pids", "memory"]) {

@@ -64,8 +64,14 @@ describe("image VOLUMEs", () => {
     const record = fx.cp.getConversation(conversationKey("local", "vol-audit")).enclosure;
     expect(record).toBeDefined();
     if (!record) return;
-    // The same image, made by the engine's defaults: its VOLUME is an anonymous volume.
-    const plain = await docker.createContainer({ Image: IMAGE, Entrypoint: ["sleep", "300"], NetworkDisabled: true, HostConfig: { NetworkMode: "none" } });
+    // The same image with the engine's default for its VOLUME (an anonymous volume), and otherwise the
+    // mounts the item looks for (/tmp and home on tmpfs), so the foreign volume alone can fail it.
+    const plain = await docker.createContainer({
+      Image: IMAGE,
+      Entrypoint: ["sleep", "300"],
+      NetworkDisabled: true,
+      HostConfig: { NetworkMode: "none", Tmpfs: { "/tmp": "rw,size=1m", "/home/enclave": "rw,size=1m" } },
+    });
     made.push(plain);
     await plain.start();
     const info = await plain.inspect();
