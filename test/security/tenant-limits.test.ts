@@ -82,6 +82,12 @@ describe("tenant maxima", () => {
     expect(await consoleStart("acme", id, { memoryBytes: 200_000_000_000 })).toBe("invalid_arguments");
     expect(await consoleStart("acme", id, { cpus: 2 })).toBe("invalid_arguments");
     expect((await acme.getConversation(id)).placement).toBe("host");
+    // The refusals are audited, for the operator to see.
+    const events: string[] = [];
+    await fx.as("ops").subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => {
+      if (e.kind === "call_refused" && e.tenant === "acme" && e.outcome === "refused:invalid_arguments") events.push(e.detail);
+    }).done;
+    expect(events.some((d) => d.includes("maxMemoryBytes"))).toBe(true);
   });
 
   it("refuses limits that are not numbers in range: NaN, Infinity, 0 or negative CPUs, a billionth of a CPU, fractions of whole limits", async () => {

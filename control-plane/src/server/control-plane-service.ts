@@ -29,6 +29,7 @@ import type { AuditEvent } from "../audit/audit-log.js";
 import { RefusalAudit } from "../audit/refusal-audit.js";
 import { type CallerAuth, implicitAuth } from "../tenants/caller-auth.js";
 import { TenantQuotas } from "../tenants/quotas.js";
+import type { EnclosureRequest } from "../placement/enclosure-settings.js";
 import { withinTenantLimits } from "../tenants/tenant-limits.js";
 import type { Tenant } from "../tenants/tenant.js";
 import { TenantScope } from "./tenant-scope.js";
@@ -285,7 +286,15 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         devcontainer: o?.devcontainer,
       };
       s.checkEnclosureRequest(raw);
-      const request = withinTenantLimits(ownerOf(s, owner), raw, cp.enclosureDefaults());
+      let request: EnclosureRequest = raw;
+      try {
+        request = withinTenantLimits(ownerOf(s, owner), raw, cp.enclosureDefaults());
+      } catch (err) {
+        // A request past the operator's maxima is audited like a quota refusal.
+        const e = asEnclaveError(err);
+        refusals.refused(`limits ${s.tenant.name}`, { kind: "call_refused", tenant: s.tenant.name, conversationId: id, outcome: `refused:${e.code}`, detail: `StartEnclosure: ${e.message}` });
+        throw e;
+      }
       let release: () => void = () => undefined;
       try {
         release = access.quotas.enterEnclosureStart(ownerOf(s, owner), cp.liveEnclosures(owner, id));
