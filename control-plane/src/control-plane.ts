@@ -284,7 +284,8 @@ export class ControlPlane {
    * `id`: bare, in the namespace of `tenant` (the implicit tenant when none is given); the record
    * and everything after it know the conversation by its key (see conversations/conversation-keys.ts).
    */
-  createConversation(req: { id?: string; workspacePath?: string; tenant?: string }): ConversationView {
+  /** `spare: false` takes no spare host agent (the tenant is at its hostAgents quota). */
+  createConversation(req: { id?: string; workspacePath?: string; tenant?: string; spare?: boolean }): ConversationView {
     const tenant = req.tenant || IMPLICIT_TENANT;
     const bare = req.id || this.conversations.newId();
     this.conversations.checkId(bare);
@@ -300,7 +301,7 @@ export class ControlPlane {
     } else {
       workspacePath = this.conversations.workspaceFor(id);
       // A spare host agent, when one is ready, brings the (empty) folder with it.
-      if (!this.hostAgents.adopt(id, workspacePath)) mkdirSync(workspacePath, { recursive: true });
+      if (req.spare === false || !this.hostAgents.adopt(id, workspacePath)) mkdirSync(workspacePath, { recursive: true });
       ownsWorkspace = true;
     }
     const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant };

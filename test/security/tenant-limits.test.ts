@@ -18,6 +18,7 @@ import type { Tenant } from "../../control-plane/src/tenants/tenant.js";
 import { setQuota } from "../../control-plane/src/tenants/token-file.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { startTenants, type TenantsFixture } from "../helpers/token-tenants.js";
+import { until } from "../helpers/wait.js";
 
 const GIB = 1024 ** 3;
 let fx: TenantsFixture;
@@ -157,4 +158,27 @@ describe("dev container builds", () => {
       setQuota(fx.tokensFile, "acme", "devcontainerBuilds", 0);
     }
   }, 300_000);
+});
+
+describe("host agents quota with spares", () => {
+  let spared: TenantsFixture;
+  beforeAll(async () => {
+    spared = await startTenants({ before: (file) => setQuota(file, "globex", "hostAgents", 1), configure: (c) => void (c.hostSandbox.spares = 2) });
+  }, 120_000);
+  afterAll(async () => {
+    await spared?.close();
+  });
+
+  it("a new conversation takes no spare host agent past the tenant's quota", async () => {
+    const g = spared.as("globex");
+    const first = (await g.createConversation()).id;
+    const run1 = (await g.openRun(first, { approvalPolicy: "never" })).id;
+    expect((await g.callTool(run1, "exec", { command: "echo one" })).isError).toBe(false);
+    // Spares are refilled one at a time: one must be ready to be taken.
+    await until(() => spared.cp.hostAgents.spareCount() > 0, "a spare host agent ready");
+    const second = (await g.createConversation()).id;
+    expect(spared.cp.hostAgentPid(conversationKey("globex", second))).toBeUndefined();
+    const run2 = (await g.openRun(second, { approvalPolicy: "never" })).id;
+    expect((await outcome(g.callTool(run2, "exec", { command: "echo two" }))).code).toBe("quota_exceeded");
+  }, 120_000);
 });

@@ -171,6 +171,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
   }
   /** The tenant whose quotas a conversation's resources count against: its owner's, as configured now. */
   const ownerOf = (s: TenantScope, owner: string): Tenant => (s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant));
+  /** The tenant's conversations served by a running host agent, `except` aside. */
+  const liveHostAgents = (tenant: string, except: string): number =>
+    cp.listConversations().filter((c) => c.tenant === tenant && c.id !== except && !c.enclosure && cp.hostAgentPid(c.id) !== undefined).length;
   /**
    * A call that may start the conversation's host agent (none runs, no enclosure serves it) takes a
    * host-agent slot of its tenant while it runs: by its end the agent runs and is counted as such.
@@ -180,7 +183,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     const tenant = ownerOf(s, owner);
     const live = (id: string): boolean => cp.hostAgentPid(id) !== undefined;
     if (!Number.isFinite(tenant.quotas.hostAgents) || cp.getConversation(conversationId).enclosure || live(conversationId)) return () => undefined;
-    const running = cp.listConversations().filter((c) => c.tenant === owner && c.id !== conversationId && !c.enclosure && live(c.id)).length;
+    const running = liveHostAgents(owner, conversationId);
     try {
       return access.quotas.enterHostAgentStart(tenant, running);
     } catch (err) {
@@ -257,7 +260,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
   return {
     createConversation: unary((req, s) => {
       s.checkWorkspacePath(req.workspacePath);
-      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name }), s.viewer);
+      // A spare host agent is one more host agent of the tenant's: none is taken past its quota.
+      const spare = liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents;
+      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare }), s.viewer);
     }),
     getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId), s.viewer)),
     listConversations: unary((_req, s) => ({ conversations: cp.listConversations().filter((c) => s.sees(c.tenant)).map((c) => conversationMessage(c, s.viewer)) })),
