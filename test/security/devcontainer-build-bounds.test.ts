@@ -76,6 +76,17 @@ describe("dev container build bases", () => {
 });
 
 describe("dev container build resources", () => {
+  it("runs RUN steps with no network, even for an enclosure given one", async () => {
+    await devcontainer("build-net", `FROM ${BASE}\nUSER root\nRUN ls /sys/class/net > /build-nets\nUSER enclave\n`);
+    // The implicit tenant may weaken its enclosure (network bridge); the build still gets none.
+    await fx.client.startEnclosure("build-net", { devcontainer: true, networkMode: "bridge" });
+    const run = (await fx.client.openRun("build-net", { approvalPolicy: "never" })).id;
+    const nets = resultText(await fx.client.callTool(run, "exec", { command: "cat /build-nets" }));
+    expect(nets).toContain("lo");
+    expect(nets).not.toContain("eth0");
+    await fx.client.stopEnclosure("build-net");
+  }, 300_000);
+
   it("bounds a RUN fork bomb by the build cgroup's pids.max, and removes the cgroup after", async () => {
     const forks = [
       "import os, time",
