@@ -27,6 +27,7 @@ import { makeBuildCgroup } from "./build-cgroup.js";
 import { dockerfileFetches } from "./dockerfile-bases.js";
 import { engineBuild } from "./engine-build.js";
 import { IN_ENCLOSURE } from "./enclosure-settings.js";
+import { engineIsLocal } from "./workspace-disk.js";
 import { packFolder } from "./workspace-transfer.js";
 
 /** Where a dev container's config is looked for, in order (paths inside the workspace). */
@@ -327,6 +328,10 @@ export async function buildDevcontainer(
   cfg: DevcontainerConfig & { build: DevcontainerBuild },
   opts: { tag: string; memoryBytes: number; labels: Record<string, string> },
 ): Promise<void> {
+  // The build's cgroup is made on this machine; another machine's engine would make it there, unbounded.
+  if (!engineIsLocal(docker)) {
+    throw new EnclaveError("devcontainer_build_refused", `${cfg.file} builds from a Dockerfile, and a build on a remote engine cannot be bounded by this control plane: name an \`image\` on that engine instead`);
+  }
   const root = await openDirNoFollow(workspace);
   let ctx;
   try {
