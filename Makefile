@@ -41,9 +41,10 @@ chromium:
 	bash test/browser/ensure-chromium.sh
 
 # The fast lane, no Docker: the protos' lint and wire compatibility with main, typecheck (the build's
-# tsc; unit tests start the built agent), lint (ESLint with typescript-eslint), the unit tests.
+# tsc; unit tests start the built agent), lint (ESLint with typescript-eslint), the unit tests. The
+# unit tests start host kernels, so Debian's Python data stack comes first (no Docker needed for it).
 BREAKING_BASE ?= $(shell git rev-parse -q --verify main >/dev/null && echo main || echo origin/main)
-check: deps
+check: deps host-kernels
 	npx buf lint proto
 	npx buf breaking proto --against '.git#ref=$(BREAKING_BASE),subdir=proto'
 	node scripts/build.mjs

@@ -5,6 +5,7 @@ import type { AuditRetention } from "./audit/audit-retention.js";
 import { LIMITS } from "./limits.js";
 import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
 import type { HostSandboxConfig } from "./placement/host-sandbox.js";
+import { parseAllowedImages } from "./placement/image-access.js";
 import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
@@ -26,6 +27,11 @@ export interface EnclosureDefaults {
    * registry/NAME@sha256:… as `enclave images push` recorded it. Empty: the locally built image.
    */
   imageRegistry: string;
+  /**
+   * Images a plain tenant may start besides Enclave's own and its own dev-container builds
+   * (ENCLAVE_ALLOWED_IMAGES: references separated by commas or spaces; looked up, never pulled).
+   */
+  allowedImages: string[];
   /** The runtime an enclosure runs under when its options name none (ENCLAVE_ENCLOSURE_RUNTIME). */
   runtime: EnclosureRuntime;
   memoryBytes: number;
@@ -58,7 +64,7 @@ export interface ControlPlaneConfig {
   debugSessionTtlMs: number;
   /** Host placement's bubblewrap sandbox: the account it runs as, and whether it keeps the network. */
   hostSandbox: HostSandboxConfig;
-  /** What the audit log keeps (ENCLAVE_AUDIT_RETENTION_DAYS, ENCLAVE_AUDIT_MAX_MIB; 0 for no limit). */
+  /** What the audit log keeps (ENCLAVE_AUDIT_RETENTION_DAYS, ENCLAVE_AUDIT_MAX_MIB, ENCLAVE_AUDIT_MAX_MIB_PER_TENANT; 0 for no limit). */
   auditRetention: AuditRetention;
   /** How long a run kept for the command line lives with no call (ENCLAVE_CLI_RUN_IDLE_SECONDS). */
   cliRunIdleMs: number;
@@ -175,6 +181,7 @@ export function loadConfig(
     enclosure: {
       image: process.env.ENCLAVE_IMAGE ?? "",
       imageRegistry: process.env.ENCLAVE_IMAGE_REGISTRY ?? "",
+      allowedImages: parseAllowedImages(process.env.ENCLAVE_ALLOWED_IMAGES ?? "", "ENCLAVE_ALLOWED_IMAGES"),
       runtime: runtimeFromEnv(),
       memoryBytes: numberFromEnv("ENCLAVE_ENCLOSURE_MEMORY_BYTES", 2 * 1024 ** 3),
       cpus: numberFromEnv("ENCLAVE_ENCLOSURE_CPUS", 1),
@@ -202,6 +209,7 @@ export function loadConfig(
     auditRetention: {
       maxAgeMs: Math.round(limitFromEnv("ENCLAVE_AUDIT_RETENTION_DAYS", LIMITS.auditRetentionDefaultDays) * 86_400_000),
       maxBytes: Math.round(limitFromEnv("ENCLAVE_AUDIT_MAX_MIB", LIMITS.auditMaxDefaultMib) * 1024 ** 2),
+      maxBytesPerTenant: Math.round(limitFromEnv("ENCLAVE_AUDIT_MAX_MIB_PER_TENANT", LIMITS.auditMaxPerTenantDefaultMib) * 1024 ** 2),
       pruneIntervalMs: LIMITS.auditPruneIntervalMs,
     },
     cliRunIdleMs: Math.round(numberFromEnv("ENCLAVE_CLI_RUN_IDLE_SECONDS", LIMITS.cliRunIdleSeconds) * 1000),

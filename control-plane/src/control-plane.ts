@@ -21,6 +21,7 @@ import { judgeOnRemoteEngine } from "./audit/remote-engine-audit.js";
 import { SaveLoadSupply } from "./placement/image-supply.js";
 import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
+import type { EnclosureCaller } from "./placement/image-access.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { markHostAgentsLost, takeHostAgentLoss } from "./placement/host-agent-loss.js";
 import { Placements } from "./placement/placements.js";
@@ -53,6 +54,8 @@ import { logAuditEvent } from "./observability/audit-lines.js";
 import { countDockerErrors } from "./observability/docker-errors.js";
 import { log } from "./observability/log.js";
 import { TenantQuotas } from "./tenants/quotas.js";
+import { OpenStreams } from "./streams/open-streams.js";
+import { RefusalAudit } from "./audit/refusal-audit.js";
 import { EnclaveMetrics } from "./observability/metrics.js";
 import { agentResources } from "./observability/agent-resources.js";
 
@@ -112,6 +115,11 @@ export class ControlPlane {
   readonly gate = new ApprovalGate();
   /** Tenants' quotas, one account for every surface (the API and the console take from it alike). */
   readonly quotas = new TenantQuotas();
+  /** Streams open on the API and the console, per tenant and token (bounded, ended with their token); refusals audited at most once per interval per tenant. */
+  private readonly streamRefusals = new RefusalAudit((input) => this.recordAudit(input));
+  readonly streams = new OpenStreams((tenant, err) =>
+    this.streamRefusals.refused(`streams ${tenant}`, { kind: "quota_exceeded", tenant, outcome: `refused:${err.code}`, detail: err.message }),
+  );
   readonly pending = new PendingActionStores();
   /** Harness tool hosts, one per run at most (ConnectToolHost). */
   readonly toolHosts = new ToolHosts();
@@ -352,8 +360,9 @@ export class ControlPlane {
     this.audit.record({ kind: "conversation_deleted", conversationId: id, tenant: conv.tenant });
   }
 
-  async startEnclosure(id: string, req: EnclosureRequest): Promise<ConversationView> {
-    return this.view(await this.placements.start(id, req));
+  /** `caller` decides which images the start may name (placement/image-access.ts); a plain tenant's unless said. */
+  async startEnclosure(id: string, req: EnclosureRequest, caller: EnclosureCaller = { operator: false }): Promise<ConversationView> {
+    return this.view(await this.placements.start(id, req, caller));
   }
 
   async stopEnclosure(id: string, opts: { force?: boolean } = {}): Promise<ConversationView> {

@@ -56,6 +56,8 @@ export type EnclaveErrorCode =
   | "remote_engine_unsupported"
   /** A CallTools session already carries the most calls in flight one session may; wait for one, or use another session. */
   | "too_many_calls"
+  /** A stream's reader fell behind by more than the control plane holds for one reader; the stream was cut off. */
+  | "slow_reader"
   /** A dev container that builds from a Dockerfile, for a tenant whose builds an operator has not turned on. */
   | "devcontainer_build_refused";
 
@@ -92,6 +94,7 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   quota_exceeded: status.RESOURCE_EXHAUSTED,
   remote_engine_unsupported: status.FAILED_PRECONDITION,
   too_many_calls: status.RESOURCE_EXHAUSTED,
+  slow_reader: status.RESOURCE_EXHAUSTED,
   devcontainer_build_refused: status.PERMISSION_DENIED,
 };
 

@@ -77,6 +77,8 @@ export const LIMITS = {
   /** Audit retention by default: events younger than this many days, within this many MiB; pruned at start and then this often. */
   auditRetentionDefaultDays: 90,
   auditMaxDefaultMib: 1024,
+  /** What one tenant's events may hold by default (its oldest go past it, at the next pruning). */
+  auditMaxPerTenantDefaultMib: 256,
   auditPruneIntervalMs: 60 * 60_000,
   /** How long a tool call's audit event may wait in the journal for its group commit into the database (more calls share one transaction). */
   auditFlushDelayMs: 20,
@@ -223,4 +225,29 @@ export const LIMITS = {
   toolSessionIdleMs: 1_000,
   /** Log lines waiting for standard error (a reader that stopped reading): past this they are dropped, the audit log keeps the record. */
   logBufferMaxBytes: 16 * 1024 * 1024,
+  /**
+   * Streams the control plane writes to, by kind: bytes written to one and not yet taken by its
+   * reader; past this the reader is cut off (a final event or status with code slow_reader) and
+   * nothing more is queued for it. Tool sessions and tool hosts carry whole results and arguments (a
+   * read of 4 MiB, arguments of 16 MiB), several at once. A cut console stream whose socket still
+   * holds its bytes after the grace is destroyed.
+   */
+  streamBufferedBytes: {
+    console_events: 4 * 1024 ** 2,
+    subscribe_audit: 4 * 1024 ** 2,
+    subscribe_cards: 4 * 1024 ** 2,
+    tool_session: 32 * 1024 ** 2,
+    worker_host: 4 * 1024 ** 2,
+    tool_host: 32 * 1024 ** 2,
+  },
+  streamCutGraceMs: 2_000,
+  /** Streams of each kind one tenant may hold open at once; past it a new one is refused with quota_exceeded. */
+  tenantStreams: { console_events: 8, subscribe_audit: 16, subscribe_cards: 16, tool_session: 32, worker_host: 16, tool_host: 32 },
+  /**
+   * A tool call's arguments JSON, checked by one pass over its text before it is parsed: nesting
+   * depth, and object keys plus array elements in all (a flood of tiny keys costs the event loop far
+   * more than their bytes suggest).
+   */
+  argumentsMaxDepth: 64,
+  argumentsMaxItems: 100_000,
 } as const;

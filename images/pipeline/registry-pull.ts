@@ -4,6 +4,7 @@
 // the digest itself.
 import type Docker from "dockerode";
 import { EnclaveError } from "../../control-plane/src/errors.js";
+import { parseImageReference } from "../../control-plane/src/placement/image-reference.js";
 import { imageRecordsDir, pinnedReference } from "./image-records.js";
 
 const PINNED = /^[^@\s]+\/[^@\s]+@sha256:[0-9a-f]{64}$/;
@@ -28,9 +29,14 @@ export function registryImageReference(localRef: string, registry: string, root 
   return pinned;
 }
 
-/** Pulls a digest-pinned reference when the engine lacks it; anything else is left to the caller. */
-export async function ensurePinnedImage(docker: Docker, ref: string): Promise<void> {
-  if (!isPinnedReference(ref)) return;
+/**
+ * Pulls a digest-pinned reference at the operator's `registry` when the engine lacks it; anything
+ * else (another registry, a tag) is left to the caller, which only looks it up. The caller passes
+ * only Enclave's own images here: a pull makes the engine dial the reference's registry.
+ */
+export async function ensurePinnedImage(docker: Docker, ref: string, registry: string): Promise<void> {
+  const parsed = parseImageReference(ref);
+  if (!registry || "invalid" in parsed || parsed.domain !== registry || !isPinnedReference(ref)) return;
   try {
     await docker.getImage(ref).inspect();
     return;

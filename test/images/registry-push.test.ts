@@ -18,6 +18,7 @@ import { readRecord, sbomPath } from "../../images/pipeline/image-records.js";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { silentProgress } from "../../images/pipeline/progress.js";
 import { ensurePinnedImage, registryImageReference } from "../../images/pipeline/registry-pull.js";
+import { ANY_IMAGE } from "../../control-plane/src/placement/image-access.js";
 import { checkRegistry, pushImage, SBOM_SUBJECT_LABEL } from "../../images/pipeline/registry-push.js";
 import { type LocalRegistry, startLocalRegistry } from "../helpers/local-registry.js";
 
@@ -80,7 +81,7 @@ describe("images push to a real registry", () => {
     cleanups.push(pinned);
     await expect(docker.getImage(`${registry.address}/${name}:${tag}`).inspect()).rejects.toMatchObject({ statusCode: 404 });
     await docker.getImage(pinned).remove({ noprune: true }).catch(() => undefined);
-    await ensurePinnedImage(docker, pinned);
+    await ensurePinnedImage(docker, pinned, registry.address);
     const pulled = await docker.getImage(pinned).inspect();
     expect(pulled.Id).toBe((await docker.getImage(base.ref).inspect()).Id);
     expect(pulled.RepoDigests).toContain(pinned);
@@ -101,7 +102,7 @@ describe("images push to a real registry", () => {
     const config = loadConfig();
     const driver = new DockerDriver(docker, config.agentBundleDir, { ...config.enclosure, imageRegistry: "127.0.0.1:1" }, root, "imgpipe-test");
     const conv = { id: "imgpipe-registry", workspacePath: root } as ConversationRecord;
-    const refused = await driver.start(conv, {}).then(
+    const refused = await driver.start(conv, {}, ANY_IMAGE).then(
       () => undefined,
       (err: unknown) => err,
     );

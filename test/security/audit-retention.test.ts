@@ -72,7 +72,7 @@ describe("audit retention", () => {
     try {
       delete process.env.ENCLAVE_AUDIT_RETENTION_DAYS;
       delete process.env.ENCLAVE_AUDIT_MAX_MIB;
-      expect(loadConfig().auditRetention).toEqual({ maxAgeMs: 90 * DAY, maxBytes: 1024 * 1024 ** 2, pruneIntervalMs: 3_600_000 });
+      expect(loadConfig().auditRetention).toEqual({ maxAgeMs: 90 * DAY, maxBytes: 1024 * 1024 ** 2, maxBytesPerTenant: 256 * 1024 ** 2, pruneIntervalMs: 3_600_000 });
       process.env.ENCLAVE_AUDIT_RETENTION_DAYS = "7.5";
       process.env.ENCLAVE_AUDIT_MAX_MIB = "0";
       expect(loadConfig().auditRetention).toMatchObject({ maxAgeMs: 7.5 * DAY, maxBytes: 0 });
@@ -111,7 +111,7 @@ describe("audit retention", () => {
       expect(second.audit.history("old").filter((e) => e.kind === "card_closed").map((e) => e.cardNumber)).toEqual([3]);
       // The next pruning takes the old event kept as the newest until then, and only it.
       const recent = second.audit.history().length - 1;
-      expect(second.audit.prune()).toEqual({ deletedByAge: 1, deletedBySize: 0 });
+      expect(second.audit.prune()).toEqual({ deletedByAge: 1, deletedBySize: 0, bySizePerTenant: {} });
       expect(second.audit.history().filter((e) => e.seq !== lastSeq)).toHaveLength(recent + 1);
       expect(second.audit.history().every((e) => e.timeMs > Date.now() - DAY)).toBe(true);
     } finally {
@@ -122,7 +122,7 @@ describe("audit retention", () => {
   it("deletes old events periodically while running", async () => {
     const dir = dataDir();
     const file = join(dir, "audit.db");
-    const cp = await ControlPlane.start(config(dir, (c) => (c.auditRetention = { maxAgeMs: 7 * DAY, maxBytes: 0, pruneIntervalMs: 100 })));
+    const cp = await ControlPlane.start(config(dir, (c) => (c.auditRetention = { maxAgeMs: 7 * DAY, maxBytes: 0, maxBytesPerTenant: 0, pruneIntervalMs: 100 })));
     try {
       cp.createConversation({ id: "periodic" });
       expect(await askAndAnswer(cp, "periodic")).toBe(1);
@@ -148,7 +148,7 @@ describe("audit retention", () => {
     log.close();
     const maxBytes = 512 * 1024;
     const before = count(file);
-    const cp = await ControlPlane.start(config(dir, (c) => (c.auditRetention = { maxAgeMs: 0, maxBytes, pruneIntervalMs: 3_600_000 })));
+    const cp = await ControlPlane.start(config(dir, (c) => (c.auditRetention = { maxAgeMs: 0, maxBytes, maxBytesPerTenant: 0, pruneIntervalMs: 3_600_000 })));
     try {
       const history = cp.audit.history();
       const pruned = history.at(-1);

@@ -1,7 +1,7 @@
 // Promise: a workspace's Dockerfile makes no host process dial anywhere and spends bounded
 // resources. Every base a build names (FROM, ARG-substituted FROM, COPY --from) must already be on
-// the engine and allowed, or the build is refused before the engine is asked, naming the base; an
-// ADD of a URL is refused alike; a canary listener on loopback sees no connection. RUN steps run in a
+// the engine and allowed, or the build is refused before the engine is asked, as a missing image
+// (image_unusable) naming the base; an ADD of a URL is refused (devcontainer_invalid); a canary listener on loopback sees no connection. RUN steps run in a
 // cgroup of ours whose pids.max bounds a fork bomb, and the cgroup goes with the build.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -9,10 +9,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { LIMITS } from "../../control-plane/src/limits.js";
+import { imageTags } from "../../images/pipeline/image-set.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
-const BASE = "enclave-runtime:latest";
+const BASE = imageTags().runtime;
 let fx: Fixture;
 let canary: Server;
 let port = 0;
@@ -57,8 +58,9 @@ describe("dev container build bases", () => {
     for (const [name, dockerfile, args] of cases) {
       await devcontainer(`base-${name}`, dockerfile, { args });
       const o = await outcome(fx.client.startEnclosure(`base-${name}`, { devcontainer: true }));
-      expect(o.code, name).toBe("devcontainer_invalid");
-      if (name !== "add-url") expect(o.message, name).toContain(reg);
+      // A missing base answers as a missing image does (naming it); a URL is not a base at all.
+      expect(o.code, name).toBe(name === "add-url" ? "devcontainer_invalid" : "image_unusable");
+      expect(o.message, name).toContain(reg);
       expect((await fx.client.getConversation(`base-${name}`)).placement).toBe("host");
     }
     expect(connections).toBe(0);

@@ -16,6 +16,7 @@ import type { EnclosureRequest } from "../../control-plane/src/placement/enclosu
 import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
 import type { Tenant } from "../../control-plane/src/tenants/tenant.js";
 import { setQuota } from "../../control-plane/src/tenants/token-file.js";
+import { imageTags } from "../../images/pipeline/image-set.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { startTenants, type TenantsFixture } from "../helpers/token-tenants.js";
 import { until } from "../helpers/wait.js";
@@ -144,7 +145,8 @@ describe("dev container builds", () => {
     const workspace = fx.cp.getConversation(conversationKey("acme", id)).workspacePath;
     mkdirSync(join(workspace, ".devcontainer"));
     writeFileSync(join(workspace, ".devcontainer", "devcontainer.json"), JSON.stringify({ build: { dockerfile: "Dockerfile" } }));
-    writeFileSync(join(workspace, ".devcontainer", "Dockerfile"), "FROM enclave-runtime:latest\nRUN echo built > /tmp/built\n");
+    // Enclave's own image: a base any tenant may name.
+    writeFileSync(join(workspace, ".devcontainer", "Dockerfile"), `FROM ${imageTags().runtime}\nRUN echo built > /tmp/built\n`);
     const refused = await outcome(acme.startEnclosure(id, { devcontainer: true }));
     expect(refused.code).toBe("devcontainer_build_refused");
     expect(await consoleStart("acme", id, { devcontainer: true })).toBe("devcontainer_build_refused");

@@ -40,7 +40,13 @@ PRAGMA user_version = 1;`);
       log.close();
     }
     const reopened = new Database(file, { readonly: true });
-    expect(reopened.pragma("user_version", { simple: true })).toBe(3);
+    expect(reopened.pragma("user_version", { simple: true })).toBe(4);
+    // Version 4: what each tenant's rows hold, seeded from the old rows and kept by the triggers since.
+    const usage = reopened.prepare("SELECT tenant, bytes, events FROM audit_tenant_usage WHERE events > 0 ORDER BY tenant").all();
+    const actual = reopened
+      .prepare("SELECT tenant, SUM(LENGTH(CAST(event_json AS BLOB))) AS bytes, COUNT(*) AS events FROM audit_events GROUP BY tenant ORDER BY tenant")
+      .all();
+    expect(usage).toEqual(actual);
     reopened.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

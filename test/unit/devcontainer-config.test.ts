@@ -76,7 +76,6 @@ describe("devcontainer.json", () => {
       { image: "a", build: { dockerfile: "D" } },
       { dockerComposeFile: "compose.yml", service: "app" },
       { image: "" },
-      { image: "a b" },
       { image: "a", remoteEnv: { HOME: "/root" } },
       { image: "a", remoteEnv: { ENCLAVE_NODE: "/tmp/evil" } },
       { image: "a", remoteEnv: { "1BAD": "x" } },
@@ -89,6 +88,10 @@ describe("devcontainer.json", () => {
       { image: "a", build: { dockerfile: "D", args: { A: 1 } } },
     ];
     for (const raw of bad) expect(codeOf(() => checkDevcontainer(FILE, raw)), JSON.stringify(raw)).toBe("devcontainer_invalid");
+  });
+
+  it("refuses an image outside Docker's reference grammar as the bad argument an `image` option is", () => {
+    for (const image of ["a b", "x/../../127.0.0.1:1/y", "Upper", "a?b"]) expect(codeOf(() => checkDevcontainer(FILE, { image })), image).toBe("invalid_arguments");
   });
 
   it("does not honour fields that would weaken the enclosure or run on the host, and says so", () => {

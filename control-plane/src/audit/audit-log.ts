@@ -184,17 +184,21 @@ export class AuditLog {
 
   /** Deletes what the retention no longer keeps (also run at start and periodically); records what it did. */
   prune(): PruneResult {
-    if (!this.retention || !this.db.open) return { deletedByAge: 0, deletedBySize: 0 };
+    if (!this.retention || !this.db.open) return { deletedByAge: 0, deletedBySize: 0, bySizePerTenant: {} };
     this.flush();
-    const r = pruneAudit(this.db, this.retention, Date.now());
+    const retention = this.retention;
+    const r = pruneAudit(this.db, retention, Date.now());
     // What was just pruned must not come back from the journal at the next start.
     if (this.pending.length === 0) this.journal.clear();
-    if (r.deletedByAge + r.deletedBySize > 0) {
+    if (r.deletedByAge > 0) this.record({ kind: "audit_pruned", detail: `retention deleted ${r.deletedByAge} older than ${formatAge(retention.maxAgeMs)}` });
+    // One event per tenant that lost events for size, carrying that tenant: the tenant and operators see whose trail was cut and why.
+    for (const [tenant, n] of Object.entries(r.bySizePerTenant)) {
+      const whose = tenant ? ` of tenant \`${tenant}\`` : "";
       const why = [
-        r.deletedByAge ? `${r.deletedByAge} older than ${formatAge(this.retention.maxAgeMs)}` : "",
-        r.deletedBySize ? `${r.deletedBySize} oldest to stay under ${formatBytes(this.retention.maxBytes)}` : "",
+        n.overBudget ? `${n.overBudget} oldest${whose} to stay under its ${formatBytes(retention.maxBytesPerTenant)}` : "",
+        n.overTotal ? `${n.overTotal} oldest${whose} to stay under ${formatBytes(retention.maxBytes)}` : "",
       ].filter(Boolean);
-      this.record({ kind: "audit_pruned", detail: `retention deleted ${why.join(" and ")}` });
+      this.record({ kind: "audit_pruned", tenant, detail: `retention deleted ${why.join(" and ")}` });
     }
     return r;
   }

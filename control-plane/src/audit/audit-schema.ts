@@ -8,6 +8,8 @@
 // own events (no conversation), which belong to no tenant and are an operator's to read.
 // Version 3: conversation ids became per tenant, so another tenant's events (and card counters) are
 // re-keyed `<tenant>.<id>` (conversations/conversation-keys.ts); the implicit tenant's stay as they are.
+// Version 4 adds audit_tenant_usage: the bytes and events each tenant's rows hold, kept by triggers, so
+// retention prunes a tenant over its budget (or the largest one) without reading the whole log.
 import type Database from "better-sqlite3";
 import { conversationKey, KEY_SEPARATOR } from "../conversations/conversation-keys.js";
 import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
@@ -29,7 +31,10 @@ CREATE TABLE IF NOT EXISTS card_numbers (
 );
 `;
 
-const VERSION = 3;
+const VERSION = 4;
+
+/** What one row counts against its tenant's audit budget: the bytes of its event (ROW. is the row's alias). */
+export const ROW_BYTES = "LENGTH(CAST(ROW.event_json AS BLOB))";
 
 /** Version-0 databases kept a closed card's number only in its detail text ("#12 permission: allow"). */
 export function legacyCardNumber(kind: string, detail: string | undefined): number | null {
@@ -93,6 +98,25 @@ export function prepareSchema(db: Database.Database): void {
         counter.run(key, id);
         dropCounter.run(id);
       }
+    }
+    if (version < 4) {
+      db.exec(`
+CREATE TABLE IF NOT EXISTS audit_tenant_usage (tenant TEXT PRIMARY KEY, bytes INTEGER NOT NULL, events INTEGER NOT NULL);
+INSERT OR REPLACE INTO audit_tenant_usage (tenant, bytes, events)
+  SELECT tenant, SUM(${ROW_BYTES.replace(/ROW\./g, "")}), COUNT(*) FROM audit_events GROUP BY tenant;
+CREATE TRIGGER IF NOT EXISTS audit_usage_insert AFTER INSERT ON audit_events BEGIN
+  INSERT INTO audit_tenant_usage (tenant, bytes, events) VALUES (NEW.tenant, ${ROW_BYTES.replace(/ROW\./g, "NEW.")}, 1)
+    ON CONFLICT (tenant) DO UPDATE SET bytes = bytes + excluded.bytes, events = events + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS audit_usage_delete AFTER DELETE ON audit_events BEGIN
+  UPDATE audit_tenant_usage SET bytes = bytes - ${ROW_BYTES.replace(/ROW\./g, "OLD.")}, events = events - 1 WHERE tenant = OLD.tenant;
+END;
+CREATE TRIGGER IF NOT EXISTS audit_usage_update AFTER UPDATE OF event_json, tenant ON audit_events BEGIN
+  UPDATE audit_tenant_usage SET bytes = bytes - ${ROW_BYTES.replace(/ROW\./g, "OLD.")}, events = events - 1 WHERE tenant = OLD.tenant;
+  INSERT INTO audit_tenant_usage (tenant, bytes, events) VALUES (NEW.tenant, ${ROW_BYTES.replace(/ROW\./g, "NEW.")}, 1)
+    ON CONFLICT (tenant) DO UPDATE SET bytes = bytes + excluded.bytes, events = events + 1;
+END;
+`);
     }
     if (version < VERSION) db.pragma(`user_version = ${VERSION}`);
   })();

@@ -71,7 +71,8 @@ control plane picks changes up within a second. The file keeps SHA-256 digests, 
                                  [--runtime runc|runsc] [--image IMAGE | --devcontainer]
        enclave enclosure stop ID [--force]
 --image starts from an image on the engine (built or loaded there; nothing is pulled); an image without
-  the agent's Node gets it injected read-only. --devcontainer starts from the workspace's
+  the agent's Node gets it injected read-only. A tenant may name Enclave's own images, the operator's
+  ENCLAVE_ALLOWED_IMAGES and its own dev-container builds; any other answers as a missing image. --devcontainer starts from the workspace's
   .devcontainer/devcontainer.json (its image or Dockerfile, containerUser, remoteEnv, postCreateCommand).
 --disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.
 --runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).

@@ -20,7 +20,7 @@ import { isLoopbackHost } from "./console-settings.js";
  * The API's tenants as the console sees them: a tenant's token opens it, as long as the token
  * lasts; an operator's sees every tenant's conversations, any other its own tenant's only.
  */
-export type ConsoleOperators = Pick<TokenFileAuth, "identify" | "tokenTenant">;
+export type ConsoleOperators = Pick<TokenFileAuth, "identify" | "tokenTenant" | "onRevoked">;
 
 const TOKEN_SESSION_RE = /^tk_([0-9a-f]{8})_/;
 
@@ -29,6 +29,8 @@ export interface Session {
   csrf: string;
   /** Whose console this is: a tenant's token's tenant (as configured now); undefined for the console's own token or none (everything). */
   viewer?: Tenant;
+  /** The tenant's token this session was opened with (what it opens ends when that token is revoked). */
+  tokenId?: string;
   /** Set-Cookie to send when the session is new. */
   setCookie?: string;
 }
@@ -88,15 +90,15 @@ export class ConsoleAccess {
     return createHmac("sha256", this.secret).update(what).digest("base64url");
   }
 
-  private session(id: string, isNew: boolean, viewer?: Tenant): Session {
-    const s: Session = { id, csrf: this.sign(`csrf:${id}`), viewer };
+  private session(id: string, isNew: boolean, viewer?: Tenant, tokenId?: string): Session {
+    const s: Session = { id, csrf: this.sign(`csrf:${id}`), viewer, tokenId };
     if (isNew) s.setCookie = `${this.cookieName}=${id}.${this.sign(`sid:${id}`)}; Path=/; HttpOnly; SameSite=Strict`;
     return s;
   }
 
   private newSession(tokenId?: string, viewer?: Tenant): Session {
     const random = randomBytes(18).toString("base64url");
-    return this.session(tokenId ? `tk_${tokenId}_${random}` : random, true, viewer);
+    return this.session(tokenId ? `tk_${tokenId}_${random}` : random, true, viewer, tokenId);
   }
 
   private cookieSession(req: IncomingMessage): Session | undefined {
@@ -107,7 +109,7 @@ export class ConsoleAccess {
     if (tokenId === undefined) return this.session(id, false);
     // The token's tenant as configured now: a revoked token ends the session, a changed operator flag shows at once.
     const viewer = this.operators?.tokenTenant(tokenId);
-    return viewer ? this.session(id, false, viewer) : undefined;
+    return viewer ? this.session(id, false, viewer, tokenId) : undefined;
   }
 
   /** The Host header must be this console on a loopback name when nothing else guards it. */
@@ -129,7 +131,7 @@ export class ConsoleAccess {
     if (bearer !== undefined) {
       const admitted = this.admit(bearer);
       // The bearer token decides whose view this is, whatever cookie came with it.
-      if (admitted.ok) return { ok: true, session: this.session("bearer", false, admitted.viewer), viaBearer: true };
+      if (admitted.ok) return { ok: true, session: this.session("bearer", false, admitted.viewer, admitted.tokenId), viaBearer: true };
       return admitted;
     }
     const given = url.searchParams.get("token");

@@ -48,6 +48,7 @@ const HTTP_STATUS: Partial<Record<EnclaveErrorCode, number>> = {
   placement_unavailable: 503,
   agent_lost: 503,
   timeout: 504,
+  quota_exceeded: 429,
 };
 
 function wantsJson(req: IncomingMessage): boolean {
@@ -169,6 +170,8 @@ export async function serveConsole(cp: ControlPlaneFacade, settings: ConsoleSett
   });
   const port = (server.address() as AddressInfo).port;
   access = new ConsoleAccess(settings.token, port, isLoopbackHost(settings.host), settings.operators);
+  // A revoked tenant's token ends the event streams its pages hold open, not only its next request.
+  const stopRevoking = settings.operators?.onRevoked((ids) => cp.streams.revoke(ids));
   return {
     url: consoleUrl(settings, port),
     host: settings.host,
@@ -176,6 +179,7 @@ export async function serveConsole(cp: ControlPlaneFacade, settings: ConsoleSett
     tokenRequired: access.tokenRequired,
     close: () =>
       new Promise<void>((resolve) => {
+        stopRevoking?.();
         server.close(() => resolve());
         // Open event streams would keep close() waiting forever.
         server.closeAllConnections();

@@ -26,7 +26,11 @@ function openedCard(card: Card, csrf: string) {
 }
 
 export function openEventStream(cp: ControlPlaneFacade, res: ServerResponse, session: Session, scope: EventScope): SseStream {
-  const stream = new SseStream(res);
+  // Counted against the session's tenant (quota_exceeded past its bound), and ended with its token.
+  let stream: SseStream | undefined;
+  const release = cp.streams.open("console_events", { tenant: session.viewer?.name, tokenId: session.tokenId }, (err) => stream?.end(err));
+  stream = new SseStream(res);
+  stream.onClose(release);
   const cards = cp.subscribeCards(undefined, (e) => {
     if (e.type === "opened") stream.send("card-opened", openedCard(e.card, session.csrf));
     else stream.send("card-closed", { key: cardKey(e.card), space: e.card.conversationId, number: e.card.number, state: e.card.state });

@@ -29,6 +29,7 @@ import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { repoRoot } from "../repo-paths.js";
 import { engineBuild } from "./engine-build.js";
+import { noSuchImage } from "./image-access.js";
 import { ensureNodeTarball, NODE_RUNTIME, nodeTarballName } from "./node-runtime.js";
 
 /** Where the injected Node lives inside an enclosure. */
@@ -78,12 +79,7 @@ export async function imageFacts(docker: Docker, image: string): Promise<ImageFa
   try {
     info = await docker.getImage(image).inspect();
   } catch (err) {
-    if ((err as { statusCode?: number }).statusCode === 404) {
-      throw new EnclaveError(
-        "image_unusable",
-        `image \`${image}\` is not on this Docker engine: build it (docker build -t ${image} …) or load it (docker load) first; enclosures never pull`,
-      );
-    }
+    if ((err as { statusCode?: number }).statusCode === 404) throw noSuchImage(image);
     throw new EnclaveError("placement_unavailable", `the Docker engine did not describe image \`${image}\`: ${(err as Error).message}`);
   }
   if (info.Os !== "linux" || info.Architecture !== "amd64") {

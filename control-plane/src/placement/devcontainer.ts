@@ -27,6 +27,8 @@ import { makeBuildCgroup } from "./build-cgroup.js";
 import { dockerfileFetches } from "./dockerfile-bases.js";
 import { engineBuild } from "./engine-build.js";
 import { IN_ENCLOSURE } from "./enclosure-settings.js";
+import type { ImageNamedBy } from "./image-access.js";
+import { checkImageReference } from "./image-reference.js";
 import { engineIsLocal } from "./workspace-disk.js";
 import { packFolder } from "./workspace-transfer.js";
 
@@ -158,7 +160,8 @@ export function checkDevcontainer(file: string, raw: unknown): DevcontainerConfi
   if (raw.image !== undefined && raw.build !== undefined) invalid(file, "has both `image` and `build`; keep one");
   if (raw.image !== undefined) {
     const image = text(file, "image", raw.image, 512);
-    if (!/^[A-Za-z0-9][A-Za-z0-9._\-/:@]*$/.test(image)) invalid(file, `\`image\` (${image}) is not an image reference`);
+    // Refused as the same bad argument an `image` option would be, before any engine sees it.
+    checkImageReference(image, `${file}: \`image\``);
     cfg.image = image;
   } else if (raw.build !== undefined) {
     const b = raw.build;
@@ -318,15 +321,15 @@ async function readDockerfile(ctxFd: number, cfg: DevcontainerConfig & { build: 
 /**
  * Builds the dev container's image through the engine, from the context folder opened without
  * following links (so a context that is, or passes through, a link is refused rather than read).
- * The Dockerfile is read first: every base it names must be on the engine and allowed, and it may
- * ADD no URL, so the build itself fetches nothing. RUN steps get no network, and run in a cgroup of
- * ours bounding their processes and memory.
+ * The Dockerfile is read first: every base it names must be on the engine and allowed (the start's
+ * image rule, as an image the workspace names), and it may ADD no URL, so the build itself fetches
+ * nothing. RUN steps get no network, and run in a cgroup of ours bounding their processes and memory.
  */
 export async function buildDevcontainer(
   docker: Docker,
   workspace: string,
   cfg: DevcontainerConfig & { build: DevcontainerBuild },
-  opts: { tag: string; memoryBytes: number; labels: Record<string, string> },
+  opts: { tag: string; memoryBytes: number; labels: Record<string, string>; checkImage: (image: string, namedBy: ImageNamedBy) => void },
 ): Promise<void> {
   // The build's cgroup is made on this machine; another machine's engine would make it there, unbounded.
   if (!engineIsLocal(docker)) {
@@ -345,7 +348,7 @@ export async function buildDevcontainer(
   let cgroup: Awaited<ReturnType<typeof makeBuildCgroup>> | undefined;
   try {
     const dockerfile = await readDockerfile(ctx.fd, cfg);
-    await checkBuildFetches(docker, cfg.file, dockerfileFetches(cfg.file, dockerfile, cfg.build.args), opts.tag);
+    await checkBuildFetches(docker, cfg.file, dockerfileFetches(cfg.file, dockerfile, cfg.build.args), opts.checkImage);
     cgroup = await makeBuildCgroup(opts.memoryBytes);
     await engineBuild(docker, bounded(packFolder(atFd(ctx.fd), 0, 0), LIMITS.devcontainerContextBytes, over), {
       tag: opts.tag,

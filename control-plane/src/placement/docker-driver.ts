@@ -30,6 +30,8 @@ import { type HostView, readHostView } from "../audit/host-view.js";
 import { log as logger } from "../observability/log.js";
 import { DEFAULT_ENGINE, type EngineIdentity, LOCAL_ENGINE, withinDeadline } from "./engines.js";
 import type { ImageSupply } from "./image-supply.js";
+import { type ImageAccess, ImageRule } from "./image-access.js";
+import { checkImageReference } from "./image-reference.js";
 import { createPlainWorkspaceVolume } from "./remote-workspace.js";
 
 export const LABELS = {
@@ -169,19 +171,44 @@ export class DockerDriver {
     return this.defaults.imageRegistry ? registryImageReference(local, this.defaults.imageRegistry) : local;
   }
 
-  async start(conv: ConversationRecord, req: EnclosureRequest): Promise<StartedEnclosure> {
+  /** Enclave's own images as this engine runs them (each delivery's), and the operator's default. */
+  private ownImages(): string[] {
+    const own = [this.defaults.image];
+    for (const delivery of ["mount", "baked"]) {
+      try {
+        own.push(this.defaultImage(delivery));
+      } catch {
+        // Not built (no agent bundle) or not pushed to the registry: not startable either.
+      }
+    }
+    return own.filter(Boolean);
+  }
+
+  /** What a start may name (image-access.ts), for the conversation's tenant. */
+  imageRule(): ImageRule {
+    return new ImageRule(this.defaults.allowedImages, () => this.ownImages());
+  }
+
+  async start(conv: ConversationRecord, req: EnclosureRequest, access: ImageAccess): Promise<StartedEnclosure> {
+    if (req.image) checkImageReference(req.image, "image");
     if (this.engine.remote) req = remoteRequest(req, this.engine.name);
     const defaultImage = this.defaultImage(req.agentDelivery || "mount");
+    const rule = this.imageRule();
     // A remote engine gets the image it lacks from this one (a dev container's is built there).
     const wanted = req.image || this.defaults.image || defaultImage;
-    // A digest-pinned reference (a registry is configured) is pulled when the engine lacks it.
-    if (!req.devcontainer) await ensurePinnedImage(this.docker, wanted);
-    if (this.images && !req.devcontainer && !(await imageExists(this.docker, wanted))) await this.images.ensure(this.docker, wanted, this.engine.name);
+    // Only Enclave's own image is ever pulled, by digest, from the operator's registry; an image a
+    // caller names is only looked up (a pull would have the engine dial the reference's host).
+    if (!req.devcontainer && (wanted === defaultImage || wanted === this.defaults.image)) await ensurePinnedImage(this.docker, wanted, this.defaults.imageRegistry);
+    // An image outside the caller's rule is not sent either: it goes on to answer as a missing one.
+    const sendable = !req.image || rule.mayStart(req.image, "caller", access);
+    if (this.images && !req.devcontainer && sendable && !(await imageExists(this.docker, wanted))) await this.images.ensure(this.docker, wanted, this.engine.name);
     if (!req.image && !req.devcontainer && !this.defaults.image && !(await imageExists(this.docker, defaultImage))) {
       throw new EnclaveError("placement_unavailable", `image ${defaultImage} is not built here: run \`make images\` (or \`enclave images build\`) first`);
     }
     // An image of the caller's or the workspace's dev container: the image, its user, the Node injected.
-    const plan = await planEnclosureImage(this.docker, conv, req, (r) => resolveSettings(r, this.defaults, defaultImage), this.log);
+    const plan = await planEnclosureImage(this.docker, conv, req, (r) => resolveSettings(r, this.defaults, defaultImage), this.log, (image, namedBy) =>
+      rule.check(image, namedBy, access),
+    );
     const settings = plan.settings;
     if (settings.runtime === "runsc") await runscRegistration(this.docker);
     let container: Docker.Container | undefined;

@@ -10,6 +10,7 @@ import { imageFacts, type Injection, isEnclaveImage, nodeInjection } from "./age
 import { ownImageAgentNode } from "./agent-node.js";
 import { buildDevcontainer, type DevcontainerBuild, envEntries, type PostCreateStep, readDevcontainer } from "./devcontainer.js";
 import type { EnclosureRequest, EnclosureSettings } from "./enclosure-settings.js";
+import type { ImageNamedBy } from "./image-access.js";
 import { DEFAULT_USER, readIdFiles, resolveUserSpec } from "./image-user.js";
 
 export interface EnclosureImagePlan {
@@ -36,6 +37,8 @@ export async function planEnclosureImage(
   req: EnclosureRequest,
   resolve: (req: EnclosureRequest) => EnclosureSettings,
   log: (line: string) => void,
+  /** Refuses, as a missing image, one the start may not name (image-access.ts); asked before the engine is. */
+  checkImage: (image: string, namedBy: ImageNamedBy) => void,
 ): Promise<EnclosureImagePlan> {
   const notes: string[] = [];
   let request: EnclosureRequest = req;
@@ -59,6 +62,7 @@ export async function planEnclosureImage(
         tag: devcontainerTag(conv.id),
         memoryBytes: first.memoryBytes,
         labels: { [DEVCONTAINER_IMAGE_LABEL]: conv.id },
+        checkImage,
       });
     }
     request = { ...req, image: first.image };
@@ -67,6 +71,7 @@ export async function planEnclosureImage(
     postCreate = cfg.postCreate;
   }
   let settings = resolve(request);
+  checkImage(settings.image, req.devcontainer ? "workspace" : "caller");
   const facts = await imageFacts(docker, settings.image);
   const own = await isEnclaveImage(docker, facts.id);
   if (!own && settings.agentDelivery === "baked") {

@@ -8,10 +8,10 @@
 // is recorded on the enclosure.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import Docker from "dockerode";
+import type Docker from "dockerode";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import { connectDocker } from "./docker-connection.js";
+import { connectDocker, engineClient } from "./docker-connection.js";
 import type { DockerDriver } from "./docker-driver.js";
 import type { EnclosureRequest } from "./enclosure-settings.js";
 
@@ -103,8 +103,8 @@ export function parseEngines(text: string, where: string): EngineConfig[] {
 
 /** A dockerode client for the engine; TLS files are read now, so a missing one is said at once. */
 export function dockerFor(cfg: EngineConfig): Docker {
-  if (!cfg.host) return new Docker();
-  if (cfg.host.startsWith("unix://")) return new Docker({ socketPath: cfg.host.slice("unix://".length) });
+  if (!cfg.host) return engineClient();
+  if (cfg.host.startsWith("unix://")) return engineClient({ socketPath: cfg.host.slice("unix://".length) });
   const url = new URL(cfg.host.replace(/^tcp:/, cfg.tls ? "https:" : "http:"));
   const read = (file: string): Buffer => {
     try {
@@ -113,7 +113,7 @@ export function dockerFor(cfg: EngineConfig): Docker {
       throw new EnclaveError("placement_unavailable", `engine \`${cfg.name}\`: cannot read TLS file ${file}: ${(err as Error).message}`);
     }
   };
-  return new Docker({
+  return engineClient({
     protocol: cfg.tls ? "https" : "http",
     host: url.hostname,
     port: url.port || (cfg.tls ? 2376 : 2375),

@@ -17,6 +17,11 @@ import type { PlacementPort } from "../tools/tool-dispatcher.js";
 import { log as logger, scopeOf } from "../observability/log.js";
 import { releasePoolLeftovers, type WarmPool } from "./warm-pool.js";
 import { bareId } from "../conversations/conversation-keys.js";
+import { tenantOf } from "../tenants/implicit-tenant.js";
+import { devcontainerTag } from "./enclosure-image.js";
+import { type EnclosureCaller, type ImageAccess, imageAccessFor } from "./image-access.js";
+import { checkImageReference } from "./image-reference.js";
+import { RefusalAudit } from "../audit/refusal-audit.js";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
   return new EnclaveError(
@@ -35,6 +40,8 @@ export class Placements implements PlacementPort {
   /** The pid of the agent that answered a conversation last; another pid with no stop between means it was restarted. */
   private readonly lastAgentPid = new Map<string, number>();
   private pool: WarmPool | undefined;
+  /** Images refused by the rule, recorded at most once an interval per tenant (a flood must not fill the log). */
+  private readonly refusals: RefusalAudit;
 
   constructor(
     private readonly store: ConversationStore,
@@ -42,7 +49,9 @@ export class Placements implements PlacementPort {
     private readonly engines: EnginePort,
     private readonly audit: AuditLog,
     private readonly log: (line: string, conversationId?: string) => void = (line, conversationId) => logger().warn(scopeOf({ conversationId }), line),
-  ) {}
+  ) {
+    this.refusals = new RefusalAudit((input) => this.audit.record(input));
+  }
 
   /**
    * Reattaches to enclosures that outlived a control-plane restart, and watches for deaths. The watch
@@ -260,7 +269,23 @@ export class Placements implements PlacementPort {
     }
   }
 
-  async start(conversationId: string, req: EnclosureRequest): Promise<ConversationRecord> {
+  /** What the start may name: its tenant's own dev-container builds are those of every conversation of the tenant. */
+  private imageAccess(conv: ConversationRecord, caller: EnclosureCaller): ImageAccess {
+    const tenant = tenantOf(conv);
+    const ownBuilds = this.store.list().filter((c) => tenantOf(c) === tenant).map((c) => devcontainerTag(c.id));
+    return imageAccessFor(tenant, caller, ownBuilds, (image, namedBy) =>
+      this.refusals.refused(`image ${tenant}`, {
+        kind: "image_refused",
+        conversationId: conv.id,
+        outcome: "refused:image_unusable",
+        detail: `image ${image} (named by ${namedBy === "caller" ? "the caller" : "the workspace's devcontainer.json"}) is not one tenant ${tenant} may start: the operator's ENCLAVE_ALLOWED_IMAGES, Enclave's own images and the tenant's own dev-container builds; answered as a missing image`,
+      }),
+    );
+  }
+
+  async start(conversationId: string, req: EnclosureRequest, caller: EnclosureCaller): Promise<ConversationRecord> {
+    // A name outside Docker's grammar never reaches an engine (it would be put into the engine's URL).
+    if (req.image) checkImageReference(req.image, "image");
     const conv = this.store.get(conversationId);
     if (conv.enclosure) {
       throw new EnclaveError(
@@ -277,7 +302,7 @@ export class Placements implements PlacementPort {
     // The pool holds Enclave's own image on the default engine: a start naming an image or a dev
     // container, or placed on a remote engine, starts cold.
     const poolable = !req.image && !req.devcontainer && !driver.engine.remote;
-    const { record, client, agentPid } = (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await driver.start(conv, req));
+    const { record, client, agentPid } = (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await driver.start(conv, req, this.imageAccess(conv, caller)));
     if (!record.pool) {
       try {
         await client.assign(conv.id);

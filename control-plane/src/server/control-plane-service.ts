@@ -7,27 +7,33 @@ import {
   type ServerWritableStream,
   type ServiceError,
 } from "@grpc/grpc-js";
-import type {
-  CallToolRequest,
-  CardEvent,
-  ContentPart as ContentPartMsg,
-  ControlPlaneServer,
-  Conversation,
-  Run as RunMsg,
-  SubscribeAuditRequest,
-  SubscribeCardsRequest,
-  ToolCallEvent,
-  ToolEvent,
-  ToolHostCommand,
-  ToolHostMessage,
-  ToolResult,
-  WorkerHostCommand,
-  WorkerHostMessage,
+import {
+  AuditEvent as AuditEventMessage,
+  CardEvent as CardEventMessage,
+  type CallToolRequest,
+  type CardEvent,
+  type ContentPart as ContentPartMsg,
+  type ControlPlaneServer,
+  type Conversation,
+  type Run as RunMsg,
+  type SubscribeAuditRequest,
+  type SubscribeCardsRequest,
+  type ToolCallEvent,
+  type ToolEvent,
+  type ToolHostCommand,
+  type ToolHostMessage,
+  type ToolResult,
+  type WorkerHostCommand,
+  type WorkerHostMessage,
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import { onCallerGone } from "../../../enclave-agent/src/grpc/caller-gone.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 import { RefusalAudit } from "../audit/refusal-audit.js";
-import { type CallerAuth, implicitAuth } from "../tenants/caller-auth.js";
+import { bearerTokenId, type CallerAuth, implicitAuth } from "../tenants/caller-auth.js";
+import type { StreamKind } from "../streams/open-streams.js";
+import { WriteBudget } from "../streams/write-budget.js";
+import { checkJsonShape } from "../tools/argument-shape.js";
+import { LIMITS } from "../limits.js";
 import { TenantQuotas } from "../tenants/quotas.js";
 import type { EnclosureRequest } from "../placement/enclosure-settings.js";
 import { withinTenantLimits } from "../tenants/tenant-limits.js";
@@ -59,6 +65,12 @@ export interface ApiAccess {
 /** A control plane without tokens: every caller is the implicit tenant, with no quotas. */
 export function openAccess(): ApiAccess {
   return { auth: implicitAuth(), quotas: new TenantQuotas() };
+}
+
+/** What every server stream of grpc-js is: events to watch and a way to send a status. */
+interface ServerStream {
+  once(event: string, listener: () => void): unknown;
+  emit(event: "error", err: ServiceError): boolean;
 }
 
 interface IncomingCall {
@@ -159,6 +171,24 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     }
     throw e;
   };
+  /**
+   * Counts a stream against its tenant's bound for its kind and ties it to the token that opened it
+   * (revoking the token calls `end`). Undefined when refused: the status is sent (and the refusal audited).
+   */
+  const holdStream = (kind: StreamKind, call: IncomingCall & ServerStream, s: TenantScope, end: (err: EnclaveError) => void): (() => void) | undefined => {
+    const [header] = call.metadata.get("authorization");
+    const owner = s.tokensRequired ? { tenant: s.tenant.name, tokenId: bearerTokenId(typeof header === "string" ? header : undefined) } : { tenant: undefined, tokenId: undefined };
+    let release: () => void;
+    try {
+      // A refusal is audited by cp.streams itself (the console's too).
+      release = cp.streams.open(kind, owner, end);
+    } catch (err) {
+      call.emit("error", toServiceError(err));
+      return undefined;
+    }
+    for (const event of ["cancelled", "close", "finish", "error"]) call.once(event, release);
+    return release;
+  };
   function unary<Req, Res>(fn: (req: Req, s: TenantScope) => Promise<Res> | Res) {
     return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
       Promise.resolve()
@@ -202,6 +232,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     if (tool !== "eval" || !Number.isFinite(s.tenant.quotas.kernels)) return none;
     let language = "python";
     try {
+      // Nothing is parsed that the dispatcher would refuse unparsed (too large, too deep, too many keys).
+      if (Buffer.byteLength(argumentsJson) > LIMITS.argumentsMaxBytes) return none;
+      checkJsonShape("arguments", argumentsJson);
       const parsed = JSON.parse(argumentsJson) as { language?: unknown };
       if (typeof parsed.language === "string") language = parsed.language;
     } catch {
@@ -307,7 +340,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         refusedByQuota(s, err, id);
       }
       try {
-        return conversationMessage(await cp.startEnclosure(id, request), s.viewer);
+        return conversationMessage(await cp.startEnclosure(id, request, { operator: !s.tokensRequired || s.tenant.operator }), s.viewer);
       } finally {
         release();
       }
@@ -392,7 +425,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       // draining) is recorded like a refused caller; a call that runs is audited by the dispatcher.
       const refused = (err: EnclaveError): void =>
         refusals.refused(`session ${s.tenant.name}`, { kind: "call_refused", tenant: s.tenant.name, outcome: `refused:${err.code}`, detail: `CallTools from ${call.getPeer()}: ${err.message}` });
-      serveToolCallSession(call, (req, signal, emit) => runToolCall(call, req, signal, emit), drain, toServiceError, refused);
+      let session: { end(err: EnclaveError): void } | undefined;
+      if (!holdStream("tool_session", call, s, (err) => session?.end(err))) return;
+      session = serveToolCallSession(call, (req, signal, emit) => runToolCall(call, req, signal, emit), drain, toServiceError, refused);
     },
     auditEnclosure: unary(async (req, s) => {
       const audited = await cp.auditEnclosure(s.conversationId(req.conversationId));
@@ -424,8 +459,15 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         call.end();
         return;
       }
-      const unsubscribe = cp.subscribeAudit((e) => {
-        if (matches(e)) call.write(s.auditView(e));
+      let unsubscribe = (): void => undefined;
+      const end = (err: EnclaveError): void => {
+        unsubscribe();
+        call.emit("error", toServiceError(err));
+      };
+      if (!holdStream("subscribe_audit", call, s, end)) return;
+      const out = new WriteBudget<AuditEvent>(call, (e) => AuditEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.subscribe_audit);
+      unsubscribe = cp.subscribeAudit((e) => {
+        if (matches(e)) out.write(s.auditView(e));
       });
       call.on("cancelled", unsubscribe);
       call.on("close", unsubscribe);
@@ -433,19 +475,34 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     subscribeCards(call: ServerWritableStream<SubscribeCardsRequest, CardEvent>): void {
       let subscription: ReturnType<ControlPlaneFacade["subscribeCards"]>;
       let s: TenantScope;
+      let space: string | undefined;
       try {
         s = scopeOf(call);
-        const space = call.request.conversationId ? s.conversationId(call.request.conversationId) : undefined;
+        space = call.request.conversationId ? s.conversationId(call.request.conversationId) : undefined;
+      } catch (err) {
+        call.emit("error", toServiceError(err));
+        return;
+      }
+      let stop = (): void => undefined;
+      const end = (err: EnclaveError): void => {
+        stop();
+        call.emit("error", toServiceError(err));
+      };
+      if (!holdStream("subscribe_cards", call, s, end)) return;
+      const out = new WriteBudget<CardEvent>(call, (e) => CardEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.subscribe_cards);
+      try {
         subscription = cp.subscribeCards(space, (e) => {
           const card = s.cardView(e.card);
-          if (seesCard(s, e.card)) call.write({ event: e.type === "opened" ? { $case: "opened", value: card } : { $case: "closed", value: card } });
+          if (seesCard(s, e.card)) out.write({ event: e.type === "opened" ? { $case: "opened", value: card } : { $case: "closed", value: card } });
         });
       } catch (err) {
         call.emit("error", toServiceError(err));
         return;
       }
       const { unsubscribe } = subscription;
+      stop = unsubscribe;
       const openCards = subscription.openCards.filter((c) => seesCard(s, c));
+      // What is open now, bounded by the cards there are; the budget is for what follows.
       for (const card of openCards) call.write({ event: { $case: "opened", value: s.cardView(card) } });
       call.write({ event: { $case: "subscribed", value: { openCards: openCards.length } } });
       call.on("cancelled", unsubscribe);
@@ -492,7 +549,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
       const s = streamScope(call);
       if (!s) return;
-      connectWorkerHost(
+      let host: { end(err: EnclaveError): void } | undefined;
+      if (!holdStream("worker_host", call, s, (err) => host?.end(err))) return;
+      host = connectWorkerHost(
         {
           addHost: (h) => cp.addWorkerHost(h),
           removeHost: (h) => cp.removeWorkerHost(h),
@@ -509,7 +568,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     connectToolHost(call: ServerDuplexStream<ToolHostMessage, ToolHostCommand>): void {
       const s = streamScope(call);
       if (!s) return;
-      connectToolHost(
+      let host: { end(err: EnclaveError): void } | undefined;
+      if (!holdStream("tool_host", call, s, (err) => host?.end(err))) return;
+      host = connectToolHost(
         {
           runIdFor: (runId) => s.run(runId).id,
           isEnclaveTool: (name) => cp.isEnclaveTool(name),

@@ -29,6 +29,8 @@ export async function serveControlPlane(cp: ControlPlaneFacade, listen: string, 
     "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
   });
   const drain = new Drain();
+  // A revoked token's open streams end with it (its next call is refused by authenticate already).
+  const stopRevoking = security.auth.onRevoked((ids) => cp.streams.revoke(ids));
   server.addService(StrictControlPlaneService, drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas }, drain)));
   await removeStaleSocket(listen);
   let port: number;
@@ -37,6 +39,7 @@ export async function serveControlPlane(cp: ControlPlaneFacade, listen: string, 
       server.bindAsync(listen, security.credentials, (err, p) => (err ? reject(new Error(`cannot listen on ${listen}: ${err.message}`)) : resolve(p))),
     );
   } catch (err) {
+    stopRevoking();
     security.auth.close();
     throw err;
   }
@@ -46,6 +49,7 @@ export async function serveControlPlane(cp: ControlPlaneFacade, listen: string, 
   const close = async (): Promise<void> => {
     // Idle CallTools sessions end now rather than hold the shutdown for its whole grace.
     drain.stopTaking();
+    stopRevoking();
     security.auth.close();
     const shut = new Promise<true>((resolve) => server.tryShutdown(() => resolve(true)));
     if (!(await within(shut, LIMITS.serverShutdownGraceMs, false))) {

@@ -3,10 +3,11 @@
 // kernel reservation, audit); only the framing differs. A bad frame fails its own call (or, with no
 // call to fail, is answered under id 0) and the session goes on.
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
-import type { ToolCallError, ToolCallEvent, ToolEvent, ToolResult } from "../../../proto/gen/enclave/control/v1/control.js";
+import { type ToolCallError, ToolCallEvent, type ToolEvent, type ToolResult } from "../../../proto/gen/enclave/control/v1/control.js";
 import { onCallerGone } from "../../../enclave-agent/src/grpc/caller-gone.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { WriteBudget } from "../streams/write-budget.js";
 import type { DecodedCallToolRequest, DecodedToolCallFrame } from "./strict-call-decoding.js";
 
 /** Runs one tool call as CallTool does, streaming its progress and output to emit. */
@@ -35,7 +36,7 @@ export function serveToolCallSession(
   toServiceError: (err: unknown) => ServiceError,
   /** Told of each refusal of the session's own (not of calls that ran), for the audit log. */
   refused: (err: EnclaveError) => void = () => undefined,
-): void {
+): { end(err: EnclaveError): void } {
   const inFlight = new Map<number, AbortController>();
   /** The server ended the stream (a status is on its way): nothing more is written. */
   let ended = false;
@@ -44,9 +45,25 @@ export function serveToolCallSession(
   let halfClosed = false;
   let drainingNow = drain.isDraining;
 
+  /** Ends the session from this side with a status saying why; its calls are cancelled. */
+  const endWith = (err: EnclaveError): void => {
+    if (ended || closed) return;
+    ended = true;
+    gone();
+    call.emit("error", toServiceError(err));
+  };
+  const out = new WriteBudget<ToolCallEvent>(
+    call,
+    (e) => ToolCallEvent.encode(e).finish().byteLength,
+    (err) => {
+      refused(err);
+      endWith(err);
+    },
+    LIMITS.streamBufferedBytes.tool_session,
+  );
   const send = (event: ToolCallEvent): void => {
     if (ended || closed) return;
-    call.write(event);
+    if (!out.write(event)) return;
     // A client that does not read its events: what waits for it is bounded. Past the bound the
     // session stops (a status could not reach it either): nothing more is written or read, and its
     // calls are cancelled.
@@ -142,4 +159,5 @@ export function serveToolCallSession(
     halfClosed = true;
     endIfDone();
   });
+  return { end: endWith };
 }

@@ -2,10 +2,12 @@
 // run's kernel cells (and whether it intercepts their calls to Enclave's tools), is registered, then
 // receives calls, interception offers and cancels, and answers them until it disconnects.
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
-import type { ToolHostCommand, ToolHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
+import { ToolHostCommand, type ToolHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
 import type { ToolHostPort } from "../control-plane.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import { ToolHost } from "../toolhost/tool-host.js";
+import { WriteBudget } from "../streams/write-budget.js";
 
 let hostCounter = 0;
 
@@ -13,7 +15,7 @@ export function connectToolHost(
   cp: ToolHostPort,
   call: ServerDuplexStream<ToolHostMessage, ToolHostCommand>,
   toServiceError: (err: unknown) => ServiceError,
-): void {
+): { end(err: EnclaveError): void } {
   let host: ToolHost | undefined;
   let closed = false;
   const gone = (why: string): void => {
@@ -24,9 +26,11 @@ export function connectToolHost(
   };
   // Emitting "error" (not destroy) is what makes grpc-js send the status to the client.
   const refuse = (err: EnclaveError): void => {
-    gone("refused");
+    if (closed) return;
+    gone(err.code === "unauthenticated" ? "its token was revoked" : err.code === "slow_reader" ? "it fell behind reading" : "refused");
     call.emit("error", toServiceError(err));
   };
+  const out = new WriteBudget<ToolHostCommand>(call, (c) => ToolHostCommand.encode(c).finish().byteLength, refuse, LIMITS.streamBufferedBytes.tool_host);
   call.on("data", (msg: ToolHostMessage) => {
     if (closed) return;
     const m = msg.message;
@@ -36,7 +40,7 @@ export function connectToolHost(
         const runId = cp.runIdFor(m.value.runId);
         hostCounter += 1;
         const made = new ToolHost(`th${hostCounter}`, runId, m.value.tools, m.value.intercept, (command) => {
-          if (!closed) call.write(command);
+          if (!closed) out.write(command);
         }, (name) => cp.isEnclaveTool(name));
         cp.connectToolHost(made, (why) => refuse(new EnclaveError("not_found", `${why}; its tool host is disconnected`)));
         host = made;
@@ -57,4 +61,5 @@ export function connectToolHost(
   call.on("cancelled", () => gone("its stream was cancelled"));
   call.on("error", () => gone("its stream failed"));
   call.on("close", () => gone("its stream closed"));
+  return { end: refuse };
 }

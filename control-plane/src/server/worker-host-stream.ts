@@ -1,8 +1,10 @@
 // The ConnectWorkerHost stream: a harness-side worker host says hello, is registered with the
 // roster, receives assignments and kills, and reports progress and results until it disconnects.
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
-import type { WorkerHostCommand, WorkerHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
+import { WorkerHostCommand, type WorkerHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import { WriteBudget } from "../streams/write-budget.js";
 import { type HostIds, RemoteWorkerHost } from "../vibe/remote-worker-host.js";
 import { VIBE_TIERS } from "../vibe/worker.js";
 
@@ -22,9 +24,16 @@ export function connectWorkerHost(
   roster: WorkerHostRoster,
   call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>,
   toServiceError: (err: unknown) => ServiceError,
-): void {
+): { end(err: EnclaveError): void } {
   let host: RemoteWorkerHost | undefined;
   let closed = false;
+  /** Ends the stream from this side (a reader too slow, its token revoked), with a status saying why. */
+  const end = (err: EnclaveError): void => {
+    if (closed) return;
+    gone();
+    call.emit("error", toServiceError(err));
+  };
+  const out = new WriteBudget<WorkerHostCommand>(call, (c) => WorkerHostCommand.encode(c).finish().byteLength, end, LIMITS.streamBufferedBytes.worker_host);
   // Emitting "error" (not destroy) is what makes grpc-js send the status to the client.
   const refuse = (message: string): void => {
     gone();
@@ -61,7 +70,7 @@ export function connectWorkerHost(
         named,
         m.value.tiers,
         (command) => {
-          if (!closed) call.write(command);
+          if (!closed) out.write(command);
         },
         within,
         roster.ids,
@@ -81,4 +90,5 @@ export function connectWorkerHost(
   call.on("cancelled", gone);
   call.on("error", gone);
   call.on("close", gone);
+  return { end };
 }

@@ -18,7 +18,17 @@ export interface CallerAuth {
   authenticate(authorization: string | undefined): Tenant;
   /** The tenant of that name as configured now (quotas, operator), if any. */
   tenant(name: string): Tenant | undefined;
+  /** Told of tokens the file no longer holds ("all" when it admits none now), so what they opened can end. */
+  onRevoked(listener: RevokedListener): () => void;
   close(): void;
+}
+
+export type RevokedListener = (tokenIds: ReadonlySet<string> | "all") => void;
+
+/** The id of the token an `authorization` header value carries, if it is shaped like one of ours. */
+export function bearerTokenId(authorization: string | undefined): string | undefined {
+  const token = BEARER_RE.exec(authorization ?? "")?.[1];
+  return token === undefined ? undefined : tokenId(token);
 }
 
 export function implicitAuth(): CallerAuth {
@@ -26,6 +36,7 @@ export function implicitAuth(): CallerAuth {
     tokensRequired: false,
     authenticate: () => IMPLICIT,
     tenant: (name) => (name === IMPLICIT.name ? IMPLICIT : undefined),
+    onRevoked: () => () => undefined,
     close: () => undefined,
   };
 }
@@ -44,6 +55,7 @@ export class TokenFileAuth implements CallerAuth {
   private watcher: FSWatcher | undefined;
   private readonly timer: NodeJS.Timeout;
   private lastError = "";
+  private readonly revokedListeners = new Set<RevokedListener>();
 
   constructor(
     readonly file: string,
@@ -87,17 +99,36 @@ export class TokenFileAuth implements CallerAuth {
         tokens.set(t.id, t);
         if (!tenants.has(t.tenant)) tenants.set(t.tenant, { name: t.tenant, operator: false, quotas: defaultQuotas(false) });
       }
+      const revoked = new Set([...this.tokens.values()].filter((t) => tokens.get(t.id)?.sha256 !== t.sha256 || tokens.get(t.id)?.tenant !== t.tenant).map((t) => t.id));
       this.tokens = tokens;
       this.tenants = tenants;
+      if (revoked.size > 0) this.tellRevoked(revoked);
       if (this.lastError) this.log(`control plane: token file ${this.file} read again: ${tokens.size} token(s)`);
       this.lastError = "";
     } catch (err) {
       // Fail closed: a token revoked by an edit that broke the file must not come back to life.
+      const hadTokens = this.tokens.size > 0;
       this.tokens = new Map();
       this.tenants = new Map();
+      if (hadTokens) this.tellRevoked("all");
       const message = (err as Error).message;
       if (message !== this.lastError) this.log(`control plane: ${message}; no token is accepted until the file is fixed`);
       this.lastError = message;
+    }
+  }
+
+  onRevoked(listener: RevokedListener): () => void {
+    this.revokedListeners.add(listener);
+    return () => this.revokedListeners.delete(listener);
+  }
+
+  private tellRevoked(tokenIds: ReadonlySet<string> | "all"): void {
+    for (const listener of this.revokedListeners) {
+      try {
+        listener(tokenIds);
+      } catch {
+        // A listener's failure must not keep the file's new contents from taking effect for the others.
+      }
     }
   }
 

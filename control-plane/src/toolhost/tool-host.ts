@@ -13,6 +13,7 @@ import type {
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { checkJsonShape } from "../tools/argument-shape.js";
 import { compileArgumentSchema } from "../tools/custom/argument-schema.js";
 import type { ContentPart, Tier, Tool, ToolContext, ToolOutput } from "../tools/tool.js";
 import { plural } from "../text/wording.js";
@@ -100,8 +101,10 @@ export class ToolHost {
     if (Buffer.byteLength(d.inputSchemaJson) > LIMITS.toolHostSchemaMaxBytes) bad(`input_schema_json is over ${LIMITS.toolHostSchemaMaxBytes} bytes`);
     let schema: unknown;
     try {
+      checkJsonShape("input_schema_json", d.inputSchemaJson);
       schema = d.inputSchemaJson.trim() === "" ? { type: "object" } : JSON.parse(d.inputSchemaJson);
     } catch (err) {
+      if (err instanceof EnclaveError) return bad(err.message);
       return bad(`input_schema_json is not valid JSON: ${(err as Error).message}`);
     }
     if (typeof schema !== "object" || schema === null || Array.isArray(schema) || (schema as { type?: unknown }).type !== "object") {

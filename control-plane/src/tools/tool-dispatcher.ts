@@ -12,6 +12,7 @@ import type { ToolHosts } from "../toolhost/tool-hosts.js";
 import type { CallOrigin, ContentPart, Tool, ToolStreamEvent } from "./tool.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { CallFeed, CallStarted } from "./call-feed.js";
+import { checkJsonShape } from "./argument-shape.js";
 
 export interface PlacementPort {
   endpoint(conversationId: string, prepare?: AgentPrepare): Promise<AgentEndpoint>;
@@ -46,6 +47,7 @@ function parseArguments(tool: Tool, json: string, notUtf8: boolean): unknown {
   if (Buffer.byteLength(json) > LIMITS.argumentsMaxBytes) {
     throw new EnclaveError("invalid_arguments", `arguments for \`${tool.name}\` are over ${LIMITS.argumentsMaxBytes} bytes`);
   }
+  checkJsonShape(`arguments for \`${tool.name}\``, json);
   let value: unknown;
   try {
     value = json.trim() === "" ? {} : JSON.parse(json);

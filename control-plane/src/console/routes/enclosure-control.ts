@@ -30,7 +30,7 @@ export function enclosureControl(cp: ControlPlaneFacade): Route {
         pidsLimit: optionalNumber(ctx.form, "pids", "pids"),
         image: (ctx.form.get("image") ?? "").trim(),
         devcontainer: ctx.form.get("devcontainer") === "1",
-      });
+      }, { operator: !ctx.session.viewer || ctx.session.viewer.operator });
       return { json: { ok: true, placement: conv.placement, image: conv.enclosure?.image ?? "" }, redirect: back };
     },
   };

@@ -1,0 +1,79 @@
+// One tenant's flood of cheap calls cannot erase another tenant's audit trail: retention keeps a
+// budget per tenant and, when the whole log is over its size, prunes the tenant holding the most.
+// The pruning is itself recorded, per tenant, where an operator (and that tenant) can read it.
+// A real control plane with a token file, two plain tenants and an operator, through the real API.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
+import { loadConfig } from "../../control-plane/src/config.js";
+import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+import { addToken } from "../../control-plane/src/tenants/token-file.js";
+import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
+
+const FLOOD = 3000;
+const KEPT_CALLS = 20;
+
+let dir: string;
+let cp: ControlPlane;
+let server: ServingControlPlane;
+const clients: Record<"acme" | "globex" | "ops", ControlPlaneClient | undefined> = { acme: undefined, globex: undefined, ops: undefined };
+
+function history(c: ControlPlaneClient): Promise<AuditEvent[]> {
+  const events: AuditEvent[] = [];
+  return c.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => events.push(e)).done.then(() => events);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "enclave-audit-budget-"));
+  const tokensFile = join(dir, "tokens.json");
+  const tokens = { acme: addToken(tokensFile, "acme").token, globex: addToken(tokensFile, "globex").token, ops: addToken(tokensFile, "ops", { operator: true }).token };
+  const config = loadConfig({ dataDir: join(dir, "data"), listen: `unix://${join(dir, "cp.sock")}`, api: { tokensFile } });
+  // Small limits, so a few thousand calls reach them; pruning runs when the test says (as the hourly one would).
+  config.auditRetention = { maxAgeMs: 0, maxBytes: 1024 * 1024, maxBytesPerTenant: 256 * 1024, pruneIntervalMs: 3_600_000 };
+  cp = await ControlPlane.start(config);
+  server = await serveControlPlane(cp, config.listen, config.api);
+  for (const t of ["acme", "globex", "ops"] as const) clients[t] = new ControlPlaneClient(server.address, { token: tokens[t] });
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of Object.values(clients)) c?.close();
+  await server?.close();
+  await cp?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("audit retention per tenant", () => {
+  it("a tenant's flood prunes its own oldest events only, and the pruning is recorded for it", async () => {
+    const acme = clients.acme as ControlPlaneClient;
+    const globex = clients.globex as ControlPlaneClient;
+    const ops = clients.ops as ControlPlaneClient;
+    const gConv = (await globex.createConversation()).id;
+    const gRun = (await globex.openRun(gConv, { approvalPolicy: "never" })).id;
+    // Refused calls (an unknown field) are audited like any call and need no placement: cheap.
+    for (let i = 0; i < KEPT_CALLS; i++) expect((await globex.callTool(gRun, "read", { path: "a.txt", nope: i })).errorCode).toBe("invalid_arguments");
+
+    const aConv = (await acme.createConversation()).id;
+    const aRun = (await acme.openRun(aConv, { approvalPolicy: "never" })).id;
+    const filler = "f".repeat(200);
+    for (let sent = 0; sent < FLOOD; sent += 16) {
+      await Promise.all(Array.from({ length: 16 }, (_, i) => acme.callTool(aRun, "read", { path: "a.txt", [`nope_${filler}`]: sent + i })));
+    }
+    cp.audit.prune();
+
+    const globexCalls = (await history(globex)).filter((e) => e.kind === "tool_call");
+    expect(globexCalls).toHaveLength(KEPT_CALLS);
+    const acmeCalls = (await history(acme)).filter((e) => e.kind === "tool_call");
+    expect(acmeCalls.length).toBeGreaterThan(0);
+    expect(acmeCalls.length).toBeLessThan(FLOOD);
+    // The newest of acme's calls are the ones kept.
+    expect(acmeCalls.at(-1)?.seq).toBe(Math.max(...acmeCalls.map((e) => e.seq)));
+    // An operator sees what was pruned for whom; the tenant sees its own; the other tenant sees nothing of it.
+    const pruned = (await history(ops)).filter((e) => e.kind === "audit_pruned");
+    expect(pruned.map((e) => e.tenant)).toEqual(["acme"]);
+    expect((await history(acme)).filter((e) => e.kind === "audit_pruned")).toHaveLength(1);
+    expect((await history(globex)).filter((e) => e.kind === "audit_pruned")).toHaveLength(0);
+  }, 180_000);
+});

@@ -1,0 +1,129 @@
+// The API's streams are bounded like the console's: a SubscribeCards reader that stops reading is
+// cut off once what waits for it passes the per-reader bound, and when it reads again it finds the
+// events up to the cut and then a status with code slow_reader; a tenant holds at most its bound of
+// card subscriptions at once (quota_exceeded past it). A real control plane with a token file,
+// through the real API; permission cards with 64 KiB arguments raised and cancelled.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
+import { loadConfig } from "../../control-plane/src/config.js";
+import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { ERROR_CODE_TRAILER } from "../../control-plane/src/errors.js";
+import { LIMITS } from "../../control-plane/src/limits.js";
+import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+import { addToken } from "../../control-plane/src/tenants/token-file.js";
+import { type AuditEvent, type CardEvent, ControlPlaneClient as GrpcClient } from "../../proto/gen/enclave/control/v1/control.js";
+import { outcome } from "../helpers/call-outcome.js";
+
+/** Cards raised while the slow subscriber does not read: 12 MiB of arguments, three times the per-reader bound. */
+const CARDS = 200;
+
+let dir: string;
+let cp: ControlPlane;
+let server: ServingControlPlane;
+let token: string;
+let acme: ControlPlaneClient;
+let raw: GrpcClient;
+
+function auth(): Metadata {
+  const md = new Metadata();
+  md.set("authorization", `Bearer ${token}`);
+  return md;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "enclave-stream-bounds-"));
+  const tokensFile = join(dir, "tokens.json");
+  token = addToken(tokensFile, "acme").token;
+  const config = loadConfig({ dataDir: join(dir, "data"), listen: `unix://${join(dir, "cp.sock")}`, api: { tokensFile } });
+  cp = await ControlPlane.start(config);
+  server = await serveControlPlane(cp, config.listen, config.api);
+  acme = new ControlPlaneClient(server.address, { token });
+  raw = new GrpcClient(server.address, credentials.createInsecure(), { "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes });
+}, 60_000);
+
+afterAll(async () => {
+  acme?.close();
+  raw?.close();
+  await server?.close();
+  await cp?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("API streams", () => {
+  it("a card subscriber that stops reading is cut off with slow_reader, after far fewer events than were raised", async () => {
+    const conv = (await acme.createConversation()).id;
+    const run = (await acme.openRun(conv, { approvalPolicy: "write" })).id;
+    // Someone who reads stays attached, so cards keep being raised after the slow one is cut.
+    const watcher = acme.subscribeCards(conv, () => undefined);
+    await watcher.ready;
+    const stream = raw.subscribeCards({ conversationId: conv }, auth());
+    const received: CardEvent[] = [];
+    let status: { code: string } | undefined;
+    const ended = new Promise<void>((resolve) => {
+      stream.on("error", (err: ServiceError) => {
+        status = { code: String(err.metadata?.get(ERROR_CODE_TRAILER)[0] ?? "") };
+        resolve();
+      });
+      stream.on("end", () => resolve());
+    });
+    await new Promise<void>((resolve) => {
+      stream.on("data", (e: CardEvent) => {
+        received.push(e);
+        if (e.event?.$case === "subscribed") {
+          stream.pause();
+          resolve();
+        }
+      });
+    });
+    const content = "x".repeat(64 * 1024);
+    let raised = 0;
+    while (raised < CARDS) {
+      const abort = new AbortController();
+      const call = acme.callTool(run, "write", { path: `f${raised}.txt`, content }, undefined, { signal: abort.signal }).catch(() => undefined);
+      for (let tries = 0; (await acme.listCards(conv, false)).length === 0; tries++) {
+        if (tries > 500) throw new Error("the card was never raised");
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      abort.abort();
+      await call;
+      for (let tries = 0; (await acme.listCards(conv, false)).length > 0; tries++) {
+        if (tries > 500) throw new Error("the card was never closed");
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      raised++;
+    }
+    stream.resume();
+    const settled = await Promise.race([ended.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 10_000).unref())]);
+    process.stdout.write(`slow card subscriber: ${raised} cards raised, ${received.length} events delivered before the cut\n`);
+    expect(settled).toBe(true);
+    expect(status).toEqual({ code: "slow_reader" });
+    // Each card is an opened and a closed event: far fewer reached the reader than were raised.
+    expect(received.length).toBeLessThan(CARDS);
+    watcher.cancel();
+  }, 180_000);
+
+  it("a tenant holds at most its bound of card subscriptions; the next is refused quota_exceeded", async () => {
+    const max = LIMITS.tenantStreams.subscribe_cards;
+    const held = Array.from({ length: max }, () => acme.subscribeCards("", () => undefined));
+    await Promise.all(held.map((s) => s.ready));
+    const refused = acme.subscribeCards("", () => undefined);
+    expect(await outcome(refused.done)).toMatchObject({ code: "quota_exceeded" });
+    held[0]?.cancel();
+    await held[0]?.done;
+    for (let tries = 0; cp.streams.held("subscribe_cards", "acme") >= max; tries++) {
+      if (tries > 200) throw new Error("the cancelled subscription was never given back");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const again = acme.subscribeCards("", () => undefined);
+    await again.ready;
+    for (const s of [...held, again]) s.cancel();
+    // The refusal is in the tenant's audit trail.
+    const refusals: AuditEvent[] = [];
+    await acme.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => refusals.push(e)).done;
+    expect(refusals.some((e) => e.kind === "quota_exceeded" && e.tenant === "acme" && e.outcome === "refused:quota_exceeded")).toBe(true);
+  }, 60_000);
+});
