@@ -294,7 +294,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     createConversation: unary((req, s) => {
       s.checkWorkspacePath(req.workspacePath);
       // A spare host agent is one more host agent of the tenant's: none is taken past its quota.
-      const spare = liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents;
+      const spare = !Number.isFinite(s.tenant.quotas.hostAgents) || liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents;
       return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare }), s.viewer);
     }),
     getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId), s.viewer)),
