@@ -292,7 +292,8 @@ export class ControlPlane {
    * `id`: bare, in the namespace of `tenant` (the implicit tenant when none is given); the record
    * and everything after it know the conversation by its key (see conversations/conversation-keys.ts).
    */
-  createConversation(req: { id?: string; workspacePath?: string; tenant?: string }): ConversationView {
+  /** `spare: false` takes no spare host agent (the tenant is at its hostAgents quota). */
+  createConversation(req: { id?: string; workspacePath?: string; tenant?: string; spare?: boolean }): ConversationView {
     const tenant = req.tenant || IMPLICIT_TENANT;
     const bare = req.id || this.conversations.newId();
     this.conversations.checkId(bare);
@@ -308,7 +309,7 @@ export class ControlPlane {
     } else {
       workspacePath = this.conversations.workspaceFor(id);
       // A spare host agent, when one is ready, brings the (empty) folder with it.
-      if (!this.hostAgents.adopt(id, workspacePath)) mkdirSync(workspacePath, { recursive: true });
+      if (req.spare === false || !this.hostAgents.adopt(id, workspacePath)) mkdirSync(workspacePath, { recursive: true });
       ownsWorkspace = true;
     }
     const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant };
@@ -343,7 +344,8 @@ export class ControlPlane {
     const conv = this.conversations.get(id);
     // Workers first, while their placement still answers: they get SIGTERM and a grace, not a cut.
     await this.vibe.forget(id);
-    if (conv.enclosure) await this.placements.stop(id);
+    // A workspace deleted with the conversation needs no copy back.
+    if (conv.enclosure) await this.placements.stop(id, { force: conv.ownsWorkspace });
     await this.placements.removeBuiltImages(id);
     await this.hostAgents.stop(id);
     this.hostAgents.forget(id);
@@ -363,8 +365,8 @@ export class ControlPlane {
     return this.view(await this.placements.start(id, req, caller));
   }
 
-  async stopEnclosure(id: string): Promise<ConversationView> {
-    return this.view(await this.placements.stop(id));
+  async stopEnclosure(id: string, opts: { force?: boolean } = {}): Promise<ConversationView> {
+    return this.view(await this.placements.stop(id, opts));
   }
 
   async describePlacement(id: string): Promise<PlacementDescription> {
@@ -531,9 +533,9 @@ export class ControlPlane {
   }
 
   /** The limits an enclosure gets when its request names none. */
-  enclosureDefaults(): { memoryBytes: number; cpus: number; pids: number } {
+  enclosureDefaults(): { memoryBytes: number; cpus: number; pids: number; diskBytes: number } {
     const e = this.config.enclosure;
-    return { memoryBytes: e.memoryBytes, cpus: e.cpus, pids: e.pidsLimit };
+    return { memoryBytes: e.memoryBytes, cpus: e.cpus, pids: e.pidsLimit, diskBytes: e.diskBytes };
   }
 
   /** Every registered tool's name, custom tools included. */

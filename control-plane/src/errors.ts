@@ -58,6 +58,8 @@ export type EnclaveErrorCode =
   | "too_many_calls"
   /** A stream's reader fell behind by more than the control plane holds for one reader; the stream was cut off. */
   | "slow_reader"
+  /** A dev container that builds from a Dockerfile, for a tenant whose builds an operator has not turned on. */
+  | "devcontainer_build_refused"
   /** The shared agent-bundle volume on the engine does not hold this control plane's bundle: no enclosure starts with it. */
   | "agent_bundle_mismatch";
 
@@ -96,6 +98,7 @@ const grpcStatus: Record<EnclaveErrorCode, status> = {
   agent_bundle_mismatch: status.FAILED_PRECONDITION,
   too_many_calls: status.RESOURCE_EXHAUSTED,
   slow_reader: status.RESOURCE_EXHAUSTED,
+  devcontainer_build_refused: status.PERMISSION_DENIED,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

@@ -46,10 +46,13 @@ export const LIMITS = {
   drainMaxMs: 30_000,
   /**
    * What a copy-mode stop brings back from the enclosure's /workspace at most: bytes of file content
-   * (apparent sizes, so a sparse file counts in full) and entries. Past either the stop fails, nothing
-   * is copied back and the enclosure keeps running. ENCLAVE_COPY_BACK_MAX_BYTES overrides the bytes.
+   * written (blocks of zeros stay holes and are not counted; ENCLAVE_COPY_BACK_MAX_BYTES overrides),
+   * bytes as the archive states them (a sparse file in full: its zeros still stream through, so
+   * this bounds how long a stop takes) and entries. Past any, nothing is copied back, the stop says
+   * so, and the enclosure is removed all the same.
    */
   copyBackMaxBytes: 16 * 1024 ** 3,
+  copyBackMaxApparentBytes: 32 * 1024 ** 3,
   copyBackMaxEntries: 1_000_000,
   /** Lines of "not copied back" a stop reports (the rest are counted). */
   notCopiedBackListed: 200,
@@ -183,6 +186,8 @@ export const LIMITS = {
   devcontainerPostCreateOutputChars: 4 * 1024,
   /** A dev container's Dockerfile build, and the Node image's (an ADD of one tarball), at most. */
   devcontainerBuildTimeoutMs: 30 * 60_000,
+  /** Processes one dev container build's RUN steps may hold at once (its cgroup's pids.max). */
+  devcontainerBuildPids: 512,
   nodeImageBuildTimeoutMs: 5 * 60_000,
   /** How long a start waits for another control plane's fill of the shared Node volume, and how often it looks. */
   nodeVolumeFillWaitMs: 120_000,
@@ -195,6 +200,16 @@ export const LIMITS = {
   tenantRunningEnclosures: 4,
   tenantConcurrentCalls: 16,
   tenantKernels: 8,
+  /** Host agents running at once across a tenant's conversations, when its entry sets none. */
+  tenantHostAgents: 8,
+  /**
+   * The most one enclosure of a tenant may ask for when its entry sets no maximum (memory, pids,
+   * CPUs, copy mode's disk); a request above is refused. The enclosure defaults fit under them.
+   */
+  tenantMaxMemoryBytes: 4 * 1024 ** 3,
+  tenantMaxPids: 1024,
+  tenantMaxCpus: 2,
+  tenantMaxDiskBytes: 16 * 1024 ** 3,
   /** The token file is checked this often besides its watch, so a revocation holds within a second. */
   tokenFilePollMs: 250,
   /** Tokens and tenants one token file may hold, and the longest tenant name. */

@@ -9,6 +9,8 @@ import { repoRoot } from "../../control-plane/src/repo-paths.js";
 export interface ControlPlaneProcess {
   child: ChildProcess;
   client: ControlPlaneClient;
+  /** Where its API listens, as it said when ready (a TCP listen's port resolved). */
+  address: string;
   /** Everything it wrote on stderr so far. */
   stderr(): string;
   /** Resolves with its exit code (or the signal that ended it) once it has exited. */
@@ -19,8 +21,17 @@ export interface ControlPlaneProcess {
  * logFile: its log (standard error) goes to this file, as to a log collector, instead of a pipe this
  * process reads (a bench's harness should not also be the control plane's log reader).
  */
-export async function startControlPlaneProcess(dataDir: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000, logFile?: string): Promise<ControlPlaneProcess> {
-  const listen = `unix://${join(dataDir, "cp.sock")}`;
+/**
+ * listen: a unix socket in the data folder by default; a TCP address such as 127.0.0.1:0 (with TLS and
+ * tokens set by ENCLAVE_TLS_CERT, ENCLAVE_TLS_KEY and ENCLAVE_TOKENS_FILE in env) for a tenant's view.
+ */
+export async function startControlPlaneProcess(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 60_000,
+  logFile?: string,
+  listen = `unix://${join(dataDir, "cp.sock")}`,
+): Promise<ControlPlaneProcess> {
   const logFd = logFile === undefined ? undefined : openSync(logFile, "a", 0o600);
   const child = spawn(process.execPath, [join(repoRoot, "dist", "control-plane", "src", "cli", "main.js"), "serve", "--data-dir", dataDir, "--listen", listen], {
     stdio: ["ignore", "pipe", logFd ?? "pipe"],
@@ -48,7 +59,8 @@ export async function startControlPlaneProcess(dataDir: string, env: NodeJS.Proc
     child.kill("SIGKILL");
     throw new Error(`the control plane did not start; stderr:\n${err}\nstdout:\n${out}`);
   }
-  return { child, client: new ControlPlaneClient(listen), stderr: () => (logFile === undefined ? err : readFileSync(logFile, "utf8")), exited };
+  const address = /listening on (\S+)/.exec(out)?.[1] ?? listen;
+  return { child, client: new ControlPlaneClient(listen), address, stderr: () => (logFile === undefined ? err : readFileSync(logFile, "utf8")), exited };
 }
 
 /** Sends the signal and waits (bounded) for the process to exit; returns its exit code or signal. */

@@ -7,8 +7,10 @@
 //   brings the work back;
 // - a 5 GiB sparse file streams through: the control plane's memory stays flat and the host copy
 //   stays sparse;
-// - past the copy-back limit the stop fails with an error naming the limit, and the enclosure keeps
-//   running, placed and usable, so the stop can be retried.
+// - the copy-back bound counts blocks written, not apparent sizes: a sparse file far past it in a
+//   64 MiB workspace comes back (sparse);
+// - past the bound the stop still ends the enclosure: nothing is copied back, the host folder stays
+//   as it was, and the stop says so (no content can make an enclosure unstoppable).
 import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +19,6 @@ import Docker from "dockerode";
 import { type Header, pack as tarPack } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { EnclaveError } from "../../control-plane/src/errors.js";
 import { mirrorArchiveInto } from "../../control-plane/src/placement/workspace-transfer.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
@@ -36,9 +37,9 @@ afterAll(async () => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-async function copyEnclosure(id: string): Promise<{ workspace: string; run: string }> {
+async function copyEnclosure(id: string, diskLimitBytes?: number): Promise<{ workspace: string; run: string }> {
   const workspace = (await fx.client.createConversation(id)).workspacePath;
-  await fx.client.startEnclosure(id, { workspaceMode: "copy" });
+  await fx.client.startEnclosure(id, { workspaceMode: "copy", ...(diskLimitBytes ? { diskLimitBytes } : {}) });
   return { workspace, run: (await fx.client.openRun(id, { approvalPolicy: "never" })).id };
 }
 
@@ -146,33 +147,46 @@ describe("copy-mode mirror-back", () => {
     expect(peak - before, `RSS rose from ${before} to ${peak}`).toBeLessThan(64 * 1024 ** 2);
   }, 600_000);
 
-  it("fails a stop past the copy-back limit with an error naming it, and leaves the enclosure running and usable", async () => {
+  it("counts the blocks a file uses, not its apparent size: a sparse file far past the copy-back bound comes back", async () => {
     const previous = fx.cp.config.enclosure.copyBackMaxBytes;
     fx.cp.config.enclosure.copyBackMaxBytes = COPY_BACK_MAX;
     try {
-      const { workspace, run } = await copyEnclosure("mirror-bound");
-      writeFileSync(join(workspace, "host-only.txt"), "kept\n");
-      await sh(run, "truncate -s 1G big.bin && echo small > small.txt");
-      const err = await fx.cp.stopEnclosure("mirror-bound").then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(err).toBeInstanceOf(EnclaveError);
-      expect((err as EnclaveError).code).toBe("too_large");
-      expect((err as EnclaveError).message).toMatch(/copy-back limit of 268435456 bytes.*ENCLAVE_COPY_BACK_MAX_BYTES/);
-      // Nothing came back, the enclosure still serves the conversation, and a retry works.
-      expect(existsSync(join(workspace, "small.txt"))).toBe(false);
-      expect(readFileSync(join(workspace, "host-only.txt"), "utf8")).toBe("kept\n");
-      const conv = await fx.client.getConversation("mirror-bound");
-      expect(conv.placement).toBe("enclosure");
-      expect(conv.enclosure?.state).toBe("running");
-      expect((await docker.getContainer(conv.enclosure?.containerId ?? "").inspect()).State.Paused).toBe(false);
-      expect(await sh(run, "cat small.txt && rm big.bin")).toMatch(/small/);
-      await fx.client.stopEnclosure("mirror-bound");
+      const { workspace, run } = await copyEnclosure("mirror-holes", 64 * 1024 ** 2);
+      await sh(run, "truncate -s 1G sparse.bin && printf tail >> sparse.bin && echo small > small.txt");
+      const conv = await fx.client.stopEnclosure("mirror-holes");
+      expect(conv.placement).toBe("host");
+      expect(conv.notCopiedBack).toEqual([]);
       expect(readFileSync(join(workspace, "small.txt"), "utf8")).toBe("small\n");
-      expect(existsSync(join(workspace, "host-only.txt"))).toBe(false);
+      const st = statSync(join(workspace, "sparse.bin"));
+      expect(st.size).toBe(1024 ** 3 + 4);
+      expect(st.blocks * 512).toBeLessThan(1024 ** 2);
     } finally {
       fx.cp.config.enclosure.copyBackMaxBytes = previous;
     }
-  });
+  }, 300_000);
+
+  it("past the copy-back bound the stop still ends the enclosure, says nothing was copied back, and leaves the host folder as it was", async () => {
+    const previous = fx.cp.config.enclosure.copyBackMaxBytes;
+    fx.cp.config.enclosure.copyBackMaxBytes = 16 * 1024 ** 2;
+    try {
+      const { workspace, run } = await copyEnclosure("mirror-bound", 64 * 1024 ** 2);
+      writeFileSync(join(workspace, "host-only.txt"), "kept\n");
+      await sh(run, "head -c 24M /dev/urandom > random.bin && echo small > small.txt");
+      const containerId = (await fx.client.getConversation("mirror-bound")).enclosure?.containerId ?? "";
+      const conv = await fx.client.stopEnclosure("mirror-bound");
+      expect(conv.placement).toBe("host");
+      expect(conv.enclosure).toBeUndefined();
+      expect(conv.notCopiedBack).toHaveLength(1);
+      expect(conv.notCopiedBack[0]).toContain("(everything)");
+      const inspected = await docker.getContainer(containerId).inspect().then(
+        () => 200,
+        (e: { statusCode?: number }) => e.statusCode,
+      );
+      expect(inspected).toBe(404);
+      expect(existsSync(join(workspace, "small.txt"))).toBe(false);
+      expect(readFileSync(join(workspace, "host-only.txt"), "utf8")).toBe("kept\n");
+    } finally {
+      fx.cp.config.enclosure.copyBackMaxBytes = previous;
+    }
+  }, 300_000);
 });

@@ -83,7 +83,7 @@ describe("unpackTar", () => {
     ]);
   });
 
-  it("streams zero runs as holes and stops at the byte limit", async () => {
+  it("streams zero runs as holes and stops at the byte limit, which counts bytes written, not holes", async () => {
     const big = Buffer.alloc(8 * 1024 * 1024);
     big.write("end", big.length - 3);
     await unpackTar(tarOf([{ name: "sparse.bin", type: "file", body: big }]), into, { depthBelowRoot: 0, ...limits });
@@ -91,14 +91,31 @@ describe("unpackTar", () => {
     expect(st.size).toBe(big.length);
     expect(st.blocks * 512).toBeLessThan(1024 * 1024);
     expect(readFileSync(join(into, "sparse.bin")).subarray(-3).toString()).toBe("end");
+    // Two mostly-hole files of 8 MiB each fit a limit of 1 MiB written...
+    const holes = mkdtempSync(join(base, "holes-"));
+    const report = await unpackTar(tarOf([{ name: "a", type: "file", body: big }, { name: "b", type: "file", body: big }]), holes, { depthBelowRoot: 0, maxBytes: 1024 * 1024, maxEntries: 1000 });
+    expect(report.bytes).toBeLessThan(1024 * 1024);
+    expect(report.apparentBytes).toBe(2 * big.length);
+    // ...but not a limit on what the archive states, holes included.
+    const stated = mkdtempSync(join(base, "stated-"));
+    const apparent = await unpackTar(tarOf([{ name: "a", type: "file", body: big }, { name: "b", type: "file", body: big }]), stated, {
+      depthBelowRoot: 0,
+      maxBytes: 1024 * 1024,
+      maxApparentBytes: big.length + 1,
+      maxEntries: 1000,
+    }).catch((err: unknown) => err);
+    expect(apparent).toBeInstanceOf(ArchiveLimitError);
+    expect((apparent as ArchiveLimitError).limit).toBe("apparent");
+    // Data past the limit written is refused.
+    const full = Buffer.alloc(big.length, 1);
     const again = mkdtempSync(join(base, "again-"));
-    await expect(
-      unpackTar(tarOf([{ name: "a", type: "file", body: big }, { name: "b", type: "file", body: big }]), again, {
-        depthBelowRoot: 0,
-        maxBytes: big.length + 1,
-        maxEntries: 1000,
-      }),
-    ).rejects.toBeInstanceOf(ArchiveLimitError);
+    const written = await unpackTar(tarOf([{ name: "a", type: "file", body: full }, { name: "b", type: "file", body: full }]), again, {
+      depthBelowRoot: 0,
+      maxBytes: full.length + 1,
+      maxEntries: 1000,
+    }).catch((err: unknown) => err);
+    expect(written).toBeInstanceOf(ArchiveLimitError);
+    expect((written as ArchiveLimitError).limit).toBe("bytes");
   });
   it("lists at most MAX_REPORTED entries not made and counts the rest; deep trees unpack", async () => {
     const fifos: Entry[] = Array.from({ length: MAX_REPORTED + 5 }, (_, i) => ({ name: `p${i}`, type: "fifo" }));

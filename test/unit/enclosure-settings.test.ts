@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { loadConfig } from "../../control-plane/src/config.js";
-import type { EnclaveError } from "../../control-plane/src/errors.js";
+import { EnclaveError } from "../../control-plane/src/errors.js";
 import { containerSpec, resolveSettings } from "../../control-plane/src/placement/enclosure-settings.js";
 
 const defaults = loadConfig().enclosure;
@@ -21,7 +21,7 @@ it("sizes copy mode's workspace volume and refuses a disk limit in bind mode", (
   expect(resolveSettings({ workspaceMode: "copy", diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img").diskLimitBytes).toBe(64 * 1024 ** 2);
   expect(resolveSettings({}, defaults, "img").diskLimitBytes).toBe(0);
   expect(() => resolveSettings({ diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img")).toThrow(/needs workspace_mode copy/);
-  expect(() => resolveSettings({ workspaceMode: "copy", diskLimitBytes: 1024 }, defaults, "img")).toThrow(/below the 32 MiB/);
+  expect(codeOf(() => resolveSettings({ workspaceMode: "copy", diskLimitBytes: 1024 }, defaults, "img"))).toBe("invalid_arguments");
   const spec = containerSpec(resolveSettings({ workspaceMode: "copy" }, defaults, "img"), { workspace: "/w", workspaceVolume: "vol" }, {});
   expect(spec.HostConfig?.Mounts).toEqual([
     { Type: "volume", Source: "vol", Target: "/workspace" },
@@ -63,4 +63,33 @@ it("takes the default runtime from ENCLAVE_ENCLOSURE_RUNTIME, and refuses an unk
     if (saved === undefined) delete process.env.ENCLAVE_ENCLOSURE_RUNTIME;
     else process.env.ENCLAVE_ENCLOSURE_RUNTIME = saved;
   }
+});
+
+/** The code of the EnclaveError fn throws ("none" when it returns). */
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+    return "none";
+  } catch (err) {
+    return err instanceof EnclaveError ? err.code : String(err);
+  }
+}
+
+it("refuses numeric limits that are not numbers in range, and takes absent or 0 as the default", () => {
+  for (const cpus of [Number.NaN, Infinity, -1, 1e-9, 0.005, 65]) expect(codeOf(() => resolveSettings({ cpus }, defaults, "img")), `cpus ${cpus}`).toBe("invalid_arguments");
+  for (const memoryBytes of [Number.NaN, -1, 128 * 1024 ** 2 + 0.5, 1024]) expect(codeOf(() => resolveSettings({ memoryBytes }, defaults, "img")), `memory ${memoryBytes}`).toBe("invalid_arguments");
+  for (const pidsLimit of [Number.NaN, 100.5, 8]) expect(codeOf(() => resolveSettings({ pidsLimit }, defaults, "img")), `pids ${pidsLimit}`).toBe("invalid_arguments");
+  expect(codeOf(() => resolveSettings({ workspaceMode: "copy", diskLimitBytes: 64 * 1024 ** 2 + 0.5 }, defaults, "img"))).toBe("invalid_arguments");
+  const s = resolveSettings({ cpus: 0, memoryBytes: 0, pidsLimit: 0 }, defaults, "img");
+  expect([s.cpus, s.memoryBytes, s.pidsLimit]).toEqual([defaults.cpus, defaults.memoryBytes, defaults.pidsLimit]);
+  expect(resolveSettings({ cpus: 0.01 }, defaults, "img").cpus).toBe(0.01);
+});
+
+it("gives each image VOLUME a tmpfs of the /tmp size, not an anonymous volume", () => {
+  const s = resolveSettings({}, defaults, "img");
+  const spec = containerSpec(s, { workspace: "/w", imageVolumes: ["/scratch", "data/", "/workspace", "/tmp"] }, {});
+  expect(spec.HostConfig?.Tmpfs?.["/scratch"]).toContain(`size=${defaults.tmpSizeBytes}`);
+  expect(spec.HostConfig?.Tmpfs?.["/data"]).toContain(`size=${defaults.tmpSizeBytes}`);
+  expect(Object.keys(spec.HostConfig?.Tmpfs ?? {}).sort()).toEqual(["/data", "/home/enclave", "/run/enclave", "/scratch", "/tmp"]);
+  expect(codeOf(() => containerSpec(s, { workspace: "/w", imageVolumes: ["/"] }, {}))).toBe("image_unusable");
 });

@@ -307,14 +307,18 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
     const kernelSockets = mounts && !gv ? engineSocketMounts(mounts) : [];
     const tmpfs = mounts ? [ "/tmp", IN_ENCLOSURE.home ].map((p) => `${p} ${tmpfsAt(mounts, p) ? "tmpfs" : "NOT tmpfs"}`) : [];
     const kernelOk = !!mounts && ["/tmp", IN_ENCLOSURE.home].every((p) => tmpfsAt(mounts, p)) && kernelSockets.length === 0;
+    // The workspace is the one writable mount the engine holds that Enclave makes; any other (an
+    // image's VOLUME, say) is disk nothing bounds. Tmpfs mounts are bounded and not listed here.
+    const foreign = engineMounts.filter((m) => m.rw && m.mountPoint !== IN_ENCLOSURE.workspace);
     add({
       item: "mounts",
-      expected: "/tmp and the home folder on tmpfs; no container engine socket mounted",
+      expected: "/tmp and the home folder on tmpfs; no container engine socket mounted; no writable mount but /workspace",
       outside:
         `engine: ${list(engineMounts.map((m) => `${m.mountPoint} (${m.type}, ${m.rw ? "rw" : "ro"})`))}; ` +
+        `writable mounts not Enclave's: ${list(foreign.map((m) => m.mountPoint))}; ` +
         `${kernelName}: ${mounts ? `${tmpfs.join(", ")}; engine sockets ${list([...engineSockets, ...kernelSockets])}` : bad(kernelError)}`,
       inside: NOT_ASKED,
-      ok: kernelOk && engineSockets.length === 0,
+      ok: kernelOk && engineSockets.length === 0 && foreign.length === 0,
     });
   }
 

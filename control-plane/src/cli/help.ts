@@ -69,13 +69,15 @@ control plane picks changes up within a second. The file keeps SHA-256 digests, 
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
   enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N] [--disk BYTES]
                                  [--runtime runc|runsc] [--image IMAGE | --devcontainer]
-       enclave enclosure stop ID
+       enclave enclosure stop ID [--force]
 --image starts from an image on the engine (built or loaded there; nothing is pulled); an image without
   the agent's Node gets it injected read-only. A tenant may name Enclave's own images, the operator's
   ENCLAVE_ALLOWED_IMAGES and its own dev-container builds; any other answers as a missing image. --devcontainer starts from the workspace's
   .devcontainer/devcontainer.json (its image or Dockerfile, containerUser, remoteEnv, postCreateCommand).
 --disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.
---runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).`,
+--runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).
+--memory, --cpus, --pids and --disk are bounded by the tenant's maxima (\`enclave tokens quota\`).
+stop --force (operators) removes the enclosure without copying copy mode's /workspace back.`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json] [--new-run | --run RUN_ID]`,
   tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY] [--yes] [--new-run | --run RUN_ID]
 

@@ -16,6 +16,7 @@ export function parseCommandLine(args: string[] = process.argv.slice(2)) {
       "tokens-file": { type: "string" },
       "insecure-remote": { type: "boolean" },
       operator: { type: "boolean" },
+      force: { type: "boolean" },
       label: { type: "string" },
       listen: { type: "string" },
       console: { type: "string" },

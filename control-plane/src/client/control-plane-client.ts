@@ -218,8 +218,9 @@ export class ControlPlaneClient {
     return this.call((md, cb) => this.grpc.startEnclosure({ conversationId, options: full }, md, cb), opts);
   }
 
-  stopEnclosure(conversationId: string, opts: CallOptions = {}): Promise<Conversation> {
-    return this.call((md, cb) => this.grpc.stopEnclosure({ conversationId }, md, cb), opts);
+  /** Stops the enclosure; `force` (operators only) skips copy mode's copy back. */
+  stopEnclosure(conversationId: string, opts: CallOptions & { force?: boolean } = {}): Promise<Conversation> {
+    return this.call((md, cb) => this.grpc.stopEnclosure({ conversationId, force: opts.force ?? false }, md, cb), opts);
   }
 
   /** Opens a run. approvalPolicy defaults to `write` (cards for write and exec tools); a headless harness passes `never`. */

@@ -7,6 +7,7 @@ import type { ControlPlaneFacade } from "../control-plane.js";
 import { splitKey } from "../conversations/conversation-keys.js";
 import { noConversation } from "../conversations/conversation-store.js";
 import { EnclaveError } from "../errors.js";
+import { withinTenantLimits } from "../tenants/tenant-limits.js";
 import type { Tenant } from "../tenants/tenant.js";
 
 export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlaneFacade {
@@ -30,14 +31,25 @@ export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlane
     hostAgentPid: (id) => cp.hostAgentPid(mine(id)),
     runningWorkerCount: (id) => cp.runningWorkerCount(mine(id)),
     describeRunningPlacement: (id) => cp.describeRunningPlacement(mine(id)),
-    startHostAgent: (id) => cp.startHostAgent(mine(id)),
+    startHostAgent: async (id) => {
+      mine(id);
+      if (cp.hostAgentPid(id) !== undefined) return cp.startHostAgent(id);
+      const running = cp.listConversations().filter((c) => c.tenant === tenant.name && c.id !== id && !c.enclosure && cp.hostAgentPid(c.id) !== undefined).length;
+      const release = cp.quotas.enterHostAgentStart(tenant, running);
+      try {
+        return await cp.startHostAgent(id);
+      } finally {
+        release();
+      }
+    },
     stopEnclosure: (id) => cp.stopEnclosure(mine(id)),
     startEnclosure: async (id, req) => {
       mine(id);
+      const bounded = withinTenantLimits(tenant, req, cp.enclosureDefaults());
       // The tenant's quota from the same account the API takes from, starts in flight included.
       const release = cp.quotas.enterEnclosureStart(tenant, cp.liveEnclosures(tenant.name, id));
       try {
-        return await cp.startEnclosure(id, req);
+        return await cp.startEnclosure(id, bounded);
       } finally {
         release();
       }

@@ -57,6 +57,8 @@ export interface ImageFacts {
   env: string[];
   /** The image's USER, as written ("" when none). */
   user: string;
+  /** The image's VOLUME paths: each would be an anonymous volume the engine bounds by nothing. */
+  volumes: string[];
 }
 
 export interface Injection {
@@ -83,7 +85,7 @@ export async function imageFacts(docker: Docker, image: string): Promise<ImageFa
   if (info.Os !== "linux" || info.Architecture !== "amd64") {
     throw new EnclaveError("image_unusable", `image \`${image}\` is ${info.Os}/${info.Architecture}; enclosures run linux/amd64 images (the agent's Node is that build)`);
   }
-  return { id: info.Id, name: image, env: info.Config?.Env ?? [], user: info.Config?.User ?? "" };
+  return { id: info.Id, name: image, env: info.Config?.Env ?? [], user: info.Config?.User ?? "", volumes: Object.keys(info.Config?.Volumes ?? {}) };
 }
 
 /** Whether the image is one of Enclave's own (runtime or agent image), which carry their Node. */

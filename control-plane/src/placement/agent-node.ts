@@ -23,7 +23,7 @@ export async function ownImageAgentNode(docker: Docker, log: (line: string) => v
   if (Date.now() - failedAtMs < RETRY_AFTER_MS) return undefined;
   try {
     // The image's environment is not needed: PATH is left as the image has it.
-    const node = await nodeInjection(docker, { id: "", env: [], user: "" }, log);
+    const node = await nodeInjection(docker, { id: "", env: [], user: "", volumes: [] }, log);
     return { env: node.env.filter((e) => e.startsWith("ENCLAVE_NODE=")), mounts: node.mounts };
   } catch (err) {
     failedAtMs = Date.now();

@@ -6,7 +6,9 @@
 // not honoured and said so in the enclosure's notes. What it can do:
 //   - `image`: an image already on the engine; or `build` (`dockerfile`, `context`, `args`, `target`):
 //     the engine builds it from the context sent as a tar stream (links stay links; no RUN step runs
-//     on this host), with no network unless the enclosure itself was given one;
+//     on this host), never pulling (its FROM bases must be on the engine, build-bases.ts), with no
+//     network, within a time limit and in a cgroup of ours (build-cgroup.ts); off for a tenant
+//     unless an operator turned builds on for it;
 //   - `containerUser` (or `remoteUser`): looked up in the image; root is refused;
 //   - `containerEnv` and `remoteEnv`: values are data put in the enclosure's environment; of the
 //     variables in them only ${containerEnv:…} and ${containerWorkspaceFolder…} are filled in, never
@@ -20,9 +22,14 @@ import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc
 import { atFd, openDirBelow, openDirNoFollow } from "../../../enclave-agent/src/fs/fd-path.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { checkBuildFetches } from "./build-bases.js";
+import { makeBuildCgroup } from "./build-cgroup.js";
+import { dockerfileFetches } from "./dockerfile-bases.js";
 import { engineBuild } from "./engine-build.js";
 import { IN_ENCLOSURE } from "./enclosure-settings.js";
+import type { ImageNamedBy } from "./image-access.js";
 import { checkImageReference } from "./image-reference.js";
+import { engineIsLocal } from "./workspace-disk.js";
 import { packFolder } from "./workspace-transfer.js";
 
 /** Where a dev container's config is looked for, in order (paths inside the workspace). */
@@ -286,16 +293,48 @@ function bounded(source: Readable, max: number, over: { hit: boolean }): Readabl
   return source.pipe(t);
 }
 
+/** The build's Dockerfile, read below the context folder without following links, at most LIMITS.devcontainerConfigBytes. */
+async function readDockerfile(ctxFd: number, cfg: DevcontainerConfig & { build: DevcontainerBuild }): Promise<string> {
+  const parts = cfg.build.dockerfile.split("/");
+  const name = parts.pop() as string;
+  const what = `\`build.dockerfile\` (${cfg.build.dockerfile})`;
+  const dir = await openDirBelow(ctxFd, parts).catch(() => invalid(cfg.file, `${what} is not reached without links`));
+  try {
+    const fh = await fsp.open(atFd(dir.fd, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) =>
+      invalid(cfg.file, `${what} cannot be opened (${err.code ?? "error"}); it must be a regular file, not a link`),
+    );
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) invalid(cfg.file, `${what} is not a regular file`);
+      if (st.size > LIMITS.devcontainerConfigBytes) invalid(cfg.file, `${what} is ${st.size} bytes; at most ${LIMITS.devcontainerConfigBytes} are read`);
+      const buf = Buffer.alloc(st.size);
+      const { bytesRead } = await fh.read(buf, 0, st.size, 0);
+      return buf.subarray(0, bytesRead).toString("utf8");
+    } finally {
+      await fh.close();
+    }
+  } finally {
+    await dir.close();
+  }
+}
+
 /**
  * Builds the dev container's image through the engine, from the context folder opened without
  * following links (so a context that is, or passes through, a link is refused rather than read).
+ * The Dockerfile is read first: every base it names must be on the engine and allowed (the start's
+ * image rule, as an image the workspace names), and it may ADD no URL, so the build itself fetches
+ * nothing. RUN steps get no network, and run in a cgroup of ours bounding their processes and memory.
  */
 export async function buildDevcontainer(
   docker: Docker,
   workspace: string,
   cfg: DevcontainerConfig & { build: DevcontainerBuild },
-  opts: { tag: string; networkMode: string; memoryBytes: number; labels: Record<string, string> },
+  opts: { tag: string; memoryBytes: number; labels: Record<string, string>; checkImage: (image: string, namedBy: ImageNamedBy) => void },
 ): Promise<void> {
+  // The build's cgroup is made on this machine; another machine's engine would make it there, unbounded.
+  if (!engineIsLocal(docker)) {
+    throw new EnclaveError("devcontainer_build_refused", `${cfg.file} builds from a Dockerfile, and a build on a remote engine cannot be bounded by this control plane: name an \`image\` on that engine instead`);
+  }
   const root = await openDirNoFollow(workspace);
   let ctx;
   try {
@@ -306,15 +345,20 @@ export async function buildDevcontainer(
     await root.close();
   }
   const over = { hit: false };
+  let cgroup: Awaited<ReturnType<typeof makeBuildCgroup>> | undefined;
   try {
+    const dockerfile = await readDockerfile(ctx.fd, cfg);
+    await checkBuildFetches(docker, cfg.file, dockerfileFetches(cfg.file, dockerfile, cfg.build.args), opts.checkImage);
+    cgroup = await makeBuildCgroup(opts.memoryBytes);
     await engineBuild(docker, bounded(packFolder(atFd(ctx.fd), 0, 0), LIMITS.devcontainerContextBytes, over), {
       tag: opts.tag,
       dockerfile: cfg.build.dockerfile,
       buildArgs: cfg.build.args,
       ...(cfg.build.target ? { target: cfg.build.target } : {}),
       labels: opts.labels,
-      networkMode: opts.networkMode,
+      networkMode: "none",
       memoryBytes: opts.memoryBytes,
+      cgroupParent: cgroup.parent,
       failureCode: "devcontainer_build_failed",
       timeoutMs: LIMITS.devcontainerBuildTimeoutMs,
       what: `the dev container of ${cfg.file}`,
@@ -325,6 +369,7 @@ export async function buildDevcontainer(
     }
     throw err;
   } finally {
+    await cgroup?.remove();
     await ctx.close();
   }
 }

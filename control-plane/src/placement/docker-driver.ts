@@ -233,7 +233,7 @@ export class DockerDriver {
           labels,
         });
       }
-      let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume }, labels), plan.injection);
+      let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume, imageVolumes: plan.imageVolumes }, labels), plan.injection);
       if (settings.agentDelivery === "mount") spec = withAgentVolume(spec, await this.agentVolume());
       container = await this.docker.createContainer({ name, ...spec });
       if (settings.workspaceMode === "copy") {
@@ -330,27 +330,38 @@ export class DockerDriver {
 
   /**
    * Removes the enclosure; in copy mode its /workspace is first copied back into the host folder (the
-   * container paused meanwhile). When the copy back fails the enclosure is left running as it was,
-   * socket folder included, and the stop can be tried again.
+   * container paused meanwhile), unless `force`. A copy back that fails (too large, an engine error)
+   * changes nothing in the host folder and does not keep the enclosure: what was not copied back is
+   * reported, and the enclosure is removed all the same, so no content can make it unstoppable.
    */
-  async stop(conv: ConversationRecord, record: EnclosureRecord): Promise<StopReport> {
+  async stop(conv: ConversationRecord, record: EnclosureRecord, opts: { force?: boolean } = {}): Promise<StopReport> {
     if (this.engine.remote && record.state === "dead" && !(await this.answers())) return this.forgetUnreachable(record);
     const container = this.docker.getContainer(record.containerId);
     let notCopiedBack: string[] = [];
-    if (record.workspaceMode === "copy") {
+    if (record.workspaceMode === "copy" && opts.force) {
+      notCopiedBack = ["(everything): a forced stop does not copy the enclosure's /workspace back"];
+    } else if (record.workspaceMode === "copy") {
       const limits = {
         maxBytes: this.defaults.copyBackMaxBytes,
+        maxApparentBytes: LIMITS.copyBackMaxApparentBytes,
         maxEntries: LIMITS.copyBackMaxEntries,
         setting: "ENCLAVE_COPY_BACK_MAX_BYTES (default LIMITS.copyBackMaxBytes)",
       };
       let result: NotCopied | undefined;
+      let failure: string | undefined;
       try {
-        result = await copyBackFromContainer(container, conv.workspacePath, limits);
+        try {
+          result = await copyBackFromContainer(container, conv.workspacePath, limits);
+        } catch (err) {
+          if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+          result = record.disk ? await this.copyBackFromVolume(conv, record, limits) : undefined;
+        }
       } catch (err) {
-        if ((err as { statusCode?: number }).statusCode !== 404) throw err;
-        result = record.disk ? await this.copyBackFromVolume(conv, record, limits) : undefined;
+        failure = (err as Error).message;
       }
-      if (result) {
+      if (failure !== undefined) {
+        notCopiedBack = [`(everything): the copy back failed, so the host folder keeps what it held before the enclosure started: ${failure}`];
+      } else if (result) {
         notCopiedBack = result.skipped.slice(0, LIMITS.notCopiedBackListed).map((s) => `${s.path}: ${s.why}`);
         const unlisted = result.skippedTotal - notCopiedBack.length;
         if (unlisted > 0) notCopiedBack.push(`… and ${unlisted} more`);

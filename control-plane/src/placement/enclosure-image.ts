@@ -20,6 +20,8 @@ export interface EnclosureImagePlan {
   postCreate: PostCreateStep[];
   /** What was decided that the caller should see: injected Node, dev container fields not honoured. */
   notes: string[];
+  /** The image's VOLUME paths, each given a bounded tmpfs instead of an anonymous volume (containerSpec). */
+  imageVolumes: string[];
 }
 
 export const DEVCONTAINER_IMAGE_LABEL = "org.enclave.devcontainer";
@@ -50,12 +52,17 @@ export async function planEnclosureImage(
     // Validated first (network, memory) with the caller's options, so a bad request builds nothing.
     const first = resolve({ ...req, image: cfg.image ?? devcontainerTag(conv.id) });
     if (cfg.build) {
+      if (req.buildsAllowed === false) {
+        throw new EnclaveError(
+          "devcontainer_build_refused",
+          `${cfg.file} builds its image from a Dockerfile, and builds are off for this tenant (a build's disk use is unbounded on this engine): name an \`image\` on the engine instead, or an operator turns builds on (\`enclave tokens quota TENANT devcontainerBuilds 1\`)`,
+        );
+      }
       await buildDevcontainer(docker, conv.workspacePath, cfg as typeof cfg & { build: DevcontainerBuild }, {
         tag: devcontainerTag(conv.id),
-        // The build gets a network only when the enclosure was explicitly given one (a recorded relaxation).
-        networkMode: first.networkMode,
         memoryBytes: first.memoryBytes,
         labels: { [DEVCONTAINER_IMAGE_LABEL]: conv.id },
+        checkImage,
       });
     }
     request = { ...req, image: first.image };
@@ -103,5 +110,5 @@ export async function planEnclosureImage(
     injection.mounts.push(...(node?.mounts ?? []));
   }
   if (devEnv) injection.env.push(...devEnv(facts.env));
-  return { settings, injection, postCreate, notes };
+  return { settings, injection, postCreate, notes, imageVolumes: facts.volumes };
 }

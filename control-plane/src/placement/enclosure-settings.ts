@@ -1,6 +1,7 @@
 // Enclosure hardening: the defaults every enclosure starts with, and the explicit options that may
 // weaken them. Each weakening is named in `relaxations`, which the conversation shows and the audit
 // log records.
+import { posix } from "node:path";
 import type { ContainerCreateOptions } from "dockerode";
 import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRuntime, isEnclosureRuntime } from "../config.js";
 import { EnclaveError } from "../errors.js";
@@ -22,6 +23,8 @@ export interface EnclosureRequest {
   runtime?: string;
   /** Start from the workspace's dev container (devcontainer.ts) instead of an image. */
   devcontainer?: boolean;
+  /** False: a dev container that needs a Dockerfile build is refused (the tenant's builds are off). Never from the wire. */
+  buildsAllowed?: boolean;
 }
 
 export interface EnclosureSettings {
@@ -71,18 +74,30 @@ function bad(message: string): never {
   throw new EnclaveError("invalid_arguments", message);
 }
 
+/** The fewest CPUs the engine gives a container. */
+export const MIN_CPUS = 0.01;
+
+/**
+ * A numeric option: absent or 0 (the wire's "unset") takes the default; anything else must be a
+ * finite number (a whole one where `whole`) of at least `min`.
+ */
+function numberOption(name: string, given: number | undefined, dflt: number, min: number, whole: boolean): number {
+  if (given === undefined || given === 0) return dflt;
+  if (!Number.isFinite(given) || (whole && !Number.isSafeInteger(given))) bad(`${name} ${given} is not ${whole ? "a whole number" : "a finite number"}`);
+  if (given < min) bad(`${name} ${given} is below the least of ${min}`);
+  return given;
+}
+
 export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaults, defaultImage: string): EnclosureSettings {
   const relaxations: string[] = [];
   const workspaceMode = req.workspaceMode || "bind";
   if (workspaceMode !== "bind" && workspaceMode !== "copy") bad(`workspace_mode \`${workspaceMode}\` is not one of bind, copy`);
   const agentDelivery = req.agentDelivery || "mount";
   if (agentDelivery !== "mount" && agentDelivery !== "baked") bad(`agent_delivery \`${agentDelivery}\` is not one of mount, baked`);
-  const memoryBytes = req.memoryBytes || defaults.memoryBytes;
-  if (memoryBytes < 64 * 1024 ** 2) bad(`memory_bytes ${memoryBytes} is below the 64 MiB an enclosure needs`);
-  const cpus = req.cpus || defaults.cpus;
-  if (cpus <= 0 || cpus > 64) bad(`cpus ${cpus} is out of range (0, 64]`);
-  const pidsLimit = req.pidsLimit || defaults.pidsLimit;
-  if (pidsLimit < 16) bad(`pids_limit ${pidsLimit} is below 16`);
+  const memoryBytes = numberOption("memory_bytes", req.memoryBytes, defaults.memoryBytes, 64 * 1024 ** 2, true);
+  const cpus = numberOption("cpus", req.cpus, defaults.cpus, MIN_CPUS, false);
+  if (cpus > 64) bad(`cpus ${cpus} is out of range [${MIN_CPUS}, 64]`);
+  const pidsLimit = numberOption("pids_limit", req.pidsLimit, defaults.pidsLimit, 16, true);
 
   const user = req.user || "1000:1000";
   const m = /^(\d+):(\d+)$/.exec(user);
@@ -116,10 +131,7 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
         "host filesystem bounds on this engine; start with workspace_mode copy for a workspace of limited size",
     );
   }
-  const diskLimitBytes = workspaceMode === "copy" ? req.diskLimitBytes || defaults.diskBytes : 0;
-  if (workspaceMode === "copy" && (diskLimitBytes < MIN_DISK_BYTES || !Number.isSafeInteger(diskLimitBytes))) {
-    bad(`disk_limit_bytes ${diskLimitBytes} is below the ${MIN_DISK_BYTES / 1024 ** 2} MiB a workspace volume needs`);
-  }
+  const diskLimitBytes = workspaceMode === "copy" ? numberOption("disk_limit_bytes", req.diskLimitBytes, defaults.diskBytes, MIN_DISK_BYTES, true) : 0;
 
   return {
     image: req.image || defaults.image || defaultImage,
@@ -147,6 +159,13 @@ export interface EnclosureMounts {
   workspace: string;
   /** Copy mode: the size-limited volume mounted at /workspace. */
   workspaceVolume?: string;
+  /** The image's VOLUME paths: each gets a tmpfs of the /tmp size, so the engine makes no unbounded anonymous volume. */
+  imageVolumes?: readonly string[];
+}
+
+/** An image VOLUME path as a mount target ("/scratch/", "scratch" and "/scratch" alike: the engine roots it at /). */
+function volumeTarget(path: string): string {
+  return posix.normalize(`/${path}`).replace(/\/+$/, "") || "/";
 }
 
 export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, labels: Record<string, string>): ContainerCreateOptions {
@@ -160,6 +179,18 @@ export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, lab
   if (s.agentDelivery === "mount") volumes.push({ Type: "volume", Source: "", Target: IN_ENCLOSURE.agentDir });
   const tmpfsOpts = (size: number, owned: boolean): string =>
     `rw,nosuid,nodev,size=${size}${owned ? `,uid=${s.uid},gid=${s.gid},mode=0700` : ""}`;
+  const tmpfs: Record<string, string> = {
+    "/tmp": tmpfsOpts(s.tmpSizeBytes, false),
+    [IN_ENCLOSURE.home]: tmpfsOpts(s.homeSizeBytes, true),
+    [IN_ENCLOSURE.runDir]: tmpfsOpts(RUN_DIR_BYTES, true),
+  };
+  // An image VOLUME not covered by a mount of ours becomes a tmpfs: bounded, charged to the memory limit.
+  const ours = new Set([IN_ENCLOSURE.workspace, IN_ENCLOSURE.agentDir, ...Object.keys(tmpfs)]);
+  for (const v of mounts.imageVolumes ?? []) {
+    const target = volumeTarget(v);
+    if (target === "/") throw new EnclaveError("image_unusable", `image ${s.image} declares VOLUME /, which would replace its whole filesystem`);
+    if (!ours.has(target)) tmpfs[target] = tmpfsOpts(s.tmpSizeBytes, false);
+  }
   return {
     Image: s.image,
     Entrypoint: ["/bin/sh", `${IN_ENCLOSURE.agentDir}/supervise.sh`],
@@ -176,11 +207,7 @@ export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, lab
       CapAdd: s.keepCapabilities,
       SecurityOpt: s.allowNewPrivileges ? [] : ["no-new-privileges:true"],
       ReadonlyRootfs: !s.writableRoot,
-      Tmpfs: {
-        "/tmp": tmpfsOpts(s.tmpSizeBytes, false),
-        [IN_ENCLOSURE.home]: tmpfsOpts(s.homeSizeBytes, true),
-        [IN_ENCLOSURE.runDir]: tmpfsOpts(RUN_DIR_BYTES, true),
-      },
+      Tmpfs: tmpfs,
       Memory: s.memoryBytes,
       MemorySwap: s.memoryBytes,
       NanoCpus: Math.round(s.cpus * 1e9),

@@ -15,6 +15,8 @@ export interface EngineBuild {
   /** "none" keeps RUN steps off every network. */
   networkMode: string;
   memoryBytes?: number;
+  /** A cgroup (v1, cgroupfs) the build's RUN containers are made below (build-cgroup.ts). */
+  cgroupParent?: string;
   /** The code a failed build is reported with. */
   failureCode: EnclaveErrorCode;
   /** What is being built, for the error. */
@@ -54,7 +56,10 @@ async function run(docker: Docker, context: Readable, b: EngineBuild, abortSigna
       ...(b.labels ? { labels: b.labels } : {}),
       ...(b.target ? { target: b.target } : {}),
       ...(b.memoryBytes ? { memory: b.memoryBytes, memswap: b.memoryBytes } : {}),
+      ...(b.cgroupParent ? { cgroupparent: b.cgroupParent } : {}),
       networkmode: b.networkMode,
+      // Never pull: a base not on the engine fails (bases are checked before, build-bases.ts).
+      pull: false,
       rm: true,
       forcerm: true,
     });

@@ -341,15 +341,16 @@ export class Placements implements PlacementPort {
     }
   }
 
-  async stop(conversationId: string): Promise<ConversationRecord> {
+  /** Removes the enclosure (copy mode: its /workspace copied back first unless `force`); a failed copy back does not keep it. */
+  async stop(conversationId: string, opts: { force?: boolean } = {}): Promise<ConversationRecord> {
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
     if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${bareId(conv.id)}\` has no enclosure to stop`);
     this.clients.get(conv.id)?.close();
     this.clients.delete(conv.id);
     this.forget(conv.id);
-    // A failed stop leaves the enclosure running and recorded: the next call reconnects to it.
-    const { notCopiedBack, leftovers } = await (await this.engines.driver(enc.engine)).stop(conv, enc);
+    // A stop the engine refused leaves the enclosure running and recorded: the next call reconnects to it.
+    const { notCopiedBack, leftovers } = await (await this.engines.driver(enc.engine)).stop(conv, enc, opts);
     await releasePoolLeftovers(enc).catch((err: unknown) => leftovers.push(`warm-pool slot ${enc.pool?.slot}: ${(err as Error).message}`));
     delete conv.enclosure;
     if (enc.workspaceMode === "copy") conv.notCopiedBack = notCopiedBack;

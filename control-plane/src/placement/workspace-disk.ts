@@ -40,7 +40,7 @@ export interface DiskRequest {
 }
 
 /** Reached over a unix socket (a path, or the default one the modem looks up), not a TCP host. */
-function engineIsLocal(docker: Docker): boolean {
+export function engineIsLocal(docker: Docker): boolean {
   const modem = (docker as unknown as { modem?: { socketPath?: unknown; host?: unknown } }).modem;
   return !modem?.host && (typeof modem?.socketPath === "string" || typeof modem?.socketPath === "function");
 }

@@ -64,7 +64,10 @@ export function packFolder(dir: string, uid: number, gid: number): Readable {
 }
 
 export interface MirrorLimits {
+  /** Bytes written at most (holes not counted). */
   maxBytes: number;
+  /** Bytes the archive may state at most (holes counted). */
+  maxApparentBytes?: number;
   maxEntries: number;
   /** Named in the error when a limit is passed: where the limit is set. */
   setting: string;
@@ -98,16 +101,18 @@ export async function mirrorArchiveInto(dir: string, archive: Readable, stripPre
       depthBelowRoot: 0,
       stripPrefix,
       maxBytes: limits.maxBytes,
+      maxApparentBytes: limits.maxApparentBytes,
       maxEntries: limits.maxEntries,
       owner: { uid: top.uid, gid: top.gid },
     }).catch((err: unknown) => {
       if (err instanceof ArchiveLimitError) {
-        const what = err.limit === "bytes" ? `${err.max} bytes of file content (sparse files count at their full size)` : `${err.max} entries`;
-        throw new EnclaveError(
-          "too_large",
-          `the enclosure's /workspace holds more than the copy-back limit of ${what}, set by ${limits.setting}; nothing was copied back. ` +
-            `Remove large files inside the enclosure (or raise the limit) and stop it again.`,
-        );
+        const what =
+          err.limit === "bytes"
+            ? `${err.max} bytes of file content (blocks of zeros not counted), set by ${limits.setting}`
+            : err.limit === "apparent"
+              ? `${err.max} bytes of file content counting holes (LIMITS.copyBackMaxApparentBytes)`
+              : `${err.max} entries`;
+        throw new EnclaveError("too_large", `the enclosure's /workspace holds more than the copy-back limit of ${what}; nothing was copied back`);
       }
       throw err;
     });
@@ -120,8 +125,8 @@ export async function mirrorArchiveInto(dir: string, archive: Readable, stripPre
 
 /**
  * Copies a copy-mode enclosure's /workspace back into the host folder. The container is paused first
- * so its content cannot change during the copy; when anything fails it is resumed, so the enclosure
- * keeps running and the stop can be tried again.
+ * so its content cannot change during the copy; when anything fails it is resumed (the caller decides
+ * what becomes of it).
  */
 export async function copyBackFromContainer(container: Docker.Container, dir: string, limits: MirrorLimits): Promise<NotCopied> {
   const state = (await container.inspect()).State;

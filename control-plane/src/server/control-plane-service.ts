@@ -35,10 +35,13 @@ import { WriteBudget } from "../streams/write-budget.js";
 import { checkJsonShape } from "../tools/argument-shape.js";
 import { LIMITS } from "../limits.js";
 import { TenantQuotas } from "../tenants/quotas.js";
+import type { EnclosureRequest } from "../placement/enclosure-settings.js";
+import { withinTenantLimits } from "../tenants/tenant-limits.js";
+import type { Tenant } from "../tenants/tenant.js";
 import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
-import { asEnclaveError, type EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
+import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
 import type { DecodedCallToolRequest, DecodedToolCallFrame } from "./strict-call-decoding.js";
@@ -196,6 +199,27 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         );
     };
   }
+  /** The tenant whose quotas a conversation's resources count against: its owner's, as configured now. */
+  const ownerOf = (s: TenantScope, owner: string): Tenant => (s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant));
+  /** The tenant's conversations served by a running host agent, `except` aside. */
+  const liveHostAgents = (tenant: string, except: string): number =>
+    cp.listConversations().filter((c) => c.tenant === tenant && c.id !== except && !c.enclosure && cp.hostAgentPid(c.id) !== undefined).length;
+  /**
+   * A call that may start the conversation's host agent (none runs, no enclosure serves it) takes a
+   * host-agent slot of its tenant while it runs: by its end the agent runs and is counted as such.
+   */
+  const reserveHostAgent = (s: TenantScope, conversationId: string): (() => void) => {
+    const owner = cp.conversationTenant(conversationId);
+    const tenant = ownerOf(s, owner);
+    const live = (id: string): boolean => cp.hostAgentPid(id) !== undefined;
+    if (!Number.isFinite(tenant.quotas.hostAgents) || cp.getConversation(conversationId).enclosure || live(conversationId)) return () => undefined;
+    const running = liveHostAgents(owner, conversationId);
+    try {
+      return access.quotas.enterHostAgentStart(tenant, running);
+    } catch (err) {
+      return refusedByQuota(s, err, conversationId);
+    }
+  };
   /** Who may see a card: its conversation's tenant (a card of a conversation gone is no one's but an operator's). */
   const seesCard = (s: TenantScope, card: { conversationId: string }): boolean => s.tenant.operator || s.hasConversation(card.conversationId);
   /**
@@ -246,7 +270,11 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       refusedByQuota(s, err, run.conversationId);
     }
     try {
-      const releaseKernel = await reserveKernel(s, run, req.tool, req.argumentsJson);
+      const releaseHostAgent = reserveHostAgent(s, run.conversationId);
+      const releaseKernel = await reserveKernel(s, run, req.tool, req.argumentsJson).catch((err: unknown) => {
+        releaseHostAgent();
+        throw err;
+      });
       try {
         const r = await cp.callTool(run.id, req.tool, req.argumentsJson, {
           notUtf8: req.notUtf8,
@@ -256,6 +284,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         return { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs };
       } finally {
         releaseKernel();
+        releaseHostAgent();
       }
     } finally {
       releaseCall();
@@ -264,7 +293,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
   return {
     createConversation: unary((req, s) => {
       s.checkWorkspacePath(req.workspacePath);
-      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name }), s.viewer);
+      // A spare host agent is one more host agent of the tenant's: none is taken past its quota.
+      const spare = !Number.isFinite(s.tenant.quotas.hostAgents) || liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents;
+      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare }), s.viewer);
     }),
     getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId), s.viewer)),
     listConversations: unary((_req, s) => ({ conversations: cp.listConversations().filter((c) => s.sees(c.tenant)).map((c) => conversationMessage(c, s.viewer)) })),
@@ -275,7 +306,8 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
     startEnclosure: unary(async (req, s) => {
       const id = s.conversationId(req.conversationId);
       const o = req.options;
-      const request = {
+      const owner = cp.conversationTenant(id);
+      const raw = {
         image: o?.image,
         workspaceMode: o?.workspaceMode,
         memoryBytes: o?.memoryBytes,
@@ -291,11 +323,19 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         runtime: o?.runtime,
         devcontainer: o?.devcontainer,
       };
-      s.checkEnclosureRequest(request);
-      const owner = cp.conversationTenant(id);
+      s.checkEnclosureRequest(raw);
+      let request: EnclosureRequest = raw;
+      try {
+        request = withinTenantLimits(ownerOf(s, owner), raw, cp.enclosureDefaults());
+      } catch (err) {
+        // A request past the operator's maxima is audited like a quota refusal.
+        const e = asEnclaveError(err);
+        refusals.refused(`limits ${s.tenant.name}`, { kind: "call_refused", tenant: s.tenant.name, conversationId: id, outcome: `refused:${e.code}`, detail: `StartEnclosure: ${e.message}` });
+        throw e;
+      }
       let release: () => void = () => undefined;
       try {
-        release = access.quotas.enterEnclosureStart(s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant), cp.liveEnclosures(owner, id));
+        release = access.quotas.enterEnclosureStart(ownerOf(s, owner), cp.liveEnclosures(owner, id));
       } catch (err) {
         refusedByQuota(s, err, id);
       }
@@ -305,7 +345,13 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         release();
       }
     }),
-    stopEnclosure: unary(async (req, s) => conversationMessage(await cp.stopEnclosure(s.conversationId(req.conversationId)), s.viewer)),
+    stopEnclosure: unary(async (req, s) => {
+      const id = s.conversationId(req.conversationId);
+      if (req.force && s.tokensRequired && !s.tenant.operator) {
+        throw new EnclaveError("invalid_arguments", `tenant \`${s.tenant.name}\` cannot force a stop (it skips copying the workspace back); stop without force, or ask an operator`);
+      }
+      return conversationMessage(await cp.stopEnclosure(id, { force: req.force }), s.viewer);
+    }),
     openRun: unary((req, s) =>
       runMessage(
         cp,
@@ -389,7 +435,9 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return { ...r, text: formatAuditReport(r) };
     }),
     describePlacement: unary(async (req, s) => {
-      const d = await cp.describePlacement(s.conversationId(req.conversationId));
+      const id = s.conversationId(req.conversationId);
+      const release = reserveHostAgent(s, id);
+      const d = await cp.describePlacement(id).finally(release);
       return { placement: d.placement, agentVersion: d.agentVersion, workspaceRoot: d.workspaceRoot, components: d.components, agentNodeVersion: d.agentNodeVersion };
     }),
     subscribeAudit(call: ServerWritableStream<SubscribeAuditRequest, AuditEvent>): void {

@@ -8,7 +8,7 @@ import { type FSWatcher, statSync, watch } from "node:fs";
 import { basename, dirname } from "node:path";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import { DEFAULT_QUOTAS, IMPLICIT, type Tenant } from "./tenant.js";
+import { defaultQuotas, IMPLICIT, type Tenant } from "./tenant.js";
 import { readTokenFile, type TokenEntry, tokenId, tokenMatches } from "./token-file.js";
 
 export interface CallerAuth {
@@ -92,12 +92,12 @@ export class TokenFileAuth implements CallerAuth {
       const contents = readTokenFile(this.file);
       const tenants = new Map<string, Tenant>();
       for (const [name, entry] of Object.entries(contents.tenants)) {
-        tenants.set(name, { name, operator: entry.operator ?? false, quotas: { ...DEFAULT_QUOTAS, ...entry.quotas } });
+        tenants.set(name, { name, operator: entry.operator ?? false, quotas: { ...defaultQuotas(entry.operator ?? false), ...entry.quotas } });
       }
       const tokens = new Map<string, TokenEntry>();
       for (const t of contents.tokens) {
         tokens.set(t.id, t);
-        if (!tenants.has(t.tenant)) tenants.set(t.tenant, { name: t.tenant, operator: false, quotas: { ...DEFAULT_QUOTAS } });
+        if (!tenants.has(t.tenant)) tenants.set(t.tenant, { name: t.tenant, operator: false, quotas: defaultQuotas(false) });
       }
       const revoked = new Set([...this.tokens.values()].filter((t) => tokens.get(t.id)?.sha256 !== t.sha256 || tokens.get(t.id)?.tenant !== t.tenant).map((t) => t.id));
       this.tokens = tokens;

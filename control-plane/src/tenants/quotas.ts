@@ -1,23 +1,28 @@
-// Per-tenant quotas, checked where the API takes a call: tool calls in flight, enclosures running
-// or starting, kernels alive. Past one the call fails with quota_exceeded (RESOURCE_EXHAUSTED) and a
+// Per-tenant quotas, checked where the API takes a call: tool calls in flight, enclosures and host
+// agents running or starting, kernels alive. Past one the call fails with quota_exceeded (RESOURCE_EXHAUSTED) and a
 // message naming the quota, its limit and what to do. Slots being taken (a call, an enclosure start)
 // are counted from the moment they are granted, so two calls at once cannot both take the last one.
 import { EnclaveError } from "../errors.js";
 import type { QuotaName, Tenant } from "./tenant.js";
 
-const WHAT: Record<QuotaName, string> = {
+/** The quotas that count things in use (the others are maxima of one request, tenant-limits.ts). */
+type CountedQuota = Extract<QuotaName, "runningEnclosures" | "concurrentCalls" | "kernels" | "hostAgents">;
+
+const WHAT: Record<CountedQuota, string> = {
   runningEnclosures: "enclosures running or starting",
   concurrentCalls: "tool calls in flight",
   kernels: "kernels alive",
+  hostAgents: "host agents running or starting",
 };
 
-const REMEDY: Record<QuotaName, string> = {
+const REMEDY: Record<CountedQuota, string> = {
   runningEnclosures: "stop one of its enclosures first",
   concurrentCalls: "wait for a call to finish",
   kernels: "reset or let a kernel go first (deleting a conversation stops its kernels)",
+  hostAgents: "delete a conversation served on the host first",
 };
 
-export function quotaExceeded(tenant: Tenant, quota: QuotaName, inUse: number): EnclaveError {
+export function quotaExceeded(tenant: Tenant, quota: CountedQuota, inUse: number): EnclaveError {
   const limit = tenant.quotas[quota];
   return new EnclaveError(
     "quota_exceeded",
@@ -28,6 +33,7 @@ export function quotaExceeded(tenant: Tenant, quota: QuotaName, inUse: number): 
 export class TenantQuotas {
   private readonly calls = new Map<string, number>();
   private readonly starting = new Map<string, number>();
+  private readonly hostStarting = new Map<string, number>();
 
   private static bump(map: Map<string, number>, key: string, by: number): void {
     const n = (map.get(key) ?? 0) + by;
@@ -50,14 +56,23 @@ export class TenantQuotas {
 
   /** Takes an enclosure slot while a start runs; `running` counts the tenant's other live enclosures. */
   enterEnclosureStart(tenant: Tenant, running: number): () => void {
-    const inUse = running + (this.starting.get(tenant.name) ?? 0);
-    if (inUse >= tenant.quotas.runningEnclosures) throw quotaExceeded(tenant, "runningEnclosures", inUse);
-    TenantQuotas.bump(this.starting, tenant.name, 1);
+    return this.enterStart(this.starting, "runningEnclosures", tenant, running);
+  }
+
+  /** Takes a host-agent slot while a call that may start one runs; `running` counts the tenant's other live host agents. */
+  enterHostAgentStart(tenant: Tenant, running: number): () => void {
+    return this.enterStart(this.hostStarting, "hostAgents", tenant, running);
+  }
+
+  private enterStart(starting: Map<string, number>, quota: CountedQuota, tenant: Tenant, running: number): () => void {
+    const inUse = running + (starting.get(tenant.name) ?? 0);
+    if (inUse >= tenant.quotas[quota]) throw quotaExceeded(tenant, quota, inUse);
+    TenantQuotas.bump(starting, tenant.name, 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      TenantQuotas.bump(this.starting, tenant.name, -1);
+      TenantQuotas.bump(starting, tenant.name, -1);
     };
   }
 

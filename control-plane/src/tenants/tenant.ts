@@ -3,6 +3,7 @@
 // operator tenant may read and act on every tenant's.
 import { IMPLICIT_TENANT } from "../conversations/conversation-store.js";
 import { LIMITS } from "../limits.js";
+import { MIN_CPUS } from "../placement/enclosure-settings.js";
 
 export interface TenantQuotas {
   /** Enclosures running or starting at once across the tenant's conversations. */
@@ -11,11 +12,38 @@ export interface TenantQuotas {
   concurrentCalls: number;
   /** Kernels alive at once across the tenant's conversations. */
   kernels: number;
+  /** Host agents (conversations served on the host) running or starting at once. */
+  hostAgents: number;
+  /** The most one enclosure may ask for: memory, processes, CPUs, copy mode's disk. */
+  maxMemoryBytes: number;
+  maxPids: number;
+  maxCpus: number;
+  maxDiskBytes: number;
+  /** 1: the tenant's dev containers may be built from a Dockerfile (see devcontainer-build.ts); 0: refused. */
+  devcontainerBuilds: number;
 }
 
 export type QuotaName = keyof TenantQuotas;
 
-export const QUOTA_NAMES: readonly QuotaName[] = ["runningEnclosures", "concurrentCalls", "kernels"];
+export const QUOTA_NAMES: readonly QuotaName[] = [
+  "runningEnclosures",
+  "concurrentCalls",
+  "kernels",
+  "hostAgents",
+  "maxMemoryBytes",
+  "maxPids",
+  "maxCpus",
+  "maxDiskBytes",
+  "devcontainerBuilds",
+];
+
+/** Whether a value is one the quota takes: CPUs may be fractional, builds are 0 or 1, the rest whole numbers. */
+export function validQuotaValue(quota: QuotaName, v: unknown): v is number {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0) return false;
+  if (quota === "maxCpus") return v >= MIN_CPUS;
+  if (quota === "devcontainerBuilds") return v === 0 || v === 1;
+  return Number.isSafeInteger(v);
+}
 
 export interface Tenant {
   name: string;
@@ -28,7 +56,18 @@ export const DEFAULT_QUOTAS: TenantQuotas = {
   runningEnclosures: LIMITS.tenantRunningEnclosures,
   concurrentCalls: LIMITS.tenantConcurrentCalls,
   kernels: LIMITS.tenantKernels,
+  hostAgents: LIMITS.tenantHostAgents,
+  maxMemoryBytes: LIMITS.tenantMaxMemoryBytes,
+  maxPids: LIMITS.tenantMaxPids,
+  maxCpus: LIMITS.tenantMaxCpus,
+  maxDiskBytes: LIMITS.tenantMaxDiskBytes,
+  devcontainerBuilds: 0,
 };
+
+/** What a tenant's entry in the token file does not set: the defaults, with builds on for operators. */
+export function defaultQuotas(operator: boolean): TenantQuotas {
+  return { ...DEFAULT_QUOTAS, devcontainerBuilds: operator ? 1 : 0 };
+}
 
 /**
  * The one tenant of a control plane without tokens (loopback or a unix socket, zero set-up): it owns
@@ -37,7 +76,17 @@ export const DEFAULT_QUOTAS: TenantQuotas = {
 export const IMPLICIT: Tenant = {
   name: IMPLICIT_TENANT,
   operator: true,
-  quotas: { runningEnclosures: Infinity, concurrentCalls: Infinity, kernels: Infinity },
+  quotas: {
+    runningEnclosures: Infinity,
+    concurrentCalls: Infinity,
+    kernels: Infinity,
+    hostAgents: Infinity,
+    maxMemoryBytes: Infinity,
+    maxPids: Infinity,
+    maxCpus: Infinity,
+    maxDiskBytes: Infinity,
+    devcontainerBuilds: 1,
+  },
 };
 
 const NAME_RE = new RegExp(`^[a-z0-9][a-z0-9_-]{0,${LIMITS.tenantNameMaxChars - 1}}$`);

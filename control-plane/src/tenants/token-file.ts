@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname } from "node:path";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import { isTenantName, QUOTA_NAMES, type TenantQuotas } from "./tenant.js";
+import { isTenantName, QUOTA_NAMES, type QuotaName, type TenantQuotas, validQuotaValue } from "./tenant.js";
 
 export interface TenantEntry {
   operator?: boolean;
@@ -58,6 +58,13 @@ function bad(file: string, what: string): EnclaveError {
   return new EnclaveError("invalid_arguments", `token file ${file}: ${what}`);
 }
 
+/** What a quota's value must be, for the error that refuses another. */
+export function quotaValueRule(quota: QuotaName): string {
+  if (quota === "maxCpus") return "must be a number of 0.01 or more";
+  if (quota === "devcontainerBuilds") return "must be 1 (builds on) or 0 (off)";
+  return "must be a whole number of 0 or more";
+}
+
 /** Parses and checks a token file's text; every problem is named with the file. */
 export function parseTokenFile(file: string, text: string): TokenFile {
   let raw: unknown;
@@ -77,7 +84,7 @@ export function parseTokenFile(file: string, text: string): TokenFile {
     if (t.operator !== undefined && typeof t.operator !== "boolean") throw bad(file, `tenant \`${name}\`: operator must be true or false`);
     for (const [q, v] of Object.entries(t.quotas ?? {})) {
       if (!(QUOTA_NAMES as readonly string[]).includes(q)) throw bad(file, `tenant \`${name}\`: unknown quota \`${q}\` (known: ${QUOTA_NAMES.join(", ")})`);
-      if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw bad(file, `tenant \`${name}\`: quota ${q} must be a whole number of 0 or more`);
+      if (!validQuotaValue(q as QuotaName, v)) throw bad(file, `tenant \`${name}\`: quota ${q} ${quotaValueRule(q as QuotaName)}`);
     }
   }
   if (!Array.isArray(o.tokens)) throw bad(file, "`tokens` must be a list");

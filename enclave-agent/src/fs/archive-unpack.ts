@@ -29,8 +29,10 @@ export interface UnpackReport {
   directories: number;
   symlinks: number;
   hardLinks: number;
-  /** Bytes of file content (apparent sizes: a hole counts). */
+  /** Bytes of file content written: blocks of zeros are left as holes and not counted. */
   bytes: number;
+  /** Bytes of file content as the archive states it (a hole counts). */
+  apparentBytes: number;
   /** The first entries not made (at most MAX_REPORTED), and how many there were in all. */
   skipped: SkippedEntry[];
   skippedTotal: number;
@@ -39,7 +41,7 @@ export interface UnpackReport {
 /** The archive is larger than the caller allows; nothing unpacked so far should be used. */
 export class ArchiveLimitError extends Error {
   constructor(
-    readonly limit: "bytes" | "entries",
+    readonly limit: "bytes" | "entries" | "apparent",
     readonly max: number,
     message: string,
   ) {
@@ -53,7 +55,13 @@ export interface UnpackOptions {
   depthBelowRoot: number;
   /** A leading path every entry carries (".", "workspace"), removed before use. */
   stripPrefix?: string;
+  /** Bytes of file content written at most (what the files take on disk: holes are not written). */
   maxBytes: number;
+  /**
+   * Bytes of file content the archive may state at most (holes count): a sparse file's zeros still
+   * stream through, so this bounds the time an unpack takes.
+   */
+  maxApparentBytes?: number;
   maxEntries: number;
   /** Owner given to everything made (the archive's own owners are ignored); the process's when unset. */
   owner?: { uid: number; gid: number };
@@ -68,7 +76,8 @@ export const MAX_REPORTED = 1000;
 const MAX_REMEMBERED = 10_000;
 
 const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-const ZEROS = Buffer.alloc(64 * 1024);
+/** A filesystem block (ext4's): zeros of this size are left as a hole, so holes cost no more than the source's. */
+const ZEROS = Buffer.alloc(4096);
 
 class Skip extends Error {
   constructor(
@@ -108,19 +117,25 @@ export function linkStaysInside(location: readonly string[], target: string): bo
   return climbs <= location.length - 1;
 }
 
-/** Writes the chunk at `at`, leaving its all-zero 64 KiB pieces as holes. */
-async function writeSparse(fh: FileHandle, chunk: Buffer, at: number): Promise<void> {
+/** Writes the chunk at `at`, leaving its all-zero blocks as holes; returns the bytes written. */
+async function writeSparse(fh: FileHandle, chunk: Buffer, at: number): Promise<number> {
   let start = -1;
+  let written = 0;
   for (let off = 0; off < chunk.length; off += ZEROS.length) {
     const piece = chunk.subarray(off, off + ZEROS.length);
     const zero = piece.equals(ZEROS.subarray(0, piece.length));
     if (!zero && start < 0) start = off;
     if (zero && start >= 0) {
       await fh.write(chunk, start, off - start, at + start);
+      written += off - start;
       start = -1;
     }
   }
-  if (start >= 0) await fh.write(chunk, start, chunk.length - start, at + start);
+  if (start >= 0) {
+    await fh.write(chunk, start, chunk.length - start, at + start);
+    written += chunk.length - start;
+  }
+  return written;
 }
 
 async function drain(entry: Readable): Promise<void> {
@@ -135,7 +150,7 @@ function errno(err: unknown): string {
 
 /** Unpacks a tar stream into `into`, an empty folder the caller made and nothing else writes to. */
 export async function unpackTar(archive: Readable, into: string, options: UnpackOptions): Promise<UnpackReport> {
-  const report: UnpackReport = { files: 0, directories: 0, symlinks: 0, hardLinks: 0, bytes: 0, skipped: [], skippedTotal: 0 };
+  const report: UnpackReport = { files: 0, directories: 0, symlinks: 0, hardLinks: 0, bytes: 0, apparentBytes: 0, skipped: [], skippedTotal: 0 };
   const root = await openDirNoFollow(into);
   // Entries of one folder usually follow each other: keep that folder's handle open between them.
   let cached: { key: string; dir: FileHandle } | undefined;
@@ -192,13 +207,16 @@ export async function unpackTar(archive: Readable, into: string, options: Unpack
     return false;
   };
 
-  const writeFile = async (dir: FileHandle, name: string, header: Header, entry: Readable): Promise<void> => {
+  const writeFile = async (dir: FileHandle, name: string, header: Header, entry: Readable, path: string): Promise<void> => {
     await clear(dir, name, false);
     const fh = await fsp.open(atFd(dir.fd, name), FILE_FLAGS, 0o600);
     try {
       let at = 0;
       for await (const chunk of entry as AsyncIterable<Buffer>) {
-        await writeSparse(fh, chunk, at);
+        report.bytes += await writeSparse(fh, chunk, at);
+        if (report.bytes > options.maxBytes) {
+          throw new ArchiveLimitError("bytes", options.maxBytes, `the archive holds more than ${options.maxBytes} bytes of file content, holes aside (at \`${path}\`)`);
+        }
         at += chunk.length;
       }
       await fh.truncate(at);
@@ -249,11 +267,12 @@ export async function unpackTar(archive: Readable, into: string, options: Unpack
       case "file":
       case "contiguous-file": {
         const size = header.size ?? 0;
-        if (report.bytes + size > options.maxBytes) {
-          throw new ArchiveLimitError("bytes", options.maxBytes, `the archive holds more than ${options.maxBytes} bytes of file content (at \`${parts.join("/")}\`)`);
+        const maxApparent = options.maxApparentBytes ?? Infinity;
+        if (report.apparentBytes + size > maxApparent) {
+          throw new ArchiveLimitError("apparent", maxApparent, `the archive states more than ${maxApparent} bytes of file content, holes included (at \`${parts.join("/")}\`)`);
         }
-        report.bytes += size;
-        await writeFile(dir, name, header, entry);
+        report.apparentBytes += size;
+        await writeFile(dir, name, header, entry, parts.join("/"));
         report.files++;
         return;
       }

@@ -4,16 +4,24 @@ import { HELP } from "../help.js";
 import { showConversation } from "../show.js";
 import { say, sayError } from "../terminal-text.js";
 
+/** A limit given on the command line: a positive number (0 would mean "the default" on the wire). */
+function limitOption(name: string, raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(n) || n <= 0) fail(`${name} \`${raw}\` is not a positive number`);
+  return n;
+}
+
 export async function enclosureCommand({ sub, rest, opts, client }: CommandContext): Promise<void> {
   const id = rest[0] ?? fail(HELP.enclosure ?? "");
   if (sub === "start") {
     sayError("starting enclosure …");
     const c = await client.startEnclosure(id, {
       workspaceMode: opts["workspace-mode"] ?? "",
-      memoryBytes: Number(opts.memory ?? 0),
-      cpus: Number(opts.cpus ?? 0),
-      pidsLimit: Number(opts.pids ?? 0),
-      diskLimitBytes: Number(opts.disk ?? 0),
+      memoryBytes: limitOption("--memory", opts.memory),
+      cpus: limitOption("--cpus", opts.cpus),
+      pidsLimit: limitOption("--pids", opts.pids),
+      diskLimitBytes: limitOption("--disk", opts.disk),
       runtime: opts.runtime ?? "",
       image: opts.image ?? "",
       devcontainer: opts.devcontainer ?? false,
@@ -21,7 +29,7 @@ export async function enclosureCommand({ sub, rest, opts, client }: CommandConte
     say(showConversation(c));
     for (const line of c.enclosure?.notes ?? []) say(`  note: ${line}`);
   } else if (sub === "stop") {
-    const c = await client.stopEnclosure(id);
+    const c = await client.stopEnclosure(id, { force: opts.force ?? false });
     say(showConversation(c));
     for (const line of c.notCopiedBack) say(`  not copied back: ${line}`);
   } else fail(HELP.enclosure ?? "");

@@ -2,8 +2,8 @@
 // plane watches the file). A new token is printed once; the file keeps only its digest.
 import { join, resolve } from "node:path";
 import { loadConfig } from "../../config.js";
-import { isTenantName, QUOTA_NAMES, type QuotaName } from "../../tenants/tenant.js";
-import { addToken, readTokenFile, revokeTokens, setQuota } from "../../tenants/token-file.js";
+import { isTenantName, QUOTA_NAMES, type QuotaName, validQuotaValue } from "../../tenants/tenant.js";
+import { addToken, quotaValueRule, readTokenFile, revokeTokens, setQuota } from "../../tenants/token-file.js";
 import type { CliOptions } from "../options.js";
 import { fail } from "../context.js";
 import { say } from "../terminal-text.js";
@@ -47,7 +47,7 @@ export function tokensCommand({ sub, rest, opts }: { sub: string; rest: string[]
     const [tenant = "", name = "", value = ""] = rest;
     if (!(QUOTA_NAMES as readonly string[]).includes(name)) fail(`usage: enclave tokens quota TENANT NAME N|default, NAME one of ${QUOTA_NAMES.join(", ")}`);
     const n = value === "default" ? undefined : Number(value);
-    if (n !== undefined && (!Number.isInteger(n) || n < 0)) fail(`quota value \`${value}\` must be a whole number of 0 or more, or default`);
+    if (n !== undefined && !validQuotaValue(name as QuotaName, n)) fail(`quota value \`${value}\` ${quotaValueRule(name as QuotaName)}, or default`);
     setQuota(file, tenant, name as QuotaName, n);
     say(`tenant ${tenant}: ${name} ${n === undefined ? "back to the default" : `= ${n}`}`);
     return;

@@ -221,6 +221,11 @@ export interface StartEnclosureRequest {
 
 export interface StopEnclosureRequest {
   conversationId: string;
+  /**
+   * An operator's stop that skips copy mode's copy back: the enclosure is removed and its /workspace
+   * is not brought back (said in not_copied_back). Refused for a tenant that is not an operator.
+   */
+  force: boolean;
 }
 
 export interface OpenRunRequest {
@@ -2264,13 +2269,16 @@ export const StartEnclosureRequest: MessageFns<StartEnclosureRequest> = {
 };
 
 function createBaseStopEnclosureRequest(): StopEnclosureRequest {
-  return { conversationId: "" };
+  return { conversationId: "", force: false };
 }
 
 export const StopEnclosureRequest: MessageFns<StopEnclosureRequest> = {
   encode(message: StopEnclosureRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.conversationId !== "") {
       writer.uint32(10).string(message.conversationId);
+    }
+    if (message.force !== false) {
+      writer.uint32(16).bool(message.force);
     }
     return writer;
   },
@@ -2296,6 +2304,14 @@ export const StopEnclosureRequest: MessageFns<StopEnclosureRequest> = {
             message.conversationId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.force = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2315,6 +2331,7 @@ export const StopEnclosureRequest: MessageFns<StopEnclosureRequest> = {
         : isSet(object.conversation_id)
         ? globalThis.String(object.conversation_id)
         : "",
+      force: isSet(object.force) ? globalThis.Boolean(object.force) : false,
     };
   },
 
@@ -2322,6 +2339,9 @@ export const StopEnclosureRequest: MessageFns<StopEnclosureRequest> = {
     const obj: any = {};
     if (message.conversationId !== "") {
       obj.conversationId = message.conversationId;
+    }
+    if (message.force !== false) {
+      obj.force = message.force;
     }
     return obj;
   },
@@ -2332,6 +2352,7 @@ export const StopEnclosureRequest: MessageFns<StopEnclosureRequest> = {
   fromPartial<I extends Exact<DeepPartial<StopEnclosureRequest>, I>>(object: I): StopEnclosureRequest {
     const message = createBaseStopEnclosureRequest();
     message.conversationId = object.conversationId ?? "";
+    message.force = object.force ?? false;
     return message;
   },
 };

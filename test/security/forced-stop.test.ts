@@ -1,0 +1,70 @@
+// Promise: an enclosure cannot make itself unstoppable. An operator's forced stop removes it without
+// copying its /workspace back (and says so); a plain tenant cannot force one; deleting a conversation
+// ends its enclosure even when a copy back would fail, since the workspace goes with it.
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
+import { outcome } from "../helpers/call-outcome.js";
+import { startTenants, type TenantsFixture } from "../helpers/token-tenants.js";
+
+const docker = new Docker();
+let fx: TenantsFixture;
+let acme: ControlPlaneClient;
+let ops: ControlPlaneClient;
+
+beforeAll(async () => {
+  // A copy back of anything over 1 MiB written fails here.
+  fx = await startTenants({ configure: (c) => void (c.enclosure.copyBackMaxBytes = 1024 ** 2) });
+  acme = fx.as("acme");
+  ops = fx.as("ops");
+}, 120_000);
+afterAll(async () => {
+  await fx?.close();
+});
+
+async function gone(containerId: string): Promise<boolean> {
+  return docker
+    .getContainer(containerId)
+    .inspect()
+    .then(
+      () => false,
+      (e: { statusCode?: number }) => e.statusCode === 404,
+    );
+}
+
+/** An acme conversation whose copy-mode enclosure holds 4 MiB of random bytes. */
+async function filled(): Promise<{ id: string; containerId: string }> {
+  const id = (await acme.createConversation()).id;
+  const c = await acme.startEnclosure(id, { workspaceMode: "copy", diskLimitBytes: 64 * 1024 ** 2 });
+  const run = (await acme.openRun(id, { approvalPolicy: "never" })).id;
+  expect((await acme.callTool(run, "exec", { command: "head -c 4M /dev/urandom > random.bin" })).isError).toBe(false);
+  return { id, containerId: c.enclosure?.containerId ?? "" };
+}
+
+describe("stopping an enclosure", () => {
+  it("a plain tenant cannot force a stop; an operator can, and nothing is copied back", async () => {
+    const { id, containerId } = await filled();
+    expect((await outcome(acme.stopEnclosure(id, { force: true }))).code).toBe("invalid_arguments");
+    expect((await acme.getConversation(id)).enclosure?.state).toBe("running");
+    const conv = await ops.stopEnclosure(`acme.${id}`, { force: true });
+    expect(conv.placement).toBe("host");
+    expect(conv.notCopiedBack).toHaveLength(1);
+    expect(conv.notCopiedBack[0]).toContain("(everything)");
+    expect(await gone(containerId)).toBe(true);
+  }, 300_000);
+
+  it("the tenant's own stop ends the enclosure even when its copy back fails", async () => {
+    const { id, containerId } = await filled();
+    const conv = await acme.stopEnclosure(id);
+    expect(conv.placement).toBe("host");
+    expect(conv.notCopiedBack[0]).toContain("(everything)");
+    expect(await gone(containerId)).toBe(true);
+  }, 300_000);
+
+  it("an operator's delete ends the conversation and its enclosure", async () => {
+    const { id, containerId } = await filled();
+    await ops.deleteConversation(`acme.${id}`);
+    expect((await outcome(acme.getConversation(id))).code).toBe("not_found");
+    expect(await gone(containerId)).toBe(true);
+  }, 300_000);
+});
