@@ -257,7 +257,7 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
     // A start that really started (an image the engine has) is stopped at once: the tenant's one
     // enclosure slot stays free for the next hostile start to be looked at.
     undo: async (sent) => {
-      await api.call("stopEnclosure", { conversationId: sent.conversationId }, { deadlineMs: SLOW_CALL_DEADLINE_MS });
+      await api.call("stopEnclosure", { conversationId: sent.conversationId, force: false }, { deadlineMs: SLOW_CALL_DEADLINE_MS });
     },
     arb: (h) =>
       fc.record({
@@ -265,7 +265,7 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
         options: enclosureOptions(h),
       }),
   },
-  stopEnclosure: { runs: 15, arb: (h) => fc.record({ conversationId: h.conversationId }) },
+  stopEnclosure: { runs: 15, arb: (h) => fc.record({ conversationId: h.conversationId, force: fc.boolean() }) },
   openRun: {
     runs: 30,
     arb: (h) =>
