@@ -47,7 +47,7 @@ export const ANY_IMAGE: ImageAccess = { callerMayNameAny: true, workspaceMayName
 export function noSuchImage(image: string): EnclaveError {
   return new EnclaveError(
     "image_unusable",
-    `image ${quoted(image)} is not on this Docker engine: build it (docker build -t ${quoted(image)} …) or load it (docker load) first; enclosures never pull`,
+    `image ${quoted(image)} is not on this Docker engine: build it under that name (docker build -t …) or load it (docker load) first; enclosures never pull`,
   );
 }
 
