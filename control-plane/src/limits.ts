@@ -250,4 +250,6 @@ export const LIMITS = {
    */
   argumentsMaxDepth: 64,
   argumentsMaxItems: 100_000,
+  /** The most of a caller's string an error message quotes (the rest is cut, its length said). */
+  errorQuoteMaxChars: 200,
 } as const;

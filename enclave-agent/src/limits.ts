@@ -147,4 +147,10 @@ export const LIMITS = {
    * the kernel lives on. The control plane holds the same limit (evalBridgeCallsPerCell) on its side.
    */
   kernelBridgeCallsPerCell: 1000,
+  /**
+   * The most a gRPC status message may take once percent-encoded into its grpc-message trailer (either
+   * side's): a trailer past what an HTTP/2 peer takes in one header block is never delivered, and the
+   * call waits out its deadline with its connection stuck.
+   */
+  statusMessageMaxBytes: 8 * 1024,
 } as const;

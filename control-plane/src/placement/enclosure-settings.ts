@@ -5,6 +5,7 @@ import { posix } from "node:path";
 import type { ContainerCreateOptions } from "dockerode";
 import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRuntime, isEnclosureRuntime } from "../config.js";
 import { EnclaveError } from "../errors.js";
+import { quoted } from "../text/wording.js";
 import { runscHostTasks } from "./gvisor-runtime.js";
 
 export interface EnclosureRequest {
@@ -91,9 +92,9 @@ function numberOption(name: string, given: number | undefined, dflt: number, min
 export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaults, defaultImage: string): EnclosureSettings {
   const relaxations: string[] = [];
   const workspaceMode = req.workspaceMode || "bind";
-  if (workspaceMode !== "bind" && workspaceMode !== "copy") bad(`workspace_mode \`${workspaceMode}\` is not one of bind, copy`);
+  if (workspaceMode !== "bind" && workspaceMode !== "copy") bad(`workspace_mode ${quoted(workspaceMode)} is not one of bind, copy`);
   const agentDelivery = req.agentDelivery || "mount";
-  if (agentDelivery !== "mount" && agentDelivery !== "baked") bad(`agent_delivery \`${agentDelivery}\` is not one of mount, baked`);
+  if (agentDelivery !== "mount" && agentDelivery !== "baked") bad(`agent_delivery ${quoted(agentDelivery)} is not one of mount, baked`);
   const memoryBytes = numberOption("memory_bytes", req.memoryBytes, defaults.memoryBytes, 64 * 1024 ** 2, true);
   const cpus = numberOption("cpus", req.cpus, defaults.cpus, MIN_CPUS, false);
   if (cpus > 64) bad(`cpus ${cpus} is out of range [${MIN_CPUS}, 64]`);
@@ -101,24 +102,24 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
 
   const user = req.user || "1000:1000";
   const m = /^(\d+):(\d+)$/.exec(user);
-  if (!m) bad(`user \`${user}\` must be numeric uid:gid, such as 1000:1000`);
+  if (!m) bad(`user ${quoted(user)} must be numeric uid:gid, such as 1000:1000`);
   const uid = Number(m[1]);
   const gid = Number(m[2]);
   if (uid === 0 || gid === 0) bad("an enclosure never runs as root (uid or gid 0); give a non-root uid:gid");
 
   const runtime = req.runtime || defaults.runtime;
-  if (!isEnclosureRuntime(runtime)) bad(`runtime \`${runtime}\` is not one of ${ENCLOSURE_RUNTIMES.join(", ")}`);
+  if (!isEnclosureRuntime(runtime)) bad(`runtime ${quoted(runtime)} is not one of ${ENCLOSURE_RUNTIMES.join(", ")}`);
 
   const networkMode = req.networkMode || "none";
-  if (!/^[a-z0-9_.-]+$/i.test(networkMode)) bad(`network_mode \`${networkMode}\` is not a Docker network name`);
+  if (!/^[a-z0-9_.-]+$/i.test(networkMode)) bad(`network_mode ${quoted(networkMode)} is not a Docker network name`);
   // gVisor is registered with its own network stack off (--network=none): it cannot start in a
   // container that has a network, so asking for both is refused here rather than failing in the engine.
   if (runtime === "runsc" && networkMode !== "none") {
-    bad(`runtime runsc (gVisor) runs enclosures with network mode none only; network_mode \`${networkMode}\` needs runtime runc`);
+    bad(`runtime runsc (gVisor) runs enclosures with network mode none only; network_mode ${quoted(networkMode)} needs runtime runc`);
   }
   if (networkMode !== "none") relaxations.push(`network_mode=${networkMode}`);
   const keepCapabilities = (req.keepCapabilities ?? []).map((c) => c.toUpperCase().replace(/^CAP_/, ""));
-  for (const c of keepCapabilities) if (!/^[A-Z_]+$/.test(c)) bad(`capability \`${c}\` is not a capability name`);
+  for (const c of keepCapabilities) if (!/^[A-Z_]+$/.test(c)) bad(`capability ${quoted(c)} is not a capability name`);
   if (keepCapabilities.length) relaxations.push(`capabilities kept: ${keepCapabilities.join(", ")}`);
   const writableRoot = Boolean(req.writableRoot);
   if (writableRoot) relaxations.push("writable root filesystem");

@@ -6,6 +6,7 @@
 // tells nothing of what another tenant built. Nothing here pulls: a name is only looked up.
 import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 import { EnclaveError } from "../errors.js";
+import { quoted } from "../text/wording.js";
 import { canonicalImage } from "./image-reference.js";
 
 /** Who names the image: the caller's own `image` option, or the workspace's devcontainer.json. */
@@ -46,7 +47,7 @@ export const ANY_IMAGE: ImageAccess = { callerMayNameAny: true, workspaceMayName
 export function noSuchImage(image: string): EnclaveError {
   return new EnclaveError(
     "image_unusable",
-    `image \`${image}\` is not on this Docker engine: build it (docker build -t ${image} …) or load it (docker load) first; enclosures never pull`,
+    `image ${quoted(image)} is not on this Docker engine: build it under that name (docker build -t …) or load it (docker load) first; enclosures never pull`,
   );
 }
 

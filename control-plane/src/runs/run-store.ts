@@ -9,6 +9,7 @@ import { LIMITS } from "../limits.js";
 import type { StateDb } from "../state/state-db.js";
 import { IMPLICIT_TENANT, tenantOf } from "../tenants/implicit-tenant.js";
 import type { Tier } from "../tools/tool.js";
+import { quoted } from "../text/wording.js";
 
 export const SURFACES = ["default", "plan", "readonly_subagent"] as const;
 export type Surface = (typeof SURFACES)[number];
@@ -86,7 +87,7 @@ export function resourceWired(run: Run, kind: ResourceKind): boolean {
 
 function oneOf<T extends string>(what: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new EnclaveError("invalid_arguments", `${what} \`${value}\` is not one of ${allowed.join(", ")}`);
+  throw new EnclaveError("invalid_arguments", `${what} ${quoted(value)} is not one of ${allowed.join(", ")}`);
 }
 
 function questionTimeoutMs(seconds: number): number {

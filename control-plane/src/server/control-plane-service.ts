@@ -25,6 +25,7 @@ import {
   type ToolResult,
   type WorkerHostCommand,
   type WorkerHostMessage,
+  ControlPlaneService,
 } from "../../../proto/gen/enclave/control/v1/control.js";
 import { onCallerGone } from "../../../enclave-agent/src/grpc/caller-gone.js";
 import type { AuditEvent } from "../audit/audit-log.js";
@@ -41,20 +42,14 @@ import type { Tenant } from "../tenants/tenant.js";
 import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
-import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
+import { asEnclaveError, EnclaveError } from "../errors.js";
+import { toServiceError } from "./service-error.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
-import type { DecodedCallToolRequest, DecodedToolCallFrame } from "./strict-call-decoding.js";
+import { type DecodedCallToolRequest, type DecodedToolCallFrame, undecodableReason } from "./strict-call-decoding.js";
 import { serveToolCallSession, type SessionDrain } from "./tool-call-session.js";
 import { connectWorkerHost } from "./worker-host-stream.js";
 import { connectToolHost } from "./tool-host-stream.js";
-
-function toServiceError(err: unknown): ServiceError {
-  const e = asEnclaveError(err);
-  const metadata = new Metadata();
-  metadata.set(ERROR_CODE_TRAILER, e.code);
-  return Object.assign(new Error(e.message), { code: e.grpcCode, details: e.message, metadata });
-}
 
 /** How the API tells callers apart and what it lets each have. */
 export interface ApiAccess {
@@ -137,6 +132,27 @@ function partMessage(p: ContentPart): ContentPartMsg {
   if (p.type === "rich") return { part: { $case: "rich", value: { mimeType: p.mimeType, text: p.text } }, repeatsStreamed };
   if (p.type === "text") return { part: { $case: "text", value: p.text }, repeatsStreamed };
   return { part: { $case: "image", value: { mimeType: p.mimeType, data: p.data } }, repeatsStreamed };
+}
+
+/**
+ * The service with every request that did not decode (see strict-call-decoding.ts) refused before its
+ * handler runs, with the error `refusal` gives. Streams of requests check each message themselves (a
+ * host stream refuses it, CallTools refuses its one call).
+ */
+function refuseUndecodable(service: ControlPlaneServer, refusal: (call: IncomingCall, why: string) => unknown): ControlPlaneServer {
+  const wrapped: Record<string, unknown> = { ...service };
+  for (const [name, handler] of Object.entries(service) as [string, (...args: unknown[]) => void][]) {
+    const def = Object.hasOwn(ControlPlaneService, name) ? ControlPlaneService[name as keyof typeof ControlPlaneService] : undefined;
+    if (!def || def.requestStream) continue;
+    wrapped[name] = (call: IncomingCall & ServerStream & { request: unknown }, callback?: (err: ServiceError | null, res: null) => void): void => {
+      const why = undecodableReason(call.request);
+      if (why === undefined) return void handler(call, callback);
+      const err = toServiceError(refusal(call, why));
+      if (def.responseStream) call.emit("error", err);
+      else callback?.(err, null);
+    };
+  }
+  return wrapped as unknown as ControlPlaneServer;
 }
 
 /** A server that never drains (tests serving the service without serve.ts). */
@@ -290,7 +306,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       releaseCall();
     }
   };
-  return {
+  const service: ControlPlaneServer = {
     createConversation: unary((req, s) => {
       s.checkWorkspacePath(req.workspacePath);
       // A spare host agent is one more host agent of the tenant's: none is taken past its quota.
@@ -582,4 +598,17 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       );
     },
   };
+  return refuseUndecodable(service, (call, why) => {
+    // The caller's token is checked first (a refused token is audited as such): an unauthenticated
+    // caller learns nothing of its request.
+    let s: TenantScope;
+    try {
+      s = scopeOf(call);
+    } catch (err) {
+      return err;
+    }
+    const e = new EnclaveError("invalid_arguments", why);
+    refusals.refused(`undecodable ${s.tenant.name}`, { kind: "call_refused", tenant: s.tenant.name, outcome: `refused:${e.code}`, detail: `${call.getPath()} from ${call.getPeer()}: ${why}` });
+    return e;
+  });
 }

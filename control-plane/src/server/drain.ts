@@ -3,8 +3,9 @@
 // bounded by LIMITS.drainMaxMs. Subscriptions and host streams are not waited for (they last as long
 // as their client wants); they end when the server closes. A CallTools session counts each of its
 // calls in flight and ends itself once they are answered (it listens with onDraining).
-import { Metadata, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation } from "@grpc/grpc-js";
-import { EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
+import type { ServiceDefinition, ServiceError, UntypedServiceImplementation } from "@grpc/grpc-js";
+import { EnclaveError } from "../errors.js";
+import { toServiceError } from "./service-error.js";
 
 type AnyHandler = (...args: unknown[]) => void;
 
@@ -14,10 +15,7 @@ interface CallLike {
 }
 
 function drainingError(): ServiceError {
-  const e = new EnclaveError("draining", "the control plane is shutting down and takes no new calls; retry once it is back (conversations, runs and enclosures are kept)");
-  const metadata = new Metadata();
-  metadata.set(ERROR_CODE_TRAILER, e.code);
-  return Object.assign(new Error(e.message), { code: e.grpcCode, details: e.message, metadata });
+  return toServiceError(new EnclaveError("draining", "the control plane is shutting down and takes no new calls; retry once it is back (conversations, runs and enclosures are kept)"));
 }
 
 export class Drain {

@@ -3,6 +3,11 @@
 // CallTools frames are decoded strictly instead: bad bytes are still decoded leniently (so the call
 // can be answered and audited) but the request is marked, and the dispatcher refuses it as invalid
 // arguments.
+//
+// A request the generated decoder cannot decode at all (an int64 past 2^53, which a JavaScript number
+// cannot hold exactly; cut or garbled bytes) would make grpc-js answer INTERNAL with no error code, or
+// end a whole stream. Every request is decoded here instead, and one that does not decode comes back
+// as an Undecodable mark, which the service refuses as invalid_arguments (refuseUndecodable).
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import { CallToolRequest, ControlPlaneService, ToolCallFrame } from "../../../proto/gen/enclave/control/v1/control.js";
 
@@ -73,9 +78,45 @@ export function decodeToolCallFrameStrictly(buf: Buffer): DecodedToolCallFrame {
   }
 }
 
-/** The generated service definition with CallTool's request and CallTools' frames decoded strictly. */
-export const StrictControlPlaneService = {
-  ...ControlPlaneService,
-  callTool: { ...ControlPlaneService.callTool, requestDeserialize: decodeCallToolStrictly },
-  callTools: { ...ControlPlaneService.callTools, requestDeserialize: decodeToolCallFrameStrictly },
-} as typeof ControlPlaneService;
+const UNDECODABLE = Symbol("undecodable");
+
+/** What a request that did not decode is handed to its handler as. */
+export interface Undecodable {
+  [UNDECODABLE]: string;
+}
+
+/** Why the request (or stream message) did not decode, or undefined when it did. */
+export function undecodableReason(request: unknown): string | undefined {
+  return typeof request === "object" && request !== null && UNDECODABLE in request ? (request as Undecodable)[UNDECODABLE] : undefined;
+}
+
+/** A decoder that never throws: what it cannot decode comes back marked with the reason. */
+function orUndecodable<T>(typeName: string, decode: (buf: Buffer) => T): (buf: Buffer) => T {
+  return (buf) => {
+    try {
+      return decode(buf);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      // A mark, not a request: refuseUndecodable (control-plane-service.ts) and the host streams look for it first.
+      return { [UNDECODABLE]: `the request is not a valid ${typeName} (${why}): its bytes are cut or garbled, or an int64 field is past 2^53 - 1, which no field of this API takes` } as unknown as T;
+    }
+  };
+}
+
+type Definition = typeof ControlPlaneService;
+const strictDecoders: Partial<Record<keyof Definition, (buf: Buffer) => unknown>> = {
+  callTool: decodeCallToolStrictly,
+  callTools: decodeToolCallFrameStrictly,
+};
+
+/**
+ * The generated service definition with every request decoded by a decoder that never throws, and
+ * CallTool's request and CallTools' frames decoded strictly.
+ */
+export const StrictControlPlaneService = Object.fromEntries(
+  Object.entries(ControlPlaneService).map(([name, def]) => {
+    const decode = strictDecoders[name as keyof Definition] ?? (def.requestDeserialize as (buf: Buffer) => unknown);
+    const typeName = name.charAt(0).toUpperCase() + name.slice(1);
+    return [name, { ...def, requestDeserialize: orUndecodable(`${typeName} request`, decode) }];
+  }),
+) as unknown as Definition;

@@ -7,6 +7,7 @@ import type { ToolHostPort } from "../control-plane.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { ToolHost } from "../toolhost/tool-host.js";
+import { undecodableReason } from "./strict-call-decoding.js";
 import { WriteBudget } from "../streams/write-budget.js";
 
 let hostCounter = 0;
@@ -33,6 +34,8 @@ export function connectToolHost(
   const out = new WriteBudget<ToolHostCommand>(call, (c) => ToolHostCommand.encode(c).finish().byteLength, refuse, LIMITS.streamBufferedBytes.tool_host);
   call.on("data", (msg: ToolHostMessage) => {
     if (closed) return;
+    const undecodable = undecodableReason(msg);
+    if (undecodable !== undefined) return refuse(new EnclaveError("invalid_arguments", undecodable));
     const m = msg.message;
     if (!host) {
       if (m?.$case !== "hello") return refuse(new EnclaveError("invalid_arguments", "a tool host's first message must be hello"));

@@ -3,6 +3,7 @@
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
 import { WorkerHostCommand, type WorkerHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
+import { undecodableReason } from "./strict-call-decoding.js";
 import { LIMITS } from "../limits.js";
 import { WriteBudget } from "../streams/write-budget.js";
 import { type HostIds, RemoteWorkerHost } from "../vibe/remote-worker-host.js";
@@ -47,6 +48,8 @@ export function connectWorkerHost(
     host = undefined;
   };
   call.on("data", (msg: WorkerHostMessage) => {
+    const undecodable = undecodableReason(msg);
+    if (undecodable !== undefined) return refuse(undecodable);
     const m = msg.message;
     if (!host) {
       if (m?.$case !== "hello") return refuse("a worker host's first message must be hello");

@@ -91,8 +91,19 @@ export const IMPLICIT: Tenant = {
 
 const NAME_RE = new RegExp(`^[a-z0-9][a-z0-9_-]{0,${LIMITS.tenantNameMaxChars - 1}}$`);
 
+/**
+ * Why a name cannot be a token tenant's, or undefined when it can. The implicit tenant's name is
+ * refused: records made before tokens were turned on carry no tenant and so belong to it, and a
+ * token tenant of that name would own them.
+ */
+export function tenantNameProblem(s: string): string | undefined {
+  if (!NAME_RE.test(s)) return `must be 1–${LIMITS.tenantNameMaxChars} lower-case letters, digits, '-' or '_'`;
+  if (s === IMPLICIT_TENANT) return `\`${IMPLICIT_TENANT}\` is reserved: it is the tenant of a control plane without tokens, which owns every record made before tokens were turned on`;
+  return undefined;
+}
+
 export function isTenantName(s: string): boolean {
-  return NAME_RE.test(s);
+  return tenantNameProblem(s) === undefined;
 }
 
 /** Whether the tenant may see a record owned by `owner`. */

@@ -13,7 +13,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname } from "node:path";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import { isTenantName, QUOTA_NAMES, type QuotaName, type TenantQuotas, validQuotaValue } from "./tenant.js";
+import { quoted } from "../text/wording.js";
+import { QUOTA_NAMES, type QuotaName, type TenantQuotas, tenantNameProblem, validQuotaValue } from "./tenant.js";
 
 export interface TenantEntry {
   operator?: boolean;
@@ -79,7 +80,8 @@ export function parseTokenFile(file: string, text: string): TokenFile {
   const tenants = (o.tenants ?? {}) as Record<string, TenantEntry>;
   if (typeof tenants !== "object" || Array.isArray(tenants)) throw bad(file, "`tenants` must be an object keyed by tenant name");
   for (const [name, t] of Object.entries(tenants)) {
-    if (!isTenantName(name)) throw bad(file, `tenant name \`${name}\` must be lower-case letters, digits, '-' or '_'`);
+    const problem = tenantNameProblem(name);
+    if (problem) throw bad(file, `tenant name ${quoted(name)}: ${problem}`);
     if (!t || typeof t !== "object") throw bad(file, `tenant \`${name}\` must be an object`);
     if (t.operator !== undefined && typeof t.operator !== "boolean") throw bad(file, `tenant \`${name}\`: operator must be true or false`);
     for (const [q, v] of Object.entries(t.quotas ?? {})) {
@@ -94,7 +96,9 @@ export function parseTokenFile(file: string, text: string): TokenFile {
     if (!t || typeof t.id !== "string" || !/^[0-9a-f]{8}$/.test(t.id)) throw bad(file, "a token's `id` must be 8 hex digits");
     if (seen.has(t.id)) throw bad(file, `token id ${t.id} appears twice`);
     seen.add(t.id);
-    if (typeof t.tenant !== "string" || !isTenantName(t.tenant)) throw bad(file, `token ${t.id}: tenant must be a tenant name`);
+    if (typeof t.tenant !== "string") throw bad(file, `token ${t.id}: tenant must be a tenant name`);
+    const problem = tenantNameProblem(t.tenant);
+    if (problem) throw bad(file, `token ${t.id}: tenant name ${quoted(t.tenant)}: ${problem}`);
     if (typeof t.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(t.sha256)) throw bad(file, `token ${t.id}: sha256 must be 64 hex digits`);
   }
   return { version: 1, tenants, tokens: o.tokens as TokenEntry[] };
@@ -114,9 +118,8 @@ export function writeTokenFile(file: string, contents: TokenFile): void {
 
 /** Adds a token for the tenant (created when new); returns the token, which is stored nowhere in clear. */
 export function addToken(file: string, tenant: string, opts: { operator?: boolean; label?: string } = {}): { id: string; token: string } {
-  if (!isTenantName(tenant)) {
-    throw new EnclaveError("invalid_arguments", `tenant name \`${tenant}\` must be 1–${LIMITS.tenantNameMaxChars} lower-case letters, digits, '-' or '_'`);
-  }
+  const problem = tenantNameProblem(tenant);
+  if (problem) throw new EnclaveError("invalid_arguments", `tenant name ${quoted(tenant)}: ${problem}`);
   const contents = readTokenFile(file);
   const entry = contents.tenants[tenant] ?? {};
   if (opts.operator) entry.operator = true;

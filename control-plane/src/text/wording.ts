@@ -1,5 +1,6 @@
 // The control plane's few ways of shortening and counting in what it tells a model or a person, so
 // every tool cuts and counts the same way.
+import { LIMITS } from "../limits.js";
 
 /** "1 file", "3 files"; `many` for words whose plural is not the word plus s. */
 export function plural(n: number, one: string, many = `${one}s`): string {
@@ -30,4 +31,14 @@ export function clipLine(text: string, max: number): string {
 /** Pieces of text (a result's parts) each on lines of its own: one that already ends its line needs no newline after it. */
 export function joinLines(pieces: readonly string[]): string {
   return pieces.reduce((all, t, i) => (i === 0 ? t : `${all}${all.endsWith("\n") ? "" : "\n"}${t}`), "");
+}
+
+/**
+ * A caller's string as an error message quotes it, in backticks: at most LIMITS.errorQuoteMaxChars
+ * characters (a pair of surrogates is never split), a longer one cut with an ellipsis and its length.
+ */
+export function quoted(text: string, max: number = LIMITS.errorQuoteMaxChars): string {
+  if (text.length <= max) return `\`${text}\``;
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1] ?? "") ? max - 1 : max;
+  return `\`${text.slice(0, end)}…\` (${text.length} characters)`;
 }

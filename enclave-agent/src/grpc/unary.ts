@@ -3,6 +3,7 @@
 import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServiceError, status } from "@grpc/grpc-js";
 import { AgentErrorCode, AgentErrorStatus } from "../../../proto/gen/enclave/agent/v1/errors.js";
 import { asAgentError } from "../errors.js";
+import { statusMessage } from "./status-message.js";
 
 /** The trailing-metadata key that carries an AgentErrorStatus on every failed call. */
 export const AGENT_ERROR_TRAILER = "enclave-agent-error-bin";
@@ -28,7 +29,8 @@ export function trailerErrorCode(metadata: Metadata | undefined): AgentErrorCode
 
 export function toServiceError(err: unknown): Partial<ServiceError> {
   const e = asAgentError(err);
-  return { code: e.grpcCode, details: e.message, message: e.message, metadata: agentErrorTrailer(e.wireCode) };
+  const message = statusMessage(e.message);
+  return { code: e.grpcCode, details: message, message, metadata: agentErrorTrailer(e.wireCode) };
 }
 
 export function unary<Req, Res>(fn: (req: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>) {

@@ -2,7 +2,7 @@
 // plane watches the file). A new token is printed once; the file keeps only its digest.
 import { join, resolve } from "node:path";
 import { loadConfig } from "../../config.js";
-import { isTenantName, QUOTA_NAMES, type QuotaName, validQuotaValue } from "../../tenants/tenant.js";
+import { QUOTA_NAMES, type QuotaName, tenantNameProblem, validQuotaValue } from "../../tenants/tenant.js";
 import { addToken, quotaValueRule, readTokenFile, revokeTokens, setQuota } from "../../tenants/token-file.js";
 import type { CliOptions } from "../options.js";
 import { fail } from "../context.js";
@@ -18,7 +18,8 @@ export function tokensCommand({ sub, rest, opts }: { sub: string; rest: string[]
   const file = tokensFile(opts);
   if (sub === "add") {
     const [tenant = ""] = rest;
-    if (!isTenantName(tenant)) fail("usage: enclave tokens add TENANT (lower-case letters, digits, '-' or '_')");
+    const problem = tenantNameProblem(tenant);
+    if (problem) fail(`usage: enclave tokens add TENANT: the tenant name ${problem}`);
     const { id, token } = addToken(file, tenant, { operator: opts.operator, label: opts.label });
     say(`${token}\n`);
     process.stderr.write(`token ${id} added for tenant ${tenant}${opts.operator ? " (operator)" : ""} in ${file}; it is shown only now\n`);
