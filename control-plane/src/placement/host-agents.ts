@@ -12,6 +12,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { createServer, type Server } from "node:net";
+import type { Writable } from "node:stream";
 import { dirname, join } from "node:path";
 import { within } from "../../../enclave-agent/src/time/wait.js";
 import { AgentClient } from "../agent-client/agent-client.js";
@@ -21,7 +22,10 @@ import { cappedSink } from "../observability/capped-sink.js";
 import { log as logger } from "../observability/log.js";
 import { hostToolsBin } from "../repo-paths.js";
 import type { AgentEndpoint, AgentPrepare } from "./agent-endpoint.js";
+import { SandboxCgroup } from "./sandbox-cgroup.js";
 import { sandboxAgentPid } from "./sandbox-processes.js";
+import { SandboxUids } from "./sandbox-uids.js";
+import { SeccompFilter } from "./seccomp-filter.js";
 import {
   giveWorkspaceTo,
   type HostSandboxConfig,
@@ -34,6 +38,8 @@ import { bareId } from "../conversations/conversation-keys.js";
 
 interface HostAgent {
   child: ChildProcess;
+  /** The sandbox's cgroup (none when ENCLAVE_HOST_CGROUPS=off). */
+  cgroup?: SandboxCgroup;
   /** Whom the sandbox runs as. */
   identity: SandboxIdentity;
   client: AgentClient;
@@ -52,6 +58,8 @@ interface HostAgent {
 interface AgentPlace {
   /** For messages: the conversation, or the spare. */
   label: string;
+  /** Who holds the sandbox's uid: the conversation's key, or the spare's name. */
+  owner: string;
   workspace: string;
   stateDir: string;
   logFile: string;
@@ -69,6 +77,9 @@ export class HostAgents {
   private sparesOff = false;
   private filling: Promise<void> | undefined;
   private closed = false;
+  /** Each sandbox's own host uid (a spare's passes to the conversation that takes it). */
+  private readonly uids: SandboxUids;
+  private readonly seccomp: SeccompFilter;
 
   constructor(
     private readonly agentBundleDir: string,
@@ -81,8 +92,12 @@ export class HostAgents {
     /** The data folder's host-spares/: on the workspaces' file system, so a spare's folder can be renamed into place. */
     private readonly spareRoot?: string,
   ) {
-    // Spares of an earlier run died with it (their lifeline was that control plane).
+    // Spares of an earlier run died with it (their lifeline was that control plane); their uids are free.
     if (spareRoot) rmSync(spareRoot, { recursive: true, force: true });
+    this.uids = new SandboxUids(join(dirname(stateRoot), "host-uids"), sandbox.uids);
+    this.seccomp = new SeccompFilter(socketRoot);
+    // Built ahead, so that a first call does not wait for it; a failure is reported by that call.
+    this.seccomp.program().catch(() => undefined);
     this.fillSpares();
   }
 
@@ -130,6 +145,7 @@ export class HostAgents {
       return false;
     }
     this.agents.set(conversationId, spare.agent);
+    this.uids.transfer(spare.owner, conversationId);
     spare.agent.toGive = true;
     try {
       rmSync(logFile, { force: true });
@@ -148,6 +164,13 @@ export class HostAgents {
     rmSync(spare.logFile, { force: true });
     rmSync(spare.agent.socketPath, { force: true });
     rmSync(spare.dir, { recursive: true, force: true });
+    // Its uid is free once its sandbox is gone (killed just now: the kernel reaps it in a moment).
+    void this.whenGone(spare.agent).then(() => this.uids.release(spare.owner));
+  }
+
+  /** Resolves once the agent's sandbox has exited (at once when it has). */
+  private whenGone(agent: HostAgent): Promise<void> {
+    return agent.alive ? new Promise((r) => agent.child.once("exit", () => r())) : Promise.resolve();
   }
 
   /** Starts spares, one at a time, until the configured number are ready. */
@@ -159,7 +182,7 @@ export class HostAgents {
         const dir = join(root, `s${++this.counter}`);
         // The log starts beside the conversations' (renamed in the same folder when taken); named
         // for this run, so that no earlier run's file is appended to.
-        const place: AgentPlace = { label: `spare ${dir}`, workspace: join(dir, "workspace"), stateDir: join(dir, "state"), logFile: join(this.logDir, `spare-${this.runTag}-${this.counter}.log`) };
+        const place: AgentPlace = { label: `spare ${dir}`, owner: SandboxUids.spare(dir), workspace: join(dir, "workspace"), stateDir: join(dir, "state"), logFile: join(this.logDir, `spare-${this.runTag}-${this.counter}.log`) };
         let started: HostAgent | undefined;
         try {
           mkdirSync(place.workspace, { recursive: true, mode: 0o700 });
@@ -212,12 +235,12 @@ export class HostAgents {
     return agent?.alive ? { placement: "host", client: agent.client, where: this.where(agent) } : undefined;
   }
 
-  /** What the audit reads from the host: the running agent's own pid and whom it runs as; never starts one. */
-  auditTarget(conversationId: string): { agentPid: number; identity: SandboxIdentity; config: HostSandboxConfig } | undefined {
+  /** What the audit reads from the host: the running agent's own pid, bubblewrap's, the sandbox's cgroup and whom it runs as; never starts one. */
+  auditTarget(conversationId: string): { agentPid: number; bwrapPid: number; cgroup?: SandboxCgroup; identity: SandboxIdentity; config: HostSandboxConfig } | undefined {
     const agent = this.agents.get(conversationId);
     if (!agent?.alive || agent.child.pid === undefined) return undefined;
     const agentPid = sandboxAgentPid(agent.child.pid);
-    return agentPid === undefined ? undefined : { agentPid, identity: agent.identity, config: this.sandbox };
+    return agentPid === undefined ? undefined : { agentPid, bwrapPid: agent.child.pid, cgroup: agent.cgroup, identity: agent.identity, config: this.sandbox };
   }
 
   pid(conversationId: string): number | undefined {
@@ -244,9 +267,10 @@ export class HostAgents {
     agent.log.end();
   }
 
-  /** Removes what host placement kept for the conversation (its state folder). */
+  /** Removes what host placement kept for the conversation (its state folder, its uid); its agent is stopped. */
   forget(conversationId: string): void {
     rmSync(this.stateDir(conversationId), { recursive: true, force: true });
+    this.uids.release(conversationId);
   }
 
   private stateDir(conversationId: string): string {
@@ -254,7 +278,7 @@ export class HostAgents {
   }
 
   private placeOf(conversationId: string, workspace: string): AgentPlace {
-    return { label: `conversation \`${bareId(conversationId)}\``, workspace, stateDir: this.stateDir(conversationId), logFile: join(this.logDir, `agent-${conversationId}.log`) };
+    return { label: `conversation \`${bareId(conversationId)}\``, owner: conversationId, workspace, stateDir: this.stateDir(conversationId), logFile: join(this.logDir, `agent-${conversationId}.log`) };
   }
 
   async stopAll(): Promise<void> {
@@ -301,28 +325,42 @@ export class HostAgents {
       throw new EnclaveError("placement_unavailable", `the agent bundle ${bundleEntry} is missing: run \`make build\``);
     }
     mkdirSync(this.logDir, { recursive: true });
-    const id = sandboxIdentity(this.sandbox);
+    const id = sandboxIdentity(() => this.uids.acquire(place.owner));
     const stateDir = this.prepareStateDir(place.stateDir, id);
     await giveWorkspaceTo(workspace, id);
+    const seccomp = await this.seccomp.program();
     const socketPath = join(this.socketRoot, `h${++this.counter}.sock`);
     const listener = await listenFor(socketPath);
     const hostToolsDir = dirname(dirname(hostToolsBin));
-    const command = sandboxedAgentCommand(
-      this.sandbox,
-      id,
-      { workspace, agentBundleDir: this.agentBundleDir, hostToolsDir: existsSync(hostToolsBin) ? hostToolsDir : undefined, stateDir },
-      [
-        ...["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
-        ...(prepare?.kernel ? ["--warm-kernel", prepare.kernel] : []),
-      ],
-    );
+    let cgroup: SandboxCgroup | undefined;
     let child: ChildProcess;
+    let fdData: Buffer[];
     try {
-      child = spawn(command.file, command.args, { stdio: ["pipe", "ignore", "pipe", listeningFd(listener)], env: command.env });
+      cgroup = this.sandbox.cgroups ? SandboxCgroup.create(this.sandbox.limits) : undefined;
+      const command = sandboxedAgentCommand(
+        this.sandbox,
+        id,
+        { workspace, agentBundleDir: this.agentBundleDir, hostToolsDir: existsSync(hostToolsBin) ? hostToolsDir : undefined, stateDir },
+        [
+          ...["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
+          ...(prepare?.kernel ? ["--warm-kernel", prepare.kernel] : []),
+        ],
+        { seccomp, cgroupProcs: cgroup?.procsFiles() ?? [] },
+      );
+      fdData = command.fdData;
+      child = spawn(command.file, command.args, { stdio: ["pipe", "ignore", "pipe", listeningFd(listener), ...fdData.map(() => "pipe" as const)], env: command.env });
+    } catch (err) {
+      void cgroup?.remove();
+      throw err;
     } finally {
       // The agent holds the listening socket now; ours must not accept a connection too.
       listener.close();
     }
+    fdData.forEach((data, i) => {
+      const stream = child.stdio[4 + i] as Writable | null | undefined;
+      stream?.on("error", () => undefined);
+      stream?.end(data);
+    });
     const logged = fileSize(logFile);
     // A full log is kept once as `.1`: what a sandbox floods never grows past two files.
     if (logged >= LIMITS.hostAgentLogMaxBytes) renameSync(logFile, `${logFile}.1`);
@@ -334,6 +372,7 @@ export class HostAgents {
     );
     const agent: HostAgent = {
       child,
+      cgroup,
       identity: id,
       socketPath,
       alive: true,
@@ -350,6 +389,7 @@ export class HostAgents {
     child.on("exit", (code, signal) => {
       agent.alive = false;
       agent.exit = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      void cgroup?.remove();
     });
     spawned?.(agent);
     const died = new Promise<never>((_, reject) =>

@@ -68,11 +68,12 @@ interface IncomingCall {
 type ViewId = (key: string) => string;
 const asKey: ViewId = (key) => key;
 
-export function conversationMessage(c: ConversationView, view: ViewId = asKey): Conversation {
+/** `showPaths`: whether the caller may learn host paths (see TenantScope.seesHostPaths). */
+export function conversationMessage(c: ConversationView, view: ViewId = asKey, showPaths = true): Conversation {
   const e = c.enclosure;
   return {
     id: view(c.id),
-    workspacePath: c.workspacePath,
+    workspacePath: showPaths ? c.workspacePath : "",
     placement: c.placement,
     createdAtMs: c.createdAtMs,
     openRuns: c.openRuns,
@@ -231,10 +232,10 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
   return {
     createConversation: unary((req, s) => {
       s.checkWorkspacePath(req.workspacePath);
-      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name }), s.viewer);
+      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name }), s.viewer, s.seesHostPaths);
     }),
-    getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId), s.viewer)),
-    listConversations: unary((_req, s) => ({ conversations: cp.listConversations().filter((c) => s.sees(c.tenant)).map((c) => conversationMessage(c, s.viewer)) })),
+    getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId), s.viewer, s.seesHostPaths)),
+    listConversations: unary((_req, s) => ({ conversations: cp.listConversations().filter((c) => s.sees(c.tenant)).map((c) => conversationMessage(c, s.viewer, s.seesHostPaths)) })),
     deleteConversation: unary(async (req, s) => {
       await cp.deleteConversation(s.conversationId(req.conversationId));
       return {};
@@ -267,12 +268,12 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         refusedByQuota(s, err, id);
       }
       try {
-        return conversationMessage(await cp.startEnclosure(id, request), s.viewer);
+        return conversationMessage(await cp.startEnclosure(id, request), s.viewer, s.seesHostPaths);
       } finally {
         release();
       }
     }),
-    stopEnclosure: unary(async (req, s) => conversationMessage(await cp.stopEnclosure(s.conversationId(req.conversationId)), s.viewer)),
+    stopEnclosure: unary(async (req, s) => conversationMessage(await cp.stopEnclosure(s.conversationId(req.conversationId)), s.viewer, s.seesHostPaths)),
     openRun: unary((req, s) =>
       runMessage(
         cp,
