@@ -181,7 +181,7 @@ export function sandboxedAgentCommand(
     "--hostname",
     "enclave-host",
     ...systemMounts(),
-    ...(id.drop ? ["--ro-bind-data", String(FD.passwd), "/etc/passwd", "--ro-bind-data", String(FD.group), "/etc/group"] : []),
+    ...(id.drop ? ["--perms", "0644", "--ro-bind-data", String(FD.passwd), "/etc/passwd", "--perms", "0644", "--ro-bind-data", String(FD.group), "/etc/group"] : []),
     "--proc",
     "/proc",
     "--dev",
