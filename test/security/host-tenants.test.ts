@@ -89,8 +89,8 @@ def call(nr, *args):
 describe("two tenants' host sandboxes", () => {
   it("run as host uids of their own, from the reserved range; each workspace is its sandbox's", async () => {
     const [a, g] = [Number((await sh("acme", "id -u")).trim()), Number((await sh("globex", "id -u")).trim())];
-    const { base, count } = cp.config.hostSandbox.uids;
     expect(a).not.toBe(g);
+    const { base, count } = cp.config.hostSandbox.uids;
     for (const uid of [a, g]) {
       expect(uid).toBeGreaterThanOrEqual(base);
       expect(uid).toBeLessThan(base + count);
