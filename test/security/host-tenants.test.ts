@@ -6,7 +6,7 @@
 // inside while the other tenant is served), the audit reads every process of the cgroup, and nothing
 // a tenant reads names a host folder.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -194,6 +194,18 @@ describe("each host sandbox's cgroup", () => {
     expect(t.cgroup?.current()).toEqual(LIMITS);
     expect(t.cgroup?.members()).toContain(t.agentPid);
     expect(target("globex").cgroup?.folders.get("pids")).not.toBe(t.cgroup?.folders.get("pids"));
+  });
+
+  it("goes with the sandbox: deleting the conversation removes it", async () => {
+    const { client } = tenants.globex;
+    await client.createConversation("short-lived");
+    const run = (await client.openRun("short-lived", { approvalPolicy: "never" })).id;
+    expect((await client.callTool(run, "exec", { command: "setsid -f sleep 300 >/dev/null 2>&1; echo ok" })).isError).toBe(false);
+    const folders = [...(cp.hostAgents.auditTarget(conversationKey("globex", "short-lived"))?.cgroup?.folders.values() ?? [])];
+    expect(folders).toHaveLength(3);
+    expect(folders.every((f) => existsSync(f))).toBe(true);
+    await client.deleteConversation("short-lived");
+    await until(() => folders.every((f) => !existsSync(f)), "the sandbox's cgroup to be removed", 10_000);
   });
 
   it("a fork bomb fails inside with the kernel's error, and the other tenant is served meanwhile", async () => {
