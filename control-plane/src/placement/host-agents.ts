@@ -263,6 +263,7 @@ export class HostAgents {
         await exited;
       }
     }
+    await agent.cgroup?.remove();
     rmSync(agent.socketPath, { force: true });
     agent.log.end();
   }
@@ -284,7 +285,10 @@ export class HostAgents {
   async stopAll(): Promise<void> {
     this.closed = true;
     await this.filling;
-    for (const spare of this.spares.splice(0)) this.discardSpare(spare);
+    const spares = this.spares.splice(0);
+    for (const spare of spares) this.discardSpare(spare);
+    // Their cgroups go before the control plane does (nothing would remove them after).
+    await Promise.all(spares.map((s) => this.whenGone(s.agent).then(() => s.agent.cgroup?.remove())));
     await Promise.all([...this.agents.keys()].map((id) => this.stop(id)));
   }
 

@@ -119,11 +119,16 @@ export class SandboxCgroup {
     return all;
   }
 
+  private removing: Promise<void> | undefined;
+
   /** Removes the cgroup once its last process is gone (the kernel reaps a killed sandbox in a moment). */
-  async remove(): Promise<void> {
-    for (let attempt = 0; attempt < 40; attempt++) {
-      if (this.removeNow()) return;
-      await sleep(50);
-    }
+  remove(): Promise<void> {
+    this.removing ??= (async () => {
+      for (let attempt = 0; attempt < 40; attempt++) {
+        if (this.removeNow()) return;
+        await sleep(50);
+      }
+    })();
+    return this.removing;
   }
 }
