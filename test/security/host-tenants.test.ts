@@ -285,7 +285,7 @@ describe("the host audit", () => {
 });
 
 describe("host paths", () => {
-  it("the sandbox's pid 1 names no host folder; its mount table only the three folders bound into it", async () => {
+  it("the sandbox's pid 1 names no host folder; its mount table only the three folders bound into it, by names that say nothing of the tenant", async () => {
     const conv = cp.getConversation(conversationKey("acme", "x"));
     const r = await sh("acme", "tr '\\0' ' ' < /proc/1/cmdline; echo; cat /proc/self/mountinfo");
     const [cmdline = "", ...mounts] = r.split("\n");
@@ -295,6 +295,8 @@ describe("host paths", () => {
     // any bind mount: the workspace, the state folder and the agent bundle (SECURITY.md says so).
     const roots = mounts.map((l) => l.split(" ")).filter((f) => f.length > 4 && f[3]?.startsWith("/") && !["/", "/usr", "/etc", "/newroot"].includes(f[3]) && !f.includes("proc") && !f.includes("devtmpfs") && !f.includes("tmpfs"));
     expect(roots.map((f) => f[4]).sort()).toEqual(["/opt/enclave/agent", "/run/enclave/state", "/workspace"]);
+    // Their names on the host say nothing of the tenant or the conversation.
+    for (const f of roots) expect(f[3]).not.toMatch(/acme|\/x$/);
   });
 
   it("a token tenant is told no workspace path (its folders are the data folder's); an operator is", async () => {

@@ -10,6 +10,7 @@
 // conversation's places (a bind mount follows its folder), so the agent that answers the first call
 // is already running. A spare serves the one conversation that took it, and is never handed on.
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { createServer, type Server } from "node:net";
 import type { Writable } from "node:stream";
@@ -34,7 +35,8 @@ import {
   sandboxedAgentCommand,
   sandboxIdentity,
 } from "./host-sandbox.js";
-import { bareId } from "../conversations/conversation-keys.js";
+import { bareId, splitKey } from "../conversations/conversation-keys.js";
+import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 
 interface HostAgent {
   child: ChildProcess;
@@ -274,8 +276,15 @@ export class HostAgents {
     this.uids.release(conversationId);
   }
 
+  /** The conversation's state folder: a token tenant's is named by a digest of its key, since the
+   * sandbox's mount table shows the name (the implicit tenant's, by the key, where it always was). */
   private stateDir(conversationId: string): string {
-    return join(this.stateRoot, conversationId);
+    const before = join(this.stateRoot, conversationId);
+    if (splitKey(conversationId).tenant === IMPLICIT_TENANT) return before;
+    const dir = join(this.stateRoot, createHash("sha256").update(conversationId).digest("hex").slice(0, 32));
+    // Where an earlier version kept it, by the key itself: moved, so that its journal is found.
+    if (existsSync(before) && !existsSync(dir)) renameSync(before, dir);
+    return dir;
   }
 
   private placeOf(conversationId: string, workspace: string): AgentPlace {
