@@ -314,8 +314,8 @@ export class ControlPlane {
       });
       throw err;
     }
-    // A folder the control plane made is no business of the tenant's audit trail; a named one is.
-    this.audit.record({ kind: "conversation_created", conversationId: id, detail: ownsWorkspace ? "" : workspacePath });
+    // A token tenant reads its audit trail and is told no host path (see TenantScope.seesHostPaths).
+    this.audit.record({ kind: "conversation_created", conversationId: id, detail: tenant === IMPLICIT_TENANT ? workspacePath : "" });
     return this.view(conv);
   }
 
