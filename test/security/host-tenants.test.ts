@@ -303,5 +303,9 @@ describe("host paths", () => {
     expect((await tenants.acme.client.getConversation("x")).workspacePath).toBe("");
     expect((await tenants.acme.client.listConversations()).map((c) => c.workspacePath)).toEqual([""]);
     expect((await tenants.ops.client.getConversation("acme.x")).workspacePath).toBe(cp.getConversation(conversationKey("acme", "x")).workspacePath);
+    const details: string[] = [];
+    await tenants.acme.client.subscribeAudit({ conversationId: "x", includeHistory: true, historyOnly: true }, (e) => details.push(`${e.kind} ${e.detail}`)).done;
+    expect(details.some((d) => d.startsWith("conversation_created"))).toBe(true);
+    expect(details.join("\n")).not.toContain(cp.config.dataDir);
   });
 });
