@@ -87,6 +87,9 @@ function hostSparesFromEnv(): number {
 }
 
 function hostUidsFromEnv(): { base: number; count: number } {
+  if (process.env.ENCLAVE_HOST_USER) {
+    throw new Error("ENCLAVE_HOST_USER is no longer read: each conversation's host sandbox runs as a uid of its own from ENCLAVE_HOST_UID_BASE (count ENCLAVE_HOST_UID_COUNT); unset it");
+  }
   const base = numberFromEnv("ENCLAVE_HOST_UID_BASE", LIMITS.hostUidBaseDefault);
   const count = numberFromEnv("ENCLAVE_HOST_UID_COUNT", LIMITS.hostUidCountDefault);
   if (!Number.isInteger(base) || !Number.isInteger(count) || base < 1000 || base + count > 2 ** 31 - 1) {
