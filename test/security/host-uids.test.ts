@@ -1,9 +1,10 @@
 // A conversation's host uid is its own for as long as the conversation lives: recorded in the data
 // folder, it is the same after a restart of the control plane, and never given to another
-// conversation while it is held (also not to one made after the restart).
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+// conversation while it is held (also not to one made after the restart). The cgroups a control
+// plane that died could not remove are swept by the next one on the same data folder.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { loadConfig } from "../../control-plane/src/config.js";
@@ -35,14 +36,25 @@ async function uidOf(client: ControlPlaneClient, id: string): Promise<number> {
 }
 
 describe("host uids", () => {
-  it("stay each conversation's across a restart, and are never given to another while held", async () => {
-    const first = await withControlPlane(async (client) => {
+  it("stay each conversation's across a restart, and are never given to another while held; cgroups left by a crash are swept", async () => {
+    const leftovers: string[] = [];
+    const first = await withControlPlane(async (client, cp) => {
       await client.createConversation("a");
       await client.createConversation("b");
-      return { a: await uidOf(client, "a"), b: await uidOf(client, "b") };
+      const uids = { a: await uidOf(client, "a"), b: await uidOf(client, "b") };
+      // What a control plane that died leaves: an empty cgroup beside its sandboxes' (in each controller).
+      for (const folder of cp.hostAgents.auditTarget("a")?.cgroup?.folders.values() ?? []) {
+        const left = join(dirname(folder), "left-by-a-crash");
+        mkdirSync(left);
+        leftovers.push(left);
+      }
+      return uids;
     });
     expect(first.a).not.toBe(first.b);
+    expect(leftovers).toHaveLength(3);
     await withControlPlane(async (client, cp) => {
+      // Swept at start.
+      expect(leftovers.filter((f) => existsSync(f))).toEqual([]);
       // (The first call after a restart begins with a note that the agent's kernels were lost.)
       expect(await uidOf(client, "a")).toBe(first.a);
       await client.createConversation("c");

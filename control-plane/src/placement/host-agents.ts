@@ -23,6 +23,7 @@ import { cappedSink } from "../observability/capped-sink.js";
 import { log as logger } from "../observability/log.js";
 import { hostToolsBin } from "../repo-paths.js";
 import type { AgentEndpoint, AgentPrepare } from "./agent-endpoint.js";
+import { ownerId } from "./docker-driver.js";
 import { SandboxCgroup } from "./sandbox-cgroup.js";
 import { sandboxAgentPid } from "./sandbox-processes.js";
 import { SandboxUids } from "./sandbox-uids.js";
@@ -82,6 +83,8 @@ export class HostAgents {
   /** Each sandbox's own host uid (a spare's passes to the conversation that takes it). */
   private readonly uids: SandboxUids;
   private readonly seccomp: SeccompFilter;
+  /** This control plane's folder for its sandboxes' cgroups (named for its data folder). */
+  private readonly cgroupGroup: string;
 
   constructor(
     private readonly agentBundleDir: string,
@@ -97,6 +100,14 @@ export class HostAgents {
     // Spares of an earlier run died with it (their lifeline was that control plane); their uids are free.
     if (spareRoot) rmSync(spareRoot, { recursive: true, force: true });
     this.uids = new SandboxUids(join(dirname(stateRoot), "host-uids"), sandbox.uids);
+    this.cgroupGroup = ownerId(dirname(stateRoot));
+    if (sandbox.cgroups) {
+      try {
+        SandboxCgroup.sweep(this.cgroupGroup);
+      } catch {
+        // No cgroups here: the first start says so.
+      }
+    }
     this.seccomp = new SeccompFilter(socketRoot);
     // Built ahead, so that a first call does not wait for it; a failure is reported by that call.
     this.seccomp.program().catch(() => undefined);
@@ -349,7 +360,7 @@ export class HostAgents {
     let child: ChildProcess;
     let fdData: Buffer[];
     try {
-      cgroup = this.sandbox.cgroups ? SandboxCgroup.create(this.sandbox.limits) : undefined;
+      cgroup = this.sandbox.cgroups ? SandboxCgroup.create(this.sandbox.limits, this.cgroupGroup) : undefined;
       const command = sandboxedAgentCommand(
         this.sandbox,
         id,

@@ -3,7 +3,7 @@
 // the memory-hungry process is killed by the kernel's OOM killer inside the sandbox, while every other
 // sandbox and the control plane go on. The cgroup's name is random: it says nothing of the tenant.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseMountinfo } from "../audit/proc-tables.js";
@@ -54,6 +54,19 @@ function parentFolders(): Map<SandboxController, string> {
   return found;
 }
 
+/** An empty sandbox cgroup of another control plane this old was abandoned. */
+const ABANDONED_AFTER_MS = 60_000;
+
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
 export class SandboxCgroup {
   private constructor(
     /** Controller → the cgroup's folder. */
@@ -61,14 +74,17 @@ export class SandboxCgroup {
     readonly limits: SandboxLimits,
   ) {}
 
-  /** Makes a new cgroup with the limits; nothing is in it yet. */
-  static create(limits: SandboxLimits): SandboxCgroup {
+  /**
+   * Makes a new cgroup with the limits, in the folder of `group` (one per control plane, so that
+   * `sweep` touches no other's); nothing is in it yet.
+   */
+  static create(limits: SandboxLimits, group: string): SandboxCgroup {
     const name = randomBytes(8).toString("hex");
     const folders = new Map<SandboxController, string>();
     const made = new SandboxCgroup(folders, limits);
     try {
       for (const [c, parent] of parentFolders()) {
-        const folder = join(parent, name);
+        const folder = join(parent, group, name);
         mkdirSync(folder, { recursive: true });
         folders.set(c, folder);
       }
@@ -84,6 +100,27 @@ export class SandboxCgroup {
       unavailable((err as Error).message);
     }
     return made;
+  }
+
+  /**
+   * Removes the empty sandbox cgroups left by control planes that died (they could not remove
+   * them): every one of `group`'s (this control plane's, before it starts any), and another
+   * group's once a minute old (a new one is joined by its sandbox within milliseconds of being
+   * made). One holding a process is never removed: the kernel refuses.
+   */
+  static sweep(group: string, now = Date.now()): void {
+    for (const parent of parentFolders().values()) {
+      for (const owner of subfolders(parent)) {
+        for (const name of subfolders(join(parent, owner))) {
+          const folder = join(parent, owner, name);
+          try {
+            if (owner === group || now - statSync(folder).mtimeMs > ABANDONED_AFTER_MS) rmdirSync(folder);
+          } catch {
+            // In use, or gone already: left alone.
+          }
+        }
+      }
+    }
   }
 
   /** The files a process writes its pid to, to join every controller. */
