@@ -92,6 +92,18 @@ function hostSparesFromEnv(): number {
   return n;
 }
 
+function hostUidsFromEnv(): { base: number; count: number } {
+  if (process.env.ENCLAVE_HOST_USER) {
+    throw new Error("ENCLAVE_HOST_USER is no longer read: each conversation's host sandbox runs as a uid of its own from ENCLAVE_HOST_UID_BASE (count ENCLAVE_HOST_UID_COUNT); unset it");
+  }
+  const base = numberFromEnv("ENCLAVE_HOST_UID_BASE", LIMITS.hostUidBaseDefault);
+  const count = numberFromEnv("ENCLAVE_HOST_UID_COUNT", LIMITS.hostUidCountDefault);
+  if (!Number.isInteger(base) || !Number.isInteger(count) || base < 1000 || base + count > 2 ** 31 - 1) {
+    throw new Error(`ENCLAVE_HOST_UID_BASE=${base} and ENCLAVE_HOST_UID_COUNT=${count} must be whole numbers naming uids from 1000 to ${2 ** 31 - 2}, reserved for Enclave`);
+  }
+  return { base, count };
+}
+
 function warmPoolFromEnv(): WarmPoolConfig {
   const size = limitFromEnv("ENCLAVE_WARM_POOL_SIZE", 0);
   if (!Number.isInteger(size) || size > LIMITS.warmPoolMaxSize) {
@@ -202,9 +214,15 @@ export function loadConfig(
     },
     debugSessionTtlMs: Math.round(numberFromEnv("ENCLAVE_DEBUG_TTL_SECONDS", 30 * 60) * 1000),
     hostSandbox: {
-      user: process.env.ENCLAVE_HOST_USER || "enclave-sandbox",
       network: onOffFromEnv("ENCLAVE_HOST_NETWORK", false),
       spares: hostSparesFromEnv(),
+      uids: hostUidsFromEnv(),
+      cgroups: onOffFromEnv("ENCLAVE_HOST_CGROUPS", true),
+      limits: {
+        pidsMax: numberFromEnv("ENCLAVE_HOST_PIDS", LIMITS.hostSandboxPidsDefault),
+        memoryBytes: numberFromEnv("ENCLAVE_HOST_MEMORY_BYTES", LIMITS.hostSandboxMemoryBytesDefault),
+        cpuShares: numberFromEnv("ENCLAVE_HOST_CPU_SHARES", LIMITS.hostSandboxCpuSharesDefault),
+      },
     },
     auditRetention: {
       maxAgeMs: Math.round(limitFromEnv("ENCLAVE_AUDIT_RETENTION_DAYS", LIMITS.auditRetentionDefaultDays) * 86_400_000),

@@ -323,7 +323,8 @@ export class ControlPlane {
       });
       throw err;
     }
-    this.audit.record({ kind: "conversation_created", conversationId: id, detail: workspacePath });
+    // A token tenant reads its audit trail and is told no host path (see TenantScope.seesHostPaths).
+    this.audit.record({ kind: "conversation_created", conversationId: id, detail: tenant === IMPLICIT_TENANT ? workspacePath : "" });
     return this.view(conv);
   }
 
@@ -401,7 +402,10 @@ export class ControlPlane {
     if (!enc) {
       // Host placement: the running sandbox, read from the host; nothing is started to audit it.
       const target = this.hostAgents.auditTarget(id);
-      const relaxations = this.config.hostSandbox.network ? ["host network shared (ENCLAVE_HOST_NETWORK=on)"] : [];
+      const relaxations = [
+        ...(this.config.hostSandbox.network ? ["host network shared (ENCLAVE_HOST_NETWORK=on)"] : []),
+        ...(this.config.hostSandbox.cgroups ? [] : ["no cgroup bounds the sandbox (ENCLAVE_HOST_CGROUPS=off)"]),
+      ];
       const checks = target ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED }) : [];
       return { ...base, placement: "host", containerId: "", image: "", runtime: "", relaxations, checks, passed: checks.length > 0 && checks.every((c) => c.ok) };
     }

@@ -29,6 +29,14 @@ export const LIMITS = {
   warmPoolMaxSize: 64,
   /** Host agents kept started ahead of any conversation, at most. */
   hostSparesMax: 16,
+  /** The host uids reserved for host sandboxes, one per conversation (ENCLAVE_HOST_UID_BASE/COUNT): above
+   * the ranges systemd, Docker and subuid files hand out, below 2^31. */
+  hostUidBaseDefault: 1_900_000_000,
+  hostUidCountDefault: 65_536,
+  /** Each host sandbox's cgroup by default (ENCLAVE_HOST_PIDS, ENCLAVE_HOST_MEMORY_BYTES, ENCLAVE_HOST_CPU_SHARES): as an enclosure's. */
+  hostSandboxPidsDefault: 512,
+  hostSandboxMemoryBytesDefault: 2 * 1024 ** 3,
+  hostSandboxCpuSharesDefault: 1024,
   /** After a pool enclosure failed to start, the next try waits this long (doubling up to the max). */
   warmPoolRetryMs: 2_000,
   warmPoolRetryMaxMs: 60_000,

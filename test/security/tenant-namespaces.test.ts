@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
 import { serveConsole } from "../../control-plane/src/console/console-server.js";
 import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
 import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
@@ -74,7 +75,9 @@ describe("conversation ids per tenant", () => {
     const g = await globex.createConversation("x");
     expect([a.id, g.id]).toEqual(["x", "x"]);
     expect([a.tenant, g.tenant]).toEqual(["acme", "globex"]);
-    expect(a.workspacePath).not.toBe(g.workspacePath);
+    // Each in a folder of its own, which a token tenant is not told.
+    expect([a.workspacePath, g.workspacePath]).toEqual(["", ""]);
+    expect(cp.getConversation(conversationKey("acme", "x")).workspacePath).not.toBe(cp.getConversation(conversationKey("globex", "x")).workspacePath);
     const aRun = (await acme.openRun("x", { approvalPolicy: "never" })).id;
     const gRun = (await globex.openRun("x", { approvalPolicy: "never" })).id;
     expect((await acme.listRuns("x")).map((r) => [r.id, r.conversationId])).toEqual([[aRun, "x"]]);
@@ -97,7 +100,7 @@ describe("conversation ids per tenant", () => {
     const ops = client(tokens.ops);
     const all = (await ops.listConversations()).map((c) => `${c.tenant}:${c.id}`);
     expect(all).toEqual(expect.arrayContaining(["acme:acme.x", "globex:globex.x"]));
-    expect((await ops.getConversation("acme.x")).workspacePath).toBe(a.workspacePath);
+    expect((await ops.getConversation("acme.x")).workspacePath).toBe(cp.getConversation(conversationKey("acme", "x")).workspacePath);
 
     await acme.deleteConversation("x");
     expect(await outcome(acme.getConversation("x"))).toMatchObject({ code: "not_found" });

@@ -7,6 +7,8 @@
 import { readFileSync, readlinkSync } from "node:fs";
 import type { HostSandboxConfig, SandboxIdentity } from "../placement/host-sandbox.js";
 import { IN_SANDBOX } from "../placement/host-sandbox.js";
+import { SANDBOX_CONTROLLERS, type SandboxCgroup } from "../placement/sandbox-cgroup.js";
+import { sandboxNamespace, sandboxProcesses } from "../placement/sandbox-processes.js";
 import { capsEmpty, engineSocketMounts, interfacesIn, parseMountinfo, statusField, statusIds } from "./proc-tables.js";
 import type { AuditCheck } from "./enclosure-audit.js";
 
@@ -17,6 +19,10 @@ const NAMESPACES = ["pid", "ipc", "uts", "mnt", "net"] as const;
 export interface HostAuditInput {
   /** The agent's pid as the host sees it. */
   agentPid: number;
+  /** bubblewrap's (outside the sandbox; its first child is the sandbox's init). */
+  bwrapPid: number;
+  /** The sandbox's cgroup; none when ENCLAVE_HOST_CGROUPS=off. */
+  cgroup?: SandboxCgroup;
   identity: SandboxIdentity;
   config: HostSandboxConfig;
   /** The environment variables a sandbox may carry. */
@@ -40,6 +46,95 @@ function namespaceOf(pid: number | "self", ns: string): string {
 }
 
 const OUTSIDE_ONLY = "(host placement: read from the host only; the sandbox is not asked)";
+
+/** One of the sandbox's processes as the host's /proc shows it, or undefined when it is gone. */
+function processAt(pid: number): { pid: number; ppid: number; innerPid: number; status: string; cmd: string } | undefined {
+  const status = read(`/proc/${pid}/status`);
+  if (!status) return undefined;
+  const nspid = statusField(status, "NSpid").split(/\s+/).map(Number);
+  const cmd = read(`/proc/${pid}/cmdline`).replace(/\0/g, " ").trim().slice(0, 80);
+  return { pid, ppid: Number(statusField(status, "PPid")), innerPid: nspid.at(-1) ?? pid, status, cmd };
+}
+
+/** What is wrong with a sandbox process's credentials, or "" when nothing is. */
+function offence(status: string, identity: SandboxIdentity): string {
+  const uids = statusIds(status, "Uid");
+  const gids = statusIds(status, "Gid");
+  const why: string[] = [];
+  if (!uids.every((u) => u === identity.uid) || !gids.every((g) => g === identity.gid)) why.push(`uids ${uids.join(" ")}`);
+  const caps = ["CapEff", "CapPrm", "CapInh", "CapAmb"].filter((c) => !capsEmpty(statusField(status, c)));
+  if (caps.length) why.push(`capabilities in ${caps.join(", ")}`);
+  if (statusField(status, "NoNewPrivs") !== "1") why.push("new privileges allowed");
+  if (statusField(status, "Seccomp") !== "2") why.push("no seccomp filter");
+  return why.join(", ");
+}
+
+/**
+ * Every process of the sandbox, read through its cgroup (or its pid namespace when it has none),
+ * each checked; and the cgroup itself: its limits, and that it holds exactly the sandbox's processes.
+ * bubblewrap's own two processes (outside, and the sandbox's init) are Enclave's and set up the rest.
+ */
+function processChecks(input: HostAuditInput): AuditCheck[] {
+  const { bwrapPid, cgroup, identity, config } = input;
+  let namespace = "";
+  try {
+    namespace = sandboxNamespace(bwrapPid);
+  } catch {
+    // No process left in it: the checks below fail on the empty list.
+  }
+  const inNamespace = namespace ? sandboxProcesses(namespace).map((p) => p.hostPid) : [];
+  let members: number[] = [];
+  let byController: number[][] = [];
+  let limits = "";
+  try {
+    members = cgroup ? cgroup.members() : [bwrapPid, ...inNamespace];
+    byController = cgroup ? SANDBOX_CONTROLLERS.map((c) => cgroup.members(c).sort((a, b) => a - b)) : [];
+    if (cgroup) {
+      const now = cgroup.current();
+      limits = `pids.max ${now.pidsMax}, memory ${now.memoryBytes}, cpu.shares ${now.cpuShares}`;
+    }
+  } catch (err) {
+    limits = `unreadable (${(err as Error).message})`;
+  }
+  const procs = members.map(processAt).filter((p): p is NonNullable<typeof p> => !!p);
+  const own = new Set(procs.filter((p) => p.pid === bwrapPid || (p.ppid === bwrapPid && p.innerPid === 1)).map((p) => p.pid));
+  const offenders = procs.filter((p) => !own.has(p.pid)).flatMap((p) => {
+    const why = offence(p.status, identity);
+    return why ? [`${p.pid} (${p.cmd}): ${why}`] : [];
+  });
+  const memberSet = new Set(members);
+  const outside = inNamespace.filter((pid) => !memberSet.has(pid) && processAt(pid));
+  const foreign = members.filter((pid) => pid !== bwrapPid && !inNamespace.includes(pid) && processAt(pid));
+  const want = config.limits;
+  // The kernel keeps a memory limit in whole pages.
+  const wanted = `pids.max ${want.pidsMax}, memory ${Math.floor(want.memoryBytes / 4096) * 4096}, cpu.shares ${want.cpuShares}`;
+  const sameEverywhere = byController.every((list) => list.join(",") === byController[0]?.join(","));
+  return [
+    {
+      item: "sandbox processes",
+      expected: `every process of the sandbox (its cgroup's) runs as ${identity.uid}:${identity.gid} with no capability, no-new-privileges and the seccomp filter`,
+      outside: offenders.length ? offenders.join("; ") : `${procs.length - own.size} processes, none privileged`,
+      inside: OUTSIDE_ONLY,
+      ok: procs.some((p) => p.pid === input.agentPid) && offenders.length === 0,
+    },
+    {
+      item: "cgroup",
+      expected: config.cgroups
+        ? `a cgroup of its own (${wanted}) holding every process of the sandbox and no other`
+        : "no cgroup (relaxed by ENCLAVE_HOST_CGROUPS=off)",
+      outside: [
+        cgroup ? limits : "none",
+        outside.length ? `sandbox processes outside it: ${outside.join(", ")}` : "",
+        foreign.length ? `processes of other namespaces in it: ${foreign.join(", ")}` : "",
+        sameEverywhere ? "" : "controllers list different processes",
+      ]
+        .filter(Boolean)
+        .join("; "),
+      inside: OUTSIDE_ONLY,
+      ok: config.cgroups ? !!cgroup && limits === wanted && outside.length === 0 && foreign.length === 0 && sameEverywhere : !cgroup,
+    },
+  ];
+}
 
 export function hostChecks(input: HostAuditInput): AuditCheck[] {
   const { agentPid, identity, config } = input;
@@ -113,5 +208,6 @@ export function hostChecks(input: HostAuditInput): AuditCheck[] {
       inside: OUTSIDE_ONLY,
       ok: envKeys.length > 0 && strayEnv.length === 0,
     },
+    ...processChecks(input),
   ];
 }

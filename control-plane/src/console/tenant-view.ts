@@ -3,7 +3,7 @@
 // as a missing one. Deny by default: a facade method not listed here is refused, so a route added
 // later cannot reach every tenant's records through a tenant's session by accident. An operator's
 // session (or the console's own token) gets the whole control plane instead.
-import type { ControlPlaneFacade } from "../control-plane.js";
+import type { ControlPlaneFacade, ConversationView } from "../control-plane.js";
 import { splitKey } from "../conversations/conversation-keys.js";
 import { noConversation } from "../conversations/conversation-store.js";
 import { EnclaveError } from "../errors.js";
@@ -23,9 +23,11 @@ export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlane
     return key;
   };
   const ownCard = (c: { conversationId: string }): boolean => owns(c.conversationId);
+  // A tenant's workspaces are the data folder's: their host paths are not its to know.
+  const pathless = (c: ConversationView): ConversationView => ({ ...c, workspacePath: "" });
   const narrowed: Partial<ControlPlaneFacade> = {
-    listConversations: () => cp.listConversations().filter((c) => c.tenant === tenant.name),
-    getConversation: (id) => cp.getConversation(mine(id)),
+    listConversations: () => cp.listConversations().filter((c) => c.tenant === tenant.name).map(pathless),
+    getConversation: (id) => pathless(cp.getConversation(mine(id))),
     conversationTenant: (id) => cp.conversationTenant(mine(id)),
     agentRunning: (id) => cp.agentRunning(mine(id)),
     hostAgentPid: (id) => cp.hostAgentPid(mine(id)),
@@ -42,14 +44,14 @@ export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlane
         release();
       }
     },
-    stopEnclosure: (id) => cp.stopEnclosure(mine(id)),
+    stopEnclosure: async (id) => pathless(await cp.stopEnclosure(mine(id))),
     startEnclosure: async (id, req) => {
       mine(id);
       const bounded = withinTenantLimits(tenant, req, cp.enclosureDefaults());
       // The tenant's quota from the same account the API takes from, starts in flight included.
       const release = cp.quotas.enterEnclosureStart(tenant, cp.liveEnclosures(tenant.name, id));
       try {
-        return await cp.startEnclosure(id, bounded);
+        return pathless(await cp.startEnclosure(id, bounded));
       } finally {
         release();
       }

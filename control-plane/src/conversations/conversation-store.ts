@@ -167,9 +167,13 @@ export class ConversationStore {
     if (this.ownsState) this.state.close();
   }
 
-  /** The folder the control plane makes for a conversation's workspace: the implicit tenant's where they always were, another tenant's under its own folder. */
+  /**
+   * The folder the control plane makes for a new conversation's workspace (the record keeps it): the
+   * implicit tenant's where they always were, another tenant's under a random name, so that a mount
+   * table showing the folder (a bind mount shows its source) names neither tenant nor conversation.
+   */
   workspaceFor(key: string): string {
     const { tenant, id } = splitKey(key);
-    return tenant === IMPLICIT_TENANT ? join(this.dataDir, "workspaces", id) : join(this.dataDir, "tenants", tenant, "workspaces", id);
+    return tenant === IMPLICIT_TENANT ? join(this.dataDir, "workspaces", id) : join(this.dataDir, "tenant-workspaces", randomBytes(16).toString("hex"));
   }
 }

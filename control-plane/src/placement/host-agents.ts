@@ -10,8 +10,10 @@
 // conversation's places (a bind mount follows its folder), so the agent that answers the first call
 // is already running. A spare serves the one conversation that took it, and is never handed on.
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
 import { createServer, type Server } from "node:net";
+import type { Writable } from "node:stream";
 import { dirname, join } from "node:path";
 import { within } from "../../../enclave-agent/src/time/wait.js";
 import { AgentClient } from "../agent-client/agent-client.js";
@@ -21,7 +23,11 @@ import { cappedSink } from "../observability/capped-sink.js";
 import { log as logger } from "../observability/log.js";
 import { hostToolsBin } from "../repo-paths.js";
 import type { AgentEndpoint, AgentPrepare } from "./agent-endpoint.js";
+import { ownerId } from "./docker-driver.js";
+import { SandboxCgroup } from "./sandbox-cgroup.js";
 import { sandboxAgentPid } from "./sandbox-processes.js";
+import { SandboxUids } from "./sandbox-uids.js";
+import { SeccompFilter } from "./seccomp-filter.js";
 import {
   giveWorkspaceTo,
   type HostSandboxConfig,
@@ -30,10 +36,13 @@ import {
   sandboxedAgentCommand,
   sandboxIdentity,
 } from "./host-sandbox.js";
-import { bareId } from "../conversations/conversation-keys.js";
+import { bareId, splitKey } from "../conversations/conversation-keys.js";
+import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 
 interface HostAgent {
   child: ChildProcess;
+  /** The sandbox's cgroup (none when ENCLAVE_HOST_CGROUPS=off). */
+  cgroup?: SandboxCgroup;
   /** Whom the sandbox runs as. */
   identity: SandboxIdentity;
   client: AgentClient;
@@ -52,6 +61,8 @@ interface HostAgent {
 interface AgentPlace {
   /** For messages: the conversation, or the spare. */
   label: string;
+  /** Who holds the sandbox's uid: the conversation's key, or the spare's name. */
+  owner: string;
   workspace: string;
   stateDir: string;
   logFile: string;
@@ -69,6 +80,11 @@ export class HostAgents {
   private sparesOff = false;
   private filling: Promise<void> | undefined;
   private closed = false;
+  /** Each sandbox's own host uid (a spare's passes to the conversation that takes it). */
+  private readonly uids: SandboxUids;
+  private readonly seccomp: SeccompFilter;
+  /** This control plane's folder for its sandboxes' cgroups (named for its data folder). */
+  private readonly cgroupGroup: string;
 
   constructor(
     private readonly agentBundleDir: string,
@@ -81,8 +97,20 @@ export class HostAgents {
     /** The data folder's host-spares/: on the workspaces' file system, so a spare's folder can be renamed into place. */
     private readonly spareRoot?: string,
   ) {
-    // Spares of an earlier run died with it (their lifeline was that control plane).
+    // Spares of an earlier run died with it (their lifeline was that control plane); their uids are free.
     if (spareRoot) rmSync(spareRoot, { recursive: true, force: true });
+    this.uids = new SandboxUids(join(dirname(stateRoot), "host-uids"), sandbox.uids);
+    this.cgroupGroup = ownerId(dirname(stateRoot));
+    if (sandbox.cgroups) {
+      try {
+        SandboxCgroup.sweep(this.cgroupGroup);
+      } catch {
+        // No cgroups here: the first start says so.
+      }
+    }
+    this.seccomp = new SeccompFilter(socketRoot);
+    // Built ahead, so that a first call does not wait for it; a failure is reported by that call.
+    this.seccomp.program().catch(() => undefined);
     this.fillSpares();
   }
 
@@ -130,6 +158,7 @@ export class HostAgents {
       return false;
     }
     this.agents.set(conversationId, spare.agent);
+    this.uids.transfer(spare.owner, conversationId);
     spare.agent.toGive = true;
     try {
       rmSync(logFile, { force: true });
@@ -148,6 +177,13 @@ export class HostAgents {
     rmSync(spare.logFile, { force: true });
     rmSync(spare.agent.socketPath, { force: true });
     rmSync(spare.dir, { recursive: true, force: true });
+    // Its uid is free once its sandbox is gone (killed just now: the kernel reaps it in a moment).
+    void this.whenGone(spare.agent).then(() => this.uids.release(spare.owner));
+  }
+
+  /** Resolves once the agent's sandbox has exited (at once when it has). */
+  private whenGone(agent: HostAgent): Promise<void> {
+    return agent.alive ? new Promise((r) => agent.child.once("exit", () => r())) : Promise.resolve();
   }
 
   /** Starts spares, one at a time, until the configured number are ready. */
@@ -159,7 +195,7 @@ export class HostAgents {
         const dir = join(root, `s${++this.counter}`);
         // The log starts beside the conversations' (renamed in the same folder when taken); named
         // for this run, so that no earlier run's file is appended to.
-        const place: AgentPlace = { label: `spare ${dir}`, workspace: join(dir, "workspace"), stateDir: join(dir, "state"), logFile: join(this.logDir, `spare-${this.runTag}-${this.counter}.log`) };
+        const place: AgentPlace = { label: `spare ${dir}`, owner: SandboxUids.spare(dir), workspace: join(dir, "workspace"), stateDir: join(dir, "state"), logFile: join(this.logDir, `spare-${this.runTag}-${this.counter}.log`) };
         let started: HostAgent | undefined;
         try {
           mkdirSync(place.workspace, { recursive: true, mode: 0o700 });
@@ -212,12 +248,12 @@ export class HostAgents {
     return agent?.alive ? { placement: "host", client: agent.client, where: this.where(agent) } : undefined;
   }
 
-  /** What the audit reads from the host: the running agent's own pid and whom it runs as; never starts one. */
-  auditTarget(conversationId: string): { agentPid: number; identity: SandboxIdentity; config: HostSandboxConfig } | undefined {
+  /** What the audit reads from the host: the running agent's own pid, bubblewrap's, the sandbox's cgroup and whom it runs as; never starts one. */
+  auditTarget(conversationId: string): { agentPid: number; bwrapPid: number; cgroup?: SandboxCgroup; identity: SandboxIdentity; config: HostSandboxConfig } | undefined {
     const agent = this.agents.get(conversationId);
     if (!agent?.alive || agent.child.pid === undefined) return undefined;
     const agentPid = sandboxAgentPid(agent.child.pid);
-    return agentPid === undefined ? undefined : { agentPid, identity: agent.identity, config: this.sandbox };
+    return agentPid === undefined ? undefined : { agentPid, bwrapPid: agent.child.pid, cgroup: agent.cgroup, identity: agent.identity, config: this.sandbox };
   }
 
   pid(conversationId: string): number | undefined {
@@ -240,27 +276,39 @@ export class HostAgents {
         await exited;
       }
     }
+    await agent.cgroup?.remove();
     rmSync(agent.socketPath, { force: true });
     agent.log.end();
   }
 
-  /** Removes what host placement kept for the conversation (its state folder). */
+  /** Removes what host placement kept for the conversation (its state folder, its uid); its agent is stopped. */
   forget(conversationId: string): void {
     rmSync(this.stateDir(conversationId), { recursive: true, force: true });
+    this.uids.release(conversationId);
   }
 
+  /** The conversation's state folder: a token tenant's is named by a digest of its key, since the
+   * sandbox's mount table shows the name (the implicit tenant's, by the key, where it always was). */
   private stateDir(conversationId: string): string {
-    return join(this.stateRoot, conversationId);
+    const before = join(this.stateRoot, conversationId);
+    if (splitKey(conversationId).tenant === IMPLICIT_TENANT) return before;
+    const dir = join(this.stateRoot, createHash("sha256").update(conversationId).digest("hex").slice(0, 32));
+    // Where an earlier version kept it, by the key itself: moved, so that its journal is found.
+    if (existsSync(before) && !existsSync(dir)) renameSync(before, dir);
+    return dir;
   }
 
   private placeOf(conversationId: string, workspace: string): AgentPlace {
-    return { label: `conversation \`${bareId(conversationId)}\``, workspace, stateDir: this.stateDir(conversationId), logFile: join(this.logDir, `agent-${conversationId}.log`) };
+    return { label: `conversation \`${bareId(conversationId)}\``, owner: conversationId, workspace, stateDir: this.stateDir(conversationId), logFile: join(this.logDir, `agent-${conversationId}.log`) };
   }
 
   async stopAll(): Promise<void> {
     this.closed = true;
     await this.filling;
-    for (const spare of this.spares.splice(0)) this.discardSpare(spare);
+    const spares = this.spares.splice(0);
+    for (const spare of spares) this.discardSpare(spare);
+    // Their cgroups go before the control plane does (nothing would remove them after).
+    await Promise.all(spares.map((s) => this.whenGone(s.agent).then(() => s.agent.cgroup?.remove())));
     await Promise.all([...this.agents.keys()].map((id) => this.stop(id)));
   }
 
@@ -301,28 +349,42 @@ export class HostAgents {
       throw new EnclaveError("placement_unavailable", `the agent bundle ${bundleEntry} is missing: run \`make build\``);
     }
     mkdirSync(this.logDir, { recursive: true });
-    const id = sandboxIdentity(this.sandbox);
+    const id = sandboxIdentity(() => this.uids.acquire(place.owner));
     const stateDir = this.prepareStateDir(place.stateDir, id);
     await giveWorkspaceTo(workspace, id);
+    const seccomp = await this.seccomp.program();
     const socketPath = join(this.socketRoot, `h${++this.counter}.sock`);
     const listener = await listenFor(socketPath);
     const hostToolsDir = dirname(dirname(hostToolsBin));
-    const command = sandboxedAgentCommand(
-      this.sandbox,
-      id,
-      { workspace, agentBundleDir: this.agentBundleDir, hostToolsDir: existsSync(hostToolsBin) ? hostToolsDir : undefined, stateDir },
-      [
-        ...["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
-        ...(prepare?.kernel ? ["--warm-kernel", prepare.kernel] : []),
-      ],
-    );
+    let cgroup: SandboxCgroup | undefined;
     let child: ChildProcess;
+    let fdData: Buffer[];
     try {
-      child = spawn(command.file, command.args, { stdio: ["pipe", "ignore", "pipe", listeningFd(listener)], env: command.env });
+      cgroup = this.sandbox.cgroups ? SandboxCgroup.create(this.sandbox.limits, this.cgroupGroup) : undefined;
+      const command = sandboxedAgentCommand(
+        this.sandbox,
+        id,
+        { workspace, agentBundleDir: this.agentBundleDir, hostToolsDir: existsSync(hostToolsBin) ? hostToolsDir : undefined, stateDir },
+        [
+          ...["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
+          ...(prepare?.kernel ? ["--warm-kernel", prepare.kernel] : []),
+        ],
+        { seccomp, cgroupProcs: cgroup?.procsFiles() ?? [] },
+      );
+      fdData = command.fdData;
+      child = spawn(command.file, command.args, { stdio: ["pipe", "ignore", "pipe", listeningFd(listener), ...fdData.map(() => "pipe" as const)], env: command.env });
+    } catch (err) {
+      void cgroup?.remove();
+      throw err;
     } finally {
       // The agent holds the listening socket now; ours must not accept a connection too.
       listener.close();
     }
+    fdData.forEach((data, i) => {
+      const stream = child.stdio[4 + i] as Writable | null | undefined;
+      stream?.on("error", () => undefined);
+      stream?.end(data);
+    });
     const logged = fileSize(logFile);
     // A full log is kept once as `.1`: what a sandbox floods never grows past two files.
     if (logged >= LIMITS.hostAgentLogMaxBytes) renameSync(logFile, `${logFile}.1`);
@@ -334,6 +396,7 @@ export class HostAgents {
     );
     const agent: HostAgent = {
       child,
+      cgroup,
       identity: id,
       socketPath,
       alive: true,
@@ -350,6 +413,7 @@ export class HostAgents {
     child.on("exit", (code, signal) => {
       agent.alive = false;
       agent.exit = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      void cgroup?.remove();
     });
     spawned?.(agent);
     const died = new Promise<never>((_, reject) =>

@@ -7,6 +7,8 @@ import { existsSync, lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { EnclaveError } from "../errors.js";
 import { giveTree } from "./give-tree.js";
+import type { SandboxLimits } from "./sandbox-cgroup.js";
+import type { UidRange } from "./sandbox-uids.js";
 
 /** Where things are inside a host sandbox (the same names an enclosure uses). */
 export const IN_SANDBOX = {
@@ -18,12 +20,15 @@ export const IN_SANDBOX = {
 } as const;
 
 export interface HostSandboxConfig {
-  /** The account host agents run as when the control plane runs as root (name or uid:gid). */
-  user: string;
   /** Whether the sandbox keeps the host's network (off by default; the bridge never needs it). */
   network: boolean;
   /** Agents kept started ahead of any conversation (ENCLAVE_HOST_SPARES, default 0; see host-agents.ts). */
   spares: number;
+  /** The host uids reserved for sandboxes, one per conversation (ENCLAVE_HOST_UID_BASE, ENCLAVE_HOST_UID_COUNT). */
+  uids: UidRange;
+  /** Whether each sandbox gets a cgroup with `limits` (ENCLAVE_HOST_CGROUPS, on by default). */
+  cgroups: boolean;
+  limits: SandboxLimits;
 }
 
 export interface SandboxIdentity {
@@ -75,27 +80,31 @@ function bad(message: string): never {
   throw new EnclaveError("placement_unavailable", message);
 }
 
-/** Who the sandbox runs as: the configured account when we are root, else ourselves. */
-export function sandboxIdentity(config: HostSandboxConfig): SandboxIdentity {
+/** Who the sandbox runs as: `uid` (its own, allocated by the caller) when we are root, else ourselves. */
+export function sandboxIdentity(uid: () => number): SandboxIdentity {
   const myUid = process.getuid?.() ?? 0;
   if (myUid !== 0) return { uid: myUid, gid: process.getgid?.() ?? myUid, drop: false };
-  const numeric = /^(\d+):(\d+)$/.exec(config.user);
-  if (numeric) {
-    const [uid, gid] = [Number(numeric[1]), Number(numeric[2])];
-    if (uid === 0 || gid === 0) bad(`ENCLAVE_HOST_USER=${config.user}: host agents never run as root; name an unprivileged account`);
-    return { uid, gid, drop: true };
-  }
-  const entry = readFileSync("/etc/passwd", "utf8")
-    .split("\n")
-    .map((line) => line.split(":"))
-    .find((f) => f[0] === config.user);
-  if (!entry) {
-    bad(`the account \`${config.user}\` that host agents run as does not exist: run \`make run\` (or \`bash scripts/ensure-host-sandbox.sh\`), or set ENCLAVE_HOST_USER to an unprivileged uid:gid`);
-  }
-  const uid = Number(entry[2]);
-  const gid = Number(entry[3]);
-  if (uid === 0 || gid === 0) bad(`the account \`${config.user}\` is root; host agents never run as root`);
-  return { uid, gid, drop: true };
+  const own = uid();
+  if (own === 0) bad("host agents never run as root: ENCLAVE_HOST_UID_BASE must not be 0");
+  return { uid: own, gid: own, drop: true };
+}
+
+/** Every host sandbox's account name: the uid behind it is the sandbox's own. */
+const ACCOUNT = "enclave";
+
+let hostAccounts: { passwd: string; group: string } | undefined;
+
+/** The host's /etc/passwd and /etc/group with the sandbox's account added (tools ask who they are). */
+function accountFiles(id: SandboxIdentity): { passwd: string; group: string } {
+  hostAccounts ??= {
+    passwd: readFileSync("/etc/passwd", "utf8"),
+    group: readFileSync("/etc/group", "utf8"),
+  };
+  const nl = (s: string): string => (s === "" || s.endsWith("\n") ? s : `${s}\n`);
+  return {
+    passwd: `${nl(hostAccounts.passwd)}${ACCOUNT}:x:${id.uid}:${id.gid}:Enclave sandbox:${IN_SANDBOX.home}:/bin/sh\n`,
+    group: `${nl(hostAccounts.group)}${ACCOUNT}:x:${id.gid}:\n`,
+  };
 }
 
 let bwrapPath: string | undefined;
@@ -124,18 +133,41 @@ function systemMounts(): string[] {
   return args;
 }
 
+/** The descriptors a sandbox's start reads, after the agent's listening socket (fd 3). */
+const FD = { args: 4, seccomp: 5, passwd: 6, group: 7 } as const;
+
+export interface SandboxCommand {
+  file: string;
+  /** What the host's process table shows: no host folder (those are in bubblewrap's arguments' descriptor). */
+  args: string[];
+  env: Record<string, string>;
+  /** What to write, in order, on descriptors 4, 5, … of the child (each then closed). */
+  fdData: Buffer[];
+}
+
+/**
+ * Joins the cgroup's controllers (the `cgroup.procs` files given first, up to `--`), then becomes
+ * the command: bubblewrap and everything in the sandbox start inside the cgroup, with no moment
+ * outside it.
+ */
+const JOIN_CGROUP = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"';
+
 /**
  * bubblewrap's arguments and the command to run in it. The listening socket the agent accepts on
- * is inherited as fd 3; nothing in the sandbox names a host path.
+ * is inherited as fd 3. bubblewrap reads its options (every host folder among them) from a
+ * descriptor, so the sandbox's pid 1 shows none; the seccomp program and the account files come on
+ * descriptors too. The sandbox's processes start in `cgroupProcs`' cgroup when given.
  */
 export function sandboxedAgentCommand(
   config: HostSandboxConfig,
   id: SandboxIdentity,
   mounts: SandboxMounts,
   agentArgs: string[],
-): { file: string; args: string[]; env: Record<string, string> } {
+  start: { seccomp: Buffer; cgroupProcs: string[] },
+): SandboxCommand {
   const env = sandboxEnvironment(mounts);
-  const args = [
+  const accounts = accountFiles(id);
+  const options = [
     "--die-with-parent",
     "--new-session",
     "--unshare-ipc",
@@ -149,6 +181,7 @@ export function sandboxedAgentCommand(
     "--hostname",
     "enclave-host",
     ...systemMounts(),
+    ...(id.drop ? ["--perms", "0644", "--ro-bind-data", String(FD.passwd), "/etc/passwd", "--perms", "0644", "--ro-bind-data", String(FD.group), "/etc/group"] : []),
     "--proc",
     "/proc",
     "--dev",
@@ -178,24 +211,17 @@ export function sandboxedAgentCommand(
     IN_SANDBOX.workspace,
     "--clearenv",
     ...Object.entries(env).flatMap(([k, v]) => ["--setenv", k, v]),
-    "--",
+    "--seccomp",
+    String(FD.seccomp),
   ];
   const node = [process.execPath, `${IN_SANDBOX.agentDir}/enclave-agent.mjs`, ...agentArgs];
-  if (id.drop) {
-    args.push(
-      "/usr/bin/setpriv",
-      `--reuid=${id.uid}`,
-      `--regid=${id.gid}`,
-      "--clear-groups",
-      "--inh-caps=-all",
-      "--bounding-set=-all",
-      "--",
-      ...node,
-    );
-  } else {
-    args.push(...node);
-  }
-  return { file: bubblewrap(), args, env };
+  const command = id.drop
+    ? ["/usr/bin/setpriv", `--reuid=${id.uid}`, `--regid=${id.gid}`, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--", ...node]
+    : node;
+  const bwrapArgs = ["--args", String(FD.args), "--", ...command];
+  const fdData = [Buffer.from(options.map((o) => `${o}\0`).join("")), start.seccomp, Buffer.from(accounts.passwd), Buffer.from(accounts.group)];
+  if (start.cgroupProcs.length === 0) return { file: bubblewrap(), args: bwrapArgs, env, fdData };
+  return { file: "/bin/sh", args: ["-c", JOIN_CGROUP, "enclave-sandbox", ...start.cgroupProcs, "--", bubblewrap(), ...bwrapArgs], env, fdData };
 }
 
 /** Gives the workspace to the sandbox's account, when the sandbox runs as one of its own. */

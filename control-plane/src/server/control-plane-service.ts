@@ -78,11 +78,12 @@ interface IncomingCall {
 type ViewId = (key: string) => string;
 const asKey: ViewId = (key) => key;
 
-export function conversationMessage(c: ConversationView, view: ViewId = asKey): Conversation {
+/** `showPaths`: whether the caller may learn host paths (see TenantScope.seesHostPaths). */
+export function conversationMessage(c: ConversationView, view: ViewId = asKey, showPaths = true): Conversation {
   const e = c.enclosure;
   return {
     id: view(c.id),
-    workspacePath: c.workspacePath,
+    workspacePath: showPaths ? c.workspacePath : "",
     placement: c.placement,
     createdAtMs: c.createdAtMs,
     openRuns: c.openRuns,
@@ -311,10 +312,10 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       s.checkWorkspacePath(req.workspacePath);
       // A spare host agent is one more host agent of the tenant's: none is taken past its quota.
       const spare = !Number.isFinite(s.tenant.quotas.hostAgents) || liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents;
-      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare }), s.viewer);
+      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare }), s.viewer, s.seesHostPaths);
     }),
-    getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId), s.viewer)),
-    listConversations: unary((_req, s) => ({ conversations: cp.listConversations().filter((c) => s.sees(c.tenant)).map((c) => conversationMessage(c, s.viewer)) })),
+    getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId), s.viewer, s.seesHostPaths)),
+    listConversations: unary((_req, s) => ({ conversations: cp.listConversations().filter((c) => s.sees(c.tenant)).map((c) => conversationMessage(c, s.viewer, s.seesHostPaths)) })),
     deleteConversation: unary(async (req, s) => {
       await cp.deleteConversation(s.conversationId(req.conversationId));
       return {};
@@ -356,7 +357,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
         refusedByQuota(s, err, id);
       }
       try {
-        return conversationMessage(await cp.startEnclosure(id, request, { operator: !s.tokensRequired || s.tenant.operator }), s.viewer);
+        return conversationMessage(await cp.startEnclosure(id, request, { operator: !s.tokensRequired || s.tenant.operator }), s.viewer, s.seesHostPaths);
       } finally {
         release();
       }
@@ -366,7 +367,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       if (req.force && s.tokensRequired && !s.tenant.operator) {
         throw new EnclaveError("invalid_arguments", `tenant \`${s.tenant.name}\` cannot force a stop (it skips copying the workspace back); stop without force, or ask an operator`);
       }
-      return conversationMessage(await cp.stopEnclosure(id, { force: req.force }), s.viewer);
+      return conversationMessage(await cp.stopEnclosure(id, { force: req.force }), s.viewer, s.seesHostPaths);
     }),
     openRun: unary((req, s) =>
       runMessage(

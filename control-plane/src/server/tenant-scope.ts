@@ -48,6 +48,15 @@ export class TenantScope {
     return viewId(this.tenant.name, key);
   }
 
+  /**
+   * Whether the caller may learn host paths (a conversation's workspace folder): only those who may
+   * name one, the implicit tenant and operators. A token tenant's workspaces are all the data
+   * folder's, so it is told none (workspace_path is empty).
+   */
+  get seesHostPaths(): boolean {
+    return !this.tokensRequired || this.tenant.operator;
+  }
+
   /** `view`, bound: for mapping. */
   readonly viewer = (key: string): string => this.view(key);
 
