@@ -9,7 +9,7 @@ import { type ControlPlaneClient, resultText } from "../../control-plane/src/cli
 
 const exec = promisify(execFile);
 
-export const NAMESPACES = ["ipc", "net", "mnt", "uts", "pid", "user"] as const;
+export const NAMESPACES = ["ipc", "net", "mnt", "uts", "pid", "user", "cgroup"] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 
 export interface InsideView {
@@ -94,8 +94,13 @@ export async function outsideView(containerId: string): Promise<OutsideView> {
     ipcMode: c.HostConfig.IpcMode,
     cgroupParent: c.HostConfig.CgroupParent,
     ns: Object.fromEntries(NAMESPACES.map((n) => [n, readlinkSync(`/proc/${pid}/ns/${n}`)])) as Record<Namespace, string>,
-    cgroups: cgroupPaths(readFileSync(`/proc/${pid}/cgroup`, "utf8")),
+    cgroups: hostCgroups(pid),
   };
+}
+
+/** A host process's cgroups as the host names them ("controllers:path"). */
+export function hostCgroups(pid: number): string[] {
+  return cgroupPaths(readFileSync(`/proc/${pid}/cgroup`, "utf8"));
 }
 
 /**

@@ -16,7 +16,8 @@ import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
 import { addToken } from "../../control-plane/src/tenants/token-file.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { type InsideView, insideView, type Namespace, outsideView, type OutsideView, shared } from "../helpers/sandbox-identity.js";
+import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
+import { hostCgroups, type InsideView, insideView, type Namespace, outsideView, type OutsideView, shared } from "../helpers/sandbox-identity.js";
 import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
 
 const TENANTS = ["acme", "globex"] as const;
@@ -67,7 +68,9 @@ function insideOverlaps(a: InsideView, b: InsideView, sameKernel: boolean): Reco
     add("uid (within its user namespace)", shared([`${a.ns.user} uid ${a.uid}`], [`${b.ns.user} uid ${b.uid}`]));
     add("gids (within the user namespace)", a.ns.user === b.ns.user ? shared(a.gids, b.gids) : []);
     for (const n of PRIVATE_NS) add(`${n} namespace`, shared([a.ns[n]], [b.ns[n]]));
-    add("cgroups", shared(a.cgroups, b.cgroups));
+    // A cgroup path read inside a cgroup namespace is relative to that namespace's root ("/" for
+    // both): it names the same cgroup only when the two share the namespace. The host view decides.
+    if (a.ns.cgroup === b.ns.cgroup) add("cgroups", shared(a.cgroups, b.cgroups));
     add("writable mounts (major:minor root)", shared(a.writableMounts, b.writableMounts));
     add("/tmp (device:inode)", shared([a.tmpId], [b.tmpId]));
   }
@@ -113,6 +116,16 @@ describe("two tenants' host sandboxes", () => {
       expect(v.tmpEntries).toContain(marker(v === seen.acme ? "acme" : "globex"));
     }
     expect(insideOverlaps(seen.acme, seen.globex, true)).toEqual({});
+    // Each agent's cgroups as the host names them, in the hierarchies that bound a sandbox (the
+    // others hold no limit and nothing a tenant can write): one of its own in each, none shared.
+    const outside = {} as Record<TenantName, string[]>;
+    for (const t of TENANTS) {
+      const pid = cp.hostAgents.auditTarget(conversationKey(t, "overlap-host"))?.agentPid;
+      expect(pid, `${t}'s host agent`).toBeTypeOf("number");
+      outside[t] = ["pids", "memory", "cpu"].map((g) => hostCgroups(pid as number).find((c) => c.split(":")[0]?.split(",").includes(g)) ?? `${g}: none`);
+      for (const c of outside[t]) expect(c).toMatch(/^[\w,]+:\/.+/);
+    }
+    expect(shared(outside.acme, outside.globex)).toEqual([]);
   }, 120_000);
 });
 
