@@ -104,6 +104,12 @@ describe("API streams", () => {
     // Each card is an opened and a closed event: far fewer reached the reader than were raised.
     expect(received.length).toBeLessThan(CARDS);
     watcher.cancel();
+    // The cut-off is in the tenant's audit trail: which stream, and why.
+    const history: AuditEvent[] = [];
+    await acme.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => history.push(e)).done;
+    expect(history.filter((e) => e.kind === "stream_cut").map((e) => ({ tenant: e.tenant, tool: e.tool, outcome: e.outcome }))).toEqual([
+      { tenant: "acme", tool: "subscribe_cards", outcome: "cut:slow_reader" },
+    ]);
   }, 180_000);
 
   it("a tenant holds at most its bound of card subscriptions; the next is refused quota_exceeded", async () => {

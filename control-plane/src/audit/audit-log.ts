@@ -10,6 +10,7 @@ import Database from "better-sqlite3";
 import { AuditEvent } from "../../../proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
 import { AuditJournal } from "./audit-journal.js";
+import type { AuditKind } from "./audit-kinds.js";
 import { LIMITS } from "../limits.js";
 import { type AuditRetention, type PruneResult, pruneAudit } from "./audit-retention.js";
 import { legacyCardNumber, prepareSchema, seedCardNumbers } from "./audit-schema.js";
@@ -17,7 +18,8 @@ import { legacyCardNumber, prepareSchema, seedCardNumbers } from "./audit-schema
 // The audit event is the API message itself: one shape from the database to subscribers.
 export { AuditEvent };
 
-export type AuditInput = Partial<Omit<AuditEvent, "seq" | "timeMs">> & Pick<AuditEvent, "kind">;
+/** What a caller records: an event of one of the kinds in audit-kinds.ts. */
+export type AuditInput = Partial<Omit<AuditEvent, "seq" | "timeMs" | "kind">> & { kind: AuditKind };
 
 /** Canonical JSON (sorted keys), so equal arguments always digest alike. */
 function canonical(value: unknown): string {

@@ -42,7 +42,7 @@ import type { Tenant } from "../tenants/tenant.js";
 import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
-import { asEnclaveError, EnclaveError } from "../errors.js";
+import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import { toServiceError } from "./service-error.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
@@ -65,6 +65,7 @@ export function openAccess(): ApiAccess {
 /** What every server stream of grpc-js is: events to watch and a way to send a status. */
 interface ServerStream {
   once(event: string, listener: () => void): unknown;
+  once(event: "error", listener: (err: ServiceError) => void): unknown;
   emit(event: "error", err: ServiceError): boolean;
 }
 
@@ -204,6 +205,11 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return undefined;
     }
     for (const event of ["cancelled", "close", "finish", "error"]) call.once(event, release);
+    // A reader cut off for falling behind is audited (a revoked token's streams are, by cp.streams).
+    call.once("error", (err: ServiceError) => {
+      const code = err.metadata?.get(ERROR_CODE_TRAILER)[0];
+      if (code === "slow_reader") cp.streams.cutOff(kind, owner, new EnclaveError("slow_reader", err.details));
+    });
     return release;
   };
   function unary<Req, Res>(fn: (req: Req, s: TenantScope) => Promise<Res> | Res) {
