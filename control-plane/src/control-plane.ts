@@ -600,6 +600,11 @@ export class ControlPlane {
     return this.audit.history({ conversationId, tenant });
   }
 
+  /** Where SubscribeAudit's history starts (see AuditLog.historyStart). */
+  auditHistoryStart(conversationId?: string, tenant?: string): number {
+    return this.audit.historyStart({ conversationId, tenant });
+  }
+
   auditPage(q: { conversationId?: string; tenant?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {
     return this.audit.page(q);
   }

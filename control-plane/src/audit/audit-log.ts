@@ -347,6 +347,17 @@ export class AuditLog {
     return rows.reverse().map(fromRow);
   }
 
+  /** The seq just before the oldest of what `history` would return (0 when that is everything), to page through it. */
+  historyStart(q: Omit<HistoryQuery, "afterSeq" | "limit">): number {
+    this.flush();
+    const where = [...(q.conversationId ? ["conversation_id = ?"] : []), ...(q.tenant !== undefined ? ["tenant = ?"] : [])];
+    const params: string[] = [...(q.conversationId ? [q.conversationId] : []), ...(q.tenant !== undefined ? [q.tenant] : [])];
+    const row = this.db
+      .prepare(`SELECT seq FROM audit_events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT 1 OFFSET ?`)
+      .get(...params, LIMITS.auditHistoryEvents) as { seq: number } | undefined;
+    return row?.seq ?? 0;
+  }
+
   /**
    * One page of a conversation's events (or everyone's) in seq order, for walking the whole log:
    * ascending after afterSeq, or with newestFirst descending before beforeSeq. At most `limit`.

@@ -477,23 +477,42 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       // By the event's own tenant, so a tenant reads its history even of conversations deleted since.
       const tenant = s.tenant.operator ? undefined : s.tenant.name;
       const matches = (e: AuditEvent): boolean => (!conversationId || e.conversationId === conversationId) && (tenant === undefined || e.tenant === tenant);
-      if (includeHistory || historyOnly) for (const e of cp.auditHistory(conversationId || undefined, tenant)) call.write(s.auditView(e));
-      if (historyOnly) {
-        call.end();
-        return;
-      }
       let unsubscribe = (): void => undefined;
+      let out: WriteBudget<AuditEvent> | undefined;
       const end = (err: EnclaveError): void => {
         unsubscribe();
+        out?.close();
         call.emit("error", toServiceError(err));
       };
       if (!holdStream("subscribe_audit", call, s, end)) return;
-      const out = new WriteBudget<AuditEvent>(call, (e) => AuditEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.subscribe_audit);
-      unsubscribe = cp.subscribeAudit((e) => {
-        if (matches(e)) out.write(s.auditView(e));
-      });
-      call.on("cancelled", unsubscribe);
-      call.on("close", unsubscribe);
+      const budget = new WriteBudget<AuditEvent>(call, (e) => AuditEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.subscribe_audit);
+      out = budget;
+      for (const event of ["cancelled", "close", "error"]) call.once(event, () => budget.close());
+      const follow = (): void => {
+        unsubscribe = cp.subscribeAudit((e) => {
+          if (matches(e)) budget.write(s.auditView(e));
+        });
+        call.on("cancelled", unsubscribe);
+        call.on("close", unsubscribe);
+      };
+      if (!includeHistory && !historyOnly) return follow();
+      // The history (the newest LIMITS.auditHistoryEvents) goes at its reader's pace, a page at a time,
+      // within the same per-reader bound as what follows; history-only ends where the history ended
+      // when asked, else what was recorded meanwhile follows until a page comes back empty and, in the
+      // same turn, the live events follow (none lost or sent twice).
+      const scope = { conversationId: conversationId || undefined, tenant };
+      void (async () => {
+        const stopAt = historyOnly ? cp.auditPage({ ...scope, newestFirst: true, limit: 1 })[0]?.seq ?? 0 : Number.MAX_SAFE_INTEGER;
+        let last = cp.auditHistoryStart(scope.conversationId, tenant);
+        for (;;) {
+          const page = cp.auditPage({ ...scope, afterSeq: last, beforeSeq: stopAt + 1, limit: LIMITS.auditReplayPageEvents });
+          if (page.length === 0) break;
+          for (const e of page) if (!(await budget.writeWhenRoom(s.auditView(e)))) return;
+          last = page[page.length - 1]?.seq ?? last;
+        }
+        if (historyOnly) call.end();
+        else follow();
+      })().catch((err: unknown) => end(asEnclaveError(err)));
     },
     subscribeCards(call: ServerWritableStream<SubscribeCardsRequest, CardEvent>): void {
       let subscription: ReturnType<ControlPlaneFacade["subscribeCards"]>;
