@@ -209,6 +209,9 @@ describe("worker hosts per tenant", () => {
       expect(text(aSpawn)).toContain("acme-secret-host");
       const assigns = commands.flatMap((c) => (c.command?.$case === "assign" ? [c.command.value] : []));
       expect(assigns.map((a) => a.conversationId)).toEqual(["vibe-a"]);
+      // A token tenant's worker host is told no host path: nothing it receives names the data folder.
+      expect(assigns.map((a) => a.workspacePath)).toEqual([""]);
+      expect(JSON.stringify(commands)).not.toContain(dir);
     } finally {
       host.close();
     }

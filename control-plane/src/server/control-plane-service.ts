@@ -601,7 +601,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
           // a tenant's host its tenant's, an operator's every tenant's (shared, like the built-in host).
           // A name may be of a conversation not made yet (as before tenants); it is in the caller's namespace.
           admit: () => (conversationId) => s.hasConversation(conversationId),
-          ids: { toKey: (id) => s.key(id), toView: (key) => s.view(key) },
+          ids: { toKey: (id) => s.key(id), toView: (key) => s.view(key), seesHostPaths: s.seesHostPaths },
         },
         call,
         toServiceError,

@@ -732,6 +732,7 @@ export interface WorkerAssignment {
   brief: string;
   /** Messages appended by vibe_send, oldest first. */
   messages: string[];
+  /** The conversation's host folder; empty for a token tenant's host, which is told no host path. */
   workspacePath: string;
 }
 
