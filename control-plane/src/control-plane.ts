@@ -600,6 +600,11 @@ export class ControlPlane {
     return this.audit.history({ conversationId, tenant });
   }
 
+  /** The data folder: the host path a token tenant is never told (see TenantScope.pathless). */
+  get dataDir(): string {
+    return this.config.dataDir;
+  }
+
   /** Where SubscribeAudit's history starts (see AuditLog.historyStart). */
   auditHistoryStart(conversationId?: string, tenant?: string): number {
     return this.audit.historyStart({ conversationId, tenant });

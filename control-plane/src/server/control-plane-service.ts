@@ -214,11 +214,12 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
   };
   function unary<Req, Res>(fn: (req: Req, s: TenantScope) => Promise<Res> | Res) {
     return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
+      let scope: TenantScope | undefined;
       Promise.resolve()
-        .then(() => fn(call.request, scopeOf(call)))
+        .then(() => fn(call.request, (scope = scopeOf(call))))
         .then(
           (res) => callback(null, res),
-          (err: unknown) => callback(toServiceError(err), null),
+          (err: unknown) => callback(toServiceError(scope ? scope.errorView(err) : err), null),
         );
     };
   }
@@ -304,7 +305,10 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
           signal,
           emit: (e) => emit(e.kind === "progress" ? { $case: "progress", value: e.text } : { $case: "output", value: { stream: e.stream, data: e.data } }),
         });
-        return { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs };
+        const parts = r.parts.map(partMessage);
+        // An error's text may quote a host folder (the workspace's); a caller who sees no host paths is not told it.
+        const shown = r.isError ? parts.map((p) => (p.part?.$case === "text" ? { ...p, part: { ...p.part, value: s.pathless(p.part.value) } } : p)) : parts;
+        return { isError: r.isError, parts: shown, errorCode: r.errorCode, durationMs: r.durationMs };
       } finally {
         releaseKernel();
         releaseHostAgent();
