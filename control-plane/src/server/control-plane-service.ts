@@ -493,6 +493,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       out = budget;
       for (const event of ["cancelled", "close", "error"]) call.once(event, () => budget.close());
       const follow = (): void => {
+        if (budget.isOver) return; // the reader went during the replay
         unsubscribe = cp.subscribeAudit((e) => {
           if (matches(e)) budget.write(s.auditView(e));
         });

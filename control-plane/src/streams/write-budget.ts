@@ -27,6 +27,11 @@ export class WriteBudget<T> {
     return this.cutOff;
   }
 
+  /** Whether the stream was cut or has ended (nothing more goes to it). */
+  get isOver(): boolean {
+    return this.cutOff || this.closed;
+  }
+
   /** Writes the message unless the stream was cut; false when it was (now or before). */
   write(message: T): boolean {
     if (this.cutOff) return false;
