@@ -2,10 +2,12 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AuditRetention } from "./audit/audit-retention.js";
+import { EnclaveError } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
 import type { HostSandboxConfig } from "./placement/host-sandbox.js";
 import { parseAllowedImages } from "./placement/image-access.js";
+import { checkImageReference } from "./placement/image-reference.js";
 import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
 import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
@@ -122,6 +124,13 @@ function warmPoolFromEnv(): WarmPoolConfig {
       throw new Error('ENCLAVE_WARM_POOL_PROFILES must be a JSON array of enclosure option objects, such as [{}, {"workspaceMode":"copy"}]');
     }
     profiles = parsed as EnclosureRequest[];
+    // An operator's image names go through the same grammar as a tenant's, before any engine call.
+    profiles.forEach((p, i) => {
+      const image: unknown = p.image;
+      const what = `ENCLAVE_WARM_POOL_PROFILES[${i}].image`;
+      if (image !== undefined && typeof image !== "string") throw new EnclaveError("invalid_arguments", `${what} must be a string naming an image`);
+      if (image) checkImageReference(image, what);
+    });
   }
   return { size, profiles };
 }

@@ -117,8 +117,9 @@ export class ControlPlane {
   readonly quotas = new TenantQuotas();
   /** Streams open on the API and the console, per tenant and token (bounded, ended with their token); refusals audited at most once per interval per tenant. */
   private readonly streamRefusals = new RefusalAudit((input) => this.recordAudit(input));
-  readonly streams = new OpenStreams((tenant, err) =>
-    this.streamRefusals.refused(`streams ${tenant}`, { kind: "quota_exceeded", tenant, outcome: `refused:${err.code}`, detail: err.message }),
+  readonly streams = new OpenStreams(
+    (tenant, err) => this.streamRefusals.refused(`streams ${tenant}`, { kind: "quota_exceeded", tenant, outcome: `refused:${err.code}`, detail: err.message }),
+    (tenant, kind, err) => this.streamRefusals.refused(`cuts ${tenant}`, { kind: "stream_cut", tenant, tool: kind, outcome: `cut:${err.code}`, detail: err.message }),
   );
   readonly pending = new PendingActionStores();
   /** Harness tool hosts, one per run at most (ConnectToolHost). */
@@ -597,6 +598,16 @@ export class ControlPlane {
   /** The audit log, oldest first: one conversation's, or all of it; only `tenant`'s events when given. */
   auditHistory(conversationId?: string, tenant?: string): AuditEvent[] {
     return this.audit.history({ conversationId, tenant });
+  }
+
+  /** The data folder: the host path a token tenant is never told (see TenantScope.pathless). */
+  get dataDir(): string {
+    return this.config.dataDir;
+  }
+
+  /** Where SubscribeAudit's history starts (see AuditLog.historyStart). */
+  auditHistoryStart(conversationId?: string, tenant?: string): number {
+    return this.audit.historyStart({ conversationId, tenant });
   }
 
   auditPage(q: { conversationId?: string; tenant?: string; afterSeq?: number; beforeSeq?: number; limit: number; newestFirst?: boolean }): AuditEvent[] {

@@ -82,6 +82,8 @@ export const LIMITS = {
   muxErrorMessageChars: 4096,
   /** Most audit events one history request returns (the database keeps what its retention allows). */
   auditHistoryEvents: 10_000,
+  /** SubscribeAudit reads its history this many events at a time, as its reader takes them. */
+  auditReplayPageEvents: 200,
   /** Audit retention by default: events younger than this many days, within this many MiB; pruned at start and then this often. */
   auditRetentionDefaultDays: 90,
   auditMaxDefaultMib: 1024,

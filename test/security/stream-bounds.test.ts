@@ -16,7 +16,12 @@ import { LIMITS } from "../../control-plane/src/limits.js";
 import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
 import { addToken } from "../../control-plane/src/tenants/token-file.js";
 import { type AuditEvent, type CardEvent, ControlPlaneClient as GrpcClient } from "../../proto/gen/enclave/control/v1/control.js";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { outcome } from "../helpers/call-outcome.js";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
 
 /** Cards raised while the slow subscriber does not read: 12 MiB of arguments, three times the per-reader bound. */
 const CARDS = 200;
@@ -25,6 +30,7 @@ let dir: string;
 let cp: ControlPlane;
 let server: ServingControlPlane;
 let token: string;
+let globexToken: string;
 let acme: ControlPlaneClient;
 let raw: GrpcClient;
 
@@ -38,6 +44,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "enclave-stream-bounds-"));
   const tokensFile = join(dir, "tokens.json");
   token = addToken(tokensFile, "acme").token;
+  globexToken = addToken(tokensFile, "globex").token;
   const config = loadConfig({ dataDir: join(dir, "data"), listen: `unix://${join(dir, "cp.sock")}`, api: { tokensFile } });
   cp = await ControlPlane.start(config);
   server = await serveControlPlane(cp, config.listen, config.api);
@@ -104,6 +111,12 @@ describe("API streams", () => {
     // Each card is an opened and a closed event: far fewer reached the reader than were raised.
     expect(received.length).toBeLessThan(CARDS);
     watcher.cancel();
+    // The cut-off is in the tenant's audit trail: which stream, and why.
+    const history: AuditEvent[] = [];
+    await acme.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => history.push(e)).done;
+    expect(history.filter((e) => e.kind === "stream_cut").map((e) => ({ tenant: e.tenant, tool: e.tool, outcome: e.outcome }))).toEqual([
+      { tenant: "acme", tool: "subscribe_cards", outcome: "cut:slow_reader" },
+    ]);
   }, 180_000);
 
   it("a tenant holds at most its bound of card subscriptions; the next is refused quota_exceeded", async () => {
@@ -126,4 +139,48 @@ describe("API streams", () => {
     await acme.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => refusals.push(e)).done;
     expect(refusals.some((e) => e.kind === "quota_exceeded" && e.tenant === "acme" && e.outcome === "refused:quota_exceeded")).toBe(true);
   }, 60_000);
+
+  it("an audit history replay waits for its reader: a reader that stops holds the control plane to its per-reader bound, and gets every event once it reads", async () => {
+    // 40 MiB of the tenant's history (held by a reader that stops, before the bound), ten times the per-reader bound (seeded as the log records it).
+    const EVENTS = LIMITS.auditHistoryEvents;
+    for (let i = 0; i < EVENTS; i++) cp.recordAudit({ kind: "tool_call", tenant: "globex", tool: "read", outcome: "ok", detail: `${i} ${"x".repeat(4096)}` });
+    const md = new Metadata();
+    md.set("authorization", `Bearer ${globexToken}`);
+    const buffers = (): number => {
+      gc();
+      gc();
+      const m = process.memoryUsage();
+      return m.heapUsed + m.arrayBuffers;
+    };
+    const before = buffers();
+    const stream = raw.subscribeAudit({ conversationId: "", includeHistory: true, historyOnly: true }, md);
+    let received = 0;
+    const ended = new Promise<string>((resolve) => {
+      stream.on("error", (err: ServiceError) => resolve(String(err.metadata?.get(ERROR_CODE_TRAILER)[0] ?? "")));
+      stream.on("end", () => resolve("end"));
+    });
+    const first = await Promise.race([
+      new Promise<string>((resolve) => {
+        stream.once("data", () => {
+          received++;
+          stream.pause();
+          resolve("data");
+        });
+      }),
+      ended,
+      new Promise<string>((r) => setTimeout(() => r("nothing"), 30_000).unref()),
+    ]);
+    expect(first).toBe("data");
+    // Give the server every chance to queue more than the bound (it would have queued all at once).
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 500));
+    const held = (buffers() - before) / 1024 ** 2;
+    process.stdout.write(`paused audit history reader: ${held.toFixed(1)} MiB of heap and buffers held for it\n`);
+    expect(held).toBeLessThan((LIMITS.streamBufferedBytes.subscribe_audit * 3) / 1024 ** 2);
+    stream.on("data", () => received++);
+    stream.resume();
+    const how = await Promise.race([ended, new Promise<string>((r) => setTimeout(() => r("still open"), 30_000).unref())]);
+    expect(how).toBe("end");
+    expect(received).toBe(EVENTS);
+  }, 120_000);
 });

@@ -209,6 +209,16 @@ describe("worker hosts per tenant", () => {
       expect(text(aSpawn)).toContain("acme-secret-host");
       const assigns = commands.flatMap((c) => (c.command?.$case === "assign" ? [c.command.value] : []));
       expect(assigns.map((a) => a.conversationId)).toEqual(["vibe-a"]);
+      // A token tenant's worker host is told no host path: nothing it receives names the data folder.
+      expect(assigns.map((a) => a.workspacePath)).toEqual([""]);
+      expect(JSON.stringify(commands)).not.toContain(dir);
+      // Nor does the placement's description, nor its own audit trail.
+      const described = JSON.stringify(await acme.describePlacement("vibe-a"));
+      expect(described).not.toContain(dir);
+      const history: unknown[] = [];
+      await acme.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => history.push(e)).done;
+      expect(history.length).toBeGreaterThan(0);
+      expect(JSON.stringify(history)).not.toContain(dir);
     } finally {
       host.close();
     }
@@ -380,4 +390,25 @@ describe("the runningEnclosures quota across surfaces", () => {
       operators.close();
     }
   }, 180_000);
+});
+
+describe("host paths", () => {
+  it("a token tenant whose workspace folder went missing is told so without the host path, in the answer and in its audit trail", async () => {
+    const acme = client(tokens.acme);
+    await acme.createConversation("folder-gone");
+    const conv = cp.listConversations().find((c) => c.tenant === "acme" && c.id.endsWith("folder-gone"));
+    expect(conv?.workspacePath.startsWith(dir)).toBe(true);
+    rmSync(conv?.workspacePath ?? "", { recursive: true, force: true });
+    const run = await acme.openRun("folder-gone", { approvalPolicy: "never" }).catch((err: unknown) => ({ id: "", err }));
+    const answers: unknown[] = [run];
+    if (run.id) answers.push(await acme.callTool(run.id, "read", { path: "a.txt" }).catch((err: unknown) => err));
+    answers.push(await acme.describePlacement("folder-gone").catch((err: unknown) => err));
+    const history: unknown[] = [];
+    await acme.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => history.push(e)).done;
+    // Each surface answered something (the read failed, not_found); none of it names the folder.
+    expect(answers.length).toBe(3);
+    expect(JSON.stringify(answers)).toContain("not_found");
+    const seen = JSON.stringify([answers.map((a) => (a instanceof Error ? { ...a, message: a.message } : a)), history]);
+    expect(seen).not.toContain(dir);
+  });
 });

@@ -146,6 +146,10 @@ describe("revoking a token", () => {
     await owner.createConversation();
     await until(() => ownerAudit.some((e) => e.kind === "conversation_created"), "the kept token's stream to hear a new event", 5_000);
     expect(audit.length).toBe(seenBefore);
+    // The ends are audited for the tenant (one record, the rest counted into the next: rate-limited like refusals).
+    const history: AuditEvent[] = [];
+    await owner.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => history.push(e)).done;
+    expect(history.some((e) => e.kind === "stream_cut" && e.tenant === "acme" && e.outcome === "cut:unauthenticated")).toBe(true);
     ownerStream.cancel();
     // The revoked token's worker host is no longer on the roster, and its stream slots were given back.
     expect(cp.streams.held("worker_host", "acme")).toBe(0);

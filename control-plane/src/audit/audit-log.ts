@@ -10,6 +10,7 @@ import Database from "better-sqlite3";
 import { AuditEvent } from "../../../proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
 import { AuditJournal } from "./audit-journal.js";
+import type { AuditKind } from "./audit-kinds.js";
 import { LIMITS } from "../limits.js";
 import { type AuditRetention, type PruneResult, pruneAudit } from "./audit-retention.js";
 import { legacyCardNumber, prepareSchema, seedCardNumbers } from "./audit-schema.js";
@@ -17,7 +18,8 @@ import { legacyCardNumber, prepareSchema, seedCardNumbers } from "./audit-schema
 // The audit event is the API message itself: one shape from the database to subscribers.
 export { AuditEvent };
 
-export type AuditInput = Partial<Omit<AuditEvent, "seq" | "timeMs">> & Pick<AuditEvent, "kind">;
+/** What a caller records: an event of one of the kinds in audit-kinds.ts. */
+export type AuditInput = Partial<Omit<AuditEvent, "seq" | "timeMs" | "kind">> & { kind: AuditKind };
 
 /** Canonical JSON (sorted keys), so equal arguments always digest alike. */
 function canonical(value: unknown): string {
@@ -343,6 +345,17 @@ export class AuditLog {
       .prepare(`SELECT event_json, card_number, tenant FROM audit_events WHERE ${where} ORDER BY seq DESC LIMIT ?`)
       .all(...params, limit) as EventRow[];
     return rows.reverse().map(fromRow);
+  }
+
+  /** The seq just before the oldest of what `history` would return (0 when that is everything), to page through it. */
+  historyStart(q: Omit<HistoryQuery, "afterSeq" | "limit">): number {
+    this.flush();
+    const where = [...(q.conversationId ? ["conversation_id = ?"] : []), ...(q.tenant !== undefined ? ["tenant = ?"] : [])];
+    const params: string[] = [...(q.conversationId ? [q.conversationId] : []), ...(q.tenant !== undefined ? [q.tenant] : [])];
+    const row = this.db
+      .prepare(`SELECT seq FROM audit_events ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY seq DESC LIMIT 1 OFFSET ?`)
+      .get(...params, LIMITS.auditHistoryEvents) as { seq: number } | undefined;
+    return row?.seq ?? 0;
   }
 
   /**

@@ -1,27 +1,15 @@
 // Filters of the console's audit view (kind, tool, origin, outcome), parsed from a query string and
 // matched against events. Pure: the page, the live push and the export share this one rule set.
+import { AUDIT_KIND_NAMES } from "../audit/audit-kinds.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 
-/** The kinds the audit log records (AuditEvent.kind in control.proto). */
-export const AUDIT_KINDS = [
-  "tool_call",
-  "card_closed",
-  "enclosure_started",
-  "enclosure_stopped",
-  "enclosure_died",
-  "conversation_created",
-  "conversation_deleted",
-  "agent_restarted",
-  "worker_started",
-  "worker_settled",
-  "audit_pruned",
-  "agent_bundle_refused",
-] as const;
+/** The kinds the audit log records: its one table, so a new kind is offered here too. */
+export const AUDIT_KINDS: readonly string[] = AUDIT_KIND_NAMES;
 
 export const AUDIT_ORIGINS = ["model", "bridge"] as const;
 
 /** Outcome classes offered in the view; an exact outcome ("error:timeout") also works. */
-export const AUDIT_OUTCOMES = ["ok", "error", "refused", "answered", "skipped", "timed_out", "cancelled", "done", "failed", "killed"] as const;
+export const AUDIT_OUTCOMES = ["ok", "error", "refused", "answered", "skipped", "timed_out", "cancelled", "done", "failed", "killed", "cut"] as const;
 
 export interface AuditFilter {
   kind: string;
@@ -41,7 +29,7 @@ const OUTCOME_RE = /^[a-z_]{1,40}(:[a-z_]{1,40})?$/;
 export function parseAuditFilter(params: URLSearchParams): ParsedFilter {
   const get = (name: string): string => (params.get(name) ?? "").trim();
   const filter: AuditFilter = { kind: get("kind"), tool: get("tool"), origin: get("origin"), outcome: get("outcome") };
-  if (filter.kind && !(AUDIT_KINDS as readonly string[]).includes(filter.kind)) {
+  if (filter.kind && !AUDIT_KINDS.includes(filter.kind)) {
     return { ok: false, error: `kind \`${filter.kind}\` is not one of ${AUDIT_KINDS.join(", ")}` };
   }
   if (filter.origin && !(AUDIT_ORIGINS as readonly string[]).includes(filter.origin)) {

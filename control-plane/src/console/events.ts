@@ -28,8 +28,9 @@ function openedCard(card: Card, csrf: string) {
 export function openEventStream(cp: ControlPlaneFacade, res: ServerResponse, session: Session, scope: EventScope): SseStream {
   // Counted against the session's tenant (quota_exceeded past its bound), and ended with its token.
   let stream: SseStream | undefined;
-  const release = cp.streams.open("console_events", { tenant: session.viewer?.name, tokenId: session.tokenId }, (err) => stream?.end(err));
-  stream = new SseStream(res);
+  const owner = { tenant: session.viewer?.name, tokenId: session.tokenId };
+  const release = cp.streams.open("console_events", owner, (err) => stream?.end(err));
+  stream = new SseStream(res, undefined, (err) => cp.streams.cutOff("console_events", owner, err));
   stream.onClose(release);
   const cards = cp.subscribeCards(undefined, (e) => {
     if (e.type === "opened") stream.send("card-opened", openedCard(e.card, session.csrf));

@@ -17,6 +17,8 @@ export class SseStream {
   constructor(
     private readonly res: ServerResponse,
     private readonly maxBufferedBytes: number = LIMITS.streamBufferedBytes.console_events,
+    /** Told when the page is cut off for falling behind (for the audit log). */
+    private readonly onSlowReader: (err: EnclaveError) => void = () => undefined,
   ) {
     res.writeHead(200, {
       "Content-Type": "text/event-stream; charset=utf-8",
@@ -59,7 +61,9 @@ export class SseStream {
     // of any size still goes to a page that took everything before it.
     const behind = this.res.writableLength;
     if (behind > 0 && behind + Buffer.byteLength(text) > this.maxBufferedBytes) {
-      this.end(new EnclaveError("slow_reader", `the page is ${behind} bytes behind and the next event would take it past the ${this.maxBufferedBytes} the console holds for one page; reload it`));
+      const err = new EnclaveError("slow_reader", `the page is ${behind} bytes behind and the next event would take it past the ${this.maxBufferedBytes} the console holds for one page; reload it`);
+      this.end(err);
+      this.onSlowReader(err);
       return;
     }
     this.res.write(text);

@@ -42,7 +42,7 @@ import type { Tenant } from "../tenants/tenant.js";
 import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../audit/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
-import { asEnclaveError, EnclaveError } from "../errors.js";
+import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import { toServiceError } from "./service-error.js";
 import type { Run } from "../runs/run-store.js";
 import type { ContentPart } from "../tools/tool.js";
@@ -65,6 +65,7 @@ export function openAccess(): ApiAccess {
 /** What every server stream of grpc-js is: events to watch and a way to send a status. */
 interface ServerStream {
   once(event: string, listener: () => void): unknown;
+  once(event: "error", listener: (err: ServiceError) => void): unknown;
   emit(event: "error", err: ServiceError): boolean;
 }
 
@@ -204,15 +205,21 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       return undefined;
     }
     for (const event of ["cancelled", "close", "finish", "error"]) call.once(event, release);
+    // A reader cut off for falling behind is audited (a revoked token's streams are, by cp.streams).
+    call.once("error", (err: ServiceError) => {
+      const code = err.metadata?.get(ERROR_CODE_TRAILER)[0];
+      if (code === "slow_reader") cp.streams.cutOff(kind, owner, new EnclaveError("slow_reader", err.details));
+    });
     return release;
   };
   function unary<Req, Res>(fn: (req: Req, s: TenantScope) => Promise<Res> | Res) {
     return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
+      let scope: TenantScope | undefined;
       Promise.resolve()
-        .then(() => fn(call.request, scopeOf(call)))
+        .then(() => fn(call.request, (scope = scopeOf(call))))
         .then(
           (res) => callback(null, res),
-          (err: unknown) => callback(toServiceError(err), null),
+          (err: unknown) => callback(toServiceError(scope ? scope.errorView(err) : err), null),
         );
     };
   }
@@ -298,7 +305,10 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
           signal,
           emit: (e) => emit(e.kind === "progress" ? { $case: "progress", value: e.text } : { $case: "output", value: { stream: e.stream, data: e.data } }),
         });
-        return { isError: r.isError, parts: r.parts.map(partMessage), errorCode: r.errorCode, durationMs: r.durationMs };
+        const parts = r.parts.map(partMessage);
+        // An error's text may quote a host folder (the workspace's); a caller who sees no host paths is not told it.
+        const shown = r.isError ? parts.map((p) => (p.part?.$case === "text" ? { ...p, part: { ...p.part, value: s.pathless(p.part.value) } } : p)) : parts;
+        return { isError: r.isError, parts: shown, errorCode: r.errorCode, durationMs: r.durationMs };
       } finally {
         releaseKernel();
         releaseHostAgent();
@@ -471,23 +481,43 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       // By the event's own tenant, so a tenant reads its history even of conversations deleted since.
       const tenant = s.tenant.operator ? undefined : s.tenant.name;
       const matches = (e: AuditEvent): boolean => (!conversationId || e.conversationId === conversationId) && (tenant === undefined || e.tenant === tenant);
-      if (includeHistory || historyOnly) for (const e of cp.auditHistory(conversationId || undefined, tenant)) call.write(s.auditView(e));
-      if (historyOnly) {
-        call.end();
-        return;
-      }
       let unsubscribe = (): void => undefined;
+      let out: WriteBudget<AuditEvent> | undefined;
       const end = (err: EnclaveError): void => {
         unsubscribe();
+        out?.close();
         call.emit("error", toServiceError(err));
       };
       if (!holdStream("subscribe_audit", call, s, end)) return;
-      const out = new WriteBudget<AuditEvent>(call, (e) => AuditEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.subscribe_audit);
-      unsubscribe = cp.subscribeAudit((e) => {
-        if (matches(e)) out.write(s.auditView(e));
-      });
-      call.on("cancelled", unsubscribe);
-      call.on("close", unsubscribe);
+      const budget = new WriteBudget<AuditEvent>(call, (e) => AuditEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.subscribe_audit);
+      out = budget;
+      for (const event of ["cancelled", "close", "error"]) call.once(event, () => budget.close());
+      const follow = (): void => {
+        if (budget.isOver) return; // the reader went during the replay
+        unsubscribe = cp.subscribeAudit((e) => {
+          if (matches(e)) budget.write(s.auditView(e));
+        });
+        call.on("cancelled", unsubscribe);
+        call.on("close", unsubscribe);
+      };
+      if (!includeHistory && !historyOnly) return follow();
+      // The history (the newest LIMITS.auditHistoryEvents) goes at its reader's pace, a page at a time,
+      // within the same per-reader bound as what follows; history-only ends where the history ended
+      // when asked, else what was recorded meanwhile follows until a page comes back empty and, in the
+      // same turn, the live events follow (none lost or sent twice).
+      const scope = { conversationId: conversationId || undefined, tenant };
+      void (async () => {
+        const stopAt = historyOnly ? cp.auditPage({ ...scope, newestFirst: true, limit: 1 })[0]?.seq ?? 0 : Number.MAX_SAFE_INTEGER;
+        let last = cp.auditHistoryStart(scope.conversationId, tenant);
+        for (;;) {
+          const page = cp.auditPage({ ...scope, afterSeq: last, beforeSeq: stopAt + 1, limit: LIMITS.auditReplayPageEvents });
+          if (page.length === 0) break;
+          for (const e of page) if (!(await budget.writeWhenRoom(s.auditView(e)))) return;
+          last = page[page.length - 1]?.seq ?? last;
+        }
+        if (historyOnly) call.end();
+        else follow();
+      })().catch((err: unknown) => end(asEnclaveError(err)));
     },
     subscribeCards(call: ServerWritableStream<SubscribeCardsRequest, CardEvent>): void {
       let subscription: ReturnType<ControlPlaneFacade["subscribeCards"]>;
@@ -576,7 +606,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
           // a tenant's host its tenant's, an operator's every tenant's (shared, like the built-in host).
           // A name may be of a conversation not made yet (as before tenants); it is in the caller's namespace.
           admit: () => (conversationId) => s.hasConversation(conversationId),
-          ids: { toKey: (id) => s.key(id), toView: (key) => s.view(key) },
+          ids: { toKey: (id) => s.key(id), toView: (key) => s.view(key), seesHostPaths: s.seesHostPaths },
         },
         call,
         toServiceError,

@@ -6,7 +6,8 @@ import type { AuditEvent } from "../audit/audit-log.js";
 import type { ControlPlaneFacade, ConversationView } from "../control-plane.js";
 import { keyFor, viewId } from "../conversations/conversation-keys.js";
 import { noConversation } from "../conversations/conversation-store.js";
-import { EnclaveError } from "../errors.js";
+import { asEnclaveError, EnclaveError } from "../errors.js";
+import { redactHostPaths } from "./host-path-redaction.js";
 import type { EnclosureRequest } from "../placement/enclosure-settings.js";
 import { noRun, type Run } from "../runs/run-store.js";
 import { mayAccess, type Tenant } from "../tenants/tenant.js";
@@ -60,8 +61,21 @@ export class TenantScope {
   /** `view`, bound: for mapping. */
   readonly viewer = (key: string): string => this.view(key);
 
-  /** An audit event as the caller sees it (conversation ids in its own terms). */
-  readonly auditView = (e: AuditEvent): AuditEvent => (e.conversationId ? { ...e, conversationId: this.view(e.conversationId) } : e);
+  /** Text as the caller may see it: the data folder named by its role for one who sees no host paths. */
+  readonly pathless = (text: string): string => (this.seesHostPaths ? text : redactHostPaths(text, this.cp.dataDir));
+
+  /** An error as the caller may see it (see pathless). */
+  errorView(err: unknown): EnclaveError {
+    const e = asEnclaveError(err);
+    const message = this.pathless(e.message);
+    return message === e.message ? e : new EnclaveError(e.code, message);
+  }
+
+  /** An audit event as the caller sees it (conversation ids in its own terms, no host path). */
+  readonly auditView = (e: AuditEvent): AuditEvent => {
+    const seen = e.conversationId ? { ...e, conversationId: this.view(e.conversationId) } : e;
+    return this.seesHostPaths ? seen : { ...seen, detail: this.pathless(seen.detail), placement: this.pathless(seen.placement) };
+  };
 
   /** A card as the caller sees it. */
   cardView(card: Card): Card {

@@ -22,8 +22,19 @@ interface Entry extends StreamOwner {
 export class OpenStreams {
   private readonly entries = new Set<Entry>();
 
-  /** `refused` is told of each stream refused for its tenant's bound (for the audit log). */
-  constructor(private readonly refused: (tenant: string, err: EnclaveError) => void = () => undefined) {}
+  /**
+   * `refused` is told of each stream refused for its tenant's bound, `cut` of each tenant's stream the
+   * control plane ended (a slow reader, a revoked token): both for the audit log.
+   */
+  constructor(
+    private readonly refused: (tenant: string, err: EnclaveError) => void = () => undefined,
+    private readonly cut: (tenant: string, kind: StreamKind, err: EnclaveError) => void = () => undefined,
+  ) {}
+
+  /** Tells of a stream the control plane ended with `err` (its reader too slow); one no tenant owns is not told. */
+  cutOff(kind: StreamKind, owner: StreamOwner, err: EnclaveError): void {
+    if (owner.tenant !== undefined) this.cut(owner.tenant, kind, err);
+  }
 
   /**
    * Counts a new stream against its tenant (quota_exceeded past its kind's bound); `end` is how it is
@@ -52,8 +63,10 @@ export class OpenStreams {
     const gone = [...this.entries].filter((e) => e.tokenId !== undefined && (tokenIds === "all" || tokenIds.has(e.tokenId)));
     for (const e of gone) {
       this.entries.delete(e);
+      const err = new EnclaveError("unauthenticated", "the token that opened this stream was revoked; the stream is ended");
+      this.cutOff(e.kind, e, err);
       try {
-        e.end(new EnclaveError("unauthenticated", "the token that opened this stream was revoked; the stream is ended"));
+        e.end(err);
       } catch {
         // One stream's failure to end must not keep the others open.
       }

@@ -9,6 +9,9 @@ import { EnclaveError } from "../errors.js";
 export class WriteBudget<T> {
   private pending = 0;
   private cutOff = false;
+  private closed = false;
+  /** Wakes a writer waiting for room (writeWhenRoom). */
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly stream: Writable,
@@ -24,6 +27,11 @@ export class WriteBudget<T> {
     return this.cutOff;
   }
 
+  /** Whether the stream was cut or has ended (nothing more goes to it). */
+  get isOver(): boolean {
+    return this.cutOff || this.closed;
+  }
+
   /** Writes the message unless the stream was cut; false when it was (now or before). */
   write(message: T): boolean {
     if (this.cutOff) return false;
@@ -35,10 +43,41 @@ export class WriteBudget<T> {
       );
       return false;
     }
+    this.send(message, n);
+    return true;
+  }
+
+  /**
+   * Writes the message once the reader has taken enough of what came before that it fits the bound
+   * (a replay waits for its reader instead of cutting it off); false when the stream was cut or closed.
+   */
+  async writeWhenRoom(message: T): Promise<boolean> {
+    const n = this.size(message);
+    while (!this.cutOff && !this.closed && this.pending > 0 && this.pending + n > this.maxBytes) {
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+    if (this.cutOff || this.closed) return false;
+    this.send(message, n);
+    return true;
+  }
+
+  /** The stream ended (cancelled, closed): a waiting writer gives up. */
+  close(): void {
+    this.closed = true;
+    this.wakeWriter();
+  }
+
+  private send(message: T, n: number): void {
     this.pending += n;
     this.stream.write(message, () => {
       this.pending -= n;
+      this.wakeWriter();
     });
-    return true;
+  }
+
+  private wakeWriter(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
   }
 }

@@ -8,6 +8,8 @@ export interface HostIds {
   /** The key of an id the host sent; throws for one its caller could not name. */
   toKey(id: string): string;
   toView(key: string): string;
+  /** False when the caller may not learn host paths (a token tenant): its assignments name no workspace folder. */
+  seesHostPaths?: boolean;
 }
 
 const SAME_IDS: HostIds = { toKey: (id) => id, toView: (key) => key };
@@ -41,7 +43,8 @@ export class RemoteWorkerHost implements WorkerHost {
 
   start(a: Assignment, sink: WorkerSink): void {
     this.attempts.set(keyOf(a.conversationId, a.workerId, a.attempt), sink);
-    this.send({ command: { $case: "assign", value: { ...a, conversationId: this.ids.toView(a.conversationId) } } });
+    const workspacePath = this.ids.seesHostPaths === false ? "" : a.workspacePath;
+    this.send({ command: { $case: "assign", value: { ...a, conversationId: this.ids.toView(a.conversationId), workspacePath } } });
   }
 
   async kill(a: Assignment): Promise<void> {

@@ -500,7 +500,9 @@ export interface AuditEvent {
    * "worker_started", "worker_settled" (outcome: the worker's state), "audit_pruned" (the retention
    * deleted old events; detail says how many and why), "api_started" (how the API listens: TLS,
    * tokens, any weakening), "call_refused" (outcome "refused:unauthenticated"), "quota_exceeded",
-   * "agent_bundle_refused" (an enclosure start refused: the shared agent volume is not the bundle).
+   * "agent_bundle_refused" (an enclosure start refused: the shared agent volume is not the bundle),
+   * "image_refused", "stream_cut" (a stream the control plane ended: tool is the stream's kind,
+   * outcome "cut:slow_reader" or "cut:unauthenticated"). The console's filter offers every kind.
    */
   kind: string;
   tool: string;
@@ -732,6 +734,7 @@ export interface WorkerAssignment {
   brief: string;
   /** Messages appended by vibe_send, oldest first. */
   messages: string[];
+  /** The conversation's host folder; empty for a token tenant's host, which is told no host path. */
   workspacePath: string;
 }
 

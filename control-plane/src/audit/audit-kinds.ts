@@ -1,0 +1,27 @@
+// Every kind of event the audit log records, in one table: the log's input type takes only these, so
+// a kind recorded anywhere is one the console's filter (and its unit test) already offers.
+
+/** Kind → what it records (AuditEvent.kind in control.proto). */
+export const AUDIT_KIND_TABLE = {
+  tool_call: "a tool call, by the model or a cell's bridge",
+  card_closed: "a permission card or question closed (outcome: its state)",
+  enclosure_started: "an enclosure started",
+  enclosure_stopped: "an enclosure stopped",
+  enclosure_died: "an enclosure died",
+  conversation_created: "a conversation created",
+  conversation_deleted: "a conversation deleted",
+  agent_restarted: "a host agent restarted after it was lost",
+  worker_started: "a vibe worker started",
+  worker_settled: "a vibe worker settled (outcome: its state)",
+  audit_pruned: "the retention deleted events (detail: how many and why)",
+  agent_bundle_refused: "an enclosure start refused: the shared agent volume is not the bundle",
+  api_started: "the API listens (TLS, tokens, any weakening)",
+  call_refused: "a call refused (a bad token, an argument past a bound)",
+  image_refused: "an enclosure start refused for its image",
+  quota_exceeded: "a call refused at one of its tenant's quotas",
+  stream_cut: "a stream ended by the control plane (tool: the stream's kind; outcome cut:slow_reader or cut:unauthenticated, a revoked token)",
+} as const;
+
+export type AuditKind = keyof typeof AUDIT_KIND_TABLE;
+
+export const AUDIT_KIND_NAMES = Object.keys(AUDIT_KIND_TABLE) as AuditKind[];
