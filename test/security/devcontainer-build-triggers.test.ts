@@ -4,7 +4,8 @@
 // inside one would reach the engine unchecked: such a Dockerfile is refused (devcontainer_invalid),
 // and a base carrying triggers too. A FROM names a stage only by its name (the builder reads `FROM 0`
 // as the image `0`, which it would pull), so a stage index in FROM is checked as an image. A canary
-// listener on loopback sees no connection.
+// listener on loopback sees no connection. An ADD source the builder would expand ($VAR from a stage's
+// ARG or ENV) or unescape is refused: it could become a URL the check never saw.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -72,6 +73,23 @@ describe("dev container build triggers and stage indexes", () => {
     await devcontainer("triggered-base", `FROM ${TRIGGERED}\n`);
     const o = await outcome(fx.client.startEnclosure("triggered-base", { devcontainer: true }));
     expect(o.code).toBe("devcontainer_invalid");
+    expect(connections).toBe(0);
+  }, 300_000);
+
+  it("refuses an ADD source that the builder would expand or unescape into a URL", async () => {
+    const url = `http://127.0.0.1:${port}/payload`;
+    const cases: Array<[string, string]> = [
+      ["add-stage-arg", `FROM ${BASE}\nARG U=${url}\nADD $U /payload\n`],
+      ["add-env", `FROM ${BASE}\nENV U=${url}\nADD \${U} /payload\n`],
+      ["add-escaped", `FROM ${BASE}\nADD h\\ttp://127.0.0.1:${port}/payload /payload\n`],
+      ["add-json-env", `FROM ${BASE}\nENV U=${url}\nADD ["$U", "/payload"]\n`],
+    ];
+    for (const [name, dockerfile] of cases) {
+      await devcontainer(name, dockerfile);
+      const o = await outcome(fx.client.startEnclosure(name, { devcontainer: true }));
+      expect(o.code, name).toBe("devcontainer_invalid");
+      expect((await fx.client.getConversation(name)).placement).toBe("host");
+    }
     expect(connections).toBe(0);
   }, 300_000);
 

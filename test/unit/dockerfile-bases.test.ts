@@ -30,7 +30,7 @@ it("names ADD sources that are URLs", () => {
 });
 
 it("refuses an escape directive and a variable it cannot read", () => {
-  for (const text of ["# escape=`\nFROM a\n", "FROM ${\n", "FROM a AS s\nONBUILD ADD http://h/x /x\nFROM s\n", "FROM a\n onbuild RUN true\n"]) {
+  for (const text of ["# escape=`\nFROM a\n", "FROM ${\n", "FROM a AS s\nONBUILD ADD http://h/x /x\nFROM s\n", "FROM a\n onbuild RUN true\n", "FROM a\nARG U=http://h/x\nADD $U /x\n", "FROM a\nADD h\\ttp://h/x /x\n", "FROM a\nADD [\"${U}\", \"/x\"]\n"]) {
     let code = "none";
     try {
       dockerfileFetches(F, text, {});

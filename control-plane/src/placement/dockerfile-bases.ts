@@ -111,7 +111,14 @@ export function dockerfileFetches(file: string, text: string, buildArgs: Readonl
     } else if (instruction === "COPY" || instruction === "ADD") {
       const from = fromFlag(rest);
       if (from !== undefined && !stages.has(from.toLowerCase()) && !stageIndexes.has(from)) images.push(from);
-      if (instruction === "ADD") for (const src of addSources(rest)) if (/^[a-z][a-z0-9+.-]*:\/\//i.test(src) || /^git@/i.test(src)) urls.push(src);
+      if (instruction === "ADD") {
+        for (const src of addSources(rest)) {
+          // The builder expands a stage's ARG and ENV and undoes quotes and escapes in ADD sources: such a
+          // source could become a URL that is never read here.
+          if (/[$\\'"]/.test(src)) invalid(file, `\`ADD ${src.slice(0, 80)}\`: an ADD source is written literally (no variable, quote or escape)`);
+          if (/^[a-z][a-z0-9+.-]*:\/\//i.test(src) || /^git@/i.test(src)) urls.push(src);
+        }
+      }
     }
   }
   return { images, urls };
