@@ -24,7 +24,7 @@ async function entries(stream: Readable, onHeader: (name: string) => void): Prom
     ex.on("entry", (header, body, next) => {
       onHeader(header.name);
       const chunks: Buffer[] = [];
-      body.on("data", (c: Buffer) => chunks.push(c));
+      body.on("data", (c: unknown) => chunks.push(c as Buffer));
       body.on("end", () => {
         out.set(header.name, Buffer.concat(chunks).toString("latin1").slice(0, 64));
         next();
