@@ -12,6 +12,8 @@ it("names every image a build would use as a base or copy from, and stages not",
     ["ARG B=one\nFROM ${B}\n", { B: "given" }, ["given"]],
     ["FROM a AS Build\nFROM build\nCOPY --from=build /x /x\nCOPY --from=0 /x /x\nCOPY --chown=1 --from=other:1 /y /y\n", {}, ["a", "other:1"]],
     ["FROM scratch\n", {}, []],
+    // FROM finds a stage by name only: `FROM 0` is the image `0`; COPY --from=0 is the first stage.
+    ["FROM a\nFROM 0\nCOPY --from=0 /x /x\nCOPY --from=1 /x /x\n", {}, ["a", "0"]],
     ["FROM \\\n  split:1\n", {}, ["split:1"]],
     // An ARG after the first FROM does not reach a later FROM (the builder scopes it to the stage).
     ["FROM a\nARG LATE=evil\nFROM ${LATE}b\n", {}, ["a", "b"]],
@@ -28,7 +30,7 @@ it("names ADD sources that are URLs", () => {
 });
 
 it("refuses an escape directive and a variable it cannot read", () => {
-  for (const text of ["# escape=`\nFROM a\n", "FROM ${\n"]) {
+  for (const text of ["# escape=`\nFROM a\n", "FROM ${\n", "FROM a AS s\nONBUILD ADD http://h/x /x\nFROM s\n", "FROM a\n onbuild RUN true\n", "FROM a\nARG U=http://h/x\nADD $U /x\n", "FROM a\nADD h\\ttp://h/x /x\n", "FROM a\nADD [\"${U}\", \"/x\"]\n"]) {
     let code = "none";
     try {
       dockerfileFetches(F, text, {});

@@ -25,16 +25,18 @@ export async function checkBuildFetches(
     const parsed = parseImageReference(ref);
     if ("invalid" in parsed) refused(file, `base image ${JSON.stringify(ref.slice(0, 80))} is not an image reference: ${parsed.invalid}`);
     checkImage(ref, "workspace");
-    const present = await docker
+    const triggers = await docker
       .getImage(ref)
       .inspect()
       .then(
-        () => true,
+        (info: { Config?: { OnBuild?: string[] | null } }) => info.Config?.OnBuild ?? [],
         (err: { statusCode?: number }) => {
-          if (err.statusCode === 404) return false;
+          if (err.statusCode === 404) return undefined;
           throw err;
         },
       );
-    if (!present) throw noSuchImage(ref);
+    if (triggers === undefined) throw noSuchImage(ref);
+    // A base's ONBUILD triggers would run in this build unread (an ADD of a URL, a COPY --from).
+    if (triggers.length > 0) refused(file, `base image ${JSON.stringify(ref.slice(0, 80))} carries ONBUILD triggers; a dev container build runs none`);
   }
 }

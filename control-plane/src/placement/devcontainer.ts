@@ -350,7 +350,10 @@ export async function buildDevcontainer(
     const dockerfile = await readDockerfile(ctx.fd, cfg);
     await checkBuildFetches(docker, cfg.file, dockerfileFetches(cfg.file, dockerfile, cfg.build.args), opts.checkImage);
     cgroup = await makeBuildCgroup(opts.memoryBytes);
-    await engineBuild(docker, bounded(packFolder(atFd(ctx.fd), 0, 0), LIMITS.devcontainerContextBytes, over), {
+    // The engine is sent the Dockerfile just checked, not whatever the workspace holds by the time the
+    // context is packed (a tenant's agent may rewrite it meanwhile).
+    const checked = new Map([[cfg.build.dockerfile, Buffer.from(dockerfile, "utf8")]]);
+    await engineBuild(docker, bounded(packFolder(atFd(ctx.fd), 0, 0, checked), LIMITS.devcontainerContextBytes, over), {
       tag: opts.tag,
       dockerfile: cfg.build.dockerfile,
       buildArgs: cfg.build.args,

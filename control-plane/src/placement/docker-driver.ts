@@ -413,7 +413,8 @@ export class DockerDriver {
     try {
       return await copyBackFromContainer(reader, conv.workspacePath, limits);
     } finally {
-      await reader.remove({ force: true }).catch(() => undefined);
+      // With its anonymous volumes (one per VOLUME of the image); the named workspace volume stays.
+      await reader.remove({ force: true, v: true }).catch(() => undefined);
     }
   }
 

@@ -75,7 +75,9 @@ export function dockerfileFetches(file: string, text: string, buildArgs: Readonl
     invalid(file, "sets an `escape` parser directive; dev container Dockerfiles use the default `\\`");
   }
   const globalArgs = new Map<string, string>();
+  // FROM finds a stage by name only (`FROM 0` is the image `0`); COPY --from by name or index.
   const stages = new Set<string>();
+  const stageIndexes = new Set<string>();
   let stageCount = 0;
   let seenFrom = false;
   const images: string[] = [];
@@ -101,11 +103,22 @@ export function dockerfileFetches(file: string, text: string, buildArgs: Readonl
       if (!ref) invalid(file, `\`FROM ${rest}\` names no image`);
       if (ref.toLowerCase() !== "scratch" && !stages.has(ref.toLowerCase())) images.push(ref);
       if ((words[1] ?? "").toUpperCase() === "AS" && words[2]) stages.add(words[2].toLowerCase());
-      stages.add(String(stageCount++));
+      stageIndexes.add(String(stageCount++));
+    } else if (instruction === "ONBUILD") {
+      // A trigger runs in a later stage FROM this one (or a later build FROM this image), where its
+      // ADD or COPY --from would reach the engine unread.
+      invalid(file, "uses ONBUILD; a dev container Dockerfile sets no build triggers");
     } else if (instruction === "COPY" || instruction === "ADD") {
       const from = fromFlag(rest);
-      if (from !== undefined && !stages.has(from.toLowerCase())) images.push(from);
-      if (instruction === "ADD") for (const src of addSources(rest)) if (/^[a-z][a-z0-9+.-]*:\/\//i.test(src) || /^git@/i.test(src)) urls.push(src);
+      if (from !== undefined && !stages.has(from.toLowerCase()) && !stageIndexes.has(from)) images.push(from);
+      if (instruction === "ADD") {
+        for (const src of addSources(rest)) {
+          // The builder expands a stage's ARG and ENV and undoes quotes and escapes in ADD sources: such a
+          // source could become a URL that is never read here.
+          if (/[$\\'"]/.test(src)) invalid(file, `\`ADD ${src.slice(0, 80)}\`: an ADD source is written literally (no variable, quote or escape)`);
+          if (/^[a-z][a-z0-9+.-]*:\/\//i.test(src) || /^git@/i.test(src)) urls.push(src);
+        }
+      }
     }
   }
   return { images, urls };

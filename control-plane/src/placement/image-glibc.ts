@@ -119,7 +119,8 @@ export async function readImageGlibc(docker: Docker, image: string): Promise<Gli
     }
     return undefined;
   } finally {
-    await vessel.remove({ force: true }).catch(() => undefined);
+    // With its anonymous volumes: the engine made (and filled) one for each VOLUME of the image.
+    await vessel.remove({ force: true, v: true }).catch(() => undefined);
   }
 }
 

@@ -78,7 +78,8 @@ export async function readIdFiles(docker: Docker, image: string): Promise<{ pass
     };
     return { passwd: await read("/etc/passwd"), group: await read("/etc/group") };
   } finally {
-    await vessel.remove({ force: true }).catch(() => undefined);
+    // With its anonymous volumes: the engine made (and filled) one for each VOLUME of the image.
+    await vessel.remove({ force: true, v: true }).catch(() => undefined);
   }
 }
 

@@ -8,6 +8,7 @@ import type { Readable } from "node:stream";
 import type Docker from "dockerode";
 import { type Header, pack as tarPack } from "tar-stream";
 import { ArchiveLimitError, type SkippedEntry, unpackTar } from "../../../enclave-agent/src/fs/archive-unpack.js";
+import { atFd, openDirNoFollow } from "../../../enclave-agent/src/fs/fd-path.js";
 import { moveTreeInto } from "../../../enclave-agent/src/fs/tree-move.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
@@ -17,10 +18,13 @@ import { IN_ENCLOSURE } from "./enclosure-settings.js";
 type Headers = Partial<Header> & { name: string };
 
 /**
- * The folder's contents as a tar stream, every entry owned by uid:gid. File contents stream from a
- * descriptor opened without following links, so a file swapped for a link meanwhile is not read.
+ * The folder's contents as a tar stream, every entry owned by uid:gid. Each folder is walked through
+ * a descriptor opened without following links, and each entry is looked up in the folder held open
+ * (fd-path.ts), so a folder swapped for a link meanwhile is neither listed nor read through; file
+ * contents stream from a descriptor opened without following links. An entry named in `replace`
+ * (a path relative to the folder) is packed as the given bytes instead, whatever is on disk by then.
  */
-export function packFolder(dir: string, uid: number, gid: number): Readable {
+export function packFolder(dir: string, uid: number, gid: number, replace: ReadonlyMap<string, Buffer> = new Map()): Readable {
   const pack = tarPack();
   const add = (header: Headers, body?: Buffer): Promise<void> =>
     new Promise((ok, fail) => {
@@ -28,8 +32,8 @@ export function packFolder(dir: string, uid: number, gid: number): Readable {
       if (body) pack.entry(header, body, done);
       else pack.entry(header, done);
     });
-  const addFile = async (abs: string, header: Headers): Promise<void> => {
-    const fh = await fsp.open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const addFile = async (at: string, header: Headers): Promise<void> => {
+    const fh = await fsp.open(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       const st = await fh.stat();
       if (!st.isFile()) return;
@@ -43,23 +47,42 @@ export function packFolder(dir: string, uid: number, gid: number): Readable {
       await fh.close();
     }
   };
-  const walk = async (abs: string, rel: string): Promise<void> => {
-    for (const name of (await fsp.readdir(abs)).sort()) {
-      const childAbs = join(abs, name);
+  const walk = async (dirFd: number, rel: string): Promise<void> => {
+    for (const name of (await fsp.readdir(atFd(dirFd))).sort()) {
+      const at = atFd(dirFd, name);
       const childRel = rel ? `${rel}/${name}` : name;
-      const st = await fsp.lstat(childAbs);
+      const st = await fsp.lstat(at);
       const common = { name: childRel, mode: st.mode & 0o777, mtime: st.mtime, uid, gid };
-      if (st.isSymbolicLink()) await add({ ...common, type: "symlink", linkname: await fsp.readlink(childAbs) });
+      const replaced = replace.get(childRel);
+      if (replaced) await add({ ...common, type: "file", size: replaced.length }, replaced);
+      else if (st.isSymbolicLink()) await add({ ...common, type: "symlink", linkname: await fsp.readlink(at) });
       else if (st.isDirectory()) {
-        await add({ ...common, name: `${childRel}/`, type: "directory" });
-        await walk(childAbs, childRel);
-      } else if (st.isFile()) await addFile(childAbs, { ...common, type: "file" });
+        // Swapped for a link (or gone) since it was listed: left out, never followed.
+        const sub = await openDirNoFollow(at).catch(() => undefined);
+        if (!sub) continue;
+        try {
+          await add({ ...common, name: `${childRel}/`, type: "directory" });
+          await walk(sub.fd, childRel);
+        } finally {
+          await sub.close();
+        }
+      } else if (st.isFile()) await addFile(at, { ...common, type: "file" });
     }
   };
-  walk(dir, "").then(
-    () => pack.finalize(),
-    (err: unknown) => pack.destroy(err as Error),
-  );
+  // The top folder as the caller names it (it may itself be a /proc/self/fd link).
+  fsp
+    .open(dir, constants.O_RDONLY | constants.O_DIRECTORY)
+    .then(async (top) => {
+      try {
+        await walk(top.fd, "");
+      } finally {
+        await top.close();
+      }
+    })
+    .then(
+      () => pack.finalize(),
+      (err: unknown) => pack.destroy(err as Error),
+    );
   return pack as unknown as Readable;
 }
 

@@ -10,6 +10,7 @@ import {
 import {
   AuditEvent as AuditEventMessage,
   CardEvent as CardEventMessage,
+  ToolEvent as ToolEventMessage,
   type CallToolRequest,
   type CardEvent,
   type ContentPart as ContentPartMsg,
@@ -424,20 +425,32 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       };
     }),
     callTool(call: ServerWritableStream<CallToolRequest, ToolEvent>): void {
+      const s = streamScope(call);
+      if (!s) return;
       const abort = new AbortController();
       let ended = false;
+      const end = (err: EnclaveError): void => {
+        ended = true;
+        abort.abort();
+        call.emit("error", toServiceError(err));
+      };
+      // A one-call tool session: its output waits for the reader after the call ends (and its quota
+      // slot is given back), so it is counted and bounded in bytes like CallTools, and ends with its token.
+      if (!holdStream("tool_session", call, s, end)) return;
+      const out = new WriteBudget<ToolEvent>(call, (e) => ToolEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.tool_session);
       onCallerGone(call, () => ended, () => abort.abort());
       // Through a promise, so an unknown run id becomes a status instead of a thrown handler.
       Promise.resolve()
-        .then(() => runToolCall(call, call.request, abort.signal, (event) => call.write({ event })))
+        .then(() => runToolCall(call, call.request, abort.signal, (event) => out.write({ event })))
         .then(
           (result) => {
+            if (out.isCut) return;
             ended = true;
-            call.write({ event: { $case: "result", value: result } });
-            call.end();
+            if (out.write({ event: { $case: "result", value: result } })) call.end();
           },
           // emit, not destroy: grpc-js sends the status only for a stream that ends after "error".
           (err: unknown) => {
+            if (out.isCut) return;
             ended = true;
             call.emit("error", toServiceError(err));
           },

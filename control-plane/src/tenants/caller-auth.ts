@@ -99,7 +99,10 @@ export class TokenFileAuth implements CallerAuth {
         tokens.set(t.id, t);
         if (!tenants.has(t.tenant)) tenants.set(t.tenant, { name: t.tenant, operator: false, quotas: defaultQuotas(false) });
       }
-      const revoked = new Set([...this.tokens.values()].filter((t) => tokens.get(t.id)?.sha256 !== t.sha256 || tokens.get(t.id)?.tenant !== t.tenant).map((t) => t.id));
+      // A token gone, replaced or moved, or one whose tenant is no longer an operator: what it opened
+      // (with an operator's view of every tenant) ends; opened again, it has its tenant's view.
+      const demoted = (t: TokenEntry): boolean => (this.tenants.get(t.tenant)?.operator ?? false) && !(tenants.get(t.tenant)?.operator ?? false);
+      const revoked = new Set([...this.tokens.values()].filter((t) => tokens.get(t.id)?.sha256 !== t.sha256 || tokens.get(t.id)?.tenant !== t.tenant || demoted(t)).map((t) => t.id));
       this.tokens = tokens;
       this.tenants = tenants;
       if (revoked.size > 0) this.tellRevoked(revoked);
