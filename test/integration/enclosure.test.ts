@@ -6,6 +6,7 @@ import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { loadConfig } from "../../control-plane/src/config.js";
 import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
@@ -47,7 +48,12 @@ describe.each(TEST_RUNTIMES)("enclosure under %s", (runtime) => {
     expect(info.HostConfig.SecurityOpt).toContain("no-new-privileges:true");
     expect(info.HostConfig.PidsLimit).toBeGreaterThan(0);
     expect(info.HostConfig.Memory).toBeGreaterThan(0);
-    expect(info.Config.User).toBe("1000:1000");
+    // Its own uid from the reserved range, uid and gid the same number, as recorded.
+    const { base, count } = loadConfig().enclosure.uids;
+    const uid = Number(info.Config.User?.split(":")[0]);
+    expect(info.Config.User).toBe(`${uid}:${uid}`);
+    expect(uid).toBeGreaterThanOrEqual(base);
+    expect(uid).toBeLessThan(base + count);
     expect(conv.enclosure?.relaxations).toEqual([]);
   });
 
