@@ -76,10 +76,14 @@ describe("a dev container as an enclosure", () => {
     expect(notes).toMatch(/runArgs is not honoured/);
     expect(notes).toMatch(/mounts is not honoured/);
     expect(notes).toContain(`Node ${NODE_RUNTIME.version} injected read-only`);
-    // postCreateCommand ran inside, as the container user, with remoteEnv in its environment.
-    expect(readFileSync(join(ws, "post-create.txt"), "utf8")).toBe("2345\nhello from /workspace\n");
-    expect(await exec(id, 'echo "$GREETING|$PATH"; id -u')).toMatch(/^hello from \/workspace\|\/opt\/tools\/bin:\/usr\/bin:\/workspace\/bin\n2345$/m);
+    // The enclosure runs as its own uid; the container user's group (dev, 2345) is kept as a supplementary one.
     const info = await docker.getContainer(conv.enclosure?.containerId ?? "").inspect();
+    const own = info.Config.User?.split(":")[0] ?? "";
+    expect(own).not.toBe("2345");
+    expect(info.HostConfig.GroupAdd).toEqual(["2345"]);
+    // postCreateCommand ran inside, as the enclosure's user, with remoteEnv in its environment.
+    expect(readFileSync(join(ws, "post-create.txt"), "utf8")).toBe(`${own}\nhello from /workspace\n`);
+    expect(await exec(id, 'echo "$GREETING|$PATH"; id -u; id -G')).toMatch(new RegExp(`^hello from /workspace\\|/opt/tools/bin:/usr/bin:/workspace/bin\n${own}\n${own} 2345$`, "m"));
     expect(info.HostConfig.Privileged).toBe(false);
     expect(info.HostConfig.NetworkMode).toBe("none");
     expect(info.HostConfig.CapDrop).toEqual(["ALL"]);

@@ -210,9 +210,7 @@ export class DockerDriver {
     const plan = await planEnclosureImage(this.docker, conv, req, (r) => resolveSettings(r, this.defaults, defaultImage), this.log, (image, namedBy) =>
       rule.check(image, namedBy, access),
     );
-    // A user named by the request, the image or a dev container keeps its group; Enclave's own image's needs none.
-    const named = Boolean(req.user || req.image || req.devcontainer || this.defaults.image);
-    const settings = withOwnUid(plan.settings, uid, named);
+    const settings = withOwnUid(plan.settings, uid, plan.userNamed);
     if (settings.runtime === "runsc") await runscRegistration(this.docker);
     let container: Docker.Container | undefined;
     let client: AgentClient | undefined;
@@ -236,7 +234,7 @@ export class DockerDriver {
           labels,
         });
       }
-      let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume, imageVolumes: plan.imageVolumes }, labels), plan.injection);
+      let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume, workspaceVolumeOwned: !!disk?.loopDevice, imageVolumes: plan.imageVolumes }, labels), plan.injection);
       if (settings.agentDelivery === "mount") spec = withAgentVolume(spec, await this.agentVolume());
       container = await this.docker.createContainer({ name, ...spec });
       if (settings.workspaceMode === "copy") {
