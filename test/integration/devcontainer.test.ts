@@ -111,7 +111,10 @@ describe("a dev container as an enclosure", () => {
     const conv = await fx.client.startEnclosure(id, { devcontainer: true });
     expect(conv.placement).toBe("enclosure");
     expect(conv.enclosure?.image).toMatch(/^enclave-devcontainer:/);
-    expect(readFileSync(join(ws, "built.txt"), "utf8")).toBe("tool 42\n1000\n");
+    // postCreateCommand ran as the enclosure's own uid (the image's user is root: the default, no group kept).
+    const own = (await docker.getContainer(conv.enclosure?.containerId ?? "").inspect()).Config.User?.split(":")[0];
+    expect(own).not.toBe("1000");
+    expect(readFileSync(join(ws, "built.txt"), "utf8")).toBe(`tool 42\n${own}\n`);
     expect(await exec(id, 'echo "$FLAVOUR_SEEN"')).toMatch(/^plain$/m);
     await fx.client.stopEnclosure(id);
     // The image built for it goes with the conversation.
