@@ -54,12 +54,13 @@ describe("packFolder", () => {
     const owners: Array<[number, number]> = [];
     const ex = extract();
     ex.on("entry", (h, stream, next) => {
-      owners.push([h.uid ?? -1, h.gid ?? -1].map((v, i) => Number(h.pax?.[i === 0 ? "uid" : "gid"] ?? v)) as [number, number]);
+      const pax = (h.pax ?? {}) as Record<string, string | undefined>;
+      owners.push([Number(pax.uid ?? h.uid), Number(pax.gid ?? h.gid)]);
       stream.resume();
       stream.on("end", next);
     });
-    const done = new Promise((ok, fail) => {
-      ex.on("finish", ok);
+    const done = new Promise<void>((ok, fail) => {
+      ex.on("finish", () => ok());
       ex.on("error", fail);
     });
     packFolder(dir, 1_900_070_000, 1_900_070_001).pipe(ex as unknown as NodeJS.WritableStream);
