@@ -223,7 +223,7 @@ export class DockerDriver {
     owned.catch(() => undefined);
     try {
       if (settings.workspaceMode === "copy" && this.engine.remote) {
-        disk = await createPlainWorkspaceVolume(this.docker, { name: `${name}-workspace`, labels });
+        disk = await createPlainWorkspaceVolume(this.docker, { name: `${name}-workspace`, labels, image: settings.image, uid: settings.uid, gid: settings.gid });
       } else if (settings.workspaceMode === "copy") {
         disk = await createWorkspaceDisk(this.docker, {
           dir: this.defaults.diskImageDir,
@@ -234,7 +234,7 @@ export class DockerDriver {
           labels,
         });
       }
-      let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume, workspaceVolumeOwned: !!disk?.loopDevice, imageVolumes: plan.imageVolumes }, labels), plan.injection);
+      let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume, imageVolumes: plan.imageVolumes }, labels), plan.injection);
       if (settings.agentDelivery === "mount") spec = withAgentVolume(spec, await this.agentVolume());
       container = await this.docker.createContainer({ name, ...spec });
       if (settings.workspaceMode === "copy") {

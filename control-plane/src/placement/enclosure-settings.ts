@@ -176,8 +176,6 @@ export interface EnclosureMounts {
   workspace: string;
   /** Copy mode: the size-limited volume mounted at /workspace. */
   workspaceVolume?: string;
-  /** The volume's root already belongs to the enclosure's user (an ext4 disk made for it): the engine must not copy the image's /workspace owner onto it. */
-  workspaceVolumeOwned?: boolean;
   /** The image's VOLUME paths: each gets a tmpfs of the /tmp size, so the engine makes no unbounded anonymous volume. */
   imageVolumes?: readonly string[];
 }
@@ -189,15 +187,15 @@ function volumeTarget(path: string): string {
 
 type VolumeOptions = NonNullable<NonNullable<NonNullable<ContainerCreateOptions["HostConfig"]>["Mounts"]>[number]["VolumeOptions"]>;
 /** The engine's API takes NoCopy alone; its typings ask for every field. */
-const NO_COPY = { NoCopy: true } as VolumeOptions;
+export const NO_COPY = { NoCopy: true } as VolumeOptions;
 
 export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, labels: Record<string, string>): ContainerCreateOptions {
   const binds: string[] = [];
   if (s.workspaceMode === "bind") binds.push(`${mounts.workspace}:${IN_ENCLOSURE.workspace}`);
   const volumes: NonNullable<NonNullable<ContainerCreateOptions["HostConfig"]>["Mounts"]> = [];
-  if (s.workspaceMode === "copy") {
-    volumes.push({ Type: "volume", Source: mounts.workspaceVolume ?? "", Target: IN_ENCLOSURE.workspace, ...(mounts.workspaceVolumeOwned ? { VolumeOptions: NO_COPY } : {}) });
-  }
+  // The volume's root was given to the enclosure's user when it was made (workspace-disk.ts,
+  // remote-workspace.ts): the engine must not copy the owner of the image's /workspace onto it.
+  if (s.workspaceMode === "copy") volumes.push({ Type: "volume", Source: mounts.workspaceVolume ?? "", Target: IN_ENCLOSURE.workspace, VolumeOptions: NO_COPY });
   // The agent bundle is copied into a volume of the container's own before it starts, rather than
   // bind-mounted from the host: a bind mount shows its host path in /proc/self/mountinfo inside. Its
   // files are root's, so the enclosure's user cannot change them.

@@ -201,7 +201,7 @@ export class WarmPool {
       }
       // The pool holds Enclave's own image only: its agent runs on the pinned Node like a cold start's.
       const node = await ownImageAgentNode(this.docker, this.opts.log);
-      const spec = withInjection(containerSpec(settings, { workspace: slot ?? "", workspaceVolume: disk?.volume, workspaceVolumeOwned: true }, labels), node ?? { env: [], mounts: [] });
+      const spec = withInjection(containerSpec(settings, { workspace: slot ?? "", workspaceVolume: disk?.volume }, labels), node ?? { env: [], mounts: [] });
       // Slave propagation: the workspace mounted onto the slot later shows inside; nothing inside propagates out.
       if (slot && spec.HostConfig?.Binds) spec.HostConfig.Binds = spec.HostConfig.Binds.map((b) => (b === `${slot}:${IN_ENCLOSURE.workspace}` ? `${b}:rslave` : b));
       container = await this.docker.createContainer({ name, ...(settings.agentDelivery === "mount" ? withAgentVolume(spec, await this.driver.agentVolume()) : spec) });
