@@ -47,6 +47,8 @@ export interface EnclosureDefaults {
   diskImageDir: string;
   /** What a copy-mode stop brings back at most (ENCLAVE_COPY_BACK_MAX_BYTES; see LIMITS). */
   copyBackMaxBytes: number;
+  /** The host uids reserved for enclosures, one per conversation's enclosure (ENCLAVE_ENCLOSURE_UID_BASE/COUNT). */
+  uids: { base: number; count: number };
 }
 
 export interface ControlPlaneConfig {
@@ -98,12 +100,26 @@ function hostUidsFromEnv(): { base: number; count: number } {
   if (process.env.ENCLAVE_HOST_USER) {
     throw new Error("ENCLAVE_HOST_USER is no longer read: each conversation's host sandbox runs as a uid of its own from ENCLAVE_HOST_UID_BASE (count ENCLAVE_HOST_UID_COUNT); unset it");
   }
-  const base = numberFromEnv("ENCLAVE_HOST_UID_BASE", LIMITS.hostUidBaseDefault);
-  const count = numberFromEnv("ENCLAVE_HOST_UID_COUNT", LIMITS.hostUidCountDefault);
-  if (!Number.isInteger(base) || !Number.isInteger(count) || base < 1000 || base + count > 2 ** 31 - 1) {
-    throw new Error(`ENCLAVE_HOST_UID_BASE=${base} and ENCLAVE_HOST_UID_COUNT=${count} must be whole numbers naming uids from 1000 to ${2 ** 31 - 2}, reserved for Enclave`);
+  return uidRangeFromEnv("ENCLAVE_HOST", LIMITS.hostUidBaseDefault, LIMITS.hostUidCountDefault);
+}
+
+/** A range of host uids reserved for Enclave (PREFIX_UID_BASE, PREFIX_UID_COUNT). */
+function uidRangeFromEnv(prefix: string, baseDefault: number, countDefault: number): { base: number; count: number } {
+  const base = numberFromEnv(`${prefix}_UID_BASE`, baseDefault);
+  const count = numberFromEnv(`${prefix}_UID_COUNT`, countDefault);
+  if (!Number.isInteger(base) || !Number.isInteger(count) || count < 1 || base < 1000 || base + count > 2 ** 31 - 1) {
+    throw new Error(`${prefix}_UID_BASE=${base} and ${prefix}_UID_COUNT=${count} must be whole numbers naming uids from 1000 to ${2 ** 31 - 2}, reserved for Enclave`);
   }
   return { base, count };
+}
+
+/** Enclosures' uids: a range of their own, apart from host sandboxes' (one uid is never two tenants'). */
+function enclosureUidsFromEnv(host: { base: number; count: number }): { base: number; count: number } {
+  const r = uidRangeFromEnv("ENCLAVE_ENCLOSURE", LIMITS.enclosureUidBaseDefault, LIMITS.enclosureUidCountDefault);
+  if (r.base < host.base + host.count && host.base < r.base + r.count) {
+    throw new Error(`ENCLAVE_ENCLOSURE_UID_BASE/COUNT (${r.base}+${r.count}) overlap ENCLAVE_HOST_UID_BASE/COUNT (${host.base}+${host.count}): give enclosures a range of their own`);
+  }
+  return r;
 }
 
 function warmPoolFromEnv(): WarmPoolConfig {
@@ -186,6 +202,7 @@ export function loadConfig(
   overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> & { api?: Partial<ApiSecurityConfig> } = {},
 ): ControlPlaneConfig {
   const dataDir = resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data"));
+  const hostUids = hostUidsFromEnv();
   const api = overrides.api ?? {};
   return {
     api: {
@@ -212,6 +229,7 @@ export function loadConfig(
       diskBytes: numberFromEnv("ENCLAVE_ENCLOSURE_DISK_BYTES", 10 * 1024 ** 3),
       diskImageDir: join(dataDir, "enclosure-disks"),
       copyBackMaxBytes: numberFromEnv("ENCLAVE_COPY_BACK_MAX_BYTES", LIMITS.copyBackMaxBytes),
+      uids: enclosureUidsFromEnv(hostUids),
     },
     questionTimeoutMs: numberFromEnv("ENCLAVE_QUESTION_TIMEOUT_SECONDS", LIMITS.questionDefaultTimeoutSeconds) * 1000,
     vibe: {
@@ -225,7 +243,7 @@ export function loadConfig(
     hostSandbox: {
       network: onOffFromEnv("ENCLAVE_HOST_NETWORK", false),
       spares: hostSparesFromEnv(),
-      uids: hostUidsFromEnv(),
+      uids: hostUids,
       cgroups: onOffFromEnv("ENCLAVE_HOST_CGROUPS", true),
       limits: {
         pidsMax: numberFromEnv("ENCLAVE_HOST_PIDS", LIMITS.hostSandboxPidsDefault),

@@ -1,5 +1,6 @@
 // The control plane's core: conversations, enclosures, runs, tools and the audit log, with no
 // transport. The gRPC service and the tests drive this class.
+import { SandboxUids } from "./placement/sandbox-uids.js";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -180,6 +181,7 @@ export class ControlPlane {
       join(config.dataDir, "host-spares"),
     );
     const images = new SaveLoadSupply(() => connectDocker());
+    const enclosureUids = new SandboxUids(join(config.dataDir, "enclosure-uids"), config.enclosure.uids, { holders: "enclosure", countSetting: "ENCLAVE_ENCLOSURE_UID_COUNT" });
     this.engines = new Engines(
       config.engines,
       (docker, engine) => {
@@ -192,6 +194,7 @@ export class ControlPlane {
             agentBundleDir: config.agentBundleDir,
             diskImageDir: config.enclosure.diskImageDir,
             slotRoot: warmPoolSlotRoot(config.dataDir),
+            uids: enclosureUids,
             log: (line) => log().warn(line),
           });
           this.placements.usePool(this.warmPool);
@@ -199,7 +202,7 @@ export class ControlPlane {
         return driver;
       },
     );
-    this.placements = new Placements(this.conversations, this.hostAgents, this.engines, this.audit);
+    this.placements = new Placements(this.conversations, this.hostAgents, this.engines, this.audit, enclosureUids);
     this.questions = new QuestionPort(
       (card) => this.audit.record(cardAuditEvent(card)),
       (space) => this.audit.nextCardNumber(space),

@@ -33,6 +33,9 @@ export const LIMITS = {
    * the ranges systemd, Docker and subuid files hand out, below 2^31. */
   hostUidBaseDefault: 1_900_000_000,
   hostUidCountDefault: 65_536,
+  /** The host uids reserved for enclosures (ENCLAVE_ENCLOSURE_UID_BASE/COUNT): right after the host sandboxes' range. */
+  enclosureUidBaseDefault: 1_900_065_536,
+  enclosureUidCountDefault: 65_536,
   /** Each host sandbox's cgroup by default (ENCLAVE_HOST_PIDS, ENCLAVE_HOST_MEMORY_BYTES, ENCLAVE_HOST_CPU_SHARES): as an enclosure's. */
   hostSandboxPidsDefault: 512,
   hostSandboxMemoryBytesDefault: 2 * 1024 ** 3,

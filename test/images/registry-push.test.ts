@@ -102,7 +102,7 @@ describe("images push to a real registry", () => {
     const config = loadConfig();
     const driver = new DockerDriver(docker, config.agentBundleDir, { ...config.enclosure, imageRegistry: "127.0.0.1:1" }, root, "imgpipe-test");
     const conv = { id: "imgpipe-registry", workspacePath: root } as ConversationRecord;
-    const refused = await driver.start(conv, {}, ANY_IMAGE).then(
+    const refused = await driver.start(conv, {}, ANY_IMAGE, config.enclosure.uids.base).then(
       () => undefined,
       (err: unknown) => err,
     );

@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../control-plane/src/config.js";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { INJECTED_NODE, nodeVolumeName } from "../../control-plane/src/placement/agent-injection.js";
 import { NODE_RUNTIME } from "../../control-plane/src/placement/node-runtime.js";
@@ -15,12 +16,13 @@ import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 
 const docker = new Docker();
 
-const CASES: Array<{ image: ByoImage; user: string; python: boolean }> = [
-  { image: "python-debian", user: "1000:1000", python: true },
-  { image: "scratch-glibc", user: "2345:2345", python: false },
+/** `groups`: the supplementary groups kept, the image USER's gid (the Debian image's user is root: none). */
+const CASES: Array<{ image: ByoImage; groups: string[]; python: boolean }> = [
+  { image: "python-debian", groups: [], python: true },
+  { image: "scratch-glibc", groups: ["2345"], python: false },
 ];
 
-describe.each(CASES)("an enclosure from $image", ({ image, user, python }) => {
+describe.each(CASES)("an enclosure from $image", ({ image, groups, python }) => {
   let fx: Fixture;
   let runId: string;
   let workspace: string;
@@ -58,7 +60,11 @@ describe.each(CASES)("an enclosure from $image", ({ image, user, python }) => {
     expect(info.HostConfig.SecurityOpt).toContain("no-new-privileges:true");
     expect(info.HostConfig.PidsLimit).toBeGreaterThan(0);
     expect(info.HostConfig.Memory).toBeGreaterThan(0);
-    expect(info.Config.User).toBe(user);
+    // Its own uid from the reserved range; the image user's group kept as a supplementary one.
+    const own = Number(info.Config.User?.split(":")[0]);
+    expect(info.Config.User).toBe(`${own}:${own}`);
+    expect(own).toBeGreaterThanOrEqual(loadConfig().enclosure.uids.base);
+    expect(info.HostConfig.GroupAdd ?? []).toEqual(groups);
     expect(info.Config.Healthcheck?.Test).toEqual(["NONE"]);
     const node = (info.Mounts ?? []).find((m) => m.Destination === INJECTED_NODE.dir);
     expect(node?.Type).toBe("volume");
@@ -73,8 +79,9 @@ describe.each(CASES)("an enclosure from $image", ({ image, user, python }) => {
   });
 
   it("runs exec inside as the enclosure's user, with the image's own PATH first and the injected Node unwritable", async () => {
-    const out = await ok("exec", { command: `id -u; echo "PATH=$PATH"; "$ENCLAVE_NODE" --version; touch ${INJECTED_NODE.node} 2>&1 || echo cannot-touch` });
-    expect(out).toMatch(new RegExp(`^${user.split(":")[0]}$`, "m"));
+    const out = await ok("exec", { command: `id -u; id -G; echo "PATH=$PATH"; "$ENCLAVE_NODE" --version; touch ${INJECTED_NODE.node} 2>&1 || echo cannot-touch` });
+    const own = (await docker.getContainer((await fx.client.getConversation(id)).enclosure?.containerId ?? "").inspect()).Config.User?.split(":")[0] ?? "";
+    expect(out).toMatch(new RegExp(`^${own}\n${[own, ...groups].join(" ")}$`, "m"));
     expect(out).toMatch(new RegExp(`PATH=.*:${INJECTED_NODE.bin}$`, "m"));
     expect(out).toContain(`v${NODE_RUNTIME.version}`);
     expect(out).toMatch(/cannot-touch/);

@@ -76,10 +76,14 @@ describe("a dev container as an enclosure", () => {
     expect(notes).toMatch(/runArgs is not honoured/);
     expect(notes).toMatch(/mounts is not honoured/);
     expect(notes).toContain(`Node ${NODE_RUNTIME.version} injected read-only`);
-    // postCreateCommand ran inside, as the container user, with remoteEnv in its environment.
-    expect(readFileSync(join(ws, "post-create.txt"), "utf8")).toBe("2345\nhello from /workspace\n");
-    expect(await exec(id, 'echo "$GREETING|$PATH"; id -u')).toMatch(/^hello from \/workspace\|\/opt\/tools\/bin:\/usr\/bin:\/workspace\/bin\n2345$/m);
+    // The enclosure runs as its own uid; the container user's group (dev, 2345) is kept as a supplementary one.
     const info = await docker.getContainer(conv.enclosure?.containerId ?? "").inspect();
+    const own = info.Config.User?.split(":")[0] ?? "";
+    expect(own).not.toBe("2345");
+    expect(info.HostConfig.GroupAdd).toEqual(["2345"]);
+    // postCreateCommand ran inside, as the enclosure's user, with remoteEnv in its environment.
+    expect(readFileSync(join(ws, "post-create.txt"), "utf8")).toBe(`${own}\nhello from /workspace\n`);
+    expect(await exec(id, 'echo "$GREETING|$PATH"; id -u; id -G')).toMatch(new RegExp(`^hello from /workspace\\|/opt/tools/bin:/usr/bin:/workspace/bin\n${own}\n${own} 2345$`, "m"));
     expect(info.HostConfig.Privileged).toBe(false);
     expect(info.HostConfig.NetworkMode).toBe("none");
     expect(info.HostConfig.CapDrop).toEqual(["ALL"]);
@@ -107,7 +111,10 @@ describe("a dev container as an enclosure", () => {
     const conv = await fx.client.startEnclosure(id, { devcontainer: true });
     expect(conv.placement).toBe("enclosure");
     expect(conv.enclosure?.image).toMatch(/^enclave-devcontainer:/);
-    expect(readFileSync(join(ws, "built.txt"), "utf8")).toBe("tool 42\n1000\n");
+    // postCreateCommand ran as the enclosure's own uid (the image's user is root: the default, no group kept).
+    const own = (await docker.getContainer(conv.enclosure?.containerId ?? "").inspect()).Config.User?.split(":")[0];
+    expect(own).not.toBe("1000");
+    expect(readFileSync(join(ws, "built.txt"), "utf8")).toBe(`tool 42\n${own}\n`);
     expect(await exec(id, 'echo "$FLAVOUR_SEEN"')).toMatch(/^plain$/m);
     await fx.client.stopEnclosure(id);
     // The image built for it goes with the conversation.

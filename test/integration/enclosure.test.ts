@@ -6,6 +6,7 @@ import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { loadConfig } from "../../control-plane/src/config.js";
 import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
@@ -47,7 +48,12 @@ describe.each(TEST_RUNTIMES)("enclosure under %s", (runtime) => {
     expect(info.HostConfig.SecurityOpt).toContain("no-new-privileges:true");
     expect(info.HostConfig.PidsLimit).toBeGreaterThan(0);
     expect(info.HostConfig.Memory).toBeGreaterThan(0);
-    expect(info.Config.User).toBe("1000:1000");
+    // Its own uid from the reserved range, uid and gid the same number, as recorded.
+    const { base, count } = loadConfig().enclosure.uids;
+    const uid = Number(info.Config.User?.split(":")[0]);
+    expect(info.Config.User).toBe(`${uid}:${uid}`);
+    expect(uid).toBeGreaterThanOrEqual(base);
+    expect(uid).toBeLessThan(base + count);
     expect(conv.enclosure?.relaxations).toEqual([]);
   });
 
@@ -60,7 +66,8 @@ describe.each(TEST_RUNTIMES)("enclosure under %s", (runtime) => {
 
   it("runs Exec inside the container", async () => {
     const out = await sh("id -u; cat /proc/1/cgroup | head -1; node --version; test -f /.dockerenv && echo in-docker");
-    expect(out).toMatch(/^1000$/m);
+    const info = await docker.getContainer((await fx.client.getConversation(enc1)).enclosure?.containerId ?? "").inspect();
+    expect(out).toMatch(new RegExp(`^${info.Config.User?.split(":")[0]}$`, "m"));
     expect(out).toMatch(/v18\./);
     expect(out).toMatch(/in-docker/);
   });
@@ -90,7 +97,8 @@ describe.each(TEST_RUNTIMES)("enclosure under %s", (runtime) => {
     await fx.client.startEnclosure(enc3, { runtime, workspaceMode: "copy" });
     const run3 = (await fx.client.openRun(enc3, { approvalPolicy: "never" })).id;
     expect(resultText(await fx.client.callTool(run3, "read", { path: "seed.txt" }))).toBe("seed\n");
-    await fx.client.callTool(run3, "write", { path: "made-inside.txt", content: "copied out\n" });
+    const wrote = await fx.client.callTool(run3, "write", { path: "made-inside.txt", content: "copied out\n" });
+    expect(wrote.isError, resultText(wrote)).toBe(false);
     expect(() => readFileSync(join(ws, "made-inside.txt"))).toThrow();
     await fx.client.stopEnclosure(enc3);
     expect(readFileSync(join(ws, "made-inside.txt"), "utf8")).toBe("copied out\n");

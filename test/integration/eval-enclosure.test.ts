@@ -5,6 +5,7 @@
 // in ENCLAVE_TEST_RUNTIMES.
 import { NODE_RUNTIME } from "../../control-plane/src/placement/node-runtime.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../control-plane/src/config.js";
 import { type EvalPlace, evalCases, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
@@ -27,7 +28,12 @@ describe.each(TEST_RUNTIMES)("eval in an enclosure under %s", (runtime) => {
   evalCases(() => place);
 
   it("runs its kernels inside the enclosure, on the image's Python and the agent's pinned Node", async () => {
-    expect(await evalOk(place, { code: "import os, sys\n(os.getuid(), os.path.exists('/.dockerenv'), sys.prefix.startswith('/tmp/enclave-agent-'))" })).toBe("(1000, True, True)");
+    // The enclosure's own uid from the reserved range, not the image's 1000.
+    const { base, count } = loadConfig().enclosure.uids;
+    const seen = await evalOk(place, { code: "import os, sys\n(os.getuid() - " + base + ", os.path.exists('/.dockerenv'), sys.prefix.startswith('/tmp/enclave-agent-'))" });
+    const offset = Number(/^\((\d+), True, True\)$/.exec(seen)?.[1] ?? -1);
+    expect(offset, seen).toBeGreaterThanOrEqual(0);
+    expect(offset).toBeLessThan(count);
     expect(await evalOk(place, { language: "javascript", code: "process.version.split('.')[0]" })).toBe(`'v${NODE_RUNTIME.version.split(".")[0]}'`);
   });
 

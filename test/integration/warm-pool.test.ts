@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../control-plane/src/config.js";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { LABELS, ownerId } from "../../control-plane/src/placement/docker-driver.js";
 import { POOL_LABEL, warmPoolSlotRoot } from "../../control-plane/src/placement/warm-pool.js";
@@ -59,6 +60,13 @@ describe("warm pool", () => {
     const w = await fx.client.callTool(run, "write", { path: "inside.txt", content: "written inside\n" });
     expect(w.isError, resultText(w)).toBe(false);
     expect(readFileSync(join(ws, "inside.txt"), "utf8")).toBe("written inside\n");
+    // Its own uid, held from its start as a spare's and now the conversation's (recorded in the data folder);
+    // the pool's next enclosure holds another.
+    const uid = Number((await docker.getContainer(id).inspect()).Config.User?.split(":")[0]);
+    expect(uid).toBeGreaterThanOrEqual(loadConfig().enclosure.uids.base);
+    expect(readFileSync(join(fx.dataDir, "enclosure-uids", String(uid)), "utf8")).toMatch(/(^|\.)pool-a$/);
+    const next = (await poolContainers(owner)).filter((c) => c.Id !== id);
+    for (const c of next) expect((await docker.getContainer(c.Id).inspect()).Config.User).not.toBe(`${uid}:${uid}`);
     // The agent bundle is shared by every enclosure, read-only: none can change what another runs.
     const touch = await fx.client.callTool(run, "exec", { command: "touch /opt/enclave/agent/planted 2>&1; grep ' /opt/enclave/agent ' /proc/self/mountinfo" });
     expect(resultText(touch)).toMatch(/Read-only file system/);

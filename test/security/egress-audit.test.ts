@@ -8,6 +8,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../control-plane/src/config.js";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import type { AuditCheck, EnclosureAudit } from "../../proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
@@ -123,9 +124,14 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
     expect(check(report, "read-only root").outside).toMatch(new RegExp(`^ReadonlyRootfs true; ${kernel}: / mounted ro`));
     expect(check(report, "read-only root").inside).toMatch(/^\/ mounted ro,/);
     expect(check(report, "mounts").outside).toContain(`${kernel}: /tmp tmpfs, /home/enclave tmpfs; engine sockets none`);
-    expect(check(report, "user").outside).toMatch(new RegExp(`^user 1000:1000; ${kernel}: all \\d+ processes as uid 1000 gid 1000$`));
-    expect(check(report, "user").inside).toBe("uid 1000 gid 1000");
-    expect(check(report, "agent socket").inside).toBe("/run/enclave/agent.sock mode 600 owner uid 1000");
+    // The enclosure's own uid from the reserved range (uid and gid the same number), never the image's 1000.
+    const { base, count } = loadConfig().enclosure.uids;
+    const uid = Number(/^user (\d+):\1; /.exec(check(report, "user").outside)?.[1]);
+    expect(uid).toBeGreaterThanOrEqual(base);
+    expect(uid).toBeLessThan(base + count);
+    expect(check(report, "user").outside).toMatch(new RegExp(`^user ${uid}:${uid}; ${kernel}: all \\d+ processes as uid ${uid} gid ${uid}$`));
+    expect(check(report, "user").inside).toBe(`uid ${uid} gid ${uid}`);
+    expect(check(report, "agent socket").inside).toBe(`/run/enclave/agent.sock mode 600 owner uid ${uid}`);
     expect(check(report, "pids limit").outside).toBe(
       runtime === "runsc"
         ? // gVisor enforces the limit inside; the cgroup bounds its own host tasks (8 per process + 256).

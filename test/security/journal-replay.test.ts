@@ -216,7 +216,8 @@ describe("an enclosure", () => {
     const stateDirs = (await sh("ls -d /tmp/enclave-agent-*")).trim().split("\n");
     expect(stateDirs).toHaveLength(1);
     const state = stateDirs[0] as string;
-    expect(await sh(`stat -c '%a %u' ${state} ${state}/journal`)).toBe("700 1000\n700 1000\n");
+    const uid = (await sh("id -u")).trim();
+    expect(await sh(`stat -c '%a %u' ${state} ${state}/journal`)).toBe(`700 ${uid}\n700 ${uid}\n`);
     await sh("echo must survive > /tmp/victim && echo pwned > /tmp/payload");
     const journals = {
       "apply-1-00000001.json": { state: "prepare", entries: [{ temp: "/tmp/victim", target: "/x" }] },

@@ -121,6 +121,7 @@ describe("an enclosure", () => {
     expect(existsSync(join(place.workspace, "planted-ran")), "a planted environment ran").toBe(false);
     for (const p of planted) expect(prefix === p || prefix.startsWith(`${p}/`)).toBe(false);
     expect(prefix).toMatch(/^\/tmp\/enclave-agent-[A-Za-z0-9]{10}\/kernels\/python-[0-9a-f]{8}$/);
-    expect(await evalOk(place, { code: "import os, stat; d = sys.prefix + '/../..'; s = os.stat(d); (oct(stat.S_IMODE(s.st_mode)), s.st_uid)" })).toBe("('0o700', 1000)");
+    // Owned by the agent's own user (the enclosure's uid), readable by no other.
+    expect(await evalOk(place, { code: "import os, stat; d = sys.prefix + '/../..'; s = os.stat(d); (oct(stat.S_IMODE(s.st_mode)), s.st_uid == os.getuid())" })).toBe("('0o700', True)");
   });
 });

@@ -27,7 +27,9 @@ describe.each(TEST_RUNTIMES)("placement faults under %s", (runtime) => {
 
   /** Runs a command inside the enclosure through the engine's exec, as its user; its output. */
   async function inside(containerId: string, cmd: string[]): Promise<string> {
-    const exec = await docker.getContainer(containerId).exec({ Cmd: cmd, User: "1000:1000", AttachStdout: true, AttachStderr: true });
+    const container = docker.getContainer(containerId);
+    const user = (await container.inspect()).Config.User;
+    const exec = await container.exec({ Cmd: cmd, User: user, AttachStdout: true, AttachStderr: true });
     const stream = await exec.start({ hijack: true, stdin: false });
     const out: Buffer[] = [];
     const sink = new PassThrough().on("data", (b: Buffer) => out.push(b));

@@ -148,14 +148,15 @@ describe("built-in vibe workers across a placement change", () => {
     const child = Number(readFileSync(join(ws, "vibe-child.txt"), "utf8"));
     const alive = inSandbox(fx, "vibe-switch");
     expect(alive(me.pid) && alive(child)).toBe(true);
-    await fx.client.startEnclosure("vibe-switch");
+    const switched = await fx.client.startEnclosure("vibe-switch");
+    const uid = (await docker.getContainer(switched.enclosure?.containerId ?? "").inspect()).Config.User?.split(":")[0] ?? "";
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
     expect(waited).toMatch(/"whoami" \(fast, attempt 1\) failed after/);
     expect(waited).toMatch(/the worker's placement \(host placement, pid \d+.*\) lost it/);
     await until(() => !alive(me.pid) && !alive(child), "the host worker and its child to be gone");
     // The next worker runs inside.
     const next = await spawn(runId, "finish");
-    expect(await call(runId, "vibe_wait", { worker_id: next, timeout_seconds: 60 })).toContain("done by 1000");
+    expect(await call(runId, "vibe_wait", { worker_id: next, timeout_seconds: 60 })).toContain(`done by ${uid} `);
   });
 });
 
@@ -163,15 +164,18 @@ describe("built-in vibe workers in an enclosure", () => {
   it("run inside the container as the enclosure's user, in its /workspace", async () => {
     const ws = (await fx.client.createConversation("vibe-enc")).workspacePath;
     const conv = await fx.client.startEnclosure("vibe-enc");
-    const hostname = (await docker.getContainer(conv.enclosure?.containerId ?? "").inspect()).Config.Hostname;
+    const info = await docker.getContainer(conv.enclosure?.containerId ?? "").inspect();
+    const hostname = info.Config.Hostname;
+    // The enclosure's own uid (uid:gid the same number).
+    const uid = info.Config.User?.split(":")[0] ?? "";
     const runId = await vibeRun("vibe-enc");
     const id = await spawn(runId, `finish\n${HOSTILE}`);
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
     expect(waited).toMatch(/is done after/);
-    expect(waited).toContain(`done by 1000 on ${hostname}`);
+    expect(waited).toContain(`done by ${uid} on ${hostname}`);
     // Bind mode: what it wrote in /workspace is the host folder.
     const me = who(readFileSync(join(ws, "vibe-who.txt"), "utf8"));
-    expect(me).toMatchObject({ uid: "1000", host: hostname, env: "/workspace", cwd: "/workspace" });
+    expect(me).toMatchObject({ uid, host: hostname, env: "/workspace", cwd: "/workspace" });
     expect(readFileSync(join(ws, "vibe-brief.txt"), "utf8")).toBe(`finish\n${HOSTILE}`);
     for (const f of ["pwned-subst", "pwned-tick", "pwned-semi", "pwned-and", "pwned-pipe"]) expect(existsSync(join(ws, f))).toBe(false);
     expect(await settledPlacement("vibe-enc", id)).toMatch(/^enclosure /);
@@ -195,14 +199,15 @@ describe("built-in vibe workers in an enclosure", () => {
 
   it("in copy mode write inside the enclosure, and that comes back to the host when it stops", async () => {
     const ws = (await fx.client.createConversation("vibe-copy")).workspacePath;
-    await fx.client.startEnclosure("vibe-copy", { workspaceMode: "copy" });
+    const started = await fx.client.startEnclosure("vibe-copy", { workspaceMode: "copy" });
+    const uid = (await docker.getContainer(started.enclosure?.containerId ?? "").inspect()).Config.User?.split(":")[0] ?? "";
     const runId = await vibeRun("vibe-copy");
     const id = await spawn(runId, "finish");
     expect(await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 })).toMatch(/is done after/);
     // Nothing was written to the host folder while the enclosure owns the workspace.
     expect(existsSync(join(ws, "vibe-who.txt"))).toBe(false);
-    expect(who(await call(runId, "read", { path: "vibe-who.txt" }))).toMatchObject({ uid: "1000", cwd: "/workspace" });
+    expect(who(await call(runId, "read", { path: "vibe-who.txt" }))).toMatchObject({ uid, cwd: "/workspace" });
     await fx.client.stopEnclosure("vibe-copy");
-    expect(who(readFileSync(join(ws, "vibe-who.txt"), "utf8")).uid).toBe("1000");
+    expect(who(readFileSync(join(ws, "vibe-who.txt"), "utf8")).uid).toBe(uid);
   });
 });

@@ -333,10 +333,10 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
         : { ok: false, text: bad(hostError) };
     add({
       item: "user",
-      expected: "a non-root user",
-      outside: `user ${info.Config.User || "(image default)"}; ${kernelName}: ${kernel.text}`,
+      expected: "a non-root user, the enclosure's own (the uid recorded for its conversation)",
+      outside: `user ${info.Config.User || "(image default)"}${info.Config.User === record.user ? "" : ` (recorded: ${record.user})`}; ${kernelName}: ${kernel.text}`,
       inside: insideText((i) => `uid ${i.uid} gid ${i.gid}`),
-      ok: uid > 0 && gid > 0 && kernel.ok && !!ins && ins.uid === uid && ins.gid === gid,
+      ok: uid > 0 && gid > 0 && info.Config.User === record.user && kernel.ok && !!ins && ins.uid === uid && ins.gid === gid,
     });
   }
 

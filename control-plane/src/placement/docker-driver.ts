@@ -14,7 +14,7 @@ import type { EnclosureDefaults } from "../config.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { sleep } from "../../../enclave-agent/src/time/wait.js";
-import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings } from "./enclosure-settings.js";
+import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings, withOwnUid } from "./enclosure-settings.js";
 import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
 import { createWorkspaceDisk, diskOfVolume, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
@@ -189,7 +189,8 @@ export class DockerDriver {
     return new ImageRule(this.defaults.allowedImages, () => this.ownImages());
   }
 
-  async start(conv: ConversationRecord, req: EnclosureRequest, access: ImageAccess): Promise<StartedEnclosure> {
+  /** Starts the conversation's enclosure running as `uid` (its own, see withOwnUid). */
+  async start(conv: ConversationRecord, req: EnclosureRequest, access: ImageAccess, uid: number): Promise<StartedEnclosure> {
     if (req.image) checkImageReference(req.image, "image");
     if (this.engine.remote) req = remoteRequest(req, this.engine.name);
     const defaultImage = this.defaultImage(req.agentDelivery || "mount");
@@ -209,7 +210,7 @@ export class DockerDriver {
     const plan = await planEnclosureImage(this.docker, conv, req, (r) => resolveSettings(r, this.defaults, defaultImage), this.log, (image, namedBy) =>
       rule.check(image, namedBy, access),
     );
-    const settings = plan.settings;
+    const settings = withOwnUid(plan.settings, uid, plan.userNamed);
     if (settings.runtime === "runsc") await runscRegistration(this.docker);
     let container: Docker.Container | undefined;
     let client: AgentClient | undefined;
@@ -222,7 +223,7 @@ export class DockerDriver {
     owned.catch(() => undefined);
     try {
       if (settings.workspaceMode === "copy" && this.engine.remote) {
-        disk = await createPlainWorkspaceVolume(this.docker, { name: `${name}-workspace`, labels });
+        disk = await createPlainWorkspaceVolume(this.docker, { name: `${name}-workspace`, labels, image: settings.image, uid: settings.uid, gid: settings.gid });
       } else if (settings.workspaceMode === "copy") {
         disk = await createWorkspaceDisk(this.docker, {
           dir: this.defaults.diskImageDir,

@@ -22,6 +22,8 @@ export interface EnclosureImagePlan {
   notes: string[];
   /** The image's VOLUME paths, each given a bounded tmpfs instead of an anonymous volume (containerSpec). */
   imageVolumes: string[];
+  /** The user came from the request, the dev container or the image's USER (not the default): its group is kept. */
+  userNamed: boolean;
 }
 
 export const DEVCONTAINER_IMAGE_LABEL = "org.enclave.devcontainer";
@@ -78,6 +80,7 @@ export async function planEnclosureImage(
     throw new EnclaveError("invalid_arguments", `agent_delivery baked needs Enclave's own agent image; image ${settings.image} gets the agent injected (agent_delivery mount)`);
   }
   // The user: the caller's when given; else the dev container's, or a non-root USER of the image.
+  let userNamed = Boolean(req.user);
   if (!req.user) {
     const spec = wantedUser?.spec ?? (own ? "" : facts.user);
     if (spec && !/^(0|root)(:.*)?$/.test(spec)) {
@@ -90,6 +93,7 @@ export async function planEnclosureImage(
         notes.push(`the image's USER ${spec} is uid or gid 0; enclosures never run as root, so it runs as ${DEFAULT_USER.uid}:${DEFAULT_USER.gid}`);
       } else {
         settings = resolve({ ...request, user: `${answer.uid}:${answer.gid}` });
+        userNamed = true;
       }
     } else if (spec && wantedUser) {
       throw new EnclaveError("devcontainer_invalid", `${wantedUser.from} \`${spec}\` is root: an enclosure never runs as root; name a non-root user`);
@@ -110,5 +114,5 @@ export async function planEnclosureImage(
     injection.mounts.push(...(node?.mounts ?? []));
   }
   if (devEnv) injection.env.push(...devEnv(facts.env));
-  return { settings, injection, postCreate, notes, imageVolumes: facts.volumes };
+  return { settings, injection, postCreate, notes, imageVolumes: facts.volumes, userNamed };
 }

@@ -36,6 +36,8 @@ export interface EnclosureSettings {
   pidsLimit: number;
   uid: number;
   gid: number;
+  /** Supplementary groups: a user the image or request named keeps its group (see withOwnUid). */
+  groups: number[];
   networkMode: string;
   keepCapabilities: string[];
   writableRoot: boolean;
@@ -142,6 +144,7 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
     pidsLimit,
     uid,
     gid,
+    groups: [],
     networkMode,
     keepCapabilities,
     writableRoot,
@@ -153,6 +156,19 @@ export function resolveSettings(req: EnclosureRequest, defaults: EnclosureDefaul
     diskLimitBytes,
     relaxations,
   };
+}
+
+/**
+ * The settings run as the enclosure's own host uid (its gid the same number), so that no two
+ * conversations' enclosures share the kernel's per-uid state (inotify instances, RLIMIT_NPROC,
+ * message-queue bytes, signals), whatever user the image names. Under runsc too: gVisor has a
+ * kernel of its own, so it is harmless there, and one rule keeps the audit and records alike.
+ * `keepNamedGroup`: a user named by the request, the image or a dev container keeps its gid as a
+ * supplementary group, so the image's group-owned files stay usable; its uid is not taken (it would
+ * be the same uid for every tenant starting that image).
+ */
+export function withOwnUid(s: EnclosureSettings, uid: number, keepNamedGroup: boolean): EnclosureSettings {
+  return { ...s, uid, gid: uid, groups: keepNamedGroup && s.gid !== uid ? [s.gid] : [] };
 }
 
 export interface EnclosureMounts {
@@ -169,11 +185,17 @@ function volumeTarget(path: string): string {
   return posix.normalize(`/${path}`).replace(/\/+$/, "") || "/";
 }
 
+type VolumeOptions = NonNullable<NonNullable<NonNullable<ContainerCreateOptions["HostConfig"]>["Mounts"]>[number]["VolumeOptions"]>;
+/** The engine's API takes NoCopy alone; its typings ask for every field. */
+export const NO_COPY = { NoCopy: true } as VolumeOptions;
+
 export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, labels: Record<string, string>): ContainerCreateOptions {
   const binds: string[] = [];
   if (s.workspaceMode === "bind") binds.push(`${mounts.workspace}:${IN_ENCLOSURE.workspace}`);
   const volumes: NonNullable<NonNullable<ContainerCreateOptions["HostConfig"]>["Mounts"]> = [];
-  if (s.workspaceMode === "copy") volumes.push({ Type: "volume", Source: mounts.workspaceVolume ?? "", Target: IN_ENCLOSURE.workspace });
+  // The volume's root was given to the enclosure's user when it was made (workspace-disk.ts,
+  // remote-workspace.ts): the engine must not copy the owner of the image's /workspace onto it.
+  if (s.workspaceMode === "copy") volumes.push({ Type: "volume", Source: mounts.workspaceVolume ?? "", Target: IN_ENCLOSURE.workspace, VolumeOptions: NO_COPY });
   // The agent bundle is copied into a volume of the container's own before it starts, rather than
   // bind-mounted from the host: a bind mount shows its host path in /proc/self/mountinfo inside. Its
   // files are root's, so the enclosure's user cannot change them.
@@ -204,6 +226,7 @@ export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, lab
     HostConfig: {
       Runtime: s.runtime,
       NetworkMode: s.networkMode,
+      ...(s.groups.length ? { GroupAdd: s.groups.map(String) } : {}),
       CapDrop: ["ALL"],
       CapAdd: s.keepCapabilities,
       SecurityOpt: s.allowNewPrivileges ? [] : ["no-new-privileges:true"],

@@ -22,6 +22,7 @@ import { devcontainerTag } from "./enclosure-image.js";
 import { type EnclosureCaller, type ImageAccess, imageAccessFor } from "./image-access.js";
 import { checkImageReference } from "./image-reference.js";
 import { RefusalAudit } from "../audit/refusal-audit.js";
+import { SandboxUids } from "./sandbox-uids.js";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
   return new EnclaveError(
@@ -48,6 +49,8 @@ export class Placements implements PlacementPort {
     private readonly hostAgents: HostAgents,
     private readonly engines: EnginePort,
     private readonly audit: AuditLog,
+    /** Each enclosure's own host uid, held by its conversation while the enclosure exists. */
+    private readonly uids: SandboxUids,
     private readonly log: (line: string, conversationId?: string) => void = (line, conversationId) => logger().warn(scopeOf({ conversationId }), line),
   ) {
     this.refusals = new RefusalAudit((input) => this.audit.record(input));
@@ -76,6 +79,7 @@ export class Placements implements PlacementPort {
       }
       await this.recoverOn(driver, withEnclosure);
     }
+    this.releaseUnheldUids();
     if (firstFailure) throw firstFailure;
   }
 
@@ -88,6 +92,14 @@ export class Placements implements PlacementPort {
       } catch (err) {
         this.log(`conversation ${conv.id}: cannot inspect ${enclosureWhere(enc)} at start (${(err as Error).message}); its state is checked again on its next call`, conv.id);
       }
+    }
+  }
+
+  /** Frees the uids of conversations that no longer record an enclosure (a start or delete cut short by a crash). */
+  private releaseUnheldUids(): void {
+    for (const owner of this.uids.holders()) {
+      if (SandboxUids.isSpare(owner)) continue;
+      if (!(this.store.has(owner) && this.store.get(owner).enclosure)) this.uids.release(owner);
     }
   }
 
@@ -308,7 +320,10 @@ export class Placements implements PlacementPort {
         await client.assign(conv.id);
       } catch (err) {
         client.close();
-        await driver.reap(record.containerId, record.disk).catch(() => undefined);
+        await driver.reap(record.containerId, record.disk).then(
+          () => this.uids.release(conv.id),
+          () => undefined,
+        );
         throw err;
       }
     }
@@ -332,8 +347,10 @@ export class Placements implements PlacementPort {
   /** A cold start; one refused because the shared agent volume is not the bundle's is recorded. */
   private async startOn(driver: DockerDriver, conv: ConversationRecord, req: EnclosureRequest, access: ImageAccess): Promise<StartedEnclosure> {
     try {
-      return await driver.start(conv, req, access);
+      return await driver.start(conv, req, access, this.uids.acquire(conv.id));
     } catch (err) {
+      // A failed start removed what it made: nothing runs as the uid.
+      this.uids.release(conv.id);
       if (err instanceof EnclaveError && err.code === "agent_bundle_mismatch") {
         this.audit.record({ kind: "agent_bundle_refused", conversationId: conv.id, outcome: `error:${err.code}`, detail: err.message });
       }
@@ -352,6 +369,8 @@ export class Placements implements PlacementPort {
     // A stop the engine refused leaves the enclosure running and recorded: the next call reconnects to it.
     const { notCopiedBack, leftovers } = await (await this.engines.driver(enc.engine)).stop(conv, enc, opts);
     await releasePoolLeftovers(enc).catch((err: unknown) => leftovers.push(`warm-pool slot ${enc.pool?.slot}: ${(err as Error).message}`));
+    // The container is gone: nothing runs as its uid any more.
+    this.uids.release(conv.id);
     delete conv.enclosure;
     if (enc.workspaceMode === "copy") conv.notCopiedBack = notCopiedBack;
     this.store.put(conv);

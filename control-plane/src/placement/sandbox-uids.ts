@@ -26,6 +26,8 @@ export class SandboxUids {
   constructor(
     private readonly dir: string,
     readonly range: UidRange,
+    /** Who holds these uids and the setting that widens the range, for the error when all are held. */
+    private readonly naming = { holders: "host sandbox", countSetting: "ENCLAVE_HOST_UID_COUNT" },
   ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const name of readdirSync(dir)) {
@@ -73,7 +75,7 @@ export class SandboxUids {
     }
     throw new EnclaveError(
       "placement_unavailable",
-      `every one of the ${this.range.count} host sandbox uids from ${this.range.base} is held by a conversation: delete some, or widen ENCLAVE_HOST_UID_COUNT`,
+      `every one of the ${this.range.count} ${this.naming.holders} uids from ${this.range.base} is held by a conversation: delete some, or widen ${this.naming.countSetting}`,
     );
   }
 
@@ -103,8 +105,17 @@ export class SandboxUids {
     return this.byOwner.get(owner);
   }
 
+  /** Every owner holding a uid now. */
+  holders(): string[] {
+    return [...this.byOwner.keys()];
+  }
+
   /** A spare's owner name. */
   static spare(label: string): string {
     return `${SPARE}${label}`;
+  }
+
+  static isSpare(owner: string): boolean {
+    return owner.startsWith(SPARE);
   }
 }

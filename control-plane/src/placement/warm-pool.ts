@@ -16,7 +16,7 @@ import type { WarmPoolConfig } from "../config.js";
 import type { ConversationRecord, EnclosureRecord } from "../conversations/conversation-store.js";
 import { LIMITS } from "../limits.js";
 import { type DockerDriver, LABELS, type StartedEnclosure } from "./docker-driver.js";
-import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE } from "./enclosure-settings.js";
+import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, withOwnUid } from "./enclosure-settings.js";
 import { withAgentVolume } from "./agent-volume.js";
 import { withInjection } from "./agent-injection.js";
 import { ownImageAgentNode } from "./agent-node.js";
@@ -26,6 +26,7 @@ import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "./
 import { packFolder, putFolder } from "./workspace-transfer.js";
 import { runscRegistration } from "./gvisor-runtime.js";
 import { realpathSync } from "node:fs";
+import { SandboxUids } from "./sandbox-uids.js";
 import { join } from "node:path";
 
 /** The label every pool container (and copy-mode pool volume) carries: its profile's key. */
@@ -38,6 +39,8 @@ export interface WarmPoolOptions {
   diskImageDir: string;
   /** The control plane's folder for bind-mode slots (under its data folder). */
   slotRoot: string;
+  /** Enclosures' own uids: each member holds one from its start, and its conversation keeps it. */
+  uids: SandboxUids;
   log: (line: string) => void;
 }
 
@@ -52,6 +55,8 @@ interface Member {
   createdAtMs: number;
   /** The agent's pid, from its first answer. */
   agentPid: number;
+  /** Who holds its uid until a conversation claims it (a spare's owner name). */
+  uidOwner: string;
 }
 
 /** The profile key of resolved settings: equal settings, equal key. */
@@ -178,9 +183,12 @@ export class WarmPool {
     }
   }
 
-  private async launch(settings: EnclosureSettings, key: string): Promise<Member> {
-    if (settings.runtime === "runsc") await runscRegistration(this.docker);
+  private async launch(profile: EnclosureSettings, key: string): Promise<Member> {
+    if (profile.runtime === "runsc") await runscRegistration(this.docker);
     const name = `enclave-pool-${key.slice(0, 8)}-${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+    // Made before any conversation exists, so it holds a uid as a spare; the claiming conversation keeps it.
+    const uidOwner = SandboxUids.spare(name);
+    const settings = withOwnUid(profile, this.opts.uids.acquire(uidOwner), false);
     const labels = { [LABELS.managed]: "true", [LABELS.owner]: this.opts.owner, [POOL_LABEL]: key };
     let slot: string | undefined;
     let disk: WorkspaceDisk | undefined;
@@ -202,12 +210,13 @@ export class WarmPool {
       const createdAtMs = base.startedAtMs;
       client = await this.driver.client(base);
       const agentPid = await this.driver.waitReady(container, client);
-      return { key, container, base, client, settings, disk, slot, createdAtMs, agentPid };
+      return { key, container, base, client, settings, disk, slot, createdAtMs, agentPid, uidOwner };
     } catch (err) {
       client?.close();
       if (container) await this.driver.reap(container.id).catch(() => undefined);
       if (disk) await removeWorkspaceDisk(this.docker, disk).catch(() => undefined);
       if (slot) await releaseSlot(slot).catch(() => undefined);
+      this.opts.uids.release(uidOwner);
       throw err;
     }
   }
@@ -218,18 +227,19 @@ export class WarmPool {
    */
   async claim(conv: ConversationRecord, req: EnclosureRequest): Promise<StartedEnclosure | undefined> {
     if (!this.enabled) return undefined;
-    let settings: EnclosureSettings;
+    let key: string;
     try {
-      settings = this.driver.settingsFor(req);
+      key = profileKey(this.driver.settingsFor(req));
     } catch {
       return undefined; // The cold start reports what is wrong with the request.
     }
-    const key = profileKey(settings);
     const member = this.ready.get(key)?.shift();
     if (!member) {
       this.fill();
       return undefined;
     }
+    // The member's own settings: the profile's with the uid it holds.
+    const settings = member.settings;
     try {
       if (member.slot) {
         // Independent (the same inodes either way), so side by side; both settle before a failure
@@ -240,6 +250,7 @@ export class WarmPool {
         await putFolder(member.container, packFolder(conv.workspacePath, settings.uid, settings.gid), IN_ENCLOSURE.workspace, settings.diskLimitBytes);
       }
       await member.client.assign(conv.id);
+      this.opts.uids.transfer(member.uidOwner, conv.id);
       const claimedAtMs = Date.now();
       const record: EnclosureRecord = {
         ...member.base,
@@ -264,6 +275,7 @@ export class WarmPool {
     await this.driver.reap(m.container.id).catch((err: unknown) => this.opts.log(`warm pool: cannot remove ${m.container.id.slice(0, 12)}: ${(err as Error).message}`));
     if (m.disk) await removeWorkspaceDisk(this.docker, m.disk).catch(() => undefined);
     if (m.slot) await releaseSlot(m.slot).catch(() => undefined);
+    this.opts.uids.release(m.uidOwner);
   }
 
   /** Stops filling and removes every unclaimed enclosure. */

@@ -17,6 +17,9 @@ import { IN_ENCLOSURE } from "./enclosure-settings.js";
 
 type Headers = Partial<Header> & { name: string };
 
+/** The largest id tar-stream's ustar header holds (six octal digits). */
+const USTAR_MAX_ID = 0o777777;
+
 /**
  * The folder's contents as a tar stream, every entry owned by uid:gid. Each folder is walked through
  * a descriptor opened without following links, and each entry is looked up in the folder held open
@@ -26,6 +29,9 @@ type Headers = Partial<Header> & { name: string };
  */
 export function packFolder(dir: string, uid: number, gid: number, replace: ReadonlyMap<string, Buffer> = new Map()): Readable {
   const pack = tarPack();
+  // The ustar header holds ids up to 0o777777 only (tar-stream writes a larger one as that): an
+  // enclosure's uid from the reserved range goes in a pax record, which the engine reads.
+  const ids = uid > USTAR_MAX_ID || gid > USTAR_MAX_ID ? { uid, gid, pax: { uid: String(uid), gid: String(gid) } } : { uid, gid };
   const add = (header: Headers, body?: Buffer): Promise<void> =>
     new Promise((ok, fail) => {
       const done = (err?: Error | null): void => (err ? fail(err) : ok());
@@ -52,7 +58,7 @@ export function packFolder(dir: string, uid: number, gid: number, replace: Reado
       const at = atFd(dirFd, name);
       const childRel = rel ? `${rel}/${name}` : name;
       const st = await fsp.lstat(at);
-      const common = { name: childRel, mode: st.mode & 0o777, mtime: st.mtime, uid, gid };
+      const common = { name: childRel, mode: st.mode & 0o777, mtime: st.mtime, ...ids };
       const replaced = replace.get(childRel);
       if (replaced) await add({ ...common, type: "file", size: replaced.length }, replaced);
       else if (st.isSymbolicLink()) await add({ ...common, type: "symlink", linkname: await fsp.readlink(at) });
