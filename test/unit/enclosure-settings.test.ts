@@ -24,7 +24,7 @@ it("sizes copy mode's workspace volume and refuses a disk limit in bind mode", (
   expect(codeOf(() => resolveSettings({ workspaceMode: "copy", diskLimitBytes: 1024 }, defaults, "img"))).toBe("invalid_arguments");
   const spec = containerSpec(resolveSettings({ workspaceMode: "copy" }, defaults, "img"), { workspace: "/w", workspaceVolume: "vol" }, {});
   expect(spec.HostConfig?.Mounts).toEqual([
-    { Type: "volume", Source: "vol", Target: "/workspace" },
+    { Type: "volume", Source: "vol", Target: "/workspace", VolumeOptions: { NoCopy: true } },
     { Type: "volume", Source: "", Target: "/opt/enclave/agent" },
   ]);
   expect(spec.HostConfig?.Binds?.some((b) => b.startsWith("/w:"))).toBe(false);
