@@ -4,55 +4,27 @@
 // volume must hold exactly the bundle. A volume changed on the engine afterwards refuses every start
 // with `agent_bundle_mismatch`, recorded in the audit log.
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { type ControlPlaneConfig, loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { IN_ENCLOSURE } from "../../control-plane/src/placement/enclosure-settings.js";
 import { agentBundleDir } from "../../control-plane/src/repo-paths.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
-import { addToken } from "../../control-plane/src/tenants/token-file.js";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
 import { byoImage } from "../helpers/byo-images.js";
 import { outcome } from "../helpers/call-outcome.js";
-import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
 const docker = new Docker();
-let dir: string;
-let certs: TestCerts;
-let config: ControlPlaneConfig;
-let cp: ControlPlane | undefined;
-let server: ServingControlPlane | undefined;
+let svc: TenantService<"acme" | "globex" | "ops">;
 let volume = "";
 const images = { planted: "", python: "" };
-const tokens = { acme: "", globex: "", ops: "" };
-const opened: ControlPlaneClient[] = [];
+let tokens: Record<"acme" | "globex" | "ops", string>;
 
 function client(token: string): ControlPlaneClient {
-  const c = new ControlPlaneClient(server?.address ?? "", { tls: { rootCerts: certs.ca }, token });
-  opened.push(c);
-  return c;
-}
-
-async function serve(): Promise<void> {
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
-}
-
-async function shutDown(): Promise<void> {
-  for (const c of opened.splice(0)) c.close();
-  await server?.close();
-  if (cp) {
-    for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
-    await cp.close();
-  }
-  cp = undefined;
-  server = undefined;
+  return svc.connect(token);
 }
 
 /** Runs a shell command as root in a container of Enclave's base image with the volume mounted writable at /v. */
@@ -72,29 +44,28 @@ async function inVolume(command: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-bundle-volume-"));
-  // A bundle of its own (the built one and a nonce), so the run starts from a new, empty volume.
-  const bundle = join(dir, "agent");
-  cpSync(agentBundleDir, bundle, { recursive: true });
-  writeFileSync(join(bundle, "test-nonce"), randomBytes(16).toString("hex"));
-  certs = makeTestCerts(dir);
-  const tokensFile = join(dir, "tokens.json");
-  tokens.acme = addToken(tokensFile, "acme").token;
-  tokens.globex = addToken(tokensFile, "globex").token;
-  tokens.ops = addToken(tokensFile, "ops", { operator: true }).token;
-  config = loadConfig({ dataDir: join(dir, "data"), listen: "127.0.0.1:0", api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile } });
-  config.agentBundleDir = bundle;
   // The operator allows both tenant images (a plain tenant may start only allowed images).
   images.planted = await byoImage("planted-bundle");
   images.python = await byoImage("python-debian");
-  config.enclosure.allowedImages = [images.planted, images.python];
-  await serve();
+  svc = await startTenantService({
+    tenants: ["acme", "globex"],
+    operators: ["ops"],
+    config: (c, dir) => {
+      // A bundle of its own (the built one and a nonce), so the run starts from a new, empty volume.
+      const bundle = join(dir, "agent");
+      cpSync(agentBundleDir, bundle, { recursive: true });
+      writeFileSync(join(bundle, "test-nonce"), randomBytes(16).toString("hex"));
+      c.agentBundleDir = bundle;
+      c.enclosure.allowedImages = [images.planted, images.python];
+    },
+    prefix: "enclave-bundle-volume-",
+  });
+  tokens = svc.tokens;
 }, 600_000);
 
 afterAll(async () => {
-  await shutDown();
+  await svc?.close();
   if (volume) await docker.getVolume(volume).remove().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("the shared agent-bundle volume", () => {
@@ -124,10 +95,11 @@ describe("the shared agent-bundle volume", () => {
 
   it("a volume whose content changed on the engine refuses every start with agent_bundle_mismatch, and the refusal is audited", async () => {
     expect(volume).not.toBe("");
-    await shutDown();
-    await inVolume("echo 'raise SystemExit(\"tampered\")' > /v/kernels/python/json.py");
+    await svc.restart({
+      deleteConversations: true,
+      whileDown: () => inVolume("echo 'raise SystemExit(\"tampered\")' > /v/kernels/python/json.py"),
+    });
     // A control plane started afterwards (its first start reads the volume back).
-    await serve();
     const acme = client(tokens.acme);
     await acme.createConversation("after-tamper");
     const o = await outcome(acme.startEnclosure("after-tamper", { image: images.python }));
@@ -139,8 +111,7 @@ describe("the shared agent-bundle volume", () => {
     expect(refused.map((e) => [e.tenant, e.outcome])).toEqual([["acme", "error:agent_bundle_mismatch"]]);
     // The same volume without the change starts again.
     await inVolume("rm /v/kernels/python/json.py");
-    await shutDown();
-    await serve();
+    await svc.restart({ deleteConversations: true });
     const again = client(tokens.acme);
     await again.createConversation("restored");
     await expect(again.startEnclosure("restored", { image: images.python })).resolves.toMatchObject({ placement: "enclosure" });

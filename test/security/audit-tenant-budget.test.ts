@@ -2,23 +2,17 @@
 // budget per tenant and, when the whole log is over its size, prunes the tenant holding the most.
 // The pruning is itself recorded, per tenant, where an operator (and that tenant) can read it.
 // A real control plane with a token file, two plain tenants and an operator, through the real API.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
-import { addToken } from "../../control-plane/src/tenants/token-file.js";
 import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
 const FLOOD = 3000;
 const KEPT_CALLS = 20;
 
-let dir: string;
+let svc: TenantService<"acme" | "globex" | "ops">;
 let cp: ControlPlane;
-let server: ServingControlPlane;
 const clients: Record<"acme" | "globex" | "ops", ControlPlaneClient | undefined> = { acme: undefined, globex: undefined, ops: undefined };
 
 function history(c: ControlPlaneClient): Promise<AuditEvent[]> {
@@ -27,22 +21,20 @@ function history(c: ControlPlaneClient): Promise<AuditEvent[]> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-audit-budget-"));
-  const tokensFile = join(dir, "tokens.json");
-  const tokens = { acme: addToken(tokensFile, "acme").token, globex: addToken(tokensFile, "globex").token, ops: addToken(tokensFile, "ops", { operator: true }).token };
-  const config = loadConfig({ dataDir: join(dir, "data"), listen: `unix://${join(dir, "cp.sock")}`, api: { tokensFile } });
-  // Small limits, so a few thousand calls reach them; pruning runs when the test says (as the hourly one would).
-  config.auditRetention = { maxAgeMs: 0, maxBytes: 1024 * 1024, maxBytesPerTenant: 256 * 1024, pruneIntervalMs: 3_600_000 };
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
-  for (const t of ["acme", "globex", "ops"] as const) clients[t] = new ControlPlaneClient(server.address, { token: tokens[t] });
+  svc = await startTenantService({
+    tenants: ["acme", "globex"],
+    operators: ["ops"],
+    transport: "unix",
+    // Small limits, so a few thousand calls reach them; pruning runs when the test says (as the hourly one would).
+    config: (c) => void (c.auditRetention = { maxAgeMs: 0, maxBytes: 1024 * 1024, maxBytesPerTenant: 256 * 1024, pruneIntervalMs: 3_600_000 }),
+    prefix: "enclave-audit-budget-",
+  });
+  cp = svc.cp;
+  for (const t of ["acme", "globex", "ops"] as const) clients[t] = svc.client(t);
 }, 60_000);
 
 afterAll(async () => {
-  for (const c of Object.values(clients)) c?.close();
-  await server?.close();
-  await cp?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
 });
 
 describe("audit retention per tenant", () => {

@@ -5,26 +5,18 @@
 // against the tenant's tool-session bound until its reader has taken it (quota_exceeded past it),
 // and is bounded in bytes like a CallTools session. A real control plane with a token file, host
 // placement, `exec` calls whose output the client leaves unread.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type ClientReadableStream, credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { ERROR_CODE_TRAILER } from "../../control-plane/src/errors.js";
 import { LIMITS } from "../../control-plane/src/limits.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
-import { addToken } from "../../control-plane/src/tenants/token-file.js";
 import { ControlPlaneClient as GrpcClient, type ToolEvent } from "../../proto/gen/enclave/control/v1/control.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
 /** More unread streams than a tenant may hold (LIMITS.tenantStreams.tool_session). */
 const TRIES = 40;
 
-let dir: string;
-let cp: ControlPlane;
-let server: ServingControlPlane;
+let svc: TenantService<"acme">;
 let token: string;
 let acme: ControlPlaneClient;
 let raw: GrpcClient;
@@ -37,23 +29,16 @@ function auth(): Metadata {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-calltool-bounds-"));
-  const tokensFile = join(dir, "tokens.json");
-  token = addToken(tokensFile, "acme").token;
-  const config = loadConfig({ dataDir: join(dir, "data"), listen: `unix://${join(dir, "cp.sock")}`, api: { tokensFile } });
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
-  acme = new ControlPlaneClient(server.address, { token });
-  raw = new GrpcClient(server.address, credentials.createInsecure(), { "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes });
+  svc = await startTenantService({ tenants: ["acme"], transport: "unix", prefix: "enclave-calltool-bounds-" });
+  token = svc.tokens.acme;
+  acme = svc.client("acme");
+  raw = new GrpcClient(svc.server.address, credentials.createInsecure(), { "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes });
 }, 60_000);
 
 afterAll(async () => {
   for (const s of open) s.cancel();
-  acme?.close();
   raw?.close();
-  await server?.close();
-  await cp?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
 });
 
 async function callsInFlight(conv: string, run: string): Promise<number> {

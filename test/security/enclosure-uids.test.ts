@@ -4,60 +4,36 @@
 // of the control plane (and stay held: a new enclosure after the restart gets another), and are
 // freed with their conversation. Under runc the kernel keeps inotify instances per uid: one
 // tenant's enclosure holding all of its own leaves the other tenant's its own.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { type ControlPlaneConfig, type EnclosureRuntime, loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
-import { addToken } from "../../control-plane/src/tenants/token-file.js";
+import { type ControlPlaneConfig, type EnclosureRuntime } from "../../control-plane/src/config.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
 const TENANTS = ["acme", "globex"] as const;
 type TenantName = (typeof TENANTS)[number];
 
-let dir: string;
-let certs: TestCerts;
+let svc: TenantService<TenantName>;
 let config: ControlPlaneConfig;
-let tokens: Record<TenantName, string>;
-let cp: ControlPlane | undefined;
-let server: ServingControlPlane | undefined;
 let clients = {} as Record<TenantName, ControlPlaneClient>;
 /** Every conversation made, by tenant, deleted at the end (which removes its enclosure). */
 const made: Array<[TenantName, string]> = [];
 
-async function up(): Promise<void> {
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
-  const address = server.address;
-  clients = Object.fromEntries(TENANTS.map((t) => [t, new ControlPlaneClient(address, { tls: { rootCerts: certs.ca }, token: tokens[t] })])) as Record<TenantName, ControlPlaneClient>;
-}
-
-/** Closes the control plane as a restart does: enclosures keep running. */
-async function down(): Promise<void> {
-  for (const c of Object.values(clients)) c.close();
-  await server?.close();
-  await cp?.close();
-  server = undefined;
-  cp = undefined;
+function connectAll(): void {
+  clients = Object.fromEntries(TENANTS.map((t) => [t, svc.client(t)])) as Record<TenantName, ControlPlaneClient>;
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-enc-uids-"));
-  certs = makeTestCerts(dir);
-  const tokensFile = join(dir, "tokens.json");
-  tokens = Object.fromEntries(TENANTS.map((t) => [t, addToken(tokensFile, t).token])) as Record<TenantName, string>;
-  config = loadConfig({ dataDir: join(dir, "data"), listen: "127.0.0.1:0", api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile } });
-  await up();
+  svc = await startTenantService({ tenants: TENANTS, prefix: "enclave-enc-uids-" });
+  config = svc.config;
+  connectAll();
 }, 120_000);
 
 afterAll(async () => {
-  if (cp) for (const [t, id] of made) await clients[t].deleteConversation(id).catch(() => undefined);
-  await down();
-  rmSync(dir, { recursive: true, force: true });
+  if (svc) for (const [t, id] of made) await clients[t].deleteConversation(id).catch(() => undefined);
+  await svc?.close();
 });
 
 /** A conversation of the tenant with a running enclosure, and a run to call tools in it. */
@@ -106,8 +82,9 @@ describe.each(TEST_RUNTIMES)("enclosures' own uids under %s", (runtime: Enclosur
     // The workspace was given to that uid: the enclosure can write it. (Python's stat: gVisor refuses coreutils' statx.)
     expect(await sh("acme", a.run, `touch /workspace/mine && python3 -c 'import os; print(os.stat("/workspace/mine").st_uid)'`)).toBe(String(idsA.uid));
 
-    await down();
-    await up();
+    // A restart: enclosures keep running.
+    await svc.restart({ deleteConversations: false });
+    connectAll();
     const after = await clients.acme.getConversation(a.conv);
     expect(after.enclosure?.state).toBe("running");
     expect(await idsInside("acme", await openRun("acme", a.conv))).toEqual(idsA);

@@ -4,63 +4,36 @@
 // with a bounded message; a request that does not decode (an int64 past 2^53) is refused as
 // invalid_arguments with the error-code trailer, and audited as a refused call. Each hostile call and
 // the plain call after it go over one gRPC client, so one connection.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS as AGENT_LIMITS } from "../../enclave-agent/src/limits.js";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
-import { addToken } from "../../control-plane/src/tenants/token-file.js";
 import { type AuditEvent, EnclosureOptions, OpenRunRequest } from "../../proto/gen/enclave/control/v1/control.js";
 import { WIDE_INT64 } from "../helpers/hostile-inputs.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { type Answer, RawApi, type Rpc, type Sent } from "../helpers/raw-rpc.js";
-import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
 
 /** An answer later than this is no answer: the call stalled. */
 const DEADLINE_MS = 10_000;
 
-let dir: string;
-let certs: TestCerts;
-let cp: ControlPlane;
-let server: ServingControlPlane;
-let token = "";
+let svc: TenantService<"acme">;
 let conv = "";
 let api: RawApi;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-error-bounds-"));
-  certs = makeTestCerts(dir);
-  const tokensFile = join(dir, "tokens.json");
-  token = addToken(tokensFile, "acme").token;
-  const config = loadConfig({
-    dataDir: join(dir, "data"),
-    listen: "127.0.0.1:0",
-    api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile },
-  });
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
-  const c = new ControlPlaneClient(server.address, { tls: { rootCerts: certs.ca }, token });
+  svc = await startTenantService({ tenants: ["acme"], prefix: "enclave-error-bounds-" });
+  const c = svc.client("acme");
   try {
     conv = (await c.createConversation("bounds")).id;
   } finally {
     c.close();
   }
   // One client for every call below: one connection.
-  api = new RawApi(server.address, certs.ca, token);
+  api = new RawApi(svc.server.address, svc.certs.ca, svc.tokens.acme);
 }, 120_000);
 
 afterAll(async () => {
   api?.close();
-  await server?.close();
-  if (cp) {
-    for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
-    await cp.close();
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
 });
 
 /** The hostile call's answer, after which a plain call on the same connection must be answered. */
@@ -103,7 +76,7 @@ describe("an int64 field past 2^53", () => {
     for (const v of WIDE_INT64) {
       expectRefused(await thenStillAnswered("openRun", OpenRunRequest.fromPartial({ conversationId: conv, approvalPolicy: "never", questionTimeoutSeconds: v })));
     }
-    const c = new ControlPlaneClient(server.address, { tls: { rootCerts: certs.ca }, token });
+    const c = svc.client("acme");
     try {
       const events: AuditEvent[] = [];
       await c.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => events.push(e)).done;

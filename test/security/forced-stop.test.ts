@@ -5,18 +5,18 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
 import { outcome } from "../helpers/call-outcome.js";
-import { startTenants, type TenantsFixture } from "../helpers/token-tenants.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
 const docker = new Docker();
-let fx: TenantsFixture;
+let fx: TenantService<"acme" | "globex" | "ops">;
 let acme: ControlPlaneClient;
 let ops: ControlPlaneClient;
 
 beforeAll(async () => {
   // A copy back of anything over 1 MiB written fails here.
-  fx = await startTenants({ configure: (c) => void (c.enclosure.copyBackMaxBytes = 1024 ** 2) });
-  acme = fx.as("acme");
-  ops = fx.as("ops");
+  fx = await startTenantService({ tenants: ["acme", "globex"], operators: ["ops"], transport: "unix", config: (c) => void (c.enclosure.copyBackMaxBytes = 1024 ** 2) });
+  acme = fx.client("acme");
+  ops = fx.client("ops");
 }, 120_000);
 afterAll(async () => {
   await fx?.close();

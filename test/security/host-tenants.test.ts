@@ -6,43 +6,34 @@
 // inside while the other tenant is served), the audit reads every process of the cgroup, and nothing
 // a tenant reads names a host folder.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
-import { addToken } from "../../control-plane/src/tenants/token-file.js";
-import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { alive, until } from "../helpers/wait.js";
 
 /** Small bounds, set by the test as an operator would, so that crossing them is cheap. */
 const LIMITS = { pidsMax: 96, memoryBytes: 256 * 1024 ** 2, cpuShares: 512 };
 
-let dir: string;
-let certs: TestCerts;
+let svc: TenantService<"acme" | "globex" | "ops">;
 let cp: ControlPlane;
-let server: ServingControlPlane;
-const opened: ControlPlaneClient[] = [];
 const tenants: Record<"acme" | "globex" | "ops", { client: ControlPlaneClient; run: string }> = {} as never;
 const strays: number[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-host-tenants-"));
-  certs = makeTestCerts(dir);
-  const tokensFile = join(dir, "tokens.json");
-  const tokens = { acme: addToken(tokensFile, "acme").token, globex: addToken(tokensFile, "globex").token, ops: addToken(tokensFile, "ops", { operator: true }).token };
-  const config = loadConfig({ dataDir: join(dir, "data"), listen: "127.0.0.1:0", api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile } });
-  config.hostSandbox.limits = { ...LIMITS };
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
+  svc = await startTenantService({
+    tenants: ["acme", "globex"],
+    operators: ["ops"],
+    config: (c) => void (c.hostSandbox.limits = { ...LIMITS }),
+    prefix: "enclave-host-tenants-",
+  });
+  cp = svc.cp;
   for (const name of ["acme", "globex", "ops"] as const) {
-    const client = new ControlPlaneClient(server.address, { tls: { rootCerts: certs.ca }, token: tokens[name] });
-    opened.push(client);
+    const client = svc.client(name);
     await client.createConversation("x");
     tenants[name] = { client, run: (await client.openRun("x", { approvalPolicy: "never" })).id };
   }
@@ -50,13 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const pid of strays) if (alive(pid)) process.kill(pid, "SIGKILL");
-  for (const c of opened) c.close();
-  await server?.close();
-  if (cp) {
-    for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
-    await cp.close();
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
 });
 
 async function sh(tenant: "acme" | "globex", command: string): Promise<string> {

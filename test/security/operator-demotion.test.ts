@@ -3,45 +3,31 @@
 // opened as an operator: an audit subscription that follows every tenant's events is ended (as a
 // revoked token's streams are, with unauthenticated), and opened again it sees its own tenant's
 // events only. A real control plane with a token file, through the real API.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { ERROR_CODE_TRAILER } from "../../control-plane/src/errors.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
-import { addToken, readTokenFile, writeTokenFile } from "../../control-plane/src/tenants/token-file.js";
+import { readTokenFile, writeTokenFile } from "../../control-plane/src/tenants/token-file.js";
 import { type AuditEvent, ControlPlaneClient as GrpcClient } from "../../proto/gen/enclave/control/v1/control.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
-let dir: string;
+let svc: TenantService<"acme" | "ops">;
 let tokensFile: string;
-let cp: ControlPlane;
-let server: ServingControlPlane;
 let opsToken: string;
 let acme: ControlPlaneClient;
 let raw: GrpcClient;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-demotion-"));
-  tokensFile = join(dir, "tokens.json");
-  opsToken = addToken(tokensFile, "ops", { operator: true }).token;
-  const acmeToken = addToken(tokensFile, "acme").token;
-  const config = loadConfig({ dataDir: join(dir, "data"), listen: `unix://${join(dir, "cp.sock")}`, api: { tokensFile } });
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
-  acme = new ControlPlaneClient(server.address, { token: acmeToken });
-  raw = new GrpcClient(server.address, credentials.createInsecure());
+  svc = await startTenantService({ tenants: ["acme"], operators: ["ops"], transport: "unix", prefix: "enclave-demotion-" });
+  tokensFile = svc.tokensFile;
+  opsToken = svc.tokens.ops;
+  acme = svc.client("acme");
+  raw = new GrpcClient(svc.server.address, credentials.createInsecure());
 }, 60_000);
 
 afterAll(async () => {
-  acme?.close();
   raw?.close();
-  await server?.close();
-  await cp?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
 });
 
 it("ends an operator's audit subscription when the operator flag is taken away", async () => {

@@ -3,22 +3,17 @@
 // events up to the cut and then a status with code slow_reader; a tenant holds at most its bound of
 // card subscriptions at once (quota_exceeded past it). A real control plane with a token file,
 // through the real API; permission cards with 64 KiB arguments raised and cancelled.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { ERROR_CODE_TRAILER } from "../../control-plane/src/errors.js";
 import { LIMITS } from "../../control-plane/src/limits.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
-import { addToken } from "../../control-plane/src/tenants/token-file.js";
 import { type AuditEvent, type CardEvent, ControlPlaneClient as GrpcClient } from "../../proto/gen/enclave/control/v1/control.js";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { outcome } from "../helpers/call-outcome.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -26,9 +21,8 @@ const gc = runInNewContext("gc") as () => void;
 /** Cards raised while the slow subscriber does not read: 12 MiB of arguments, three times the per-reader bound. */
 const CARDS = 200;
 
-let dir: string;
+let svc: TenantService<"acme" | "globex">;
 let cp: ControlPlane;
-let server: ServingControlPlane;
 let token: string;
 let globexToken: string;
 let acme: ControlPlaneClient;
@@ -41,23 +35,17 @@ function auth(): Metadata {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-stream-bounds-"));
-  const tokensFile = join(dir, "tokens.json");
-  token = addToken(tokensFile, "acme").token;
-  globexToken = addToken(tokensFile, "globex").token;
-  const config = loadConfig({ dataDir: join(dir, "data"), listen: `unix://${join(dir, "cp.sock")}`, api: { tokensFile } });
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
-  acme = new ControlPlaneClient(server.address, { token });
-  raw = new GrpcClient(server.address, credentials.createInsecure(), { "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes });
+  svc = await startTenantService({ tenants: ["acme", "globex"], transport: "unix", prefix: "enclave-stream-bounds-" });
+  cp = svc.cp;
+  token = svc.tokens.acme;
+  globexToken = svc.tokens.globex;
+  acme = svc.client("acme");
+  raw = new GrpcClient(svc.server.address, credentials.createInsecure(), { "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes });
 }, 60_000);
 
 afterAll(async () => {
-  acme?.close();
   raw?.close();
-  await server?.close();
-  await cp?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
 });
 
 describe("API streams", () => {

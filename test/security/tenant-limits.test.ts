@@ -18,24 +18,23 @@ import type { Tenant } from "../../control-plane/src/tenants/tenant.js";
 import { setQuota } from "../../control-plane/src/tenants/token-file.js";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { outcome } from "../helpers/call-outcome.js";
-import { startTenants, type TenantsFixture } from "../helpers/token-tenants.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { until } from "../helpers/wait.js";
 
 const GIB = 1024 ** 3;
-let fx: TenantsFixture;
+let fx: TenantService<"acme" | "globex" | "ops">;
 let acme: ControlPlaneClient;
 let globex: ControlPlaneClient;
 
 beforeAll(async () => {
-  fx = await startTenants({
-    before: (file) => {
-      setQuota(file, "acme", "maxMemoryBytes", GIB);
-      setQuota(file, "acme", "maxCpus", 1);
-      setQuota(file, "globex", "hostAgents", 1);
-    },
+  fx = await startTenantService({
+    tenants: ["acme", "globex"],
+    operators: ["ops"],
+    transport: "unix",
+    quotas: { acme: { maxMemoryBytes: GIB, maxCpus: 1 }, globex: { hostAgents: 1 } },
   });
-  acme = fx.as("acme");
-  globex = fx.as("globex");
+  acme = fx.client("acme");
+  globex = fx.client("globex");
 }, 120_000);
 afterAll(async () => {
   await fx?.close();
@@ -86,7 +85,7 @@ describe("tenant maxima", () => {
     expect((await acme.getConversation(id)).placement).toBe("host");
     // The refusals are audited, for the operator to see.
     const events: string[] = [];
-    await fx.as("ops").subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => {
+    await fx.client("ops").subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => {
       if (e.kind === "call_refused" && e.tenant === "acme" && e.outcome === "refused:invalid_arguments") events.push(e.detail);
     }).done;
     expect(events.some((d) => d.includes("maxMemoryBytes"))).toBe(true);
@@ -163,16 +162,16 @@ describe("dev container builds", () => {
 });
 
 describe("host agents quota with spares", () => {
-  let spared: TenantsFixture;
+  let spared: TenantService<"acme" | "globex" | "ops">;
   beforeAll(async () => {
-    spared = await startTenants({ before: (file) => setQuota(file, "globex", "hostAgents", 1), configure: (c) => void (c.hostSandbox.spares = 2) });
+    spared = await startTenantService({ tenants: ["acme", "globex"], operators: ["ops"], transport: "unix", quotas: { globex: { hostAgents: 1 } }, config: (c) => void (c.hostSandbox.spares = 2) });
   }, 120_000);
   afterAll(async () => {
     await spared?.close();
   });
 
   it("a new conversation takes no spare host agent past the tenant's quota", async () => {
-    const g = spared.as("globex");
+    const g = spared.client("globex");
     const first = (await g.createConversation()).id;
     const run1 = (await g.openRun(first, { approvalPolicy: "never" })).id;
     expect((await g.callTool(run1, "exec", { command: "echo one" })).isError).toBe(false);

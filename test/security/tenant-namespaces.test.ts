@@ -4,35 +4,28 @@
 // worker hosts serve and are listed to their own tenant only; the kernels quota holds against evals
 // made at the same moment.
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import type { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
 import { serveConsole } from "../../control-plane/src/console/console-server.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
 import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
 import { addToken, setQuota } from "../../control-plane/src/tenants/token-file.js";
 import type { Card, ToolResult, WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
 import { outcome } from "../helpers/call-outcome.js";
-import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { eventually } from "../helpers/wait.js";
 
+let svc: TenantService<"acme" | "globex" | "ops" | "initech">;
 let dir: string;
 let tokensFile: string;
-let certs: TestCerts;
 let cp: ControlPlane;
-let server: ServingControlPlane;
-const tokens = { acme: "", globex: "", ops: "", quota: "" };
-const opened: ControlPlaneClient[] = [];
+let tokens: Record<"acme" | "globex" | "ops" | "initech", string>;
 
 function client(token: string): ControlPlaneClient {
-  const c = new ControlPlaneClient(server.address, { tls: { rootCerts: certs.ca }, token });
-  opened.push(c);
-  return c;
+  return svc.connect(token);
 }
 
 function text(r: ToolResult): string {
@@ -40,31 +33,12 @@ function text(r: ToolResult): string {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-tenant-ids-"));
-  certs = makeTestCerts(dir);
-  tokensFile = join(dir, "tokens.json");
-  tokens.acme = addToken(tokensFile, "acme").token;
-  tokens.globex = addToken(tokensFile, "globex").token;
-  tokens.ops = addToken(tokensFile, "ops", { operator: true }).token;
-  tokens.quota = addToken(tokensFile, "initech").token;
-  setQuota(tokensFile, "initech", "kernels", 1);
-  const config = loadConfig({
-    dataDir: join(dir, "data"),
-    listen: "127.0.0.1:0",
-    api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile },
-  });
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
+  svc = await startTenantService({ tenants: ["acme", "globex", "initech"], operators: ["ops"], quotas: { initech: { kernels: 1 } }, prefix: "enclave-tenant-ids-" });
+  ({ dir, tokensFile, cp, tokens } = svc);
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of opened) c.close();
-  await server?.close();
-  if (cp) {
-    for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
-    await cp.close();
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
 });
 
 describe("conversation ids per tenant", () => {
@@ -227,7 +201,7 @@ describe("worker hosts per tenant", () => {
 
 describe("the kernels quota at the same moment", () => {
   it("two evals that would each start a kernel, at once, in two conversations: one runs, the other is refused naming the quota", async () => {
-    const c = client(tokens.quota);
+    const c = client(tokens.initech);
     await c.createConversation("k1");
     await c.createConversation("k2");
     const r1 = (await c.openRun("k1", { approvalPolicy: "never" })).id;

@@ -6,54 +6,32 @@
 // A uid is an identity within its user namespace, and under runsc within its own kernel: there the
 // inside views are the sandbox kernel's, and the container's first process on the host is gVisor's
 // own sandbox, not tenant code, so only volumes, IPC mode, cgroups and /tmp are compared.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { type EnclosureRuntime, loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
-import { addToken } from "../../control-plane/src/tenants/token-file.js";
+import { type EnclosureRuntime } from "../../control-plane/src/config.js";
+import type { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
 import { hostCgroups, type InsideView, insideView, type Namespace, outsideView, type OutsideView, shared } from "../helpers/sandbox-identity.js";
-import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
 const TENANTS = ["acme", "globex"] as const;
 type TenantName = (typeof TENANTS)[number];
 /** Namespaces whose objects are writable state (IPC objects, sockets, mounts, hostnames, processes). */
 const PRIVATE_NS: Namespace[] = ["ipc", "net", "mnt", "uts", "pid"];
 
-let dir: string;
-let certs: TestCerts;
+let svc: TenantService<TenantName>;
 let cp: ControlPlane;
-let server: ServingControlPlane;
 const clients = {} as Record<TenantName, ControlPlaneClient>;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-overlap-"));
-  certs = makeTestCerts(dir);
-  const tokensFile = join(dir, "tokens.json");
-  const tokens = Object.fromEntries(TENANTS.map((t) => [t, addToken(tokensFile, t).token])) as Record<TenantName, string>;
-  const config = loadConfig({
-    dataDir: join(dir, "data"),
-    listen: "127.0.0.1:0",
-    api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile },
-  });
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
-  for (const t of TENANTS) clients[t] = new ControlPlaneClient(server.address, { tls: { rootCerts: certs.ca }, token: tokens[t] });
+  svc = await startTenantService({ tenants: TENANTS, prefix: "enclave-overlap-" });
+  cp = svc.cp;
+  for (const t of TENANTS) clients[t] = svc.client(t);
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of Object.values(clients)) c.close();
-  await server?.close();
-  if (cp) {
-    for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
-    await cp.close();
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
 });
 
 const marker = (t: TenantName): string => `overlap-marker-${t}`;

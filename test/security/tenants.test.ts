@@ -4,14 +4,12 @@
 // and must answer exactly as for ids that do not exist; the probe table is checked against the
 // generated service, so a new RPC without a probe here (and so, likely, without scoping) fails.
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { promisify } from "node:util";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient, type ClientOptions } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { serveConsole } from "../../control-plane/src/console/console-server.js";
@@ -20,22 +18,21 @@ import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
 import { addToken, readTokenFile, revokeTokens, setQuota } from "../../control-plane/src/tenants/token-file.js";
 import { type AuditEvent, ControlPlaneService } from "../../proto/gen/enclave/control/v1/control.js";
 import { type Outcome, outcome } from "../helpers/call-outcome.js";
-import { makeTestCerts, type TestCerts } from "../helpers/tls-certs.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
+import type { TestCerts } from "../helpers/tls-certs.js";
 import { eventually } from "../helpers/wait.js";
 
 const exec = promisify(execFile);
+let svc: TenantService<"acme" | "globex" | "ops">;
 let dir: string;
 let certs: TestCerts;
 let tokensFile: string;
 let cp: ControlPlane;
 let server: ServingControlPlane;
-const tokens = { acme: "", globex: "", ops: "" };
-const opened: ControlPlaneClient[] = [];
+let tokens: Record<"acme" | "globex" | "ops", string>;
 
 function client(token: string | undefined, tls: ClientOptions["tls"] = { rootCerts: certs.ca }, address = server.address, more: Partial<ClientOptions> = {}): ControlPlaneClient {
-  const c = new ControlPlaneClient(address, { tls, token, ...more });
-  opened.push(c);
-  return c;
+  return svc.connect(token, { tls, ...more }, address);
 }
 
 /** A stream's refusal, or "ok" once it is attached (then it is closed). */
@@ -145,21 +142,13 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
 const acmeIds: Ids = { conv: "", run: "" };
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-tenants-"));
-  certs = makeTestCerts(dir);
-  tokensFile = join(dir, "tokens.json");
-  tokens.acme = addToken(tokensFile, "acme").token;
-  tokens.globex = addToken(tokensFile, "globex").token;
-  tokens.ops = addToken(tokensFile, "ops", { operator: true }).token;
-  setQuota(tokensFile, "globex", "concurrentCalls", 1);
-  setQuota(tokensFile, "globex", "kernels", 1);
-  const config = loadConfig({
-    dataDir: join(dir, "data"),
-    listen: "127.0.0.1:0",
-    api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile },
+  svc = await startTenantService({
+    tenants: ["acme", "globex"],
+    operators: ["ops"],
+    quotas: { globex: { concurrentCalls: 1, kernels: 1 } },
+    prefix: "enclave-tenants-",
   });
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
+  ({ dir, certs, tokensFile, cp, server, tokens } = svc);
   const acme = client(tokens.acme);
   acmeIds.conv = (await acme.createConversation()).id;
   acmeIds.run = (await acme.openRun(acmeIds.conv, { approvalPolicy: "never" })).id;
@@ -168,13 +157,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of opened) c.close();
-  await server?.close();
-  if (cp) {
-    for (const c of cp.listConversations()) await cp.deleteConversation(c.id).catch(() => undefined);
-    await cp.close();
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
 });
 
 describe("tenants over TLS", () => {

@@ -4,35 +4,25 @@
 // with code unauthenticated; the same tenant's other token keeps its stream. A real control plane
 // over TLS with a token file, and its console, as `enclave serve` runs them.
 import { request as httpRequest, type IncomingMessage } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { serveConsole, type ServingConsole } from "../../control-plane/src/console/console-server.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
 import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
 import { addToken, revokeTokens } from "../../control-plane/src/tenants/token-file.js";
 import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
 import { outcome } from "../helpers/call-outcome.js";
-import { makeTestCerts } from "../helpers/tls-certs.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { until } from "../helpers/wait.js";
 
-let dir: string;
+let svc: TenantService<"acme">;
 let cp: ControlPlane;
-let server: ServingControlPlane;
 let web: ServingConsole;
 let operators: TokenFileAuth;
 let tokensFile: string;
-let caFile: Buffer;
-const opened: ControlPlaneClient[] = [];
 
 function client(token: string): ControlPlaneClient {
-  const c = new ControlPlaneClient(server.address, { tls: { rootCerts: caFile }, token });
-  opened.push(c);
-  return c;
+  return svc.connect(token);
 }
 
 /** A console event stream read as it comes: its text so far, and whether (and when) it ended. */
@@ -62,29 +52,16 @@ function settled(done: Promise<void>): Promise<{ at: number; code: string }> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "enclave-revoke-"));
-  const certs = makeTestCerts(dir);
-  caFile = certs.ca;
-  tokensFile = join(dir, "tokens.json");
-  const config = loadConfig({
-    dataDir: join(dir, "data"),
-    listen: "127.0.0.1:0",
-    api: { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile },
-  });
-  addToken(tokensFile, "acme");
-  cp = await ControlPlane.start(config);
-  server = await serveControlPlane(cp, config.listen, config.api);
+  svc = await startTenantService({ tenants: ["acme"], prefix: "enclave-revoke-" });
+  ({ cp, tokensFile } = svc);
   operators = new TokenFileAuth(tokensFile);
   web = await serveConsole(cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false, operators });
 }, 60_000);
 
 afterAll(async () => {
-  for (const c of opened) c.close();
   await web?.close();
   operators?.close();
-  await server?.close();
-  await cp?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await svc?.close();
 });
 
 describe("revoking a token", () => {
