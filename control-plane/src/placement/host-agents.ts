@@ -369,7 +369,7 @@ export class HostAgents {
           ...["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
           ...(prepare?.kernel ? ["--warm-kernel", prepare.kernel] : []),
         ],
-        { seccomp, cgroupProcs: cgroup?.procsFiles() ?? [] },
+        { seccomp, cgroupJoin: cgroup?.selfJoinFiles() ?? [] },
       );
       fdData = command.fdData;
       child = spawn(command.file, command.args, { stdio: ["pipe", "ignore", "pipe", listeningFd(listener), ...fdData.map(() => "pipe" as const)], env: command.env });

@@ -146,24 +146,24 @@ export interface SandboxCommand {
 }
 
 /**
- * Joins the cgroup's controllers (the `cgroup.procs` files given first, up to `--`), then becomes
- * the command: bubblewrap and everything in the sandbox start inside the cgroup, with no moment
- * outside it.
+ * Joins the cgroup's controllers (the shell moves itself through the `tasks` files given first, up
+ * to `--`), then becomes the command: bubblewrap and everything in the sandbox start inside the
+ * cgroup, with no moment outside it.
  */
-const JOIN_CGROUP = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"';
+const JOIN_CGROUP = 'for f; do [ "$f" = -- ] && break; echo 0 > "$f" || exit 125; shift; done; shift; exec "$@"';
 
 /**
  * bubblewrap's arguments and the command to run in it. The listening socket the agent accepts on
  * is inherited as fd 3. bubblewrap reads its options (every host folder among them) from a
  * descriptor, so the sandbox's pid 1 shows none; the seccomp program and the account files come on
- * descriptors too. The sandbox's processes start in `cgroupProcs`' cgroup when given.
+ * descriptors too. The sandbox's processes start in `cgroupJoin`'s cgroup when given.
  */
 export function sandboxedAgentCommand(
   config: HostSandboxConfig,
   id: SandboxIdentity,
   mounts: SandboxMounts,
   agentArgs: string[],
-  start: { seccomp: Buffer; cgroupProcs: string[] },
+  start: { seccomp: Buffer; cgroupJoin: string[] },
 ): SandboxCommand {
   const env = sandboxEnvironment(mounts);
   const accounts = accountFiles(id);
@@ -220,8 +220,8 @@ export function sandboxedAgentCommand(
     : node;
   const bwrapArgs = ["--args", String(FD.args), "--", ...command];
   const fdData = [Buffer.from(options.map((o) => `${o}\0`).join("")), start.seccomp, Buffer.from(accounts.passwd), Buffer.from(accounts.group)];
-  if (start.cgroupProcs.length === 0) return { file: bubblewrap(), args: bwrapArgs, env, fdData };
-  return { file: "/bin/sh", args: ["-c", JOIN_CGROUP, "enclave-sandbox", ...start.cgroupProcs, "--", bubblewrap(), ...bwrapArgs], env, fdData };
+  if (start.cgroupJoin.length === 0) return { file: bubblewrap(), args: bwrapArgs, env, fdData };
+  return { file: "/bin/sh", args: ["-c", JOIN_CGROUP, "enclave-sandbox", ...start.cgroupJoin, "--", bubblewrap(), ...bwrapArgs], env, fdData };
 }
 
 /** Gives the workspace to the sandbox's account, when the sandbox runs as one of its own. */
