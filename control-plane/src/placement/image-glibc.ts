@@ -8,6 +8,7 @@ import type Docker from "dockerode";
 import { extract } from "tar-stream";
 import { EnclaveError } from "../errors.js";
 import { NODE_RUNTIME } from "./node-runtime.js";
+import { withImageVessel } from "./image-vessel.js";
 
 export interface GlibcVersion {
   major: number;
@@ -91,14 +92,7 @@ function resolveLink(from: string, target: string): string {
 
 /** The image's glibc version; undefined when it has no libc.so.6 at the usual places (musl, none). */
 export async function readImageGlibc(docker: Docker, image: string): Promise<GlibcVersion | undefined> {
-  const vessel = await docker.createContainer({
-    Image: image,
-    // Never started; the engine still wants a command.
-    Entrypoint: ["/nonexistent"],
-    NetworkDisabled: true,
-    HostConfig: { NetworkMode: "none" },
-  });
-  try {
+  return withImageVessel(docker, image, async (vessel) => {
     for (const start of LIBC_PATHS) {
       let path = start;
       // An older glibc's libc.so.6 is a link to libc-2.N.so: the name says the version too.
@@ -118,10 +112,7 @@ export async function readImageGlibc(docker: Docker, image: string): Promise<Gli
       if (named) return named;
     }
     return undefined;
-  } finally {
-    // With its anonymous volumes: the engine made (and filled) one for each VOLUME of the image.
-    await vessel.remove({ force: true, v: true }).catch(() => undefined);
-  }
+  });
 }
 
 /** Per image id (an image's content never changes under its id): its glibc, read once. */

@@ -5,6 +5,7 @@
 // a dev container that asks for root is refused by its caller.
 import type Docker from "dockerode";
 import { extract } from "tar-stream";
+import { withImageVessel } from "./image-vessel.js";
 
 export const DEFAULT_USER = { uid: 1000, gid: 1000 } as const;
 
@@ -61,14 +62,7 @@ async function firstFile(archive: NodeJS.ReadableStream & { destroy?: () => void
 
 /** The image's /etc/passwd and /etc/group as text ("" for one it lacks). */
 export async function readIdFiles(docker: Docker, image: string): Promise<{ passwd: string; group: string }> {
-  const vessel = await docker.createContainer({
-    Image: image,
-    // Never started; the engine still wants a command.
-    Entrypoint: ["/nonexistent"],
-    NetworkDisabled: true,
-    HostConfig: { NetworkMode: "none" },
-  });
-  try {
+  return withImageVessel(docker, image, async (vessel) => {
     const read = async (path: string): Promise<string> => {
       try {
         return await firstFile((await vessel.getArchive({ path })) as NodeJS.ReadableStream);
@@ -77,10 +71,7 @@ export async function readIdFiles(docker: Docker, image: string): Promise<{ pass
       }
     };
     return { passwd: await read("/etc/passwd"), group: await read("/etc/group") };
-  } finally {
-    // With its anonymous volumes: the engine made (and filled) one for each VOLUME of the image.
-    await vessel.remove({ force: true, v: true }).catch(() => undefined);
-  }
+  });
 }
 
 export type UserAnswer = { uid: number; gid: number } | { unknown: string };
