@@ -4,7 +4,6 @@
 // (image_unusable) naming the base; an ADD of a URL is refused (devcontainer_invalid); a canary listener on loopback sees no connection. RUN steps run in a
 // cgroup of ours whose pids.max bounds a fork bomb, and the cgroup goes with the build.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
@@ -12,24 +11,18 @@ import { LIMITS } from "../../control-plane/src/limits.js";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { type Canary, startCanary } from "../helpers/canary.js";
 
 const BASE = imageTags().runtime;
 let fx: Fixture;
-let canary: Server;
-let port = 0;
-let connections = 0;
+let canary: Canary;
 
 beforeAll(async () => {
   fx = await startFixture();
-  canary = createServer((socket) => {
-    connections++;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => canary.listen(0, "127.0.0.1", resolve));
-  port = (canary.address() as { port: number }).port;
+  canary = await startCanary();
 }, 120_000);
 afterAll(async () => {
-  await new Promise<void>((resolve) => canary?.close(() => resolve()));
+  await canary?.close();
   await fx?.close();
 });
 
@@ -46,7 +39,7 @@ async function devcontainer(id: string, dockerfile: string, opts: { args?: Recor
 
 describe("dev container build bases", () => {
   it("refuses a base that is not on the engine, however it is named, before the engine dials anything", async () => {
-    const reg = `127.0.0.1:${port}`;
+    const reg = `127.0.0.1:${canary.port}`;
     const cases: Array<[string, string, Record<string, string>?]> = [
       ["plain", `FROM ${reg}/x:latest\n`],
       ["arg-default", `ARG BASE=${reg}/x\nFROM $BASE\n`],
@@ -63,7 +56,7 @@ describe("dev container build bases", () => {
       expect(o.message, name).toContain(reg);
       expect((await fx.client.getConversation(`base-${name}`)).placement).toBe("host");
     }
-    expect(connections).toBe(0);
+    expect(canary.connections()).toBe(0);
   }, 300_000);
 
   it("builds from a base on the engine, its own stages included", async () => {
@@ -73,7 +66,7 @@ describe("dev container build bases", () => {
     const run = (await fx.client.openRun("base-stages", { approvalPolicy: "never" })).id;
     expect(resultText(await fx.client.callTool(run, "exec", { command: "cat /staged" }))).toContain("staged");
     await fx.client.stopEnclosure("base-stages");
-    expect(connections).toBe(0);
+    expect(canary.connections()).toBe(0);
   }, 300_000);
 });
 

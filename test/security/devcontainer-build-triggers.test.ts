@@ -8,33 +8,26 @@
 // ARG or ENV) or unescape is refused: it could become a URL the check never saw.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { type Canary, startCanary } from "../helpers/canary.js";
 
 const BASE = imageTags().runtime;
 /** An image on the engine that carries a build trigger (made here, outside Enclave). */
 const TRIGGERED = "enclave-redteam-onbuild-base:test";
 let fx: Fixture;
-let canary: Server;
-let port = 0;
-let connections = 0;
+let canary: Canary;
 
 beforeAll(async () => {
   fx = await startFixture();
-  canary = createServer((socket) => {
-    connections++;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => canary.listen(0, "127.0.0.1", resolve));
-  port = (canary.address() as { port: number }).port;
+  canary = await startCanary();
 }, 120_000);
 afterAll(async () => {
   execFileSync("docker", ["image", "rm", "-f", TRIGGERED], { stdio: "ignore", timeout: 60_000 });
-  await new Promise<void>((resolve) => canary?.close(() => resolve()));
+  await canary?.close();
   await fx?.close();
 });
 
@@ -49,7 +42,7 @@ async function devcontainer(id: string, dockerfile: string): Promise<void> {
 
 describe("dev container build triggers and stage indexes", () => {
   it("refuses ONBUILD before the engine is asked, so a trigger's ADD of a URL dials nothing", async () => {
-    const reg = `127.0.0.1:${port}`;
+    const reg = `127.0.0.1:${canary.port}`;
     const cases: Array<[string, string]> = [
       ["onbuild-add", `FROM ${BASE} AS first\nONBUILD ADD http://${reg}/payload /payload\nFROM first\n`],
       ["onbuild-copy", `FROM ${BASE} AS first\nONBUILD COPY --from=${reg}/y:2 /etc/hostname /h\nFROM first\n`],
@@ -61,27 +54,27 @@ describe("dev container build triggers and stage indexes", () => {
       expect(o.code, name).toBe("devcontainer_invalid");
       expect((await fx.client.getConversation(name)).placement).toBe("host");
     }
-    expect(connections).toBe(0);
+    expect(canary.connections()).toBe(0);
   }, 300_000);
 
   it("refuses a base on the engine that carries ONBUILD triggers", async () => {
     execFileSync("docker", ["build", "-q", "-t", TRIGGERED, "-"], {
-      input: `FROM ${BASE}\nONBUILD ADD http://127.0.0.1:${port}/payload /payload\n`,
+      input: `FROM ${BASE}\nONBUILD ADD http://127.0.0.1:${canary.port}/payload /payload\n`,
       stdio: ["pipe", "ignore", "inherit"],
       timeout: 120_000,
     });
     await devcontainer("triggered-base", `FROM ${TRIGGERED}\n`);
     const o = await outcome(fx.client.startEnclosure("triggered-base", { devcontainer: true }));
     expect(o.code).toBe("devcontainer_invalid");
-    expect(connections).toBe(0);
+    expect(canary.connections()).toBe(0);
   }, 300_000);
 
   it("refuses an ADD source that the builder would expand or unescape into a URL", async () => {
-    const url = `http://127.0.0.1:${port}/payload`;
+    const url = `http://127.0.0.1:${canary.port}/payload`;
     const cases: Array<[string, string]> = [
       ["add-stage-arg", `FROM ${BASE}\nARG U=${url}\nADD $U /payload\n`],
       ["add-env", `FROM ${BASE}\nENV U=${url}\nADD \${U} /payload\n`],
-      ["add-escaped", `FROM ${BASE}\nADD h\\ttp://127.0.0.1:${port}/payload /payload\n`],
+      ["add-escaped", `FROM ${BASE}\nADD h\\ttp://127.0.0.1:${canary.port}/payload /payload\n`],
       ["add-json-env", `FROM ${BASE}\nENV U=${url}\nADD ["$U", "/payload"]\n`],
     ];
     for (const [name, dockerfile] of cases) {
@@ -90,7 +83,7 @@ describe("dev container build triggers and stage indexes", () => {
       expect(o.code, name).toBe("devcontainer_invalid");
       expect((await fx.client.getConversation(name)).placement).toBe("host");
     }
-    expect(connections).toBe(0);
+    expect(canary.connections()).toBe(0);
   }, 300_000);
 
   it("checks `FROM 0` as the image it names, not as the first stage", async () => {

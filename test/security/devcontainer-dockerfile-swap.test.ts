@@ -5,33 +5,26 @@
 // loopback canary, over a bounded number of starts: the canary hears nothing.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { type Canary, startCanary } from "../helpers/canary.js";
 
 const BASE = imageTags().runtime;
 const ATTEMPTS = 16;
 let fx: Fixture;
-let canary: Server;
-let port = 0;
-let connections = 0;
+let canary: Canary;
 let flipper: ChildProcess | undefined;
 
 beforeAll(async () => {
   fx = await startFixture();
-  canary = createServer((socket) => {
-    connections++;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => canary.listen(0, "127.0.0.1", resolve));
-  port = (canary.address() as { port: number }).port;
+  canary = await startCanary();
 }, 120_000);
 afterAll(async () => {
   flipper?.kill("SIGKILL");
-  await new Promise<void>((resolve) => canary?.close(() => resolve()));
+  await canary?.close();
   await fx?.close();
 });
 
@@ -54,13 +47,13 @@ it("builds the Dockerfile it checked, not one swapped in after the check", async
   writeFileSync(join(dir, "devcontainer.json"), JSON.stringify({ build: { dockerfile: "Dockerfile" } }));
   // Clean: fails at its second step (nothing to copy), after a check of 300 bases.
   const clean = `FROM ${BASE}\nCOPY not-in-the-context /x\n${`FROM ${BASE}\n`.repeat(300)}`;
-  const evil = `FROM ${BASE}\nADD http://127.0.0.1:${port}/payload /payload\n`;
+  const evil = `FROM ${BASE}\nADD http://127.0.0.1:${canary.port}/payload /payload\n`;
   writeFileSync(join(workspace, "clean"), clean);
   writeFileSync(join(workspace, "evil"), evil);
   writeFileSync(join(dir, "Dockerfile"), clean);
   flipper = spawn("python3", ["-c", FLIP, join(workspace, "clean"), join(workspace, "evil"), join(dir, "Dockerfile")], { stdio: "ignore" });
   const codes: string[] = [];
-  for (let i = 0; i < ATTEMPTS && connections === 0; i++) {
+  for (let i = 0; i < ATTEMPTS && canary.connections() === 0; i++) {
     const o = await outcome(fx.client.startEnclosure("dockerfile-swap", { devcontainer: true }));
     codes.push(o.code);
     expect((await fx.client.getConversation("dockerfile-swap")).placement).toBe("host");
@@ -68,5 +61,5 @@ it("builds the Dockerfile it checked, not one swapped in after the check", async
   flipper.kill("SIGKILL");
   flipper = undefined;
   console.log(`outcomes of the starts: ${codes.join(" ")}`);
-  expect(connections).toBe(0);
+  expect(canary.connections()).toBe(0);
 }, 600_000);
