@@ -5,10 +5,9 @@
 // runs. The injected Node is glibc's build: an image without glibc, or with one older than it needs,
 // is refused with `image_unusable` rather than failing later inside with the loader's words.
 import type Docker from "dockerode";
-import { extract } from "tar-stream";
 import { EnclaveError } from "../errors.js";
 import { NODE_RUNTIME } from "./node-runtime.js";
-import { withImageVessel } from "./image-vessel.js";
+import { readVesselEntry, type VesselEntry, withImageVessel } from "./image-vessel.js";
 
 export interface GlibcVersion {
   major: number;
@@ -50,32 +49,6 @@ export function glibcText(v: GlibcVersion): string {
   return `${v.major}.${v.minor}`;
 }
 
-type Entry = { kind: "file"; bytes: Buffer } | { kind: "link"; target: string } | { kind: "other" };
-
-/** The archive's first entry: a regular file's bytes (up to MAX_LIBC_BYTES), a link's target, or neither. */
-async function firstEntry(archive: NodeJS.ReadableStream & { destroy?: () => void }): Promise<Entry> {
-  const ex = extract();
-  const entry = await new Promise<Entry>((resolve, reject) => {
-    ex.on("entry", (header, stream) => {
-      if (header.type === "symlink") return resolve({ kind: "link", target: header.linkname ?? "" });
-      if (header.type !== "file" || (header.size ?? 0) > MAX_LIBC_BYTES) return resolve({ kind: "other" });
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: unknown) => {
-        if (Buffer.isBuffer(c)) chunks.push(c);
-      });
-      stream.on("end", () => resolve({ kind: "file", bytes: Buffer.concat(chunks) }));
-      stream.on("error", reject);
-    });
-    ex.on("finish", () => resolve({ kind: "other" }));
-    ex.on("error", reject);
-    archive.on("error", reject);
-    archive.pipe(ex as unknown as NodeJS.WritableStream);
-  });
-  archive.destroy?.();
-  ex.destroy();
-  return entry;
-}
-
 function basename(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }
@@ -98,9 +71,9 @@ export async function readImageGlibc(docker: Docker, image: string): Promise<Gli
       // An older glibc's libc.so.6 is a link to libc-2.N.so: the name says the version too.
       let named: GlibcVersion | undefined;
       for (let hop = 0; hop <= MAX_LINK_HOPS; hop++) {
-        let entry: Entry;
+        let entry: VesselEntry;
         try {
-          entry = await firstEntry((await vessel.getArchive({ path })) as NodeJS.ReadableStream);
+          entry = await readVesselEntry(vessel, path, MAX_LIBC_BYTES);
         } catch {
           break; // Not there.
         }

@@ -4,8 +4,7 @@
 // is never the answer: an image whose user is root runs as 1000:1000, like Enclave's own image, and
 // a dev container that asks for root is refused by its caller.
 import type Docker from "dockerode";
-import { extract } from "tar-stream";
-import { withImageVessel } from "./image-vessel.js";
+import { readVesselEntry, withImageVessel } from "./image-vessel.js";
 
 export const DEFAULT_USER = { uid: 1000, gid: 1000 } as const;
 
@@ -31,41 +30,14 @@ export function parseIdFile(text: string, kind: "passwd" | "group"): IdEntry[] {
   return out;
 }
 
-/**
- * The archive's first entry when it is a regular file of at most MAX_FILE_BYTES, else "" (a link, a
- * folder, a larger file). Reading stops there: the image decides what the archive holds.
- */
-async function firstFile(archive: NodeJS.ReadableStream & { destroy?: () => void }): Promise<string> {
-  const ex = extract();
-  const text = await new Promise<string>((resolve, reject) => {
-    ex.on("entry", (header, stream) => {
-      if (header.type !== "file" || (header.size ?? 0) > MAX_FILE_BYTES) {
-        resolve("");
-        return;
-      }
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: unknown) => {
-        if (Buffer.isBuffer(c)) chunks.push(c);
-      });
-      stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-      stream.on("error", reject);
-    });
-    ex.on("finish", () => resolve(""));
-    ex.on("error", reject);
-    archive.on("error", reject);
-    archive.pipe(ex as unknown as NodeJS.WritableStream);
-  });
-  archive.destroy?.();
-  ex.destroy();
-  return text;
-}
-
 /** The image's /etc/passwd and /etc/group as text ("" for one it lacks). */
 export async function readIdFiles(docker: Docker, image: string): Promise<{ passwd: string; group: string }> {
   return withImageVessel(docker, image, async (vessel) => {
     const read = async (path: string): Promise<string> => {
       try {
-        return await firstFile((await vessel.getArchive({ path })) as NodeJS.ReadableStream);
+        const entry = await readVesselEntry(vessel, path, MAX_FILE_BYTES);
+        // A link, a folder or a larger file reads as none: the image decides what the archive holds.
+        return entry.kind === "file" ? entry.bytes.toString("utf8") : "";
       } catch {
         return "";
       }
