@@ -1,9 +1,9 @@
-// The benchmark results: a machine-readable JSON file, a markdown table (ours, the peer, the ratio,
-// median and p99) with the date and the machine, and the same table in the README between markers.
+// The benchmark results: a machine-readable JSON file, and a markdown table (ours, the peer, the ratio,
+// median and p99) with the date and the machine, written whole as a page of the docs.
 import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { type BenchRow, MIN_SAMPLES_FOR_P99 } from "./measure.js";
 
 export interface BenchMachine {
@@ -66,18 +66,24 @@ export function withRatios(rows: BenchRow[]): BenchResults["rows"] {
   return rows.map((r) => ({ ...r, ratio: r.peer && r.peer.median > 0 ? r.ours.median / r.peer.median : undefined }));
 }
 
-const START = "<!-- bench:start (written by make bench) -->";
-const END = "<!-- bench:end -->";
+/** The page `make bench` writes whole (docs/benchmarks/results.md): nothing in it is edited by hand. */
+export function resultsPage(results: BenchResults): string {
+  return [
+    "# Benchmark results",
+    "",
+    "<!-- Written whole by `make bench` (test/bench/run-all.ts); do not edit: the next full run replaces it. -->",
+    "",
+    "How each figure is measured, and what its peer is: [README.md](README.md).",
+    "",
+    markdownTable(results),
+    "",
+  ].join("\n");
+}
 
-/** Writes results.json and results.md under dir, and the table into the README between the markers. */
-export function writeResults(results: BenchResults, dir: string, readme: string): void {
+/** Writes results.json under dir and the results page at page, each whole. */
+export function writeResults(results: BenchResults, dir: string, page: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
-  const table = markdownTable(results);
-  writeFileSync(join(dir, "results.md"), `${table}\n`);
-  const text = readFileSync(readme, "utf8");
-  const at = text.indexOf(START);
-  const end = text.indexOf(END);
-  if (at < 0 || end < at) throw new Error(`${readme} has no ${START} … ${END} section for the table`);
-  writeFileSync(readme, `${text.slice(0, at + START.length)}\n${table}\n${text.slice(end)}`);
+  mkdirSync(dirname(page), { recursive: true });
+  writeFileSync(page, resultsPage(results));
 }

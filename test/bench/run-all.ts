@@ -1,5 +1,5 @@
 // make bench: every benchmark's figures beside its peer's, measured in the same run, written to
-// test/bench/results/results.{json,md} and into the README's table. A benchmark that fails is
+// test/bench/results/results.json and, as a table, to docs/benchmarks/results.md. A benchmark that fails is
 // reported (and makes the run exit non-zero) without hiding the others' figures.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const results: BenchResults = { machine: describeMachine(), rows: withRatios(rows), failures };
   const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
   // A partial run (ONLY=…) prints its table but leaves the recorded results alone.
-  if (!only.length) writeResults(results, join(root, "test", "bench", "results"), join(root, "README.md"));
+  if (!only.length) writeResults(results, join(root, "test", "bench", "results"), join(root, "docs", "benchmarks", "results.md"));
   console.log(markdownTable(results));
   if (failures.length) process.exitCode = 1;
 }

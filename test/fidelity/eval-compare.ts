@@ -2,7 +2,7 @@
 // for Python, Node's REPL for JavaScript). Both sides are first normalised for what is never the same
 // twice (addresses, timings, async ids, the workspace's path, a pty's carriage returns); equal then
 // means identical. Otherwise the deliberate differences are applied in turn, each a narrow rewrite
-// of both sides that the README lists as a difference from Jupyter or Node, with an example; equal
+// of both sides that docs/fidelity/eval.md lists as a difference from Jupyter or Node, with an example; equal
 // after them means deliberate (with the rules it took), anything else is unknown: a bug to fix, or a
 // difference to understand before it is added here.
 import { parse } from "acorn";
@@ -38,7 +38,7 @@ interface Sides {
 export interface Rule {
   id: string;
   language: Language;
-  /** What differs and why Enclave does it its way (the README's list). */
+  /** What differs and why Enclave does it its way (the list in docs/fidelity/eval.md). */
   description: string;
   apply(sides: Sides, code: string, ctx: CompareContext): Sides;
 }

@@ -1,5 +1,5 @@
 // make fidelity (eval): the whole corpus through Enclave's eval and through Jupyter / Node's REPL,
-// with the agreement figures the README states and every cell that is neither identical nor a
+// with the agreement figures docs/fidelity/eval.md states and every cell that is neither identical nor a
 // documented deliberate difference shown side by side. Exits non-zero when such a cell remains.
 //   ONLY=python|javascript   one language;  SESSION=substring   only the sessions whose name has it;
 //   SHOW=deliberate          also show the cells that differ deliberately.

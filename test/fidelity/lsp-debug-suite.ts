@@ -68,7 +68,7 @@ export function compactResult(r: SuiteResult): unknown {
   };
 }
 
-/** The figures the README states. */
+/** The table of docs/fidelity/lsp-debug.md. */
 export function figuresOf(r: SuiteResult): string {
   const lines: string[] = [];
   for (const run of r.lsp) {

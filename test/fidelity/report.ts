@@ -1,6 +1,6 @@
 // The differential suite's figures as text: per corpus, per pattern where the tools disagree, and the
-// totals by class; and the README section `make fidelity` keeps up to date.
-import { readFileSync, writeFileSync } from "node:fs";
+// totals by class; and the page `make fidelity` writes whole (docs/fidelity/ast-grep.md).
+import { writeFileSync } from "node:fs";
 import { agreement, type CorpusOutcome, DELIBERATE, type PatternOutcome, totals } from "./differential.js";
 
 function pct(x: number): string {
@@ -38,8 +38,8 @@ export function textReport(results: CorpusOutcome[], verbose: boolean): string {
   return lines.join("\n");
 }
 
-/** The README's table of figures, between its fidelity markers. */
-export function readmeSection(results: CorpusOutcome[], machine: string): string {
+/** The table of figures, with the machine it was measured on. */
+export function figuresSection(results: CorpusOutcome[], machine: string): string {
   const rows = results.map((r) => {
     const t = totals(r.patterns);
     const deliberate = DELIBERATE.reduce((n, c) => n + t.byClass[c], 0);
@@ -65,12 +65,17 @@ export function readmeSection(results: CorpusOutcome[], machine: string): string
   ].join("\n");
 }
 
-export function writeReadme(path: string, section: string): void {
-  const readme = readFileSync(path, "utf8");
-  const start = "<!-- fidelity:start (written by make fidelity) -->";
-  const end = "<!-- fidelity:end -->";
-  const a = readme.indexOf(start);
-  const b = readme.indexOf(end);
-  if (a < 0 || b < a) throw new Error(`the README has no ${start} … ${end} section`);
-  writeFileSync(path, `${readme.slice(0, a + start.length)}\n${section}\n${readme.slice(b)}`);
+/** Writes the figures as a whole page: nothing in it is edited by hand. */
+export function writeFiguresPage(path: string, section: string): void {
+  const page = [
+    "# Structural search beside ast-grep",
+    "",
+    "<!-- Written whole by `make fidelity` (test/fidelity/run.ts); do not edit: the next full run replaces it. -->",
+    "",
+    "What is compared and how each disagreement is classed: [README.md](README.md#structural-search-beside-ast-grep).",
+    "",
+    section,
+    "",
+  ].join("\n");
+  writeFileSync(path, page);
 }

@@ -1,14 +1,14 @@
 // make fidelity: the differential suite in full — every corpus on this machine, every pattern — with
-// Enclave's and ast-grep's figures, each disagreement's class, and the README's table rewritten.
+// Enclave's and ast-grep's figures, each disagreement's class, and docs/fidelity/ast-grep.md written.
 // `FIDELITY=subset` runs the bounded subset `make test` runs; `ONLY=go,python` some languages; a
-// partial run prints its figures but leaves the README alone.
+// partial run prints its figures but leaves that page alone.
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import { CORPORA, corpus } from "./corpora.js";
 import { type CorpusOutcome, runCorpus, totals } from "./differential.js";
 import { PATTERNS } from "./patterns.js";
-import { readmeSection, textReport, writeReadme } from "./report.js";
+import { figuresSection, textReport, writeFiguresPage } from "./report.js";
 
 async function main(): Promise<void> {
   const mode = process.env.FIDELITY === "subset" ? "subset" : "full";
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   console.log(textReport(results, process.env.VERBOSE === "1"));
   if (mode === "full" && !only.length) {
     const machine = `${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, @ast-grep/cli 0.51.1`;
-    writeReadme(join(repoRoot, "README.md"), readmeSection(results, machine));
+    writeFiguresPage(join(repoRoot, "docs", "fidelity", "ast-grep.md"), figuresSection(results, machine));
   }
   if (totals(results.flatMap((r) => r.patterns)).byClass.unknown > 0) process.exitCode = 1;
 }

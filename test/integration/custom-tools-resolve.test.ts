@@ -1,5 +1,5 @@
-// Custom tools in the factory form the README shows, and resolve applying or discarding what they
-// stage, through the gRPC API of a real control plane on host placement. The README's example
+// Custom tools in the factory form docs/tools/custom-tools.md shows, and resolve applying or discarding what they
+// stage, through the gRPC API of a real control plane on host placement. That page's example
 // (test/fixtures/custom-tools, verbatim bar its type import) is loaded at start beside modules that
 // are broken on purpose, then driven through resolve apply and discard.
 import { execFile } from "node:child_process";

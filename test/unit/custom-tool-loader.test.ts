@@ -1,4 +1,4 @@
-// Loading custom tools from a folder: factories in the README's form become registry tools with their
+// Loading custom tools from a folder: factories in the form docs/tools/custom-tools.md shows become registry tools with their
 // tier (default exec) and JSON Schema; a module that fails is skipped and reported by file name.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,7 +1,7 @@
-// What a harness may hold Enclave to, rendered from the code itself so the README's list cannot
-// drift: every tool's name, tier, resource and argument names (with their fixed values), the fixed
-// result texts a harness may match, every error code with its gRPC status, and the tool host's
-// verdicts. A test compares the README's section with this rendering.
+// What a harness may hold Enclave to, rendered from the code itself so the docs' list cannot drift:
+// every tool's name, tier, resource and argument names (with their fixed values), the fixed result
+// texts a harness may match, every error code with its gRPC status, and the tool host's verdicts. A
+// test compares docs/reference/harness-contract.md with this rendering.
 import { status } from "@grpc/grpc-js";
 import { ENCLAVE_ERROR_CODES, ERROR_CODE_TRAILER, EnclaveError } from "../errors.js";
 import { NO_PENDING_ACTION } from "../tools/ast/resolve.js";
