@@ -4,10 +4,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { CONTRACT_END, CONTRACT_START, renderHarnessContract } from "../../control-plane/src/contract/harness-contract.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { CONTRACT_END, CONTRACT_START, renderHarnessContract } from "@enclave/control-plane/contract/harness-contract.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 it("the README lists every tool, argument, fixed text and error code as the code has them", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "enclave-contract-"));

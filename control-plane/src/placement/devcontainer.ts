@@ -19,7 +19,7 @@ import { posix } from "node:path";
 import { type Readable, Transform } from "node:stream";
 import type Docker from "dockerode";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
-import { atFd, openDirBelow, openDirNoFollow } from "../../../enclave-agent/src/fs/fd-path.js";
+import { atFd, openDirBelow, openDirNoFollow } from "../fs/fd-path.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { checkBuildFetches } from "./build-bases.js";

@@ -4,7 +4,7 @@
 // after a grace period, SIGKILL (the kernel and its state are gone, which the result says).
 // A bridge call is taken only from the cell itself (the runner tags each call with the cell that
 // started the work making it), and only up to the per-cell limit.
-import type { BridgeCall, BridgeReply, DisplayData, EvalDone } from "../../../proto/gen/enclave/agent/v1/kernel.js";
+import type { BridgeCall, BridgeReply, DisplayData, EvalDone } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { LIMITS } from "../limits.js";
 import { RunBudget } from "./run-budget.js";
 import type { KernelFrame, MimeFrameItem } from "./kernel-frames.js";
