@@ -48,7 +48,7 @@ export default tseslint.config(
       "no-control-regex": "off",
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/no-misused-promises": "error",
-      // tsc's noUnusedLocals is off; an underscore marks a parameter kept for its position.
+      // tsc's noUnusedLocals catches unused locals too; an underscore marks a parameter kept for its position.
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
     },
   },
