@@ -164,12 +164,6 @@ export const LIMITS = {
   evalResultTextBytes: 64 * 1024,
   evalMaxImages: 20,
   /**
-   * Bridge calls (tool() in a cell) one cell may make; past it each further call fails with
-   * bridge_limit and is not run. The agent holds the same limit (kernelBridgeCallsPerCell) and
-   * answers such calls itself, so they neither reach this side nor stop the cell's idle budget.
-   */
-  evalBridgeCallsPerCell: 1000,
-  /**
    * A harness tool host: how long a cell's call to a harness tool waits for its answer, and how long
    * an intercepted call waits for the harness's verdict (then it is refused: interception fails
    * closed). Both are cancelled on the stream when they run out.

@@ -140,10 +140,4 @@ export const LIMITS = {
    * released as is.
    */
   kernelFrameHoldBytes: 16 * 1024 * 1024,
-  /**
-   * Bridge calls one cell may make (tool() in the kernel). Past it each further call fails at once
-   * (error code bridge_limit) without reaching the control plane and without pausing the idle budget;
-   * the kernel lives on. The control plane holds the same limit (evalBridgeCallsPerCell) on its side.
-   */
-  kernelBridgeCallsPerCell: 1000,
 } as const;

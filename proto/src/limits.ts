@@ -15,4 +15,10 @@ export const PROTOCOL_LIMITS = {
   astMaxResults: 10_000,
   /** Tool calls in flight at once on one CallTools session (the client library sends more over CallTool). */
   toolSessionCallsInFlight: 64,
+  /**
+   * Bridge calls (tool() in a cell) one cell may make. Past it each further call fails at once with
+   * bridge_limit: the agent answers it itself, without reaching the control plane and without pausing
+   * the cell's idle budget (the kernel lives on); the control plane refuses the same calls on its side.
+   */
+  bridgeCallsPerCell: 1000,
 } as const;

@@ -106,8 +106,8 @@ function bindingCases(place: () => EvalPlace): void {
 
   it("fails bridge calls past the per-cell limit with bridge_limit, and the kernel lives on", async () => {
     const p = place();
-    const limit = LIMITS.evalBridgeCallsPerCell;
-    expect(AGENT_LIMITS.kernelBridgeCallsPerCell).toBe(limit);
+    const limit = LIMITS.bridgeCallsPerCell;
+    expect(AGENT_LIMITS.bridgeCallsPerCell).toBe(limit);
     writeFileSync(join(p.workspace, "small.txt"), "s");
     const py = await evalOk(p, {
       code: [

@@ -156,11 +156,11 @@ export class CellRun implements KernelListener {
           "a bridge call belongs to the cell that started the work making it, and is refused once that cell has ended. Call tool() from the cell that needs it.",
       };
     }
-    if (this.bridgeCalls >= LIMITS.kernelBridgeCallsPerCell) {
+    if (this.bridgeCalls >= LIMITS.bridgeCallsPerCell) {
       return {
         code: "bridge_limit",
         text:
-          `this cell has made ${LIMITS.kernelBridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail. ` +
+          `this cell has made ${LIMITS.bridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail. ` +
           "Batch the work into fewer calls (one exec or one read covering many items), or continue in a new cell.",
       };
     }

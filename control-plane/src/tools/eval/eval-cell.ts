@@ -57,8 +57,8 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
 
   const bridge = async (callId: string, tool: string, argumentsJson: string): Promise<void> => {
     // The agent stops a cell at the same limit; this side holds it whatever the agent sends.
-    if (bridgeCalls >= LIMITS.evalBridgeCallsPerCell) {
-      refuse(callId, "bridge_limit", `this cell has made ${LIMITS.evalBridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail`);
+    if (bridgeCalls >= LIMITS.bridgeCallsPerCell) {
+      refuse(callId, "bridge_limit", `this cell has made ${LIMITS.bridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail`);
       return;
     }
     if (!ceiling) {
