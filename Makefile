@@ -3,7 +3,7 @@
 .PHONY: run check test build deps gen docker images static-cc bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium registry
 
 deps: node_modules/.package-lock.json
-node_modules/.package-lock.json: package.json package-lock.json
+node_modules/.package-lock.json: package.json package-lock.json */package.json clients/node/package.json
 	npm ci --no-audit --no-fund
 
 build: deps static-cc
@@ -23,7 +23,7 @@ docker:
 	bash images/ensure-docker.sh
 
 images: build docker
-	node dist/images/pipeline/main.js
+	node images/dist/pipeline/main.js
 
 # What host placement runs, installed on the host when absent: the bubblewrap sandbox and its account,
 # language servers, debug adapters, the Python data stack for kernels (and Jupyter, the kernels'
@@ -75,7 +75,7 @@ fidelity-lsp: build images host-tools
 	node dist/test/fidelity/lsp-debug-full.js
 
 clean:
-	rm -rf dist
+	rm -rf dist proto/dist enclave-agent/dist clients/node/dist control-plane/dist images/dist
 
 # Language servers (npm ones into .enclave/host-tools, clangd from Debian).
 host-servers:

@@ -16,7 +16,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkgDir = join(root, "enclave-agent", "grammars");
 const outDir = join(root, "dist", "agent", "grammars");
 const cacheDir = join(root, ".cache", "grammars");
-const { GRAMMARS, RUNTIME_WASM } = await import(pathToFileURL(join(root, "dist", "enclave-agent", "src", "ast", "grammar-registry.js")).href);
+const { GRAMMARS, RUNTIME_WASM } = await import(pathToFileURL(join(root, "enclave-agent", "dist", "src", "ast", "grammar-registry.js")).href);
 
 function sha256(...parts) {
   const h = createHash("sha256");

@@ -1,5 +1,6 @@
-// `make build`: type-checks and compiles everything to dist/ with tsc, then bundles the enclave agent
-// into one ESM file with esbuild. The agent runs on the pinned Node 24 in enclosures, on the host's Node
+// `make build`: type-checks and compiles every package with `tsc -b` (each into its own dist/: proto/dist,
+// enclave-agent/dist, clients/node/dist, control-plane/dist, images/dist; the tests into dist/test), then
+// bundles the enclave agent into one ESM file in dist/agent with esbuild. The agent runs on the pinned Node 24 in enclosures, on the host's Node
 // in host placement, and on the image's own Debian Node 18 in Enclave's image when the pinned build
 // cannot be had: the target stays the oldest of these.
 import { execFileSync } from "node:child_process";
@@ -9,7 +10,9 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-p", join(root, "tsconfig.json")], { stdio: "inherit" });
+execFileSync(join(root, "node_modules", ".bin", "tsc"), ["-b", join(root, "tsconfig.json")], { stdio: "inherit" });
+// The bundles take the packages' TypeScript sources (the "@enclave/source" export condition).
+const conditions = ["@enclave/source"];
 
 const outDir = join(root, "dist", "agent");
 mkdirSync(outDir, { recursive: true });
@@ -18,6 +21,7 @@ await build({
   outfile: join(outDir, "enclave-agent.mjs"),
   bundle: true,
   platform: "node",
+  conditions,
   target: "node18",
   format: "esm",
   sourcemap: "linked",
@@ -31,6 +35,7 @@ await build({
   outfile: join(outDir, "ast-worker.mjs"),
   bundle: true,
   platform: "node",
+  conditions,
   target: "node18",
   format: "esm",
   logLevel: "warning",
@@ -43,6 +48,7 @@ await build({
   outfile: join(outDir, "relay.mjs"),
   bundle: true,
   platform: "node",
+  conditions,
   target: "node18",
   format: "esm",
   logLevel: "warning",
@@ -56,6 +62,7 @@ await build({
   outfile: join(kernelsOut, "js-runner.mjs"),
   bundle: true,
   platform: "node",
+  conditions,
   target: "node18",
   format: "esm",
   logLevel: "warning",

@@ -1,5 +1,8 @@
 // The control plane's limits, in one table: tool caps, timeouts, sizes.
+import { PROTOCOL_LIMITS } from "@enclave/proto/limits.js";
+
 export const LIMITS = {
+  ...PROTOCOL_LIMITS,
   /** Tries at removing a container the engine refuses to remove for a moment (a sandbox still being torn down). */
   containerRemoveAttempts: 5,
   /** The pause before the next try grows by this much each time. */
@@ -9,14 +12,14 @@ export const LIMITS = {
   containerResumeAttempts: 8,
   containerResumeRetryMs: 250,
   /** Bytes of a file the read tool returns by default (the agent caps at its own maximum). */
-  readDefaultBytes: 256 * 1024,
-  readMaxBytes: 4 * 1024 * 1024,
+  readToolDefaultBytes: 256 * 1024,
+  readToolMaxBytes: 4 * 1024 * 1024,
   /** Bytes of command output kept in the exec tool's final result (head and tail); the stream has all. */
   execResultBytes: 64 * 1024,
   execDefaultTimeoutSeconds: 120,
   execMaxTimeoutSeconds: 3600,
-  listDefaultEntries: 500,
-  listMaxEntries: 5000,
+  listToolDefaultEntries: 500,
+  listToolMaxEntries: 5000,
   /** Largest arguments JSON a tool call may carry. */
   argumentsMaxBytes: 16 * 1024 * 1024,
   /** Deadline of one unary agent call (file operations). */
@@ -74,7 +77,6 @@ export const LIMITS = {
   engineAnswerTimeoutMs: 10_000,
   deathWatchRetryFirstMs: 250,
   deathWatchRetryMaxMs: 30_000,
-  grpcMaxMessageBytes: 64 * 1024 * 1024,
   /** Calls on one agent call stream that may be past their deadline and still unanswered; past it the stream is replaced. */
   muxAbandonedCallsMax: 1000,
   /** Larger requests (a big lsp argument) go unary rather than hold every call on the stream behind them. */
@@ -128,10 +130,8 @@ export const LIMITS = {
   vibeKillGraceMs: 2_000,
   /** Deadline of a structural search or rewrite over a folder (parsing a large tree takes a while). */
   astCallTimeoutMs: 10 * 60_000,
-  astDefaultMaxResults: 50,
-  astMaxResults: 10_000,
   /** Characters of unified diff an ast_edit result shows (the staged change itself is complete). */
-  astPreviewChars: 20_000,
+  astToolPreviewChars: 20_000,
   /** lsp: caps on what one answer lists, and the deadline of one server request. */
   lspReferencesCap: 50,
   lspWorkspaceSymbolsCap: 100,
@@ -139,7 +139,7 @@ export const LIMITS = {
   lspCodeActionsCap: 30,
   lspDiagnosticsCap: 100,
   lspHoverChars: 4_000,
-  lspRequestTimeoutMs: 30_000,
+  lspCallTimeoutMs: 30_000,
   lspCheckerTimeoutMs: 180_000,
   lspCheckerResultBytes: 64 * 1024,
   /** How long write/edit/apply_patch wait for fresh diagnostics (ENCLAVE_LSP_DIAGNOSTICS_WAIT_MS overrides). */
@@ -163,12 +163,6 @@ export const LIMITS = {
   /** Text of one cell kept in the eval result (head and tail); images kept per cell. */
   evalResultTextBytes: 64 * 1024,
   evalMaxImages: 20,
-  /**
-   * Bridge calls (tool() in a cell) one cell may make; past it each further call fails with
-   * bridge_limit and is not run. The agent holds the same limit (kernelBridgeCallsPerCell) and
-   * answers such calls itself, so they neither reach this side nor stop the cell's idle budget.
-   */
-  evalBridgeCallsPerCell: 1000,
   /**
    * A harness tool host: how long a cell's call to a harness tool waits for its answer, and how long
    * an intercepted call waits for the harness's verdict (then it is refused: interception fails
@@ -230,12 +224,8 @@ export const LIMITS = {
   tenantNameMaxChars: 64,
   /** Calls refused for want of a valid token are audited at most once this often (with a count of the rest). */
   refusedCallAuditIntervalMs: 100,
-  /** Tool calls in flight at once on one CallTools session (the client library sends more over CallTool). */
-  toolSessionCallsInFlight: 64,
   /** Events a CallTools session holds for a client that is not reading them; past this the session is reset and its calls cancelled. */
   toolSessionUnreadEventsMax: 1024,
-  /** The client library ends its CallTools session after this long with no call (an open stream keeps a process alive). */
-  toolSessionIdleMs: 1_000,
   /** Log lines waiting for standard error (a reader that stopped reading): past this they are dropped, the audit log keeps the record. */
   logBufferMaxBytes: 16 * 1024 * 1024,
   /**

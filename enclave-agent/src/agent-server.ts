@@ -6,11 +6,11 @@ import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
 import { createServer, type Server as NetServer } from "node:net";
 import { dirname } from "node:path";
 import { Server, ServerCredentials } from "@grpc/grpc-js";
-import { AstService } from "../../proto/gen/enclave/agent/v1/ast.js";
-import { FilesService } from "../../proto/gen/enclave/agent/v1/files.js";
-import { AgentInfoService } from "../../proto/gen/enclave/agent/v1/info.js";
-import { ProcessService } from "../../proto/gen/enclave/agent/v1/process.js";
-import { KernelsService } from "../../proto/gen/enclave/agent/v1/kernel.js";
+import { AstService } from "@enclave/proto/gen/enclave/agent/v1/ast.js";
+import { FilesService } from "@enclave/proto/gen/enclave/agent/v1/files.js";
+import { AgentInfoService } from "@enclave/proto/gen/enclave/agent/v1/info.js";
+import { ProcessService } from "@enclave/proto/gen/enclave/agent/v1/process.js";
+import { KernelsService } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { KernelPool } from "./kernels/kernel-pool.js";
 import { kernelsService } from "./kernels/kernel-service.js";
 import { filesService } from "./fs/files-service.js";
@@ -22,16 +22,16 @@ import { infoService } from "./info/info-service.js";
 import { LIMITS } from "./limits.js";
 import { AstEngine, astCacheComponent } from "./ast/ast-engine.js";
 import { astService } from "./ast/ast-service.js";
-import { LspService } from "../../proto/gen/enclave/agent/v1/lsp.js";
-import { CallMuxService } from "../../proto/gen/enclave/agent/v1/mux.js";
+import { LspService } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
+import { CallMuxService } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
 import { callMuxService, UnaryMethods } from "./grpc/call-mux.js";
 import { lspService } from "./lsp/lsp-service.js";
 import { LspSupervisor } from "./lsp/supervisor.js";
-import { DebugService } from "../../proto/gen/enclave/agent/v1/debug.js";
+import { DebugService } from "@enclave/proto/gen/enclave/agent/v1/debug.js";
 import { debugService } from "./dap/debug-service.js";
 import { DebugSupervisor } from "./dap/debug-supervisor.js";
 import { openStateFolder, type StateFolder } from "./state/state-folder.js";
-import { within } from "./time/wait.js";
+import { within } from "@enclave/proto/wait.js";
 
 export interface AgentOptions {
   /** Where to listen: a socket path the agent binds, or a listening socket it inherited as a file descriptor. */

@@ -2,7 +2,8 @@
 // and what to do; the gRPC layer maps the code to a status and sends the code itself beside it
 // (AgentErrorCode in errors.proto), so callers branch on the code and the message stays free text.
 import { status } from "@grpc/grpc-js";
-import { AgentErrorCode as WireCode } from "../../proto/gen/enclave/agent/v1/errors.js";
+import { AgentErrorCode as WireCode } from "@enclave/proto/gen/enclave/agent/v1/errors.js";
+import { reworded } from "@enclave/proto/reworded.js";
 
 export type AgentErrorCode =
   | "invalid_argument"
@@ -58,14 +59,6 @@ const wireCode: Record<AgentErrorCode, WireCode> = {
   lsp_server_error: WireCode.AGENT_ERROR_CODE_LSP_SERVER_ERROR,
   lsp_state_changed: WireCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED,
 };
-
-/**
- * With ENCLAVE_REWORD_ERRORS=1 every message is rewritten (a test mode): a test that runs the cases
- * callers branch on proves no branch reads the text.
- */
-export function reworded(message: string): string {
-  return process.env.ENCLAVE_REWORD_ERRORS === "1" ? `[reworded] ${[...message].reverse().join("")}` : message;
-}
 
 export class AgentError extends Error {
   constructor(

@@ -1,7 +1,8 @@
 // The agent's limits, in one table. Every cap a handler enforces comes from here.
+import { PROTOCOL_LIMITS } from "@enclave/proto/limits.js";
+
 export const LIMITS = {
-  /** Largest gRPC message either side accepts (file contents travel in one message). */
-  grpcMaxMessageBytes: 64 * 1024 * 1024,
+  ...PROTOCOL_LIMITS,
   /** Room a call-mux reply frame needs around the answer it carries (its id and field tags). */
   muxFrameOverheadBytes: 64,
   /** Default and hard cap on the bytes ReadFile returns. */
@@ -26,9 +27,8 @@ export const LIMITS = {
   symlinkDepth: 40,
   /** Largest write journal recovery reads (one entry per file of a multi-file change). */
   journalMaxBytes: 16 * 1024 * 1024,
-  /** Structural search: largest file parsed, default and hard cap on matches returned. */
+  /** Structural search: largest file parsed (the caps on matches returned are PROTOCOL_LIMITS'). */
   astMaxFileBytes: 32 * 1024 * 1024,
-  astDefaultMaxResults: 50,
   /** Structural-search worker threads (at most one per core); 0 parses in the agent's own thread. */
   astWorkers: 4,
   /** A file at least this many characters long may be parsed in top-level pieces by several workers at once. */
@@ -39,7 +39,6 @@ export const LIMITS = {
   astWorkerIdleMs: 10 * 60_000,
   /** Text of the files a search has read ahead and not yet reported (at least one file is always read). */
   astHeldBytes: 64 * 1024 * 1024,
-  astMaxResults: 10_000,
   /** Characters of unified diff an ast_edit preview carries. */
   astPreviewChars: 64 * 1024,
   /** Language servers: per-request deadline (then $/cancelRequest), start-up deadline. */
@@ -141,16 +140,4 @@ export const LIMITS = {
    * released as is.
    */
   kernelFrameHoldBytes: 16 * 1024 * 1024,
-  /**
-   * Bridge calls one cell may make (tool() in the kernel). Past it each further call fails at once
-   * (error code bridge_limit) without reaching the control plane and without pausing the idle budget;
-   * the kernel lives on. The control plane holds the same limit (evalBridgeCallsPerCell) on its side.
-   */
-  kernelBridgeCallsPerCell: 1000,
-  /**
-   * The most a gRPC status message may take once percent-encoded into its grpc-message trailer (either
-   * side's): a trailer past what an HTTP/2 peer takes in one header block is never delivered, and the
-   * call waits out its deadline with its connection stuck.
-   */
-  statusMessageMaxBytes: 8 * 1024,
 } as const;

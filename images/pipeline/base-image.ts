@@ -3,23 +3,9 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import type Docker from "dockerode";
-import { hostDebianMirror } from "./apt-mirror.js";
+import type { BaseRecipe } from "@enclave/control-plane/image-set/image-tags.js";
 import type { Progress } from "./progress.js";
 import { runLogged } from "./run-logged.js";
-
-export interface BaseRecipe {
-  /** A registry image to use as the base instead of debootstrap. */
-  registryImage?: string;
-  suite: string;
-  variant: string;
-  mirror?: string;
-}
-
-export function baseRecipe(): BaseRecipe {
-  const registryImage = process.env.ENCLAVE_BASE_IMAGE?.trim();
-  if (registryImage) return { registryImage, suite: "", variant: "" };
-  return { suite: "bookworm", variant: "minbase", mirror: hostDebianMirror() };
-}
 
 function follow(docker: Docker, stream: NodeJS.ReadableStream, progress: Progress): Promise<void> {
   return new Promise((resolve, reject) => {

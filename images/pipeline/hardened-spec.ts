@@ -2,8 +2,8 @@
 // driver builds them (resolveSettings + containerSpec, so the same defaults and the same
 // configuration apply), with the command swapped for the pipeline's. Nothing here relaxes them.
 import type { ContainerCreateOptions } from "dockerode";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { containerSpec, resolveSettings } from "../../control-plane/src/placement/enclosure-settings.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { containerSpec, resolveSettings } from "@enclave/control-plane/placement/enclosure-settings.js";
 
 export const PIPELINE_LABEL = "org.enclave.pipeline";
 

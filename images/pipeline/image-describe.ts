@@ -3,10 +3,10 @@
 // this step changed no image).
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import type Docker from "dockerode";
-import { AGENT_VERSION } from "../../enclave-agent/src/version.js";
-import { agentBundleEntry } from "../../control-plane/src/repo-paths.js";
-import { agentImageInputs, agentImageTag, type ImageInput, imageExists, imageInputs, imageTags } from "./image-set.js";
-import { type ImageRecord, imageRecordsDir, RECORD_FORMAT, readRecord, recordDir, sbomPath, splitReference, writeRecord, writeWhole } from "./image-records.js";
+import { AGENT_VERSION } from "@enclave/proto/version.js";
+import { agentBundleEntry } from "@enclave/control-plane/repo-paths.js";
+import { agentImageInputs, agentImageTag, type ImageInput, imageExists, imageInputs, imageTags } from "@enclave/control-plane/image-set/image-tags.js";
+import { type ImageRecord, imageRecordsDir, RECORD_FORMAT, readRecord, recordDir, sbomPath, splitReference, writeRecord, writeWhole } from "@enclave/control-plane/image-set/image-records.js";
 import { readInventory } from "./inventory.js";
 import type { Progress } from "./progress.js";
 import { buildSbom, type CycloneDxBom } from "./sbom.js";

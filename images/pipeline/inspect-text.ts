@@ -1,7 +1,7 @@
 // What `enclave images inspect` prints for one image: its inputs (what the content tag hashes), id
 // and size, the SBOM's package counts by ecosystem, the tools it carries, and where it was pushed.
 import type { Described } from "./image-describe.js";
-import { sbomPath } from "./image-records.js";
+import { sbomPath } from "@enclave/control-plane/image-set/image-records.js";
 import { sbomSummary } from "./sbom.js";
 
 function size(bytes: number): string {

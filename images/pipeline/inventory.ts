@@ -4,11 +4,11 @@
 // executed or followed on the host: it is parsed as data, size-capped, and what does not parse is
 // dropped.
 import type Docker from "dockerode";
-import { DEBUG_ADAPTERS } from "../../enclave-agent/src/dap/adapter-registry.js";
-import { LANGUAGE_SERVERS } from "../../enclave-agent/src/lsp/server-registry.js";
-import { demuxedLogs } from "../../control-plane/src/placement/docker-driver.js";
+import { DEBUG_ADAPTERS } from "@enclave/proto/adapter-registry.js";
+import { LANGUAGE_SERVERS } from "@enclave/proto/server-registry.js";
+import { demuxedLogs } from "@enclave/control-plane/placement/docker-driver.js";
 import { hardenedSpec } from "./hardened-spec.js";
-import type { ImageTools } from "./image-records.js";
+import type { ImageTools } from "@enclave/control-plane/image-set/image-records.js";
 
 export interface DebPackage {
   name: string;

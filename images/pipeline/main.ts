@@ -1,9 +1,10 @@
 // `make images`: builds whichever images are missing, by content hash, and writes each built image's
 // record and SBOM (.enclave/images/NAME/TAG/). `--agent` also builds the
 // shipped image with the agent baked in; `--print` only prints the tags.
-import { connectDocker } from "../../control-plane/src/placement/docker-connection.js";
+import { connectDocker } from "@enclave/control-plane/placement/docker-connection.js";
 import { builtImages, describeImage } from "./image-describe.js";
-import { ensureImages, imageTags } from "./image-set.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
+import { ensureImages } from "./image-set.js";
 import { consoleProgress } from "./progress.js";
 
 async function main(): Promise<void> {

@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { EnclaveError } from "../../control-plane/src/errors.js";
+import { EnclaveError } from "@enclave/control-plane/errors.js";
 import { dockerBuild } from "./docker-build.js";
 import { type BuiltImage, describeImage } from "./image-describe.js";
-import { imageRecordsDir, type PushRecord, sbomPath, splitReference, writeRecord } from "./image-records.js";
+import { imageRecordsDir, type PushRecord, sbomPath, splitReference, writeRecord } from "@enclave/control-plane/image-set/image-records.js";
 import type { Progress } from "./progress.js";
 
 export const SBOM_TAG_SUFFIX = ".sbom";

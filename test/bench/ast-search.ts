@@ -13,8 +13,8 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { type BenchRow, row, time } from "./measure.js";
 

@@ -3,7 +3,7 @@
 // weighs on both alike. Rows: an lsp hover (the whole call), and a call to a tool that does not
 // exist (the API hop and the dispatcher's refusal, no agent).
 // Run: node scripts/build.mjs && N=1000 node dist/test/bench/call-session.js
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
 import { figures, time } from "./measure.js";

@@ -3,8 +3,8 @@
 //   with the session's CSRF token → tool result) vs the same round trip through gRPC
 //   (SubscribeCards → AnswerCard).
 import { request } from "node:http";
-import type { Card } from "../../proto/gen/enclave/control/v1/control.js";
-import { serveConsole } from "../../control-plane/src/console/console-server.js";
+import type { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { serveConsole } from "@enclave/control-plane/console/console-server.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { type BenchRow, row, sample } from "./measure.js";
 

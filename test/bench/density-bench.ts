@@ -11,8 +11,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import Docker from "dockerode";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { imageTags } from "../../images/pipeline/image-set.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { type BenchRow, figures, row } from "./measure.js";
 

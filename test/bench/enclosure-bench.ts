@@ -4,8 +4,8 @@
 // ENCLAVE_BENCH_STARTS (default 20) cold starts per runtime, ENCLAVE_BENCH_POOL_CLAIMS (default 100)
 // claims from the pool.
 import { execFileSync } from "node:child_process";
-import { imageTags } from "../../images/pipeline/image-set.js";
-import { ENCLOSURE_RUNTIMES } from "../../control-plane/src/config.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
+import { ENCLOSURE_RUNTIMES } from "@enclave/control-plane/config.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { eventually } from "../helpers/wait.js";
 import { type BenchRow, row, sample, time } from "./measure.js";

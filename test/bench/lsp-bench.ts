@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
-import { resolveBinary } from "../../enclave-agent/src/exec/resolve-binary.js";
+import { resolveBinary } from "@enclave/agent/exec/resolve-binary.js";
 import { startControlPlaneProcess, stopControlPlaneProcess } from "../helpers/control-plane-process.js";
 import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
 import { type BenchRow, interleaved, row, sample } from "./measure.js";

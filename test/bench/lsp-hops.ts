@@ -2,7 +2,7 @@
 // the dispatcher in-process (no API hop), the agent's Lsp.Query called directly (no control plane),
 // and a direct vscode-jsonrpc client to the same server. Differences between rows are the hops.
 // Run: node dist/test/bench/lsp-hops.js
-import { LspQueryKind } from "../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspQueryKind } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
 import { readdirSync, readFileSync } from "node:fs";

@@ -4,7 +4,7 @@
 //   a write gated by a permission card (answered allow) vs the same write under policy never
 //   vibe_spawn + vibe_wait of a trivial worker command vs spawning the same command directly
 import { spawn } from "node:child_process";
-import type { Card } from "../../proto/gen/enclave/control/v1/control.js";
+import type { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { type BenchRow, row, sample } from "./measure.js";
 

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { credentials, makeGenericClientConstructor } from "@grpc/grpc-js";
-import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
 import { eventually } from "../helpers/wait.js";
 import { BARE_READ_SERVICE } from "./bare-read-server.js";
 import { type BenchRow, row } from "./measure.js";

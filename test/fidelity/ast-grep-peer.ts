@@ -6,7 +6,7 @@ import { execFile, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 const run = promisify(execFile);
 export const AST_GREP = join(repoRoot, "node_modules", "@ast-grep", "cli", "ast-grep");

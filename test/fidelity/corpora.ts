@@ -5,7 +5,7 @@
 // order, so two runs on one machine search the same files.
 import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { join, relative } from "node:path";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 export interface CorpusSpec {
   id: string;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
 import type { Fixture } from "../helpers/control-plane-fixture.js";
 import type { DebugProgram } from "./lsp-debug-corpus.js";
 

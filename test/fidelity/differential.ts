@@ -14,12 +14,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Node, Tree } from "web-tree-sitter";
-import { agentBundleDir } from "../../control-plane/src/repo-paths.js";
-import { AstEngine } from "../../enclave-agent/src/ast/ast-engine.js";
-import { grammarById } from "../../enclave-agent/src/ast/grammar-registry.js";
-import { Matcher, PERMISSIVE, type Permissive } from "../../enclave-agent/src/ast/matcher.js";
-import type { CompiledPattern, PatternNode } from "../../enclave-agent/src/ast/pattern-compiler.js";
-import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
+import { agentBundleDir } from "@enclave/control-plane/repo-paths.js";
+import { AstEngine } from "@enclave/agent/ast/ast-engine.js";
+import { grammarById } from "@enclave/agent/ast/grammar-registry.js";
+import { Matcher, PERMISSIVE, type Permissive } from "@enclave/agent/ast/matcher.js";
+import type { CompiledPattern, PatternNode } from "@enclave/agent/ast/pattern-compiler.js";
+import { WorkspacePaths } from "@enclave/agent/fs/workspace-paths.js";
 import { dumpPattern, type PeerMatch, peerMatches } from "./ast-grep-peer.js";
 import type { Corpus } from "./corpora.js";
 

@@ -2,14 +2,14 @@
 // plane, host placement, the real kernels) and through the reference (Jupyter for Python, Node's REPL
 // for JavaScript), each cell's output made comparable (the reference's through the same transcript
 // rules Enclave's results use) and classified by eval-compare.ts.
-import { joinLines } from "../../control-plane/src/text/wording.js";
+import { joinLines } from "@enclave/control-plane/text/wording.js";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ToolResult } from "../../proto/gen/enclave/control/v1/control.js";
-import { CellTranscript } from "../../control-plane/src/tools/eval/cell-transcript.js";
-import type { ContentPart } from "../../control-plane/src/tools/tool.js";
+import type { ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { CellTranscript } from "@enclave/control-plane/tools/eval/cell-transcript.js";
+import type { ContentPart } from "@enclave/control-plane/tools/tool.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { hostPython } from "../helpers/host-python.js";
 import { type CellVerdict, classify, DISPLAY_UPDATED, OUTPUT_CLEARED, type Part } from "./eval-compare.js";

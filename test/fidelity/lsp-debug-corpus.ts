@@ -5,7 +5,7 @@
 // programs for the debuggers.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 export type Language = "python" | "typescript" | "go" | "c";
 

@@ -2,7 +2,7 @@
 // (lsp-debug-fidelity.test.ts) and its full run under `make fidelity` (lsp-debug-full.ts): one host
 // conversation holding the real projects and the debug programs, then every probe through Enclave
 // and through a direct client of the same server or adapter.
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
 import type { Fixture } from "../helpers/control-plane-fixture.js";
 import { type CorpusProject, type CorpusScale, type DebugProgram, type Language, writeCorpus, writeDebugPrograms } from "./lsp-debug-corpus.js";
 import { type ProgramRun, runProgram } from "./dap-differential.js";

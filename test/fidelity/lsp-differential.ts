@@ -11,9 +11,9 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createMessageConnection, type MessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
-import { compileCommandsFor } from "../../enclave-agent/src/lsp/compile-commands.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
+import { compileCommandsFor } from "@enclave/agent/lsp/compile-commands.js";
 import type { Fixture } from "../helpers/control-plane-fixture.js";
 import type { CorpusProject, Language } from "./lsp-debug-corpus.js";
 

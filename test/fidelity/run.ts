@@ -4,7 +4,7 @@
 // partial run prints its figures but leaves that page alone.
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { CORPORA, corpus } from "./corpora.js";
 import { type CorpusOutcome, runCorpus, totals } from "./differential.js";
 import { PATTERNS } from "./patterns.js";

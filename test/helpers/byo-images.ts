@@ -8,8 +8,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import Docker from "dockerode";
-import { imageTags } from "../../images/pipeline/image-set.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 export type ByoImage = "python-debian" | "scratch-glibc" | "planted-bundle" | "lying-head";
 

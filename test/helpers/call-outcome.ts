@@ -1,7 +1,7 @@
 // How an API call ended, in a form tests compare across tenants: a refusal's status, code and message
 // (with an id written as <ID>, so another tenant's id and a missing one read the same), or "ok".
 import { status } from "@grpc/grpc-js";
-import { ControlPlaneCallError } from "../../control-plane/src/client/control-plane-client.js";
+import { ControlPlaneCallError } from "@enclave/client/control-plane-client.js";
 
 export interface Outcome {
   grpcCode: number;

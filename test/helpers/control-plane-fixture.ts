@@ -2,10 +2,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { type ControlPlaneConfig, loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { type ControlPlaneConfig, loadConfig } from "@enclave/control-plane/config.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { serveControlPlane, type ServingControlPlane } from "@enclave/control-plane/server/serve.js";
 
 export interface Fixture {
   cp: ControlPlane;

@@ -3,8 +3,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 export interface ControlPlaneProcess {
   child: ChildProcess;
@@ -33,7 +33,7 @@ export async function startControlPlaneProcess(
   listen = `unix://${join(dataDir, "cp.sock")}`,
 ): Promise<ControlPlaneProcess> {
   const logFd = logFile === undefined ? undefined : openSync(logFile, "a", 0o600);
-  const child = spawn(process.execPath, [join(repoRoot, "dist", "control-plane", "src", "cli", "main.js"), "serve", "--data-dir", dataDir, "--listen", listen], {
+  const child = spawn(process.execPath, [join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve", "--data-dir", dataDir, "--listen", listen], {
     stdio: ["ignore", "pipe", logFd ?? "pipe"],
     // Info lines (the drain's, the reconnects') are what tests of a serving process read.
     env: { ...process.env, ENCLAVE_CONSOLE_LISTEN: "off", ENCLAVE_LOG_LEVEL: "info", ...env },

@@ -3,7 +3,7 @@
 // Files are written and programs built through the tools, so they belong to the placement's user.
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "./control-plane-fixture.js";
 
 export type Placement = "host" | "enclosure";

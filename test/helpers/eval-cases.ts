@@ -5,8 +5,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import type { ToolResult } from "../../proto/gen/enclave/control/v1/control.js";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import type { ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
 import type { Fixture } from "./control-plane-fixture.js";
 
 export { hostPython } from "./host-python.js";

@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 /** Installs the host's language servers when absent (scripts/ensure-host-servers.sh) and puts them on PATH. */
 export function ensureHostServers(): void {

@@ -3,7 +3,7 @@
 // and once in an enclosure (lsp-enclosure.test.ts): the same assertions on both. Files are written
 // through a run without lsp, so they belong to the placement's user and nothing is synced early.
 import { beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
 import type { Fixture } from "./control-plane-fixture.js";
 
 export type Placement = "host" | "enclosure";

@@ -3,9 +3,9 @@
 // library). The answer is what a caller branches on: the gRPC status, the control plane's error code
 // (its trailer) and the codes carried inside the answer (tool results, CallTools errors).
 import { Client, credentials, Metadata, status, type StatusObject } from "@grpc/grpc-js";
-import { ERROR_CODE_TRAILER } from "../../control-plane/src/errors.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import { ControlPlaneService } from "../../proto/gen/enclave/control/v1/control.js";
+import { ERROR_CODE_TRAILER } from "@enclave/control-plane/errors.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import { ControlPlaneService } from "@enclave/proto/gen/enclave/control/v1/control.js";
 
 export type Rpc = keyof typeof ControlPlaneService;
 type Def<K extends Rpc> = (typeof ControlPlaneService)[K];

@@ -11,8 +11,8 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, r
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
-import type { EngineConfig } from "../../control-plane/src/placement/engines.js";
-import { dockerFor } from "../../control-plane/src/placement/engines.js";
+import type { EngineConfig } from "@enclave/control-plane/placement/engines.js";
+import { dockerFor } from "@enclave/control-plane/placement/engines.js";
 
 export interface RemoteEngine {
   name: string;

@@ -5,7 +5,7 @@
 import { execFile } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
 import { promisify } from "node:util";
-import { type ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { type ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
 
 const exec = promisify(execFile);
 

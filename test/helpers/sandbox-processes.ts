@@ -1,2 +1,2 @@
 // Tests map host placement's sandbox pids to host pids with the control plane's own reader.
-export { hostPidOf, sandboxNamespace, sandboxProcesses } from "../../control-plane/src/placement/sandbox-processes.js";
+export { hostPidOf, sandboxNamespace, sandboxProcesses } from "@enclave/control-plane/placement/sandbox-processes.js";

@@ -4,11 +4,11 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
-import { hashParts, hashTree } from "../../images/pipeline/content-hash.js";
-import { dockerBuild } from "../../images/pipeline/docker-build.js";
-import { imageExists, imageTags, readList } from "../../images/pipeline/image-set.js";
-import { consoleProgress } from "../../images/pipeline/progress.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { hashParts, hashTree } from "@enclave/control-plane/image-set/content-hash.js";
+import { dockerBuild } from "@enclave/images/docker-build.js";
+import { imageExists, imageTags, readList } from "@enclave/control-plane/image-set/image-tags.js";
+import { consoleProgress } from "@enclave/images/progress.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 const recipeDir = join(repoRoot, "test", "fixtures", "remote-engine-image");
 

@@ -4,12 +4,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ClientOptions, ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { type ControlPlaneConfig, loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
-import type { TenantQuotas } from "../../control-plane/src/tenants/tenant.js";
-import { addToken, setQuota } from "../../control-plane/src/tenants/token-file.js";
+import { type ClientOptions, ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { type ControlPlaneConfig, loadConfig } from "@enclave/control-plane/config.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { serveControlPlane, type ServingControlPlane } from "@enclave/control-plane/server/serve.js";
+import type { TenantQuotas } from "@enclave/control-plane/tenants/tenant.js";
+import { addToken, setQuota } from "@enclave/control-plane/tenants/token-file.js";
 import { makeTestCerts, type TestCerts } from "./tls-certs.js";
 
 export interface TenantServiceOptions<T extends string> {

@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { connectDocker } from "../../control-plane/src/placement/docker-connection.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
-import { dockerBuild } from "../../images/pipeline/docker-build.js";
-import { imageTags } from "../../images/pipeline/image-set.js";
-import { silentProgress } from "../../images/pipeline/progress.js";
-import { VERIFY_RUN_LABEL, verifyImage } from "../../images/pipeline/verify/verify-image.js";
+import { connectDocker } from "@enclave/control-plane/placement/docker-connection.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
+import { dockerBuild } from "@enclave/images/docker-build.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
+import { silentProgress } from "@enclave/images/progress.js";
+import { VERIFY_RUN_LABEL, verifyImage } from "@enclave/images/verify/verify-image.js";
 
 const run = promisify(execFile);
 const enclave = join(repoRoot, "bin", "enclave");

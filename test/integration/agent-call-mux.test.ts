@@ -9,11 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type sendUnaryData, Server, type UntypedServiceImplementation, ServerCredentials, type ServerDuplexStream, type ServerUnaryCall, status } from "@grpc/grpc-js";
 import { afterAll, describe, expect, it } from "vitest";
-import { AgentClient } from "../../control-plane/src/agent-client/agent-client.js";
-import { EnclaveError } from "../../control-plane/src/errors.js";
-import { agentBundleEntry } from "../../control-plane/src/repo-paths.js";
-import { FilesService, type StatRequest, type StatResponse } from "../../proto/gen/enclave/agent/v1/files.js";
-import { CallMuxService, type MuxReply, type MuxRequest } from "../../proto/gen/enclave/agent/v1/mux.js";
+import { AgentClient } from "@enclave/control-plane/agent-client/agent-client.js";
+import { EnclaveError } from "@enclave/control-plane/errors.js";
+import { agentBundleEntry } from "@enclave/control-plane/repo-paths.js";
+import { FilesService, type StatRequest, type StatResponse } from "@enclave/proto/gen/enclave/agent/v1/files.js";
+import { CallMuxService, type MuxReply, type MuxRequest } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
 import { eventually, until } from "../helpers/wait.js";
 
 const dirs: string[] = [];

@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
 import { until } from "../helpers/wait.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "enclave-audit-"));

@@ -8,9 +8,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Card, CardEvent } from "../../proto/gen/enclave/control/v1/control.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { eventually, until } from "../helpers/wait.js";
 

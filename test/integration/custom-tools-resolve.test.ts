@@ -7,8 +7,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import type { ToolResult } from "../../proto/gen/enclave/control/v1/control.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import type { ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "custom-tools", "batch-rename-preview.ts");
@@ -159,7 +159,7 @@ describe("custom tools in the documented form", () => {
 
   it("says which modules were skipped in `enclave tools list`", async () => {
     // Asynchronously: the control plane answering the CLI runs in this process.
-    const cli = join(import.meta.dirname, "..", "..", "dist", "control-plane", "src", "cli", "main.js");
+    const cli = join(import.meta.dirname, "..", "..", "control-plane", "dist", "src", "cli", "main.js");
     const args = [cli, "tools", "list", "-c", conv, "--address", `unix://${join(fx.dataDir, "cp.sock")}`];
     const r = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
       execFile(process.execPath, args, { encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout, stderr }))),

@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DebugEndKind } from "../../proto/gen/enclave/agent/v1/debug.js";
-import { DEBUG_ADAPTERS } from "../../enclave-agent/src/dap/adapter-registry.js";
-import { DebugSession } from "../../enclave-agent/src/dap/debug-session.js";
-import { launchArguments } from "../../enclave-agent/src/dap/launch-arguments.js";
-import { resolvePython } from "../../enclave-agent/src/dap/python-interpreter.js";
+import { DebugEndKind } from "@enclave/proto/gen/enclave/agent/v1/debug.js";
+import { DEBUG_ADAPTERS } from "@enclave/proto/adapter-registry.js";
+import { DebugSession } from "@enclave/agent/dap/debug-session.js";
+import { launchArguments } from "@enclave/agent/dap/launch-arguments.js";
+import { resolvePython } from "@enclave/agent/dap/python-interpreter.js";
 import { PY_PROG } from "../helpers/debug-scenarios.js";
 
 const dir = mkdtempSync(join(tmpdir(), "enclave-rit-"));

@@ -3,7 +3,7 @@
 // recorded dead (an enclosure_died audit event, with no call made) and reported on the next call.
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { until } from "../helpers/wait.js";
 

@@ -6,11 +6,11 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import Docker from "dockerode";
-import { NODE_RUNTIME } from "../../control-plane/src/placement/node-runtime.js";
+import { NODE_RUNTIME } from "@enclave/control-plane/placement/node-runtime.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlaneCallError, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { type ControlPlaneCallError, resultText } from "@enclave/client/control-plane-client.js";
+import { LABELS } from "@enclave/control-plane/placement/docker-driver.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { byoImage } from "../helpers/byo-images.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 

@@ -1,8 +1,8 @@
 // The Docker error counter moves on a real engine's failed request, with bounded labels.
 import { describe, expect, it } from "vitest";
-import { connectDocker } from "../../control-plane/src/placement/docker-connection.js";
-import { countDockerErrors } from "../../control-plane/src/observability/docker-errors.js";
-import { EnclaveMetrics } from "../../control-plane/src/observability/metrics.js";
+import { connectDocker } from "@enclave/control-plane/placement/docker-connection.js";
+import { countDockerErrors } from "@enclave/control-plane/observability/docker-errors.js";
+import { EnclaveMetrics } from "@enclave/control-plane/observability/metrics.js";
 
 describe("Docker errors metric", () => {
   it("counts a real engine's failed request by resource and status", async () => {

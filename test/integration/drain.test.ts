@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ControlPlaneCallError, ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { serveControlPlane } from "../../control-plane/src/server/serve.js";
+import { ControlPlaneCallError, ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { serveControlPlane } from "@enclave/control-plane/server/serve.js";
 import { until } from "../helpers/wait.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "enclave-drain-bound-"));

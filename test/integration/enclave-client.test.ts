@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { Server, ServerCredentials, ServerInterceptingCall, type ServerInterceptor } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AuditEvent, type Card, EnclaveClient, resultText, type ToolEvent } from "enclave/client";
-import { controlPlaneService } from "../../control-plane/src/server/control-plane-service.js";
-import { StrictControlPlaneService } from "../../control-plane/src/server/strict-call-decoding.js";
+import { controlPlaneService } from "@enclave/control-plane/server/control-plane-service.js";
+import { StrictControlPlaneService } from "@enclave/control-plane/server/strict-call-decoding.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { eventually } from "../helpers/wait.js";
 

@@ -5,9 +5,9 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { LABELS } from "@enclave/control-plane/placement/docker-driver.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 

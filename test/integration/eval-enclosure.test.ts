@@ -3,9 +3,9 @@
 // socket, no route out, while a bridge call is pending and succeeds). Kernel faults (out of memory,
 // fork bombs, network attempts) are in test/security/kernel-faults.test.ts. Runs under every runtime
 // in ENCLAVE_TEST_RUNTIMES.
-import { NODE_RUNTIME } from "../../control-plane/src/placement/node-runtime.js";
+import { NODE_RUNTIME } from "@enclave/control-plane/placement/node-runtime.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../control-plane/src/config.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
 import { type EvalPlace, evalCases, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";

@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
-import { openDocumentWatch, refreshOpenDocuments, syncFromDisk } from "../../enclave-agent/src/lsp/document-sync.js";
-import { queuedEventsRead } from "../../enclave-agent/src/lsp/open-document-watch.js";
-import { ServerConnection } from "../../enclave-agent/src/lsp/server-connection.js";
-import type { LanguageServerSpec } from "../../enclave-agent/src/lsp/server-registry.js";
+import { WorkspacePaths } from "@enclave/agent/fs/workspace-paths.js";
+import { openDocumentWatch, refreshOpenDocuments, syncFromDisk } from "@enclave/agent/lsp/document-sync.js";
+import { queuedEventsRead } from "@enclave/agent/lsp/open-document-watch.js";
+import { ServerConnection } from "@enclave/agent/lsp/server-connection.js";
+import type { LanguageServerSpec } from "@enclave/proto/server-registry.js";
 
 const dir = mkdtempSync(join(tmpdir(), "enclave-lsp-open-"));
 const ws = join(dir, "ws");

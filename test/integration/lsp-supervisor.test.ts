@@ -7,11 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
-import { freshDiagnostics } from "../../enclave-agent/src/lsp/document-sync.js";
-import { ServerConnection } from "../../enclave-agent/src/lsp/server-connection.js";
-import type { LanguageServerSpec } from "../../enclave-agent/src/lsp/server-registry.js";
-import { LspSupervisor } from "../../enclave-agent/src/lsp/supervisor.js";
+import { WorkspacePaths } from "@enclave/agent/fs/workspace-paths.js";
+import { freshDiagnostics } from "@enclave/agent/lsp/document-sync.js";
+import { ServerConnection } from "@enclave/agent/lsp/server-connection.js";
+import type { LanguageServerSpec } from "@enclave/proto/server-registry.js";
+import { LspSupervisor } from "@enclave/agent/lsp/supervisor.js";
 import { alive, until as waitUntil } from "../helpers/wait.js";
 
 const until = (what: () => boolean, label: string): Promise<true> => waitUntil(() => what() || undefined, label, 5_000);

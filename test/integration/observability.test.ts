@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { eventually, until } from "../helpers/wait.js";
 
 let child: ChildProcess;

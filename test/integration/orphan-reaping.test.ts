@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
-import { imageTags } from "../../images/pipeline/image-set.js";
-import { ConversationStore } from "../../control-plane/src/conversations/conversation-store.js";
-import { LABELS, ownerId } from "../../control-plane/src/placement/docker-driver.js";
-import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "../../control-plane/src/placement/workspace-disk.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
+import { ConversationStore } from "@enclave/control-plane/conversations/conversation-store.js";
+import { LABELS, ownerId } from "@enclave/control-plane/placement/docker-driver.js";
+import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "@enclave/control-plane/placement/workspace-disk.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 const docker = new Docker();

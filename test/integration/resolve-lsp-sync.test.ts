@@ -2,7 +2,7 @@
 // files it changed are synced (so later lsp answers see the new text, not the copy the server had
 // open) and the diagnostics it newly introduced are appended to resolve's result.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
 

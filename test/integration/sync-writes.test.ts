@@ -5,8 +5,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { SyncedFileState } from "../../control-plane/src/client/index.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { SyncedFileState } from "@enclave/client";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
 

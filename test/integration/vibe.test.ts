@@ -3,9 +3,9 @@
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WorkerAssignment, WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import type { WorkerAssignment, WorkerHostCommand } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
 import { until } from "../helpers/wait.js";

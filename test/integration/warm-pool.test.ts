@@ -10,10 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { LABELS, ownerId } from "../../control-plane/src/placement/docker-driver.js";
-import { POOL_LABEL, warmPoolSlotRoot } from "../../control-plane/src/placement/warm-pool.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { LABELS, ownerId } from "@enclave/control-plane/placement/docker-driver.js";
+import { POOL_LABEL, warmPoolSlotRoot } from "@enclave/control-plane/placement/warm-pool.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { eventually } from "../helpers/wait.js";
 

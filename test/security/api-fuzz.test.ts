@@ -18,11 +18,11 @@ import { promisify } from "node:util";
 import { status } from "@grpc/grpc-js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { isEnclaveErrorCode } from "../../control-plane/src/errors.js";
-import { ownerId } from "../../control-plane/src/placement/docker-driver.js";
-import { RESOURCES } from "../../control-plane/src/runs/run-store.js";
-import { addToken, setQuota } from "../../control-plane/src/tenants/token-file.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { isEnclaveErrorCode } from "@enclave/control-plane/errors.js";
+import { ownerId } from "@enclave/control-plane/placement/docker-driver.js";
+import { RESOURCES } from "@enclave/control-plane/runs/run-store.js";
+import { addToken, setQuota } from "@enclave/control-plane/tenants/token-file.js";
 import {
   AnswerCardRequest,
   type ContentPart,
@@ -33,7 +33,7 @@ import {
   OpenRunRequest,
   WorkerProgress,
   WorkerResult,
-} from "../../proto/gen/enclave/control/v1/control.js";
+} from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type ControlPlaneProcess, startControlPlaneProcess, stopControlPlaneProcess } from "../helpers/control-plane-process.js";
 import { HostileInputs, WIDE_INT64 } from "../helpers/hostile-inputs.js";
 import { type Answer, RawApi, type Rpc, type Sent } from "../helpers/raw-rpc.js";

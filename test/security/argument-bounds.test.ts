@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneCallError, ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { addToken } from "../../control-plane/src/tenants/token-file.js";
-import type { AuditEvent, ToolResult } from "../../proto/gen/enclave/control/v1/control.js";
+import { ControlPlaneCallError, ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { addToken } from "@enclave/control-plane/tenants/token-file.js";
+import type { AuditEvent, ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { freePort } from "../helpers/free-port.js";
 import { type ControlPlaneProcess, startControlPlaneProcess, stopControlPlaneProcess } from "../helpers/control-plane-process.js";
 

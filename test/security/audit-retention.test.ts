@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { AuditLog } from "../../control-plane/src/audit/audit-log.js";
-import { usedBytes } from "../../control-plane/src/audit/audit-retention.js";
-import { type ControlPlaneConfig, loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { AuditLog } from "@enclave/control-plane/audit/audit-log.js";
+import { usedBytes } from "@enclave/control-plane/audit/audit-retention.js";
+import { type ControlPlaneConfig, loadConfig } from "@enclave/control-plane/config.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
 import { until } from "../helpers/wait.js";
 
 const DAY = 86_400_000;

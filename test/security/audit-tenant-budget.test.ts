@@ -3,9 +3,9 @@
 // The pruning is itself recorded, per tenant, where an operator (and that tenant) can read it.
 // A real control plane with a token file, two plain tenants and an operator, through the real API.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import type { AuditEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
 const FLOOD = 3000;

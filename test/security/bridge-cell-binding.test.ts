@@ -11,8 +11,8 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import { LIMITS as AGENT_LIMITS } from "../../enclave-agent/src/limits.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import { LIMITS as AGENT_LIMITS } from "@enclave/agent/limits.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { type EvalPlace, evalOk, hostPython } from "../helpers/eval-cases.js";
 
@@ -106,8 +106,8 @@ function bindingCases(place: () => EvalPlace): void {
 
   it("fails bridge calls past the per-cell limit with bridge_limit, and the kernel lives on", async () => {
     const p = place();
-    const limit = LIMITS.evalBridgeCallsPerCell;
-    expect(AGENT_LIMITS.kernelBridgeCallsPerCell).toBe(limit);
+    const limit = LIMITS.bridgeCallsPerCell;
+    expect(AGENT_LIMITS.bridgeCallsPerCell).toBe(limit);
     writeFileSync(join(p.workspace, "small.txt"), "s");
     const py = await evalOk(p, {
       code: [

@@ -7,10 +7,10 @@
 // placement, `exec` calls whose output the client leaves unread.
 import { type ClientReadableStream, credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { ERROR_CODE_TRAILER } from "../../control-plane/src/errors.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import { ControlPlaneClient as GrpcClient, type ToolEvent } from "../../proto/gen/enclave/control/v1/control.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { ERROR_CODE_TRAILER } from "@enclave/control-plane/errors.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import { ControlPlaneClient as GrpcClient, type ToolEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
 /** More unread streams than a tenant may hold (LIMITS.tenantStreams.tool_session). */

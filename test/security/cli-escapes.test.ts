@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Card, CardEvent } from "../../proto/gen/enclave/control/v1/control.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { until } from "../helpers/wait.js";
 

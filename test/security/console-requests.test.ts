@@ -3,7 +3,7 @@
 // marks as cross-site (or same-site: another port of this host) is refused on every route, reading
 // ones included. Real control plane, real host agent, plain HTTP requests with exact headers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveConsole, type ServingConsole } from "../../control-plane/src/console/console-server.js";
+import { serveConsole, type ServingConsole } from "@enclave/control-plane/console/console-server.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { rawRequest } from "../helpers/raw-http.js";
 

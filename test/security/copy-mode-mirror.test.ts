@@ -18,8 +18,8 @@ import type { Readable } from "node:stream";
 import Docker from "dockerode";
 import { type Header, pack as tarPack } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { mirrorArchiveInto } from "../../control-plane/src/placement/workspace-transfer.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { mirrorArchiveInto } from "@enclave/control-plane/placement/workspace-transfer.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 const docker = new Docker();

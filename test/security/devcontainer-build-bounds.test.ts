@@ -6,9 +6,9 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import { imageTags } from "../../images/pipeline/image-set.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { type Canary, startCanary } from "../helpers/canary.js";

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { imageTags } from "../../images/pipeline/image-set.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { type Canary, startCanary } from "../helpers/canary.js";

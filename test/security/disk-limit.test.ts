@@ -6,8 +6,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, statfsSync } from "node:fs";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import type { EnclosureAudit } from "../../proto/gen/enclave/control/v1/control.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import type { EnclosureAudit } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 const LIMIT = 64 * 1024 ** 2;

@@ -7,12 +7,12 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { type ControlPlaneConfig, loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import { configureLogging } from "../../control-plane/src/observability/log.js";
-import { serveControlPlane, type ServingControlPlane } from "../../control-plane/src/server/serve.js";
+import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
+import { type ControlPlaneConfig, loadConfig } from "@enclave/control-plane/config.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import { configureLogging } from "@enclave/control-plane/observability/log.js";
+import { serveControlPlane, type ServingControlPlane } from "@enclave/control-plane/server/serve.js";
 import { until } from "../helpers/wait.js";
 
 const docker = new Docker();

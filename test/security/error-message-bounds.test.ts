@@ -6,8 +6,8 @@
 // the plain call after it go over one gRPC client, so one connection.
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LIMITS as AGENT_LIMITS } from "../../enclave-agent/src/limits.js";
-import { type AuditEvent, EnclosureOptions, OpenRunRequest } from "../../proto/gen/enclave/control/v1/control.js";
+import { LIMITS as AGENT_LIMITS } from "@enclave/agent/limits.js";
+import { type AuditEvent, EnclosureOptions, OpenRunRequest } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { WIDE_INT64 } from "../helpers/hostile-inputs.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { type Answer, RawApi, type Rpc, type Sent } from "../helpers/raw-rpc.js";

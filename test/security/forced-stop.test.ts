@@ -3,7 +3,7 @@
 // ends its enclosure even when a copy back would fail, since the workspace goes with it.
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
+import type { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 

@@ -3,8 +3,8 @@
 // every capability set as empty cannot hide, from `enclave audit` under runsc, a process that holds a
 // full capability set in a user namespace of its own.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import type { AuditCheck, EnclosureAudit } from "../../proto/gen/enclave/control/v1/control.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import type { AuditCheck, EnclosureAudit } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { byoImage } from "../helpers/byo-images.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";

@@ -9,10 +9,10 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { conversationKey } from "@enclave/control-plane/conversations/conversation-keys.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { alive, until } from "../helpers/wait.js";
 

@@ -6,10 +6,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { serveControlPlane } from "../../control-plane/src/server/serve.js";
+import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { serveControlPlane } from "@enclave/control-plane/server/serve.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "enclave-host-uids-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

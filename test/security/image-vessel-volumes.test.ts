@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { imageTags } from "../../images/pipeline/image-set.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 const BASE = imageTags().runtime;

@@ -6,10 +6,10 @@ import { Readable } from "node:stream";
 import Docker from "dockerode";
 import { pack as tarPack } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
-import { enclosureChecks } from "../../control-plane/src/audit/enclosure-audit.js";
-import { readHostView } from "../../control-plane/src/audit/host-view.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { conversationKey } from "@enclave/control-plane/conversations/conversation-keys.js";
+import { enclosureChecks } from "@enclave/control-plane/audit/enclosure-audit.js";
+import { readHostView } from "@enclave/control-plane/audit/host-view.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 const docker = new Docker();

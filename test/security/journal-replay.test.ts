@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { credentials } from "@grpc/grpc-js";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentBundleEntry } from "../../control-plane/src/repo-paths.js";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { AgentInfoClient } from "../../proto/gen/enclave/agent/v1/info.js";
+import { agentBundleEntry } from "@enclave/control-plane/repo-paths.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { AgentInfoClient } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { until } from "../helpers/wait.js";
 

@@ -8,7 +8,7 @@
 // (said below, where the cases split).
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
 import { type EvalPlace, evalCell, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { pidsCgroupDir, readPidsCgroup } from "../helpers/container-pids.js";

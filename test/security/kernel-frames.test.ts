@@ -10,8 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { KernelProcess } from "../../enclave-agent/src/kernels/kernel-process.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { KernelProcess } from "@enclave/agent/kernels/kernel-process.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { type EvalPlace, evalCell, evalOk, hostPython } from "../helpers/eval-cases.js";
 

@@ -7,8 +7,8 @@ import { runInNewContext } from "node:vm";
 import { setFlagsFromString } from "node:v8";
 import { credentials, Client, Metadata } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { ToolEvent } from "../../proto/gen/enclave/control/v1/control.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { ToolEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 setFlagsFromString("--expose-gc");

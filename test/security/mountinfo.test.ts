@@ -7,8 +7,8 @@
 // workspace folder's path within its host filesystem, as any bind mount does; the engine's own
 // paths (/var/lib/docker/...) show for the agent volume, /etc/hosts and the root overlay.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 let fx: Fixture;

@@ -9,9 +9,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path";
 import { GenericContainer, Network, type StartedNetwork, type StartedTestContainer, Wait } from "testcontainers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { imageTags } from "../../images/pipeline/image-set.js";
-import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import type { EnclosureRuntime } from "../../control-plane/src/config.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import type { EnclosureRuntime } from "@enclave/control-plane/config.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 

@@ -5,10 +5,10 @@
 // events only. A real control plane with a token file, through the real API.
 import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { ERROR_CODE_TRAILER } from "../../control-plane/src/errors.js";
-import { readTokenFile, writeTokenFile } from "../../control-plane/src/tenants/token-file.js";
-import { type AuditEvent, ControlPlaneClient as GrpcClient } from "../../proto/gen/enclave/control/v1/control.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { ERROR_CODE_TRAILER } from "@enclave/control-plane/errors.js";
+import { readTokenFile, writeTokenFile } from "@enclave/control-plane/tenants/token-file.js";
+import { type AuditEvent, ControlPlaneClient as GrpcClient } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 
 let svc: TenantService<"acme" | "ops">;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { extract } from "tar-stream";
 import { afterEach, expect, it } from "vitest";
-import { packFolder } from "../../control-plane/src/placement/workspace-transfer.js";
+import { packFolder } from "@enclave/control-plane/placement/workspace-transfer.js";
 
 let root = "";
 afterEach(() => {

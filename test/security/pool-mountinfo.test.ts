@@ -2,8 +2,8 @@
 // table, as any bind mount shows its source folder: that folder's name says nothing of the tenant or
 // the conversation, and the tenant is told no workspace path.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import type { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
+import type { ControlPlane } from "@enclave/control-plane/control-plane.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { eventually } from "../helpers/wait.js";
 

@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
-import { serveControlPlane } from "../../control-plane/src/server/serve.js";
-import { addToken, readTokenFile } from "../../control-plane/src/tenants/token-file.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
+import { serveControlPlane } from "@enclave/control-plane/server/serve.js";
+import { addToken, readTokenFile } from "@enclave/control-plane/tenants/token-file.js";
 import { outcome } from "../helpers/call-outcome.js";
 
 const exec = promisify(execFile);

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
-import { ControlPlaneCallError, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { LABELS, ownerId } from "../../control-plane/src/placement/docker-driver.js";
-import { imageTags } from "../../images/pipeline/image-set.js";
+import { ControlPlaneCallError, resultText } from "@enclave/client/control-plane-client.js";
+import { LABELS, ownerId } from "@enclave/control-plane/placement/docker-driver.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import { type ControlPlaneProcess, startControlPlaneProcess, stopControlPlaneProcess } from "../helpers/control-plane-process.js";
 import { until } from "../helpers/wait.js";
 

@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { argumentsDigest } from "../../control-plane/src/audit/audit-log.js";
-import { type ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
+import { argumentsDigest } from "@enclave/control-plane/audit/audit-log.js";
+import { type ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
+import type { AuditEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type ControlPlaneProcess, startControlPlaneProcess, stopControlPlaneProcess } from "../helpers/control-plane-process.js";
 import { eventually, until } from "../helpers/wait.js";
 

@@ -5,10 +5,10 @@
 import http2 from "node:http2";
 import { Server, ServerCredentials, type ServerDuplexStream, type ServiceError } from "@grpc/grpc-js";
 import { afterEach, expect, it } from "vitest";
-import { ControlPlaneService, type ToolCallEvent } from "../../proto/gen/enclave/control/v1/control.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import type { DecodedToolCallFrame } from "../../control-plane/src/server/strict-call-decoding.js";
-import { serveToolCallSession } from "../../control-plane/src/server/tool-call-session.js";
+import { ControlPlaneService, type ToolCallEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import type { DecodedToolCallFrame } from "@enclave/control-plane/server/strict-call-decoding.js";
+import { serveToolCallSession } from "@enclave/control-plane/server/tool-call-session.js";
 import { until } from "../helpers/wait.js";
 
 const NO_DRAIN = { isDraining: false, enter: () => () => undefined, onDraining: () => () => undefined };

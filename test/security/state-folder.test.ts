@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { credentials } from "@grpc/grpc-js";
 import { afterAll, describe, expect, it } from "vitest";
-import { agentBundleEntry } from "../../control-plane/src/repo-paths.js";
-import { AgentInfoClient } from "../../proto/gen/enclave/agent/v1/info.js";
+import { agentBundleEntry } from "@enclave/control-plane/repo-paths.js";
+import { AgentInfoClient } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 
 const cleanup: string[] = [];
 afterAll(() => {

@@ -5,11 +5,11 @@
 // through the real API; permission cards with 64 KiB arguments raised and cancelled.
 import { credentials, Metadata, type ServiceError } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { ERROR_CODE_TRAILER } from "../../control-plane/src/errors.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import { type AuditEvent, type CardEvent, ControlPlaneClient as GrpcClient } from "../../proto/gen/enclave/control/v1/control.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { ERROR_CODE_TRAILER } from "@enclave/control-plane/errors.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import { type AuditEvent, type CardEvent, ControlPlaneClient as GrpcClient } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { outcome } from "../helpers/call-outcome.js";

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import { addToken } from "../../control-plane/src/tenants/token-file.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import { addToken } from "@enclave/control-plane/tenants/token-file.js";
 import { freePort } from "../helpers/free-port.js";
 import { type ControlPlaneProcess, startControlPlaneProcess, stopControlPlaneProcess } from "../helpers/control-plane-process.js";
 

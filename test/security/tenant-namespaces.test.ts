@@ -7,13 +7,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import type { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
-import { serveConsole } from "../../control-plane/src/console/console-server.js";
-import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
-import { addToken, setQuota } from "../../control-plane/src/tenants/token-file.js";
-import type { Card, ToolResult, WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import type { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { conversationKey } from "@enclave/control-plane/conversations/conversation-keys.js";
+import { serveConsole } from "@enclave/control-plane/console/console-server.js";
+import { TokenFileAuth } from "@enclave/control-plane/tenants/caller-auth.js";
+import { addToken, setQuota } from "@enclave/control-plane/tenants/token-file.js";
+import type { Card, ToolResult, WorkerHostCommand } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { eventually } from "../helpers/wait.js";
@@ -131,8 +131,8 @@ describe("conversation ids per tenant", () => {
   });
 
   it("a state database from before re-keys another tenant's conversations and runs, and leaves the implicit tenant's", async () => {
-    const { StateDb } = await import("../../control-plane/src/state/state-db.js");
-    const { MIGRATIONS } = await import("../../control-plane/src/state/migrations.js");
+    const { StateDb } = await import("@enclave/control-plane/state/state-db.js");
+    const { MIGRATIONS } = await import("@enclave/control-plane/state/migrations.js");
     const data = mkdtempSync(join(dir, "old-state-"));
     const old = new StateDb(data, MIGRATIONS.filter((m) => m.version <= 2));
     const put = old.db.prepare("INSERT INTO conversations (id, tenant, created_at_ms, record_json) VALUES (?, ?, 1, ?)");

@@ -7,11 +7,11 @@
 // inside views are the sandbox kernel's, and the container's first process on the host is gVisor's
 // own sandbox, not tenant code, so only volumes, IPC mode, cgroups and /tmp are compared.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { type EnclosureRuntime } from "../../control-plane/src/config.js";
-import type { ControlPlane } from "../../control-plane/src/control-plane.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { type EnclosureRuntime } from "@enclave/control-plane/config.js";
+import type { ControlPlane } from "@enclave/control-plane/control-plane.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
+import { conversationKey } from "@enclave/control-plane/conversations/conversation-keys.js";
 import { hostCgroups, type InsideView, insideView, type Namespace, outsideView, type OutsideView, shared } from "../helpers/sandbox-identity.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 

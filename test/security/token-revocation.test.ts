@@ -5,12 +5,12 @@
 // over TLS with a token file, and its console, as `enclave serve` runs them.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { serveConsole, type ServingConsole } from "../../control-plane/src/console/console-server.js";
-import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
-import { addToken, revokeTokens } from "../../control-plane/src/tenants/token-file.js";
-import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { serveConsole, type ServingConsole } from "@enclave/control-plane/console/console-server.js";
+import { TokenFileAuth } from "@enclave/control-plane/tenants/caller-auth.js";
+import { addToken, revokeTokens } from "@enclave/control-plane/tenants/token-file.js";
+import type { AuditEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { until } from "../helpers/wait.js";

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { type Header, pack as tarPack } from "tar-stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ArchiveLimitError, linkStaysInside, MAX_REPORTED, unpackTar } from "../../enclave-agent/src/fs/archive-unpack.js";
-import { moveTreeInto } from "../../enclave-agent/src/fs/tree-move.js";
+import { ArchiveLimitError, linkStaysInside, MAX_REPORTED, unpackTar } from "@enclave/control-plane/fs/archive-unpack.js";
+import { moveTreeInto } from "@enclave/control-plane/fs/tree-move.js";
 
 type Entry = Partial<Header> & { name: string; body?: Buffer };
 

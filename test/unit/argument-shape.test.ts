@@ -1,8 +1,8 @@
 // The one-pass shape check of a JSON text: depth and items counted outside strings only, stopping at
 // the first excess, and no recursion whatever the nesting.
 import { describe, expect, it } from "vitest";
-import { EnclaveError } from "../../control-plane/src/errors.js";
-import { checkJsonShape } from "../../control-plane/src/tools/argument-shape.js";
+import { EnclaveError } from "@enclave/control-plane/errors.js";
+import { checkJsonShape } from "@enclave/control-plane/tools/argument-shape.js";
 
 const limits = { maxDepth: 3, maxItems: 10 };
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Assignment } from "../../enclave-agent/src/info/assignment.js";
+import { Assignment } from "@enclave/agent/info/assignment.js";
 
 describe("agent assignment", () => {
   const dirs: string[] = [];

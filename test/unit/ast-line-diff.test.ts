@@ -1,8 +1,8 @@
 // Diffs built from a rewrite's edits must be real unified diffs: the project's own patch applier
 // turns the old text into the new one with them.
 import { describe, expect, it } from "vitest";
-import { diffFromEdits, type TextEdit } from "../../enclave-agent/src/ast/line-diff.js";
-import { applyHunks, parseUnifiedDiff } from "../../enclave-agent/src/fs/unified-diff.js";
+import { diffFromEdits, type TextEdit } from "@enclave/agent/ast/line-diff.js";
+import { applyHunks, parseUnifiedDiff } from "@enclave/proto/unified-diff.js";
 
 function applyEdits(before: string, edits: TextEdit[]): string {
   let out = "";

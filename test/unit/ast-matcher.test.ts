@@ -4,12 +4,12 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AstEngine } from "../../enclave-agent/src/ast/ast-engine.js";
-import { grammarById, grammarForPath } from "../../enclave-agent/src/ast/grammar-registry.js";
-import { type Match, Matcher, type Permissive } from "../../enclave-agent/src/ast/matcher.js";
-import type { CompiledPattern } from "../../enclave-agent/src/ast/pattern-compiler.js";
-import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
-import { agentBundleDir } from "../../control-plane/src/repo-paths.js";
+import { AstEngine } from "@enclave/agent/ast/ast-engine.js";
+import { grammarById, grammarForPath } from "@enclave/agent/ast/grammar-registry.js";
+import { type Match, Matcher, type Permissive } from "@enclave/agent/ast/matcher.js";
+import type { CompiledPattern } from "@enclave/agent/ast/pattern-compiler.js";
+import { WorkspacePaths } from "@enclave/agent/fs/workspace-paths.js";
+import { agentBundleDir } from "@enclave/control-plane/repo-paths.js";
 import { CORPORA, corpus } from "../fidelity/corpora.js";
 import { PATTERNS } from "../fidelity/patterns.js";
 

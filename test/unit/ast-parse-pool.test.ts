@@ -6,9 +6,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AstEngine } from "../../enclave-agent/src/ast/ast-engine.js";
-import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
-import { agentBundleDir, repoRoot } from "../../control-plane/src/repo-paths.js";
+import { AstEngine } from "@enclave/agent/ast/ast-engine.js";
+import { WorkspacePaths } from "@enclave/agent/fs/workspace-paths.js";
+import { agentBundleDir, repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 let root: string;
 let pooled: AstEngine;

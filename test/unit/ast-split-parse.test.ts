@@ -8,11 +8,11 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentBundleDir, repoRoot } from "../../control-plane/src/repo-paths.js";
-import { AstEngine, astCacheComponent } from "../../enclave-agent/src/ast/ast-engine.js";
-import { cutCandidates, isCut, planChunks } from "../../enclave-agent/src/ast/chunk-plan.js";
-import { grammarById } from "../../enclave-agent/src/ast/grammar-registry.js";
-import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
+import { agentBundleDir, repoRoot } from "@enclave/control-plane/repo-paths.js";
+import { AstEngine, astCacheComponent } from "@enclave/agent/ast/ast-engine.js";
+import { cutCandidates, isCut, planChunks } from "@enclave/agent/ast/chunk-plan.js";
+import { grammarById } from "@enclave/agent/ast/grammar-registry.js";
+import { WorkspacePaths } from "@enclave/agent/fs/workspace-paths.js";
 import { until } from "../helpers/wait.js";
 
 const TSC = join(repoRoot, "node_modules", "typescript", "lib", "_tsc.js");

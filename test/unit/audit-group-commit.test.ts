@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
 import { until } from "../helpers/wait.js";
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-import { type AuditEvent, AuditLog } from "../../control-plane/src/audit/audit-log.js";
+import { type AuditEvent, AuditLog } from "@enclave/control-plane/audit/audit-log.js";
 
 let dir: string;
 let log: AuditLog;
@@ -94,7 +94,7 @@ it("events whose group commit a crash cut off are in the database after the next
   // A control plane killed right after its calls' results went out, before the turn's group commit.
   log.close();
   const script = `
-    const { AuditLog } = await import(${JSON.stringify(join(repoRoot, "dist/control-plane/src/audit/audit-log.js"))});
+    const { AuditLog } = await import(${JSON.stringify(join(repoRoot, "control-plane/dist/src/audit/audit-log.js"))});
     const log = new AuditLog(${JSON.stringify(join(dir, "audit.db"))});
     const r = [1, 2, 3].map((n) => log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "t" + n }));
     await Promise.all(r.map((x) => x.committed));

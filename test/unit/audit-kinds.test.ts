@@ -3,9 +3,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AUDIT_KIND_NAMES } from "../../control-plane/src/audit/audit-kinds.js";
-import { AUDIT_KINDS, parseAuditFilter } from "../../control-plane/src/console/audit-filter.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { AUDIT_KIND_NAMES } from "@enclave/control-plane/audit/audit-kinds.js";
+import { AUDIT_KINDS, parseAuditFilter } from "@enclave/control-plane/console/audit-filter.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect, it } from "vitest";
-import { AuditLog } from "../../control-plane/src/audit/audit-log.js";
+import { AuditLog } from "@enclave/control-plane/audit/audit-log.js";
 
 it("upgrades a version-1 log: old rows belong to `local` (server events to none), new rows carry their tenant", () => {
   const dir = mkdtempSync(join(tmpdir(), "enclave-audit-tenant-"));

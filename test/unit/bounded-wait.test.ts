@@ -1,7 +1,7 @@
 // The one bounded wait both sides use: the work's value when it settles first, the bound's answer
 // otherwise, and no timer left behind either way.
 import { describe, expect, it } from "vitest";
-import { orTimeout, within } from "../../enclave-agent/src/time/wait.js";
+import { orTimeout, within } from "@enclave/proto/wait.js";
 
 const never = new Promise<never>(() => undefined);
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pack as tarPack } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { archiveDigest, EMPTY_DIGEST, folderDigest } from "../../control-plane/src/placement/bundle-digest.js";
+import { archiveDigest, EMPTY_DIGEST, folderDigest } from "@enclave/control-plane/placement/bundle-digest.js";
 
 type Item = { name: string; type?: "file" | "directory" | "symlink"; mode?: number; body?: string; linkname?: string };
 

@@ -2,7 +2,7 @@
 // what is under it passes whole, the chunk that crosses it is cut at the budget, the rest is dropped,
 // and the cap is said once.
 import { expect, it } from "vitest";
-import { cappedSink } from "../../control-plane/src/observability/capped-sink.js";
+import { cappedSink } from "@enclave/control-plane/observability/capped-sink.js";
 
 it("passes chunks until the budget, cuts the one that crosses it, then drops the rest and says so once", () => {
   const got: string[] = [];

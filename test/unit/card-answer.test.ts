@@ -1,8 +1,8 @@
 // The answer rules of the question port, and the worker brief and duration formats.
 import { describe, expect, it } from "vitest";
-import { Card } from "../../proto/gen/enclave/control/v1/control.js";
-import { checkAnswer } from "../../control-plane/src/questions/card-answer.js";
-import { formatDuration, fullBrief } from "../../control-plane/src/vibe/worker.js";
+import { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { checkAnswer } from "@enclave/control-plane/questions/card-answer.js";
+import { formatDuration, fullBrief } from "@enclave/control-plane/vibe/worker.js";
 
 const card = (over: Partial<Card>): Card =>
   Card.fromPartial({ number: 4, options: [{ label: "a", description: "" }, { label: "b", description: "" }], ...over });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { CellTranscript, renderDisplay } from "../../control-plane/src/tools/eval/cell-transcript.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import { joinLines } from "../../control-plane/src/text/wording.js";
+import { CellTranscript, renderDisplay } from "@enclave/control-plane/tools/eval/cell-transcript.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import { joinLines } from "@enclave/control-plane/text/wording.js";
 
 const item = (mimeType: string, data: string | Buffer) => ({ mimeType, data: Buffer.isBuffer(data) ? data : Buffer.from(data) });
 

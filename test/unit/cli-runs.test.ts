@@ -2,8 +2,8 @@
 // old one left open, each attach applying its own policy, bad input leaving no run behind, and the
 // idle sweep sparing runs with a call in flight.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { CliRuns } from "../../control-plane/src/runs/cli-runs.js";
-import { RunStore } from "../../control-plane/src/runs/run-store.js";
+import { CliRuns } from "@enclave/control-plane/runs/cli-runs.js";
+import { RunStore } from "@enclave/control-plane/runs/run-store.js";
 
 const IDLE = 1_000;
 let keeper: CliRuns | undefined;

@@ -2,8 +2,8 @@
 // CallTools session: its tool calls (plain and streamed) go over CallTool, and the client remembers.
 import { Server, ServerCredentials, type ServerWritableStream } from "@grpc/grpc-js";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { type CallToolRequest, ControlPlaneService, type ToolEvent } from "../../proto/gen/enclave/control/v1/control.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { type CallToolRequest, ControlPlaneService, type ToolEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 
 let server: Server;
 let address = "";

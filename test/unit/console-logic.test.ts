@@ -2,15 +2,15 @@
 // and the access checks (token, session cookie, CSRF, Host).
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import type { AuditEvent } from "../../control-plane/src/audit/audit-log.js";
-import { ConsoleAccess, parseCookies } from "../../control-plane/src/console/access.js";
-import { filterQuery, matchesAuditFilter, NO_FILTER, parseAuditFilter } from "../../control-plane/src/console/audit-filter.js";
-import { csvField, csvHeader, csvRow, exportFileName, jsonLine } from "../../control-plane/src/console/audit-export.js";
-import { consoleUrl, isLoopbackHost, parseListen, resolveConsoleSettings } from "../../control-plane/src/console/console-settings.js";
-import { escapeHtml, html, join, jsonForHtml } from "../../control-plane/src/console/html.js";
-import { fillPage } from "../../control-plane/src/console/page-template.js";
-import { renderCard } from "../../control-plane/src/console/views/cards-view.js";
-import { auditRow } from "../../control-plane/src/console/views/audit-view.js";
+import type { AuditEvent } from "@enclave/control-plane/audit/audit-log.js";
+import { ConsoleAccess, parseCookies } from "@enclave/control-plane/console/access.js";
+import { filterQuery, matchesAuditFilter, NO_FILTER, parseAuditFilter } from "@enclave/control-plane/console/audit-filter.js";
+import { csvField, csvHeader, csvRow, exportFileName, jsonLine } from "@enclave/control-plane/console/audit-export.js";
+import { consoleUrl, isLoopbackHost, parseListen, resolveConsoleSettings } from "@enclave/control-plane/console/console-settings.js";
+import { escapeHtml, html, join, jsonForHtml } from "@enclave/control-plane/console/html.js";
+import { fillPage } from "@enclave/control-plane/console/page-template.js";
+import { renderCard } from "@enclave/control-plane/console/views/cards-view.js";
+import { auditRow } from "@enclave/control-plane/console/views/audit-view.js";
 
 const event = (over: Partial<AuditEvent>): AuditEvent => ({
   seq: 1,

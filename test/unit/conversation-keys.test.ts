@@ -1,8 +1,8 @@
 // Conversation keys: one (tenant, id) per key, bare ids in the caller's own namespace, and only an
 // operator may name another tenant's conversation.
 import { describe, expect, it } from "vitest";
-import { conversationKey, keyFor, splitKey, viewId } from "../../control-plane/src/conversations/conversation-keys.js";
-import { IMPLICIT_TENANT } from "../../control-plane/src/tenants/implicit-tenant.js";
+import { conversationKey, keyFor, splitKey, viewId } from "@enclave/control-plane/conversations/conversation-keys.js";
+import { IMPLICIT_TENANT } from "@enclave/control-plane/tenants/implicit-tenant.js";
 
 describe("conversation keys", () => {
   it("keeps the implicit tenant's ids as they were and qualifies any other tenant's", () => {

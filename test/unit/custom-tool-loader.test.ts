@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadCustomTools } from "../../control-plane/src/tools/custom/custom-tool-loader.js";
+import { loadCustomTools } from "@enclave/control-plane/tools/custom/custom-tool-loader.js";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -3,10 +3,10 @@
 import { PassThrough } from "node:stream";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { describe, expect, it } from "vitest";
-import { cutValue } from "../../control-plane/src/tools/debug/debug-format.js";
-import { DapConnection, DapTimeoutError } from "../../enclave-agent/src/dap/dap-connection.js";
-import { encodeMessage, FramingError, MessageReader } from "../../enclave-agent/src/dap/dap-framing.js";
-import { OutputBuffer } from "../../enclave-agent/src/dap/output-buffer.js";
+import { cutValue } from "@enclave/control-plane/tools/debug/debug-format.js";
+import { DapConnection, DapTimeoutError } from "@enclave/agent/dap/dap-connection.js";
+import { encodeMessage, FramingError, MessageReader } from "@enclave/agent/dap/dap-framing.js";
+import { OutputBuffer } from "@enclave/agent/dap/output-buffer.js";
 
 const event = (seq: number, name: string, body?: unknown): DebugProtocol.Event => ({ seq, type: "event", event: name, body });
 

@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { EnclaveError } from "../../control-plane/src/errors.js";
-import { checkDevcontainer, envEntries, parseDevcontainerText, readDevcontainer } from "../../control-plane/src/placement/devcontainer.js";
+import { EnclaveError } from "@enclave/control-plane/errors.js";
+import { checkDevcontainer, envEntries, parseDevcontainerText, readDevcontainer } from "@enclave/control-plane/placement/devcontainer.js";
 
 const FILE = ".devcontainer/devcontainer.json";
 

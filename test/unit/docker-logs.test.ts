@@ -1,7 +1,7 @@
 // A dead enclosure's last log lines, demultiplexed by docker-modem as the engine sends them.
 import Docker from "dockerode";
 import { describe, expect, it } from "vitest";
-import { demuxedLogs } from "../../control-plane/src/placement/docker-driver.js";
+import { demuxedLogs } from "@enclave/control-plane/placement/docker-driver.js";
 
 function frame(stream: 1 | 2, text: string): Buffer {
   const body = Buffer.from(text, "utf8");

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import { EnclaveError } from "../../control-plane/src/errors.js";
-import { dockerfileFetches } from "../../control-plane/src/placement/dockerfile-bases.js";
+import { EnclaveError } from "@enclave/control-plane/errors.js";
+import { dockerfileFetches } from "@enclave/control-plane/placement/dockerfile-bases.js";
 
 const F = "Dockerfile";
 

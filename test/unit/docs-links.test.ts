@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { expect, it } from "vitest";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { EnclaveError } from "../../control-plane/src/errors.js";
-import { containerSpec, resolveSettings } from "../../control-plane/src/placement/enclosure-settings.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { EnclaveError } from "@enclave/control-plane/errors.js";
+import { containerSpec, resolveSettings } from "@enclave/control-plane/placement/enclosure-settings.js";
 
 const defaults = loadConfig().enclosure;
 

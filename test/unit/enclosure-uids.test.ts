@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { extract } from "tar-stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { containerSpec, resolveSettings, withOwnUid } from "../../control-plane/src/placement/enclosure-settings.js";
-import { packFolder } from "../../control-plane/src/placement/workspace-transfer.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { containerSpec, resolveSettings, withOwnUid } from "@enclave/control-plane/placement/enclosure-settings.js";
+import { packFolder } from "@enclave/control-plane/placement/workspace-transfer.js";
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { dockerFor, enginesFromEnv, isRemoteHost, parseEngines } from "../../control-plane/src/placement/engines.js";
+import { dockerFor, enginesFromEnv, isRemoteHost, parseEngines } from "@enclave/control-plane/placement/engines.js";
 
 describe("engines configuration", () => {
   it("is the local default engine with no variables set", () => {

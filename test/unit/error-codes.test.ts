@@ -10,17 +10,17 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Metadata, Server, ServerCredentials, type ServiceError, status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AgentClient } from "../../control-plane/src/agent-client/agent-client.js";
-import { ControlPlaneCallError, ControlPlaneClient, ControlPlaneUnreachable } from "../../control-plane/src/client/control-plane-client.js";
-import type { EnclaveErrorCode } from "../../control-plane/src/errors.js";
-import { formatStatus } from "../../control-plane/src/tools/debug/debug-format.js";
-import { AgentError, type AgentErrorCode } from "../../enclave-agent/src/errors.js";
-import { processService } from "../../enclave-agent/src/exec/exec-service.js";
-import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
-import { unary } from "../../enclave-agent/src/grpc/unary.js";
-import { DebugEndKind, type DebugStatus } from "../../proto/gen/enclave/agent/v1/debug.js";
-import { AgentInfoService, type HealthResponse } from "../../proto/gen/enclave/agent/v1/info.js";
-import { ProcessService } from "../../proto/gen/enclave/agent/v1/process.js";
+import { AgentClient } from "@enclave/control-plane/agent-client/agent-client.js";
+import { ControlPlaneCallError, ControlPlaneClient, ControlPlaneUnreachable } from "@enclave/client/control-plane-client.js";
+import type { EnclaveErrorCode } from "@enclave/control-plane/errors.js";
+import { formatStatus } from "@enclave/control-plane/tools/debug/debug-format.js";
+import { AgentError, type AgentErrorCode } from "@enclave/agent/errors.js";
+import { processService } from "@enclave/agent/exec/exec-service.js";
+import { WorkspacePaths } from "@enclave/agent/fs/workspace-paths.js";
+import { unary } from "@enclave/agent/grpc/unary.js";
+import { DebugEndKind, type DebugStatus } from "@enclave/proto/gen/enclave/agent/v1/debug.js";
+import { AgentInfoService, type HealthResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
+import { ProcessService } from "@enclave/proto/gen/enclave/agent/v1/process.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 const exec = promisify(execFile);
@@ -135,7 +135,7 @@ describe("the control-plane API keeps its status and code for the Node client an
   });
 
   it("the CLI creates a conversation it does not find (on NOT_FOUND, not on the words)", async () => {
-    const cli = join(import.meta.dirname, "../../dist/control-plane/src/cli/main.js");
+    const cli = join(import.meta.dirname, "../../control-plane/dist/src/cli/main.js");
     const address = fx.client.address;
     const { stdout } = await exec(process.execPath, [cli, "tools", "list", "--address", address, "-c", "fresh-conversation"], { timeout: 60_000 });
     expect(stdout).toMatch(/^read\s/m);

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isIgnored, parseGitignore } from "../../enclave-agent/src/ast/gitignore.js";
+import { isIgnored, parseGitignore } from "@enclave/agent/ast/gitignore.js";
 
 describe("gitignore rules", () => {
   const rules = [...parseGitignore("# comment\n*.log\nbuild/\n/top.py\ndocs/**/gen\n!keep.log\n", ""), ...parseGitignore("local.py\n", "sub")];

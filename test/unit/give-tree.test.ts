@@ -5,7 +5,7 @@ import { lstatSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { giveTree } from "../../control-plane/src/placement/give-tree.js";
+import { giveTree } from "@enclave/control-plane/placement/give-tree.js";
 
 const UID = 4242;
 const GID = 4243;

@@ -5,10 +5,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { renderHarnessContract } from "../../control-plane/src/contract/harness-contract.js";
-import { ControlPlane } from "../../control-plane/src/control-plane.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { renderHarnessContract } from "@enclave/control-plane/contract/harness-contract.js";
+import { ControlPlane } from "@enclave/control-plane/control-plane.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 /** The whole page: a title, where it comes from, then the rendering. */
 function contractPage(rendered: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DATA_FOLDER_MARK, redactHostPaths } from "../../control-plane/src/server/host-path-redaction.js";
+import { DATA_FOLDER_MARK, redactHostPaths } from "@enclave/control-plane/server/host-path-redaction.js";
 
 describe("redactHostPaths", () => {
   it("names the data folder by its role wherever it occurs, and leaves other text alone", () => {

@@ -1,8 +1,8 @@
 // The glibc version an image's libc.so.6 states, and the floor the injected Node needs.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { compareGlibc, glibcVersionIn } from "../../control-plane/src/placement/image-glibc.js";
-import { NODE_RUNTIME } from "../../control-plane/src/placement/node-runtime.js";
+import { compareGlibc, glibcVersionIn } from "@enclave/control-plane/placement/image-glibc.js";
+import { NODE_RUNTIME } from "@enclave/control-plane/placement/node-runtime.js";
 
 const min = NODE_RUNTIME.minGlibc;
 const meets = (bytes: Buffer, name = ""): boolean => {

@@ -2,9 +2,9 @@
 // tests (reference_test.go, normalize_test.go), the hostile names a tenant sent, and the images
 // rule (who may name what) on top of it.
 import { describe, expect, it } from "vitest";
-import { EnclaveError } from "../../control-plane/src/errors.js";
-import { ANY_IMAGE, imageAccessFor, ImageRule, noSuchImage, parseAllowedImages } from "../../control-plane/src/placement/image-access.js";
-import { canonicalImage, checkImageReference, parseImageReference } from "../../control-plane/src/placement/image-reference.js";
+import { EnclaveError } from "@enclave/control-plane/errors.js";
+import { ANY_IMAGE, imageAccessFor, ImageRule, noSuchImage, parseAllowedImages } from "@enclave/control-plane/placement/image-access.js";
+import { canonicalImage, checkImageReference, parseImageReference } from "@enclave/control-plane/placement/image-reference.js";
 
 const F64 = "f".repeat(64);
 const F128 = "f".repeat(128);

@@ -2,7 +2,7 @@
 // the runner does.
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
-import { CellSyntaxError, rewriteCell } from "../../enclave-agent/src/kernels/javascript/rewrite-cell.js";
+import { CellSyntaxError, rewriteCell } from "@enclave/agent/kernels/javascript/rewrite-cell.js";
 
 async function runCells(...cells: string[]): Promise<unknown[]> {
   const context = vm.createContext({ __enclaveImport: (s: string) => import(s) });

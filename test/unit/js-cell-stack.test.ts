@@ -1,8 +1,8 @@
 // Stack traces of the JavaScript kernel: positions mapped back to the cells, the runner's plumbing left out.
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
-import { CellStacks } from "../../enclave-agent/src/kernels/javascript/cell-stack.js";
-import { rewriteCell } from "../../enclave-agent/src/kernels/javascript/rewrite-cell.js";
+import { CellStacks } from "@enclave/agent/kernels/javascript/cell-stack.js";
+import { rewriteCell } from "@enclave/agent/kernels/javascript/rewrite-cell.js";
 
 const RUNNER = "file:///opt/enclave/agent/kernels/js-runner.mjs";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KernelCeilings } from "../../control-plane/src/tools/eval/kernel-ceiling.js";
+import { KernelCeilings } from "@enclave/control-plane/tools/eval/kernel-ceiling.js";
 
 describe("KernelCeilings", () => {
   it("keeps the narrowest surface a kernel's cells have had, and starts over with a new kernel", () => {

@@ -2,7 +2,7 @@
 // the three pipes' reads interleave: here a scripted "kernel" writes output after a frame's marker
 // in the same chunk, and the frame itself and the stderr marker only later.
 import { describe, expect, it } from "vitest";
-import { KernelProcess } from "../../enclave-agent/src/kernels/kernel-process.js";
+import { KernelProcess } from "@enclave/agent/kernels/kernel-process.js";
 
 const FAKE_KERNEL = String.raw`
 import os, time

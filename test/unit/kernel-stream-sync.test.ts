@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { asKernelFrame } from "../../enclave-agent/src/kernels/kernel-frames.js";
-import { FrameReader, SyncScanner } from "../../enclave-agent/src/kernels/stream-sync.js";
+import { asKernelFrame } from "@enclave/agent/kernels/kernel-frames.js";
+import { FrameReader, SyncScanner } from "@enclave/agent/kernels/stream-sync.js";
 
 const prefix = SyncScanner.prefixFor("tok");
 const marker = (n: number): Buffer => Buffer.concat([prefix, Buffer.from(`${n}\0`, "latin1")]);

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { pythonVersionOf, writeKernelVenv } from "../../enclave-agent/src/kernels/kernel-venv.js";
+import { pythonVersionOf, writeKernelVenv } from "@enclave/agent/kernels/kernel-venv.js";
 
 const dir = mkdtempSync(join(tmpdir(), "kernel-venv-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -13,10 +13,10 @@ import * as node from "kubernetes-models/node.k8s.io/v1";
 import * as rbac from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, loadConfig } from "../../control-plane/src/config.js";
-import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
-import { containerSpec, IN_ENCLOSURE, resolveSettings } from "../../control-plane/src/placement/enclosure-settings.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, loadConfig } from "@enclave/control-plane/config.js";
+import { LABELS } from "@enclave/control-plane/placement/docker-driver.js";
+import { containerSpec, IN_ENCLOSURE, resolveSettings } from "@enclave/control-plane/placement/enclosure-settings.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { configureLogging, log, resolveLogSettings, scopeOf } from "../../control-plane/src/observability/log.js";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { configureLogging, log, resolveLogSettings, scopeOf } from "@enclave/control-plane/observability/log.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 function capture(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
@@ -62,7 +62,7 @@ describe("logger", () => {
       const file = join(dir, "control-plane.log");
       const fd = openSync(file, "a");
       const script = `
-        const { log } = await import(${JSON.stringify(join(repoRoot, "dist/control-plane/src/observability/log.js"))});
+        const { log } = await import(${JSON.stringify(join(repoRoot, "control-plane/dist/src/observability/log.js"))});
         for (let i = 0; i < 3; i++) log().info({ event: "tool_call", n: i }, "line " + i);
         process.kill(process.pid, "SIGKILL");`;
       const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "ignore", fd], env: { ...process.env, ENCLAVE_LOG_LEVEL: "info", ENCLAVE_LOG_FORMAT: "json" }, timeout: 30_000 });

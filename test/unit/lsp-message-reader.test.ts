@@ -4,8 +4,8 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { Message } from "vscode-jsonrpc/node";
-import { DirectMessageReader } from "../../enclave-agent/src/lsp/message-reader.js";
-import { SingleWriteMessageWriter } from "../../enclave-agent/src/lsp/message-writer.js";
+import { DirectMessageReader } from "@enclave/agent/lsp/message-reader.js";
+import { SingleWriteMessageWriter } from "@enclave/agent/lsp/message-writer.js";
 
 const frame = (body: string, head = ""): Buffer => {
   const b = Buffer.from(body, "utf8");

@@ -3,7 +3,7 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { type Message, StreamMessageReader } from "vscode-jsonrpc/node";
-import { SingleWriteMessageWriter } from "../../enclave-agent/src/lsp/message-writer.js";
+import { SingleWriteMessageWriter } from "@enclave/agent/lsp/message-writer.js";
 
 describe("SingleWriteMessageWriter", () => {
   it("writes each message as one framed chunk, in order, that the stock reader reads back", async () => {

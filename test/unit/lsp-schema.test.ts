@@ -1,11 +1,11 @@
 // The lsp tool's schema is its rule: one branch per action, discriminated by `action`, so the schema
 // a model lists is what validation enforces; a call that misses a field is told which, for which action.
 import { describe, expect, it } from "vitest";
-import { DiagnosticsLedger } from "../../control-plane/src/tools/lsp/diagnostics-ledger.js";
-import { lspTool } from "../../control-plane/src/tools/lsp/lsp-tool.js";
-import { resumeDeadlineMs } from "../../control-plane/src/agent-client/debug-service-client.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import { createDebugTool } from "../../control-plane/src/tools/debug/debug-tool.js";
+import { DiagnosticsLedger } from "@enclave/control-plane/tools/lsp/diagnostics-ledger.js";
+import { lspTool } from "@enclave/control-plane/tools/lsp/lsp-tool.js";
+import { resumeDeadlineMs } from "@enclave/control-plane/agent-client/debug-service-client.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import { createDebugTool } from "@enclave/control-plane/tools/debug/debug-tool.js";
 
 const tool = lspTool(new DiagnosticsLedger());
 const POSITIONAL = ["definition", "type_definition", "implementation", "references", "hover", "code_actions"];

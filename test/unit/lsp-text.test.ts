@@ -1,11 +1,11 @@
 // Pure parts of lsp: symbol positions in UTF-16, shown columns, applying text edits, the ledger, and
 // the files a patch touches.
 import { describe, expect, it } from "vitest";
-import { DiagnosticsLedger } from "../../control-plane/src/tools/lsp/diagnostics-ledger.js";
-import { patchedPaths } from "../../control-plane/src/tools/lsp/diagnostics-on-write.js";
-import type { Run } from "../../control-plane/src/runs/run-store.js";
-import { displayColumn, locateSymbol, parseSymbol, splitLines } from "../../enclave-agent/src/lsp/text-positions.js";
-import { applyTextEdits } from "../../enclave-agent/src/lsp/workspace-edit.js";
+import { DiagnosticsLedger } from "@enclave/control-plane/tools/lsp/diagnostics-ledger.js";
+import { patchedPaths } from "@enclave/control-plane/tools/lsp/diagnostics-on-write.js";
+import type { Run } from "@enclave/control-plane/runs/run-store.js";
+import { displayColumn, locateSymbol, parseSymbol, splitLines } from "@enclave/agent/lsp/text-positions.js";
+import { applyTextEdits } from "@enclave/agent/lsp/workspace-edit.js";
 
 describe("symbol positions", () => {
   const text = 'first\ns = "é 🎉"; x = max(x, 1)\n';

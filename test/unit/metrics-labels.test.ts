@@ -1,8 +1,8 @@
 // The metrics' labels stay bounded whatever the audit log records.
 import { describe, expect, it } from "vitest";
-import { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";
-import { resourceOf } from "../../control-plane/src/observability/docker-errors.js";
-import { EnclaveMetrics, outcomeLabel } from "../../control-plane/src/observability/metrics.js";
+import { AuditEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { resourceOf } from "@enclave/control-plane/observability/docker-errors.js";
+import { EnclaveMetrics, outcomeLabel } from "@enclave/control-plane/observability/metrics.js";
 
 function metrics(): EnclaveMetrics {
   return new EnclaveMetrics({

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { EnclaveError } from "../../control-plane/src/errors.js";
-import { ensureNodeTarball, nodeTarballName } from "../../control-plane/src/placement/node-runtime.js";
+import { EnclaveError } from "@enclave/control-plane/errors.js";
+import { ensureNodeTarball, nodeTarballName } from "@enclave/control-plane/placement/node-runtime.js";
 
 it("refuses a cached Node tarball whose bytes are not the pinned integrity", async () => {
   const dir = mkdtempSync(join(tmpdir(), "node-cache-"));

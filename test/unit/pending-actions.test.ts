@@ -1,7 +1,7 @@
 // The pending-action stack and the custom-tool API's store wiring.
 import { describe, expect, it } from "vitest";
-import { PendingActionStore, PendingActionStores } from "../../control-plane/src/pending/pending-action-store.js";
-import { createCustomToolApi, NO_STORE_MESSAGE, withPendingStore } from "../../control-plane/src/tools/custom/custom-tool-api.js";
+import { PendingActionStore, PendingActionStores } from "@enclave/control-plane/pending/pending-action-store.js";
+import { createCustomToolApi, NO_STORE_MESSAGE, withPendingStore } from "@enclave/control-plane/tools/custom/custom-tool-api.js";
 
 const noop = { apply: () => "done" };
 

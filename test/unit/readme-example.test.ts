@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 it("the README's TypeScript example is docs/examples/quickstart.ts without its header comment", () => {
   const readme = readFileSync(join(repoRoot, "README.md"), "utf8");

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, promises as fsp, renameSync, rmSync, unlinkSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { RootCache } from "../../enclave-agent/src/fs/root-cache.js";
-import { queuedEventsRead } from "../../enclave-agent/src/lsp/open-document-watch.js";
+import { RootCache } from "@enclave/agent/fs/root-cache.js";
+import { queuedEventsRead } from "@enclave/agent/lsp/open-document-watch.js";
 
 const base = mkdtempSync(join(tmpdir(), "enclave-root-cache-"));
 afterAll(() => rmSync(base, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RunBudget } from "../../enclave-agent/src/kernels/run-budget.js";
+import { RunBudget } from "@enclave/agent/kernels/run-budget.js";
 
 describe("RunBudget", () => {
   beforeEach(() => vi.useFakeTimers());

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SandboxUids } from "../../control-plane/src/placement/sandbox-uids.js";
+import { SandboxUids } from "@enclave/control-plane/placement/sandbox-uids.js";
 
 let dir: string;
 beforeEach(() => {

@@ -6,7 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { removeStaleSocket } from "../../control-plane/src/server/stale-socket.js";
+import { removeStaleSocket } from "@enclave/control-plane/server/stale-socket.js";
 
 const dir = mkdtempSync(join(tmpdir(), "enclave-sock-"));
 

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { ConversationStore } from "../../control-plane/src/conversations/conversation-store.js";
-import { RunStore } from "../../control-plane/src/runs/run-store.js";
-import { MIGRATIONS } from "../../control-plane/src/state/migrations.js";
-import { STATE_DB_FILE, StateDb } from "../../control-plane/src/state/state-db.js";
+import { ConversationStore } from "@enclave/control-plane/conversations/conversation-store.js";
+import { RunStore } from "@enclave/control-plane/runs/run-store.js";
+import { MIGRATIONS } from "@enclave/control-plane/state/migrations.js";
+import { STATE_DB_FILE, StateDb } from "@enclave/control-plane/state/state-db.js";
 
 const fresh = () => mkdtempSync(join(tmpdir(), "enclave-state-"));
 

@@ -1,10 +1,10 @@
 // What a gRPC status can carry: a message made well-formed and cut to a bounded percent-encoded size,
 // and a caller's string quoted in an error cut to a bounded length.
 import { describe, expect, it } from "vitest";
-import { statusMessage } from "../../enclave-agent/src/grpc/status-message.js";
-import { LIMITS as AGENT_LIMITS } from "../../enclave-agent/src/limits.js";
-import { LIMITS } from "../../control-plane/src/limits.js";
-import { quoted } from "../../control-plane/src/text/wording.js";
+import { statusMessage } from "@enclave/proto/status-message.js";
+import { LIMITS as AGENT_LIMITS } from "@enclave/agent/limits.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
+import { quoted } from "@enclave/control-plane/text/wording.js";
 
 /** Whether a string holds no lone surrogate (encodeURI throws on one). */
 function wellFormed(s: string): boolean {

@@ -1,7 +1,7 @@
 // The CLI's one output filter: control characters an agent wrote become visible escapes.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { SafeStream, terminalSafe } from "../../control-plane/src/cli/terminal-text.js";
+import { SafeStream, terminalSafe } from "@enclave/control-plane/cli/terminal-text.js";
 
 describe("terminalSafe", () => {
   it("escapes C0 (but newline and tab), DEL, C1 and bidi overrides, and leaves other text alone", () => {

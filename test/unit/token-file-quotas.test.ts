@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import { EnclaveError } from "../../control-plane/src/errors.js";
-import { parseTokenFile } from "../../control-plane/src/tenants/token-file.js";
+import { EnclaveError } from "@enclave/control-plane/errors.js";
+import { parseTokenFile } from "@enclave/control-plane/tenants/token-file.js";
 
 function parsed(quotas: Record<string, unknown>): string {
   try {

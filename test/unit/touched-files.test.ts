@@ -1,7 +1,7 @@
 // Which files a permission card names for a call, from its arguments alone.
 import { describe, expect, it } from "vitest";
-import { displayPath, touchedFiles } from "../../control-plane/src/approval/touched-files.js";
-import { PendingActionStore } from "../../control-plane/src/pending/pending-action-store.js";
+import { displayPath, touchedFiles } from "@enclave/control-plane/approval/touched-files.js";
+import { PendingActionStore } from "@enclave/control-plane/pending/pending-action-store.js";
 
 describe("touchedFiles", () => {
   it("takes every file of a patch as the agent parses it: added, changed, deleted, quoted, with timestamps", () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyHunks, PatchError, parseUnifiedDiff } from "../../enclave-agent/src/fs/unified-diff.js";
+import { applyHunks, PatchError, parseUnifiedDiff } from "@enclave/proto/unified-diff.js";
 
 describe("unified diffs", () => {
   it("applies a moved hunk and keeps a missing final newline", () => {

@@ -1,12 +1,12 @@
 // vibe_wait without timeout_seconds waits until the worker settles, however long that takes, and
 // ends when the call is cancelled; with one, it returns at the timeout and the worker keeps running.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
-import type { Run } from "../../control-plane/src/runs/run-store.js";
-import type { ToolContext, ToolOutput } from "../../control-plane/src/tools/tool.js";
-import { RemoteWorkerHost } from "../../control-plane/src/vibe/remote-worker-host.js";
-import { vibeWaitTool } from "../../control-plane/src/tools/vibe/vibe-wait.js";
-import { VibeRoster } from "../../control-plane/src/vibe/vibe-roster.js";
+import type { WorkerHostCommand } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import type { Run } from "@enclave/control-plane/runs/run-store.js";
+import type { ToolContext, ToolOutput } from "@enclave/control-plane/tools/tool.js";
+import { RemoteWorkerHost } from "@enclave/control-plane/vibe/remote-worker-host.js";
+import { vibeWaitTool } from "@enclave/control-plane/tools/vibe/vibe-wait.js";
+import { VibeRoster } from "@enclave/control-plane/vibe/vibe-roster.js";
 
 const run = { id: "r-1", conversationId: "c1" } as Run;
 

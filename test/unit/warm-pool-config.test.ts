@@ -1,8 +1,8 @@
 // The warm pool's profiles are operator configuration, and their image names go through Docker's
 // reference grammar at start-up like a tenant's: a bad one stops loadConfig with invalid_arguments.
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../control-plane/src/config.js";
-import { EnclaveError } from "../../control-plane/src/errors.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { EnclaveError } from "@enclave/control-plane/errors.js";
 
 const saved = process.env.ENCLAVE_WARM_POOL_PROFILES;
 afterEach(() => {

@@ -7,10 +7,10 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, sym
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { prepareChanges } from "../../enclave-agent/src/fs/staged-changes.js";
-import { type FileChange, WorkspaceWriter } from "../../enclave-agent/src/fs/workspace-writer.js";
-import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
-import { AgentError } from "../../enclave-agent/src/errors.js";
+import { prepareChanges } from "@enclave/agent/fs/staged-changes.js";
+import { type FileChange, WorkspaceWriter } from "@enclave/agent/fs/workspace-writer.js";
+import { WorkspacePaths } from "@enclave/agent/fs/workspace-paths.js";
+import { AgentError } from "@enclave/agent/errors.js";
 
 let base: string;
 let ws: string;

@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { credentials, Metadata } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
-import { AstClient, type ApplyEditsResponse } from "../../proto/gen/enclave/agent/v1/ast.js";
-import { agentBundleEntry } from "../../control-plane/src/repo-paths.js";
-import { sha256 } from "../../enclave-agent/src/ast/ast-engine.js";
-import { recoverJournals } from "../../enclave-agent/src/fs/write-journal.js";
-import { WorkspaceWriter } from "../../enclave-agent/src/fs/workspace-writer.js";
-import { WorkspacePaths } from "../../enclave-agent/src/fs/workspace-paths.js";
+import { AstClient, type ApplyEditsResponse } from "@enclave/proto/gen/enclave/agent/v1/ast.js";
+import { agentBundleEntry } from "@enclave/control-plane/repo-paths.js";
+import { sha256 } from "@enclave/agent/ast/ast-engine.js";
+import { recoverJournals } from "@enclave/agent/fs/write-journal.js";
+import { WorkspaceWriter } from "@enclave/agent/fs/workspace-writer.js";
+import { WorkspacePaths } from "@enclave/agent/fs/workspace-paths.js";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -18,7 +18,7 @@ import {
   type AstSearchRequest,
   type AstSearchResponse,
   AstClient,
-} from "../../../proto/gen/enclave/agent/v1/ast.js";
+} from "@enclave/proto/gen/enclave/agent/v1/ast.js";
 import {
   type ApplyPatchRequest,
   type ApplyPatchResponse,
@@ -34,9 +34,9 @@ import {
   type StatResponse,
   type WriteFileRequest,
   type WriteFileResponse,
-} from "../../../proto/gen/enclave/agent/v1/files.js";
-import { AgentInfoClient, AgentInfoService, type AssignResponse, type DescribeResponse, type HealthResponse, type SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
-import { type ExecEvent, type ExecRequest, ProcessClient } from "../../../proto/gen/enclave/agent/v1/process.js";
+} from "@enclave/proto/gen/enclave/agent/v1/files.js";
+import { AgentInfoClient, AgentInfoService, type AssignResponse, type DescribeResponse, type HealthResponse, type SelfAuditResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
+import { type ExecEvent, type ExecRequest, ProcessClient } from "@enclave/proto/gen/enclave/agent/v1/process.js";
 import {
   type LspCheckerRequest,
   type LspCheckerResponse,
@@ -51,11 +51,11 @@ import {
   type LspStatusResponse,
   type LspSyncRequest,
   type LspSyncResponse,
-} from "../../../proto/gen/enclave/agent/v1/lsp.js";
-import { type EvalEvent, type EvalRequest, KernelsClient, KernelsService, type ListKernelsResponse } from "../../../proto/gen/enclave/agent/v1/kernel.js";
-import { AgentErrorCode } from "../../../proto/gen/enclave/agent/v1/errors.js";
-import { trailerErrorCode } from "../../../enclave-agent/src/grpc/unary.js";
-import { CallMuxClient } from "../../../proto/gen/enclave/agent/v1/mux.js";
+} from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
+import { type EvalEvent, type EvalRequest, KernelsClient, KernelsService, type ListKernelsResponse } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
+import { AgentErrorCode } from "@enclave/proto/gen/enclave/agent/v1/errors.js";
+import { trailerErrorCode } from "@enclave/proto/agent-error-trailer.js";
+import { CallMuxClient } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
 import { CallMuxChannel, type MuxMethod, NotForMux } from "./call-mux-client.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";

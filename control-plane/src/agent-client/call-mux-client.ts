@@ -5,9 +5,9 @@
 // as on a lost connection); the one late reply of a call whose deadline passed is dropped; nothing in
 // a reply is trusted beyond its own call.
 import { type ClientDuplexStream, Metadata, type ServiceError, status } from "@grpc/grpc-js";
-import { AgentErrorCode } from "../../../proto/gen/enclave/agent/v1/errors.js";
-import type { CallMuxClient, MuxError, MuxReply, MuxRequest } from "../../../proto/gen/enclave/agent/v1/mux.js";
-import { agentErrorTrailer } from "../../../enclave-agent/src/grpc/unary.js";
+import { AgentErrorCode } from "@enclave/proto/gen/enclave/agent/v1/errors.js";
+import type { CallMuxClient, MuxError, MuxReply, MuxRequest } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
+import { agentErrorTrailer } from "@enclave/proto/agent-error-trailer.js";
 import { LIMITS } from "../limits.js";
 
 /** What the mux needs of a unary method: its path and how its messages are written and read. */

@@ -20,7 +20,7 @@ import {
   type DebugThreadsResponse,
   type DebugValue,
   type DebugVariablesResponse,
-} from "../../../proto/gen/enclave/agent/v1/debug.js";
+} from "@enclave/proto/gen/enclave/agent/v1/debug.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentClient } from "./agent-client.js";

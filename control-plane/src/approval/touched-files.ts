@@ -4,7 +4,7 @@
 // than show a list that looks complete.
 // apply_patch's files come from the agent's own diff parser, so the card names exactly the files
 // the agent would patch, never a second reading of the same text.
-import { PatchError, parseUnifiedDiff } from "../../../enclave-agent/src/fs/unified-diff.js";
+import { PatchError, parseUnifiedDiff } from "@enclave/proto/unified-diff.js";
 import type { PendingAction } from "../pending/pending-action-store.js";
 
 /**

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import { AuditEvent } from "../../../proto/gen/enclave/control/v1/control.js";
+import { AuditEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
 import { AuditJournal } from "./audit-journal.js";
 import type { AuditKind } from "./audit-kinds.js";

@@ -13,7 +13,7 @@
 // which bound the sandbox as a whole. gVisor's /proc shows no NoNewPrivs line and no cgroup files, so
 // those inside values are "not shown" there rather than a disagreement.
 import type Docker from "dockerode";
-import type { SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
+import type { SelfAuditResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 import type { EnclosureRuntime } from "../config.js";
 import type { EnclosureRecord } from "../conversations/conversation-store.js";
 import { IN_ENCLOSURE } from "../placement/enclosure-settings.js";

@@ -7,7 +7,7 @@
 // read-only agent bundle, so no shell, tool, loader or library of the image takes part, and an image
 // that ships a lying `head` or `sh` (or an /etc/ld.so.preload) cannot change what this half sees.
 import type Docker from "dockerode";
-import { orTimeout } from "../../../enclave-agent/src/time/wait.js";
+import { orTimeout } from "@enclave/proto/wait.js";
 import { EnclaveError } from "../errors.js";
 import { IN_ENCLOSURE } from "../placement/enclosure-settings.js";
 import {

@@ -1,7 +1,7 @@
 // The terminal as the human for one tool call's permission cards.
 import { createInterface, type Interface } from "node:readline";
-import type { Card, Run } from "../../../proto/gen/enclave/control/v1/control.js";
-import type { ControlPlaneClient } from "../client/control-plane-client.js";
+import type { Card, Run } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import type { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import { showCardWithArguments } from "./show.js";
 import { sayError } from "./terminal-text.js";
 

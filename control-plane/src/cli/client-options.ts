@@ -1,7 +1,7 @@
 // How the command line reaches a guarded control plane: its bearer token and TLS settings, from
 // options over the environment.
 import { readFileSync } from "node:fs";
-import type { ClientOptions } from "../client/control-plane-client.js";
+import type { ClientOptions } from "@enclave/client/control-plane-client.js";
 import type { CliOptions } from "./options.js";
 
 function pem(what: string, file: string): Buffer {

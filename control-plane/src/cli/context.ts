@@ -1,8 +1,8 @@
 // What every command gets (its words, the options, the client), how a command fails, and the run a
 // tool command uses.
 import { status } from "@grpc/grpc-js";
-import type { Run } from "../../../proto/gen/enclave/control/v1/control.js";
-import { ControlPlaneCallError, type ControlPlaneClient } from "../client/control-plane-client.js";
+import type { Run } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { ControlPlaneCallError, type ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import type { CliOptions } from "./options.js";
 import { sayError } from "./terminal-text.js";
 

@@ -1,13 +1,12 @@
 // enclave: the command line a person uses to run and try the control plane. Each command is a small
 // handler in commands/; this file parses the line and picks the handler.
-import { ControlPlaneClient } from "../client/control-plane-client.js";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import { DEFAULT_LISTEN } from "../config.js";
 import { answerCommand } from "./commands/answer.js";
 import { auditCommand } from "./commands/audit.js";
 import { cardsCommand } from "./commands/cards.js";
 import { conversationsCommand } from "./commands/conversations.js";
 import { enclosureCommand } from "./commands/enclosure.js";
-import { imagesCommand } from "./commands/images.js";
 import { placementCommand } from "./commands/placement.js";
 import { runsCommand } from "./commands/runs.js";
 import { serveCommand } from "./commands/serve.js";
@@ -41,7 +40,8 @@ async function main(): Promise<void> {
     return;
   }
   if (command === "serve") return serveCommand({ opts });
-  if (command === "images") return imagesCommand({ sub, rest, opts });
+  // bin/enclave runs the image pipeline's own entry for `images` (images/pipeline/cli.ts).
+  if (command === "images") fail("`enclave images` runs through bin/enclave (the image pipeline's entry), not this module");
   if (command === "tokens") return tokensCommand({ sub, rest, opts });
   const handler = CLIENT_COMMANDS[command];
   if (!handler || !HELP[command]) fail(`unknown command \`${command}\`\n\n${HELP.main}`);

@@ -1,7 +1,7 @@
 // How the command line prints conversations, cards and runs. Text an agent wrote is printed under a
 // prefix on every line, so no line of it can pass for a line of ours.
-import type { Card, Conversation, Run } from "../../../proto/gen/enclave/control/v1/control.js";
-import type { ControlPlaneClient } from "../client/control-plane-client.js";
+import type { Card, Conversation, Run } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import type { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 
 export function showConversation(c: Conversation): string {
   const e = c.enclosure;

@@ -4,7 +4,7 @@
 // recent tool calls as they start and finish.
 // An open page is a human attached to every conversation's cards, as `enclave cards --follow` is.
 import type { ServerResponse } from "node:http";
-import type { Card } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 import type { ControlPlaneFacade } from "../control-plane.js";
 import { type AuditFilter, matchesAuditFilter } from "./audit-filter.js";

@@ -1,7 +1,7 @@
 // Kernels and language servers across the agents that run now, for the metrics' gauges: read through
 // the same live-status sources the console shows ("kernels", "lsp"), which ask only a running agent and
 // start nothing. An agent that does not answer within the deadline counts as none for this scrape.
-import { within } from "../../../enclave-agent/src/time/wait.js";
+import { within } from "@enclave/proto/wait.js";
 import type { LiveStatusSource } from "../status/live-status.js";
 
 /** A scrape must not wait on a stuck agent for long. */

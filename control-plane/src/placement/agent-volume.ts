@@ -17,7 +17,7 @@ import type Docker from "dockerode";
 import type { ContainerCreateOptions } from "dockerode";
 import { Readable } from "node:stream";
 import { pack as tarPack } from "tar-stream";
-import { sleep } from "../../../enclave-agent/src/time/wait.js";
+import { sleep } from "@enclave/proto/wait.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { archiveDigest, EMPTY_DIGEST, folderDigest } from "./bundle-digest.js";

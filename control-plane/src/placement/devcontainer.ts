@@ -19,7 +19,8 @@ import { posix } from "node:path";
 import { type Readable, Transform } from "node:stream";
 import type Docker from "dockerode";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
-import { atFd, openDirBelow, openDirNoFollow } from "../../../enclave-agent/src/fs/fd-path.js";
+import { within } from "@enclave/proto/wait.js";
+import { atFd, openDirBelow, openDirNoFollow } from "../fs/fd-path.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { checkBuildFetches } from "./build-bases.js";
@@ -388,18 +389,15 @@ export async function runPostCreate(docker: Docker, container: Docker.Container,
     };
     const sink = { write: (c: Buffer) => (keep(c), true) } as unknown as NodeJS.WritableStream;
     docker.modem.demuxStream(stream, sink, sink);
-    let timer: NodeJS.Timeout | undefined;
-    const finished = await Promise.race([
+    const finished = await within(
       new Promise<boolean>((resolve) => {
         stream.on("end", () => resolve(true));
         stream.on("close", () => resolve(true));
         stream.on("error", () => resolve(true));
       }),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), LIMITS.devcontainerPostCreateTimeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+      LIMITS.devcontainerPostCreateTimeoutMs,
+      false,
+    );
     if (!finished) {
       stream.destroy();
       throw new EnclaveError("devcontainer_post_create_failed", `${step.name} did not finish within ${LIMITS.devcontainerPostCreateTimeoutMs / 1000} s; the enclosure was removed. Last output:\n${out}`);

@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Docker from "dockerode";
+import { orTimeout } from "@enclave/proto/wait.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { connectDocker, engineClient } from "./docker-connection.js";
@@ -123,11 +124,7 @@ export function dockerFor(cfg: EngineConfig): Docker {
 
 /** Rejects with placement_unavailable when the engine does not answer in time (a vanished host must not hang a call). */
 export function withinDeadline<T>(what: Promise<T>, label: string, ms: number = LIMITS.engineAnswerTimeoutMs): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new EnclaveError("placement_unavailable", `${label} did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([what, deadline]).finally(() => clearTimeout(timer));
+  return orTimeout(what, ms, () => new EnclaveError("placement_unavailable", `${label} did not answer within ${ms} ms`));
 }
 
 /** What placement needs of the engines. */

@@ -15,7 +15,7 @@ import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameS
 import { createServer, type Server } from "node:net";
 import type { Writable } from "node:stream";
 import { dirname, join } from "node:path";
-import { within } from "../../../enclave-agent/src/time/wait.js";
+import { within } from "@enclave/proto/wait.js";
 import { AgentClient } from "../agent-client/agent-client.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";

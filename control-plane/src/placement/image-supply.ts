@@ -4,7 +4,7 @@
 // filesystem needed. A registry-based supply (pull by digest) can take this one's place: the driver
 // only sees the ImageSupply interface.
 import type Docker from "dockerode";
-import { imageExists } from "../../../images/pipeline/image-set.js";
+import { imageExists } from "../image-set/image-tags.js";
 import { EnclaveError } from "../errors.js";
 
 export interface ImageSupply {

@@ -7,12 +7,12 @@ import { pipeline } from "node:stream/promises";
 import type { Readable } from "node:stream";
 import type Docker from "dockerode";
 import { type Header, pack as tarPack } from "tar-stream";
-import { ArchiveLimitError, type SkippedEntry, unpackTar } from "../../../enclave-agent/src/fs/archive-unpack.js";
-import { atFd, openDirNoFollow } from "../../../enclave-agent/src/fs/fd-path.js";
-import { moveTreeInto } from "../../../enclave-agent/src/fs/tree-move.js";
+import { ArchiveLimitError, type SkippedEntry, unpackTar } from "../fs/archive-unpack.js";
+import { atFd, openDirNoFollow } from "../fs/fd-path.js";
+import { moveTreeInto } from "../fs/tree-move.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import { sleep } from "../../../enclave-agent/src/time/wait.js";
+import { sleep } from "@enclave/proto/wait.js";
 import { IN_ENCLOSURE } from "./enclosure-settings.js";
 
 type Headers = Partial<Header> & { name: string };

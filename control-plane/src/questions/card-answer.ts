@@ -1,6 +1,6 @@
 // Checking an answer against its card: pure, so the port and the unit tests share one rule set.
 // A refusal is returned to the answerer (the card stays open), never to the agent.
-import type { Card, CardAnswer } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { Card, CardAnswer } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { LIMITS } from "../limits.js";
 
 export type CheckedAnswer = { ok: true; answer: CardAnswer } | { ok: false; reason: string };

@@ -1,5 +1,5 @@
 // A closed card as an audit event: who decided what, on which card, for which tool.
-import type { Card } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import type { AuditInput } from "../audit/audit-log.js";
 
 export function cardAuditEvent(card: Card): AuditInput {

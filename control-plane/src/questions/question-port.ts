@@ -1,7 +1,7 @@
 // The question port: where a run's questions (ask_user) and permission requests (the approval gate)
 // become numbered cards in a conversation, and where humans attached to that conversation answer
 // them. Fail-closed: with nobody attached, a card is not raised at all.
-import type { Card, CardAnswer, CardOption } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { Card, CardAnswer, CardOption } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { checkAnswer } from "./card-answer.js";

@@ -27,8 +27,8 @@ import {
   type WorkerHostCommand,
   type WorkerHostMessage,
   ControlPlaneService,
-} from "../../../proto/gen/enclave/control/v1/control.js";
-import { onCallerGone } from "../../../enclave-agent/src/grpc/caller-gone.js";
+} from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { onCallerGone } from "@enclave/proto/caller-gone.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 import { RefusalAudit } from "../audit/refusal-audit.js";
 import { bearerTokenId, type CallerAuth, implicitAuth } from "../tenants/caller-auth.js";

@@ -4,6 +4,7 @@
 // as their client wants); they end when the server closes. A CallTools session counts each of its
 // calls in flight and ends itself once they are answered (it listens with onDraining).
 import type { ServiceDefinition, ServiceError, UntypedServiceImplementation } from "@grpc/grpc-js";
+import { within } from "@enclave/proto/wait.js";
 import { EnclaveError } from "../errors.js";
 import { toServiceError } from "./service-error.js";
 
@@ -55,15 +56,7 @@ export class Drain {
   async drain(maxMs: number): Promise<boolean> {
     this.stopTaking();
     if (this.inFlight === 0) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const settled = await Promise.race([
-      new Promise<true>((resolve) => this.waiters.push(() => resolve(true))),
-      new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), maxMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    return settled;
+    return within(new Promise<true>((resolve) => this.waiters.push(() => resolve(true))), maxMs, false);
   }
 
   /** Counts a call in; the returned function counts it out (once, however often it is called). */

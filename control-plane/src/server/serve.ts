@@ -1,7 +1,7 @@
 // Serves the control plane's gRPC API on a TCP address (loopback by default) or a unix socket, with
 // TLS and bearer tokens when configured (see api-security.ts).
 import { Server } from "@grpc/grpc-js";
-import { within } from "../../../enclave-agent/src/time/wait.js";
+import { within } from "@enclave/proto/wait.js";
 import type { ControlPlaneFacade } from "../control-plane.js";
 import { LIMITS } from "../limits.js";
 import { type ApiSecurityConfig, NO_API_SECURITY, resolveApiSecurity } from "./api-security.js";

@@ -9,7 +9,7 @@
 // end a whole stream. Every request is decoded here instead, and one that does not decode comes back
 // as an Undecodable mark, which the service refuses as invalid_arguments (refuseUndecodable).
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
-import { CallToolRequest, ControlPlaneService, ToolCallFrame } from "../../../proto/gen/enclave/control/v1/control.js";
+import { CallToolRequest, ControlPlaneService, ToolCallFrame } from "@enclave/proto/gen/enclave/control/v1/control.js";
 
 export interface DecodedCallToolRequest extends CallToolRequest {
   /** Set when any string field carried bytes that are not UTF-8. */

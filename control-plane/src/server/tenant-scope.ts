@@ -1,7 +1,7 @@
 // One caller's view of the control plane: the records of its own tenant (all of them for an
 // operator). Another tenant's conversation or run answers with the very error a missing one does,
 // so ids cannot be probed. Every RPC handler goes through this before it touches anything.
-import type { Card } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 import type { ControlPlaneFacade, ConversationView } from "../control-plane.js";
 import { keyFor, viewId } from "../conversations/conversation-keys.js";

@@ -3,8 +3,8 @@
 // kernel reservation, audit); only the framing differs. A bad frame fails its own call (or, with no
 // call to fail, is answered under id 0) and the session goes on.
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
-import { type ToolCallError, ToolCallEvent, type ToolEvent, type ToolResult } from "../../../proto/gen/enclave/control/v1/control.js";
-import { onCallerGone } from "../../../enclave-agent/src/grpc/caller-gone.js";
+import { type ToolCallError, ToolCallEvent, type ToolEvent, type ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { onCallerGone } from "@enclave/proto/caller-gone.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { WriteBudget } from "../streams/write-budget.js";

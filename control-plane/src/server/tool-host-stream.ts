@@ -2,7 +2,7 @@
 // run's kernel cells (and whether it intercepts their calls to Enclave's tools), is registered, then
 // receives calls, interception offers and cancels, and answers them until it disconnects.
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
-import { ToolHostCommand, type ToolHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
+import { ToolHostCommand, type ToolHostMessage } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import type { ToolHostPort } from "../control-plane.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";

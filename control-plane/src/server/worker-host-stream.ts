@@ -1,7 +1,7 @@
 // The ConnectWorkerHost stream: a harness-side worker host says hello, is registered with the
 // roster, receives assignments and kills, and reports progress and results until it disconnects.
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
-import { WorkerHostCommand, type WorkerHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
+import { WorkerHostCommand, type WorkerHostMessage } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
 import { undecodableReason } from "./strict-call-decoding.js";
 import { LIMITS } from "../limits.js";

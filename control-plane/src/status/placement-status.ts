@@ -5,7 +5,7 @@ import { debugServiceClient } from "../agent-client/debug-service-client.js";
 import type { AgentClient } from "../agent-client/agent-client.js";
 import type { Placements } from "../placement/placements.js";
 import type { LiveStatusItem, LiveStatusSource } from "./live-status.js";
-import { LspServerState } from "../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspServerState } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 
 type Reader = (client: AgentClient, conversationId: string) => Promise<LiveStatusItem[]>;
 

@@ -2,6 +2,9 @@
 // every tool cuts and counts the same way.
 import { LIMITS } from "../limits.js";
 
+// How a result's text parts join is the protocol's (the Node client joins them the same way).
+export { joinLines } from "@enclave/proto/result-text.js";
+
 /** "1 file", "3 files"; `many` for words whose plural is not the word plus s. */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
@@ -28,10 +31,6 @@ export function clipLine(text: string, max: number): string {
   return one.length <= max ? one : `${one.slice(0, max)}…`;
 }
 
-/** Pieces of text (a result's parts) each on lines of its own: one that already ends its line needs no newline after it. */
-export function joinLines(pieces: readonly string[]): string {
-  return pieces.reduce((all, t, i) => (i === 0 ? t : `${all}${all.endsWith("\n") ? "" : "\n"}${t}`), "");
-}
 
 /**
  * A caller's string as an error message quotes it, in backticks: at most LIMITS.errorQuoteMaxChars

@@ -10,7 +10,7 @@ import type {
   HarnessToolResult,
   InterceptDecision,
   ToolHostCommand,
-} from "../../../proto/gen/enclave/control/v1/control.js";
+} from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { checkJsonShape } from "../tools/argument-shape.js";

@@ -7,8 +7,8 @@
 // failed. The agent runs each command as its own process group, so a kill reaches whatever it started.
 import { StringDecoder } from "node:string_decoder";
 import type { ClientDuplexStream, ServiceError } from "@grpc/grpc-js";
-import { within } from "../../../enclave-agent/src/time/wait.js";
-import type { ExecEvent, ExecExit, ExecRequest } from "../../../proto/gen/enclave/agent/v1/process.js";
+import { within } from "@enclave/proto/wait.js";
+import type { ExecEvent, ExecExit, ExecRequest } from "@enclave/proto/gen/enclave/agent/v1/process.js";
 import type { VibeConfig } from "../config.js";
 import type { EnclaveError, EnclaveErrorCode } from "../errors.js";
 import { LIMITS } from "../limits.js";

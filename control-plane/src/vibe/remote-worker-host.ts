@@ -1,6 +1,6 @@
 // A worker host on the harness's side, connected over the ConnectWorkerHost stream: assignments and
 // kills go down the stream, progress and results come back tagged with the attempt they belong to.
-import type { WorkerHostCommand, WorkerProgress, WorkerResult } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { WorkerHostCommand, WorkerProgress, WorkerResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import type { Assignment, VibeTier, WorkerHost, WorkerSink } from "./worker.js";
 
 /** How the host's caller names conversations (bare ids in its tenant's namespace) and how the roster does (keys). */

@@ -1,6 +1,6 @@
 // A vibe worker: a background agent run by a worker host for one conversation. Its brief grows with
 // each vibe_send, and each re-run is a new attempt; reports from an older attempt are ignored.
-import type { WorkerAssignment } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { WorkerAssignment } from "@enclave/proto/gen/enclave/control/v1/control.js";
 
 export const VIBE_TIERS = ["fast", "good"] as const;
 export type VibeTier = (typeof VIBE_TIERS)[number];

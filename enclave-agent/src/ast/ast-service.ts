@@ -1,6 +1,6 @@
 // The Ast gRPC service: Search and Rewrite run the engine; ApplyEdits checks each file against the
 // hash it was staged with and writes them all through the workspace writer, or writes none.
-import type { AstMatch, AstServer } from "../../../proto/gen/enclave/agent/v1/ast.js";
+import type { AstMatch, AstServer } from "@enclave/proto/gen/enclave/agent/v1/ast.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import type { FileChange, WorkspaceWriter } from "../fs/workspace-writer.js";

@@ -4,7 +4,7 @@
 import { dirname, relative } from "node:path";
 import { describeBinary, findBinary } from "../exec/resolve-binary.js";
 import { foldersUp, markerFolders, markersIn, markersUp } from "../fs/project-roots.js";
-import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "./adapter-registry.js";
+import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "@enclave/proto/adapter-registry.js";
 import { type PythonPurpose, resolvePython } from "./python-interpreter.js";
 
 export type AdapterState = "usable" | "missing_marker" | "missing_binary";

@@ -4,7 +4,7 @@
 // TCP adapter everything dlv prints after that line is program output.
 import { type ChildProcess, spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
-import type { DebugAdapterSpec } from "./adapter-registry.js";
+import type { DebugAdapterSpec } from "@enclave/proto/adapter-registry.js";
 import { DapConnection } from "./dap-connection.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";

@@ -1,5 +1,5 @@
 // The Debug gRPC service: a thin shell over the supervisor.
-import type { DebugServer } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import type { DebugServer } from "@enclave/proto/gen/enclave/agent/v1/debug.js";
 import { unary } from "../grpc/unary.js";
 import type { DebugSupervisor } from "./debug-supervisor.js";
 

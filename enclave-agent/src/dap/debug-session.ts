@@ -8,15 +8,15 @@ import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import type { Socket } from "node:net";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { type DebugBreakpoint, DebugEndKind, type DebugException, type DebugFrame, type DebugStopped } from "../../../proto/gen/enclave/agent/v1/debug.js";
+import { type DebugBreakpoint, DebugEndKind, type DebugException, type DebugFrame, type DebugStopped } from "@enclave/proto/gen/enclave/agent/v1/debug.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { killProcessTree } from "../process/process-tree.js";
-import type { DebugAdapterSpec } from "./adapter-registry.js";
+import type { DebugAdapterSpec } from "@enclave/proto/adapter-registry.js";
 import { type AdapterProcess, connectToPort, startAdapter } from "./adapter-process.js";
 import { DapClosedError, type DapConnection, DapRequestError, DapTimeoutError } from "./dap-connection.js";
 import { OutputBuffer } from "./output-buffer.js";
-import { within } from "../time/wait.js";
+import { within } from "@enclave/proto/wait.js";
 
 export type SessionState = "starting" | "running" | "stopped" | "exited" | "terminated";
 export type ResumeAction = "continue" | "next" | "stepIn" | "stepOut";

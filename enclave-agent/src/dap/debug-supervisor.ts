@@ -15,12 +15,12 @@ import type {
   DebugThreadsResponse,
   DebugValue,
   DebugVariablesResponse,
-} from "../../../proto/gen/enclave/agent/v1/debug.js";
-import { DebugAdapterState, DebugEndKind, DebugResumeKind } from "../../../proto/gen/enclave/agent/v1/debug.js";
+} from "@enclave/proto/gen/enclave/agent/v1/debug.js";
+import { DebugAdapterState, DebugEndKind, DebugResumeKind } from "@enclave/proto/gen/enclave/agent/v1/debug.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { LIMITS } from "../limits.js";
-import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "./adapter-registry.js";
+import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "@enclave/proto/adapter-registry.js";
 import { type AdapterAvailability, adapterAvailability, type AdapterState, allAdapterAvailability } from "./adapter-availability.js";
 import { type Breakpoints, DebugSession, EXCEPTION_MODES, type ExceptionMode, type LaunchOptions, type ResumeAction } from "./debug-session.js";
 import { attachArguments, launchArguments } from "./launch-arguments.js";

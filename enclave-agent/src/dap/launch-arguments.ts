@@ -1,7 +1,7 @@
 // The launch and attach arguments each adapter understands, for a program in a project. Kept as
 // data-shaping only: no processes, no protocol.
 import { extname, join } from "node:path";
-import type { DebugAdapterSpec } from "./adapter-registry.js";
+import type { DebugAdapterSpec } from "@enclave/proto/adapter-registry.js";
 
 /** The binary delve builds for a source launch, in the project folder. */
 export const DELVE_BUILD_OUTPUT = "__debug_bin_enclave";

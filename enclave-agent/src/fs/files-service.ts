@@ -2,12 +2,12 @@
 // Paths go through WorkspacePaths; every change goes through the workspace writer, so a write is
 // never left half-done and a patch's files change all together or not at all, a crash included.
 import type { Stats } from "node:fs";
-import type { FilesServer } from "../../../proto/gen/enclave/agent/v1/files.js";
-import type { DirEntry, PatchedFile } from "../../../proto/gen/enclave/agent/v1/files.js";
+import type { FilesServer } from "@enclave/proto/gen/enclave/agent/v1/files.js";
+import type { DirEntry, PatchedFile } from "@enclave/proto/gen/enclave/agent/v1/files.js";
 import { AgentError } from "../errors.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
-import { applyHunks, PatchError, parseUnifiedDiff } from "./unified-diff.js";
+import { applyHunks, PatchError, parseUnifiedDiff } from "@enclave/proto/unified-diff.js";
 import type { WorkspaceDir, WorkspacePaths } from "./workspace-paths.js";
 import type { FileChange, WorkspaceWriter } from "./workspace-writer.js";
 

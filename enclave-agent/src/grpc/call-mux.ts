@@ -13,10 +13,10 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { EventEmitter } from "node:events";
-import { AgentErrorCode } from "../../../proto/gen/enclave/agent/v1/errors.js";
-import type { CallMuxServer, MuxError, MuxReply, MuxRequest } from "../../../proto/gen/enclave/agent/v1/mux.js";
+import { AgentErrorCode } from "@enclave/proto/gen/enclave/agent/v1/errors.js";
+import type { CallMuxServer, MuxError, MuxReply, MuxRequest } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
 import { LIMITS } from "../limits.js";
-import { trailerErrorCode } from "./unary.js";
+import { trailerErrorCode } from "@enclave/proto/agent-error-trailer.js";
 
 interface UnaryMethod {
   deserialize(bytes: Buffer): unknown;

@@ -5,13 +5,13 @@
 // is executable) and marked as not run; only a real call starts it.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Component } from "../../../proto/gen/enclave/agent/v1/info.js";
+import type { Component } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 import { adapterAvailability } from "../dap/adapter-availability.js";
-import { DEBUG_ADAPTERS } from "../dap/adapter-registry.js";
+import { DEBUG_ADAPTERS } from "@enclave/proto/adapter-registry.js";
 import { GRAMMARS } from "../ast/grammar-registry.js";
 import { KERNELS } from "../kernels/kernel-registry.js";
 import { basePython } from "../kernels/python-environment.js";
-import { LANGUAGE_SERVERS } from "../lsp/server-registry.js";
+import { LANGUAGE_SERVERS } from "@enclave/proto/server-registry.js";
 import { checkServerBinary } from "../lsp/server-binary.js";
 import { describeBinary, PROJECT_LOCAL_NOTE } from "../exec/resolve-binary.js";
 

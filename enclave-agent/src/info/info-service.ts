@@ -1,8 +1,8 @@
 // The AgentInfo service: Health (the agent answers, and where it runs) and Describe.
 import { platform, release } from "node:os";
-import type { AgentInfoServer, Component } from "../../../proto/gen/enclave/agent/v1/info.js";
+import type { AgentInfoServer, Component } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 import { unary } from "../grpc/unary.js";
-import { AGENT_VERSION } from "../version.js";
+import { AGENT_VERSION } from "@enclave/proto/version.js";
 import type { Assignment } from "./assignment.js";
 import { describeComponents } from "./describe.js";
 import { selfAudit } from "./self-audit.js";

@@ -1,7 +1,7 @@
 // The inside half of the egress audit: what this process can see of its own confinement, read from
 // /proc and the cgroup files rather than from what the container was asked to be.
 import { readFile, stat, statfs } from "node:fs/promises";
-import type { SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
+import type { SelfAuditResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 
 async function read(path: string): Promise<string> {
   try {

@@ -4,7 +4,7 @@
 // after a grace period, SIGKILL (the kernel and its state are gone, which the result says).
 // A bridge call is taken only from the cell itself (the runner tags each call with the cell that
 // started the work making it), and only up to the per-cell limit.
-import type { BridgeCall, BridgeReply, DisplayData, EvalDone } from "../../../proto/gen/enclave/agent/v1/kernel.js";
+import type { BridgeCall, BridgeReply, DisplayData, EvalDone } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { LIMITS } from "../limits.js";
 import { RunBudget } from "./run-budget.js";
 import type { KernelFrame, MimeFrameItem } from "./kernel-frames.js";
@@ -156,11 +156,11 @@ export class CellRun implements KernelListener {
           "a bridge call belongs to the cell that started the work making it, and is refused once that cell has ended. Call tool() from the cell that needs it.",
       };
     }
-    if (this.bridgeCalls >= LIMITS.kernelBridgeCallsPerCell) {
+    if (this.bridgeCalls >= LIMITS.bridgeCallsPerCell) {
       return {
         code: "bridge_limit",
         text:
-          `this cell has made ${LIMITS.kernelBridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail. ` +
+          `this cell has made ${LIMITS.bridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail. ` +
           "Batch the work into fewer calls (one exec or one read covering many items), or continue in a new cell.",
       };
     }

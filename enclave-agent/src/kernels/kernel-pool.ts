@@ -1,7 +1,7 @@
 // The kernel pool: one kernel per language for this agent's workspace (so per conversation),
 // started on first use, replaced after it dies, discarded on reset. Cells of one language run one at
 // a time, in the order they came.
-import type { EvalDone, EvalStart, KernelInfo, KernelStatus } from "../../../proto/gen/enclave/agent/v1/kernel.js";
+import type { EvalDone, EvalStart, KernelInfo, KernelStatus } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { type CellSink, CellRun } from "./cell-run.js";

@@ -13,7 +13,7 @@ import { describeExit, oomKillCount } from "./exit-fate.js";
 import { type AgentFrame, asKernelFrame, type KernelFrame } from "./kernel-frames.js";
 import type { KernelLanguage } from "./kernel-registry.js";
 import { FrameReader, SyncScanner } from "./stream-sync.js";
-import { within } from "../time/wait.js";
+import { within } from "@enclave/proto/wait.js";
 
 export interface LaunchSpec {
   language: KernelLanguage;

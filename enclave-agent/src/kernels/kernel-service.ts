@@ -2,9 +2,9 @@
 // starts the cell; bridge replies and an interrupt may follow. Events flow back in order: the kernel
 // the cell runs in, output and displays as they come, bridge calls, then done.
 import type { ServerDuplexStream } from "@grpc/grpc-js";
-import type { EvalEvent, EvalRequest, KernelsServer } from "../../../proto/gen/enclave/agent/v1/kernel.js";
+import type { EvalEvent, EvalRequest, KernelsServer } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { AgentError } from "../errors.js";
-import { onCallerGone } from "../grpc/caller-gone.js";
+import { onCallerGone } from "@enclave/proto/caller-gone.js";
 import { failStream, unary } from "../grpc/unary.js";
 import { CellHandle, type KernelPool } from "./kernel-pool.js";
 

@@ -7,7 +7,7 @@ import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import type { Diagnostic } from "./lsp-types.js";
 import type { ServerConnection } from "./server-connection.js";
 import { tsserverDiagnostics } from "./tsserver-diagnostics.js";
-import { sleep } from "../time/wait.js";
+import { sleep } from "@enclave/proto/wait.js";
 import { OpenDocumentWatch } from "./open-document-watch.js";
 
 export interface Synced {

@@ -1,13 +1,13 @@
 // A file's diagnostics as its language server sees the file on disk now: synced (opened, changed,
 // saved) to every running server for it, then fresh diagnostics, or "late" past the deadline. What
 // writes report after writing, and what a run's ledger is seeded with before a first write.
-import { LspDiagnosticsState, type LspFileDiagnostics } from "../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspDiagnosticsState, type LspFileDiagnostics } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import { freshDiagnostics, readText, type Synced, syncText, uriOf } from "./document-sync.js";
 import { toDiagnostics } from "./features/diagnostics.js";
 import { SourceLines } from "./source-lines.js";
 import type { LspSupervisor } from "./supervisor.js";
-import { within } from "../time/wait.js";
+import { within } from "@enclave/proto/wait.js";
 
 export async function fileDiagnostics(paths: WorkspacePaths, sup: LspSupervisor, path: string, deadline: number): Promise<LspFileDiagnostics> {
   let abs: string;

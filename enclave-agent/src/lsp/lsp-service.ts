@@ -10,7 +10,7 @@ import {
   type LspQueryResponse,
   type LspRenameResponse,
   type LspServer,
-} from "../../../proto/gen/enclave/agent/v1/lsp.js";
+} from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { AgentError } from "../errors.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import type { WorkspaceWriter } from "../fs/workspace-writer.js";

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { LspCheckerResponse } from "../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspCheckerResponse } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { resolveBinary } from "../exec/resolve-binary.js";
 import { LIMITS } from "../limits.js";
 import { killProcessTree } from "../process/process-tree.js";

@@ -6,7 +6,7 @@ import { type Dirent, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { LIMITS } from "../limits.js";
 import { checkServerBinary } from "./server-binary.js";
-import { LANGUAGE_SERVERS, type LanguageServerSpec } from "./server-registry.js";
+import { LANGUAGE_SERVERS, type LanguageServerSpec } from "@enclave/proto/server-registry.js";
 import { markerFolders, SKIPPED_FOLDERS } from "../fs/project-roots.js";
 
 /** A workspace file under `rootAbs` with one of the server's extensions (breadth first), if any. */

@@ -5,7 +5,7 @@
 // (a broken one is reported when a real call starts it).
 import { probeSync } from "../exec/probe.js";
 import { findBinary } from "../exec/resolve-binary.js";
-import type { LanguageServerSpec } from "./server-registry.js";
+import type { LanguageServerSpec } from "@enclave/proto/server-registry.js";
 
 export type BinaryCheck = { ok: true; path: string; projectLocal: boolean } | { ok: false; why: string };
 

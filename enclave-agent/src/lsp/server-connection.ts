@@ -18,8 +18,8 @@ import type { Diagnostic, ServerCapabilities } from "./lsp-types.js";
 import { DirectMessageReader } from "./message-reader.js";
 import { SingleWriteMessageWriter } from "./message-writer.js";
 import { killProcessTree } from "../process/process-tree.js";
-import type { LanguageServerSpec } from "./server-registry.js";
-import { within } from "../time/wait.js";
+import type { LanguageServerSpec } from "@enclave/proto/server-registry.js";
+import { within } from "@enclave/proto/wait.js";
 
 export interface PushedDiagnostics {
   version: number | undefined;

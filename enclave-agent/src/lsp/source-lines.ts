@@ -2,7 +2,7 @@
 // 1-based lines and code-point columns, and the text of the line. Files outside the workspace (a
 // library's declaration) are named by absolute path and never read: the agent touches nothing there.
 import { fileURLToPath } from "node:url";
-import type { LspLocation } from "../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspLocation } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import type { Range } from "./lsp-types.js";
 import { displayColumn, splitLines } from "./text-positions.js";

@@ -10,10 +10,10 @@ import { LIMITS } from "../limits.js";
 import { type CompileCommandsMode, compileCommandsFor, sourcesChanged } from "./compile-commands.js";
 import { checkServerBinary } from "./server-binary.js";
 import { ServerConnection } from "./server-connection.js";
-import { LANGUAGE_IDS, LANGUAGE_SERVERS, type LanguageServerSpec } from "./server-registry.js";
+import { LANGUAGE_IDS, LANGUAGE_SERVERS, type LanguageServerSpec } from "@enclave/proto/server-registry.js";
 import { markerFolders, nearestRoot } from "../fs/project-roots.js";
 import { RootCache } from "../fs/root-cache.js";
-import { sleep } from "../time/wait.js";
+import { sleep } from "@enclave/proto/wait.js";
 
 export interface ServerChoice {
   spec: LanguageServerSpec;

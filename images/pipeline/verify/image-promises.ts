@@ -1,8 +1,8 @@
 // What each image enclosures run promises, checked by `enclave images verify`: the language servers
 // and debug adapters the runtime's package lists install (ids from the agent's registries), the
 // Python data stack the kernels rely on, and a Node that runs the agent.
-import { DEBUG_ADAPTERS } from "../../../enclave-agent/src/dap/adapter-registry.js";
-import { LANGUAGE_SERVERS } from "../../../enclave-agent/src/lsp/server-registry.js";
+import { DEBUG_ADAPTERS } from "@enclave/proto/adapter-registry.js";
+import { LANGUAGE_SERVERS } from "@enclave/proto/server-registry.js";
 
 export interface ImagePromises {
   languageServers: string[];

@@ -1,7 +1,7 @@
 // enclave tool call NAME [ARGS]: one call in the CLI's run, its output streamed as it comes, its
 // permission cards asked about on this terminal.
-import { resultText } from "../../client/control-plane-client.js";
-import type { ToolResult } from "../../../../proto/gen/enclave/control/v1/control.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import type { ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { attachAsHuman } from "../attach-as-human.js";
 import { cliRun, fail, type CommandContext } from "../context.js";
 import { HELP } from "../help.js";

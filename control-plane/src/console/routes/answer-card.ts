@@ -1,5 +1,5 @@
 // POST /cards/SPACE/N/answer: answers a card from its form.
-import type { CardAnswer } from "../../../../proto/gen/enclave/control/v1/control.js";
+import type { CardAnswer } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import type { ControlPlaneFacade } from "../../control-plane.js";
 import type { Route } from "./route.js";
 

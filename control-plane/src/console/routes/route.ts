@@ -6,7 +6,7 @@ import { EnclaveError } from "../../errors.js";
 import type { Session } from "../access.js";
 import type { SafeHtml } from "../html.js";
 import { layout, type NavItem } from "../views/layout.js";
-import { orTimeout } from "../../../../enclave-agent/src/time/wait.js";
+import { orTimeout } from "@enclave/proto/wait.js";
 
 export interface RouteContext {
   req: IncomingMessage;

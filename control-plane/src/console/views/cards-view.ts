@@ -1,6 +1,6 @@
 // A question or permission card as an answerable form: numbered, options as buttons (checkboxes when
 // several may be chosen), free text when allowed, skip. Everything from the agent is escaped.
-import type { Card } from "../../../../proto/gen/enclave/control/v1/control.js";
+import type { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { displayPath } from "../../approval/touched-files.js";
 import { html, join, type SafeHtml } from "../html.js";
 import { formatTime } from "./format.js";

@@ -1,7 +1,7 @@
 // Conversations: the overview table, and one conversation's live placement (enclosure with image,
 // limits and uptime, or host), runs, live resources, what its placement can run, and the enclosure
 // controls.
-import type { Component } from "../../../../proto/gen/enclave/agent/v1/info.js";
+import type { Component } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 import type { ConversationView } from "../../control-plane.js";
 import type { Run } from "../../runs/run-store.js";
 import { html, join, type SafeHtml } from "../html.js";

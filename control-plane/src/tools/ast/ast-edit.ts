@@ -2,7 +2,7 @@
 // the replacements, with the hash of every touched file, become a pending action that resolve
 // applies (all files or none) or discards.
 import { z } from "zod";
-import type { AstFileEdit } from "../../../../proto/gen/enclave/agent/v1/ast.js";
+import type { AstFileEdit } from "@enclave/proto/gen/enclave/agent/v1/ast.js";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
@@ -64,7 +64,7 @@ export const astEditTool = defineTool({
     });
     const reading = r.fillers.length ? ` The pattern was read as ${readingOf(r.context, r.fillers)}.` : "";
     let diff = files.map((f) => f.diff).join("");
-    if (diff.length > LIMITS.astPreviewChars) diff = `${diff.slice(0, LIMITS.astPreviewChars)}\n[preview cut at ${LIMITS.astPreviewChars} characters; the staged change is complete]\n`;
+    if (diff.length > LIMITS.astToolPreviewChars) diff = `${diff.slice(0, LIMITS.astToolPreviewChars)}\n[preview cut at ${LIMITS.astToolPreviewChars} characters; the staged change is complete]\n`;
     return text(
       `(proposed) ${plural(total, "replacement")} in ${plural(files.length, "file")} … call resolve with edit_id "${action.id}" ` +
         `(action "apply" writes them all, or none if a file changed meanwhile; "discard" drops them). Nothing is written yet.${reading}\n\n${warning}${diff}`,

@@ -1,7 +1,7 @@
 // How ast_grep shows its matches to a model: a header (which says how the pattern was read), then
 // each match as `path:line:column` (`path:line:column-line:column` when it spans lines), its source
 // indented, and its bindings.
-import type { AstSearchResponse } from "../../../../proto/gen/enclave/agent/v1/ast.js";
+import type { AstSearchResponse } from "@enclave/proto/gen/enclave/agent/v1/ast.js";
 import { plural } from "../../text/wording.js";
 
 function indent(text: string): string {

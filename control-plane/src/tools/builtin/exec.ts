@@ -1,6 +1,6 @@
 // exec (tier exec): the harness's generic shell tool, run by the agent where the conversation's
 // code is (its enclosure, or the host). Output streams as it comes; the result keeps head and tail.
-import type { ExecEvent } from "../../../../proto/gen/enclave/agent/v1/process.js";
+import type { ExecEvent } from "@enclave/proto/gen/enclave/agent/v1/process.js";
 import { type ServiceError, status as grpcStatus } from "@grpc/grpc-js";
 import { z } from "zod";
 import { AgentOutputBudget } from "../../agent-client/output-budget.js";

@@ -16,7 +16,7 @@ export const readTool = defineTool({
   }),
   async run(args, ctx) {
     const { client } = await ctx.agent();
-    const maxBytes = args.offset || args.limit ? LIMITS.readMaxBytes : LIMITS.readDefaultBytes;
+    const maxBytes = args.offset || args.limit ? LIMITS.readToolMaxBytes : LIMITS.readToolDefaultBytes;
     const res = await client.readFile({ path: args.path, maxBytes });
     if (res.content.subarray(0, 8192).includes(0)) {
       throw new EnclaveError("failed_precondition", `\`${args.path}\` is a binary file (${res.size} bytes); inspect it with exec (for example \`xxd\`)`);

@@ -1,5 +1,5 @@
 // Texts of the debug tool: a session's status, breakpoints, a value cut to the cap.
-import { type DebugBreakpointsResponse, DebugEndKind, type DebugException, type DebugStatus } from "../../../../proto/gen/enclave/agent/v1/debug.js";
+import { type DebugBreakpointsResponse, DebugEndKind, type DebugException, type DebugStatus } from "@enclave/proto/gen/enclave/agent/v1/debug.js";
 import { LIMITS } from "../../limits.js";
 
 /** A value cut at the cap, saying how long it was. */

@@ -2,7 +2,7 @@
 // displayed (a table as markdown with its HTML kept as a rich part, a figure as an image), bounded
 // (head and tail of the text, a cap on images) with a plain marker where something was cut.
 import { StringDecoder } from "node:string_decoder";
-import type { DisplayData } from "../../../../proto/gen/enclave/agent/v1/kernel.js";
+import type { DisplayData } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { LIMITS } from "../../limits.js";
 import type { ContentPart } from "../tool.js";
 

@@ -4,7 +4,7 @@
 // Their surface is the narrowest of this cell's and of every earlier cell's in the same kernel.
 import { joinLines } from "../../text/wording.js";
 import type { ServiceError } from "@grpc/grpc-js";
-import type { EvalDone, EvalEvent, KernelInfo } from "../../../../proto/gen/enclave/agent/v1/kernel.js";
+import type { EvalDone, EvalEvent, KernelInfo } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import type { AgentClient } from "../../agent-client/agent-client.js";
 import { AgentOutputBudget } from "../../agent-client/output-budget.js";
 import { EnclaveError } from "../../errors.js";
@@ -12,7 +12,7 @@ import { LIMITS } from "../../limits.js";
 import type { Surface } from "../../runs/run-store.js";
 import type { ToolContext } from "../tool.js";
 import { CellTranscript, renderDisplay } from "./cell-transcript.js";
-import { kernelCeilings, within } from "./kernel-ceiling.js";
+import { kernelCeilings, surfaceWithin } from "./kernel-ceiling.js";
 
 /**
  * The bridge call tools() in a cell makes: answered here with what the cell may call (JSON), never
@@ -57,8 +57,8 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
 
   const bridge = async (callId: string, tool: string, argumentsJson: string): Promise<void> => {
     // The agent stops a cell at the same limit; this side holds it whatever the agent sends.
-    if (bridgeCalls >= LIMITS.evalBridgeCallsPerCell) {
-      refuse(callId, "bridge_limit", `this cell has made ${LIMITS.evalBridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail`);
+    if (bridgeCalls >= LIMITS.bridgeCallsPerCell) {
+      refuse(callId, "bridge_limit", `this cell has made ${LIMITS.bridgeCallsPerCell} bridge calls, the most one cell may make, so further tool() calls fail`);
       return;
     }
     if (!ceiling) {
@@ -81,7 +81,7 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
       signal: bridgeAbort.signal,
     });
     let text = joinLines(res.parts.map((p) => (p.type === "text" ? p.text : p.type === "image" ? `[image ${p.mimeType}, ${p.data.length} bytes]` : "")).filter(Boolean));
-    if (res.errorCode === "unknown_tool" && !within(ownSurface, ceiling)) {
+    if (res.errorCode === "unknown_tool" && !surfaceWithin(ownSurface, ceiling)) {
       text +=
         `. This kernel's tool() calls are limited to surface \`${ceiling}\` because an earlier cell in it ran with bridge_surface \`${ceiling}\` ` +
         "(code such a cell leaves in the kernel could be making this call). Reset the kernel (eval with reset: true) to call tools with a wider surface.";

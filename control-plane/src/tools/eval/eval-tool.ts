@@ -7,7 +7,7 @@ import { LIMITS } from "../../limits.js";
 import { SURFACES } from "../../runs/run-store.js";
 import { defineTool, type ToolOutput } from "../tool.js";
 import { type CellOutcome, runCell } from "./eval-cell.js";
-import { within } from "./kernel-ceiling.js";
+import { surfaceWithin } from "./kernel-ceiling.js";
 
 const STATUS_CODES: Record<string, EnclaveErrorCode | undefined> = {
   ok: undefined,
@@ -87,7 +87,7 @@ export const evalTool = defineTool({
       throw new EnclaveError("failed_precondition", "eval cannot be called from inside a cell: the kernel is busy running that cell. Call eval directly instead.");
     }
     const bridgeSurface = a.bridge_surface;
-    if (bridgeSurface && !within(bridgeSurface, ctx.run.surface)) {
+    if (bridgeSurface && !surfaceWithin(bridgeSurface, ctx.run.surface)) {
       throw new EnclaveError("invalid_arguments", `bridge_surface \`${bridgeSurface}\` is wider than this run's surface \`${ctx.run.surface}\`; it can only narrow what a cell may call`);
     }
     const language = a.language ?? "python";

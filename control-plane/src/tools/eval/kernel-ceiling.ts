@@ -5,16 +5,16 @@
 import { SURFACE_TIERS, SURFACES, type Surface } from "../../runs/run-store.js";
 
 /** Whether every tier surface a allows, b allows too. */
-export function within(a: Surface, b: Surface): boolean {
+export function surfaceWithin(a: Surface, b: Surface): boolean {
   const allowed = SURFACE_TIERS[b];
   return SURFACE_TIERS[a].every((t) => allowed.includes(t));
 }
 
 /** The widest surface within both a and b (a itself when it is within b). */
 function meet(a: Surface, b: Surface): Surface {
-  if (within(a, b)) return a;
-  if (within(b, a)) return b;
-  const both = SURFACES.filter((s) => within(s, a) && within(s, b));
+  if (surfaceWithin(a, b)) return a;
+  if (surfaceWithin(b, a)) return b;
+  const both = SURFACES.filter((s) => surfaceWithin(s, a) && surfaceWithin(s, b));
   return both.reduce((best, s) => (SURFACE_TIERS[s].length > SURFACE_TIERS[best].length ? s : best), both[0] ?? "plan");
 }
 

@@ -3,7 +3,7 @@
 // merely moved is not new. Each file's entry is replaced by what the server reports now: a diagnostic
 // that was fixed leaves the ledger, and if it comes back it is new again. Counted as a multiset, so a
 // second copy of an existing error is reported.
-import type { LspDiagnostic } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspDiagnostic } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import type { Run } from "../../runs/run-store.js";
 
 export function ledgerKey(d: Pick<LspDiagnostic, "severity" | "code" | "message">): string {

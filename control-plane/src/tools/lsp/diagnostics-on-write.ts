@@ -6,8 +6,8 @@
 // The write itself is never held up or failed by this: diagnostics that are late are left out, and
 // the result says so.
 import { posix } from "node:path";
-import { type FilePatch, PatchError, parseUnifiedDiff } from "../../../../enclave-agent/src/fs/unified-diff.js";
-import { LspDiagnosticsState, type LspDiagnostic, type LspFileDiagnostics } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { type FilePatch, PatchError, parseUnifiedDiff } from "@enclave/proto/unified-diff.js";
+import { LspDiagnosticsState, type LspDiagnostic, type LspFileDiagnostics } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { LIMITS } from "../../limits.js";
 import type { Tool, ToolContext, ToolOutput } from "../tool.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";

@@ -1,5 +1,5 @@
 // How lsp answers read: one line per location, `path:line:col  source line`, workspace-relative.
-import type { LspDiagnostic, LspLocation, LspQueryResponse } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspDiagnostic, LspLocation, LspQueryResponse } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { plural } from "../../text/wording.js";
 
 export { plural };

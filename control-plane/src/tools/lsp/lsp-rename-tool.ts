@@ -29,8 +29,8 @@ export function lspRenameTool(ledger: DiagnosticsLedger) {
       const { client } = await ctx.agent();
       const waitMs = diagnosticsWaitMs();
       const res = await client.lspRename(
-        { file: args.file, line: args.line, symbol: args.symbol, newName: args.new_name, timeoutMs: LIMITS.lspRequestTimeoutMs, diagnosticsWaitMs: waitMs },
-        LIMITS.lspRequestTimeoutMs + waitMs,
+        { file: args.file, line: args.line, symbol: args.symbol, newName: args.new_name, timeoutMs: LIMITS.lspCallTimeoutMs, diagnosticsWaitMs: waitMs },
+        LIMITS.lspCallTimeoutMs + waitMs,
       );
       const edits = res.files.reduce((n, f) => n + f.edits, 0);
       const lines = res.files.map((f) => `  ${f.path} (${plural(f.edits, "edit")})`);

@@ -2,8 +2,8 @@
 // ledger as Enclave's write tools, so a diagnostic reported after a harness write is not reported
 // again after an Enclave write, and the reverse. A file the run has not seen before reports every
 // diagnostic it has (they are all new to the ledger).
-import { LspDiagnosticsState, type LspDiagnostic } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
-import { SyncedFileState } from "../../../../proto/gen/enclave/control/v1/control.js";
+import { LspDiagnosticsState, type LspDiagnostic } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
+import { SyncedFileState } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import type { AgentEndpoint } from "../../placement/agent-endpoint.js";

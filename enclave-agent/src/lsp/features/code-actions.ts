@@ -1,7 +1,7 @@
 // code_actions: the quick fixes and refactorings a server offers at the symbol, given the
 // diagnostics on that line as context. Listed with a preview of their edits, never applied (a
 // read-tier tool changes nothing).
-import type { LspCodeAction } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspCodeAction } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import type { CodeAction, Command, Diagnostic, WorkspaceEdit } from "../lsp-types.js";
 import { LIMITS } from "../../limits.js";
 import { freshDiagnostics } from "../document-sync.js";

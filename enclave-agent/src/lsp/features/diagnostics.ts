@@ -1,5 +1,5 @@
 // diagnostics: a file's errors and warnings, fresh after syncing it from disk; stale ones are marked.
-import type { LspDiagnostic } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspDiagnostic } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { freshDiagnostics } from "../document-sync.js";
 import { type Diagnostic, SEVERITIES } from "../lsp-types.js";
 import type { SourceLines } from "../source-lines.js";

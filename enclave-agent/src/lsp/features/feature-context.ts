@@ -1,6 +1,6 @@
 // What every lsp feature gets: the server connection, the file as the server now has it, the
 // resolved position (for navigation), and a converter to shown locations.
-import type { LspQueryRequest, LspQueryResponse } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspQueryRequest, LspQueryResponse } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import type { Position } from "../lsp-types.js";
 import type { ServerConnection } from "../server-connection.js";
 import type { SourceLines } from "../source-lines.js";

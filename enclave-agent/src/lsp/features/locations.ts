@@ -1,6 +1,6 @@
 // definition, type_definition, implementation and references: each answers with locations (or
 // location links), normalized to shown locations.
-import type { LspLocation } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspLocation } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { AgentError } from "../../errors.js";
 import type { Location, LocationLink } from "../lsp-types.js";
 import { type Feature, type FeatureContext, positionOf } from "./feature-context.js";

@@ -4,7 +4,7 @@
 // the edited files' diagnostics just before the edit come back too, so the caller can report only
 // what the rename introduced.
 import { fileURLToPath } from "node:url";
-import type { LspFileDiagnostics, LspRenameResponse } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspFileDiagnostics, LspRenameResponse } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { AgentError } from "../../errors.js";
 import type { WorkspacePaths } from "../../fs/workspace-paths.js";
 import type { WorkspaceWriter } from "../../fs/workspace-writer.js";

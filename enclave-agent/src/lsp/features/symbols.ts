@@ -1,5 +1,5 @@
 // symbols: a file's outline (document symbols, nested), or a workspace search by query.
-import type { LspSymbol } from "../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspSymbol } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { type DocumentSymbol, type SymbolInformation, SYMBOL_KINDS } from "../lsp-types.js";
 import type { Feature, FeatureContext } from "./feature-context.js";
 

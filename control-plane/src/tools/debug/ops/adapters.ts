@@ -1,7 +1,7 @@
 // adapters: every debug adapter the agent knows (it owns their ids), and whether it can start for
 // this checkout (and why not).
 import { z } from "zod";
-import { DebugAdapterState } from "../../../../../proto/gen/enclave/agent/v1/debug.js";
+import { DebugAdapterState } from "@enclave/proto/gen/enclave/agent/v1/debug.js";
 import { text } from "../../tool.js";
 import { defineOp } from "../debug-op.js";
 

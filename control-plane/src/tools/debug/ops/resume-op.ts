@@ -1,6 +1,6 @@
 // continue and the three steps share one shape: resume a thread, answer where it stopped next.
 import { z } from "zod";
-import type { DebugResumeKind } from "../../../../../proto/gen/enclave/agent/v1/debug.js";
+import type { DebugResumeKind } from "@enclave/proto/gen/enclave/agent/v1/debug.js";
 import { LIMITS } from "../../../limits.js";
 import { text } from "../../tool.js";
 import { formatStatus } from "../debug-format.js";

@@ -4,7 +4,7 @@
 // beside this one; lsp-tool.ts is only the table. The control plane owns the actions and their
 // rules; the agent owns the Language Server Protocol and gets one LspQueryKind per query.
 import { z } from "zod";
-import type { LspQueryKind, LspQueryResponse } from "../../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspQueryKind, LspQueryResponse } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import type { AgentClient } from "../../../agent-client/agent-client.js";
 import { LIMITS } from "../../../limits.js";
 import type { Run } from "../../../runs/run-store.js";
@@ -61,7 +61,7 @@ export function lspQuery(
   maxResults = 0,
 ): Promise<LspQueryResponse> {
   return client.lspQuery(
-    { kind, file: args.file ?? "", line: args.line ?? 0, symbol: args.symbol ?? "", query: args.query ?? "", timeoutMs: LIMITS.lspRequestTimeoutMs, maxResults },
-    LIMITS.lspRequestTimeoutMs,
+    { kind, file: args.file ?? "", line: args.line ?? 0, symbol: args.symbol ?? "", query: args.query ?? "", timeoutMs: LIMITS.lspCallTimeoutMs, maxResults },
+    LIMITS.lspCallTimeoutMs,
   );
 }

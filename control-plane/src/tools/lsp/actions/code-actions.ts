@@ -1,7 +1,7 @@
 // code_actions: the quick fixes and refactorings offered at the symbol (listed, not applied).
 import { LIMITS } from "../../../limits.js";
 import { at, capNote, caveats, plural } from "../lsp-format.js";
-import { LspQueryKind } from "../../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspQueryKind } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { defineAction, lspQuery, POSITION_NEEDS, positionArgs } from "./action.js";
 
 export const codeActionsAction = defineAction({

@@ -2,7 +2,7 @@
 import { LIMITS } from "../../../limits.js";
 import { capNote, caveats, diagnosticLine, plural, reportable } from "../lsp-format.js";
 import { z } from "zod";
-import { LspQueryKind } from "../../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspQueryKind } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { defineAction, lspQuery } from "./action.js";
 import { clipMiddle } from "../../../text/wording.js";
 

@@ -1,7 +1,7 @@
 // hover: the symbol's signature and doc comment.
 import { LIMITS } from "../../../limits.js";
 import { at, caveats } from "../lsp-format.js";
-import { LspQueryKind } from "../../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspQueryKind } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { defineAction, lspQuery, POSITION_NEEDS, positionArgs } from "./action.js";
 
 export const hoverAction = defineAction({

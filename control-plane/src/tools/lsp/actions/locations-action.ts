@@ -1,6 +1,6 @@
 // The shared shape of definition, type_definition, implementation and references.
 import { at, capNote, caveats, locationLine, plural } from "../lsp-format.js";
-import type { LspQueryKind } from "../../../../../proto/gen/enclave/agent/v1/lsp.js";
+import type { LspQueryKind } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { defineAction, type LspAction, lspQuery, POSITION_NEEDS, positionArgs } from "./action.js";
 
 export function locationsAction(name: string, kind: LspQueryKind, noun: string, cap: number): LspAction {

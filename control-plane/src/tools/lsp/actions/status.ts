@@ -1,6 +1,6 @@
 // status: every known server, running (for which roots) or why it cannot start here.
 import { z } from "zod";
-import { LspServerState } from "../../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspServerState } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { defineAction } from "./action.js";
 
 const LABEL: Partial<Record<LspServerState, string>> = {

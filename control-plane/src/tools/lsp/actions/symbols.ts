@@ -2,7 +2,7 @@
 import { LIMITS } from "../../../limits.js";
 import { at, capNote, caveats, plural } from "../lsp-format.js";
 import { z } from "zod";
-import { LspQueryKind } from "../../../../../proto/gen/enclave/agent/v1/lsp.js";
+import { LspQueryKind } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { defineAction, fileField, lspQuery } from "./action.js";
 
 export const symbolsAction = defineAction({

@@ -3,7 +3,7 @@
 // to Enclave's tools. Answers take the custom tools' AgentToolResult form (or a plain string).
 import type { ClientDuplexStream, ServiceError } from "@grpc/grpc-js";
 import { status } from "@grpc/grpc-js";
-import type { ContentPart, HarnessToolResult, ToolHostCommand, ToolHostMessage } from "../../../proto/gen/enclave/control/v1/control.js";
+import type { ContentPart, HarnessToolResult, ToolHostCommand, ToolHostMessage } from "@enclave/proto/gen/enclave/control/v1/control.js";
 
 export interface HarnessToolSpec {
   /** Lower-case letters, digits and _, starting with a letter; not an Enclave tool's name. */

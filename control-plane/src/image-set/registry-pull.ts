@@ -3,8 +3,8 @@
 // verified, where a tag could have been moved since. The engine checks the pulled manifest against
 // the digest itself.
 import type Docker from "dockerode";
-import { EnclaveError } from "../../control-plane/src/errors.js";
-import { parseImageReference } from "../../control-plane/src/placement/image-reference.js";
+import { EnclaveError } from "../errors.js";
+import { parseImageReference } from "../placement/image-reference.js";
 import { imageRecordsDir, pinnedReference } from "./image-records.js";
 
 const PINNED = /^[^@\s]+\/[^@\s]+@sha256:[0-9a-f]{64}$/;

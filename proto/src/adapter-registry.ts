@@ -1,7 +1,7 @@
 // The debug adapters Enclave knows, as data, one entry per adapter. Usable for a checkout only when a root
 // marker exists there and the binary resolves; `binaries` are tried in order. The agent owns the
 // adapters and their ids: the control plane learns them from the Debug service's Adapters answer.
-import { C_FAMILY_ROOT_MARKERS } from "../lsp/server-registry.js";
+import { C_FAMILY_ROOT_MARKERS } from "./server-registry.js";
 
 export interface DebugAdapterSpec {
   id: string;

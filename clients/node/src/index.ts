@@ -9,7 +9,7 @@ export {
   ControlPlaneUnreachable,
   resultText,
 } from "./control-plane-client.js";
-export { SyncedFileState } from "../../../proto/gen/enclave/control/v1/control.js";
+export { SyncedFileState } from "@enclave/proto/gen/enclave/control/v1/control.js";
 export type { HarnessAnswer, HarnessCallInfo, HarnessToolSpec, HarnessVerdict, ToolHostConnection, ToolHostHandlers } from "./tool-host-client.js";
 export type {
   AuditCheck,
@@ -42,4 +42,4 @@ export type {
   WorkerKill,
   WorkerProgress,
   WorkerResult,
-} from "../../../proto/gen/enclave/control/v1/control.js";
+} from "@enclave/proto/gen/enclave/control/v1/control.js";

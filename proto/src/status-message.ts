@@ -3,7 +3,7 @@
 // bytes) makes a trailer no HTTP/2 peer takes: the status is never delivered, the call waits out its
 // deadline and its connection stops answering. A lone surrogate cannot be percent-encoded at all.
 // Every status either side sends goes through statusMessage first.
-import { LIMITS } from "../limits.js";
+import { PROTOCOL_LIMITS } from "./limits.js";
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
@@ -19,7 +19,7 @@ function encodedBound(codePoint: number): number {
 }
 
 /** The message as a status can carry it: well-formed UTF-16, cut (saying so) to at most maxBytes percent-encoded. */
-export function statusMessage(text: string, maxBytes: number = LIMITS.statusMessageMaxBytes): string {
+export function statusMessage(text: string, maxBytes: number = PROTOCOL_LIMITS.statusMessageMaxBytes): string {
   const whole = text.replace(LONE_SURROGATE, "\uFFFD");
   if (whole.length * MAX_ENCODED_PER_UNIT <= maxBytes) return whole;
   // Room for the note that says how much was cut.

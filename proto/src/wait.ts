@@ -1,5 +1,5 @@
 // Waits with a bound: how long to give a process to exit, a server to answer, a start to finish.
-// One helper for the agent and the control plane (which imports it from here), so no wait leaves a
+// One helper for the agent and the control plane (the protocol package serves both), so no wait leaves a
 // timer behind that keeps a process alive or fires late.
 
 /** Resolves after `ms`; the timer does not keep the process alive. */

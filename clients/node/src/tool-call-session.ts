@@ -3,8 +3,11 @@
 // the same failure on CallTool would; a stream that breaks rejects every call on it with the error a
 // broken CallTool stream gives.
 import { type ClientDuplexStream, type ServiceError, status } from "@grpc/grpc-js";
-import type { CallToolRequest, ToolCallError, ToolCallEvent, ToolCallFrame, ToolEvent, ToolResult } from "../../../proto/gen/enclave/control/v1/control.js";
-import { LIMITS } from "../limits.js";
+import type { CallToolRequest, ToolCallError, ToolCallEvent, ToolCallFrame, ToolEvent, ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { PROTOCOL_LIMITS } from "@enclave/proto/limits.js";
+
+/** The session ends after this long with no call (an open stream keeps a process alive). */
+const SESSION_IDLE_MS = 1_000;
 
 /** What one call on the session hears: its events, then exactly one of result or failure. */
 export interface SessionCallHandlers {
@@ -27,7 +30,7 @@ interface Session {
   /** Ids cancelled whose answer has not come yet: the server still counts them, and they are not reused until then. */
   cancelled: Set<number>;
   broken: boolean;
-  /** Ends the session once it has carried no call for a while (see LIMITS.toolSessionIdleMs). */
+  /** Ends the session once it has carried no call for a while (SESSION_IDLE_MS). */
   idle: NodeJS.Timeout | undefined;
 }
 
@@ -52,7 +55,7 @@ export class ToolCallSessions {
   start(req: CallToolRequest, handlers: SessionCallHandlers): SessionCall | undefined {
     if (this.unsupported) return undefined;
     const s = this.current();
-    if (s.calls.size + s.cancelled.size >= LIMITS.toolSessionCallsInFlight) return undefined;
+    if (s.calls.size + s.cancelled.size >= PROTOCOL_LIMITS.toolSessionCallsInFlight) return undefined;
     clearTimeout(s.idle);
     s.idle = undefined;
     const id = this.freeId(s);
@@ -88,7 +91,7 @@ export class ToolCallSessions {
       s.broken = true;
       if (this.session === s) this.session = undefined;
       s.stream.end(); // Half-closed with nothing in flight: the server ends the stream at once.
-    }, LIMITS.toolSessionIdleMs);
+    }, SESSION_IDLE_MS);
     s.idle.unref();
   }
 

@@ -1,16 +1,16 @@
 // enclave images build|push|inspect|verify: the enclosure images, built where missing or stale, each
 // with its SBOM; pushed to a registry by content tag with the digests recorded; described; and
 // verified by starting them under the enclosure's hardening (exit status 3 when a promise fails).
-import { fail, type CommandContext } from "../context.js";
-import { HELP } from "../help.js";
-import { say } from "../terminal-text.js";
+import { fail, type CommandContext } from "@enclave/control-plane/cli/context.js";
+import { HELP } from "@enclave/control-plane/cli/help.js";
+import { say } from "@enclave/control-plane/cli/terminal-text.js";
 
 export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "sub" | "rest" | "opts">): Promise<void> {
   if (!["build", "push", "inspect", "verify"].includes(sub)) fail(HELP.images ?? "");
-  const { connectDocker } = await import("../../placement/docker-connection.js");
-  const { ensureImages } = await import("../../../../images/pipeline/image-set.js");
-  const { builtImages, describeImage, selectImages } = await import("../../../../images/pipeline/image-describe.js");
-  const { consoleProgress, silentProgress } = await import("../../../../images/pipeline/progress.js");
+  const { connectDocker } = await import("@enclave/control-plane/placement/docker-connection.js");
+  const { ensureImages } = await import("./image-set.js");
+  const { builtImages, describeImage, selectImages } = await import("./image-describe.js");
+  const { consoleProgress, silentProgress } = await import("./progress.js");
   const docker = await connectDocker();
   const progress = consoleProgress();
 
@@ -28,7 +28,7 @@ export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "s
 
   if (sub === "push") {
     if (!opts.registry) fail("images push needs --registry HOST:PORT (such as 127.0.0.1:5000)");
-    const { pushImage } = await import("../../../../images/pipeline/registry-push.js");
+    const { pushImage } = await import("./registry-push.js");
     for (const image of images) {
       const p = await pushImage(docker, image, opts.registry, progress);
       say(`${image.ref}  ${p.reference.replace(/:[^:/]+$/, "")}@${p.digest}  (SBOM ${p.sbomReference})`);
@@ -37,7 +37,7 @@ export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "s
   }
 
   if (sub === "inspect") {
-    const { inspectText } = await import("../../../../images/pipeline/inspect-text.js");
+    const { inspectText } = await import("./inspect-text.js");
     const described = [];
     for (const image of images) described.push(await describeImage(docker, image, opts.json ? silentProgress : progress));
     if (opts.json) say(JSON.stringify(described.map((d) => d.record), null, 2));
@@ -47,9 +47,9 @@ export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "s
 
   // verify: testcontainers' reaper image comes from Docker Hub; verification removes what it starts.
   process.env.TESTCONTAINERS_RYUK_DISABLED ??= "true";
-  const { verifyImage } = await import("../../../../images/pipeline/verify/verify-image.js");
-  const { IMAGE_PROMISES } = await import("../../../../images/pipeline/verify/image-promises.js");
-  const { splitReference } = await import("../../../../images/pipeline/image-records.js");
+  const { verifyImage } = await import("./verify/verify-image.js");
+  const { IMAGE_PROMISES } = await import("./verify/image-promises.js");
+  const { splitReference } = await import("@enclave/control-plane/image-set/image-records.js");
   // With no NAME, the images enclosures run (the base image is only a build input).
   const targets = rest.length ? images : images.filter((i) => IMAGE_PROMISES[splitReference(i.ref).name]);
   const results = [];

@@ -1,7 +1,7 @@
 // A promise-based client of the control-plane API, for the CLI, the tests and harnesses in Node.
 // Harnesses import it as `enclave/client` (see index.ts): every RPC, streams as callbacks or as async
 // iterables, cancellation with an AbortSignal, TLS and a bearer token.
-import { joinLines } from "../text/wording.js";
+import { joinLines } from "@enclave/proto/result-text.js";
 import {
   type ChannelCredentials,
   type ChannelOptions,
@@ -32,9 +32,9 @@ import {
   type WorkerHostCommand,
   WorkerHostHello,
   type WorkerHostMessage,
-} from "../../../proto/gen/enclave/control/v1/control.js";
-import { type EnclaveErrorCode, ERROR_CODE_TRAILER, isEnclaveErrorCode } from "../errors.js";
-import { LIMITS } from "../limits.js";
+} from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { type EnclaveErrorCode, ERROR_CODE_TRAILER, isEnclaveErrorCode } from "@enclave/proto/control-errors.js";
+import { PROTOCOL_LIMITS } from "@enclave/proto/limits.js";
 import { ToolCallSessions } from "./tool-call-session.js";
 import { type HarnessToolSpec, runToolHost, type ToolHostConnection, type ToolHostHandlers } from "./tool-host-client.js";
 
@@ -134,8 +134,8 @@ export class ControlPlaneClient {
     const tls = options.tls;
     const override = typeof tls === "object" && tls.serverNameOverride ? { "grpc.ssl_target_name_override": tls.serverNameOverride, "grpc.default_authority": tls.serverNameOverride } : {};
     this.grpc = new GrpcClient(address, channelCredentials(tls), {
-      "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
-      "grpc.max_send_message_length": LIMITS.grpcMaxMessageBytes,
+      "grpc.max_receive_message_length": PROTOCOL_LIMITS.grpcMaxMessageBytes,
+      "grpc.max_send_message_length": PROTOCOL_LIMITS.grpcMaxMessageBytes,
       ...override,
       ...options.channelOptions,
     });

@@ -4,8 +4,8 @@
 // so a reader never sees half of one.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot } from "../../control-plane/src/repo-paths.js";
-import type { ImageInput } from "./image-set.js";
+import { repoRoot } from "../repo-paths.js";
+import type { ImageInput } from "./image-tags.js";
 
 export const imageRecordsDir = process.env.ENCLAVE_IMAGE_RECORDS_DIR || join(repoRoot, ".enclave", "images");
 
