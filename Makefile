@@ -55,8 +55,15 @@ check: deps static-cc host-kernels
 	npx eslint --max-warnings 0 .
 	npx vitest run test/unit
 
-test: check images host-tools chromium registry
+test: check images host-tools chromium registry fresh-check
 	npx vitest run
+
+# `make check` again in a container that has only Node 20, npm, git and make (the project's own
+# Debian base image): proves the fast lane installs all it needs on a fresh machine, which this one,
+# with everything installed long ago, cannot show. Fails when Docker is absent; bounded in time.
+.PHONY: fresh-check
+fresh-check: build docker
+	bash scripts/fresh-check.sh
 
 bench: images host-tools
 	node dist/test/bench/run-all.js
