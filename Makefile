@@ -4,7 +4,7 @@
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	bash scripts/npm-ci.sh
 
 build: deps static-cc
 	node scripts/build.mjs

