@@ -11,7 +11,8 @@
 # No cache of this machine goes in: npm and apt fetch from their registries inside. The one thing of
 # this machine's that does is its trust store (the CA bundle Node is told of, else Debian's), since a
 # new machine reaches the registries the way this one does, through the same TLS middle. Bounded by
-# FRESH_CHECK_TIMEOUT seconds (default 2700); the container is removed however it ends.
+# FRESH_CHECK_TIMEOUT seconds (default 1800, about three times what a run takes); the container is
+# removed however it ends.
 set -euo pipefail
 log() { printf '[fresh-check] %s\n' "$*" >&2; }
 die() {
@@ -20,7 +21,7 @@ die() {
 }
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-limit=${FRESH_CHECK_TIMEOUT:-2700}
+limit=${FRESH_CHECK_TIMEOUT:-1800}
 node_spec=${FRESH_CHECK_NODE:-20}
 npm_spec=${FRESH_CHECK_NPM:-11}
 
