@@ -59,8 +59,9 @@ test: check images host-tools chromium registry fresh-check
 	npx vitest run
 
 # `make check` again in a container that has only Node 20, npm, git and make (the project's own
-# Debian base image): proves the fast lane installs all it needs on a fresh machine, which this one,
-# with everything installed long ago, cannot show. Fails when Docker is absent; bounded in time.
+# Debian base image), on a clone of HEAD: proves the fast lane installs all it needs on a fresh
+# machine, which this one, with everything installed long ago, cannot show. About 11 minutes; bounded
+# (FRESH_CHECK_TIMEOUT); stops with a plain message where no Docker engine answers.
 .PHONY: fresh-check
 fresh-check: build docker
 	bash scripts/fresh-check.sh
