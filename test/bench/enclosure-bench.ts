@@ -5,7 +5,7 @@
 // claims from the pool.
 import { execFileSync } from "node:child_process";
 import { imageTags } from "../../images/pipeline/image-set.js";
-import { ENCLOSURE_RUNTIMES } from "../../control-plane/src/config.js";
+import { ENCLOSURE_RUNTIMES } from "../../control-plane/src/model/enclosure.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { eventually } from "../helpers/wait.js";
 import { type BenchRow, row, sample, time } from "./measure.js";

@@ -9,7 +9,7 @@ import { gunzipSync } from "node:zlib";
 import { extract as tarExtract } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../control-plane/src/config.js";
-import type { ConversationRecord } from "../../control-plane/src/conversations/conversation-store.js";
+import type { ConversationRecord } from "../../control-plane/src/model/conversation.js";
 import { EnclaveError } from "../../control-plane/src/errors.js";
 import { DockerDriver } from "../../control-plane/src/placement/docker-driver.js";
 import { connectDocker } from "../../control-plane/src/placement/docker-connection.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { IN_ENCLOSURE } from "../../control-plane/src/placement/enclosure-settings.js";
+import { IN_ENCLOSURE } from "../../control-plane/src/model/enclosure.js";
 import { agentBundleDir } from "../../control-plane/src/repo-paths.js";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import type { AuditEvent } from "../../proto/gen/enclave/control/v1/control.js";

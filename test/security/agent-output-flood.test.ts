@@ -9,7 +9,7 @@ import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-j
 import { afterAll, expect, it } from "vitest";
 import { AgentClient } from "../../control-plane/src/agent-client/agent-client.js";
 import { LIMITS } from "../../control-plane/src/limits.js";
-import type { Run } from "../../control-plane/src/runs/run-store.js";
+import type { Run } from "../../control-plane/src/model/run.js";
 import { execTool } from "../../control-plane/src/tools/builtin/exec.js";
 import { runCell } from "../../control-plane/src/tools/eval/eval-cell.js";
 import type { ToolContext } from "../../control-plane/src/tools/tool.js";

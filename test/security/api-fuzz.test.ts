@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
 import { isEnclaveErrorCode } from "../../control-plane/src/errors.js";
 import { ownerId } from "../../control-plane/src/placement/docker-driver.js";
-import { RESOURCES } from "../../control-plane/src/runs/run-store.js";
+import { RESOURCES } from "../../control-plane/src/model/run.js";
 import { addToken, setQuota } from "../../control-plane/src/tenants/token-file.js";
 import {
   AnswerCardRequest,

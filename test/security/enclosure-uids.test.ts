@@ -8,7 +8,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { type ControlPlaneConfig, type EnclosureRuntime } from "../../control-plane/src/config.js";
+import type { ControlPlaneConfig } from "../../control-plane/src/config.js";
+import type { EnclosureRuntime } from "../../control-plane/src/model/enclosure.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 

@@ -11,7 +11,7 @@ import { GenericContainer, Network, type StartedNetwork, type StartedTestContain
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import type { EnclosureRuntime } from "../../control-plane/src/config.js";
+import type { EnclosureRuntime } from "../../control-plane/src/model/enclosure.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 

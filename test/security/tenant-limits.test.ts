@@ -12,7 +12,7 @@ import { tenantView } from "../../control-plane/src/console/tenant-view.js";
 import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
 import { EnclaveError } from "../../control-plane/src/errors.js";
 import { LIMITS } from "../../control-plane/src/limits.js";
-import type { EnclosureRequest } from "../../control-plane/src/placement/enclosure-settings.js";
+import type { EnclosureRequest } from "../../control-plane/src/model/enclosure.js";
 import { TokenFileAuth } from "../../control-plane/src/tenants/caller-auth.js";
 import type { Tenant } from "../../control-plane/src/tenants/tenant.js";
 import { setQuota } from "../../control-plane/src/tenants/token-file.js";

@@ -8,7 +8,7 @@
 // own sandbox, not tenant code, so only volumes, IPC mode, cgroups and /tmp are compared.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "../../control-plane/src/client/control-plane-client.js";
-import { type EnclosureRuntime } from "../../control-plane/src/config.js";
+import type { EnclosureRuntime } from "../../control-plane/src/model/enclosure.js";
 import type { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";

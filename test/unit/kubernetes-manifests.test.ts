@@ -13,9 +13,10 @@ import * as node from "kubernetes-models/node.k8s.io/v1";
 import * as rbac from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, loadConfig } from "../../control-plane/src/config.js";
+import { loadConfig } from "../../control-plane/src/config.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, IN_ENCLOSURE } from "../../control-plane/src/model/enclosure.js";
 import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
-import { containerSpec, IN_ENCLOSURE, resolveSettings } from "../../control-plane/src/placement/enclosure-settings.js";
+import { containerSpec, resolveSettings } from "../../control-plane/src/placement/enclosure-settings.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { DiagnosticsLedger } from "../../control-plane/src/tools/lsp/diagnostics-ledger.js";
 import { patchedPaths } from "../../control-plane/src/tools/lsp/diagnostics-on-write.js";
-import type { Run } from "../../control-plane/src/runs/run-store.js";
+import type { Run } from "../../control-plane/src/model/run.js";
 import { displayColumn, locateSymbol, parseSymbol, splitLines } from "../../enclave-agent/src/lsp/text-positions.js";
 import { applyTextEdits } from "../../enclave-agent/src/lsp/workspace-edit.js";
 

@@ -3,7 +3,7 @@ import type Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import type { AuditCheck } from "../../control-plane/src/audit/enclosure-audit.js";
 import { judgeOnRemoteEngine } from "../../control-plane/src/audit/remote-engine-audit.js";
-import type { EnclosureRecord } from "../../control-plane/src/conversations/conversation-store.js";
+import type { EnclosureRecord } from "../../control-plane/src/model/conversation.js";
 
 const record: EnclosureRecord = {
   containerId: "c0ffee",

@@ -2,7 +2,7 @@
 // ends when the call is cancelled; with one, it returns at the timeout and the worker keeps running.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerHostCommand } from "../../proto/gen/enclave/control/v1/control.js";
-import type { Run } from "../../control-plane/src/runs/run-store.js";
+import type { Run } from "../../control-plane/src/model/run.js";
 import type { ToolContext, ToolOutput } from "../../control-plane/src/tools/tool.js";
 import { RemoteWorkerHost } from "../../control-plane/src/vibe/remote-worker-host.js";
 import { vibeWaitTool } from "../../control-plane/src/tools/vibe/vibe-wait.js";

@@ -14,9 +14,8 @@
 // those inside values are "not shown" there rather than a disagreement.
 import type Docker from "dockerode";
 import type { SelfAuditResponse } from "../../../proto/gen/enclave/agent/v1/info.js";
-import type { EnclosureRuntime } from "../config.js";
-import type { EnclosureRecord } from "../conversations/conversation-store.js";
-import { IN_ENCLOSURE } from "../placement/enclosure-settings.js";
+import { type EnclosureRuntime, IN_ENCLOSURE } from "../model/enclosure.js";
+import type { EnclosureRecord } from "../model/conversation.js";
 import { type RunscRegistration, runscHostTasks } from "../placement/gvisor-runtime.js";
 import type { AuditEvent } from "./audit-log.js";
 import type { GvisorView } from "./gvisor-view.js";

@@ -9,7 +9,7 @@
 import type Docker from "dockerode";
 import { orTimeout } from "../../../enclave-agent/src/time/wait.js";
 import { EnclaveError } from "../errors.js";
-import { IN_ENCLOSURE } from "../placement/enclosure-settings.js";
+import { IN_ENCLOSURE } from "../model/enclosure.js";
 import {
   interfacesIn,
   listeningIn,

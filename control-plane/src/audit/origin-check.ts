@@ -3,7 +3,7 @@
 // (a pool container carries the pool label and no conversation's; a cold one this conversation's).
 // Inside: the agent says it serves this conversation (it accepts being told only once).
 import type Docker from "dockerode";
-import type { EnclosureRecord } from "../conversations/conversation-store.js";
+import type { EnclosureRecord } from "../model/conversation.js";
 import { LABELS } from "../placement/docker-driver.js";
 import { POOL_LABEL } from "../placement/warm-pool.js";
 import type { AuditCheck } from "./enclosure-audit.js";

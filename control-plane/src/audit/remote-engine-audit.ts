@@ -6,8 +6,8 @@
 // confirmed them from outside — the item is marked not available on a remote engine. The agent's
 // inside half is shown but never decides an item.
 import type Docker from "dockerode";
-import type { EnclosureRecord } from "../conversations/conversation-store.js";
-import { IN_ENCLOSURE } from "../placement/enclosure-settings.js";
+import type { EnclosureRecord } from "../model/conversation.js";
+import { IN_ENCLOSURE } from "../model/enclosure.js";
 import { runscHostTasks } from "../placement/gvisor-runtime.js";
 import type { AuditCheck } from "./enclosure-audit.js";
 import { engineSocketMounts } from "./proc-tables.js";

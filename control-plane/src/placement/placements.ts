@@ -3,14 +3,15 @@
 // is reported, never replaced silently by the host.
 import type { AgentClient } from "../agent-client/agent-client.js";
 import type { AuditLog } from "../audit/audit-log.js";
-import type { ConversationRecord, ConversationStore, EnclosureRecord } from "../conversations/conversation-store.js";
+import type { ConversationStore } from "../conversations/conversation-store.js";
+import type { ConversationRecord, EnclosureRecord } from "../model/conversation.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentEndpoint, AgentPrepare } from "./agent-endpoint.js";
 import type { DeathWatch } from "./death-watch.js";
 import { type DockerDriver, enclosureWhere, type StartedEnclosure } from "./docker-driver.js";
-import type { EnclosureRequest } from "./enclosure-settings.js";
-import type { EnginePort } from "./engines.js";
+import type { EnclosureRequest } from "../model/enclosure.js";
+import type { EnginePort } from "./engine-choice.js";
 import type { HostAgents } from "./host-agents.js";
 import { noteHostAgentRunning, noteHostAgentStopped } from "./host-agent-loss.js";
 import type { PlacementPort } from "../tools/tool-dispatcher.js";

@@ -8,8 +8,9 @@ import { keyFor, viewId } from "../conversations/conversation-keys.js";
 import { noConversation } from "../conversations/conversation-store.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { redactHostPaths } from "./host-path-redaction.js";
-import type { EnclosureRequest } from "../placement/enclosure-settings.js";
-import { noRun, type Run } from "../runs/run-store.js";
+import type { EnclosureRequest } from "../model/enclosure.js";
+import { noRun } from "../runs/run-store.js";
+import type { Run } from "../model/run.js";
 import { mayAccess, type Tenant } from "../tenants/tenant.js";
 
 export class TenantScope {

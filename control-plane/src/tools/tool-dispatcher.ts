@@ -6,7 +6,7 @@ import { argumentsDigest, type AuditLog } from "../audit/audit-log.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentEndpoint, AgentPrepare } from "../placement/agent-endpoint.js";
-import type { Run, Surface } from "../runs/run-store.js";
+import type { Run, Surface } from "../model/run.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
 import type { ToolHosts } from "../toolhost/tool-hosts.js";
 import type { CallOrigin, ContentPart, Tool, ToolStreamEvent } from "./tool.js";
