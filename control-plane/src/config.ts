@@ -4,13 +4,12 @@ import { join, resolve } from "node:path";
 import type { AuditRetention } from "./audit/audit-retention.js";
 import { EnclaveError } from "./errors.js";
 import { LIMITS } from "./limits.js";
-import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRuntime, isEnclosureRuntime } from "./model/enclosure.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRuntime, isEnclosureRuntime, type EnclosureRequest } from "./model/enclosure.js";
 import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
-import type { HostSandboxConfig } from "./placement/host-sandbox.js";
+import type { HostSandboxConfig } from "./model/host-sandbox.js";
 import { parseAllowedImages } from "./placement/image-access.js";
 import { checkImageReference } from "./placement/image-reference.js";
 import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
-import type { EnclosureRequest } from "./model/enclosure.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 
 export interface ControlPlaneConfig {

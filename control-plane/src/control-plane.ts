@@ -7,9 +7,11 @@ import { join, resolve } from "node:path";
 import { ApprovalGate } from "./approval/approval-gate.js";
 import { CardApprover } from "./approval/card-approver.js";
 import { type AuditEvent, type AuditInput, AuditLog } from "./audit/audit-log.js";
-import { type EnclosureAuditReport, enclosureChecks, type OutsideView } from "./audit/enclosure-audit.js";
-import { hostChecks } from "./audit/host-audit.js";
+import { auditInEnclosure } from "./hardening/audit-enclosure.js";
+import type { EnclosureAuditReport } from "./hardening/audit-check.js";
+import { hostChecks } from "./hardening/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
+import { sandboxNamespace, sandboxProcesses } from "./placement/sandbox-processes.js";
 import type { ControlPlaneConfig } from "./config.js";
 import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
 import type { ConversationRecord } from "./model/conversation.js";
@@ -19,7 +21,6 @@ import type { DescribeResponse } from "../../proto/gen/enclave/agent/v1/info.js"
 import { connectDocker, DockerUnavailableError } from "./placement/docker-connection.js";
 import { DockerDriver, ownerId } from "./placement/docker-driver.js";
 import { Engines } from "./placement/engine-choice.js";
-import { judgeOnRemoteEngine } from "./audit/remote-engine-audit.js";
 import { SaveLoadSupply } from "./placement/image-supply.js";
 import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./model/enclosure.js";
@@ -27,7 +28,6 @@ import type { EnclosureCaller } from "./placement/image-access.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { markHostAgentsLost, takeHostAgentLoss } from "./placement/host-agent-loss.js";
 import { Placements } from "./placement/placements.js";
-import { originCheck } from "./audit/origin-check.js";
 import { WarmPool, warmPoolSlotRoot } from "./placement/warm-pool.js";
 import { RunStore } from "./runs/run-store.js";
 import type { OpenRunRequest, Run } from "./model/run.js";
@@ -412,23 +412,12 @@ export class ControlPlane {
         ...(this.config.hostSandbox.network ? ["host network shared (ENCLAVE_HOST_NETWORK=on)"] : []),
         ...(this.config.hostSandbox.cgroups ? [] : ["no cgroup bounds the sandbox (ENCLAVE_HOST_CGROUPS=off)"]),
       ];
-      const checks = target ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED }) : [];
+      const checks = target ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED, processes: { namespaceOf: sandboxNamespace, processesIn: sandboxProcesses } }) : [];
       return { ...base, placement: "host", containerId: "", image: "", runtime: "", relaxations, checks, passed: checks.length > 0 && checks.every((c) => c.ok) };
     }
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
-    const driver = await this.engines.driver(enc.engine);
-    const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
-    const [info, inside, volume] = await Promise.all([driver.containerInfo(enc), ep.client.selfAudit().catch(asError), driver.workspaceVolumeInfo(enc)]);
-    // The host's view first, then gVisor's: the reader gVisor's view starts is no process of the host's.
-    const outside: OutsideView = { info, volume, host: await driver.hostView(info).catch(asError) };
-    if (enc.runtime === "runsc") {
-      outside.gvisor = await driver.gvisorView(enc).catch(asError);
-      outside.runsc = await driver.runscRegistration().catch(asError);
-    }
-    const computed = enclosureChecks(outside, inside, enc);
-    computed.push(originCheck(id, enc, info, await ep.client.health().then((h) => h.conversationId, asError)));
-    const checks = driver.engine.remote ? judgeOnRemoteEngine(computed, info, enc, driver.engine.name) : computed;
+    const checks = await auditInEnclosure(id, enc, await this.engines.driver(enc.engine), ep.client);
     return {
       ...base,
       placement: "enclosure",

@@ -9,7 +9,7 @@ import Docker from "dockerode";
 import { NODE_RUNTIME } from "../../control-plane/src/placement/node-runtime.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlaneCallError, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
+import { LABELS } from "../../control-plane/src/model/labels.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
 import { byoImage } from "../helpers/byo-images.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";

@@ -7,7 +7,7 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { loadConfig } from "../../control-plane/src/config.js";
-import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
+import { LABELS } from "../../control-plane/src/model/labels.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 

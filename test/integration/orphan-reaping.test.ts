@@ -9,7 +9,8 @@ import Docker from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
 import { imageTags } from "../../images/pipeline/image-set.js";
 import { ConversationStore } from "../../control-plane/src/conversations/conversation-store.js";
-import { LABELS, ownerId } from "../../control-plane/src/placement/docker-driver.js";
+import { ownerId } from "../../control-plane/src/placement/docker-driver.js";
+import { LABELS } from "../../control-plane/src/model/labels.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "../../control-plane/src/placement/workspace-disk.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 

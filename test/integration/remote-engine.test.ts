@@ -10,7 +10,7 @@ import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneCallError, resultText } from "../../control-plane/src/client/control-plane-client.js";
-import type { EnclosureAuditReport } from "../../control-plane/src/audit/enclosure-audit.js";
+import type { EnclosureAuditReport } from "../../control-plane/src/hardening/audit-check.js";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { ControlPlane } from "../../control-plane/src/control-plane.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";

@@ -12,8 +12,9 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
-import { LABELS, ownerId } from "../../control-plane/src/placement/docker-driver.js";
-import { POOL_LABEL, warmPoolSlotRoot } from "../../control-plane/src/placement/warm-pool.js";
+import { ownerId } from "../../control-plane/src/placement/docker-driver.js";
+import { LABELS, POOL_LABEL } from "../../control-plane/src/model/labels.js";
+import { warmPoolSlotRoot } from "../../control-plane/src/placement/warm-pool.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { eventually } from "../helpers/wait.js";
 

@@ -8,8 +8,8 @@ import { pack as tarPack } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "../../control-plane/src/client/control-plane-client.js";
 import { conversationKey } from "../../control-plane/src/conversations/conversation-keys.js";
-import { enclosureChecks } from "../../control-plane/src/audit/enclosure-audit.js";
-import { readHostView } from "../../control-plane/src/audit/host-view.js";
+import { enclosureChecks } from "../../control-plane/src/hardening/enclosure-audit.js";
+import { readHostView } from "../../control-plane/src/placement/host-view.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 const docker = new Docker();

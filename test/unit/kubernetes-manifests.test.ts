@@ -15,7 +15,7 @@ import { parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, IN_ENCLOSURE } from "../../control-plane/src/model/enclosure.js";
-import { LABELS } from "../../control-plane/src/placement/docker-driver.js";
+import { LABELS } from "../../control-plane/src/model/labels.js";
 import { containerSpec, resolveSettings } from "../../control-plane/src/placement/enclosure-settings.js";
 import { repoRoot } from "../../control-plane/src/repo-paths.js";
 

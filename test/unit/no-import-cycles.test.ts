@@ -93,6 +93,29 @@ describe("import graph", () => {
     });
   }
 
+  // The floors of the control plane: model/ is the ground (node builtins and generated proto types
+  // only); the hardening audit reads placement only through the ports it is handed, and placement
+  // never reaches into the audit that judges it.
+  const cp = join(root, "control-plane/src");
+  const reaching = (from: string, into: string[]): string[] =>
+    filesUnder(join(cp, from), ".ts").flatMap((file) =>
+      tsEdges(file)
+        .filter((target) => into.some((floor) => !relative(join(cp, floor), target).startsWith("..")))
+        .map((target) => `${relative(cp, file)} -> ${relative(cp, target)}`),
+    );
+
+  it("model/ imports nothing of the control plane", () => {
+    const outside = filesUnder(join(cp, "model"), ".ts").flatMap((file) =>
+      tsEdges(file).filter((t) => relative(join(cp, "model"), t).startsWith("..")).map((t) => `${relative(cp, file)} -> ${relative(root, t)}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it("hardening/ imports no placement module, and placement/ no hardening one", () => {
+    expect(reaching("hardening", ["placement"])).toEqual([]);
+    expect(reaching("placement", ["hardening"])).toEqual([]);
+  });
+
   it("the agent's Python modules have no import cycle", () => {
     expect(cycles(graphOf(filesUnder(join(root, "enclave-agent/src"), ".py"), pyEdges))).toEqual([]);
   });

@@ -1,8 +1,8 @@
 // The audit's verdicts on a remote engine: the engine's settings can fail an item, never pass one.
 import type Docker from "dockerode";
 import { describe, expect, it } from "vitest";
-import type { AuditCheck } from "../../control-plane/src/audit/enclosure-audit.js";
-import { judgeOnRemoteEngine } from "../../control-plane/src/audit/remote-engine-audit.js";
+import type { AuditCheck } from "../../control-plane/src/hardening/audit-check.js";
+import { judgeOnRemoteEngine } from "../../control-plane/src/hardening/remote-engine-audit.js";
 import type { EnclosureRecord } from "../../control-plane/src/model/conversation.js";
 
 const record: EnclosureRecord = {

@@ -92,3 +92,15 @@ export const IN_ENCLOSURE = {
   agentDir: "/opt/enclave/agent",
   home: "/home/enclave",
 } as const;
+
+/**
+ * Under gVisor the cgroup's pids limit counts gVisor's own host tasks — several per process inside
+ * (its platform's stubs) — and reaching it ends the whole sandbox rather than failing a fork. So an
+ * enclosure's limit is enforced inside, as gVisor's RLIMIT_NPROC (its processes all run as one user,
+ * and gVisor counts only its own), which fails a fork with EAGAIN as the cgroup does under runc; the
+ * cgroup keeps a backstop sized for gVisor's tasks: about 5 per single-threaded process measured
+ * here, so 8 per allowed process and a base for gVisor itself.
+ */
+export function runscHostTasks(pidsLimit: number): number {
+  return pidsLimit * 8 + 256;
+}

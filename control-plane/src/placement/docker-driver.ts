@@ -24,9 +24,10 @@ import { runPostCreate } from "./devcontainer.js";
 import { devcontainerTag, planEnclosureImage } from "./enclosure-image.js";
 import { agentVolume, withAgentVolume } from "./agent-volume.js";
 import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
-import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
-import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
-import { type HostView, readHostView } from "../audit/host-view.js";
+import { runscRegistration } from "./gvisor-runtime.js";
+import type { RunscRegistration, GvisorView, HostView } from "../model/enclosure-views.js";
+import { readGvisorView } from "./gvisor-view.js";
+import { readHostView } from "./host-view.js";
 import { log as logger } from "../observability/log.js";
 import { withinDeadline } from "./engines.js";
 import { DEFAULT_ENGINE, type EngineIdentity, LOCAL_ENGINE } from "../model/engine.js";
@@ -34,13 +35,7 @@ import type { ImageSupply } from "./image-supply.js";
 import { type ImageAccess, ImageRule } from "./image-access.js";
 import { checkImageReference } from "./image-reference.js";
 import { createPlainWorkspaceVolume } from "./remote-workspace.js";
-
-export const LABELS = {
-  managed: "org.enclave.managed",
-  conversation: "org.enclave.conversation",
-  /** Which control plane made it (see ownerId): several may share one engine, each reaps only its own. */
-  owner: "org.enclave.owner",
-} as const;
+import { LABELS } from "../model/labels.js";
 
 /** A control plane's name on the engine: derived from its data folder, so it is the same after a restart. */
 export function ownerId(dataDir: string): string {

@@ -3,10 +3,9 @@
 // log records.
 import { posix } from "node:path";
 import type { ContainerCreateOptions } from "dockerode";
-import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, isEnclosureRuntime } from "../model/enclosure.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, isEnclosureRuntime, runscHostTasks } from "../model/enclosure.js";
 import { EnclaveError } from "../errors.js";
 import { quoted } from "../text/wording.js";
-import { runscHostTasks } from "./gvisor-runtime.js";
 
 /** The agent's socket and nothing else: a small tmpfs. */
 const RUN_DIR_BYTES = 1024 ** 2;

@@ -28,14 +28,8 @@ import { SandboxCgroup } from "./sandbox-cgroup.js";
 import { sandboxAgentPid } from "./sandbox-processes.js";
 import { SandboxUids } from "./sandbox-uids.js";
 import { SeccompFilter } from "./seccomp-filter.js";
-import {
-  giveWorkspaceTo,
-  type HostSandboxConfig,
-  IN_SANDBOX,
-  type SandboxIdentity,
-  sandboxedAgentCommand,
-  sandboxIdentity,
-} from "./host-sandbox.js";
+import { giveWorkspaceTo, sandboxedAgentCommand, sandboxIdentity } from "./host-sandbox.js";
+import { type HostSandboxConfig, IN_SANDBOX, type SandboxIdentity } from "../model/host-sandbox.js";
 import { bareId, splitKey } from "../conversations/conversation-keys.js";
 import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 

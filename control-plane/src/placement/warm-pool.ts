@@ -15,7 +15,8 @@ import type { AgentClient } from "../agent-client/agent-client.js";
 import type { WarmPoolConfig } from "../config.js";
 import type { ConversationRecord, EnclosureRecord } from "../model/conversation.js";
 import { LIMITS } from "../limits.js";
-import { type DockerDriver, LABELS, type StartedEnclosure } from "./docker-driver.js";
+import type { DockerDriver, StartedEnclosure } from "./docker-driver.js";
+import { LABELS } from "../model/labels.js";
 import { containerSpec, withOwnUid } from "./enclosure-settings.js";
 import { type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE } from "../model/enclosure.js";
 import { withAgentVolume } from "./agent-volume.js";
@@ -29,9 +30,8 @@ import { runscRegistration } from "./gvisor-runtime.js";
 import { realpathSync } from "node:fs";
 import { SandboxUids } from "./sandbox-uids.js";
 import { join } from "node:path";
+import { POOL_LABEL } from "../model/labels.js";
 
-/** The label every pool container (and copy-mode pool volume) carries: its profile's key. */
-export const POOL_LABEL = "org.enclave.pool";
 
 export interface WarmPoolOptions {
   owner: string;

@@ -41,7 +41,7 @@ import type { EnclosureRequest } from "../model/enclosure.js";
 import { withinTenantLimits } from "../tenants/tenant-limits.js";
 import type { Tenant } from "../tenants/tenant.js";
 import { TenantScope } from "./tenant-scope.js";
-import { formatAuditReport } from "../audit/enclosure-audit.js";
+import { formatAuditReport } from "../hardening/enclosure-audit.js";
 import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
 import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import { toServiceError } from "./service-error.js";
