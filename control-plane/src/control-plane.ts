@@ -74,32 +74,6 @@ export interface ConversationView extends ConversationRecord {
   openRuns: string[];
 }
 
-/**
- * What the transports (the gRPC service, the operator console) may use: the control plane's methods,
- * without the parts it is built from, so every transport goes through the same operations.
- */
-export type ControlPlaneFacade = Omit<
-  ControlPlane,
-  | "conversations"
-  | "runs"
-  | "registry"
-  | "gate"
-  | "pending"
-  | "audit"
-  | "hostAgents"
-  | "placements"
-  | "questions"
-  | "vibe"
-  | "cliRuns"
-  | "liveStatus"
-  | "config"
-  | "socketRoot"
-  | "dockerDriver"
-  | "toolHosts"
-  | "metrics"
-  | "calls"
->;
-
 /** What the ConnectToolHost stream needs of the control plane. */
 export interface ToolHostPort {
   /** The run's id, or not_found when no such run is open. */
