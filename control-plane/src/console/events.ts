@@ -30,7 +30,7 @@ export function openEventStream(cp: ControlPlaneApi, res: ServerResponse, sessio
   let stream: SseStream | undefined;
   const owner = { tenant: session.viewer?.name, tokenId: session.tokenId };
   const release = cp.streams.open("console_events", owner, (err) => stream?.end(err));
-  stream = new SseStream(res, undefined, (err) => cp.streams.cutOff("console_events", owner, err));
+  stream = new SseStream(res, { onSlowReader: (err) => cp.streams.cutOff("console_events", owner, err) });
   stream.onClose(release);
   const cards = cp.subscribeCards(undefined, (e) => {
     if (e.type === "opened") stream.send("card-opened", openedCard(e.card, session.csrf));

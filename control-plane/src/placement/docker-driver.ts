@@ -99,21 +99,45 @@ function remoteRequest(req: EnclosureRequest, engine: string): EnclosureRequest 
   return { ...req, workspaceMode: "copy" };
 }
 
+export interface DockerDriverOptions {
+  docker: Docker;
+  agentBundleDir: string;
+  defaults: EnclosureDefaults;
+  /** The control plane's private folder (mode 700) for the relays' local sockets. */
+  socketRoot: string;
+  /** This control plane's ownerId, put on every container it makes. */
+  owner: string;
+  log?: (line: string) => void;
+  /** Which engine this is; a remote one shares no filesystem and no kernel view with this machine. */
+  engine?: EngineIdentity;
+  /** Brings a missing image to this engine (remote engines); none: a missing image is an error. */
+  images?: ImageSupply;
+}
+
 export class DockerDriver {
-  constructor(
-    private readonly docker: Docker,
-    private readonly agentBundleDir: string,
-    private readonly defaults: EnclosureDefaults,
-    /** The control plane's private folder (mode 700) for the relays' local sockets. */
-    private readonly socketRoot: string,
-    /** This control plane's ownerId, put on every container it makes. */
-    private readonly owner: string,
-    private readonly log: (line: string) => void = (line) => logger().warn(line),
-    /** Which engine this is; a remote one shares no filesystem and no kernel view with this machine. */
-    readonly engine: EngineIdentity = LOCAL_ENGINE,
-    /** Brings a missing image to this engine (remote engines); none: a missing image is an error. */
-    private readonly images?: ImageSupply,
-  ) {}
+  private readonly docker: Docker;
+  private readonly agentBundleDir: string;
+  private readonly defaults: EnclosureDefaults;
+  /** The control plane's private folder (mode 700) for the relays' local sockets. */
+  private readonly socketRoot: string;
+  /** This control plane's ownerId, put on every container it makes. */
+  private readonly owner: string;
+  private readonly log: (line: string) => void;
+  /** Which engine this is; a remote one shares no filesystem and no kernel view with this machine. */
+  readonly engine: EngineIdentity;
+  /** Brings a missing image to this engine (remote engines); none: a missing image is an error. */
+  private readonly images: ImageSupply | undefined;
+
+  constructor(opts: DockerDriverOptions) {
+    this.docker = opts.docker;
+    this.agentBundleDir = opts.agentBundleDir;
+    this.defaults = opts.defaults;
+    this.socketRoot = opts.socketRoot;
+    this.owner = opts.owner;
+    this.log = opts.log ?? ((line) => logger().warn(line));
+    this.engine = opts.engine ?? LOCAL_ENGINE;
+    this.images = opts.images;
+  }
 
   /** The engine's own report of itself (running containers: its load). */
   engineInfo(): Promise<{ ContainersRunning?: number }> {

@@ -34,6 +34,16 @@ function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError
   );
 }
 
+export interface PlacementsOptions {
+  store: ConversationStore;
+  hostAgents: HostAgents;
+  engines: EnginePort;
+  audit: AuditLog;
+  /** Each enclosure's own host uid, held by its conversation while the enclosure exists. */
+  uids: SandboxUids;
+  log?: (line: string, conversationId?: string) => void;
+}
+
 export class Placements implements PlacementPort {
   private readonly clients = new Map<string, AgentClient>();
   private readonly opening = new Map<string, Promise<AgentClient>>();
@@ -45,15 +55,21 @@ export class Placements implements PlacementPort {
   /** Images refused by the rule, recorded at most once an interval per tenant (a flood must not fill the log). */
   private readonly refusals: RefusalAudit;
 
-  constructor(
-    private readonly store: ConversationStore,
-    private readonly hostAgents: HostAgents,
-    private readonly engines: EnginePort,
-    private readonly audit: AuditLog,
-    /** Each enclosure's own host uid, held by its conversation while the enclosure exists. */
-    private readonly uids: SandboxUids,
-    private readonly log: (line: string, conversationId?: string) => void = (line, conversationId) => logger().warn(scopeOf({ conversationId }), line),
-  ) {
+  private readonly store: ConversationStore;
+  private readonly hostAgents: HostAgents;
+  private readonly engines: EnginePort;
+  private readonly audit: AuditLog;
+  /** Each enclosure's own host uid, held by its conversation while the enclosure exists. */
+  private readonly uids: SandboxUids;
+  private readonly log: (line: string, conversationId?: string) => void;
+
+  constructor(opts: PlacementsOptions) {
+    this.store = opts.store;
+    this.hostAgents = opts.hostAgents;
+    this.engines = opts.engines;
+    this.audit = opts.audit;
+    this.uids = opts.uids;
+    this.log = opts.log ?? ((line, conversationId) => logger().warn(scopeOf({ conversationId }), line));
     this.refusals = new RefusalAudit((input) => this.audit.record(input));
   }
 
