@@ -90,7 +90,7 @@ export interface ControlPlaneParts {
   metrics: EnclaveMetrics;
   /** Tool calls as they start and finish (the console's recent calls, the in-flight gauge). */
   calls: CallFeed;
-  /** The Docker engines enclosures run on (placement/engines.ts), connected on first need. */
+  /** The Docker engines enclosures run on (placement/engine-choice.ts), connected on first need. */
   engines: Engines;
   /** The warm pool, once an engine was connected (empty unless ENCLAVE_WARM_POOL_SIZE > 0). */
   warmPool: WarmPool | undefined;

@@ -106,7 +106,7 @@ export class ControlPlane {
   readonly metrics: EnclaveMetrics;
   /** Tool calls as they start and finish (the console's recent calls, the in-flight gauge). */
   readonly calls: CallFeed;
-  /** The Docker engines enclosures run on (placement/engines.ts), connected on first need. */
+  /** The Docker engines enclosures run on (placement/engine-choice.ts), connected on first need. */
   readonly engines: Engines;
   private readonly parts: ControlPlaneParts;
 

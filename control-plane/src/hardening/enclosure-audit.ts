@@ -1,7 +1,7 @@
 // The egress audit a security team signs: each promise of a hardened enclosure checked twice. The
 // outside half is authoritative: what the Docker engine says the container is, and what the host's
 // kernel says its processes are (read by the control plane from the host's /proc and cgroup files,
-// see host-view.ts) — or, under gVisor, what gVisor's kernel says (gvisor-view.ts) beside what the
+// see placement/host-view.ts) — or, under gVisor, what gVisor's kernel says (placement/gvisor-view.ts) beside what the
 // host's kernel says of the sandbox. The inside half is what the agent reports of itself; code in the
 // enclosure can replace or deceive the agent, so that half only confirms, and a disagreement fails.
 //
