@@ -1,4 +1,4 @@
-// capabilities
+// The egress audit's "capabilities" item: no process holds a capability (under gVisor, its host processes are confined too).
 import { capsEmpty, capsWithin } from "../../procfs/proc-tables.js";
 import type { EnclosureCheck } from "./check.js";
 import { bad, confinedUserNamespace, every, GOFER_CAPS, gvisorRole, hostProcessLabel, list } from "./view.js";

@@ -1,4 +1,4 @@
-// CPU limit
+// The egress audit's "CPU limit" item: CPU time is bounded to the recorded share.
 import type { EnclosureCheck } from "./check.js";
 import { bad, cgroupText, notShown } from "./view.js";
 

@@ -1,4 +1,4 @@
-// listening sockets
+// The egress audit's "listening sockets" item: nothing listens or is bound, inside or on a published port.
 import type { EnclosureCheck } from "./check.js";
 import { bad, list } from "./view.js";
 

@@ -1,4 +1,4 @@
-// memory limit
+// The egress audit's "memory limit" item: memory is bounded, with no swap beyond it.
 import type { EnclosureCheck } from "./check.js";
 import { bad, cgroupText, notShown } from "./view.js";
 

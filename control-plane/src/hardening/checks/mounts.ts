@@ -1,4 +1,4 @@
-// mounts
+// The egress audit's "mounts" item: /tmp and home are tmpfs, no engine socket is mounted, /workspace is the one writable mount.
 import { IN_ENCLOSURE } from "../../model/enclosure.js";
 import { engineSocketMounts } from "../../procfs/proc-tables.js";
 import type { EnclosureCheck } from "./check.js";

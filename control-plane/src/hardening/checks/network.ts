@@ -1,4 +1,4 @@
-// network
+// The egress audit's "network" item: the enclosure has no network: mode none, only loopback, no route, in every namespace the kernels show.
 import type { EnclosureCheck } from "./check.js";
 import { bad, list } from "./view.js";
 

@@ -1,4 +1,4 @@
-// no new privileges
+// The egress audit's "no new privileges" item: no process can gain privileges through exec.
 import type { EnclosureCheck } from "./check.js";
 import { bad, every, hostProcessLabel, list } from "./view.js";
 

@@ -1,4 +1,4 @@
-// read-only root
+// The egress audit's "read-only root" item: the root filesystem is mounted read-only.
 import { mountAt } from "../../procfs/proc-tables.js";
 import type { EnclosureCheck } from "./check.js";
 import { bad } from "./view.js";

@@ -1,4 +1,4 @@
-// runtime
+// The egress audit's "runtime" item: the container runs under the runtime its record names, and on the host only that runtime's processes run.
 import type { EnclosureCheck } from "./check.js";
 import { bad, gvisorRole, hostProcessLabel, NOT_ASKED } from "./view.js";
 

@@ -1,4 +1,4 @@
-// seccomp
+// The egress audit's "seccomp" item: system calls pass a seccomp filter (gVisor's own, under runsc).
 import type { EnclosureCheck } from "./check.js";
 import { bad, every, hostProcessLabel, list } from "./view.js";
 

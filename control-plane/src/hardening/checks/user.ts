@@ -1,4 +1,4 @@
-// user
+// The egress audit's "user" item: every process runs as the enclosure's own non-root uid and gid.
 import type { EnclosureCheck } from "./check.js";
 import { bad, every, hostProcessLabel } from "./view.js";
 
