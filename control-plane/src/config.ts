@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import type { AuditRetention } from "./audit/audit-retention.js";
 import { EnclaveError } from "./errors.js";
 import { LIMITS } from "./limits.js";
-import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRuntime, isEnclosureRuntime, type EnclosureRequest } from "./model/enclosure.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRequest, type EnclosureRuntime, isEnclosureRuntime, type WarmPoolConfig } from "./model/enclosure.js";
 import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
 import type { HostSandboxConfig } from "./model/host-sandbox.js";
 import { parseAllowedImages } from "./placement/image-access.js";
@@ -39,16 +39,6 @@ export interface ControlPlaneConfig {
   engines: EngineConfig[];
   /** Enclosures kept started ahead of any conversation (see placement/warm-pool.ts). */
   warmPool: WarmPoolConfig;
-}
-
-/**
- * The warm pool: `size` enclosures per profile (ENCLAVE_WARM_POOL_SIZE, default 0: none, so a control
- * plane serving host placement starts no container); each profile is the start options it serves
- * (ENCLAVE_WARM_POOL_PROFILES, a JSON array of option objects; default one profile, the defaults).
- */
-export interface WarmPoolConfig {
-  size: number;
-  profiles: EnclosureRequest[];
 }
 
 function hostSparesFromEnv(): number {

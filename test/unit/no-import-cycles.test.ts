@@ -116,6 +116,10 @@ describe("import graph", () => {
     expect(reaching("placement", ["hardening"])).toEqual([]);
   });
 
+  it("placement/ reads the configuration's data from model/, never config.ts (which parses it)", () => {
+    expect(reaching("placement", ["config.ts"])).toEqual([]);
+  });
+
   it("the agent's Python modules have no import cycle", () => {
     expect(cycles(graphOf(filesUnder(join(root, "enclave-agent/src"), ".py"), pyEdges))).toEqual([]);
   });

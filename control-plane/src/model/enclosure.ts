@@ -104,3 +104,13 @@ export const IN_ENCLOSURE = {
 export function runscHostTasks(pidsLimit: number): number {
   return pidsLimit * 8 + 256;
 }
+
+/**
+ * The warm pool: `size` enclosures per profile (ENCLAVE_WARM_POOL_SIZE, default 0: none, so a control
+ * plane serving host placement starts no container); each profile is the start options it serves
+ * (ENCLAVE_WARM_POOL_PROFILES, a JSON array of option objects; default one profile, the defaults).
+ */
+export interface WarmPoolConfig {
+  size: number;
+  profiles: EnclosureRequest[];
+}

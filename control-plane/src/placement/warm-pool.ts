@@ -12,13 +12,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import type Docker from "dockerode";
 import type { AgentClient } from "../agent-client/agent-client.js";
-import type { WarmPoolConfig } from "../config.js";
+import { type WarmPoolConfig, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE } from "../model/enclosure.js";
 import type { ConversationRecord, EnclosureRecord } from "../model/conversation.js";
 import { LIMITS } from "../limits.js";
 import type { DockerDriver, StartedEnclosure } from "./docker-driver.js";
-import { LABELS } from "../model/labels.js";
+import { LABELS, POOL_LABEL } from "../model/labels.js";
 import { containerSpec, withOwnUid } from "./enclosure-settings.js";
-import { type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE } from "../model/enclosure.js";
 import { withAgentVolume } from "./agent-volume.js";
 import { withInjection } from "./agent-injection.js";
 import { ownImageAgentNode } from "./agent-node.js";
@@ -30,7 +29,6 @@ import { runscRegistration } from "./gvisor-runtime.js";
 import { realpathSync } from "node:fs";
 import { SandboxUids } from "./sandbox-uids.js";
 import { join } from "node:path";
-import { POOL_LABEL } from "../model/labels.js";
 
 
 export interface WarmPoolOptions {
