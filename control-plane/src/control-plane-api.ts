@@ -2,6 +2,7 @@
 // control plane: an allow-list of its operations, so a part or member added to ControlPlane stays
 // out of every transport's reach until it is named here on purpose.
 import type { ControlPlane } from "./control-plane.js";
+import type { ToolHost } from "./toolhost/tool-host.js";
 
 export type ControlPlaneApi = Pick<
   ControlPlane,
@@ -63,3 +64,12 @@ export type ControlPlaneApi = Pick<
   | "streams"
   | "dataDir"
 >;
+
+/** What the ConnectToolHost stream needs of the control plane. */
+export interface ToolHostPort {
+  /** The run's id, or not_found when no such run is open. */
+  runIdFor(runId: string): string;
+  isEnclaveTool(name: string): boolean;
+  connectToolHost(host: ToolHost, onRefused: (why: string) => void): void;
+  disconnectToolHost(host: ToolHost, why: string): void;
+}

@@ -63,15 +63,6 @@ export interface ConversationView extends ConversationRecord {
   openRuns: string[];
 }
 
-/** What the ConnectToolHost stream needs of the control plane. */
-export interface ToolHostPort {
-  /** The run's id, or not_found when no such run is open. */
-  runIdFor(runId: string): string;
-  isEnclaveTool(name: string): boolean;
-  connectToolHost(host: ToolHost, onRefused: (why: string) => void): void;
-  disconnectToolHost(host: ToolHost, why: string): void;
-}
-
 export class ControlPlane {
   readonly conversations: ConversationStore;
   readonly runs: RunStore;
