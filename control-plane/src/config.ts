@@ -4,52 +4,13 @@ import { join, resolve } from "node:path";
 import type { AuditRetention } from "./audit/audit-retention.js";
 import { EnclaveError } from "./errors.js";
 import { LIMITS } from "./limits.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRequest, type EnclosureRuntime, isEnclosureRuntime, type WarmPoolConfig } from "./model/enclosure.js";
 import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
-import type { HostSandboxConfig } from "./placement/host-sandbox.js";
+import type { HostSandboxConfig } from "./model/host-sandbox.js";
 import { parseAllowedImages } from "./placement/image-access.js";
 import { checkImageReference } from "./placement/image-reference.js";
 import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
-import type { EnclosureRequest } from "./placement/enclosure-settings.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
-
-/** The container runtimes an enclosure can run under: runc (namespaces of the host's kernel) or
- * runsc (gVisor, a user-space kernel between the enclosure and the host's). */
-export const ENCLOSURE_RUNTIMES = ["runc", "runsc"] as const;
-export type EnclosureRuntime = (typeof ENCLOSURE_RUNTIMES)[number];
-
-export function isEnclosureRuntime(s: string): s is EnclosureRuntime {
-  return (ENCLOSURE_RUNTIMES as readonly string[]).includes(s);
-}
-
-export interface EnclosureDefaults {
-  /** Image to start enclosures from; empty means the runtime image built by `make images`. */
-  image: string;
-  /**
-   * A registry HOST:PORT the default image is run from (ENCLAVE_IMAGE_REGISTRY): the engine pulls
-   * registry/NAME@sha256:… as `enclave images push` recorded it. Empty: the locally built image.
-   */
-  imageRegistry: string;
-  /**
-   * Images a plain tenant may start besides Enclave's own and its own dev-container builds
-   * (ENCLAVE_ALLOWED_IMAGES: references separated by commas or spaces; looked up, never pulled).
-   */
-  allowedImages: string[];
-  /** The runtime an enclosure runs under when its options name none (ENCLAVE_ENCLOSURE_RUNTIME). */
-  runtime: EnclosureRuntime;
-  memoryBytes: number;
-  cpus: number;
-  pidsLimit: number;
-  tmpSizeBytes: number;
-  homeSizeBytes: number;
-  /** Copy mode's workspace volume size when a start gives none (ENCLAVE_ENCLOSURE_DISK_BYTES). */
-  diskBytes: number;
-  /** Host folder for copy mode's workspace volume images. */
-  diskImageDir: string;
-  /** What a copy-mode stop brings back at most (ENCLAVE_COPY_BACK_MAX_BYTES; see LIMITS). */
-  copyBackMaxBytes: number;
-  /** The host uids reserved for enclosures, one per conversation's enclosure (ENCLAVE_ENCLOSURE_UID_BASE/COUNT). */
-  uids: { base: number; count: number };
-}
 
 export interface ControlPlaneConfig {
   /** Conversations, workspaces, the audit log. */
@@ -78,16 +39,6 @@ export interface ControlPlaneConfig {
   engines: EngineConfig[];
   /** Enclosures kept started ahead of any conversation (see placement/warm-pool.ts). */
   warmPool: WarmPoolConfig;
-}
-
-/**
- * The warm pool: `size` enclosures per profile (ENCLAVE_WARM_POOL_SIZE, default 0: none, so a control
- * plane serving host placement starts no container); each profile is the start options it serves
- * (ENCLAVE_WARM_POOL_PROFILES, a JSON array of option objects; default one profile, the defaults).
- */
-export interface WarmPoolConfig {
-  size: number;
-  profiles: EnclosureRequest[];
 }
 
 function hostSparesFromEnv(): number {

@@ -1,64 +1,55 @@
-// The control plane's core: conversations, enclosures, runs, tools and the audit log, with no
-// transport. The gRPC service and the tests drive this class.
-import { SandboxUids } from "./placement/sandbox-uids.js";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+// The control plane's façade: conversations, enclosures, runs, tools and the audit log as operations,
+// with no transport, over the parts the composition root (compose.ts) builds. The gRPC service, the
+// console and the tests drive this class; transports see it as ControlPlaneApi (control-plane-api.ts).
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { composeControlPlane, type ControlPlaneParts } from "./compose.js";
 import { ApprovalGate } from "./approval/approval-gate.js";
-import { CardApprover } from "./approval/card-approver.js";
 import { type AuditEvent, type AuditInput, AuditLog } from "./audit/audit-log.js";
-import { type EnclosureAuditReport, enclosureChecks, type OutsideView } from "./audit/enclosure-audit.js";
-import { hostChecks } from "./audit/host-audit.js";
+import { auditInEnclosure } from "./hardening/audit-enclosure.js";
+import type { EnclosureAuditReport } from "./hardening/audit-check.js";
+import { hostChecks } from "./hardening/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
+import { sandboxNamespace, sandboxProcesses } from "./placement/sandbox-processes.js";
 import type { ControlPlaneConfig } from "./config.js";
-import { type ConversationRecord, ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
+import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
+import type { ConversationRecord } from "./model/conversation.js";
 import { conversationKey, splitKey } from "./conversations/conversation-keys.js";
 import { EnclaveError } from "./errors.js";
 import type { DescribeResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
-import { connectDocker, DockerUnavailableError } from "./placement/docker-connection.js";
-import { DockerDriver, ownerId } from "./placement/docker-driver.js";
-import { Engines } from "./placement/engines.js";
-import { judgeOnRemoteEngine } from "./audit/remote-engine-audit.js";
-import { SaveLoadSupply } from "./placement/image-supply.js";
+import { DockerUnavailableError } from "./placement/docker-connection.js";
+import { DockerDriver } from "./placement/docker-driver.js";
+import { Engines } from "./placement/engine-choice.js";
 import type { AgentEndpoint } from "./placement/agent-endpoint.js";
-import type { EnclosureRequest } from "./placement/enclosure-settings.js";
+import type { EnclosureRequest } from "./model/enclosure.js";
 import type { EnclosureCaller } from "./placement/image-access.js";
 import { HostAgents } from "./placement/host-agents.js";
 import { markHostAgentsLost, takeHostAgentLoss } from "./placement/host-agent-loss.js";
 import { Placements } from "./placement/placements.js";
-import { originCheck } from "./audit/origin-check.js";
 import { WarmPool, warmPoolSlotRoot } from "./placement/warm-pool.js";
-import { type OpenRunRequest, type Run, RunStore } from "./runs/run-store.js";
+import { RunStore } from "./runs/run-store.js";
+import type { OpenRunRequest, Run } from "./model/run.js";
 import { StateDb } from "./state/state-db.js";
 import { type AttachCliRunRequest, CliRuns } from "./runs/cli-runs.js";
 import { type SyncWritesResult, syncWrites } from "./tools/lsp/sync-writes.js";
 import { DiagnosticsLedger } from "./tools/lsp/diagnostics-ledger.js";
-import { enclaveTools } from "./tools/index.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
 import { CallFeed, type CallFeedEvent } from "./tools/call-feed.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import type { ToolHost } from "./toolhost/tool-host.js";
 import { ToolHosts } from "./toolhost/tool-hosts.js";
-import { cardAuditEvent } from "./questions/card-audit.js";
 import { type ArgumentsPage, type CardEvent, QuestionPort } from "./questions/question-port.js";
 import type { Card, CardAnswer } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import type { RemoteWorkerHost } from "./vibe/remote-worker-host.js";
-import { CommandHost } from "./vibe/command-host.js";
 import { VibeRoster } from "./vibe/vibe-roster.js";
-import { workerAuditEvent } from "./vibe/worker-audit.js";
 import { PendingActionStores } from "./pending/pending-action-store.js";
 import { type CustomToolLoadFailure, loadCustomTools } from "./tools/custom/custom-tool-loader.js";
-import { type LiveStatusSource, LiveStatusRegistry, vibeWorkerStatus } from "./status/live-status.js";
-import { placementStatusSources } from "./status/placement-status.js";
-import { logAuditEvent } from "./observability/audit-lines.js";
-import { countDockerErrors } from "./observability/docker-errors.js";
+import { type LiveStatusSource, LiveStatusRegistry } from "./status/live-status.js";
 import { log } from "./observability/log.js";
 import { TenantQuotas } from "./tenants/quotas.js";
 import { OpenStreams } from "./streams/open-streams.js";
-import { RefusalAudit } from "./audit/refusal-audit.js";
 import { EnclaveMetrics } from "./observability/metrics.js";
-import { agentResources } from "./observability/agent-resources.js";
 
 export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string; agentNodeVersion: string };
 
@@ -72,59 +63,20 @@ export interface ConversationView extends ConversationRecord {
   openRuns: string[];
 }
 
-/**
- * What the transports (the gRPC service, the operator console) may use: the control plane's methods,
- * without the parts it is built from, so every transport goes through the same operations.
- */
-export type ControlPlaneFacade = Omit<
-  ControlPlane,
-  | "conversations"
-  | "runs"
-  | "registry"
-  | "gate"
-  | "pending"
-  | "audit"
-  | "hostAgents"
-  | "placements"
-  | "questions"
-  | "vibe"
-  | "cliRuns"
-  | "liveStatus"
-  | "config"
-  | "socketRoot"
-  | "dockerDriver"
-  | "toolHosts"
-  | "metrics"
-  | "calls"
->;
-
-/** What the ConnectToolHost stream needs of the control plane. */
-export interface ToolHostPort {
-  /** The run's id, or not_found when no such run is open. */
-  runIdFor(runId: string): string;
-  isEnclaveTool(name: string): boolean;
-  connectToolHost(host: ToolHost, onRefused: (why: string) => void): void;
-  disconnectToolHost(host: ToolHost, why: string): void;
-}
-
 export class ControlPlane {
   readonly conversations: ConversationStore;
   readonly runs: RunStore;
   /** The state database conversations and runs are kept in (see state/state-db.ts). */
   private readonly state: StateDb;
-  readonly registry = new ToolRegistry();
-  readonly gate = new ApprovalGate();
+  readonly registry: ToolRegistry;
+  readonly gate: ApprovalGate;
   /** Tenants' quotas, one account for every surface (the API and the console take from it alike). */
-  readonly quotas = new TenantQuotas();
+  readonly quotas: TenantQuotas;
   /** Streams open on the API and the console, per tenant and token (bounded, ended with their token); refusals audited at most once per interval per tenant. */
-  private readonly streamRefusals = new RefusalAudit((input) => this.recordAudit(input));
-  readonly streams = new OpenStreams(
-    (tenant, err) => this.streamRefusals.refused(`streams ${tenant}`, { kind: "quota_exceeded", tenant, outcome: `refused:${err.code}`, detail: err.message }),
-    (tenant, kind, err) => this.streamRefusals.refused(`cuts ${tenant}`, { kind: "stream_cut", tenant, tool: kind, outcome: `cut:${err.code}`, detail: err.message }),
-  );
-  readonly pending = new PendingActionStores();
+  readonly streams: OpenStreams;
+  readonly pending: PendingActionStores;
   /** Harness tool hosts, one per run at most (ConnectToolHost). */
-  readonly toolHosts = new ToolHosts();
+  readonly toolHosts: ToolHosts;
   readonly audit: AuditLog;
   readonly hostAgents: HostAgents;
   readonly placements: Placements;
@@ -133,101 +85,60 @@ export class ControlPlane {
   /** The runs the command line keeps across its calls. */
   readonly cliRuns: CliRuns;
   /** What runs per conversation, for the operator console (capabilities register their own source). */
-  readonly liveStatus = new LiveStatusRegistry();
+  readonly liveStatus: LiveStatusRegistry;
   /** Custom tool modules skipped at load, with why: shown by ListTools and the console. */
-  readonly customToolFailures: CustomToolLoadFailure[] = [];
+  readonly customToolFailures: CustomToolLoadFailure[];
   private readonly dispatcher: ToolDispatcher;
   /** What each run has been told about diagnostics (lsp tools, writes, SyncWrites). */
-  private readonly ledger = new DiagnosticsLedger();
+  private readonly ledger: DiagnosticsLedger;
   /** The control plane's private folder (mode 700) for the agents' local sockets; mounted nowhere. */
   readonly socketRoot: string;
   /** What the metrics endpoint serves (see observability/metrics.ts). */
   readonly metrics: EnclaveMetrics;
   /** Tool calls as they start and finish (the console's recent calls, the in-flight gauge). */
-  readonly calls = new CallFeed();
-  /** The Docker engines enclosures run on (placement/engines.ts), connected on first need. */
+  readonly calls: CallFeed;
+  /** The Docker engines enclosures run on (placement/engine-choice.ts), connected on first need. */
   readonly engines: Engines;
-  /** The warm pool, once an engine was connected (empty unless ENCLAVE_WARM_POOL_SIZE > 0). */
-  warmPool: WarmPool | undefined;
+  private readonly parts: ControlPlaneParts;
 
+  /** The parts are built by the composition root (compose.ts); this class is the façade over them. */
   private constructor(readonly config: ControlPlaneConfig) {
-    mkdirSync(config.dataDir, { recursive: true });
-    this.state = new StateDb(config.dataDir);
-    this.conversations = new ConversationStore(config.dataDir, this.state);
-    this.runs = new RunStore(this.state);
-    // A run whose conversation is gone (a delete cut short between the two) has nothing to serve.
-    for (const r of this.runs.list()) if (!this.conversations.has(r.conversationId)) this.runs.close(r.id);
-    this.audit = new AuditLog(join(config.dataDir, "audit.db"), {
-      retention: config.auditRetention,
-      tenantOf: (id) => (this.conversations.has(id) ? this.conversations.get(id).tenant : undefined),
-    });
-    this.metrics = new EnclaveMetrics({
+    const parts = composeControlPlane(config, {
       isEnclaveTool: (name) => this.isEnclaveTool(name),
-      enclosureStates: () => this.conversations.list().flatMap((c) => (c.enclosure ? [c.enclosure.state] : [])),
-      openCards: () => this.questions.list(undefined, false).length,
-      agentResources: () => agentResources(this.conversations.list().map((c) => c.id), (id) => this.agentRunning(id), this.liveStatus.all()),
+      agentRunning: (id) => this.agentRunning(id),
+      recordAudit: (input) => this.recordAudit(input),
+      openRun: (req) => this.openRun(req),
+      closeRun: (id) => this.closeRun(id),
     });
-    // The audit log is where every call and lifecycle event is recorded once: metrics and log lines follow it.
-    this.audit.subscribe((e) => this.metrics.observe(e));
-    this.calls.subscribe((e) => this.metrics.observeCall(e));
-    this.audit.subscribe(logAuditEvent);
-    this.socketRoot = mkdtempSync(join(tmpdir(), "enclave-"));
-    this.hostAgents = new HostAgents(
-      config.agentBundleDir,
-      this.socketRoot,
-      join(config.dataDir, "logs"),
-      join(config.dataDir, "host-state"),
-      config.hostSandbox,
-      join(config.dataDir, "host-spares"),
-    );
-    const images = new SaveLoadSupply(() => connectDocker());
-    const enclosureUids = new SandboxUids(join(config.dataDir, "enclosure-uids"), config.enclosure.uids, { holders: "enclosure", countSetting: "ENCLAVE_ENCLOSURE_UID_COUNT" });
-    this.engines = new Engines(
-      config.engines,
-      (docker, engine) => {
-        countDockerErrors(docker, (resource, status) => this.metrics.dockerError(resource, status));
-        const driver = new DockerDriver(docker, config.agentBundleDir, config.enclosure, this.socketRoot, ownerId(config.dataDir), undefined, engine, engine.remote ? images : undefined);
-        // The warm pool keeps its enclosures on the default engine, when it is this machine's.
-        if (!engine.remote && engine.name === this.engines.names()[0]) {
-          this.warmPool = new WarmPool(docker, driver, config.warmPool, {
-            owner: ownerId(config.dataDir),
-            agentBundleDir: config.agentBundleDir,
-            diskImageDir: config.enclosure.diskImageDir,
-            slotRoot: warmPoolSlotRoot(config.dataDir),
-            uids: enclosureUids,
-            log: (line) => log().warn(line),
-          });
-          this.placements.usePool(this.warmPool);
-        }
-        return driver;
-      },
-    );
-    this.placements = new Placements(this.conversations, this.hostAgents, this.engines, this.audit, enclosureUids);
-    this.questions = new QuestionPort(
-      (card) => this.audit.record(cardAuditEvent(card)),
-      (space) => this.audit.nextCardNumber(space),
-    );
-    this.gate.connect(new CardApprover(this.questions, () => config.questionTimeoutMs, (run) => this.pending.forRun(run)));
-    this.vibe = new VibeRoster(new CommandHost(config.vibe, (id) => this.placements.endpoint(id)), (w) => this.audit.record(workerAuditEvent(w)));
-    const tools = enclaveTools({
-      ledger: this.ledger,
-      questions: this.questions,
-      questionTimeoutMs: () => config.questionTimeoutMs,
-      vibe: this.vibe,
-      workspaceOf: (id) => this.conversations.get(id).workspacePath,
-      debugSessionTtlMs: config.debugSessionTtlMs,
-    });
-    for (const tool of tools) this.registry.register(tool);
-    for (const source of placementStatusSources(this.placements)) this.liveStatus.register(source);
-    this.liveStatus.register(vibeWorkerStatus(this.vibe));
-    this.liveStatus.register({
-      id: "custom-tools",
-      title: "Custom tool modules skipped",
-      empty: "none",
-      list: () => this.customToolFailures.map((f) => ({ name: f.file, state: "skipped", detail: f.reason })),
-    });
-    this.cliRuns = new CliRuns(this.runs, config.cliRunIdleMs, (req) => this.openRun(req), (id) => this.closeRun(id));
-    this.dispatcher = new ToolDispatcher(this.registry, this.gate, this.audit, this.placements, (run) => this.pending.forRun(run), this.toolHosts, this.calls);
+    this.parts = parts;
+    this.state = parts.state;
+    this.conversations = parts.conversations;
+    this.runs = parts.runs;
+    this.registry = parts.registry;
+    this.gate = parts.gate;
+    this.quotas = parts.quotas;
+    this.streams = parts.streams;
+    this.pending = parts.pending;
+    this.toolHosts = parts.toolHosts;
+    this.audit = parts.audit;
+    this.hostAgents = parts.hostAgents;
+    this.placements = parts.placements;
+    this.questions = parts.questions;
+    this.vibe = parts.vibe;
+    this.cliRuns = parts.cliRuns;
+    this.liveStatus = parts.liveStatus;
+    this.customToolFailures = parts.customToolFailures;
+    this.dispatcher = parts.dispatcher;
+    this.ledger = parts.ledger;
+    this.socketRoot = parts.socketRoot;
+    this.metrics = parts.metrics;
+    this.calls = parts.calls;
+    this.engines = parts.engines;
+  }
+
+  /** The warm pool, once an engine was connected (empty unless ENCLAVE_WARM_POOL_SIZE > 0). */
+  get warmPool(): WarmPool | undefined {
+    return this.parts.warmPool;
   }
 
   static async start(config: ControlPlaneConfig): Promise<ControlPlane> {
@@ -410,23 +321,12 @@ export class ControlPlane {
         ...(this.config.hostSandbox.network ? ["host network shared (ENCLAVE_HOST_NETWORK=on)"] : []),
         ...(this.config.hostSandbox.cgroups ? [] : ["no cgroup bounds the sandbox (ENCLAVE_HOST_CGROUPS=off)"]),
       ];
-      const checks = target ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED }) : [];
+      const checks = target ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED, processes: { namespaceOf: sandboxNamespace, processesIn: sandboxProcesses } }) : [];
       return { ...base, placement: "host", containerId: "", image: "", runtime: "", relaxations, checks, passed: checks.length > 0 && checks.every((c) => c.ok) };
     }
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
-    const driver = await this.engines.driver(enc.engine);
-    const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
-    const [info, inside, volume] = await Promise.all([driver.containerInfo(enc), ep.client.selfAudit().catch(asError), driver.workspaceVolumeInfo(enc)]);
-    // The host's view first, then gVisor's: the reader gVisor's view starts is no process of the host's.
-    const outside: OutsideView = { info, volume, host: await driver.hostView(info).catch(asError) };
-    if (enc.runtime === "runsc") {
-      outside.gvisor = await driver.gvisorView(enc).catch(asError);
-      outside.runsc = await driver.runscRegistration().catch(asError);
-    }
-    const computed = enclosureChecks(outside, inside, enc);
-    computed.push(originCheck(id, enc, info, await ep.client.health().then((h) => h.conversationId, asError)));
-    const checks = driver.engine.remote ? judgeOnRemoteEngine(computed, info, enc, driver.engine.name) : computed;
+    const checks = await auditInEnclosure(id, enc, await this.engines.driver(enc.engine), ep.client);
     return {
       ...base,
       placement: "enclosure",

@@ -5,7 +5,7 @@
 // claims from the pool.
 import { execFileSync } from "node:child_process";
 import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
-import { ENCLOSURE_RUNTIMES } from "@enclave/control-plane/config.js";
+import { ENCLOSURE_RUNTIMES } from "@enclave/control-plane/model/enclosure.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { eventually } from "../helpers/wait.js";
 import { type BenchRow, row, sample, time } from "./measure.js";

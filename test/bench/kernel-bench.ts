@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resultText } from "@enclave/client/control-plane-client.js";
-import { ENCLOSURE_RUNTIMES } from "@enclave/control-plane/config.js";
+import { ENCLOSURE_RUNTIMES } from "@enclave/control-plane/model/enclosure.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { hostPython } from "../helpers/host-python.js";
 import { type BenchRow, row, time } from "./measure.js";

@@ -1,6 +1,6 @@
 // The container runtimes the enclosure-facing suites run under: ENCLAVE_TEST_RUNTIMES, comma-separated
 // (default "runc,runsc"). `make docker` registers runsc (gVisor) with the engine.
-import { ENCLOSURE_RUNTIMES, type EnclosureRuntime, isEnclosureRuntime } from "@enclave/control-plane/config.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureRuntime, isEnclosureRuntime } from "@enclave/control-plane/model/enclosure.js";
 
 function fromEnv(): EnclosureRuntime[] {
   const raw = process.env.ENCLAVE_TEST_RUNTIMES ?? "";

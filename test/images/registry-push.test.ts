@@ -9,7 +9,7 @@ import { gunzipSync } from "node:zlib";
 import { extract as tarExtract } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@enclave/control-plane/config.js";
-import type { ConversationRecord } from "@enclave/control-plane/conversations/conversation-store.js";
+import type { ConversationRecord } from "@enclave/control-plane/model/conversation.js";
 import { EnclaveError } from "@enclave/control-plane/errors.js";
 import { DockerDriver } from "@enclave/control-plane/placement/docker-driver.js";
 import { connectDocker } from "@enclave/control-plane/placement/docker-connection.js";
@@ -100,7 +100,7 @@ describe("images push to a real registry", () => {
   it("with ENCLAVE_IMAGE_REGISTRY set, the driver runs the pinned reference and refuses an image never pushed there", async () => {
     const docker = await connectDocker();
     const config = loadConfig();
-    const driver = new DockerDriver(docker, config.agentBundleDir, { ...config.enclosure, imageRegistry: "127.0.0.1:1" }, root, "imgpipe-test");
+    const driver = new DockerDriver({ docker, agentBundleDir: config.agentBundleDir, defaults: { ...config.enclosure, imageRegistry: "127.0.0.1:1" }, socketRoot: root, owner: "imgpipe-test" });
     const conv = { id: "imgpipe-registry", workspacePath: root } as ConversationRecord;
     const refused = await driver.start(conv, {}, ANY_IMAGE, config.enclosure.uids.base).then(
       () => undefined,

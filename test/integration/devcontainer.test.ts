@@ -9,7 +9,7 @@ import Docker from "dockerode";
 import { NODE_RUNTIME } from "@enclave/control-plane/placement/node-runtime.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlaneCallError, resultText } from "@enclave/client/control-plane-client.js";
-import { LABELS } from "@enclave/control-plane/placement/docker-driver.js";
+import { LABELS } from "@enclave/control-plane/model/labels.js";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { byoImage } from "../helpers/byo-images.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";

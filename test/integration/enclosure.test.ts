@@ -7,7 +7,7 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { loadConfig } from "@enclave/control-plane/config.js";
-import { LABELS } from "@enclave/control-plane/placement/docker-driver.js";
+import { LABELS } from "@enclave/control-plane/model/labels.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 

@@ -9,7 +9,8 @@ import Docker from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
 import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import { ConversationStore } from "@enclave/control-plane/conversations/conversation-store.js";
-import { LABELS, ownerId } from "@enclave/control-plane/placement/docker-driver.js";
+import { ownerId } from "@enclave/control-plane/placement/docker-driver.js";
+import { LABELS } from "@enclave/control-plane/model/labels.js";
 import { createWorkspaceDisk, removeWorkspaceDisk, type WorkspaceDisk } from "@enclave/control-plane/placement/workspace-disk.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 

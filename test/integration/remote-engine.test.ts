@@ -10,7 +10,7 @@ import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneCallError, resultText } from "@enclave/client/control-plane-client.js";
-import type { EnclosureAuditReport } from "@enclave/control-plane/audit/enclosure-audit.js";
+import type { EnclosureAuditReport } from "@enclave/control-plane/hardening/audit-check.js";
 import { loadConfig } from "@enclave/control-plane/config.js";
 import { ControlPlane } from "@enclave/control-plane/control-plane.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";

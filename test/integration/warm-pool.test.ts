@@ -12,8 +12,9 @@ import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@enclave/control-plane/config.js";
 import { resultText } from "@enclave/client/control-plane-client.js";
-import { LABELS, ownerId } from "@enclave/control-plane/placement/docker-driver.js";
-import { POOL_LABEL, warmPoolSlotRoot } from "@enclave/control-plane/placement/warm-pool.js";
+import { ownerId } from "@enclave/control-plane/placement/docker-driver.js";
+import { LABELS, POOL_LABEL } from "@enclave/control-plane/model/labels.js";
+import { warmPoolSlotRoot } from "@enclave/control-plane/placement/warm-pool.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { eventually } from "../helpers/wait.js";
 

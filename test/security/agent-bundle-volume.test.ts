@@ -9,7 +9,7 @@ import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
-import { IN_ENCLOSURE } from "@enclave/control-plane/placement/enclosure-settings.js";
+import { IN_ENCLOSURE } from "@enclave/control-plane/model/enclosure.js";
 import { agentBundleDir } from "@enclave/control-plane/repo-paths.js";
 import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import type { AuditEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";

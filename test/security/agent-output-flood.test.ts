@@ -9,7 +9,7 @@ import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-j
 import { afterAll, expect, it } from "vitest";
 import { AgentClient } from "@enclave/control-plane/agent-client/agent-client.js";
 import { LIMITS } from "@enclave/control-plane/limits.js";
-import type { Run } from "@enclave/control-plane/runs/run-store.js";
+import type { Run } from "@enclave/control-plane/model/run.js";
 import { execTool } from "@enclave/control-plane/tools/builtin/exec.js";
 import { runCell } from "@enclave/control-plane/tools/eval/eval-cell.js";
 import type { ToolContext } from "@enclave/control-plane/tools/tool.js";

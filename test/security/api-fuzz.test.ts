@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import { isEnclaveErrorCode } from "@enclave/control-plane/errors.js";
 import { ownerId } from "@enclave/control-plane/placement/docker-driver.js";
-import { RESOURCES } from "@enclave/control-plane/runs/run-store.js";
+import { RESOURCES } from "@enclave/control-plane/model/run.js";
 import { addToken, setQuota } from "@enclave/control-plane/tenants/token-file.js";
 import {
   AnswerCardRequest,

@@ -8,7 +8,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
-import { type ControlPlaneConfig, type EnclosureRuntime } from "@enclave/control-plane/config.js";
+import type { ControlPlaneConfig } from "@enclave/control-plane/config.js";
+import type { EnclosureRuntime } from "@enclave/control-plane/model/enclosure.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 

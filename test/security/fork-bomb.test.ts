@@ -6,7 +6,7 @@ import { join } from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
-import { runscHostTasks } from "@enclave/control-plane/placement/gvisor-runtime.js";
+import { runscHostTasks } from "@enclave/control-plane/model/enclosure.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { pidsCgroupDir, readPidsCgroup } from "../helpers/container-pids.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";

@@ -8,8 +8,8 @@ import { pack as tarPack } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { conversationKey } from "@enclave/control-plane/conversations/conversation-keys.js";
-import { enclosureChecks } from "@enclave/control-plane/audit/enclosure-audit.js";
-import { readHostView } from "@enclave/control-plane/audit/host-view.js";
+import { enclosureChecks } from "@enclave/control-plane/hardening/enclosure-audit.js";
+import { readHostView } from "@enclave/control-plane/placement/host-view.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 
 const docker = new Docker();

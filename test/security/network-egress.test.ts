@@ -11,7 +11,7 @@ import { GenericContainer, Network, type StartedNetwork, type StartedTestContain
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import { resultText } from "@enclave/client/control-plane-client.js";
-import type { EnclosureRuntime } from "@enclave/control-plane/config.js";
+import type { EnclosureRuntime } from "@enclave/control-plane/model/enclosure.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 

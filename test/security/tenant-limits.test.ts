@@ -12,7 +12,7 @@ import { tenantView } from "@enclave/control-plane/console/tenant-view.js";
 import { conversationKey } from "@enclave/control-plane/conversations/conversation-keys.js";
 import { EnclaveError } from "@enclave/control-plane/errors.js";
 import { LIMITS } from "@enclave/control-plane/limits.js";
-import type { EnclosureRequest } from "@enclave/control-plane/placement/enclosure-settings.js";
+import type { EnclosureRequest } from "@enclave/control-plane/model/enclosure.js";
 import { TokenFileAuth } from "@enclave/control-plane/tenants/caller-auth.js";
 import type { Tenant } from "@enclave/control-plane/tenants/tenant.js";
 import { setQuota } from "@enclave/control-plane/tenants/token-file.js";

@@ -8,7 +8,7 @@
 // own sandbox, not tenant code, so only volumes, IPC mode, cgroups and /tmp are compared.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
-import { type EnclosureRuntime } from "@enclave/control-plane/config.js";
+import type { EnclosureRuntime } from "@enclave/control-plane/model/enclosure.js";
 import type { ControlPlane } from "@enclave/control-plane/control-plane.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 import { conversationKey } from "@enclave/control-plane/conversations/conversation-keys.js";

@@ -2,8 +2,8 @@
 // real reads are proven end to end in test/security/egress-audit.test.ts).
 import type Docker from "dockerode";
 import { expect, it } from "vitest";
-import { parseGvisorTables, readerUid, splitHeadOutput } from "@enclave/control-plane/audit/gvisor-view.js";
-import { capsWithin, engineSocketMounts, idInside, listeningIn, parseIdMap, parseMountinfo } from "@enclave/control-plane/audit/proc-tables.js";
+import { parseGvisorTables, readerUid, splitHeadOutput } from "@enclave/control-plane/placement/gvisor-view.js";
+import { capsWithin, engineSocketMounts, idInside, listeningIn, parseIdMap, parseMountinfo } from "@enclave/control-plane/procfs/proc-tables.js";
 import { runscRegistration } from "@enclave/control-plane/placement/gvisor-runtime.js";
 
 it("reads listening TCP and bound UDP sockets, not connections", () => {

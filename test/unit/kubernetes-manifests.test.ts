@@ -13,9 +13,10 @@ import * as node from "kubernetes-models/node.k8s.io/v1";
 import * as rbac from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, loadConfig } from "@enclave/control-plane/config.js";
-import { LABELS } from "@enclave/control-plane/placement/docker-driver.js";
-import { containerSpec, IN_ENCLOSURE, resolveSettings } from "@enclave/control-plane/placement/enclosure-settings.js";
+import { loadConfig } from "@enclave/control-plane/config.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, IN_ENCLOSURE } from "@enclave/control-plane/model/enclosure.js";
+import { LABELS } from "@enclave/control-plane/model/labels.js";
+import { containerSpec, resolveSettings } from "@enclave/control-plane/placement/enclosure-settings.js";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

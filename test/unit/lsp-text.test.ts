@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { DiagnosticsLedger } from "@enclave/control-plane/tools/lsp/diagnostics-ledger.js";
 import { patchedPaths } from "@enclave/control-plane/tools/lsp/diagnostics-on-write.js";
-import type { Run } from "@enclave/control-plane/runs/run-store.js";
+import type { Run } from "@enclave/control-plane/model/run.js";
 import { displayColumn, locateSymbol, parseSymbol, splitLines } from "@enclave/agent/lsp/text-positions.js";
 import { applyTextEdits } from "@enclave/agent/lsp/workspace-edit.js";
 

@@ -1,9 +1,9 @@
 // The audit's verdicts on a remote engine: the engine's settings can fail an item, never pass one.
 import type Docker from "dockerode";
 import { describe, expect, it } from "vitest";
-import type { AuditCheck } from "@enclave/control-plane/audit/enclosure-audit.js";
-import { judgeOnRemoteEngine } from "@enclave/control-plane/audit/remote-engine-audit.js";
-import type { EnclosureRecord } from "@enclave/control-plane/conversations/conversation-store.js";
+import type { AuditCheck } from "@enclave/control-plane/hardening/audit-check.js";
+import { judgeOnRemoteEngine } from "@enclave/control-plane/hardening/remote-engine-audit.js";
+import type { EnclosureRecord } from "@enclave/control-plane/model/conversation.js";
 
 const record: EnclosureRecord = {
   containerId: "c0ffee",

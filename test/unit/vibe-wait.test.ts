@@ -2,7 +2,7 @@
 // ends when the call is cancelled; with one, it returns at the timeout and the worker keeps running.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WorkerHostCommand } from "@enclave/proto/gen/enclave/control/v1/control.js";
-import type { Run } from "@enclave/control-plane/runs/run-store.js";
+import type { Run } from "@enclave/control-plane/model/run.js";
 import type { ToolContext, ToolOutput } from "@enclave/control-plane/tools/tool.js";
 import { RemoteWorkerHost } from "@enclave/control-plane/vibe/remote-worker-host.js";
 import { vibeWaitTool } from "@enclave/control-plane/tools/vibe/vibe-wait.js";

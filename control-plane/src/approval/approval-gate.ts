@@ -2,7 +2,7 @@
 // The control plane connects the card approver (a permission card on the question port); a gate
 // with no approver, like a card nobody is attached to answer, fails closed: nothing runs.
 import { EnclaveError } from "../errors.js";
-import type { Run } from "../runs/run-store.js";
+import type { Run } from "../model/run.js";
 import type { Tool } from "../tools/tool.js";
 
 export interface ApprovalRequest {

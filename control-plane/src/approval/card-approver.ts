@@ -6,7 +6,7 @@
 import { LIMITS } from "../limits.js";
 import { EnclaveError } from "../errors.js";
 import type { QuestionPort } from "../questions/question-port.js";
-import type { Run } from "../runs/run-store.js";
+import type { Run } from "../model/run.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
 import type { ApprovalRequest, Approver } from "./approval-gate.js";
 import { displayPath, type TouchedFiles, touchedFiles } from "./touched-files.js";

@@ -12,15 +12,8 @@
 // is derived from it, so nothing grows with the number of visitors.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import type { TokenFileAuth } from "../tenants/caller-auth.js";
 import type { Tenant } from "../tenants/tenant.js";
-import { isLoopbackHost } from "./console-settings.js";
-
-/**
- * The API's tenants as the console sees them: a tenant's token opens it, as long as the token
- * lasts; an operator's sees every tenant's conversations, any other its own tenant's only.
- */
-export type ConsoleOperators = Pick<TokenFileAuth, "identify" | "tokenTenant" | "onRevoked">;
+import { type ConsoleOperators, isLoopbackHost } from "./console-settings.js";
 
 const TOKEN_SESSION_RE = /^tk_([0-9a-f]{8})_/;
 

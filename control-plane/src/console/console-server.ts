@@ -4,7 +4,7 @@
 // what happened. Every page carries a strict Content-Security-Policy (own script and stylesheet only).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ControlPlaneFacade } from "../control-plane.js";
+import type { ControlPlaneApi } from "../control-plane-api.js";
 import { asEnclaveError, EnclaveError, type EnclaveErrorCode } from "../errors.js";
 import { ConsoleAccess, foreignSiteRefusal, type Session } from "./access.js";
 import { type ConsoleSettings, consoleUrl, isLoopbackHost } from "./console-settings.js";
@@ -86,7 +86,7 @@ function tokenForm(path: string) {
   return html`<form method="get" action="${path}" class="inline-form"><label>access token <input type="password" name="token" autocomplete="off" autofocus required></label><button type="submit" class="primary">Open</button></form>`;
 }
 
-export async function serveConsole(cp: ControlPlaneFacade, settings: ConsoleSettings): Promise<ServingConsole> {
+export async function serveConsole(cp: ControlPlaneApi, settings: ConsoleSettings): Promise<ServingConsole> {
   if (!settings.token && !settings.operators && !isLoopbackHost(settings.host)) {
     throw new EnclaveError("invalid_arguments", `a console on ${settings.host} (not loopback) needs an access token: set ENCLAVE_CONSOLE_TOKEN, or let \`enclave serve\` generate one`);
   }

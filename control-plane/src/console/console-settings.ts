@@ -4,9 +4,15 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import { EnclaveError } from "../errors.js";
-import type { ConsoleOperators } from "./access.js";
+import type { TokenFileAuth } from "../tenants/caller-auth.js";
 
 export const DEFAULT_CONSOLE_LISTEN = "127.0.0.1:7401";
+
+/**
+ * The API's tenants as the console sees them: a tenant's token opens it, as long as the token
+ * lasts; an operator's sees every tenant's conversations, any other its own tenant's only.
+ */
+export type ConsoleOperators = Pick<TokenFileAuth, "identify" | "tokenTenant" | "onRevoked">;
 
 export interface ConsoleSettings {
   host: string;

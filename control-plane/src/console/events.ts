@@ -6,7 +6,7 @@
 import type { ServerResponse } from "node:http";
 import type { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
-import type { ControlPlaneFacade } from "../control-plane.js";
+import type { ControlPlaneApi } from "../control-plane-api.js";
 import { type AuditFilter, matchesAuditFilter } from "./audit-filter.js";
 import type { Session } from "./access.js";
 import { SseStream } from "./sse.js";
@@ -25,12 +25,12 @@ function openedCard(card: Card, csrf: string) {
   return { key: cardKey(card), space: card.conversationId, number: card.number, html: renderCard(card, csrf, "/").value };
 }
 
-export function openEventStream(cp: ControlPlaneFacade, res: ServerResponse, session: Session, scope: EventScope): SseStream {
+export function openEventStream(cp: ControlPlaneApi, res: ServerResponse, session: Session, scope: EventScope): SseStream {
   // Counted against the session's tenant (quota_exceeded past its bound), and ended with its token.
   let stream: SseStream | undefined;
   const owner = { tenant: session.viewer?.name, tokenId: session.tokenId };
   const release = cp.streams.open("console_events", owner, (err) => stream?.end(err));
-  stream = new SseStream(res, undefined, (err) => cp.streams.cutOff("console_events", owner, err));
+  stream = new SseStream(res, { onSlowReader: (err) => cp.streams.cutOff("console_events", owner, err) });
   stream.onClose(release);
   const cards = cp.subscribeCards(undefined, (e) => {
     if (e.type === "opened") stream.send("card-opened", openedCard(e.card, session.csrf));

@@ -2,7 +2,7 @@
 // event stream, audit exports, and the POSTs (answer a card; start or stop an enclosure; start the
 // host agent). No GET starts or changes anything. Access, CSRF and errors are handled by the server
 // before and after these. Every route goes through the ControlPlane facade only.
-import type { ControlPlaneFacade } from "../control-plane.js";
+import type { ControlPlaneApi } from "../control-plane-api.js";
 import { answerCard } from "./routes/answer-card.js";
 import { auditDownload } from "./routes/audit-download.js";
 import { auditPage } from "./routes/audit-page.js";
@@ -20,7 +20,7 @@ import { startHostAgent } from "./routes/start-host-agent.js";
 
 export type { Reply, Route, RouteContext } from "./routes/route.js";
 
-export function consoleRoutes(cp: ControlPlaneFacade): Route[] {
+export function consoleRoutes(cp: ControlPlaneApi): Route[] {
   return [
     overviewPage(cp),
     cardsPage(cp),

@@ -14,12 +14,16 @@ export class SseStream {
   private readonly cleanups: (() => void)[] = [];
   private readonly heartbeat: NodeJS.Timeout;
 
+  private readonly maxBufferedBytes: number;
+  /** Told when the page is cut off for falling behind (for the audit log). */
+  private readonly onSlowReader: (err: EnclaveError) => void;
+
   constructor(
     private readonly res: ServerResponse,
-    private readonly maxBufferedBytes: number = LIMITS.streamBufferedBytes.console_events,
-    /** Told when the page is cut off for falling behind (for the audit log). */
-    private readonly onSlowReader: (err: EnclaveError) => void = () => undefined,
+    opts: { maxBufferedBytes?: number; onSlowReader?: (err: EnclaveError) => void } = {},
   ) {
+    this.maxBufferedBytes = opts.maxBufferedBytes ?? LIMITS.streamBufferedBytes.console_events;
+    this.onSlowReader = opts.onSlowReader ?? (() => undefined);
     res.writeHead(200, {
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-store",

@@ -3,14 +3,15 @@
 // as a missing one. Deny by default: a facade method not listed here is refused, so a route added
 // later cannot reach every tenant's records through a tenant's session by accident. An operator's
 // session (or the console's own token) gets the whole control plane instead.
-import type { ControlPlaneFacade, ConversationView } from "../control-plane.js";
+import type { ConversationView } from "../control-plane.js";
+import type { ControlPlaneApi } from "../control-plane-api.js";
 import { splitKey } from "../conversations/conversation-keys.js";
 import { noConversation } from "../conversations/conversation-store.js";
 import { EnclaveError } from "../errors.js";
 import { withinTenantLimits } from "../tenants/tenant-limits.js";
 import type { Tenant } from "../tenants/tenant.js";
 
-export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlaneFacade {
+export function tenantView(cp: ControlPlaneApi, tenant: Tenant): ControlPlaneApi {
   const owns = (key: string): boolean => {
     try {
       return cp.conversationTenant(key) === tenant.name;
@@ -25,7 +26,7 @@ export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlane
   const ownCard = (c: { conversationId: string }): boolean => owns(c.conversationId);
   // A tenant's workspaces are the data folder's: their host paths are not its to know.
   const pathless = (c: ConversationView): ConversationView => ({ ...c, workspacePath: "" });
-  const narrowed: Partial<ControlPlaneFacade> = {
+  const narrowed: Partial<ControlPlaneApi> = {
     listConversations: () => cp.listConversations().filter((c) => c.tenant === tenant.name).map(pathless),
     getConversation: (id) => pathless(cp.getConversation(mine(id))),
     conversationTenant: (id) => cp.conversationTenant(mine(id)),
@@ -86,7 +87,7 @@ export function tenantView(cp: ControlPlaneFacade, tenant: Tenant): ControlPlane
   };
   return new Proxy(cp, {
     get(target, prop) {
-      if (Object.prototype.hasOwnProperty.call(narrowed, prop)) return narrowed[prop as keyof ControlPlaneFacade];
+      if (Object.prototype.hasOwnProperty.call(narrowed, prop)) return narrowed[prop as keyof ControlPlaneApi];
       const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
       return () => {

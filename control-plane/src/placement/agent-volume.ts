@@ -21,7 +21,7 @@ import { sleep } from "@enclave/proto/wait.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { archiveDigest, EMPTY_DIGEST, folderDigest } from "./bundle-digest.js";
-import { IN_ENCLOSURE } from "./enclosure-settings.js";
+import { IN_ENCLOSURE } from "../model/enclosure.js";
 import { NO_COPY, withVolumeHolder } from "./volume-holder.js";
 import { packFolder, putFolder } from "./workspace-transfer.js";
 

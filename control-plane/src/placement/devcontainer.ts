@@ -27,7 +27,7 @@ import { checkBuildFetches } from "./build-bases.js";
 import { makeBuildCgroup } from "./build-cgroup.js";
 import { dockerfileFetches } from "./dockerfile-bases.js";
 import { engineBuild } from "./engine-build.js";
-import { IN_ENCLOSURE } from "./enclosure-settings.js";
+import { IN_ENCLOSURE } from "../model/enclosure.js";
 import type { ImageNamedBy } from "./image-access.js";
 import { checkImageReference } from "./image-reference.js";
 import { engineIsLocal } from "./workspace-disk.js";

@@ -9,12 +9,12 @@ import type Docker from "dockerode";
 import { agentImageTag, imageExists, imageTags } from "../image-set/image-tags.js";
 import { ensurePinnedImage, registryImageReference } from "../image-set/registry-pull.js";
 import { AgentClient } from "../agent-client/agent-client.js";
-import type { ConversationRecord, EnclosureRecord } from "../conversations/conversation-store.js";
-import type { EnclosureDefaults } from "../config.js";
+import type { ConversationRecord, EnclosureRecord } from "../model/conversation.js";
+import { type EnclosureDefaults, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE } from "../model/enclosure.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { sleep } from "@enclave/proto/wait.js";
-import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, RELAY_COMMAND, resolveSettings, withOwnUid } from "./enclosure-settings.js";
+import { containerSpec, RELAY_COMMAND, resolveSettings, withOwnUid } from "./enclosure-settings.js";
 import { DeathWatch, type EventStream } from "./death-watch.js";
 import { ExecRelay } from "./exec-relay.js";
 import { createWorkspaceDisk, diskOfVolume, removeWorkspaceDisk, type WorkspaceDisk } from "./workspace-disk.js";
@@ -24,22 +24,18 @@ import { runPostCreate } from "./devcontainer.js";
 import { devcontainerTag, planEnclosureImage } from "./enclosure-image.js";
 import { agentVolume, withAgentVolume } from "./agent-volume.js";
 import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
-import { type RunscRegistration, runscRegistration } from "./gvisor-runtime.js";
-import { type GvisorView, readGvisorView } from "../audit/gvisor-view.js";
-import { type HostView, readHostView } from "../audit/host-view.js";
+import { runscRegistration } from "./gvisor-runtime.js";
+import type { RunscRegistration, GvisorView, HostView } from "../model/enclosure-views.js";
+import { readGvisorView } from "./gvisor-view.js";
+import { readHostView } from "./host-view.js";
 import { log as logger } from "../observability/log.js";
-import { DEFAULT_ENGINE, type EngineIdentity, LOCAL_ENGINE, withinDeadline } from "./engines.js";
+import { withinDeadline } from "./engines.js";
+import { DEFAULT_ENGINE, type EngineIdentity, LOCAL_ENGINE } from "../model/engine.js";
 import type { ImageSupply } from "./image-supply.js";
 import { type ImageAccess, ImageRule } from "./image-access.js";
 import { checkImageReference } from "./image-reference.js";
 import { createPlainWorkspaceVolume } from "./remote-workspace.js";
-
-export const LABELS = {
-  managed: "org.enclave.managed",
-  conversation: "org.enclave.conversation",
-  /** Which control plane made it (see ownerId): several may share one engine, each reaps only its own. */
-  owner: "org.enclave.owner",
-} as const;
+import { LABELS } from "../model/labels.js";
 
 /** A control plane's name on the engine: derived from its data folder, so it is the same after a restart. */
 export function ownerId(dataDir: string): string {
@@ -103,21 +99,45 @@ function remoteRequest(req: EnclosureRequest, engine: string): EnclosureRequest 
   return { ...req, workspaceMode: "copy" };
 }
 
+export interface DockerDriverOptions {
+  docker: Docker;
+  agentBundleDir: string;
+  defaults: EnclosureDefaults;
+  /** The control plane's private folder (mode 700) for the relays' local sockets. */
+  socketRoot: string;
+  /** This control plane's ownerId, put on every container it makes. */
+  owner: string;
+  log?: (line: string) => void;
+  /** Which engine this is; a remote one shares no filesystem and no kernel view with this machine. */
+  engine?: EngineIdentity;
+  /** Brings a missing image to this engine (remote engines); none: a missing image is an error. */
+  images?: ImageSupply;
+}
+
 export class DockerDriver {
-  constructor(
-    private readonly docker: Docker,
-    private readonly agentBundleDir: string,
-    private readonly defaults: EnclosureDefaults,
-    /** The control plane's private folder (mode 700) for the relays' local sockets. */
-    private readonly socketRoot: string,
-    /** This control plane's ownerId, put on every container it makes. */
-    private readonly owner: string,
-    private readonly log: (line: string) => void = (line) => logger().warn(line),
-    /** Which engine this is; a remote one shares no filesystem and no kernel view with this machine. */
-    readonly engine: EngineIdentity = LOCAL_ENGINE,
-    /** Brings a missing image to this engine (remote engines); none: a missing image is an error. */
-    private readonly images?: ImageSupply,
-  ) {}
+  private readonly docker: Docker;
+  private readonly agentBundleDir: string;
+  private readonly defaults: EnclosureDefaults;
+  /** The control plane's private folder (mode 700) for the relays' local sockets. */
+  private readonly socketRoot: string;
+  /** This control plane's ownerId, put on every container it makes. */
+  private readonly owner: string;
+  private readonly log: (line: string) => void;
+  /** Which engine this is; a remote one shares no filesystem and no kernel view with this machine. */
+  readonly engine: EngineIdentity;
+  /** Brings a missing image to this engine (remote engines); none: a missing image is an error. */
+  private readonly images: ImageSupply | undefined;
+
+  constructor(opts: DockerDriverOptions) {
+    this.docker = opts.docker;
+    this.agentBundleDir = opts.agentBundleDir;
+    this.defaults = opts.defaults;
+    this.socketRoot = opts.socketRoot;
+    this.owner = opts.owner;
+    this.log = opts.log ?? ((line) => logger().warn(line));
+    this.engine = opts.engine ?? LOCAL_ENGINE;
+    this.images = opts.images;
+  }
 
   /** The engine's own report of itself (running containers: its load). */
   engineInfo(): Promise<{ ContainersRunning?: number }> {

@@ -4,12 +4,12 @@
 // hardening itself is resolveSettings' and containerSpec's, the same for every image.
 import { createHash } from "node:crypto";
 import type Docker from "dockerode";
-import type { ConversationRecord } from "../conversations/conversation-store.js";
+import type { ConversationRecord } from "../model/conversation.js";
 import { EnclaveError } from "../errors.js";
 import { imageFacts, type Injection, isEnclaveImage, nodeInjection } from "./agent-injection.js";
 import { ownImageAgentNode } from "./agent-node.js";
 import { buildDevcontainer, type DevcontainerBuild, envEntries, type PostCreateStep, readDevcontainer } from "./devcontainer.js";
-import type { EnclosureRequest, EnclosureSettings } from "./enclosure-settings.js";
+import type { EnclosureRequest, EnclosureSettings } from "../model/enclosure.js";
 import type { ImageNamedBy } from "./image-access.js";
 import { DEFAULT_USER, readIdFiles, resolveUserSpec } from "./image-user.js";
 

@@ -3,63 +3,9 @@
 // log records.
 import { posix } from "node:path";
 import type { ContainerCreateOptions } from "dockerode";
-import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRuntime, isEnclosureRuntime } from "../config.js";
+import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, isEnclosureRuntime, runscHostTasks } from "../model/enclosure.js";
 import { EnclaveError } from "../errors.js";
 import { quoted } from "../text/wording.js";
-import { runscHostTasks } from "./gvisor-runtime.js";
-
-export interface EnclosureRequest {
-  image?: string;
-  workspaceMode?: string;
-  memoryBytes?: number;
-  cpus?: number;
-  pidsLimit?: number;
-  user?: string;
-  networkMode?: string;
-  keepCapabilities?: string[];
-  writableRoot?: boolean;
-  allowNewPrivileges?: boolean;
-  agentDelivery?: string;
-  diskLimitBytes?: number;
-  runtime?: string;
-  /** Start from the workspace's dev container (devcontainer.ts) instead of an image. */
-  devcontainer?: boolean;
-  /** False: a dev container that needs a Dockerfile build is refused (the tenant's builds are off). Never from the wire. */
-  buildsAllowed?: boolean;
-}
-
-export interface EnclosureSettings {
-  image: string;
-  workspaceMode: "bind" | "copy";
-  memoryBytes: number;
-  cpus: number;
-  pidsLimit: number;
-  uid: number;
-  gid: number;
-  /** Supplementary groups: a user the image or request named keeps its group (see withOwnUid). */
-  groups: number[];
-  networkMode: string;
-  keepCapabilities: string[];
-  writableRoot: boolean;
-  allowNewPrivileges: boolean;
-  agentDelivery: "mount" | "baked";
-  runtime: EnclosureRuntime;
-  tmpSizeBytes: number;
-  homeSizeBytes: number;
-  /** Size of the copy-mode workspace volume; 0 in bind mode (the host folder's filesystem bounds it). */
-  diskLimitBytes: number;
-  relaxations: string[];
-}
-
-/** Where things live inside an enclosure. */
-export const IN_ENCLOSURE = {
-  workspace: "/workspace",
-  /** The agent's socket lives on the container's own tmpfs: nothing of the host is mounted for it. */
-  runDir: "/run/enclave",
-  socket: "/run/enclave/agent.sock",
-  agentDir: "/opt/enclave/agent",
-  home: "/home/enclave",
-} as const;
 
 /** The agent's socket and nothing else: a small tmpfs. */
 const RUN_DIR_BYTES = 1024 ** 2;

@@ -2,6 +2,7 @@
 // before an enclosure is started under it so a missing or incomplete registration is one clear error.
 import type Docker from "dockerode";
 import { EnclaveError } from "../errors.js";
+import type { RunscRegistration } from "../model/enclosure-views.js";
 
 /**
  * The flags `make docker` (images/ensure-docker.sh) registers runsc with: --network=none keeps
@@ -10,23 +11,6 @@ import { EnclaveError } from "../errors.js";
  * from starting inside. Not --host-uds: the agent is reached through exec, no host socket is needed.
  */
 export const RUNSC_RUNTIME_ARGS = ["--network=none"] as const;
-
-/**
- * Under gVisor the cgroup's pids limit counts gVisor's own host tasks — several per process inside
- * (its platform's stubs) — and reaching it ends the whole sandbox rather than failing a fork. So an
- * enclosure's limit is enforced inside, as gVisor's RLIMIT_NPROC (its processes all run as one user,
- * and gVisor counts only its own), which fails a fork with EAGAIN as the cgroup does under runc; the
- * cgroup keeps a backstop sized for gVisor's tasks: about 5 per single-threaded process measured
- * here, so 8 per allowed process and a base for gVisor itself.
- */
-export function runscHostTasks(pidsLimit: number): number {
-  return pidsLimit * 8 + 256;
-}
-
-export interface RunscRegistration {
-  path: string;
-  runtimeArgs: string[];
-}
 
 const HOW_TO_REGISTER =
   `register it: \`make docker\` installs Debian's runsc and adds {"runtimes":{"runsc":{"path":"/usr/bin/runsc",` +

@@ -4,7 +4,8 @@
 // away (stopped or crashed) is marked at the next start, and the next call on it carries a notice
 // that its kernels, language servers and debug sessions are gone (its files are not).
 import type { AuditLog } from "../audit/audit-log.js";
-import type { ConversationRecord, ConversationStore } from "../conversations/conversation-store.js";
+import type { ConversationStore } from "../conversations/conversation-store.js";
+import type { ConversationRecord } from "../model/conversation.js";
 
 /** The stable word the notice starts with, for callers that act on it. */
 export const HOST_AGENT_LOST = "host_agent_lost";

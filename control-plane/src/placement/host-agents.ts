@@ -28,14 +28,8 @@ import { SandboxCgroup } from "./sandbox-cgroup.js";
 import { sandboxAgentPid } from "./sandbox-processes.js";
 import { SandboxUids } from "./sandbox-uids.js";
 import { SeccompFilter } from "./seccomp-filter.js";
-import {
-  giveWorkspaceTo,
-  type HostSandboxConfig,
-  IN_SANDBOX,
-  type SandboxIdentity,
-  sandboxedAgentCommand,
-  sandboxIdentity,
-} from "./host-sandbox.js";
+import { giveWorkspaceTo, sandboxedAgentCommand, sandboxIdentity } from "./host-sandbox.js";
+import { type HostSandboxConfig, IN_SANDBOX, type SandboxIdentity } from "../model/host-sandbox.js";
 import { bareId, splitKey } from "../conversations/conversation-keys.js";
 import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 
@@ -71,6 +65,18 @@ interface AgentPlace {
 /** A spare: its agent, and the folder of host-spares/ its own folders start in. */
 type Spare = AgentPlace & { agent: HostAgent; dir: string };
 
+export interface HostAgentsOptions {
+  agentBundleDir: string;
+  /** The control plane's private folder (mode 700) for sockets; unix socket paths are limited to 107 bytes. */
+  socketRoot: string;
+  logDir: string;
+  /** Per-conversation state folders (the apply journal), each mounted into its sandbox alone. */
+  stateRoot: string;
+  sandbox: HostSandboxConfig;
+  /** The data folder's host-spares/: on the workspaces' file system, so a spare's folder can be renamed into place. */
+  spareRoot?: string;
+}
+
 export class HostAgents {
   private readonly agents = new Map<string, HostAgent>();
   private readonly starting = new Map<string, Promise<HostAgent>>();
@@ -86,17 +92,24 @@ export class HostAgents {
   /** This control plane's folder for its sandboxes' cgroups (named for its data folder). */
   private readonly cgroupGroup: string;
 
-  constructor(
-    private readonly agentBundleDir: string,
-    /** The control plane's private folder (mode 700) for sockets; unix socket paths are limited to 107 bytes. */
-    private readonly socketRoot: string,
-    private readonly logDir: string,
-    /** Per-conversation state folders (the apply journal), each mounted into its sandbox alone. */
-    private readonly stateRoot: string,
-    private readonly sandbox: HostSandboxConfig,
-    /** The data folder's host-spares/: on the workspaces' file system, so a spare's folder can be renamed into place. */
-    private readonly spareRoot?: string,
-  ) {
+  private readonly agentBundleDir: string;
+  /** The control plane's private folder (mode 700) for sockets; unix socket paths are limited to 107 bytes. */
+  private readonly socketRoot: string;
+  private readonly logDir: string;
+  /** Per-conversation state folders (the apply journal), each mounted into its sandbox alone. */
+  private readonly stateRoot: string;
+  private readonly sandbox: HostSandboxConfig;
+  /** The data folder's host-spares/: on the workspaces' file system, so a spare's folder can be renamed into place. */
+  private readonly spareRoot: string | undefined;
+
+  constructor(opts: HostAgentsOptions) {
+    this.agentBundleDir = opts.agentBundleDir;
+    this.socketRoot = opts.socketRoot;
+    this.logDir = opts.logDir;
+    this.stateRoot = opts.stateRoot;
+    this.sandbox = opts.sandbox;
+    this.spareRoot = opts.spareRoot;
+    const { socketRoot, stateRoot, sandbox, spareRoot } = this;
     // Spares of an earlier run died with it (their lifeline was that control plane); their uids are free.
     if (spareRoot) rmSync(spareRoot, { recursive: true, force: true });
     this.uids = new SandboxUids(join(dirname(stateRoot), "host-uids"), sandbox.uids);

@@ -7,36 +7,7 @@ import { existsSync, lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { EnclaveError } from "../errors.js";
 import { giveTree } from "./give-tree.js";
-import type { SandboxLimits } from "./sandbox-cgroup.js";
-import type { UidRange } from "./sandbox-uids.js";
-
-/** Where things are inside a host sandbox (the same names an enclosure uses). */
-export const IN_SANDBOX = {
-  workspace: "/workspace",
-  agentDir: "/opt/enclave/agent",
-  hostTools: "/opt/enclave/host-tools",
-  state: "/run/enclave/state",
-  home: "/home/enclave",
-} as const;
-
-export interface HostSandboxConfig {
-  /** Whether the sandbox keeps the host's network (off by default; the bridge never needs it). */
-  network: boolean;
-  /** Agents kept started ahead of any conversation (ENCLAVE_HOST_SPARES, default 0; see host-agents.ts). */
-  spares: number;
-  /** The host uids reserved for sandboxes, one per conversation (ENCLAVE_HOST_UID_BASE, ENCLAVE_HOST_UID_COUNT). */
-  uids: UidRange;
-  /** Whether each sandbox gets a cgroup with `limits` (ENCLAVE_HOST_CGROUPS, on by default). */
-  cgroups: boolean;
-  limits: SandboxLimits;
-}
-
-export interface SandboxIdentity {
-  uid: number;
-  gid: number;
-  /** Whether the control plane must drop to uid:gid inside the sandbox (it runs as root). */
-  drop: boolean;
-}
+import { type HostSandboxConfig, IN_SANDBOX, type SandboxIdentity } from "../model/host-sandbox.js";
 
 export interface SandboxMounts {
   workspace: string;

@@ -3,14 +3,15 @@
 // is reported, never replaced silently by the host.
 import type { AgentClient } from "../agent-client/agent-client.js";
 import type { AuditLog } from "../audit/audit-log.js";
-import type { ConversationRecord, ConversationStore, EnclosureRecord } from "../conversations/conversation-store.js";
+import type { ConversationStore } from "../conversations/conversation-store.js";
+import type { ConversationRecord, EnclosureRecord } from "../model/conversation.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentEndpoint, AgentPrepare } from "./agent-endpoint.js";
 import type { DeathWatch } from "./death-watch.js";
 import { type DockerDriver, enclosureWhere, type StartedEnclosure } from "./docker-driver.js";
-import type { EnclosureRequest } from "./enclosure-settings.js";
-import type { EnginePort } from "./engines.js";
+import type { EnclosureRequest } from "../model/enclosure.js";
+import type { EnginePort } from "./engine-choice.js";
 import type { HostAgents } from "./host-agents.js";
 import { noteHostAgentRunning, noteHostAgentStopped } from "./host-agent-loss.js";
 import type { PlacementPort } from "../tools/tool-dispatcher.js";
@@ -33,6 +34,16 @@ function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError
   );
 }
 
+export interface PlacementsOptions {
+  store: ConversationStore;
+  hostAgents: HostAgents;
+  engines: EnginePort;
+  audit: AuditLog;
+  /** Each enclosure's own host uid, held by its conversation while the enclosure exists. */
+  uids: SandboxUids;
+  log?: (line: string, conversationId?: string) => void;
+}
+
 export class Placements implements PlacementPort {
   private readonly clients = new Map<string, AgentClient>();
   private readonly opening = new Map<string, Promise<AgentClient>>();
@@ -44,15 +55,21 @@ export class Placements implements PlacementPort {
   /** Images refused by the rule, recorded at most once an interval per tenant (a flood must not fill the log). */
   private readonly refusals: RefusalAudit;
 
-  constructor(
-    private readonly store: ConversationStore,
-    private readonly hostAgents: HostAgents,
-    private readonly engines: EnginePort,
-    private readonly audit: AuditLog,
-    /** Each enclosure's own host uid, held by its conversation while the enclosure exists. */
-    private readonly uids: SandboxUids,
-    private readonly log: (line: string, conversationId?: string) => void = (line, conversationId) => logger().warn(scopeOf({ conversationId }), line),
-  ) {
+  private readonly store: ConversationStore;
+  private readonly hostAgents: HostAgents;
+  private readonly engines: EnginePort;
+  private readonly audit: AuditLog;
+  /** Each enclosure's own host uid, held by its conversation while the enclosure exists. */
+  private readonly uids: SandboxUids;
+  private readonly log: (line: string, conversationId?: string) => void;
+
+  constructor(opts: PlacementsOptions) {
+    this.store = opts.store;
+    this.hostAgents = opts.hostAgents;
+    this.engines = opts.engines;
+    this.audit = opts.audit;
+    this.uids = opts.uids;
+    this.log = opts.log ?? ((line, conversationId) => logger().warn(scopeOf({ conversationId }), line));
     this.refusals = new RefusalAudit((input) => this.audit.record(input));
   }
 

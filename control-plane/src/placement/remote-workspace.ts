@@ -6,8 +6,9 @@
 // and the egress audit reports the limit as not enforced.
 import type Docker from "dockerode";
 import { pack as tarPack } from "tar-stream";
-import type { WorkspaceDiskRecord } from "../conversations/conversation-store.js";
-import { IN_ENCLOSURE, NO_COPY } from "./enclosure-settings.js";
+import type { WorkspaceDiskRecord } from "../model/conversation.js";
+import { NO_COPY } from "./enclosure-settings.js";
+import { IN_ENCLOSURE } from "../model/enclosure.js";
 
 export async function createPlainWorkspaceVolume(
   docker: Docker,

@@ -6,20 +6,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseMountinfo } from "../audit/proc-tables.js";
+import { parseMountinfo } from "../procfs/proc-tables.js";
 import { EnclaveError } from "../errors.js";
-
-export interface SandboxLimits {
-  /** Most tasks (processes and threads) in the sandbox at once. */
-  pidsMax: number;
-  /** Memory the sandbox may use, swap included. */
-  memoryBytes: number;
-  /** Its CPU weight against other cgroups (1024: the same as a process of its own). */
-  cpuShares: number;
-}
-
-export const SANDBOX_CONTROLLERS = ["pids", "memory", "cpu"] as const;
-export type SandboxController = (typeof SANDBOX_CONTROLLERS)[number];
+import { SANDBOX_CONTROLLERS, type SandboxController, type SandboxLimits } from "../model/host-sandbox.js";
 
 /** The folder sandboxes' cgroups are made in, below the control plane's own in each controller. */
 const PARENT = "enclave-host";

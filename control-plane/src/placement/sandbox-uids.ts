@@ -7,12 +7,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EnclaveError } from "../errors.js";
-
-export interface UidRange {
-  /** The first uid of the range (also each sandbox's gid: uid and gid are the same number). */
-  base: number;
-  count: number;
-}
+import type { UidRange } from "../model/host-sandbox.js";
 
 /** Owners of spares start with this: a spare of an earlier run died with it, and its uid is free again. */
 const SPARE = "spare:";

@@ -12,11 +12,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import type Docker from "dockerode";
 import type { AgentClient } from "../agent-client/agent-client.js";
-import type { WarmPoolConfig } from "../config.js";
-import type { ConversationRecord, EnclosureRecord } from "../conversations/conversation-store.js";
+import { type WarmPoolConfig, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE } from "../model/enclosure.js";
+import type { ConversationRecord, EnclosureRecord } from "../model/conversation.js";
 import { LIMITS } from "../limits.js";
-import { type DockerDriver, LABELS, type StartedEnclosure } from "./docker-driver.js";
-import { containerSpec, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, withOwnUid } from "./enclosure-settings.js";
+import type { DockerDriver, StartedEnclosure } from "./docker-driver.js";
+import { LABELS, POOL_LABEL } from "../model/labels.js";
+import { containerSpec, withOwnUid } from "./enclosure-settings.js";
 import { withAgentVolume } from "./agent-volume.js";
 import { withInjection } from "./agent-injection.js";
 import { ownImageAgentNode } from "./agent-node.js";
@@ -29,8 +30,6 @@ import { realpathSync } from "node:fs";
 import { SandboxUids } from "./sandbox-uids.js";
 import { join } from "node:path";
 
-/** The label every pool container (and copy-mode pool volume) carries: its profile's key. */
-export const POOL_LABEL = "org.enclave.pool";
 
 export interface WarmPoolOptions {
   owner: string;

@@ -13,7 +13,7 @@ import { constants, promises as fsp } from "node:fs";
 import { basename, isAbsolute, join } from "node:path";
 import { promisify } from "node:util";
 import type Docker from "dockerode";
-import type { WorkspaceDiskRecord } from "../conversations/conversation-store.js";
+import type { WorkspaceDiskRecord } from "../model/conversation.js";
 import { EnclaveError } from "../errors.js";
 
 const execFileAsync = promisify(execFile);

@@ -13,7 +13,7 @@ import { moveTreeInto } from "../fs/tree-move.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { sleep } from "@enclave/proto/wait.js";
-import { IN_ENCLOSURE } from "./enclosure-settings.js";
+import { IN_ENCLOSURE } from "../model/enclosure.js";
 
 type Headers = Partial<Header> & { name: string };
 

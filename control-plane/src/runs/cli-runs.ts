@@ -4,7 +4,8 @@
 // stays open, listed and usable by id, until it is closed or idle too, so no staged change is
 // dropped without the person seeing it listed.
 import { LIMITS } from "../limits.js";
-import { approvalPolicy, type OpenRunRequest, type Run, type RunStore, surfaceOf } from "./run-store.js";
+import { approvalPolicy, type RunStore, surfaceOf } from "./run-store.js";
+import type { OpenRunRequest, Run } from "../model/run.js";
 
 export interface AttachCliRunRequest {
   conversationId: string;

@@ -37,15 +37,16 @@ import { WriteBudget } from "../streams/write-budget.js";
 import { checkJsonShape } from "../tools/argument-shape.js";
 import { LIMITS } from "../limits.js";
 import { TenantQuotas } from "../tenants/quotas.js";
-import type { EnclosureRequest } from "../placement/enclosure-settings.js";
+import type { EnclosureRequest } from "../model/enclosure.js";
 import { withinTenantLimits } from "../tenants/tenant-limits.js";
 import type { Tenant } from "../tenants/tenant.js";
 import { TenantScope } from "./tenant-scope.js";
-import { formatAuditReport } from "../audit/enclosure-audit.js";
-import type { ConversationView, ControlPlaneFacade } from "../control-plane.js";
+import { formatAuditReport } from "../hardening/enclosure-audit.js";
+import type { ConversationView } from "../control-plane.js";
+import type { ControlPlaneApi } from "../control-plane-api.js";
 import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import { toServiceError } from "./service-error.js";
-import type { Run } from "../runs/run-store.js";
+import type { Run } from "../model/run.js";
 import type { ContentPart } from "../tools/tool.js";
 import { type DecodedCallToolRequest, type DecodedToolCallFrame, undecodableReason } from "./strict-call-decoding.js";
 import { serveToolCallSession, type SessionDrain } from "./tool-call-session.js";
@@ -109,7 +110,7 @@ export function conversationMessage(c: ConversationView, view: ViewId = asKey, s
   };
 }
 
-function runMessage(cp: ControlPlaneFacade, run: Run, view: ViewId = asKey): RunMsg {
+function runMessage(cp: ControlPlaneApi, run: Run, view: ViewId = asKey): RunMsg {
   const cli = cp.cliRunState(run);
   return {
     id: run.id,
@@ -161,7 +162,7 @@ function refuseUndecodable(service: ControlPlaneServer, refusal: (call: Incoming
 /** A server that never drains (tests serving the service without serve.ts). */
 const NO_DRAIN: SessionDrain = { isDraining: false, enter: () => () => undefined, onDraining: () => () => undefined };
 
-export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = openAccess(), drain: SessionDrain = NO_DRAIN): ControlPlaneServer {
+export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = openAccess(), drain: SessionDrain = NO_DRAIN): ControlPlaneServer {
   const refusals = new RefusalAudit((input) => cp.recordAudit(input));
   /** The caller's scope from its bearer token; a refused caller is recorded in the audit log. */
   const scopeOf = (call: IncomingCall): TenantScope => {
@@ -533,7 +534,7 @@ export function controlPlaneService(cp: ControlPlaneFacade, access: ApiAccess = 
       })().catch((err: unknown) => end(asEnclaveError(err)));
     },
     subscribeCards(call: ServerWritableStream<SubscribeCardsRequest, CardEvent>): void {
-      let subscription: ReturnType<ControlPlaneFacade["subscribeCards"]>;
+      let subscription: ReturnType<ControlPlaneApi["subscribeCards"]>;
       let s: TenantScope;
       let space: string | undefined;
       try {

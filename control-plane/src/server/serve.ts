@@ -2,7 +2,7 @@
 // TLS and bearer tokens when configured (see api-security.ts).
 import { Server } from "@grpc/grpc-js";
 import { within } from "@enclave/proto/wait.js";
-import type { ControlPlaneFacade } from "../control-plane.js";
+import type { ControlPlaneApi } from "../control-plane-api.js";
 import { LIMITS } from "../limits.js";
 import { type ApiSecurityConfig, NO_API_SECURITY, resolveApiSecurity } from "./api-security.js";
 import { controlPlaneService } from "./control-plane-service.js";
@@ -22,7 +22,7 @@ export interface ServingControlPlane {
   drainAndClose(maxMs?: number): Promise<boolean>;
 }
 
-export async function serveControlPlane(cp: ControlPlaneFacade, listen: string, config: Partial<ApiSecurityConfig> = {}): Promise<ServingControlPlane> {
+export async function serveControlPlane(cp: ControlPlaneApi, listen: string, config: Partial<ApiSecurityConfig> = {}): Promise<ServingControlPlane> {
   const security = resolveApiSecurity(listen, { ...NO_API_SECURITY, ...config });
   const server = new Server({
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,

@@ -3,18 +3,20 @@
 // so ids cannot be probed. Every RPC handler goes through this before it touches anything.
 import type { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import type { AuditEvent } from "../audit/audit-log.js";
-import type { ControlPlaneFacade, ConversationView } from "../control-plane.js";
+import type { ConversationView } from "../control-plane.js";
+import type { ControlPlaneApi } from "../control-plane-api.js";
 import { keyFor, viewId } from "../conversations/conversation-keys.js";
 import { noConversation } from "../conversations/conversation-store.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { redactHostPaths } from "./host-path-redaction.js";
-import type { EnclosureRequest } from "../placement/enclosure-settings.js";
-import { noRun, type Run } from "../runs/run-store.js";
+import type { EnclosureRequest } from "../model/enclosure.js";
+import { noRun } from "../runs/run-store.js";
+import type { Run } from "../model/run.js";
 import { mayAccess, type Tenant } from "../tenants/tenant.js";
 
 export class TenantScope {
   constructor(
-    private readonly cp: ControlPlaneFacade,
+    private readonly cp: ControlPlaneApi,
     readonly tenant: Tenant,
     /** False for the implicit tenant of a control plane without tokens. */
     readonly tokensRequired: boolean,

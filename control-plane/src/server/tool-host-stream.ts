@@ -3,7 +3,7 @@
 // receives calls, interception offers and cancels, and answers them until it disconnects.
 import type { ServerDuplexStream, ServiceError } from "@grpc/grpc-js";
 import { ToolHostCommand, type ToolHostMessage } from "@enclave/proto/gen/enclave/control/v1/control.js";
-import type { ToolHostPort } from "../control-plane.js";
+import type { ToolHostPort } from "../control-plane-api.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { ToolHost } from "../toolhost/tool-host.js";

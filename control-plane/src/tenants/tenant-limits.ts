@@ -3,7 +3,7 @@
 // whether a dev container may be built at all. A value the request leaves out takes the enclosure
 // default, lowered to the maximum where it is above it.
 import { EnclaveError } from "../errors.js";
-import type { EnclosureRequest } from "../placement/enclosure-settings.js";
+import type { EnclosureRequest } from "../model/enclosure.js";
 import type { QuotaName, Tenant } from "./tenant.js";
 
 /** What a start takes when the request names no value (the control plane's enclosure defaults). */

@@ -15,7 +15,8 @@ import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { checkJsonShape } from "../tools/argument-shape.js";
 import { compileArgumentSchema } from "../tools/custom/argument-schema.js";
-import type { ContentPart, Tier, Tool, ToolContext, ToolOutput } from "../tools/tool.js";
+import type { ContentPart, Tool, ToolContext, ToolOutput } from "../tools/tool.js";
+import type { Tier } from "../model/tier.js";
 import { plural } from "../text/wording.js";
 
 const NAME = /^[a-z][a-z0-9_]{0,63}$/;

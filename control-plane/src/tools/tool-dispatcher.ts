@@ -6,7 +6,7 @@ import { argumentsDigest, type AuditLog } from "../audit/audit-log.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { AgentEndpoint, AgentPrepare } from "../placement/agent-endpoint.js";
-import type { Run, Surface } from "../runs/run-store.js";
+import type { Run, Surface } from "../model/run.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
 import type { ToolHosts } from "../toolhost/tool-hosts.js";
 import type { CallOrigin, ContentPart, Tool, ToolStreamEvent } from "./tool.js";
@@ -71,17 +71,36 @@ function refuseWhilePending(tool: Tool, pending: PendingActionStore | undefined)
   );
 }
 
+export interface ToolDispatcherOptions {
+  registry: ToolRegistry;
+  gate: ApprovalGate;
+  audit: AuditLog;
+  placements: PlacementPort;
+  pendingFor?: (run: Run) => PendingActionStore | undefined;
+  toolHosts?: ToolHosts;
+  /** Calls as they start and finish, for live watchers. */
+  feed?: CallFeed;
+}
+
 export class ToolDispatcher {
-  constructor(
-    private readonly registry: ToolRegistry,
-    private readonly gate: ApprovalGate,
-    private readonly audit: AuditLog,
-    private readonly placements: PlacementPort,
-    private readonly pendingFor: (run: Run) => PendingActionStore | undefined = () => undefined,
-    private readonly toolHosts?: ToolHosts,
-    /** Calls as they start and finish, for live watchers. */
-    private readonly feed?: CallFeed,
-  ) {}
+  private readonly registry: ToolRegistry;
+  private readonly gate: ApprovalGate;
+  private readonly audit: AuditLog;
+  private readonly placements: PlacementPort;
+  private readonly pendingFor: (run: Run) => PendingActionStore | undefined;
+  private readonly toolHosts: ToolHosts | undefined;
+  /** Calls as they start and finish, for live watchers. */
+  private readonly feed: CallFeed | undefined;
+
+  constructor(opts: ToolDispatcherOptions) {
+    this.registry = opts.registry;
+    this.gate = opts.gate;
+    this.audit = opts.audit;
+    this.placements = opts.placements;
+    this.pendingFor = opts.pendingFor ?? (() => undefined);
+    this.toolHosts = opts.toolHosts;
+    this.feed = opts.feed;
+  }
 
   /** The harness tools a call may name: a cell's calls only, never the harness's own or its model's. */
   private harnessTools(req: CallRequest): Tool[] {

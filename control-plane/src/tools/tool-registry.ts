@@ -1,7 +1,7 @@
 // The registry: every tool the control plane offers, and which of them a run sees. A run's list has
 // only tools whose resource is wired for it and whose tier its surface allows.
 import { EnclaveError } from "../errors.js";
-import { resourceWired, type Run, SURFACE_TIERS } from "../runs/run-store.js";
+import { resourceWired, type Run, SURFACE_TIERS } from "../model/run.js";
 import type { Tool } from "./tool.js";
 
 export class ToolRegistry {

@@ -4,10 +4,9 @@ import { z } from "zod";
 import { formatArgumentErrors } from "./argument-errors.js";
 import type { AgentEndpoint, AgentPrepare } from "../placement/agent-endpoint.js";
 import type { EnclaveErrorCode } from "../errors.js";
+import type { Tier } from "../model/tier.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
-import type { ResourceKind, Run, Surface } from "../runs/run-store.js";
-
-export type Tier = "read" | "write" | "exec";
+import type { ResourceKind, Run, Surface } from "../model/run.js";
 
 export type ContentPart = (
   | { type: "text"; text: string }

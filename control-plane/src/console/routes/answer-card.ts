@@ -1,6 +1,6 @@
 // POST /cards/SPACE/N/answer: answers a card from its form.
 import type { CardAnswer } from "@enclave/proto/gen/enclave/control/v1/control.js";
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import type { Route } from "./route.js";
 
 function answerFromForm(form: URLSearchParams): CardAnswer {
@@ -16,7 +16,7 @@ function returnTo(form: URLSearchParams, fallback: string): string {
   return to.startsWith("/") && !to.startsWith("//") && !to.startsWith("/\\") ? to : fallback;
 }
 
-export function answerCard(cp: ControlPlaneFacade): Route {
+export function answerCard(cp: ControlPlaneApi): Route {
   return {
     method: "POST",
     pattern: /^\/cards\/([^/]+)\/(\d+)\/answer$/,

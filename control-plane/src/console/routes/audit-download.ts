@@ -1,5 +1,5 @@
 // GET /conversations/ID/audit.jsonl|csv: every matching event, oldest first, streamed in chunks.
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { EnclaveError } from "../../errors.js";
 import { type AuditFilter, matchesAuditFilter, parseAuditFilter } from "../audit-filter.js";
 import { csvHeader, csvRow, EXPORT_TYPES, type ExportFormat, exportFileName, jsonLine } from "../audit-export.js";
@@ -7,7 +7,7 @@ import { SCAN_CHUNK } from "./audit-page.js";
 import { type Reply, requireConversation, type Route, type RouteContext } from "./route.js";
 
 /** Writes the events chunk by chunk, waiting for the socket to drain. */
-async function streamExport(cp: ControlPlaneFacade, ctx: RouteContext, id: string, filter: AuditFilter, format: ExportFormat): Promise<void> {
+async function streamExport(cp: ControlPlaneApi, ctx: RouteContext, id: string, filter: AuditFilter, format: ExportFormat): Promise<void> {
   const { res } = ctx;
   res.writeHead(200, {
     "Content-Type": EXPORT_TYPES[format],
@@ -31,7 +31,7 @@ async function streamExport(cp: ControlPlaneFacade, ctx: RouteContext, id: strin
   res.end();
 }
 
-export function auditDownload(cp: ControlPlaneFacade): Route {
+export function auditDownload(cp: ControlPlaneApi): Route {
   return {
     method: "GET",
     pattern: /^\/conversations\/([^/]+)\/audit\.(jsonl|csv)$/,

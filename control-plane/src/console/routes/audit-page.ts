@@ -1,6 +1,6 @@
 // GET /conversations/ID/audit: the newest events matching the filter, with the filter form.
 import type { AuditEvent } from "../../audit/audit-log.js";
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { type AuditFilter, matchesAuditFilter, NO_FILTER, parseAuditFilter } from "../audit-filter.js";
 import { AUDIT_PAGE_LIMITS, auditPage as auditView } from "../views/audit-view.js";
 import { page, requireConversation, type Route } from "./route.js";
@@ -9,7 +9,7 @@ import { page, requireConversation, type Route } from "./route.js";
 export const SCAN_CHUNK = 1000;
 
 /** The newest `limit` events of a conversation matching the filter, newest first, scanning the whole log. */
-export function newestMatching(cp: ControlPlaneFacade, id: string, filter: AuditFilter, limit: number): { events: AuditEvent[]; more: boolean } {
+export function newestMatching(cp: ControlPlaneApi, id: string, filter: AuditFilter, limit: number): { events: AuditEvent[]; more: boolean } {
   const events: AuditEvent[] = [];
   let before: number | undefined;
   for (;;) {
@@ -24,7 +24,7 @@ export function newestMatching(cp: ControlPlaneFacade, id: string, filter: Audit
   }
 }
 
-export function auditPage(cp: ControlPlaneFacade): Route {
+export function auditPage(cp: ControlPlaneApi): Route {
   return {
     method: "GET",
     pattern: /^\/conversations\/([^/]+)\/audit$/,

@@ -1,11 +1,11 @@
 // GET /fragments/conversations/ID/capabilities: what the conversation's agent can run, asked only of an
 // agent that runs already: reading a page starts nothing (the host-agent start POST does).
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { html } from "../html.js";
 import { capabilitiesView } from "../views/conversation-views.js";
 import { DESCRIBE_TIMEOUT_MS, requireConversation, type Route, withTimeout } from "./route.js";
 
-export function capabilitiesFragment(cp: ControlPlaneFacade): Route {
+export function capabilitiesFragment(cp: ControlPlaneApi): Route {
   return {
     method: "GET",
     pattern: /^\/fragments\/conversations\/([^/]+)\/capabilities$/,

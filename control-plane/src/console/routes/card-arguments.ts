@@ -1,5 +1,5 @@
 // GET /cards/SPACE/N/arguments.json: a card's complete arguments, as a download that no browser renders.
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import type { Reply, Route } from "./route.js";
 
 /** A download name made of safe characters only (a conversation id is already restricted; this is belt and braces). */
@@ -7,7 +7,7 @@ function cardArgumentsFileName(space: string, number: number): string {
   return `card-${space.replace(/[^A-Za-z0-9_-]/g, "_")}-${number}-arguments.json`;
 }
 
-export function cardArguments(cp: ControlPlaneFacade): Route {
+export function cardArguments(cp: ControlPlaneApi): Route {
   return {
     method: "GET",
     pattern: /^\/cards\/([^/]+)\/(\d+)\/arguments\.json$/,

@@ -1,12 +1,12 @@
 // GET /cards: open cards of every conversation, and the recently closed ones.
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { fillPage } from "../page-template.js";
 import { cardsSection, closedCardsTable } from "../views/cards-view.js";
 import { page, type Route } from "./route.js";
 
 const CLOSED_SHOWN = 50;
 
-export function cardsPage(cp: ControlPlaneFacade): Route {
+export function cardsPage(cp: ControlPlaneApi): Route {
   return {
     method: "GET",
     pattern: /^\/cards$/,

@@ -1,6 +1,6 @@
 // GET /conversations/ID: the conversation's placement, runs and live status, its enclosure controls,
 // what its agent can run (asked only of a running agent), and its open cards.
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { html } from "../html.js";
 import { fillPage } from "../page-template.js";
 import { cardsSection } from "../views/cards-view.js";
@@ -11,11 +11,11 @@ import { liveFragment } from "./conversation-status.js";
 import { page, requireConversation, type Route } from "./route.js";
 
 /** The newest tool calls of the conversation, newest first (read from the newest audit events). */
-function recentCalls(cp: ControlPlaneFacade, id: string) {
+function recentCalls(cp: ControlPlaneApi, id: string) {
   return cp.auditPage({ conversationId: id, limit: RECENT_CALLS * 10, newestFirst: true }).filter((e) => e.kind === "tool_call").slice(0, RECENT_CALLS);
 }
 
-export function conversationPage(cp: ControlPlaneFacade): Route {
+export function conversationPage(cp: ControlPlaneApi): Route {
   return {
     method: "GET",
     pattern: /^\/conversations\/([^/]+)$/,

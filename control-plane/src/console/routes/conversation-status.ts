@@ -1,13 +1,13 @@
 // What the overview and a conversation's page show live: per conversation its agent, cards and
 // workers; for one conversation its placement, runs and every live-status source.
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import type { SafeHtml } from "../html.js";
 import { type ConversationSummary, conversationLive, type LiveSection } from "../views/conversation-views.js";
 import { withTimeout } from "./route.js";
 
 const SOURCE_TIMEOUT_MS = 5_000;
 
-export function summaries(cp: ControlPlaneFacade): ConversationSummary[] {
+export function summaries(cp: ControlPlaneApi): ConversationSummary[] {
   const open = cp.cards(undefined, false);
   return cp.listConversations().map((conv) => ({
     conv,
@@ -17,7 +17,7 @@ export function summaries(cp: ControlPlaneFacade): ConversationSummary[] {
   }));
 }
 
-async function liveSections(cp: ControlPlaneFacade, conversationId: string): Promise<LiveSection[]> {
+async function liveSections(cp: ControlPlaneApi, conversationId: string): Promise<LiveSection[]> {
   return Promise.all(
     cp.liveStatusSources().map(async (s) => {
       try {
@@ -30,7 +30,7 @@ async function liveSections(cp: ControlPlaneFacade, conversationId: string): Pro
   );
 }
 
-export async function liveFragment(cp: ControlPlaneFacade, id: string): Promise<SafeHtml> {
+export async function liveFragment(cp: ControlPlaneApi, id: string): Promise<SafeHtml> {
   const conv = cp.getConversation(id);
   return conversationLive(conv, cp.hostAgentPid(id), cp.listRuns(id), await liveSections(cp, id));
 }

@@ -1,5 +1,5 @@
 // POST /conversations/ID/enclosure/start|stop: starts an enclosure with the form's limits, or stops it.
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { EnclaveError } from "../../errors.js";
 import { requireConversation, type Route } from "./route.js";
 
@@ -11,7 +11,7 @@ function optionalNumber(form: URLSearchParams, name: string, what: string): numb
   return n;
 }
 
-export function enclosureControl(cp: ControlPlaneFacade): Route {
+export function enclosureControl(cp: ControlPlaneApi): Route {
   return {
     method: "POST",
     pattern: /^\/conversations\/([^/]+)\/enclosure\/(start|stop)$/,

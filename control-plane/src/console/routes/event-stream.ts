@@ -1,10 +1,10 @@
 // GET /events: the page's push channel (cards, and audit events of the page's scope).
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { parseAuditFilter } from "../audit-filter.js";
 import { openEventStream } from "../events.js";
 import type { Route } from "./route.js";
 
-export function eventStream(cp: ControlPlaneFacade): Route {
+export function eventStream(cp: ControlPlaneApi): Route {
   return {
     method: "GET",
     pattern: /^\/events$/,

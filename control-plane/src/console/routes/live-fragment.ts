@@ -1,9 +1,9 @@
 // GET /fragments/conversations/ID/live: a conversation's placement, runs and live status, refreshed by the script.
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { liveFragment as renderLive } from "./conversation-status.js";
 import { requireConversation, type Route } from "./route.js";
 
-export function liveFragment(cp: ControlPlaneFacade): Route {
+export function liveFragment(cp: ControlPlaneApi): Route {
   return {
     method: "GET",
     pattern: /^\/fragments\/conversations\/([^/]+)\/live$/,

@@ -1,12 +1,12 @@
 // GET /: every conversation, and the open cards of all of them.
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { fillPage } from "../page-template.js";
 import { cardsSection } from "../views/cards-view.js";
 import { overviewTable } from "../views/conversation-views.js";
 import { summaries } from "./conversation-status.js";
 import { page, type Route } from "./route.js";
 
-export function overviewPage(cp: ControlPlaneFacade): Route {
+export function overviewPage(cp: ControlPlaneApi): Route {
   return {
     method: "GET",
     pattern: /^\/$/,

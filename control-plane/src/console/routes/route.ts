@@ -1,7 +1,7 @@
 // What a console route is, and what its handlers share: the page frame, the conversation named in the
 // path, and a bound on how long a page waits for an agent.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { EnclaveError } from "../../errors.js";
 import type { Session } from "../access.js";
 import type { SafeHtml } from "../html.js";
@@ -30,12 +30,12 @@ export interface Route {
 /** How long a page or a POST waits for an agent to describe itself or start. */
 export const DESCRIBE_TIMEOUT_MS = 15_000;
 
-export function page(cp: ControlPlaneFacade, ctx: RouteContext, title: string, nav: NavItem, events: string, body: SafeHtml): Reply {
+export function page(cp: ControlPlaneApi, ctx: RouteContext, title: string, nav: NavItem, events: string, body: SafeHtml): Reply {
   return { html: layout({ title, nav, csrf: ctx.session.csrf, events, openCards: cp.cards(undefined, false).length, body }) };
 }
 
 /** The conversation named by the path's first parameter; not_found when there is none. */
-export function requireConversation(cp: ControlPlaneFacade, ctx: RouteContext): string {
+export function requireConversation(cp: ControlPlaneApi, ctx: RouteContext): string {
   const id = decodeURIComponent(ctx.params[0] ?? "");
   cp.getConversation(id);
   return id;

@@ -1,8 +1,8 @@
 // POST /conversations/ID/host-agent/start: starts the conversation's host agent, an explicit operator action.
-import type { ControlPlaneFacade } from "../../control-plane.js";
+import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { DESCRIBE_TIMEOUT_MS, requireConversation, type Route, withTimeout } from "./route.js";
 
-export function startHostAgent(cp: ControlPlaneFacade): Route {
+export function startHostAgent(cp: ControlPlaneApi): Route {
   return {
     method: "POST",
     pattern: /^\/conversations\/([^/]+)\/host-agent\/start$/,

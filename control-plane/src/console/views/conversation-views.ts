@@ -3,7 +3,7 @@
 // controls.
 import type { Component } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 import type { ConversationView } from "../../control-plane.js";
-import type { Run } from "../../runs/run-store.js";
+import type { Run } from "../../model/run.js";
 import { html, join, type SafeHtml } from "../html.js";
 import type { LiveStatusItem } from "../../status/live-status.js";
 import { formatBytes, formatDuration, formatTime, shortId } from "./format.js";

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { repoRoot } from "../../repo-paths.js";
-import { RESOURCES, type ResourceKind } from "../../runs/run-store.js";
+import { RESOURCES, type ResourceKind } from "../../model/run.js";
 import type { Tool, ToolContext, ToolOutput } from "../tool.js";
 import { resultParts } from "./agent-tool-result.js";
 import { type ArgumentCheck, compileArgumentSchema } from "./argument-schema.js";

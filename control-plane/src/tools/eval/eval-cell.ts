@@ -9,7 +9,7 @@ import type { AgentClient } from "../../agent-client/agent-client.js";
 import { AgentOutputBudget } from "../../agent-client/output-budget.js";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
-import type { Surface } from "../../runs/run-store.js";
+import type { Surface } from "../../model/run.js";
 import type { ToolContext } from "../tool.js";
 import { CellTranscript, renderDisplay } from "./cell-transcript.js";
 import { kernelCeilings, surfaceWithin } from "./kernel-ceiling.js";

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { EnclaveError, type EnclaveErrorCode } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
-import { SURFACES } from "../../runs/run-store.js";
+import { SURFACES } from "../../model/run.js";
 import { defineTool, type ToolOutput } from "../tool.js";
 import { type CellOutcome, runCell } from "./eval-cell.js";
 import { surfaceWithin } from "./kernel-ceiling.js";

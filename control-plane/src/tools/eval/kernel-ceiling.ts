@@ -2,7 +2,7 @@
 // process has had. Code a cell leaves in its kernel (a thread, a timer, a function it replaced)
 // runs on into later cells and can make its calls look like theirs, so a cell limited by
 // bridge_surface limits the kernel until it is reset, not only itself.
-import { SURFACE_TIERS, SURFACES, type Surface } from "../../runs/run-store.js";
+import { SURFACE_TIERS, SURFACES, type Surface } from "../../model/run.js";
 
 /** Whether every tier surface a allows, b allows too. */
 export function surfaceWithin(a: Surface, b: Surface): boolean {

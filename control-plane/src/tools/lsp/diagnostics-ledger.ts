@@ -4,7 +4,7 @@
 // that was fixed leaves the ledger, and if it comes back it is new again. Counted as a multiset, so a
 // second copy of an existing error is reported.
 import type { LspDiagnostic } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
-import type { Run } from "../../runs/run-store.js";
+import type { Run } from "../../model/run.js";
 
 export function ledgerKey(d: Pick<LspDiagnostic, "severity" | "code" | "message">): string {
   return `${d.severity}\u0000${d.code}\u0000${d.message}`;

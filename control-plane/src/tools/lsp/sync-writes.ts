@@ -7,7 +7,7 @@ import { SyncedFileState } from "@enclave/proto/gen/enclave/control/v1/control.j
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
-import type { Run } from "../../runs/run-store.js";
+import type { Run } from "../../model/run.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
 import { describe, diagnosticsWaitMs } from "./diagnostics-on-write.js";
 

@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { LspQueryKind, LspQueryResponse } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import type { AgentClient } from "../../../agent-client/agent-client.js";
 import { LIMITS } from "../../../limits.js";
-import type { Run } from "../../../runs/run-store.js";
+import type { Run } from "../../../model/run.js";
 import type { DiagnosticsLedger } from "../diagnostics-ledger.js";
 
 /** The run a call belongs to, and its ledger (what diagnostics shows is then already reported). */

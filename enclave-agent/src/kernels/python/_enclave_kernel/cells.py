@@ -6,6 +6,7 @@ import os
 import traceback
 
 from . import eventloop
+from .echo import ends_with_semicolon
 from .magics import SUPPORTED_CELL, SUPPORTED_LINE, MagicError
 from .rewrite import MagicSyntaxError, rewrite_cell
 
@@ -13,14 +14,6 @@ RUNNER_DIR = os.path.dirname(os.path.abspath(__file__))
 _FLAGS = getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0)
 # inspect.CO_COROUTINE, without importing inspect at start-up.
 _CO_COROUTINE = 0x80
-
-
-def _ends_with_semicolon(code):
-    for line in reversed(code.splitlines()):
-        stripped = line.split("#", 1)[0].rstrip()
-        if stripped:
-            return stripped.endswith(";")
-    return False
 
 
 def _run(code_obj, ns):
@@ -58,7 +51,7 @@ def compile_cell(source, code, filename):
     try:
         tree = ast.parse(source, filename, "exec")
         last = None
-        if tree.body and isinstance(tree.body[-1], ast.Expr) and not _ends_with_semicolon(code):
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and not ends_with_semicolon(code):
             last = ast.Expression(tree.body.pop().value)
         body = compile(tree, filename, "exec", flags=_FLAGS) if tree.body else None
         last = compile(last, filename, "eval", flags=_FLAGS) if last is not None else None

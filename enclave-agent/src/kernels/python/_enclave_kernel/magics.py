@@ -9,6 +9,7 @@ import time
 import timeit as timeit_mod
 
 from . import shell
+from .echo import ends_with_semicolon
 from .shell import SList
 
 SUPPORTED_LINE = ("pip", "cd", "pwd", "env", "time", "timeit", "run", "matplotlib")
@@ -259,8 +260,6 @@ def timed(code, g, l, cell=False, filename="<timed>", first_line=1):
     cell's own lines; a failed run prints no times, as in IPython."""
     import ast
 
-    from .cells import _ends_with_semicolon
-
     try:
         tree = ast.parse(code, filename, "exec")
     except SyntaxError as err:
@@ -269,7 +268,7 @@ def timed(code, g, l, cell=False, filename="<timed>", first_line=1):
         raise err.with_traceback(None) from None
     ast.increment_lineno(tree, first_line - 1)
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr) and not (cell and _ends_with_semicolon(code)):
+    if tree.body and isinstance(tree.body[-1], ast.Expr) and not (cell and ends_with_semicolon(code)):
         last = compile(ast.Expression(tree.body.pop().value), filename, "eval")
     body = compile(tree, filename, "exec") if tree.body else None
     t0 = os.times()

@@ -11,70 +11,9 @@
 import { readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { EnclaveError } from "../errors.js";
-import {
-  cgroupNumber,
-  idInside,
-  interfacesIn,
-  listeningIn,
-  type MountEntry,
-  parseIdMap,
-  parseMountinfo,
-  routesIn,
-  SOCKET_TABLES,
-  statusField,
-  statusIds,
-} from "./proc-tables.js";
-
-export interface HostProcess {
-  pid: number;
-  /** Its command line (gVisor names its processes runsc-sandbox, runsc-gofer and gives their flags). */
-  argv: string[];
-  /** Where /proc/PID/exe points, as a string (in the process's own mount namespace). */
-  exe: string;
-  /** Real, effective, saved and filesystem ids, as the process's own user namespace names them. */
-  uids: number[];
-  gids: number[];
-  /** Ids as the host names them (differ from the above in a user namespace of its own). */
-  hostUids: number[];
-  capEff: string;
-  capPrm: string;
-  capBnd: string;
-  /** "1", "0", or "" when not shown. */
-  noNewPrivs: string;
-  seccomp: number;
-  netNamespace: string;
-  userNamespace: string;
-  /** "" when the process shares the control plane's user namespace; else its uid_map. */
-  uidMap: string;
-}
-
-export interface NetworkNamespace {
-  id: string;
-  interfaces: string[];
-  routes: string[];
-  listening: string[];
-}
-
-export interface CgroupLimits {
-  version: "v1" | "v2";
-  /** -1: no limit. */
-  pidsMax: number;
-  memoryBytes: number;
-  /** Swap allowed beyond memoryBytes; undefined when the kernel does not account swap. */
-  swapBytes: number | undefined;
-  /** -1: no quota. */
-  cpuQuotaUs: number;
-  cpuPeriodUs: number;
-}
-
-export interface HostView {
-  initPid: number;
-  processes: HostProcess[];
-  networks: NetworkNamespace[];
-  /** The first process's mount table. */
-  mounts: MountEntry[];
-  cgroup: CgroupLimits;
-}
+import { cgroupNumber, idInside, interfacesIn, listeningIn, parseIdMap, parseMountinfo, routesIn, SOCKET_TABLES, statusField, statusIds } from "../procfs/proc-tables.js";
+import type { MountEntry } from "../model/enclosure-views.js";
+import type { CgroupLimits, HostProcess, HostView, NetworkNamespace } from "../model/enclosure-views.js";
 
 const read = (path: string): Promise<string> => readFile(path, "utf8");
 const readOr = (path: string, fallback = ""): Promise<string> => read(path).catch(() => fallback);

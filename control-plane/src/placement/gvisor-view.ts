@@ -9,40 +9,9 @@
 import type Docker from "dockerode";
 import { orTimeout } from "@enclave/proto/wait.js";
 import { EnclaveError } from "../errors.js";
-import { IN_ENCLOSURE } from "../placement/enclosure-settings.js";
-import {
-  interfacesIn,
-  listeningIn,
-  type MountEntry,
-  parseMountinfo,
-  routesIn,
-  SOCKET_TABLES,
-  statusField,
-  statusIds,
-} from "./proc-tables.js";
-
-export interface GvisorProcess {
-  pid: number;
-  name: string;
-  uids: number[];
-  gids: number[];
-  capEff: string;
-  capPrm: string;
-  capBnd: string;
-  seccomp: number;
-}
-
-export interface GvisorView {
-  /** The reader's user id: one no enclosure process runs as. */
-  readerUid: number;
-  /** The hard process limit (RLIMIT_NPROC) gVisor gives a process started in the enclosure; -1 unlimited, -2 not read. */
-  nprocHard: number;
-  processes: GvisorProcess[];
-  interfaces: string[];
-  routes: string[];
-  listening: string[];
-  mounts: MountEntry[];
-}
+import { IN_ENCLOSURE } from "../model/enclosure.js";
+import { interfacesIn, listeningIn, parseMountinfo, routesIn, SOCKET_TABLES, statusField, statusIds } from "../procfs/proc-tables.js";
+import type { GvisorProcess, GvisorView } from "../model/enclosure-views.js";
 
 const READ_TIMEOUT_MS = 15_000;
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;

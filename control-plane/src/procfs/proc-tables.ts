@@ -1,3 +1,4 @@
+import type { MountEntry } from "../model/enclosure-views.js";
 // Parsers for the kernel-generated tables the egress audit reads: a process's status, the network
 // tables of a network namespace, a mount table, a user namespace's id map. Text in, values out —
 // nothing here opens a file, so a path named in a table is only ever a string.
@@ -61,16 +62,6 @@ export function routesIn(route: string, ipv6Route: string): string[] {
     .filter((c) => c.length >= 10 && c[9] !== "lo")
     .map((c) => `${c[9]} ${c[0]}/${Number.parseInt(c[1] ?? "0", 16)}`);
   return [...v4, ...v6];
-}
-
-export interface MountEntry {
-  /** The path inside the mounted filesystem that is mounted (a bind mount's source, relative to its filesystem). */
-  root: string;
-  mountPoint: string;
-  options: string[];
-  fsType: string;
-  source: string;
-  superOptions: string[];
 }
 
 /** mountinfo escapes space, tab, newline and backslash as octal. */

@@ -6,11 +6,10 @@
 // confirmed them from outside — the item is marked not available on a remote engine. The agent's
 // inside half is shown but never decides an item.
 import type Docker from "dockerode";
-import type { EnclosureRecord } from "../conversations/conversation-store.js";
-import { IN_ENCLOSURE } from "../placement/enclosure-settings.js";
-import { runscHostTasks } from "../placement/gvisor-runtime.js";
-import type { AuditCheck } from "./enclosure-audit.js";
-import { engineSocketMounts } from "./proc-tables.js";
+import type { EnclosureRecord } from "../model/conversation.js";
+import { IN_ENCLOSURE, runscHostTasks } from "../model/enclosure.js";
+import type { AuditCheck } from "./audit-check.js";
+import { engineSocketMounts } from "../procfs/proc-tables.js";
 
 export function remoteUnavailable(engine: string): string {
   return `not available on a remote engine (\`${engine}\`): the control plane cannot read that machine's /proc and cgroup files, so only the engine's settings were checked`;

@@ -5,12 +5,10 @@
 // only writable host paths, an allow-listed environment) is checked item by item; a weakening made by
 // configuration (the host network) is listed as a relaxation.
 import { readFileSync, readlinkSync } from "node:fs";
-import type { HostSandboxConfig, SandboxIdentity } from "../placement/host-sandbox.js";
-import { IN_SANDBOX } from "../placement/host-sandbox.js";
-import { SANDBOX_CONTROLLERS, type SandboxCgroup } from "../placement/sandbox-cgroup.js";
-import { sandboxNamespace, sandboxProcesses } from "../placement/sandbox-processes.js";
-import { capsEmpty, engineSocketMounts, interfacesIn, parseMountinfo, statusField, statusIds } from "./proc-tables.js";
-import type { AuditCheck } from "./enclosure-audit.js";
+import { type HostSandboxConfig, type SandboxIdentity, IN_SANDBOX, SANDBOX_CONTROLLERS } from "../model/host-sandbox.js";
+import { capsEmpty, engineSocketMounts, interfacesIn, parseMountinfo, statusField, statusIds } from "../procfs/proc-tables.js";
+import type { AuditCheck } from "./audit-check.js";
+import type { SandboxCgroupReading, SandboxProcessFinder } from "./port.js";
 
 /** Filesystems that are the sandbox's own (made for it, gone with it), not the host's. */
 const SANDBOX_OWN_FS = new Set(["tmpfs", "proc", "devtmpfs", "devpts", "mqueue", "sysfs", "cgroup", "cgroup2"]);
@@ -22,11 +20,12 @@ export interface HostAuditInput {
   /** bubblewrap's (outside the sandbox; its first child is the sandbox's init). */
   bwrapPid: number;
   /** The sandbox's cgroup; none when ENCLAVE_HOST_CGROUPS=off. */
-  cgroup?: SandboxCgroup;
+  cgroup?: SandboxCgroupReading;
   identity: SandboxIdentity;
   config: HostSandboxConfig;
   /** The environment variables a sandbox may carry. */
   allowedEnv: readonly string[];
+  processes: SandboxProcessFinder;
 }
 
 function read(path: string): string {
@@ -75,14 +74,14 @@ function offence(status: string, identity: SandboxIdentity): string {
  * bubblewrap's own two processes (outside, and the sandbox's init) are Enclave's and set up the rest.
  */
 function processChecks(input: HostAuditInput): AuditCheck[] {
-  const { bwrapPid, cgroup, identity, config } = input;
+  const { bwrapPid, cgroup, identity, config, processes } = input;
   let namespace = "";
   try {
-    namespace = sandboxNamespace(bwrapPid);
+    namespace = processes.namespaceOf(bwrapPid);
   } catch {
     // No process left in it: the checks below fail on the empty list.
   }
-  const inNamespace = namespace ? sandboxProcesses(namespace).map((p) => p.hostPid) : [];
+  const inNamespace = namespace ? processes.processesIn(namespace).map((p) => p.hostPid) : [];
   let members: number[] = [];
   let byController: number[][] = [];
   let limits = "";

@@ -3,10 +3,9 @@
 // (a pool container carries the pool label and no conversation's; a cold one this conversation's).
 // Inside: the agent says it serves this conversation (it accepts being told only once).
 import type Docker from "dockerode";
-import type { EnclosureRecord } from "../conversations/conversation-store.js";
-import { LABELS } from "../placement/docker-driver.js";
-import { POOL_LABEL } from "../placement/warm-pool.js";
-import type { AuditCheck } from "./enclosure-audit.js";
+import type { EnclosureRecord } from "../model/conversation.js";
+import { LABELS, POOL_LABEL } from "../model/labels.js";
+import type { AuditCheck } from "./audit-check.js";
 
 export function originCheck(conversationId: string, record: EnclosureRecord, info: Docker.ContainerInspectInfo, insideConversation: string | Error): AuditCheck {
   const labels = info.Config.Labels ?? {};
