@@ -52,7 +52,7 @@ const reportMasks = (uid: number): Mask[] => [
   [/\benclave-runtime:[0-9a-f]+\b/g, "enclave-runtime:<tag>"],
   [/\bpy-[0-9a-f]+\b/g, "py-<id>"],
   [/: \d+ bytes total, \d+ free$/gm, ": <n> bytes total, <n> free"],
-  [/engine: [^;]+;/g, (m) => `engine: ${m.slice("engine: ".length, -1).split(", ").sort().join(", ")};`],
+  [/engine: [^;]+;/g, (m) => `engine: ${m.slice("engine: ".length, -1).split(/(?<=\)), /).sort().join(", ")};`],
 ];
 
 // What code in the enclosure can do to the agent (from a session of its own, which outlives the exec
