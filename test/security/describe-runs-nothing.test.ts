@@ -97,9 +97,8 @@ describe.each(["host", "enclosure"] as const)("describing %s placement runs noth
     const { ws, runId } = await planted(placement, "lsp");
     const status = resultText(await fx.client.callTool(runId, "lsp", { action: "status" }));
     expect(ranFromWorkspace(ws)).toBe("");
-    // The two servers a project ships its own of, as the answer lists them (the rest depend on the machine).
-    console.log("STATUS<<" + status + ">>");
-    await expectTranscript(entries(status, ["rust-analyzer ", "dart "]), `transcripts/describe-runs-nothing/lsp-status-${placement}.txt`);
+    // Every server resolves to the project's own planted binary, so the answer is the same on any machine.
+    await expectTranscript(status, `transcripts/describe-runs-nothing/lsp-status-${placement}.txt`);
   });
 
   it("debug adapters names the project's interpreter and adapters without running them", async () => {
