@@ -1,6 +1,6 @@
 // Recorded transcripts: what a tool or the CLI answered, compared whole against a file kept beside the
 // suite, instead of regexes over our own wording. Rewording a message is then a deliberate
-// re-record (`npx vitest run -u <file>`), reviewed as a diff, never a silent pass or a hunt through
+// re-record (`npx vitest run <file> -u`: the file first, or vitest takes it as -u's value and runs everything), reviewed as a diff, never a silent pass or a hunt through
 // assertions. What differs from run to run (ids, durations, ports, temp folders) is masked first.
 import { expect } from "vitest";
 
@@ -28,7 +28,7 @@ export function masked(text: string, extra: readonly Mask[] = []): string {
 /**
  * Compares `text` (masked) with the recorded transcript at `file`, a path relative to the calling
  * test file (by convention `transcripts/<suite>/<name>.txt`). A missing file is written on a local
- * run and fails under CI, like every vitest snapshot; `vitest run -u` re-records on purpose.
+ * run and fails under CI, like every vitest snapshot; `vitest run <file> -u` re-records on purpose.
  */
 export async function expectTranscript(text: string, file: string, extra: readonly Mask[] = []): Promise<void> {
   await expect(masked(text, extra)).toMatchFileSnapshot(file);

@@ -21,7 +21,8 @@ describe("agent_restarted", () => {
   it("is recorded when the host agent died and another answers", async () => {
     await fx.client.createConversation("restart-host");
     const run = (await fx.client.openRun("restart-host", { approvalPolicy: "never", resources: ["workspace"] })).id;
-    expect(resultText(await fx.client.callTool(run, "write", { path: "a.txt", content: "a\n" }))).not.toMatch(/error/i);
+    const wrote = await fx.client.callTool(run, "write", { path: "a.txt", content: "a\n" });
+    expect(wrote.isError, resultText(wrote)).toBe(false);
     const pid = await until(() => fx.cp.hostAgents.pid("restart-host"), "the host agent's pid");
     await fx.client.callTool(run, "list", {});
     expect(restarts("restart-host")).toHaveLength(0);

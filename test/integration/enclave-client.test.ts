@@ -54,7 +54,7 @@ describe("enclave/client", () => {
     expect(placement.placement).toBe("host");
     const audit = await client.auditEnclosure(conv.id);
     expect(audit.placement).toBe("host");
-    await expect(client.stopEnclosure(conv.id)).rejects.toThrow(/enclosure/);
+    await expect(client.stopEnclosure(conv.id)).rejects.toMatchObject({ code: "failed_precondition" });
 
     const cli = await client.attachCliRun(conv.id);
     expect(cli.cli && cli.cliCurrent).toBe(true);
@@ -64,7 +64,7 @@ describe("enclave/client", () => {
     await client.closeRun(run.id);
     expect((await client.listRuns(conv.id)).map((r) => r.id)).not.toContain(run.id);
     await client.deleteConversation(conv.id);
-    await expect(client.getConversation(conv.id)).rejects.toThrow(/no conversation/);
+    await expect(client.getConversation(conv.id)).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("streams a command's output as an async iterable, the result last", async () => {

@@ -10,6 +10,7 @@ import { loadConfig } from "@enclave/control-plane/config.js";
 import { LABELS } from "@enclave/control-plane/model/labels.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
+import { expectTranscript } from "../helpers/transcript.js";
 
 const docker = new Docker();
 
@@ -111,7 +112,7 @@ describe.each(TEST_RUNTIMES)("enclosure under %s", (runtime) => {
     expect(by("python")?.usable).toBe(true);
     expect(by("clangd")?.usable).toBe(true);
     expect(by("dart")?.usable).toBe(false);
-    expect(by("dart")?.detail).toMatch(/not on PATH/);
+    await expectTranscript(by("dart")?.detail ?? "", "transcripts/enclosure/dart-unusable.txt");
   });
 
   it("leaves no container or relay socket behind when stopped", async () => {

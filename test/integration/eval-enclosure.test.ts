@@ -9,6 +9,7 @@ import { loadConfig } from "@enclave/control-plane/config.js";
 import { type EvalPlace, evalCases, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
+import { expectTranscript } from "../helpers/transcript.js";
 
 const MEMORY = 1024 * 1024 ** 2;
 
@@ -68,7 +69,7 @@ print(len(tcp_listening), len(udp_bound), unix_listening, len(routes), interface
     expect(out).toBe(`0 0 ['/run/enclave/agent.sock'] 0 ['lo'] ${runtime === "runsc" ? "EHOSTUNREACH" : "ENETUNREACH"} [] True bridged`);
     const bridged = fx.cp.audit.history("evalenc").filter((e) => e.origin === "bridge" && e.tool === "exec").at(-1);
     expect(bridged?.outcome).toBe("ok");
-    expect(bridged?.placement).toMatch(/^enclosure /);
+    await expectTranscript(bridged?.placement ?? "", `transcripts/eval-enclosure/bridged-placement-${runtime}.txt`, [[/\b[0-9a-f]{12}\b/g, "<container>"]]);
     expect(bridged?.kernelId).toMatch(/^py-/);
   });
 

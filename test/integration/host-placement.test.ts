@@ -4,8 +4,14 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
+import type { ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { endingText } from "../helpers/result-parts.js";
+import { expectTranscript } from "../helpers/transcript.js";
 import { until } from "../helpers/wait.js";
+
+/** A failed call as a transcript: its code, then what it says. */
+const answer = (r: ToolResult): string => `${r.errorCode}\n${resultText(r)}`;
 
 let fx: Fixture;
 let runId: string;
@@ -46,7 +52,9 @@ describe("host placement", () => {
       patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-missing\n+x\n",
     });
     expect(bad.isError).toBe(true);
-    expect(resultText(bad)).toMatch(/b\.txt/);
+    expect(bad.errorCode).toBe("not_found");
+    expect(resultText(bad)).toContain("b.txt");
+    await expectTranscript(answer(bad), "transcripts/host-placement/patch-missing-file.txt");
     expect(readFileSync(join(workspace, "a.txt"), "utf8")).toBe("one\nTWO\nthree\n");
     const good = await fx.client.callTool(runId, "apply_patch", { patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-TWO\n+2\n three\n" });
     expect(good.isError).toBe(false);
@@ -59,8 +67,8 @@ describe("host placement", () => {
     const patch = (to: string): string =>
       `diff --git a/ren/old.txt b/${to}\nsimilarity index 80%\nrename from ren/old.txt\nrename to ${to}\n--- a/ren/old.txt\n+++ b/${to}\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n`;
     const refused = await fx.client.callTool(runId, "apply_patch", { patch: patch("ren/taken.txt") });
-    expect(refused.isError).toBe(true);
-    expect(resultText(refused)).toMatch(/already exists/);
+    expect(refused.errorCode).toBe("already_exists");
+    await expectTranscript(answer(refused), "transcripts/host-placement/rename-onto-existing.txt");
     const r = await fx.client.callTool(runId, "apply_patch", { patch: patch("ren/new.txt") });
     expect(r.isError, resultText(r)).toBe(false);
     expect(existsSync(join(workspace, "ren/old.txt"))).toBe(false);
@@ -74,7 +82,7 @@ describe("host placement", () => {
       if (e.event?.$case === "output") chunks.push(e.event.value.data.toString());
     });
     expect(chunks.join("")).toContain("out");
-    expect(resultText(r)).toMatch(/exit code 3/);
+    await expectTranscript(endingText(r), "transcripts/host-placement/exec-exit-3.txt");
   });
 
   it("refuses paths outside the workspace: .., absolute, symlink escape", async () => {
@@ -91,10 +99,12 @@ describe("host placement", () => {
   it("names the field in schema errors", async () => {
     const r = await fx.client.callTool(runId, "write", { path: 42 });
     expect(r.errorCode).toBe("invalid_arguments");
-    expect(resultText(r)).toMatch(/`path` must be string/);
-    expect(resultText(r)).toMatch(/`content` is required/);
+    // Both fields named, recorded whole.
+    await expectTranscript(answer(r), "transcripts/host-placement/schema-errors.txt");
     const bad = await fx.client.callTool(runId, "read", "{not json");
-    expect(resultText(bad)).toMatch(/not valid JSON/);
+    expect(bad.errorCode).toBe("invalid_arguments");
+    // (What follows the colon is JSON.parse's own words, which vary with Node's version.)
+    await expectTranscript(answer(bad), "transcripts/host-placement/not-json.txt", [[/(not valid JSON): .*/g, "$1: <the parser's words>"]]);
   });
 
   it("plan surface lists only read tools and refuses others as unknown", async () => {
@@ -122,7 +132,10 @@ describe("host placement", () => {
     const r = await pending;
     expect(r.isError).toBe(true);
     expect(r.errorCode).toBe("agent_lost");
-    expect(resultText(r)).toMatch(/went away during the call/);
+    await expectTranscript(resultText(r), "transcripts/host-placement/agent-killed.txt", [
+      [/\bpid \d+/g, "pid <n>"],
+      [/ \((?:Connection dropped|[^)]*ECONNRESET[^)]*|[^)]*Stream removed[^)]*)\)/g, " (<transport>)"],
+    ]);
     const again = await fx.client.callTool(runId, "read", { path: "a.txt" });
     expect(again.isError).toBe(false);
     expect(fx.cp.hostAgents.pid("host1")).not.toBe(pid);
@@ -150,7 +163,7 @@ describe("host placement", () => {
       const r = await fx.client.callTool(runId, "exec", { command: `sleep ${marker} & echo started`, timeout_seconds: 60 });
       expect(r.isError, resultText(r)).toBe(false);
       expect(resultText(r)).toContain("started");
-      expect(resultText(r)).not.toMatch(/timed out/i);
+      await expectTranscript(endingText(r), "transcripts/host-placement/exec-exit-0.txt");
       await until(() => !running(marker), "the background sleep to be killed", 20_000);
     });
 
@@ -158,7 +171,7 @@ describe("host placement", () => {
       const marker = `772.${process.pid}`;
       const r = await fx.client.callTool(runId, "exec", { command: `setsid sleep ${marker} & sleep 0.3; echo started`, timeout_seconds: 60 });
       expect(r.isError, resultText(r)).toBe(false);
-      expect(resultText(r)).not.toMatch(/timed out/i);
+      await expectTranscript(endingText(r), "transcripts/host-placement/exec-exit-0.txt");
       await until(() => !running(marker), "the escaped sleep to be killed", 20_000).catch((err: Error) => {
         throw new Error(`${err.message}; still there:\n${left(marker)}`);
       });
@@ -184,7 +197,7 @@ describe("host placement", () => {
     it("a timed-out command's whole tree dies, even a process in a session of its own that ignores SIGTERM", async () => {
       const marker = `773.${process.pid}`;
       const r = await fx.client.callTool(runId, "exec", { command: `setsid sh -c 'trap "" TERM; exec sleep ${marker}' & sleep 60`, timeout_seconds: 2 });
-      expect(resultText(r)).toMatch(/timed out/i);
+      await expectTranscript(endingText(r), "transcripts/host-placement/exec-timed-out.txt");
       await until(() => !running(marker), "the escaped sleep to be killed", 20_000);
     });
   });

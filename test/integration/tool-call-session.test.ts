@@ -18,6 +18,7 @@ import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { serveControlPlane } from "@enclave/control-plane/server/serve.js";
 import { type AuditEvent, ToolCallEvent, ToolCallFrame, type ToolEvent, ToolEvent as ToolEventMsg } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { expectTranscript } from "../helpers/transcript.js";
 import { eventually, until } from "../helpers/wait.js";
 
 let fx: Fixture;
@@ -290,7 +291,8 @@ describe("CallTools frames written by hand", () => {
     s.call(limit + 1, "list", { path: "." });
     const over = await s.waitFinal(limit + 1, "the call over the bound");
     expect(over.event).toMatchObject({ $case: "error", value: { code: "too_many_calls", grpcCode: status.RESOURCE_EXHAUSTED } });
-    expect(over.event?.$case === "error" && over.event.value.message).toContain(`${limit} calls in flight`);
+    // What it says (the bound, and what to do), recorded.
+    await expectTranscript(over.event?.$case === "error" ? over.event.value.message : "", "transcripts/tool-call-session/too-many-calls.txt");
     // A cancel frees a place.
     s.cancel(1);
     const cancelled = await s.waitFinal(1, "the cancelled call's answer");

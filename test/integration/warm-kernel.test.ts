@@ -11,6 +11,7 @@ import { resultText } from "@enclave/client/control-plane-client.js";
 import { agentBundleEntry } from "@enclave/control-plane/repo-paths.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { hostPython } from "../helpers/host-python.js";
+import { expectTranscript } from "../helpers/transcript.js";
 import { eventually } from "../helpers/wait.js";
 
 const dirs: string[] = [];
@@ -45,11 +46,12 @@ describe("a kernel started ahead of its first cell", () => {
     }
   });
 
-  it("refuses a language it has no kernel for, saying which it has", () => {
+  it("refuses a language it has no kernel for, saying which it has", async () => {
     const { ws, state, socket } = scratch();
     const r = spawnSync(process.execPath, [agentBundleEntry, "--socket", socket, "--workspace", ws, "--state-dir", state, "--warm-kernel", "ruby"], { encoding: "utf8", timeout: 20_000 });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/--warm-kernel takes python or javascript, not `ruby`/);
+    // A usage error (exit status 2); what it says, recorded.
+    await expectTranscript(r.stderr, "transcripts/warm-kernel/unknown-language.txt");
   });
 
   it("on host placement: an eval's agent has the kernel started with it, another tool's agent has none", async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { expectTranscript } from "../helpers/transcript.js";
 import { until } from "../helpers/wait.js";
 
 const exec = promisify(execFile);
@@ -35,6 +36,15 @@ async function enclave(args: string[]): Promise<{ stdout: string; stderr: string
     const e = err as { stdout: string; stderr: string; code: number };
     return { stdout: e.stdout, stderr: e.stderr, code: e.code };
   }
+}
+
+/** The CLI's cards in a fixed order (the two are opened at once, so their numbers and order vary), numbers masked. */
+function byCard(stdout: string): string {
+  return stdout
+    .split(/\n(?=#\d+ )/)
+    .map((card) => card.replace(/^#\d+ /, "#<n> ").trimEnd())
+    .sort()
+    .join("\n");
 }
 
 function clean(out: { stdout: string; stderr: string }): void {
@@ -102,15 +112,14 @@ describe("the CLI escapes control characters an agent wrote", () => {
       const cards = await enclave(["cards", ID]);
       expect(cards.code).toBe(0);
       clean(cards);
-      expect(cards.stdout).toContain(`Continue? ${SHOWN}\n  > #99 ${ID} permission open`);
+      expect(cards.stdout).toContain(SHOWN);
       expect(cards.stdout).not.toMatch(/^#99 /m);
-      expect(cards.stdout).toContain(`| ctx ${SHOWN}`);
-      expect(cards.stdout).toContain(`- yes ${SHOWN} — ${SHOWN}`);
-      // A file name with control characters is listed quoted, so it cannot pass for text around it.
-      expect(cards.stdout).toContain('Files it touches (1): "out\\u001b[2J\\u001b]0;pwned\\u0007\\u001b[31mred\\u009b1m\\rover\\u202eexe.txt.txt"');
+      // Both cards whole: the forged header indented under the question, every field escaped, and a
+      // file name with control characters listed quoted, so it cannot pass for text around it.
+      await expectTranscript(byCard(cards.stdout), "transcripts/cli-escapes/cards.txt");
       const full = await enclave(["cards", ID, "--full"]);
       clean(full);
-      expect(full.stdout).toContain("complete arguments (");
+      await expectTranscript(byCard(full.stdout), "transcripts/cli-escapes/cards-full.txt");
 
       const question = opened.find((c) => c.kind === "question") as Card;
       const permission = opened.find((c) => c.kind === "permission") as Card;
@@ -122,11 +131,17 @@ describe("the CLI escapes control characters an agent wrote", () => {
       const log = await enclave(["audit", "--log", ID]);
       expect(log.code).toBe(0);
       clean(log);
-      expect(log.stdout).toContain(`question: yes ${SHOWN}`);
       expect(log.stdout).toContain(`card_closed write`);
+      // The audit lines that carry what the agent wrote, escaped.
+      const carrying = log.stdout.split("\n").filter((l) => l.includes(SHOWN));
+      expect(carrying.length).toBeGreaterThan(0);
+      await expectTranscript(carrying.sort().join("\n"), "transcripts/cli-escapes/audit-lines.txt", [
+        [/#\d+ /g, "#<seq> "],
+        [/\bpid \d+/g, "pid <n>"],
+      ]);
       const closed = await enclave(["cards", ID, "--all"]);
       clean(closed);
-      expect(closed.stdout).toContain(`answer: yes ${SHOWN}`);
+      await expectTranscript(byCard(closed.stdout), "transcripts/cli-escapes/cards-all.txt");
     } finally {
       human.cancel();
     }

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers } from "../helpers/lsp-fixture.js";
+import { expectTranscript } from "../helpers/transcript.js";
 import { until } from "../helpers/wait.js";
 
 const HOOK = "ENCLAVE_TEST_CRASH_AFTER_RENAMES";
@@ -112,7 +113,7 @@ describe("a host agent killed in the middle of a multi-file change", () => {
     const files = { "a.py": OLD, "b.py": OLD, "c.py": OLD };
     const conv = await crashingConversation("crash-resolve", files, ["workspace", "ast"]);
     const staged = await fx.client.callTool(conv.run, "ast_edit", { pattern: "print($X)", rewrite: "log($X)", path: "", language: "python" });
-    expect(resultText(staged)).toMatch(/\(proposed\) 3 replacements in 3 files/);
+    await expectTranscript(resultText(staged), "transcripts/crash-consistency/staged.txt");
     const r = await fx.client.callTool(conv.run, "resolve", { action: "apply", reason: "crash" });
     expect(r.isError, "the agent did not die mid-commit").toBe(true);
     const rels = Object.keys(files);

@@ -14,6 +14,7 @@ import { ControlPlane } from "@enclave/control-plane/control-plane.js";
 import { conversationKey } from "@enclave/control-plane/conversations/conversation-keys.js";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
+import { expectTranscript } from "../helpers/transcript.js";
 import { alive, until } from "../helpers/wait.js";
 
 /** Small bounds, set by the test as an operator would, so that crossing them is cheap. */
@@ -264,7 +265,12 @@ describe("the host audit", () => {
     const report = await tenants.acme.client.auditEnclosure("x");
     const cgroup = report.checks.find((c) => c.item === "cgroup");
     expect(cgroup?.ok).toBe(false);
-    expect(cgroup?.outside).toContain(`sandbox processes outside it: ${sleeper}`);
+    expect(cgroup?.outside).toContain(String(sleeper));
+    // Which process is outside, as the item says it (the pid masked), recorded.
+    await expectTranscript(cgroup?.outside ?? "", "transcripts/host-tenants/cgroup-outside.txt", [
+      [new RegExp(`\\b${sleeper}\\b`, "g"), "<moved pid>"],
+      [/\/sys\/fs\/cgroup\/\S+/g, "<cgroup>"],
+    ]);
     expect(report.passed).toBe(false);
     process.kill(sleeper ?? 0, "SIGKILL");
   });

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
+import { expectTranscript } from "../helpers/transcript.js";
 import { eventually } from "../helpers/wait.js";
 
 const docker = new Docker();
@@ -93,7 +94,11 @@ describe.each(TEST_RUNTIMES)("placement faults under %s", (runtime) => {
       await killAgent("agent-kill");
       const r = await pending;
       expect(r.errorCode).toBe("agent_lost");
-      expect(resultText(r)).toMatch(/went away during the call.*restarted on the next call/s);
+      // The transport's own words (gRPC's detail, in parentheses) vary with how the connection broke.
+      await expectTranscript(resultText(r), `transcripts/placement-faults/agent-lost-${runtime}.txt`, [
+        [/\b[0-9a-f]{12}\b/g, "<container>"],
+        [/ \((?:Connection dropped|[^)]*ECONNRESET[^)]*|[^)]*Stream removed[^)]*)\)/g, " (<transport>)"],
+      ]);
       const again = await fx.client.callTool(run, "read", { path: "before.txt" });
       expect(resultText(again)).toBe("written before the fault\n");
     });
@@ -138,11 +143,14 @@ describe.each(TEST_RUNTIMES)("placement faults under %s", (runtime) => {
       const id = (await fx.client.getConversation("container-kill")).enclosure?.containerId ?? "";
       await docker.getContainer(id).kill();
       await new Promise((r) => setTimeout(r, 500));
+      const answers: string[] = [];
       for (const [tool, args] of [["read", { path: "kept.txt" }], ["exec", { command: "true" }], ["list", {}]] as const) {
         const r = await fx.client.callTool(run, tool, args);
         expect(r.errorCode, `${tool}: ${resultText(r)}`).toBe("enclosure_dead");
-        expect(resultText(r)).toMatch(/enclave enclosure stop container-kill/);
+        answers.push(`## ${tool}\n${resultText(r)}\n`);
       }
+      // Each says what to do (stop the enclosure), recorded whole.
+      await expectTranscript(answers.join(""), `transcripts/placement-faults/container-killed-${runtime}.txt`, [[/\b[0-9a-f]{12}\b/g, "<container>"]]);
       const conv = await fx.client.getConversation("container-kill");
       expect(conv.placement).toBe("enclosure");
       expect(conv.enclosure?.state).toBe("dead");

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { expectTranscript } from "../helpers/transcript.js";
 
 let fx: Fixture;
 let workspace: string;
@@ -28,7 +29,7 @@ describe("resolve racing a concurrent write", () => {
       const editor = (await fx.client.openRun("race", { approvalPolicy: "never", resources: ["workspace", "ast"] })).id;
       const other = (await fx.client.openRun("race", { approvalPolicy: "never", resources: ["workspace"] })).id;
       const staged = await fx.client.callTool(editor, "ast_edit", { pattern: "print($X)", rewrite: "log($X)", path: "", language: "python" });
-      expect(resultText(staged)).toMatch(/\(proposed\) 4 replacements in 4 files/);
+      await expectTranscript(resultText(staged), "transcripts/resolve-race/staged.txt");
       const raced = FILES[round % FILES.length] as string;
       const written = `# written by the other run in round ${round}\n`;
       // Start both together, one of them a little later, taking turns, so the write lands before,

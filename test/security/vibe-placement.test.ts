@@ -10,6 +10,7 @@ import type { AuditEvent } from "@enclave/proto/gen/enclave/control/v1/control.j
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
+import { type Mask, expectTranscript } from "../helpers/transcript.js";
 import { until } from "../helpers/wait.js";
 
 // The brief comes on stdin. "linger" keeps the worker (and a child in its process group) running.
@@ -59,6 +60,11 @@ function uidOf(pid: number): string {
   return /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "?";
 }
 
+/** The worker's own words name its uid and host, which differ per run and machine. */
+function whoMasks(uid: string, host: string): Mask[] {
+  return [[new RegExp(`done by ${uid} on ${host.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "g"), "done by <uid> on <host>"]];
+}
+
 async function settledPlacement(conversationId: string, workerId: string): Promise<string> {
   const events: AuditEvent[] = [];
   await fx.client.subscribeAudit({ conversationId, historyOnly: true }, (e) => {
@@ -106,8 +112,8 @@ describe("built-in vibe workers on host placement", () => {
     // A worker that finishes reports stdout, and the audit log says where it ran.
     const done = await spawn(runId, "finish");
     const waited = await call(runId, "vibe_wait", { worker_id: done, timeout_seconds: 60 });
-    expect(waited).toMatch(/is done after/);
     expect(waited).toContain(`done by ${me.uid}`);
+    await expectTranscript(waited, "transcripts/vibe-placement/host-worker-done.txt", whoMasks(me.uid, me.host));
     expect(await settledPlacement("vibe-host", done)).toMatch(new RegExp(`^host placement, pid ${agentPid}\\b`));
   });
 });
@@ -129,8 +135,8 @@ describe("built-in vibe workers that run over their time", () => {
       const alive = inSandbox(short, "vibe-overrun");
       expect(alive(me.pid) && alive(child)).toBe(true);
       const waited = resultText(await short.client.callTool(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 }));
-      expect(waited).toMatch(/"overrun" \(fast, attempt 1\) failed after/);
-      expect(waited).toContain("[ran over 2 s and was killed]");
+      // Failed, and why: it ran over its time (recorded whole).
+      await expectTranscript(waited, "transcripts/vibe-placement/overrun-killed.txt", whoMasks(me.uid, me.host));
       await until(() => !alive(me.pid) && !alive(child), "the worker and its child to be gone");
     } finally {
       await short.close();
@@ -151,8 +157,13 @@ describe("built-in vibe workers across a placement change", () => {
     const switched = await fx.client.startEnclosure("vibe-switch");
     const uid = (await docker.getContainer(switched.enclosure?.containerId ?? "").inspect()).Config.User?.split(":")[0] ?? "";
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
-    expect(waited).toMatch(/"whoami" \(fast, attempt 1\) failed after/);
-    expect(waited).toMatch(/the worker's placement \(host placement, pid \d+.*\) lost it/);
+    // Failed, and why: its placement (the host agent) lost it when the enclosure took over.
+    await expectTranscript(waited, "transcripts/vibe-placement/placement-changed.txt", [
+      ...whoMasks(me.uid, me.host),
+      [/\bpid \d+/g, "pid <n>"],
+      // The transport's own words (gRPC's detail) vary with how the connection broke.
+      [/ \((?:Connection dropped|[^)]*ECONNRESET[^)]*|[^)]*Stream removed[^)]*)\)/g, " (<transport>)"],
+    ]);
     await until(() => !alive(me.pid) && !alive(child), "the host worker and its child to be gone");
     // The next worker runs inside.
     const next = await spawn(runId, "finish");
@@ -171,14 +182,14 @@ describe("built-in vibe workers in an enclosure", () => {
     const runId = await vibeRun("vibe-enc");
     const id = await spawn(runId, `finish\n${HOSTILE}`);
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
-    expect(waited).toMatch(/is done after/);
     expect(waited).toContain(`done by ${uid} on ${hostname}`);
+    await expectTranscript(waited, "transcripts/vibe-placement/enclosure-worker-done.txt", whoMasks(uid, hostname));
     // Bind mode: what it wrote in /workspace is the host folder.
     const me = who(readFileSync(join(ws, "vibe-who.txt"), "utf8"));
     expect(me).toMatchObject({ uid, host: hostname, env: "/workspace", cwd: "/workspace" });
     expect(readFileSync(join(ws, "vibe-brief.txt"), "utf8")).toBe(`finish\n${HOSTILE}`);
     for (const f of ["pwned-subst", "pwned-tick", "pwned-semi", "pwned-and", "pwned-pipe"]) expect(existsSync(join(ws, f))).toBe(false);
-    expect(await settledPlacement("vibe-enc", id)).toMatch(/^enclosure /);
+    await expectTranscript(await settledPlacement("vibe-enc", id), "transcripts/vibe-placement/enclosure-settled-placement.txt", [[/\b[0-9a-f]{12}\b/g, "<container>"]]);
 
     // vibe_kill reaches the worker's process group inside the container.
     const lingering = await spawn(runId, "linger");
@@ -203,7 +214,9 @@ describe("built-in vibe workers in an enclosure", () => {
     const uid = (await docker.getContainer(started.enclosure?.containerId ?? "").inspect()).Config.User?.split(":")[0] ?? "";
     const runId = await vibeRun("vibe-copy");
     const id = await spawn(runId, "finish");
-    expect(await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 })).toMatch(/is done after/);
+    const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
+    expect(waited).toContain(`done by ${uid} `);
+    await expectTranscript(waited, "transcripts/vibe-placement/copy-mode-worker-done.txt", [[new RegExp(`done by ${uid} on \\S+`, "g"), "done by <uid> on <host>"]]);
     // Nothing was written to the host folder while the enclosure owns the workspace.
     expect(existsSync(join(ws, "vibe-who.txt"))).toBe(false);
     expect(who(await call(runId, "read", { path: "vibe-who.txt" }))).toMatchObject({ uid, cwd: "/workspace" });
