@@ -4,7 +4,7 @@
 // blocks closer than two contexts share a hunk.
 // Kept rather than jsdiff's createPatch: that diffs the two texts again (quadratic in the worst case
 // on the 32 MiB files ast_edit accepts) to rediscover edits we already hold; jsdiff parses and
-// applies what this writes (test/unit/ast-line-diff.test.ts).
+// applies what this writes (line-diff.test.ts).
 export interface TextEdit {
   start: number;
   end: number;

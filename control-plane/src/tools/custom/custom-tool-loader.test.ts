@@ -1,0 +1,65 @@
+// Loading custom tools from a folder: factories in the form docs/tools/custom-tools.md shows become registry tools with their
+// tier (default exec) and JSON Schema; a module that fails is skipped and reported by file name.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadCustomTools } from "./custom-tool-loader.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function folder(files: Record<string, string>): string {
+  const d = mkdtempSync(join(tmpdir(), "custom-tools-"));
+  dirs.push(d);
+  for (const [name, body] of Object.entries(files)) writeFileSync(join(d, name), body);
+  return d;
+}
+
+const tool = (extra: string): string =>
+  `export default (pi) => ({ name: "t", label: "T", description: "d", parameters: pi.typebox.Type.Object({}), execute: () => ({ content: [] }), ${extra} });`;
+
+describe("custom tool loader", () => {
+  it("loads every module's tools, in file order, with their tiers and schemas", async () => {
+    const d = folder({
+      "b.mjs": `export default (pi) => [
+        { name: "peek", label: "Peek", tier: "read", description: "d", parameters: pi.typebox.Type.Object({}), execute: () => ({ content: [] }) },
+        { name: "poke", label: "Poke", resource: "shell", description: "d", parameters: pi.typebox.Type.Object({ n: pi.typebox.Type.Number() }), execute: () => "x" },
+      ];`,
+      "a.ts": `const f = (pi: { typebox: { Type: { Object(p: object): object } } }) => ({ name: "alpha", label: "A", tier: "write" as const, stagesOnly: true, description: "d", parameters: pi.typebox.Type.Object({}), execute: () => "a" });\nexport default f;`,
+      "notes.txt": "not a module",
+      "types.d.ts": "export type X = 1;",
+    });
+    const { tools, failures } = await loadCustomTools(d);
+    expect(failures).toEqual([]);
+    expect(tools.map((t) => [t.name, t.tier, t.resource, t.stagesOnly])).toEqual([
+      ["alpha", "write", "workspace", true],
+      ["peek", "read", "workspace", false],
+      ["poke", "exec", "shell", false],
+    ]);
+    expect(tools[2]?.validate({ n: "x" })).toEqual({ ok: false, error: "invalid arguments for `poke`: `n` must be number" });
+    expect(tools[2]?.inputSchema).toEqual({ type: "object", properties: { n: { type: "number" } }, required: ["n"] });
+  });
+
+  it("skips malformed modules, naming the file and what is wrong", async () => {
+    const cases: Array<[string, RegExp]> = [
+      [`export const x = 1;`, /must default-export a factory/],
+      [tool(`name: "Bad Name"`), /name `Bad Name` must be/],
+      [tool(`tier: "admin"`), /tier must be one of read, write, exec/],
+      [tool(`parameters: {}`), /`parameters` must be an object schema/],
+      [tool(`label: ""`), /`label` \(a human name\) is required/],
+      [tool(`resource: "gpu"`), /resource must be one of/],
+    ];
+    for (const [body, message] of cases) {
+      const d = folder({ "tool.mjs": body, "ok.mjs": tool(`name: "fine"`) });
+      const { tools, failures } = await loadCustomTools(d);
+      expect(tools.map((t) => t.name)).toEqual(["fine"]);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]?.file).toBe("tool.mjs");
+      expect(failures[0]?.reason).toMatch(message);
+    }
+    await expect(loadCustomTools("/nonexistent/custom-tools")).rejects.toThrow(/cannot be read/);
+  });
+});
