@@ -20,3 +20,29 @@ export class TranscriptLog {
     await expectTranscript(this.text, file, extra);
   }
 }
+
+/** A refusal as a transcript section's text: its code when it has one, then its message. */
+function refusalText(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  return `${typeof code === "string" ? `[${code}] ` : ""}${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** What `fn` threw (code and message), for a transcript; fails when it throws nothing. */
+export function thrown(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    return refusalText(err);
+  }
+  throw new Error("expected a throw, and nothing was thrown");
+}
+
+/** What `p` rejected with (code and message), for a transcript; fails when it resolves. */
+export async function rejected(p: Promise<unknown>): Promise<string> {
+  return p.then(
+    () => {
+      throw new Error("expected a rejection, and it resolved");
+    },
+    (err: unknown) => refusalText(err),
+  );
+}

@@ -2,10 +2,12 @@ import { expect, it } from "vitest";
 import { loadConfig } from "../../control-plane/src/config.js";
 import { EnclaveError } from "../../control-plane/src/errors.js";
 import { containerSpec, resolveSettings } from "../../control-plane/src/placement/enclosure-settings.js";
+import { thrown } from "../helpers/transcript-log.js";
+import { expectTranscript } from "../helpers/transcript.js";
 
 const defaults = loadConfig().enclosure;
 
-it("hardens by default and names every relaxation", () => {
+it("hardens by default and names every relaxation", async () => {
   const s = resolveSettings({}, defaults, "img");
   expect(s.relaxations).toEqual([]);
   const spec = containerSpec(s, { workspace: "/w" }, {});
@@ -13,14 +15,14 @@ it("hardens by default and names every relaxation", () => {
   expect(spec.HostConfig?.CapDrop).toEqual(["ALL"]);
   const weak = resolveSettings({ networkMode: "bridge", keepCapabilities: ["net_raw"], writableRoot: true, allowNewPrivileges: true }, defaults, "img");
   expect(weak.relaxations).toHaveLength(4);
-  expect(() => resolveSettings({ user: "0:0" }, defaults, "img")).toThrow(/never runs as root/);
+  await expectTranscript(thrown(() => resolveSettings({ user: "0:0" }, defaults, "img")), "transcripts/enclosure-settings/root-user.txt");
 });
 
-it("sizes copy mode's workspace volume and refuses a disk limit in bind mode", () => {
+it("sizes copy mode's workspace volume and refuses a disk limit in bind mode", async () => {
   expect(resolveSettings({ workspaceMode: "copy" }, defaults, "img").diskLimitBytes).toBe(defaults.diskBytes);
   expect(resolveSettings({ workspaceMode: "copy", diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img").diskLimitBytes).toBe(64 * 1024 ** 2);
   expect(resolveSettings({}, defaults, "img").diskLimitBytes).toBe(0);
-  expect(() => resolveSettings({ diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img")).toThrow(/needs workspace_mode copy/);
+  await expectTranscript(thrown(() => resolveSettings({ diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img")), "transcripts/enclosure-settings/disk-limit-in-bind-mode.txt");
   expect(codeOf(() => resolveSettings({ workspaceMode: "copy", diskLimitBytes: 1024 }, defaults, "img"))).toBe("invalid_arguments");
   const spec = containerSpec(resolveSettings({ workspaceMode: "copy" }, defaults, "img"), { workspace: "/w", workspaceVolume: "vol" }, {});
   expect(spec.HostConfig?.Mounts).toEqual([
