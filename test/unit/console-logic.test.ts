@@ -11,7 +11,8 @@ import { escapeHtml, html, join, jsonForHtml } from "../../control-plane/src/con
 import { fillPage } from "../../control-plane/src/console/page-template.js";
 import { renderCard } from "../../control-plane/src/console/views/cards-view.js";
 import { auditRow } from "../../control-plane/src/console/views/audit-view.js";
-import { TranscriptLog } from "../helpers/transcript-log.js";
+import { thrown, TranscriptLog } from "../helpers/transcript-log.js";
+import { expectTranscript } from "../helpers/transcript.js";
 
 const event = (over: Partial<AuditEvent>): AuditEvent => ({
   seq: 1,
@@ -146,7 +147,7 @@ describe("export", () => {
 });
 
 describe("console settings", () => {
-  it("binds loopback without a token, anything else with one, and can be turned off", () => {
+  it("binds loopback without a token, anything else with one, and can be turned off", async () => {
     expect(resolveConsoleSettings(undefined, undefined)).toEqual({ host: "127.0.0.1", port: 7401, token: "", tokenGenerated: false });
     expect(resolveConsoleSettings("off", undefined)).toBeUndefined();
     const wide = resolveConsoleSettings("0.0.0.0:8080", undefined);
@@ -155,9 +156,9 @@ describe("console settings", () => {
     expect(resolveConsoleSettings(":9000", undefined)?.host).toBe("0.0.0.0");
     expect(resolveConsoleSettings("[::1]:9000", undefined)).toMatchObject({ host: "::1", token: "" });
     expect(resolveConsoleSettings("127.0.0.1:9000", "a-given-token-of-20ch")).toMatchObject({ token: "a-given-token-of-20ch", tokenGenerated: false });
-    expect(() => resolveConsoleSettings("127.0.0.1:9000", "short")).toThrow(/16 to 256 characters/);
-    expect(() => parseListen("localhost")).toThrow(/is not host:port/);
-    expect(() => parseListen("h:70000")).toThrow(/is not host:port/);
+    await expectTranscript(thrown(() => resolveConsoleSettings("127.0.0.1:9000", "short")), "transcripts/console-logic/16-to-256-characters.txt");
+    await expectTranscript(thrown(() => parseListen("localhost")), "transcripts/console-logic/is-not-host-port.txt");
+    await expectTranscript(thrown(() => parseListen("h:70000")), "transcripts/console-logic/is-not-host-port-2.txt");
     expect(isLoopbackHost("127.8.0.1")).toBe(true);
     expect(isLoopbackHost("localhost")).toBe(true);
     expect(isLoopbackHost("[::1]")).toBe(true);
@@ -230,8 +231,8 @@ describe("page templates", () => {
     expect(out).not.toContain("{{");
   });
 
-  it("refuse a slot left unfilled or one the page does not have", () => {
-    expect(() => fillPage("start-host-agent", { here: "/", capabilities: "" })).toThrow(/csrf/);
-    expect(() => fillPage("start-host-agent", { here: "/", capabilities: "", csrf: "", extra: "" })).toThrow(/extra/);
+  it("refuse a slot left unfilled or one the page does not have", async () => {
+    await expectTranscript(thrown(() => fillPage("start-host-agent", { here: "/", capabilities: "" })), "transcripts/console-logic/csrf.txt");
+    await expectTranscript(thrown(() => fillPage("start-host-agent", { here: "/", capabilities: "", csrf: "", extra: "" })), "transcripts/console-logic/extra.txt");
   });
 });

@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCustomTools } from "../../control-plane/src/tools/custom/custom-tool-loader.js";
+import { rejected } from "../helpers/transcript-log.js";
+import { expectTranscript } from "../helpers/transcript.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -60,6 +62,6 @@ describe("custom tool loader", () => {
       expect(failures[0]?.file).toBe("tool.mjs");
       expect(failures[0]?.reason).toMatch(message);
     }
-    await expect(loadCustomTools("/nonexistent/custom-tools")).rejects.toThrow(/cannot be read/);
+    await expectTranscript(await rejected(loadCustomTools("/nonexistent/custom-tools")), "transcripts/custom-tool-loader/cannot-be-read.txt");
   });
 });

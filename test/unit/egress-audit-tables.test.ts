@@ -5,6 +5,8 @@ import { expect, it } from "vitest";
 import { parseGvisorTables, readerUid, splitHeadOutput } from "../../control-plane/src/audit/gvisor-view.js";
 import { capsWithin, engineSocketMounts, idInside, listeningIn, parseIdMap, parseMountinfo } from "../../control-plane/src/audit/proc-tables.js";
 import { runscRegistration } from "../../control-plane/src/placement/gvisor-runtime.js";
+import { thrown } from "../helpers/transcript-log.js";
+import { expectTranscript } from "../helpers/transcript.js";
 
 it("reads listening TCP and bound UDP sockets, not connections", () => {
   const tcp = [
@@ -47,7 +49,7 @@ it("maps ids through a user namespace and checks capability sets against an allo
   expect(capsWithin("not hex", 0x4001fn)).toBe(false);
 });
 
-it("reads gVisor's tables from one head of many files, every process's network namespace, leaving the reader out", () => {
+it("reads gVisor's tables from one head of many files, every process's network namespace, leaving the reader out", async () => {
   const netDev = ["Inter-|   Receive", " face |bytes", "    lo:       0       0"];
   const tcpHeader = "  sl  local_address rem_address   st";
   const out = [
@@ -89,7 +91,7 @@ it("reads gVisor's tables from one head of many files, every process's network n
   expect(view.listening).toEqual(["tcp 127.0.0.1:8766"]);
   expect(view.processes).toEqual([{ pid: 1, name: "node", uids: [1000, 1000, 1000, 1000], gids: [1000, 1000, 1000, 1000], capEff: "0000000000000000", capPrm: "", capBnd: "", seccomp: 0 }]);
   expect(view.mounts.map((m) => m.mountPoint)).toEqual(["/", "/tmp"]);
-  expect(() => parseGvisorTables("reader 3 nproc unlimited\n", 65534)).toThrow(/printed no tables/);
+  await expectTranscript(thrown(() => parseGvisorTables("reader 3 nproc unlimited\n", 65534)), "transcripts/egress-audit-tables/printed-no-tables.txt");
   expect(readerUid(1000)).toBe(65534);
   expect(readerUid(65534)).toBe(65533);
 });
