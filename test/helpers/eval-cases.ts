@@ -35,9 +35,9 @@ function addCell(log: TranscriptLog, code: string, r: ToolResult): void {
   log.add(`eval ${JSON.stringify(code)} → ${r.isError ? `error ${r.errorCode}` : "ok"}`, resultText(r));
 }
 
-/** Compares a transcript with transcripts/eval/<name>.txt (beside the running test file). */
+/** Compares a transcript with transcripts/eval-cases/<name>.txt (beside the running test file). */
 function expectEvalTranscript(log: TranscriptLog, name: string): Promise<void> {
-  return log.expect(`transcripts/eval/${name}.txt`, EVAL_MASKS);
+  return log.expect(`transcripts/eval-cases/${name}.txt`, EVAL_MASKS);
 }
 
 /** A pure-Python wheel, built by the test (the enclosure has no network to download one). */

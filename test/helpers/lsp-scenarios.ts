@@ -117,8 +117,8 @@ function recorded(h: LspHarness) {
       log.add(`${header(tool, args)} → ${r.isError ? `error ${r.code}` : "ok"}`, r.text);
       return r;
     },
-    /** Compares the transcript with transcripts/lsp/<name>.txt (beside the running test file). */
-    expect: (name: string) => log.expect(`transcripts/lsp/${name}.txt`, LSP_MASKS),
+    /** Compares the transcript with transcripts/lsp-scenarios/<name>.txt (beside the running test file). */
+    expect: (name: string) => log.expect(`transcripts/lsp-scenarios/${name}.txt`, LSP_MASKS),
   };
 }
 
