@@ -14,7 +14,7 @@ import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js"
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.js";
 import { rawRequest } from "../helpers/raw-http.js";
 import { expectTranscript, type Mask } from "../helpers/transcript.js";
-import { TranscriptLog } from "../helpers/transcript-log.js";
+import { rejected, TranscriptLog } from "../helpers/transcript-log.js";
 import { until } from "../helpers/wait.js";
 
 let fx: Fixture;
@@ -384,7 +384,8 @@ describe("operator console in Chromium", () => {
 
 describe("access token on a non-loopback bind", () => {
   it("is generated, printed in the URL, and required on every request including the event stream", async () => {
-    await expect(serveConsole(fx.cp, { host: "0.0.0.0", port: 0, token: "", tokenGenerated: false })).rejects.toMatchObject({ code: "invalid_arguments" });
+    const refusal = await rejected(serveConsole(fx.cp, { host: "0.0.0.0", port: 0, token: "", tokenGenerated: false }));
+    await expectTranscript(refusal, "transcripts/console/no-token-off-loopback.txt");
     const settings = resolveConsoleSettings("0.0.0.0:0", undefined);
     expect(settings?.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const guarded = await serveConsole(fx.cp, settings as NonNullable<typeof settings>);
