@@ -326,6 +326,8 @@ export function debugScenarios(placement: Placement): void {
       expect(out).toMatch(/done/);
       const after = await t.call({ op: "stack" });
       expect(after.isError).toBe(true);
+      // Cleared, so the next scenarios' answers do not depend on this one having run.
+      await t.ok({ op: "breakpoints", file: "py/prog.py", lines: [] });
       await t.expect("python");
     });
 
