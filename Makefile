@@ -84,7 +84,7 @@ fidelity-lsp: build images host-tools
 	node dist/test/fidelity/lsp-debug-full.js
 
 clean:
-	rm -rf dist proto/dist enclave-agent/dist clients/node/dist control-plane/dist images/dist
+	rm -rf dist proto/dist enclave-agent/dist clients/node/dist control-plane/dist images/dist test/kit/dist
 
 # Language servers (npm ones into .enclave/host-tools, clangd from Debian).
 host-servers:

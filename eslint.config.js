@@ -9,12 +9,14 @@ import enclaveRules from "./scripts/lint-rules/no-message-branching.mjs";
 // package's project references): images → control-plane → client → proto, enclave-agent → proto; the
 // tests may import every package; nothing imports images.
 const PACKAGES = [
-  { dir: "proto", name: "@enclave/proto", uses: [] },
-  { dir: "enclave-agent", name: "@enclave/agent", uses: ["@enclave/proto"] },
-  { dir: "clients/node", name: "@enclave/client", uses: ["@enclave/proto"] },
-  { dir: "control-plane", name: "@enclave/control-plane", uses: ["@enclave/proto", "@enclave/client"] },
-  { dir: "images", name: "@enclave/images", uses: ["@enclave/proto", "@enclave/control-plane"] },
-  { dir: "test", name: "@enclave/test", uses: ["@enclave/proto", "@enclave/agent", "@enclave/client", "@enclave/control-plane", "@enclave/images"] },
+  { dir: "proto", name: "@enclave/proto", uses: ["@enclave/test-kit"] },
+  { dir: "enclave-agent", name: "@enclave/agent", uses: ["@enclave/proto", "@enclave/test-kit"] },
+  { dir: "clients/node", name: "@enclave/client", uses: ["@enclave/proto", "@enclave/test-kit"] },
+  { dir: "control-plane", name: "@enclave/control-plane", uses: ["@enclave/proto", "@enclave/client", "@enclave/test-kit"] },
+  { dir: "images", name: "@enclave/images", uses: ["@enclave/proto", "@enclave/control-plane", "@enclave/test-kit"] },
+  { dir: "test", name: "@enclave/test", uses: ["@enclave/proto", "@enclave/agent", "@enclave/client", "@enclave/control-plane", "@enclave/images", "@enclave/test-kit"] },
+  // What every package's tests share (recorded transcripts): vitest only. Last, so its rules win over test/**.
+  { dir: "test/kit", name: "@enclave/test-kit", uses: [] },
 ];
 /** The import patterns a package's files may not use: another package by a relative path, or one it may not use at all. */
 function packagePatterns({ name, uses }) {

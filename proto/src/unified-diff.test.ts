@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyHunks, PatchError, parseUnifiedDiff } from "./unified-diff.js";
+import { thrown } from "@enclave/test-kit/transcript-log.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 describe("unified diffs", () => {
   it("applies a moved hunk and keeps a missing final newline", () => {
@@ -17,10 +19,10 @@ describe("unified diffs", () => {
     expect(del?.newPath).toBeNull();
     expect(applyHunks("gone\n", del?.hunks ?? [], "o")).toBe("");
   });
-  it("refuses context that is not there and text that is no diff", () => {
+  it("refuses context that is not there and text that is no diff", async () => {
     const [p] = parseUnifiedDiff("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-zzz\n+y\n");
     expect(() => applyHunks("a\n", p?.hunks ?? [], "f")).toThrow(PatchError);
-    expect(() => parseUnifiedDiff("hello")).toThrow(/no file changes/);
+    await expectTranscript(thrown(() => parseUnifiedDiff("hello")), "transcripts/unified-diff/no-file-changes.txt");
   });
 });
 
@@ -80,10 +82,10 @@ describe("real git diffs", () => {
     const [q] = parseUnifiedDiff("--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n");
     expect(q).toMatchObject({ oldPath: "x", newPath: "y", rename: false });
   });
-  it("names the first hunk that does not apply", () => {
+  it("names the first hunk that does not apply", async () => {
     const diff = gitDiff({ f: forty.join("\n") + "\n" }, { f: forty.map((l, i) => (i % 15 === 3 ? l.toUpperCase() : l)).join("\n") + "\n" });
     const [p] = parseUnifiedDiff(diff);
-    expect(() => applyHunks(forty.join("\n").replace("line 18", "other") + "\n", p?.hunks ?? [], "f")).toThrow(/^hunk 2 \(@@ -16,7 \+16,7 @@\) of `f` does not apply/);
+    await expectTranscript(thrown(() => applyHunks(forty.join("\n").replace("line 18", "other") + "\n", p?.hunks ?? [], "f")), "transcripts/unified-diff/hunk-2-16-7-16-7.txt");
   });
   it("reads a patch carried with CRLF breaks as the LF patch it was", () => {
     const before = { f: "a\nb\nc\n" };

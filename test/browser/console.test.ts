@@ -13,6 +13,8 @@ import { resolveConsoleSettings } from "@enclave/control-plane/console/console-s
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.js";
 import { rawRequest } from "../helpers/raw-http.js";
+import { expectTranscript, type Mask } from "@enclave/test-kit/transcript.js";
+import { rejected, TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 import { until } from "../helpers/wait.js";
 
 let fx: Fixture;
@@ -109,7 +111,7 @@ describe("operator console in Chromium", () => {
     await page.locator('[data-card-key="web-ask#4"]').getByRole("button", { name: "Skip" }).click();
     const s = await skipped;
     expect(s.isError).toBe(false);
-    expect(resultText(s)).toMatch(/skipped card #4/);
+    await expectTranscript(resultText(s), "transcripts/console/skipped-card.txt");
     await page.close();
   });
 
@@ -128,7 +130,8 @@ describe("operator console in Chromium", () => {
     const r = await pending;
     expect(r.isError).toBe(true);
     expect(r.errorCode).toBe("approval_refused");
-    expect(resultText(r)).toMatch(/denied `write` on permission card #1/);
+    // approval_refused has other causes (no operator, a timeout): the text says which, recorded whole.
+    await expectTranscript(resultText(r), "transcripts/console/denied-card.txt");
     const workspace = fx.cp.getConversation("web-perm").workspacePath;
     expect(existsSync(join(workspace, "denied.txt"))).toBe(false);
 
@@ -210,7 +213,7 @@ describe("operator console in Chromium", () => {
     ]);
     const bad = await page.request.get(new URL("/conversations/web-audit/audit.csv?origin=kernel", web.url).href);
     expect(bad.status()).toBe(400);
-    expect(await bad.text()).toMatch(/origin &#96;kernel&#96; is not one of model, bridge/);
+    await expectTranscript(await bad.text(), "transcripts/console/bad-audit-filter.html");
     await page.close();
   });
 
@@ -224,9 +227,16 @@ describe("operator console in Chromium", () => {
     await page.getByRole("button", { name: "Start enclosure" }).click();
     const facts = page.locator('[data-placement="enclosure"]');
     await facts.waitFor({ timeout: 120_000 });
-    await expect(facts.textContent()).resolves.toMatch(/enclosure · running/);
-    await expect(facts.textContent()).resolves.toMatch(/memory 512 MiB · 1 CPU · 256 pids/);
-    await expect(facts.textContent()).resolves.toMatch(/enclave-runtime:/);
+    // The image's tag and the container's id change with every build and start.
+    // The image's tag, the container, the uid range's base and the uptime change with each build and start
+    // (textContent runs a label into its value, so the masks cannot lean on word boundaries).
+    const enclosureMasks: readonly Mask[] = [
+      [/enclave-runtime:\S+/g, "enclave-runtime:<tag>"],
+      [/(?<![0-9a-f])[0-9a-f]{12}(?![0-9a-f])/g, "<container>"],
+      [/user \d+:\d+/g, "user <uid>:<gid>"],
+      [/Uptime[^\n]*/g, "Uptime<uptime>"],
+    ];
+    await expectTranscript((await facts.textContent()) ?? "", "transcripts/console/enclosure-facts.txt", enclosureMasks);
     expect(fx.cp.getConversation("web-enc").enclosure?.limits.memoryBytes).toBe(512 * 1024 ** 2);
     // What the placement can run, as the agent in the enclosure reports it.
     await page.reload();
@@ -278,23 +288,28 @@ describe("operator console in Chromium", () => {
       },
     });
     const page = await open("/conversations/web-live");
-    await expect(page.locator("#live-kernels li").textContent()).resolves.toMatch(/python kernel py-[0-9a-f]+\s*idle.*1 cell/s);
-    await expect(page.locator("#live-lsp li").textContent()).resolves.toMatch(/typescript\s*running/);
-    await expect(page.locator("#live-debug").textContent()).resolves.toMatch(/no debug session/);
-    await expect(page.locator("#live-flaky").textContent()).resolves.toMatch(/could not read: agent not answering/);
+    const live = new TranscriptLog();
+    for (const fragment of ["#live-kernels li", "#live-lsp li", "#live-debug", "#live-flaky"]) live.add(fragment, (await page.locator(fragment).textContent()) ?? "");
     const run = await fx.client.openRun("web-live", { resources: ["vibe"], vibeMode: true, approvalPolicy: "never" });
     const spawned = await fx.client.callTool(run.id, "vibe_spawn", { brief: "wait a minute", label: "slow <b>worker</b>" });
     expect(spawned.isError).toBe(false);
     const worker = page.locator("#live-vibe li");
     await worker.waitFor();
-    await expect(worker.textContent()).resolves.toMatch(/w1 "slow <b>worker<\/b>"\s*running/);
+    live.add("#live-vibe li", (await worker.textContent()) ?? "");
     await expect(page.locator("table.runs").textContent()).resolves.toContain(run.id);
     await screenshot(page, "conversation-live");
     await fx.client.callTool(run.id, "vibe_kill", { worker_id: "w1" });
     await page.locator("#live-vibe .state-killed").waitFor();
     await fx.client.deleteConversation("web-live");
     await page.locator(".fragment-error").waitFor();
-    await expect(page.locator(".fragment-error").textContent()).resolves.toMatch(/no conversation `web-live`/);
+    live.add(".fragment-error", (await page.locator(".fragment-error").textContent()) ?? "");
+    await live.expect("transcripts/console/live-fragments.txt", [
+      [/\bpy-[0-9a-f]{8}\b/g, "py-<id>"],
+      [/for \d+(?:\.\d+)? ?(?:ms|s|min|h)/g, "for <duration>"],
+      [/pid \d+/g, "pid <pid>"],
+      // The host's Python and the kernel's environment folder.
+      [/cpython [\d.]+ \([^)]*\)/g, "cpython <version> (<interpreter>)"],
+    ]);
     await page.close();
   });
 
@@ -310,10 +325,13 @@ describe("operator console in Chromium", () => {
     const form = { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", Cookie: cookie, Host: `127.0.0.1:${web.port}` };
     const noToken = await rawRequest({ ...base, headers: { ...form, Origin: `http://127.0.0.1:${web.port}` } });
     expect(noToken.status).toBe(403);
-    expect(noToken.body).toMatch(/form token/);
+    // Both are 403: what tells them apart is the reason, recorded whole.
+    const refusals = new TranscriptLog();
+    refusals.add("no form token", noToken.body);
     const crossSite = await rawRequest({ ...base, headers: { ...form, Origin: "http://evil.example", "X-CSRF-Token": csrf } });
     expect(crossSite.status).toBe(403);
-    expect(crossSite.body).toMatch(/cross-origin/);
+    refusals.add("another origin", crossSite.body);
+    await refusals.expect("transcripts/console/post-refusals.txt");
     const rebound = await rawRequest({ port: web.port, path: "/", headers: { Host: `evil.example:${web.port}` } });
     expect(rebound.status).toBe(421);
     expect(fx.cp.questions.list("web-two", false)).toHaveLength(1);
@@ -366,7 +384,8 @@ describe("operator console in Chromium", () => {
 
 describe("access token on a non-loopback bind", () => {
   it("is generated, printed in the URL, and required on every request including the event stream", async () => {
-    await expect(serveConsole(fx.cp, { host: "0.0.0.0", port: 0, token: "", tokenGenerated: false })).rejects.toThrow(/needs an access token/);
+    const refusal = await rejected(serveConsole(fx.cp, { host: "0.0.0.0", port: 0, token: "", tokenGenerated: false }));
+    await expectTranscript(refusal, "transcripts/console/no-token-off-loopback.txt");
     const settings = resolveConsoleSettings("0.0.0.0:0", undefined);
     expect(settings?.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const guarded = await serveConsole(fx.cp, settings as NonNullable<typeof settings>);

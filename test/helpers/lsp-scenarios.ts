@@ -5,6 +5,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import type { Fixture } from "./control-plane-fixture.js";
+import type { Mask } from "@enclave/test-kit/transcript.js";
+import { TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 
 export type Placement = "host" | "enclosure";
 
@@ -88,6 +90,45 @@ export async function openLspHarness(fx: Fixture, id: string, placement: Placeme
 }
 
 
+/** What differs between runs and placements in lsp's answers: server pids. */
+const LSP_MASKS: readonly Mask[] = [[/\bpid \d+/g, "pid <pid>"]];
+
+/** One server's entry in lsp status: its line and the indented lines under it. */
+function serverEntry(status: string, server: string): string {
+  const lines = status.split("\n");
+  const start = lines.findIndex((l) => l.trimStart().startsWith(`${server} (`));
+  if (start < 0) return `(no ${server} entry)\n${status}`;
+  const indent = /^\s*/.exec(lines[start] ?? "")?.[0].length ?? 0;
+  const end = lines.findIndex((l, i) => i > start && (/^\s*/.exec(l)?.[0].length ?? 0) <= indent);
+  return lines.slice(start, end < 0 ? undefined : end).join("\n");
+}
+
+/** A rename's answer up to its diagnostics: the summary line and the indented list of files under it. */
+function editsOnly(answer: string): string {
+  const [first = "", ...rest] = answer.split("\n");
+  const end = rest.findIndex((l) => !l.startsWith(" "));
+  return [first, ...(end < 0 ? rest : rest.slice(0, end))].join("\n");
+}
+
+/** The harness's calls with every answer recorded in one transcript under a header naming the call (and a refusal's code). */
+function recorded(h: LspHarness) {
+  const log = new TranscriptLog();
+  const header = (tool: string, args: Record<string, unknown>) => `${tool} ${JSON.stringify(args)}`;
+  return {
+    log,
+    async ok(tool: string, args: Record<string, unknown>): Promise<string> {
+      return log.add(header(tool, args), await h.ok(tool, args));
+    },
+    async call(tool: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string; code: string }> {
+      const r = await h.call(tool, args);
+      log.add(`${header(tool, args)} → ${r.isError ? `error ${r.code}` : "ok"}`, r.text);
+      return r;
+    },
+    /** Compares the transcript with transcripts/lsp-scenarios/<name>.txt (beside the running test file). */
+    expect: (name: string) => log.expect(`transcripts/lsp-scenarios/${name}.txt`, LSP_MASKS),
+  };
+}
+
 export function lspFidelityScenarios(placement: Placement, fixture: () => Fixture): void {
   let h: LspHarness;
 
@@ -97,72 +138,80 @@ export function lspFidelityScenarios(placement: Placement, fixture: () => Fixtur
 
   describe(`lsp against real projects on ${placement} placement`, () => {
     it("lsp_rename refuses a new name that is not an identifier of the file's language, before asking the server", async () => {
-      for (const [file, line, symbol, lang] of [
-        ["py/names.py", 1, "greet", "Python"],
-        ["ts/r.ts", 2, "alpha", "TypeScript"],
+      const t = recorded(h);
+      for (const [file, line, symbol] of [
+        ["py/names.py", 1, "greet"],
+        ["ts/r.ts", 2, "alpha"],
       ] as const) {
-        const r = await h.call("lsp_rename", { file, line, symbol, new_name: "not valid" });
+        const r = await t.call("lsp_rename", { file, line, symbol, new_name: "not valid" });
         expect(r.isError).toBe(true);
         expect(r.code).toBe("invalid_arguments");
-        expect(r.text).toMatch(new RegExp(`new_name \`not valid\` cannot be used: it is not a ${lang} identifier.*nothing was changed`));
       }
-      const reserved = await h.call("lsp_rename", { file: "py/names.py", line: 1, symbol: "greet", new_name: "class" });
+      const reserved = await t.call("lsp_rename", { file: "py/names.py", line: 1, symbol: "greet", new_name: "class" });
       expect(reserved.code).toBe("invalid_arguments");
-      expect(reserved.text).toMatch(/`class` is a reserved word in Python/);
       expect(await h.ok("read", { path: "py/names.py" })).toContain("def greet(name: str)");
+      await t.expect("rename-refusals");
     });
 
     it("lsp_rename reports the diagnostics the rename introduced, and not the file's older ones", async () => {
-      const out = await h.ok("lsp_rename", { file: "ts/r.ts", line: 2, symbol: "alpha", new_name: "beta" });
-      expect(out).toMatch(/Renamed `alpha` .* to `beta`: 2 edits in 1 file \(typescript\)/);
-      expect(out).toMatch(/2 new diagnostics in `ts\/r\.ts` \(typescript\):\n {2}ts\/r\.ts:2:5 error \[2451\] Cannot redeclare block-scoped variable 'beta'/);
+      const t = recorded(h);
+      const out = await t.ok("lsp_rename", { file: "ts/r.ts", line: 2, symbol: "alpha", new_name: "beta" });
+      // The file's older error, the server's words.
       expect(out).not.toMatch(/is not assignable/);
+      await t.expect("rename-new-diagnostics");
     });
 
     it("the first write of a file reports only what it introduced, not the errors the file already had", async () => {
-      const first = await h.ok("edit", { path: "py/old.py", old_text: "count: int", new_text: "# a note\ncount: int" });
-      expect(first).toMatch(/No new diagnostics \(pyright\)/);
-      const second = await h.ok("edit", { path: "py/old.py", old_text: "# a note\n", new_text: "label: str = 1\n" });
-      expect(second).toMatch(/1 new diagnostic in `py\/old\.py` \(pyright\):\n {2}py\/old\.py:1:\d+ error .*"Literal\[1\]" is not assignable to "str"/);
+      const t = recorded(h);
+      await t.ok("edit", { path: "py/old.py", old_text: "count: int", new_text: "# a note\ncount: int" });
+      const second = await t.ok("edit", { path: "py/old.py", old_text: "# a note\n", new_text: "label: str = 1\n" });
       expect(second).not.toMatch(/many/);
+      await t.expect("first-write");
     });
 
     it(`gopls: a write right after a Go file was opened reports the error it introduced (${GOPLS_ROUNDS} fresh servers)`, async () => {
+      const t = recorded(h);
       for (let i = 0; i < GOPLS_ROUNDS; i++) {
         const path = `go${i}/lib.go`;
         // A new file (so the run knows it has no diagnostics yet), starting a gopls of its own root.
         await withDiagnosticsWait(1, () => h.ok("write", { path, content: goSource(String(i)) }));
         // Its outline is answered once gopls has loaded the workspace, a second or so before gopls's
         // unversioned report of the file as it read it from disk.
-        expect(await h.ok("lsp", { action: "symbols", file: path })).toMatch(/function Base/);
-        const out = await h.ok("write", { path, content: goSource(`"x${i}"`) });
-        expect(out, `round ${i}`).toMatch(new RegExp(`1 new diagnostic in \`${path}\` \\(gopls\\):\\n {2}${path}:5:\\d+ error .*cannot use "x${i}"`));
+        await t.ok("lsp", { action: "symbols", file: path });
+        await t.ok("write", { path, content: goSource(`"x${i}"`) });
         await h.ok("lsp", { action: "reload", file: path });
       }
+      await t.expect("gopls-first-write");
     });
 
     it("clangd without compile_commands.json: lsp status names the derived database, and a rename changes every use in every file", async () => {
-      const before = await h.ok("lsp", { action: "status" });
-      expect(before).toMatch(/clangd \(c, cpp\): available\. roots: `c`\..*\n {6}`c`: a compile_commands\.json derived from compile_flags\.txt for its 7 C\/C\+\+ sources, kept in the agent's state folder/);
-      const out = await h.ok("lsp_rename", { file: "c/src/main.c", line: 5, symbol: "counter_step", new_name: "step_counter" });
-      expect(out).toMatch(/Renamed `counter_step` .* to `step_counter`: 27 edits in 8 files \(clangd\)/);
-      expect(out).toMatch(/No new diagnostics \(clangd\)/);
-      const status = await h.ok("lsp", { action: "status" });
-      expect(status).toMatch(/clangd \(c, cpp\): running\. roots: `c`\..*\n {6}`c`: a compile_commands\.json derived from compile_flags\.txt for its 7 C\/C\+\+ sources/);
+      const t = recorded(h);
+      // Only clangd's entry: the other servers' states depend on the placement and the earlier tests.
+      const clangdStatus = async (): Promise<void> => {
+        t.log.add('lsp {"action":"status"} (clangd\'s entry)', serverEntry(await h.ok("lsp", { action: "status" }), "clangd"));
+      };
+      await clangdStatus();
+      await t.ok("lsp_rename", { file: "c/src/main.c", line: 5, symbol: "counter_step", new_name: "step_counter" });
+      await clangdStatus();
       // No database was written into the workspace.
       expect(await h.ok("exec", { command: "find c -name compile_commands.json -o -name .cache | wc -l" })).toMatch(/^0\b/m);
       // A source added behind the server's back (not through a write) is in the next rename too.
       await h.ok("exec", { command: "printf '#include \"counter.h\"\\nint use_f(void) { return step_counter(step_counter(2)); }\\n' > c/src/use_f.c" });
-      const again = await h.ok("lsp_rename", { file: "c/src/main.c", line: 5, symbol: "step_counter", new_name: "counter_next" });
-      expect(again).toMatch(/29 edits in 9 files \(clangd\)/);
+      // Only what the rename changed: clangd's diagnostics of a rename across files right after another
+      // come before or after its index has caught up (stale implicit-declaration warnings, or none).
+      const again = { file: "c/src/main.c", line: 5, symbol: "step_counter", new_name: "counter_next" };
+      t.log.add(`lsp_rename ${JSON.stringify(again)} (the edits, not the diagnostics)`, editsOnly(await h.ok("lsp_rename", again)));
       expect(await h.ok("read", { path: "c/src/use_f.c" })).toContain("counter_next(counter_next(2))");
+      await t.expect("clangd-derived-database");
     });
 
     it("a server without implementation says so", async () => {
-      const r = await h.call("lsp", { action: "implementation", file: "py/names.py", line: 1, symbol: "greet" });
+      const t = recorded(h);
+      const r = await t.call("lsp", { action: "implementation", file: "py/names.py", line: 1, symbol: "greet" });
       expect(r.isError).toBe(true);
-      expect(r.text).toMatch(/the pyright language server does not support implementation/);
-      expect(r.text).not.toMatch(/Unhandled method/);
+      // Not the server's raw MethodNotFound answer (lsp_server_error), but the feature it lacks.
+      expect(r.code).toBe("failed_precondition");
+      await t.expect("no-implementation");
     });
   });
 }

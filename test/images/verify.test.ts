@@ -14,6 +14,7 @@ import { dockerBuild } from "@enclave/images/docker-build.js";
 import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import { silentProgress } from "@enclave/images/progress.js";
 import { VERIFY_RUN_LABEL, verifyImage } from "@enclave/images/verify/verify-image.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const run = promisify(execFile);
 const enclave = join(repoRoot, "bin", "enclave");
@@ -85,6 +86,6 @@ describe("images verify", () => {
       (err: { code?: number; stdout?: string }) => ({ code: err.code, stdout: err.stdout ?? "" }),
     );
     expect(failure.code).toBe(3);
-    expect(failure.stdout).toMatch(/FAIL {2}the image is on this engine: no image enclave-runtime:verify-missing-\d+ here/);
+    await expectTranscript(failure.stdout.split(missing).join("<missing image>"), "transcripts/verify/missing-image.txt");
   });
 });

@@ -13,7 +13,7 @@ import { NODE_RUNTIME } from "@enclave/control-plane/placement/node-runtime.js";
 import { type ByoImage, byoImage } from "../helpers/byo-images.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const docker = new Docker();
 

@@ -13,7 +13,7 @@ import { LABELS } from "@enclave/control-plane/model/labels.js";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { byoImage } from "../helpers/byo-images.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 
 /** Containers, image ids and tags, uids and the enclosure's uid differ per run. */
 const START_MASKS: Mask[] = [

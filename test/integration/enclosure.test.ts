@@ -10,7 +10,7 @@ import { loadConfig } from "@enclave/control-plane/config.js";
 import { LABELS } from "@enclave/control-plane/model/labels.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const docker = new Docker();
 

@@ -9,7 +9,7 @@ import { loadConfig } from "@enclave/control-plane/config.js";
 import { type EvalPlace, evalCases, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const MEMORY = 1024 * 1024 ** 2;
 

@@ -7,7 +7,7 @@ import { resultText } from "@enclave/client/control-plane-client.js";
 import type { ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { endingText } from "../helpers/result-parts.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { until } from "../helpers/wait.js";
 
 /** A failed call as a transcript: its code, then what it says. */

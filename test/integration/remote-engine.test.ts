@@ -17,7 +17,7 @@ import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { type RemoteEngine, remoteEngineUnsupported, startRemoteEngine } from "../helpers/remote-engine.js";
 import { ensureSmallEnclosureImage } from "../helpers/small-enclosure-image.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 
 /** Docker's own words for an engine that went away (and the container there) vary with how it went. */
 const ENGINE_ERROR: Mask[] = [

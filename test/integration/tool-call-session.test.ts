@@ -18,7 +18,7 @@ import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { serveControlPlane } from "@enclave/control-plane/server/serve.js";
 import { type AuditEvent, ToolCallEvent, ToolCallFrame, type ToolEvent, ToolEvent as ToolEventMsg } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { eventually, until } from "../helpers/wait.js";
 
 let fx: Fixture;

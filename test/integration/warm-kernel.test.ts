@@ -11,7 +11,7 @@ import { resultText } from "@enclave/client/control-plane-client.js";
 import { agentBundleEntry } from "@enclave/control-plane/repo-paths.js";
 import { startFixture } from "../helpers/control-plane-fixture.js";
 import { hostPython } from "../helpers/host-python.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { eventually } from "../helpers/wait.js";
 
 const dirs: string[] = [];

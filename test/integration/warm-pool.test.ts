@@ -16,7 +16,7 @@ import { ownerId } from "@enclave/control-plane/placement/docker-driver.js";
 import { LABELS, POOL_LABEL } from "@enclave/control-plane/model/labels.js";
 import { warmPoolSlotRoot } from "@enclave/control-plane/placement/warm-pool.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 import { eventually } from "../helpers/wait.js";
 
 /** Containers, pool profiles, the image's tag and the enclosure's uid differ per run. */

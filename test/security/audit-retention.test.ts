@@ -11,7 +11,7 @@ import { AuditLog } from "@enclave/control-plane/audit/audit-log.js";
 import { usedBytes } from "@enclave/control-plane/audit/audit-retention.js";
 import { type ControlPlaneConfig, loadConfig } from "@enclave/control-plane/config.js";
 import { ControlPlane } from "@enclave/control-plane/control-plane.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { until } from "../helpers/wait.js";
 
 const DAY = 86_400_000;

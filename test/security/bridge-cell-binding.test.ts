@@ -15,7 +15,7 @@ import { LIMITS } from "@enclave/control-plane/limits.js";
 import { LIMITS as AGENT_LIMITS } from "@enclave/agent/limits.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { type EvalPlace, evalOk, hostPython } from "../helpers/eval-cases.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const REFUSED = /^refused failed_precondition: tool\(\) was called by work that cell \d+ left running \(a thread, a timer, a task\) while cell \d+ runs/;
 

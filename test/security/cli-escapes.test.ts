@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { until } from "../helpers/wait.js";
 
 const exec = promisify(execFile);

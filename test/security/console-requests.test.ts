@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveConsole, type ServingConsole } from "@enclave/control-plane/console/console-server.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { rawRequest } from "../helpers/raw-http.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 let fx: Fixture;
 let web: ServingConsole;

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { mirrorArchiveInto } from "@enclave/control-plane/placement/workspace-transfer.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const docker = new Docker();
 const COPY_BACK_MAX = 256 * 1024 ** 2;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import type { EnclosureAudit } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const LIMIT = 64 * 1024 ** 2;
 let fx: Fixture;

@@ -14,7 +14,7 @@ import { resultText } from "@enclave/client/control-plane-client.js";
 import type { AuditCheck, EnclosureAudit } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 import { eventually } from "../helpers/wait.js";
 
 const cli = join(import.meta.dirname, "..", "..", "bin", "enclave");

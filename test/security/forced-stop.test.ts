@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const docker = new Docker();
 let fx: TenantService<"acme" | "globex" | "ops">;

@@ -11,7 +11,7 @@ import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js"
 import { pidsCgroupDir, readPidsCgroup } from "../helpers/container-pids.js";
 import { endingText } from "../helpers/result-parts.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { eventually, until } from "../helpers/wait.js";
 
 const PIDS = 256;

@@ -8,7 +8,7 @@ import type { AuditCheck, EnclosureAudit } from "@enclave/proto/gen/enclave/cont
 import { byoImage } from "../helpers/byo-images.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { eventually } from "../helpers/wait.js";
 
 function check(report: EnclosureAudit, item: string): AuditCheck {

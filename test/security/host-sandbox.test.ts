@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { until } from "../helpers/wait.js";
 
 const SECRET = "console-token-that-must-not-leak";

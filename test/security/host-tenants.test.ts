@@ -14,7 +14,7 @@ import { ControlPlane } from "@enclave/control-plane/control-plane.js";
 import { conversationKey } from "@enclave/control-plane/conversations/conversation-keys.js";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { alive, until } from "../helpers/wait.js";
 
 /** Small bounds, set by the test as an operator would, so that crossing them is cheap. */

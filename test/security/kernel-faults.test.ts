@@ -13,7 +13,7 @@ import { type EvalPlace, evalCell, evalOk } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { pidsCgroupDir, readPidsCgroup } from "../helpers/container-pids.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { eventually, until } from "../helpers/wait.js";
 
 const MEMORY = 1024 * 1024 ** 2;

@@ -14,7 +14,7 @@ import { resultText } from "@enclave/client/control-plane-client.js";
 import { KernelProcess } from "@enclave/agent/kernels/kernel-process.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { type EvalPlace, evalCell, evalOk, hostPython } from "../helpers/eval-cases.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const MIB = 1024 * 1024;
 /** What the attacks write: far more than the agent may hold. */

@@ -14,7 +14,7 @@ import { serveConsole, type ServingConsole } from "@enclave/control-plane/consol
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { rawRequest } from "../helpers/raw-http.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { until } from "../helpers/wait.js";
 
 const run = promisify(execFile);

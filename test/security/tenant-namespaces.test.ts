@@ -16,7 +16,7 @@ import { addToken, setQuota } from "@enclave/control-plane/tenants/token-file.js
 import type { Card, ToolResult, WorkerHostCommand } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { eventually } from "../helpers/wait.js";
 
 let svc: TenantService<"acme" | "globex" | "ops" | "initech">;

@@ -20,7 +20,7 @@ import { type AuditEvent, ControlPlaneService } from "@enclave/proto/gen/enclave
 import { type Outcome, outcome } from "../helpers/call-outcome.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import type { TestCerts } from "../helpers/tls-certs.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 import { eventually } from "../helpers/wait.js";
 
 const exec = promisify(execFile);

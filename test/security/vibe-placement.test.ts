@@ -10,7 +10,7 @@ import type { AuditEvent } from "@enclave/proto/gen/enclave/control/v1/control.j
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 import { until } from "../helpers/wait.js";
 
 // The brief comes on stdin. "linger" keeps the worker (and a child in its process group) running.

@@ -16,6 +16,8 @@ import { until } from "../helpers/wait.js";
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 import { type AuditEvent, AuditLog } from "@enclave/control-plane/audit/audit-log.js";
+import { thrown } from "@enclave/test-kit/transcript-log.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 let dir: string;
 let log: AuditLog;
@@ -130,7 +132,7 @@ it("while the database refuses events they stay in the journal and go in once it
   for (let i = 1; i < LIMITS.auditUnflushedEventsMax; i++) log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "more" });
   const refused = log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "refused" });
   await expect(refused.committed).rejects.toMatchObject({ code: "failed", message: expect.stringContaining("the disk is gone") });
-  expect(() => log.record({ kind: "enclosure_died", conversationId: "c" })).toThrow(/has not taken the last/);
+  await expectTranscript(thrown(() => log.record({ kind: "enclosure_died", conversationId: "c" })), "transcripts/audit-group-commit/has-not-taken-the-last.txt");
   writer.exec("DROP TRIGGER refuse");
   writer.close();
   const after = log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "after" });

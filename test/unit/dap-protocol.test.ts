@@ -7,6 +7,8 @@ import { cutValue } from "@enclave/control-plane/tools/debug/debug-format.js";
 import { DapConnection, DapTimeoutError } from "@enclave/agent/dap/dap-connection.js";
 import { encodeMessage, FramingError, MessageReader } from "@enclave/agent/dap/dap-framing.js";
 import { OutputBuffer } from "@enclave/agent/dap/output-buffer.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
+import { rejected, thrown } from "@enclave/test-kit/transcript-log.js";
 
 const event = (seq: number, name: string, body?: unknown): DebugProtocol.Event => ({ seq, type: "event", event: name, body });
 
@@ -23,10 +25,10 @@ describe("DAP framing", () => {
     }
   });
 
-  it("refuses a header without Content-Length, a body that is not JSON, and an oversized message", () => {
+  it("refuses a header without Content-Length, a body that is not JSON, and an oversized message", async () => {
     expect(() => new MessageReader(100).push(Buffer.from("X-Other: 1\r\n\r\n{}"))).toThrow(FramingError);
-    expect(() => new MessageReader(100).push(Buffer.from("Content-Length: 3\r\n\r\n{x}"))).toThrow(/not JSON/);
-    expect(() => new MessageReader(10).push(Buffer.from("Content-Length: 11\r\n\r\n"))).toThrow(/over the 10-byte limit/);
+    await expectTranscript(thrown(() => new MessageReader(100).push(Buffer.from("Content-Length: 3\r\n\r\n{x}"))).replace(/(is not JSON: ).*/, "$1<JSON.parse's words>"), "transcripts/dap-protocol/not-json.txt");
+    await expectTranscript(thrown(() => new MessageReader(10).push(Buffer.from("Content-Length: 11\r\n\r\n"))), "transcripts/dap-protocol/over-the-10-byte-limit.txt");
   });
 });
 
@@ -51,7 +53,7 @@ describe("DAP connection", () => {
     });
     const threads = await conn.request<DebugProtocol.ThreadsResponse>("threads", undefined, 1000);
     expect(threads.body.threads[0]?.name).toBe("main");
-    await expect(conn.request("scopes", { frameId: 7 }, 1000)).rejects.toThrow(/^no frame 7$/);
+    await expectTranscript(await rejected(conn.request("scopes", { frameId: 7 }, 1000)), "transcripts/dap-protocol/no-frame-7.txt");
   });
 
   it("answers reverse requests, and refuses ones it has no handler for", async () => {
@@ -72,8 +74,8 @@ describe("DAP connection", () => {
     const pending = conn.request("continue", {}, 5000);
     toClient.end();
     toClient.destroy();
-    await expect(pending).rejects.toThrow(/closed before it answered `continue`/);
-    await expect(conn.request("threads", {}, 100)).rejects.toThrow(/closed/);
+    await expectTranscript(await rejected(pending), "transcripts/dap-protocol/closed-before-it-answered-continue.txt");
+    await expectTranscript(await rejected(conn.request("threads", {}, 100)), "transcripts/dap-protocol/closed.txt");
   });
 
   it("waits for an event, bounded", async () => {
@@ -100,10 +102,10 @@ describe("output buffer", () => {
 });
 
 describe("value cap", () => {
-  it("cuts a value at 400 characters and says how long it was", () => {
+  it("cuts a value at 400 characters and says how long it was", async () => {
     expect(cutValue("short")).toBe("short");
     const cut = cutValue("y".repeat(1000));
     expect(cut.startsWith("y".repeat(400) + "…")).toBe(true);
-    expect(cut).toMatch(/cut at 400 of 1000 characters/);
+    await expectTranscript(cut.slice(400), "transcripts/dap-protocol/value-cut.txt");
   });
 });

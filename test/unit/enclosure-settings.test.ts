@@ -2,10 +2,12 @@ import { expect, it } from "vitest";
 import { loadConfig } from "@enclave/control-plane/config.js";
 import { EnclaveError } from "@enclave/control-plane/errors.js";
 import { containerSpec, resolveSettings } from "@enclave/control-plane/placement/enclosure-settings.js";
+import { thrown } from "@enclave/test-kit/transcript-log.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const defaults = loadConfig().enclosure;
 
-it("hardens by default and names every relaxation", () => {
+it("hardens by default and names every relaxation", async () => {
   const s = resolveSettings({}, defaults, "img");
   expect(s.relaxations).toEqual([]);
   const spec = containerSpec(s, { workspace: "/w" }, {});
@@ -13,14 +15,14 @@ it("hardens by default and names every relaxation", () => {
   expect(spec.HostConfig?.CapDrop).toEqual(["ALL"]);
   const weak = resolveSettings({ networkMode: "bridge", keepCapabilities: ["net_raw"], writableRoot: true, allowNewPrivileges: true }, defaults, "img");
   expect(weak.relaxations).toHaveLength(4);
-  expect(() => resolveSettings({ user: "0:0" }, defaults, "img")).toThrow(/never runs as root/);
+  await expectTranscript(thrown(() => resolveSettings({ user: "0:0" }, defaults, "img")), "transcripts/enclosure-settings/root-user.txt");
 });
 
-it("sizes copy mode's workspace volume and refuses a disk limit in bind mode", () => {
+it("sizes copy mode's workspace volume and refuses a disk limit in bind mode", async () => {
   expect(resolveSettings({ workspaceMode: "copy" }, defaults, "img").diskLimitBytes).toBe(defaults.diskBytes);
   expect(resolveSettings({ workspaceMode: "copy", diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img").diskLimitBytes).toBe(64 * 1024 ** 2);
   expect(resolveSettings({}, defaults, "img").diskLimitBytes).toBe(0);
-  expect(() => resolveSettings({ diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img")).toThrow(/needs workspace_mode copy/);
+  await expectTranscript(thrown(() => resolveSettings({ diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img")), "transcripts/enclosure-settings/disk-limit-in-bind-mode.txt");
   expect(codeOf(() => resolveSettings({ workspaceMode: "copy", diskLimitBytes: 1024 }, defaults, "img"))).toBe("invalid_arguments");
   const spec = containerSpec(resolveSettings({ workspaceMode: "copy" }, defaults, "img"), { workspace: "/w", workspaceVolume: "vol" }, {});
   expect(spec.HostConfig?.Mounts).toEqual([
@@ -30,7 +32,7 @@ it("sizes copy mode's workspace volume and refuses a disk limit in bind mode", (
   expect(spec.HostConfig?.Binds?.some((b) => b.startsWith("/w:"))).toBe(false);
 });
 
-it("runs under the configured runtime, refuses an unknown one by name, and runsc with a network", () => {
+it("runs under the configured runtime, refuses an unknown one by name, and runsc with a network", async () => {
   expect(resolveSettings({}, { ...defaults, runtime: "runc" }, "img").runtime).toBe("runc");
   expect(resolveSettings({}, { ...defaults, runtime: "runsc" }, "img").runtime).toBe("runsc");
   const s = resolveSettings({ runtime: "runsc" }, defaults, "img");
@@ -44,13 +46,12 @@ it("runs under the configured runtime, refuses an unknown one by name, and runsc
     throw new Error("not refused");
   };
   expect(refused({ runtime: "kata" })).toMatchObject({ code: "invalid_arguments", message: "runtime `kata` is not one of runc, runsc" });
-  expect(refused({ runtime: "runsc", networkMode: "bridge" })).toMatchObject({
-    code: "invalid_arguments",
-    message: expect.stringMatching(/runtime runsc \(gVisor\) runs enclosures with network mode none only; network_mode `bridge` needs runtime runc/),
-  });
+  const gvisorBridge = refused({ runtime: "runsc", networkMode: "bridge" });
+  expect(gvisorBridge.code).toBe("invalid_arguments");
+  await expectTranscript(gvisorBridge.message, "transcripts/enclosure-settings/runsc-with-a-network.txt");
 });
 
-it("takes the default runtime from ENCLAVE_ENCLOSURE_RUNTIME, and refuses an unknown one", () => {
+it("takes the default runtime from ENCLAVE_ENCLOSURE_RUNTIME, and refuses an unknown one", async () => {
   const saved = process.env.ENCLAVE_ENCLOSURE_RUNTIME;
   try {
     delete process.env.ENCLAVE_ENCLOSURE_RUNTIME;
@@ -58,7 +59,7 @@ it("takes the default runtime from ENCLAVE_ENCLOSURE_RUNTIME, and refuses an unk
     process.env.ENCLAVE_ENCLOSURE_RUNTIME = "runsc";
     expect(loadConfig().enclosure.runtime).toBe("runsc");
     process.env.ENCLAVE_ENCLOSURE_RUNTIME = "gvisor";
-    expect(() => loadConfig()).toThrow("ENCLAVE_ENCLOSURE_RUNTIME=gvisor is not one of runc, runsc");
+    await expectTranscript(thrown(() => loadConfig()), "transcripts/enclosure-settings/unknown-default-runtime.txt");
   } finally {
     if (saved === undefined) delete process.env.ENCLAVE_ENCLOSURE_RUNTIME;
     else process.env.ENCLAVE_ENCLOSURE_RUNTIME = saved;

@@ -9,6 +9,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "@enclave/control-plane/config.js";
 import { containerSpec, resolveSettings, withOwnUid } from "@enclave/control-plane/placement/enclosure-settings.js";
 import { packFolder } from "@enclave/control-plane/placement/workspace-transfer.js";
+import { thrown } from "@enclave/test-kit/transcript-log.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -23,11 +25,11 @@ describe("enclosure uid range", () => {
     expect(e.base >= h.base + h.count || h.base >= e.base + e.count).toBe(true);
   });
 
-  it("refuses a range that overlaps host sandboxes'", () => {
+  it("refuses a range that overlaps host sandboxes'", async () => {
     process.env.ENCLAVE_HOST_UID_BASE = "3000000";
     process.env.ENCLAVE_HOST_UID_COUNT = "1000";
     process.env.ENCLAVE_ENCLOSURE_UID_BASE = "3000500";
-    expect(() => loadConfig({ dataDir: join(tmpdir(), "enclave-uid-range") })).toThrow(/ENCLAVE_ENCLOSURE_UID_BASE/);
+    await expectTranscript(thrown(() => loadConfig({ dataDir: join(tmpdir(), "enclave-uid-range") })), "transcripts/enclosure-uids/enclave-enclosure-uid-base.txt");
   });
 });
 

@@ -22,6 +22,7 @@ import { DebugEndKind, type DebugStatus } from "@enclave/proto/gen/enclave/agent
 import { AgentInfoService, type HealthResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 import { ProcessService } from "@enclave/proto/gen/enclave/agent/v1/process.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const exec = promisify(execFile);
 const REWORDED = /^\[reworded\] /;
@@ -149,13 +150,13 @@ describe("the debug tool's text follows how a session ended, not its words", () 
     startedAtMs: 0, expiresAtMs: 0, endedReason: reason, interpreter: "", notes: [], breakpoints: [], endedKind: kind,
   });
 
-  it("a program's end says its exit code once, however it is worded", () => {
+  it("a program's end says its exit code once, however it is worded", async () => {
     const text = formatStatus(ended(DebugEndKind.DEBUG_END_KIND_PROGRAM_ENDED, "[reworded] 3 edoc htiw detixe margorp eht"));
-    expect(text).not.toMatch(/\(exit code 3\)/);
+    await expectTranscript(text, "transcripts/error-codes/program-ended.txt");
   });
 
-  it("any other end adds the exit code, even when its words mention exiting", () => {
+  it("any other end adds the exit code, even when its words mention exiting", async () => {
     const text = formatStatus(ended(DebugEndKind.DEBUG_END_KIND_TERMINATED, "terminated on request before it could exit"));
-    expect(text).toMatch(/has ended: terminated on request before it could exit \(exit code 3\)/);
+    await expectTranscript(text, "transcripts/error-codes/terminated.txt");
   });
 });

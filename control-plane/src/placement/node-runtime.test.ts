@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { EnclaveError } from "../errors.js";
 import { ensureNodeTarball, nodeTarballName } from "./node-runtime.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 it("refuses a cached Node tarball whose bytes are not the pinned integrity", async () => {
   const dir = mkdtempSync(join(tmpdir(), "node-cache-"));
@@ -17,7 +18,8 @@ it("refuses a cached Node tarball whose bytes are not the pinned integrity", asy
     );
     expect(err).toBeInstanceOf(EnclaveError);
     expect((err as EnclaveError).code).toBe("placement_unavailable");
-    expect((err as EnclaveError).message).toMatch(/does not match the pinned integrity/);
+    // placement_unavailable has other causes (no download): the text says which, recorded whole.
+    await expectTranscript((err as EnclaveError).message, "transcripts/node-runtime/integrity-refused.txt");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

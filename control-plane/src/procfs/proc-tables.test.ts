@@ -5,6 +5,8 @@ import { expect, it } from "vitest";
 import { parseGvisorTables, readerUid, splitHeadOutput } from "../placement/gvisor-view.js";
 import { capsWithin, engineSocketMounts, idInside, listeningIn, parseIdMap, parseMountinfo } from "./proc-tables.js";
 import { runscRegistration } from "../placement/gvisor-runtime.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
+import { rejected, thrown, TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 
 it("reads listening TCP and bound UDP sockets, not connections", () => {
   const tcp = [
@@ -47,7 +49,7 @@ it("maps ids through a user namespace and checks capability sets against an allo
   expect(capsWithin("not hex", 0x4001fn)).toBe(false);
 });
 
-it("reads gVisor's tables from one head of many files, every process's network namespace, leaving the reader out", () => {
+it("reads gVisor's tables from one head of many files, every process's network namespace, leaving the reader out", async () => {
   const netDev = ["Inter-|   Receive", " face |bytes", "    lo:       0       0"];
   const tcpHeader = "  sl  local_address rem_address   st";
   const out = [
@@ -89,21 +91,18 @@ it("reads gVisor's tables from one head of many files, every process's network n
   expect(view.listening).toEqual(["tcp 127.0.0.1:8766"]);
   expect(view.processes).toEqual([{ pid: 1, name: "node", uids: [1000, 1000, 1000, 1000], gids: [1000, 1000, 1000, 1000], capEff: "0000000000000000", capPrm: "", capBnd: "", seccomp: 0 }]);
   expect(view.mounts.map((m) => m.mountPoint)).toEqual(["/", "/tmp"]);
-  expect(() => parseGvisorTables("reader 3 nproc unlimited\n", 65534)).toThrow(/printed no tables/);
+  await expectTranscript(thrown(() => parseGvisorTables("reader 3 nproc unlimited\n", 65534)), "transcripts/egress-audit-tables/printed-no-tables.txt");
   expect(readerUid(1000)).toBe(65534);
   expect(readerUid(65534)).toBe(65533);
 });
 
 it("says how to register runsc when the engine has none, or lacks a flag it needs", async () => {
   const engine = (runtimes: Record<string, unknown>): Docker => ({ info: async () => ({ Runtimes: runtimes }) }) as unknown as Docker;
-  await expect(runscRegistration(engine({ runc: { path: "runc" } }))).rejects.toMatchObject({
-    code: "placement_unavailable",
-    message: expect.stringMatching(/no runtime `runsc` \(gVisor\) registered; register it: `make docker` installs Debian's runsc .*daemon\.json, then sends dockerd SIGHUP/),
-  });
-  await expect(runscRegistration(engine({ runsc: { path: "/usr/bin/runsc" } }))).rejects.toMatchObject({
-    code: "placement_unavailable",
-    message: expect.stringMatching(/registers runsc without --network=none; register it/),
-  });
+  // Both are placement_unavailable: what tells them apart is what the text says to do, recorded whole.
+  const log = new TranscriptLog();
+  log.add("no runsc registered", await rejected(runscRegistration(engine({ runc: { path: "runc" } }))));
+  log.add("runsc without --network=none", await rejected(runscRegistration(engine({ runsc: { path: "/usr/bin/runsc" } }))));
+  await log.expect("transcripts/egress-audit-tables/runsc-registration.txt");
   const args = ["--network=none", "--platform=ptrace"];
   await expect(runscRegistration(engine({ runsc: { path: "/usr/bin/runsc", runtimeArgs: args } }))).resolves.toEqual({ path: "/usr/bin/runsc", runtimeArgs: args });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { checkAnswer } from "./card-answer.js";
 import { formatDuration, fullBrief } from "../vibe/worker.js";
+import { TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 
 const card = (over: Partial<Card>): Card =>
   Card.fromPartial({ number: 4, options: [{ label: "a", description: "" }, { label: "b", description: "" }], ...over });
@@ -12,19 +13,24 @@ describe("checkAnswer", () => {
   it("accepts one existing option on a single-choice card", () => {
     expect(checkAnswer(card({}), answer({ selected: ["a"] }))).toEqual({ ok: true, answer: answer({ selected: ["a"] }) });
   });
-  it("refuses what the card does not take", () => {
-    const refused = (c: Card, a: ReturnType<typeof answer>) => {
+  it("refuses what the card does not take", async () => {
+    // A refusal has one outcome (the answer is not taken); what tells the cases apart is its reason,
+    // recorded whole, a header line per case.
+    const log = new TranscriptLog();
+    const refused = (name: string, c: Card, a: ReturnType<typeof answer>) => {
       const r = checkAnswer(c, a);
-      return r.ok ? "" : r.reason;
+      expect(r.ok, name).toBe(false);
+      log.add(name, r.ok ? "" : r.reason);
     };
-    expect(refused(card({}), answer({ selected: ["c"] }))).toMatch(/no option "c" on card #4: the options are "a", "b"/);
-    expect(refused(card({}), answer({ selected: ["a", "b"] }))).toMatch(/takes one choice, and 2 were given/);
-    expect(refused(card({ multiSelect: true }), answer({ selected: ["a", "a"] }))).toMatch(/chosen twice/);
-    expect(refused(card({}), answer({ freeText: "hi" }))).toMatch(/does not take free text/);
-    expect(refused(card({}), answer({}))).toMatch(/the answer is empty: choose from "a", "b", or skip/);
-    expect(refused(card({}), answer({ freeText: "   " }))).toMatch(/the answer is empty/);
-    expect(refused(card({ allowFreeText: true }), answer({ freeText: "x".repeat(20_000) }))).toMatch(/over 16384 characters/);
-    expect(refused(card({}), answer({ skip: true, freeText: "why" }))).toMatch(/a skip carries no choice or text/);
+    refused("an option the card lacks", card({}), answer({ selected: ["c"] }));
+    refused("two choices on a single-choice card", card({}), answer({ selected: ["a", "b"] }));
+    refused("one option chosen twice", card({ multiSelect: true }), answer({ selected: ["a", "a"] }));
+    refused("free text on a card without it", card({}), answer({ freeText: "hi" }));
+    refused("nothing", card({}), answer({}));
+    refused("blank free text", card({}), answer({ freeText: "   " }));
+    refused("free text over the cap", card({ allowFreeText: true }), answer({ freeText: "x".repeat(20_000) }));
+    refused("a skip with text", card({}), answer({ skip: true, freeText: "why" }));
+    await log.expect("transcripts/card-answer/refusals.txt");
   });
   it("accepts several choices with text where allowed, and a bare skip", () => {
     expect(checkAnswer(card({ multiSelect: true, allowFreeText: true }), answer({ selected: ["b", "a"], freeText: " both " }))).toEqual({

@@ -10,6 +10,8 @@ import { ConversationStore } from "../conversations/conversation-store.js";
 import { RunStore } from "../runs/run-store.js";
 import { MIGRATIONS } from "./migrations.js";
 import { STATE_DB_FILE, StateDb } from "./state-db.js";
+import { thrown } from "@enclave/test-kit/transcript-log.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const fresh = () => mkdtempSync(join(tmpdir(), "enclave-state-"));
 
@@ -92,12 +94,12 @@ describe("the state database", () => {
     db.close();
   });
 
-  it("refuses a database a newer version wrote", () => {
+  it("refuses a database a newer version wrote", async () => {
     const dir = fresh();
     new StateDb(dir).close();
     const db = new Database(join(dir, STATE_DB_FILE));
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (99, 'from the future', 0)").run();
     db.close();
-    expect(() => new StateDb(dir)).toThrow(/newer version/);
+    await expectTranscript(thrown(() => new StateDb(dir)), "transcripts/state-db/newer-version.txt");
   });
 });

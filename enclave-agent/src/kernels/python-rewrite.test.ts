@@ -2,6 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 
 const runnerDir = join(import.meta.dirname, "python");
 
@@ -34,9 +35,9 @@ describe("rewrite_cell", () => {
     expect(out.split("\n")[0]).toBe("__enclave_ipy__.cell_magic('bash', '', 'echo a\\necho b', globals(), locals())");
   });
 
-  it("refuses unknown and misplaced magics before anything runs", () => {
-    expect(rewrite("print(1)\n%load_ext autoreload")).toMatch(/^ERROR line 2: `%load_ext` is an IPython magic this kernel does not provide/);
-    expect(rewrite("x = 1\n%%bash\necho")).toMatch(/^ERROR line 2: cell magic `%%bash` must be the first line/);
-    expect(rewrite("%%perl\nprint 1")).toMatch(/^ERROR line 1: `%%perl` is an IPython magic/);
+  it("refuses unknown and misplaced magics before anything runs", async () => {
+    const log = new TranscriptLog();
+    for (const cell of ["print(1)\n%load_ext autoreload", "x = 1\n%%bash\necho", "%%perl\nprint 1"]) log.add(JSON.stringify(cell), rewrite(cell));
+    await log.expect("transcripts/python-rewrite/refused-magics.txt");
   });
 });

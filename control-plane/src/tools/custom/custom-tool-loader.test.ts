@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCustomTools } from "./custom-tool-loader.js";
+import { rejected, TranscriptLog } from "@enclave/test-kit/transcript-log.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -44,22 +46,18 @@ describe("custom tool loader", () => {
   });
 
   it("skips malformed modules, naming the file and what is wrong", async () => {
-    const cases: Array<[string, RegExp]> = [
-      [`export const x = 1;`, /must default-export a factory/],
-      [tool(`name: "Bad Name"`), /name `Bad Name` must be/],
-      [tool(`tier: "admin"`), /tier must be one of read, write, exec/],
-      [tool(`parameters: {}`), /`parameters` must be an object schema/],
-      [tool(`label: ""`), /`label` \(a human name\) is required/],
-      [tool(`resource: "gpu"`), /resource must be one of/],
-    ];
-    for (const [body, message] of cases) {
+    // What each failure says is wrong, recorded whole, a header line per module.
+    const log = new TranscriptLog();
+    for (const change of ["no factory", `name: "Bad Name"`, `tier: "admin"`, `parameters: {}`, `label: ""`, `resource: "gpu"`]) {
+      const body = change === "no factory" ? `export const x = 1;` : tool(change);
       const d = folder({ "tool.mjs": body, "ok.mjs": tool(`name: "fine"`) });
       const { tools, failures } = await loadCustomTools(d);
       expect(tools.map((t) => t.name)).toEqual(["fine"]);
       expect(failures).toHaveLength(1);
       expect(failures[0]?.file).toBe("tool.mjs");
-      expect(failures[0]?.reason).toMatch(message);
+      log.add(change, failures[0]?.reason ?? "");
     }
-    await expect(loadCustomTools("/nonexistent/custom-tools")).rejects.toThrow(/cannot be read/);
+    await log.expect("transcripts/custom-tool-loader/malformed-modules.txt");
+    await expectTranscript(await rejected(loadCustomTools("/nonexistent/custom-tools")), "transcripts/custom-tool-loader/cannot-be-read.txt");
   });
 });

@@ -6,6 +6,7 @@ import { lspTool } from "./lsp-tool.js";
 import { resumeDeadlineMs } from "../../agent-client/debug-service-client.js";
 import { LIMITS } from "../../limits.js";
 import { createDebugTool } from "../debug/debug-tool.js";
+import { TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 
 const tool = lspTool(new DiagnosticsLedger());
 const POSITIONAL = ["definition", "type_definition", "implementation", "references", "hover", "code_actions"];
@@ -75,41 +76,49 @@ describe("what lsp accepts and refuses", () => {
     accepts({ action: "reload", file: "py/app.py" });
   });
 
-  it("names the missing field and why, for the action asked", () => {
+  // Validation has one outcome (invalid_arguments); what tells the cases apart is what each refusal
+  // says, so each test's refusals are one recorded transcript, a header line per call.
+  const refusals = async (name: string, cases: unknown[]): Promise<void> => {
+    const log = new TranscriptLog();
+    for (const args of cases) log.add(JSON.stringify(args), error(args));
+    await log.expect(`transcripts/lsp-schema/${name}.txt`);
+  };
+
+  it("names the missing field and why, for the action asked", async () => {
+    const cases: unknown[] = [];
     for (const action of POSITIONAL) {
-      expect(error({ action, line: 3, symbol: "greet" })).toMatch(new RegExp(`lsp ${action} needs \`file\`: the workspace-relative file the symbol is in`));
-      expect(error({ action, file: "a.py", symbol: "greet" })).toMatch(new RegExp(`lsp ${action} needs \`line\`: the 1-based line`));
-      expect(error({ action, file: "a.py", line: 3 })).toMatch(new RegExp(`lsp ${action} needs \`symbol\`: .*columns are never guessed`));
+      cases.push({ action, line: 3, symbol: "greet" }, { action, file: "a.py", symbol: "greet" }, { action, file: "a.py", line: 3 });
       // Every missing field is named at once.
-      const all = error({ action });
-      for (const f of ["file", "line", "symbol"]) expect(all).toContain(`lsp ${action} needs \`${f}\``);
+      cases.push({ action });
     }
-    expect(error({ action: "diagnostics" })).toMatch(/lsp diagnostics needs `file`: a workspace-relative file, or "\*" for the project's own checker/);
-    expect(error({ action: "symbols" })).toMatch(/lsp symbols needs `query` or `file`: a workspace search, or a file to outline/);
+    cases.push({ action: "diagnostics" }, { action: "symbols" });
+    await refusals("missing-fields", cases);
   });
 
-  it("refuses fields an action does not take", () => {
-    expect(error({ action: "status", file: "a.py" })).toMatch(/unknown field `file`/);
-    expect(error({ action: "hover", file: "a.py", line: 1, symbol: "x", query: "x" })).toMatch(/unknown field `query`/);
-    expect(error({ action: "diagnostics", file: "a.py", line: 2 })).toMatch(/unknown field `line`/);
-    expect(error({ action: "reload", symbol: "x" })).toMatch(/unknown field `symbol`/);
+  it("refuses fields an action does not take", async () => {
+    await refusals("unknown-fields", [
+      { action: "status", file: "a.py" },
+      { action: "hover", file: "a.py", line: 1, symbol: "x", query: "x" },
+      { action: "diagnostics", file: "a.py", line: 2 },
+      { action: "reload", symbol: "x" },
+    ]);
   });
 
-  it("keeps \"*\" for diagnostics alone", () => {
-    for (const action of POSITIONAL) expect(error({ action, file: "*", line: 1, symbol: "x" })).toMatch(new RegExp(`"\\*" is only for diagnostics; give a file to ${action}`));
-    expect(error({ action: "symbols", file: "*" })).toMatch(/"\*" is only for diagnostics; give a file to symbols/);
-    expect(error({ action: "reload", file: "*" })).toMatch(/"\*" is only for diagnostics; give a file to reload/);
+  it("keeps \"*\" for diagnostics alone", async () => {
+    await refusals("star-file", [...POSITIONAL.map((action) => ({ action, file: "*", line: 1, symbol: "x" })), { action: "symbols", file: "*" }, { action: "reload", file: "*" }]);
   });
 
-  it("refuses wrong types, lines below 1, empty strings, and an unknown or missing action", () => {
-    expect(error({ action: "hover", file: "a.py", line: "3", symbol: "x" })).toMatch(/`line` must be number, not string/);
-    expect(error({ action: "hover", file: "a.py", line: 0, symbol: "x" })).toMatch(/`line`/);
-    expect(error({ action: "hover", file: "a.py", line: 1.5, symbol: "x" })).toMatch(/`line`/);
-    expect(error({ action: "hover", file: "a.py", line: 1, symbol: "" })).toMatch(/`symbol`/);
-    expect(error({ action: "symbols", query: "" })).toMatch(/`query`/);
-    expect(error({ action: "rename", file: "a.py" })).toMatch(/`action`.*'definition'/);
-    expect(error({ file: "a.py" })).toMatch(/`action`/);
-    expect(error("hover")).toMatch(/invalid arguments for `lsp`/);
+  it("refuses wrong types, lines below 1, empty strings, and an unknown or missing action", async () => {
+    await refusals("bad-values", [
+      { action: "hover", file: "a.py", line: "3", symbol: "x" },
+      { action: "hover", file: "a.py", line: 0, symbol: "x" },
+      { action: "hover", file: "a.py", line: 1.5, symbol: "x" },
+      { action: "hover", file: "a.py", line: 1, symbol: "" },
+      { action: "symbols", query: "" },
+      { action: "rename", file: "a.py" },
+      { file: "a.py" },
+      "hover",
+    ]);
   });
 });
 

@@ -7,6 +7,7 @@ import type { ToolContext, ToolOutput } from "../tool.js";
 import { RemoteWorkerHost } from "../../vibe/remote-worker-host.js";
 import { vibeWaitTool } from "./vibe-wait.js";
 import { VibeRoster } from "../../vibe/vibe-roster.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const run = { id: "r-1", conversationId: "c1" } as Run;
 
@@ -55,7 +56,7 @@ describe("vibe_wait", () => {
     await vi.advanceTimersByTimeAsync(3 * 60 * 60 * 1000);
     expect(waiting.settled()).toBe(false);
     host.result({ conversationId: "c1", workerId: w.id, attempt: 1, state: "done", result: "finished" });
-    expect(text(await waiting.result)).toMatch(/is done after .*\nResult:\nfinished$/);
+    await expectTranscript(text(await waiting.result), "transcripts/vibe-wait/settled.txt");
   });
 
   it("without timeout_seconds ends when the call is cancelled, and the worker keeps running", async () => {
@@ -64,7 +65,7 @@ describe("vibe_wait", () => {
     const waiting = waitFor({ worker_id: w.id }, abort.signal);
     await vi.advanceTimersByTimeAsync(60 * 60 * 1000);
     abort.abort();
-    await expect(waiting.result).rejects.toThrow(/the wait was cancelled; worker w1 keeps running/);
+    await expect(waiting.result).rejects.toMatchObject({ code: "cancelled" });
     expect(w.state).toBe("running");
   });
 
@@ -72,7 +73,7 @@ describe("vibe_wait", () => {
     const w = roster.spawn("c1", "/ws", { brief: "a long job", label: "long", tier: "good" });
     const waiting = waitFor({ worker_id: w.id, timeout_seconds: 5 });
     await vi.advanceTimersByTimeAsync(5_000);
-    expect(text(await waiting.result)).toMatch(/^Waited 5 s: .*\nCall vibe_wait again to keep waiting, or vibe_kill to stop it\.$/s);
+    await expectTranscript(text(await waiting.result), "transcripts/vibe-wait/timed-out.txt");
     expect(w.state).toBe("running");
   });
 });

@@ -3,6 +3,8 @@
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { CellSyntaxError, rewriteCell } from "./rewrite-cell.js";
+import { thrown } from "@enclave/test-kit/transcript-log.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 async function runCells(...cells: string[]): Promise<unknown[]> {
   const context = vm.createContext({ __enclaveImport: (s: string) => import(s) });
@@ -58,14 +60,14 @@ describe("rewriteCell", () => {
     expect(source.split("\n")[2]).toContain("null.x");
   });
 
-  it("reports syntax errors with the cell's line and column", () => {
+  it("reports syntax errors with the cell's line and column", async () => {
     expect(() => rewriteCell("let ok = 1\nlet = = 2")).toThrow(CellSyntaxError);
     try {
       rewriteCell("let ok = 1\nfoo(")
     } catch (err) {
       expect((err as CellSyntaxError).line).toBe(2);
     }
-    expect(() => rewriteCell("export const x = 1")).toThrow(/`export` has no meaning in a cell/);
+    await expectTranscript(thrown(() => rewriteCell("export const x = 1")), "transcripts/js-cell-rewrite/export-has-no-meaning-in-a.txt");
   });
 });
 
