@@ -45,7 +45,7 @@ chromium:
 	bash test/browser/ensure-chromium.sh
 
 # The fast lane, no Docker: the protos' lint and wire compatibility with main, typecheck (the build's
-# tsc; unit tests start the built agent), lint (ESLint with typescript-eslint), the unit tests (vitest's
+# tsc; unit tests start the built agent), lint (ESLint with typescript-eslint), the format (Prettier, .prettierrc.json), the unit tests (vitest's
 # `unit` project: test/unit and the *.test.ts beside the packages' modules). The
 # unit tests start host kernels, so Debian's Python data stack comes first (no Docker needed for it).
 BREAKING_BASE ?= $(shell git rev-parse -q --verify main >/dev/null && echo main || echo origin/main)
@@ -54,6 +54,7 @@ check: deps static-cc host-kernels
 	npx buf breaking proto --against '.git#ref=$(BREAKING_BASE),subdir=proto'
 	node scripts/build.mjs
 	npx eslint --max-warnings 0 .
+	npx prettier --check --log-level warn .
 	npx vitest run --project unit
 
 test: check images host-tools chromium registry fresh-check
