@@ -119,10 +119,8 @@ describe("lsp in an enclosure", () => {
     const racing = await fx.client.callTool(runId, "lsp", { action: "definition", file: "c/main.c", line: 5, symbol: "add" });
     // The agent itself never goes down with a server.
     expect(racing.errorCode).not.toBe("agent_lost");
-    if (racing.isError) {
-      expect(racing.errorCode).toBe("lsp_server_dead");
-      await transcript(resultText(racing), "server-killed-racing");
-    }
+    // Whether the call races the death is timing: when it does, it fails with the dead server's code.
+    if (racing.isError) expect(racing.errorCode).toBe("lsp_server_dead");
     expect(await call("lsp", { action: "definition", file: "c/main.c", line: 5, symbol: "add" })).toContain("c/util.");
     expect(await call("lsp", { action: "status" })).not.toMatch(new RegExp(`pid ${pid}\\b`));
   });

@@ -254,10 +254,9 @@ describe("lsp on the host", () => {
     const racing = await fx.client.callTool(runId, "lsp", { action: "hover", file: "py/app.py", line: 5, symbol: "welcome" });
     // The agent itself never goes down with a server.
     expect(racing.errorCode).not.toBe("agent_lost");
-    if (racing.isError) {
-      expect(racing.errorCode).toBe("lsp_server_dead");
-      await transcript(resultText(racing), "server-killed-racing");
-    }
+    // Whether the call races the death is timing: when it does, it fails with the dead server's code
+    // (a transcript here would be recorded only on runs that happen to race).
+    if (racing.isError) expect(racing.errorCode).toBe("lsp_server_dead");
     const out = await lsp({ action: "hover", file: "py/app.py", line: 5, symbol: "welcome" });
     expect(out).toContain("def welcome");
     expect(pidOf(await lsp({ action: "status" }), "pyright")).not.toBe(pid);
