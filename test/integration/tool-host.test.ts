@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type HarnessToolSpec, resultText, type ToolHostHandlers } from "@enclave/client/control-plane-client.js";
+import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { expectTranscript } from "../helpers/transcript.js";
 import { hostPython } from "../helpers/host-python.js";
 import { until } from "../helpers/wait.js";
 
@@ -95,9 +97,9 @@ describe("a harness tool host", () => {
           "        print(e.code, '|', e.message)",
         ].join("\n"),
       );
-      expect(errs).toMatch(/^failed \| `lookup_ticket` failed in the harness: ticket 0 does not exist$/m);
-      expect(errs).toMatch(/^invalid_arguments \| invalid arguments for `lookup_ticket`: `id` must be integer$/m);
-      expect(errs).toMatch(/^invalid_arguments \| invalid arguments for `lookup_ticket`: unknown field `extra`$/m);
+      // Each line is "<code> | <message>": failed (the harness's own "ticket 0 does not exist"), then
+      // invalid_arguments twice, kept apart by the recorded messages.
+      await expectTranscript(errs, "transcripts/tool-host/cell-tool-errors.txt");
       expect(seen).toHaveLength(2);
 
       const js = await cell(runId, 'console.log(await tool("post_comment", { id: 7, text: "fixed" }))', { language: "javascript" });
@@ -154,7 +156,7 @@ describe("a harness tool host", () => {
         "for n in (1, 2):\n    try:\n        print(tool('post_comment', {'id': n, 'text': 'x'}))\n    except ToolError as e:\n        print(e.code)",
         { reset: true },
       );
-      expect(gatedOut).toMatch(/approval_refused\nposted/);
+      expect(gatedOut).toContain("approval_refused\nposted");
       const asked = cards.filter((c) => c.tool === "post_comment");
       expect(asked.map((c) => JSON.parse(c.argumentsJson) as unknown)).toEqual([{ id: 1, text: "x" }, { id: 2, text: "x" }]);
       expect(seen).toEqual([{ tool: "post_comment", args: { id: 2, text: "x" }, kernelId: expect.any(String) as string }]);
@@ -173,14 +175,19 @@ describe("a harness tool host", () => {
   it("refuses a hello it cannot honour", async () => {
     const runId = await openRun();
     const bad = async (tools: HarnessToolSpec[], run = runId): Promise<unknown> => fx.client.connectToolHost(run, tools, harness([])).ready;
-    await expect(bad([{ name: "read", description: "shadowing", parameters: { type: "object" } }])).rejects.toThrow(/harness tool `read`: Enclave has a tool of that name/);
-    await expect(bad([{ name: "x", description: "d", parameters: { type: "object", properties: { a: { type: "nonsense" } } } }])).rejects.toThrow(/not a valid JSON Schema/);
-    await expect(bad([{ name: "@tools", description: "d", parameters: { type: "object" } }])).rejects.toThrow(/lower-case letters/);
-    await expect(bad([{ name: "x", tier: "root" as "read", description: "d", parameters: { type: "object" } }])).rejects.toThrow(/tier `root`/);
-    await expect(bad([], "r-nope")).rejects.toThrow(/no open run `r-nope`/);
+    const refusals = [
+      await outcome(bad([{ name: "read", description: "shadowing", parameters: { type: "object" } }])),
+      await outcome(bad([{ name: "x", description: "d", parameters: { type: "object", properties: { a: { type: "nonsense" } } } }])),
+      await outcome(bad([{ name: "@tools", description: "d", parameters: { type: "object" } }])),
+      await outcome(bad([{ name: "x", tier: "root" as "read", description: "d", parameters: { type: "object" } }])),
+      await outcome(bad([], "r-nope")),
+    ];
     const first = fx.client.connectToolHost(runId, [], harness([]));
     await first.ready;
-    await expect(bad([])).rejects.toThrow(/already has a tool host/);
+    refusals.push(await outcome(bad([])));
+    expect(refusals.map((o) => o.code)).toEqual(["invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments", "not_found", "already_exists"]);
+    // Four hellos share a code: the recorded messages keep them apart.
+    await expectTranscript(refusals.map((o) => `${o.code}: ${o.message}`).join("\n"), "transcripts/tool-host/hello-refusals.txt");
     first.close();
     await first.done;
   });
@@ -250,7 +257,8 @@ describe("a harness tool host", () => {
     host.close();
     await host.done;
     const out = await running;
-    expect(out).toMatch(/lost: harness_lost \| the harness's tool host disconnected/);
+    expect(out).toContain("lost: harness_lost |");
+    await expectTranscript(out, "transcripts/tool-host/harness-lost.txt");
     expect(out).toContain("still here");
     expect(await cell(runId, "print(kept)")).toContain("still here");
     // With no host, its tools are simply unknown.
@@ -297,7 +305,8 @@ describe("a harness tool host", () => {
     try {
       const out = await cell(runId, "print(tool('lookup_ticket', {'id': 5}))", { timeout_seconds: 1 });
       expect(out).toContain("slow answer");
-      expect(out).not.toMatch(/interrupted/);
+      // Not interrupted: the cell's whole answer is the harness's.
+      await expectTranscript(out, "transcripts/tool-host/slow-harness.txt");
     } finally {
       host.close();
       await host.done;
@@ -328,6 +337,8 @@ describe("a harness tool host", () => {
     const host = fx.client.connectToolHost(runId, TOOLS, harness([]));
     await host.ready;
     await fx.client.closeRun(runId);
-    await expect(host.done).rejects.toThrow(/was closed/);
+    const ended = await outcome(host.done);
+    expect(ended.code).toBe("not_found");
+    await expectTranscript(ended.message, "transcripts/tool-host/run-closed.txt");
   });
 });
