@@ -12,6 +12,7 @@ import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/cont
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { type Mask, expectTranscript } from "../helpers/transcript.js";
 import { eventually, until } from "../helpers/wait.js";
 
 const exec = promisify(execFile);
@@ -68,6 +69,14 @@ function enclaveAnswering(f: Fixture, args: string[], answer: string | null | ((
   });
 }
 
+/** The tool names of `enclave tools list` (its first column). */
+function toolNames(stdout: string): string[] {
+  return stdout.split("\n").map((l) => l.split(" ")[0] ?? "");
+}
+
+// Card numbers count per conversation.
+const CARD_MASKS: Mask[] = [[/#\d+/g, "#<n>"]];
+
 function workspaceOf(f: Fixture, id: string): string {
   return f.cp.getConversation(id).workspacePath;
 }
@@ -91,14 +100,14 @@ describe("the CLI keeps a run across calls", () => {
 
     const listed = await enclave(fx, ["runs", "list", "-c", id]);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/cli \(kept\), approval write, 1 staged change awaiting resolve/);
+    await expectTranscript(listed.stdout, "transcripts/cli-runs/runs-list-staged.txt");
     const runs = await fx.client.listRuns(id);
     expect(runs).toHaveLength(1);
     expect(runs[0]?.cli).toBe(true);
     expect(runs[0]?.pendingActions).toBe(1);
 
     const tools = await enclave(fx, ["tools", "list", "-c", id]);
-    expect(tools.stdout).toMatch(/^resolve /m);
+    expect(toolNames(tools.stdout)).toContain("resolve");
 
     const applied = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "apply", reason: "rename" }), "-c", id, "--yes"]);
     expect(applied.code, applied.stderr).toBe(0);
@@ -123,7 +132,7 @@ describe("the CLI keeps a run across calls", () => {
     // The plan surface has its own kept run (read tools only).
     const plan = await enclave(fx, ["tools", "list", "-c", id, "--surface", "plan"]);
     expect(plan.code).toBe(0);
-    expect(plan.stdout).not.toMatch(/^ast_edit /m);
+    expect(toolNames(plan.stdout)).not.toContain("ast_edit");
     const bySurface = await fx.client.listRuns(id);
     expect(bySurface.map((r) => r.surface).sort()).toEqual(["default", "plan"]);
 
@@ -189,7 +198,7 @@ describe("what a streaming tool printed is shown once", () => {
     expect(r.stdout.split("\n").filter((l) => l === "12345")).toHaveLength(1);
     expect(r.stdout.split("done-marker")).toHaveLength(2);
     expect(r.stdout).not.toContain("bytes of output cut");
-    expect(r.stdout.trimEnd()).toMatch(/\[exit code 0, \d+ ms\]$/);
+    await expectTranscript(r.stdout.trimEnd().split("\n").at(-1) ?? "", "transcripts/cli-runs/exec-status-line.txt");
   });
 
   it("prints a cell's output once and its traceback after it", async () => {
@@ -318,8 +327,8 @@ describe("approval follows the tier by default", () => {
     });
     expect(out.code).toBe(1);
     expect(out.prompts).toBe(1);
-    expect(out.stderr).toMatch(/card #\d+ closed before it was answered here/);
     expect(out.stderr).toContain("approval_refused");
+    await expectTranscript(out.stderr, "transcripts/cli-runs/card-answered-elsewhere.txt", CARD_MASKS);
   });
 
   it("leaves other runs' cards alone: only its own run's cards are asked about", async () => {
