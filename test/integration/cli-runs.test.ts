@@ -111,8 +111,7 @@ describe("the CLI keeps a run across calls", () => {
 
     const applied = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "apply", reason: "rename" }), "-c", id, "--yes"]);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stdout).toContain("Applied: ast_edit");
-    expect(applied.stdout).toContain("Wrote edit_1");
+    await expectTranscript(applied.stdout, "transcripts/cli-runs/resolve-applied.txt");
     expect(readFileSync(join(workspaceOf(fx, id), "calc.py"), "utf8")).toBe("def f(x):\n    return new_name(x)\n");
 
     // Still the same run, now with nothing staged.
@@ -138,23 +137,24 @@ describe("the CLI keeps a run across calls", () => {
 
     // A fresh run has nothing staged; the replaced one stays open with its change.
     const fresh = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "apply", reason: "" }), "-c", id, "--new-run", "--yes"]);
-    expect(fresh.stdout + fresh.stderr).toContain("No pending action to resolve.");
+    await expectTranscript(`${fresh.stdout}--- stderr\n${fresh.stderr}`, "transcripts/cli-runs/new-run-nothing-pending.txt", CARD_MASKS);
     const runs = await fx.client.listRuns(id);
     const replaced = runs.find((r) => r.id === first?.id);
     expect(replaced?.cliCurrent).toBe(false);
     expect(replaced?.pendingActions).toBe(1);
     expect(runs.filter((r) => r.surface === "default" && r.cliCurrent)).toHaveLength(1);
     const listed = await enclave(fx, ["runs", "list", "-c", id]);
-    expect(listed.stdout).toContain(`${first?.id}  ${id}  default  cli (replaced)`);
+    expect(listed.stdout).toContain(`${first?.id}  ${id}  default  `);
+    await expectTranscript(listed.stdout, "transcripts/cli-runs/runs-list-replaced.txt");
 
     const discarded = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "discard", reason: "not now" }), "--run", first?.id ?? "", "--yes"]);
     expect(discarded.code, discarded.stderr).toBe(0);
-    expect(discarded.stdout).toContain("Discarded");
+    await expectTranscript(discarded.stdout, "transcripts/cli-runs/resolve-discarded.txt");
     expect(readFileSync(join(workspaceOf(fx, id), "m.py"), "utf8")).toBe("a = one()\n");
 
     const unknown = await enclave(fx, ["tool", "call", "read", '{"path":"m.py"}', "--run", "r-000000000000"]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("no open run `r-000000000000`");
+    await expectTranscript(unknown.stderr, "transcripts/cli-runs/unknown-run.txt");
   });
 
   it("closes the kept run with `runs close`, dropping its staged change", async () => {
@@ -167,14 +167,15 @@ describe("the CLI keeps a run across calls", () => {
 
     const closed = await enclave(fx, ["runs", "close", "-c", id]);
     expect(closed.code).toBe(0);
-    expect(closed.stdout).toContain(`closed ${kept?.id}`);
+    expect(closed.stdout).toContain(kept?.id ?? "no kept run");
+    await expectTranscript(closed.stdout, "transcripts/cli-runs/runs-close.txt");
     expect(await fx.client.listRuns(id)).toEqual([]);
     const again = await enclave(fx, ["runs", "close", "-c", id]);
-    expect(again.stdout).toContain(`no run kept for conversation ${id}, surface default`);
+    await expectTranscript(again.stdout, "transcripts/cli-runs/runs-close-again.txt");
 
     // The next call gets a fresh run with nothing to resolve.
     const resolve = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "apply", reason: "" }), "-c", id, "--yes"]);
-    expect(resolve.stdout + resolve.stderr).toContain("No pending action to resolve.");
+    await expectTranscript(`${resolve.stdout}--- stderr\n${resolve.stderr}`, "transcripts/cli-runs/closed-run-nothing-pending.txt", CARD_MASKS);
     expect(readFileSync(join(workspaceOf(fx, id), "c.py"), "utf8")).toBe("v = first\n");
     const [next] = await fx.client.listRuns(id);
     expect(next?.id).not.toBe(kept?.id);
@@ -250,7 +251,7 @@ describe("a kept run closes once idle", () => {
     }
     await eventually(async () => (await idle.client.listRuns(id)).length === 0, "the idle run to close", 30_000);
     const listed = await enclave(idle, ["runs", "list", "-c", id]);
-    expect(listed.stdout).toContain("no open runs");
+    await expectTranscript(listed.stdout, "transcripts/cli-runs/runs-list-none.txt");
     // The next attach opens a fresh run.
     const next = await idle.client.attachCliRun(id);
     expect(next.id).not.toBe(run.id);
@@ -280,14 +281,14 @@ describe("approval follows the tier by default", () => {
     const yes = await enclaveAnswering(fx, ["tool", "call", "write", '{"path":"yes.txt","content":"yes\\n"}', "-c", id], "y");
     expect(yes.code, yes.stderr).toBe(0);
     expect(yes.prompts).toBe(1);
-    expect(yes.stderr).toContain("Allow `write` with these arguments?");
-    expect(yes.stderr).toContain("Files it touches (1): yes.txt");
+    await expectTranscript(yes.stderr, "transcripts/cli-runs/prompt-yes.txt", CARD_MASKS);
     expect(readFileSync(join(ws, "yes.txt"), "utf8")).toBe("yes\n");
 
     const no = await enclaveAnswering(fx, ["tool", "call", "write", '{"path":"no.txt","content":"no\\n"}', "-c", id], "n");
     expect(no.code).toBe(1);
     expect(no.prompts).toBe(1);
-    expect(no.stderr).toContain("approval_refused: the operator denied `write`");
+    expect(no.stderr).toContain("approval_refused");
+    await expectTranscript(no.stderr, "transcripts/cli-runs/prompt-no.txt", CARD_MASKS);
     const eof = await enclaveAnswering(fx, ["tool", "call", "exec", '{"command":"echo ran > eof.txt"}', "-c", id], null);
     expect(eof.code).toBe(1);
     expect(eof.stderr).toContain("approval_refused");
@@ -297,7 +298,7 @@ describe("approval follows the tier by default", () => {
     // --yes answers allow; --approval never raises no card; a read tool raises none under write.
     const forced = await enclaveAnswering(fx, ["tool", "call", "write", '{"path":"forced.txt","content":"f\\n"}', "-c", id, "--yes"], "n");
     expect(forced.code, forced.stderr).toBe(0);
-    expect(forced.stderr).toContain("allow? [y/N] y (--yes)");
+    await expectTranscript(forced.stderr, "transcripts/cli-runs/prompt-forced.txt", CARD_MASKS);
     const never = await enclaveAnswering(fx, ["tool", "call", "write", '{"path":"never.txt","content":"n\\n"}', "-c", id, "--approval", "never"], "n");
     expect(never.code, never.stderr).toBe(0);
     expect(never.prompts).toBe(0);
@@ -314,8 +315,8 @@ describe("approval follows the tier by default", () => {
     const out = await enclaveAnswering(fx, ["tool", "call", "eval", cell, "-c", id], "y");
     expect(out.code, out.stderr).toBe(0);
     expect(out.prompts).toBe(2);
-    expect(out.stderr).toContain("Allow `eval` with these arguments?");
-    expect(out.stderr).toContain("Allow `write` with these arguments?");
+    // The eval card, then the card of the write its cell made.
+    await expectTranscript(out.stderr, "transcripts/cli-runs/prompt-bridge.txt", CARD_MASKS);
     expect(readFileSync(join(workspaceOf(fx, id), "bridged.txt"), "utf8")).toBe("b\n");
   });
 
