@@ -135,7 +135,7 @@ function scenario(placement: "host" | "enclosure"): void {
     await transcript(out, "argument-runs");
   });
 
-  it("reads the pattern language as ast-grep documents it: \"$M\" in a string, $_NAME, an empty $$$ before a comma", async () => {
+  it('reads the pattern language as ast-grep documents it: "$M" in a string, $_NAME, an empty $$$ before a comma', async () => {
     await put("lang/req.js", 'const a = require("fs");\nconst b = require(name);\ntest(a);\nf(a);\n');
     const str = await ok("ast_grep", { pattern: 'require("$M")', path: "lang/req.js" });
     const wild = await ok("ast_grep", { pattern: "$_F($_F)", path: "lang/req.js" });

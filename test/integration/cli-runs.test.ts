@@ -93,7 +93,15 @@ describe("the CLI keeps a run across calls", () => {
     await fx.client.createConversation(id);
     writeFileSync(join(workspaceOf(fx, id), "calc.py"), "def f(x):\n    return old_name(x)\n");
 
-    const staged = await enclave(fx, ["tool", "call", "ast_edit", JSON.stringify({ pattern: "old_name($A)", rewrite: "new_name($A)", path: "calc.py" }), "-c", id, "--yes"]);
+    const staged = await enclave(fx, [
+      "tool",
+      "call",
+      "ast_edit",
+      JSON.stringify({ pattern: "old_name($A)", rewrite: "new_name($A)", path: "calc.py" }),
+      "-c",
+      id,
+      "--yes",
+    ]);
     expect(staged.code, staged.stderr).toBe(0);
     expect(staged.stdout).toContain("edit_1");
     expect(readFileSync(join(workspaceOf(fx, id), "calc.py"), "utf8")).toContain("old_name(x)");
@@ -147,7 +155,15 @@ describe("the CLI keeps a run across calls", () => {
     expect(listed.stdout).toContain(`${first?.id}  ${id}  default  `);
     await expectTranscript(listed.stdout, "transcripts/cli-runs/runs-list-replaced.txt");
 
-    const discarded = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "discard", reason: "not now" }), "--run", first?.id ?? "", "--yes"]);
+    const discarded = await enclave(fx, [
+      "tool",
+      "call",
+      "resolve",
+      JSON.stringify({ action: "discard", reason: "not now" }),
+      "--run",
+      first?.id ?? "",
+      "--yes",
+    ]);
     expect(discarded.code, discarded.stderr).toBe(0);
     await expectTranscript(discarded.stdout, "transcripts/cli-runs/resolve-discarded.txt");
     expect(readFileSync(join(workspaceOf(fx, id), "m.py"), "utf8")).toBe("a = one()\n");
@@ -161,7 +177,15 @@ describe("the CLI keeps a run across calls", () => {
     const id = "cli-close";
     await fx.client.createConversation(id);
     writeFileSync(join(workspaceOf(fx, id), "c.py"), "v = first\n");
-    const stage = await enclave(fx, ["tool", "call", "ast_edit", JSON.stringify({ pattern: "first", rewrite: "second", path: "c.py", language: "python" }), "-c", id, "--yes"]);
+    const stage = await enclave(fx, [
+      "tool",
+      "call",
+      "ast_edit",
+      JSON.stringify({ pattern: "first", rewrite: "second", path: "c.py", language: "python" }),
+      "-c",
+      id,
+      "--yes",
+    ]);
     expect(stage.code, stage.stderr).toBe(0);
     const [kept] = await fx.client.listRuns(id);
 
@@ -205,7 +229,18 @@ describe("what a streaming tool printed is shown once", () => {
   it("prints a cell's output once and its traceback after it", async () => {
     const id = "cli-stream-cell";
     await fx.client.createConversation(id);
-    const r = await enclave(fx, ["tool", "call", "eval", JSON.stringify({ description: "a cell that prints a line then fails", code: "print('-'.join(['before', 'the', 'error']))\nraise ValueError('boom-here')" }), "-c", id, "--yes"]);
+    const r = await enclave(fx, [
+      "tool",
+      "call",
+      "eval",
+      JSON.stringify({
+        description: "a cell that prints a line then fails",
+        code: "print('-'.join(['before', 'the', 'error']))\nraise ValueError('boom-here')",
+      }),
+      "-c",
+      id,
+      "--yes",
+    ]);
     expect(r.code).not.toBe(0);
     // The traceback quotes the cell's source, so the printed text is built at run time.
     const all = `${r.stdout}${r.stderr}`;
@@ -311,7 +346,11 @@ describe("approval follows the tier by default", () => {
   it("asks about the cards of its own cell's bridge calls too", async () => {
     const id = "cli-bridge";
     await fx.client.createConversation(id);
-    const cell = JSON.stringify({ description: "write a file through the tool bridge", language: "javascript", code: "await tool('write', { path: 'bridged.txt', content: 'b\\n' })" });
+    const cell = JSON.stringify({
+      description: "write a file through the tool bridge",
+      language: "javascript",
+      code: "await tool('write', { path: 'bridged.txt', content: 'b\\n' })",
+    });
     const out = await enclaveAnswering(fx, ["tool", "call", "eval", cell, "-c", id], "y");
     expect(out.code, out.stderr).toBe(0);
     expect(out.prompts).toBe(2);

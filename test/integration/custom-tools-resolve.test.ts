@@ -159,7 +159,13 @@ describe("custom tools in the documented form", () => {
     expect(Object.keys(failures).sort()).toEqual(Object.keys(BROKEN).sort());
     // d-throws.mjs's reason is the module's own error ("no licence key"), passed on as it is.
     expect(failures["d-throws.mjs"]).toBe("no licence key");
-    await transcript(Object.entries(failures).sort(([a], [b]) => a.localeCompare(b)).map(([file, why]) => `${file}: ${why}`).join("\n"), "module-failures");
+    await transcript(
+      Object.entries(failures)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([file, why]) => `${file}: ${why}`)
+        .join("\n"),
+      "module-failures",
+    );
     expect(res.tools.map((t) => t.name)).not.toContain("half");
     const section = fx.cp.liveStatus.all().find((s) => s.id === "custom-tools");
     expect((await section?.list(conv))?.map((i) => i.name).sort()).toEqual(Object.keys(BROKEN).sort());
@@ -170,7 +176,9 @@ describe("custom tools in the documented form", () => {
     const cli = join(import.meta.dirname, "..", "..", "control-plane", "dist", "src", "cli", "main.js");
     const args = [cli, "tools", "list", "-c", conv, "--address", `unix://${join(fx.dataDir, "cp.sock")}`];
     const r = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
-      execFile(process.execPath, args, { encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout, stderr }))),
+      execFile(process.execPath, args, { encoding: "utf8", timeout: 60_000 }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve({ stdout, stderr }),
+      ),
     );
     // The custom tools' rows (the built-ins' are another suite's business) and the skipped modules.
     const custom = ["batch_rename_preview", "snapshot", "stage_plain", "bad_result"];
@@ -189,7 +197,7 @@ describe("resolve as specified", () => {
     expect(resultText(r)).toBe("No pending action to resolve. Nothing to apply or discard.");
   });
 
-  it("applies the example's pending action, headed by its label, with reason \"\" when none is given", async () => {
+  it('applies the example\'s pending action, headed by its label, with reason "" when none is given', async () => {
     const staged = await ok("batch_rename_preview", { files: ["a.txt", "b.txt"] });
     // The example tool's own answer.
     expect(staged).toBe("Prepared rename plan for 2 files. Call resolve to apply or discard.");

@@ -72,7 +72,9 @@ describe("lsp on the host", () => {
     expect(tools.find((t) => t.name === "lsp")?.tier).toBe("read");
     expect(tools.find((t) => t.name === "lsp_rename")?.tier).toBe("write");
     // ListTools shows the rule that is enforced: one branch per action, each requiring its fields.
-    const schema = JSON.parse(tools.find((t) => t.name === "lsp")?.inputSchemaJson ?? "{}") as { oneOf?: { properties: { action: { const: string } }; required: string[] }[] };
+    const schema = JSON.parse(tools.find((t) => t.name === "lsp")?.inputSchemaJson ?? "{}") as {
+      oneOf?: { properties: { action: { const: string } }; required: string[] }[];
+    };
     const hover = schema.oneOf?.find((b) => b.properties.action.const === "hover");
     expect(hover?.required.sort()).toEqual(["action", "file", "line", "symbol"]);
     expect(schema.oneOf?.map((b) => b.properties.action.const)).toContain("status");
@@ -134,7 +136,7 @@ describe("lsp on the host", () => {
     await transcript(out, "code-actions");
   });
 
-  it("diagnostics for one file, and \"*\" runs the project's own checker", async () => {
+  it('diagnostics for one file, and "*" runs the project\'s own checker', async () => {
     writeFileSync(join(workspace, "py/bad.py"), "from util import greet\n\ngreet(42)\n");
     const one = await lsp({ action: "diagnostics", file: "py/bad.py" });
     await transcript(one, "diagnostics-one-file");
@@ -184,7 +186,13 @@ describe("lsp on the host", () => {
     await transcript(first, "write-first-error");
 
     // Four lines added above it: the same error, moved, is not new.
-    const moved = resultText(await fx.client.callTool(runId, "edit", { path: "ts/calc.ts", old_text: "  let sum = 0;\n", new_text: "  let sum = 0;\n  // a\n  // b\n  // c\n  // d\n" }));
+    const moved = resultText(
+      await fx.client.callTool(runId, "edit", {
+        path: "ts/calc.ts",
+        old_text: "  let sum = 0;\n",
+        new_text: "  let sum = 0;\n  // a\n  // b\n  // c\n  // d\n",
+      }),
+    );
     await transcript(moved, "write-moved-error");
 
     // A second, different error: only it is reported.
@@ -194,7 +202,9 @@ describe("lsp on the host", () => {
 
     // Fixed, then broken again: reported again.
     await fx.client.callTool(runId, "edit", { path: "ts/calc.ts", old_text: '  const bad: number = "oops";\n', new_text: "" });
-    const again = resultText(await fx.client.callTool(runId, "edit", { path: "ts/calc.ts", old_text: "  return sum;\n", new_text: '  return sum;\n  const bad: number = "oops";\n' }));
+    const again = resultText(
+      await fx.client.callTool(runId, "edit", { path: "ts/calc.ts", old_text: "  return sum;\n", new_text: '  return sum;\n  const bad: number = "oops";\n' }),
+    );
     await transcript(again, "write-rebroken");
   });
 

@@ -67,7 +67,16 @@ const script = join(dir, "fake-server.cjs");
 writeFileSync(script, SERVER);
 
 function spec(id: string): LanguageServerSpec {
-  return { id, languages: ["fake"], extensions: [".fake"], rootMarkers: ["fake.toml"], command: [process.execPath, script], install: "", readiness: { strategy: "initialize" }, pushVersions: "arrival" };
+  return {
+    id,
+    languages: ["fake"],
+    extensions: [".fake"],
+    rootMarkers: ["fake.toml"],
+    command: [process.execPath, script],
+    install: "",
+    readiness: { strategy: "initialize" },
+    pushVersions: "arrival",
+  };
 }
 
 describe("server connection mechanics", () => {
@@ -155,7 +164,11 @@ describe("supervisor", () => {
     const root = mkdtempSync(join(dir, "ws-"));
     writeFileSync(join(root, "fake.toml"), "");
     const sup = new LspSupervisor(new WorkspacePaths(root));
-    const choice = { spec: { ...spec("fake"), command: [process.execPath, script, join(dir, "dedupe.log")] }, root: new WorkspacePaths(root).root, binary: process.execPath };
+    const choice = {
+      spec: { ...spec("fake"), command: [process.execPath, script, join(dir, "dedupe.log")] },
+      root: new WorkspacePaths(root).root,
+      binary: process.execPath,
+    };
     const conns = await Promise.all([sup.connect(choice), sup.connect(choice), sup.connect(choice)]);
     expect(new Set(conns).size).toBe(1);
     expect(readFileSync(join(dir, "dedupe.log"), "utf8").match(/^initialize$/gm)).toHaveLength(1);

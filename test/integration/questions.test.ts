@@ -89,7 +89,10 @@ describe("ask_user", () => {
       expect(card.kind).toBe("question");
       expect(card.conversationId).toBe("q1");
       expect(card.context).toBe("The schema migration depends on it.");
-      expect(card.options).toEqual([{ label: "Postgres", description: "the existing cluster" }, { label: "Redis", description: "" }]);
+      expect(card.options).toEqual([
+        { label: "Postgres", description: "the existing cluster" },
+        { label: "Redis", description: "" },
+      ]);
       expect(card.allowFreeText).toBe(false);
       expect(card.multiSelect).toBe(false);
       expect(card.runId).toBe(r0.id);
@@ -129,7 +132,9 @@ describe("ask_user", () => {
     try {
       const r0 = await fx.client.openRun("q1", { approvalPolicy: "never", resources: ["questions"] });
       let settled: ToolResult | undefined;
-      const pending = fx.client.callTool(r0.id, "ask_user", { question: "Pick one colour", options: [{ label: "red" }, { label: "blue" }] }).then((r) => (settled = r));
+      const pending = fx.client
+        .callTool(r0.id, "ask_user", { question: "Pick one colour", options: [{ label: "red" }, { label: "blue" }] })
+        .then((r) => (settled = r));
       const card = await until(() => human.opened.find((c) => c.question === "Pick one colour"), "the card");
       // Five answers share a code: the recorded refusals keep them apart.
       const refusals = [

@@ -46,7 +46,12 @@ function harness(seen: Seen[], extra: Partial<ToolHostHandlers> = {}): ToolHostH
       if (tool === "lookup_ticket") {
         const id = (args as { id: number }).id;
         if (id === 0) throw new Error("ticket 0 does not exist");
-        return { content: [{ type: "text", text: `ticket ${id}: crash on start` }, { type: "image", data: Buffer.from("png").toString("base64"), mimeType: "image/png" }] };
+        return {
+          content: [
+            { type: "text", text: `ticket ${id}: crash on start` },
+            { type: "image", data: Buffer.from("png").toString("base64"), mimeType: "image/png" },
+          ],
+        };
       }
       if (tool === "post_comment") return "posted";
       return new Promise((_resolve, reject) => info.signal.addEventListener("abort", () => reject(new Error("aborted"))));
@@ -107,13 +112,23 @@ describe("a harness tool host", () => {
       expect(seen[2]).toMatchObject({ tool: "post_comment", args: { id: 7, text: "fixed" } });
 
       // tools() lists what the cell may call, harness tools included, in both languages.
-      const listed = await cell(runId, "names = {t['name']: t['tier'] for t in tools()}\nprint(names['lookup_ticket'], names['post_comment'], 'read' in names, 'eval' in names)");
+      const listed = await cell(
+        runId,
+        "names = {t['name']: t['tier'] for t in tools()}\nprint(names['lookup_ticket'], names['post_comment'], 'read' in names, 'eval' in names)",
+      );
       expect(listed).toContain("read write True False");
-      const jsListed = await cell(runId, 'const ts = await tools(); console.log(ts.find((t) => t.name === "lookup_ticket").input_schema.required.join(","))', { language: "javascript" });
+      const jsListed = await cell(runId, 'const ts = await tools(); console.log(ts.find((t) => t.name === "lookup_ticket").input_schema.required.join(","))', {
+        language: "javascript",
+      });
       expect(jsListed).toContain("id");
 
       const audit = fx.cp.audit.history(conv).filter((e) => e.kind === "tool_call" && e.origin === "bridge" && e.runId === runId);
-      expect(audit.filter((e) => e.tool === "lookup_ticket").map((e) => e.outcome)).toEqual(["ok", "error:failed", "refused:invalid_arguments", "refused:invalid_arguments"]);
+      expect(audit.filter((e) => e.tool === "lookup_ticket").map((e) => e.outcome)).toEqual([
+        "ok",
+        "error:failed",
+        "refused:invalid_arguments",
+        "refused:invalid_arguments",
+      ]);
       expect(audit.find((e) => e.tool === "post_comment")?.tier).toBe("write");
     } finally {
       host.close();
@@ -158,7 +173,10 @@ describe("a harness tool host", () => {
       );
       expect(gatedOut).toContain("approval_refused\nposted");
       const asked = cards.filter((c) => c.tool === "post_comment");
-      expect(asked.map((c) => JSON.parse(c.argumentsJson) as unknown)).toEqual([{ id: 1, text: "x" }, { id: 2, text: "x" }]);
+      expect(asked.map((c) => JSON.parse(c.argumentsJson) as unknown)).toEqual([
+        { id: 1, text: "x" },
+        { id: 2, text: "x" },
+      ]);
       expect(seen).toEqual([{ tool: "post_comment", args: { id: 2, text: "x" }, kernelId: expect.any(String) as string }]);
       // The harness's model cannot call them through CallTool: they are for cells.
       const direct = await fx.client.callTool(gated, "lookup_ticket", { id: 1 });
@@ -185,7 +203,14 @@ describe("a harness tool host", () => {
     const first = fx.client.connectToolHost(runId, [], harness([]));
     await first.ready;
     refusals.push(await outcome(bad([])));
-    expect(refusals.map((o) => o.code)).toEqual(["invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments", "not_found", "already_exists"]);
+    expect(refusals.map((o) => o.code)).toEqual([
+      "invalid_arguments",
+      "invalid_arguments",
+      "invalid_arguments",
+      "invalid_arguments",
+      "not_found",
+      "already_exists",
+    ]);
     // Four hellos share a code: the recorded messages keep them apart.
     await expectTranscript(refusals.map((o) => `${o.code}: ${o.message}`).join("\n"), "transcripts/tool-host/hello-refusals.txt");
     first.close();
@@ -226,7 +251,11 @@ describe("a harness tool host", () => {
       expect(out).toContain("virtual: served by the harness");
       expect(out).toContain("real:");
       expect(out).toContain("the real file");
-      expect(offers.map((o) => `${o.tool}:${o.tier}:${(o.args as { path: string }).path}`)).toEqual(["read:read:secret.txt", "read:read:virtual.txt", "read:read:notes.txt"]);
+      expect(offers.map((o) => `${o.tool}:${o.tier}:${(o.args as { path: string }).path}`)).toEqual([
+        "read:read:secret.txt",
+        "read:read:virtual.txt",
+        "read:read:notes.txt",
+      ]);
       // The harness's model's own calls are not offered.
       await fx.client.callTool(runId, "read", { path: "notes.txt" });
       expect(offers).toHaveLength(3);
@@ -283,7 +312,9 @@ describe("a harness tool host", () => {
     await host.ready;
     try {
       const abort = new AbortController();
-      const running = fx.client.callTool(runId, "eval", { description: "a cell the harness keeps waiting", code: "tool('hang', {})" }, undefined, { signal: abort.signal }).catch((e: Error) => e);
+      const running = fx.client
+        .callTool(runId, "eval", { description: "a cell the harness keeps waiting", code: "tool('hang', {})" }, undefined, { signal: abort.signal })
+        .catch((e: Error) => e);
       await until(() => seen.length > 0, "the harness to receive the call");
       abort.abort();
       await running;

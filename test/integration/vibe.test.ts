@@ -110,7 +110,11 @@ describe("vibe registration", () => {
 describe("vibe with the built-in command host", () => {
   it("spawns at once, streams output while waiting, and reports the result", async () => {
     const runId = await vibeRun("v1");
-    const spawned = await call(runId, "vibe_spawn", { brief: "sleep 1\nsay hello from the worker\nwrite made-by-worker.txt it works", label: "writer", tier: "good" });
+    const spawned = await call(runId, "vibe_spawn", {
+      brief: "sleep 1\nsay hello from the worker\nwrite made-by-worker.txt it works",
+      label: "writer",
+      tier: "good",
+    });
     expect(spawned.isError).toBe(false);
     const id = workerId(spawned.text);
     await transcript(spawned.text, "spawned-built-in");
@@ -247,22 +251,29 @@ describe("vibe with a harness-side worker host over gRPC", () => {
       const id = workerId(spawned.text);
       const assign = await until(() => commands.find((c) => c.command?.$case === "assign"), "the assignment");
       const a = (assign.command as { value: WorkerAssignment }).value;
-      expect(a).toMatchObject({ conversationId: "harness", workerId: id, attempt: 1, label: "parser", tier: "good", brief: "refactor the parser", messages: [] });
+      expect(a).toMatchObject({
+        conversationId: "harness",
+        workerId: id,
+        attempt: 1,
+        label: "parser",
+        tier: "good",
+        brief: "refactor the parser",
+        messages: [],
+      });
       expect(a.workspacePath).toBe((await fx.client.getConversation("harness")).workspacePath);
 
       const waiting = call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
       await new Promise((r) => setTimeout(r, 200));
       host.send({ message: { $case: "progress", value: { conversationId: "harness", workerId: id, attempt: 1, text: "reading parser.ts\n" } } });
-      host.send({ message: { $case: "result", value: { conversationId: "harness", workerId: id, attempt: 1, state: "done", result: "split parse() in three" } } });
+      host.send({
+        message: { $case: "result", value: { conversationId: "harness", workerId: id, attempt: 1, state: "done", result: "split parse() in three" } },
+      });
       const waited = await waiting;
       expect(waited.output).toContain("reading parser.ts");
       await transcript(waited.text, "harness-wait-done");
 
       await call(runId, "vibe_send", { worker_id: id, message: "keep the public API" });
-      const reassign = await until(
-        () => commands.find((c) => c.command?.$case === "assign" && c.command.value.attempt === 2),
-        "the second assignment",
-      );
+      const reassign = await until(() => commands.find((c) => c.command?.$case === "assign" && c.command.value.attempt === 2), "the second assignment");
       expect((reassign.command as { value: WorkerAssignment }).value.messages).toEqual(["keep the public API"]);
       // a report for the superseded attempt is ignored
       host.send({ message: { $case: "result", value: { conversationId: "harness", workerId: id, attempt: 1, state: "failed", result: "stale" } } });

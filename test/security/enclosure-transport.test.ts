@@ -130,7 +130,10 @@ describe("enclosure transport", () => {
         command: `for p in /proc/[0-9]*; do if tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q 'agent/relay[.]'; then head -c 8388608 /dev/zero | tr '\\0' x > $p/fd/2 2>/dev/null && echo wrote $p; fi; done`,
       });
       expect(resultText(r)).toMatch(/wrote \/proc\/\d+/);
-      await until(() => lines.some((l) => l.includes("the rest of this connection's is dropped")) || undefined, "the note that the relay's output reached its bound");
+      await until(
+        () => lines.some((l) => l.includes("the rest of this connection's is dropped")) || undefined,
+        "the note that the relay's output reached its bound",
+      );
       // 8 MiB written in small chunks would be thousands of lines; what reached the log is 64 KiB at most.
       const flooded = lines.filter((l) => l.includes("xxxxxxxx"));
       expect(flooded.length).toBeGreaterThan(0);

@@ -90,7 +90,9 @@ async function runAgent(ws: string, state: string): Promise<{ log: string; stop(
   const sockDir = mkdtempSync(join(tmpdir(), "journal-sock-"));
   cleanup.push(sockDir);
   const socket = join(sockDir, "a.sock");
-  const child = spawn(process.execPath, [agentBundleEntry, "--socket", socket, "--workspace", ws, "--state-dir", state], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [agentBundleEntry, "--socket", socket, "--workspace", ws, "--state-dir", state], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let log = "";
   child.stderr.on("data", (d: Buffer) => (log += d.toString()));
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
@@ -132,10 +134,22 @@ describe("a journal planted in the agent's own state folder", () => {
       "apply-1-00000001.json": { state: "prepare", entries: [{ temp: join(outside, "victim"), target: "/x" }] },
       "apply-2-00000002.json": { state: "commit", entries: [{ temp: join(ws, "payload.txt"), target: join(outside, "created") }] },
       // The new format, each with one thing wrong.
-      "apply-3-00000003.json": { state: "prepare", entries: [{ staged: "apply-9-0000abcd.0.staged", target: join(outside, "victim"), temp: ".victim.enclave-0123456789ab.tmp" }] },
-      "apply-4-00000004.json": { state: "commit", entries: [{ staged: "apply-9-0000abcd.0.staged", target: join(outside, "created"), temp: ".created.enclave-0123456789ab.tmp" }] },
-      "apply-5-00000005.json": { state: "commit", entries: [{ staged: "apply-9-0000abcd.0.staged", target: "out/created", temp: ".created.enclave-0123456789ab.tmp" }] },
-      "apply-6-00000006.json": { state: "commit", entries: [{ staged: "../../../etc/hostname", target: "stolen.txt", temp: ".stolen.txt.enclave-0123456789ab.tmp" }] },
+      "apply-3-00000003.json": {
+        state: "prepare",
+        entries: [{ staged: "apply-9-0000abcd.0.staged", target: join(outside, "victim"), temp: ".victim.enclave-0123456789ab.tmp" }],
+      },
+      "apply-4-00000004.json": {
+        state: "commit",
+        entries: [{ staged: "apply-9-0000abcd.0.staged", target: join(outside, "created"), temp: ".created.enclave-0123456789ab.tmp" }],
+      },
+      "apply-5-00000005.json": {
+        state: "commit",
+        entries: [{ staged: "apply-9-0000abcd.0.staged", target: "out/created", temp: ".created.enclave-0123456789ab.tmp" }],
+      },
+      "apply-6-00000006.json": {
+        state: "commit",
+        entries: [{ staged: "../../../etc/hostname", target: "stolen.txt", temp: ".stolen.txt.enclave-0123456789ab.tmp" }],
+      },
       "apply-7-00000007.json": { state: "prepare", entries: [{ staged: "apply-9-0000abcd.0.staged", target: "payload.txt", temp: "../../../victim" }] },
     };
     for (const [name, body] of Object.entries(journals)) writeFileSync(join(journal, name), JSON.stringify(body));
@@ -230,7 +244,10 @@ describe("an enclosure", () => {
     await sh("echo must survive > /tmp/victim && echo pwned > /tmp/payload");
     const journals = {
       "apply-1-00000001.json": { state: "prepare", entries: [{ temp: "/tmp/victim", target: "/x" }] },
-      "apply-2-00000002.json": { state: "commit", entries: [{ staged: "apply-9-0000abcd.0.staged", target: "/tmp/created", temp: ".created.enclave-0123456789ab.tmp" }] },
+      "apply-2-00000002.json": {
+        state: "commit",
+        entries: [{ staged: "apply-9-0000abcd.0.staged", target: "/tmp/created", temp: ".created.enclave-0123456789ab.tmp" }],
+      },
     };
     await sh(`cp /tmp/payload ${state}/journal/apply-9-0000abcd.0.staged`);
     for (const [name, body] of Object.entries(journals)) await sh(`printf '%s' '${JSON.stringify(body)}' > ${state}/journal/${name}`);
