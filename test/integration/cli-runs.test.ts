@@ -12,6 +12,7 @@ import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/cont
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { type Mask, expectTranscript } from "../helpers/transcript.js";
 import { eventually, until } from "../helpers/wait.js";
 
 const exec = promisify(execFile);
@@ -68,6 +69,14 @@ function enclaveAnswering(f: Fixture, args: string[], answer: string | null | ((
   });
 }
 
+/** The tool names of `enclave tools list` (its first column). */
+function toolNames(stdout: string): string[] {
+  return stdout.split("\n").map((l) => l.split(" ")[0] ?? "");
+}
+
+// Card numbers count per conversation.
+const CARD_MASKS: Mask[] = [[/#\d+/g, "#<n>"]];
+
 function workspaceOf(f: Fixture, id: string): string {
   return f.cp.getConversation(id).workspacePath;
 }
@@ -84,26 +93,33 @@ describe("the CLI keeps a run across calls", () => {
     await fx.client.createConversation(id);
     writeFileSync(join(workspaceOf(fx, id), "calc.py"), "def f(x):\n    return old_name(x)\n");
 
-    const staged = await enclave(fx, ["tool", "call", "ast_edit", JSON.stringify({ pattern: "old_name($A)", rewrite: "new_name($A)", path: "calc.py" }), "-c", id, "--yes"]);
+    const staged = await enclave(fx, [
+      "tool",
+      "call",
+      "ast_edit",
+      JSON.stringify({ pattern: "old_name($A)", rewrite: "new_name($A)", path: "calc.py" }),
+      "-c",
+      id,
+      "--yes",
+    ]);
     expect(staged.code, staged.stderr).toBe(0);
     expect(staged.stdout).toContain("edit_1");
     expect(readFileSync(join(workspaceOf(fx, id), "calc.py"), "utf8")).toContain("old_name(x)");
 
     const listed = await enclave(fx, ["runs", "list", "-c", id]);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/cli \(kept\), approval write, 1 staged change awaiting resolve/);
+    await expectTranscript(listed.stdout, "transcripts/cli-runs/runs-list-staged.txt");
     const runs = await fx.client.listRuns(id);
     expect(runs).toHaveLength(1);
     expect(runs[0]?.cli).toBe(true);
     expect(runs[0]?.pendingActions).toBe(1);
 
     const tools = await enclave(fx, ["tools", "list", "-c", id]);
-    expect(tools.stdout).toMatch(/^resolve /m);
+    expect(toolNames(tools.stdout)).toContain("resolve");
 
     const applied = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "apply", reason: "rename" }), "-c", id, "--yes"]);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stdout).toContain("Applied: ast_edit");
-    expect(applied.stdout).toContain("Wrote edit_1");
+    await expectTranscript(applied.stdout, "transcripts/cli-runs/resolve-applied.txt");
     expect(readFileSync(join(workspaceOf(fx, id), "calc.py"), "utf8")).toBe("def f(x):\n    return new_name(x)\n");
 
     // Still the same run, now with nothing staged.
@@ -123,49 +139,67 @@ describe("the CLI keeps a run across calls", () => {
     // The plan surface has its own kept run (read tools only).
     const plan = await enclave(fx, ["tools", "list", "-c", id, "--surface", "plan"]);
     expect(plan.code).toBe(0);
-    expect(plan.stdout).not.toMatch(/^ast_edit /m);
+    expect(toolNames(plan.stdout)).not.toContain("ast_edit");
     const bySurface = await fx.client.listRuns(id);
     expect(bySurface.map((r) => r.surface).sort()).toEqual(["default", "plan"]);
 
     // A fresh run has nothing staged; the replaced one stays open with its change.
     const fresh = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "apply", reason: "" }), "-c", id, "--new-run", "--yes"]);
-    expect(fresh.stdout + fresh.stderr).toContain("No pending action to resolve.");
+    await expectTranscript(`${fresh.stdout}--- stderr\n${fresh.stderr}`, "transcripts/cli-runs/new-run-nothing-pending.txt", CARD_MASKS);
     const runs = await fx.client.listRuns(id);
     const replaced = runs.find((r) => r.id === first?.id);
     expect(replaced?.cliCurrent).toBe(false);
     expect(replaced?.pendingActions).toBe(1);
     expect(runs.filter((r) => r.surface === "default" && r.cliCurrent)).toHaveLength(1);
     const listed = await enclave(fx, ["runs", "list", "-c", id]);
-    expect(listed.stdout).toContain(`${first?.id}  ${id}  default  cli (replaced)`);
+    expect(listed.stdout).toContain(`${first?.id}  ${id}  default  `);
+    await expectTranscript(listed.stdout, "transcripts/cli-runs/runs-list-replaced.txt");
 
-    const discarded = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "discard", reason: "not now" }), "--run", first?.id ?? "", "--yes"]);
+    const discarded = await enclave(fx, [
+      "tool",
+      "call",
+      "resolve",
+      JSON.stringify({ action: "discard", reason: "not now" }),
+      "--run",
+      first?.id ?? "",
+      "--yes",
+    ]);
     expect(discarded.code, discarded.stderr).toBe(0);
-    expect(discarded.stdout).toContain("Discarded");
+    await expectTranscript(discarded.stdout, "transcripts/cli-runs/resolve-discarded.txt");
     expect(readFileSync(join(workspaceOf(fx, id), "m.py"), "utf8")).toBe("a = one()\n");
 
     const unknown = await enclave(fx, ["tool", "call", "read", '{"path":"m.py"}', "--run", "r-000000000000"]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain("no open run `r-000000000000`");
+    await expectTranscript(unknown.stderr, "transcripts/cli-runs/unknown-run.txt");
   });
 
   it("closes the kept run with `runs close`, dropping its staged change", async () => {
     const id = "cli-close";
     await fx.client.createConversation(id);
     writeFileSync(join(workspaceOf(fx, id), "c.py"), "v = first\n");
-    const stage = await enclave(fx, ["tool", "call", "ast_edit", JSON.stringify({ pattern: "first", rewrite: "second", path: "c.py", language: "python" }), "-c", id, "--yes"]);
+    const stage = await enclave(fx, [
+      "tool",
+      "call",
+      "ast_edit",
+      JSON.stringify({ pattern: "first", rewrite: "second", path: "c.py", language: "python" }),
+      "-c",
+      id,
+      "--yes",
+    ]);
     expect(stage.code, stage.stderr).toBe(0);
     const [kept] = await fx.client.listRuns(id);
 
     const closed = await enclave(fx, ["runs", "close", "-c", id]);
     expect(closed.code).toBe(0);
-    expect(closed.stdout).toContain(`closed ${kept?.id}`);
+    expect(closed.stdout).toContain(kept?.id ?? "no kept run");
+    await expectTranscript(closed.stdout, "transcripts/cli-runs/runs-close.txt");
     expect(await fx.client.listRuns(id)).toEqual([]);
     const again = await enclave(fx, ["runs", "close", "-c", id]);
-    expect(again.stdout).toContain(`no run kept for conversation ${id}, surface default`);
+    await expectTranscript(again.stdout, "transcripts/cli-runs/runs-close-again.txt");
 
     // The next call gets a fresh run with nothing to resolve.
     const resolve = await enclave(fx, ["tool", "call", "resolve", JSON.stringify({ action: "apply", reason: "" }), "-c", id, "--yes"]);
-    expect(resolve.stdout + resolve.stderr).toContain("No pending action to resolve.");
+    await expectTranscript(`${resolve.stdout}--- stderr\n${resolve.stderr}`, "transcripts/cli-runs/closed-run-nothing-pending.txt", CARD_MASKS);
     expect(readFileSync(join(workspaceOf(fx, id), "c.py"), "utf8")).toBe("v = first\n");
     const [next] = await fx.client.listRuns(id);
     expect(next?.id).not.toBe(kept?.id);
@@ -189,13 +223,24 @@ describe("what a streaming tool printed is shown once", () => {
     expect(r.stdout.split("\n").filter((l) => l === "12345")).toHaveLength(1);
     expect(r.stdout.split("done-marker")).toHaveLength(2);
     expect(r.stdout).not.toContain("bytes of output cut");
-    expect(r.stdout.trimEnd()).toMatch(/\[exit code 0, \d+ ms\]$/);
+    await expectTranscript(r.stdout.trimEnd().split("\n").at(-1) ?? "", "transcripts/cli-runs/exec-status-line.txt");
   });
 
   it("prints a cell's output once and its traceback after it", async () => {
     const id = "cli-stream-cell";
     await fx.client.createConversation(id);
-    const r = await enclave(fx, ["tool", "call", "eval", JSON.stringify({ description: "a cell that prints a line then fails", code: "print('-'.join(['before', 'the', 'error']))\nraise ValueError('boom-here')" }), "-c", id, "--yes"]);
+    const r = await enclave(fx, [
+      "tool",
+      "call",
+      "eval",
+      JSON.stringify({
+        description: "a cell that prints a line then fails",
+        code: "print('-'.join(['before', 'the', 'error']))\nraise ValueError('boom-here')",
+      }),
+      "-c",
+      id,
+      "--yes",
+    ]);
     expect(r.code).not.toBe(0);
     // The traceback quotes the cell's source, so the printed text is built at run time.
     const all = `${r.stdout}${r.stderr}`;
@@ -241,7 +286,7 @@ describe("a kept run closes once idle", () => {
     }
     await eventually(async () => (await idle.client.listRuns(id)).length === 0, "the idle run to close", 30_000);
     const listed = await enclave(idle, ["runs", "list", "-c", id]);
-    expect(listed.stdout).toContain("no open runs");
+    await expectTranscript(listed.stdout, "transcripts/cli-runs/runs-list-none.txt");
     // The next attach opens a fresh run.
     const next = await idle.client.attachCliRun(id);
     expect(next.id).not.toBe(run.id);
@@ -271,14 +316,14 @@ describe("approval follows the tier by default", () => {
     const yes = await enclaveAnswering(fx, ["tool", "call", "write", '{"path":"yes.txt","content":"yes\\n"}', "-c", id], "y");
     expect(yes.code, yes.stderr).toBe(0);
     expect(yes.prompts).toBe(1);
-    expect(yes.stderr).toContain("Allow `write` with these arguments?");
-    expect(yes.stderr).toContain("Files it touches (1): yes.txt");
+    await expectTranscript(yes.stderr, "transcripts/cli-runs/prompt-yes.txt", CARD_MASKS);
     expect(readFileSync(join(ws, "yes.txt"), "utf8")).toBe("yes\n");
 
     const no = await enclaveAnswering(fx, ["tool", "call", "write", '{"path":"no.txt","content":"no\\n"}', "-c", id], "n");
     expect(no.code).toBe(1);
     expect(no.prompts).toBe(1);
-    expect(no.stderr).toContain("approval_refused: the operator denied `write`");
+    expect(no.stderr).toContain("approval_refused");
+    await expectTranscript(no.stderr, "transcripts/cli-runs/prompt-no.txt", CARD_MASKS);
     const eof = await enclaveAnswering(fx, ["tool", "call", "exec", '{"command":"echo ran > eof.txt"}', "-c", id], null);
     expect(eof.code).toBe(1);
     expect(eof.stderr).toContain("approval_refused");
@@ -288,7 +333,7 @@ describe("approval follows the tier by default", () => {
     // --yes answers allow; --approval never raises no card; a read tool raises none under write.
     const forced = await enclaveAnswering(fx, ["tool", "call", "write", '{"path":"forced.txt","content":"f\\n"}', "-c", id, "--yes"], "n");
     expect(forced.code, forced.stderr).toBe(0);
-    expect(forced.stderr).toContain("allow? [y/N] y (--yes)");
+    await expectTranscript(forced.stderr, "transcripts/cli-runs/prompt-forced.txt", CARD_MASKS);
     const never = await enclaveAnswering(fx, ["tool", "call", "write", '{"path":"never.txt","content":"n\\n"}', "-c", id, "--approval", "never"], "n");
     expect(never.code, never.stderr).toBe(0);
     expect(never.prompts).toBe(0);
@@ -301,12 +346,16 @@ describe("approval follows the tier by default", () => {
   it("asks about the cards of its own cell's bridge calls too", async () => {
     const id = "cli-bridge";
     await fx.client.createConversation(id);
-    const cell = JSON.stringify({ description: "write a file through the tool bridge", language: "javascript", code: "await tool('write', { path: 'bridged.txt', content: 'b\\n' })" });
+    const cell = JSON.stringify({
+      description: "write a file through the tool bridge",
+      language: "javascript",
+      code: "await tool('write', { path: 'bridged.txt', content: 'b\\n' })",
+    });
     const out = await enclaveAnswering(fx, ["tool", "call", "eval", cell, "-c", id], "y");
     expect(out.code, out.stderr).toBe(0);
     expect(out.prompts).toBe(2);
-    expect(out.stderr).toContain("Allow `eval` with these arguments?");
-    expect(out.stderr).toContain("Allow `write` with these arguments?");
+    // The eval card, then the card of the write its cell made.
+    await expectTranscript(out.stderr, "transcripts/cli-runs/prompt-bridge.txt", CARD_MASKS);
     expect(readFileSync(join(workspaceOf(fx, id), "bridged.txt"), "utf8")).toBe("b\n");
   });
 
@@ -318,8 +367,8 @@ describe("approval follows the tier by default", () => {
     });
     expect(out.code).toBe(1);
     expect(out.prompts).toBe(1);
-    expect(out.stderr).toMatch(/card #\d+ closed before it was answered here/);
     expect(out.stderr).toContain("approval_refused");
+    await expectTranscript(out.stderr, "transcripts/cli-runs/card-answered-elsewhere.txt", CARD_MASKS);
   });
 
   it("leaves other runs' cards alone: only its own run's cards are asked about", async () => {

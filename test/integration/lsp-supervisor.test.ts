@@ -12,9 +12,20 @@ import { freshDiagnostics } from "@enclave/agent/lsp/document-sync.js";
 import { ServerConnection } from "@enclave/agent/lsp/server-connection.js";
 import type { LanguageServerSpec } from "@enclave/proto/server-registry.js";
 import { LspSupervisor } from "@enclave/agent/lsp/supervisor.js";
+import { expectTranscript } from "../helpers/transcript.js";
 import { alive, until as waitUntil } from "../helpers/wait.js";
 
 const until = (what: () => boolean, label: string): Promise<true> => waitUntil(() => what() || undefined, label, 5_000);
+
+/** How a request failed, as "code: message" (a request that answered fails the test). */
+async function failure(p: Promise<unknown>): Promise<string> {
+  const err = await p.then(
+    () => new Error("the request was answered"),
+    (e: unknown) => e,
+  );
+  const { code, message } = err as { code?: string; message: string };
+  return `${code ?? "no code"}: ${message}`;
+}
 
 const dir = mkdtempSync(join(tmpdir(), "enclave-lsp-sup-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,7 +67,16 @@ const script = join(dir, "fake-server.cjs");
 writeFileSync(script, SERVER);
 
 function spec(id: string): LanguageServerSpec {
-  return { id, languages: ["fake"], extensions: [".fake"], rootMarkers: ["fake.toml"], command: [process.execPath, script], install: "", readiness: { strategy: "initialize" }, pushVersions: "arrival" };
+  return {
+    id,
+    languages: ["fake"],
+    extensions: [".fake"],
+    rootMarkers: ["fake.toml"],
+    command: [process.execPath, script],
+    install: "",
+    readiness: { strategy: "initialize" },
+    pushVersions: "arrival",
+  };
 }
 
 describe("server connection mechanics", () => {
@@ -65,7 +85,7 @@ describe("server connection mechanics", () => {
     const s = { ...spec("fake"), command: [process.execPath, script, log] };
     const conn = await ServerConnection.start(s, dir, process.execPath);
     const late = conn.request("textDocument/hover", {}, 300);
-    await expect(late).rejects.toThrow(/did not answer textDocument\/hover within 300 ms \(the request was cancelled\)/);
+    await expectTranscript(await failure(late), "transcripts/lsp-supervisor/request-past-deadline.txt");
     await expect(late).rejects.toMatchObject({ code: "lsp_timeout" });
     await until(() => readFileSync(log, "utf8").includes("$/cancelRequest"), "$/cancelRequest");
     await conn.stop();
@@ -86,8 +106,8 @@ describe("server connection mechanics", () => {
     const conn = await ServerConnection.start({ ...spec("fake"), command: [process.execPath, script, log] }, dir, process.execPath);
     const pending = conn.request("textDocument/hover", {}, 30_000);
     const crash = conn.request("crash", {}, 30_000);
-    await expect(pending).rejects.toThrow(/fake language server .* exited with code 7 while answering \(its last output: segfault in the scripted server\); it is restarted on the next call/);
-    await expect(crash).rejects.toThrow(/exited with code 7/);
+    // Both carry the exit code and the server's last words ("segfault in the scripted server").
+    await expectTranscript(`${await failure(pending)}\n${await failure(crash)}\n`, "transcripts/lsp-supervisor/server-died.txt");
     await expect(pending).rejects.toMatchObject({ code: "lsp_server_dead" });
     await expect(crash).rejects.toMatchObject({ code: "lsp_server_dead" });
     expect(conn.alive).toBe(false);
@@ -97,7 +117,7 @@ describe("server connection mechanics", () => {
   it("a server that answers with an error is told apart from one that is slow or dead", async () => {
     const conn = await ServerConnection.start({ ...spec("fake"), command: [process.execPath, script, join(dir, "fail.log")] }, dir, process.execPath);
     const failed = conn.request("fail", {}, 5_000);
-    await expect(failed).rejects.toThrow(/answered fail with an error: scripted failure/);
+    await expectTranscript(await failure(failed), "transcripts/lsp-supervisor/server-answered-error.txt");
     await expect(failed).rejects.toMatchObject({ code: "lsp_server_error" });
     await expect(conn.request("modified", {}, 5_000)).rejects.toMatchObject({ code: "lsp_state_changed" });
     expect(conn.alive).toBe(true);
@@ -144,7 +164,11 @@ describe("supervisor", () => {
     const root = mkdtempSync(join(dir, "ws-"));
     writeFileSync(join(root, "fake.toml"), "");
     const sup = new LspSupervisor(new WorkspacePaths(root));
-    const choice = { spec: { ...spec("fake"), command: [process.execPath, script, join(dir, "dedupe.log")] }, root: new WorkspacePaths(root).root, binary: process.execPath };
+    const choice = {
+      spec: { ...spec("fake"), command: [process.execPath, script, join(dir, "dedupe.log")] },
+      root: new WorkspacePaths(root).root,
+      binary: process.execPath,
+    };
     const conns = await Promise.all([sup.connect(choice), sup.connect(choice), sup.connect(choice)]);
     expect(new Set(conns).size).toBe(1);
     expect(readFileSync(join(dir, "dedupe.log"), "utf8").match(/^initialize$/gm)).toHaveLength(1);

@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type HarnessToolSpec, resultText, type ToolHostHandlers } from "@enclave/client/control-plane-client.js";
+import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
+import { expectTranscript } from "../helpers/transcript.js";
 import { hostPython } from "../helpers/host-python.js";
 import { until } from "../helpers/wait.js";
 
@@ -44,7 +46,12 @@ function harness(seen: Seen[], extra: Partial<ToolHostHandlers> = {}): ToolHostH
       if (tool === "lookup_ticket") {
         const id = (args as { id: number }).id;
         if (id === 0) throw new Error("ticket 0 does not exist");
-        return { content: [{ type: "text", text: `ticket ${id}: crash on start` }, { type: "image", data: Buffer.from("png").toString("base64"), mimeType: "image/png" }] };
+        return {
+          content: [
+            { type: "text", text: `ticket ${id}: crash on start` },
+            { type: "image", data: Buffer.from("png").toString("base64"), mimeType: "image/png" },
+          ],
+        };
       }
       if (tool === "post_comment") return "posted";
       return new Promise((_resolve, reject) => info.signal.addEventListener("abort", () => reject(new Error("aborted"))));
@@ -95,9 +102,9 @@ describe("a harness tool host", () => {
           "        print(e.code, '|', e.message)",
         ].join("\n"),
       );
-      expect(errs).toMatch(/^failed \| `lookup_ticket` failed in the harness: ticket 0 does not exist$/m);
-      expect(errs).toMatch(/^invalid_arguments \| invalid arguments for `lookup_ticket`: `id` must be integer$/m);
-      expect(errs).toMatch(/^invalid_arguments \| invalid arguments for `lookup_ticket`: unknown field `extra`$/m);
+      // Each line is "<code> | <message>": failed (the harness's own "ticket 0 does not exist"), then
+      // invalid_arguments twice, kept apart by the recorded messages.
+      await expectTranscript(errs, "transcripts/tool-host/cell-tool-errors.txt");
       expect(seen).toHaveLength(2);
 
       const js = await cell(runId, 'console.log(await tool("post_comment", { id: 7, text: "fixed" }))', { language: "javascript" });
@@ -105,13 +112,23 @@ describe("a harness tool host", () => {
       expect(seen[2]).toMatchObject({ tool: "post_comment", args: { id: 7, text: "fixed" } });
 
       // tools() lists what the cell may call, harness tools included, in both languages.
-      const listed = await cell(runId, "names = {t['name']: t['tier'] for t in tools()}\nprint(names['lookup_ticket'], names['post_comment'], 'read' in names, 'eval' in names)");
+      const listed = await cell(
+        runId,
+        "names = {t['name']: t['tier'] for t in tools()}\nprint(names['lookup_ticket'], names['post_comment'], 'read' in names, 'eval' in names)",
+      );
       expect(listed).toContain("read write True False");
-      const jsListed = await cell(runId, 'const ts = await tools(); console.log(ts.find((t) => t.name === "lookup_ticket").input_schema.required.join(","))', { language: "javascript" });
+      const jsListed = await cell(runId, 'const ts = await tools(); console.log(ts.find((t) => t.name === "lookup_ticket").input_schema.required.join(","))', {
+        language: "javascript",
+      });
       expect(jsListed).toContain("id");
 
       const audit = fx.cp.audit.history(conv).filter((e) => e.kind === "tool_call" && e.origin === "bridge" && e.runId === runId);
-      expect(audit.filter((e) => e.tool === "lookup_ticket").map((e) => e.outcome)).toEqual(["ok", "error:failed", "refused:invalid_arguments", "refused:invalid_arguments"]);
+      expect(audit.filter((e) => e.tool === "lookup_ticket").map((e) => e.outcome)).toEqual([
+        "ok",
+        "error:failed",
+        "refused:invalid_arguments",
+        "refused:invalid_arguments",
+      ]);
       expect(audit.find((e) => e.tool === "post_comment")?.tier).toBe("write");
     } finally {
       host.close();
@@ -154,9 +171,12 @@ describe("a harness tool host", () => {
         "for n in (1, 2):\n    try:\n        print(tool('post_comment', {'id': n, 'text': 'x'}))\n    except ToolError as e:\n        print(e.code)",
         { reset: true },
       );
-      expect(gatedOut).toMatch(/approval_refused\nposted/);
+      expect(gatedOut).toContain("approval_refused\nposted");
       const asked = cards.filter((c) => c.tool === "post_comment");
-      expect(asked.map((c) => JSON.parse(c.argumentsJson) as unknown)).toEqual([{ id: 1, text: "x" }, { id: 2, text: "x" }]);
+      expect(asked.map((c) => JSON.parse(c.argumentsJson) as unknown)).toEqual([
+        { id: 1, text: "x" },
+        { id: 2, text: "x" },
+      ]);
       expect(seen).toEqual([{ tool: "post_comment", args: { id: 2, text: "x" }, kernelId: expect.any(String) as string }]);
       // The harness's model cannot call them through CallTool: they are for cells.
       const direct = await fx.client.callTool(gated, "lookup_ticket", { id: 1 });
@@ -173,14 +193,26 @@ describe("a harness tool host", () => {
   it("refuses a hello it cannot honour", async () => {
     const runId = await openRun();
     const bad = async (tools: HarnessToolSpec[], run = runId): Promise<unknown> => fx.client.connectToolHost(run, tools, harness([])).ready;
-    await expect(bad([{ name: "read", description: "shadowing", parameters: { type: "object" } }])).rejects.toThrow(/harness tool `read`: Enclave has a tool of that name/);
-    await expect(bad([{ name: "x", description: "d", parameters: { type: "object", properties: { a: { type: "nonsense" } } } }])).rejects.toThrow(/not a valid JSON Schema/);
-    await expect(bad([{ name: "@tools", description: "d", parameters: { type: "object" } }])).rejects.toThrow(/lower-case letters/);
-    await expect(bad([{ name: "x", tier: "root" as "read", description: "d", parameters: { type: "object" } }])).rejects.toThrow(/tier `root`/);
-    await expect(bad([], "r-nope")).rejects.toThrow(/no open run `r-nope`/);
+    const refusals = [
+      await outcome(bad([{ name: "read", description: "shadowing", parameters: { type: "object" } }])),
+      await outcome(bad([{ name: "x", description: "d", parameters: { type: "object", properties: { a: { type: "nonsense" } } } }])),
+      await outcome(bad([{ name: "@tools", description: "d", parameters: { type: "object" } }])),
+      await outcome(bad([{ name: "x", tier: "root" as "read", description: "d", parameters: { type: "object" } }])),
+      await outcome(bad([], "r-nope")),
+    ];
     const first = fx.client.connectToolHost(runId, [], harness([]));
     await first.ready;
-    await expect(bad([])).rejects.toThrow(/already has a tool host/);
+    refusals.push(await outcome(bad([])));
+    expect(refusals.map((o) => o.code)).toEqual([
+      "invalid_arguments",
+      "invalid_arguments",
+      "invalid_arguments",
+      "invalid_arguments",
+      "not_found",
+      "already_exists",
+    ]);
+    // Four hellos share a code: the recorded messages keep them apart.
+    await expectTranscript(refusals.map((o) => `${o.code}: ${o.message}`).join("\n"), "transcripts/tool-host/hello-refusals.txt");
     first.close();
     await first.done;
   });
@@ -219,7 +251,11 @@ describe("a harness tool host", () => {
       expect(out).toContain("virtual: served by the harness");
       expect(out).toContain("real:");
       expect(out).toContain("the real file");
-      expect(offers.map((o) => `${o.tool}:${o.tier}:${(o.args as { path: string }).path}`)).toEqual(["read:read:secret.txt", "read:read:virtual.txt", "read:read:notes.txt"]);
+      expect(offers.map((o) => `${o.tool}:${o.tier}:${(o.args as { path: string }).path}`)).toEqual([
+        "read:read:secret.txt",
+        "read:read:virtual.txt",
+        "read:read:notes.txt",
+      ]);
       // The harness's model's own calls are not offered.
       await fx.client.callTool(runId, "read", { path: "notes.txt" });
       expect(offers).toHaveLength(3);
@@ -250,7 +286,8 @@ describe("a harness tool host", () => {
     host.close();
     await host.done;
     const out = await running;
-    expect(out).toMatch(/lost: harness_lost \| the harness's tool host disconnected/);
+    expect(out).toContain("lost: harness_lost |");
+    await expectTranscript(out, "transcripts/tool-host/harness-lost.txt");
     expect(out).toContain("still here");
     expect(await cell(runId, "print(kept)")).toContain("still here");
     // With no host, its tools are simply unknown.
@@ -275,7 +312,9 @@ describe("a harness tool host", () => {
     await host.ready;
     try {
       const abort = new AbortController();
-      const running = fx.client.callTool(runId, "eval", { description: "a cell the harness keeps waiting", code: "tool('hang', {})" }, undefined, { signal: abort.signal }).catch((e: Error) => e);
+      const running = fx.client
+        .callTool(runId, "eval", { description: "a cell the harness keeps waiting", code: "tool('hang', {})" }, undefined, { signal: abort.signal })
+        .catch((e: Error) => e);
       await until(() => seen.length > 0, "the harness to receive the call");
       abort.abort();
       await running;
@@ -297,7 +336,8 @@ describe("a harness tool host", () => {
     try {
       const out = await cell(runId, "print(tool('lookup_ticket', {'id': 5}))", { timeout_seconds: 1 });
       expect(out).toContain("slow answer");
-      expect(out).not.toMatch(/interrupted/);
+      // Not interrupted: the cell's whole answer is the harness's.
+      await expectTranscript(out, "transcripts/tool-host/slow-harness.txt");
     } finally {
       host.close();
       await host.done;
@@ -328,6 +368,8 @@ describe("a harness tool host", () => {
     const host = fx.client.connectToolHost(runId, TOOLS, harness([]));
     await host.ready;
     await fx.client.closeRun(runId);
-    await expect(host.done).rejects.toThrow(/was closed/);
+    const ended = await outcome(host.done);
+    expect(ended.code).toBe("not_found");
+    await expectTranscript(ended.message, "transcripts/tool-host/run-closed.txt");
   });
 });

@@ -4,10 +4,11 @@ import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorkerAssignment, WorkerHostCommand } from "@enclave/proto/gen/enclave/control/v1/control.js";
-import { resultText } from "@enclave/client/control-plane-client.js";
+import { ControlPlaneCallError, resultText } from "@enclave/client/control-plane-client.js";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
+import { type Mask, expectTranscript } from "../helpers/transcript.js";
 import { until } from "../helpers/wait.js";
 
 // Workers run in the conversation's placement (the host sandbox sees only the workspace), so the
@@ -27,6 +28,17 @@ const VIBE_TOOLS = ["vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_w
 
 let fx: Fixture;
 let workspace: string;
+
+// Worker and host ids count per control plane; durations are masked by every transcript.
+const MASKS: Mask[] = [
+  [/\bw\d+\b/g, "w<n>"],
+  [/\bh\d+\b/g, "h<n>"],
+];
+
+/** Compares a vibe tool's answer with the recorded one in transcripts/vibe/<name>.txt. */
+async function transcript(text: string, name: string, extra: readonly Mask[] = []): Promise<void> {
+  await expectTranscript(text, `transcripts/vibe/${name}.txt`, [...MASKS, ...extra]);
+}
 
 async function vibeRun(conversationId: string): Promise<string> {
   return (await fx.client.openRun(conversationId, { approvalPolicy: "never", resources: ["workspace", "vibe"], vibeMode: true })).id;
@@ -87,8 +99,8 @@ describe("vibe registration", () => {
       const r = await bare.client.callTool(run.id, "vibe_spawn", { brief: "say hi", label: "greeter" });
       expect(r.isError).toBe(true);
       expect(r.errorCode).toBe("failed_precondition");
-      expect(resultText(r)).toMatch(/no worker host runs `fast` workers for conversation `nohost`.*ENCLAVE_VIBE_COMMAND/);
-      expect(resultText(await bare.client.callTool(run.id, "vibe_list", {}))).toMatch(/No workers.*Worker hosts: none/);
+      const listed = resultText(await bare.client.callTool(run.id, "vibe_list", {}));
+      await transcript(`${resultText(r)}\n---\n${listed}\n`, "no-worker-host");
     } finally {
       await bare.close();
     }
@@ -98,24 +110,27 @@ describe("vibe registration", () => {
 describe("vibe with the built-in command host", () => {
   it("spawns at once, streams output while waiting, and reports the result", async () => {
     const runId = await vibeRun("v1");
-    const spawned = await call(runId, "vibe_spawn", { brief: "sleep 1\nsay hello from the worker\nwrite made-by-worker.txt it works", label: "writer", tier: "good" });
+    const spawned = await call(runId, "vibe_spawn", {
+      brief: "sleep 1\nsay hello from the worker\nwrite made-by-worker.txt it works",
+      label: "writer",
+      tier: "good",
+    });
     expect(spawned.isError).toBe(false);
     const id = workerId(spawned.text);
-    expect(spawned.text).toContain("built-in command");
+    await transcript(spawned.text, "spawned-built-in");
     // spawn returned before the worker's first step finished
     expect(existsSync(join(workspace, "made-by-worker.txt"))).toBe(false);
     const listed = await call(runId, "vibe_list", {});
-    expect(listed.text).toMatch(new RegExp(`${id}  good  running  \\d+\\.\\d s  "writer"`));
+    await transcript(listed.text, "list-running");
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
     expect(waited.isError).toBe(false);
     expect(waited.output).toContain("hello from the worker");
-    expect(waited.text).toMatch(new RegExp(`^${id} "writer" \\(good, attempt 1\\) is done after \\d+\\.\\d s\\.\\nResult:\\n`));
-    expect(waited.text).toContain(`worker ${id} (good, attempt 1) finished 3 steps`);
+    await transcript(waited.text, "wait-done");
     expect(readFileSync(join(workspace, "made-by-worker.txt"), "utf8")).toBe("it works\n");
     const after = await call(runId, "vibe_list", {});
-    expect(after.text).toMatch(new RegExp(`${id}  good  done  \\d+\\.\\d s  "writer".*result: hello from the worker`));
+    await transcript(after.text, "list-done");
     // waiting on a settled worker answers at once
-    expect((await call(runId, "vibe_wait", { worker_id: id })).text).toContain("is done");
+    await transcript((await call(runId, "vibe_wait", { worker_id: id })).text, "wait-settled");
   });
 
   it("reports a failing exit status as failed", async () => {
@@ -123,9 +138,8 @@ describe("vibe with the built-in command host", () => {
     const id = workerId((await call(runId, "vibe_spawn", { brief: "say trying\nfail 3", label: "doomed" })).text);
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
     expect(waited.isError).toBe(false);
-    expect(waited.text).toMatch(/"doomed" \(fast, attempt 1\) failed after/);
-    expect(waited.text).toContain("[exit code 3]");
-    expect(waited.text).toContain("failing with 3");
+    // The worker program's own words ("failing with 3") and its exit status.
+    await transcript(waited.text, "wait-failed");
   });
 
   it("re-runs with the appended message on send", async () => {
@@ -133,10 +147,9 @@ describe("vibe with the built-in command host", () => {
     const id = workerId((await call(runId, "vibe_spawn", { brief: "say first pass", label: "iterating" })).text);
     await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
     const sent = await call(runId, "vibe_send", { worker_id: id, message: "say second pass" });
-    expect(sent.text).toMatch(/Re-running w\d+ "iterating" \(attempt 2/);
+    await transcript(sent.text, "send-rerun");
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
-    expect(waited.text).toContain("attempt 2) is done");
-    expect(waited.text).toContain("first pass\nnote: --- follow-up 1 ---\nsecond pass");
+    await transcript(waited.text, "wait-after-send");
     // a send while running stops the running attempt and starts again
     const slow = workerId((await call(runId, "vibe_spawn", { brief: "sleep 30\nsay never", label: "slow" })).text);
     await call(runId, "vibe_send", { worker_id: slow, message: "say changed my mind" });
@@ -155,16 +168,18 @@ describe("vibe with the built-in command host", () => {
     expect(alive(workerPid) && alive(childPid)).toBe(true);
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 1 });
     expect(waited.isError).toBe(false);
-    expect(waited.text).toMatch(/^Waited 1 s: w\d+ "sleeper" \(fast, attempt 1\) is still running/);
-    expect(waited.text).toContain("Recent output:\nstarted child");
-    expect(waited.text).toContain("Call vibe_wait again to keep waiting, or vibe_kill to stop it.");
+    // The worker program prints its child's pid.
+    await transcript(waited.text, "wait-timed-out", [[/started child \d+/g, "started child <pid>"]]);
     expect(alive(workerPid)).toBe(true);
     const killed = await call(runId, "vibe_kill", { worker_id: id });
-    expect(killed.text).toBe(`Killed ${id} "sleeper".`);
+    await transcript(killed.text, "kill");
     await until(() => !alive(workerPid) && !alive(childPid), "the worker and its child to be gone");
-    expect((await call(runId, "vibe_wait", { worker_id: id })).text).toMatch(/was killed after/);
-    expect((await call(runId, "vibe_list", {})).text).toMatch(new RegExp(`${id}  fast  killed`));
-    expect((await call(runId, "vibe_kill", { worker_id: id })).text).toMatch(/had already settled \(killed\); nothing to kill/);
+    await transcript((await call(runId, "vibe_wait", { worker_id: id })).text, "wait-killed");
+    const listed = (await call(runId, "vibe_list", {})).text;
+    expect(listed.split("\n").find((l) => l.trimStart().startsWith(`${id} `))).toMatch(new RegExp(`${id}  fast  killed`));
+    const again = await call(runId, "vibe_kill", { worker_id: id });
+    expect(again.isError).toBe(false);
+    await transcript(again.text, "kill-settled");
   });
 
   it("keeps workers running after the spawning run closes", async () => {
@@ -174,8 +189,7 @@ describe("vibe with the built-in command host", () => {
     const second = await vibeRun("v2");
     expect((await call(second, "vibe_list", {})).text).toMatch(new RegExp(`${id}  fast  running`));
     const waited = await call(second, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
-    expect(waited.text).toContain("is done");
-    expect(waited.text).toContain("outlived my run");
+    await transcript(waited.text, "wait-after-run-closed");
     // a cancelled wait leaves the worker running
     const slow = workerId((await call(second, "vibe_spawn", { brief: "sleep 2\nsay still here", label: "patient" })).text);
     const abort = new AbortController();
@@ -197,7 +211,9 @@ describe("vibe with the built-in command host", () => {
     ]);
     // workers are per conversation
     const other = await vibeRun("v1");
-    expect((await call(other, "vibe_wait", { worker_id: "w99" })).text).toMatch(/no worker `w99` in this conversation/);
+    const missing = await call(other, "vibe_wait", { worker_id: "w99" });
+    expect(missing.errorCode).toBe("not_found");
+    await transcript(`${missing.isError ? "error" : "ok"} ${missing.errorCode}: ${missing.text}\n`, "wait-unknown-worker");
   });
 
   it("kills a conversation's workers when the conversation is deleted", async () => {
@@ -218,7 +234,7 @@ describe("vibe with the built-in command host", () => {
     const runId = await vibeRun("v1");
     const bad = await call(runId, "vibe_spawn", { brief: "x", label: "y", tier: "best" });
     expect(bad.errorCode).toBe("invalid_arguments");
-    expect(bad.text).toMatch(/tier/);
+    await transcript(bad.text, "spawn-bad-tier");
     expect((await call(runId, "vibe_spawn", { label: "no brief" })).errorCode).toBe("invalid_arguments");
   });
 });
@@ -231,26 +247,33 @@ describe("vibe with a harness-side worker host over gRPC", () => {
     try {
       const runId = await vibeRun("harness");
       const spawned = await call(runId, "vibe_spawn", { brief: "refactor the parser", label: "parser", tier: "good" });
-      expect(spawned.text).toContain("on host `test harness`");
+      await transcript(spawned.text, "harness-spawned");
       const id = workerId(spawned.text);
       const assign = await until(() => commands.find((c) => c.command?.$case === "assign"), "the assignment");
       const a = (assign.command as { value: WorkerAssignment }).value;
-      expect(a).toMatchObject({ conversationId: "harness", workerId: id, attempt: 1, label: "parser", tier: "good", brief: "refactor the parser", messages: [] });
+      expect(a).toMatchObject({
+        conversationId: "harness",
+        workerId: id,
+        attempt: 1,
+        label: "parser",
+        tier: "good",
+        brief: "refactor the parser",
+        messages: [],
+      });
       expect(a.workspacePath).toBe((await fx.client.getConversation("harness")).workspacePath);
 
       const waiting = call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
       await new Promise((r) => setTimeout(r, 200));
       host.send({ message: { $case: "progress", value: { conversationId: "harness", workerId: id, attempt: 1, text: "reading parser.ts\n" } } });
-      host.send({ message: { $case: "result", value: { conversationId: "harness", workerId: id, attempt: 1, state: "done", result: "split parse() in three" } } });
+      host.send({
+        message: { $case: "result", value: { conversationId: "harness", workerId: id, attempt: 1, state: "done", result: "split parse() in three" } },
+      });
       const waited = await waiting;
       expect(waited.output).toContain("reading parser.ts");
-      expect(waited.text).toMatch(/"parser" \(good, attempt 1\) is done after .*\nResult:\nsplit parse\(\) in three$/);
+      await transcript(waited.text, "harness-wait-done");
 
       await call(runId, "vibe_send", { worker_id: id, message: "keep the public API" });
-      const reassign = await until(
-        () => commands.find((c) => c.command?.$case === "assign" && c.command.value.attempt === 2),
-        "the second assignment",
-      );
+      const reassign = await until(() => commands.find((c) => c.command?.$case === "assign" && c.command.value.attempt === 2), "the second assignment");
       expect((reassign.command as { value: WorkerAssignment }).value.messages).toEqual(["keep the public API"]);
       // a report for the superseded attempt is ignored
       host.send({ message: { $case: "result", value: { conversationId: "harness", workerId: id, attempt: 1, state: "failed", result: "stale" } } });
@@ -260,15 +283,14 @@ describe("vibe with a harness-side worker host over gRPC", () => {
       await call(runId, "vibe_kill", { worker_id: id });
       const kill = await until(() => commands.find((c) => c.command?.$case === "kill" && c.command.value.attempt === 2), "the kill");
       expect(kill.command?.$case === "kill" && kill.command.value.workerId).toBe(id);
-      expect((await call(runId, "vibe_wait", { worker_id: id })).text).toMatch(/was killed after .*\nLast result before it was killed:\nsplit parse\(\) in three/);
+      await transcript((await call(runId, "vibe_wait", { worker_id: id })).text, "harness-wait-killed");
 
       // a worker whose host disconnects fails with a clear reason
       const lost = workerId((await call(runId, "vibe_spawn", { brief: "long job", label: "orphan" })).text);
       await until(() => commands.find((c) => c.command?.$case === "assign" && c.command.value.workerId === lost), "the orphan's assignment");
       host.close();
       const waitedLost = await call(runId, "vibe_wait", { worker_id: lost, timeout_seconds: 60 });
-      expect(waitedLost.text).toMatch(/"orphan" \(fast, attempt 1\) failed after/);
-      expect(waitedLost.text).toContain("the worker host `test harness` disconnected while the worker ran");
+      await transcript(waitedLost.text, "harness-host-lost");
     } finally {
       host.close();
     }
@@ -294,7 +316,7 @@ describe("vibe with a harness-side worker host over gRPC", () => {
       await new Promise((r) => setTimeout(r, 200));
       host.send({ message: { $case: "result", value: { conversationId: "harness", workerId: id, attempt: 1, state: "done", result: "all done" } } });
       const waited = await waiting;
-      expect(waited.text).toMatch(/"open-ended" \(good, attempt 1\) is done after .*\nResult:\nall done$/);
+      await transcript(waited.text, "harness-wait-without-timeout");
     } finally {
       host.close();
     }
@@ -302,6 +324,13 @@ describe("vibe with a harness-side worker host over gRPC", () => {
 
   it("refuses a host with a bad hello", async () => {
     const stream = fx.client.connectWorkerHost({ name: "bad", tiers: ["turbo"] }, () => undefined);
-    await expect(stream.ready).rejects.toThrow(/tier `turbo` is not one of fast, good/);
+    const err = await stream.ready.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ControlPlaneCallError);
+    const refused = err as ControlPlaneCallError;
+    expect(refused.code).toBe("invalid_arguments");
+    await transcript(`${refused.code ?? "no code"}: ${refused.message}\n`, "bad-hello");
   });
 });

@@ -79,8 +79,9 @@ describe("enclosure transport", () => {
     const r = await client.callTool(runId, "exec", { command: "cat /proc/self/mountinfo; ls -la /run/enclave" });
     const text = resultText(r);
     expect(text).not.toContain(cp.socketRoot);
-    expect(text).not.toMatch(/enclave-sock-/);
-    expect(text).toMatch(/agent\.sock/);
+    // Socket folder and file names, not messages.
+    expect(text).not.toContain("enclave-sock-");
+    expect(text).toContain("agent.sock");
   });
 
   it("passes nothing of the control plane's environment inside (its console token included)", async () => {
@@ -129,7 +130,10 @@ describe("enclosure transport", () => {
         command: `for p in /proc/[0-9]*; do if tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q 'agent/relay[.]'; then head -c 8388608 /dev/zero | tr '\\0' x > $p/fd/2 2>/dev/null && echo wrote $p; fi; done`,
       });
       expect(resultText(r)).toMatch(/wrote \/proc\/\d+/);
-      await until(() => lines.some((l) => l.includes("the rest of this connection's is dropped")) || undefined, "the note that the relay's output reached its bound");
+      await until(
+        () => lines.some((l) => l.includes("the rest of this connection's is dropped")) || undefined,
+        "the note that the relay's output reached its bound",
+      );
       // 8 MiB written in small chunks would be thousands of lines; what reached the log is 64 KiB at most.
       const flooded = lines.filter((l) => l.includes("xxxxxxxx"));
       expect(flooded.length).toBeGreaterThan(0);
@@ -156,15 +160,17 @@ describe("enclosure transport", () => {
     for (const pid of await containerPids("/agent/relay.")) process.kill(pid, "SIGKILL");
     for (const pid of await containerPids("enclave-agent.mjs")) process.kill(pid, "SIGKILL");
     const answers: string[] = [];
+    const codes: string[] = [];
     for (let i = 0; i < 4; i++) {
       const r = await client.callTool(runId, "read", { path: "only-in-tr2.txt" });
       answers.push(`${r.errorCode}: ${resultText(r)}`);
+      codes.push(r.errorCode);
       if (r.errorCode === "not_found") break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     for (const a of answers) expect(a).not.toContain("tr2's secret");
     // The restarted agent cleared the planted link and serves this enclosure's workspace again.
-    expect(answers.at(-1)).toMatch(/^not_found/);
+    expect(codes.at(-1)).toBe("not_found");
     const again = await client.callTool(runId, "exec", { command: "echo back; ls /run/enclave" });
     expect(resultText(again)).toContain("back");
   });
