@@ -12,7 +12,7 @@ import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/cont
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 import { eventually, until } from "../helpers/wait.js";
 
 const exec = promisify(execFile);

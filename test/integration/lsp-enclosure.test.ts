@@ -7,7 +7,7 @@ import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { writeProject } from "../helpers/lsp-fixture.js";
 import { lspFidelityScenarios } from "../helpers/lsp-scenarios.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 
 let fx: Fixture;
 let runId: string;

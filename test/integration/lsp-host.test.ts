@@ -7,7 +7,7 @@ import { resultText } from "@enclave/client/control-plane-client.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers, writeBrokenServer, writeProject } from "../helpers/lsp-fixture.js";
 import { lspFidelityScenarios } from "../helpers/lsp-scenarios.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 import { until } from "../helpers/wait.js";
 import { hostPidOf, sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
 

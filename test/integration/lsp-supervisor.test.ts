@@ -12,7 +12,7 @@ import { freshDiagnostics } from "@enclave/agent/lsp/document-sync.js";
 import { ServerConnection } from "@enclave/agent/lsp/server-connection.js";
 import type { LanguageServerSpec } from "@enclave/proto/server-registry.js";
 import { LspSupervisor } from "@enclave/agent/lsp/supervisor.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { alive, until as waitUntil } from "../helpers/wait.js";
 
 const until = (what: () => boolean, label: string): Promise<true> => waitUntil(() => what() || undefined, label, 5_000);

@@ -10,7 +10,7 @@ import { resultText } from "@enclave/client/control-plane-client.js";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 import { until } from "../helpers/wait.js";
 
 const run = promisify(execFile);

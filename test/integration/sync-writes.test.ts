@@ -10,7 +10,7 @@ import { SyncedFileState } from "@enclave/client";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { ensureHostServers, writeProject } from "../helpers/lsp-fixture.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 
 let fx: Fixture;
 beforeAll(async () => {

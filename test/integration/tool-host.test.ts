@@ -10,7 +10,7 @@ import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/cont
 import { type HarnessToolSpec, resultText, type ToolHostHandlers } from "@enclave/client/control-plane-client.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { hostPython } from "../helpers/host-python.js";
 import { until } from "../helpers/wait.js";
 

@@ -8,7 +8,7 @@ import { ControlPlaneCallError, resultText } from "@enclave/client/control-plane
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
-import { type Mask, expectTranscript } from "../helpers/transcript.js";
+import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 import { until } from "../helpers/wait.js";
 
 // Workers run in the conversation's placement (the host sandbox sees only the workspace), so the

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { credentials } from "@grpc/grpc-js";
 import Docker from "dockerode";
-import { expectTranscript } from "../helpers/transcript.js";
+import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentBundleEntry } from "@enclave/control-plane/repo-paths.js";
 import { resultText } from "@enclave/client/control-plane-client.js";
