@@ -14,7 +14,11 @@ const PACKAGES = [
   { dir: "clients/node", name: "@enclave/client", uses: ["@enclave/proto", "@enclave/test-kit"] },
   { dir: "control-plane", name: "@enclave/control-plane", uses: ["@enclave/proto", "@enclave/client", "@enclave/test-kit"] },
   { dir: "images", name: "@enclave/images", uses: ["@enclave/proto", "@enclave/control-plane", "@enclave/test-kit"] },
-  { dir: "test", name: "@enclave/test", uses: ["@enclave/proto", "@enclave/agent", "@enclave/client", "@enclave/control-plane", "@enclave/images", "@enclave/test-kit"] },
+  {
+    dir: "test",
+    name: "@enclave/test",
+    uses: ["@enclave/proto", "@enclave/agent", "@enclave/client", "@enclave/control-plane", "@enclave/images", "@enclave/test-kit"],
+  },
   // What every package's tests share (recorded transcripts): vitest only. Last, so its rules win over test/**.
   { dir: "test/kit", name: "@enclave/test-kit", uses: [] },
 ];
@@ -32,7 +36,19 @@ function packagePatterns({ name, uses }) {
 const corePatterns = [{ regex: "(^|/)(console|server|cli)/", message: "the transport-free core must not import a transport (console, server, cli)" }];
 
 export default tseslint.config(
-  { ignores: ["dist/**", "**/dist/**", "node_modules/**", ".cache/**", ".enclave/**", "proto/gen/**", "test/artifacts/**", "test/fixtures/**", "test/fidelity/eval-corpus/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "**/dist/**",
+      "node_modules/**",
+      ".cache/**",
+      ".enclave/**",
+      "proto/gen/**",
+      "test/artifacts/**",
+      "test/fixtures/**",
+      "test/fidelity/eval-corpus/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

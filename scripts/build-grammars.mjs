@@ -54,11 +54,17 @@ function ensureEmcc() {
 function compile(g) {
   const src = join(pkgDir, "node_modules", g.package);
   const flags = ["-O2", "-s", "SIDE_MODULE=2", "-s", `EXPORTED_FUNCTIONS=_${g.build.symbol}`, "-I", "src"];
-  const key = sha256(JSON.stringify(flags), ...g.build.sources.map((s) => readFileSync(join(src, s))), ...["src/tree_sitter/parser.h"].filter((h) => existsSync(join(src, h))).map((h) => readFileSync(join(src, h))));
+  const key = sha256(
+    JSON.stringify(flags),
+    ...g.build.sources.map((s) => readFileSync(join(src, s))),
+    ...["src/tree_sitter/parser.h"].filter((h) => existsSync(join(src, h))).map((h) => readFileSync(join(src, h))),
+  );
   const cached = join(cacheDir, `${g.wasm.replace(/\.wasm$/, "")}-${key.slice(0, 16)}.wasm`);
   if (!existsSync(cached)) {
     if (!ensureEmcc()) {
-      console.warn(`grammars: SKIPPED ${g.id}: emscripten (emcc) is not installed and could not be installed; run \`apt-get install emscripten\` as root, then \`make build\``);
+      console.warn(
+        `grammars: SKIPPED ${g.id}: emscripten (emcc) is not installed and could not be installed; run \`apt-get install emscripten\` as root, then \`make build\``,
+      );
       return undefined;
     }
     console.log(`grammars: compiling ${g.id} from ${g.package}'s C sources with emcc`);

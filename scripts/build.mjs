@@ -74,9 +74,15 @@ cpSync(join(root, "enclave-agent", "src", "kernels", "python"), join(kernelsOut,
 // The hardening audit's reader of gVisor's process tables, run inside enclosures from the read-only
 // bundle: linked statically, so nothing of an image (loader, libc, preload) takes part in it.
 try {
-  execFileSync("cc", ["-static", "-s", "-Os", "-Wall", "-Wextra", "-Werror", "-o", join(outDir, "proc-reader"), join(root, "enclave-agent", "native", "proc-reader.c")], { stdio: "inherit" });
+  execFileSync(
+    "cc",
+    ["-static", "-s", "-Os", "-Wall", "-Wextra", "-Werror", "-o", join(outDir, "proc-reader"), join(root, "enclave-agent", "native", "proc-reader.c")],
+    { stdio: "inherit" },
+  );
 } catch (err) {
-  throw new Error(`building dist/agent/proc-reader needs a C compiler and a static libc (Debian: gcc, libc6-dev; \`make build\` installs them): ${err.message}`);
+  throw new Error(
+    `building dist/agent/proc-reader needs a C compiler and a static libc (Debian: gcc, libc6-dev; \`make build\` installs them): ${err.message}`,
+  );
 }
 copyFileSync(join(root, "enclave-agent", "supervise.sh"), join(outDir, "supervise.sh"));
 copyFileSync(join(root, "enclave-agent", "relay.sh"), join(outDir, "relay.sh"));

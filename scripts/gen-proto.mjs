@@ -36,9 +36,12 @@ try {
   if (check) {
     const a = listFiles(fresh);
     let b = [];
-    try { b = listFiles(committed); } catch { /* missing counts as stale */ }
-    const stale = a.length !== b.length || a.some((f, i) => f !== b[i] ||
-      readFileSync(join(fresh, f), "utf8") !== readFileSync(join(committed, f), "utf8"));
+    try {
+      b = listFiles(committed);
+    } catch {
+      /* missing counts as stale */
+    }
+    const stale = a.length !== b.length || a.some((f, i) => f !== b[i] || readFileSync(join(fresh, f), "utf8") !== readFileSync(join(committed, f), "utf8"));
     if (stale) {
       console.error("proto/gen is stale: run `npm run gen` and commit the result");
       process.exit(1);

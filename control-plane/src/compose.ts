@@ -103,7 +103,8 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
   const streamRefusals = new RefusalAudit((input) => facade.recordAudit(input));
   const streams = new OpenStreams(
     (tenant, err) => streamRefusals.refused(`streams ${tenant}`, { kind: "quota_exceeded", tenant, outcome: `refused:${err.code}`, detail: err.message }),
-    (tenant, kind, err) => streamRefusals.refused(`cuts ${tenant}`, { kind: "stream_cut", tenant, tool: kind, outcome: `cut:${err.code}`, detail: err.message }),
+    (tenant, kind, err) =>
+      streamRefusals.refused(`cuts ${tenant}`, { kind: "stream_cut", tenant, tool: kind, outcome: `cut:${err.code}`, detail: err.message }),
   );
   const pending = new PendingActionStores();
   const toolHosts = new ToolHosts();
@@ -128,7 +129,12 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
     isEnclaveTool: (name) => facade.isEnclaveTool(name),
     enclosureStates: () => conversations.list().flatMap((c) => (c.enclosure ? [c.enclosure.state] : [])),
     openCards: () => questions?.list(undefined, false).length ?? 0,
-    agentResources: () => agentResources(conversations.list().map((c) => c.id), (id) => facade.agentRunning(id), liveStatus.all()),
+    agentResources: () =>
+      agentResources(
+        conversations.list().map((c) => c.id),
+        (id) => facade.agentRunning(id),
+        liveStatus.all(),
+      ),
   });
   // The audit log is where every call and lifecycle event is recorded once: metrics and log lines follow it.
   audit.subscribe((e) => metrics.observe(e));
@@ -144,7 +150,10 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
     spareRoot: join(config.dataDir, "host-spares"),
   });
   const images = new SaveLoadSupply(() => connectDocker());
-  const enclosureUids = new SandboxUids(join(config.dataDir, "enclosure-uids"), config.enclosure.uids, { holders: "enclosure", countSetting: "ENCLAVE_ENCLOSURE_UID_COUNT" });
+  const enclosureUids = new SandboxUids(join(config.dataDir, "enclosure-uids"), config.enclosure.uids, {
+    holders: "enclosure",
+    countSetting: "ENCLAVE_ENCLOSURE_UID_COUNT",
+  });
   const parts = {} as ControlPlaneParts;
   const engines = new Engines(config.engines, (docker, engine) => {
     countDockerErrors(docker, (resource, status) => metrics.dockerError(resource, status));
@@ -176,7 +185,13 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
     (card) => audit.record(cardAuditEvent(card)),
     (space) => audit.nextCardNumber(space),
   );
-  gate.connect(new CardApprover(questions, () => config.questionTimeoutMs, (run) => pending.forRun(run)));
+  gate.connect(
+    new CardApprover(
+      questions,
+      () => config.questionTimeoutMs,
+      (run) => pending.forRun(run),
+    ),
+  );
   const vibe = new VibeRoster(new CommandHost(config.vibe, (id) => placements.endpoint(id)), (w) => audit.record(workerAuditEvent(w)));
   const tools = enclaveTools({
     ledger,
@@ -195,7 +210,12 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
     empty: "none",
     list: () => customToolFailures.map((f) => ({ name: f.file, state: "skipped", detail: f.reason })),
   });
-  const cliRuns = new CliRuns(runs, config.cliRunIdleMs, (req) => facade.openRun(req), (id) => facade.closeRun(id));
+  const cliRuns = new CliRuns(
+    runs,
+    config.cliRunIdleMs,
+    (req) => facade.openRun(req),
+    (id) => facade.closeRun(id),
+  );
   const dispatcher = new ToolDispatcher({ registry, gate, audit, placements, pendingFor: (run) => pending.forRun(run), toolHosts, feed: calls });
   return Object.assign(parts, {
     state,

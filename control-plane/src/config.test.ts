@@ -20,12 +20,20 @@ function loadWith(profiles: unknown[]): unknown {
 }
 
 describe("ENCLAVE_WARM_POOL_PROFILES", () => {
-  it.each([["../127.0.0.1:1/x"], ["x/../../127.0.0.1:1/y"], ["Upper/Case"], ["a@sha256:short"], ["".padEnd(300, "a")], [42]])("refuses image %j with invalid_arguments", (image) => {
-    expect(loadWith([{}, { image }])).toEqual({ code: "invalid_arguments" });
-  });
+  it.each([["../127.0.0.1:1/x"], ["x/../../127.0.0.1:1/y"], ["Upper/Case"], ["a@sha256:short"], ["".padEnd(300, "a")], [42]])(
+    "refuses image %j with invalid_arguments",
+    (image) => {
+      expect(loadWith([{}, { image }])).toEqual({ code: "invalid_arguments" });
+    },
+  );
 
   it("takes well-formed references, and a profile without an image", () => {
-    const profiles = [{}, { image: "" }, { image: "enclave-enclosure:latest" }, { image: "registry.example:5000/team/img@sha256:" + "a".repeat(64), workspaceMode: "copy" }];
+    const profiles = [
+      {},
+      { image: "" },
+      { image: "enclave-enclosure:latest" },
+      { image: "registry.example:5000/team/img@sha256:" + "a".repeat(64), workspaceMode: "copy" },
+    ];
     expect(loadWith(profiles)).toEqual(profiles);
   });
 });

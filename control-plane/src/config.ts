@@ -4,7 +4,14 @@ import { join, resolve } from "node:path";
 import type { AuditRetention } from "./audit/audit-retention.js";
 import { EnclaveError } from "./errors.js";
 import { LIMITS } from "./limits.js";
-import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRequest, type EnclosureRuntime, isEnclosureRuntime, type WarmPoolConfig } from "./model/enclosure.js";
+import {
+  ENCLOSURE_RUNTIMES,
+  type EnclosureDefaults,
+  type EnclosureRequest,
+  type EnclosureRuntime,
+  isEnclosureRuntime,
+  type WarmPoolConfig,
+} from "./model/enclosure.js";
 import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
 import type { HostSandboxConfig } from "./model/host-sandbox.js";
 import { parseAllowedImages } from "./placement/image-access.js";
@@ -49,7 +56,9 @@ function hostSparesFromEnv(): number {
 
 function hostUidsFromEnv(): { base: number; count: number } {
   if (process.env.ENCLAVE_HOST_USER) {
-    throw new Error("ENCLAVE_HOST_USER is no longer read: each conversation's host sandbox runs as a uid of its own from ENCLAVE_HOST_UID_BASE (count ENCLAVE_HOST_UID_COUNT); unset it");
+    throw new Error(
+      "ENCLAVE_HOST_USER is no longer read: each conversation's host sandbox runs as a uid of its own from ENCLAVE_HOST_UID_BASE (count ENCLAVE_HOST_UID_COUNT); unset it",
+    );
   }
   return uidRangeFromEnv("ENCLAVE_HOST", LIMITS.hostUidBaseDefault, LIMITS.hostUidCountDefault);
 }
@@ -59,7 +68,9 @@ function uidRangeFromEnv(prefix: string, baseDefault: number, countDefault: numb
   const base = numberFromEnv(`${prefix}_UID_BASE`, baseDefault);
   const count = numberFromEnv(`${prefix}_UID_COUNT`, countDefault);
   if (!Number.isInteger(base) || !Number.isInteger(count) || count < 1 || base < 1000 || base + count > 2 ** 31 - 1) {
-    throw new Error(`${prefix}_UID_BASE=${base} and ${prefix}_UID_COUNT=${count} must be whole numbers naming uids from 1000 to ${2 ** 31 - 2}, reserved for Enclave`);
+    throw new Error(
+      `${prefix}_UID_BASE=${base} and ${prefix}_UID_COUNT=${count} must be whole numbers naming uids from 1000 to ${2 ** 31 - 2}, reserved for Enclave`,
+    );
   }
   return { base, count };
 }
@@ -68,7 +79,9 @@ function uidRangeFromEnv(prefix: string, baseDefault: number, countDefault: numb
 function enclosureUidsFromEnv(host: { base: number; count: number }): { base: number; count: number } {
   const r = uidRangeFromEnv("ENCLAVE_ENCLOSURE", LIMITS.enclosureUidBaseDefault, LIMITS.enclosureUidCountDefault);
   if (r.base < host.base + host.count && host.base < r.base + r.count) {
-    throw new Error(`ENCLAVE_ENCLOSURE_UID_BASE/COUNT (${r.base}+${r.count}) overlap ENCLAVE_HOST_UID_BASE/COUNT (${host.base}+${host.count}): give enclosures a range of their own`);
+    throw new Error(
+      `ENCLAVE_ENCLOSURE_UID_BASE/COUNT (${r.base}+${r.count}) overlap ENCLAVE_HOST_UID_BASE/COUNT (${host.base}+${host.count}): give enclosures a range of their own`,
+    );
   }
   return r;
 }
@@ -85,7 +98,9 @@ function warmPoolFromEnv(): WarmPoolConfig {
     try {
       parsed = JSON.parse(raw);
     } catch (err) {
-      throw new Error(`ENCLAVE_WARM_POOL_PROFILES is not JSON (${(err as Error).message}); give an array of enclosure option objects, such as [{"workspaceMode":"copy"}]`);
+      throw new Error(
+        `ENCLAVE_WARM_POOL_PROFILES is not JSON (${(err as Error).message}); give an array of enclosure option objects, such as [{"workspaceMode":"copy"}]`,
+      );
     }
     if (!Array.isArray(parsed) || parsed.some((p) => typeof p !== "object" || p === null || Array.isArray(p))) {
       throw new Error('ENCLAVE_WARM_POOL_PROFILES must be a JSON array of enclosure option objects, such as [{}, {"workspaceMode":"copy"}]');
@@ -149,9 +164,7 @@ export function tokensFileFor(dataDir: string, named: string | undefined): strin
   return existsSync(beside) ? beside : "";
 }
 
-export function loadConfig(
-  overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> & { api?: Partial<ApiSecurityConfig> } = {},
-): ControlPlaneConfig {
+export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> & { api?: Partial<ApiSecurityConfig> } = {}): ControlPlaneConfig {
   const dataDir = resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data"));
   const hostUids = hostUidsFromEnv();
   const api = overrides.api ?? {};

@@ -144,7 +144,10 @@ export class ControlPlane {
   static async start(config: ControlPlaneConfig): Promise<ControlPlane> {
     const cp = new ControlPlane(config);
     const lost = markHostAgentsLost(cp.conversations);
-    if (lost > 0) process.stderr.write(`control plane: ${lost} conversation(s) had a host agent running when the control plane went away; their kernels are gone and their next call says so\n`);
+    if (lost > 0)
+      process.stderr.write(
+        `control plane: ${lost} conversation(s) had a host agent running when the control plane went away; their kernels are gone and their next call says so\n`,
+      );
     if (config.customToolsDir) await cp.loadCustomTools(config.customToolsDir);
     try {
       await cp.placements.recover();
@@ -253,7 +256,9 @@ export class ControlPlane {
 
   /** The tenant's enclosures running or starting, the conversation `except` aside (the one being started). */
   liveEnclosures(tenant: string, except: string): number {
-    return this.conversations.list().filter((c) => c.tenant === tenant && c.id !== except && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
+    return this.conversations
+      .list()
+      .filter((c) => c.tenant === tenant && c.id !== except && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
   }
 
   async deleteConversation(id: string): Promise<void> {
@@ -302,7 +307,10 @@ export class ControlPlane {
   async startHostAgent(id: string): Promise<number | undefined> {
     const conv = this.conversations.get(id);
     if (conv.enclosure) {
-      throw new EnclaveError("failed_precondition", `conversation \`${id}\` runs in an enclosure; its agent starts and stops with the enclosure, not on the host`);
+      throw new EnclaveError(
+        "failed_precondition",
+        `conversation \`${id}\` runs in an enclosure; its agent starts and stops with the enclosure, not on the host`,
+      );
     }
     await this.placements.endpoint(id);
     return this.hostAgents.pid(id);
@@ -321,8 +329,19 @@ export class ControlPlane {
         ...(this.config.hostSandbox.network ? ["host network shared (ENCLAVE_HOST_NETWORK=on)"] : []),
         ...(this.config.hostSandbox.cgroups ? [] : ["no cgroup bounds the sandbox (ENCLAVE_HOST_CGROUPS=off)"]),
       ];
-      const checks = target ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED, processes: { namespaceOf: sandboxNamespace, processesIn: sandboxProcesses } }) : [];
-      return { ...base, placement: "host", containerId: "", image: "", runtime: "", relaxations, checks, passed: checks.length > 0 && checks.every((c) => c.ok) };
+      const checks = target
+        ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED, processes: { namespaceOf: sandboxNamespace, processesIn: sandboxProcesses } })
+        : [];
+      return {
+        ...base,
+        placement: "host",
+        containerId: "",
+        image: "",
+        runtime: "",
+        relaxations,
+        checks,
+        passed: checks.length > 0 && checks.every((c) => c.ok),
+      };
     }
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
@@ -344,7 +363,10 @@ export class ControlPlane {
     // Another tenant's conversation is no target, exactly as a missing one.
     const target = req.targetSpace && this.conversations.has(req.targetSpace) ? this.conversations.get(req.targetSpace) : undefined;
     if (req.targetSpace && target?.tenant !== conv.tenant) {
-      throw new EnclaveError("not_found", `target_space \`${splitKey(req.targetSpace).id}\` is not a conversation; create it first or leave target_space empty`);
+      throw new EnclaveError(
+        "not_found",
+        `target_space \`${splitKey(req.targetSpace).id}\` is not a conversation; create it first or leave target_space empty`,
+      );
     }
     return this.runs.open({ ...req, tenant: conv.tenant });
   }

@@ -76,7 +76,9 @@ async function main(): Promise<void> {
     stateDir: values["state-dir"],
     ...(early ? { early } : {}),
   });
-  process.stderr.write(`enclave-agent ${process.pid}: serving ${values.workspace} on ${values.socket ? `unix:${values.socket}` : `inherited fd ${listenFd}`} (${placement})\n`);
+  process.stderr.write(
+    `enclave-agent ${process.pid}: serving ${values.workspace} on ${values.socket ? `unix:${values.socket}` : `inherited fd ${listenFd}`} (${placement})\n`,
+  );
 
   let stopping = false;
   const stop = (why: string): void => {
@@ -97,7 +99,9 @@ async function main(): Promise<void> {
 // One stray throw in a handler (a send on a stream that just closed) must not take down every
 // language server, debug session and kernel this agent hosts: log it and keep serving.
 process.on("uncaughtException", (err) => process.stderr.write(`enclave-agent ${process.pid}: uncaught: ${err.stack ?? err.message}\n`));
-process.on("unhandledRejection", (err) => process.stderr.write(`enclave-agent ${process.pid}: unhandled rejection: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`));
+process.on("unhandledRejection", (err) =>
+  process.stderr.write(`enclave-agent ${process.pid}: unhandled rejection: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),
+);
 
 main().catch((err: unknown) => {
   console.error(`enclave-agent: ${err instanceof Error ? err.message : String(err)}`);

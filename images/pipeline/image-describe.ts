@@ -6,7 +6,17 @@ import type Docker from "dockerode";
 import { AGENT_VERSION } from "@enclave/proto/version.js";
 import { agentBundleEntry } from "@enclave/control-plane/repo-paths.js";
 import { agentImageInputs, agentImageTag, type ImageInput, imageExists, imageInputs, imageTags } from "@enclave/control-plane/image-set/image-tags.js";
-import { type ImageRecord, imageRecordsDir, RECORD_FORMAT, readRecord, recordDir, sbomPath, splitReference, writeRecord, writeWhole } from "@enclave/control-plane/image-set/image-records.js";
+import {
+  type ImageRecord,
+  imageRecordsDir,
+  RECORD_FORMAT,
+  readRecord,
+  recordDir,
+  sbomPath,
+  splitReference,
+  writeRecord,
+  writeWhole,
+} from "@enclave/control-plane/image-set/image-records.js";
 import { readInventory } from "./inventory.js";
 import type { Progress } from "./progress.js";
 import { buildSbom, type CycloneDxBom } from "./sbom.js";

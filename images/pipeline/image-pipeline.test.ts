@@ -76,7 +76,12 @@ describe("inventory parsing", () => {
     expect(inv.debs[0]).toMatchObject({ source: "glibc", version: "2.36-9" });
     expect(inv.npm.map((p) => `${p.name}@${p.version}`)).toEqual(["pyright@1.1.414", "@scope/pkg@2.0.0", "b@0.1.0"]);
     expect(inv.npm[2]?.location).toBe("/opt/enclave/node-tools/node_modules/a/node_modules/b");
-    expect(inv.tools).toEqual({ node: "18.20.4", python: "3.11.2", languageServers: { pyright: "/usr/local/bin/pyright-langserver" }, debugAdapters: { lldb: "lldb-vscode-15" } });
+    expect(inv.tools).toEqual({
+      node: "18.20.4",
+      python: "3.11.2",
+      languageServers: { pyright: "/usr/local/bin/pyright-langserver" },
+      debugAdapters: { lldb: "lldb-vscode-15" },
+    });
     expect(parseLockfile("/x/node_modules/.package-lock.json", "[]")).toEqual([]);
   });
 
@@ -109,7 +114,12 @@ describe("records and references", () => {
         inputs: [],
         tools: { languageServers: {}, debugAdapters: {} },
         pushed: {
-          "127.0.0.1:5000": { reference: "127.0.0.1:5000/enclave-runtime:0123456789abcdef", digest: `sha256:${"d".repeat(64)}`, sbomReference: "", sbomDigest: "" },
+          "127.0.0.1:5000": {
+            reference: "127.0.0.1:5000/enclave-runtime:0123456789abcdef",
+            digest: `sha256:${"d".repeat(64)}`,
+            sbomReference: "",
+            sbomDigest: "",
+          },
         },
       },
       scratch,

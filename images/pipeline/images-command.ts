@@ -22,7 +22,10 @@ export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "s
   }
   const built = await builtImages(docker);
   // verify also takes any local NAME:TAG (a candidate image before it is rolled out).
-  const images = sub === "verify" ? rest.map((n) => (n.includes(":") ? { ref: n, inputs: [] } : selectImages(built, [n])[0] ?? { ref: n, inputs: [] })) : selectImages(built, rest);
+  const images =
+    sub === "verify"
+      ? rest.map((n) => (n.includes(":") ? { ref: n, inputs: [] } : (selectImages(built, [n])[0] ?? { ref: n, inputs: [] })))
+      : selectImages(built, rest);
   if (sub === "verify" && !rest.length) images.push(...built);
   if (!images.length) fail("no enclave image is built here: run `make images` (or `enclave images build`) first");
 
@@ -40,7 +43,14 @@ export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "s
     const { inspectText } = await import("./inspect-text.js");
     const described = [];
     for (const image of images) described.push(await describeImage(docker, image, opts.json ? silentProgress : progress));
-    if (opts.json) say(JSON.stringify(described.map((d) => d.record), null, 2));
+    if (opts.json)
+      say(
+        JSON.stringify(
+          described.map((d) => d.record),
+          null,
+          2,
+        ),
+      );
     else say(described.map((d) => inspectText(d)).join("\n\n"));
     return;
   }

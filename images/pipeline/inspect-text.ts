@@ -17,7 +17,12 @@ function size(bytes: number): string {
 
 export function inspectText({ record, sbom }: Described, root?: string): string {
   const ref = `${record.name}:${record.tag}`;
-  const lines = [ref, `  image id   ${record.imageId}`, `  size       ${size(record.sizeBytes)} (${record.sizeBytes} bytes)`, "  inputs     (the tag is a hash of these)"];
+  const lines = [
+    ref,
+    `  image id   ${record.imageId}`,
+    `  size       ${size(record.sizeBytes)} (${record.sizeBytes} bytes)`,
+    "  inputs     (the tag is a hash of these)",
+  ];
   const width = Math.max(...record.inputs.map((i) => i.name.length));
   for (const input of record.inputs) lines.push(`    ${input.name.padEnd(width)}  ${input.value}`);
   const counts = sbomSummary(sbom);

@@ -51,7 +51,7 @@ export function inventoryScript(): string {
     "command -v dpkg-query >/dev/null && dpkg-query -W -f '${db:Status-Status}\\t${binary:Package}\\t${Version}\\t${Architecture}\\t${source:Package}\\t${source:Version}\\n' 2>/dev/null",
     `for f in $(find ${NPM_TOOL_FOLDERS.join(" ")} -path '*/node_modules/.package-lock.json' -type f 2>/dev/null | sort); do echo "@@npm $f"; cat "$f"; echo; done`,
     "echo '@@tools'",
-    "command -v node >/dev/null && echo \"node $(node --version 2>/dev/null)\"",
+    'command -v node >/dev/null && echo "node $(node --version 2>/dev/null)"',
     "command -v python3 >/dev/null && echo \"python $(python3 --version 2>&1 | sed 's/^Python //')\"",
   ];
   for (const s of LANGUAGE_SERVERS) {

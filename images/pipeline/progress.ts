@@ -32,7 +32,11 @@ export function consoleProgress(write: (line: string) => void = (l) => process.s
       if (!trimmed) return;
       tail.push(trimmed);
       if (tail.length > 40) tail.shift();
-      if (/^Step \d+\/\d+/.test(trimmed) || /^#\d+ \[/.test(trimmed) || /^I: (Retrieving|Validating|Extracting|Installing|Configuring) (Release|base)/.test(trimmed)) {
+      if (
+        /^Step \d+\/\d+/.test(trimmed) ||
+        /^#\d+ \[/.test(trimmed) ||
+        /^I: (Retrieving|Validating|Extracting|Installing|Configuring) (Release|base)/.test(trimmed)
+      ) {
         write(`    ${trimmed.slice(0, 160)}`);
       }
     },

@@ -47,7 +47,10 @@ async function pushTag(docker: Docker, repo: string, tag: string, progress: Prog
 
 /** Removes a registry-named tag made for a push; the image itself stays under its local name. */
 async function untag(docker: Docker, ref: string): Promise<void> {
-  await docker.getImage(ref).remove({ noprune: true }).catch(() => undefined);
+  await docker
+    .getImage(ref)
+    .remove({ noprune: true })
+    .catch(() => undefined);
 }
 
 export async function pushImage(docker: Docker, image: BuiltImage, registry: string, progress: Progress, root = imageRecordsDir): Promise<PushRecord> {

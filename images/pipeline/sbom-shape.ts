@@ -12,13 +12,33 @@ const hash = {
     content: { type: "string", pattern: "^([a-fA-F0-9]{32}|[a-fA-F0-9]{40}|[a-fA-F0-9]{64}|[a-fA-F0-9]{96}|[a-fA-F0-9]{128})$" },
   },
 };
-const property = { type: "object", required: ["name", "value"], additionalProperties: false, properties: { name: { type: "string" }, value: { type: "string" } } };
+const property = {
+  type: "object",
+  required: ["name", "value"],
+  additionalProperties: false,
+  properties: { name: { type: "string" }, value: { type: "string" } },
+};
 const component = {
   type: "object",
   required: ["type", "name"],
   additionalProperties: false,
   properties: {
-    type: { enum: ["application", "framework", "library", "container", "platform", "operating-system", "device", "device-driver", "firmware", "file", "machine-learning-model", "data"] },
+    type: {
+      enum: [
+        "application",
+        "framework",
+        "library",
+        "container",
+        "platform",
+        "operating-system",
+        "device",
+        "device-driver",
+        "firmware",
+        "file",
+        "machine-learning-model",
+        "data",
+      ],
+    },
     "bom-ref": { type: "string", minLength: 1 },
     group: { type: "string" },
     name: { type: "string", minLength: 1 },
@@ -26,7 +46,12 @@ const component = {
     purl: { type: "string", pattern: "^pkg:[a-z][a-z0-9.+-]*/" },
     licenses: {
       type: "array",
-      items: { type: "object", required: ["license"], additionalProperties: false, properties: { license: { type: "object", required: ["name"], properties: { name: { type: "string" } } } } },
+      items: {
+        type: "object",
+        required: ["license"],
+        additionalProperties: false,
+        properties: { license: { type: "object", required: ["name"], properties: { name: { type: "string" } } } },
+      },
     },
     hashes: { type: "array", items: hash },
     properties: { type: "array", items: property },

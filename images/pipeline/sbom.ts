@@ -53,7 +53,9 @@ function purlPart(s: string): string {
 
 function npmComponent(p: NpmPackage): CycloneDxComponent {
   const scoped = /^(@[^/]+)\/(.+)$/.exec(p.name);
-  const purl = scoped ? `pkg:npm/${purlPart(scoped[1] ?? "")}/${purlPart(scoped[2] ?? "")}@${purlPart(p.version)}` : `pkg:npm/${purlPart(p.name)}@${purlPart(p.version)}`;
+  const purl = scoped
+    ? `pkg:npm/${purlPart(scoped[1] ?? "")}/${purlPart(scoped[2] ?? "")}@${purlPart(p.version)}`
+    : `pkg:npm/${purlPart(p.name)}@${purlPart(p.version)}`;
   const hashes: CycloneDxComponent["hashes"] = [];
   const sri = /^sha512-([A-Za-z0-9+/=]+)$/.exec(p.integrity ?? "");
   if (sri?.[1]) hashes.push({ alg: "SHA-512", content: Buffer.from(sri[1], "base64").toString("hex") });

@@ -9,7 +9,8 @@ export const AGENT_ERROR_TRAILER = "enclave-agent-error-bin";
 /** Trailing metadata carrying `code` (none for UNSPECIFIED: no handler's failure). */
 export function agentErrorTrailer(code: AgentErrorCode): Metadata {
   const metadata = new Metadata();
-  if (code !== AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED) metadata.set(AGENT_ERROR_TRAILER, Buffer.from(AgentErrorStatus.encode({ errorCode: code }).finish()));
+  if (code !== AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED)
+    metadata.set(AGENT_ERROR_TRAILER, Buffer.from(AgentErrorStatus.encode({ errorCode: code }).finish()));
   return metadata;
 }
 

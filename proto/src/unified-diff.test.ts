@@ -22,7 +22,10 @@ describe("unified diffs", () => {
   it("refuses context that is not there and text that is no diff", async () => {
     const [p] = parseUnifiedDiff("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-zzz\n+y\n");
     expect(() => applyHunks("a\n", p?.hunks ?? [], "f")).toThrow(PatchError);
-    await expectTranscript(thrown(() => parseUnifiedDiff("hello")), "transcripts/unified-diff/no-file-changes.txt");
+    await expectTranscript(
+      thrown(() => parseUnifiedDiff("hello")),
+      "transcripts/unified-diff/no-file-changes.txt",
+    );
   });
 });
 
@@ -37,7 +40,9 @@ function gitDiff(before: Record<string, string>, after: Record<string, string | 
     for (const [f, c] of Object.entries(before)) writeFileSync(join(dir, f), c);
     git("add", "-A");
     git("commit", "-qm", "before");
-    for (const [f, c] of Object.entries(after)) if (c === null) rmSync(join(dir, f)); else writeFileSync(join(dir, f), c);
+    for (const [f, c] of Object.entries(after))
+      if (c === null) rmSync(join(dir, f));
+      else writeFileSync(join(dir, f), c);
     git("add", "-A");
     return git("diff", "--cached");
   } finally {
@@ -85,7 +90,10 @@ describe("real git diffs", () => {
   it("names the first hunk that does not apply", async () => {
     const diff = gitDiff({ f: forty.join("\n") + "\n" }, { f: forty.map((l, i) => (i % 15 === 3 ? l.toUpperCase() : l)).join("\n") + "\n" });
     const [p] = parseUnifiedDiff(diff);
-    await expectTranscript(thrown(() => applyHunks(forty.join("\n").replace("line 18", "other") + "\n", p?.hunks ?? [], "f")), "transcripts/unified-diff/hunk-2-16-7-16-7.txt");
+    await expectTranscript(
+      thrown(() => applyHunks(forty.join("\n").replace("line 18", "other") + "\n", p?.hunks ?? [], "f")),
+      "transcripts/unified-diff/hunk-2-16-7-16-7.txt",
+    );
   });
   it("reads a patch carried with CRLF breaks as the LF patch it was", () => {
     const before = { f: "a\nb\nc\n" };

@@ -48,7 +48,8 @@ export const noMessageBranching = {
     type: "problem",
     docs: { description: "Tell failures apart by their code, never by the text of their message" },
     messages: {
-      matched: "Control flow on an error's text: branch on its code (EnclaveError/AgentError code, gRPC status, a protocol enum) instead; messages may be reworded.",
+      matched:
+        "Control flow on an error's text: branch on its code (EnclaveError/AgentError code, gRPC status, a protocol enum) instead; messages may be reworded.",
     },
     schema: [],
   },

@@ -40,7 +40,10 @@ function makeCorpus(): { dir: string; bytes: number; files: number } {
 function astGrepCount(dir: string): number {
   const bin = join(repoRoot, "node_modules", "@ast-grep", "cli", "ast-grep");
   const out = execFileSync(bin, ["run", "--pattern", PATTERN, "--lang", "js", "--json=stream", dir], { maxBuffer: 1 << 30 });
-  return out.toString().split("\n").filter((l) => l.trim()).length;
+  return out
+    .toString()
+    .split("\n")
+    .filter((l) => l.trim()).length;
 }
 
 export async function astSearchRows(): Promise<BenchRow[]> {

@@ -37,7 +37,9 @@ async function main(): Promise<void> {
       }
       const s = figures(session);
       const p = figures(stream);
-      console.log(`${name.padEnd(26)} session median ${s.median.toFixed(3)} ms p99 ${s.p99.toFixed(3)} | CallTool median ${p.median.toFixed(3)} ms p99 ${p.p99.toFixed(3)}`);
+      console.log(
+        `${name.padEnd(26)} session median ${s.median.toFixed(3)} ms p99 ${s.p99.toFixed(3)} | CallTool median ${p.median.toFixed(3)} ms p99 ${p.p99.toFixed(3)}`,
+      );
       // CPU of this process (the client and the control plane both), per call: steadier than wall time here.
       const cpu = async (c: ControlPlaneClient): Promise<number> => {
         const before = process.cpuUsage();

@@ -43,7 +43,9 @@ async function peerInEnclosure(fx: Fixture, runId: string, launches: number): Pr
     command: `node mini-dap-peer.mjs /usr/bin/python3 "$PWD/prog.py" ${BREAK_LINE} ${launches} ${STEPS}`,
     timeout_seconds: 600,
   });
-  const line = resultText(r).split("\n").find((l) => l.startsWith("{"));
+  const line = resultText(r)
+    .split("\n")
+    .find((l) => l.startsWith("{"));
   if (r.isError || !line) throw new Error(`the peer failed in the enclosure: ${resultText(r)}`);
   return JSON.parse(line) as Samples;
 }
@@ -74,7 +76,7 @@ export async function debugBenchRows(): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), "enclave-bench-debug-"));
   const enclosed = "bench-debug-enc";
   try {
-    writeFileSync(join(dir, "pyproject.toml"), "[project]\nname = \"bench\"\n");
+    writeFileSync(join(dir, "pyproject.toml"), '[project]\nname = "bench"\n');
     writeFileSync(join(dir, "prog.py"), PROGRAM);
     await fx.client.createConversation("bench-debug", dir);
     const runId = (await fx.client.openRun("bench-debug", { approvalPolicy: "never", resources: ["debug"] })).id;
@@ -104,7 +106,7 @@ export async function debugBenchRows(): Promise<BenchRow[]> {
       await fx.client.createConversation(enclosed);
       await fx.client.startEnclosure(enclosed);
       const encRun = (await fx.client.openRun(enclosed, { approvalPolicy: "never", resources: ["workspace", "shell", "debug"] })).id;
-      await fx.client.callTool(encRun, "write", { path: "pyproject.toml", content: "[project]\nname = \"bench\"\n" });
+      await fx.client.callTool(encRun, "write", { path: "pyproject.toml", content: '[project]\nname = "bench"\n' });
       await fx.client.callTool(encRun, "write", { path: "prog.py", content: PROGRAM });
       await fx.client.callTool(encRun, "debug", { op: "breakpoints", file: "prog.py", lines: [BREAK_LINE] });
       const enc: Samples = { launch: [], steps: [] };

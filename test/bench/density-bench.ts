@@ -51,7 +51,9 @@ function chargeMiB(id: string): number {
 /** PSS of every process in the container's cgroup, summed, in MiB. */
 function pssMiB(id: string): number {
   let kb = 0;
-  for (const pid of readFileSync(`${cgroupDir(id)}/cgroup.procs`, "utf8").split("\n").filter(Boolean)) {
+  for (const pid of readFileSync(`${cgroupDir(id)}/cgroup.procs`, "utf8")
+    .split("\n")
+    .filter(Boolean)) {
     try {
       kb += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0);
     } catch {
@@ -183,10 +185,30 @@ export async function densityRows(): Promise<BenchRow[]> {
   return [
     row(`memory per idle enclosure, no kernel yet (a warm-pool member), cgroup charge`, ours.idle.charge, undefined, { unit: "MiB", digits: 1 }),
     row(`memory per idle enclosure, no kernel yet (a warm-pool member), PSS`, ours.idle.pss, undefined, { unit: "MiB", digits: 1 }),
-    row(`memory per idle enclosure with a warm Python kernel, cgroup charge`, ours.warm.charge, { name: peerName, samples: peer.charge }, { unit: "MiB", digits: 1 }),
+    row(
+      `memory per idle enclosure with a warm Python kernel, cgroup charge`,
+      ours.warm.charge,
+      { name: peerName, samples: peer.charge },
+      { unit: "MiB", digits: 1 },
+    ),
     row(`memory per idle enclosure with a warm Python kernel, PSS`, ours.warm.pss, { name: peerName, samples: peer.pss }, { unit: "MiB", digits: 1 }),
-    row(`idle enclosures with a warm Python kernel that fit in 24 GiB, by cgroup charge`, [fit(GiB24, ours.warm.charge)], { name: "Jupyter kernels in containers", samples: [fit(GiB24, peer.charge)] }, { unit: "count", digits: 0, note }),
-    row(`idle enclosures with a warm Python kernel that fit in 24 GiB, by PSS`, [fit(GiB24, ours.warm.pss)], { name: "Jupyter kernels in containers", samples: [fit(GiB24, peer.pss)] }, { unit: "count", digits: 0, note }),
-    row(`idle enclosures with a warm Python kernel that fit in this machine's available memory, by PSS`, [fit(available, ours.warm.pss)], { name: "Jupyter kernels in containers", samples: [fit(available, peer.pss)] }, { unit: "count", digits: 0, note }),
+    row(
+      `idle enclosures with a warm Python kernel that fit in 24 GiB, by cgroup charge`,
+      [fit(GiB24, ours.warm.charge)],
+      { name: "Jupyter kernels in containers", samples: [fit(GiB24, peer.charge)] },
+      { unit: "count", digits: 0, note },
+    ),
+    row(
+      `idle enclosures with a warm Python kernel that fit in 24 GiB, by PSS`,
+      [fit(GiB24, ours.warm.pss)],
+      { name: "Jupyter kernels in containers", samples: [fit(GiB24, peer.pss)] },
+      { unit: "count", digits: 0, note },
+    ),
+    row(
+      `idle enclosures with a warm Python kernel that fit in this machine's available memory, by PSS`,
+      [fit(available, ours.warm.pss)],
+      { name: "Jupyter kernels in containers", samples: [fit(available, peer.pss)] },
+      { unit: "count", digits: 0, note },
+    ),
   ];
 }

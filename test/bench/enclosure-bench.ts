@@ -73,7 +73,12 @@ async function poolRow(): Promise<BenchRow> {
       cold.push(await time(() => fx.client.startEnclosure(id)));
       await fx.client.stopEnclosure(id);
     }
-    return row("enclosure ready from the warm pool (StartEnclosure round trip)", claims, { name: "cold start of the same profile, same control plane", samples: cold }, { digits: 0 });
+    return row(
+      "enclosure ready from the warm pool (StartEnclosure round trip)",
+      claims,
+      { name: "cold start of the same profile, same control plane", samples: cold },
+      { digits: 0 },
+    );
   } finally {
     await fx.close();
   }

@@ -67,10 +67,21 @@ async function measureKernels(fx: Awaited<ReturnType<typeof startFixture>>, pyth
       const warm: number[] = [];
       for (let i = 0; i < WARM; i++) warm.push(await time(() => cell({ language, code: "1+1" })));
       const isPy = language === "python";
-      rows.push(row(`eval \`1+1\` warm round trip, ${language}, ${where}`, warm, isPy ? { name: "Jupyter execute `1+1` (host)", samples: peer.warm_ms } : undefined, { digits: 1 }));
+      rows.push(
+        row(`eval \`1+1\` warm round trip, ${language}, ${where}`, warm, isPy ? { name: "Jupyter execute `1+1` (host)", samples: peer.warm_ms } : undefined, {
+          digits: 1,
+        }),
+      );
       const cold: number[] = [];
       for (let i = 0; i < COLD; i++) cold.push(await time(() => cell({ language, code: "1+1", reset: true })));
-      rows.push(row(`kernel cold start to result, ${language}, ${where}`, cold, isPy ? { name: "ipykernel start + ready + `1+1` (host)", samples: peer.cold_ms } : undefined, { digits: 0 }));
+      rows.push(
+        row(
+          `kernel cold start to result, ${language}, ${where}`,
+          cold,
+          isPy ? { name: "ipykernel start + ready + `1+1` (host)", samples: peer.cold_ms } : undefined,
+          { digits: 0 },
+        ),
+      );
     }
     writeFileSync(join((await fx.client.getConversation(conv)).workspacePath, "bench.txt"), "a small file\n");
     const inside = JSON.parse(
@@ -80,7 +91,14 @@ async function measureKernels(fx: Awaited<ReturnType<typeof startFixture>>, pyth
     ) as number[];
     const direct: number[] = [];
     for (let i = 0; i < BRIDGE; i++) direct.push(await time(() => fx.client.callTool(run, "read", { path: "bench.txt" })));
-    rows.push(row(`bridge call round trip (read, from a Python cell), ${where}`, inside, { name: "the same read called by the harness", samples: direct }, { digits: 2 }));
+    rows.push(
+      row(
+        `bridge call round trip (read, from a Python cell), ${where}`,
+        inside,
+        { name: "the same read called by the harness", samples: direct },
+        { digits: 2 },
+      ),
+    );
   }
   return rows;
 }

@@ -42,7 +42,10 @@ export async function directPyright(root: string) {
     processId: process.pid,
     rootUri,
     workspaceFolders: [{ uri: rootUri, name: "bench" }],
-    capabilities: { textDocument: { publishDiagnostics: { versionSupport: true }, diagnostic: { dynamicRegistration: true }, hover: { contentFormat: ["markdown"] } }, workspace: { configuration: true } },
+    capabilities: {
+      textDocument: { publishDiagnostics: { versionSupport: true }, diagnostic: { dynamicRegistration: true }, hover: { contentFormat: ["markdown"] } },
+      workspace: { configuration: true },
+    },
   });
   await conn.sendNotification("initialized", {});
   await conn.sendNotification("workspace/didChangeConfiguration", { settings: {} });
@@ -131,7 +134,9 @@ export async function lspBenchRows(): Promise<BenchRow[]> {
       },
       5,
     );
-    rows.push(row("write + new diagnostics, pyright, host", oursDiag, { name: "direct client: write, didChange, fresh diagnostics", samples: peerDiag }, { digits: 1 }));
+    rows.push(
+      row("write + new diagnostics, pyright, host", oursDiag, { name: "direct client: write, didChange, fresh diagnostics", samples: peerDiag }, { digits: 1 }),
+    );
     peer.close();
   } finally {
     await stopControlPlaneProcess(cp, "SIGTERM");

@@ -89,7 +89,10 @@ async function main(): Promise<void> {
     });
     const ep = await fx.cp.placements.endpoint("lsp-hops");
     const direct = await sample(n, () =>
-      ep.client.lspQuery({ kind: LspQueryKind.LSP_QUERY_KIND_HOVER, file: "py/app.py", line: 3, symbol: "greet", query: "", timeoutMs: 0, maxResults: 0 }, 10_000),
+      ep.client.lspQuery(
+        { kind: LspQueryKind.LSP_QUERY_KIND_HOVER, file: "py/app.py", line: 3, symbol: "greet", query: "", timeoutMs: 0, maxResults: 0 },
+        10_000,
+      ),
     );
     const health = await sample(n, () => ep.client.health());
     // The same hover asked by a direct client of its own pyright on the same project (the bench's peer).
@@ -101,9 +104,16 @@ async function main(): Promise<void> {
     const peerHover = await sample(n, () => peer.conn.sendRequest("textDocument/hover", position));
     const cpuPeer = await cpuPerCall(n, () => peer.conn.sendRequest("textDocument/hover", position));
     const cpuFull = await cpuPerCall(n, () => fx.client.callTool(runId, "lsp", hover));
-    const cpuDirect = await cpuPerCall(n, () => ep.client.lspQuery({ kind: LspQueryKind.LSP_QUERY_KIND_HOVER, file: "py/app.py", line: 3, symbol: "greet", query: "", timeoutMs: 0, maxResults: 0 }, 10_000));
+    const cpuDirect = await cpuPerCall(n, () =>
+      ep.client.lspQuery(
+        { kind: LspQueryKind.LSP_QUERY_KIND_HOVER, file: "py/app.py", line: 3, symbol: "greet", query: "", timeoutMs: 0, maxResults: 0 },
+        10_000,
+      ),
+    );
     const cpuHealth = await cpuPerCall(n, () => ep.client.health());
-    console.log(`agent query, cpu ms per call by process: ${await cpuPerCallByProcess(n, () => ep.client.lspQuery({ kind: LspQueryKind.LSP_QUERY_KIND_HOVER, file: "py/app.py", line: 3, symbol: "greet", query: "", timeoutMs: 0, maxResults: 0 }, 10_000))}`);
+    console.log(
+      `agent query, cpu ms per call by process: ${await cpuPerCallByProcess(n, () => ep.client.lspQuery({ kind: LspQueryKind.LSP_QUERY_KIND_HOVER, file: "py/app.py", line: 3, symbol: "greet", query: "", timeoutMs: 0, maxResults: 0 }, 10_000))}`,
+    );
     console.log(`direct client, cpu ms per call by process: ${await cpuPerCallByProcess(n, () => peer.conn.sendRequest("textDocument/hover", position))}`);
     // Closed only now: a process that exits takes its CPU time out of the tree's sum.
     peer.close();

@@ -48,7 +48,12 @@ export async function sample(n: number, fn: () => Promise<unknown> | unknown, wa
  * a machine whose speed drifts during the run (a 2-core VM's neighbours, frequency) weighs on every
  * call alike, not on whichever was measured first.
  */
-export async function interleaved<K extends string>(n: number, block: number, fns: Record<K, () => Promise<unknown>>, warmup: number): Promise<Record<K, number[]>> {
+export async function interleaved<K extends string>(
+  n: number,
+  block: number,
+  fns: Record<K, () => Promise<unknown>>,
+  warmup: number,
+): Promise<Record<K, number[]>> {
   const keys = Object.keys(fns) as K[];
   for (const k of keys) for (let i = 0; i < warmup; i++) await fns[k]();
   const out = Object.fromEntries(keys.map((k) => [k, [] as number[]])) as Record<K, number[]>;
@@ -62,7 +67,12 @@ export async function interleaved<K extends string>(n: number, block: number, fn
 }
 
 /** A row from raw samples: ours, and the peer's when there is one. */
-export function row(measure: string, ours: readonly number[], peer?: { name: string; samples: readonly number[] }, opts: { unit?: string; digits?: number; note?: string } = {}): BenchRow {
+export function row(
+  measure: string,
+  ours: readonly number[],
+  peer?: { name: string; samples: readonly number[] },
+  opts: { unit?: string; digits?: number; note?: string } = {},
+): BenchRow {
   return {
     measure,
     unit: opts.unit ?? "ms",

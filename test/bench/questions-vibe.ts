@@ -48,7 +48,12 @@ export async function questionsVibeRows(): Promise<BenchRow[]> {
     const gated = await fx.client.openRun("bq", { resources: ["workspace"], approvalPolicy: "write" });
     const open = await fx.client.openRun("bq", { approvalPolicy: "never", resources: ["workspace"] });
     const write = (runId: string) => () => fx.client.callTool(runId, "write", { path: "bench.txt", content: "x" });
-    rows.push(row("write behind a permission card", await sample(100, write(gated.id)), { name: "same write, policy never", samples: await sample(100, write(open.id)) }));
+    rows.push(
+      row("write behind a permission card", await sample(100, write(gated.id)), {
+        name: "same write, policy never",
+        samples: await sample(100, write(open.id)),
+      }),
+    );
 
     const vibe = await fx.client.openRun("bq", { approvalPolicy: "never", resources: ["vibe"], vibeMode: true });
     const spawnWait = async (): Promise<void> => {
@@ -57,7 +62,9 @@ export async function questionsVibeRows(): Promise<BenchRow[]> {
       const waited = await fx.client.callTool(vibe.id, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
       if (waited.isError) throw new Error("vibe_wait failed");
     };
-    rows.push(row("vibe_spawn + vibe_wait, trivial command", await sample(50, spawnWait), { name: "spawn the command directly", samples: await sample(50, runDirect) }));
+    rows.push(
+      row("vibe_spawn + vibe_wait, trivial command", await sample(50, spawnWait), { name: "spawn the command directly", samples: await sample(50, runDirect) }),
+    );
     human.cancel();
     return rows;
   } finally {

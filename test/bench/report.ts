@@ -56,7 +56,9 @@ export function markdownTable(results: BenchResults): string {
     const name = `${r.measure} (${r.unit})${r.note ? ` — ${r.note}` : ""}`;
     // A p99 of a handful of samples is only their largest: left out rather than printed as one.
     const p99 = (value: number | undefined, n: number | undefined): string => (n !== undefined && n < MIN_SAMPLES_FOR_P99 ? "" : fmt(value, d));
-    lines.push(`| ${name} | ${fmt(r.ours.median, d)} | ${p99(r.ours.p99, r.samples?.ours.length)} | ${r.peer?.name ?? ""} | ${fmt(r.peer?.median, d)} | ${p99(r.peer?.p99, r.samples?.peer?.length)} | ${fmt(r.ratio, 2)} |`);
+    lines.push(
+      `| ${name} | ${fmt(r.ours.median, d)} | ${p99(r.ours.p99, r.samples?.ours.length)} | ${r.peer?.name ?? ""} | ${fmt(r.peer?.median, d)} | ${p99(r.peer?.p99, r.samples?.peer?.length)} | ${fmt(r.ratio, 2)} |`,
+    );
   }
   for (const f of results.failures) lines.push(`| ${f.bench}: not measured (${f.error.replace(/\|/g, "/").slice(0, 200)}) | | | | | | |`);
   return lines.join("\n");

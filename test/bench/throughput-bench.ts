@@ -89,7 +89,15 @@ export async function throughputRows(): Promise<BenchRow[]> {
     });
     children.push(cp);
     const client = new ControlPlaneClient(`unix://${cpSocket}`);
-    await eventually(async () => client.listConversations().then(() => true, () => false), "the control plane to serve", 60_000);
+    await eventually(
+      async () =>
+        client.listConversations().then(
+          () => true,
+          () => false,
+        ),
+      "the control plane to serve",
+      60_000,
+    );
     const runs: string[] = [];
     for (let i = 0; i < conversations; i++) {
       const conv = await client.createConversation(`tp-${i}`);
@@ -128,7 +136,9 @@ export async function throughputRows(): Promise<BenchRow[]> {
     };
     const bareCall = (c: number): Promise<void> =>
       new Promise((resolve, reject) =>
-        bareClient.read(Buffer.from(`tp-${c % conversations}/${FILE}`), (err, res) => (err ? reject(err) : res?.length === CONTENT.length ? resolve() : reject(new Error("short read")))),
+        bareClient.read(Buffer.from(`tp-${c % conversations}/${FILE}`), (err, res) =>
+          err ? reject(err) : res?.length === CONTENT.length ? resolve() : reject(new Error("short read")),
+        ),
       );
     await round(bare.pid as number, callers, 5, bareCall);
     const peer: RoundFigures[] = [];
@@ -138,9 +148,24 @@ export async function throughputRows(): Promise<BenchRow[]> {
     const what = `${callers} callers, ${conversations} conversations`;
     const note = `${rounds} rounds of ${callers * calls} calls; CPU of the serving process only (/proc/PID/stat)`;
     return [
-      row(`read through the control plane, ${what}: latency`, ours.flatMap((r) => r.latencies), { name: "bare grpc-js server reading the same file", samples: peer.flatMap((r) => r.latencies) }, { digits: 2 }),
-      row(`read through the control plane, ${what}: calls per second`, ours.map((r) => r.callsPerSecond), { name: "bare grpc-js server", samples: peer.map((r) => r.callsPerSecond) }, { unit: "calls/s", digits: 0, note }),
-      row(`read through the control plane, ${what}: server CPU per call`, ours.map((r) => r.cpuPerCallMs), { name: "bare grpc-js server", samples: peer.map((r) => r.cpuPerCallMs) }, { digits: 3, note }),
+      row(
+        `read through the control plane, ${what}: latency`,
+        ours.flatMap((r) => r.latencies),
+        { name: "bare grpc-js server reading the same file", samples: peer.flatMap((r) => r.latencies) },
+        { digits: 2 },
+      ),
+      row(
+        `read through the control plane, ${what}: calls per second`,
+        ours.map((r) => r.callsPerSecond),
+        { name: "bare grpc-js server", samples: peer.map((r) => r.callsPerSecond) },
+        { unit: "calls/s", digits: 0, note },
+      ),
+      row(
+        `read through the control plane, ${what}: server CPU per call`,
+        ours.map((r) => r.cpuPerCallMs),
+        { name: "bare grpc-js server", samples: peer.map((r) => r.cpuPerCallMs) },
+        { digits: 3, note },
+      ),
     ];
   } finally {
     for (const c of children) await stopChild(c);

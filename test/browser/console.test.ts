@@ -51,7 +51,6 @@ beforeAll(async () => {
   web = await serveConsole(fx.cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false });
   browser = await launchBrowser();
   for (const id of ["web-ask", "web-perm", "web-two", "web-audit", "web-calls"]) await fx.client.createConversation(id);
-
 });
 
 afterAll(async () => {
@@ -202,7 +201,10 @@ describe("operator console in Chromium", () => {
     expect(lines).toHaveLength(3);
     expect(lines[1]).toMatch(/,web-audit,r-[0-9a-f]+,tool_call,read,read,bridge,ok,.*,py-[0-9a-f]+$/);
     const jsonl = await page.request.get(new URL("/conversations/web-audit/audit.jsonl", web.url).href);
-    const events = (await jsonl.text()).trim().split("\n").map((l) => JSON.parse(l) as { kind: string; origin: string; tool: string });
+    const events = (await jsonl.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { kind: string; origin: string; tool: string });
     expect(events.filter((e) => e.kind === "tool_call").map((e) => `${e.origin}:${e.tool}`)).toEqual([
       "model:write",
       "bridge:read",
@@ -289,7 +291,8 @@ describe("operator console in Chromium", () => {
     });
     const page = await open("/conversations/web-live");
     const live = new TranscriptLog();
-    for (const fragment of ["#live-kernels li", "#live-lsp li", "#live-debug", "#live-flaky"]) live.add(fragment, (await page.locator(fragment).textContent()) ?? "");
+    for (const fragment of ["#live-kernels li", "#live-lsp li", "#live-debug", "#live-flaky"])
+      live.add(fragment, (await page.locator(fragment).textContent()) ?? "");
     const run = await fx.client.openRun("web-live", { resources: ["vibe"], vibeMode: true, approvalPolicy: "never" });
     const spawned = await fx.client.callTool(run.id, "vibe_spawn", { brief: "wait a minute", label: "slow <b>worker</b>" });
     expect(spawned.isError).toBe(false);

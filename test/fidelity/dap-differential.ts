@@ -180,7 +180,8 @@ function launchArgs(p: DebugProgram, workspace: string, scratch: string): Record
   const program = join(workspace, p.program);
   if (p.adapter === "debugpy") return { program, cwd: dirname(program), console: "internalConsole", justMyCode: true, python: ["/usr/bin/python3"] };
   // The program was built in the sandbox, where the workspace is /workspace: map its debug info's paths.
-  if (p.adapter === "lldb") return { program, cwd: dirname(program), stopOnEntry: false, initCommands: [`settings set target.source-map /workspace ${workspace}`] };
+  if (p.adapter === "lldb")
+    return { program, cwd: dirname(program), stopOnEntry: false, initCommands: [`settings set target.source-map /workspace ${workspace}`] };
   return { mode: "debug", program, cwd: program, output: join(scratch, "bin") };
 }
 
@@ -219,7 +220,14 @@ async function runDirect(p: DebugProgram, workspace: string, steps: readonly Ste
   const scratch = mkdtempSync(join(tmpdir(), "enclave-fid-dlv-"));
   const stops: Array<Stop | "ended"> = [];
   try {
-    await dap.request("initialize", { clientID: "fidelity", adapterID: p.adapter, linesStartAt1: true, columnsStartAt1: true, pathFormat: "path", supportsVariableType: true });
+    await dap.request("initialize", {
+      clientID: "fidelity",
+      adapterID: p.adapter,
+      linesStartAt1: true,
+      columnsStartAt1: true,
+      pathFormat: "path",
+      supportsVariableType: true,
+    });
     const initialized = dap.next((m) => m.event === "initialized", 60_000);
     const firstStop = dap.next((m) => m.event === "stopped" || m.event === "terminated", 120_000);
     const launched = dap.request("launch", launchArgs(p, workspace, scratch), 180_000);

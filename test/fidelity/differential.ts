@@ -159,7 +159,16 @@ export async function runCorpus(corpus: Corpus, patterns: string[], options: Run
   const outcomes: PatternOutcome[] = [];
   const compiled: (CompiledPattern | null)[] = [];
   for (const [i, p] of patterns.entries()) {
-    const base: PatternOutcome = { corpus: corpus.id, language: corpus.language, pattern: p, reading: "", ours: 0, peer: peerKeys[i]?.size ?? 0, both: 0, disagreements: [] };
+    const base: PatternOutcome = {
+      corpus: corpus.id,
+      language: corpus.language,
+      pattern: p,
+      reading: "",
+      ours: 0,
+      peer: peerKeys[i]?.size ?? 0,
+      both: 0,
+      disagreements: [],
+    };
     try {
       const c = await engine.compile(grammar, p);
       compiled.push(c);
@@ -261,4 +270,3 @@ export function totals(outcomes: PatternOutcome[]): Totals {
 export function agreement(t: Totals): number {
   return t.union === 0 ? 1 : t.both / t.union;
 }
-

@@ -79,7 +79,10 @@ export function normalize(parts: Part[], workspaces: string[]): Part[] {
       .replace(/^The slowest run took [\d.]+ times longer than the fastest\. This could mean that an intermediate result is being cached\.\n/gm, "")
       .replace(/^CPU times: .*$/gm, "CPU times: …")
       .replace(/^Wall time: .*$/gm, "Wall time: …")
-      .replace(/^[\d.]+ [nµm]?s ± [\d.]+ [nµm]?s per loop \(mean ± std\. dev\. of (\d+) runs?, ([\d,]+) loops? each\)$/gm, "… per loop (mean ± std. dev. of $1 runs, … loops each)")
+      .replace(
+        /^[\d.]+ [nµm]?s ± [\d.]+ [nµm]?s per loop \(mean ± std\. dev\. of (\d+) runs?, ([\d,]+) loops? each\)$/gm,
+        "… per loop (mean ± std. dev. of $1 runs, … loops each)",
+      )
       .replace(/[ \t]+$/gm, "")
       .replace(/\n+$/, ""),
   );
@@ -132,8 +135,17 @@ function parsePyTraceback(text: string, current: number): PyException[] | undefi
       flush();
       continue;
     }
-    if (/^-{20,}$/.test(line) || /^\w+\s+Traceback \(most recent call last\)$/.test(line) || line === "Traceback (most recent call last):" || line.trim() === "") continue;
-    if ((m = /^ {0,2}File "<cell (\d+)>", line (\d+)(?:, in .*)?$/.exec(line)) || (m = /^ {0,2}(?:Cell|Input) In ?\[(\d+)\], line (\d+)(?:, in .*)?$/.exec(line))) {
+    if (
+      /^-{20,}$/.test(line) ||
+      /^\w+\s+Traceback \(most recent call last\)$/.test(line) ||
+      line === "Traceback (most recent call last):" ||
+      line.trim() === ""
+    )
+      continue;
+    if (
+      (m = /^ {0,2}File "<cell (\d+)>", line (\d+)(?:, in .*)?$/.exec(line)) ||
+      (m = /^ {0,2}(?:Cell|Input) In ?\[(\d+)\], line (\d+)(?:, in .*)?$/.exec(line))
+    ) {
       frames.push(`${relCell(Number(m[1]), current)}:${m[2]}`);
       inTail = false;
       continue;
@@ -173,7 +185,12 @@ function pyCanonical(exceptions: PyException[]): string {
 }
 
 const PY_TRACEBACK_START = [/^Traceback \(most recent call last\):$/m, /^ {2}File "<cell \d+>", line \d+$/m];
-const JUPYTER_TRACEBACK_START = [/^-{75}$/m, /^ {2}(?:Cell|Input) In ?\[\d+\], line \d+$/m, /^ {2}File <tokenize>:\d+$/m, /^Traceback \(most recent call last\):$/m];
+const JUPYTER_TRACEBACK_START = [
+  /^-{75}$/m,
+  /^ {2}(?:Cell|Input) In ?\[\d+\], line \d+$/m,
+  /^ {2}File <tokenize>:\d+$/m,
+  /^Traceback \(most recent call last\):$/m,
+];
 
 function splitAt(text: string, starts: RegExp[]): [string, string] | undefined {
   let at = -1;
@@ -281,7 +298,8 @@ function tableAgrees(md: string, html: string): boolean {
 
 /** Frames that are how the cell was run (the REPL's or the runner's machinery, the cell's own top
  * level), not where its code went wrong. */
-const JS_MACHINERY = /^\s+at (?:async )?(?:<cell \d+>:\d+:\d+|REPL\d+:\d+:\d+)(?= \{$|$)|\((?:node:vm|node:repl|node:domain|node:events|node:internal\/vm|node:internal\/process\/task_queues|node:internal\/timers)[:)]|eval-node-peer\.mjs|REPLServer\.|ContextifyScript\.runInThisContext/;
+const JS_MACHINERY =
+  /^\s+at (?:async )?(?:<cell \d+>:\d+:\d+|REPL\d+:\d+:\d+)(?= \{$|$)|\((?:node:vm|node:repl|node:domain|node:events|node:internal\/vm|node:internal\/process\/task_queues|node:internal\/timers)[:)]|eval-node-peer\.mjs|REPLServer\.|ContextifyScript\.runInThisContext/;
 
 function jsCanonicalError(text: string): string {
   const lines = text.split("\n");
@@ -311,7 +329,8 @@ function topLevelNames(code: string): string[] {
     };
     const names: string[] = [];
     for (const s of program.body) {
-      if (s.type === "VariableDeclaration" && s.kind !== "var") for (const d of s.declarations ?? []) if (d.id.type === "Identifier" && d.id.name) names.push(d.id.name);
+      if (s.type === "VariableDeclaration" && s.kind !== "var")
+        for (const d of s.declarations ?? []) if (d.id.type === "Identifier" && d.id.name) names.push(d.id.name);
       if (s.type === "ClassDeclaration" && s.id) names.push(s.id.name);
     }
     return names;
@@ -322,7 +341,9 @@ function topLevelNames(code: string): string[] {
 
 function hasStaticImport(code: string): boolean {
   try {
-    return (parse(code, { ecmaVersion: "latest", sourceType: "module" }) as unknown as { body: Array<{ type: string }> }).body.some((s) => s.type === "ImportDeclaration");
+    return (parse(code, { ecmaVersion: "latest", sourceType: "module" }) as unknown as { body: Array<{ type: string }> }).body.some(
+      (s) => s.type === "ImportDeclaration",
+    );
   } catch {
     return false;
   }
@@ -350,7 +371,11 @@ export const RULES: Rule[] = [
       "Enclave keeps what was shown before and adds the update after it.",
     apply(s) {
       const marks = new RegExp(`(^|\\n)(?:${escapeRe(OUTPUT_CLEARED)}|${escapeRe(DISPLAY_UPDATED)})(?:\\n|$)`, "g");
-      const drop = (t: string): string => t.replace(marks, "$1").replace(/\n{3,}/g, "\n\n").replace(/\n+$/, "");
+      const drop = (t: string): string =>
+        t
+          .replace(marks, "$1")
+          .replace(/\n{3,}/g, "\n\n")
+          .replace(/\n+$/, "");
       const reference = mapText(s.reference, drop).filter((p) => p.kind !== "text" || p.text !== "");
       return { ...s, reference };
     },
@@ -421,7 +446,8 @@ export const RULES: Rule[] = [
   {
     id: "warning-location",
     language: "python",
-    description: "A warning raised by a cell's own line names the cell (`<cell 4>:2: UserWarning: …`), where ipykernel names a temporary file (`/tmp/ipykernel_…/….py:2`).",
+    description:
+      "A warning raised by a cell's own line names the cell (`<cell 4>:2: UserWarning: …`), where ipykernel names a temporary file (`/tmp/ipykernel_…/….py:2`).",
     apply(s) {
       return {
         enclave: mapText(s.enclave, (t) => t.replace(/^<cell \d+>:(\d+): /gm, "<cell file>:$1: ")),
@@ -475,7 +501,7 @@ export const RULES: Rule[] = [
   {
     id: "static-import",
     language: "javascript",
-    description: "A cell may use `import … from \"…\"` (Enclave turns it into a dynamic import); Node's REPL refuses it and suggests `await import(…)`.",
+    description: 'A cell may use `import … from "…"` (Enclave turns it into a dynamic import); Node\'s REPL refuses it and suggests `await import(…)`.',
     apply(s, code) {
       if (!/Cannot use import statement inside the Node\.js REPL/.test(texts(s.reference)) || !hasStaticImport(code)) return s;
       return { ...s, reference: s.enclave };
@@ -527,7 +553,8 @@ export const RULES: Rule[] = [
   {
     id: "require-stack",
     language: "javascript",
-    description: "`require` in a cell resolves from the working directory as a file there would (`Require stack: - /workspace/[cell].js`); the REPL's says `<repl>`.",
+    description:
+      "`require` in a cell resolves from the working directory as a file there would (`Require stack: - /workspace/[cell].js`); the REPL's says `<repl>`.",
     apply(s) {
       return { ...s, enclave: mapText(s.enclave, (t) => t.replace(/<ws>\/\[cell\]\.js/g, "<repl>")) };
     },
@@ -550,12 +577,17 @@ export const RULES: Rule[] = [
   {
     id: "deeper-echo",
     language: "javascript",
-    description: "An echoed value is shown nested four levels deep where Node's REPL stops at two (`{ a: { b: { c: [Object] } } }`), so its lines can break differently.",
+    description:
+      "An echoed value is shown nested four levels deep where Node's REPL stops at two (`{ a: { b: { c: [Object] } } }`), so its lines can break differently.",
     apply(s) {
       const e = onlyText(s.enclave);
       const r = onlyText(s.reference);
       if (e === undefined || r === undefined || !/\[(?:Object|Array)\]/.test(r)) return s;
-      const flat = (t: string): string => t.replace(/\s+/g, " ").replace(/([[{(]) /g, "$1").replace(/ ([\]})])/g, "$1");
+      const flat = (t: string): string =>
+        t
+          .replace(/\s+/g, " ")
+          .replace(/([[{(]) /g, "$1")
+          .replace(/ ([\]})])/g, "$1");
       const pattern = flat(r)
         .split(/(\[Object\]|\[Array\])/)
         .map((piece) => (piece === "[Object]" ? "\\{.*?\\}" : piece === "[Array]" ? "\\[.*?\\]" : escapeRe(piece)))

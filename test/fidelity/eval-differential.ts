@@ -59,7 +59,11 @@ function enclaveParts(r: ToolResult): Part[] {
 
 function fromContent(parts: ContentPart[]): Part[] {
   const out: Part[] = parts.map((p) =>
-    p.type === "text" ? { kind: "text", text: p.text } : p.type === "image" ? { kind: "image", mime: p.mimeType } : { kind: "rich", mime: p.mimeType, text: p.text },
+    p.type === "text"
+      ? { kind: "text", text: p.text }
+      : p.type === "image"
+        ? { kind: "image", mime: p.mimeType }
+        : { kind: "rich", mime: p.mimeType, text: p.text },
   );
   return out.length ? mergeTexts(out) : [{ kind: "text", text: "(no output)" }];
 }
@@ -69,7 +73,6 @@ type JupyterOutput =
   | { type: "display" | "result" | "update"; data: Record<string, string> }
   | { type: "clear" }
   | { type: "error"; ename: string; evalue: string; traceback: string };
-
 
 const BINARY = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 

@@ -8,7 +8,11 @@ import { type Language, loadSessions } from "./eval-corpus.js";
 import type { Part } from "./eval-compare.js";
 
 function show(parts: Part[]): string {
-  return parts.map((p) => (p.kind === "text" ? p.text : p.kind === "image" ? `[image ${p.mime}]` : `[rich ${p.mime}: ${p.text.slice(0, 200)}${p.text.length > 200 ? "…" : ""}]`)).join("\n");
+  return parts
+    .map((p) =>
+      p.kind === "text" ? p.text : p.kind === "image" ? `[image ${p.mime}]` : `[rich ${p.mime}: ${p.text.slice(0, 200)}${p.text.length > 200 ? "…" : ""}]`,
+    )
+    .join("\n");
 }
 
 function indent(text: string): string {

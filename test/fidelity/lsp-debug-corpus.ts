@@ -30,8 +30,7 @@ function copyInto(workspace: string, rel: string, from: string): void {
   copyFileSync(from, to);
 }
 
-const list = (dir: string, keep: (name: string) => boolean): string[] =>
-  existsSync(dir) ? readdirSync(dir).filter(keep).sort() : [];
+const list = (dir: string, keep: (name: string) => boolean): string[] => (existsSync(dir) ? readdirSync(dir).filter(keep).sort() : []);
 
 /**
  * The files `make test`'s bounded run copies of each project (a few related ones, so servers load in
@@ -65,7 +64,12 @@ export function writeCorpus(workspace: string, scale: CorpusScale = "full"): Cor
     join(workspace, "ts/tsconfig.json"),
     '{ "compilerOptions": { "target": "es2020", "module": "commonjs", "strict": true, "noEmit": true, "skipLibCheck": true }, "include": ["src/*.ts"] }\n',
   );
-  out.push({ language: "typescript", root: "ts", files: tsFiles.map((f) => `ts/src/${f}`), origin: `node_modules/@grpc/grpc-js/src (${tsFiles.length} files)` });
+  out.push({
+    language: "typescript",
+    root: "ts",
+    files: tsFiles.map((f) => `ts/src/${f}`),
+    origin: `node_modules/@grpc/grpc-js/src (${tsFiles.length} files)`,
+  });
 
   const go = join(goRoot(), "src");
   mkdirSync(join(workspace, "go"), { recursive: true });

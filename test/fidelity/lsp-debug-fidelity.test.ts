@@ -18,9 +18,14 @@ beforeAll(async () => {
   ensureHostServers();
   const started = Date.now();
   fx = await startFixture();
-  result = await runSuite(fx, "fidelity-subset", { probesPerLanguage: 3, scale: "subset", languages: ["python", "go", "c"], programs: DEBUG_PROGRAMS.filter((p) => p.adapter !== "delve") }, (l) => {
-    if (process.env.FIDELITY_TRACE) process.stderr.write(`fidelity: ${l} (${Math.round((Date.now() - started) / 1000)} s)\n`);
-  });
+  result = await runSuite(
+    fx,
+    "fidelity-subset",
+    { probesPerLanguage: 3, scale: "subset", languages: ["python", "go", "c"], programs: DEBUG_PROGRAMS.filter((p) => p.adapter !== "delve") },
+    (l) => {
+      if (process.env.FIDELITY_TRACE) process.stderr.write(`fidelity: ${l} (${Math.round((Date.now() - started) / 1000)} s)\n`);
+    },
+  );
 }, 600_000);
 afterAll(async () => fx?.close());
 
@@ -29,7 +34,14 @@ describe("lsp and debug against direct clients of the same servers and adapters"
     const s = summarize(result.lsp);
     expect(s.probes).toBe(3 * 3 * 3);
     expect(s.unknown, JSON.stringify(s.unknown, null, 1)).toEqual([]);
-    if (process.env.FIDELITY_TRACE) console.log(JSON.stringify(result.lsp.flatMap((r) => r.results.filter((x) => x.verdict !== "agree")), null, 1));
+    if (process.env.FIDELITY_TRACE)
+      console.log(
+        JSON.stringify(
+          result.lsp.flatMap((r) => r.results.filter((x) => x.verdict !== "agree")),
+          null,
+          1,
+        ),
+      );
   });
 
   it("debug: every stop's location, stack and locals agree, or differ only where Enclave says it cut a value", () => {

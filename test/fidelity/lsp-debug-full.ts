@@ -43,7 +43,9 @@ async function main(): Promise<void> {
   ensureHostServers();
   const fx = await startFixture();
   try {
-    const result = await runSuite(fx, "fidelity-full", { probesPerLanguage: PROBES, scale: "full", programs: DEBUG_PROGRAMS }, (l) => process.stderr.write(`fidelity: ${l}\n`));
+    const result = await runSuite(fx, "fidelity-full", { probesPerLanguage: PROBES, scale: "full", programs: DEBUG_PROGRAMS }, (l) =>
+      process.stderr.write(`fidelity: ${l}\n`),
+    );
     const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
     const out = join(root, "test", "fidelity", "results");
     mkdirSync(out, { recursive: true });

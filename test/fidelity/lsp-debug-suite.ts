@@ -39,7 +39,9 @@ export async function runSuite(fx: Fixture, conversation: string, opts: SuiteOpt
     const t0 = Date.now();
     const run = await runLanguage(fx, runId, workspace, project, probes);
     const s = summarize([run]);
-    log(`lsp ${project.language}: ${s.agree}/${s.probes} agree, known ${JSON.stringify(s.known)}, unknown ${s.unknown.length} (${Math.round((Date.now() - t0) / 1000)} s)`);
+    log(
+      `lsp ${project.language}: ${s.agree}/${s.probes} agree, known ${JSON.stringify(s.known)}, unknown ${s.unknown.length} (${Math.round((Date.now() - t0) / 1000)} s)`,
+    );
     lsp.push(run);
   }
   const debug: ProgramRun[] = [];
@@ -74,14 +76,20 @@ export function figuresOf(r: SuiteResult): string {
   for (const run of r.lsp) {
     const s = summarize([run]);
     const project = r.projects.find((p) => p.language === run.language);
-    const known = Object.entries(s.known).map(([k, n]) => `${n} ${k}`).join(", ");
-    lines.push(`| lsp, ${run.language} | ${project?.origin ?? ""} | ${s.probes} | ${s.agree} (${((100 * s.agree) / Math.max(1, s.probes)).toFixed(1)} %) | ${known || "—"} | ${s.unknown.length} |`);
+    const known = Object.entries(s.known)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(", ");
+    lines.push(
+      `| lsp, ${run.language} | ${project?.origin ?? ""} | ${s.probes} | ${s.agree} (${((100 * s.agree) / Math.max(1, s.probes)).toFixed(1)} %) | ${known || "—"} | ${s.unknown.length} |`,
+    );
   }
   for (const run of r.debug) {
     const agree = run.stops.filter((s) => s.verdict === "agree").length;
     const known = run.stops.filter((s) => s.verdict !== "agree" && s.verdict !== "unknown").map((s) => s.verdict);
     const unknown = run.stops.filter((s) => s.verdict === "unknown").length;
-    lines.push(`| debug, ${run.adapter} | stops of a small program | ${run.stops.length} | ${agree} (${((100 * agree) / Math.max(1, run.stops.length)).toFixed(1)} %) | ${known.length ? `${known.length} ${[...new Set(known)].join(", ")}` : "—"} | ${unknown} |`);
+    lines.push(
+      `| debug, ${run.adapter} | stops of a small program | ${run.stops.length} | ${agree} (${((100 * agree) / Math.max(1, run.stops.length)).toFixed(1)} %) | ${known.length ? `${known.length} ${[...new Set(known)].join(", ")}` : "—"} | ${unknown} |`,
+    );
   }
   return ["| what | corpus | probes / stops | identical | known differences | unknown |", "|---|---|---|---|---|---|", ...lines].join("\n");
 }

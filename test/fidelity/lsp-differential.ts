@@ -32,7 +32,8 @@ export interface Probe {
   character: number;
 }
 
-export type Answer = { kind: "locations"; total: number; locations: string[] } | { kind: "hover"; text: string; cut: boolean } | { kind: "error"; text: string };
+export type Answer =
+  { kind: "locations"; total: number; locations: string[] } | { kind: "hover"; text: string; cut: boolean } | { kind: "error"; text: string };
 
 export interface ProbeResult {
   probe: Probe;
@@ -46,10 +47,26 @@ export interface ProbeResult {
 }
 
 const KEYWORDS: Record<Language, Set<string>> = {
-  python: new Set("def class return if else elif for while import from as pass in not and or is None True False with try except finally raise lambda yield global nonlocal assert del break continue async await self cls".split(" ")),
-  typescript: new Set("const let var function return if else for while import export from class interface type new this extends implements public private protected readonly static async await true false null undefined of in as void number string boolean any unknown never typeof instanceof case switch default break continue throw try catch finally super enum declare keyof".split(" ")),
-  go: new Set("func package import return if else for range var const type struct interface map chan go defer select switch case default break continue nil true false int string bool byte rune error len cap append make new".split(" ")),
-  c: new Set("int char void return if else for while struct static const unsigned long short signed sizeof typedef enum union extern case switch break continue default do goto volatile register include define ifdef ifndef endif NULL uintptr_t size_t".split(" ")),
+  python: new Set(
+    "def class return if else elif for while import from as pass in not and or is None True False with try except finally raise lambda yield global nonlocal assert del break continue async await self cls".split(
+      " ",
+    ),
+  ),
+  typescript: new Set(
+    "const let var function return if else for while import export from class interface type new this extends implements public private protected readonly static async await true false null undefined of in as void number string boolean any unknown never typeof instanceof case switch default break continue throw try catch finally super enum declare keyof".split(
+      " ",
+    ),
+  ),
+  go: new Set(
+    "func package import return if else for range var const type struct interface map chan go defer select switch case default break continue nil true false int string bool byte rune error len cap append make new".split(
+      " ",
+    ),
+  ),
+  c: new Set(
+    "int char void return if else for while struct static const unsigned long short signed sizeof typedef enum union extern case switch break continue default do goto volatile register include define ifdef ifndef endif NULL uintptr_t size_t".split(
+      " ",
+    ),
+  ),
 };
 
 const COMMENT = /^\s*(#|\/\/|\/\*|\*)/;
@@ -80,7 +97,7 @@ function identifiers(line: string): Array<{ name: string; at: number }> {
 function occurrenceOf(line: string, name: string, at: number): number {
   let n = 0;
   for (let i = line.indexOf(name); i !== -1; i = line.indexOf(name, i + 1)) {
-    const before = i > 0 ? [...line.slice(0, i)].pop() ?? "" : "";
+    const before = i > 0 ? ([...line.slice(0, i)].pop() ?? "") : "";
     const after = line.codePointAt(i + name.length);
     const whole = !(before && WORD.test(before)) && !(after !== undefined && WORD.test(String.fromCodePoint(after)));
     if (whole) n++;
@@ -117,7 +134,8 @@ interface Range {
   start: Position;
   end: Position;
 }
-type LocationAnswer = null | { uri: string; range: Range } | Array<{ uri: string; range: Range } | { targetUri: string; targetRange: Range; targetSelectionRange?: Range }>;
+type LocationAnswer =
+  null | { uri: string; range: Range } | Array<{ uri: string; range: Range } | { targetUri: string; targetRange: Range; targetSelectionRange?: Range }>;
 type Marked = string | { language: string; value: string };
 
 const LANGUAGE_IDS: Record<Language, string> = { python: "python", typescript: "typescript", go: "go", c: "c" };
@@ -158,7 +176,10 @@ export class DirectLsp {
     }
     const proc = spawn(argv[0] as string, argv.slice(1), { cwd: root, env: serverEnv(home), stdio: ["pipe", "pipe", "pipe"] });
     proc.stderr?.resume();
-    const conn = createMessageConnection(new StreamMessageReader(proc.stdout as NonNullable<typeof proc.stdout>), new StreamMessageWriter(proc.stdin as NonNullable<typeof proc.stdin>));
+    const conn = createMessageConnection(
+      new StreamMessageReader(proc.stdout as NonNullable<typeof proc.stdout>),
+      new StreamMessageWriter(proc.stdin as NonNullable<typeof proc.stdin>),
+    );
     const client = new DirectLsp(proc, conn, root, language, scratch);
     const rootUri = pathToFileURL(root).href;
     conn.onRequest("workspace/configuration", (p: { items?: unknown[] }) => (p.items ?? []).map(() => null));
@@ -196,7 +217,9 @@ export class DirectLsp {
     const uri = pathToFileURL(abs).href;
     if (!this.opened.has(uri)) {
       this.opened.add(uri);
-      await this.conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: LANGUAGE_IDS[this.language], version: 1, text: readFileSync(abs, "utf8") } });
+      await this.conn.sendNotification("textDocument/didOpen", {
+        textDocument: { uri, languageId: LANGUAGE_IDS[this.language], version: 1, text: readFileSync(abs, "utf8") },
+      });
       this.lastProgressAt = Date.now();
       await this.settle(30_000);
     }
@@ -220,7 +243,9 @@ export class DirectLsp {
       const extra = action === "references" ? { context: { includeDeclaration: true } } : {};
       const answer = await this.conn.sendRequest<LocationAnswer>(method, { ...params, ...extra });
       const list = answer === null ? [] : Array.isArray(answer) ? answer : [answer];
-      const locations = list.map((l) => ("targetUri" in l ? shown(l.targetUri, l.targetSelectionRange ?? l.targetRange, workspace) : shown(l.uri, l.range, workspace)));
+      const locations = list.map((l) =>
+        "targetUri" in l ? shown(l.targetUri, l.targetSelectionRange ?? l.targetRange, workspace) : shown(l.uri, l.range, workspace),
+      );
       return { kind: "locations", total: locations.length, locations };
     } catch (err) {
       return { kind: "error", text: (err as Error).message };
@@ -329,11 +354,17 @@ export function classify(enclave: Answer, direct: Answer): string | undefined {
   if (enclave.kind === "locations" && direct.kind === "locations") {
     if (same(enclave, direct)) return "agree";
     // Enclave lists the first N of the server's answer and says how many there are.
-    if (enclave.total === direct.total && enclave.locations.length < direct.total && JSON.stringify(enclave.locations) === JSON.stringify(direct.locations.slice(0, enclave.locations.length))) return "cap";
+    if (
+      enclave.total === direct.total &&
+      enclave.locations.length < direct.total &&
+      JSON.stringify(enclave.locations) === JSON.stringify(direct.locations.slice(0, enclave.locations.length))
+    )
+      return "cap";
     // The same locations in another order: the server's own (clangd merges its index in no fixed
     // order from one process to the next); Enclave keeps whatever order the server gives.
     const sorted = (l: string[]): string => JSON.stringify([...l].sort());
-    if (enclave.total === direct.total && enclave.locations.length === direct.locations.length && sorted(enclave.locations) === sorted(direct.locations)) return "server-order";
+    if (enclave.total === direct.total && enclave.locations.length === direct.locations.length && sorted(enclave.locations) === sorted(direct.locations))
+      return "server-order";
     // The same locations in the workspace, and outside it (system headers) one side lists a few the
     // other does not: clangd's merged index shows a header as one including file saw it (its macros
     // decide which of two guarded typedefs is there), and which one depends on the server's history.
@@ -382,7 +413,10 @@ export async function runLanguage(fx: Fixture, runId: string, workspace: string,
       }
     }
   } finally {
-    await starting.then((d) => d.stop(), () => undefined);
+    await starting.then(
+      (d) => d.stop(),
+      () => undefined,
+    );
   }
   return { language: project.language, results };
 }

@@ -20,7 +20,9 @@ export function textReport(results: CorpusOutcome[], verbose: boolean): string {
   const lines: string[] = [];
   for (const r of results) {
     const t = totals(r.patterns);
-    lines.push(`${r.corpus.id} (${r.corpus.language}, ${r.corpus.files.length} files, ${(r.corpus.bytes / 1e6).toFixed(1)} MB, ${r.corpus.root}): agreement ${pct(agreement(t))} of ${t.union} matches`);
+    lines.push(
+      `${r.corpus.id} (${r.corpus.language}, ${r.corpus.files.length} files, ${(r.corpus.bytes / 1e6).toFixed(1)} MB, ${r.corpus.root}): agreement ${pct(agreement(t))} of ${t.union} matches`,
+    );
     for (const o of r.patterns) if (verbose || o.disagreements.length) lines.push(patternLine(o));
     for (const o of r.patterns) {
       for (const d of o.disagreements.filter((x) => x.class === "unknown").slice(0, 5)) {
@@ -59,7 +61,9 @@ export function figuresSection(results: CorpusOutcome[], machine: string): strin
     ...rows,
     `| **all** | ${results.reduce((n, r) => n + r.corpus.files.length, 0)} | ${(results.reduce((n, r) => n + r.corpus.bytes, 0) / 1e6).toFixed(1)} | | ${all.union} | ${all.both} | **${pct(agreement(all))}** | ${deliberate} | ${all.byClass.unparsed} | ${all.byClass.unknown} |`,
     "",
-    `Deliberate differences by kind: ${DELIBERATE.filter((c) => c !== "several").map((c) => `${c} ${all.byClass[c]}`).join(", ")}` +
+    `Deliberate differences by kind: ${DELIBERATE.filter((c) => c !== "several")
+      .map((c) => `${c} ${all.byClass[c]}`)
+      .join(", ")}` +
       `${all.byClass.several ? `, several at once ${all.byClass.several}` : ""}. ` +
       `${backtrackingPattern} of them come from the one pattern \`$F($$$A, $B)\`, which matches every call of two or more arguments in Enclave and none in ast-grep.`,
   ].join("\n");

@@ -18,7 +18,11 @@ const BUILD_TIMEOUT_MS = 15 * 60_000;
 export async function byoImage(name: ByoImage): Promise<string> {
   const dir = join(repoRoot, "test", "fixtures", "byo-images", name);
   const base = imageTags().base;
-  const hash = createHash("sha256").update(base).update(readFileSync(join(dir, "Dockerfile"))).digest("hex").slice(0, 12);
+  const hash = createHash("sha256")
+    .update(base)
+    .update(readFileSync(join(dir, "Dockerfile")))
+    .digest("hex")
+    .slice(0, 12);
   const tag = `enclave-test-byo-${name}:${hash}`;
   const docker = new Docker();
   try {

@@ -33,11 +33,15 @@ export async function startControlPlaneProcess(
   listen = `unix://${join(dataDir, "cp.sock")}`,
 ): Promise<ControlPlaneProcess> {
   const logFd = logFile === undefined ? undefined : openSync(logFile, "a", 0o600);
-  const child = spawn(process.execPath, [join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve", "--data-dir", dataDir, "--listen", listen], {
-    stdio: ["ignore", "pipe", logFd ?? "pipe"],
-    // Info lines (the drain's, the reconnects') are what tests of a serving process read.
-    env: { ...process.env, ENCLAVE_CONSOLE_LISTEN: "off", ENCLAVE_LOG_LEVEL: "info", ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve", "--data-dir", dataDir, "--listen", listen],
+    {
+      stdio: ["ignore", "pipe", logFd ?? "pipe"],
+      // Info lines (the drain's, the reconnects') are what tests of a serving process read.
+      env: { ...process.env, ENCLAVE_CONSOLE_LISTEN: "off", ENCLAVE_LOG_LEVEL: "info", ...env },
+    },
+  );
   let out = "";
   let err = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));

@@ -251,7 +251,7 @@ export function debugScenarios(placement: Placement): void {
   beforeAll(async () => {
     fx = await startFixture();
     h = await openHarness(fx, `dbg-${placement}`, placement);
-    await h.tool("write", { path: "py/pyproject.toml", content: "[project]\nname = \"prog\"\n" });
+    await h.tool("write", { path: "py/pyproject.toml", content: '[project]\nname = "prog"\n' });
     await h.tool("write", { path: "py/prog.py", content: PY_PROG });
     await h.tool("write", { path: "py/attachme.py", content: ATTACH_PROG });
     await h.tool("write", { path: "py/recurse.py", content: RECURSE });
@@ -395,12 +395,7 @@ export function debugScenarios(placement: Placement): void {
       await h.ok({ op: "breakpoints", file: "py/prog.py", lines: [12] });
       await h.ok({ op: "launch", program: "py/prog.py" });
       // Unserialized, the second step would find the program running and fail.
-      const results = await Promise.all([
-        h.call({ op: "step_in" }),
-        h.call({ op: "step_over" }),
-        h.call({ op: "step_over" }),
-        h.call({ op: "stack" }),
-      ]);
+      const results = await Promise.all([h.call({ op: "step_in" }), h.call({ op: "step_over" }), h.call({ op: "step_over" }), h.call({ op: "stack" })]);
       for (const r of results) expect(r.isError, r.text).toBe(false);
       await t.ok({ op: "status" });
       await h.ok({ op: "terminate" });
@@ -432,7 +427,12 @@ export function debugScenarios(placement: Placement): void {
       await t.ok({ op: "evaluate", expression: "x" });
       // The C runtime's frames below main are named from glibc's debug symbols where they are
       // installed (the host) and as lldb's unnamed symbols where not (the image): only the program's.
-      const stack = await t.ok({ op: "stack" }, (text) => text.split("\n").filter((l) => !l.startsWith("#") || / at c\/prog\.c:/.test(l)).join("\n"));
+      const stack = await t.ok({ op: "stack" }, (text) =>
+        text
+          .split("\n")
+          .filter((l) => !l.startsWith("#") || / at c\/prog\.c:/.test(l))
+          .join("\n"),
+      );
       const frameId = Number(/^#1 .*frame_id (\d+)/m.exec(stack)?.[1]);
       await t.ok({ op: "evaluate", expression: "a", frame_id: frameId });
       await t.ok({ op: "step_over" });
@@ -555,7 +555,7 @@ export function debugScenarios(placement: Placement): void {
     it("prefers the project's .venv python over the one on PATH", async () => {
       const v = await openHarness(fx, `venv-${placement}`, placement);
       const t = recorded(v);
-      await v.tool("write", { path: "pyproject.toml", content: "[project]\nname = \"v\"\n" });
+      await v.tool("write", { path: "pyproject.toml", content: '[project]\nname = "v"\n' });
       await v.tool("write", { path: "whoami.py", content: WHOAMI });
       // A venv that cannot load debugpy is not silently replaced by the PATH python. `adapters` names
       // it without running it (a project's interpreter runs only for a launch), so the launch says why.
@@ -590,7 +590,11 @@ export function debugScenarios(placement: Placement): void {
       const t = recorded(b);
       const brokenKernels = (await fx.client.openRun(`brokenpy-${placement}`, { resources: ["kernel"], approvalPolicy: "never" })).id;
       await b.tool("exec", { command: "mkdir -p .venv/bin && printf 'not a program' > .venv/bin/python" });
-      const refusedCell = await fx.client.callTool(brokenKernels, "eval", { description: "ask the kernel which python it runs", language: "python", code: "print(1)" });
+      const refusedCell = await fx.client.callTool(brokenKernels, "eval", {
+        description: "ask the kernel which python it runs",
+        language: "python",
+        code: "print(1)",
+      });
       expect(refusedCell.isError, resultText(refusedCell)).toBe(true);
       t.log.add(`eval print(1) → error ${refusedCell.errorCode}`, resultText(refusedCell));
       await t.call({ op: "adapters" });
@@ -600,7 +604,7 @@ export function debugScenarios(placement: Placement): void {
     it("a venv that already sees the system's packages is not told to be recreated with them", async () => {
       const v = await openHarness(fx, `venv2-${placement}`, placement);
       const t = recorded(v);
-      await v.tool("write", { path: "pyproject.toml", content: "[project]\nname = \"v\"\n" });
+      await v.tool("write", { path: "pyproject.toml", content: '[project]\nname = "v"\n' });
       await v.tool("write", { path: "whoami.py", content: WHOAMI });
       // It sees Debian's debugpy, but a package of its own shadows one debugpy needs.
       await v.tool("exec", {
@@ -630,7 +634,7 @@ export function debugScenarios(placement: Placement): void {
     beforeAll(async () => {
       tfx = await withEnv("ENCLAVE_DEBUG_TTL_SECONDS", String(TTL_SECONDS), () => startFixture());
       h2 = await openHarness(tfx, `ttl-${placement}`, placement);
-      await h2.tool("write", { path: "pyproject.toml", content: "[project]\nname = \"t\"\n" });
+      await h2.tool("write", { path: "pyproject.toml", content: '[project]\nname = "t"\n' });
       await h2.tool("write", { path: "prog.py", content: PY_PROG });
     });
     afterAll(async () => tfx?.close());

@@ -193,8 +193,20 @@ export function evalCases(place: () => EvalPlace): void {
       ].join("\n"),
     });
     expect(r.isError, resultText(r)).toBe(false);
-    const kinds = r.parts.map((x) => (x.part?.$case === "text" ? `text:${x.part.value.trim()}` : x.part?.$case === "rich" ? `rich:${x.part.value.mimeType}:${x.part.value.text}` : x.part?.$case));
-    expect(kinds).toEqual(["text:<IPython.core.display.HTML object>", "rich:text/html:<b>bold</b>", "text:## Title", "image", 'text:{\n  "a": [\n    1,\n    2\n  ]\n}']);
+    const kinds = r.parts.map((x) =>
+      x.part?.$case === "text"
+        ? `text:${x.part.value.trim()}`
+        : x.part?.$case === "rich"
+          ? `rich:${x.part.value.mimeType}:${x.part.value.text}`
+          : x.part?.$case,
+    );
+    expect(kinds).toEqual([
+      "text:<IPython.core.display.HTML object>",
+      "rich:text/html:<b>bold</b>",
+      "text:## Title",
+      "image",
+      'text:{\n  "a": [\n    1,\n    2\n  ]\n}',
+    ]);
     const image = r.parts.find((x) => x.part?.$case === "image");
     expect(image?.part?.$case === "image" && image.part.value.mimeType).toBe("image/png");
     // The older import path and the raw display helpers publish through the same display.
@@ -216,7 +228,9 @@ export function evalCases(place: () => EvalPlace): void {
     const table = html?.part?.$case === "rich" ? html.part.value.text : "";
     expect(table.match(/<th>\.\.\.<\/th>/g)).toHaveLength(1);
     expect(table).toMatch(/3 rows × 30 columns/);
-    expect(await evalOk(p, { code: "(pd.get_option('display.max_columns'), pd.get_option('display.max_rows'), pd.get_option('display.width'))" })).toBe("(20, 60, 80)");
+    expect(await evalOk(p, { code: "(pd.get_option('display.max_columns'), pd.get_option('display.max_rows'), pd.get_option('display.width'))" })).toBe(
+      "(20, 60, 80)",
+    );
   });
 
   it("keeps two adjacent tables apart in markdown, and text after a table off its rows", async () => {
@@ -244,7 +258,9 @@ export function evalCases(place: () => EvalPlace): void {
     expect(open.errorCode).toBe("cell_error");
     expect(resultText(open)).toMatch(/^ {2}File "<cell \d+>", line 1\n {4}x = \(1,\n {8}\^\nSyntaxError: '\(' was never closed$/);
     const indent = await evalCell(p, { code: "def f():\nreturn 1" });
-    expect(resultText(indent)).toMatch(/^ {2}File "<cell \d+>", line 2\n {4}return 1\n {4}\^+\nIndentationError: expected an indented block after function definition on line 1$/);
+    expect(resultText(indent)).toMatch(
+      /^ {2}File "<cell \d+>", line 2\n {4}return 1\n {4}\^+\nIndentationError: expected an indented block after function definition on line 1$/,
+    );
     const outside = await evalCell(p, { code: "print('never')\nreturn 5" });
     expect(resultText(outside)).toMatch(/^ {2}File "<cell \d+>", line 2\n {4}return 5\n {4}\^+\nSyntaxError: 'return' outside function$/);
     for (const r of [open, indent, outside]) expect(resultText(r)).not.toMatch(/Traceback|ast\.py|_enclave_kernel/);
@@ -256,7 +272,9 @@ export function evalCases(place: () => EvalPlace): void {
     const p = place();
     expect(await evalOk(p, { code: "class Plain:\n    pass\n\nPlain()" })).toMatch(/^<__main__\.Plain at 0x[0-9a-f]+>$/);
     expect(await evalOk(p, { code: "def greet(name, punctuation='!'):\n    return name\n\ngreet" })).toBe("<function __main__.greet(name, punctuation='!')>");
-    expect(await evalOk(p, { code: "import collections, re\n(int, collections.defaultdict(list), re.compile(r'a+'))" })).toBe("(int, defaultdict(list, {}), re.compile(r'a+', re.UNICODE))");
+    expect(await evalOk(p, { code: "import collections, re\n(int, collections.defaultdict(list), re.compile(r'a+'))" })).toBe(
+      "(int, defaultdict(list, {}), re.compile(r'a+', re.UNICODE))",
+    );
     expect(await evalOk(p, { code: "[n * 1000 for n in range(20)]" })).toBe(`[${Array.from({ length: 20 }, (_, n) => n * 1000).join(",\n ")}]`);
     // A coroutine the last expression makes is its value (only a top-level await is awaited).
     expect(await evalOk(p, { code: "async def fetch():\n    return 10\n\ncoro = fetch()\ncoro" })).toMatch(/^<coroutine object fetch at 0x[0-9a-f]+>$/);
@@ -265,8 +283,12 @@ export function evalCases(place: () => EvalPlace): void {
 
   it("shows a failed top-level await with the cell's frames only, not asyncio's", async () => {
     const p = place();
-    const r = await evalCell(p, { code: "import asyncio\nasync def failing():\n    await asyncio.sleep(0)\n    raise TimeoutError('upstream did not answer')\n\nawait failing()" });
-    expect(resultText(r)).toMatch(/^Traceback \(most recent call last\):\n {2}File "<cell \d+>", line 6, in <module>\n {4}await failing\(\)\n {2}File "<cell \d+>", line 4, in failing\n/);
+    const r = await evalCell(p, {
+      code: "import asyncio\nasync def failing():\n    await asyncio.sleep(0)\n    raise TimeoutError('upstream did not answer')\n\nawait failing()",
+    });
+    expect(resultText(r)).toMatch(
+      /^Traceback \(most recent call last\):\n {2}File "<cell \d+>", line 6, in <module>\n {4}await failing\(\)\n {2}File "<cell \d+>", line 4, in failing\n/,
+    );
     expect(resultText(r)).not.toMatch(/asyncio|base_events/);
   });
 
@@ -274,10 +296,21 @@ export function evalCases(place: () => EvalPlace): void {
     const p = place();
     // A new kernel has not imported asyncio (half of its start-up when it did).
     expect(await evalOk(p, { code: "import sys\n'asyncio' in sys.modules", reset: true })).toBe("False");
-    expect(await evalOk(p, { code: "import asyncio\nloop = asyncio.get_event_loop()\nticks = []\nasync def tick():\n    ticks.append(1)\n\ntask = loop.create_task(tick())\nlen(ticks)" })).toBe("0");
-    expect(await evalOk(p, { code: "await asyncio.sleep(0)\nsame = asyncio.get_running_loop() is loop\n(same, task.done(), ticks)" })).toBe("(True, True, [1])");
+    expect(
+      await evalOk(p, {
+        code: "import asyncio\nloop = asyncio.get_event_loop()\nticks = []\nasync def tick():\n    ticks.append(1)\n\ntask = loop.create_task(tick())\nlen(ticks)",
+      }),
+    ).toBe("0");
+    expect(await evalOk(p, { code: "await asyncio.sleep(0)\nsame = asyncio.get_running_loop() is loop\n(same, task.done(), ticks)" })).toBe(
+      "(True, True, [1])",
+    );
     // asyncio imported first off the main thread: the main thread still gets the kernel's loop.
-    expect(await evalOk(p, { code: "import sys, threading\nt = threading.Thread(target=lambda: __import__('asyncio'))\nt.start()\nt.join()\n'asyncio' in sys.modules", reset: true })).toBe("True");
+    expect(
+      await evalOk(p, {
+        code: "import sys, threading\nt = threading.Thread(target=lambda: __import__('asyncio'))\nt.start()\nt.join()\n'asyncio' in sys.modules",
+        reset: true,
+      }),
+    ).toBe("True");
     expect(await evalOk(p, { code: "import asyncio\nfirst = asyncio.get_event_loop()\nfirst.is_running()" })).toBe("False");
     expect(await evalOk(p, { code: "await asyncio.sleep(0)\nsame = asyncio.get_running_loop() is first\nsame" })).toBe("True");
   });
@@ -343,7 +376,10 @@ export function evalCases(place: () => EvalPlace): void {
 
   it("reports errors from JavaScript work left running with the cell's frames only", async () => {
     const p = place();
-    await evalOk(p, { language: "javascript", code: "setTimeout(() => { throw new Error('late') }, 10);\nPromise.reject(new Error('nobody'));\n'left running'" });
+    await evalOk(p, {
+      language: "javascript",
+      code: "setTimeout(() => { throw new Error('late') }, 10);\nPromise.reject(new Error('nobody'));\n'left running'",
+    });
     const code = "await new Promise((r) => setTimeout(r, 300));\n'next'";
     const r = await evalOk(p, { language: "javascript", code });
     expect(r).not.toMatch(/node:vm|node:internal|node:async_hooks|js-runner|runInThisContext|sigintHandlersWrap|execute|drain/);
@@ -358,13 +394,19 @@ export function evalCases(place: () => EvalPlace): void {
     const p = place();
     writeFileSync(join(p.workspace, "helper.mjs"), "export const greet = (n) => `hi ${n}`;\n");
     const js = (code: string) => evalOk(p, { language: "javascript", code });
-    expect(await js("const a = await new Promise((r) => setTimeout(() => r(20), 50));\nlet b = 1;\nclass K { twice(n) { return 2 * n } }\nconsole.log('streamed');\nnew K().twice(a + b)")).toBe("streamed\n42");
+    expect(
+      await js(
+        "const a = await new Promise((r) => setTimeout(() => r(20), 50));\nlet b = 1;\nclass K { twice(n) { return 2 * n } }\nconsole.log('streamed');\nnew K().twice(a + b)",
+      ),
+    ).toBe("streamed\n42");
     expect(await js("let b = 5; const a = 1; class K { twice(n) { return 3 * n } }\nnew K().twice(a + b)")).toBe("18");
     const failed = await evalCell(p, { language: "javascript", code: "let late = (() => { throw new Error('not yet') })();" });
     expect(failed.errorCode).toBe("cell_error");
     expect(resultText(failed)).toMatch(/Error: not yet\n\s+at <cell \d+>:1/);
     expect(await js("let late = 'fine now'; late")).toBe("'fine now'");
-    expect(await js("const { greet } = await import('./helper.mjs');\nconst path = await import('node:path');\ngreet(path.basename('/x/y.txt'))")).toBe("'hi y.txt'");
+    expect(await js("const { greet } = await import('./helper.mjs');\nconst path = await import('node:path');\ngreet(path.basename('/x/y.txt'))")).toBe(
+      "'hi y.txt'",
+    );
     expect(await js("display({ shown: true }); 'last'")).toBe("{ shown: true }\n'last'");
   });
 
@@ -384,7 +426,10 @@ export function evalCases(place: () => EvalPlace): void {
     }
     expect(audit.at(-2)?.kernelId).toMatch(/^py-[0-9a-f]{8}$/);
     expect(audit.at(-1)?.kernelId).toMatch(/^js-[0-9a-f]{8}$/);
-    const evalAudit = p.fx.cp.audit.history(p.conversationId).filter((e) => e.tool === "eval").at(-1);
+    const evalAudit = p.fx.cp.audit
+      .history(p.conversationId)
+      .filter((e) => e.tool === "eval")
+      .at(-1);
     expect(evalAudit?.kernelId).toBe(audit.at(-1)?.kernelId);
   });
 
@@ -400,7 +445,11 @@ export function evalCases(place: () => EvalPlace): void {
     expect(existsSync(join(p.workspace, "nope.txt"))).toBe(false);
     const log = new TranscriptLog();
     addCell(log, "tool('write', …) on the plan surface", plan);
-    const js = await evalCell(p, { language: "javascript", code: "await tool('write', { path: 'nope.txt', content: 'x' })", bridge_surface: "readonly_subagent" });
+    const js = await evalCell(p, {
+      language: "javascript",
+      code: "await tool('write', { path: 'nope.txt', content: 'x' })",
+      bridge_surface: "readonly_subagent",
+    });
     expect(js.errorCode).toBe("cell_error");
     addCell(log, "await tool('write', …) on the readonly_subagent surface", js);
     const unknown = await evalCell(p, { code: "tool('no_such_tool', {})" });

@@ -156,29 +156,16 @@ export class HostileInputs {
     const variants = (ids: string[]): string[] =>
       ids.flatMap((id) => [`${id}/..`, `../${id}`, `${id}\u0000`, `${id} `, id.toUpperCase(), `fuzz.${id}`, `${id}.`, `${id}%00`, `./${id}`]);
     const foreign = [...t.foreignConversations, ...t.foreignConversations.map((id) => `other.${id}`)];
-    this.notMyConversation = fc.oneof(
-      { arbitrary: fc.constantFrom(...variants(t.conversations), ...foreign), weight: 3 },
-      { arbitrary: this.text, weight: 3 },
-    ).filter((id) => !t.conversations.includes(id));
+    this.notMyConversation = fc
+      .oneof({ arbitrary: fc.constantFrom(...variants(t.conversations), ...foreign), weight: 3 }, { arbitrary: this.text, weight: 3 })
+      .filter((id) => !t.conversations.includes(id));
     this.conversationId = fc.oneof({ arbitrary: fc.constantFrom(...t.conversations), weight: 4 }, { arbitrary: this.notMyConversation, weight: 2 });
-    this.notMyRun = fc.oneof(
-      { arbitrary: fc.constantFrom(...variants(t.runs), ...t.foreignRuns, "r-000000000000"), weight: 3 },
-      { arbitrary: this.text, weight: 3 },
-    ).filter((id) => !t.runs.includes(id));
+    this.notMyRun = fc
+      .oneof({ arbitrary: fc.constantFrom(...variants(t.runs), ...t.foreignRuns, "r-000000000000"), weight: 3 }, { arbitrary: this.text, weight: 3 })
+      .filter((id) => !t.runs.includes(id));
     this.runId = fc.oneof({ arbitrary: fc.constantFrom(...t.runs), weight: 4 }, { arbitrary: this.notMyRun, weight: 2 });
     this.toolName = fc.oneof({ arbitrary: fc.constantFrom(...t.toolNames), weight: 4 }, { arbitrary: this.text, weight: 1 });
-    this.int64 = fc.constantFrom(
-      0,
-      -1,
-      1,
-      2 ** 31 - 1,
-      2 ** 31,
-      2 ** 32,
-      -(2 ** 31),
-      Number.MAX_SAFE_INTEGER,
-      Number.MIN_SAFE_INTEGER,
-      1e15,
-    );
+    this.int64 = fc.constantFrom(0, -1, 1, 2 ** 31 - 1, 2 ** 31, 2 ** 32, -(2 ** 31), Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 1e15);
     this.double = fc.oneof(
       fc.constantFrom(0, -0, -1, 1e-9, Number.MIN_VALUE, 0.5, 1, 2, 64, 2 ** 53, 1e6, 1e308, -1e308, NaN, Infinity, -Infinity),
       fc.double(),
@@ -190,15 +177,17 @@ export class HostileInputs {
 
 /** Tool arguments: nesting and width at and past any sane bound, non-objects, non-JSON, and records of hostile fields. */
 function argumentsJson(text: fc.Arbitrary<string>, path: fc.Arbitrary<string>, int: fc.Arbitrary<number>): fc.Arbitrary<string> {
-  const deep = fc.constantFrom(1, 64, 1_000, 10_000, 100_000).chain((d) =>
-    fc.constantFrom(
-      "[".repeat(d) + "]".repeat(d),
-      `{"path":${'{"a":'.repeat(d)}1${"}".repeat(d)}}`,
-      `{"command":"x","code":${"[".repeat(d)}${"]".repeat(d)}}`,
-    ),
-  );
+  const deep = fc
+    .constantFrom(1, 64, 1_000, 10_000, 100_000)
+    .chain((d) =>
+      fc.constantFrom(
+        "[".repeat(d) + "]".repeat(d),
+        `{"path":${'{"a":'.repeat(d)}1${"}".repeat(d)}}`,
+        `{"command":"x","code":${"[".repeat(d)}${"]".repeat(d)}}`,
+      ),
+    );
   const wide = fc.constantFrom(1_000, 20_000, 100_000).map((k) => JSON.stringify(Object.fromEntries(Array.from({ length: k }, (_, i) => [`k${i}`, i]))));
-  const broken = fc.constantFrom("", "{", "nul", "\u0000", "[1,]", '{"a":1}x', "1e999", "NaN", '{"a":"\\ud800"}', "{\"path\":\"a\u0000b\"}", "\ufeff{}");
+  const broken = fc.constantFrom("", "{", "nul", "\u0000", "[1,]", '{"a":1}x', "1e999", "NaN", '{"a":"\\ud800"}', '{"path":"a\u0000b"}', "\ufeff{}");
   const notObjects = fc.constantFrom("null", "1", "[]", '"s"', "true", "-0", "1e999");
   const pollution = fc.constantFrom('{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}', '{"path":"x","__proto__":null}');
   const field = fc.constantFrom(
@@ -223,7 +212,16 @@ function argumentsJson(text: fc.Arbitrary<string>, path: fc.Arbitrary<string>, i
     "action",
     "id",
   );
-  const value = fc.oneof(text, path, int, fc.constantFrom(1e-9, 1e308, -1e308, 0.5), fc.boolean(), fc.constant(null), fc.array(path, { maxLength: 3 }), fc.json({ maxDepth: 3 }).map((j) => JSON.parse(j) as unknown));
+  const value = fc.oneof(
+    text,
+    path,
+    int,
+    fc.constantFrom(1e-9, 1e308, -1e308, 0.5),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(path, { maxLength: 3 }),
+    fc.json({ maxDepth: 3 }).map((j) => JSON.parse(j) as unknown),
+  );
   const record = fc.dictionary(field, value, { maxKeys: 5 }).map((o) => JSON.stringify(o));
   return fc.oneof(
     { arbitrary: record, weight: 6 },

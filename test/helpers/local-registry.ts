@@ -40,13 +40,9 @@ export async function startLocalRegistry(): Promise<LocalRegistry> {
   const config = join(dir, "config.yml");
   writeFileSync(
     config,
-    [
-      "version: 0.1",
-      "log: {level: warn}",
-      `storage: {filesystem: {rootdirectory: ${data}}, delete: {enabled: true}}`,
-      `http: {addr: ${address}}`,
-      "",
-    ].join("\n"),
+    ["version: 0.1", "log: {level: warn}", `storage: {filesystem: {rootdirectory: ${data}}, delete: {enabled: true}}`, `http: {addr: ${address}}`, ""].join(
+      "\n",
+    ),
   );
   const argv = asRoot
     ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "docker-registry", "serve", config]

@@ -14,7 +14,8 @@ export type Placement = "host" | "enclosure";
 export const C_PROJECT: Record<string, string> = {
   "c/compile_flags.txt": "-std=c11\n-Wall\n-Iinclude\n",
   "c/include/counter.h": "#ifndef COUNTER_H\n#define COUNTER_H\nint counter_step(int value);\nint counter_twice(int value);\n#endif\n",
-  "c/src/counter.c": '#include "counter.h"\nint counter_step(int value) { return value + 1; }\nint counter_twice(int value) { return counter_step(counter_step(value)); }\n',
+  "c/src/counter.c":
+    '#include "counter.h"\nint counter_step(int value) { return value + 1; }\nint counter_twice(int value) { return counter_step(counter_step(value)); }\n',
   ...Object.fromEntries(
     ["a", "b", "c", "d", "e"].map((n) => [
       `c/src/use_${n}.c`,
@@ -29,7 +30,7 @@ export const C_PROJECT: Record<string, string> = {
 
 const FILES: Record<string, string> = {
   "py/pyproject.toml": '[project]\nname = "fid"\nversion = "0.1.0"\n',
-  "py/names.py": "def greet(name: str) -> str:\n    return name\n\n\nprint(greet(\"x\"))\n",
+  "py/names.py": 'def greet(name: str) -> str:\n    return name\n\n\nprint(greet("x"))\n',
   // An error the file had before the run touched it.
   "py/old.py": 'count: int = "many"\n',
   "ts/tsconfig.json": '{ "compilerOptions": { "strict": true, "target": "es2020", "module": "commonjs", "noEmit": true }, "include": ["*.ts"] }\n',
@@ -88,7 +89,6 @@ export async function openLspHarness(fx: Fixture, id: string, placement: Placeme
     },
   };
 }
-
 
 /** What differs between runs and placements in lsp's answers: server pids. */
 const LSP_MASKS: readonly Mask[] = [[/\bpid \d+/g, "pid <pid>"]];

@@ -10,15 +10,18 @@ export interface RawResponse {
 
 export function rawRequest(opts: { port: number; path: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port: opts.port, path: opts.path, method: opts.method ?? "GET", headers: opts.headers, timeout: 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      // An event stream never ends: read its first bytes only.
-      res.on("data", (c: Buffer) => {
-        chunks.push(c);
-        if ((res.headers["content-type"] ?? "").startsWith("text/event-stream")) res.destroy();
-      });
-      res.on("close", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers }));
-    });
+    const req = httpRequest(
+      { host: "127.0.0.1", port: opts.port, path: opts.path, method: opts.method ?? "GET", headers: opts.headers, timeout: 10_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        // An event stream never ends: read its first bytes only.
+        res.on("data", (c: Buffer) => {
+          chunks.push(c);
+          if ((res.headers["content-type"] ?? "").startsWith("text/event-stream")) res.destroy();
+        });
+        res.on("close", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers }));
+      },
+    );
     req.on("error", reject);
     req.on("timeout", () => req.destroy(new Error("request timed out")));
     req.end(opts.body);

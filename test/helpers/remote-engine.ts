@@ -53,9 +53,28 @@ function makeCerts(dir: string, address: string): void {
   ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "1", "-subj", "/CN=enclave-test-ca");
   writeFileSync(join(dir, "server.ext"), `subjectAltName=IP:${address}\nextendedKeyUsage=serverAuth\n`);
   writeFileSync(join(dir, "client.ext"), "extendedKeyUsage=clientAuth\n");
-  for (const [who, ext] of [["server", "server.ext"], ["client", "client.ext"]] as const) {
+  for (const [who, ext] of [
+    ["server", "server.ext"],
+    ["client", "client.ext"],
+  ] as const) {
     ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", `${who}-key.pem`, "-out", `${who}.csr`, "-subj", `/CN=enclave-test-${who}`);
-    ssl("x509", "-req", "-in", `${who}.csr`, "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial", "-out", `${who}-cert.pem`, "-days", "1", "-extfile", ext);
+    ssl(
+      "x509",
+      "-req",
+      "-in",
+      `${who}.csr`,
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca-key.pem",
+      "-CAcreateserial",
+      "-out",
+      `${who}-cert.pem`,
+      "-days",
+      "1",
+      "-extfile",
+      ext,
+    );
   }
 }
 
@@ -182,7 +201,11 @@ export async function startRemoteEngine(name = "remote", cap = 0): Promise<Remot
     run("ip", ["link", "set", vethNs, "netns", netns]);
     run("ip", ["addr", "add", `${hostAddress}/30`, "dev", vethHost]);
     run("ip", ["link", "set", vethHost, "up"]);
-    for (const args of [["addr", "add", `${address}/30`, "dev", vethNs], ["link", "set", vethNs, "up"], ["link", "set", "lo", "up"]]) {
+    for (const args of [
+      ["addr", "add", `${address}/30`, "dev", vethNs],
+      ["link", "set", vethNs, "up"],
+      ["link", "set", "lo", "up"],
+    ]) {
       run("ip", ["-n", netns, ...args]);
     }
     makeCerts(certs, address);
@@ -194,15 +217,31 @@ export async function startRemoteEngine(name = "remote", cap = 0): Promise<Remot
       [
         `--net=/var/run/netns/${netns}`,
         "dockerd",
-        "--data-root", join(dir, "root"),
-        "--exec-root", join(dir, "exec"),
-        "--pidfile", join(dir, "dockerd.pid"),
-        "--config-file", join(dir, "daemon.json"),
-        "--cgroup-parent", cgroupParent,
-        "-H", `tcp://${address}:2376`,
-        "--tlsverify", "--tlscacert", join(certs, "ca.pem"), "--tlscert", join(certs, "server-cert.pem"), "--tlskey", join(certs, "server-key.pem"),
+        "--data-root",
+        join(dir, "root"),
+        "--exec-root",
+        join(dir, "exec"),
+        "--pidfile",
+        join(dir, "dockerd.pid"),
+        "--config-file",
+        join(dir, "daemon.json"),
+        "--cgroup-parent",
+        cgroupParent,
+        "-H",
+        `tcp://${address}:2376`,
+        "--tlsverify",
+        "--tlscacert",
+        join(certs, "ca.pem"),
+        "--tlscert",
+        join(certs, "server-cert.pem"),
+        "--tlskey",
+        join(certs, "server-key.pem"),
         // Enclosures run with --network none: no bridge, no iptables rules in anyone's tables.
-        "--bridge", "none", "--iptables=false", "--ip-masq=false", "--ip-forward=false",
+        "--bridge",
+        "none",
+        "--iptables=false",
+        "--ip-masq=false",
+        "--ip-forward=false",
       ],
       { detached: true, stdio: ["ignore", logFd, logFd] },
     );
@@ -217,11 +256,18 @@ export async function startRemoteEngine(name = "remote", cap = 0): Promise<Remot
       cap,
     };
     const docker = dockerFor(config);
-    await waitFor(() => docker.ping().then(() => true, () => false), `the second dockerd to answer at ${config.host}`, 60_000);
+    await waitFor(
+      () =>
+        docker.ping().then(
+          () => true,
+          () => false,
+        ),
+      `the second dockerd to answer at ${config.host}`,
+      60_000,
+    );
     return { name, host: config.host, config, docker, pid, logFile: join(dir, "dockerd.log"), kill: () => killPid(pid, "SIGKILL"), teardown };
   } catch (err) {
     await teardown();
     throw err;
   }
 }
-

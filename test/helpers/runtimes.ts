@@ -5,7 +5,10 @@ import { ENCLOSURE_RUNTIMES, type EnclosureRuntime, isEnclosureRuntime } from "@
 function fromEnv(): EnclosureRuntime[] {
   const raw = process.env.ENCLAVE_TEST_RUNTIMES ?? "";
   if (raw.trim() === "") return [...ENCLOSURE_RUNTIMES];
-  const names = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const n of names) if (!isEnclosureRuntime(n)) throw new Error(`ENCLAVE_TEST_RUNTIMES names \`${n}\`, not one of ${ENCLOSURE_RUNTIMES.join(", ")}`);
   return names as EnclosureRuntime[];
 }

@@ -30,6 +30,18 @@ export async function ensureSmallEnclosureImage(docker: Docker): Promise<string>
   const tag = `enclave-test-small:${hashParts(["small-v1", base, hashTree(recipeDir), pyright])}`;
   if (await imageExists(docker, tag)) return tag;
   if (!(await imageExists(docker, base))) throw new Error(`${base} is not built: run \`make images\` first`);
-  await dockerBuild(docker, { tag, folders: [[recipeDir, ""], [join(pyright, "node_modules"), "node_modules"]], buildArgs: { BASE: base }, labels: { "org.enclave.test-image": "small" } }, consoleProgress());
+  await dockerBuild(
+    docker,
+    {
+      tag,
+      folders: [
+        [recipeDir, ""],
+        [join(pyright, "node_modules"), "node_modules"],
+      ],
+      buildArgs: { BASE: base },
+      labels: { "org.enclave.test-image": "small" },
+    },
+    consoleProgress(),
+  );
   return tag;
 }

@@ -24,12 +24,45 @@ const EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes
 function signed(dir: string, name: string, subject: string, extensions: string): void {
   openssl(dir, "req", ...EC, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject);
   writeFileSync(join(dir, `${name}.ext`), extensions);
-  openssl(dir, "x509", "-req", "-in", `${name}.csr`, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${name}.pem`, "-days", "2", "-extfile", `${name}.ext`);
+  openssl(
+    dir,
+    "x509",
+    "-req",
+    "-in",
+    `${name}.csr`,
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    `${name}.pem`,
+    "-days",
+    "2",
+    "-extfile",
+    `${name}.ext`,
+  );
 }
 
 export function makeTestCerts(dir: string): TestCerts {
-  openssl(dir, "req", "-x509", ...EC, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=enclave-test-ca",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+  openssl(
+    dir,
+    "req",
+    "-x509",
+    ...EC,
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=enclave-test-ca",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  );
   signed(dir, "server", "/CN=localhost", "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
   signed(dir, "client", "/CN=enclave-test-client", "extendedKeyUsage=clientAuth\n");
   const f = (n: string): string => join(dir, n);

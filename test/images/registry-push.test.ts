@@ -55,7 +55,11 @@ describe("images push to a real registry", () => {
   });
   afterAll(async () => {
     const docker = await connectDocker();
-    for (const ref of cleanups) await docker.getImage(ref).remove({ noprune: true }).catch(() => undefined);
+    for (const ref of cleanups)
+      await docker
+        .getImage(ref)
+        .remove({ noprune: true })
+        .catch(() => undefined);
     await registry?.close();
     rmSync(root, { recursive: true, force: true });
   });
@@ -81,7 +85,10 @@ describe("images push to a real registry", () => {
     expect(pinned).toBe(`${registry.address}/${name}@${pushed.digest}`);
     cleanups.push(pinned);
     await expect(docker.getImage(`${registry.address}/${name}:${tag}`).inspect()).rejects.toMatchObject({ statusCode: 404 });
-    await docker.getImage(pinned).remove({ noprune: true }).catch(() => undefined);
+    await docker
+      .getImage(pinned)
+      .remove({ noprune: true })
+      .catch(() => undefined);
     await ensurePinnedImage(docker, pinned, registry.address);
     const pulled = await docker.getImage(pinned).inspect();
     expect(pulled.Id).toBe((await docker.getImage(base.ref).inspect()).Id);
@@ -92,7 +99,9 @@ describe("images push to a real registry", () => {
     expect(sbomRes.headers.get("docker-content-digest")).toBe(pushed.sbomDigest);
     const manifest = (await sbomRes.json()) as { config: { digest: string }; layers: Array<{ digest: string }> };
     expect(manifest.layers).toHaveLength(1);
-    const config = (await (await fetch(`http://${registry.address}/v2/${name}/blobs/${manifest.config.digest}`)).json()) as { config: { Labels: Record<string, string> } };
+    const config = (await (await fetch(`http://${registry.address}/v2/${name}/blobs/${manifest.config.digest}`)).json()) as {
+      config: { Labels: Record<string, string> };
+    };
     expect(config.config.Labels[SBOM_SUBJECT_LABEL]).toBe(pinned);
     const layer = Buffer.from(await (await fetch(`http://${registry.address}/v2/${name}/blobs/${manifest.layers[0]?.digest}`)).arrayBuffer());
     expect(await fileFromLayer(layer, "sbom.cdx.json")).toBe(readFileSync(sbomPath(base.ref, root), "utf8"));
@@ -101,7 +110,13 @@ describe("images push to a real registry", () => {
   it("with ENCLAVE_IMAGE_REGISTRY set, the driver runs the pinned reference and refuses an image never pushed there", async () => {
     const docker = await connectDocker();
     const config = loadConfig();
-    const driver = new DockerDriver({ docker, agentBundleDir: config.agentBundleDir, defaults: { ...config.enclosure, imageRegistry: "127.0.0.1:1" }, socketRoot: root, owner: "imgpipe-test" });
+    const driver = new DockerDriver({
+      docker,
+      agentBundleDir: config.agentBundleDir,
+      defaults: { ...config.enclosure, imageRegistry: "127.0.0.1:1" },
+      socketRoot: root,
+      owner: "imgpipe-test",
+    });
     const conv = { id: "imgpipe-registry", workspacePath: root } as ConversationRecord;
     const refused = await driver.start(conv, {}, ANY_IMAGE, config.enclosure.uids.base).then(
       () => undefined,
@@ -110,7 +125,9 @@ describe("images push to a real registry", () => {
     expect(refused).toBeInstanceOf(EnclaveError);
     expect((refused as EnclaveError).code).toBe("placement_unavailable");
     // placement_unavailable has other causes (no engine, no image): the text says which and what to run.
-    await expectTranscript((refused as EnclaveError).message, "transcripts/registry-push/never-pushed.txt", [[/\benclave-runtime:[\w.-]+/g, "enclave-runtime:<tag>"]]);
+    await expectTranscript((refused as EnclaveError).message, "transcripts/registry-push/never-pushed.txt", [
+      [/\benclave-runtime:[\w.-]+/g, "enclave-runtime:<tag>"],
+    ]);
   });
 
   it("an image never pushed there, or a registry that is not HOST:PORT, is a clear error", () => {

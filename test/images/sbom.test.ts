@@ -57,9 +57,7 @@ describe("image SBOMs", () => {
       serialNumber: "urn:uuid:00000000-0000-5000-8000-000000000000",
       version: 1,
       metadata: { component: { type: "container", name: "x" } },
-      components: [
-        { type: "library", "bom-ref": "a", name: "a", hashes: [{ alg: "SHA-256", content: "abc" }] },
-      ],
+      components: [{ type: "library", "bom-ref": "a", name: "a", hashes: [{ alg: "SHA-256", content: "abc" }] }],
     };
     expect(sbomShapeProblems(bom).join("\n")).toMatch(/hashes\/0\/content/);
     bom.components = [

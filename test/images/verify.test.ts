@@ -23,7 +23,10 @@ const broken = `enclave-runtime:verify-broken-${process.pid}`;
 describe("images verify", () => {
   afterAll(async () => {
     const docker = await connectDocker();
-    await docker.getImage(broken).remove({ force: true }).catch(() => undefined);
+    await docker
+      .getImage(broken)
+      .remove({ force: true })
+      .catch(() => undefined);
   });
 
   it("the runtime image keeps every promise under the enclosure's hardening (exit status 0)", async () => {
@@ -63,7 +66,12 @@ describe("images verify", () => {
       rmSync(context, { recursive: true, force: true });
     }
     // A narrower promise set keeps this quick.
-    const v = await verifyImage(docker, broken, { languageServers: ["pylsp", "bash"], debugAdapters: ["debugpy"], pythonModules: ["pandas"], nodeMajorAtLeast: 18 });
+    const v = await verifyImage(docker, broken, {
+      languageServers: ["pylsp", "bash"],
+      debugAdapters: ["debugpy"],
+      pythonModules: ["pandas"],
+      nodeMajorAtLeast: 18,
+    });
     expect(v.ok).toBe(false);
     const byName = Object.fromEntries(v.checks.map((c) => [c.name, c]));
     expect(byName["image user is not root"]).toMatchObject({ ok: false, detail: "USER 0" });

@@ -7,7 +7,15 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type sendUnaryData, Server, type UntypedServiceImplementation, ServerCredentials, type ServerDuplexStream, type ServerUnaryCall, status } from "@grpc/grpc-js";
+import {
+  type sendUnaryData,
+  Server,
+  type UntypedServiceImplementation,
+  ServerCredentials,
+  type ServerDuplexStream,
+  type ServerUnaryCall,
+  status,
+} from "@grpc/grpc-js";
 import { afterAll, describe, expect, it } from "vitest";
 import { AgentClient } from "@enclave/control-plane/agent-client/agent-client.js";
 import { EnclaveError } from "@enclave/control-plane/errors.js";
@@ -105,7 +113,9 @@ async function standIn(register: (s: Server) => void): Promise<{ socket: string;
   const socket = join(tempDir("mux-standin-"), "s.sock");
   const server = new Server();
   register(server);
-  await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${socket}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${socket}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+  );
   return { socket, close: () => server.forceShutdown() };
 }
 
@@ -123,10 +133,15 @@ function statService(seen: string[]) {
 }
 
 /** A stat answer for call `id`, as the agent would encode it. */
-const statReply = (id: number, size: number): MuxReply => ({ id, outcome: { $case: "response", value: Buffer.from(FilesService.stat.responseSerialize(stat(size))) } });
+const statReply = (id: number, size: number): MuxReply => ({
+  id,
+  outcome: { $case: "response", value: Buffer.from(FilesService.stat.responseSerialize(stat(size))) },
+});
 
 /** A stand-in agent with only the mux; `serve` is given each stream and its number (1 for the first). */
-async function muxStandIn(serve: (stream: ServerDuplexStream<MuxRequest, MuxReply>, n: number) => void): Promise<{ socket: string; close(): void; streams(): number }> {
+async function muxStandIn(
+  serve: (stream: ServerDuplexStream<MuxRequest, MuxReply>, n: number) => void,
+): Promise<{ socket: string; close(): void; streams(): number }> {
   let streams = 0;
   const agent = await standIn((s) =>
     s.addService(CallMuxService, {

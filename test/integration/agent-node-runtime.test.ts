@@ -53,7 +53,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fx?.close();
-  for (const tag of made) await docker.getImage(tag).remove({ force: true }).catch(() => undefined);
+  for (const tag of made)
+    await docker
+      .getImage(tag)
+      .remove({ force: true })
+      .catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -25,7 +25,8 @@ it("a call's audit event is in the journal when its result comes back, and in th
   const reader = new Database(cp.audit.file, { readonly: true });
   try {
     const stored = (tool: string): number =>
-      (reader.prepare("SELECT COUNT(*) AS n FROM audit_events WHERE kind = 'tool_call' AND json_extract(event_json, '$.tool') = ?").get(tool) as { n: number }).n;
+      (reader.prepare("SELECT COUNT(*) AS n FROM audit_events WHERE kind = 'tool_call' AND json_extract(event_json, '$.tool') = ?").get(tool) as { n: number })
+        .n;
     // The journal is emptied only once it is large: here it holds every event since the start.
     const journaled = (tool: string): number =>
       readFileSync(join(dataDir, "audit-pending.jsonl"), "utf8")

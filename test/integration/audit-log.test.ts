@@ -29,7 +29,10 @@ async function askAndAnswer(cp: ControlPlane): Promise<number> {
 describe("audit log", () => {
   it("persists across control-plane restarts and imports an older JSON-lines log", async () => {
     // A recent time: an event older than the default retention (90 days) would be pruned at start.
-    writeFileSync(join(dataDir, "audit.jsonl"), `${JSON.stringify({ seq: 7, timeMs: Date.now() - 60_000, kind: "conversation_created", conversationId: "old" })}\n{"cut by a cr`);
+    writeFileSync(
+      join(dataDir, "audit.jsonl"),
+      `${JSON.stringify({ seq: 7, timeMs: Date.now() - 60_000, kind: "conversation_created", conversationId: "old" })}\n{"cut by a cr`,
+    );
     const first = await ControlPlane.start(loadConfig({ dataDir }));
     expect(existsSync(join(dataDir, "audit.jsonl.imported"))).toBe(true);
     first.createConversation({ id: "keep" });
@@ -51,7 +54,11 @@ describe("audit log", () => {
     const next = second.audit.record({ kind: "conversation_deleted", conversationId: "keep" });
     expect(next.seq).toBe(Math.max(...second.audit.history().map((e) => e.seq)));
     expect(next.seq).toBeGreaterThan(before[before.length - 1]?.seq ?? Infinity);
-    expect(second.audit.history({ conversationId: "keep", afterSeq: write?.seq ?? 0 }).map((e) => e.kind)).toEqual(["card_closed", "tool_call", "conversation_deleted"]);
+    expect(second.audit.history({ conversationId: "keep", afterSeq: write?.seq ?? 0 }).map((e) => e.kind)).toEqual([
+      "card_closed",
+      "tool_call",
+      "conversation_deleted",
+    ]);
     // Card numbers continue where the log left them instead of starting at 1 again.
     expect(await askAndAnswer(second)).toBe(2);
     await second.close();

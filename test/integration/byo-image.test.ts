@@ -35,7 +35,7 @@ describe.each(CASES)("an enclosure from $image", ({ image, groups, python }) => 
     fx = await startFixture();
     workspace = (await fx.client.createConversation(id)).workspacePath;
     writeFileSync(join(workspace, "from-host.txt"), "host wrote this\n");
-    writeFileSync(join(workspace, "pyproject.toml"), "[project]\nname = \"byo\"\n");
+    writeFileSync(join(workspace, "pyproject.toml"), '[project]\nname = "byo"\n');
     writeFileSync(join(workspace, "app.py"), "def greet(name):\n    return 'hi ' + name\n\nprint(greet('x'))\n");
     const conv = await fx.client.startEnclosure(id, { image: tag });
     expect(conv.placement).toBe("enclosure");
@@ -80,7 +80,9 @@ describe.each(CASES)("an enclosure from $image", ({ image, groups, python }) => 
   });
 
   it("runs exec inside as the enclosure's user, with the image's own PATH first and the injected Node unwritable", async () => {
-    const out = await ok("exec", { command: `id -u; id -G; echo "PATH=$PATH"; "$ENCLAVE_NODE" --version; touch ${INJECTED_NODE.node} 2>&1 || echo cannot-touch` });
+    const out = await ok("exec", {
+      command: `id -u; id -G; echo "PATH=$PATH"; "$ENCLAVE_NODE" --version; touch ${INJECTED_NODE.node} 2>&1 || echo cannot-touch`,
+    });
     const own = (await docker.getContainer((await fx.client.getConversation(id)).enclosure?.containerId ?? "").inspect()).Config.User?.split(":")[0] ?? "";
     expect(out).toMatch(new RegExp(`^${own}\n${[own, ...groups].join(" ")}$`, "m"));
     expect(out).toMatch(new RegExp(`PATH=.*:${INJECTED_NODE.bin}$`, "m"));
@@ -93,12 +95,16 @@ describe.each(CASES)("an enclosure from $image", ({ image, groups, python }) => 
   });
 
   it("runs a JavaScript cell on the injected Node", async () => {
-    expect(await ok("eval", { language: "javascript", code: "process.version", description: "print the version of the injected Node" })).toContain(`v${NODE_RUNTIME.version}`);
+    expect(await ok("eval", { language: "javascript", code: "process.version", description: "print the version of the injected Node" })).toContain(
+      `v${NODE_RUNTIME.version}`,
+    );
   });
 
   if (python) {
     it("runs a Python cell on the image's python3", async () => {
-      expect(await ok("eval", { language: "python", code: "import sys; print(sys.executable, 6 * 7)", description: "check the image python runs a cell" })).toMatch(/python\S* 42$/m);
+      expect(
+        await ok("eval", { language: "python", code: "import sys; print(sys.executable, 6 * 7)", description: "check the image python runs a cell" }),
+      ).toMatch(/python\S* 42$/m);
     });
     it("answers lsp through the image's own Python language server (pylsp)", async () => {
       const def = await ok("lsp", { action: "definition", file: "app.py", line: 4, symbol: "greet" });

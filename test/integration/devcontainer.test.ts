@@ -92,7 +92,9 @@ describe("a dev container as an enclosure", () => {
     expect(info.HostConfig.GroupAdd).toEqual(["2345"]);
     // postCreateCommand ran inside, as the enclosure's user, with remoteEnv in its environment.
     expect(readFileSync(join(ws, "post-create.txt"), "utf8")).toBe(`${own}\nhello from /workspace\n`);
-    expect(await exec(id, 'echo "$GREETING|$PATH"; id -u; id -G')).toMatch(new RegExp(`^hello from /workspace\\|/opt/tools/bin:/usr/bin:/workspace/bin\n${own}\n${own} 2345$`, "m"));
+    expect(await exec(id, 'echo "$GREETING|$PATH"; id -u; id -G')).toMatch(
+      new RegExp(`^hello from /workspace\\|/opt/tools/bin:/usr/bin:/workspace/bin\n${own}\n${own} 2345$`, "m"),
+    );
     expect(info.HostConfig.Privileged).toBe(false);
     expect(info.HostConfig.NetworkMode).toBe("none");
     expect(info.HostConfig.CapDrop).toEqual(["ALL"]);

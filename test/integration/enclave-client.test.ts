@@ -106,11 +106,16 @@ describe("enclave/client", () => {
     await expect(calling).rejects.toMatchObject({ name: "AbortError" });
 
     // Both calls ended on the server long before their sleep would have: the audit log has them, not ok.
-    const ended = await eventually(async () => {
-      const calls: AuditEvent[] = [];
-      for await (const e of client.auditEvents({ conversationId: conv.id, historyOnly: true })) if (e.kind === "tool_call" && e.tool === "exec") calls.push(e);
-      return calls.length === 2 ? calls : undefined;
-    }, "both cancelled calls in the audit log", 60_000);
+    const ended = await eventually(
+      async () => {
+        const calls: AuditEvent[] = [];
+        for await (const e of client.auditEvents({ conversationId: conv.id, historyOnly: true }))
+          if (e.kind === "tool_call" && e.tool === "exec") calls.push(e);
+        return calls.length === 2 ? calls : undefined;
+      },
+      "both cancelled calls in the audit log",
+      60_000,
+    );
     for (const e of ended) expect(e.outcome).not.toBe("ok");
     expect(existsSync(join(ws, "finished-1")) || existsSync(join(ws, "finished-2"))).toBe(false);
 
@@ -163,10 +168,27 @@ describe("TLS and token options", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "enclave-client-tls-"));
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-      "-addext", "subjectAltName=DNS:localhost", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-    ], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
     // Records the authorization header of every call, as a token-checking front would see it.
     const recordToken: ServerInterceptor = (_method, call) =>
       new ServerInterceptingCall(call, {
@@ -190,7 +212,10 @@ describe("TLS and token options", () => {
   });
 
   it("reaches a TLS endpoint with the given roots and sends the token on unary calls and streams", async () => {
-    const secure = new EnclaveClient(`127.0.0.1:${port}`, { tls: { rootCerts: readFileSync(join(dir, "cert.pem")), serverNameOverride: "localhost" }, token: "s3cret-token" });
+    const secure = new EnclaveClient(`127.0.0.1:${port}`, {
+      tls: { rootCerts: readFileSync(join(dir, "cert.pem")), serverNameOverride: "localhost" },
+      token: "s3cret-token",
+    });
     try {
       await secure.createConversation("client-tls");
       expect((await secure.listConversations()).map((c) => c.id)).toContain("client-tls");

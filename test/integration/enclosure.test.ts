@@ -81,7 +81,10 @@ describe.each(TEST_RUNTIMES)("enclosure under %s", (runtime) => {
     expect(tcp.split("\n")[0]?.trim()).toBe("0");
     const udp = await sh("cat /proc/net/udp /proc/net/udp6 | awk '$1 ~ /:$/' | wc -l");
     expect(udp.split("\n")[0]?.trim()).toBe("0");
-    const out = await fx.client.callTool(runId, "exec", { command: "node -e \"require('net').connect(80,'1.1.1.1').on('error',e=>{console.log(e.code);process.exit(0)})\"", timeout_seconds: 20 });
+    const out = await fx.client.callTool(runId, "exec", {
+      command: "node -e \"require('net').connect(80,'1.1.1.1').on('error',e=>{console.log(e.code);process.exit(0)})\"",
+      timeout_seconds: 20,
+    });
     expect(resultText(out)).toMatch(/ENETUNREACH|EHOSTUNREACH|EAI_AGAIN|ECONNREFUSED/);
   });
 

@@ -31,7 +31,9 @@ describe.each(TEST_RUNTIMES)("eval in an enclosure under %s", (runtime) => {
   it("runs its kernels inside the enclosure, on the image's Python and the agent's pinned Node", async () => {
     // The enclosure's own uid from the reserved range, not the image's 1000.
     const { base, count } = loadConfig().enclosure.uids;
-    const seen = await evalOk(place, { code: "import os, sys\n(os.getuid() - " + base + ", os.path.exists('/.dockerenv'), sys.prefix.startswith('/tmp/enclave-agent-'))" });
+    const seen = await evalOk(place, {
+      code: "import os, sys\n(os.getuid() - " + base + ", os.path.exists('/.dockerenv'), sys.prefix.startswith('/tmp/enclave-agent-'))",
+    });
     const offset = Number(/^\((\d+), True, True\)$/.exec(seen)?.[1] ?? -1);
     expect(offset, seen).toBeGreaterThanOrEqual(0);
     expect(offset).toBeLessThan(count);
@@ -67,10 +69,12 @@ print(len(tcp_listening), len(udp_bound), unix_listening, len(routes), interface
     const out = await evalOk(place, { code });
     // No route out: Linux says ENETUNREACH, gVisor's network stack EHOSTUNREACH.
     expect(out).toBe(`0 0 ['/run/enclave/agent.sock'] 0 ['lo'] ${runtime === "runsc" ? "EHOSTUNREACH" : "ENETUNREACH"} [] True bridged`);
-    const bridged = fx.cp.audit.history("evalenc").filter((e) => e.origin === "bridge" && e.tool === "exec").at(-1);
+    const bridged = fx.cp.audit
+      .history("evalenc")
+      .filter((e) => e.origin === "bridge" && e.tool === "exec")
+      .at(-1);
     expect(bridged?.outcome).toBe("ok");
     await expectTranscript(bridged?.placement ?? "", `transcripts/eval-enclosure/bridged-placement-${runtime}.txt`, [[/\b[0-9a-f]{12}\b/g, "<container>"]]);
     expect(bridged?.kernelId).toMatch(/^py-/);
   });
-
 });

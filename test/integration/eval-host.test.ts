@@ -58,9 +58,14 @@ describe("eval on host placement", () => {
   it("interrupts a cell when the harness cancels the call, keeping the kernel", async () => {
     await evalCell(place, { code: "survivor = 'yes'" });
     const abort = new AbortController();
-    const pending = fx.cp.callTool(place.runId, "eval", JSON.stringify({ description: "a cell the harness will cancel", code: "import time\nprint('working', flush=True)\ntime.sleep(60)" }), {
-      signal: abort.signal,
-    });
+    const pending = fx.cp.callTool(
+      place.runId,
+      "eval",
+      JSON.stringify({ description: "a cell the harness will cancel", code: "import time\nprint('working', flush=True)\ntime.sleep(60)" }),
+      {
+        signal: abort.signal,
+      },
+    );
     await new Promise((r) => setTimeout(r, 1000));
     abort.abort();
     const r = await pending;
@@ -97,7 +102,10 @@ describe("eval on host placement", () => {
   it("kills the kernels and removes their environment when the conversation is deleted", async () => {
     await fx.client.createConversation("evalgone", mkdtempSync(join(tmpdir(), "enclave-eval-ws-")));
     const run = (await fx.client.openRun("evalgone", { approvalPolicy: "never" })).id;
-    const r = await fx.client.callTool(run, "eval", { description: "find where the kernel environment lives", code: "import os, sys\n(os.getpid(), sys.prefix)" });
+    const r = await fx.client.callTool(run, "eval", {
+      description: "find where the kernel environment lives",
+      code: "import os, sys\n(os.getpid(), sys.prefix)",
+    });
     const m = /^\((\d+), '([^']+)'\)$/.exec(resultText(r));
     expect(m, resultText(r)).not.toBeNull();
     const [pid, prefix] = [Number(m?.[1]), m?.[2] ?? ""];

@@ -182,7 +182,10 @@ describe("host placement", () => {
       // the caller going away (which kills the whole tree at once).
       const marker = `774.${process.pid}`;
       try {
-        const r = await fx.client.callTool(runId, "exec", { command: `(sleep 0.5; setsid -f sleep ${marker}) >/dev/null 2>&1 & echo started`, timeout_seconds: 60 });
+        const r = await fx.client.callTool(runId, "exec", {
+          command: `(sleep 0.5; setsid -f sleep ${marker}) >/dev/null 2>&1 & echo started`,
+          timeout_seconds: 60,
+        });
         expect(resultText(r)).toContain("started");
         await until(() => running(marker), "the detached sleep to start", 20_000);
       } finally {

@@ -77,8 +77,14 @@ beforeAll(async () => {
   }
   writeFileSync(join(dir, "server.cjs"), SERVER);
   const spec: LanguageServerSpec = {
-    id: "fake", languages: ["fake"], extensions: [".fake"], rootMarkers: [], command: [process.execPath, join(dir, "server.cjs"), log],
-    install: "", readiness: { strategy: "initialize" }, pushVersions: "arrival",
+    id: "fake",
+    languages: ["fake"],
+    extensions: [".fake"],
+    rootMarkers: [],
+    command: [process.execPath, join(dir, "server.cjs"), log],
+    install: "",
+    readiness: { strategy: "initialize" },
+    pushVersions: "arrival",
   };
   paths = new WorkspacePaths(ws);
   conn = await ServerConnection.start(spec, ws, process.execPath);

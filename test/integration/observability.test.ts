@@ -41,14 +41,23 @@ async function scrape(): Promise<{ text: string; values: Map<string, number> }> 
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "enclave-obs-"));
-  child = spawn(
-    join(repoRoot, "bin", "enclave"),
-    ["serve", "--listen", "127.0.0.1:0", "--console", "off", "--metrics", "127.0.0.1:0", "--data-dir", dataDir],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ENCLAVE_LOG_FORMAT: "", ENCLAVE_LOG_LEVEL: "" } },
-  );
+  child = spawn(join(repoRoot, "bin", "enclave"), ["serve", "--listen", "127.0.0.1:0", "--console", "off", "--metrics", "127.0.0.1:0", "--data-dir", dataDir], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ENCLAVE_LOG_FORMAT: "", ENCLAVE_LOG_LEVEL: "" },
+  });
   child.stdout?.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
   child.stderr?.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-  const banner = await until(() => /Metrics: (http:\/\/\S+)/.exec(stdout) ?? (child.exitCode !== null ? (() => { throw new Error(`serve exited: ${stderr}`); })() : undefined), "the serve banner", 60_000);
+  const banner = await until(
+    () =>
+      /Metrics: (http:\/\/\S+)/.exec(stdout) ??
+      (child.exitCode !== null
+        ? (() => {
+            throw new Error(`serve exited: ${stderr}`);
+          })()
+        : undefined),
+    "the serve banner",
+    60_000,
+  );
   metricsUrl = banner[1] as string;
   const api = /listening on (\S+)/.exec(stdout)?.[1] as string;
   client = new ControlPlaneClient(api);
@@ -127,10 +136,14 @@ describe("metrics endpoint", () => {
 describe("JSON logs", () => {
   it("every line on standard error is a JSON object; a tool call's line carries conversation, run and tenant", async () => {
     await client.callTool(runId, "read", { path: "notes.txt" });
-    const lines = await until(() => {
-      const ls = stderr.split("\n").filter((l) => l.trim() !== "");
-      return ls.some((l) => l.includes('"event":"tool_call"') && l.includes(runId)) ? ls : undefined;
-    }, "a tool call's log line", 20_000);
+    const lines = await until(
+      () => {
+        const ls = stderr.split("\n").filter((l) => l.trim() !== "");
+        return ls.some((l) => l.includes('"event":"tool_call"') && l.includes(runId)) ? ls : undefined;
+      },
+      "a tool call's log line",
+      20_000,
+    );
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     for (const p of parsed) {
       expect(typeof p.level).toBe("number");

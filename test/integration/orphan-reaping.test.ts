@@ -21,7 +21,11 @@ let fx: Fixture | undefined;
 
 afterAll(async () => {
   await fx?.close();
-  for (const id of made) await docker.getContainer(id).remove({ force: true }).catch(() => undefined);
+  for (const id of made)
+    await docker
+      .getContainer(id)
+      .remove({ force: true })
+      .catch(() => undefined);
   for (const d of disks) await removeWorkspaceDisk(docker, d).catch(() => undefined);
 });
 

@@ -134,7 +134,15 @@ describe.skipIf(unsupported !== "")(`enclosures on a remote engine over TLS${uns
         [/\b(enclave-[\w-]+):[0-9a-f]{16}\b/g, "$1:<tag>"],
         [/\benclave-far-\w+-workspace\b/g, "enclave-far-<id>-workspace"],
         // The engine lists mounts in no fixed order.
-        [/engine: [^;]+;/g, (m) => `engine: ${m.slice("engine: ".length, -1).split(/(?<=\)), /).sort().join(", ")};`],
+        [
+          /engine: [^;]+;/g,
+          (m) =>
+            `engine: ${m
+              .slice("engine: ".length, -1)
+              .split(/(?<=\)), /)
+              .sort()
+              .join(", ")};`,
+        ],
       ]);
     });
 
@@ -153,7 +161,10 @@ describe.skipIf(unsupported !== "")(`enclosures on a remote engine over TLS${uns
 
     beforeAll(async () => {
       fx = await startFixture((c) => {
-        c.engines = [{ name: "here", host: "", cap: 1 }, { ...engine.config, cap: 1 }];
+        c.engines = [
+          { name: "here", host: "", cap: 1 },
+          { ...engine.config, cap: 1 },
+        ];
         c.enclosure.image = image;
       });
       for (const id of ["s1", "s2", "s3"]) await fx.client.createConversation(id);
@@ -239,7 +250,11 @@ describe.skipIf(unsupported !== "")(`enclosures on a remote engine over TLS${uns
       expect((await bounded(fx.client.callTool(run, "read", { path: "x" }), 30_000, "a second call")).errorCode).toBe("enclosure_dead");
       const conv = await bounded(fx.client.stopEnclosure("doomed"), 60_000, "stopping the dead enclosure");
       expect(conv.placement).toBe("host");
-      await expectTranscript(fx.cp.conversations.get("doomed").notCopiedBack?.join("\n") ?? "", "transcripts/remote-engine/engine-gone-not-copied-back.txt", ENGINE_ERROR);
+      await expectTranscript(
+        fx.cp.conversations.get("doomed").notCopiedBack?.join("\n") ?? "",
+        "transcripts/remote-engine/engine-gone-not-copied-back.txt",
+        ENGINE_ERROR,
+      );
     }, 180_000);
   });
 });

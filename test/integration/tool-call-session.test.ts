@@ -48,7 +48,10 @@ function newClient(): ControlPlaneClient {
 function serverCallsStarted(): Promise<number> {
   return new Promise((resolve, reject) => {
     const handlers = getChannelzHandlers() as unknown as {
-      GetServers(call: { request: { start_server_id: number; max_results: number } }, cb: (err: Error | null, res?: { server: Array<{ data: { calls_started: number } }> }) => void): void;
+      GetServers(
+        call: { request: { start_server_id: number; max_results: number } },
+        cb: (err: Error | null, res?: { server: Array<{ data: { calls_started: number } }> }) => void,
+      ): void;
     };
     handlers.GetServers({ request: { start_server_id: 0, max_results: 100 } }, (err, res) =>
       err ? reject(err) : resolve((res?.server ?? []).reduce((n, s) => n + Number(s.data.calls_started), 0)),
@@ -63,7 +66,8 @@ function outputOf(events: ToolEvent[]): string {
 /** The run's calls of `tool` in the audit log. */
 async function toolCalls(run: string, tool: string): Promise<AuditEvent[]> {
   const calls: AuditEvent[] = [];
-  for await (const e of fx.client.auditEvents({ conversationId: CONV, historyOnly: true })) if (e.kind === "tool_call" && e.tool === tool && e.runId === run) calls.push(e);
+  for await (const e of fx.client.auditEvents({ conversationId: CONV, historyOnly: true }))
+    if (e.kind === "tool_call" && e.tool === tool && e.runId === run) calls.push(e);
   return calls;
 }
 
@@ -159,7 +163,10 @@ describe("the client library over CallTools", () => {
     const cell = client.callTool(
       runId,
       "eval",
-      { code: "import time\nfor i in range(5):\n    print(f'p{i}', flush=True)\n    time.sleep(0.1)", description: "print five numbered lines slowly to stdout" },
+      {
+        code: "import time\nfor i in range(5):\n    print(f'p{i}', flush=True)\n    time.sleep(0.1)",
+        description: "print five numbered lines slowly to stdout",
+      },
       (e) => evalEvents.push(e),
     );
     const reads = Array.from({ length: 12 }, (_, i) => client.callTool(runId, "list", { path: "." }).then((r) => ({ i, r })));
@@ -184,7 +191,11 @@ describe("the client library over CallTools", () => {
       client.callTool(runId, "exec", { command: `touch bound-${i}; sleep 60` }, undefined, { signal: stop.signal }).catch((err: unknown) => err),
     );
     try {
-      await eventually(async () => Array.from({ length: n }, (_, i) => existsSync(join(ws, `bound-${i}`))).every(Boolean), "every call's command to start", 60_000);
+      await eventually(
+        async () => Array.from({ length: n }, (_, i) => existsSync(join(ws, `bound-${i}`))).every(Boolean),
+        "every call's command to start",
+        60_000,
+      );
     } finally {
       stop.abort();
     }
@@ -212,10 +223,14 @@ describe("the client library over CallTools", () => {
     }
     expect(seen.join("")).toContain("first");
     // Three calls recorded as a CallTool's are: the two cancelled ones ended long before their sleep, not ok.
-    const audited = await eventually(async () => {
-      const calls = await toolCalls(runId, "exec");
-      return calls.length >= 3 ? calls : undefined;
-    }, "the calls in the audit log", 60_000);
+    const audited = await eventually(
+      async () => {
+        const calls = await toolCalls(runId, "exec");
+        return calls.length >= 3 ? calls : undefined;
+      },
+      "the calls in the audit log",
+      60_000,
+    );
     expect(audited.map((e) => e.origin)).toEqual(["model", "model", "model"]);
     // Cancelled by their caller, not lost: the agent stopped the commands.
     expect(audited.filter((e) => e.outcome === "error:cancelled")).toHaveLength(2);
@@ -225,17 +240,23 @@ describe("the client library over CallTools", () => {
   it("closing the client cancels its calls in flight on the server, as the audit log shows", async () => {
     const client = newClient();
     const runId = await ownRun();
-    const calls = [0, 1].map((i) => client.callTool(runId, "exec", { command: `touch closing-${i}; sleep 60; touch closed-finished-${i}` }).then(
-      () => "resolved",
-      (err: unknown) => err,
-    ));
+    const calls = [0, 1].map((i) =>
+      client.callTool(runId, "exec", { command: `touch closing-${i}; sleep 60; touch closed-finished-${i}` }).then(
+        () => "resolved",
+        (err: unknown) => err,
+      ),
+    );
     await eventually(async () => existsSync(join(ws, "closing-0")) && existsSync(join(ws, "closing-1")), "both commands to start");
     client.close();
     for (const r of await Promise.all(calls)) expect(r).toBeInstanceOf(Error);
-    const ended = await eventually(async () => {
-      const after = await toolCalls(runId, "exec");
-      return after.length >= 2 ? after : undefined;
-    }, "both calls to end on the server", 60_000);
+    const ended = await eventually(
+      async () => {
+        const after = await toolCalls(runId, "exec");
+        return after.length >= 2 ? after : undefined;
+      },
+      "both calls to end on the server",
+      60_000,
+    );
     for (const e of ended) expect(e.outcome).toBe("error:cancelled");
     expect(existsSync(join(ws, "closed-finished-0")) || existsSync(join(ws, "closed-finished-1"))).toBe(false);
   }, 120_000);
@@ -249,7 +270,9 @@ describe("the client library over CallTools", () => {
       `console.log(r.every((x) => !x.isError) ? "answered" : "failed");`,
     ].join("\n");
     const ended = await new Promise<{ killed: boolean; stdout: string }>((resolve) =>
-      execFile(process.execPath, ["--input-type=module", "-e", script], { cwd: repoRoot, timeout: 15_000 }, (err, stdout) => resolve({ killed: err?.signal === "SIGTERM", stdout })),
+      execFile(process.execPath, ["--input-type=module", "-e", script], { cwd: repoRoot, timeout: 15_000 }, (err, stdout) =>
+        resolve({ killed: err?.signal === "SIGTERM", stdout }),
+      ),
     );
     expect(ended).toEqual({ killed: false, stdout: "answered\n" });
   }, 30_000);
@@ -340,7 +363,8 @@ describe("CallTools frames written by hand", () => {
     await until(() => s.events.filter((e) => e.callId === 0).length === burst + 1 || undefined, "the last refusal");
     s.close();
     const records: AuditEvent[] = [];
-    for await (const e of fx.client.auditEvents({ historyOnly: true })) if (e.kind === "call_refused" && e.timeMs >= since && e.detail.startsWith("CallTools")) records.push(e);
+    for await (const e of fx.client.auditEvents({ historyOnly: true }))
+      if (e.kind === "call_refused" && e.timeMs >= since && e.detail.startsWith("CallTools")) records.push(e);
     expect(records.length).toBeGreaterThanOrEqual(2);
     expect(records.length).toBeLessThan(burst / 2);
     for (const r of records) expect(r).toMatchObject({ tenant: "local", outcome: "refused:invalid_arguments" });
@@ -364,7 +388,13 @@ describe("CallTools frames written by hand", () => {
     opened.push(raw);
     const viaCallTool = await new Promise<ToolEvent[]>((resolve, reject) => {
       const events: ToolEvent[] = [];
-      const stream = raw.makeServerStreamRequest("/enclave.control.v1.ControlPlane/CallTool", (b: Buffer) => b, (b: Buffer) => ToolEventMsg.decode(b), call, new Metadata());
+      const stream = raw.makeServerStreamRequest(
+        "/enclave.control.v1.ControlPlane/CallTool",
+        (b: Buffer) => b,
+        (b: Buffer) => ToolEventMsg.decode(b),
+        call,
+        new Metadata(),
+      );
       stream.on("data", (e: ToolEvent) => events.push(e));
       stream.on("error", reject);
       stream.on("end", () => resolve(events));

@@ -37,7 +37,11 @@ describe("a kernel started ahead of its first cell", () => {
     const client = new AgentClient(socket, () => "test agent");
     try {
       await client.health(20_000);
-      await eventually(async () => (await client.listKernels()).kernels.some((k) => k.info?.language === "python"), "the python kernel to be running with no cell sent", 20_000);
+      await eventually(
+        async () => (await client.listKernels()).kernels.some((k) => k.info?.language === "python"),
+        "the python kernel to be running with no cell sent",
+        20_000,
+      );
       const [kernel] = (await client.listKernels()).kernels;
       expect(kernel?.cells).toBe(0);
     } finally {
@@ -48,7 +52,10 @@ describe("a kernel started ahead of its first cell", () => {
 
   it("refuses a language it has no kernel for, saying which it has", async () => {
     const { ws, state, socket } = scratch();
-    const r = spawnSync(process.execPath, [agentBundleEntry, "--socket", socket, "--workspace", ws, "--state-dir", state, "--warm-kernel", "ruby"], { encoding: "utf8", timeout: 20_000 });
+    const r = spawnSync(process.execPath, [agentBundleEntry, "--socket", socket, "--workspace", ws, "--state-dir", state, "--warm-kernel", "ruby"], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     expect(r.status).toBe(2);
     // A usage error (exit status 2); what it says, recorded.
     await expectTranscript(r.stderr, "transcripts/warm-kernel/unknown-language.txt");

@@ -32,7 +32,9 @@ async function poolContainers(owner: string): Promise<Docker.ContainerInfo[]> {
 }
 
 function mounted(path: string): boolean {
-  return readFileSync("/proc/self/mountinfo", "utf8").split("\n").some((l) => l.split(" ")[4] === path);
+  return readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .some((l) => l.split(" ")[4] === path);
 }
 
 describe("warm pool", () => {
@@ -154,7 +156,12 @@ describe("warm pool leftovers", () => {
     const name = `enclave-pool-leftover-${Date.now().toString(36)}`;
     // A pool container a crashed run left (never started: it needs no image work), and its slot, mounted.
     const image = execFileSync("docker", ["images", "--format", "{{.Repository}}:{{.Tag}}", "enclave-base"], { encoding: "utf8" }).split("\n")[0] ?? "";
-    const c = await docker.createContainer({ name, Image: image, Entrypoint: ["/bin/true"], Labels: { [LABELS.managed]: "true", [LABELS.owner]: owner, [POOL_LABEL]: "leftover" } });
+    const c = await docker.createContainer({
+      name,
+      Image: image,
+      Entrypoint: ["/bin/true"],
+      Labels: { [LABELS.managed]: "true", [LABELS.owner]: owner, [POOL_LABEL]: "leftover" },
+    });
     const slot = join(warmPoolSlotRoot(dataDir), name);
     mkdirSync(slot, { recursive: true });
     execFileSync("mount", ["--bind", slot, slot]);

@@ -65,7 +65,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await svc?.close();
-  if (volume) await docker.getVolume(volume).remove().catch(() => undefined);
+  if (volume)
+    await docker
+      .getVolume(volume)
+      .remove()
+      .catch(() => undefined);
 });
 
 describe("the shared agent-bundle volume", () => {
@@ -83,12 +87,18 @@ describe("the shared agent-bundle volume", () => {
     expect(volume).toMatch(/^enclave-agent-bundle-/);
     expect(mount?.RW).toBe(false);
     const run = (await globex.openRun("victim", { approvalPolicy: "never" })).id;
-    const r = await globex.callTool(run, "eval", { language: "python", code: "import json\nprint(json.dumps([6 * 7]))", description: "a cell that imports json" });
+    const r = await globex.callTool(run, "eval", {
+      language: "python",
+      code: "import json\nprint(json.dumps([6 * 7]))",
+      description: "a cell that imports json",
+    });
     expect(r.isError, resultText(r)).toBe(false);
     expect(resultText(r)).toContain("[42]");
     expect(existsSync(join(victim.workspacePath, "PLANTED-BY-ANOTHER-TENANT"))).toBe(false);
     // Read as the engine holds it: nothing the planted image had is in the volume.
-    const exec = await globex.callTool(run, "exec", { command: `ls ${IN_ENCLOSURE.agentDir}/PLANTED ${IN_ENCLOSURE.agentDir}/kernels/python/json.py 2>&1; echo done` });
+    const exec = await globex.callTool(run, "exec", {
+      command: `ls ${IN_ENCLOSURE.agentDir}/PLANTED ${IN_ENCLOSURE.agentDir}/kernels/python/json.py 2>&1; echo done`,
+    });
     expect(resultText(exec)).toContain("done");
     expect(resultText(exec)).not.toMatch(/^\/opt\/enclave\/agent\/(PLANTED|kernels)/m);
   }, 600_000);

@@ -48,7 +48,9 @@ async function floodingAgent(): Promise<{ client: AgentClient; sent: () => numbe
   server.addService(KernelsService, {
     eval: (call: ServerDuplexStream<EvalRequest, EvalEvent>) => call.once("data", () => flood(call, { event: { $case: "stdout", value: CHUNK } })),
   });
-  await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${socket}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${socket}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+  );
   const client = new AgentClient(socket, () => "flooding agent");
   return {
     client,
@@ -95,7 +97,10 @@ it("a command whose agent streams past the bound is stopped as agent_lost, and n
     const streamed = { bytes: 0 };
     const args = execTool.validate({ command: "yes" });
     if (!args.ok) throw new Error(args.error);
-    await expect(execTool.invoke(args.args, context(agent.client, streamed))).rejects.toMatchObject({ code: "agent_lost", message: expect.stringContaining("more than 64 MiB of output for one command") });
+    await expect(execTool.invoke(args.args, context(agent.client, streamed))).rejects.toMatchObject({
+      code: "agent_lost",
+      message: expect.stringContaining("more than 64 MiB of output for one command"),
+    });
     await agent.cancelled();
     expect(streamed.bytes).toBeLessThanOrEqual(LIMITS.agentStreamedOutputMaxBytes);
     expect(streamed.bytes).toBeGreaterThan(LIMITS.agentStreamedOutputMaxBytes - CHUNK.length * 2);
@@ -110,7 +115,11 @@ it("a cell whose agent streams past the bound is stopped as agent_lost", async (
   const agent = await floodingAgent();
   try {
     const streamed = { bytes: 0 };
-    const cell = runCell(agent.client, { language: "python", code: "while True: print('y' * 1000)", reset: false, timeoutSeconds: 30, bridgeSurface: undefined }, context(agent.client, streamed));
+    const cell = runCell(
+      agent.client,
+      { language: "python", code: "while True: print('y' * 1000)", reset: false, timeoutSeconds: 30, bridgeSurface: undefined },
+      context(agent.client, streamed),
+    );
     await expect(cell).rejects.toMatchObject({ code: "agent_lost", message: expect.stringContaining("more than 64 MiB of output for one cell") });
     await agent.cancelled();
     expect(streamed.bytes).toBeLessThanOrEqual(LIMITS.agentStreamedOutputMaxBytes);

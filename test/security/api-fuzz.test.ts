@@ -192,7 +192,10 @@ function contentPart(h: HostileInputs): fc.Arbitrary<ContentPart> {
   return fc.record({
     part: fc.oneof(
       fc.record({ $case: fc.constant("text" as const), value: h.text }),
-      fc.record({ $case: fc.constant("image" as const), value: fc.record({ mimeType: h.text, data: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)) }) }),
+      fc.record({
+        $case: fc.constant("image" as const),
+        value: fc.record({ mimeType: h.text, data: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)) }),
+      }),
       fc.record({ $case: fc.constant("rich" as const), value: fc.record({ mimeType: h.text, text: h.text }) }),
       fc.constant(undefined),
     ),
@@ -239,7 +242,12 @@ function enclosureOptions(h: HostileInputs) {
     runtime: fc.oneof(fc.constantFrom("", "runc", "runsc"), h.text),
     devcontainer: fc.boolean(),
   });
-  return fc.oneof({ arbitrary: hardened, weight: 4 }, { arbitrary: fromWorkspace, weight: 2 }, { arbitrary: anything, weight: 3 }, { arbitrary: fc.constant(undefined), weight: 1 });
+  return fc.oneof(
+    { arbitrary: hardened, weight: 4 },
+    { arbitrary: fromWorkspace, weight: 2 },
+    { arbitrary: anything, weight: 3 },
+    { arbitrary: fc.constant(undefined), weight: 1 },
+  );
 }
 
 const FUZZ: { [K in Rpc]: Entry<K> } = {
@@ -261,7 +269,10 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
     },
     arb: (h) =>
       fc.record({
-        conversationId: fc.oneof({ arbitrary: fc.constantFrom(fx.plain, fx.devImage, fx.devDigest, fx.devBuild), weight: 5 }, { arbitrary: h.conversationId, weight: 1 }),
+        conversationId: fc.oneof(
+          { arbitrary: fc.constantFrom(fx.plain, fx.devImage, fx.devDigest, fx.devBuild), weight: 5 },
+          { arbitrary: h.conversationId, weight: 1 },
+        ),
         options: enclosureOptions(h),
       }),
   },
@@ -326,12 +337,19 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
           fc.record({
             message: fc.record({
               $case: fc.constant("hello" as const),
-              value: fc.record({ name: h.text, conversationIds: fc.array(h.conversationId, { maxLength: 3 }), tiers: fc.array(fc.oneof(fc.constantFrom("fast", "good"), h.text), { maxLength: 3 }) }),
+              value: fc.record({
+                name: h.text,
+                conversationIds: fc.array(h.conversationId, { maxLength: 3 }),
+                tiers: fc.array(fc.oneof(fc.constantFrom("fast", "good"), h.text), { maxLength: 3 }),
+              }),
             }),
           }),
           fc.record({ message: fc.record({ $case: fc.constant("progress" as const), value: fc.record({ ...report, text: h.text }) }) }),
           fc.record({
-            message: fc.record({ $case: fc.constant("result" as const), value: fc.record({ ...report, state: fc.oneof(fc.constantFrom("done", "failed"), h.text), result: h.text }) }),
+            message: fc.record({
+              $case: fc.constant("result" as const),
+              value: fc.record({ ...report, state: fc.oneof(fc.constantFrom("done", "failed"), h.text), result: h.text }),
+            }),
           }),
           fc.constant({ message: undefined }),
         ),
@@ -367,7 +385,12 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
           fc.record({
             message: fc.record({
               $case: fc.constant("decision" as const),
-              value: fc.record({ callId: h.text, verdict: fc.oneof(fc.constantFrom("allow", "deny", "answer"), h.text), reason: h.text, answer: fc.option(harnessResult(h), { nil: undefined }) }),
+              value: fc.record({
+                callId: h.text,
+                verdict: fc.oneof(fc.constantFrom("allow", "deny", "answer"), h.text),
+                reason: h.text,
+                answer: fc.option(harnessResult(h), { nil: undefined }),
+              }),
             }),
           }),
           fc.constant({ message: undefined }),
@@ -391,16 +414,31 @@ const wide = <K extends Rpc>(field: string, rpc: K, make: (v: number) => Sent<K>
 
 /** Every int64 field of a request, set to a value past 2^53 (the fuzz tables keep to exact numbers). */
 const WIDE: WideField<Rpc>[] = [
-  wide("OpenRunRequest.question_timeout_seconds", "openRun", (v) => OpenRunRequest.fromPartial({ conversationId: fx.plain, approvalPolicy: "never", questionTimeoutSeconds: v })),
-  wide("EnclosureOptions.memory_bytes", "startEnclosure", (v) => ({ conversationId: fx.plain, options: EnclosureOptions.fromPartial({ image: "x", memoryBytes: v }) })),
-  wide("EnclosureOptions.pids_limit", "startEnclosure", (v) => ({ conversationId: fx.plain, options: EnclosureOptions.fromPartial({ image: "x", pidsLimit: v }) })),
-  wide("EnclosureOptions.disk_limit_bytes", "startEnclosure", (v) => ({ conversationId: fx.plain, options: EnclosureOptions.fromPartial({ image: "x", workspaceMode: "copy", diskLimitBytes: v }) })),
+  wide("OpenRunRequest.question_timeout_seconds", "openRun", (v) =>
+    OpenRunRequest.fromPartial({ conversationId: fx.plain, approvalPolicy: "never", questionTimeoutSeconds: v }),
+  ),
+  wide("EnclosureOptions.memory_bytes", "startEnclosure", (v) => ({
+    conversationId: fx.plain,
+    options: EnclosureOptions.fromPartial({ image: "x", memoryBytes: v }),
+  })),
+  wide("EnclosureOptions.pids_limit", "startEnclosure", (v) => ({
+    conversationId: fx.plain,
+    options: EnclosureOptions.fromPartial({ image: "x", pidsLimit: v }),
+  })),
+  wide("EnclosureOptions.disk_limit_bytes", "startEnclosure", (v) => ({
+    conversationId: fx.plain,
+    options: EnclosureOptions.fromPartial({ image: "x", workspaceMode: "copy", diskLimitBytes: v }),
+  })),
   wide("AnswerCardRequest.number", "answerCard", (v) => AnswerCardRequest.fromPartial({ conversationId: fx.plain, number: v })),
   wide("GetCardArgumentsRequest.number", "getCardArguments", (v) => GetCardArgumentsRequest.fromPartial({ conversationId: fx.plain, number: v })),
   wide("GetCardArgumentsRequest.offset", "getCardArguments", (v) => GetCardArgumentsRequest.fromPartial({ conversationId: fx.plain, number: 1, offset: v })),
   wide("GetCardArgumentsRequest.limit", "getCardArguments", (v) => GetCardArgumentsRequest.fromPartial({ conversationId: fx.plain, number: 1, limit: v })),
-  wide("WorkerProgress.attempt", "connectWorkerHost", (v) => [{ message: { $case: "progress", value: WorkerProgress.fromPartial({ conversationId: fx.plain, workerId: "w", attempt: v }) } }]),
-  wide("WorkerResult.attempt", "connectWorkerHost", (v) => [{ message: { $case: "result", value: WorkerResult.fromPartial({ conversationId: fx.plain, workerId: "w", attempt: v, state: "done" }) } }]),
+  wide("WorkerProgress.attempt", "connectWorkerHost", (v) => [
+    { message: { $case: "progress", value: WorkerProgress.fromPartial({ conversationId: fx.plain, workerId: "w", attempt: v }) } },
+  ]),
+  wide("WorkerResult.attempt", "connectWorkerHost", (v) => [
+    { message: { $case: "result", value: WorkerResult.fromPartial({ conversationId: fx.plain, workerId: "w", attempt: v, state: "done" }) } },
+  ]),
 ];
 
 beforeAll(async () => {

@@ -73,7 +73,12 @@ describe("audit retention", () => {
     try {
       delete process.env.ENCLAVE_AUDIT_RETENTION_DAYS;
       delete process.env.ENCLAVE_AUDIT_MAX_MIB;
-      expect(loadConfig().auditRetention).toEqual({ maxAgeMs: 90 * DAY, maxBytes: 1024 * 1024 ** 2, maxBytesPerTenant: 256 * 1024 ** 2, pruneIntervalMs: 3_600_000 });
+      expect(loadConfig().auditRetention).toEqual({
+        maxAgeMs: 90 * DAY,
+        maxBytes: 1024 * 1024 ** 2,
+        maxBytesPerTenant: 256 * 1024 ** 2,
+        pruneIntervalMs: 3_600_000,
+      });
       process.env.ENCLAVE_AUDIT_RETENTION_DAYS = "7.5";
       process.env.ENCLAVE_AUDIT_MAX_MIB = "0";
       expect(loadConfig().auditRetention).toMatchObject({ maxAgeMs: 7.5 * DAY, maxBytes: 0 });
@@ -90,7 +95,10 @@ describe("audit retention", () => {
       }).toThrow();
       await expectTranscript(refusal, "transcripts/audit-retention/retention-days-refused.txt");
     } finally {
-      for (const [k, v] of [["ENCLAVE_AUDIT_RETENTION_DAYS", saved.days], ["ENCLAVE_AUDIT_MAX_MIB", saved.mib]] as const) {
+      for (const [k, v] of [
+        ["ENCLAVE_AUDIT_RETENTION_DAYS", saved.days],
+        ["ENCLAVE_AUDIT_MAX_MIB", saved.mib],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
@@ -119,7 +127,12 @@ describe("audit retention", () => {
       // Every closed card is gone from the log, yet numbering goes on.
       expect(left.some((e) => e.kind === "card_closed")).toBe(false);
       expect(await askAndAnswer(second, "old")).toBe(3);
-      expect(second.audit.history("old").filter((e) => e.kind === "card_closed").map((e) => e.cardNumber)).toEqual([3]);
+      expect(
+        second.audit
+          .history("old")
+          .filter((e) => e.kind === "card_closed")
+          .map((e) => e.cardNumber),
+      ).toEqual([3]);
       // The next pruning takes the old event kept as the newest until then, and only it.
       const recent = second.audit.history().length - 1;
       expect(second.audit.prune()).toEqual({ deletedByAge: 1, deletedBySize: 0, bySizePerTenant: {} });
@@ -133,7 +146,9 @@ describe("audit retention", () => {
   it("deletes old events periodically while running", async () => {
     const dir = dataDir();
     const file = join(dir, "audit.db");
-    const cp = await ControlPlane.start(config(dir, (c) => (c.auditRetention = { maxAgeMs: 7 * DAY, maxBytes: 0, maxBytesPerTenant: 0, pruneIntervalMs: 100 })));
+    const cp = await ControlPlane.start(
+      config(dir, (c) => (c.auditRetention = { maxAgeMs: 7 * DAY, maxBytes: 0, maxBytesPerTenant: 0, pruneIntervalMs: 100 })),
+    );
     try {
       cp.createConversation({ id: "periodic" });
       expect(await askAndAnswer(cp, "periodic")).toBe(1);

@@ -46,7 +46,16 @@ describe("card numbers", () => {
     expect(await askAndAnswer(first, "busy")).toBe(2);
     // A busy conversation: many tool calls after the last card (more than one history window).
     for (let i = 0; i < 10_500; i++) {
-      first.audit.record({ kind: "tool_call", conversationId: "busy", runId: "r-x", tool: "read", tier: "read", outcome: "ok", origin: "model", detail: `#${i + 1} call` });
+      first.audit.record({
+        kind: "tool_call",
+        conversationId: "busy",
+        runId: "r-x",
+        tool: "read",
+        tier: "read",
+        outcome: "ok",
+        origin: "model",
+        detail: `#${i + 1} call`,
+      });
     }
     await first.close();
 

@@ -88,7 +88,10 @@ describe("the CLI escapes control characters an agent wrote", () => {
   });
 
   it("in conversation details", async () => {
-    for (const args of [["conversations", "get", ID], ["conversations", "list"]]) {
+    for (const args of [
+      ["conversations", "get", ID],
+      ["conversations", "list"],
+    ]) {
       const out = await enclave(args);
       expect(out.code).toBe(0);
       clean(out);
@@ -105,7 +108,11 @@ describe("the CLI escapes control characters an agent wrote", () => {
     try {
       const r0 = await fx.client.openRun(ID, { approvalPolicy: "write", resources: ["questions", "workspace"], questionTimeoutSeconds: 120 });
       // The question's second line pretends to be the header of another card.
-      const asking = fx.client.callTool(r0.id, "ask_user", { question: `Continue? ${EVIL}\n#99 ${ID} permission open`, context: `ctx ${EVIL}`, options: [{ label: `yes ${EVIL}`, description: EVIL }] });
+      const asking = fx.client.callTool(r0.id, "ask_user", {
+        question: `Continue? ${EVIL}\n#99 ${ID} permission open`,
+        context: `ctx ${EVIL}`,
+        options: [{ label: `yes ${EVIL}`, description: EVIL }],
+      });
       const writing = fx.client.callTool(r0.id, "write", { path: `out${EVIL}.txt`, content: EVIL });
       await until(() => opened.length >= 2 || undefined, "both cards");
 

@@ -57,7 +57,13 @@ describe("console: nothing starts on a GET", () => {
     expect(page.body).not.toContain("start=1");
 
     const start = `/conversations/${ID}/host-agent/start`;
-    const form = { ...host(), "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", Cookie: cookie, Origin: `http://127.0.0.1:${web.port}` };
+    const form = {
+      ...host(),
+      "Content-Type": "application/x-www-form-urlencoded",
+      Accept: "application/json",
+      Cookie: cookie,
+      Origin: `http://127.0.0.1:${web.port}`,
+    };
     const noToken = await rawRequest({ port: web.port, path: start, method: "POST", headers: form, body: "" });
     expect(noToken.status).toBe(403);
     expect(Object.keys(JSON.parse(noToken.body))).toEqual(["error"]);
@@ -123,7 +129,11 @@ describe("console: requests from another site", () => {
         errors.add(String(JSON.parse(r.body).error));
       }
       expect([...errors], site).toHaveLength(1);
-      const page = await rawRequest({ port: web.port, path: "/cards", headers: { ...host(), Accept: "text/html", "Sec-Fetch-Site": site, "Sec-Fetch-Mode": "navigate" } });
+      const page = await rawRequest({
+        port: web.port,
+        path: "/cards",
+        headers: { ...host(), Accept: "text/html", "Sec-Fetch-Site": site, "Sec-Fetch-Mode": "navigate" },
+      });
       expect(page.status).toBe(403);
       expect(page.headers["content-type"]).toMatch(/text\/html/);
       refusals.push(`## ${site}: JSON error\n${[...errors].join("")}\n## ${site}: page\n${page.body}\n`);

@@ -179,10 +179,13 @@ describe("copy-mode mirror-back", () => {
       expect(conv.enclosure).toBeUndefined();
       expect(conv.notCopiedBack).toHaveLength(1);
       await expectTranscript(conv.notCopiedBack[0] ?? "", "transcripts/copy-mode-mirror/over-the-bound.txt");
-      const inspected = await docker.getContainer(containerId).inspect().then(
-        () => 200,
-        (e: { statusCode?: number }) => e.statusCode,
-      );
+      const inspected = await docker
+        .getContainer(containerId)
+        .inspect()
+        .then(
+          () => 200,
+          (e: { statusCode?: number }) => e.statusCode,
+        );
       expect(inspected).toBe(404);
       expect(existsSync(join(workspace, "small.txt"))).toBe(false);
       expect(readFileSync(join(workspace, "host-only.txt"), "utf8")).toBe("kept\n");

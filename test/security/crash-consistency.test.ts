@@ -96,7 +96,10 @@ describe("a host agent killed in the middle of a multi-file change", () => {
     const r = await fx.client.callTool(conv.run, "lsp_rename", { file: "py/util.py", line: 1, symbol: "greet", new_name: "welcome" });
     expect(r.isError, "the agent did not die mid-commit").toBe(true);
     const mid = contents(conv.ws, rels);
-    expect(mid.filter((c) => c?.includes("welcome")), `mid-commit, exactly one file is renamed:\n${mid.join("---\n")}`).toHaveLength(1);
+    expect(
+      mid.filter((c) => c?.includes("welcome")),
+      `mid-commit, exactly one file is renamed:\n${mid.join("---\n")}`,
+    ).toHaveLength(1);
 
     const log = await restart(conv);
     const after = contents(conv.ws, rels);

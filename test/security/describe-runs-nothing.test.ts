@@ -32,7 +32,7 @@ const MARKERS: Record<string, string> = {
   "Cargo.toml": '[package]\nname = "p"\nversion = "0.1.0"\n',
   "pubspec.yaml": "name: p\n",
   "go.mod": "module example.com/p\n\ngo 1.19\n",
-  "Makefile": "all:\n",
+  Makefile: "all:\n",
 };
 
 function plant(ws: string): void {
@@ -84,13 +84,25 @@ describe.each(["host", "enclosure"] as const)("describing %s placement runs noth
     expect(d.placement).toBe(placement);
     const by = (kind: string, cid: string) => d.components.find((c) => c.kind === kind && c.id === cid);
     // rust-analyzer and dart are the servers with a --version probe: a project's own is not probed.
-    for (const [server, bin] of [["rust-analyzer", "rust-analyzer"], ["dart", "dart"], ["pyright", "pyright-langserver"], ["typescript", "typescript-language-server"]]) {
-      expect(by("language_server", server ?? "")).toMatchObject({ usable: true, detail: `${root}/node_modules/.bin/${bin} (project-local, not run to check it)` });
+    for (const [server, bin] of [
+      ["rust-analyzer", "rust-analyzer"],
+      ["dart", "dart"],
+      ["pyright", "pyright-langserver"],
+      ["typescript", "typescript-language-server"],
+    ]) {
+      expect(by("language_server", server ?? "")).toMatchObject({
+        usable: true,
+        detail: `${root}/node_modules/.bin/${bin} (project-local, not run to check it)`,
+      });
     }
     expect(by("kernel", "python")?.detail).toBe(`${root}/.venv/bin/python (project-local, not run to check it)`);
     expect(by("debug_adapter", "debugpy")?.usable).toBe(true);
-    expect(by("debug_adapter", "debugpy")?.detail).toMatch(new RegExp(`\\(interpreter ${escape(root)}/\\.venv/bin/python\\) \\(project-local, not run to check it\\)$`));
-    expect(by("debug_adapter", "delve")?.detail).toMatch(new RegExp(`^${escape(root)}/node_modules/\\.bin/dlv dap .*\\(project-local, not run to check it\\)$`));
+    expect(by("debug_adapter", "debugpy")?.detail).toMatch(
+      new RegExp(`\\(interpreter ${escape(root)}/\\.venv/bin/python\\) \\(project-local, not run to check it\\)$`),
+    );
+    expect(by("debug_adapter", "delve")?.detail).toMatch(
+      new RegExp(`^${escape(root)}/node_modules/\\.bin/dlv dap .*\\(project-local, not run to check it\\)$`),
+    );
   });
 
   it("lsp status names the project's own servers without running them", async () => {

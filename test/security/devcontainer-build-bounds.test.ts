@@ -101,7 +101,9 @@ describe("dev container build resources", () => {
       "    os.waitpid(k, 0)",
       "",
     ].join("\n");
-    await devcontainer("fork-bomb", `FROM ${BASE}\nUSER root\nCOPY forks.py /forks.py\nRUN python3 /forks.py\nUSER enclave\n`, { files: { "forks.py": forks } });
+    await devcontainer("fork-bomb", `FROM ${BASE}\nUSER root\nCOPY forks.py /forks.py\nRUN python3 /forks.py\nUSER enclave\n`, {
+      files: { "forks.py": forks },
+    });
     await fx.client.startEnclosure("fork-bomb", { devcontainer: true });
     const run = (await fx.client.openRun("fork-bomb", { approvalPolicy: "never" })).id;
     const text = resultText(await fx.client.callTool(run, "exec", { command: "cat /forked" }));
@@ -115,7 +117,10 @@ describe("dev container build resources", () => {
     for (const controller of ["pids", "memory"]) {
       const parent = join("/sys/fs/cgroup", controller, "enclave-builds");
       const left = readdirSync(parent, { withFileTypes: true }).filter((d) => d.isDirectory());
-      expect(left.map((d) => d.name), controller).toEqual([]);
+      expect(
+        left.map((d) => d.name),
+        controller,
+      ).toEqual([]);
     }
   }, 600_000);
 });

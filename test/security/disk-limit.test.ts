@@ -39,7 +39,11 @@ describe("workspace disk limit", () => {
     const hostDrop = hostFreeBefore - freeBytes(fx.dataDir);
     // Others share this disk: the margin is wide, yet far below the 1 GiB the enclosure tried to write.
     expect(hostDrop, `host free space dropped by ${hostDrop} bytes`).toBeLessThan(LIMIT + 256 * 1024 ** 2);
-    const size = Number(resultText(await fx.client.callTool(run, "exec", { command: "stat -c %s fill.bin" })).trim().split("\n")[0]);
+    const size = Number(
+      resultText(await fx.client.callTool(run, "exec", { command: "stat -c %s fill.bin" }))
+        .trim()
+        .split("\n")[0],
+    );
     expect(size).toBeLessThanOrEqual(LIMIT);
     // The enclosure itself keeps working once space is freed.
     expect(resultText(await fx.client.callTool(run, "exec", { command: "rm fill.bin && echo ok > after.txt && cat after.txt" }))).toMatch(/^ok$/m);
@@ -73,7 +77,12 @@ describe("workspace disk limit", () => {
     expect(disk?.loopDevice).toMatch(/^\/dev\/loop\d+$/);
     await fx.client.stopEnclosure("disk-copy");
     expect(existsSync(disk?.image ?? "")).toBe(false);
-    expect(execFileSync("losetup", ["--list", "--noheadings", "--output", "BACK-FILE"], { encoding: "utf8", env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` } })).not.toContain(disk?.image ?? "?");
+    expect(
+      execFileSync("losetup", ["--list", "--noheadings", "--output", "BACK-FILE"], {
+        encoding: "utf8",
+        env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` },
+      }),
+    ).not.toContain(disk?.image ?? "?");
     await expect(new Docker().getVolume(disk?.volume ?? "").inspect()).rejects.toMatchObject({ statusCode: 404 });
   });
 });

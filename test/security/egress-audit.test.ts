@@ -52,7 +52,15 @@ const reportMasks = (uid: number): Mask[] => [
   [/\benclave-runtime:[0-9a-f]+\b/g, "enclave-runtime:<tag>"],
   [/\bpy-[0-9a-f]+\b/g, "py-<id>"],
   [/: \d+ bytes total, \d+ free$/gm, ": <n> bytes total, <n> free"],
-  [/engine: [^;]+;/g, (m) => `engine: ${m.slice("engine: ".length, -1).split(/(?<=\)), /).sort().join(", ")};`],
+  [
+    /engine: [^;]+;/g,
+    (m) =>
+      `engine: ${m
+        .slice("engine: ".length, -1)
+        .split(/(?<=\)), /)
+        .sort()
+        .join(", ")};`,
+  ],
 ];
 
 // What code in the enclosure can do to the agent (from a session of its own, which outlives the exec
@@ -220,7 +228,10 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
     await fx.client.createConversation("forged");
     await fx.client.startEnclosure("forged", { runtime });
     const runId = (await fx.client.openRun("forged", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
-    for (const [path, content] of [["lie-hook.cjs", LIE_HOOK], ["hijack.py", HIJACK]] as const) {
+    for (const [path, content] of [
+      ["lie-hook.cjs", LIE_HOOK],
+      ["hijack.py", HIJACK],
+    ] as const) {
       const w = await fx.client.callTool(runId, "write", { path, content });
       expect(w.isError, resultText(w)).toBe(false);
     }
@@ -250,7 +261,10 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
     // (Under gVisor the killed agent's socket file may go with it, which "agent socket" then reports.
     // The replacement was never told the conversation, which "origin" reports.)
     const failing = forged.checks.filter((c) => !c.ok).map((c) => c.item);
-    expect(failing.filter((item) => item !== "agent socket"), forged.text).toEqual(["listening sockets", "origin"]);
+    expect(
+      failing.filter((item) => item !== "agent socket"),
+      forged.text,
+    ).toEqual(["listening sockets", "origin"]);
 
     const cliRun = await auditCli("forged", fx.client.address);
     // The CLI prints the report's text (its form is recorded in the cli-relaxed transcript); what

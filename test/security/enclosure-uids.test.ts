@@ -54,7 +54,9 @@ async function sh(t: TenantName, run: string, command: string): Promise<string> 
   const r = await clients[t].callTool(run, "exec", { command });
   expect(r.isError, resultText(r)).toBe(false);
   // The result's last line is the tool's own (exit code and time).
-  return resultText(r).replace(/\n?\[exit code [^\n]*\]\s*$/, "").trim();
+  return resultText(r)
+    .replace(/\n?\[exit code [^\n]*\]\s*$/, "")
+    .trim();
 }
 
 /** The uid and gid the enclosure's processes run as, read inside. */

@@ -59,7 +59,10 @@ describe("a long tenant string quoted by an error", () => {
     });
 
     it(`StartEnclosure network_mode and keep_capabilities (${name}): refused, and the connection answers on`, async () => {
-      const start = (options: Partial<EnclosureOptions>) => ({ conversationId: conv, options: EnclosureOptions.fromPartial({ workspaceMode: "copy", ...options }) });
+      const start = (options: Partial<EnclosureOptions>) => ({
+        conversationId: conv,
+        options: EnclosureOptions.fromPartial({ workspaceMode: "copy", ...options }),
+      });
       expectRefused(await thenStillAnswered("startEnclosure", start({ networkMode: text })));
       expectRefused(await thenStillAnswered("startEnclosure", start({ keepCapabilities: [text] })));
     });
@@ -74,7 +77,9 @@ describe("a long tenant string quoted by an error", () => {
 describe("an int64 field past 2^53", () => {
   it("is refused as invalid_arguments with the error-code trailer, audited, and the connection answers on", async () => {
     for (const v of WIDE_INT64) {
-      expectRefused(await thenStillAnswered("openRun", OpenRunRequest.fromPartial({ conversationId: conv, approvalPolicy: "never", questionTimeoutSeconds: v })));
+      expectRefused(
+        await thenStillAnswered("openRun", OpenRunRequest.fromPartial({ conversationId: conv, approvalPolicy: "never", questionTimeoutSeconds: v })),
+      );
     }
     const c = svc.client("acme");
     try {

@@ -15,7 +15,12 @@ let ops: ControlPlaneClient;
 
 beforeAll(async () => {
   // A copy back of anything over 1 MiB written fails here.
-  fx = await startTenantService({ tenants: ["acme", "globex"], operators: ["ops"], transport: "unix", config: (c) => void (c.enclosure.copyBackMaxBytes = 1024 ** 2) });
+  fx = await startTenantService({
+    tenants: ["acme", "globex"],
+    operators: ["ops"],
+    transport: "unix",
+    config: (c) => void (c.enclosure.copyBackMaxBytes = 1024 ** 2),
+  });
   acme = fx.client("acme");
   ops = fx.client("ops");
 }, 120_000);

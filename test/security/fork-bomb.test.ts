@@ -82,37 +82,41 @@ describe.each(TEST_RUNTIMES)("fork bomb in an enclosure under %s", (runtime) => 
     120_000,
   );
 
-  it.skipIf(heldInside)("under gVisor ends its own sandbox: the limit holds inside, the host's tasks stay within the cgroup, and the conversation is told", async () => {
-    const info = await docker.getContainer(containerId).inspect();
-    expect(info.HostConfig.Ulimits).toEqual([{ Name: "nproc", Soft: PIDS, Hard: PIDS }]);
-    const hostLimit = runscHostTasks(PIDS);
-    expect(info.HostConfig.PidsLimit).toBe(hostLimit);
-    const cgroup = await pidsCgroupDir(containerId);
-    expect(readPidsCgroup(cgroup).max).toBe(hostLimit);
-    const pidsCurrent = join(cgroup, "pids.current");
-    const bomb = fx.client.callTool(run, "exec", { command: BOMB, timeout_seconds: 8 }).catch((err: Error) => err);
-    let peak = 0;
-    for (let i = 0; i < 40; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      if (!existsSync(pidsCurrent)) break;
-      peak = Math.max(peak, Number(readFileSync(pidsCurrent, "utf8").trim()) || 0);
-    }
-    expect(peak).toBeLessThanOrEqual(hostLimit);
-    await bomb;
-    const dead = await eventually(async () => {
-      const conv = await fx.client.getConversation("bomb");
-      return conv.enclosure?.state === "dead" && conv;
-    }, "the conversation to see its enclosure dead");
-    // Whichever bound gVisor meets first: the cgroup's host tasks (it exits) or its memory.
-    // The conversation says why, and the engine's record agrees: its host tasks ended it, or its memory did.
-    expect(dead.enclosure?.detail).not.toBe("");
-    const { State } = await docker.getContainer(containerId).inspect();
-    expect(State.OOMKilled || State.ExitCode !== 0, dead.enclosure?.detail).toBe(true);
-    const call = await fx.client.callTool(run, "read", { path: "still-here.txt" });
-    expect(call.errorCode).toBe("enclosure_dead");
-    // Stopped and started again, the conversation works.
-    await fx.client.stopEnclosure("bomb");
-    await fx.client.startEnclosure("bomb", { runtime, pidsLimit: PIDS });
-    expect(resultText(await fx.client.callTool(run, "read", { path: "still-here.txt" }))).toBe("yes\n");
-  }, 120_000);
+  it.skipIf(heldInside)(
+    "under gVisor ends its own sandbox: the limit holds inside, the host's tasks stay within the cgroup, and the conversation is told",
+    async () => {
+      const info = await docker.getContainer(containerId).inspect();
+      expect(info.HostConfig.Ulimits).toEqual([{ Name: "nproc", Soft: PIDS, Hard: PIDS }]);
+      const hostLimit = runscHostTasks(PIDS);
+      expect(info.HostConfig.PidsLimit).toBe(hostLimit);
+      const cgroup = await pidsCgroupDir(containerId);
+      expect(readPidsCgroup(cgroup).max).toBe(hostLimit);
+      const pidsCurrent = join(cgroup, "pids.current");
+      const bomb = fx.client.callTool(run, "exec", { command: BOMB, timeout_seconds: 8 }).catch((err: Error) => err);
+      let peak = 0;
+      for (let i = 0; i < 40; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        if (!existsSync(pidsCurrent)) break;
+        peak = Math.max(peak, Number(readFileSync(pidsCurrent, "utf8").trim()) || 0);
+      }
+      expect(peak).toBeLessThanOrEqual(hostLimit);
+      await bomb;
+      const dead = await eventually(async () => {
+        const conv = await fx.client.getConversation("bomb");
+        return conv.enclosure?.state === "dead" && conv;
+      }, "the conversation to see its enclosure dead");
+      // Whichever bound gVisor meets first: the cgroup's host tasks (it exits) or its memory.
+      // The conversation says why, and the engine's record agrees: its host tasks ended it, or its memory did.
+      expect(dead.enclosure?.detail).not.toBe("");
+      const { State } = await docker.getContainer(containerId).inspect();
+      expect(State.OOMKilled || State.ExitCode !== 0, dead.enclosure?.detail).toBe(true);
+      const call = await fx.client.callTool(run, "read", { path: "still-here.txt" });
+      expect(call.errorCode).toBe("enclosure_dead");
+      // Stopped and started again, the conversation works.
+      await fx.client.stopEnclosure("bomb");
+      await fx.client.startEnclosure("bomb", { runtime, pidsLimit: PIDS });
+      expect(resultText(await fx.client.callTool(run, "read", { path: "still-here.txt" }))).toBe("yes\n");
+    },
+    120_000,
+  );
 });

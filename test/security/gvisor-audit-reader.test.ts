@@ -31,17 +31,23 @@ describe.runIf(TEST_RUNTIMES.includes("runsc"))("the gVisor audit's reader, in a
   it("passes while nothing holds a capability", async () => {
     const report = await fx.client.auditEnclosure("liar");
     expect(check(report, "capabilities")).toMatchObject({ ok: true });
-    await expectTranscript(check(report, "capabilities").outside, "transcripts/gvisor-audit-reader/capabilities-outside.txt", [[/\ball \d+ processes\b/g, "all <n> processes"]]);
+    await expectTranscript(check(report, "capabilities").outside, "transcripts/gvisor-audit-reader/capabilities-outside.txt", [
+      [/\ball \d+ processes\b/g, "all <n> processes"],
+    ]);
   });
 
   it("sees a process with a full capability set that the image's head would hide", async () => {
     const runId = (await fx.client.openRun("liar", { approvalPolicy: "never", resources: ["shell"] })).id;
     const holder = fx.client.callTool(runId, "exec", { command: "unshare -Ur sleep 15", timeout_seconds: 30 });
     holder.catch(() => undefined);
-    const during = await eventually(async () => {
-      const r = await fx.client.auditEnclosure("liar");
-      return !check(r, "capabilities").ok && r;
-    }, "the audit to see the process with capabilities", 12_000);
+    const during = await eventually(
+      async () => {
+        const r = await fx.client.auditEnclosure("liar");
+        return !check(r, "capabilities").ok && r;
+      },
+      "the audit to see the process with capabilities",
+      12_000,
+    );
     expect(check(during, "capabilities").outside).toContain("(sleep)");
     expect(during.passed).toBe(false);
     await expectTranscript(resultText(await holder), "transcripts/gvisor-audit-reader/holder-exit.txt");

@@ -100,7 +100,10 @@ describe("host placement sandbox", () => {
     );
     expect(r.text).not.toContain("CONNECTED");
     expect(r.text).toMatch(/(Network is unreachable|Connection refused)/);
-    const interfaces = r.text.split("\n").map((l) => l.trim()).filter((l) => /^[a-z0-9]+$/.test(l));
+    const interfaces = r.text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => /^[a-z0-9]+$/.test(l));
     expect(interfaces).toEqual(["lo"]);
   });
 
@@ -122,7 +125,17 @@ describe("host placement sandbox", () => {
     expect(report.placement).toBe("host");
     expect(report.relaxations).toEqual([]);
     const items = Object.fromEntries(report.checks.map((c) => [c.item, c]));
-    expect(Object.keys(items).sort()).toEqual(["capabilities", "cgroup", "engine sockets", "environment", "namespaces", "network", "sandbox processes", "user", "writable host paths"]);
+    expect(Object.keys(items).sort()).toEqual([
+      "capabilities",
+      "cgroup",
+      "engine sockets",
+      "environment",
+      "namespaces",
+      "network",
+      "sandbox processes",
+      "user",
+      "writable host paths",
+    ]);
     for (const c of report.checks) expect(c.ok, `${c.item}: ${c.outside}`).toBe(true);
     expect(items["writable host paths"]?.outside).toBe("writable mounts of host filesystems: /run/enclave/state, /workspace");
     expect(items.network?.outside).toBe("interfaces lo");

@@ -171,7 +171,9 @@ except OSError as e:
     expect(seen).not.toContain("acme-only.txt");
     expect(seen).toMatch(/^unreachable \d+$/m);
     // The positive control: acme reaches its own socket.
-    expect(await sh("acme", `python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("\\0enclave-abstract-test"); print("connected")'`)).toContain("connected");
+    expect(
+      await sh("acme", `python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("\\0enclave-abstract-test"); print("connected")'`),
+    ).toContain("connected");
   });
 });
 
@@ -282,12 +284,28 @@ describe("host paths", () => {
     const r = await sh("acme", "tr '\\0' ' ' < /proc/1/cmdline; echo; cat /proc/self/mountinfo");
     const [cmdline = "", ...mounts] = r.split("\n");
     expect(cmdline).toMatch(/bwrap --args \d+ -- /);
-    for (const hostPath of [cp.config.dataDir, conv.workspacePath, repoRoot, cp.config.agentBundleDir, "/sys/fs/cgroup"]) expect(cmdline).not.toContain(hostPath);
+    for (const hostPath of [cp.config.dataDir, conv.workspacePath, repoRoot, cp.config.agentBundleDir, "/sys/fs/cgroup"])
+      expect(cmdline).not.toContain(hostPath);
     // A bind mount's root field is its folder's path on the host's file system, as the kernel shows
     // any bind mount: the workspace, the state folder and the agent bundle (SECURITY.md says so).
-    const roots = mounts.map((l) => l.split(" ")).filter((f) => f.length > 4 && f[3]?.startsWith("/") && !["/", "/usr", "/etc", "/newroot"].includes(f[3]) && !f.includes("proc") && !f.includes("devtmpfs") && !f.includes("tmpfs"));
+    const roots = mounts
+      .map((l) => l.split(" "))
+      .filter(
+        (f) =>
+          f.length > 4 &&
+          f[3]?.startsWith("/") &&
+          !["/", "/usr", "/etc", "/newroot"].includes(f[3]) &&
+          !f.includes("proc") &&
+          !f.includes("devtmpfs") &&
+          !f.includes("tmpfs"),
+      );
     // (and the host's npm language servers, read-only, where `make host-servers` installed them)
-    expect(roots.map((f) => f[4]).filter((m) => m !== "/opt/enclave/host-tools").sort()).toEqual(["/opt/enclave/agent", "/run/enclave/state", "/workspace"]);
+    expect(
+      roots
+        .map((f) => f[4])
+        .filter((m) => m !== "/opt/enclave/host-tools")
+        .sort(),
+    ).toEqual(["/opt/enclave/agent", "/run/enclave/state", "/workspace"]);
     // Their names on the host say nothing of the tenant or the conversation.
     for (const f of roots) expect(f[3]).not.toMatch(/acme|\/x$/);
   });
@@ -297,7 +315,8 @@ describe("host paths", () => {
     expect((await tenants.acme.client.listConversations()).map((c) => c.workspacePath)).toEqual([""]);
     expect((await tenants.ops.client.getConversation("acme.x")).workspacePath).toBe(cp.getConversation(conversationKey("acme", "x")).workspacePath);
     const details: string[] = [];
-    await tenants.acme.client.subscribeAudit({ conversationId: "x", includeHistory: true, historyOnly: true }, (e) => details.push(`${e.kind} ${e.detail}`)).done;
+    await tenants.acme.client.subscribeAudit({ conversationId: "x", includeHistory: true, historyOnly: true }, (e) => details.push(`${e.kind} ${e.detail}`))
+      .done;
     expect(details.some((d) => d.startsWith("conversation_created"))).toBe(true);
     expect(details.join("\n")).not.toContain(cp.config.dataDir);
   });

@@ -301,7 +301,10 @@ describe("a tenant runs only allowed images and its own builds", () => {
       expect(allowed.enclosure?.image).toBe(pythonImage);
       await globex.stopEnclosure(conv);
     } finally {
-      await docker.getImage(acmeBuild).remove({ noprune: true }).catch(() => undefined);
+      await docker
+        .getImage(acmeBuild)
+        .remove({ noprune: true })
+        .catch(() => undefined);
     }
     await expectServing();
   }, 300_000);

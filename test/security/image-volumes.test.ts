@@ -32,7 +32,10 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of made) await c.remove({ force: true, v: true }).catch(() => undefined);
   await fx?.close();
-  await docker.getImage(IMAGE).remove().catch(() => undefined);
+  await docker
+    .getImage(IMAGE)
+    .remove()
+    .catch(() => undefined);
 });
 
 describe("image VOLUMEs", () => {

@@ -65,19 +65,22 @@ describe.each(TEST_RUNTIMES)("kernel faults in an enclosure under %s", (runtime)
   }
 
   const notUnderGvisor = endsSandbox ? " — not under gVisor, where it ends the enclosure (next case)" : "";
-  it.skipIf(endsSandbox)(`reports a kernel killed for running out of memory; the next cell runs in a fresh one and the agent lives on${notUnderGvisor}`, async () => {
-    const before = await agentPid();
-    await evalOk(place, { code: "state = 'set before the hog'" });
-    const r = await evalCell(place, { code: "print('allocating', flush=True)\nhog = b'x' * (3 * 1024 ** 3)" });
-    expect(r.errorCode).toBe("kernel_died");
-    const text = resultText(r);
-    // What the cell printed, then why its kernel died (the same code as any other death: the words tell this one).
-    await expectTranscript(text, "transcripts/kernel-faults/out-of-memory.txt", [[/\bpy-[0-9a-f]+\b/g, "py-<id>"]]);
-    expect(await evalOk(place, { code: "'state' in globals()" })).toBe("False");
-    expect(await agentPid()).toBe(before);
-    const info = await docker.getContainer(containerId).inspect();
-    expect(info.State.Running).toBe(true);
-  });
+  it.skipIf(endsSandbox)(
+    `reports a kernel killed for running out of memory; the next cell runs in a fresh one and the agent lives on${notUnderGvisor}`,
+    async () => {
+      const before = await agentPid();
+      await evalOk(place, { code: "state = 'set before the hog'" });
+      const r = await evalCell(place, { code: "print('allocating', flush=True)\nhog = b'x' * (3 * 1024 ** 3)" });
+      expect(r.errorCode).toBe("kernel_died");
+      const text = resultText(r);
+      // What the cell printed, then why its kernel died (the same code as any other death: the words tell this one).
+      await expectTranscript(text, "transcripts/kernel-faults/out-of-memory.txt", [[/\bpy-[0-9a-f]+\b/g, "py-<id>"]]);
+      expect(await evalOk(place, { code: "'state' in globals()" })).toBe("False");
+      expect(await agentPid()).toBe(before);
+      const info = await docker.getContainer(containerId).inspect();
+      expect(info.State.Running).toBe(true);
+    },
+  );
 
   it.skipIf(!endsSandbox)("under gVisor, a kernel running out of memory ends the enclosure, which is reported and starts again", async () => {
     const r = await evalCell(place, { code: "print('allocating', flush=True)\nhog = b'x' * (3 * 1024 ** 3)" });

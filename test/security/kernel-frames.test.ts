@@ -34,9 +34,7 @@ async function agentMemory(p: EvalPlace, resetPeak: boolean): Promise<AgentMemor
     code: [
       "import os",
       "agent = os.getppid()",
-      resetPeak
-        ? "try:\n    open('/proc/%d/clear_refs' % agent, 'w').write('5')\nexcept OSError:\n    pass"
-        : "",
+      resetPeak ? "try:\n    open('/proc/%d/clear_refs' % agent, 'w').write('5')\nexcept OSError:\n    pass" : "",
       "status = dict(l.split(':', 1) for l in open('/proc/%d/status' % agent).read().splitlines() if ':' in l)",
       "print(agent, int(status['VmRSS'].split()[0]) // 1024, int(status['VmHWM'].split()[0]) // 1024)",
     ].join("\n"),
@@ -141,11 +139,11 @@ function frameCases(place: () => EvalPlace, where: string): void {
         code: [
           "import os",
           "channel = display.__self__.channel",
-          "rest = b',\"echo\":false,\"items\":[{\"mime\":\"text/plain\",\"text\":\"' + b'z' * (1 << 20) + b'\"}]}\\n'",
+          'rest = b\',"echo":false,"items":[{"mime":"text/plain","text":"\' + b\'z\' * (1 << 20) + b\'"}]}\\n\'',
           "with channel.lock:",
           `    for _ in range(${ATTACK_MIB}):`,
           "        channel.seq += 1",
-          "        os.write(3, b'{\"t\":\"display\",\"seq\":%d' % channel.seq + rest)",
+          '        os.write(3, b\'{"t":"display","seq":%d\' % channel.seq + rest)',
           "'after the frames'",
         ].join("\n"),
         timeout_seconds: 300,

@@ -109,12 +109,18 @@ describe("an enclosure", () => {
   });
 
   it("never runs an environment planted at a guessable path before the first kernel starts", async () => {
-    const r = await fx.client.callTool(place.runId, "exec", { command: `python3 -c '${PLANT.replace(/'/g, `'"'"'`)}' /workspace /workspace/planted-ran decoys` });
+    const r = await fx.client.callTool(place.runId, "exec", {
+      command: `python3 -c '${PLANT.replace(/'/g, `'"'"'`)}' /workspace /workspace/planted-ran decoys`,
+    });
     expect(r.isError, resultText(r)).toBe(false);
-    const planted = resultText(r).split("\n").filter((l) => l.startsWith("/tmp/"));
+    const planted = resultText(r)
+      .split("\n")
+      .filter((l) => l.startsWith("/tmp/"));
     expect(planted.length).toBeGreaterThanOrEqual(7);
     // The plant works in here too (a venv needs no exec on /tmp: its python is a link to the system's).
-    const check = await fx.client.callTool(place.runId, "exec", { command: `${planted[0]}/bin/python -c pass && cat /workspace/planted-ran && rm /workspace/planted-ran` });
+    const check = await fx.client.callTool(place.runId, "exec", {
+      command: `${planted[0]}/bin/python -c pass && cat /workspace/planted-ran && rm /workspace/planted-ran`,
+    });
     expect(resultText(check)).toMatch(/^planted environment ran\n/);
 
     const prefix = (await evalOk(place, { code: PREFIX })).trim();
@@ -122,6 +128,8 @@ describe("an enclosure", () => {
     for (const p of planted) expect(prefix === p || prefix.startsWith(`${p}/`)).toBe(false);
     expect(prefix).toMatch(/^\/tmp\/enclave-agent-[A-Za-z0-9]{10}\/kernels\/python-[0-9a-f]{8}$/);
     // Owned by the agent's own user (the enclosure's uid), readable by no other.
-    expect(await evalOk(place, { code: "import os, stat; d = sys.prefix + '/../..'; s = os.stat(d); (oct(stat.S_IMODE(s.st_mode)), s.st_uid == os.getuid())" })).toBe("('0o700', True)");
+    expect(
+      await evalOk(place, { code: "import os, stat; d = sys.prefix + '/../..'; s = os.stat(d); (oct(stat.S_IMODE(s.st_mode)), s.st_uid == os.getuid())" }),
+    ).toBe("('0o700', True)");
   });
 });

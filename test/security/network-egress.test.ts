@@ -130,7 +130,9 @@ describe("positive control: an enclosure relaxed onto the test's network", () =>
       () => undefined,
       (err: Error) => err,
     );
-    expect(refused?.message).toBe(`runtime runsc (gVisor) runs enclosures with network mode none only; network_mode \`${network.getName()}\` needs runtime runc`);
+    expect(refused?.message).toBe(
+      `runtime runsc (gVisor) runs enclosures with network mode none only; network_mode \`${network.getName()}\` needs runtime runc`,
+    );
     expect((await fx.client.getConversation("egress-relaxed-runsc")).placement).toBe("host");
   });
 

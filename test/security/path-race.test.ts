@@ -103,7 +103,15 @@ for (const placement of ["host", "enclosure"] as const) {
       }
       writeFileSync(join(ws, ".race-stop"), "");
       const report = parseReport(await finished);
-      const summary = JSON.stringify({ ...tally, codes: Object.fromEntries(codes), swaps: report.swaps, seconds: report.seconds, strayFiles: report.strayNames.length, changedContents: report.changedContents.length, samples: Object.fromEntries(samples) });
+      const summary = JSON.stringify({
+        ...tally,
+        codes: Object.fromEntries(codes),
+        swaps: report.swaps,
+        seconds: report.seconds,
+        strayFiles: report.strayNames.length,
+        changedContents: report.changedContents.length,
+        samples: Object.fromEntries(samples),
+      });
       console.log(`path race (${placement}): ${summary}`);
 
       expect(tally.leaked, `reads returned the outside secret: ${summary}`).toBe(0);

@@ -133,7 +133,10 @@ describe("permission cards show everything", () => {
       await expectTranscript(listed, "transcripts/permission-cards/cli-cards.txt");
       const fullOut = (await run(cli, ["cards", ID, "--full", ...address], { maxBuffer: 16 * 1024 * 1024 })).stdout;
       // The complete arguments, pretty-printed and indented; the transcript keeps what the CLI says around them.
-      const shown = JSON.stringify(JSON.parse(full), null, 2).split("\n").map((l) => `    ${l}`).join("\n");
+      const shown = JSON.stringify(JSON.parse(full), null, 2)
+        .split("\n")
+        .map((l) => `    ${l}`)
+        .join("\n");
       expect(fullOut).toContain(shown);
       await expectTranscript(fullOut.split(shown).join("    <the complete arguments>"), "transcripts/permission-cards/cli-cards-full.txt");
 

@@ -144,7 +144,11 @@ describe.each(TEST_RUNTIMES)("placement faults under %s", (runtime) => {
       await docker.getContainer(id).kill();
       await new Promise((r) => setTimeout(r, 500));
       const answers: string[] = [];
-      for (const [tool, args] of [["read", { path: "kept.txt" }], ["exec", { command: "true" }], ["list", {}]] as const) {
+      for (const [tool, args] of [
+        ["read", { path: "kept.txt" }],
+        ["exec", { command: "true" }],
+        ["list", {}],
+      ] as const) {
         const r = await fx.client.callTool(run, tool, args);
         expect(r.errorCode, `${tool}: ${resultText(r)}`).toBe("enclosure_dead");
         answers.push(`## ${tool}\n${resultText(r)}\n`);

@@ -27,7 +27,11 @@ afterAll(async () => {
     await cp.client.deleteConversation("drain-enc").catch(() => undefined);
     await stopControlPlaneProcess(cp, "SIGKILL").catch(() => undefined);
   }
-  for (const id of [...planted, enclosureId].filter(Boolean)) await docker.getContainer(id).remove({ force: true, v: true }).catch(() => undefined);
+  for (const id of [...planted, enclosureId].filter(Boolean))
+    await docker
+      .getContainer(id)
+      .remove({ force: true, v: true })
+      .catch(() => undefined);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -68,7 +72,7 @@ describe("SIGTERM and a restart with an enclosure running", () => {
     const defined = await cell("x = 41");
     expect(defined.isError, resultText(defined)).toBe(false);
     // A language server running too.
-    await client.callTool(runId, "write", { path: "pyproject.toml", content: "[project]\nname = \"m\"\n" });
+    await client.callTool(runId, "write", { path: "pyproject.toml", content: '[project]\nname = "m"\n' });
     await client.callTool(runId, "write", { path: "m.py", content: "def greet():\n    return 1\n" });
     const hover = () => client.callTool(runId, "lsp", { action: "hover", file: "m.py", line: 1, symbol: "greet" });
     const hovered = await hover();
@@ -135,7 +139,11 @@ describe("SIGTERM and a restart with an enclosure running", () => {
     await cut;
     cp = await startControlPlaneProcess(dataDir);
     client = cp.client;
-    const afterCrash = await client.callTool(runId, "eval", { description: "a cell across the control plane restart", language: "python", code: "print(x, y)" });
+    const afterCrash = await client.callTool(runId, "eval", {
+      description: "a cell across the control plane restart",
+      language: "python",
+      code: "print(x, y)",
+    });
     expect(afterCrash.isError, resultText(afterCrash)).toBe(false);
     expect(resultText(afterCrash)).toContain("41 82");
     expect(resultText(afterCrash)).not.toContain("host_agent_lost");

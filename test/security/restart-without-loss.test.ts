@@ -44,7 +44,11 @@ describe("a control plane killed with SIGKILL in the middle of calls", () => {
       runs[id] = (await client.openRun(id, { approvalPolicy: "never", resources: ["workspace", "shell", "kernel"] })).id;
     }
     // A host kernel holding a variable, which the crash takes with it.
-    const defined = await client.callTool(runs["fault-a"] as string, "eval", { description: "define a variable in the host kernel", language: "python", code: "x = 41" });
+    const defined = await client.callTool(runs["fault-a"] as string, "eval", {
+      description: "define a variable in the host kernel",
+      language: "python",
+      code: "x = 41",
+    });
     expect(defined.isError, resultText(defined)).toBe(false);
     // A permission card raised (its number taken) and left open when the crash comes; an operator is attached to answer.
     const asking = (await client.openRun("fault-b", { approvalPolicy: "write", resources: ["workspace"], questionTimeoutSeconds: 600 })).id;
@@ -72,7 +76,13 @@ describe("a control plane killed with SIGKILL in the middle of calls", () => {
       // A few: each is checked to work after the restart.
       while (!killed && created.length < 6) {
         const id = `fault-new-${n++}`;
-        if (!(await client.createConversation(id).then(() => true, () => false))) continue;
+        if (
+          !(await client.createConversation(id).then(
+            () => true,
+            () => false,
+          ))
+        )
+          continue;
         created.push(id);
         const run = await client.openRun(id, { approvalPolicy: "never", resources: ["workspace"] }).catch(() => undefined);
         if (run) opened.push(run.id);
@@ -111,7 +121,11 @@ describe("a control plane killed with SIGKILL in the middle of calls", () => {
     }
 
     // The host kernel did not survive, and the next call on its conversation says so (once).
-    const first = await client.callTool(runs["fault-a"] as string, "eval", { description: "read the variable back after restart", language: "python", code: "print(x)" });
+    const first = await client.callTool(runs["fault-a"] as string, "eval", {
+      description: "read the variable back after restart",
+      language: "python",
+      code: "print(x)",
+    });
     expect(resultText(first)).toContain("host_agent_lost");
     expect(first.errorCode).toBe("cell_error");
     const second = await client.callTool(runs["fault-a"] as string, "list", {});

@@ -30,11 +30,18 @@ it("a client that never reads: the session stops at its bound of unread events",
         written++;
         return write(e);
       }) as typeof call.write;
-      serveToolCallSession(call, async () => ({ isError: false, parts: [], errorCode: "", durationMs: 0 }), NO_DRAIN, (e) => e as ServiceError);
+      serveToolCallSession(
+        call,
+        async () => ({ isError: false, parts: [], errorCode: "", durationMs: 0 }),
+        NO_DRAIN,
+        (e) => e as ServiceError,
+      );
     },
   };
   server.addService(ControlPlaneService, impl as never);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   cleanup.push(() => server.forceShutdown());
   // A raw HTTP/2 client that never lets the server send (stream window 0).
   const session = http2.connect(`http://127.0.0.1:${port}`, { settings: { initialWindowSize: 0 } });

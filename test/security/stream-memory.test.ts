@@ -82,7 +82,9 @@ describe("console event streams under a never-reading tenant", () => {
       for (let done = 0; done < n; done += 8) {
         const batch = Math.min(8, n - done);
         const aborts = Array.from({ length: batch }, () => new AbortController());
-        const calls = aborts.map((a, i) => acme.callTool(run, "write", { path: `f${raised + i}.txt`, content }, undefined, { signal: a.signal }).catch(() => undefined));
+        const calls = aborts.map((a, i) =>
+          acme.callTool(run, "write", { path: `f${raised + i}.txt`, content }, undefined, { signal: a.signal }).catch(() => undefined),
+        );
         await openCards(batch);
         for (const a of aborts) a.abort();
         await Promise.all(calls);
@@ -102,7 +104,9 @@ describe("console event streams under a never-reading tenant", () => {
     const half = rssMb(pid);
     await raiseAndCancel(CARDS / 2);
     const after = rssMb(pid);
-    process.stdout.write(`control plane RSS: ${before.toFixed(0)} MB before ${CARDS} cards, ${half.toFixed(0)} MB half-way, ${after.toFixed(0)} MB after (bound: +${GROWTH_BOUND_MB} MB)\n`);
+    process.stdout.write(
+      `control plane RSS: ${before.toFixed(0)} MB before ${CARDS} cards, ${half.toFixed(0)} MB half-way, ${after.toFixed(0)} MB after (bound: +${GROWTH_BOUND_MB} MB)\n`,
+    );
     expect(after - before).toBeLessThan(GROWTH_BOUND_MB);
     expect(admitted.length).toBe(LIMITS.tenantStreams.console_events);
     expect(refused.length).toBe(STREAMS - LIMITS.tenantStreams.console_events);

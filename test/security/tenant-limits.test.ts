@@ -164,7 +164,13 @@ describe("dev container builds", () => {
 describe("host agents quota with spares", () => {
   let spared: TenantService<"acme" | "globex" | "ops">;
   beforeAll(async () => {
-    spared = await startTenantService({ tenants: ["acme", "globex"], operators: ["ops"], transport: "unix", quotas: { globex: { hostAgents: 1 } }, config: (c) => void (c.hostSandbox.spares = 2) });
+    spared = await startTenantService({
+      tenants: ["acme", "globex"],
+      operators: ["ops"],
+      transport: "unix",
+      quotas: { globex: { hostAgents: 1 } },
+      config: (c) => void (c.hostSandbox.spares = 2),
+    });
   }, 120_000);
   afterAll(async () => {
     await spared?.close();

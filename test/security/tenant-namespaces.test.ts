@@ -34,7 +34,12 @@ function text(r: ToolResult): string {
 }
 
 beforeAll(async () => {
-  svc = await startTenantService({ tenants: ["acme", "globex", "initech"], operators: ["ops"], quotas: { initech: { kernels: 1 } }, prefix: "enclave-tenant-ids-" });
+  svc = await startTenantService({
+    tenants: ["acme", "globex", "initech"],
+    operators: ["ops"],
+    quotas: { initech: { kernels: 1 } },
+    prefix: "enclave-tenant-ids-",
+  });
   ({ dir, tokensFile, cp, tokens } = svc);
 }, 120_000);
 
@@ -135,7 +140,10 @@ describe("conversation ids per tenant", () => {
     const { StateDb } = await import("@enclave/control-plane/state/state-db.js");
     const { MIGRATIONS } = await import("@enclave/control-plane/state/migrations.js");
     const data = mkdtempSync(join(dir, "old-state-"));
-    const old = new StateDb(data, MIGRATIONS.filter((m) => m.version <= 2));
+    const old = new StateDb(
+      data,
+      MIGRATIONS.filter((m) => m.version <= 2),
+    );
     const put = old.db.prepare("INSERT INTO conversations (id, tenant, created_at_ms, record_json) VALUES (?, ?, 1, ?)");
     put.run("x", "local", JSON.stringify({ id: "x", tenant: "local", workspacePath: "/w/x" }));
     put.run("y", "acme", JSON.stringify({ id: "y", tenant: "acme", workspacePath: "/w/y" }));

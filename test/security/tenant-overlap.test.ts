@@ -126,7 +126,10 @@ describe.each(TEST_RUNTIMES)("two tenants' enclosures under %s", (runtime: Enclo
         expect(outside[t].writableVolumes.length).toBeGreaterThan(0);
         expect(outside[t].ns.ipc).toMatch(/^ipc:\[\d+\]$/);
       }
-      expect({ inside: insideOverlaps(seen.acme, seen.globex, runtime === "runc"), outside: outsideOverlaps(outside.acme, outside.globex, runtime) }).toEqual({ inside: {}, outside: {} });
+      expect({ inside: insideOverlaps(seen.acme, seen.globex, runtime === "runc"), outside: outsideOverlaps(outside.acme, outside.globex, runtime) }).toEqual({
+        inside: {},
+        outside: {},
+      });
     } finally {
       for (const t of TENANTS) if (convs[t]) await clients[t].stopEnclosure(convs[t]).catch(() => undefined);
     }

@@ -34,7 +34,12 @@ let cp: ControlPlane;
 let server: ServingControlPlane;
 let tokens: Record<"acme" | "globex" | "ops", string>;
 
-function client(token: string | undefined, tls: ClientOptions["tls"] = { rootCerts: certs.ca }, address = server.address, more: Partial<ClientOptions> = {}): ControlPlaneClient {
+function client(
+  token: string | undefined,
+  tls: ClientOptions["tls"] = { rootCerts: certs.ca },
+  address = server.address,
+  more: Partial<ClientOptions> = {},
+): ControlPlaneClient {
   return svc.connect(token, { tls, ...more }, address);
 }
 

@@ -189,7 +189,9 @@ describe("built-in vibe workers in an enclosure", () => {
     expect(me).toMatchObject({ uid, host: hostname, env: "/workspace", cwd: "/workspace" });
     expect(readFileSync(join(ws, "vibe-brief.txt"), "utf8")).toBe(`finish\n${HOSTILE}`);
     for (const f of ["pwned-subst", "pwned-tick", "pwned-semi", "pwned-and", "pwned-pipe"]) expect(existsSync(join(ws, f))).toBe(false);
-    await expectTranscript(await settledPlacement("vibe-enc", id), "transcripts/vibe-placement/enclosure-settled-placement.txt", [[/\b[0-9a-f]{12}\b/g, "<container>"]]);
+    await expectTranscript(await settledPlacement("vibe-enc", id), "transcripts/vibe-placement/enclosure-settled-placement.txt", [
+      [/\b[0-9a-f]{12}\b/g, "<container>"],
+    ]);
 
     // vibe_kill reaches the worker's process group inside the container.
     const lingering = await spawn(runId, "linger");
@@ -216,7 +218,9 @@ describe("built-in vibe workers in an enclosure", () => {
     const id = await spawn(runId, "finish");
     const waited = await call(runId, "vibe_wait", { worker_id: id, timeout_seconds: 60 });
     expect(waited).toContain(`done by ${uid} `);
-    await expectTranscript(waited, "transcripts/vibe-placement/copy-mode-worker-done.txt", [[new RegExp(`done by ${uid} on \\S+`, "g"), "done by <uid> on <host>"]]);
+    await expectTranscript(waited, "transcripts/vibe-placement/copy-mode-worker-done.txt", [
+      [new RegExp(`done by ${uid} on \\S+`, "g"), "done by <uid> on <host>"],
+    ]);
     // Nothing was written to the host folder while the enclosure owns the workspace.
     expect(existsSync(join(ws, "vibe-who.txt"))).toBe(false);
     expect(who(await call(runId, "read", { path: "vibe-who.txt" }))).toMatchObject({ uid, cwd: "/workspace" });

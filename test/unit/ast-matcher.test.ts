@@ -132,7 +132,7 @@ describe("pattern matching", () => {
       ["p4.go", "package p\nfunc f() error {\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn nil\n}\n", "if err != nil { return $$$R }", ["nil, err"]],
       ["p5.rs", "fn main() { let a = x.unwrap(); let b = y.unwrap_or(1); opt().unwrap(); }\n", "$X.unwrap()", ["x", "opt()"]],
       ["p6.ts", "const a: number = 1;\nlet b: string = 's';\nconst c = 2;\n", "const $X: $T = $V", ["a"]],
-      ["P7.java", "class A { void m() { System.out.println(\"hi\"); System.err.println(1); } }\n", "System.out.println($A)", ["\"hi\""]],
+      ["P7.java", 'class A { void m() { System.out.println("hi"); System.err.println(1); } }\n', "System.out.println($A)", ['"hi"']],
       ["p8.c", "void f(void) { char *p = malloc(10); free(p); q = malloc(n * 2); }\n", "malloc($N)", ["10", "n * 2"]],
     ];
     for (const [file, src, pattern, want] of cases) {
@@ -175,14 +175,24 @@ describe("pattern matching", () => {
 describe("rewrites leave code that still compiles", () => {
   it("Python: a multi-line $$$ body keeps its depth (re-indented once, relative to where it lands)", async () => {
     put("indent/keys.py", "def f(d):\n    for k in d.keys():\n        a = k\n        b = k\n    return d\n");
-    const r = await engine.rewrite({ pattern: "for $K in $D.keys():\n    $$$BODY", rewrite: "for $K in $D:\n    $$$BODY", path: "indent/keys.py", language: "" });
+    const r = await engine.rewrite({
+      pattern: "for $K in $D.keys():\n    $$$BODY",
+      rewrite: "for $K in $D:\n    $$$BODY",
+      path: "indent/keys.py",
+      language: "",
+    });
     expect(r.files[0]?.after).toBe("def f(d):\n    for k in d:\n        a = k\n        b = k\n    return d\n");
     expect(r.files[0]?.parseError).toBeUndefined();
   });
 
   it("re-indents a captured block to the template line it lands on, deeper or shallower", async () => {
     put("indent/wrap.py", "class K:\n    def m(self):\n        if ok:\n            x = 1\n            y = 2\n");
-    const deeper = await engine.rewrite({ pattern: "if ok:\n    $$$B", rewrite: "try:\n    if ok:\n        $$$B\nexcept E:\n    pass", path: "indent/wrap.py", language: "" });
+    const deeper = await engine.rewrite({
+      pattern: "if ok:\n    $$$B",
+      rewrite: "try:\n    if ok:\n        $$$B\nexcept E:\n    pass",
+      path: "indent/wrap.py",
+      language: "",
+    });
     expect(deeper.files[0]?.after).toBe(
       "class K:\n    def m(self):\n        try:\n            if ok:\n                x = 1\n                y = 2\n        except E:\n            pass\n",
     );
@@ -193,7 +203,12 @@ describe("rewrites leave code that still compiles", () => {
 
   it("keeps a comment before the first statement of a $$$ body (Python and JavaScript)", async () => {
     put("comments/c.py", "for k in d.keys():\n    # why\n    use(k)\n");
-    const py = await engine.rewrite({ pattern: "for $K in $D.keys():\n    $$$BODY", rewrite: "for $K in $D:\n    $$$BODY", path: "comments/c.py", language: "" });
+    const py = await engine.rewrite({
+      pattern: "for $K in $D.keys():\n    $$$BODY",
+      rewrite: "for $K in $D:\n    $$$BODY",
+      path: "comments/c.py",
+      language: "",
+    });
     expect(py.files[0]?.after).toBe("for k in d:\n    # why\n    use(k)\n");
     put("comments/c.js", "function f() {\n  // first\n  a();\n  /* last */\n}\n");
     const js = await engine.rewrite({ pattern: "function $F() { $$$B }", rewrite: "async function $F() {\n  $$$B\n}", path: "comments/c.js", language: "" });
@@ -246,18 +261,45 @@ describe("the pattern language as ast-grep documents it", () => {
 
   it("reads patterns that need the grammar's filler, and says how it read them", async () => {
     const cases: Array<[string, string, string, string, string[]]> = [
-      ["fill/s.js", "function f(a) {\n  switch (a) { case 1: break; }\n}\n", "switch ($X) { $$$ }", "switch (a) { case 1: break; }", ["`$$$` standing for whatever the code has where the grammar expects cases"]],
+      [
+        "fill/s.js",
+        "function f(a) {\n  switch (a) { case 1: break; }\n}\n",
+        "switch ($X) { $$$ }",
+        "switch (a) { case 1: break; }",
+        ["`$$$` standing for whatever the code has where the grammar expects cases"],
+      ],
       ["fill/w.c", "int f(int x) { while (x) { x--; } return x; }\n", "while ($C) { $$$ }", "while (x) { x--; }", ["a `;` supplied after `$$$`"]],
-      ["fill/d.c", "static int g(int a) { return a; }\nint h(void) { return 1; }\n", "static int $F($$$P) { $$$B }", "static int g(int a) { return a; }", ["a `;` supplied after `$$$B`"]],
-      ["fill/t.go", "package p\nfunc f(v any) {\n\tswitch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}\n}\n", "switch $X := $Y.(type) { $$$ }", "switch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}", ["`$$$` standing for whatever the code has where the grammar expects cases"]],
-      ["fill/i.ts", 'import { a, b } from "x";\nimport c from "y";\n', "import { $$$N } from $S", 'import { a, b } from "x";', ["`$S` taken as a string literal"]],
+      [
+        "fill/d.c",
+        "static int g(int a) { return a; }\nint h(void) { return 1; }\n",
+        "static int $F($$$P) { $$$B }",
+        "static int g(int a) { return a; }",
+        ["a `;` supplied after `$$$B`"],
+      ],
+      [
+        "fill/t.go",
+        "package p\nfunc f(v any) {\n\tswitch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}\n}\n",
+        "switch $X := $Y.(type) { $$$ }",
+        "switch t := v.(type) {\n\tcase int:\n\t\t_ = t\n\t}",
+        ["`$$$` standing for whatever the code has where the grammar expects cases"],
+      ],
+      [
+        "fill/i.ts",
+        'import { a, b } from "x";\nimport c from "y";\n',
+        "import { $$$N } from $S",
+        'import { a, b } from "x";',
+        ["`$S` taken as a string literal"],
+      ],
     ];
     for (const [file, src, pattern, want, fillers] of cases) {
       put(file, src);
       const r = await find(file, pattern);
       expect(r.context, pattern).toBe("statement");
       expect(r.fillers, pattern).toEqual(fillers);
-      expect(r.matches.map((m) => m.text), pattern).toEqual([want]);
+      expect(
+        r.matches.map((m) => m.text),
+        pattern,
+      ).toEqual([want]);
     }
   });
 
@@ -291,7 +333,8 @@ describe("deliberate differences from ast-grep, each switchable to ast-grep's be
     const tree = (await engine.runtime.parser(grammar)).parse(src);
     if (!tree) throw new Error("no tree");
     try {
-      const texts = (set?: ReadonlySet<Permissive>) => new Matcher(compiled, src, set ? { asAstGrep: set } : {}).findAll(tree).map((m) => src.slice(m.start, m.end));
+      const texts = (set?: ReadonlySet<Permissive>) =>
+        new Matcher(compiled, src, set ? { asAstGrep: set } : {}).findAll(tree).map((m) => src.slice(m.start, m.end));
       return { ours: texts(), astGrep: texts(new Set([difference])) };
     } finally {
       tree.delete();
@@ -327,7 +370,8 @@ describe("candidates found from the pattern's words", () => {
   // corpus language, with every differential pattern, that must give exactly the walk's matches, in
   // the same order, with the same bindings.
   it("finds exactly what a walk of every node finds, in the same order", async () => {
-    const view = (ms: Match[]) => ms.map((m) => [m.start, m.end, m.startRow, m.endRow, m.startColumn, m.endColumn, [...m.bindings].map(([k, v]) => [k, v.start, v.end, v.text])]);
+    const view = (ms: Match[]) =>
+      ms.map((m) => [m.start, m.end, m.startRow, m.endRow, m.startColumn, m.endColumn, [...m.bindings].map(([k, v]) => [k, v.start, v.end, v.text])]);
     let compared = 0;
     let matched = 0;
     for (const spec of CORPORA) {

@@ -22,7 +22,8 @@ import { expectTranscript } from "@enclave/test-kit/transcript.js";
 let dir: string;
 let log: AuditLog;
 let reader: Database.Database;
-const stored = (): number[] => (reader.prepare("SELECT seq FROM audit_events WHERE kind = 'tool_call' ORDER BY seq").all() as { seq: number }[]).map((r) => r.seq);
+const stored = (): number[] =>
+  (reader.prepare("SELECT seq FROM audit_events WHERE kind = 'tool_call' ORDER BY seq").all() as { seq: number }[]).map((r) => r.seq);
 const journal = (): number[] =>
   readFileSync(join(dir, "audit-pending.jsonl"), "utf8")
     .split("\n")
@@ -103,7 +104,10 @@ it("events whose group commit a crash cut off are in the database after the next
     process.kill(process.pid, "SIGKILL");`;
   const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000 });
   expect(child.signal, child.stderr).toBe("SIGKILL");
-  const tools = (): string[] => (reader.prepare("SELECT event_json FROM audit_events WHERE conversation_id = 'c' ORDER BY seq").all() as { event_json: string }[]).map((r) => (JSON.parse(r.event_json) as AuditEvent).tool);
+  const tools = (): string[] =>
+    (reader.prepare("SELECT event_json FROM audit_events WHERE conversation_id = 'c' ORDER BY seq").all() as { event_json: string }[]).map(
+      (r) => (JSON.parse(r.event_json) as AuditEvent).tool,
+    );
   expect(tools()).toEqual([]);
   log = new AuditLog(join(dir, "audit.db"));
   expect(tools()).toEqual(["t1", "t2", "t3"]);
@@ -132,7 +136,10 @@ it("while the database refuses events they stay in the journal and go in once it
   for (let i = 1; i < LIMITS.auditUnflushedEventsMax; i++) log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "more" });
   const refused = log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "refused" });
   await expect(refused.committed).rejects.toMatchObject({ code: "failed", message: expect.stringContaining("the disk is gone") });
-  await expectTranscript(thrown(() => log.record({ kind: "enclosure_died", conversationId: "c" })), "transcripts/audit-group-commit/has-not-taken-the-last.txt");
+  await expectTranscript(
+    thrown(() => log.record({ kind: "enclosure_died", conversationId: "c" })),
+    "transcripts/audit-group-commit/has-not-taken-the-last.txt",
+  );
   writer.exec("DROP TRIGGER refuse");
   writer.close();
   const after = log.recordCommitted({ kind: "tool_call", conversationId: "c", tool: "after" });

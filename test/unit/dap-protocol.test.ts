@@ -21,14 +21,20 @@ describe("DAP framing", () => {
       const r = new MessageReader(1 << 20);
       const got = [...r.push(all.subarray(0, cut)), ...r.push(all.subarray(cut))];
       expect(got.map((m) => (m as DebugProtocol.Event).event)).toEqual(["output", "stopped"]);
-      expect(((got[0] as DebugProtocol.OutputEvent).body).output).toBe("héllo ✓");
+      expect((got[0] as DebugProtocol.OutputEvent).body.output).toBe("héllo ✓");
     }
   });
 
   it("refuses a header without Content-Length, a body that is not JSON, and an oversized message", async () => {
     expect(() => new MessageReader(100).push(Buffer.from("X-Other: 1\r\n\r\n{}"))).toThrow(FramingError);
-    await expectTranscript(thrown(() => new MessageReader(100).push(Buffer.from("Content-Length: 3\r\n\r\n{x}"))).replace(/(is not JSON: ).*/, "$1<JSON.parse's words>"), "transcripts/dap-protocol/not-json.txt");
-    await expectTranscript(thrown(() => new MessageReader(10).push(Buffer.from("Content-Length: 11\r\n\r\n"))), "transcripts/dap-protocol/over-the-10-byte-limit.txt");
+    await expectTranscript(
+      thrown(() => new MessageReader(100).push(Buffer.from("Content-Length: 3\r\n\r\n{x}"))).replace(/(is not JSON: ).*/, "$1<JSON.parse's words>"),
+      "transcripts/dap-protocol/not-json.txt",
+    );
+    await expectTranscript(
+      thrown(() => new MessageReader(10).push(Buffer.from("Content-Length: 11\r\n\r\n"))),
+      "transcripts/dap-protocol/over-the-10-byte-limit.txt",
+    );
   });
 });
 
@@ -45,7 +51,11 @@ describe("DAP connection", () => {
       for (const m of adapterIn.push(d) as DebugProtocol.Request[]) {
         const ok = m.command === "threads";
         const res: DebugProtocol.Response = {
-          seq: 100 + m.seq, type: "response", request_seq: m.seq, command: m.command, success: ok,
+          seq: 100 + m.seq,
+          type: "response",
+          request_seq: m.seq,
+          command: m.command,
+          success: ok,
           body: ok ? { threads: [{ id: 1, name: "main" }] } : { error: { id: 1, format: "no frame {id}", variables: { id: "7" } } },
         };
         toClient.write(encodeMessage(res));

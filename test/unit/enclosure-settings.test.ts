@@ -15,14 +15,20 @@ it("hardens by default and names every relaxation", async () => {
   expect(spec.HostConfig?.CapDrop).toEqual(["ALL"]);
   const weak = resolveSettings({ networkMode: "bridge", keepCapabilities: ["net_raw"], writableRoot: true, allowNewPrivileges: true }, defaults, "img");
   expect(weak.relaxations).toHaveLength(4);
-  await expectTranscript(thrown(() => resolveSettings({ user: "0:0" }, defaults, "img")), "transcripts/enclosure-settings/root-user.txt");
+  await expectTranscript(
+    thrown(() => resolveSettings({ user: "0:0" }, defaults, "img")),
+    "transcripts/enclosure-settings/root-user.txt",
+  );
 });
 
 it("sizes copy mode's workspace volume and refuses a disk limit in bind mode", async () => {
   expect(resolveSettings({ workspaceMode: "copy" }, defaults, "img").diskLimitBytes).toBe(defaults.diskBytes);
   expect(resolveSettings({ workspaceMode: "copy", diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img").diskLimitBytes).toBe(64 * 1024 ** 2);
   expect(resolveSettings({}, defaults, "img").diskLimitBytes).toBe(0);
-  await expectTranscript(thrown(() => resolveSettings({ diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img")), "transcripts/enclosure-settings/disk-limit-in-bind-mode.txt");
+  await expectTranscript(
+    thrown(() => resolveSettings({ diskLimitBytes: 64 * 1024 ** 2 }, defaults, "img")),
+    "transcripts/enclosure-settings/disk-limit-in-bind-mode.txt",
+  );
   expect(codeOf(() => resolveSettings({ workspaceMode: "copy", diskLimitBytes: 1024 }, defaults, "img"))).toBe("invalid_arguments");
   const spec = containerSpec(resolveSettings({ workspaceMode: "copy" }, defaults, "img"), { workspace: "/w", workspaceVolume: "vol" }, {});
   expect(spec.HostConfig?.Mounts).toEqual([
@@ -59,7 +65,10 @@ it("takes the default runtime from ENCLAVE_ENCLOSURE_RUNTIME, and refuses an unk
     process.env.ENCLAVE_ENCLOSURE_RUNTIME = "runsc";
     expect(loadConfig().enclosure.runtime).toBe("runsc");
     process.env.ENCLAVE_ENCLOSURE_RUNTIME = "gvisor";
-    await expectTranscript(thrown(() => loadConfig()), "transcripts/enclosure-settings/unknown-default-runtime.txt");
+    await expectTranscript(
+      thrown(() => loadConfig()),
+      "transcripts/enclosure-settings/unknown-default-runtime.txt",
+    );
   } finally {
     if (saved === undefined) delete process.env.ENCLAVE_ENCLOSURE_RUNTIME;
     else process.env.ENCLAVE_ENCLOSURE_RUNTIME = saved;
@@ -77,9 +86,21 @@ function codeOf(fn: () => unknown): string {
 }
 
 it("refuses numeric limits that are not numbers in range, and takes absent or 0 as the default", () => {
-  for (const cpus of [Number.NaN, Infinity, -1, 1e-9, 0.005, 65]) expect(codeOf(() => resolveSettings({ cpus }, defaults, "img")), `cpus ${cpus}`).toBe("invalid_arguments");
-  for (const memoryBytes of [Number.NaN, -1, 128 * 1024 ** 2 + 0.5, 1024]) expect(codeOf(() => resolveSettings({ memoryBytes }, defaults, "img")), `memory ${memoryBytes}`).toBe("invalid_arguments");
-  for (const pidsLimit of [Number.NaN, 100.5, 8]) expect(codeOf(() => resolveSettings({ pidsLimit }, defaults, "img")), `pids ${pidsLimit}`).toBe("invalid_arguments");
+  for (const cpus of [Number.NaN, Infinity, -1, 1e-9, 0.005, 65])
+    expect(
+      codeOf(() => resolveSettings({ cpus }, defaults, "img")),
+      `cpus ${cpus}`,
+    ).toBe("invalid_arguments");
+  for (const memoryBytes of [Number.NaN, -1, 128 * 1024 ** 2 + 0.5, 1024])
+    expect(
+      codeOf(() => resolveSettings({ memoryBytes }, defaults, "img")),
+      `memory ${memoryBytes}`,
+    ).toBe("invalid_arguments");
+  for (const pidsLimit of [Number.NaN, 100.5, 8])
+    expect(
+      codeOf(() => resolveSettings({ pidsLimit }, defaults, "img")),
+      `pids ${pidsLimit}`,
+    ).toBe("invalid_arguments");
   expect(codeOf(() => resolveSettings({ workspaceMode: "copy", diskLimitBytes: 64 * 1024 ** 2 + 0.5 }, defaults, "img"))).toBe("invalid_arguments");
   const s = resolveSettings({ cpus: 0, memoryBytes: 0, pidsLimit: 0 }, defaults, "img");
   expect([s.cpus, s.memoryBytes, s.pidsLimit]).toEqual([defaults.cpus, defaults.memoryBytes, defaults.pidsLimit]);

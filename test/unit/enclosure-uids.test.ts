@@ -29,7 +29,10 @@ describe("enclosure uid range", () => {
     process.env.ENCLAVE_HOST_UID_BASE = "3000000";
     process.env.ENCLAVE_HOST_UID_COUNT = "1000";
     process.env.ENCLAVE_ENCLOSURE_UID_BASE = "3000500";
-    await expectTranscript(thrown(() => loadConfig({ dataDir: join(tmpdir(), "enclave-uid-range") })), "transcripts/enclosure-uids/enclave-enclosure-uid-base.txt");
+    await expectTranscript(
+      thrown(() => loadConfig({ dataDir: join(tmpdir(), "enclave-uid-range") })),
+      "transcripts/enclosure-uids/enclave-enclosure-uid-base.txt",
+    );
   });
 });
 

@@ -49,7 +49,9 @@ describe("agent errors reach the control plane as codes", () => {
       }),
     } as never);
     server.addService(ProcessService, processService(new WorkspacePaths(dir)) as never);
-    await new Promise<void>((resolve, reject) => server.bindAsync(`unix://${socket}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      server.bindAsync(`unix://${socket}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+    );
     client = new AgentClient(socket, () => "the test agent");
   });
   afterAll(async () => {
@@ -76,7 +78,10 @@ describe("agent errors reach the control plane as codes", () => {
 
   it.each(cases)("the agent's %s is the control plane's %s", async (agentCode, expected) => {
     next = () => new AgentError(agentCode, `what happened (${agentCode})`);
-    const err = await client.health().then(() => undefined, (e: unknown) => e);
+    const err = await client.health().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ name: "EnclaveError", code: expected });
     expect((err as Error).message).toMatch(/reworded/);
   });
@@ -121,7 +126,10 @@ describe("the control-plane API keeps its status and code for the Node client an
   });
 
   it("a missing conversation is NOT_FOUND with code not_found, whatever its words", async () => {
-    const err = await fx.client.getConversation("no-such-conversation").then(() => undefined, (e: unknown) => e);
+    const err = await fx.client.getConversation("no-such-conversation").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ControlPlaneCallError);
     expect(err).toMatchObject({ grpcCode: status.NOT_FOUND, code: "not_found", message: expect.stringMatching(REWORDED) });
   });
@@ -146,8 +154,21 @@ describe("the control-plane API keeps its status and code for the Node client an
 
 describe("the debug tool's text follows how a session ended, not its words", () => {
   const ended = (kind: DebugEndKind, reason: string): DebugStatus => ({
-    active: false, sessionId: "s-1", adapter: "debugpy", program: "app.py", state: "exited", stopped: undefined, hasExitCode: true, exitCode: 3,
-    startedAtMs: 0, expiresAtMs: 0, endedReason: reason, interpreter: "", notes: [], breakpoints: [], endedKind: kind,
+    active: false,
+    sessionId: "s-1",
+    adapter: "debugpy",
+    program: "app.py",
+    state: "exited",
+    stopped: undefined,
+    hasExitCode: true,
+    exitCode: 3,
+    startedAtMs: 0,
+    expiresAtMs: 0,
+    endedReason: reason,
+    interpreter: "",
+    notes: [],
+    breakpoints: [],
+    endedKind: kind,
   });
 
   it("a program's end says its exit code once, however it is worded", async () => {

@@ -32,7 +32,9 @@ interface Manifest {
 
 function loadManifests(): Manifest[] {
   const out: Manifest[] = [];
-  for (const file of readdirSync(DIR).filter((f) => f.endsWith(".yaml")).sort()) {
+  for (const file of readdirSync(DIR)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()) {
     for (const doc of parseAllDocuments(readFileSync(join(DIR, file), "utf8"))) {
       if (doc.errors.length) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join("; ")}`);
       out.push({ file, object: doc.toJS() as Obj });
@@ -117,7 +119,8 @@ function tmpfsSize(opts: string): number {
 function hardeningDrift(pod: Obj, docker: ContainerCreateOptions, runtimeClass: Obj | undefined, policy: Obj | undefined): string[] {
   const out: string[] = [];
   const want = (what: string, actual: unknown, expected: unknown): void => {
-    if (JSON.stringify(actual) !== JSON.stringify(expected)) out.push(`${what}: ${JSON.stringify(actual)}, the Docker driver applies ${JSON.stringify(expected)}`);
+    if (JSON.stringify(actual) !== JSON.stringify(expected))
+      out.push(`${what}: ${JSON.stringify(actual)}, the Docker driver applies ${JSON.stringify(expected)}`);
   };
   const hc = docker.HostConfig ?? {};
   const spec = obj(pod.spec);
@@ -169,7 +172,11 @@ function hardeningDrift(pod: Obj, docker: ContainerCreateOptions, runtimeClass: 
   want("command", c.command, docker.Entrypoint);
   want("args", c.args, docker.Cmd);
   want("workingDir", c.workingDir, docker.WorkingDir);
-  want("env", arr(c.env).map((e) => `${obj(e).name}=${obj(e).value}`), docker.Env);
+  want(
+    "env",
+    arr(c.env).map((e) => `${obj(e).name}=${obj(e).value}`),
+    docker.Env,
+  );
   // mounts: the same places, tmpfs as memory-backed emptyDirs of the same size, the workspace as a sized emptyDir
   const volumes = new Map(arr(spec.volumes).map((v) => [String(obj(v).name), obj(v)]));
   const mounts = new Map(arr(c.volumeMounts).map((m) => [String(obj(m).mountPath), volumes.get(String(obj(m).name))]));
@@ -224,8 +231,12 @@ describe("docs/kubernetes manifests", () => {
   it("the checks fail on an invalid field: a wrong type, a value outside an enum, a misspelt field", () => {
     const pod = find("Pod");
     const Pod = modelFor(pod);
-    expect(schemaErrors(Pod, setAt(pod, ["spec", "containers", 0, "securityContext", "readOnlyRootFilesystem"], "yes"))).toMatch(/readOnlyRootFilesystem must be boolean/);
-    expect(schemaErrors(Pod, setAt(pod, ["spec", "securityContext", "seccompProfile", "type"], "Sometimes"))).toMatch(/seccompProfile\/type must be equal to one of the allowed values/);
+    expect(schemaErrors(Pod, setAt(pod, ["spec", "containers", 0, "securityContext", "readOnlyRootFilesystem"], "yes"))).toMatch(
+      /readOnlyRootFilesystem must be boolean/,
+    );
+    expect(schemaErrors(Pod, setAt(pod, ["spec", "securityContext", "seccompProfile", "type"], "Sometimes"))).toMatch(
+      /seccompProfile\/type must be equal to one of the allowed values/,
+    );
     const misspelt = structuredClone(pod);
     obj(obj(arr(obj(misspelt.spec).containers)[0]).securityContext).readOnlyRootFileSystem = true;
     expect(schemaErrors(Pod, misspelt)).toBe("");
@@ -263,7 +274,9 @@ describe("docs/kubernetes manifests", () => {
 
   it("the workspace emptyDir is sized as copy mode's volume, and quotas bound what a tenant can run", () => {
     const pod = find("Pod");
-    const ws = arr(obj(pod.spec).volumes).map(obj).find((v) => v.name === "workspace");
+    const ws = arr(obj(pod.spec).volumes)
+      .map(obj)
+      .find((v) => v.name === "workspace");
     expect(quantity(obj(ws?.emptyDir).sizeLimit)).toBe(defaults.diskBytes);
     const quota = obj(obj(find("ResourceQuota").spec).hard);
     expect(Number(quota.pods)).toBeGreaterThan(0);

@@ -27,8 +27,16 @@ describe("symbol positions", () => {
 
   it("explains a missing symbol, a missing occurrence and a line out of range", async () => {
     const log = new TranscriptLog();
-    for (const [line, symbol] of [[2, "min"], [2, "x#3"], [9, "x"], [2, undefined]] as const) {
-      log.add(`line ${line}, symbol ${symbol ?? "(none)"}`, thrown(() => locateSymbol(text, "f.py", line, symbol)));
+    for (const [line, symbol] of [
+      [2, "min"],
+      [2, "x#3"],
+      [9, "x"],
+      [2, undefined],
+    ] as const) {
+      log.add(
+        `line ${line}, symbol ${symbol ?? "(none)"}`,
+        thrown(() => locateSymbol(text, "f.py", line, symbol)),
+      );
     }
     await log.expect("transcripts/lsp-text/unlocated-symbols.txt");
   });
@@ -66,14 +74,31 @@ describe("applying text edits", () => {
   it("refuses overlapping edits", async () => {
     const r = (s: number, e: number) => ({ start: { line: 0, character: s }, end: { line: 0, character: e } });
     const log = new TranscriptLog();
-    log.add("edits over 0-3 and 2-4", thrown(() => applyTextEdits("abcdef", [{ range: r(0, 3), newText: "x" }, { range: r(2, 4), newText: "y" }])));
+    log.add(
+      "edits over 0-3 and 2-4",
+      thrown(() =>
+        applyTextEdits("abcdef", [
+          { range: r(0, 3), newText: "x" },
+          { range: r(2, 4), newText: "y" },
+        ]),
+      ),
+    );
     await log.expect("transcripts/lsp-text/overlapping-edits.txt");
   });
 });
 
 describe("diagnostics ledger", () => {
   const run = { id: "r1" } as Run;
-  const d = (message: string, line: number, code = "2322", severity = "error") => ({ path: "a.ts", line, column: 1, severity, code, message, source: "ts", lineText: "" });
+  const d = (message: string, line: number, code = "2322", severity = "error") => ({
+    path: "a.ts",
+    line,
+    column: 1,
+    severity,
+    code,
+    message,
+    source: "ts",
+    lineText: "",
+  });
 
   it("reports new ones, not moved ones; fixed then re-broken is new again; copies count", () => {
     const ledger = new DiagnosticsLedger();
@@ -92,7 +117,8 @@ describe("diagnostics ledger", () => {
 
 describe("patched paths", () => {
   it("names added, modified and deleted files", () => {
-    const patch = "--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/new.py\n@@ -0,0 +1 @@\n+x\n--- a/gone.c\t2024-01-01\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n";
+    const patch =
+      "--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/new.py\n@@ -0,0 +1 @@\n+x\n--- a/gone.c\t2024-01-01\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n";
     expect(patchedPaths(patch)).toEqual(["x.ts", "new.py", "gone.c"]);
     const rename = "diff --git a/old.py b/moved.py\nsimilarity index 100%\nrename from old.py\nrename to moved.py\n";
     expect(patchedPaths(rename)).toEqual(["old.py", "moved.py"]);

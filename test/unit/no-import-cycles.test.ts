@@ -36,7 +36,12 @@ function pyEdges(file: string): string[] {
   const targets: string[] = [];
   // Relative imports only ("from .x import y", "from . import x"): the package's own modules.
   for (const match of text.matchAll(/^[ \t]*from[ \t]+\.(\w*)[ \t]+import[ \t]+([\w \t,()]+)$/gm)) {
-    const names = match[1] ? [match[1]] : match[2]!.replace(/[()]/g, "").split(",").map((n) => n.trim());
+    const names = match[1]
+      ? [match[1]]
+      : match[2]!
+          .replace(/[()]/g, "")
+          .split(",")
+          .map((n) => n.trim());
     for (const name of names) {
       const target = join(dirname(file), `${name}.py`);
       if (existsSync(target)) targets.push(target);
@@ -106,7 +111,9 @@ describe("import graph", () => {
 
   it("model/ imports nothing of the control plane", () => {
     const outside = filesUnder(join(cp, "model"), ".ts").flatMap((file) =>
-      tsEdges(file).filter((t) => relative(join(cp, "model"), t).startsWith("..")).map((t) => `${relative(cp, file)} -> ${relative(root, t)}`),
+      tsEdges(file)
+        .filter((t) => relative(join(cp, "model"), t).startsWith(".."))
+        .map((t) => `${relative(cp, file)} -> ${relative(root, t)}`),
     );
     expect(outside).toEqual([]);
   });

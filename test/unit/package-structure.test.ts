@@ -143,7 +143,13 @@ describe("what each package imports", () => {
   });
 
   it("each package.json declares the workspace packages its files import", () => {
-    const names: Record<string, string> = { proto: "@enclave/proto", "enclave-agent": "@enclave/agent", "clients/node": "@enclave/client", "control-plane": "@enclave/control-plane", images: "@enclave/images" };
+    const names: Record<string, string> = {
+      proto: "@enclave/proto",
+      "enclave-agent": "@enclave/agent",
+      "clients/node": "@enclave/client",
+      "control-plane": "@enclave/control-plane",
+      images: "@enclave/images",
+    };
     for (const dir of PACKAGE_DIRS) {
       const manifest = JSON.parse(readFileSync(join(repoRoot, dir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
       const declared = Object.keys(manifest.dependencies ?? {}).filter((d) => d.startsWith("@enclave/"));
@@ -157,7 +163,10 @@ describe("what each package imports", () => {
 describe("bin/enclave", () => {
   it("skips the values of exactly the CLI's string options when it looks for the command", () => {
     const options = readFileSync(join(repoRoot, "control-plane", "src", "cli", "options.ts"), "utf8");
-    const stringOptions = [...options.matchAll(/^\s*"?([\w-]+)"?: \{ type: "string"(?:, short: "(\w)")? \}/gm)].flatMap((m) => [`--${m[1]}`, ...(m[2] ? [`-${m[2]}`] : [])]);
+    const stringOptions = [...options.matchAll(/^\s*"?([\w-]+)"?: \{ type: "string"(?:, short: "(\w)")? \}/gm)].flatMap((m) => [
+      `--${m[1]}`,
+      ...(m[2] ? [`-${m[2]}`] : []),
+    ]);
     const bin = readFileSync(join(repoRoot, "bin", "enclave"), "utf8");
     const listed = /value_options=" ([^"]*) "/.exec(bin)?.[1]?.split(" ") ?? [];
     expect(stringOptions.length).toBeGreaterThan(10);

@@ -39,7 +39,10 @@ const journalFiles = (state: string) => readdirSync(join(state, "journal")).filt
 function startAgent(ws: string, state: string, env: Record<string, string> = {}) {
   const socket = join(ws, "..", `${ws.split("/").pop()}.sock`);
   dirs.push(socket);
-  const child = spawn(process.execPath, [agentBundleEntry, "--socket", socket, "--workspace", ws, "--state-dir", state], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [agentBundleEntry, "--socket", socket, "--workspace", ws, "--state-dir", state], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let log = "";
   child.stderr.on("data", (d: Buffer) => (log += d.toString()));
   const client = new AstClient(`unix://${socket}`, credentials.createInsecure());
@@ -48,8 +51,14 @@ function startAgent(ws: string, state: string, env: Record<string, string> = {})
 }
 
 function apply(client: AstClient, ws: string): Promise<ApplyEditsResponse> {
-  const files = ["a", "b", "c"].map((n) => ({ path: `${n}.txt`, expectedSha256: sha256(readFileSync(join(ws, `${n}.txt`))), content: Buffer.from(`new ${n}\n`) }));
-  return new Promise((resolve, reject) => client.applyEdits({ files }, new Metadata(), { deadline: Date.now() + 20_000 }, (err, res) => (err ? reject(err) : resolve(res as ApplyEditsResponse))));
+  const files = ["a", "b", "c"].map((n) => ({
+    path: `${n}.txt`,
+    expectedSha256: sha256(readFileSync(join(ws, `${n}.txt`))),
+    content: Buffer.from(`new ${n}\n`),
+  }));
+  return new Promise((resolve, reject) =>
+    client.applyEdits({ files }, new Metadata(), { deadline: Date.now() + 20_000 }, (err, res) => (err ? reject(err) : resolve(res as ApplyEditsResponse))),
+  );
 }
 
 const contents = (ws: string) => ["a", "b", "c"].map((n) => readFileSync(join(ws, `${n}.txt`), "utf8"));
@@ -76,7 +85,14 @@ describe("apply journal", () => {
     expect(readdirSync(ws).filter((n) => n.includes(".tmp"))).toEqual([]);
     // What the agent reported of the recovery (its lines of plain text, not its JSON log records).
     const report = new TranscriptLog();
-    report.add("the restarted agent's recovery report", b.log().split("\n").filter((l) => l.startsWith("enclave-agent: ")).join("\n"));
+    report.add(
+      "the restarted agent's recovery report",
+      b
+        .log()
+        .split("\n")
+        .filter((l) => l.startsWith("enclave-agent: "))
+        .join("\n"),
+    );
     await report.expect("transcripts/write-journal/recovered.txt");
     b.client.close();
     b.child.kill("SIGTERM");
@@ -120,7 +136,13 @@ describe("apply journal", () => {
     const dir = join(stateDir(), "journal");
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "apply-1-0000abcd.0.staged"), "new a\n");
-    const commit = { state: "commit", entries: [{ staged: "apply-1-0000abcd.0.staged", target: "a.txt", temp: ".a.txt.enclave-0123456789ab.tmp" }, { target: "b.txt", delete: true }] };
+    const commit = {
+      state: "commit",
+      entries: [
+        { staged: "apply-1-0000abcd.0.staged", target: "a.txt", temp: ".a.txt.enclave-0123456789ab.tmp" },
+        { target: "b.txt", delete: true },
+      ],
+    };
     writeFileSync(join(dir, "apply-1-0000abcd.json"), JSON.stringify(commit));
     writeFileSync(join(dir, "apply-2-0000abcd.json"), JSON.stringify({ state: "prepare", entries: [{ target: "c.txt", delete: true }] }));
     expect(await recoverJournals(new WorkspacePaths(ws), dir)).toEqual([
@@ -164,7 +186,12 @@ describe("apply journal", () => {
     const dir = join(stateDir(), "journal");
     mkdirSync(dir, { recursive: true });
     const writer = new WorkspaceWriter(new WorkspacePaths(ws), dir);
-    const twice = writer.change((commit) => commit([{ path: "a.txt", rel: "a.txt", content: Buffer.from("1\n") }, { path: "a.txt", rel: "a.txt", content: null }]));
+    const twice = writer.change((commit) =>
+      commit([
+        { path: "a.txt", rel: "a.txt", content: Buffer.from("1\n") },
+        { path: "a.txt", rel: "a.txt", content: null },
+      ]),
+    );
     await expect(twice).rejects.toMatchObject({ code: "invalid_argument" });
     let late: ((c: []) => Promise<void>) | undefined;
     await writer.change(async (commit) => {

@@ -16,12 +16,24 @@ beforeAll(async () => {
     callTool(call: ServerWritableStream<CallToolRequest, ToolEvent>): void {
       seen.push(call.request.tool);
       call.write({ event: { $case: "output", value: { stream: "stdout", data: Buffer.from("hi\n") } } });
-      call.write({ event: { $case: "result", value: { isError: false, parts: [{ part: { $case: "text", value: `ran ${call.request.tool}` }, repeatsStreamed: false }], errorCode: "", durationMs: 1 } } });
+      call.write({
+        event: {
+          $case: "result",
+          value: {
+            isError: false,
+            parts: [{ part: { $case: "text", value: `ran ${call.request.tool}` }, repeatsStreamed: false }],
+            errorCode: "",
+            durationMs: 1,
+          },
+        },
+      });
       call.end();
     },
   };
   server.addService(ControlPlaneService, impl as never);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   address = `127.0.0.1:${port}`;
 });
 

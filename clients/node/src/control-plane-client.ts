@@ -132,7 +132,10 @@ export class ControlPlaneClient {
     options: ClientOptions = {},
   ) {
     const tls = options.tls;
-    const override = typeof tls === "object" && tls.serverNameOverride ? { "grpc.ssl_target_name_override": tls.serverNameOverride, "grpc.default_authority": tls.serverNameOverride } : {};
+    const override =
+      typeof tls === "object" && tls.serverNameOverride
+        ? { "grpc.ssl_target_name_override": tls.serverNameOverride, "grpc.default_authority": tls.serverNameOverride }
+        : {};
     this.grpc = new GrpcClient(address, channelCredentials(tls), {
       "grpc.max_receive_message_length": PROTOCOL_LIMITS.grpcMaxMessageBytes,
       "grpc.max_send_message_length": PROTOCOL_LIMITS.grpcMaxMessageBytes,
@@ -226,22 +229,30 @@ export class ControlPlaneClient {
   /** Opens a run. approvalPolicy defaults to `write` (cards for write and exec tools); a headless harness passes `never`. */
   openRun(
     conversationId: string,
-    opts: { surface?: string; resources?: string[]; approvalPolicy?: string; targetSpace?: string; vibeMode?: boolean; questionTimeoutSeconds?: number } & CallOptions = {},
+    opts: {
+      surface?: string;
+      resources?: string[];
+      approvalPolicy?: string;
+      targetSpace?: string;
+      vibeMode?: boolean;
+      questionTimeoutSeconds?: number;
+    } & CallOptions = {},
   ): Promise<Run> {
-    return this.call((md, cb) =>
-      this.grpc.openRun(
-        {
-          conversationId,
-          surface: opts.surface ?? "",
-          resources: opts.resources ?? [],
-          approvalPolicy: opts.approvalPolicy ?? "",
-          targetSpace: opts.targetSpace ?? "",
-          vibeMode: opts.vibeMode ?? false,
-          questionTimeoutSeconds: opts.questionTimeoutSeconds ?? 0,
-        },
-        md,
-        cb,
-      ),
+    return this.call(
+      (md, cb) =>
+        this.grpc.openRun(
+          {
+            conversationId,
+            surface: opts.surface ?? "",
+            resources: opts.resources ?? [],
+            approvalPolicy: opts.approvalPolicy ?? "",
+            targetSpace: opts.targetSpace ?? "",
+            vibeMode: opts.vibeMode ?? false,
+            questionTimeoutSeconds: opts.questionTimeoutSeconds ?? 0,
+          },
+          md,
+          cb,
+        ),
       opts,
     );
   }
@@ -254,7 +265,13 @@ export class ControlPlaneClient {
     return this.call(
       (md, cb) =>
         this.grpc.attachCliRun(
-          { conversationId, surface: opts.surface ?? "", approvalPolicy: opts.approvalPolicy ?? "", vibeMode: opts.vibeMode ?? false, newRun: opts.newRun ?? false },
+          {
+            conversationId,
+            surface: opts.surface ?? "",
+            approvalPolicy: opts.approvalPolicy ?? "",
+            vibeMode: opts.vibeMode ?? false,
+            newRun: opts.newRun ?? false,
+          },
           md,
           cb,
         ),
@@ -551,6 +568,8 @@ export class ControlPlaneClient {
 export function resultText(r: ToolResult): string {
   const texts = r.parts
     .filter((p) => p.part?.$case !== "rich")
-    .map((p) => (p.part?.$case === "text" ? p.part.value : p.part?.$case === "image" ? `[image ${p.part.value.mimeType}, ${p.part.value.data.length} bytes]` : ""));
+    .map((p) =>
+      p.part?.$case === "text" ? p.part.value : p.part?.$case === "image" ? `[image ${p.part.value.mimeType}, ${p.part.value.data.length} bytes]` : "",
+    );
   return joinLines(texts);
 }

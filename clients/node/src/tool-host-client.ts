@@ -74,9 +74,11 @@ export function runToolHost(
     stream.on("end", () => resolve());
     stream.on("error", (err: ServiceError) => (err.code === status.CANCELLED ? resolve() : reject(streamError(err))));
   });
-  done.finally(() => {
-    for (const c of inFlight.values()) c.abort();
-  }).catch(() => undefined);
+  done
+    .finally(() => {
+      for (const c of inFlight.values()) c.abort();
+    })
+    .catch(() => undefined);
 
   const start = (callId: string): HarnessCallInfo => {
     const controller = new AbortController();

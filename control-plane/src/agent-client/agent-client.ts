@@ -35,7 +35,14 @@ import {
   type WriteFileRequest,
   type WriteFileResponse,
 } from "@enclave/proto/gen/enclave/agent/v1/files.js";
-import { AgentInfoClient, AgentInfoService, type AssignResponse, type DescribeResponse, type HealthResponse, type SelfAuditResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
+import {
+  AgentInfoClient,
+  AgentInfoService,
+  type AssignResponse,
+  type DescribeResponse,
+  type HealthResponse,
+  type SelfAuditResponse,
+} from "@enclave/proto/gen/enclave/agent/v1/info.js";
 import { type ExecEvent, type ExecRequest, ProcessClient } from "@enclave/proto/gen/enclave/agent/v1/process.js";
 import {
   type LspCheckerRequest,
@@ -140,7 +147,12 @@ export class AgentClient {
    * An agent that refuses the mux stream ran nothing, so its calls are asked again unary; a request
    * too large to share the stream goes unary too.
    */
-  private muxed<Req, Res>(method: MuxMethod<Req, Res>, req: Req, timeoutMs: number, start: (cb: Callback<Res>, options: Partial<CallOptions>) => void): Promise<Res> {
+  private muxed<Req, Res>(
+    method: MuxMethod<Req, Res>,
+    req: Req,
+    timeoutMs: number,
+    start: (cb: Callback<Res>, options: Partial<CallOptions>) => void,
+  ): Promise<Res> {
     const unary = (): Promise<Res> => this.unary((cb) => start(cb, this.options(timeoutMs)));
     if (this.mux.unsupported) return unary();
     return this.mux.call(method, req, timeoutMs).catch((err: ServiceError | NotForMux) => {
@@ -265,7 +277,10 @@ export class AgentClient {
     if (sent === undefined && err.code === status.DEADLINE_EXCEEDED) {
       return new EnclaveError("timeout", `the enclave agent (${this.where()}) did not answer in time: ${details}`);
     }
-    const lost = sent === undefined ? err.code === status.UNAVAILABLE || err.code === status.CANCELLED || err.code === status.INTERNAL : sent === AgentErrorCode.AGENT_ERROR_CODE_STOPPING;
+    const lost =
+      sent === undefined
+        ? err.code === status.UNAVAILABLE || err.code === status.CANCELLED || err.code === status.INTERNAL
+        : sent === AgentErrorCode.AGENT_ERROR_CODE_STOPPING;
     if (lost) {
       return new EnclaveError(
         "agent_lost",

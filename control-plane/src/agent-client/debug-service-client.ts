@@ -61,7 +61,10 @@ export class DebugServiceClient {
       const onAbort = (): void => call.cancel();
       const call = start(new Metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
         this.signal?.removeEventListener("abort", onAbort);
-        if (err) reject(err.code === status.CANCELLED && this.signal?.aborted ? new EnclaveError("cancelled", "the debug call was cancelled") : this.agent.translate(err));
+        if (err)
+          reject(
+            err.code === status.CANCELLED && this.signal?.aborted ? new EnclaveError("cancelled", "the debug call was cancelled") : this.agent.translate(err),
+          );
         else resolve(res as Res);
       });
       this.signal?.addEventListener("abort", onAbort);

@@ -18,7 +18,9 @@ function fullArgumentsHint(space: string): string {
 }
 
 function filesLines(t: TouchedFiles): string[] {
-  const lines = [t.files.length ? `Files it touches (${t.files.length}): ${t.files.map(displayPath).join(", ")}` : "Files it touches: none named in its arguments"];
+  const lines = [
+    t.files.length ? `Files it touches (${t.files.length}): ${t.files.map(displayPath).join(", ")}` : "Files it touches: none named in its arguments",
+  ];
   if (t.note) lines.push(`(${t.note})`);
   return lines;
 }
@@ -92,7 +94,10 @@ export class CardApprover implements Approver {
         }
         throw new EnclaveError("approval_refused", `the operator denied \`${tool.name}\` on permission card #${outcome.card.number}; ${nothing}`);
       case "skipped":
-        throw new EnclaveError("approval_refused", `the operator skipped permission card #${outcome.card.number} for \`${tool.name}\`, which counts as a denial; ${nothing}`);
+        throw new EnclaveError(
+          "approval_refused",
+          `the operator skipped permission card #${outcome.card.number} for \`${tool.name}\`, which counts as a denial; ${nothing}`,
+        );
       case "timed_out":
         throw new EnclaveError(
           "approval_refused",

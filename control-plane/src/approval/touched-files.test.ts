@@ -42,15 +42,22 @@ describe("touchedFiles", () => {
     expect(unnamed.startsWith(`${b.id} `)).toBe(true);
     const log = new TranscriptLog();
     log.add("resolve apply of a change that names no files", unnamed.replace(b.id, "<edit id>"));
-    expect(touchedFiles("resolve", { edit_id: a.id, action: "discard", reason: "" }, lookup)).toEqual({ files: [], note: `discards ${a.id} (first); writes nothing` });
-    expect(touchedFiles("resolve", { edit_id: "edit_9", action: "apply", reason: "" }, lookup).note).toBe("no pending action `edit_9`: the call will fail and change nothing");
+    expect(touchedFiles("resolve", { edit_id: a.id, action: "discard", reason: "" }, lookup)).toEqual({
+      files: [],
+      note: `discards ${a.id} (first); writes nothing`,
+    });
+    expect(touchedFiles("resolve", { edit_id: "edit_9", action: "apply", reason: "" }, lookup).note).toBe(
+      "no pending action `edit_9`: the call will fail and change nothing",
+    );
     await log.expect("transcripts/touched-files/unnamed-change.txt");
   });
 
   it("lists paths of file tools, and says what a list cannot for commands, renames and unknown tools", async () => {
     expect(touchedFiles("write", { path: "a/b.txt", content: "x" })).toEqual({ files: ["a/b.txt"], note: "" });
     expect(touchedFiles("edit", { path: "../escape", old_text: "a", new_text: "b" }).files).toEqual(["../escape"]);
-    expect(touchedFiles("exec", { command: "make" }).note).toBe("runs a shell command: it can read and change any file of the workspace, so no list is complete");
+    expect(touchedFiles("exec", { command: "make" }).note).toBe(
+      "runs a shell command: it can read and change any file of the workspace, so no list is complete",
+    );
     const log = new TranscriptLog();
     log.add("eval", touchedFiles("eval", { code: "open('x','w')" }).note);
     const rename = touchedFiles("lsp_rename", { file: "m.py", line: 1, symbol: "f", new_name: "g" });

@@ -92,7 +92,10 @@ export function touchedFiles(tool: string, args: unknown, pending?: PendingLooku
     case "resolve":
       return resolveFiles(a, pending);
     case "ast_edit":
-      return { files: [], note: `stages a change only and writes nothing (within \`${str(a, "path") || "the whole workspace"}\`); the \`resolve\` that applies it lists its files on its own card` };
+      return {
+        files: [],
+        note: `stages a change only and writes nothing (within \`${str(a, "path") || "the whole workspace"}\`); the \`resolve\` that applies it lists its files on its own card`,
+      };
     case "ast_grep":
     case "lsp":
       return { files: namedPaths(a), note: "" };

@@ -262,7 +262,10 @@ export class AuditLog {
     try {
       this.journal.append(`${json}\n`);
     } catch (err) {
-      throw new EnclaveError("failed", `the audit journal ${this.journal.file} could not be written (${(err as Error).message}); the event is not in the log: check the control plane's data folder (free space, permissions)`);
+      throw new EnclaveError(
+        "failed",
+        `the audit journal ${this.journal.file} could not be written (${(err as Error).message}); the event is not in the log: check the control plane's data folder (free space, permissions)`,
+      );
     }
     this.seq = event.seq;
     this.pending.push({ event, json });

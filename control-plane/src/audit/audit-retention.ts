@@ -41,13 +41,19 @@ export function usedBytes(db: Database.Database): number {
 
 /** What each tenant's events hold now. */
 export function tenantUsage(db: Database.Database): { tenant: string; bytes: number; events: number }[] {
-  return db.prepare("SELECT tenant, bytes, events FROM audit_tenant_usage WHERE events > 0 ORDER BY bytes DESC").all() as { tenant: string; bytes: number; events: number }[];
+  return db.prepare("SELECT tenant, bytes, events FROM audit_tenant_usage WHERE events > 0 ORDER BY bytes DESC").all() as {
+    tenant: string;
+    bytes: number;
+    events: number;
+  }[];
 }
 
 /** Deletes the tenant's oldest events (never the newest of the log) until `bytes` of them are gone; returns how many went. */
 function deleteOldestOf(db: Database.Database, tenant: string, bytes: number): number {
   const newest = (db.prepare("SELECT MAX(seq) AS seq FROM audit_events").get() as { seq: number | null }).seq ?? 0;
-  const oldest = db.prepare(`SELECT seq, ${ROW_BYTES.replace(/ROW\./g, "")} AS n FROM audit_events WHERE tenant = ? AND seq > ? AND seq < ? ORDER BY seq LIMIT ${BATCH}`);
+  const oldest = db.prepare(
+    `SELECT seq, ${ROW_BYTES.replace(/ROW\./g, "")} AS n FROM audit_events WHERE tenant = ? AND seq > ? AND seq < ? ORDER BY seq LIMIT ${BATCH}`,
+  );
   const remove = db.prepare("DELETE FROM audit_events WHERE tenant = ? AND seq > ? AND seq <= ?");
   let deleted = 0;
   let freed = 0;
@@ -77,7 +83,9 @@ export function pruneAudit(db: Database.Database, retention: AuditRetention, now
   };
   const newest = "(SELECT MAX(seq) FROM audit_events)";
   if (retention.maxAgeMs > 0) {
-    const byAge = db.prepare(`DELETE FROM audit_events WHERE seq IN (SELECT seq FROM audit_events WHERE time_ms < ? AND seq < ${newest} ORDER BY time_ms LIMIT ${BATCH})`);
+    const byAge = db.prepare(
+      `DELETE FROM audit_events WHERE seq IN (SELECT seq FROM audit_events WHERE time_ms < ? AND seq < ${newest} ORDER BY time_ms LIMIT ${BATCH})`,
+    );
     const cutoff = nowMs - retention.maxAgeMs;
     for (;;) {
       const n = byAge.run(cutoff).changes;

@@ -60,7 +60,10 @@ export function prepareSchema(db: Database.Database): void {
     if (version < 1) {
       const columns = (db.prepare("PRAGMA table_info(audit_events)").all() as { name: string }[]).map((c) => c.name);
       if (!columns.includes("card_number")) db.exec("ALTER TABLE audit_events ADD COLUMN card_number INTEGER");
-      const rows = db.prepare("SELECT seq, event_json FROM audit_events WHERE kind = 'card_closed' AND card_number IS NULL").all() as { seq: number; event_json: string }[];
+      const rows = db.prepare("SELECT seq, event_json FROM audit_events WHERE kind = 'card_closed' AND card_number IS NULL").all() as {
+        seq: number;
+        event_json: string;
+      }[];
       const set = db.prepare("UPDATE audit_events SET card_number = ? WHERE seq = ?");
       for (const r of rows) {
         let detail: string | undefined;
@@ -84,9 +87,13 @@ export function prepareSchema(db: Database.Database): void {
     }
     if (version < 3) {
       const owned = db
-        .prepare("SELECT DISTINCT conversation_id, tenant FROM audit_events WHERE conversation_id != '' AND tenant NOT IN ('', ?) AND instr(conversation_id, ?) = 0")
+        .prepare(
+          "SELECT DISTINCT conversation_id, tenant FROM audit_events WHERE conversation_id != '' AND tenant NOT IN ('', ?) AND instr(conversation_id, ?) = 0",
+        )
         .all(IMPLICIT_TENANT, KEY_SEPARATOR) as Array<{ conversation_id: string; tenant: string }>;
-      const events = db.prepare("UPDATE audit_events SET conversation_id = ?, event_json = json_set(event_json, '$.conversationId', ?) WHERE conversation_id = ? AND tenant = ?");
+      const events = db.prepare(
+        "UPDATE audit_events SET conversation_id = ?, event_json = json_set(event_json, '$.conversationId', ?) WHERE conversation_id = ? AND tenant = ?",
+      );
       // Ids were global before: a counter under the bare id was that one tenant's.
       const counter = db.prepare(
         "INSERT INTO card_numbers (conversation_id, last_number) SELECT ?, last_number FROM card_numbers WHERE conversation_id = ? ON CONFLICT (conversation_id) DO UPDATE SET last_number = MAX(last_number, excluded.last_number)",

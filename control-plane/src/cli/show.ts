@@ -28,7 +28,8 @@ export function showCard(c: Card): string {
     for (const o of c.options) lines.push(...prefixed("    - ", `${o.label}${o.description ? ` — ${o.description}` : ""}`, "      "));
   }
   if (c.allowFreeText) lines.push("  free text allowed (--text)");
-  if (c.answer) lines.push(...prefixed("  answer: ", c.answer.skip ? "skipped" : [...c.answer.selected, c.answer.freeText].filter(Boolean).join(", "), "  answer> "));
+  if (c.answer)
+    lines.push(...prefixed("  answer: ", c.answer.skip ? "skipped" : [...c.answer.selected, c.answer.freeText].filter(Boolean).join(", "), "  answer> "));
   return lines.join("\n");
 }
 

@@ -67,6 +67,9 @@ export const EXPORT_TYPES: Record<ExportFormat, string> = {
 
 /** A download name that says what and when: audit-<conversation>-<UTC time>.<ext>. */
 export function exportFileName(conversationId: string, format: ExportFormat, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
   return `audit-${conversationId}-${stamp}.${format}`;
 }

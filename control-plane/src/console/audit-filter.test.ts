@@ -21,7 +21,8 @@ function recordedKinds(): Set<string> {
     for (const m of text.matchAll(/kind: ([^,\n}]+)/g)) {
       const before = text.slice(Math.max(0, (m.index ?? 0) - 240), m.index);
       if (!/(\.record(Committed|Audit)?\(|\.refused\(|AuditInput)/.test(before)) continue;
-      for (const lit of (m[1] ?? "").matchAll(/"([a-z_]+)"/g)) if (!/=== "[a-z_]+"$/.test((m[1] ?? "").slice(0, (lit.index ?? 0) + lit[0].length))) kinds.add(lit[1] ?? "");
+      for (const lit of (m[1] ?? "").matchAll(/"([a-z_]+)"/g))
+        if (!/=== "[a-z_]+"$/.test((m[1] ?? "").slice(0, (lit.index ?? 0) + lit[0].length))) kinds.add(lit[1] ?? "");
     }
   }
   return kinds;
@@ -35,7 +36,17 @@ describe("audit kinds", () => {
   it("every kind the code records is in the filter and parses as a filter", () => {
     const recorded = recordedKinds();
     // The scan finds the record calls (a scan that finds nothing would pass for nothing).
-    for (const k of ["tool_call", "worker_started", "worker_settled", "call_refused", "quota_exceeded", "image_refused", "audit_pruned", "agent_bundle_refused", "stream_cut"]) {
+    for (const k of [
+      "tool_call",
+      "worker_started",
+      "worker_settled",
+      "call_refused",
+      "quota_exceeded",
+      "image_refused",
+      "audit_pruned",
+      "agent_bundle_refused",
+      "stream_cut",
+    ]) {
       expect(recorded, k).toContain(k);
     }
     for (const k of recorded) {

@@ -39,7 +39,7 @@ describe("escaping", () => {
     expect(escapeHtml(`<a href="x" onclick='y'>&\``)).toBe("&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&#96;");
     const evil = `"><script>alert(1)</script>`;
     expect(html`<p title="${evil}">${evil}</p>`.value).toBe(
-      "<p title=\"&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;\">&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;</p>",
+      '<p title="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;">&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;</p>',
     );
     expect(html`<ul>${["<b>", html`<li>ok</li>`]}</ul>`.value).toBe("<ul>&lt;b&gt;<li>ok</li></ul>");
     expect(html`${null}${undefined}${false}${0}`.value).toBe("0");
@@ -127,7 +127,7 @@ describe("export", () => {
   it("writes RFC 4180 CSV with formula-looking text defused", () => {
     expect(csvField("plain")).toBe("plain");
     expect(csvField('say "hi", then\nleave')).toBe('"say ""hi"", then\nleave"');
-    expect(csvField("=HYPERLINK(\"x\")")).toBe('"\'=HYPERLINK(""x"")"');
+    expect(csvField('=HYPERLINK("x")')).toBe('"\'=HYPERLINK(""x"")"');
     expect(csvField("+1")).toBe("'+1");
     expect(csvField("@SUM(A1)")).toBe("'@SUM(A1)");
     expect(csvField(-5)).toBe("-5");
@@ -156,9 +156,18 @@ describe("console settings", () => {
     expect(resolveConsoleSettings(":9000", undefined)?.host).toBe("0.0.0.0");
     expect(resolveConsoleSettings("[::1]:9000", undefined)).toMatchObject({ host: "::1", token: "" });
     expect(resolveConsoleSettings("127.0.0.1:9000", "a-given-token-of-20ch")).toMatchObject({ token: "a-given-token-of-20ch", tokenGenerated: false });
-    await expectTranscript(thrown(() => resolveConsoleSettings("127.0.0.1:9000", "short")), "transcripts/console-logic/16-to-256-characters.txt");
-    await expectTranscript(thrown(() => parseListen("localhost")), "transcripts/console-logic/is-not-host-port.txt");
-    await expectTranscript(thrown(() => parseListen("h:70000")), "transcripts/console-logic/is-not-host-port-2.txt");
+    await expectTranscript(
+      thrown(() => resolveConsoleSettings("127.0.0.1:9000", "short")),
+      "transcripts/console-logic/16-to-256-characters.txt",
+    );
+    await expectTranscript(
+      thrown(() => parseListen("localhost")),
+      "transcripts/console-logic/is-not-host-port.txt",
+    );
+    await expectTranscript(
+      thrown(() => parseListen("h:70000")),
+      "transcripts/console-logic/is-not-host-port-2.txt",
+    );
     expect(isLoopbackHost("127.8.0.1")).toBe(true);
     expect(isLoopbackHost("localhost")).toBe(true);
     expect(isLoopbackHost("[::1]")).toBe(true);
@@ -188,7 +197,13 @@ describe("access", () => {
     // A forged cookie is a new visitor.
     const forged = a.check(req({ host: "127.0.0.1:7401", cookie: `${a.cookieName}=abc.def` }), url("/"));
     expect(forged.ok && forged.session.setCookie).toBeTruthy();
-    expect(parseCookies("a=1; b = 2;c=x=y")).toEqual(new Map([["a", "1"], ["b", "2"], ["c", "x=y"]]));
+    expect(parseCookies("a=1; b = 2;c=x=y")).toEqual(
+      new Map([
+        ["a", "1"],
+        ["b", "2"],
+        ["c", "x=y"],
+      ]),
+    );
   });
 
   it("with a token: token in the URL (then a cookie) or a bearer header, checked on every request", () => {
@@ -231,7 +246,7 @@ describe("access", () => {
 
 describe("page templates", () => {
   it("fill slots as html`` does: markup kept, text escaped, a slot used twice filled twice", () => {
-    const out = fillPage("start-host-agent", { here: "/conversations/a\"b", capabilities: html`<b>x</b>`, csrf: "<t>" }).value;
+    const out = fillPage("start-host-agent", { here: '/conversations/a"b', capabilities: html`<b>x</b>`, csrf: "<t>" }).value;
     expect(out).toContain('action="/conversations/a&quot;b/host-agent/start"');
     expect(out).toContain('data-fragment-src="<b>x</b>"');
     expect(out).toContain('value="&lt;t&gt;"');
@@ -239,7 +254,13 @@ describe("page templates", () => {
   });
 
   it("refuse a slot left unfilled or one the page does not have", async () => {
-    await expectTranscript(thrown(() => fillPage("start-host-agent", { here: "/", capabilities: "" })), "transcripts/console-logic/csrf.txt");
-    await expectTranscript(thrown(() => fillPage("start-host-agent", { here: "/", capabilities: "", csrf: "", extra: "" })), "transcripts/console-logic/extra.txt");
+    await expectTranscript(
+      thrown(() => fillPage("start-host-agent", { here: "/", capabilities: "" })),
+      "transcripts/console-logic/csrf.txt",
+    );
+    await expectTranscript(
+      thrown(() => fillPage("start-host-agent", { here: "/", capabilities: "", csrf: "", extra: "" })),
+      "transcripts/console-logic/extra.txt",
+    );
   });
 });

@@ -88,7 +88,10 @@ function tokenForm(path: string) {
 
 export async function serveConsole(cp: ControlPlaneApi, settings: ConsoleSettings): Promise<ServingConsole> {
   if (!settings.token && !settings.operators && !isLoopbackHost(settings.host)) {
-    throw new EnclaveError("invalid_arguments", `a console on ${settings.host} (not loopback) needs an access token: set ENCLAVE_CONSOLE_TOKEN, or let \`enclave serve\` generate one`);
+    throw new EnclaveError(
+      "invalid_arguments",
+      `a console on ${settings.host} (not loopback) needs an access token: set ENCLAVE_CONSOLE_TOKEN, or let \`enclave serve\` generate one`,
+    );
   }
   const routes: Route[] = consoleRoutes(cp);
   // A tenant's session gets routes over its tenant's view of the control plane (console/tenant-view.ts),
@@ -124,7 +127,13 @@ export async function serveConsole(cp: ControlPlaneApi, settings: ConsoleSetting
     const route = mine.find((r) => r.method === method && r.pattern.test(url.pathname));
     if (!route) {
       const other = mine.some((r) => r.pattern.test(url.pathname));
-      return fail(req, res, other ? 405 : 404, other ? "Method not allowed" : "Not found", other ? `${method} is not allowed on ${url.pathname}` : `no page ${url.pathname}`);
+      return fail(
+        req,
+        res,
+        other ? 405 : 404,
+        other ? "Method not allowed" : "Not found",
+        other ? `${method} is not allowed on ${url.pathname}` : `no page ${url.pathname}`,
+      );
     }
     let form = new URLSearchParams();
     if (method === "POST") {
@@ -164,7 +173,11 @@ export async function serveConsole(cp: ControlPlaneApi, settings: ConsoleSetting
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) =>
-      reject(new Error(`the console cannot listen on ${settings.host}:${settings.port}: ${err.code === "EADDRINUSE" ? "the port is in use" : err.message} (set ENCLAVE_CONSOLE_LISTEN or --console, or "off")`)),
+      reject(
+        new Error(
+          `the console cannot listen on ${settings.host}:${settings.port}: ${err.code === "EADDRINUSE" ? "the port is in use" : err.message} (set ENCLAVE_CONSOLE_LISTEN or --console, or "off")`,
+        ),
+      ),
     );
     server.listen(settings.port, settings.host, () => resolve());
   });

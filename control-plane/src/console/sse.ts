@@ -65,7 +65,10 @@ export class SseStream {
     // of any size still goes to a page that took everything before it.
     const behind = this.res.writableLength;
     if (behind > 0 && behind + Buffer.byteLength(text) > this.maxBufferedBytes) {
-      const err = new EnclaveError("slow_reader", `the page is ${behind} bytes behind and the next event would take it past the ${this.maxBufferedBytes} the console holds for one page; reload it`);
+      const err = new EnclaveError(
+        "slow_reader",
+        `the page is ${behind} bytes behind and the next event would take it past the ${this.maxBufferedBytes} the console holds for one page; reload it`,
+      );
       this.end(err);
       this.onSlowReader(err);
       return;

@@ -27,7 +27,11 @@ export function tenantView(cp: ControlPlaneApi, tenant: Tenant): ControlPlaneApi
   // A tenant's workspaces are the data folder's: their host paths are not its to know.
   const pathless = (c: ConversationView): ConversationView => ({ ...c, workspacePath: "" });
   const narrowed: Partial<ControlPlaneApi> = {
-    listConversations: () => cp.listConversations().filter((c) => c.tenant === tenant.name).map(pathless),
+    listConversations: () =>
+      cp
+        .listConversations()
+        .filter((c) => c.tenant === tenant.name)
+        .map(pathless),
     getConversation: (id) => pathless(cp.getConversation(mine(id))),
     conversationTenant: (id) => cp.conversationTenant(mine(id)),
     agentRunning: (id) => cp.agentRunning(mine(id)),
@@ -37,7 +41,9 @@ export function tenantView(cp: ControlPlaneApi, tenant: Tenant): ControlPlaneApi
     startHostAgent: async (id) => {
       mine(id);
       if (cp.hostAgentPid(id) !== undefined) return cp.startHostAgent(id);
-      const running = cp.listConversations().filter((c) => c.tenant === tenant.name && c.id !== id && !c.enclosure && cp.hostAgentPid(c.id) !== undefined).length;
+      const running = cp
+        .listConversations()
+        .filter((c) => c.tenant === tenant.name && c.id !== id && !c.enclosure && cp.hostAgentPid(c.id) !== undefined).length;
       const release = cp.quotas.enterHostAgentStart(tenant, running);
       try {
         return await cp.startHostAgent(id);
@@ -91,7 +97,10 @@ export function tenantView(cp: ControlPlaneApi, tenant: Tenant): ControlPlaneApi
       const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
       return () => {
-        throw new EnclaveError("failed_precondition", `a tenant's console cannot do that (${String(prop)}); use the API with the tenant's token, or an operator's console`);
+        throw new EnclaveError(
+          "failed_precondition",
+          `a tenant's console cannot do that (${String(prop)}); use the API with the tenant's token, or an operator's console`,
+        );
       };
     },
   });

@@ -7,10 +7,19 @@ import { ENCLAVE_ERROR_CODES, ERROR_CODE_TRAILER, EnclaveError } from "../errors
 import { NO_PENDING_ACTION } from "../tools/ast/resolve.js";
 import type { Tool } from "../tools/tool.js";
 
-export const CONTRACT_START = "<!-- harness-contract:start (generated from the code; UPDATE_HARNESS_CONTRACT=1 npx vitest run test/unit/harness-contract.test.ts rewrites it) -->";
+export const CONTRACT_START =
+  "<!-- harness-contract:start (generated from the code; UPDATE_HARNESS_CONTRACT=1 npx vitest run test/unit/harness-contract.test.ts rewrites it) -->";
 export const CONTRACT_END = "<!-- harness-contract:end -->";
 
-type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; const?: unknown; oneOf?: Schema[]; anyOf?: Schema[] };
+type Schema = {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  enum?: unknown[];
+  const?: unknown;
+  oneOf?: Schema[];
+  anyOf?: Schema[];
+};
 
 function argument(name: string, s: Schema, required: boolean): string {
   const values = s.enum ? `: ${s.enum.map(String).join(" \\| ")}` : "";

@@ -13,7 +13,6 @@ import { invalidConversationId, isConversationId, splitKey } from "./conversatio
 
 export { IMPLICIT_TENANT };
 
-
 /**
  * The answer for an id that is not there, and for one that belongs to another tenant: one error,
  * so a caller cannot tell the two apart.

@@ -93,38 +93,63 @@ describe("unpackTar", () => {
     expect(readFileSync(join(into, "sparse.bin")).subarray(-3).toString()).toBe("end");
     // Two mostly-hole files of 8 MiB each fit a limit of 1 MiB written...
     const holes = mkdtempSync(join(base, "holes-"));
-    const report = await unpackTar(tarOf([{ name: "a", type: "file", body: big }, { name: "b", type: "file", body: big }]), holes, { depthBelowRoot: 0, maxBytes: 1024 * 1024, maxEntries: 1000 });
+    const report = await unpackTar(
+      tarOf([
+        { name: "a", type: "file", body: big },
+        { name: "b", type: "file", body: big },
+      ]),
+      holes,
+      { depthBelowRoot: 0, maxBytes: 1024 * 1024, maxEntries: 1000 },
+    );
     expect(report.bytes).toBeLessThan(1024 * 1024);
     expect(report.apparentBytes).toBe(2 * big.length);
     // ...but not a limit on what the archive states, holes included.
     const stated = mkdtempSync(join(base, "stated-"));
-    const apparent = await unpackTar(tarOf([{ name: "a", type: "file", body: big }, { name: "b", type: "file", body: big }]), stated, {
-      depthBelowRoot: 0,
-      maxBytes: 1024 * 1024,
-      maxApparentBytes: big.length + 1,
-      maxEntries: 1000,
-    }).catch((err: unknown) => err);
+    const apparent = await unpackTar(
+      tarOf([
+        { name: "a", type: "file", body: big },
+        { name: "b", type: "file", body: big },
+      ]),
+      stated,
+      {
+        depthBelowRoot: 0,
+        maxBytes: 1024 * 1024,
+        maxApparentBytes: big.length + 1,
+        maxEntries: 1000,
+      },
+    ).catch((err: unknown) => err);
     expect(apparent).toBeInstanceOf(ArchiveLimitError);
     expect((apparent as ArchiveLimitError).limit).toBe("apparent");
     // Data past the limit written is refused.
     const full = Buffer.alloc(big.length, 1);
     const again = mkdtempSync(join(base, "again-"));
-    const written = await unpackTar(tarOf([{ name: "a", type: "file", body: full }, { name: "b", type: "file", body: full }]), again, {
-      depthBelowRoot: 0,
-      maxBytes: full.length + 1,
-      maxEntries: 1000,
-    }).catch((err: unknown) => err);
+    const written = await unpackTar(
+      tarOf([
+        { name: "a", type: "file", body: full },
+        { name: "b", type: "file", body: full },
+      ]),
+      again,
+      {
+        depthBelowRoot: 0,
+        maxBytes: full.length + 1,
+        maxEntries: 1000,
+      },
+    ).catch((err: unknown) => err);
     expect(written).toBeInstanceOf(ArchiveLimitError);
     expect((written as ArchiveLimitError).limit).toBe("bytes");
   });
   it("lists at most MAX_REPORTED entries not made and counts the rest; deep trees unpack", async () => {
     const fifos: Entry[] = Array.from({ length: MAX_REPORTED + 5 }, (_, i) => ({ name: `p${i}`, type: "fifo" }));
     const deep = Array.from({ length: 200 }, (_, i) => `d${i}`).reduce<string[]>((acc, p) => [...acc, acc.length ? `${acc[acc.length - 1]}/${p}` : p], []);
-    const report = await unpackTar(tarOf([...fifos, ...deep.map((name): Entry => ({ name, type: "directory" })), { name: `${deep[199]}/leaf`, type: "file", body: Buffer.from("x") }]), into, {
-      depthBelowRoot: 0,
-      ...limits,
-      maxEntries: 10_000,
-    });
+    const report = await unpackTar(
+      tarOf([...fifos, ...deep.map((name): Entry => ({ name, type: "directory" })), { name: `${deep[199]}/leaf`, type: "file", body: Buffer.from("x") }]),
+      into,
+      {
+        depthBelowRoot: 0,
+        ...limits,
+        maxEntries: 10_000,
+      },
+    );
     expect(report.skipped).toHaveLength(MAX_REPORTED);
     expect(report.skippedTotal).toBe(MAX_REPORTED + 5);
     expect(readFileSync(join(into, deep[199] as string, "leaf"), "utf8")).toBe("x");

@@ -215,7 +215,11 @@ export async function unpackTar(archive: Readable, into: string, options: Unpack
       for await (const chunk of entry as AsyncIterable<Buffer>) {
         report.bytes += await writeSparse(fh, chunk, at);
         if (report.bytes > options.maxBytes) {
-          throw new ArchiveLimitError("bytes", options.maxBytes, `the archive holds more than ${options.maxBytes} bytes of file content, holes aside (at \`${path}\`)`);
+          throw new ArchiveLimitError(
+            "bytes",
+            options.maxBytes,
+            `the archive holds more than ${options.maxBytes} bytes of file content, holes aside (at \`${path}\`)`,
+          );
         }
         at += chunk.length;
       }
@@ -269,7 +273,11 @@ export async function unpackTar(archive: Readable, into: string, options: Unpack
         const size = header.size ?? 0;
         const maxApparent = options.maxApparentBytes ?? Infinity;
         if (report.apparentBytes + size > maxApparent) {
-          throw new ArchiveLimitError("apparent", maxApparent, `the archive states more than ${maxApparent} bytes of file content, holes included (at \`${parts.join("/")}\`)`);
+          throw new ArchiveLimitError(
+            "apparent",
+            maxApparent,
+            `the archive states more than ${maxApparent} bytes of file content, holes included (at \`${parts.join("/")}\`)`,
+          );
         }
         report.apparentBytes += size;
         await writeFile(dir, name, header, entry, parts.join("/"));

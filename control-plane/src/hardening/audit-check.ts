@@ -37,4 +37,3 @@ export interface OutsideView {
   /** runsc only: how the engine registers it. */
   runsc?: RunscRegistration | Error;
 }
-

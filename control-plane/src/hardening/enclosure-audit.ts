@@ -27,7 +27,9 @@ export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse 
 export function formatAuditReport(r: EnclosureAuditReport): string {
   const lines: string[] = [];
   if (r.placement === "host" && r.checks.length === 0) {
-    lines.push(`conversation ${r.conversationId}: host placement, and no host agent runs now (one starts, sandboxed, on the next call that needs it); audit again once it runs, or start an enclosure with \`enclave enclosure start ${r.conversationId}\``);
+    lines.push(
+      `conversation ${r.conversationId}: host placement, and no host agent runs now (one starts, sandboxed, on the next call that needs it); audit again once it runs, or start an enclosure with \`enclave enclosure start ${r.conversationId}\``,
+    );
   } else if (r.placement === "host") {
     lines.push(`conversation ${r.conversationId}: host placement, its bubblewrap sandbox — ${r.passed ? "every check passed" : "SOME CHECKS FAILED"}`);
     if (r.relaxations.length) lines.push(`relaxed explicitly: ${r.relaxations.join("; ")}`);
@@ -42,7 +44,9 @@ export function formatAuditReport(r: EnclosureAuditReport): string {
     if (r.relaxations.length) lines.push(`relaxed explicitly: ${r.relaxations.join("; ")}`);
     const unavailable = r.checks.filter((c) => c.unavailable);
     if (unavailable.length) {
-      lines.push(`NOT VERIFIED: ${unavailable.length} of ${r.checks.length} item(s) could not be checked from outside (n/a below); the agent's own report is shown for them but decides nothing`);
+      lines.push(
+        `NOT VERIFIED: ${unavailable.length} of ${r.checks.length} item(s) could not be checked from outside (n/a below); the agent's own report is shown for them but decides nothing`,
+      );
     }
     for (const c of r.checks) {
       lines.push(`${c.ok ? "ok  " : c.unavailable ? "n/a " : "FAIL"} ${c.item}: ${c.expected}`);
@@ -53,7 +57,9 @@ export function formatAuditReport(r: EnclosureAuditReport): string {
   }
   lines.push(`bridge calls recorded: ${r.bridgeCalls.length}`);
   for (const e of r.bridgeCalls) {
-    lines.push(`  ${new Date(e.timeMs).toISOString()} ${e.tool} (${e.tier}) ${e.argumentsDigest} ${e.outcome} ${e.durationMs} ms${e.kernelId ? ` from kernel ${e.kernelId}` : ""}`);
+    lines.push(
+      `  ${new Date(e.timeMs).toISOString()} ${e.tool} (${e.tier}) ${e.argumentsDigest} ${e.outcome} ${e.durationMs} ms${e.kernelId ? ` from kernel ${e.kernelId}` : ""}`,
+    );
   }
   return lines.join("\n");
 }

@@ -97,10 +97,12 @@ function processChecks(input: HostAuditInput): AuditCheck[] {
   }
   const procs = members.map(processAt).filter((p): p is NonNullable<typeof p> => !!p);
   const own = new Set(procs.filter((p) => p.pid === bwrapPid || (p.ppid === bwrapPid && p.innerPid === 1)).map((p) => p.pid));
-  const offenders = procs.filter((p) => !own.has(p.pid)).flatMap((p) => {
-    const why = offence(p.status, identity);
-    return why ? [`${p.pid} (${p.cmd}): ${why}`] : [];
-  });
+  const offenders = procs
+    .filter((p) => !own.has(p.pid))
+    .flatMap((p) => {
+      const why = offence(p.status, identity);
+      return why ? [`${p.pid} (${p.cmd}): ${why}`] : [];
+    });
   const memberSet = new Set(members);
   const outside = inNamespace.filter((pid) => !memberSet.has(pid) && processAt(pid));
   const foreign = members.filter((pid) => pid !== bwrapPid && !inNamespace.includes(pid) && processAt(pid));

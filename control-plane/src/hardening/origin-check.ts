@@ -7,7 +7,12 @@ import type { EnclosureRecord } from "../model/conversation.js";
 import { LABELS, POOL_LABEL } from "../model/labels.js";
 import type { AuditCheck } from "./audit-check.js";
 
-export function originCheck(conversationId: string, record: EnclosureRecord, info: Docker.ContainerInspectInfo, insideConversation: string | Error): AuditCheck {
+export function originCheck(
+  conversationId: string,
+  record: EnclosureRecord,
+  info: Docker.ContainerInspectInfo,
+  insideConversation: string | Error,
+): AuditCheck {
   const labels = info.Config.Labels ?? {};
   const poolLabel = labels[POOL_LABEL];
   const pool = record.pool;
@@ -15,7 +20,10 @@ export function originCheck(conversationId: string, record: EnclosureRecord, inf
   const outside = pool
     ? `from the warm pool: label ${POOL_LABEL}=${poolLabel ?? "(missing!)"}, pre-started ${new Date(pool.createdAtMs).toISOString()}, claimed by this conversation ${new Date(pool.claimedAtMs).toISOString()}`
     : `started cold for this conversation: label ${LABELS.conversation}=${labels[LABELS.conversation] ?? "(missing!)"}${poolLabel ? `, yet it carries ${POOL_LABEL}!` : ""}`;
-  const inside = insideConversation instanceof Error ? `not read: ${insideConversation.message}` : `the agent serves conversation \`${insideConversation || "(none told)"}\``;
+  const inside =
+    insideConversation instanceof Error
+      ? `not read: ${insideConversation.message}`
+      : `the agent serves conversation \`${insideConversation || "(none told)"}\``;
   return {
     item: "origin",
     expected: "an enclosure that serves this conversation alone: started for it, or taken from the warm pool by it (never used before, never handed on)",

@@ -43,7 +43,22 @@ function inspect(change: Record<string, unknown> = {}): Docker.ContainerInspectI
   } as unknown as Docker.ContainerInspectInfo;
 }
 
-const ITEMS = ["runtime", "network", "listening sockets", "capabilities", "no new privileges", "read-only root", "mounts", "user", "pids limit", "memory limit", "CPU limit", "seccomp", "agent socket", "workspace disk limit"];
+const ITEMS = [
+  "runtime",
+  "network",
+  "listening sockets",
+  "capabilities",
+  "no new privileges",
+  "read-only root",
+  "mounts",
+  "user",
+  "pids limit",
+  "memory limit",
+  "CPU limit",
+  "seccomp",
+  "agent socket",
+  "workspace disk limit",
+];
 // As enclosureChecks leaves them with no host view: every one not ok.
 const computed: AuditCheck[] = ITEMS.map((item) => ({ item, expected: "", outside: "could not be read", inside: "", ok: false }));
 
@@ -58,7 +73,12 @@ describe("egress audit on a remote engine", () => {
   });
 
   it("fails an item outright when the engine's own settings break it", () => {
-    const broken = judgeOnRemoteEngine(computed, inspect({ NetworkMode: "bridge", CapAdd: ["NET_ADMIN"], ReadonlyRootfs: false, SecurityOpt: ["seccomp=unconfined"] }), record, "far");
+    const broken = judgeOnRemoteEngine(
+      computed,
+      inspect({ NetworkMode: "bridge", CapAdd: ["NET_ADMIN"], ReadonlyRootfs: false, SecurityOpt: ["seccomp=unconfined"] }),
+      record,
+      "far",
+    );
     const failed = broken.filter((c) => !c.ok && !c.unavailable).map((c) => c.item);
     expect(failed).toEqual(["network", "capabilities", "read-only root", "no new privileges", "seccomp"].sort((a, b) => ITEMS.indexOf(a) - ITEMS.indexOf(b)));
   });

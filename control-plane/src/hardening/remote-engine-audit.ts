@@ -49,7 +49,8 @@ function remoteDiskCheck(info: Docker.ContainerInspectInfo, record: EnclosureRec
   return {
     item: "workspace disk limit",
     expected: `a workspace volume of at most ${record.limits.diskBytes ?? 0} bytes`,
-    outside: `${mount?.Type ?? "no"} mount of volume ${mount?.Name ?? record.disk?.volume ?? "?"}: NOT ENFORCED on a remote engine (\`${engine}\`): ` +
+    outside:
+      `${mount?.Type ?? "no"} mount of volume ${mount?.Name ?? record.disk?.volume ?? "?"}: NOT ENFORCED on a remote engine (\`${engine}\`): ` +
       "the size limit is an ext4 image on a loop device of the engine's machine, which the control plane cannot make there; the engine's own volume driver offers a size only for tmpfs (held in memory, lost with the container)",
     inside,
     ok: false,

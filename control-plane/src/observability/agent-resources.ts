@@ -16,7 +16,11 @@ export async function agentResources(
   const lsp = sources.find((s) => s.id === "lsp");
   const count = async (source: LiveStatusSource | undefined, id: string): Promise<number> => {
     if (!source) return 0;
-    const items = await within(Promise.resolve(source.list(id)).catch(() => []), PER_AGENT_MS, []);
+    const items = await within(
+      Promise.resolve(source.list(id)).catch(() => []),
+      PER_AGENT_MS,
+      [],
+    );
     return items.length;
   };
   const live = conversationIds.filter((id) => {

@@ -7,7 +7,11 @@ import { cappedSink } from "./capped-sink.js";
 it("passes chunks until the budget, cuts the one that crosses it, then drops the rest and says so once", () => {
   const got: string[] = [];
   let notes = 0;
-  const sink = cappedSink((c) => got.push(c.toString()), 10, () => notes++);
+  const sink = cappedSink(
+    (c) => got.push(c.toString()),
+    10,
+    () => notes++,
+  );
   sink(Buffer.from("abcd"));
   sink(Buffer.from("efgh"));
   sink(Buffer.from("ijklmn"));
@@ -20,7 +24,11 @@ it("passes chunks until the budget, cuts the one that crosses it, then drops the
 it("a budget already spent (a log file that is full) passes nothing", () => {
   const got: Buffer[] = [];
   let notes = 0;
-  const sink = cappedSink((c) => got.push(c), -5, () => notes++);
+  const sink = cappedSink(
+    (c) => got.push(c),
+    -5,
+    () => notes++,
+  );
   sink(Buffer.from("x"));
   expect(got).toEqual([]);
   expect(notes).toBe(1);

@@ -7,7 +7,11 @@ const RESOURCES = new Set(["containers", "exec", "images", "volumes", "networks"
 
 export function resourceOf(path: unknown): string {
   // The modem may have prefixed the API version (/v1.41/containers/…).
-  const segments = String(path ?? "").split("?")[0]?.split("/").filter(Boolean) ?? [];
+  const segments =
+    String(path ?? "")
+      .split("?")[0]
+      ?.split("/")
+      .filter(Boolean) ?? [];
   const first = /^v\d+\.\d+$/.test(segments[0] ?? "") ? segments[1] : segments[0];
   return first && RESOURCES.has(first) ? first : "other";
 }

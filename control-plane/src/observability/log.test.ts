@@ -30,7 +30,11 @@ describe("logger", () => {
     configureLogging({ format: "json", level: "info", destination: out.stream });
     log().info({ ...scopeOf({ conversationId: "c1", runId: "r1" }), event: "tool_call" }, "tool call read: ok");
     log().warn({ ...scopeOf({ conversationId: "c2", tenant: "acme" }) }, "line two");
-    const lines = out.text().trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out
+      .text()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ conversation: "c1", run: "r1", tenant: "local", event: "tool_call", msg: "tool call read: ok", level: 30 });
     expect(lines[1]).toMatchObject({ conversation: "c2", tenant: "acme", level: 40 });
@@ -54,8 +58,14 @@ describe("logger", () => {
   it("refuses a format or level it does not know, naming the choices", async () => {
     expect(resolveLogSettings(undefined, undefined)).toEqual({ format: "json", level: "info" });
     expect(resolveLogSettings("pretty", "debug")).toEqual({ format: "pretty", level: "debug" });
-    await expectTranscript(thrown(() => resolveLogSettings("xml", undefined)), "transcripts/log-format/json-pretty.txt");
-    await expectTranscript(thrown(() => resolveLogSettings(undefined, "loud")), "transcripts/log-format/info.txt");
+    await expectTranscript(
+      thrown(() => resolveLogSettings("xml", undefined)),
+      "transcripts/log-format/json-pretty.txt",
+    );
+    await expectTranscript(
+      thrown(() => resolveLogSettings(undefined, "loud")),
+      "transcripts/log-format/info.txt",
+    );
   });
 
   it("standard error a regular file: each line is in the file when the call that logged it returns (a crash right after keeps it)", () => {
@@ -67,14 +77,20 @@ describe("logger", () => {
         const { log } = await import(${JSON.stringify(join(repoRoot, "control-plane/dist/src/observability/log.js"))});
         for (let i = 0; i < 3; i++) log().info({ event: "tool_call", n: i }, "line " + i);
         process.kill(process.pid, "SIGKILL");`;
-      const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "ignore", fd], env: { ...process.env, ENCLAVE_LOG_LEVEL: "info", ENCLAVE_LOG_FORMAT: "json" }, timeout: 30_000 });
+      const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+        stdio: ["ignore", "ignore", fd],
+        env: { ...process.env, ENCLAVE_LOG_LEVEL: "info", ENCLAVE_LOG_FORMAT: "json" },
+        timeout: 30_000,
+      });
       closeSync(fd);
       expect(child.signal).toBe("SIGKILL");
-      const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { msg: string });
+      const lines = readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { msg: string });
       expect(lines.map((l) => l.msg)).toEqual(["line 0", "line 1", "line 2"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 });
-

@@ -83,7 +83,10 @@ export async function imageFacts(docker: Docker, image: string): Promise<ImageFa
     throw new EnclaveError("placement_unavailable", `the Docker engine did not describe image \`${image}\`: ${(err as Error).message}`);
   }
   if (info.Os !== "linux" || info.Architecture !== "amd64") {
-    throw new EnclaveError("image_unusable", `image \`${image}\` is ${info.Os}/${info.Architecture}; enclosures run linux/amd64 images (the agent's Node is that build)`);
+    throw new EnclaveError(
+      "image_unusable",
+      `image \`${image}\` is ${info.Os}/${info.Architecture}; enclosures run linux/amd64 images (the agent's Node is that build)`,
+    );
   }
   return { id: info.Id, name: image, env: info.Config?.Env ?? [], user: info.Config?.User ?? "", volumes: Object.keys(info.Config?.Volumes ?? {}) };
 }
@@ -111,7 +114,11 @@ export async function isEnclaveImage(docker: Docker, imageId: string): Promise<b
 
 function nodeKey(): string {
   // The integrity is base64; a name keeps only its letters and digits.
-  return `${NODE_RUNTIME.version}-${NODE_RUNTIME.integrity.slice("sha512-".length).replace(/[^A-Za-z0-9]/g, "").slice(0, 12).toLowerCase()}`;
+  return `${NODE_RUNTIME.version}-${NODE_RUNTIME.integrity
+    .slice("sha512-".length)
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, 12)
+    .toLowerCase()}`;
 }
 
 export function nodeVolumeName(): string {
@@ -207,7 +214,7 @@ async function fillNodeVolume(docker: Docker, name: string, log: (line: string) 
     // Another control plane on the same engine may be filling it at this moment (the engine copies
     // only into an empty volume): a short wait for the binary to reach its size before calling it broken.
     let inVolume = await injectedNodeSize(filler);
-    for (const deadline = Date.now() + LIMITS.nodeVolumeFillWaitMs; imageSize > 0 && inVolume !== imageSize && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + LIMITS.nodeVolumeFillWaitMs; imageSize > 0 && inVolume !== imageSize && Date.now() < deadline;) {
       await sleep(LIMITS.nodeVolumeFillPollMs);
       inVolume = await injectedNodeSize(filler);
     }

@@ -81,7 +81,8 @@ async function fillAndCheck(docker: Docker, name: string, digest: string, bundle
         if (now === EMPTY_DIGEST) await fillInto(holder, bundleDir);
         else {
           // Another control plane on this engine may be filling it right now: wait for its marker.
-          for (const deadline = Date.now() + LIMITS.nodeVolumeFillWaitMs; !(await hasMarker(holder)) && Date.now() < deadline; ) await sleep(LIMITS.nodeVolumeFillPollMs);
+          for (const deadline = Date.now() + LIMITS.nodeVolumeFillWaitMs; !(await hasMarker(holder)) && Date.now() < deadline;)
+            await sleep(LIMITS.nodeVolumeFillPollMs);
           if (!(await hasMarker(holder))) return "incomplete" as const;
         }
       }
@@ -97,8 +98,20 @@ async function fillAndCheck(docker: Docker, name: string, digest: string, bundle
     }
     if (outcome === "ok") return (await volumeCreatedAt(docker, name)) ?? "";
     // Left incomplete by a fill that died: removed (the engine refuses while a container uses it) and filled again.
-    if (attempt > 0 || !(await docker.getVolume(name).remove().then(() => true, () => false))) {
-      throw new EnclaveError("placement_unavailable", `the shared agent volume ${name} is incomplete and in use; remove it (docker volume rm ${name}) and start again`);
+    if (
+      attempt > 0 ||
+      !(await docker
+        .getVolume(name)
+        .remove()
+        .then(
+          () => true,
+          () => false,
+        ))
+    ) {
+      throw new EnclaveError(
+        "placement_unavailable",
+        `the shared agent volume ${name} is incomplete and in use; remove it (docker volume rm ${name}) and start again`,
+      );
     }
   }
 }
@@ -109,7 +122,11 @@ async function removeStale(docker: Docker, current: string): Promise<void> {
   const list = await docker.listVolumes({ filters: { label: [AGENT_VOLUME_LABEL] } }).catch(() => ({ Volumes: [] }));
   for (const v of list.Volumes ?? []) {
     const created = Date.parse((v as { CreatedAt?: string }).CreatedAt ?? "");
-    if (v.Name !== current && Number.isFinite(created) && Date.now() - created > STALE_AFTER_MS) await docker.getVolume(v.Name).remove().catch(() => undefined);
+    if (v.Name !== current && Number.isFinite(created) && Date.now() - created > STALE_AFTER_MS)
+      await docker
+        .getVolume(v.Name)
+        .remove()
+        .catch(() => undefined);
   }
 }
 
@@ -150,6 +167,8 @@ export async function agentVolume(docker: Docker, bundleDir: string, owner: stri
 
 /** The container spec with the agent folder mounted read-only from the shared bundle volume. */
 export function withAgentVolume(spec: ContainerCreateOptions, volume: string): ContainerCreateOptions {
-  const mounts = (spec.HostConfig?.Mounts ?? []).map((m) => (m.Target === IN_ENCLOSURE.agentDir ? { ...m, Source: volume, ReadOnly: true, VolumeOptions: NO_COPY } : m));
+  const mounts = (spec.HostConfig?.Mounts ?? []).map((m) =>
+    m.Target === IN_ENCLOSURE.agentDir ? { ...m, Source: volume, ReadOnly: true, VolumeOptions: NO_COPY } : m,
+  );
   return { ...spec, HostConfig: { ...spec.HostConfig, Mounts: mounts } };
 }

@@ -88,11 +88,19 @@ describe("devcontainer.json", () => {
       { image: "a", postCreateCommand: {} },
       { image: "a", build: { dockerfile: "D", args: { A: 1 } } },
     ];
-    for (const raw of bad) expect(codeOf(() => checkDevcontainer(FILE, raw)), JSON.stringify(raw)).toBe("devcontainer_invalid");
+    for (const raw of bad)
+      expect(
+        codeOf(() => checkDevcontainer(FILE, raw)),
+        JSON.stringify(raw),
+      ).toBe("devcontainer_invalid");
   });
 
   it("refuses an image outside Docker's reference grammar as the bad argument an `image` option is", () => {
-    for (const image of ["a b", "x/../../127.0.0.1:1/y", "Upper", "a?b"]) expect(codeOf(() => checkDevcontainer(FILE, { image })), image).toBe("invalid_arguments");
+    for (const image of ["a b", "x/../../127.0.0.1:1/y", "Upper", "a?b"])
+      expect(
+        codeOf(() => checkDevcontainer(FILE, { image })),
+        image,
+      ).toBe("invalid_arguments");
   });
 
   it("does not honour fields that would weaken the enclosure or run on the host, and says so", async () => {
@@ -114,14 +122,21 @@ describe("devcontainer.json", () => {
     const cfg = checkDevcontainer(FILE, {
       image: "a",
       containerEnv: { TOOLS: "/opt/tools" },
-      remoteEnv: { PATH: "${containerEnv:PATH}:/extra", WS: "${containerWorkspaceFolder}", LEAK: "x${localEnv:BYO_HOST_SECRET}y", DFLT: "${containerEnv:NOPE:fallback}" },
+      remoteEnv: {
+        PATH: "${containerEnv:PATH}:/extra",
+        WS: "${containerWorkspaceFolder}",
+        LEAK: "x${localEnv:BYO_HOST_SECRET}y",
+        DFLT: "${containerEnv:NOPE:fallback}",
+      },
     });
     expect(envEntries(cfg, ["PATH=/usr/bin"])).toEqual(["TOOLS=/opt/tools", "PATH=/usr/bin:/extra", "WS=/workspace", "LEAK=xy", "DFLT=fallback"]);
     await expectTranscript(`${cfg.notes.join("\n")}\n`, "transcripts/devcontainer-config/image-environment.txt");
   });
 
   it("postCreateCommand: a string runs under sh, an array as argv, an object as named steps in order", () => {
-    expect(checkDevcontainer(FILE, { image: "a", postCreateCommand: "echo hi" }).postCreate).toEqual([{ name: "postCreateCommand", argv: ["/bin/sh", "-c", "echo hi"] }]);
+    expect(checkDevcontainer(FILE, { image: "a", postCreateCommand: "echo hi" }).postCreate).toEqual([
+      { name: "postCreateCommand", argv: ["/bin/sh", "-c", "echo hi"] },
+    ]);
     expect(checkDevcontainer(FILE, { image: "a", postCreateCommand: ["touch", "x"] }).postCreate[0]?.argv).toEqual(["touch", "x"]);
     expect(checkDevcontainer(FILE, { image: "a", postCreateCommand: { one: "a", two: ["b"] } }).postCreate.map((s) => s.name)).toEqual(["one", "two"]);
   });

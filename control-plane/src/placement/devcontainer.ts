@@ -64,7 +64,20 @@ function invalid(file: string, message: string): never {
 }
 
 /** Fields with no effect in an enclosure (editor settings, ports nobody can reach). */
-const HARMLESS = new Set(["$schema", "name", "customizations", "forwardPorts", "portsAttributes", "otherPortsAttributes", "shutdownAction", "hostRequirements", "userEnvProbe", "waitFor", "updateRemoteUserUID", "overrideCommand"]);
+const HARMLESS = new Set([
+  "$schema",
+  "name",
+  "customizations",
+  "forwardPorts",
+  "portsAttributes",
+  "otherPortsAttributes",
+  "shutdownAction",
+  "hostRequirements",
+  "userEnvProbe",
+  "waitFor",
+  "updateRemoteUserUID",
+  "overrideCommand",
+]);
 /** Fields that would weaken the enclosure, reach the host or need what an enclosure has not. */
 const NOT_HONOURED: Record<string, string> = {
   runArgs: "extra docker run arguments could weaken the enclosure's hardening",
@@ -140,7 +153,8 @@ function postCreateSteps(file: string, v: unknown): PostCreateStep[] {
   if (v === undefined) return [];
   const argvOf = (field: string, x: unknown): string[] => {
     if (typeof x === "string") return ["/bin/sh", "-c", text(file, field, x, 64 * 1024)];
-    if (Array.isArray(x) && x.length > 0) return x.map((a, i) => (typeof a === "string" && !a.includes("\0") ? a : invalid(file, `\`${field}[${i}]\` must be a string`)));
+    if (Array.isArray(x) && x.length > 0)
+      return x.map((a, i) => (typeof a === "string" && !a.includes("\0") ? a : invalid(file, `\`${field}[${i}]\` must be a string`)));
     return invalid(file, `\`${field}\` must be a command string, a non-empty array of strings, or an object of named commands`);
   };
   if (isRecord(v)) {
@@ -174,7 +188,7 @@ export function checkDevcontainer(file: string, raw: unknown): DevcontainerConfi
     if (!inContext) invalid(file, `\`build.dockerfile\` (${dockerfileRel}) must be inside \`build.context\` (the engine sees only the context)`);
     const args: Record<string, string> = {};
     if (b.args !== undefined) {
-      if (!isRecord(b.args)) invalid(file, "`build.args` must be an object of NAME: \"value\"");
+      if (!isRecord(b.args)) invalid(file, '`build.args` must be an object of NAME: "value"');
       for (const [k, v] of Object.entries(b.args)) {
         if (!ENV_KEY.test(k)) invalid(file, `\`build.args.${k}\` is not a build argument name`);
         args[k] = typeof v === "string" && !v.includes("\0") ? v : invalid(file, `\`build.args.${k}\` must be a string`);
@@ -301,9 +315,9 @@ async function readDockerfile(ctxFd: number, cfg: DevcontainerConfig & { build: 
   const what = `\`build.dockerfile\` (${cfg.build.dockerfile})`;
   const dir = await openDirBelow(ctxFd, parts).catch(() => invalid(cfg.file, `${what} is not reached without links`));
   try {
-    const fh = await fsp.open(atFd(dir.fd, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) =>
-      invalid(cfg.file, `${what} cannot be opened (${err.code ?? "error"}); it must be a regular file, not a link`),
-    );
+    const fh = await fsp
+      .open(atFd(dir.fd, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      .catch((err: NodeJS.ErrnoException) => invalid(cfg.file, `${what} cannot be opened (${err.code ?? "error"}); it must be a regular file, not a link`));
     try {
       const st = await fh.stat();
       if (!st.isFile()) invalid(cfg.file, `${what} is not a regular file`);
@@ -334,13 +348,19 @@ export async function buildDevcontainer(
 ): Promise<void> {
   // The build's cgroup is made on this machine; another machine's engine would make it there, unbounded.
   if (!engineIsLocal(docker)) {
-    throw new EnclaveError("devcontainer_build_refused", `${cfg.file} builds from a Dockerfile, and a build on a remote engine cannot be bounded by this control plane: name an \`image\` on that engine instead`);
+    throw new EnclaveError(
+      "devcontainer_build_refused",
+      `${cfg.file} builds from a Dockerfile, and a build on a remote engine cannot be bounded by this control plane: name an \`image\` on that engine instead`,
+    );
   }
   const root = await openDirNoFollow(workspace);
   let ctx;
   try {
     ctx = await openDirBelow(root.fd, cfg.build.context).catch((err: NodeJS.ErrnoException) =>
-      invalid(cfg.file, `\`build.context\` (${cfg.build.context.join("/") || "."}) is not a folder of the workspace reached without links (${err.code ?? err.message})`),
+      invalid(
+        cfg.file,
+        `\`build.context\` (${cfg.build.context.join("/") || "."}) is not a folder of the workspace reached without links (${err.code ?? err.message})`,
+      ),
     );
   } finally {
     await root.close();
@@ -369,7 +389,10 @@ export async function buildDevcontainer(
     });
   } catch (err) {
     if (over.hit) {
-      throw new EnclaveError("too_large", `${cfg.file}: the build context is over ${LIMITS.devcontainerContextBytes} bytes; point \`build.context\` at a smaller folder`);
+      throw new EnclaveError(
+        "too_large",
+        `${cfg.file}: the build context is over ${LIMITS.devcontainerContextBytes} bytes; point \`build.context\` at a smaller folder`,
+      );
     }
     throw err;
   } finally {
@@ -400,11 +423,17 @@ export async function runPostCreate(docker: Docker, container: Docker.Container,
     );
     if (!finished) {
       stream.destroy();
-      throw new EnclaveError("devcontainer_post_create_failed", `${step.name} did not finish within ${LIMITS.devcontainerPostCreateTimeoutMs / 1000} s; the enclosure was removed. Last output:\n${out}`);
+      throw new EnclaveError(
+        "devcontainer_post_create_failed",
+        `${step.name} did not finish within ${LIMITS.devcontainerPostCreateTimeoutMs / 1000} s; the enclosure was removed. Last output:\n${out}`,
+      );
     }
     const code = (await exec.inspect()).ExitCode;
     if (code !== 0) {
-      throw new EnclaveError("devcontainer_post_create_failed", `${step.name} exited with code ${code ?? "?"} inside the enclosure (which was removed). Last output:\n${out}`);
+      throw new EnclaveError(
+        "devcontainer_post_create_failed",
+        `${step.name} exited with code ${code ?? "?"} inside the enclosure (which was removed). Last output:\n${out}`,
+      );
     }
   }
 }

@@ -154,7 +154,11 @@ export class DockerDriver {
       command: RELAY_COMMAND,
       log: (line) => this.log(`${enclosureWhere(record)}: ${line.slice(0, LIMITS.relayLogLineChars)}`),
     });
-    return new AgentClient(relay.socketPath, () => enclosureWhere(record), () => relay.close());
+    return new AgentClient(
+      relay.socketPath,
+      () => enclosureWhere(record),
+      () => relay.close(),
+    );
   }
 
   /** The settings a start request resolves to here (the warm pool keys its enclosures by them). */
@@ -219,16 +223,23 @@ export class DockerDriver {
     const wanted = req.image || this.defaults.image || defaultImage;
     // Only Enclave's own image is ever pulled, by digest, from the operator's registry; an image a
     // caller names is only looked up (a pull would have the engine dial the reference's host).
-    if (!req.devcontainer && (wanted === defaultImage || wanted === this.defaults.image)) await ensurePinnedImage(this.docker, wanted, this.defaults.imageRegistry);
+    if (!req.devcontainer && (wanted === defaultImage || wanted === this.defaults.image))
+      await ensurePinnedImage(this.docker, wanted, this.defaults.imageRegistry);
     // An image outside the caller's rule is not sent either: it goes on to answer as a missing one.
     const sendable = !req.image || rule.mayStart(req.image, "caller", access);
-    if (this.images && !req.devcontainer && sendable && !(await imageExists(this.docker, wanted))) await this.images.ensure(this.docker, wanted, this.engine.name);
+    if (this.images && !req.devcontainer && sendable && !(await imageExists(this.docker, wanted)))
+      await this.images.ensure(this.docker, wanted, this.engine.name);
     if (!req.image && !req.devcontainer && !this.defaults.image && !(await imageExists(this.docker, defaultImage))) {
       throw new EnclaveError("placement_unavailable", `image ${defaultImage} is not built here: run \`make images\` (or \`enclave images build\`) first`);
     }
     // An image of the caller's or the workspace's dev container: the image, its user, the Node injected.
-    const plan = await planEnclosureImage(this.docker, conv, req, (r) => resolveSettings(r, this.defaults, defaultImage), this.log, (image, namedBy) =>
-      rule.check(image, namedBy, access),
+    const plan = await planEnclosureImage(
+      this.docker,
+      conv,
+      req,
+      (r) => resolveSettings(r, this.defaults, defaultImage),
+      this.log,
+      (image, namedBy) => rule.check(image, namedBy, access),
     );
     const settings = withOwnUid(plan.settings, uid, plan.userNamed);
     if (settings.runtime === "runsc") await runscRegistration(this.docker);
@@ -243,7 +254,13 @@ export class DockerDriver {
     owned.catch(() => undefined);
     try {
       if (settings.workspaceMode === "copy" && this.engine.remote) {
-        disk = await createPlainWorkspaceVolume(this.docker, { name: `${name}-workspace`, labels, image: settings.image, uid: settings.uid, gid: settings.gid });
+        disk = await createPlainWorkspaceVolume(this.docker, {
+          name: `${name}-workspace`,
+          labels,
+          image: settings.image,
+          uid: settings.uid,
+          gid: settings.gid,
+        });
       } else if (settings.workspaceMode === "copy") {
         disk = await createWorkspaceDisk(this.docker, {
           dir: this.defaults.diskImageDir,
@@ -254,7 +271,10 @@ export class DockerDriver {
           labels,
         });
       }
-      let spec = withInjection(containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume, imageVolumes: plan.imageVolumes }, labels), plan.injection);
+      let spec = withInjection(
+        containerSpec(settings, { workspace: conv.workspacePath, workspaceVolume: disk?.volume, imageVolumes: plan.imageVolumes }, labels),
+        plan.injection,
+      );
       if (settings.agentDelivery === "mount") spec = withAgentVolume(spec, await this.agentVolume());
       container = await this.docker.createContainer({ name, ...spec });
       if (settings.workspaceMode === "copy") {
@@ -293,7 +313,10 @@ export class DockerDriver {
       const info = await container.inspect();
       if (!info.State.Running) {
         const logs = await demuxedLogs(this.docker.modem, (await container.logs({ stdout: true, stderr: true, tail: 30 })) as Buffer);
-        throw new EnclaveError("placement_unavailable", `the enclosure exited before its agent answered (exit code ${info.State.ExitCode}${info.State.OOMKilled ? ", out of memory" : ""}):\n${logs}`);
+        throw new EnclaveError(
+          "placement_unavailable",
+          `the enclosure exited before its agent answered (exit code ${info.State.ExitCode}${info.State.OOMKilled ? ", out of memory" : ""}):\n${logs}`,
+        );
       }
       if (Date.now() > deadline) {
         throw new EnclaveError("placement_unavailable", `the enclosure's agent did not answer within ${LIMITS.agentReadyTimeoutMs} ms`);
@@ -310,7 +333,13 @@ export class DockerDriver {
   hostView(info: Docker.ContainerInspectInfo): Promise<HostView> {
     // A remote engine's pids are another machine's: reading this machine's /proc for them would
     // describe some unrelated process.
-    if (this.engine.remote) return Promise.reject(new EnclaveError("remote_engine_unsupported", `not available on a remote engine (\`${this.engine.name}\`): the control plane cannot read that machine's /proc and cgroup files`));
+    if (this.engine.remote)
+      return Promise.reject(
+        new EnclaveError(
+          "remote_engine_unsupported",
+          `not available on a remote engine (\`${this.engine.name}\`): the control plane cannot read that machine's /proc and cgroup files`,
+        ),
+      );
     return readHostView(info.Id, info.State.Pid);
   }
 
@@ -417,7 +446,9 @@ export class DockerDriver {
     const where = `engine \`${this.engine.name}\` does not answer`;
     return {
       notCopiedBack: record.workspaceMode === "copy" ? [`(everything): ${where}, so the enclosure's /workspace could not be copied back`] : [],
-      leftovers: [`container ${record.containerId.slice(0, 12)}${record.disk ? ` and volume ${record.disk.volume}` : ""} on ${where}; remove them there if it comes back`],
+      leftovers: [
+        `container ${record.containerId.slice(0, 12)}${record.disk ? ` and volume ${record.disk.volume}` : ""} on ${where}; remove them there if it comes back`,
+      ],
     };
   }
 

@@ -22,7 +22,7 @@ it("names every image a build would use as a base or copy from, and stages not",
 });
 
 it("names ADD sources that are URLs", () => {
-  expect(dockerfileFetches(F, "FROM a\nADD http://127.0.0.1:1/x /x\nADD local /y\nADD [\"https://h/z\", \"/z\"]\nADD git@github.com:a/b /b\n", {}).urls).toEqual([
+  expect(dockerfileFetches(F, 'FROM a\nADD http://127.0.0.1:1/x /x\nADD local /y\nADD ["https://h/z", "/z"]\nADD git@github.com:a/b /b\n', {}).urls).toEqual([
     "http://127.0.0.1:1/x",
     "https://h/z",
     "git@github.com:a/b",
@@ -30,7 +30,15 @@ it("names ADD sources that are URLs", () => {
 });
 
 it("refuses an escape directive and a variable it cannot read", () => {
-  for (const text of ["# escape=`\nFROM a\n", "FROM ${\n", "FROM a AS s\nONBUILD ADD http://h/x /x\nFROM s\n", "FROM a\n onbuild RUN true\n", "FROM a\nARG U=http://h/x\nADD $U /x\n", "FROM a\nADD h\\ttp://h/x /x\n", "FROM a\nADD [\"${U}\", \"/x\"]\n"]) {
+  for (const text of [
+    "# escape=`\nFROM a\n",
+    "FROM ${\n",
+    "FROM a AS s\nONBUILD ADD http://h/x /x\nFROM s\n",
+    "FROM a\n onbuild RUN true\n",
+    "FROM a\nARG U=http://h/x\nADD $U /x\n",
+    "FROM a\nADD h\\ttp://h/x /x\n",
+    'FROM a\nADD ["${U}", "/x"]\n',
+  ]) {
     let code = "none";
     try {
       dockerfileFetches(F, text, {});

@@ -35,14 +35,17 @@ function invalid(file: string, what: string): never {
 
 /** `$X`, `${X}`, `${X:-word}`, `${X:+word}` from the args in scope; an unknown variable is empty, as the builder makes it. */
 function substitute(file: string, value: string, args: ReadonlyMap<string, string>): string {
-  return value.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::([-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))|\$\{[^}]*\}?/g, (whole, braced?: string, op?: string, word?: string, bare?: string) => {
-    const name = braced ?? bare;
-    if (!name) invalid(file, `\`${whole}\` is not a variable the build can read`);
-    const v = args.get(name);
-    if (op === "-") return v ? v : (word ?? "");
-    if (op === "+") return v ? (word ?? "") : "";
-    return v ?? "";
-  });
+  return value.replace(
+    /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::([-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))|\$\{[^}]*\}?/g,
+    (whole, braced?: string, op?: string, word?: string, bare?: string) => {
+      const name = braced ?? bare;
+      if (!name) invalid(file, `\`${whole}\` is not a variable the build can read`);
+      const v = args.get(name);
+      if (op === "-") return v ? v : (word ?? "");
+      if (op === "+") return v ? (word ?? "") : "";
+      return v ?? "";
+    },
+  );
 }
 
 /** The value of `--from=` in a COPY/ADD line's flags, if any. */
@@ -71,7 +74,14 @@ function addSources(rest: string): string[] {
 
 export function dockerfileFetches(file: string, text: string, buildArgs: Readonly<Record<string, string>>): DockerfileFetches {
   // Another escape character changes where lines join; such a file is refused rather than read two ways.
-  if (/^\s*#\s*escape\s*=/im.test(text.split(/\r?\n/).filter((l) => /^\s*#/.test(l) || !l.trim()).join("\n"))) {
+  if (
+    /^\s*#\s*escape\s*=/im.test(
+      text
+        .split(/\r?\n/)
+        .filter((l) => /^\s*#/.test(l) || !l.trim())
+        .join("\n"),
+    )
+  ) {
     invalid(file, "sets an `escape` parser directive; dev container Dockerfiles use the default `\\`");
   }
   const globalArgs = new Map<string, string>();

@@ -77,7 +77,10 @@ export async function planEnclosureImage(
   const facts = await imageFacts(docker, settings.image);
   const own = await isEnclaveImage(docker, facts.id);
   if (!own && settings.agentDelivery === "baked") {
-    throw new EnclaveError("invalid_arguments", `agent_delivery baked needs Enclave's own agent image; image ${settings.image} gets the agent injected (agent_delivery mount)`);
+    throw new EnclaveError(
+      "invalid_arguments",
+      `agent_delivery baked needs Enclave's own agent image; image ${settings.image} gets the agent injected (agent_delivery mount)`,
+    );
   }
   // The user: the caller's when given; else the dev container's, or a non-root USER of the image.
   let userNamed = Boolean(req.user);
@@ -89,7 +92,11 @@ export async function planEnclosureImage(
         if (wantedUser) throw new EnclaveError("devcontainer_invalid", `${wantedUser.from} \`${spec}\`: ${answer.unknown}`);
         notes.push(`the image's USER ${spec} is not in its /etc/passwd (${answer.unknown}); running as ${DEFAULT_USER.uid}:${DEFAULT_USER.gid}`);
       } else if (answer.uid === 0 || answer.gid === 0) {
-        if (wantedUser) throw new EnclaveError("devcontainer_invalid", `${wantedUser.from} \`${spec}\` is root (uid or gid 0): an enclosure never runs as root; name a non-root user`);
+        if (wantedUser)
+          throw new EnclaveError(
+            "devcontainer_invalid",
+            `${wantedUser.from} \`${spec}\` is root (uid or gid 0): an enclosure never runs as root; name a non-root user`,
+          );
         notes.push(`the image's USER ${spec} is uid or gid 0; enclosures never run as root, so it runs as ${DEFAULT_USER.uid}:${DEFAULT_USER.gid}`);
       } else {
         settings = resolve({ ...request, user: `${answer.uid}:${answer.gid}` });

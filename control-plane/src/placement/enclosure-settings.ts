@@ -3,7 +3,15 @@
 // log records.
 import { posix } from "node:path";
 import type { ContainerCreateOptions } from "dockerode";
-import { ENCLOSURE_RUNTIMES, type EnclosureDefaults, type EnclosureRequest, type EnclosureSettings, IN_ENCLOSURE, isEnclosureRuntime, runscHostTasks } from "../model/enclosure.js";
+import {
+  ENCLOSURE_RUNTIMES,
+  type EnclosureDefaults,
+  type EnclosureRequest,
+  type EnclosureSettings,
+  IN_ENCLOSURE,
+  isEnclosureRuntime,
+  runscHostTasks,
+} from "../model/enclosure.js";
 import { EnclaveError } from "../errors.js";
 import { quoted } from "../text/wording.js";
 
@@ -141,13 +149,13 @@ export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, lab
   const volumes: NonNullable<NonNullable<ContainerCreateOptions["HostConfig"]>["Mounts"]> = [];
   // The volume's root was given to the enclosure's user when it was made (workspace-disk.ts,
   // remote-workspace.ts): the engine must not copy the owner of the image's /workspace onto it.
-  if (s.workspaceMode === "copy") volumes.push({ Type: "volume", Source: mounts.workspaceVolume ?? "", Target: IN_ENCLOSURE.workspace, VolumeOptions: NO_COPY });
+  if (s.workspaceMode === "copy")
+    volumes.push({ Type: "volume", Source: mounts.workspaceVolume ?? "", Target: IN_ENCLOSURE.workspace, VolumeOptions: NO_COPY });
   // The agent bundle is copied into a volume of the container's own before it starts, rather than
   // bind-mounted from the host: a bind mount shows its host path in /proc/self/mountinfo inside. Its
   // files are root's, so the enclosure's user cannot change them.
   if (s.agentDelivery === "mount") volumes.push({ Type: "volume", Source: "", Target: IN_ENCLOSURE.agentDir });
-  const tmpfsOpts = (size: number, owned: boolean): string =>
-    `rw,nosuid,nodev,size=${size}${owned ? `,uid=${s.uid},gid=${s.gid},mode=0700` : ""}`;
+  const tmpfsOpts = (size: number, owned: boolean): string => `rw,nosuid,nodev,size=${size}${owned ? `,uid=${s.uid},gid=${s.gid},mode=0700` : ""}`;
   const tmpfs: Record<string, string> = {
     "/tmp": tmpfsOpts(s.tmpSizeBytes, false),
     [IN_ENCLOSURE.home]: tmpfsOpts(s.homeSizeBytes, true),

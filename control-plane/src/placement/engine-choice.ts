@@ -62,7 +62,10 @@ export class Engines implements EnginePort {
     const cfg = this.configs.get(name);
     if (!cfg) {
       return Promise.reject(
-        new EnclaveError("placement_unavailable", `the enclosure was started on engine \`${name}\`, which is no longer configured (engines now: ${this.names().join(", ")}); add it back to reach the enclosure`),
+        new EnclaveError(
+          "placement_unavailable",
+          `the enclosure was started on engine \`${name}\`, which is no longer configured (engines now: ${this.names().join(", ")}); add it back to reach the enclosure`,
+        ),
       );
     }
     let d = this.drivers.get(name);

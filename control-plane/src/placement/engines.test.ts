@@ -19,15 +19,27 @@ describe("engines configuration", () => {
     expect(isRemoteHost("unix:///var/run/docker.sock")).toBe(false);
     // Each refusal, its code and what it names, recorded whole.
     const log = new TranscriptLog();
-    log.add("TLS verify without DOCKER_CERT_PATH", thrown(() => enginesFromEnv({ DOCKER_HOST: "tcp://h:2376", DOCKER_TLS_VERIFY: "1" })));
-    log.add("ENCLAVE_ENGINE_CAP=-1", thrown(() => enginesFromEnv({ ENCLAVE_ENGINE_CAP: "-1" })));
+    log.add(
+      "TLS verify without DOCKER_CERT_PATH",
+      thrown(() => enginesFromEnv({ DOCKER_HOST: "tcp://h:2376", DOCKER_TLS_VERIFY: "1" })),
+    );
+    log.add(
+      "ENCLAVE_ENGINE_CAP=-1",
+      thrown(() => enginesFromEnv({ ENCLAVE_ENGINE_CAP: "-1" })),
+    );
     await log.expect("transcripts/engines-config/environment-refusals.txt");
   });
 
   it("reads a list of engines from ENCLAVE_ENGINES_FILE, the first the default", () => {
     const dir = mkdtempSync(join(tmpdir(), "engines-"));
     const file = join(dir, "engines.json");
-    writeFileSync(file, JSON.stringify([{ name: "here", host: "unix:///run/d.sock", cap: 2 }, { name: "far", host: "tcp://10.0.0.2:2376", ca: "a", cert: "b", key: "c" }]));
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { name: "here", host: "unix:///run/d.sock", cap: 2 },
+        { name: "far", host: "tcp://10.0.0.2:2376", ca: "a", cert: "b", key: "c" },
+      ]),
+    );
     expect(enginesFromEnv({ ENCLAVE_ENGINES_FILE: file })).toEqual([
       { name: "here", host: "unix:///run/d.sock", cap: 2 },
       { name: "far", host: "tcp://10.0.0.2:2376", tls: { ca: "a", cert: "b", key: "c" }, cap: 0 },
@@ -37,10 +49,17 @@ describe("engines configuration", () => {
   it("refuses what cannot be right: no TLS over TCP, partial TLS, duplicate or bad names, bad hosts and caps", async () => {
     // Each refusal, its code and what it names, recorded whole, a header line per list.
     const log = new TranscriptLog();
-    const bad = (list: unknown): void => void log.add(JSON.stringify(list), thrown(() => parseEngines(JSON.stringify(list), "engines.json")));
+    const bad = (list: unknown): void =>
+      void log.add(
+        JSON.stringify(list),
+        thrown(() => parseEngines(JSON.stringify(list), "engines.json")),
+      );
     bad([{ name: "far", host: "tcp://10.0.0.2:2376" }]);
     bad([{ name: "far", host: "tcp://10.0.0.2:2376", ca: "a" }]);
-    bad([{ name: "a", host: "" }, { name: "a", host: "" }]);
+    bad([
+      { name: "a", host: "" },
+      { name: "a", host: "" },
+    ]);
     bad([{ name: "a b", host: "" }]);
     bad([{ name: "a", host: "ssh://x" }]);
     bad([{ name: "a", host: "", cap: 1.5 }]);

@@ -47,9 +47,10 @@ export function enginesFromEnv(env: NodeJS.ProcessEnv = process.env): EngineConf
   if (file) return parseEngines(readFileSync(file, "utf8"), file);
   const host = env.DOCKER_HOST ?? "";
   const certDir = env.DOCKER_CERT_PATH ?? "";
-  const tls = env.DOCKER_TLS_VERIFY === "1" && isRemoteHost(host)
-    ? { ca: join(certDir, "ca.pem"), cert: join(certDir, "cert.pem"), key: join(certDir, "key.pem") }
-    : undefined;
+  const tls =
+    env.DOCKER_TLS_VERIFY === "1" && isRemoteHost(host)
+      ? { ca: join(certDir, "ca.pem"), cert: join(certDir, "cert.pem"), key: join(certDir, "key.pem") }
+      : undefined;
   if (env.DOCKER_TLS_VERIFY === "1" && isRemoteHost(host) && !certDir) {
     throw configError("DOCKER_TLS_VERIFY=1 needs DOCKER_CERT_PATH (a folder with ca.pem, cert.pem and key.pem)");
   }
@@ -79,7 +80,8 @@ export function parseEngines(text: string, where: string): EngineConfig[] {
     if (seen.has(name)) throw configError(`${where}: engine name \`${name}\` is used twice`);
     seen.add(name);
     const host = str("host");
-    if (host && !isRemoteHost(host) && !host.startsWith("unix://")) throw configError(`${where}: engine \`${name}\`: host \`${host}\` is not tcp://HOST:PORT or unix:///PATH`);
+    if (host && !isRemoteHost(host) && !host.startsWith("unix://"))
+      throw configError(`${where}: engine \`${name}\`: host \`${host}\` is not tcp://HOST:PORT or unix:///PATH`);
     const files = [str("ca"), str("cert"), str("key")];
     if (files.some(Boolean) && !files.every(Boolean)) throw configError(`${where}: engine \`${name}\`: give ca, cert and key together`);
     if (isRemoteHost(host) && !files.every(Boolean)) throw configError(`${where}: engine \`${name}\` is reached over TCP and needs TLS (ca, cert, key)`);

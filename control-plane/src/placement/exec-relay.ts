@@ -80,7 +80,8 @@ export class ExecRelay {
       const complain = cappedSink(
         (chunk) => this.target.log(chunk.toString("utf8").trimEnd()),
         LIMITS.relayLogMaxBytes,
-        () => this.target.log(`enclave relay: wrote more than ${LIMITS.relayLogMaxBytes / 1024} KiB on standard error; the rest of this connection's is dropped`),
+        () =>
+          this.target.log(`enclave relay: wrote more than ${LIMITS.relayLogMaxBytes / 1024} KiB on standard error; the rest of this connection's is dropped`),
       );
       stderr.on("data", complain);
       stdout.pipe(conn);

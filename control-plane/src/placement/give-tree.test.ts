@@ -52,7 +52,14 @@ describe.runIf(process.getuid?.() === 0)("giveTree", () => {
     const ws = join(scratch(), "ws");
     mkdirSync(ws);
     // A shell loop that keeps making and deleting deep folders of files, as a build would.
-    churn = spawn("/bin/sh", ["-c", `cd ${ws} && while :; do for i in 1 2 3 4 5 6 7 8; do mkdir -p d$i/x/y && touch d$i/x/y/f1 d$i/x/y/f2 d$i/x/f3; done; rm -rf d1 d2 d3 d4 d5 d6 d7 d8; done`], { stdio: "ignore", detached: true });
+    churn = spawn(
+      "/bin/sh",
+      [
+        "-c",
+        `cd ${ws} && while :; do for i in 1 2 3 4 5 6 7 8; do mkdir -p d$i/x/y && touch d$i/x/y/f1 d$i/x/y/f2 d$i/x/f3; done; rm -rf d1 d2 d3 d4 d5 d6 d7 d8; done`,
+      ],
+      { stdio: "ignore", detached: true },
+    );
     for (let i = 0; i < 150; i++) await giveTree(ws, UID, GID + (i % 2));
     await stopChurn();
     expect(statSync(ws).uid).toBe(UID);

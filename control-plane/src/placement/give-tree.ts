@@ -20,10 +20,15 @@ function chownOnce(dir: string, uid: number, gid: number): Promise<ChownRun> {
   return new Promise((resolve) => {
     // LC_ALL=C keeps chown's complaints in one language, the only way to tell a vanished entry
     // (harmless: it needs no owner) from a real failure, since chown exits 1 for both.
-    execFile("/bin/chown", ["-R", "-P", "-h", `${uid}:${gid}`, "--", dir], { env: { LC_ALL: "C", PATH: "/usr/bin:/bin" }, maxBuffer: 1 << 20 }, (err, _out, stderr) => {
-      const lines = String(stderr).split("\n").filter(Boolean);
-      resolve({ ok: !err, onlyVanished: lines.length > 0 && lines.every((l) => l.endsWith(": No such file or directory")), stderr: String(stderr) });
-    });
+    execFile(
+      "/bin/chown",
+      ["-R", "-P", "-h", `${uid}:${gid}`, "--", dir],
+      { env: { LC_ALL: "C", PATH: "/usr/bin:/bin" }, maxBuffer: 1 << 20 },
+      (err, _out, stderr) => {
+        const lines = String(stderr).split("\n").filter(Boolean);
+        resolve({ ok: !err, onlyVanished: lines.length > 0 && lines.every((l) => l.endsWith(": No such file or directory")), stderr: String(stderr) });
+      },
+    );
   });
 }
 
@@ -52,5 +57,8 @@ export async function giveTree(dir: string, uid: number, gid: number): Promise<v
     if (existsSync(dir)) return;
     throw new EnclaveError("not_found", `the folder ${dir} does not exist; create the conversation again`);
   }
-  throw new EnclaveError("failed", `could not give ${dir} to ${uid}:${gid}: ${last?.stderr.trim() ?? "no answer"}; check that the folder exists and the control plane may change its owner`);
+  throw new EnclaveError(
+    "failed",
+    `could not give ${dir} to ${uid}:${gid}: ${last?.stderr.trim() ?? "no answer"}; check that the folder exists and the control plane may change its owner`,
+  );
 }

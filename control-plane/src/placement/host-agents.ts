@@ -163,9 +163,13 @@ export class HostAgents {
         // The workspaces are on another file system than the data folder's host-spares/: no spare
         // could ever be taken, so none is started again.
         this.sparesOff = true;
-        logger().warn(`spare host agents are off: the workspace ${workspace} is on another file system than ${this.spareRoot}, so a spare's folder cannot be renamed into place`);
+        logger().warn(
+          `spare host agents are off: the workspace ${workspace} is on another file system than ${this.spareRoot}, so a spare's folder cannot be renamed into place`,
+        );
       } else {
-        logger().warn(`a spare host agent could not be given to conversation \`${bareId(conversationId)}\` (${(err as Error).message}); its agent starts on first call`);
+        logger().warn(
+          `a spare host agent could not be given to conversation \`${bareId(conversationId)}\` (${(err as Error).message}); its agent starts on first call`,
+        );
         this.fillSpares();
       }
       return false;
@@ -208,7 +212,13 @@ export class HostAgents {
         const dir = join(root, `s${++this.counter}`);
         // The log starts beside the conversations' (renamed in the same folder when taken); named
         // for this run, so that no earlier run's file is appended to.
-        const place: AgentPlace = { label: `spare ${dir}`, owner: SandboxUids.spare(dir), workspace: join(dir, "workspace"), stateDir: join(dir, "state"), logFile: join(this.logDir, `spare-${this.runTag}-${this.counter}.log`) };
+        const place: AgentPlace = {
+          label: `spare ${dir}`,
+          owner: SandboxUids.spare(dir),
+          workspace: join(dir, "workspace"),
+          stateDir: join(dir, "state"),
+          logFile: join(this.logDir, `spare-${this.runTag}-${this.counter}.log`),
+        };
         let started: HostAgent | undefined;
         try {
           mkdirSync(place.workspace, { recursive: true, mode: 0o700 });
@@ -262,7 +272,9 @@ export class HostAgents {
   }
 
   /** What the audit reads from the host: the running agent's own pid, bubblewrap's, the sandbox's cgroup and whom it runs as; never starts one. */
-  auditTarget(conversationId: string): { agentPid: number; bwrapPid: number; cgroup?: SandboxCgroup; identity: SandboxIdentity; config: HostSandboxConfig } | undefined {
+  auditTarget(
+    conversationId: string,
+  ): { agentPid: number; bwrapPid: number; cgroup?: SandboxCgroup; identity: SandboxIdentity; config: HostSandboxConfig } | undefined {
     const agent = this.agents.get(conversationId);
     if (!agent?.alive || agent.child.pid === undefined) return undefined;
     const agentPid = sandboxAgentPid(agent.child.pid);
@@ -312,7 +324,13 @@ export class HostAgents {
   }
 
   private placeOf(conversationId: string, workspace: string): AgentPlace {
-    return { label: `conversation \`${bareId(conversationId)}\``, owner: conversationId, workspace, stateDir: this.stateDir(conversationId), logFile: join(this.logDir, `agent-${conversationId}.log`) };
+    return {
+      label: `conversation \`${bareId(conversationId)}\``,
+      owner: conversationId,
+      workspace,
+      stateDir: this.stateDir(conversationId),
+      logFile: join(this.logDir, `agent-${conversationId}.log`),
+    };
   }
 
   async stopAll(): Promise<void> {
@@ -385,7 +403,10 @@ export class HostAgents {
         { seccomp, cgroupJoin: cgroup?.selfJoinFiles() ?? [] },
       );
       fdData = command.fdData;
-      child = spawn(command.file, command.args, { stdio: ["pipe", "ignore", "pipe", listeningFd(listener), ...fdData.map(() => "pipe" as const)], env: command.env });
+      child = spawn(command.file, command.args, {
+        stdio: ["pipe", "ignore", "pipe", listeningFd(listener), ...fdData.map(() => "pipe" as const)],
+        env: command.env,
+      });
     } catch (err) {
       void cgroup?.remove();
       throw err;
@@ -432,10 +453,7 @@ export class HostAgents {
     const died = new Promise<never>((_, reject) =>
       child.once("exit", () =>
         reject(
-          new EnclaveError(
-            "placement_unavailable",
-            `the host agent for ${place.label} ${agent.exit} before it was ready:\n${agent.stderrTail.join("\n")}`,
-          ),
+          new EnclaveError("placement_unavailable", `the host agent for ${place.label} ${agent.exit} before it was ready:\n${agent.stderrTail.join("\n")}`),
         ),
       ),
     );

@@ -82,7 +82,9 @@ let bwrapPath: string | undefined;
 function bubblewrap(): string {
   if (bwrapPath) return bwrapPath;
   for (const p of ["/usr/bin/bwrap", "/usr/local/bin/bwrap"]) if (existsSync(p)) return (bwrapPath = p);
-  return bad("bubblewrap (bwrap) is not installed, and host placement runs only inside it: run `make run` (or `bash scripts/ensure-host-sandbox.sh`, which installs Debian's bubblewrap)");
+  return bad(
+    "bubblewrap (bwrap) is not installed, and host placement runs only inside it: run `make run` (or `bash scripts/ensure-host-sandbox.sh`, which installs Debian's bubblewrap)",
+  );
 }
 
 /** The host's top-level system folders, as bubblewrap arguments: merged-/usr links stay links. */
@@ -152,7 +154,9 @@ export function sandboxedAgentCommand(
     "--hostname",
     "enclave-host",
     ...systemMounts(),
-    ...(id.drop ? ["--perms", "0644", "--ro-bind-data", String(FD.passwd), "/etc/passwd", "--perms", "0644", "--ro-bind-data", String(FD.group), "/etc/group"] : []),
+    ...(id.drop
+      ? ["--perms", "0644", "--ro-bind-data", String(FD.passwd), "/etc/passwd", "--perms", "0644", "--ro-bind-data", String(FD.group), "/etc/group"]
+      : []),
     "--proc",
     "/proc",
     "--dev",

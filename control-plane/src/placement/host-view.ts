@@ -11,7 +11,18 @@
 import { readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { EnclaveError } from "../errors.js";
-import { cgroupNumber, idInside, interfacesIn, listeningIn, parseIdMap, parseMountinfo, routesIn, SOCKET_TABLES, statusField, statusIds } from "../procfs/proc-tables.js";
+import {
+  cgroupNumber,
+  idInside,
+  interfacesIn,
+  listeningIn,
+  parseIdMap,
+  parseMountinfo,
+  routesIn,
+  SOCKET_TABLES,
+  statusField,
+  statusIds,
+} from "../procfs/proc-tables.js";
 import type { MountEntry } from "../model/enclosure-views.js";
 import type { CgroupLimits, HostProcess, HostView, NetworkNamespace } from "../model/enclosure-views.js";
 
@@ -113,7 +124,12 @@ async function readProcess(pid: number, ownUserNamespace: string, membership: { 
   } catch {
     return undefined; // exited since the cgroup was listed
   }
-  const [cmdline, exe, netNamespace, userNamespace] = await Promise.all([readOr(`${base}/cmdline`), linkOr(`${base}/exe`), linkOr(`${base}/ns/net`), linkOr(`${base}/ns/user`)]);
+  const [cmdline, exe, netNamespace, userNamespace] = await Promise.all([
+    readOr(`${base}/cmdline`),
+    linkOr(`${base}/exe`),
+    linkOr(`${base}/ns/net`),
+    linkOr(`${base}/ns/user`),
+  ]);
   const uidMap = userNamespace && userNamespace !== ownUserNamespace ? await readOr(`${base}/uid_map`) : "";
   const gidMap = uidMap ? await readOr(`${base}/gid_map`) : "";
   // Read last: a pid reused by another process since the cgroup was listed is not counted.
@@ -149,7 +165,12 @@ async function readNetwork(id: string, pids: number[]): Promise<NetworkNamespace
   for (const pid of pids) {
     const net = `/proc/${pid}/net`;
     try {
-      const [dev, route, ipv6Route, ...tables] = await Promise.all([read(`${net}/dev`), readOr(`${net}/route`), readOr(`${net}/ipv6_route`), ...SOCKET_TABLES.map((t) => readOr(`${net}/${t}`))]);
+      const [dev, route, ipv6Route, ...tables] = await Promise.all([
+        read(`${net}/dev`),
+        readOr(`${net}/route`),
+        readOr(`${net}/ipv6_route`),
+        ...SOCKET_TABLES.map((t) => readOr(`${net}/${t}`)),
+      ]);
       // The process may have left between the reads: only count it if it is still in that namespace.
       if ((await linkOr(`/proc/${pid}/ns/net`)) !== id) continue;
       return {

@@ -44,7 +44,13 @@ const VALID: Array<[string, string, string, string, string]> = [
   ["127.0.0.1:5000/library/debian", "127.0.0.1:5000", "library/debian", "", ""],
   ["localhost/foo", "localhost", "foo", "", ""],
   ["thisisthesongthatneverendsitgoesonandonandonthisisthesongthatnev", "", "thisisthesongthatneverendsitgoesonandonandonthisisthesongthatnev", "", ""],
-  ["docker.io/1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a", "docker.io", "1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a", "", ""],
+  [
+    "docker.io/1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a",
+    "docker.io",
+    "1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a",
+    "",
+    "",
+  ],
   ["docker---rules/docker", "", "docker---rules/docker", "", ""],
   ["dock__er/docker", "", "dock__er/docker", "", ""],
   ["enclave-devcontainer:0123456789abcdef", "", "enclave-devcontainer", "0123456789abcdef", ""],
@@ -150,7 +156,13 @@ describe("which images a start may name", () => {
   const acme = imageAccessFor("acme", { operator: false }, ["enclave-devcontainer:aaaaaaaaaaaaaaaa"]);
 
   it("a plain tenant: the operator's list, Enclave's own and its own builds, in any spelling", () => {
-    for (const image of ["python:3.12", "docker.io/library/python:3.12", `127.0.0.1:5000/tools/lint@sha256:${F64}`, "enclave-runtime:0123456789abcdef", "enclave-devcontainer:aaaaaaaaaaaaaaaa"]) {
+    for (const image of [
+      "python:3.12",
+      "docker.io/library/python:3.12",
+      `127.0.0.1:5000/tools/lint@sha256:${F64}`,
+      "enclave-runtime:0123456789abcdef",
+      "enclave-devcontainer:aaaaaaaaaaaaaaaa",
+    ]) {
       expect(rule.mayStart(image, "caller", acme), image).toBe(true);
       expect(rule.mayStart(image, "workspace", acme), image).toBe(true);
     }

@@ -37,7 +37,9 @@ const DOMAIN = `${HOST}(?::[0-9]+)?`;
 const TAG = "[\\w][\\w.-]{0,127}";
 const DIGEST = "[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}";
 /** The whole reference: name (any case, so that uppercase is reported as such), tag, digest. */
-const REFERENCE_RE = new RegExp(`^((?:${DOMAIN}/)?[a-zA-Z0-9]+(?:(?:[._]|__|[-]+)[a-zA-Z0-9]+)*(?:/[a-zA-Z0-9]+(?:(?:[._]|__|[-]+)[a-zA-Z0-9]+)*)*)(?::(${TAG}))?(?:@(${DIGEST}))?$`);
+const REFERENCE_RE = new RegExp(
+  `^((?:${DOMAIN}/)?[a-zA-Z0-9]+(?:(?:[._]|__|[-]+)[a-zA-Z0-9]+)*(?:/[a-zA-Z0-9]+(?:(?:[._]|__|[-]+)[a-zA-Z0-9]+)*)*)(?::(${TAG}))?(?:@(${DIGEST}))?$`,
+);
 const PATH_RE = new RegExp(`^${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`);
 /** What an image id looks like: Docker refuses it as a name, so that a name never reads as an id. */
 const IDENTIFIER_RE = /^[a-f0-9]{64}$/;
@@ -73,7 +75,11 @@ export function parseImageReference(text: string): ImageReference | { invalid: s
   if (text.length > REFERENCE_MAX_CHARS) return { invalid: `it is longer than ${REFERENCE_MAX_CHARS} characters` };
   if (IDENTIFIER_RE.test(text)) return { invalid: "64 hexadecimal digits name an image id, not a repository" };
   const m = REFERENCE_RE.exec(text);
-  if (!m) return { invalid: "it is not NAME[:TAG][@DIGEST] in Docker's reference grammar (lowercase path components of letters, digits and single separators, an optional HOST[:PORT]/ first)" };
+  if (!m)
+    return {
+      invalid:
+        "it is not NAME[:TAG][@DIGEST] in Docker's reference grammar (lowercase path components of letters, digits and single separators, an optional HOST[:PORT]/ first)",
+    };
   const name = m[1] ?? "";
   const tag = m[2] ?? "";
   const digest = m[3] ?? "";

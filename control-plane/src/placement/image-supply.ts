@@ -74,10 +74,16 @@ export class SaveLoadSupply implements ImageSupply {
     try {
       source = await this.source();
     } catch (err) {
-      throw new EnclaveError("placement_unavailable", `image ${image} is not on engine \`${engine}\`, and the engine images are built on does not answer to send it: ${(err as Error).message}`);
+      throw new EnclaveError(
+        "placement_unavailable",
+        `image ${image} is not on engine \`${engine}\`, and the engine images are built on does not answer to send it: ${(err as Error).message}`,
+      );
     }
     if (!(await imageExists(source, image))) {
-      throw new EnclaveError("placement_unavailable", `image ${image} is neither on engine \`${engine}\` nor built here: run \`make images\` (or \`enclave images build\`) first`);
+      throw new EnclaveError(
+        "placement_unavailable",
+        `image ${image} is neither on engine \`${engine}\` nor built here: run \`make images\` (or \`enclave images build\`) first`,
+      );
     }
     const started = Date.now();
     this.log(`engine ${engine}: sending image ${image} (docker save | docker load through the engines' APIs)`);

@@ -66,7 +66,10 @@ export async function ensureNodeTarball(cacheDir: string): Promise<string> {
       }
       const packed = (JSON.parse(out) as PackResult[])[0];
       if (packed?.integrity !== NODE_RUNTIME.integrity || !packed.filename) {
-        throw new EnclaveError("placement_unavailable", `npm fetched ${spec} with integrity ${packed?.integrity ?? "(none)"}, not the pinned ${NODE_RUNTIME.integrity}; refusing it`);
+        throw new EnclaveError(
+          "placement_unavailable",
+          `npm fetched ${spec} with integrity ${packed?.integrity ?? "(none)"}, not the pinned ${NODE_RUNTIME.integrity}; refusing it`,
+        );
       }
       renameSync(join(tmp, packed.filename), target);
     } finally {

@@ -107,7 +107,10 @@ export class Placements implements PlacementPort {
         const fate = await driver.inspect(enc);
         if (!fate.running) this.markDead(conv, fate.detail);
       } catch (err) {
-        this.log(`conversation ${conv.id}: cannot inspect ${enclosureWhere(enc)} at start (${(err as Error).message}); its state is checked again on its next call`, conv.id);
+        this.log(
+          `conversation ${conv.id}: cannot inspect ${enclosureWhere(enc)} at start (${(err as Error).message}); its state is checked again on its next call`,
+          conv.id,
+        );
       }
     }
   }
@@ -169,16 +172,23 @@ export class Placements implements PlacementPort {
 
   private watch(driver: DockerDriver): void {
     if (this.watchers.has(driver.engine.name)) return;
-    this.watchers.set(driver.engine.name, driver.watchDeaths((containerId) => {
-      const conv = this.store.list().find((c) => c.enclosure?.containerId === containerId);
-      if (!conv?.enclosure || conv.enclosure.state === "dead") return;
-      void driver.inspect(conv.enclosure).then(
-        (fate) => {
-          if (!fate.running) this.markDead(conv, fate.detail);
-        },
-        (err: unknown) => this.log(`conversation ${conv.id}: a death event came but the container cannot be inspected (${(err as Error).message}); the next call checks it`, conv.id),
-      );
-    }));
+    this.watchers.set(
+      driver.engine.name,
+      driver.watchDeaths((containerId) => {
+        const conv = this.store.list().find((c) => c.enclosure?.containerId === containerId);
+        if (!conv?.enclosure || conv.enclosure.state === "dead") return;
+        void driver.inspect(conv.enclosure).then(
+          (fate) => {
+            if (!fate.running) this.markDead(conv, fate.detail);
+          },
+          (err: unknown) =>
+            this.log(
+              `conversation ${conv.id}: a death event came but the container cannot be inspected (${(err as Error).message}); the next call checks it`,
+              conv.id,
+            ),
+        );
+      }),
+    );
   }
 
   private noteAgent(conversationId: string, pid: number | undefined, where: string): void {
@@ -301,7 +311,10 @@ export class Placements implements PlacementPort {
   /** What the start may name: its tenant's own dev-container builds are those of every conversation of the tenant. */
   private imageAccess(conv: ConversationRecord, caller: EnclosureCaller): ImageAccess {
     const tenant = tenantOf(conv);
-    const ownBuilds = this.store.list().filter((c) => tenantOf(c) === tenant).map((c) => devcontainerTag(c.id));
+    const ownBuilds = this.store
+      .list()
+      .filter((c) => tenantOf(c) === tenant)
+      .map((c) => devcontainerTag(c.id));
     return imageAccessFor(tenant, caller, ownBuilds, (image, namedBy) =>
       this.refusals.refused(`image ${tenant}`, {
         kind: "image_refused",
@@ -331,7 +344,8 @@ export class Placements implements PlacementPort {
     // The pool holds Enclave's own image on the default engine: a start naming an image or a dev
     // container, or placed on a remote engine, starts cold.
     const poolable = !req.image && !req.devcontainer && !driver.engine.remote;
-    const { record, client, agentPid } = (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await this.startOn(driver, conv, req, this.imageAccess(conv, caller)));
+    const { record, client, agentPid } =
+      (poolable ? await this.pool?.claim(conv, req) : undefined) ?? (await this.startOn(driver, conv, req, this.imageAccess(conv, caller)));
     if (!record.pool) {
       try {
         await client.assign(conv.id);
@@ -356,7 +370,9 @@ export class Placements implements PlacementPort {
       detail:
         `image ${record.image}; workspace ${record.workspaceMode}; user ${record.user}; relaxations: ${record.relaxations.join("; ") || "none"}` +
         (record.notes?.length ? `; notes: ${record.notes.join("; ")}` : "") +
-        (record.pool ? `; from the warm pool (profile ${record.pool.profile}, started ${record.pool.claimedAtMs - record.pool.createdAtMs} ms before this claim, never used before)` : "; started cold"),
+        (record.pool
+          ? `; from the warm pool (profile ${record.pool.profile}, started ${record.pool.claimedAtMs - record.pool.createdAtMs} ms before this claim, never used before)`
+          : "; started cold"),
     });
     return conv;
   }

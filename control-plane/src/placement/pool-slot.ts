@@ -18,7 +18,10 @@ async function mountTool(args: string[]): Promise<void> {
   try {
     await execFileAsync("mount", args, { env: ENV, timeout: 30_000 });
   } catch (err) {
-    throw new EnclaveError("placement_unavailable", `mount ${args.join(" ")} failed: ${String((err as { stderr?: string }).stderr ?? (err as Error).message).trim()}`);
+    throw new EnclaveError(
+      "placement_unavailable",
+      `mount ${args.join(" ")} failed: ${String((err as { stderr?: string }).stderr ?? (err as Error).message).trim()}`,
+    );
   }
 }
 

@@ -28,7 +28,14 @@ export async function createPlainWorkspaceVolume(
   });
   try {
     const root = tarPack();
-    root.entry({ name: `${IN_ENCLOSURE.workspace.slice(1)}/`, type: "directory", mode: 0o755, uid: req.uid, gid: req.gid, pax: { uid: String(req.uid), gid: String(req.gid) } });
+    root.entry({
+      name: `${IN_ENCLOSURE.workspace.slice(1)}/`,
+      type: "directory",
+      mode: 0o755,
+      uid: req.uid,
+      gid: req.gid,
+      pax: { uid: String(req.uid), gid: String(req.gid) },
+    });
     root.finalize();
     await holder.putArchive(root as unknown as NodeJS.ReadableStream, { path: "/" });
   } finally {

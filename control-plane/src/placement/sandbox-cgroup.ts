@@ -36,7 +36,12 @@ function parentFolders(): Map<SandboxController, string> {
     const mount = mounts.find((m) => m.fsType === "cgroup" && m.superOptions.includes(c));
     const path = own.get(c);
     if (!mount || path === undefined) unavailable(`no cgroup v1 ${c} controller is mounted here`);
-    const below = mount.root === "/" ? path : path.startsWith(mount.root) ? path.slice(mount.root.length) : unavailable(`this process's ${c} cgroup is outside the mounted hierarchy`);
+    const below =
+      mount.root === "/"
+        ? path
+        : path.startsWith(mount.root)
+          ? path.slice(mount.root.length)
+          : unavailable(`this process's ${c} cgroup is outside the mounted hierarchy`);
     found.set(c, join(mount.mountPoint, below, PARENT));
   }
   parents = found;
@@ -131,10 +136,7 @@ export class SandboxCgroup {
   members(controller: SandboxController = "pids"): number[] {
     const folder = this.folders.get(controller);
     if (!folder) return [];
-    return readFileSync(join(folder, "cgroup.procs"), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map(Number);
+    return readFileSync(join(folder, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number);
   }
 
   /** The limits the kernel holds now. */

@@ -11,7 +11,9 @@ export interface SandboxProcess {
 }
 
 function hostPids(): number[] {
-  return readdirSync("/proc").filter((p) => /^\d+$/.test(p)).map(Number);
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .map(Number);
 }
 
 function read(path: string): string | undefined {
@@ -43,7 +45,12 @@ export function sandboxProcesses(namespace: string): SandboxProcess[] {
       continue;
     }
     if (ns !== namespace) continue;
-    const nspid = /^NSpid:\s+(.*)$/m.exec(read(`/proc/${pid}/status`) ?? "")?.[1]?.trim().split(/\s+/).map(Number) ?? [];
+    const nspid =
+      /^NSpid:\s+(.*)$/m
+        .exec(read(`/proc/${pid}/status`) ?? "")?.[1]
+        ?.trim()
+        .split(/\s+/)
+        .map(Number) ?? [];
     out.push({ hostPid: pid, innerPid: nspid.at(-1) ?? pid, cmdline: (read(`/proc/${pid}/cmdline`) ?? "").replace(/\0/g, " ").trim() });
   }
   return out;

@@ -54,7 +54,13 @@ function ensureHolderImage(docker: Docker): Promise<void> {
 }
 
 /** Runs fn with a never-started container of ours that mounts the volume (writable) at target. */
-export async function withVolumeHolder<T>(docker: Docker, volume: string, target: string, labels: Record<string, string>, fn: (holder: Docker.Container) => Promise<T>): Promise<T> {
+export async function withVolumeHolder<T>(
+  docker: Docker,
+  volume: string,
+  target: string,
+  labels: Record<string, string>,
+  fn: (holder: Docker.Container) => Promise<T>,
+): Promise<T> {
   await ensureHolderImage(docker);
   const holder = await docker.createContainer({
     Image: VOLUME_HOLDER_TAG,

@@ -30,7 +30,6 @@ import { realpathSync } from "node:fs";
 import { SandboxUids } from "./sandbox-uids.js";
 import { join } from "node:path";
 
-
 export interface WarmPoolOptions {
   owner: string;
   agentBundleDir: string;
@@ -93,7 +92,9 @@ export class WarmPool {
 
   /** How many are ready per profile; for the console, status and tests. */
   counts(): PoolCounts[] {
-    return this.profiles.filter((p) => p.key).map((p) => ({ profile: p.key as string, ready: this.ready.get(p.key as string)?.length ?? 0, wanted: this.config.size }));
+    return this.profiles
+      .filter((p) => p.key)
+      .map((p) => ({ profile: p.key as string, ready: this.ready.get(p.key as string)?.length ?? 0, wanted: this.config.size }));
   }
 
   /**
@@ -196,14 +197,25 @@ export class WarmPool {
     try {
       if (settings.workspaceMode === "bind") slot = await makeSlot(this.opts.slotRoot, name);
       if (settings.workspaceMode === "copy") {
-        disk = await createWorkspaceDisk(this.docker, { dir: this.opts.diskImageDir, name: `${name}-workspace`, limitBytes: settings.diskLimitBytes, uid: settings.uid, gid: settings.gid, labels });
+        disk = await createWorkspaceDisk(this.docker, {
+          dir: this.opts.diskImageDir,
+          name: `${name}-workspace`,
+          limitBytes: settings.diskLimitBytes,
+          uid: settings.uid,
+          gid: settings.gid,
+          labels,
+        });
       }
       // The pool holds Enclave's own image only: its agent runs on the pinned Node like a cold start's.
       const node = await ownImageAgentNode(this.docker, this.opts.log);
       const spec = withInjection(containerSpec(settings, { workspace: slot ?? "", workspaceVolume: disk?.volume }, labels), node ?? { env: [], mounts: [] });
       // Slave propagation: the workspace mounted onto the slot later shows inside; nothing inside propagates out.
-      if (slot && spec.HostConfig?.Binds) spec.HostConfig.Binds = spec.HostConfig.Binds.map((b) => (b === `${slot}:${IN_ENCLOSURE.workspace}` ? `${b}:rslave` : b));
-      container = await this.docker.createContainer({ name, ...(settings.agentDelivery === "mount" ? withAgentVolume(spec, await this.driver.agentVolume()) : spec) });
+      if (slot && spec.HostConfig?.Binds)
+        spec.HostConfig.Binds = spec.HostConfig.Binds.map((b) => (b === `${slot}:${IN_ENCLOSURE.workspace}` ? `${b}:rslave` : b));
+      container = await this.docker.createContainer({
+        name,
+        ...(settings.agentDelivery === "mount" ? withAgentVolume(spec, await this.driver.agentVolume()) : spec),
+      });
       await container.start();
       const base = this.driver.startingRecord(container.id, settings, disk);
       const createdAtMs = base.startedAtMs;
@@ -259,7 +271,9 @@ export class WarmPool {
       };
       return { record, client: member.client, agentPid: member.agentPid };
     } catch (err) {
-      this.opts.log(`warm pool: claiming ${member.container.id.slice(0, 12)} for ${conv.id} failed (${(err as Error).message}); it is removed and the enclosure starts cold`);
+      this.opts.log(
+        `warm pool: claiming ${member.container.id.slice(0, 12)} for ${conv.id} failed (${(err as Error).message}); it is removed and the enclosure starts cold`,
+      );
       await this.discard(member);
       return undefined;
     } finally {
@@ -271,7 +285,9 @@ export class WarmPool {
 
   private async discard(m: Member): Promise<void> {
     m.client.close();
-    await this.driver.reap(m.container.id).catch((err: unknown) => this.opts.log(`warm pool: cannot remove ${m.container.id.slice(0, 12)}: ${(err as Error).message}`));
+    await this.driver
+      .reap(m.container.id)
+      .catch((err: unknown) => this.opts.log(`warm pool: cannot remove ${m.container.id.slice(0, 12)}: ${(err as Error).message}`));
     if (m.disk) await removeWorkspaceDisk(this.docker, m.disk).catch(() => undefined);
     if (m.slot) await releaseSlot(m.slot).catch(() => undefined);
     this.opts.uids.release(m.uidOwner);

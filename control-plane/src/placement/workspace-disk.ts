@@ -83,7 +83,19 @@ export async function createWorkspaceDisk(docker: Docker, req: DiskRequest): Pro
     await fh.truncate(req.limitBytes);
     await fh.close();
     // No reserved blocks (the enclosure's user gets all of it); lazy init keeps the image sparse.
-    await tool("mkfs.ext4", ["-q", "-F", "-b", "4096", "-m", "0", "-L", "workspace", "-E", `root_owner=${req.uid}:${req.gid},lazy_itable_init=1,lazy_journal_init=1`, image]);
+    await tool("mkfs.ext4", [
+      "-q",
+      "-F",
+      "-b",
+      "4096",
+      "-m",
+      "0",
+      "-L",
+      "workspace",
+      "-E",
+      `root_owner=${req.uid}:${req.gid},lazy_itable_init=1,lazy_journal_init=1`,
+      image,
+    ]);
     // lost+found would come back into the host workspace with the first copy back.
     await tool("debugfs", ["-w", "-R", "rmdir lost+found", image]);
     loopDevice = await tool("losetup", ["--find", "--show", image]);

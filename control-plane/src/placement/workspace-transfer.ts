@@ -167,7 +167,9 @@ export async function copyBackFromContainer(container: Docker.Container, dir: st
   } catch (err) {
     if (pausedHere && !(await resume(container))) {
       const stuck = `the enclosure also stays paused (the engine would not resume it): run \`docker unpause ${container.id.slice(0, 12)}\` or stop it again`;
-      throw err instanceof EnclaveError ? new EnclaveError(err.code, `${err.message} And ${stuck}.`) : new EnclaveError("placement_unavailable", `${(err as Error).message}; ${stuck}`);
+      throw err instanceof EnclaveError
+        ? new EnclaveError(err.code, `${err.message} And ${stuck}.`)
+        : new EnclaveError("placement_unavailable", `${(err as Error).message}; ${stuck}`);
     }
     throw err;
   }

@@ -84,14 +84,27 @@ it("reads gVisor's tables from one head of many files, every process's network n
     "   0: 0100007F:223E 00000000:0000 0A 0",
     "",
   ].join("\n");
-  expect([...splitHeadOutput(out).keys()]).toEqual(["/proc/self/mountinfo", "/proc/1/status", "/proc/7/status", "/proc/1/net/dev", "/proc/7/net/dev", "/proc/1/net/tcp", "/proc/7/net/tcp"]);
+  expect([...splitHeadOutput(out).keys()]).toEqual([
+    "/proc/self/mountinfo",
+    "/proc/1/status",
+    "/proc/7/status",
+    "/proc/1/net/dev",
+    "/proc/7/net/dev",
+    "/proc/1/net/tcp",
+    "/proc/7/net/tcp",
+  ]);
   const view = parseGvisorTables(out, 65534);
   expect(view.nprocHard).toBe(256);
   expect(view.interfaces).toEqual(["lo"]);
   expect(view.listening).toEqual(["tcp 127.0.0.1:8766"]);
-  expect(view.processes).toEqual([{ pid: 1, name: "node", uids: [1000, 1000, 1000, 1000], gids: [1000, 1000, 1000, 1000], capEff: "0000000000000000", capPrm: "", capBnd: "", seccomp: 0 }]);
+  expect(view.processes).toEqual([
+    { pid: 1, name: "node", uids: [1000, 1000, 1000, 1000], gids: [1000, 1000, 1000, 1000], capEff: "0000000000000000", capPrm: "", capBnd: "", seccomp: 0 },
+  ]);
   expect(view.mounts.map((m) => m.mountPoint)).toEqual(["/", "/tmp"]);
-  await expectTranscript(thrown(() => parseGvisorTables("reader 3 nproc unlimited\n", 65534)), "transcripts/egress-audit-tables/printed-no-tables.txt");
+  await expectTranscript(
+    thrown(() => parseGvisorTables("reader 3 nproc unlimited\n", 65534)),
+    "transcripts/egress-audit-tables/printed-no-tables.txt",
+  );
   expect(readerUid(1000)).toBe(65534);
   expect(readerUid(65534)).toBe(65533);
 });
@@ -104,5 +117,8 @@ it("says how to register runsc when the engine has none, or lacks a flag it need
   log.add("runsc without --network=none", await rejected(runscRegistration(engine({ runsc: { path: "/usr/bin/runsc" } }))));
   await log.expect("transcripts/egress-audit-tables/runsc-registration.txt");
   const args = ["--network=none", "--platform=ptrace"];
-  await expect(runscRegistration(engine({ runsc: { path: "/usr/bin/runsc", runtimeArgs: args } }))).resolves.toEqual({ path: "/usr/bin/runsc", runtimeArgs: args });
+  await expect(runscRegistration(engine({ runsc: { path: "/usr/bin/runsc", runtimeArgs: args } }))).resolves.toEqual({
+    path: "/usr/bin/runsc",
+    runtimeArgs: args,
+  });
 });

@@ -9,10 +9,7 @@ export function statusField(status: string, name: string): string {
 }
 
 export function statusIds(status: string, name: "Uid" | "Gid"): number[] {
-  return statusField(status, name)
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number);
+  return statusField(status, name).split(/\s+/).filter(Boolean).map(Number);
 }
 
 /** "0100007F:1F90" → "127.0.0.1:8080" (IPv4), or the hex address for IPv6, which is clear enough. */

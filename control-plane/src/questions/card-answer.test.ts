@@ -6,7 +6,14 @@ import { formatDuration, fullBrief } from "../vibe/worker.js";
 import { TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 
 const card = (over: Partial<Card>): Card =>
-  Card.fromPartial({ number: 4, options: [{ label: "a", description: "" }, { label: "b", description: "" }], ...over });
+  Card.fromPartial({
+    number: 4,
+    options: [
+      { label: "a", description: "" },
+      { label: "b", description: "" },
+    ],
+    ...over,
+  });
 const answer = (over: { selected?: string[]; freeText?: string; skip?: boolean }) => ({ selected: [], freeText: "", skip: false, ...over });
 
 describe("checkAnswer", () => {

@@ -222,20 +222,23 @@ export class QuestionPort {
   /** Withdraws the open cards of a run that closed: nobody is waiting for them any more. */
   cancelRun(runId: string): void {
     for (const { card } of [...this.open.values()]) {
-      if (card.runId === runId) this.close(card, "cancelled", undefined, new EnclaveError("cancelled", `run \`${runId}\` closed; card #${card.number} was withdrawn`));
+      if (card.runId === runId)
+        this.close(card, "cancelled", undefined, new EnclaveError("cancelled", `run \`${runId}\` closed; card #${card.number} was withdrawn`));
     }
   }
 
   /** A deleted conversation: its open cards are withdrawn and its history dropped. */
   forget(space: string): void {
     for (const { card } of [...this.open.values()]) {
-      if (card.conversationId === space) this.close(card, "cancelled", undefined, new EnclaveError("cancelled", `conversation \`${bareId(space)}\` was deleted`));
+      if (card.conversationId === space)
+        this.close(card, "cancelled", undefined, new EnclaveError("cancelled", `conversation \`${bareId(space)}\` was deleted`));
     }
     this.closed.delete(space);
   }
 
   closeAll(): void {
-    for (const { card } of [...this.open.values()]) this.close(card, "cancelled", undefined, new EnclaveError("cancelled", "the control plane is shutting down"));
+    for (const { card } of [...this.open.values()])
+      this.close(card, "cancelled", undefined, new EnclaveError("cancelled", "the control plane is shutting down"));
   }
 
   private close(card: Card, state: string, answer: CardAnswer | undefined, outcome: CardOutcome | EnclaveError): Card {

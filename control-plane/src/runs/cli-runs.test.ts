@@ -11,10 +11,15 @@ let keeper: CliRuns | undefined;
 function setup(): { runs: RunStore; cli: CliRuns; closed: string[] } {
   const runs = new RunStore();
   const closed: string[] = [];
-  const cli = new CliRuns(runs, IDLE, (req) => runs.open(req), (id) => {
-    closed.push(id);
-    runs.close(id);
-  });
+  const cli = new CliRuns(
+    runs,
+    IDLE,
+    (req) => runs.open(req),
+    (id) => {
+      closed.push(id);
+      runs.close(id);
+    },
+  );
   keeper = cli;
   return { runs, cli, closed };
 }

@@ -33,7 +33,10 @@ export class CliRuns {
     private readonly close: (id: string) => void,
   ) {
     // Runs read back after a restart: the newest kept run of each (conversation, surface) is its current one.
-    const kept = runs.list().filter((r) => r.cli).sort((a, b) => a.openedAtMs - b.openedAtMs);
+    const kept = runs
+      .list()
+      .filter((r) => r.cli)
+      .sort((a, b) => a.openedAtMs - b.openedAtMs);
     for (const run of kept) this.current.set(keyOf(run.conversationId, run.surface), run.id);
     if (kept.length > 0) this.arm();
   }

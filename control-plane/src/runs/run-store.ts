@@ -6,7 +6,16 @@ import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import { APPROVAL_POLICIES, type ApprovalPolicy, DEFAULT_APPROVAL_POLICY, type OpenRunRequest, RESOURCES, type Run, SURFACES, type Surface } from "../model/run.js";
+import {
+  APPROVAL_POLICIES,
+  type ApprovalPolicy,
+  DEFAULT_APPROVAL_POLICY,
+  type OpenRunRequest,
+  RESOURCES,
+  type Run,
+  SURFACES,
+  type Surface,
+} from "../model/run.js";
 import type { StateDb } from "../state/state-db.js";
 import { IMPLICIT_TENANT, tenantOf } from "../tenants/implicit-tenant.js";
 import { quoted } from "../text/wording.js";

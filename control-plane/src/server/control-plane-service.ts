@@ -1,12 +1,5 @@
 // The harness-facing gRPC service: a thin translation between the protobuf messages and ControlPlane.
-import {
-  Metadata,
-  type sendUnaryData,
-  type ServerDuplexStream,
-  type ServerUnaryCall,
-  type ServerWritableStream,
-  type ServiceError,
-} from "@grpc/grpc-js";
+import { Metadata, type sendUnaryData, type ServerDuplexStream, type ServerUnaryCall, type ServerWritableStream, type ServiceError } from "@grpc/grpc-js";
 import {
   AuditEvent as AuditEventMessage,
   CardEvent as CardEventMessage,
@@ -187,7 +180,13 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
   const refusedByQuota = (s: TenantScope, err: unknown, conversationId = ""): never => {
     const e = asEnclaveError(err);
     if (e.code === "quota_exceeded") {
-      refusals.refused(`quota ${s.tenant.name}`, { kind: "quota_exceeded", tenant: s.tenant.name, conversationId, outcome: `refused:${e.code}`, detail: e.message });
+      refusals.refused(`quota ${s.tenant.name}`, {
+        kind: "quota_exceeded",
+        tenant: s.tenant.name,
+        conversationId,
+        outcome: `refused:${e.code}`,
+        detail: e.message,
+      });
     }
     throw e;
   };
@@ -197,7 +196,9 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
    */
   const holdStream = (kind: StreamKind, call: IncomingCall & ServerStream, s: TenantScope, end: (err: EnclaveError) => void): (() => void) | undefined => {
     const [header] = call.metadata.get("authorization");
-    const owner = s.tokensRequired ? { tenant: s.tenant.name, tokenId: bearerTokenId(typeof header === "string" ? header : undefined) } : { tenant: undefined, tokenId: undefined };
+    const owner = s.tokensRequired
+      ? { tenant: s.tenant.name, tokenId: bearerTokenId(typeof header === "string" ? header : undefined) }
+      : { tenant: undefined, tokenId: undefined };
     let release: () => void;
     try {
       // A refusal is audited by cp.streams itself (the console's too).
@@ -324,10 +325,19 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
       s.checkWorkspacePath(req.workspacePath);
       // A spare host agent is one more host agent of the tenant's: none is taken past its quota.
       const spare = !Number.isFinite(s.tenant.quotas.hostAgents) || liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents;
-      return conversationMessage(cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare }), s.viewer, s.seesHostPaths);
+      return conversationMessage(
+        cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare }),
+        s.viewer,
+        s.seesHostPaths,
+      );
     }),
     getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId), s.viewer, s.seesHostPaths)),
-    listConversations: unary((_req, s) => ({ conversations: cp.listConversations().filter((c) => s.sees(c.tenant)).map((c) => conversationMessage(c, s.viewer, s.seesHostPaths)) })),
+    listConversations: unary((_req, s) => ({
+      conversations: cp
+        .listConversations()
+        .filter((c) => s.sees(c.tenant))
+        .map((c) => conversationMessage(c, s.viewer, s.seesHostPaths)),
+    })),
     deleteConversation: unary(async (req, s) => {
       await cp.deleteConversation(s.conversationId(req.conversationId));
       return {};
@@ -359,7 +369,13 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
       } catch (err) {
         // A request past the operator's maxima is audited like a quota refusal.
         const e = asEnclaveError(err);
-        refusals.refused(`limits ${s.tenant.name}`, { kind: "call_refused", tenant: s.tenant.name, conversationId: id, outcome: `refused:${e.code}`, detail: `StartEnclosure: ${e.message}` });
+        refusals.refused(`limits ${s.tenant.name}`, {
+          kind: "call_refused",
+          tenant: s.tenant.name,
+          conversationId: id,
+          outcome: `refused:${e.code}`,
+          detail: `StartEnclosure: ${e.message}`,
+        });
         throw e;
       }
       let release: () => void = () => undefined;
@@ -377,7 +393,10 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
     stopEnclosure: unary(async (req, s) => {
       const id = s.conversationId(req.conversationId);
       if (req.force && s.tokensRequired && !s.tenant.operator) {
-        throw new EnclaveError("invalid_arguments", `tenant \`${s.tenant.name}\` cannot force a stop (it skips copying the workspace back); stop without force, or ask an operator`);
+        throw new EnclaveError(
+          "invalid_arguments",
+          `tenant \`${s.tenant.name}\` cannot force a stop (it skips copying the workspace back); stop without force, or ask an operator`,
+        );
       }
       return conversationMessage(await cp.stopEnclosure(id, { force: req.force }), s.viewer, s.seesHostPaths);
     }),
@@ -421,7 +440,15 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
           state: f.state,
           servers: f.servers,
           detail: f.detail,
-          newDiagnostics: f.newDiagnostics.map((d) => ({ path: d.path, line: d.line, column: d.column, severity: d.severity, code: d.code, message: d.message, source: d.source })),
+          newDiagnostics: f.newDiagnostics.map((d) => ({
+            path: d.path,
+            line: d.line,
+            column: d.column,
+            severity: d.severity,
+            code: d.code,
+            message: d.message,
+            source: d.source,
+          })),
         })),
       };
     }),
@@ -439,7 +466,11 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
       // slot is given back), so it is counted and bounded in bytes like CallTools, and ends with its token.
       if (!holdStream("tool_session", call, s, end)) return;
       const out = new WriteBudget<ToolEvent>(call, (e) => ToolEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.tool_session);
-      onCallerGone(call, () => ended, () => abort.abort());
+      onCallerGone(
+        call,
+        () => ended,
+        () => abort.abort(),
+      );
       // Through a promise, so an unknown run id becomes a status instead of a thrown handler.
       Promise.resolve()
         .then(() => runToolCall(call, call.request, abort.signal, (event) => out.write({ event })))
@@ -465,7 +496,12 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
       // What the session refuses before a call runs (a malformed frame, an id in use, past the bound,
       // draining) is recorded like a refused caller; a call that runs is audited by the dispatcher.
       const refused = (err: EnclaveError): void =>
-        refusals.refused(`session ${s.tenant.name}`, { kind: "call_refused", tenant: s.tenant.name, outcome: `refused:${err.code}`, detail: `CallTools from ${call.getPeer()}: ${err.message}` });
+        refusals.refused(`session ${s.tenant.name}`, {
+          kind: "call_refused",
+          tenant: s.tenant.name,
+          outcome: `refused:${err.code}`,
+          detail: `CallTools from ${call.getPeer()}: ${err.message}`,
+        });
       let session: { end(err: EnclaveError): void } | undefined;
       if (!holdStream("tool_session", call, s, (err) => session?.end(err))) return;
       session = serveToolCallSession(call, (req, signal, emit) => runToolCall(call, req, signal, emit), drain, toServiceError, refused);
@@ -479,7 +515,13 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
       const id = s.conversationId(req.conversationId);
       const release = reserveHostAgent(s, id);
       const d = await cp.describePlacement(id).finally(release);
-      return { placement: d.placement, agentVersion: d.agentVersion, workspaceRoot: d.workspaceRoot, components: d.components, agentNodeVersion: d.agentNodeVersion };
+      return {
+        placement: d.placement,
+        agentVersion: d.agentVersion,
+        workspaceRoot: d.workspaceRoot,
+        components: d.components,
+        agentNodeVersion: d.agentNodeVersion,
+      };
     }),
     subscribeAudit(call: ServerWritableStream<SubscribeAuditRequest, AuditEvent>): void {
       const s = streamScope(call);
@@ -521,7 +563,7 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
       // same turn, the live events follow (none lost or sent twice).
       const scope = { conversationId: conversationId || undefined, tenant };
       void (async () => {
-        const stopAt = historyOnly ? cp.auditPage({ ...scope, newestFirst: true, limit: 1 })[0]?.seq ?? 0 : Number.MAX_SAFE_INTEGER;
+        const stopAt = historyOnly ? (cp.auditPage({ ...scope, newestFirst: true, limit: 1 })[0]?.seq ?? 0) : Number.MAX_SAFE_INTEGER;
         let last = cp.auditHistoryStart(scope.conversationId, tenant);
         for (;;) {
           const page = cp.auditPage({ ...scope, afterSeq: last, beforeSeq: stopAt + 1, limit: LIMITS.auditReplayPageEvents });
@@ -605,7 +647,12 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
     ),
     listRuns: unary((req, s) => {
       const key = req.conversationId ? s.conversationId(req.conversationId) : undefined;
-      return { runs: cp.listRuns(key).filter((r) => s.sees(r.tenant)).map((r) => runMessage(cp, r, s.viewer)) };
+      return {
+        runs: cp
+          .listRuns(key)
+          .filter((r) => s.sees(r.tenant))
+          .map((r) => runMessage(cp, r, s.viewer)),
+      };
     }),
     connectWorkerHost(call: ServerDuplexStream<WorkerHostMessage, WorkerHostCommand>): void {
       const s = streamScope(call);
@@ -653,7 +700,12 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
       return err;
     }
     const e = new EnclaveError("invalid_arguments", why);
-    refusals.refused(`undecodable ${s.tenant.name}`, { kind: "call_refused", tenant: s.tenant.name, outcome: `refused:${e.code}`, detail: `${call.getPath()} from ${call.getPeer()}: ${why}` });
+    refusals.refused(`undecodable ${s.tenant.name}`, {
+      kind: "call_refused",
+      tenant: s.tenant.name,
+      outcome: `refused:${e.code}`,
+      detail: `${call.getPath()} from ${call.getPeer()}: ${why}`,
+    });
     return e;
   });
 }

@@ -16,7 +16,12 @@ interface CallLike {
 }
 
 function drainingError(): ServiceError {
-  return toServiceError(new EnclaveError("draining", "the control plane is shutting down and takes no new calls; retry once it is back (conversations, runs and enclosures are kept)"));
+  return toServiceError(
+    new EnclaveError(
+      "draining",
+      "the control plane is shutting down and takes no new calls; retry once it is back (conversations, runs and enclosures are kept)",
+    ),
+  );
 }
 
 export class Drain {

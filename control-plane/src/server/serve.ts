@@ -31,7 +31,10 @@ export async function serveControlPlane(cp: ControlPlaneApi, listen: string, con
   const drain = new Drain();
   // A revoked token's open streams end with it (its next call is refused by authenticate already).
   const stopRevoking = security.auth.onRevoked((ids) => cp.streams.revoke(ids));
-  server.addService(StrictControlPlaneService, drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas }, drain)));
+  server.addService(
+    StrictControlPlaneService,
+    drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas }, drain)),
+  );
   await removeStaleSocket(listen);
   let port: number;
   try {

@@ -98,7 +98,9 @@ function orUndecodable<T>(typeName: string, decode: (buf: Buffer) => T): (buf: B
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       // A mark, not a request: refuseUndecodable (control-plane-service.ts) and the host streams look for it first.
-      return { [UNDECODABLE]: `the request is not a valid ${typeName} (${why}): its bytes are cut or garbled, or an int64 field is past 2^53 - 1, which no field of this API takes` } as unknown as T;
+      return {
+        [UNDECODABLE]: `the request is not a valid ${typeName} (${why}): its bytes are cut or garbled, or an int64 field is past 2^53 - 1, which no field of this API takes`,
+      } as unknown as T;
     }
   };
 }

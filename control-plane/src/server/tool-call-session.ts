@@ -26,7 +26,10 @@ export function callError(err: unknown): ToolCallError {
 }
 
 function draining(): EnclaveError {
-  return new EnclaveError("draining", "the control plane is shutting down and takes no new calls; retry once it is back (conversations, runs and enclosures are kept)");
+  return new EnclaveError(
+    "draining",
+    "the control plane is shutting down and takes no new calls; retry once it is back (conversations, runs and enclosures are kept)",
+  );
 }
 
 export function serveToolCallSession(
@@ -69,7 +72,12 @@ export function serveToolCallSession(
     // calls are cancelled.
     if (call.writableLength > LIMITS.toolSessionUnreadEventsMax) {
       ended = true;
-      refused(new EnclaveError("too_many_calls", `the client read none of the session's last ${LIMITS.toolSessionUnreadEventsMax} events, so the session was stopped and its calls cancelled`));
+      refused(
+        new EnclaveError(
+          "too_many_calls",
+          `the client read none of the session's last ${LIMITS.toolSessionUnreadEventsMax} events, so the session was stopped and its calls cancelled`,
+        ),
+      );
       gone();
       call.destroy();
     }
@@ -142,13 +150,22 @@ export function serveToolCallSession(
     if (id === 0) return refuse(0, new EnclaveError("invalid_arguments", "a frame has call_id 0; number each call with an id other than 0"));
     if (f?.$case !== "call" || !f.value) return refuse(own, new EnclaveError("invalid_arguments", `${which} has neither a call nor a cancel`));
     if (inFlight.has(id)) {
-      return refuse(0, new EnclaveError("already_exists", `call ${id} is already in flight on this session, so a second call with that id was refused (the first goes on); use an id not in flight`));
+      return refuse(
+        0,
+        new EnclaveError(
+          "already_exists",
+          `call ${id} is already in flight on this session, so a second call with that id was refused (the first goes on); use an id not in flight`,
+        ),
+      );
     }
     if (drainingNow) return refuse(id, draining());
     if (inFlight.size >= LIMITS.toolSessionCallsInFlight) {
       return refuse(
         id,
-        new EnclaveError("too_many_calls", `this session already has ${inFlight.size} calls in flight, the most one session carries; wait for one to finish, or make the call on another session or with CallTool`),
+        new EnclaveError(
+          "too_many_calls",
+          `this session already has ${inFlight.size} calls in flight, the most one session carries; wait for one to finish, or make the call on another session or with CallTool`,
+        ),
       );
     }
     const req: DecodedCallToolRequest = { runId: f.value.runId, tool: f.value.tool, argumentsJson: f.value.argumentsJson };

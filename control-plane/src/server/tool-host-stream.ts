@@ -42,9 +42,16 @@ export function connectToolHost(
       try {
         const runId = cp.runIdFor(m.value.runId);
         hostCounter += 1;
-        const made = new ToolHost(`th${hostCounter}`, runId, m.value.tools, m.value.intercept, (command) => {
-          if (!closed) out.write(command);
-        }, (name) => cp.isEnclaveTool(name));
+        const made = new ToolHost(
+          `th${hostCounter}`,
+          runId,
+          m.value.tools,
+          m.value.intercept,
+          (command) => {
+            if (!closed) out.write(command);
+          },
+          (name) => cp.isEnclaveTool(name),
+        );
         cp.connectToolHost(made, (why) => refuse(new EnclaveError("not_found", `${why}; its tool host is disconnected`)));
         host = made;
       } catch (err) {

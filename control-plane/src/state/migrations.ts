@@ -54,7 +54,11 @@ function importConversationsJson(db: Database.Database, ctx: MigrationContext): 
  */
 function conversationKeysPerTenant(db: Database.Database): void {
   const rekey = (tenant: string, id: string): string => (id.includes(KEY_SEPARATOR) ? id : conversationKey(tenant, id));
-  const conversations = db.prepare("SELECT id, tenant, record_json FROM conversations WHERE tenant != ?").all(IMPLICIT_TENANT) as Array<{ id: string; tenant: string; record_json: string }>;
+  const conversations = db.prepare("SELECT id, tenant, record_json FROM conversations WHERE tenant != ?").all(IMPLICIT_TENANT) as Array<{
+    id: string;
+    tenant: string;
+    record_json: string;
+  }>;
   const moveConversation = db.prepare("UPDATE conversations SET id = ?, record_json = ? WHERE id = ?");
   for (const row of conversations) {
     const key = rekey(row.tenant, row.id);
@@ -63,7 +67,12 @@ function conversationKeysPerTenant(db: Database.Database): void {
     record.id = key;
     moveConversation.run(key, JSON.stringify(record), row.id);
   }
-  const runs = db.prepare("SELECT id, tenant, conversation_id, record_json FROM runs WHERE tenant != ?").all(IMPLICIT_TENANT) as Array<{ id: string; tenant: string; conversation_id: string; record_json: string }>;
+  const runs = db.prepare("SELECT id, tenant, conversation_id, record_json FROM runs WHERE tenant != ?").all(IMPLICIT_TENANT) as Array<{
+    id: string;
+    tenant: string;
+    conversation_id: string;
+    record_json: string;
+  }>;
   const moveRun = db.prepare("UPDATE runs SET conversation_id = ?, record_json = ? WHERE id = ?");
   for (const row of runs) {
     const record = JSON.parse(row.record_json) as { conversationId?: string; targetSpace?: string };

@@ -21,7 +21,17 @@ const legacy = [
     workspacePath: "/tmp/ws-1",
     ownsWorkspace: false,
     createdAtMs: 1000,
-    enclosure: { containerId: "abc", image: "img", startedAtMs: 1, limits: { memoryBytes: 1, cpus: 1, pids: 1 }, workspaceMode: "bind", relaxations: [], user: "1000:1000", state: "running", detail: "" },
+    enclosure: {
+      containerId: "abc",
+      image: "img",
+      startedAtMs: 1,
+      limits: { memoryBytes: 1, cpus: 1, pids: 1 },
+      workspaceMode: "bind",
+      relaxations: [],
+      user: "1000:1000",
+      state: "running",
+      detail: "",
+    },
   },
   { id: "old-2", workspacePath: "/tmp/ws-2", ownsWorkspace: true, createdAtMs: 2000 },
 ];
@@ -100,6 +110,9 @@ describe("the state database", () => {
     const db = new Database(join(dir, STATE_DB_FILE));
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (99, 'from the future', 0)").run();
     db.close();
-    await expectTranscript(thrown(() => new StateDb(dir)), "transcripts/state-db/newer-version.txt");
+    await expectTranscript(
+      thrown(() => new StateDb(dir)),
+      "transcripts/state-db/newer-version.txt",
+    );
   });
 });

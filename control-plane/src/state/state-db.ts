@@ -54,10 +54,12 @@ export class StateDb {
     for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
       if (done.has(m.version)) continue;
       const imported: string[] = [];
-      this.db.transaction(() => {
-        m.up(this.db, { dataDir: this.dataDir, imported });
-        record.run(m.version, m.name, Date.now());
-      }).immediate();
+      this.db
+        .transaction(() => {
+          m.up(this.db, { dataDir: this.dataDir, imported });
+          record.run(m.version, m.name, Date.now());
+        })
+        .immediate();
       // Renamed only after the commit: a crash before this leaves the file, never imports it twice.
       for (const f of imported) renameSync(f, `${f}.imported`);
     }
@@ -77,4 +79,3 @@ export class StateDb {
     if (this.db.open) this.db.close();
   }
 }
-

@@ -46,7 +46,10 @@ export class OpenStreams {
       let held = 0;
       for (const e of this.entries) if (e.kind === kind && e.tenant === owner.tenant) held++;
       if (held >= max) {
-        const err = new EnclaveError("quota_exceeded", `tenant \`${owner.tenant}\` already holds ${held} ${kind} streams, the most one tenant may hold open at once; close one first`);
+        const err = new EnclaveError(
+          "quota_exceeded",
+          `tenant \`${owner.tenant}\` already holds ${held} ${kind} streams, the most one tenant may hold open at once; close one first`,
+        );
         this.refused(owner.tenant, err);
         throw err;
       }

@@ -39,7 +39,10 @@ export class WriteBudget<T> {
     if (this.pending > 0 && this.pending + n > this.maxBytes) {
       this.cutOff = true;
       this.cut(
-        new EnclaveError("slow_reader", `the reader is ${this.pending} bytes behind and the next message would take it past the ${this.maxBytes} the control plane holds for one reader; the stream was cut off (open it again and read it)`),
+        new EnclaveError(
+          "slow_reader",
+          `the reader is ${this.pending} bytes behind and the next message would take it past the ${this.maxBytes} the control plane holds for one reader; the stream was cut off (open it again and read it)`,
+        ),
       );
       return false;
     }

@@ -42,7 +42,10 @@ export function implicitAuth(): CallerAuth {
 }
 
 function unauthenticated(why: string): EnclaveError {
-  return new EnclaveError("unauthenticated", `${why}; send \`authorization: Bearer <token>\` (\`enclave tokens add TENANT\` makes one; the CLI takes --token or ENCLAVE_TOKEN)`);
+  return new EnclaveError(
+    "unauthenticated",
+    `${why}; send \`authorization: Bearer <token>\` (\`enclave tokens add TENANT\` makes one; the CLI takes --token or ENCLAVE_TOKEN)`,
+  );
 }
 
 const BEARER_RE = /^Bearer\s+(\S+)$/i;
@@ -102,7 +105,9 @@ export class TokenFileAuth implements CallerAuth {
       // A token gone, replaced or moved, or one whose tenant is no longer an operator: what it opened
       // (with an operator's view of every tenant) ends; opened again, it has its tenant's view.
       const demoted = (t: TokenEntry): boolean => (this.tenants.get(t.tenant)?.operator ?? false) && !(tenants.get(t.tenant)?.operator ?? false);
-      const revoked = new Set([...this.tokens.values()].filter((t) => tokens.get(t.id)?.sha256 !== t.sha256 || tokens.get(t.id)?.tenant !== t.tenant || demoted(t)).map((t) => t.id));
+      const revoked = new Set(
+        [...this.tokens.values()].filter((t) => tokens.get(t.id)?.sha256 !== t.sha256 || tokens.get(t.id)?.tenant !== t.tenant || demoted(t)).map((t) => t.id),
+      );
       this.tokens = tokens;
       this.tenants = tenants;
       if (revoked.size > 0) this.tellRevoked(revoked);

@@ -98,7 +98,8 @@ const NAME_RE = new RegExp(`^[a-z0-9][a-z0-9_-]{0,${LIMITS.tenantNameMaxChars - 
  */
 export function tenantNameProblem(s: string): string | undefined {
   if (!NAME_RE.test(s)) return `must be 1–${LIMITS.tenantNameMaxChars} lower-case letters, digits, '-' or '_'`;
-  if (s === IMPLICIT_TENANT) return `\`${IMPLICIT_TENANT}\` is reserved: it is the tenant of a control plane without tokens, which owns every record made before tokens were turned on`;
+  if (s === IMPLICIT_TENANT)
+    return `\`${IMPLICIT_TENANT}\` is reserved: it is the tenant of a control plane without tokens, which owns every record made before tokens were turned on`;
   return undefined;
 }
 

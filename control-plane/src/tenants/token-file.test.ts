@@ -13,7 +13,15 @@ function parsed(quotas: Record<string, unknown>): string {
 
 it("takes the maxima, hostAgents and devcontainerBuilds in a tenant's quotas, each checked for its kind of value", () => {
   expect(parsed({ maxMemoryBytes: 1024 ** 3, maxPids: 64, maxCpus: 0.5, maxDiskBytes: 64 * 1024 ** 2, hostAgents: 2, devcontainerBuilds: 1 })).toBe("ok");
-  for (const bad of [{ maxMemoryBytes: 1.5 }, { maxPids: -1 }, { maxCpus: 0.001 }, { maxCpus: "2" }, { devcontainerBuilds: 2 }, { hostAgents: 0.5 }, { maxDisk: 1 }]) {
+  for (const bad of [
+    { maxMemoryBytes: 1.5 },
+    { maxPids: -1 },
+    { maxCpus: 0.001 },
+    { maxCpus: "2" },
+    { devcontainerBuilds: 2 },
+    { hostAgents: 0.5 },
+    { maxDisk: 1 },
+  ]) {
     expect(parsed(bad), JSON.stringify(bad)).toBe("invalid_arguments");
   }
 });

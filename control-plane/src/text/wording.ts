@@ -31,7 +31,6 @@ export function clipLine(text: string, max: number): string {
   return one.length <= max ? one : `${one.slice(0, max)}…`;
 }
 
-
 /**
  * A caller's string as an error message quotes it, in backticks: at most LIMITS.errorQuoteMaxChars
  * characters (a pair of surrogates is never split), a longer one cut with an ellipsis and its length.

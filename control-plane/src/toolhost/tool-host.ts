@@ -37,7 +37,8 @@ function wireParts(parts: WirePart[]): ContentPart[] {
     const v = p.part;
     if (v?.$case === "text") out.push({ type: "text", text: v.value });
     else if (v?.$case === "image") {
-      if (!v.value.mimeType.startsWith("image/")) throw new EnclaveError("failed", `the harness answered with an image part whose mime type \`${v.value.mimeType.slice(0, 80)}\` is not image/*`);
+      if (!v.value.mimeType.startsWith("image/"))
+        throw new EnclaveError("failed", `the harness answered with an image part whose mime type \`${v.value.mimeType.slice(0, 80)}\` is not image/*`);
       out.push({ type: "image", mimeType: v.value.mimeType, data: Buffer.from(v.value.data) });
     } else if (v?.$case === "rich") out.push({ type: "rich", mimeType: v.value.mimeType, text: v.value.text });
   }
@@ -154,7 +155,9 @@ export class ToolHost {
   async offer(tool: Tool, args: unknown, kernelId: string, signal: AbortSignal): Promise<InterceptVerdict> {
     const callId = this.nextId();
     const answer = this.wait<InterceptDecision>("offer", callId, tool.name, LIMITS.toolHostInterceptTimeoutMs, signal);
-    this.send({ command: { $case: "offer", value: { callId, tool: tool.name, tier: tool.tier, argumentsJson: JSON.stringify(args), runId: this.runId, kernelId } } });
+    this.send({
+      command: { $case: "offer", value: { callId, tool: tool.name, tier: tool.tier, argumentsJson: JSON.stringify(args), runId: this.runId, kernelId } },
+    });
     const d = await answer;
     if (d.verdict === "allow") return { verdict: "allow" };
     if (d.verdict === "deny") return { verdict: "deny", reason: d.reason.trim() };
@@ -163,7 +166,10 @@ export class ToolHost {
       return { verdict: "answer", output: outputOf(tool.name, d.answer) };
     }
     // An unknown verdict must not let the call through: interception fails closed.
-    throw new EnclaveError("harness_denied", `the harness gave the intercepted \`${tool.name}\` call the verdict \`${d.verdict.slice(0, 40)}\`, which is not allow, deny or answer; the call was not run`);
+    throw new EnclaveError(
+      "harness_denied",
+      `the harness gave the intercepted \`${tool.name}\` call the verdict \`${d.verdict.slice(0, 40)}\`, which is not allow, deny or answer; the call was not run`,
+    );
   }
 
   /** The harness answered a call (result) or an offer (decision); an answer nobody waits for is dropped. */
@@ -189,7 +195,13 @@ export class ToolHost {
     return `${this.prefix}-${this.seq}`;
   }
 
-  private wait<T extends HarnessToolResult | InterceptDecision>(kind: Waiter["kind"], callId: string, tool: string, timeoutMs: number, signal: AbortSignal): Promise<T> {
+  private wait<T extends HarnessToolResult | InterceptDecision>(
+    kind: Waiter["kind"],
+    callId: string,
+    tool: string,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<T> {
     if (this.gone) return Promise.reject(new EnclaveError("harness_lost", "the harness's tool host has disconnected; the call was not sent"));
     if (signal.aborted) return Promise.reject(new EnclaveError("cancelled", `the \`${tool}\` call was cancelled before it was sent to the harness`));
     return new Promise<T>((resolve, reject) => {
@@ -204,7 +216,10 @@ export class ToolHost {
       const timer = setTimeout(() => {
         finish();
         cancel("timed out");
-        const what = kind === "call" ? `the harness did not answer the \`${tool}\` call` : `the harness did not decide on the intercepted \`${tool}\` call, so it was not run`;
+        const what =
+          kind === "call"
+            ? `the harness did not answer the \`${tool}\` call`
+            : `the harness did not decide on the intercepted \`${tool}\` call, so it was not run`;
         reject(new EnclaveError("timeout", `${what} within ${plural(Math.round(timeoutMs / 1000), "second")}`));
       }, timeoutMs);
       const onAbort = (): void => {

@@ -3,7 +3,10 @@ import type { z } from "zod";
 
 function fieldName(path: ReadonlyArray<PropertyKey>): string {
   if (path.length === 0) return "arguments";
-  return path.map((p) => (typeof p === "number" ? `[${p}]` : String(p))).join(".").replace(/\.\[/g, "[");
+  return path
+    .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
+    .join(".")
+    .replace(/\.\[/g, "[");
 }
 
 /** Says why a missing field is needed (a tool whose rules depend on another field); undefined for the generic line. */

@@ -107,7 +107,9 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
     stagesOnly: spec.stagesOnly ?? false,
     validate(raw) {
       const r = spec.args.safeParse(raw);
-      return r.success ? { ok: true, args: r.data } : { ok: false, error: formatArgumentErrors(spec.name, r.error, spec.missingFieldHint && ((f) => spec.missingFieldHint?.(f, raw))) };
+      return r.success
+        ? { ok: true, args: r.data }
+        : { ok: false, error: formatArgumentErrors(spec.name, r.error, spec.missingFieldHint && ((f) => spec.missingFieldHint?.(f, raw))) };
     },
     // Only reached with arguments validate() accepted.
     invoke: (args, ctx) => spec.run(args as z.infer<S>, ctx),

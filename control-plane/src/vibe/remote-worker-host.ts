@@ -34,7 +34,11 @@ export class RemoteWorkerHost implements WorkerHost {
   }
 
   serves(conversationId: string, tier: VibeTier): boolean {
-    return this.within(conversationId) && (!this.conversationIds.length || this.conversationIds.includes(conversationId)) && (!this.tiers.length || this.tiers.includes(tier));
+    return (
+      this.within(conversationId) &&
+      (!this.conversationIds.length || this.conversationIds.includes(conversationId)) &&
+      (!this.tiers.length || this.tiers.includes(tier))
+    );
   }
 
   load(): number {

@@ -107,9 +107,13 @@ export class VibeRoster {
     const w = this.get(conversationId, id);
     const previous = assignmentOf(w);
     const wasRunning = w.state === "running";
-    const host = w.host.serves(conversationId, w.tier) && (w.host === this.builtin || this.hosts.includes(w.host)) ? w.host : this.pickHost(conversationId, w.tier);
+    const host =
+      w.host.serves(conversationId, w.tier) && (w.host === this.builtin || this.hosts.includes(w.host)) ? w.host : this.pickHost(conversationId, w.tier);
     if (!wasRunning && this.list(conversationId).filter((x) => x.state === "running").length >= LIMITS.vibeMaxLiveWorkers) {
-      throw new EnclaveError("failed_precondition", `this conversation already has ${LIMITS.vibeMaxLiveWorkers} running workers; wait for one or kill one first`);
+      throw new EnclaveError(
+        "failed_precondition",
+        `this conversation already has ${LIMITS.vibeMaxLiveWorkers} running workers; wait for one or kill one first`,
+      );
     }
     w.messages.push(message);
     w.attempt += 1;

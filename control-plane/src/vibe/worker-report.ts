@@ -3,7 +3,8 @@ import { elapsedMs, formatDuration, type Worker } from "./worker.js";
 import { clipLine } from "../text/wording.js";
 
 export function workerLine(w: Worker): string {
-  const last = w.state === "running" ? (w.result ? ` · previous result: ${clipLine(w.result, 160)}` : "") : w.result ? ` · result: ${clipLine(w.result, 160)}` : "";
+  const last =
+    w.state === "running" ? (w.result ? ` · previous result: ${clipLine(w.result, 160)}` : "") : w.result ? ` · result: ${clipLine(w.result, 160)}` : "";
   return `${w.id}  ${w.tier}  ${w.state}  ${formatDuration(elapsedMs(w))}  "${w.label}"  (attempt ${w.attempt}, host ${w.host.name})${last}`;
 }
 

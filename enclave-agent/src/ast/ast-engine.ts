@@ -65,7 +65,9 @@ export function astCacheComponent(u: { workers: number; trees: number; bytes: nu
   detail: string;
 } {
   const mib = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MiB`;
-  const split = u.splitSearches ? `; ${u.splitSearches} search${u.splitSearches === 1 ? "" : "es"} of a large file answered from pieces parsed in parallel` : "";
+  const split = u.splitSearches
+    ? `; ${u.splitSearches} search${u.splitSearches === 1 ? "" : "es"} of a large file answered from pieces parsed in parallel`
+    : "";
   const detail = u.workers
     ? `${u.trees} parsed tree${u.trees === 1 ? "" : "s"} kept by ${u.workers} structural-search worker${u.workers === 1 ? "" : "s"}: ~${mib(u.bytes)} of the ${mib(u.budgetBytes)} budget (estimated)${split}`
     : `no structural-search workers running (none kept); budget ${mib(u.budgetBytes)}`;
@@ -124,7 +126,8 @@ export class AstEngine {
       if (!g) throw new AgentError("invalid_argument", `unknown language \`${language}\`; bundled grammars: ${languageList}`);
       return g;
     }
-    if (!isFile) throw new AgentError("invalid_argument", `\`${path || "."}\` is a folder: give \`language\` (one of ${languageList}) to say which files to search`);
+    if (!isFile)
+      throw new AgentError("invalid_argument", `\`${path || "."}\` is a folder: give \`language\` (one of ${languageList}) to say which files to search`);
     const g = grammarForPath(path);
     if (!g) throw new AgentError("invalid_argument", `cannot tell the language of \`${path}\` from its extension; give \`language\` (one of ${languageList})`);
     return g;
@@ -137,7 +140,8 @@ export class AstEngine {
     if (st.isFile()) {
       const grammar = this.grammar(language, rel, true);
       onGrammar?.(grammar);
-      if (st.size > LIMITS.astMaxFileBytes) throw new AgentError("too_large", `\`${rel}\` is ${st.size} bytes, over the ${LIMITS.astMaxFileBytes}-byte limit for structural search`);
+      if (st.size > LIMITS.astMaxFileBytes)
+        throw new AgentError("too_large", `\`${rel}\` is ${st.size} bytes, over the ${LIMITS.astMaxFileBytes}-byte limit for structural search`);
       return { grammar, files: [{ abs, rel, size: st.size }], skipped: { vendored: 0, ignored: 0, binary: 0, tooLarge: 0, hardLinked: 0 } };
     }
     if (!st.isDirectory()) throw new AgentError("invalid_argument", `\`${rel}\` is neither a file nor a folder`);
@@ -174,7 +178,12 @@ export class AstEngine {
   }
 
   /** One file's matches (at most `limit`), through a worker when there are workers. */
-  private async searchFile(grammar: GrammarSpec, compiled: CompiledPattern, rel: string, limit: number): Promise<{ rel: string; source: string; matches: Match[] }> {
+  private async searchFile(
+    grammar: GrammarSpec,
+    compiled: CompiledPattern,
+    rel: string,
+    limit: number,
+  ): Promise<{ rel: string; source: string; matches: Match[] }> {
     const source = (await this.paths.readFile(rel, "read")).content.toString("utf8");
     if (!this.useWorkers) return { rel, source, matches: (await this.matchFile(grammar, compiled, source, limit)).matches };
     // The prefilter runs here, before anything is hashed or sent: a file without one of the
@@ -286,9 +295,16 @@ export class AstEngine {
       const matches = outermost(found.matches);
       if (matches.length === 0) continue;
       if (!Buffer.from(source, "utf8").equals(raw)) {
-        throw new AgentError("failed_precondition", `\`${f.rel}\` is not valid UTF-8, so it cannot be rewritten without changing other bytes; narrow \`path\` to leave it out`);
+        throw new AgentError(
+          "failed_precondition",
+          `\`${f.rel}\` is not valid UTF-8, so it cannot be rewritten without changing other bytes; narrow \`path\` to leave it out`,
+        );
       }
-      const edits = matches.map((m) => ({ start: m.start, end: m.end, text: fillTemplate(req.rewrite, m.bindings as Bindings, source, indentAt(source, m.start)) }));
+      const edits = matches.map((m) => ({
+        start: m.start,
+        end: m.end,
+        text: fillTemplate(req.rewrite, m.bindings as Bindings, source, indentAt(source, m.start)),
+      }));
       let after = "";
       let at = 0;
       for (const e of edits) {
@@ -298,11 +314,21 @@ export class AstEngine {
       after += source.slice(at);
       // Matches whose rewrite is the text already there change nothing.
       if (after === source) continue;
-      if (Buffer.byteLength(after) > LIMITS.writeMaxBytes) throw new AgentError("too_large", `the rewritten \`${f.rel}\` would be over ${LIMITS.writeMaxBytes} bytes`);
+      if (Buffer.byteLength(after) > LIMITS.writeMaxBytes)
+        throw new AgentError("too_large", `the rewritten \`${f.rel}\` would be over ${LIMITS.writeMaxBytes} bytes`);
       // A rewrite must not leave code that no longer parses: say so before anyone applies it.
       const parsedBefore = !found.hasError && (await this.syntaxProblem(target.grammar, source)) === undefined;
       const parseError = parsedBefore ? await this.syntaxProblem(target.grammar, after) : undefined;
-      out.files.push({ path: f.rel, abs: f.abs, sha256: sha256(raw), before: source, after, replacements: matches.length, edits, ...(parseError ? { parseError } : {}) });
+      out.files.push({
+        path: f.rel,
+        abs: f.abs,
+        sha256: sha256(raw),
+        before: source,
+        after,
+        replacements: matches.length,
+        edits,
+        ...(parseError ? { parseError } : {}),
+      });
     }
     return out;
   }

@@ -22,17 +22,15 @@ export function astService(paths: WorkspacePaths, engine: AstEngine, writer: Wor
         language: r.language,
         context: r.context,
         fillers: r.fillers,
-        matches: r.matches.map(
-          (m): AstMatch => ({
-            path: m.path,
-            startLine: m.match.startRow + 1,
-            endLine: m.match.endRow + 1,
-            startColumn: m.match.startColumn,
-            endColumn: m.match.endColumn,
-            text: clip(m.text),
-            bindings: [...m.match.bindings].map(([name, cap]) => ({ name, text: clip(cap.text) })),
-          }),
-        ),
+        matches: r.matches.map((m): AstMatch => ({
+          path: m.path,
+          startLine: m.match.startRow + 1,
+          endLine: m.match.endRow + 1,
+          startColumn: m.match.startColumn,
+          endColumn: m.match.endColumn,
+          text: clip(m.text),
+          bindings: [...m.match.bindings].map(([name, cap]) => ({ name, text: clip(cap.text) })),
+        })),
         truncated: r.truncated,
         filesSearched: r.filesSearched,
         skipped: r.skipped,
@@ -65,7 +63,8 @@ export function astService(paths: WorkspacePaths, engine: AstEngine, writer: Wor
         const files: FileChange[] = [];
         for (const w of req.files) {
           const { rel } = paths.resolve(w.path, "write");
-          if (w.content.length > LIMITS.writeMaxBytes) throw new AgentError("too_large", `the new content of \`${rel}\` is over ${LIMITS.writeMaxBytes} bytes; nothing was written`);
+          if (w.content.length > LIMITS.writeMaxBytes)
+            throw new AgentError("too_large", `the new content of \`${rel}\` is over ${LIMITS.writeMaxBytes} bytes; nothing was written`);
           let current: Buffer | undefined;
           try {
             current = (await paths.readFile(rel, "read")).content;

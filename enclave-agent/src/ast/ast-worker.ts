@@ -39,7 +39,13 @@ async function handle(req: WorkerRequest): Promise<WorkerReply> {
   const misplaced = req.range !== undefined && req.range.startIndex > 0 && root.firstChild?.startIndex !== req.range.startIndex;
   const hasError = root.hasError || misplaced;
   // A piece that will not be used is not matched.
-  const matches = req.range && hasError ? [] : new Matcher(compiled, entry.source, req.range ? { within: { start: req.range.startIndex, end: req.range.endIndex } } : {}).findAll(entry.tree, req.limit);
+  const matches =
+    req.range && hasError
+      ? []
+      : new Matcher(compiled, entry.source, req.range ? { within: { start: req.range.startIndex, end: req.range.endIndex } } : {}).findAll(
+          entry.tree,
+          req.limit,
+        );
   // Past the budget (a single file larger than it): not kept.
   const kept = cache.has(key);
   if (!kept) entry.tree.delete();
@@ -54,7 +60,8 @@ parentPort?.on("message", (req: WorkerRequest) => {
   turn = turn.then(() =>
     handle(req).then(
       (reply) => parentPort?.postMessage(reply),
-      (err: unknown) => parentPort?.postMessage({ type: "failed", id: req.id, message: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
+      (err: unknown) =>
+        parentPort?.postMessage({ type: "failed", id: req.id, message: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
     ),
   );
 });

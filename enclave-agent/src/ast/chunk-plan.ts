@@ -35,7 +35,7 @@ export function patternSplittable(pattern: CompiledPattern, rule: ChunkRule): bo
  * by start and by end. */
 function commentSpans(source: string): [number, number][] {
   const out: [number, number][] = [];
-  for (let i = source.indexOf("/*"); i >= 0; ) {
+  for (let i = source.indexOf("/*"); i >= 0;) {
     const close = source.indexOf("*/", i + 2);
     if (close < 0) {
       out.push([i, source.length]);
@@ -64,12 +64,17 @@ export function cutCandidates(source: string, rule: ChunkRule): number[] {
   // The last non-blank line seen, as [start, end).
   let prevStart = -1;
   let prevEnd = -1;
-  for (let at = 0; at < source.length; ) {
+  for (let at = 0; at < source.length;) {
     const nl = source.indexOf("\n", at);
     const end = nl < 0 ? source.length : nl;
     const c = source.charCodeAt(at);
     const word = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 64;
-    if (word && prevStart >= 0 && rule.declarationStart.test(source.slice(at, Math.min(end, at + HEAD_CHARS))) && rule.previousLineEnds(source.slice(prevStart, prevEnd))) {
+    if (
+      word &&
+      prevStart >= 0 &&
+      rule.declarationStart.test(source.slice(at, Math.min(end, at + HEAD_CHARS))) &&
+      rule.previousLineEnds(source.slice(prevStart, prevEnd))
+    ) {
       while (span < spans.length && (spans[span] as [number, number])[1] <= at) span++;
       const s = spans[span];
       if (!s || s[0] >= at) out.push(at);

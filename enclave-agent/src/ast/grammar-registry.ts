@@ -38,7 +38,9 @@ export interface ChunkRule {
  * destructuring, as it is also an identifier), after a line ending in `;` or `}`. None of these
  * keywords can continue the statement before it. */
 const JS_DECLARATION = /^(?:(?:async[ \t]+)?function[ \t*]|class[ \t]|var[ \t]|const[ \t]|let[ \t]+[A-Za-z_$[{]|export[ \t{*]|import[ \t{*"'])/;
-const TS_DECLARATION = new RegExp(`${JS_DECLARATION.source}|^(?:interface[ \\t]|enum[ \\t]|declare[ \\t]|namespace[ \\t]|abstract[ \\t]+class[ \\t]|type[ \\t]+[A-Za-z_$])`);
+const TS_DECLARATION = new RegExp(
+  `${JS_DECLARATION.source}|^(?:interface[ \\t]|enum[ \\t]|declare[ \\t]|namespace[ \\t]|abstract[ \\t]+class[ \\t]|type[ \\t]+[A-Za-z_$])`,
+);
 const endsStatement = (line: string): boolean => /[;}]$/.test(line.trimEnd());
 const JS_CHUNKING: ChunkRule = { rootType: "program", declarationStart: JS_DECLARATION, previousLineEnds: endsStatement, blockComments: true };
 const TS_CHUNKING: ChunkRule = { ...JS_CHUNKING, declarationStart: TS_DECLARATION };
@@ -59,16 +61,56 @@ export const GRAMMARS: readonly GrammarSpec[] = [
     package: "tree-sitter-dart",
     build: { kind: "compile", symbol: "tree_sitter_dart", sources: ["src/parser.c", "src/scanner.c"] },
   },
-  { id: "python", extensions: [".py", ".pyi"], wasm: "tree-sitter-python.wasm", package: "tree-sitter-python", build: { kind: "copy", file: "tree-sitter-python.wasm" }, chunking: PY_CHUNKING },
-  { id: "javascript", extensions: [".js", ".mjs", ".cjs", ".jsx"], wasm: "tree-sitter-javascript.wasm", package: "tree-sitter-javascript", build: { kind: "copy", file: "tree-sitter-javascript.wasm" }, chunking: JS_CHUNKING },
-  { id: "typescript", extensions: [".ts", ".mts", ".cts"], wasm: "tree-sitter-typescript.wasm", package: "tree-sitter-typescript", build: { kind: "copy", file: "tree-sitter-typescript.wasm" }, chunking: TS_CHUNKING },
-  { id: "tsx", extensions: [".tsx"], wasm: "tree-sitter-tsx.wasm", package: "tree-sitter-typescript", build: { kind: "copy", file: "tree-sitter-tsx.wasm" }, chunking: TS_CHUNKING },
+  {
+    id: "python",
+    extensions: [".py", ".pyi"],
+    wasm: "tree-sitter-python.wasm",
+    package: "tree-sitter-python",
+    build: { kind: "copy", file: "tree-sitter-python.wasm" },
+    chunking: PY_CHUNKING,
+  },
+  {
+    id: "javascript",
+    extensions: [".js", ".mjs", ".cjs", ".jsx"],
+    wasm: "tree-sitter-javascript.wasm",
+    package: "tree-sitter-javascript",
+    build: { kind: "copy", file: "tree-sitter-javascript.wasm" },
+    chunking: JS_CHUNKING,
+  },
+  {
+    id: "typescript",
+    extensions: [".ts", ".mts", ".cts"],
+    wasm: "tree-sitter-typescript.wasm",
+    package: "tree-sitter-typescript",
+    build: { kind: "copy", file: "tree-sitter-typescript.wasm" },
+    chunking: TS_CHUNKING,
+  },
+  {
+    id: "tsx",
+    extensions: [".tsx"],
+    wasm: "tree-sitter-tsx.wasm",
+    package: "tree-sitter-typescript",
+    build: { kind: "copy", file: "tree-sitter-tsx.wasm" },
+    chunking: TS_CHUNKING,
+  },
   { id: "rust", extensions: [".rs"], wasm: "tree-sitter-rust.wasm", package: "tree-sitter-rust", build: { kind: "copy", file: "tree-sitter-rust.wasm" } },
   { id: "c", extensions: [".c", ".h"], wasm: "tree-sitter-c.wasm", package: "tree-sitter-c", build: { kind: "copy", file: "tree-sitter-c.wasm" } },
-  { id: "cpp", extensions: [".cc", ".cpp", ".cxx", ".hpp", ".hh"], wasm: "tree-sitter-cpp.wasm", package: "tree-sitter-cpp", build: { kind: "copy", file: "tree-sitter-cpp.wasm" } },
+  {
+    id: "cpp",
+    extensions: [".cc", ".cpp", ".cxx", ".hpp", ".hh"],
+    wasm: "tree-sitter-cpp.wasm",
+    package: "tree-sitter-cpp",
+    build: { kind: "copy", file: "tree-sitter-cpp.wasm" },
+  },
   { id: "go", extensions: [".go"], wasm: "tree-sitter-go.wasm", package: "tree-sitter-go", build: { kind: "copy", file: "tree-sitter-go.wasm" } },
   { id: "java", extensions: [".java"], wasm: "tree-sitter-java.wasm", package: "tree-sitter-java", build: { kind: "copy", file: "tree-sitter-java.wasm" } },
-  { id: "bash", extensions: [".sh", ".bash"], wasm: "tree-sitter-bash.wasm", package: "tree-sitter-bash", build: { kind: "copy", file: "tree-sitter-bash.wasm" } },
+  {
+    id: "bash",
+    extensions: [".sh", ".bash"],
+    wasm: "tree-sitter-bash.wasm",
+    package: "tree-sitter-bash",
+    build: { kind: "copy", file: "tree-sitter-bash.wasm" },
+  },
   { id: "json", extensions: [".json"], wasm: "tree-sitter-json.wasm", package: "tree-sitter-json", build: { kind: "copy", file: "tree-sitter-json.wasm" } },
 ];
 

@@ -38,7 +38,12 @@ describe("diffs from edits", () => {
   });
 
   it("near edits share a hunk, far ones do not; line counts change", () => {
-    const d = roundTrip(lines, [edit(lines, "old(2)", "a(\n  2)"), edit(lines, "old(5)", "b(5)"), edit(lines, "line 30 old(30);\n", ""), edit(lines, "old(39)", "z")]);
+    const d = roundTrip(lines, [
+      edit(lines, "old(2)", "a(\n  2)"),
+      edit(lines, "old(5)", "b(5)"),
+      edit(lines, "line 30 old(30);\n", ""),
+      edit(lines, "old(39)", "z"),
+    ]);
     expect(d.match(/^@@/gm)).toHaveLength(3);
   });
 

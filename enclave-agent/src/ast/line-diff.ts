@@ -87,7 +87,7 @@ export function diffFromEdits(path: string, before: string, edits: readonly Text
 
   const out = [`--- a/${path}`, `+++ b/${path}`];
   let delta = 0;
-  for (let i = 0; i < blocks.length; ) {
+  for (let i = 0; i < blocks.length;) {
     let j = i;
     while (j + 1 < blocks.length && (blocks[j + 1] as Block).a0 - (blocks[j] as Block).a1 - 1 <= context * 2) j++;
     const first = blocks[i] as Block;

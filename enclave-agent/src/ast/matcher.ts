@@ -321,7 +321,8 @@ export class Matcher {
     const at = new Map(this.pattern.requiredWords.map((w) => [w, occurrences(this.source, w, this.from, this.to)]));
     const words = [...at.values()];
     const candidates =
-      (this.walk ? null : this.anchored(tree, at)) ?? (this.pattern.rootType ? tree.rootNode.descendantsOfType(this.pattern.rootType) : allNamed(tree.rootNode));
+      (this.walk ? null : this.anchored(tree, at)) ??
+      (this.pattern.rootType ? tree.rootNode.descendantsOfType(this.pattern.rootType) : allNamed(tree.rootNode));
     for (const n of candidates) {
       if (!n) continue;
       // Each of the pattern's words must occur inside a match: a cheap test before the tree walk.
@@ -347,7 +348,8 @@ export class Matcher {
     let best: { anchor: Anchor; at: number[] } | undefined;
     for (const anchor of anchorsOf(root)) {
       const positions = at.get(anchor.word) ?? occurrences(this.source, anchor.word, this.from, this.to);
-      if (!best || positions.length < best.at.length || (positions.length === best.at.length && anchor.path.length < best.anchor.path.length)) best = { anchor, at: positions };
+      if (!best || positions.length < best.at.length || (positions.length === best.at.length && anchor.path.length < best.anchor.path.length))
+        best = { anchor, at: positions };
     }
     if (!best || best.at.length > (this.to - this.from) * MAX_ANCHOR_DENSITY) return null;
     const { anchor } = best;

@@ -148,7 +148,13 @@ export class ParsePool {
    * text; a file no worker keeps goes with its text to the least busy one. A large file may go in
    * pieces to several workers at once (`pieces` says how many it was matched in; 1: whole).
    */
-  async match(grammar: string, hash: string, source: string, pattern: CompiledPattern, limit: number): Promise<{ matches: Match[]; hasError: boolean; pieces: number }> {
+  async match(
+    grammar: string,
+    hash: string,
+    source: string,
+    pattern: CompiledPattern,
+    limit: number,
+  ): Promise<{ matches: Match[]; hasError: boolean; pieces: number }> {
     const slots = this.start();
     this.touch();
     const key = treeKey(grammar, hash);

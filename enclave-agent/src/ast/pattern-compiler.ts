@@ -325,7 +325,11 @@ export function compilePattern(parser: Parser, language: string, pattern: string
   // The `;`-added rung is itself a filler, and the weakest one: a `;` the grammar wants right after a
   // metavariable is supplied without making the pattern demand it.
   const asWritten = r.clean.filter((x) => x.context === "statement");
-  const statementReadings = [...asWritten, ...r.filled.filter((x) => x.context === "statement"), ...r.clean.filter((x) => x.context !== "statement" && x.context.startsWith("statement"))];
+  const statementReadings = [
+    ...asWritten,
+    ...r.filled.filter((x) => x.context === "statement"),
+    ...r.clean.filter((x) => x.context !== "statement" && x.context.startsWith("statement")),
+  ];
   const preferred = startsWithStatementKeyword(language, trimmed) ? statementReadings[0] : undefined;
   const chosen = preferred ?? r.clean[0] ?? r.filled[0];
   if (!chosen) {

@@ -8,9 +8,27 @@ import { type IgnoreRule, isIgnored, parseGitignore } from "./gitignore.js";
 
 /** Folders that hold someone else's code or generated output, never searched by a directory walk. */
 export const VENDORED_DIRS = new Set([
-  ".git", ".hg", ".svn", ".enclave", "node_modules", "bower_components", "jspm_packages", "vendor", "third_party",
-  "third-party", ".venv", "venv", "__pycache__", "site-packages", ".tox", ".mypy_cache", ".dart_tool", ".pub-cache",
-  ".gradle", ".idea", ".cache",
+  ".git",
+  ".hg",
+  ".svn",
+  ".enclave",
+  "node_modules",
+  "bower_components",
+  "jspm_packages",
+  "vendor",
+  "third_party",
+  "third-party",
+  ".venv",
+  "venv",
+  "__pycache__",
+  "site-packages",
+  ".tox",
+  ".mypy_cache",
+  ".dart_tool",
+  ".pub-cache",
+  ".gradle",
+  ".idea",
+  ".cache",
 ]);
 
 export interface SourceFile {

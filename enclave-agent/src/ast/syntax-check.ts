@@ -47,7 +47,11 @@ function pythonIndentation(root: Node, source: string): SyntaxProblem | undefine
       if (!s || s.isExtra || !startsLine(s, source)) continue;
       column ??= s.startPosition.column;
       if (s.startPosition.column !== column) {
-        const p = at(s, source, s.startPosition.column > column ? "unexpected indent (IndentationError)" : "unindent does not match the block's indentation (IndentationError)");
+        const p = at(
+          s,
+          source,
+          s.startPosition.column > column ? "unexpected indent (IndentationError)" : "unindent does not match the block's indentation (IndentationError)",
+        );
         if (!first || p.line < first.line) first = p;
         break;
       }

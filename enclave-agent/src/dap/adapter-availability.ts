@@ -25,9 +25,11 @@ export interface AdapterAvailability {
   detail: string;
 }
 
-async function resolveCommand(spec: DebugAdapterSpec, projectFolders: string[], purpose: PythonPurpose): Promise<
-  { ok: true; command: string[]; interpreter?: string; unchecked: boolean; detail: string } | { ok: false; detail: string }
-> {
+async function resolveCommand(
+  spec: DebugAdapterSpec,
+  projectFolders: string[],
+  purpose: PythonPurpose,
+): Promise<{ ok: true; command: string[]; interpreter?: string; unchecked: boolean; detail: string } | { ok: false; detail: string }> {
   if (spec.pythonModule) {
     const py = await resolvePython(projectFolders, purpose);
     if (!py.ok) return { ok: false, detail: py.detail };
@@ -59,7 +61,9 @@ function markerHint(spec: DebugAdapterSpec): string {
 export async function adapterAvailability(spec: DebugAdapterSpec, workspaceRoot: string, start?: string): Promise<AdapterAvailability> {
   const purpose: PythonPurpose = start === undefined ? "describe" : "launch";
   // A launch looks from the program's folder up; an overview at the root and one folder below.
-  const markerPaths = start ? markersUp(spec.rootMarkers, start, workspaceRoot) : markerFolders(spec.rootMarkers, workspaceRoot, 1).flatMap((d) => markersIn(d, spec.rootMarkers));
+  const markerPaths = start
+    ? markersUp(spec.rootMarkers, start, workspaceRoot)
+    : markerFolders(spec.rootMarkers, workspaceRoot, 1).flatMap((d) => markersIn(d, spec.rootMarkers));
   const markers = markerPaths.map((p) => relative(workspaceRoot, p));
   const projectRoot = markerPaths[0] ? dirname(markerPaths[0]) : undefined;
   const folders = projectRoot ? foldersUp(workspaceRoot, projectRoot) : [start ?? workspaceRoot, workspaceRoot];
@@ -70,7 +74,9 @@ export async function adapterAvailability(spec: DebugAdapterSpec, workspaceRoot:
     return { ...base, state: "missing_binary", detail: `${markerNote}${cmd.detail}` };
   }
   if (!markers.length) {
-    const where = start ? `in \`${relative(workspaceRoot, start) || "."}\` or any folder above it in the workspace` : "at the workspace root or one folder below";
+    const where = start
+      ? `in \`${relative(workspaceRoot, start) || "."}\` or any folder above it in the workspace`
+      : "at the workspace root or one folder below";
     return {
       ...base,
       state: "missing_marker",
@@ -80,7 +86,14 @@ export async function adapterAvailability(spec: DebugAdapterSpec, workspaceRoot:
       detail: `no root marker (${markerHint(spec)}) ${where}; ${cmd.command.join(" ")} resolves, but the adapter only starts for a project that has one`,
     };
   }
-  return { ...base, state: "usable", command: cmd.command, interpreter: cmd.interpreter, unchecked: cmd.unchecked, detail: `${cmd.command.join(" ")}; ${cmd.detail}` };
+  return {
+    ...base,
+    state: "usable",
+    command: cmd.command,
+    interpreter: cmd.interpreter,
+    unchecked: cmd.unchecked,
+    detail: `${cmd.command.join(" ")}; ${cmd.detail}`,
+  };
 }
 
 export function allAdapterAvailability(workspaceRoot: string): Promise<AdapterAvailability[]> {

@@ -46,7 +46,12 @@ export async function startAdapter(
   const spawned = new Promise<void>((resolve, reject) => {
     child.once("spawn", () => resolve());
     child.once("error", (err: NodeJS.ErrnoException) =>
-      reject(new AgentError(err.code === "ENOENT" ? "not_found" : "failed_precondition", `could not start the ${spec.id} adapter (${argv.join(" ")}): ${err.message}`)),
+      reject(
+        new AgentError(
+          err.code === "ENOENT" ? "not_found" : "failed_precondition",
+          `could not start the ${spec.id} adapter (${argv.join(" ")}): ${err.message}`,
+        ),
+      ),
     );
   });
   await spawned;
@@ -54,7 +59,11 @@ export async function startAdapter(
 
   if (spec.transport === "stdio") {
     child.stderr?.on("data", (d: Buffer) => keep(d.toString("utf8")));
-    const connection = new DapConnection(child.stdout as NonNullable<typeof child.stdout>, child.stdin as NonNullable<typeof child.stdin>, LIMITS.debugMaxMessageBytes);
+    const connection = new DapConnection(
+      child.stdout as NonNullable<typeof child.stdout>,
+      child.stdin as NonNullable<typeof child.stdin>,
+      LIMITS.debugMaxMessageBytes,
+    );
     void exited.then((why) => connection.close(`the ${spec.id} adapter ${why}`));
     return { child, connection, diagnostics: () => tail, kill, exited };
   }
@@ -67,7 +76,12 @@ export async function startAdapter(
     let seen = "";
     const timer = setTimeout(() => {
       cleanup();
-      reject(new AgentError("failed_precondition", `the ${spec.id} adapter did not say where it listens within ${LIMITS.debugAdapterStartMs} ms; it printed: ${seen.slice(-500) || "nothing"}`));
+      reject(
+        new AgentError(
+          "failed_precondition",
+          `the ${spec.id} adapter did not say where it listens within ${LIMITS.debugAdapterStartMs} ms; it printed: ${seen.slice(-500) || "nothing"}`,
+        ),
+      );
     }, LIMITS.debugAdapterStartMs);
     const onData = (d: Buffer): void => {
       seen += d.toString("utf8");

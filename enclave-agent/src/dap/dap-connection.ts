@@ -18,14 +18,20 @@ export class DapRequestError extends Error {
 }
 
 export class DapTimeoutError extends Error {
-  constructor(readonly command: string, readonly timeoutMs: number) {
+  constructor(
+    readonly command: string,
+    readonly timeoutMs: number,
+  ) {
     super(`the adapter did not answer \`${command}\` within ${timeoutMs} ms`);
     this.name = "DapTimeoutError";
   }
 }
 
 export class DapClosedError extends Error {
-  constructor(readonly command: string, why: string) {
+  constructor(
+    readonly command: string,
+    why: string,
+  ) {
     super(`the adapter connection closed before it answered \`${command}\` (${why})`);
     this.name = "DapClosedError";
   }

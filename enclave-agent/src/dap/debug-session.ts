@@ -130,7 +130,15 @@ export class DebugSession {
   }
 
   /** Starts the adapter (lldb) and has it attach to a running process. */
-  async attachProcess(argv: string[], cwd: string, env: NodeJS.ProcessEnv, attachArgs: Record<string, unknown>, breakpoints: Breakpoints, waitMs: number, exceptions: ExceptionMode): Promise<void> {
+  async attachProcess(
+    argv: string[],
+    cwd: string,
+    env: NodeJS.ProcessEnv,
+    attachArgs: Record<string, unknown>,
+    breakpoints: Breakpoints,
+    waitMs: number,
+    exceptions: ExceptionMode,
+  ): Promise<void> {
     this.options = { ...this.options, exceptions };
     this.adapter = await startAdapter(this.info.spec, argv, cwd, env, (_stream, text) => this.output.append(text), "").catch(async (err: unknown) => {
       await this.end(`the adapter did not start: ${(err as Error).message}`, true, DebugEndKind.DEBUG_END_KIND_START_FAILED);
@@ -161,7 +169,9 @@ export class DebugSession {
     conn.handleReverse("runInTerminal", (a) => this.runInTerminal(a as DebugProtocol.RunInTerminalRequestArguments));
     conn.handleReverse("startDebugging", async (a) => {
       const cfg = (a as DebugProtocol.StartDebuggingRequestArguments | undefined)?.configuration ?? {};
-      this.notes.push(`the adapter asked to start a child session (${JSON.stringify(cfg).slice(0, 200)}); Enclave drives one session per conversation, so it was declined`);
+      this.notes.push(
+        `the adapter asked to start a child session (${JSON.stringify(cfg).slice(0, 200)}); Enclave drives one session per conversation, so it was declined`,
+      );
       throw new Error("Enclave drives one debug session per conversation; child sessions are not started");
     });
     void conn.whenClosed().then((why) => {
@@ -223,7 +233,10 @@ export class DebugSession {
   private async sendExceptionBreakpoints(conn: DapConnection): Promise<void> {
     const available = this.capabilities.exceptionBreakpointFilters ?? [];
     if (available.length === 0) {
-      if (this.options.exceptions === "raised") this.notes.push(`the ${this.info.spec.id} adapter offers no exception filters: it stops only where the program would die (an uncaught exception, a panic, a crashing signal)`);
+      if (this.options.exceptions === "raised")
+        this.notes.push(
+          `the ${this.info.spec.id} adapter offers no exception filters: it stops only where the program would die (an uncaught exception, a panic, a crashing signal)`,
+        );
       return;
     }
     const filters = exceptionFilters(available, this.options.exceptions);
@@ -312,7 +325,7 @@ export class DebugSession {
   }
 
   private frameFile(f: DebugProtocol.StackFrame): string {
-    return f.source?.path ? this.info.relativize(f.source.path) : f.source?.name ?? "";
+    return f.source?.path ? this.info.relativize(f.source.path) : (f.source?.name ?? "");
   }
 
   /**
@@ -332,7 +345,11 @@ export class DebugSession {
     try {
       const r = await this.connection.request<DebugProtocol.ExceptionInfoResponse>("exceptionInfo", { threadId: stop.threadId }, LIMITS.debugRequestTimeoutMs);
       const b = r.body;
-      return { type: b.details?.typeName || b.exceptionId || fallback.type, message: b.details?.message ?? b.description ?? fallback.message, breakMode: b.breakMode ?? "" };
+      return {
+        type: b.details?.typeName || b.exceptionId || fallback.type,
+        message: b.details?.message ?? b.description ?? fallback.message,
+        breakMode: b.breakMode ?? "",
+      };
     } catch {
       return fallback;
     }
@@ -455,7 +472,10 @@ export class DebugSession {
   async resume(action: ResumeAction, threadId: number, waitMs: number): Promise<void> {
     const conn = this.conn();
     if (this.state !== "stopped") {
-      throw new AgentError("failed_precondition", `the program is ${this.state}, not stopped; ${action === "continue" ? "it is already running" : "pause it first"}`);
+      throw new AgentError(
+        "failed_precondition",
+        `the program is ${this.state}, not stopped; ${action === "continue" ? "it is already running" : "pause it first"}`,
+      );
     }
     const thread = this.threadOr(threadId) || (await this.firstThread());
     const before = this.stopCount;
@@ -485,7 +505,10 @@ export class DebugSession {
   async inspect(command: "threads" | "stackTrace" | "scopes" | "variables" | "evaluate", args: Record<string, unknown>): Promise<unknown> {
     const conn = this.conn();
     if (command !== "threads" && this.state !== "stopped") {
-      throw new AgentError("failed_precondition", `the program is ${this.state}: frames and variables exist only while it is stopped; pause it or wait for a breakpoint`);
+      throw new AgentError(
+        "failed_precondition",
+        `the program is ${this.state}: frames and variables exist only while it is stopped; pause it or wait for a breakpoint`,
+      );
     }
     if (command === "stackTrace") {
       const thread = this.threadOr(Number(args.threadId ?? 0)) || (await this.firstThread());
@@ -509,7 +532,11 @@ export class DebugSession {
 
   private async topFrame(): Promise<number | undefined> {
     if (!this.stopped?.threadId) return undefined;
-    const r = await this.conn().request<DebugProtocol.StackTraceResponse>("stackTrace", { threadId: this.stopped.threadId, startFrame: 0, levels: 1 }, LIMITS.debugRequestTimeoutMs);
+    const r = await this.conn().request<DebugProtocol.StackTraceResponse>(
+      "stackTrace",
+      { threadId: this.stopped.threadId, startFrame: 0, levels: 1 },
+      LIMITS.debugRequestTimeoutMs,
+    );
     const id = r.body.stackFrames[0]?.id;
     if (id !== undefined) this.frames.set(id, this.epoch);
     return id;
@@ -542,9 +569,11 @@ export class DebugSession {
         if (f.source?.path) (f.source as { path: string }).path = this.info.relativize(f.source.path);
       }
     } else if (command === "scopes") {
-      for (const s of (b.scopes as DebugProtocol.Scope[] | undefined) ?? []) if (s.variablesReference > 0) this.references.set(s.variablesReference, this.epoch);
+      for (const s of (b.scopes as DebugProtocol.Scope[] | undefined) ?? [])
+        if (s.variablesReference > 0) this.references.set(s.variablesReference, this.epoch);
     } else if (command === "variables") {
-      for (const v of (b.variables as DebugProtocol.Variable[] | undefined) ?? []) if (v.variablesReference > 0) this.references.set(v.variablesReference, this.epoch);
+      for (const v of (b.variables as DebugProtocol.Variable[] | undefined) ?? [])
+        if (v.variablesReference > 0) this.references.set(v.variablesReference, this.epoch);
     } else if (command === "evaluate") {
       const ref = Number(b.variablesReference ?? 0);
       if (ref > 0) this.references.set(ref, this.epoch);
@@ -606,7 +635,8 @@ export class DebugSession {
   private requestError(command: string, err: unknown): AgentError {
     if (err instanceof AgentError) return err;
     if (err instanceof DapRequestError) return new AgentError("failed_precondition", `${command} failed: ${err.message}`);
-    if (err instanceof DapTimeoutError) return new AgentError("failed_precondition", `${err.message}; the adapter may be stuck: terminate the session and launch again`);
+    if (err instanceof DapTimeoutError)
+      return new AgentError("failed_precondition", `${err.message}; the adapter may be stuck: terminate the session and launch again`);
     if (err instanceof DapClosedError) return new AgentError("failed_precondition", `${err.message}; the session has ended`);
     return new AgentError("internal", this.describeError(err));
   }

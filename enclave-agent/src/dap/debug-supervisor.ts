@@ -102,8 +102,21 @@ export class DebugSupervisor {
     const c = s.current;
     if (!c) {
       return {
-        active: false, sessionId: "", adapter: "", program: "", state: "", stopped: undefined, hasExitCode: false, exitCode: 0,
-        startedAtMs: 0, expiresAtMs: 0, endedReason: "", interpreter: "", notes: [], breakpoints: bps, exception: undefined,
+        active: false,
+        sessionId: "",
+        adapter: "",
+        program: "",
+        state: "",
+        stopped: undefined,
+        hasExitCode: false,
+        exitCode: 0,
+        startedAtMs: 0,
+        expiresAtMs: 0,
+        endedReason: "",
+        interpreter: "",
+        notes: [],
+        breakpoints: bps,
+        exception: undefined,
         endedKind: DebugEndKind.DEBUG_END_KIND_UNSPECIFIED,
       };
     }
@@ -185,7 +198,10 @@ export class DebugSupervisor {
   ): Promise<DebugStatus> {
     const mode = this.exceptionMode(exceptions);
     if (stdin !== undefined && Buffer.byteLength(stdin) > LIMITS.debugStdinMaxBytes) {
-      throw new AgentError("too_large", `stdin is ${Buffer.byteLength(stdin)} bytes; at most ${LIMITS.debugStdinMaxBytes} are fed to a program (put larger input in a file and pass its path in args)`);
+      throw new AgentError(
+        "too_large",
+        `stdin is ${Buffer.byteLength(stdin)} bytes; at most ${LIMITS.debugStdinMaxBytes} are fed to a program (put larger input in a file and pass its path in args)`,
+      );
     }
     return this.serialized(key, async (s) => {
       this.refuseSecond(s);
@@ -236,9 +252,12 @@ export class DebugSupervisor {
       const wait = waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs;
       if (spec.id === "lldb") {
         if (target.port) throw new AgentError("invalid_argument", "lldb attaches by `pid`, not `port` (debugpy and delve take a port)");
-        if (!Number.isInteger(target.pid) || target.pid < 2) throw new AgentError("invalid_argument", `pid ${target.pid} is not a process id lldb can attach to; give the pid exec reported for the program`);
-        if (target.pid === process.pid) throw new AgentError("invalid_argument", `pid ${target.pid} is the enclave agent itself; attach to the program you started`);
-        if (!existsSync(`/proc/${target.pid}`)) throw new AgentError("not_found", `no process ${target.pid} runs in this placement; start the program first (exec reports its pid)`);
+        if (!Number.isInteger(target.pid) || target.pid < 2)
+          throw new AgentError("invalid_argument", `pid ${target.pid} is not a process id lldb can attach to; give the pid exec reported for the program`);
+        if (target.pid === process.pid)
+          throw new AgentError("invalid_argument", `pid ${target.pid} is the enclave agent itself; attach to the program you started`);
+        if (!existsSync(`/proc/${target.pid}`))
+          throw new AgentError("not_found", `no process ${target.pid} runs in this placement; start the program first (exec reports its pid)`);
         // The project is the one the program's executable is in, when that is in the workspace.
         let start = this.paths.root;
         try {
@@ -261,8 +280,13 @@ export class DebugSupervisor {
         return this.describe(s);
       }
       if (!spec.attach) {
-        const can = DEBUG_ADAPTERS.filter((a) => a.attach).map((a) => a.id).join(", ");
-        throw new AgentError("invalid_argument", `attach by port works with ${can} (e.g. \`python3 -m debugpy --listen 127.0.0.1:PORT\`, \`dlv dap --listen\`), and lldb attaches by pid; not ${spec.id}`);
+        const can = DEBUG_ADAPTERS.filter((a) => a.attach)
+          .map((a) => a.id)
+          .join(", ");
+        throw new AgentError(
+          "invalid_argument",
+          `attach by port works with ${can} (e.g. \`python3 -m debugpy --listen 127.0.0.1:PORT\`, \`dlv dap --listen\`), and lldb attaches by pid; not ${spec.id}`,
+        );
       }
       if (target.pid) throw new AgentError("invalid_argument", `${spec.id} attaches by \`port\` (its DAP server on 127.0.0.1), not \`pid\`; lldb takes a pid`);
       const port = target.port;
@@ -331,7 +355,8 @@ export class DebugSupervisor {
     if (!expression) throw new AgentError("invalid_argument", "expression is required");
     return this.serialized(key, async (s) => {
       const args: DebugProtocol.EvaluateArguments = { expression, context: "repl", ...(frameId === undefined ? {} : { frameId }) };
-      const body = (await this.running(s).inspect("evaluate", args as unknown as Record<string, unknown>)) as DebugProtocol.EvaluateResponse["body"] | undefined;
+      const body = (await this.running(s).inspect("evaluate", args as unknown as Record<string, unknown>)) as
+        DebugProtocol.EvaluateResponse["body"] | undefined;
       return { result: body?.result ?? "", type: body?.type ?? "", reference: body?.variablesReference ?? 0 };
     });
   }
@@ -355,10 +380,12 @@ export class DebugSupervisor {
 
   /** Ends every session (the agent is stopping): no adapter or debuggee outlives it. */
   async closeAll(): Promise<void> {
-    await Promise.all([...this.slots.values()].map(async (s) => {
-      this.disarmTtl(s);
-      if (s.current?.active) await s.current.end("the enclave agent stopped", true, DebugEndKind.DEBUG_END_KIND_AGENT_STOPPED);
-    }));
+    await Promise.all(
+      [...this.slots.values()].map(async (s) => {
+        this.disarmTtl(s);
+        if (s.current?.active) await s.current.end("the enclave agent stopped", true, DebugEndKind.DEBUG_END_KIND_AGENT_STOPPED);
+      }),
+    );
   }
 
   // ---- helpers -------------------------------------------------------------------------------
@@ -410,7 +437,11 @@ export class DebugSupervisor {
     s.ttlTimer = setTimeout(() => {
       s.ttlTimer = undefined;
       if (s.current === session && session.active) {
-        void session.end(`it reached its hard TTL of ${minutes(ttl)} and was terminated at ${new Date().toISOString()}`, true, DebugEndKind.DEBUG_END_KIND_TTL_EXPIRED);
+        void session.end(
+          `it reached its hard TTL of ${minutes(ttl)} and was terminated at ${new Date().toISOString()}`,
+          true,
+          DebugEndKind.DEBUG_END_KIND_TTL_EXPIRED,
+        );
       }
     }, ttl);
     s.ttlTimer.unref();
@@ -476,4 +507,3 @@ export class DebugSupervisor {
     return { ...process.env, PYTHONUNBUFFERED: "1" };
   }
 }
-

@@ -51,7 +51,6 @@ function pathPythons(): string[] {
   return out;
 }
 
-
 /** launch: about to run the program, so the project's interpreter may be run to check it; describe: it may not. */
 export type PythonPurpose = "launch" | "describe";
 
@@ -114,7 +113,10 @@ export async function resolvePython(projectFolders: string[], purpose: PythonPur
       donor ??= py;
       // As debugpy's launcher does: its parent folder on sys.path only while `import debugpy` runs
       // (debugpy/__main__.py removes it again), so its other imports must resolve in the venv itself.
-      const load = await probe(venv, ["-c", `import sys; sys.path.insert(0, ${JSON.stringify(found.output)}); import debugpy; del sys.path[0]; import debugpy.server`]);
+      const load = await probe(venv, [
+        "-c",
+        `import sys; sys.path.insert(0, ${JSON.stringify(found.output)}); import debugpy; del sys.path[0]; import debugpy.server`,
+      ]);
       if (load.ok) {
         return { ok: true, choice: { interpreter: venv, origin: `project virtual environment (${where}), debugpy from ${py}`, adapterPython: py } };
       }

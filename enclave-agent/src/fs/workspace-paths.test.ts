@@ -67,8 +67,14 @@ describe("WorkspacePaths", () => {
       expect(await code(paths.readFile(p, "read")), p).toBe("outside_workspace");
       log.add(`readFile ${p}`, await rejected(paths.readFile(p, "read")));
     }
-    log.add("openDir out-link", thrown(() => paths.openDir("out-link")));
-    log.add("locate a/up-link/new.txt to create it", thrown(() => paths.locate("a/up-link/new.txt", { create: true })));
+    log.add(
+      "openDir out-link",
+      thrown(() => paths.openDir("out-link")),
+    );
+    log.add(
+      "locate a/up-link/new.txt to create it",
+      thrown(() => paths.locate("a/up-link/new.txt", { create: true })),
+    );
     await log.expect("transcripts/workspace-paths/links-out.txt");
   });
 
@@ -80,7 +86,10 @@ describe("WorkspacePaths", () => {
     renameSync(join(ws, "swap"), join(ws, "swap-was"));
     symlinkSync(outside, join(ws, "swap"));
     try {
-      log.add("swap/ swapped for a link out", thrown(() => paths.resolve("swap/secret.txt", "read")));
+      log.add(
+        "swap/ swapped for a link out",
+        thrown(() => paths.resolve("swap/secret.txt", "read")),
+      );
     } finally {
       unlinkSync(join(ws, "swap"));
       renameSync(join(ws, "swap-was"), join(ws, "swap"));
@@ -89,11 +98,20 @@ describe("WorkspacePaths", () => {
     // The last name swapped for a link to the outside, then for a hard link to an outside file.
     renameSync(join(ws, "swap", "secret.txt"), join(ws, "swap", "was.txt"));
     symlinkSync(join(outside, "secret.txt"), join(ws, "swap", "secret.txt"));
-    log.add("swap/secret.txt swapped for a link out", thrown(() => paths.resolve("swap/secret.txt", "read")));
+    log.add(
+      "swap/secret.txt swapped for a link out",
+      thrown(() => paths.resolve("swap/secret.txt", "read")),
+    );
     unlinkSync(join(ws, "swap", "secret.txt"));
     linkSync(join(outside, "secret.txt"), join(ws, "swap", "secret.txt"));
-    log.add("swap/secret.txt swapped for a hard link", thrown(() => paths.resolve("swap/secret.txt", "read")));
-    log.add("rel-link/../hard.txt", thrown(() => paths.resolve("rel-link/../hard.txt", "read")));
+    log.add(
+      "swap/secret.txt swapped for a hard link",
+      thrown(() => paths.resolve("swap/secret.txt", "read")),
+    );
+    log.add(
+      "rel-link/../hard.txt",
+      thrown(() => paths.resolve("rel-link/../hard.txt", "read")),
+    );
     expect(paths.resolve("swap/secret.txt", "write").rel).toBe("swap/secret.txt");
     await log.expect("transcripts/workspace-paths/swapped-and-hard-links.txt");
   });
@@ -122,7 +140,10 @@ describe("WorkspacePaths", () => {
   });
 
   it("names what is not a folder, and what is missing", async () => {
-    await expectTranscript(thrown(() => paths.openDir("a/b/f.txt")), "transcripts/workspace-paths/not-a-folder.txt");
+    await expectTranscript(
+      thrown(() => paths.openDir("a/b/f.txt")),
+      "transcripts/workspace-paths/not-a-folder.txt",
+    );
     expect(await code(paths.readFile("a/missing/x", "read"))).toBe("not_found");
     expect(await code(paths.readFile("a/b/f.txt/x", "read"))).toBe("invalid_argument");
     expect(await code(paths.readFile("fifo/x", "read"))).toBe("invalid_argument");

@@ -105,7 +105,8 @@ export class WorkspacePaths {
    * called when the agent is told its conversation, before any call of the conversation's.
    */
   reopenRoot(): void {
-    if (realpathSync(this.root) !== this.root) throw new AgentError("failed_precondition", `the workspace root ${this.root} now resolves elsewhere; refusing to follow it`);
+    if (realpathSync(this.root) !== this.root)
+      throw new AgentError("failed_precondition", `the workspace root ${this.root} now resolves elsewhere; refusing to follow it`);
     const fresh = WorkspaceDir.openRoot(this.root);
     const old = this.rootDir;
     this.rootDir = fresh;
@@ -126,10 +127,7 @@ export class WorkspacePaths {
     }
     const lexical = isAbsolute(input) ? resolve(input) : resolve(this.root, input);
     if (!within(this.root, lexical)) {
-      throw new AgentError(
-        "outside_workspace",
-        `\`${shown}\` is outside the workspace; give a path relative to the workspace root (${this.root})`,
-      );
+      throw new AgentError("outside_workspace", `\`${shown}\` is outside the workspace; give a path relative to the workspace root (${this.root})`);
     }
     return { parts: components(relative(this.root, lexical)), shown };
   }

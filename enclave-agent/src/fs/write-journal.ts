@@ -155,7 +155,10 @@ export async function commitJournalled(paths: WorkspacePaths, journalDir: string
     } catch (why) {
       // A target that now leads somewhere a write may not go: nothing more is written.
       problems = [`the rest was not written: ${(why as Error).message}`];
-      removeTemps(paths, entries.flatMap((e) => ("staged" in e ? [{ rel: e.target, temp: e.temp }] : [])));
+      removeTemps(
+        paths,
+        entries.flatMap((e) => ("staged" in e ? [{ rel: e.target, temp: e.temp }] : [])),
+      );
     }
     await fsp.rm(journalPath, { force: true });
     await removeStaged();

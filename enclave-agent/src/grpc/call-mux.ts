@@ -72,19 +72,28 @@ function invoke(methods: UnaryMethods, req: MuxRequest): Promise<MuxReply> {
   const reply = (outcome: MuxReply["outcome"]): MuxReply => ({ id: req.id, outcome });
   const method = methods.get(req.method);
   if (!method) {
-    return Promise.resolve(reply({ $case: "error", value: muxError(status.UNIMPLEMENTED, `the agent has no unary method ${JSON.stringify(req.method.slice(0, 200))}`) }));
+    return Promise.resolve(
+      reply({ $case: "error", value: muxError(status.UNIMPLEMENTED, `the agent has no unary method ${JSON.stringify(req.method.slice(0, 200))}`) }),
+    );
   }
   let request: unknown;
   try {
     request = method.deserialize(req.request);
   } catch (err) {
-    return Promise.resolve(reply({ $case: "error", value: muxError(status.INTERNAL, `the request of ${req.method} could not be decoded: ${(err as Error).message}`) }));
+    return Promise.resolve(
+      reply({ $case: "error", value: muxError(status.INTERNAL, `the request of ${req.method} could not be decoded: ${(err as Error).message}`) }),
+    );
   }
   return new Promise((resolve) => {
     method.handler(unaryCall(request), (err, res) => {
       if (err) {
         const message = err.details ?? ("message" in err ? err.message : "");
-        resolve(reply({ $case: "error", value: muxError(err.code ?? status.UNKNOWN, message, trailerErrorCode(err.metadata) ?? AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED) }));
+        resolve(
+          reply({
+            $case: "error",
+            value: muxError(err.code ?? status.UNKNOWN, message, trailerErrorCode(err.metadata) ?? AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED),
+          }),
+        );
         return;
       }
       let bytes: Buffer;
@@ -96,7 +105,15 @@ function invoke(methods: UnaryMethods, req: MuxRequest): Promise<MuxReply> {
       }
       // Over the limit the whole stream would fail: this call fails alone, as a unary call would.
       if (bytes.length > LIMITS.grpcMaxMessageBytes - LIMITS.muxFrameOverheadBytes) {
-        resolve(reply({ $case: "error", value: muxError(status.RESOURCE_EXHAUSTED, `the answer of ${req.method} (${bytes.length} bytes) is over the ${LIMITS.grpcMaxMessageBytes}-byte message limit`) }));
+        resolve(
+          reply({
+            $case: "error",
+            value: muxError(
+              status.RESOURCE_EXHAUSTED,
+              `the answer of ${req.method} (${bytes.length} bytes) is over the ${LIMITS.grpcMaxMessageBytes}-byte message limit`,
+            ),
+          }),
+        );
         return;
       }
       resolve(reply({ $case: "response", value: bytes }));

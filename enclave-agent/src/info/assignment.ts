@@ -33,10 +33,17 @@ export class Assignment {
   }
 
   assign(conversationId: string): string {
-    if (!ID_RE.test(conversationId)) throw new AgentError("invalid_argument", "conversation_id must be 1 to 64 letters, digits, '-' or '_', after a tenant's name and '.' for a tenant's conversation");
+    if (!ID_RE.test(conversationId))
+      throw new AgentError(
+        "invalid_argument",
+        "conversation_id must be 1 to 64 letters, digits, '-' or '_', after a tenant's name and '.' for a tenant's conversation",
+      );
     if (this.id === conversationId) return this.id;
     if (this.id) {
-      throw new AgentError("failed_precondition", `this agent serves conversation \`${this.id}\` and never another; start a new enclosure for \`${conversationId}\``);
+      throw new AgentError(
+        "failed_precondition",
+        `this agent serves conversation \`${this.id}\` and never another; start a new enclosure for \`${conversationId}\``,
+      );
     }
     this.onFirst();
     this.id = conversationId;

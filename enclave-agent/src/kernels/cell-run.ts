@@ -30,7 +30,9 @@ function cellName(id: string): string {
 
 /** Where a call tagged with another cell's id (or with none) came from, in words. */
 function workOf(tag: string): string {
-  return tag ? `work that ${cellName(tag)} left running (a thread, a timer, a task)` : "a thread Enclave cannot tie to a cell (one not started through threading)";
+  return tag
+    ? `work that ${cellName(tag)} left running (a thread, a timer, a task)`
+    : "a thread Enclave cannot tie to a cell (one not started through threading)";
 }
 
 function mimeItems(items: MimeFrameItem[]): DisplayData["items"] {

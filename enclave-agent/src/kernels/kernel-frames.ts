@@ -16,9 +16,7 @@ export type KernelFrame =
   | { t: "call"; seq: number; id: string; tool: string; args: string; cell: string }
   | { t: "done"; seq: number; id: string; status: "ok" | "error"; ename: string; evalue: string; traceback: string };
 
-export type AgentFrame =
-  | { t: "execute"; id: string; code: string; cell: number }
-  | { t: "reply"; id: string; ok: boolean; code: string; text: string };
+export type AgentFrame = { t: "execute"; id: string; code: string; cell: number } | { t: "reply"; id: string; ok: boolean; code: string; text: string };
 
 type Fields = Record<string, unknown>;
 

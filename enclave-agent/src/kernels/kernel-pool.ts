@@ -114,7 +114,18 @@ export class KernelPool {
     this.unreported.delete(language);
     sink.kernel({ ...kernelInfo(kernel), previousFate, fresh });
     if (start.code.trim() === "") {
-      return { status: "ok", errorName: "", errorValue: "", traceback: "", detail: "", durationMs: 0, budgetUsedMs: 0, outputTruncated: false, stateLost: false, budgetExpired: false };
+      return {
+        status: "ok",
+        errorName: "",
+        errorValue: "",
+        traceback: "",
+        detail: "",
+        durationMs: 0,
+        budgetUsedMs: 0,
+        outputTruncated: false,
+        stateLost: false,
+        budgetExpired: false,
+      };
     }
     const run = new CellRun(kernel, start.code, budgetMs, sink);
     handle.bind(run);
@@ -129,7 +140,8 @@ export class KernelPool {
     void kernel.exited.then((fate) => {
       if (this.kernels.get(language) !== kernel) return;
       this.kernels.delete(language);
-      if (!kernel.fateReported && (!kernel.killedByEnclave || kernel.killedForFault)) this.unreported.set(language, `the previous ${language} kernel (${kernel.id}) died between cells: ${fate}`);
+      if (!kernel.fateReported && (!kernel.killedByEnclave || kernel.killedForFault))
+        this.unreported.set(language, `the previous ${language} kernel (${kernel.id}) died between cells: ${fate}`);
     });
     return kernel;
   }
@@ -145,7 +157,18 @@ export class KernelPool {
 }
 
 function notRun(detail: string): EvalDone {
-  return { status: "interrupted", errorName: "", errorValue: "", traceback: "", detail, durationMs: 0, budgetUsedMs: 0, outputTruncated: false, stateLost: false, budgetExpired: false };
+  return {
+    status: "interrupted",
+    errorName: "",
+    errorValue: "",
+    traceback: "",
+    detail,
+    durationMs: 0,
+    budgetUsedMs: 0,
+    outputTruncated: false,
+    stateLost: false,
+    budgetExpired: false,
+  };
 }
 
 function kernelInfo(k: KernelProcess): KernelInfo {

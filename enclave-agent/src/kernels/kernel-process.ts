@@ -360,4 +360,3 @@ export class KernelProcess {
 function mib(bytes: number): string {
   return `${Math.round(bytes / 1024 ** 2)} MiB`;
 }
-

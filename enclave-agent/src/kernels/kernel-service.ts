@@ -42,14 +42,11 @@ export function kernelsService(pool: KernelPool): KernelsServer {
                 },
                 handle,
               )
-              .then(
-                (done) => {
-                  send({ $case: "done", value: done });
-                  finished = true;
-                  call.end();
-                },
-                fail,
-              );
+              .then((done) => {
+                send({ $case: "done", value: done });
+                finished = true;
+                call.end();
+              }, fail);
           } else if (!started) {
             throw new AgentError("invalid_argument", "send start before anything else");
           } else if (msg.$case === "bridgeReply") {

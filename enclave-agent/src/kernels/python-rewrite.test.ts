@@ -7,7 +7,8 @@ import { TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 const runnerDir = join(import.meta.dirname, "python");
 
 function rewrite(code: string): string {
-  const script = "import sys, json\nsys.dont_write_bytecode = True\nfrom _enclave_kernel.rewrite import rewrite_cell\nfrom _enclave_kernel.magics import SUPPORTED_LINE, SUPPORTED_CELL\ntry:\n    print(rewrite_cell(sys.stdin.read(), SUPPORTED_LINE, SUPPORTED_CELL), end='')\nexcept Exception as e:\n    print('ERROR line %d: %s' % (e.line_no, e), end='')";
+  const script =
+    "import sys, json\nsys.dont_write_bytecode = True\nfrom _enclave_kernel.rewrite import rewrite_cell\nfrom _enclave_kernel.magics import SUPPORTED_LINE, SUPPORTED_CELL\ntry:\n    print(rewrite_cell(sys.stdin.read(), SUPPORTED_LINE, SUPPORTED_CELL), end='')\nexcept Exception as e:\n    print('ERROR line %d: %s' % (e.line_no, e), end='')";
   return execFileSync("python3", ["-c", script], { cwd: runnerDir, input: code, encoding: "utf8" });
 }
 

@@ -16,11 +16,14 @@ export class RunBudget {
   resume(): void {
     if (this.stopped || this.since !== undefined) return;
     this.since = this.now();
-    this.timer = setTimeout(() => {
-      this.pause();
-      this.stopped = true;
-      this.onExpire();
-    }, Math.max(0, this.limitMs - this.usedMs));
+    this.timer = setTimeout(
+      () => {
+        this.pause();
+        this.stopped = true;
+        this.onExpire();
+      },
+      Math.max(0, this.limitMs - this.usedMs),
+    );
   }
 
   pause(): void {

@@ -54,17 +54,28 @@ describe("FrameReader", () => {
   it("splits JSON lines across chunks and reports unreadable ones", () => {
     const frames: unknown[] = [];
     const bad: string[] = [];
-    const r = new FrameReader<unknown>((f) => frames.push(f), (l) => bad.push(l));
+    const r = new FrameReader<unknown>(
+      (f) => frames.push(f),
+      (l) => bad.push(l),
+    );
     r.feed(Buffer.from('{"t":"a","n":1}\n{"t":"b",'));
     r.feed(Buffer.from('"s":"é"}\nnot json\n\n'));
-    expect(frames).toEqual([{ t: "a", n: 1 }, { t: "b", s: "é" }]);
+    expect(frames).toEqual([
+      { t: "a", n: 1 },
+      { t: "b", s: "é" },
+    ]);
     expect(bad).toEqual(["not json"]);
   });
 
   it("reports a line past its limit once, without holding it, and takes nothing more", () => {
     const frames: unknown[] = [];
     const overlong: number[] = [];
-    const r = new FrameReader<unknown>((f) => frames.push(f), () => undefined, 16, (n) => overlong.push(n));
+    const r = new FrameReader<unknown>(
+      (f) => frames.push(f),
+      () => undefined,
+      16,
+      (n) => overlong.push(n),
+    );
     r.feed(Buffer.from('{"t":"a"}\n{"t":"b",'));
     r.feed(Buffer.from('"pad":"xxxxxxxxx'));
     r.feed(Buffer.from('"}\n{"t":"c"}\n'));

@@ -28,8 +28,7 @@ export interface CompileCommandsMode {
 const SOURCES = new Set([".c", ".cc", ".cpp", ".cxx", ".c++", ".m", ".mm"]);
 const CXX = new Set([".cc", ".cpp", ".cxx", ".c++", ".mm"]);
 const SKIP = new Set(["node_modules", "__pycache__", "target", "venv"]);
-const WHAT_TO_ADD =
-  "add a compile_commands.json at the root (`cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON`, or `bear -- make`), then call lsp with action reload";
+const WHAT_TO_ADD = "add a compile_commands.json at the root (`cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON`, or `bear -- make`), then call lsp with action reload";
 
 /** The project's own database, where clangd looks for it (the root, or its build/ folder). */
 function projectDatabase(root: string): string | undefined {
@@ -106,12 +105,18 @@ export function compileCommandsFor(root: string, workspaceRoot: string, stateDir
   if (own) return { kind: "project", args: [], sources: [], describe: `\`${shown}\`: the project's ${relative(workspaceRoot, own)} (project-wide index)` };
   const sources = listSources(root);
   if (!stateDir || sources === undefined) {
-    const why = sources === undefined ? `it has more than ${LIMITS.lspDerivedSourcesMax} C/C++ sources to list in a derived one` : "the agent has no state folder to derive one in";
+    const why =
+      sources === undefined
+        ? `it has more than ${LIMITS.lspDerivedSourcesMax} C/C++ sources to list in a derived one`
+        : "the agent has no state folder to derive one in";
     const refusal = `clangd sees only the files open in it for \`${shown}\`: there is no compile_commands.json and ${why}; ${WHAT_TO_ADD}`;
     return { kind: "open_files", args: [], sources: [], describe: `\`${shown}\`: open files only (${refusal})`, refusal };
   }
   const flags = flagsOf(root);
-  const from = flags === undefined ? "with clangd's default flags (no compile_flags.txt; add one, or a compile_commands.json, for the project's flags)" : "from compile_flags.txt";
+  const from =
+    flags === undefined
+      ? "with clangd's default flags (no compile_flags.txt; add one, or a compile_commands.json, for the project's flags)"
+      : "from compile_flags.txt";
   const dir = derivedDatabaseDir(stateDir, root);
   if (write) {
     const entries = sources.map((file) => ({

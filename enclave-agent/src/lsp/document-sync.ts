@@ -78,7 +78,15 @@ function statOf(paths: WorkspacePaths, abs: string): FileStat {
   }
 }
 
-export function syncText(paths: WorkspacePaths, conn: ServerConnection, abs: string, languageId: string, text: string, save: boolean, stat = statOf(paths, abs)): Synced {
+export function syncText(
+  paths: WorkspacePaths,
+  conn: ServerConnection,
+  abs: string,
+  languageId: string,
+  text: string,
+  save: boolean,
+  stat = statOf(paths, abs),
+): Synced {
   const uri = uriOf(abs);
   const state = stateOf(conn);
   state.stamps.set(uri, stat);
@@ -95,7 +103,14 @@ export function syncText(paths: WorkspacePaths, conn: ServerConnection, abs: str
  * have changed since it was last synced (or it is not open yet). The caller awaited queuedEventsRead()
  * since its call arrived.
  */
-export async function syncFromDisk(paths: WorkspacePaths, conn: ServerConnection, abs: string, rel: string, languageId: string, save: boolean): Promise<Synced> {
+export async function syncFromDisk(
+  paths: WorkspacePaths,
+  conn: ServerConnection,
+  abs: string,
+  rel: string,
+  languageId: string,
+  save: boolean,
+): Promise<Synced> {
   const uri = uriOf(abs);
   const state = stateOf(conn);
   const open = conn.openText(uri);
@@ -109,7 +124,12 @@ export async function syncFromDisk(paths: WorkspacePaths, conn: ServerConnection
 }
 
 /** Re-syncs the server's open documents whose files changed on disk since; closes deleted ones (as syncFromDisk, after queuedEventsRead()). */
-export async function refreshOpenDocuments(paths: WorkspacePaths, conn: ServerConnection, languageIdFor: (abs: string) => string, except: string): Promise<void> {
+export async function refreshOpenDocuments(
+  paths: WorkspacePaths,
+  conn: ServerConnection,
+  languageIdFor: (abs: string) => string,
+  except: string,
+): Promise<void> {
   const state = stateOf(conn);
   for (const uri of state.watch.changed(conn.openUris())) {
     if (uri === except) continue;

@@ -33,13 +33,18 @@ export async function fileDiagnostics(paths: WorkspacePaths, sup: LspSupervisor,
   }
   // Starting a server counts against the wait: a write never blocks on a slow start.
   const started = sup.connect(choice);
-  const conn = await within(started, deadline - Date.now(), undefined).catch(
-    (err: unknown) => err as Error,
-  );
+  const conn = await within(started, deadline - Date.now(), undefined).catch((err: unknown) => err as Error);
   if (conn === undefined) {
-    return { path: rel, servers: [choice.spec.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE, diagnostics: [], detail: `${choice.spec.id} is still starting` };
+    return {
+      path: rel,
+      servers: [choice.spec.id],
+      state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE,
+      diagnostics: [],
+      detail: `${choice.spec.id} is still starting`,
+    };
   }
-  if (conn instanceof Error) return { path: rel, servers: [choice.spec.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED, diagnostics: [], detail: conn.message };
+  if (conn instanceof Error)
+    return { path: rel, servers: [choice.spec.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED, diagnostics: [], detail: conn.message };
   const languageId = sup.languageIdFor(abs);
   let doc: Synced | undefined;
   for (const c of sup.runningFor(abs)) {
@@ -51,7 +56,13 @@ export async function fileDiagnostics(paths: WorkspacePaths, sup: LspSupervisor,
     const items = await freshDiagnostics(conn, doc, deadline);
     if (items === undefined) return { path: rel, servers: [conn.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE, diagnostics: [], detail: "" };
     const sources = new SourceLines(paths, (uri) => conn.openText(uri));
-    return { path: rel, servers: [conn.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH, diagnostics: toDiagnostics(sources, doc.uri, items), detail: "" };
+    return {
+      path: rel,
+      servers: [conn.id],
+      state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH,
+      diagnostics: toDiagnostics(sources, doc.uri, items),
+      detail: "",
+    };
   } catch (err) {
     return { path: rel, servers: [conn.id], state: LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED, diagnostics: [], detail: (err as Error).message };
   }

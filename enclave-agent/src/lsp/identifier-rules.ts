@@ -54,14 +54,28 @@ const RULES: readonly IdentifierRule[] = [
   { language: "c", pattern: XID, shape: "a letter or _ followed by letters, digits or _", reserved: C },
   { language: "cpp", pattern: XID, shape: "a letter or _ followed by letters, digits or _", reserved: CPP },
   { language: "go", pattern: /^[\p{L}_][\p{L}\p{Nd}_]*$/u, shape: "a letter or _ followed by letters, digits or _", reserved: GO },
-  { language: "rust", pattern: /^(r#)?[\p{XID_Start}_][\p{XID_Continue}]*$/u, shape: "a letter or _ followed by letters, digits or _ (r#name for a raw identifier)", reserved: RUST },
+  {
+    language: "rust",
+    pattern: /^(r#)?[\p{XID_Start}_][\p{XID_Continue}]*$/u,
+    shape: "a letter or _ followed by letters, digits or _ (r#name for a raw identifier)",
+    reserved: RUST,
+  },
   { language: "dart", pattern: /^[A-Za-z_$][A-Za-z0-9_$]*$/, shape: "an ASCII letter, $ or _ followed by letters, digits, $ or _", reserved: DART },
   { language: "shellscript", pattern: /^[A-Za-z_][A-Za-z0-9_]*$/, shape: "an ASCII letter or _ followed by letters, digits or _", reserved: SHELL },
 ];
 
 const NAMES: Record<string, string> = {
-  python: "Python", typescript: "TypeScript", typescriptreact: "TypeScript", javascript: "JavaScript", javascriptreact: "JavaScript",
-  c: "C", cpp: "C++", go: "Go", rust: "Rust", dart: "Dart", shellscript: "shell",
+  python: "Python",
+  typescript: "TypeScript",
+  typescriptreact: "TypeScript",
+  javascript: "JavaScript",
+  javascriptreact: "JavaScript",
+  c: "C",
+  cpp: "C++",
+  go: "Go",
+  rust: "Rust",
+  dart: "Dart",
+  shellscript: "shell",
 };
 
 /** Why `name` cannot be a new name in `languageId`, or undefined when it can. */

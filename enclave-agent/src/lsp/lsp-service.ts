@@ -111,7 +111,17 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
           // Two roots' files may land on one server: ask it once.
           if (seen.has(conn)) return undefined;
           seen.add(conn);
-          const result = await workspaceSymbolsFeature.run({ conn, rel, doc, position: undefined, symbolLength: 0, req, timeoutMs, sources: sourcesFor([conn]), deadline });
+          const result = await workspaceSymbolsFeature.run({
+            conn,
+            rel,
+            doc,
+            position: undefined,
+            symbolLength: 0,
+            req,
+            timeoutMs,
+            sources: sourcesFor([conn]),
+            deadline,
+          });
           return { conn, result };
         } catch (err) {
           failures.push(`${t.serverId}@${t.root} could not search: ${(err as Error).message.slice(0, 300)}`);
@@ -141,14 +151,23 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
 
   return {
     status: unary(async () => ({
-      servers: sup.status().map((s) => ({ id: s.id, languages: s.languages, state: SERVER_STATES[s.state], roots: s.roots, detail: s.detail, rootMarkers: s.rootMarkers, rootModes: s.rootModes })),
+      servers: sup.status().map((s) => ({
+        id: s.id,
+        languages: s.languages,
+        state: SERVER_STATES[s.state],
+        roots: s.roots,
+        detail: s.detail,
+        rootMarkers: s.rootMarkers,
+        rootModes: s.rootModes,
+      })),
     })),
 
     reload: unary(async (req) => sup.reload(req.file ? paths.resolve(req.file, "read").abs : undefined)),
 
     query: unary(async (req): Promise<LspQueryResponse> => {
       const feature = FEATURES[req.kind];
-      if (!feature) throw new AgentError("invalid_argument", `unknown lsp query kind ${req.kind} (${LspQueryKind[req.kind] ?? "not in this agent's protocol"})`);
+      if (!feature)
+        throw new AgentError("invalid_argument", `unknown lsp query kind ${req.kind} (${LspQueryKind[req.kind] ?? "not in this agent's protocol"})`);
       if (req.kind === LspQueryKind.LSP_QUERY_KIND_WORKSPACE_SYMBOLS) {
         if (!req.query) throw new AgentError("invalid_argument", "a workspace symbol search needs `query`");
         // A workspace search goes to the server of `file` when given, else to every server that can start.
@@ -199,7 +218,18 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
       const { abs, rel, conn, doc } = prepared;
       const position = locateSymbol(doc.text, rel, req.line, req.symbol);
       return renameSymbol({
-        paths, writer, sup, conn, abs, rel, doc, position, newName: req.newName, timeoutMs, sources: sourcesFor([conn]), baselineWaitMs: req.diagnosticsWaitMs,
+        paths,
+        writer,
+        sup,
+        conn,
+        abs,
+        rel,
+        doc,
+        position,
+        newName: req.newName,
+        timeoutMs,
+        sources: sourcesFor([conn]),
+        baselineWaitMs: req.diagnosticsWaitMs,
       });
     }),
 

@@ -33,9 +33,33 @@ export interface ServerCapabilities {
 }
 
 export const SYMBOL_KINDS = [
-  "", "file", "module", "namespace", "package", "class", "method", "property", "field", "constructor", "enum",
-  "interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key",
-  "null", "enum member", "struct", "event", "operator", "type parameter",
+  "",
+  "file",
+  "module",
+  "namespace",
+  "package",
+  "class",
+  "method",
+  "property",
+  "field",
+  "constructor",
+  "enum",
+  "interface",
+  "function",
+  "variable",
+  "constant",
+  "string",
+  "number",
+  "boolean",
+  "array",
+  "object",
+  "key",
+  "null",
+  "enum member",
+  "struct",
+  "event",
+  "operator",
+  "type parameter",
 ] as const;
 
 export const SEVERITIES = ["", "error", "warning", "information", "hint"] as const;

@@ -56,7 +56,12 @@ function pickChecker(dir: string, why: string[]): { checker: ProjectChecker; bin
 function run(c: ProjectChecker, binary: string, cwd: string, root: string, timeoutMs: number): Promise<LspCheckerResponse> {
   const limit = Math.min(timeoutMs > 0 ? timeoutMs : LIMITS.checkerDefaultTimeoutMs, LIMITS.execMaxTimeoutMs);
   return new Promise<LspCheckerResponse>((resolve) => {
-    const proc = spawn(binary, c.command.slice(1), { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } });
+    const proc = spawn(binary, c.command.slice(1), {
+      cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+    });
     const chunks: Buffer[] = [];
     let bytes = 0;
     let truncated = false;
@@ -77,7 +82,15 @@ function run(c: ProjectChecker, binary: string, cwd: string, root: string, timeo
     }, limit);
     const done = (code: number): void => {
       clearTimeout(timer);
-      resolve({ command: c.command.join(" "), cwd: relative(root, cwd) || ".", exitCode: code, timedOut, output: Buffer.concat(chunks).toString("utf8"), outputTruncated: truncated, detail: "" });
+      resolve({
+        command: c.command.join(" "),
+        cwd: relative(root, cwd) || ".",
+        exitCode: code,
+        timedOut,
+        output: Buffer.concat(chunks).toString("utf8"),
+        outputTruncated: truncated,
+        detail: "",
+      });
     };
     proc.on("error", (err) => {
       chunks.push(Buffer.from(err.message));

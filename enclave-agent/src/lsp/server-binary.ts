@@ -18,7 +18,10 @@ export function checkServerBinary(spec: LanguageServerSpec, projectDir: string):
     const answer = probeSync(path, spec.probe);
     if (!answer.ok) {
       const failure = answer.output.split("\n")[0] ?? "";
-      return { ok: false, why: `\`${name}\` resolves to ${path}, but \`${[name, ...spec.probe].join(" ")}\` fails (${failure.slice(0, 200)}); ${spec.install}` };
+      return {
+        ok: false,
+        why: `\`${name}\` resolves to ${path}, but \`${[name, ...spec.probe].join(" ")}\` fails (${failure.slice(0, 200)}); ${spec.install}`,
+      };
     }
   }
   return { ok: true, path, projectLocal };

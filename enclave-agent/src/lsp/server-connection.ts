@@ -4,14 +4,7 @@
 // when the process dies every pending request fails with what happened, never hangs.
 import { type ChildProcess, spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import {
-  CancellationTokenSource,
-  ConnectionError,
-  createMessageConnection,
-  ErrorCodes,
-  type MessageConnection,
-  ResponseError,
-} from "vscode-jsonrpc/node";
+import { CancellationTokenSource, ConnectionError, createMessageConnection, ErrorCodes, type MessageConnection, ResponseError } from "vscode-jsonrpc/node";
 import { AgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { Diagnostic, ServerCapabilities } from "./lsp-types.js";
@@ -75,7 +68,19 @@ const CLIENT_CAPABILITIES = {
     documentSymbol: { hierarchicalDocumentSymbolSupport: true },
     codeAction: {
       codeActionLiteralSupport: {
-        codeActionKind: { valueSet: ["", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"] },
+        codeActionKind: {
+          valueSet: [
+            "",
+            "quickfix",
+            "refactor",
+            "refactor.extract",
+            "refactor.inline",
+            "refactor.rewrite",
+            "source",
+            "source.organizeImports",
+            "source.fixAll",
+          ],
+        },
       },
       isPreferredSupport: true,
     },
@@ -241,8 +246,7 @@ export class ServerConnection {
         this.progress.add(params.token);
         this.sawProgress = true;
         for (const l of this.progressBeginListeners) l();
-      }
-      else if (params.value?.kind === "end") {
+      } else if (params.value?.kind === "end") {
         this.progress.delete(params.token);
         for (const l of this.progressListeners) l();
       }
@@ -326,7 +330,14 @@ export class ServerConnection {
           // let its death report the cause; a server still running past that is unreachable all the same.
           if (lostConnection(err)) {
             const lost = (): void =>
-              finish(() => reject(new AgentError("lsp_server_dead", `the ${this.spec.id} language server's connection failed during ${method}: ${e.message ?? String(err)}; call lsp with action reload to restart it`)));
+              finish(() =>
+                reject(
+                  new AgentError(
+                    "lsp_server_dead",
+                    `the ${this.spec.id} language server's connection failed during ${method}: ${e.message ?? String(err)}; call lsp with action reload to restart it`,
+                  ),
+                ),
+              );
             void within(this.exited, 1_000, undefined).then(lost);
             return;
           }

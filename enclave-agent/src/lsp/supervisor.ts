@@ -211,7 +211,13 @@ export class LspSupervisor {
       if (running.length) {
         const roots = running.map((c) => rel(c.root));
         const described = spec.compilationDatabase ? running.map((c) => this.databaseOf(c)?.describe ?? modes([rel(c.root)])[0] ?? "") : [];
-        return { ...base, state: "running", roots, rootModes: described, detail: `pid ${running.map((c) => c.pid).join(", ")}${running.some((c) => c.indexing) ? " (indexing)" : ""}` };
+        return {
+          ...base,
+          state: "running",
+          roots,
+          rootModes: described,
+          detail: `pid ${running.map((c) => c.pid).join(", ")}${running.some((c) => c.indexing) ? " (indexing)" : ""}`,
+        };
       }
       const broken = [...this.crashes.entries()].filter(([k, r]) => k.startsWith(`${spec.id}\u0000`) && r.count >= LIMITS.lspMaxCrashes);
       if (broken.length) {
@@ -223,8 +229,15 @@ export class LspSupervisor {
       const binary = checkServerBinary(spec, join(this.paths.root, roots[0] ?? "."));
       if (!binary.ok) return { ...base, state: "missing_binary", roots, detail: binary.why };
       const shown = describeBinary(binary);
-      if (roots.length === 0) return { ...base, state: "missing_marker", roots, detail: `${shown} is installed, but no folder of the workspace has ${spec.rootMarkers.join(", ")}` };
-      return { ...base, state: "available", roots, rootModes: modes(roots), detail: `${shown}; starts on the first call for a file under ${roots.map((r) => `\`${r}\``).join(", ")}` };
+      if (roots.length === 0)
+        return { ...base, state: "missing_marker", roots, detail: `${shown} is installed, but no folder of the workspace has ${spec.rootMarkers.join(", ")}` };
+      return {
+        ...base,
+        state: "available",
+        roots,
+        rootModes: modes(roots),
+        detail: `${shown}; starts on the first call for a file under ${roots.map((r) => `\`${r}\``).join(", ")}`,
+      };
     });
   }
 
@@ -233,7 +246,9 @@ export class LspSupervisor {
     const match = (id: string, root: string): boolean => {
       if (!fileAbs) return true;
       const spec = LANGUAGE_SERVERS.find((s) => s.id === id);
-      return Boolean(spec && spec.extensions.includes(extname(fileAbs).toLowerCase()) && nearestRoot(spec.rootMarkers, dirname(fileAbs), this.paths.root) === root);
+      return Boolean(
+        spec && spec.extensions.includes(extname(fileAbs).toLowerCase()) && nearestRoot(spec.rootMarkers, dirname(fileAbs), this.paths.root) === root,
+      );
     };
     const unbroken: string[] = [];
     for (const [key] of this.crashes) {
@@ -261,7 +276,14 @@ export class LspSupervisor {
     this.closed = true;
     this.roots.close();
     const starting = [...this.servers.values()];
-    await Promise.all(starting.map((p) => p.then((c) => c.stop(), () => undefined)));
+    await Promise.all(
+      starting.map((p) =>
+        p.then(
+          (c) => c.stop(),
+          () => undefined,
+        ),
+      ),
+    );
     await Promise.all(this.settled().map((c) => c.stop()));
     this.ready.clear();
     this.servers.clear();

@@ -33,7 +33,7 @@ function isWordAt(line: string, i: number): boolean {
 
 function wordBoundedAt(line: string, at: number, len: number): boolean {
   const before = at > 0 ? line.slice(0, at) : "";
-  const prev = before ? [...before].pop() ?? "" : "";
+  const prev = before ? ([...before].pop() ?? "") : "";
   return !(prev && WORD.test(prev)) && !isWordAt(line, at + len);
 }
 
@@ -79,10 +79,7 @@ export function locateSymbol(text: string, file: string, line: number, symbol: s
   }
   const lineText = lines[line - 1] ?? "";
   if (!symbol || !symbol.trim()) {
-    throw new AgentError(
-      "invalid_argument",
-      `give \`symbol\`: the name on the line to ask about (never a column); ${describeLine(file, line, lineText)}`,
-    );
+    throw new AgentError("invalid_argument", `give \`symbol\`: the name on the line to ask about (never a column); ${describeLine(file, line, lineText)}`);
   }
   const { name, occurrence } = parseSymbol(symbol);
   const all = occurrences(lineText, name);

@@ -24,7 +24,10 @@ export function collectEdits(edit: WorkspaceEdit): FileEdits[] {
   };
   for (const dc of edit.documentChanges ?? []) {
     if ("kind" in dc) {
-      throw new AgentError("failed_precondition", `the server's edit also wants to ${dc.kind} a file (${dc.kind === "rename" ? dc.newUri : dc.uri}); such renames are not applied, nothing was changed`);
+      throw new AgentError(
+        "failed_precondition",
+        `the server's edit also wants to ${dc.kind} a file (${dc.kind === "rename" ? dc.newUri : dc.uri}); such renames are not applied, nothing was changed`,
+      );
     }
     const tde = dc as TextDocumentEdit;
     add(tde.textDocument.uri, tde.edits, tde.textDocument.version);

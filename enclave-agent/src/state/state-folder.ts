@@ -45,11 +45,17 @@ function checkPrivate(dir: string, what: string): void {
     throw new AgentError("failed_precondition", `${what} ${dir} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new AgentError("failed_precondition", `${what} ${dir} is not a directory (a symbolic link or a file); give a folder the agent's user owns, mode 0700`);
+    throw new AgentError(
+      "failed_precondition",
+      `${what} ${dir} is not a directory (a symbolic link or a file); give a folder the agent's user owns, mode 0700`,
+    );
   }
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid) {
-    throw new AgentError("failed_precondition", `${what} ${dir} is owned by uid ${st.uid}, not by the agent's user (uid ${uid}); give a folder the agent's user owns, mode 0700`);
+    throw new AgentError(
+      "failed_precondition",
+      `${what} ${dir} is owned by uid ${st.uid}, not by the agent's user (uid ${uid}); give a folder the agent's user owns, mode 0700`,
+    );
   }
   if ((st.mode & 0o077) !== 0) {
     throw new AgentError("failed_precondition", `${what} ${dir} is open to other users (mode ${(st.mode & 0o777).toString(8)}); make it mode 0700`);
@@ -93,7 +99,10 @@ export function openStateFolder(given: string | undefined, workspaceRoot: string
       mkdirSync(root, { mode: STATE_MODE });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new AgentError("failed_precondition", `cannot make the state folder ${root} (${(err as NodeJS.ErrnoException).code ?? String(err)}); its parent must exist`);
+        throw new AgentError(
+          "failed_precondition",
+          `cannot make the state folder ${root} (${(err as NodeJS.ErrnoException).code ?? String(err)}); its parent must exist`,
+        );
       }
     }
     checkPrivate(root, "the state folder");

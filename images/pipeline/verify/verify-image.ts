@@ -82,10 +82,18 @@ async function agentHealth(docker: Docker, containerId: string, user: string): P
       command: RELAY_COMMAND,
       log: () => undefined,
     });
-    client = new AgentClient(relay.socketPath, () => "images verify", () => relay.close());
+    client = new AgentClient(
+      relay.socketPath,
+      () => "images verify",
+      () => relay.close(),
+    );
     const health = await client.health(LIMITS.agentReadyTimeoutMs);
     const ok = health.placement === "enclosure" && health.uid !== 0;
-    return { name: "node runs the agent", ok, detail: `agent ${health.version} on Node ${health.nodeVersion}, uid ${health.uid}, placement ${health.placement}` };
+    return {
+      name: "node runs the agent",
+      ok,
+      detail: `agent ${health.version} on Node ${health.nodeVersion}, uid ${health.uid}, placement ${health.placement}`,
+    };
   } catch (err) {
     return { name: "node runs the agent", ok: false, detail: (err as Error).message };
   } finally {
@@ -100,14 +108,22 @@ export async function verifyImage(docker: Docker, image: string, only?: ImagePro
   const promises = only ?? IMAGE_PROMISES[name];
   const checks: Check[] = [];
   if (!promises) {
-    return { image, ok: false, checks: [{ name: "promises", ok: false, detail: `${name} promises nothing to verify (verifiable: ${Object.keys(IMAGE_PROMISES).join(", ")})` }] };
+    return {
+      image,
+      ok: false,
+      checks: [{ name: "promises", ok: false, detail: `${name} promises nothing to verify (verifiable: ${Object.keys(IMAGE_PROMISES).join(", ")})` }],
+    };
   }
   let info: Docker.ImageInspectInfo;
   try {
     info = await docker.getImage(image).inspect();
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode !== 404) throw err;
-    return { image, ok: false, checks: [{ name: "the image is on this engine", ok: false, detail: `no image ${image} here: build it (make images) or pull it first` }] };
+    return {
+      image,
+      ok: false,
+      checks: [{ name: "the image is on this engine", ok: false, detail: `no image ${image} here: build it (make images) or pull it first` }],
+    };
   }
   const imageUser = info.Config.User ?? "";
   checks.push({ name: "image user is not root", ok: !isRootUser(imageUser), detail: `USER ${imageUser || "(unset: root)"}` });
@@ -149,11 +165,19 @@ export async function verifyImage(docker: Docker, image: string, only?: ImagePro
       ["python3", "-c", `import importlib\nfor m in ${JSON.stringify(modules)}:\n    print(m, getattr(importlib.import_module(m), "__version__", "?"))`],
       { user },
     );
-    checks.push({ name: `python has ${modules.join(", ")}`, ok: py.exitCode === 0, detail: py.exitCode === 0 ? py.stdout.trim().split("\n").join(", ") : py.stderr.trim().split("\n").slice(-3).join(" ") });
+    checks.push({
+      name: `python has ${modules.join(", ")}`,
+      ok: py.exitCode === 0,
+      detail: py.exitCode === 0 ? py.stdout.trim().split("\n").join(", ") : py.stderr.trim().split("\n").slice(-3).join(" "),
+    });
 
     const node = await container.exec(["node", "--version"], { user });
     const major = Number(/^v(\d+)/.exec(node.stdout.trim())?.[1] ?? 0);
-    checks.push({ name: `node ${promises.nodeMajorAtLeast} or later`, ok: major >= promises.nodeMajorAtLeast, detail: node.stdout.trim() || node.stderr.trim() });
+    checks.push({
+      name: `node ${promises.nodeMajorAtLeast} or later`,
+      ok: major >= promises.nodeMajorAtLeast,
+      detail: node.stdout.trim() || node.stderr.trim(),
+    });
 
     checks.push(await agentHealth(docker, container.getId(), user));
   } catch (err) {
@@ -161,7 +185,11 @@ export async function verifyImage(docker: Docker, image: string, only?: ImagePro
   } finally {
     if (container) await container.stop({ remove: true, removeVolumes: true, timeout: 1 }).catch(() => undefined);
     const left = await docker.listContainers({ all: true, filters: { label: [`${VERIFY_RUN_LABEL}=${runLabel[VERIFY_RUN_LABEL]}`] } });
-    for (const c of left) await docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => undefined);
+    for (const c of left)
+      await docker
+        .getContainer(c.Id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined);
     rmSync(workspace, { recursive: true, force: true });
   }
   return { image, checks, ok: checks.every((c) => c.ok) };

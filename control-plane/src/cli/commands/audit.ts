@@ -11,7 +11,9 @@ export async function auditCommand({ sub, opts, client }: CommandContext): Promi
   }
   const stream = client.subscribeAudit({ conversationId: sub || undefined, includeHistory: true, historyOnly: !opts.follow }, (e) => {
     const when = new Date(e.timeMs).toISOString();
-    say(`${when} #${e.seq} ${e.conversationId} ${e.kind}${e.tool ? ` ${e.tool} (${e.tier}, ${e.origin})` : ""}${e.outcome ? ` ${e.outcome}` : ""}${e.durationMs ? ` ${e.durationMs} ms` : ""}${e.placement ? ` @ ${e.placement}` : ""}${e.detail ? ` — ${e.detail}` : ""}`);
+    say(
+      `${when} #${e.seq} ${e.conversationId} ${e.kind}${e.tool ? ` ${e.tool} (${e.tier}, ${e.origin})` : ""}${e.outcome ? ` ${e.outcome}` : ""}${e.durationMs ? ` ${e.durationMs} ms` : ""}${e.placement ? ` @ ${e.placement}` : ""}${e.detail ? ` — ${e.detail}` : ""}`,
+    );
   });
   await stream.done;
 }

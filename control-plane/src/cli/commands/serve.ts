@@ -36,12 +36,24 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
   const web = consoleSettings ? await serveConsole(cp, { ...consoleSettings, operators }) : undefined;
   if (metricsListen) cp.metrics.collectProcessMetrics();
   const metrics = metricsListen ? await serveMetrics(cp.metrics, metricsListen) : undefined;
-  log().info({ api: server.address, console: web ? `${web.host}:${web.port}` : "off", metrics: metrics?.url ?? "off", dataDir: config.dataDir }, "control plane serving");
-  const engines = cp.engines.names().length > 1 || cp.engines.identity(cp.engines.names()[0] ?? "").remote ? ` (engines: ${cp.engines.names().map((n) => `${n}${cp.engines.identity(n).remote ? " remote" : ""}`).join(", ")})` : "";
-  const docker = await cp.dockerDriver().then((d) => withinDeadline(d.engineInfo(), "the default engine")).then(
-    () => `available${engines}: \`enclave enclosure start ID\` runs a conversation in an enclosure`,
-    () => "not available: conversations run on host placement (`make docker` installs an engine)",
+  log().info(
+    { api: server.address, console: web ? `${web.host}:${web.port}` : "off", metrics: metrics?.url ?? "off", dataDir: config.dataDir },
+    "control plane serving",
   );
+  const engines =
+    cp.engines.names().length > 1 || cp.engines.identity(cp.engines.names()[0] ?? "").remote
+      ? ` (engines: ${cp.engines
+          .names()
+          .map((n) => `${n}${cp.engines.identity(n).remote ? " remote" : ""}`)
+          .join(", ")})`
+      : "";
+  const docker = await cp
+    .dockerDriver()
+    .then((d) => withinDeadline(d.engineInfo(), "the default engine"))
+    .then(
+      () => `available${engines}: \`enclave enclosure start ID\` runs a conversation in an enclosure`,
+      () => "not available: conversations run on host placement (`make docker` installs an engine)",
+    );
   say(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
 API: ${server.security}
 Docker engine: ${docker}

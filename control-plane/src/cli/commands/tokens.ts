@@ -36,7 +36,9 @@ export function tokensCommand({ sub, rest, opts }: { sub: string; rest: string[]
     const contents = readTokenFile(file);
     say(`token file: ${file}`);
     for (const [name, t] of Object.entries(contents.tenants)) {
-      const quotas = Object.entries(t.quotas ?? {}).map(([q, n]) => `${q}=${n}`).join(" ");
+      const quotas = Object.entries(t.quotas ?? {})
+        .map(([q, n]) => `${q}=${n}`)
+        .join(" ");
       say(`tenant ${name}${t.operator ? " (operator)" : ""}${quotas ? `  quotas: ${quotas}` : ""}`);
       for (const k of contents.tokens.filter((x) => x.tenant === name)) {
         say(`  ${k.id}  added ${new Date(k.createdAtMs).toISOString()}${k.label ? `  ${k.label}` : ""}`);

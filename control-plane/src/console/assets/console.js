@@ -79,7 +79,13 @@
   function scheduleRefresh(delay) {
     for (const el of document.querySelectorAll("[data-live]")) {
       if (pending.has(el)) continue;
-      pending.set(el, setTimeout(() => { pending.delete(el); void refresh(el); }, delay));
+      pending.set(
+        el,
+        setTimeout(() => {
+          pending.delete(el);
+          void refresh(el);
+        }, delay),
+      );
     }
   }
   function syncEnclosureState() {
@@ -92,8 +98,18 @@
     if (!url || !window.EventSource) return;
     const indicator = document.querySelector("[data-live-indicator]");
     const es = new EventSource(url);
-    es.addEventListener("open", () => { if (indicator) { indicator.textContent = "live"; indicator.dataset.state = "live"; } });
-    es.addEventListener("error", () => { if (indicator) { indicator.textContent = "reconnecting…"; indicator.dataset.state = "down"; } });
+    es.addEventListener("open", () => {
+      if (indicator) {
+        indicator.textContent = "live";
+        indicator.dataset.state = "live";
+      }
+    });
+    es.addEventListener("error", () => {
+      if (indicator) {
+        indicator.textContent = "reconnecting…";
+        indicator.dataset.state = "down";
+      }
+    });
     es.addEventListener("cards", (e) => {
       const { cards } = JSON.parse(e.data);
       const keys = new Set(cards.map((c) => c.key));
@@ -103,8 +119,15 @@
       updateCount();
       tick();
     });
-    es.addEventListener("card-opened", (e) => { addCard(JSON.parse(e.data)); updateCount(); tick(); });
-    es.addEventListener("card-closed", (e) => { removeCard(JSON.parse(e.data).key); updateCount(); });
+    es.addEventListener("card-opened", (e) => {
+      addCard(JSON.parse(e.data));
+      updateCount();
+      tick();
+    });
+    es.addEventListener("card-closed", (e) => {
+      removeCard(JSON.parse(e.data).key);
+      updateCount();
+    });
     es.addEventListener("audit", (e) => {
       const ev = JSON.parse(e.data);
       const rows = document.querySelector("[data-audit-rows]");
@@ -120,7 +143,10 @@
         if (body.dataset.calls !== ev.conversationId) continue;
         // A finished call replaces its running row; a row already shown (rendered with the page) stays.
         const running = [...body.children].find((r) => r.dataset.callKey === ev.key);
-        if (running) { running.outerHTML = ev.rowHtml; continue; }
+        if (running) {
+          running.outerHTML = ev.rowHtml;
+          continue;
+        }
         if (ev.seq && body.querySelector('[data-call-seq="' + ev.seq + '"]')) continue;
         body.insertAdjacentHTML("afterbegin", ev.rowHtml);
         tick();
@@ -191,7 +217,9 @@
   tick();
   setInterval(tick, 1000);
   // Runs open and close without an audit event: look again every few seconds while visible.
-  setInterval(() => { if (document.visibilityState === "visible") scheduleRefresh(0); }, 5000);
+  setInterval(() => {
+    if (document.visibilityState === "visible") scheduleRefresh(0);
+  }, 5000);
   for (const el of document.querySelectorAll("[data-fragment]")) void refresh(el);
   connect();
 })();

@@ -11,9 +11,21 @@ export function cardsPage(cp: ControlPlaneApi): Route {
     method: "GET",
     pattern: /^\/cards$/,
     handle: (ctx) =>
-      page(cp, ctx, "Cards", "cards", "/events", fillPage("cards", {
-        open_cards: cardsSection(cp.cards(undefined, false), "", ctx.session.csrf, "/cards"),
-        closed_cards: closedCardsTable(cp.cards(undefined, true).filter((c) => c.state !== "open").slice(-CLOSED_SHOWN)),
-      })),
+      page(
+        cp,
+        ctx,
+        "Cards",
+        "cards",
+        "/events",
+        fillPage("cards", {
+          open_cards: cardsSection(cp.cards(undefined, false), "", ctx.session.csrf, "/cards"),
+          closed_cards: closedCardsTable(
+            cp
+              .cards(undefined, true)
+              .filter((c) => c.state !== "open")
+              .slice(-CLOSED_SHOWN),
+          ),
+        }),
+      ),
   };
 }

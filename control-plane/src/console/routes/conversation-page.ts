@@ -12,7 +12,10 @@ import { page, requireConversation, type Route } from "./route.js";
 
 /** The newest tool calls of the conversation, newest first (read from the newest audit events). */
 function recentCalls(cp: ControlPlaneApi, id: string) {
-  return cp.auditPage({ conversationId: id, limit: RECENT_CALLS * 10, newestFirst: true }).filter((e) => e.kind === "tool_call").slice(0, RECENT_CALLS);
+  return cp
+    .auditPage({ conversationId: id, limit: RECENT_CALLS * 10, newestFirst: true })
+    .filter((e) => e.kind === "tool_call")
+    .slice(0, RECENT_CALLS);
 }
 
 export function conversationPage(cp: ControlPlaneApi): Route {
@@ -28,17 +31,24 @@ export function conversationPage(cp: ControlPlaneApi): Route {
       const csrf = ctx.session.csrf;
       // Starting the host agent is a POST with the page's CSRF token; the script then loads the capabilities fragment.
       const notRunning = conv.enclosure ? html`<p class="muted">The enclosure is not running.</p>` : fillPage("start-host-agent", { here, capabilities, csrf });
-      return page(cp, ctx, id, "conversation", `/events?audit=${encodeURIComponent(id)}`, fillPage("conversation", {
+      return page(
+        cp,
+        ctx,
         id,
-        created: formatTime(conv.createdAtMs),
-        here,
-        live: await liveFragment(cp, id),
-        recent_calls: recentCallsSection(id, recentCalls(cp, id)),
-        enclosure_controls: enclosureControls(conv, csrf, cp.enclosureDefaults()),
-        capabilities_attributes: agentUp ? html`data-fragment="${capabilities}" aria-busy="true"` : "",
-        capabilities: agentUp ? html`<p class="muted">asking the agent…</p>` : notRunning,
-        cards: cardsSection(cp.cards(id, false), id, csrf, here),
-      }));
+        "conversation",
+        `/events?audit=${encodeURIComponent(id)}`,
+        fillPage("conversation", {
+          id,
+          created: formatTime(conv.createdAtMs),
+          here,
+          live: await liveFragment(cp, id),
+          recent_calls: recentCallsSection(id, recentCalls(cp, id)),
+          enclosure_controls: enclosureControls(conv, csrf, cp.enclosureDefaults()),
+          capabilities_attributes: agentUp ? html`data-fragment="${capabilities}" aria-busy="true"` : "",
+          capabilities: agentUp ? html`<p class="muted">asking the agent…</p>` : notRunning,
+          cards: cardsSection(cp.cards(id, false), id, csrf, here),
+        }),
+      );
     },
   };
 }

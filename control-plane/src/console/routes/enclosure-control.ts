@@ -23,14 +23,18 @@ export function enclosureControl(cp: ControlPlaneApi): Route {
         return { json: { ok: true, placement: conv.placement }, redirect: back };
       }
       const memoryMib = optionalNumber(ctx.form, "memory_mib", "memory");
-      const conv = await cp.startEnclosure(id, {
-        workspaceMode: ctx.form.get("workspace_mode") ?? "",
-        memoryBytes: memoryMib === undefined ? undefined : Math.round(memoryMib * 1024 ** 2),
-        cpus: optionalNumber(ctx.form, "cpus", "cpus"),
-        pidsLimit: optionalNumber(ctx.form, "pids", "pids"),
-        image: (ctx.form.get("image") ?? "").trim(),
-        devcontainer: ctx.form.get("devcontainer") === "1",
-      }, { operator: !ctx.session.viewer || ctx.session.viewer.operator });
+      const conv = await cp.startEnclosure(
+        id,
+        {
+          workspaceMode: ctx.form.get("workspace_mode") ?? "",
+          memoryBytes: memoryMib === undefined ? undefined : Math.round(memoryMib * 1024 ** 2),
+          cpus: optionalNumber(ctx.form, "cpus", "cpus"),
+          pidsLimit: optionalNumber(ctx.form, "pids", "pids"),
+          image: (ctx.form.get("image") ?? "").trim(),
+          devcontainer: ctx.form.get("devcontainer") === "1",
+        },
+        { operator: !ctx.session.viewer || ctx.session.viewer.operator },
+      );
       return { json: { ok: true, placement: conv.placement, image: conv.enclosure?.image ?? "" }, redirect: back };
     },
   };

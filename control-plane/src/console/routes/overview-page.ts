@@ -11,9 +11,16 @@ export function overviewPage(cp: ControlPlaneApi): Route {
     method: "GET",
     pattern: /^\/$/,
     handle: (ctx) =>
-      page(cp, ctx, "Conversations", "conversations", "/events?audit=*", fillPage("overview", {
-        overview: overviewTable(summaries(cp)),
-        cards: cardsSection(cp.cards(undefined, false), "", ctx.session.csrf, "/"),
-      })),
+      page(
+        cp,
+        ctx,
+        "Conversations",
+        "conversations",
+        "/events?audit=*",
+        fillPage("overview", {
+          overview: overviewTable(summaries(cp)),
+          cards: cardsSection(cp.cards(undefined, false), "", ctx.session.csrf, "/"),
+        }),
+      ),
   };
 }

@@ -15,9 +15,7 @@ export function auditRow(e: AuditEvent): SafeHtml {
     e.origin ? html`<span class="origin origin-${e.origin === "bridge" ? "bridge" : "model"}">${e.origin}</span>` : ""
   }</td><td>${e.outcome ? html`<span class="outcome ${outcomeClass(e.outcome)}">${e.outcome}</span>` : ""}</td><td class="num">${e.durationMs ? `${e.durationMs} ms` : ""}</td><td class="small">${e.runId}</td><td class="small wrap">${e.placement}</td><td class="wrap detail">${e.detail}${
     e.argumentsDigest ? html`<div class="digest muted small" title="${e.argumentsDigest}">args ${e.argumentsDigest.slice(0, 19)}…</div>` : ""
-  }${
-    e.kernelId ? html`<div class="muted small">from kernel ${e.kernelId}</div>` : ""
-  }</td></tr>`;
+  }${e.kernelId ? html`<div class="muted small">from kernel ${e.kernelId}</div>` : ""}</td></tr>`;
 }
 
 function select(name: string, value: string, options: readonly string[]): SafeHtml {

@@ -89,7 +89,9 @@ export function cardsSection(cards: readonly Card[], space: string, csrf: string
 
 export function closedCardsTable(cards: readonly Card[]): SafeHtml {
   if (!cards.length) return html`<p class="empty-note">No card closed recently.</p>`;
-  return html`<table class="grid closed-cards"><thead><tr><th>card</th><th>conversation</th><th>kind</th><th>question</th><th>state</th><th>answer</th><th>closed</th></tr></thead><tbody>${[...cards]
+  return html`<table class="grid closed-cards"><thead><tr><th>card</th><th>conversation</th><th>kind</th><th>question</th><th>state</th><th>answer</th><th>closed</th></tr></thead><tbody>${[
+    ...cards,
+  ]
     .reverse()
     .map(
       (c) =>

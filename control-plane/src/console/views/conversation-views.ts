@@ -40,7 +40,8 @@ function placementSummary(s: ConversationSummary, now: number): SafeHtml {
 }
 
 export function overviewTable(rows: readonly ConversationSummary[], now = Date.now()): SafeHtml {
-  if (!rows.length) return html`<p class="empty-note">No conversations yet. Create one with <code>enclave conversations create ID</code> (or through the API).</p>`;
+  if (!rows.length)
+    return html`<p class="empty-note">No conversations yet. Create one with <code>enclave conversations create ID</code> (or through the API).</p>`;
   return html`<table class="grid conversations"><thead><tr><th>conversation</th><th>placement</th><th>runs</th><th>workers</th><th>open cards</th><th></th></tr></thead><tbody>${rows.map(
     (s) =>
       html`<tr data-conversation="${s.conv.id}"><td><a href="${link(s.conv.id)}">${s.conv.id}</a><div class="muted small">${s.conv.workspacePath}</div></td><td>${placementSummary(s, now)}</td><td>${s.conv.openRuns.length}</td><td>${s.runningWorkers}</td><td>${
@@ -91,7 +92,13 @@ function liveSection(s: LiveSection, now: number): SafeHtml {
 }
 
 /** The part of the conversation page that the script refreshes (placement, runs, live resources). */
-export function conversationLive(conv: ConversationView, hostAgentPid: number | undefined, runs: readonly Run[], sections: readonly LiveSection[], now = Date.now()): SafeHtml {
+export function conversationLive(
+  conv: ConversationView,
+  hostAgentPid: number | undefined,
+  runs: readonly Run[],
+  sections: readonly LiveSection[],
+  now = Date.now(),
+): SafeHtml {
   const state = conv.enclosure ? conv.enclosure.state : "none";
   return html`<div class="live-root" data-enclosure-state="${state}">
 <section><h2>Placement</h2>${placementDetails(conv, hostAgentPid, now)}</section>

@@ -12,7 +12,10 @@ export function formatBytes(n: number): string {
 
 /** UTC, to the second: the same text for every viewer and in the export. */
 export function formatTime(ms: number): string {
-  return new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
+  return new Date(ms)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "Z");
 }
 
 export function shortId(id: string, n = 12): string {

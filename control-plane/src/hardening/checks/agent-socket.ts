@@ -14,7 +14,8 @@ export const agentSocketCheck: EnclosureCheck = {
     const kernelTmpfs = !!mounts && tmpfsAt(mounts, IN_ENCLOSURE.runDir);
     return {
       item: "agent socket",
-      expected: "the agent's unix socket on the container's own tmpfs, only its user can open it; reached through the engine's exec, no host folder mounted for it",
+      expected:
+        "the agent's unix socket on the container's own tmpfs, only its user can open it; reached through the engine's exec, no host folder mounted for it",
       outside: runDir
         ? `${IN_ENCLOSURE.runDir} is mounted from the host (${runDir.Source})!`
         : `${IN_ENCLOSURE.runDir} ${engineTmpfs ? "is a tmpfs" : "is not a tmpfs"}; no host mount; ${kernelName}: ${mounts ? `${IN_ENCLOSURE.runDir} ${kernelTmpfs ? "tmpfs" : "NOT tmpfs"}` : bad(kernelError)}`,

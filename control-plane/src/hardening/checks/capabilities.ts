@@ -14,12 +14,21 @@ export const capabilitiesCheck: EnclosureCheck = {
     let sandboxSide = { ok: true, text: "" };
     if (gv) {
       kernel = gvisor
-        ? every(gvisor.processes, (p) => capsEmpty(p.capEff) && capsEmpty(p.capPrm) && capsEmpty(p.capBnd), "with CapEff, CapPrm and CapBnd empty", (p) => `${p.pid} (${p.name})`, (p) => `CapEff ${p.capEff} CapPrm ${p.capPrm} CapBnd ${p.capBnd}`)
+        ? every(
+            gvisor.processes,
+            (p) => capsEmpty(p.capEff) && capsEmpty(p.capPrm) && capsEmpty(p.capBnd),
+            "with CapEff, CapPrm and CapBnd empty",
+            (p) => `${p.pid} (${p.name})`,
+            (p) => `CapEff ${p.capEff} CapPrm ${p.capPrm} CapBnd ${p.capBnd}`,
+          )
         : { ok: false, text: bad(gvisorError) };
       sandboxSide = host
         ? every(
             host.processes,
-            (p) => (gvisorRole(p) === "file proxy" && p.uidMap === "" ? capsWithin(p.capEff, GOFER_CAPS) && capsWithin(p.capPrm, GOFER_CAPS) : confinedUserNamespace(p)),
+            (p) =>
+              gvisorRole(p) === "file proxy" && p.uidMap === ""
+                ? capsWithin(p.capEff, GOFER_CAPS) && capsWithin(p.capPrm, GOFER_CAPS)
+                : confinedUserNamespace(p),
             "in a user namespace mapping no host root, or the file proxy with file capabilities only",
             hostProcessLabel,
             (p) => `uid_map ${p.uidMap.trim().replace(/\s+/g, " ") || "(the host's)"} CapEff ${p.capEff}`,
@@ -27,7 +36,13 @@ export const capabilitiesCheck: EnclosureCheck = {
         : { ok: false, text: bad(hostError) };
     } else {
       kernel = host
-        ? every(host.processes, (p) => capsEmpty(p.capEff) && capsEmpty(p.capPrm) && capsEmpty(p.capBnd), "with CapEff, CapPrm and CapBnd empty", hostProcessLabel, (p) => `CapEff ${p.capEff} CapPrm ${p.capPrm} CapBnd ${p.capBnd}`)
+        ? every(
+            host.processes,
+            (p) => capsEmpty(p.capEff) && capsEmpty(p.capPrm) && capsEmpty(p.capBnd),
+            "with CapEff, CapPrm and CapBnd empty",
+            hostProcessLabel,
+            (p) => `CapEff ${p.capEff} CapPrm ${p.capPrm} CapBnd ${p.capBnd}`,
+          )
         : { ok: false, text: bad(hostError) };
     }
     return {

@@ -17,7 +17,14 @@ export const listeningSocketsCheck: EnclosureCheck = {
       expected: "no TCP socket listening and no UDP socket bound (/proc/net/{tcp,tcp6,udp,udp6})",
       outside: outsideText,
       inside: insideText((i) => list(i.listeningSockets)),
-      ok: !!kernelListening && kernelListening.length === 0 && !!host && hostListening.length === 0 && published.length === 0 && !!ins && ins.listeningSockets.length === 0,
+      ok:
+        !!kernelListening &&
+        kernelListening.length === 0 &&
+        !!host &&
+        hostListening.length === 0 &&
+        published.length === 0 &&
+        !!ins &&
+        ins.listeningSockets.length === 0,
     };
   },
 };

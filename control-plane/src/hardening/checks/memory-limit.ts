@@ -14,7 +14,9 @@ export const memoryLimitCheck: EnclosureCheck = {
       item: "memory limit",
       expected: `${record.limits.memoryBytes} bytes, no swap beyond it`,
       outside: `Memory ${hc.Memory ?? 0}; MemorySwap ${hc.MemorySwap ?? 0}; ${c && host ? cgroupText(host, `memory limit ${c.memoryBytes < 0 ? "unlimited" : c.memoryBytes}, swap beyond it ${c.swapBytes === undefined ? "not accounted" : c.swapBytes < 0 ? "unlimited" : c.swapBytes}`) : `host cgroup ${bad(hostError)}`}`,
-      inside: insideText((i) => (gv && i.memoryMaxBytes < 0 ? `memory limit ${notShown}` : `memory limit ${i.memoryMaxBytes < 0 ? "unlimited" : i.memoryMaxBytes}`)),
+      inside: insideText((i) =>
+        gv && i.memoryMaxBytes < 0 ? `memory limit ${notShown}` : `memory limit ${i.memoryMaxBytes < 0 ? "unlimited" : i.memoryMaxBytes}`,
+      ),
       ok: (hc.Memory ?? 0) > 0 && hc.MemorySwap === hc.Memory && c?.memoryBytes === hc.Memory && swapOk && insideAgrees,
     };
   },

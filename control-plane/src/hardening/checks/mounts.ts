@@ -13,7 +13,7 @@ export const mountsCheck: EnclosureCheck = {
     const engineSockets = engineSocketMounts(engineMounts);
     const mounts = gv ? gvisor?.mounts : host?.mounts;
     const kernelSockets = mounts && !gv ? engineSocketMounts(mounts) : [];
-    const tmpfs = mounts ? [ "/tmp", IN_ENCLOSURE.home ].map((p) => `${p} ${tmpfsAt(mounts, p) ? "tmpfs" : "NOT tmpfs"}`) : [];
+    const tmpfs = mounts ? ["/tmp", IN_ENCLOSURE.home].map((p) => `${p} ${tmpfsAt(mounts, p) ? "tmpfs" : "NOT tmpfs"}`) : [];
     const kernelOk = !!mounts && ["/tmp", IN_ENCLOSURE.home].every((p) => tmpfsAt(mounts, p)) && kernelSockets.length === 0;
     // The workspace is the one writable mount the engine holds that Enclave makes; any other (an
     // image's VOLUME, say) is disk nothing bounds. Tmpfs mounts are bounded and not listed here.

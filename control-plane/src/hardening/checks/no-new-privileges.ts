@@ -9,7 +9,13 @@ export const noNewPrivilegesCheck: EnclosureCheck = {
     const { gv, host, hostError, ins, insideText, securityOpt } = view;
     const option = securityOpt.some((o) => /^no-new-privileges(:true)?$/.test(o));
     const kernel = host
-      ? every(host.processes, (p) => p.noNewPrivs === "1", "with NoNewPrivs 1", hostProcessLabel, (p) => `NoNewPrivs ${p.noNewPrivs || "(not shown)"}`)
+      ? every(
+          host.processes,
+          (p) => p.noNewPrivs === "1",
+          "with NoNewPrivs 1",
+          hostProcessLabel,
+          (p) => `NoNewPrivs ${p.noNewPrivs || "(not shown)"}`,
+        )
       : { ok: false, text: bad(hostError) };
     return {
       item: "no new privileges",

@@ -28,7 +28,9 @@ export const pidsLimitCheck: EnclosureCheck = {
         item: "pids limit",
         expected: `at most ${record.limits.pids} processes, enforced by gVisor (RLIMIT_NPROC); gVisor's own host tasks at most ${wantHost} (cgroup)`,
         outside: `nproc ulimit ${nproc ? `${nproc.Soft}/${nproc.Hard}` : "unset"}; PidsLimit ${hc.PidsLimit ?? "unset"}; ${cgroupSide}; gVisor's kernel: a process started inside is limited to ${inGvisor}`,
-        inside: insideText((i) => (i.pidsMax < 0 ? "pids.max not shown (gVisor has no cgroup files inside)" : `pids.max ${i.pidsMax} (cgroup ${i.cgroupVersion})`)),
+        inside: insideText((i) =>
+          i.pidsMax < 0 ? "pids.max not shown (gVisor has no cgroup files inside)" : `pids.max ${i.pidsMax} (cgroup ${i.cgroupVersion})`,
+        ),
         ok:
           nproc?.Soft === record.limits.pids &&
           nproc.Hard === record.limits.pids &&

@@ -9,7 +9,13 @@ export const seccompCheck: EnclosureCheck = {
     const { gv, host, hostError, gvisor, gvisorError, ins, insideText, seccompUnconfined } = view;
     const engine = seccompUnconfined ? "seccomp=unconfined" : "default profile (no override)";
     const hostSide = host
-      ? every(host.processes, (p) => p.seccomp === 2, "in seccomp filter mode", hostProcessLabel, (p) => `Seccomp ${p.seccomp}`)
+      ? every(
+          host.processes,
+          (p) => p.seccomp === 2,
+          "in seccomp filter mode",
+          hostProcessLabel,
+          (p) => `Seccomp ${p.seccomp}`,
+        )
       : { ok: false, text: bad(hostError) };
     // Under gVisor the enclosure's calls go to gVisor's kernel, which runs under its own filter on the
     // host; the engine's profile is not applied inside (Debian's runsc cannot start threads under it),

@@ -9,10 +9,22 @@ export const userCheck: EnclosureCheck = {
     const { record, info, gv, host, hostError, gvisor, gvisorError, ins, insideText, kernelName, uid, gid } = view;
     const kernel = gv
       ? gvisor
-        ? every(gvisor.processes, (p) => p.uids.every((u) => u === uid) && p.gids.every((g) => g === gid), `as uid ${uid} gid ${gid}`, (p) => `${p.pid} (${p.name})`, (p) => `uid ${p.uids.join("/")} gid ${p.gids.join("/")}`)
+        ? every(
+            gvisor.processes,
+            (p) => p.uids.every((u) => u === uid) && p.gids.every((g) => g === gid),
+            `as uid ${uid} gid ${gid}`,
+            (p) => `${p.pid} (${p.name})`,
+            (p) => `uid ${p.uids.join("/")} gid ${p.gids.join("/")}`,
+          )
         : { ok: false, text: bad(gvisorError) }
       : host
-        ? every(host.processes, (p) => p.uids.every((u) => u === uid) && p.gids.every((g) => g === gid), `as uid ${uid} gid ${gid}`, hostProcessLabel, (p) => `uid ${p.uids.join("/")} gid ${p.gids.join("/")}`)
+        ? every(
+            host.processes,
+            (p) => p.uids.every((u) => u === uid) && p.gids.every((g) => g === gid),
+            `as uid ${uid} gid ${gid}`,
+            hostProcessLabel,
+            (p) => `uid ${p.uids.join("/")} gid ${p.gids.join("/")}`,
+          )
         : { ok: false, text: bad(hostError) };
     return {
       item: "user",

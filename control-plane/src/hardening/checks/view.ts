@@ -20,11 +20,23 @@ export function hostProcessLabel(p: HostProcess): string {
 }
 
 /** "all 7 processes <what>" or the ones that are not, by pid. */
-export function every<T>(xs: readonly T[], good: (x: T) => boolean, what: string, label: (x: T) => string, describe: (x: T) => string): { ok: boolean; text: string } {
+export function every<T>(
+  xs: readonly T[],
+  good: (x: T) => boolean,
+  what: string,
+  label: (x: T) => string,
+  describe: (x: T) => string,
+): { ok: boolean; text: string } {
   const offenders = xs.filter((x) => !good(x));
   if (!xs.length) return { ok: false, text: "no process found" };
   if (!offenders.length) return { ok: true, text: `all ${xs.length} process${xs.length === 1 ? "" : "es"} ${what}` };
-  return { ok: false, text: `${offenders.length} of ${xs.length} not: ${offenders.slice(0, 5).map((x) => `${label(x)} ${describe(x)}`).join("; ")}${offenders.length > 5 ? "; …" : ""}` };
+  return {
+    ok: false,
+    text: `${offenders.length} of ${xs.length} not: ${offenders
+      .slice(0, 5)
+      .map((x) => `${label(x)} ${describe(x)}`)
+      .join("; ")}${offenders.length > 5 ? "; …" : ""}`,
+  };
 }
 
 /** gVisor's host processes: the sandbox (and its platform stubs) or the file proxy. */
@@ -77,7 +89,33 @@ export function checkView(outside: OutsideView, inside: SelfAuditResponse | Erro
   const hostNets = host?.networks ?? [];
   const hostListening = hostNets.flatMap((n) => n.listening);
 
-  return { outside, inside, record, info, hc, runtime, gv, host, hostError, gvisor, gvisorError, reg, ins, insideText, kernelError, kernelName, securityOpt, seccompUnconfined, uid, gid, cpus, sandbox, sandboxFlag, hostNets, hostListening };
+  return {
+    outside,
+    inside,
+    record,
+    info,
+    hc,
+    runtime,
+    gv,
+    host,
+    hostError,
+    gvisor,
+    gvisorError,
+    reg,
+    ins,
+    insideText,
+    kernelError,
+    kernelName,
+    securityOpt,
+    seccompUnconfined,
+    uid,
+    gid,
+    cpus,
+    sandbox,
+    sandboxFlag,
+    hostNets,
+    hostListening,
+  };
 }
 
 export type CheckView = ReturnType<typeof checkView>;

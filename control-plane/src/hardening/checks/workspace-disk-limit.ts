@@ -12,10 +12,18 @@ import { mib } from "./view.js";
  * size) outside, the filesystem's own size inside. Bind mode makes no such promise on this engine:
  * the enclosure writes the host folder, which only the host filesystem bounds; the item says so.
  */
-function diskCheck(info: Docker.ContainerInspectInfo, inside: SelfAuditResponse | undefined, insideText: (f: (i: SelfAuditResponse) => string) => string, record: EnclosureRecord, volume: Docker.VolumeInspectInfo | undefined): AuditCheck {
+function diskCheck(
+  info: Docker.ContainerInspectInfo,
+  inside: SelfAuditResponse | undefined,
+  insideText: (f: (i: SelfAuditResponse) => string) => string,
+  record: EnclosureRecord,
+  volume: Docker.VolumeInspectInfo | undefined,
+): AuditCheck {
   const mount = (info.Mounts ?? []).find((m) => m.Destination === IN_ENCLOSURE.workspace);
   const fsText = insideText((i) =>
-    i.workspaceFsTotalBytes >= 0 ? `/workspace on ${i.workspaceFsType}: ${i.workspaceFsTotalBytes} bytes total, ${i.workspaceFsFreeBytes} free` : "/workspace unreadable",
+    i.workspaceFsTotalBytes >= 0
+      ? `/workspace on ${i.workspaceFsType}: ${i.workspaceFsTotalBytes} bytes total, ${i.workspaceFsFreeBytes} free`
+      : "/workspace unreadable",
   );
   if (record.workspaceMode === "bind") {
     return {

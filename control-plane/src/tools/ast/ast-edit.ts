@@ -49,9 +49,7 @@ export const astEditTool = defineTool({
     const files = r.files;
     // A rewrite that breaks a file's syntax is staged all the same (the caller may mean to finish it
     // by hand), but the proposal says so first, with where.
-    const broken = files
-      .filter((f) => f.parseError)
-      .map((f) => `${f.path}:${f.parseError?.line}:${f.parseError?.column}: ${f.parseError?.message}`);
+    const broken = files.filter((f) => f.parseError).map((f) => `${f.path}:${f.parseError?.line}:${f.parseError?.column}: ${f.parseError?.message}`);
     const warning = broken.length
       ? `WARNING: the rewrite leaves ${plural(broken.length, "file")} that no longer parse${broken.length === 1 ? "s" : ""} (each parsed before): ${broken.join("; ")}. Discard it, or apply it only if you will fix that.\n\n`
       : "";
@@ -64,7 +62,8 @@ export const astEditTool = defineTool({
     });
     const reading = r.fillers.length ? ` The pattern was read as ${readingOf(r.context, r.fillers)}.` : "";
     let diff = files.map((f) => f.diff).join("");
-    if (diff.length > LIMITS.astToolPreviewChars) diff = `${diff.slice(0, LIMITS.astToolPreviewChars)}\n[preview cut at ${LIMITS.astToolPreviewChars} characters; the staged change is complete]\n`;
+    if (diff.length > LIMITS.astToolPreviewChars)
+      diff = `${diff.slice(0, LIMITS.astToolPreviewChars)}\n[preview cut at ${LIMITS.astToolPreviewChars} characters; the staged change is complete]\n`;
     return text(
       `(proposed) ${plural(total, "replacement")} in ${plural(files.length, "file")} … call resolve with edit_id "${action.id}" ` +
         `(action "apply" writes them all, or none if a file changed meanwhile; "discard" drops them). Nothing is written yet.${reading}\n\n${warning}${diff}`,

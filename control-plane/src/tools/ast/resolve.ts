@@ -18,7 +18,7 @@ export const resolveTool = defineTool({
   args: z.strictObject({
     edit_id: z.string().optional().describe('the id a staging tool gave, e.g. "edit_1" (default: the most recent)'),
     action: z.enum(["apply", "accept", "discard"]),
-    reason: z.string().optional().describe("why (informational; passed to the action as given, \"\" when absent)"),
+    reason: z.string().optional().describe('why (informational; passed to the action as given, "" when absent)'),
   }),
   async run(args, ctx) {
     const store = ctx.pending;

@@ -52,18 +52,23 @@ export const execTool = defineTool({
         });
         call.on("error", (err: ServiceError) =>
           // Cancelled by this side (the caller aborted or left): the agent stopped the command, it was not lost.
-          reject(err.code === grpcStatus.CANCELLED && ctx.signal.aborted ? new EnclaveError("cancelled", "the command was cancelled by its caller and stopped") : client.translate(err)),
+          reject(
+            err.code === grpcStatus.CANCELLED && ctx.signal.aborted
+              ? new EnclaveError("cancelled", "the command was cancelled by its caller and stopped")
+              : client.translate(err),
+          ),
         );
         call.on("end", () => (result ? resolve(result) : reject(new EnclaveError("agent_lost", "the command's stream ended without an exit status"))));
-        call.write({ message: { $case: "start", value: { argv: [], shellCommand: args.command, cwd: args.cwd ?? "", env: args.env ?? {}, timeoutMs: timeoutSeconds * 1000 } } });
+        call.write({
+          message: {
+            $case: "start",
+            value: { argv: [], shellCommand: args.command, cwd: args.cwd ?? "", env: args.env ?? {}, timeoutMs: timeoutSeconds * 1000 },
+          },
+        });
         if (args.stdin !== undefined) call.write({ message: { $case: "stdin", value: Buffer.from(args.stdin, "utf8") } });
         call.write({ message: { $case: "closeStdin", value: true } });
       });
-      const status = exit.timedOut
-        ? `timed out after ${timeoutSeconds} s and was killed`
-        : exit.signal
-          ? `killed by ${exit.signal}`
-          : `exit code ${exit.code}`;
+      const status = exit.timedOut ? `timed out after ${timeoutSeconds} s and was killed` : exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
       // The output (clipped to head and tail) is one part and how the command ended another, so a
       // viewer that watched the output stream shows only the ending.
       const clipped = clipMiddleBytes(Buffer.concat(output), LIMITS.execResultBytes);

@@ -15,7 +15,11 @@ export const listTool = defineTool({
   }),
   async run(args, ctx) {
     const { client } = await ctx.agent();
-    const res = await client.listDir({ path: args.path ?? "", recursive: args.recursive ?? false, maxEntries: args.max_entries ?? LIMITS.listToolDefaultEntries });
+    const res = await client.listDir({
+      path: args.path ?? "",
+      recursive: args.recursive ?? false,
+      maxEntries: args.max_entries ?? LIMITS.listToolDefaultEntries,
+    });
     const lines = res.entries.map((e) => (e.type === "directory" ? `${e.path}/` : e.type === "file" ? `${e.path}  ${e.size} B` : `${e.path}  (${e.type})`));
     if (res.truncated) lines.push(`[truncated at ${res.entries.length} entries; list a subfolder or raise max_entries]`);
     return text(lines.length ? lines.join("\n") : "(empty folder)");

@@ -35,7 +35,7 @@ function part(raw: unknown, at: string, who: string): ContentPart {
 export function resultParts(value: unknown, who: string): ContentPart[] {
   if (typeof value === "string") return [{ type: "text", text: value }];
   if (typeof value === "object" && value !== null && Array.isArray((value as { content?: unknown }).content)) {
-    return ((value as { content: unknown[] }).content).map((p, i) => part(p, String(i), who));
+    return (value as { content: unknown[] }).content.map((p, i) => part(p, String(i), who));
   }
   throw new EnclaveError("failed", `${who} returned ${describe(value)}: return { content: [{ type: "text", text }] } (an AgentToolResult) or a string`);
 }

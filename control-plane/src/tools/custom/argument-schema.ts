@@ -8,14 +8,20 @@ const ajv = new Ajv({ allErrors: true, strict: false });
 
 function fieldName(instancePath: string): string {
   if (!instancePath) return "arguments";
-  return instancePath.slice(1).split("/").map((p) => (/^\d+$/.test(p) ? `[${p}]` : p.replace(/~1/g, "/").replace(/~0/g, "~"))).join(".").replace(/\.\[/g, "[");
+  return instancePath
+    .slice(1)
+    .split("/")
+    .map((p) => (/^\d+$/.test(p) ? `[${p}]` : p.replace(/~1/g, "/").replace(/~0/g, "~")))
+    .join(".")
+    .replace(/\.\[/g, "[");
 }
 
 function formatSchemaErrors(tool: string, errors: ErrorObject[]): string {
   const lines = errors.map((e) => {
     const at = e.instancePath;
     if (e.keyword === "required") return `\`${fieldName(`${at}/${String((e.params as { missingProperty: string }).missingProperty)}`)}\` is required`;
-    if (e.keyword === "additionalProperties") return `unknown field \`${String((e.params as { additionalProperty: string }).additionalProperty)}\`${at ? ` in \`${fieldName(at)}\`` : ""}`;
+    if (e.keyword === "additionalProperties")
+      return `unknown field \`${String((e.params as { additionalProperty: string }).additionalProperty)}\`${at ? ` in \`${fieldName(at)}\`` : ""}`;
     return `\`${fieldName(at)}\` ${e.message ?? "is invalid"}`;
   });
   return `invalid arguments for \`${tool}\`: ${[...new Set(lines)].join("; ")}`;

@@ -23,8 +23,10 @@ function checkAction(action: CustomToolPendingAction): void {
   if (typeof a.label !== "string" || !a.label.trim()) throw new TypeError("pushPendingAction: `label` must be a non-empty string");
   if (typeof a.apply !== "function") throw new TypeError("pushPendingAction: `apply(reason)` must be a function");
   if (a.reject !== undefined && typeof a.reject !== "function") throw new TypeError("pushPendingAction: `reject`, when given, must be a function");
-  if (a.sourceToolName !== undefined && typeof a.sourceToolName !== "string") throw new TypeError("pushPendingAction: `sourceToolName`, when given, must be a string");
-  if (a.files !== undefined && !(Array.isArray(a.files) && a.files.every((f) => typeof f === "string"))) throw new TypeError("pushPendingAction: `files`, when given, must be an array of workspace-relative paths");
+  if (a.sourceToolName !== undefined && typeof a.sourceToolName !== "string")
+    throw new TypeError("pushPendingAction: `sourceToolName`, when given, must be a string");
+  if (a.files !== undefined && !(Array.isArray(a.files) && a.files.every((f) => typeof f === "string")))
+    throw new TypeError("pushPendingAction: `files`, when given, must be an array of workspace-relative paths");
 }
 
 /** The API handed to factories; `storeOf` finds the active store (tests may pass their own). */
@@ -36,7 +38,14 @@ export function createCustomToolApi(storeOf: () => PendingActionStore | undefine
       if (!store) throw new Error(NO_STORE_MESSAGE);
       checkAction(action);
       const { label, apply, reject, details, sourceToolName, files } = action;
-      return store.push({ label, apply, ...(reject ? { reject } : {}), details, sourceToolName: sourceToolName ?? "custom_tool", ...(files ? { files: [...files] } : {}) }).id;
+      return store.push({
+        label,
+        apply,
+        ...(reject ? { reject } : {}),
+        details,
+        sourceToolName: sourceToolName ?? "custom_tool",
+        ...(files ? { files: [...files] } : {}),
+      }).id;
     },
   };
 }

@@ -35,9 +35,11 @@ export interface LoadedCustomTools {
 }
 
 function toTool(def: AnyCustomTool): Tool {
-  if (typeof def !== "object" || def === null) throw new Error("the factory must return a tool ({ name, label, description, parameters, execute }) or an array of them");
+  if (typeof def !== "object" || def === null)
+    throw new Error("the factory must return a tool ({ name, label, description, parameters, execute }) or an array of them");
   const d = def as unknown as Record<string, unknown>;
-  if (typeof d.name !== "string" || !NAME.test(d.name)) throw new Error(`name \`${String(d.name)}\` must be lower-case letters, digits and _, starting with a letter`);
+  if (typeof d.name !== "string" || !NAME.test(d.name))
+    throw new Error(`name \`${String(d.name)}\` must be lower-case letters, digits and _, starting with a letter`);
   const name = d.name;
   const bad = (why: string): never => {
     throw new Error(`tool \`${name}\`: ${why}`);
@@ -51,7 +53,8 @@ function toTool(def: AnyCustomTool): Tool {
   if (!RESOURCES.includes(resource)) bad(`resource must be one of ${RESOURCES.join(", ")}`);
   if (d.stagesOnly !== undefined && typeof d.stagesOnly !== "boolean") bad("`stagesOnly`, when given, must be true or false");
   const params = d.parameters as Record<string, unknown> | undefined;
-  if (typeof params !== "object" || params === null || params.type !== "object") bad("`parameters` must be an object schema (pi.typebox.Type.Object({...}) or JSON Schema with type \"object\")");
+  if (typeof params !== "object" || params === null || params.type !== "object")
+    bad('`parameters` must be an object schema (pi.typebox.Type.Object({...}) or JSON Schema with type "object")');
   // What ListTools shows: the schema as given, as JSON (TypeBox's symbol-keyed markers drop out).
   const inputSchema = JSON.parse(JSON.stringify(params)) as Record<string, unknown>;
   let check: ArgumentCheck;
@@ -76,7 +79,9 @@ function toTool(def: AnyCustomTool): Tool {
         // After the answer the call's stream is closed: a late update has nowhere to go.
         if (done || ctx.signal.aborted) return;
         try {
-          const text = resultParts(partial, `${name}'s onUpdate`).map((p) => (p.type === "text" ? p.text : `[${p.mimeType}]`)).join("\n");
+          const text = resultParts(partial, `${name}'s onUpdate`)
+            .map((p) => (p.type === "text" ? p.text : `[${p.mimeType}]`))
+            .join("\n");
           if (text) ctx.emit({ kind: "progress", text });
         } catch {
           // A malformed partial result is dropped: only the final result is the call's answer.
@@ -111,7 +116,9 @@ async function importModule(file: string): Promise<{ default?: unknown }> {
     // A tool may import what Enclave has (TypeBox) without its own node_modules.
     nodePaths: [join(repoRoot, "node_modules")],
     // CommonJS dependencies call require(); give the in-memory module one, rooted at the source file.
-    banner: { js: `import { createRequire as __customToolRequire } from "node:module"; const require = __customToolRequire(${JSON.stringify(pathToFileURL(file).href)});` },
+    banner: {
+      js: `import { createRequire as __customToolRequire } from "node:module"; const require = __customToolRequire(${JSON.stringify(pathToFileURL(file).href)});`,
+    },
   });
   const code = out.outputFiles[0]?.text ?? "";
   return (await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`)) as { default?: unknown };
@@ -138,16 +145,15 @@ async function loadModule(file: string, api: CustomToolAPI, taken: (name: string
 }
 
 /** Every module's tools, in file-name order; a module with any problem is skipped whole and reported. */
-export async function loadCustomTools(
-  dir: string,
-  opts: { api?: CustomToolAPI; taken?: (name: string) => boolean } = {},
-): Promise<LoadedCustomTools> {
+export async function loadCustomTools(dir: string, opts: { api?: CustomToolAPI; taken?: (name: string) => boolean } = {}): Promise<LoadedCustomTools> {
   const api = opts.api ?? createCustomToolApi();
   const taken = opts.taken ?? (() => false);
   const abs = resolve(dir);
   let names: string[];
   try {
-    names = readdirSync(abs).filter((n) => MODULE.test(n) && !n.endsWith(".d.ts") && statSync(join(abs, n)).isFile()).sort();
+    names = readdirSync(abs)
+      .filter((n) => MODULE.test(n) && !n.endsWith(".d.ts") && statSync(join(abs, n)).isFile())
+      .sort();
   } catch (err) {
     throw new Error(`custom tools folder ${abs} cannot be read: ${(err as Error).message}`);
   }

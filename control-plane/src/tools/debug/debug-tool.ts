@@ -27,8 +27,23 @@ import { threadsOp } from "./ops/threads.js";
 import { variablesOp } from "./ops/variables.js";
 
 export const DEBUG_OPS: readonly DebugOp[] = [
-  adaptersOp, statusOp, breakpointsOp, launchOp, attachOp, continueOp, pauseOp, stepOverOp, stepInOp, stepOutOp,
-  threadsOp, stackOp, scopesOp, variablesOp, evaluateOp, outputOp, terminateOp,
+  adaptersOp,
+  statusOp,
+  breakpointsOp,
+  launchOp,
+  attachOp,
+  continueOp,
+  pauseOp,
+  stepOverOp,
+  stepInOp,
+  stepOutOp,
+  threadsOp,
+  stackOp,
+  scopesOp,
+  variablesOp,
+  evaluateOp,
+  outputOp,
+  terminateOp,
 ];
 
 export interface DebugToolOptions {
@@ -64,7 +79,12 @@ export function createDebugTool(opts: DebugToolOptions): Tool {
       const op = byName.get((args as { op: string }).op);
       if (!op) throw new EnclaveError("invalid_arguments", `unknown debug op \`${(args as { op: string }).op}\``);
       const { client } = await ctx.agent();
-      return op.run(args, { agent: debugServiceClient(client).forCall(ctx.signal), sessionKey: ctx.run.conversationId, sessionTtlMs: opts.sessionTtlMs, tool: ctx });
+      return op.run(args, {
+        agent: debugServiceClient(client).forCall(ctx.signal),
+        sessionKey: ctx.run.conversationId,
+        sessionTtlMs: opts.sessionTtlMs,
+        tool: ctx,
+      });
     },
   });
 }

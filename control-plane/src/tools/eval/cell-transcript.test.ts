@@ -47,7 +47,10 @@ describe("CellTranscript", () => {
     rich.display(html(1));
     rich.display(html(2));
     rich.output("stdout", Buffer.from("after"));
-    const text = rich.parts().map((p) => (p.type === "text" ? p.text : "")).join("");
+    const text = rich
+      .parts()
+      .map((p) => (p.type === "text" ? p.text : ""))
+      .join("");
     expect(text).toBe("| n |\n|---|\n| 1 |\n\n| n |\n|---|\n| 2 |\n\nafter");
   });
 

@@ -80,7 +80,9 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
       surface: ceiling,
       signal: bridgeAbort.signal,
     });
-    let text = joinLines(res.parts.map((p) => (p.type === "text" ? p.text : p.type === "image" ? `[image ${p.mimeType}, ${p.data.length} bytes]` : "")).filter(Boolean));
+    let text = joinLines(
+      res.parts.map((p) => (p.type === "text" ? p.text : p.type === "image" ? `[image ${p.mimeType}, ${p.data.length} bytes]` : "")).filter(Boolean),
+    );
     if (res.errorCode === "unknown_tool" && !surfaceWithin(ownSurface, ceiling)) {
       text +=
         `. This kernel's tool() calls are limited to surface \`${ceiling}\` because an earlier cell in it ran with bridge_surface \`${ceiling}\` ` +

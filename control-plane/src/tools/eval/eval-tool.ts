@@ -44,7 +44,8 @@ const args = z
       ),
   })
   .superRefine((a, ctx) => {
-    if (a.code.trim() === "" && !a.reset) ctx.addIssue({ code: "custom", path: ["code"], message: "is empty: give the cell's code (or reset: true to only restart the kernel)" });
+    if (a.code.trim() === "" && !a.reset)
+      ctx.addIssue({ code: "custom", path: ["code"], message: "is empty: give the cell's code (or reset: true to only restart the kernel)" });
   });
 
 /** The result: the cell's output in order, then how it ended when that was not plainly. */
@@ -56,7 +57,10 @@ function describeOutcome(o: CellOutcome, language: string): ToolOutput {
   if (done.outputTruncated) transcript.line("[output beyond the kernel's per-cell cap was dropped]");
   const parts = transcript.parts();
   if (kernel?.previousFate) {
-    parts.unshift({ type: "text", text: `[${kernel.previousFate}; its state was lost, and this cell ran in a fresh ${language} kernel (${kernel.kernelId})]\n` });
+    parts.unshift({
+      type: "text",
+      text: `[${kernel.previousFate}; its state was lost, and this cell ran in a fresh ${language} kernel (${kernel.kernelId})]\n`,
+    });
   }
   if (parts.length === 0) {
     parts.push({ type: "text", text: o.emptyCell ? `[a fresh ${language} kernel (${kernel?.kernelId ?? "?"}) is ready]` : "(no output)" });
@@ -84,11 +88,17 @@ export const evalTool = defineTool({
   args,
   async run(a, ctx) {
     if (ctx.origin === "bridge") {
-      throw new EnclaveError("failed_precondition", "eval cannot be called from inside a cell: the kernel is busy running that cell. Call eval directly instead.");
+      throw new EnclaveError(
+        "failed_precondition",
+        "eval cannot be called from inside a cell: the kernel is busy running that cell. Call eval directly instead.",
+      );
     }
     const bridgeSurface = a.bridge_surface;
     if (bridgeSurface && !surfaceWithin(bridgeSurface, ctx.run.surface)) {
-      throw new EnclaveError("invalid_arguments", `bridge_surface \`${bridgeSurface}\` is wider than this run's surface \`${ctx.run.surface}\`; it can only narrow what a cell may call`);
+      throw new EnclaveError(
+        "invalid_arguments",
+        `bridge_surface \`${bridgeSurface}\` is wider than this run's surface \`${ctx.run.surface}\`; it can only narrow what a cell may call`,
+      );
     }
     const language = a.language ?? "python";
     const timeoutSeconds = a.timeout_seconds ?? LIMITS.evalDefaultTimeoutSeconds;

@@ -104,7 +104,9 @@ export function describe(
   for (const f of files) {
     if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_DELETED) ledger.forget(ctx.run, f.path);
     else if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE) {
-      parts.push(`\`${f.path}\`: ${f.servers.join(", ") || "its language server"} had no fresh diagnostics within ${diagnosticsWaitMs()} ms${f.detail ? ` (${f.detail})` : ""}; they are left out — ask with lsp diagnostics later`);
+      parts.push(
+        `\`${f.path}\`: ${f.servers.join(", ") || "its language server"} had no fresh diagnostics within ${diagnosticsWaitMs()} ms${f.detail ? ` (${f.detail})` : ""}; they are left out — ask with lsp diagnostics later`,
+      );
     } else if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED) parts.push(`\`${f.path}\`: diagnostics unavailable (${f.detail})`);
     else if (f.state === LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH) {
       const fresh = ledger.update(ctx.run, f.path, f.diagnostics.filter(reportable));

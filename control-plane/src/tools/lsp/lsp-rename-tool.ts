@@ -34,10 +34,17 @@ export function lspRenameTool(ledger: DiagnosticsLedger) {
       );
       const edits = res.files.reduce((n, f) => n + f.edits, 0);
       const lines = res.files.map((f) => `  ${f.path} (${plural(f.edits, "edit")})`);
-      const note = res.indexing ? `\n(${res.server} was still indexing: files it had not indexed yet may still use the old name; check with lsp references)` : "";
+      const note = res.indexing
+        ? `\n(${res.server} was still indexing: files it had not indexed yet may still use the old name; check with lsp references)`
+        : "";
       const head = `Renamed \`${args.symbol}\` (${at(res.target)}) to \`${args.new_name}\`: ${plural(edits, "edit")} in ${plural(res.files.length, "file")} (${res.server}):\n${lines.join("\n")}${note}`;
       const unknownBefore = seedLedger(res.before, ledger, ctx);
-      const diagnostics = await diagnosticsAfter(res.files.map((f) => f.path), ctx, ledger, unknownBefore);
+      const diagnostics = await diagnosticsAfter(
+        res.files.map((f) => f.path),
+        ctx,
+        ledger,
+        unknownBefore,
+      );
       return text(diagnostics ? `${head}\n${diagnostics}` : head);
     },
   });

@@ -104,8 +104,12 @@ describe("what lsp accepts and refuses", () => {
     ]);
   });
 
-  it("keeps \"*\" for diagnostics alone", async () => {
-    await refusals("star-file", [...POSITIONAL.map((action) => ({ action, file: "*", line: 1, symbol: "x" })), { action: "symbols", file: "*" }, { action: "reload", file: "*" }]);
+  it('keeps "*" for diagnostics alone', async () => {
+    await refusals("star-file", [
+      ...POSITIONAL.map((action) => ({ action, file: "*", line: 1, symbol: "x" })),
+      { action: "symbols", file: "*" },
+      { action: "reload", file: "*" },
+    ]);
   });
 
   it("refuses wrong types, lines below 1, empty strings, and an unknown or missing action", async () => {
@@ -140,9 +144,9 @@ describe("the debug tool's description", () => {
 describe("a resume's wait", () => {
   it("states the default wait this side sends, and a call's deadline outlasts the longest wait the schema allows", () => {
     const debug = createDebugTool({ sessionTtlMs: 60_000 });
-    const branch = (debug.inputSchema as { oneOf: { properties: { op: { const: string }; wait_seconds?: { maximum: number; description: string } } }[] }).oneOf.find(
-      (b) => b.properties.op.const === "continue",
-    );
+    const branch = (
+      debug.inputSchema as { oneOf: { properties: { op: { const: string }; wait_seconds?: { maximum: number; description: string } } }[] }
+    ).oneOf.find((b) => b.properties.op.const === "continue");
     expect(branch?.properties.wait_seconds?.description).toContain(`(default ${LIMITS.debugStopWaitSeconds})`);
     const longest = (branch?.properties.wait_seconds?.maximum ?? 0) * 1000;
     expect(longest).toBeGreaterThan(0);

@@ -44,20 +44,20 @@ export function lspMissingFieldHint(field: string, raw: unknown): string | undef
 
 export function lspTool(ledger: DiagnosticsLedger) {
   return defineTool({
-  name: "lsp",
-  tier: "read",
-  resource: "lsp",
-  description:
-    "Ask the project's language server. Actions: diagnostics (file, or \"*\" for the project's own checker), definition, type_definition, " +
-    `implementation, references (cap ${LIMITS.lspReferencesCap}), hover, code_actions — each with file, line (1-based) and symbol (the name as written on that line, ` +
-    "`name#2` for its 2nd occurrence); symbols (query alone: a workspace search across every server that can start here; query with file: that file's server only; file alone: its outline); status (which servers run or why not); reload.",
-  args: LSP_ARGS,
-  missingFieldHint: lspMissingFieldHint,
-  async run(args, ctx) {
-    // Only reached with arguments the schema accepted, so the action is one of ACTIONS.
-    const action = BY_NAME.get(String(args.action)) as LspAction;
-    const { client } = await ctx.agent();
-    return text(await action.run(args, client, { run: ctx.run, ledger }));
-  },
+    name: "lsp",
+    tier: "read",
+    resource: "lsp",
+    description:
+      "Ask the project's language server. Actions: diagnostics (file, or \"*\" for the project's own checker), definition, type_definition, " +
+      `implementation, references (cap ${LIMITS.lspReferencesCap}), hover, code_actions — each with file, line (1-based) and symbol (the name as written on that line, ` +
+      "`name#2` for its 2nd occurrence); symbols (query alone: a workspace search across every server that can start here; query with file: that file's server only; file alone: its outline); status (which servers run or why not); reload.",
+    args: LSP_ARGS,
+    missingFieldHint: lspMissingFieldHint,
+    async run(args, ctx) {
+      // Only reached with arguments the schema accepted, so the action is one of ACTIONS.
+      const action = BY_NAME.get(String(args.action)) as LspAction;
+      const { client } = await ctx.agent();
+      return text(await action.run(args, client, { run: ctx.run, ledger }));
+    },
   });
 }

@@ -37,13 +37,22 @@ const STATES: Record<LspDiagnosticsState, SyncedFileState> = {
   [LspDiagnosticsState.UNRECOGNIZED]: SyncedFileState.UNRECOGNIZED,
 };
 
-export async function syncWrites(run: Run, paths: readonly string[], agent: () => Promise<AgentEndpoint>, ledger: DiagnosticsLedger): Promise<SyncWritesResult> {
+export async function syncWrites(
+  run: Run,
+  paths: readonly string[],
+  agent: () => Promise<AgentEndpoint>,
+  ledger: DiagnosticsLedger,
+): Promise<SyncWritesResult> {
   if (!run.resources.includes("lsp")) {
-    throw new EnclaveError("failed_precondition", `run \`${run.id}\` is not wired with the lsp resource: open the run with resources including "lsp" to get diagnostics`);
+    throw new EnclaveError(
+      "failed_precondition",
+      `run \`${run.id}\` is not wired with the lsp resource: open the run with resources including "lsp" to get diagnostics`,
+    );
   }
   const wanted = [...new Set(paths)];
   if (wanted.length === 0) throw new EnclaveError("invalid_arguments", "paths is empty: give the workspace-relative files the harness wrote");
-  if (wanted.length > LIMITS.syncWritesMaxPaths) throw new EnclaveError("invalid_arguments", `paths names ${wanted.length} files; at most ${LIMITS.syncWritesMaxPaths} per call`);
+  if (wanted.length > LIMITS.syncWritesMaxPaths)
+    throw new EnclaveError("invalid_arguments", `paths names ${wanted.length} files; at most ${LIMITS.syncWritesMaxPaths} per call`);
   const blank = wanted.find((p) => !p.trim() || p.includes("\0"));
   if (blank !== undefined) throw new EnclaveError("invalid_arguments", "paths has an empty entry (or one with a NUL byte)");
   const { client } = await agent();

@@ -12,11 +12,18 @@ export function vibeSendTool(roster: VibeRoster) {
     parallelSafe: true,
     args: z.strictObject({
       worker_id: z.string().min(1).describe("the id vibe_spawn returned, e.g. w1"),
-      message: z.string().trim().min(1).max(64 * 1024).describe("what to add to the brief"),
+      message: z
+        .string()
+        .trim()
+        .min(1)
+        .max(64 * 1024)
+        .describe("what to add to the brief"),
     }),
     async run(args, ctx) {
       const w = await roster.send(ctx.run.conversationId, args.worker_id, args.message);
-      return text(`Re-running ${w.id} "${w.label}" (attempt ${w.attempt}, host \`${w.host.name}\`) with ${w.messages.length} appended message${w.messages.length > 1 ? "s" : ""}.`);
+      return text(
+        `Re-running ${w.id} "${w.label}" (attempt ${w.attempt}, host \`${w.host.name}\`) with ${w.messages.length} appended message${w.messages.length > 1 ? "s" : ""}.`,
+      );
     },
   });
 }

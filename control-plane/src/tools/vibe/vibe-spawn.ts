@@ -14,7 +14,12 @@ export function vibeSpawnTool(roster: VibeRoster, workspaceOf: (conversationId: 
       "`good` for design, judgement, or reviewing a fast worker's output.",
     parallelSafe: true,
     args: z.strictObject({
-      brief: z.string().trim().min(1).max(256 * 1024).describe("everything the worker needs to know: goal, files, constraints, what to report"),
+      brief: z
+        .string()
+        .trim()
+        .min(1)
+        .max(256 * 1024)
+        .describe("everything the worker needs to know: goal, files, constraints, what to report"),
       label: z.string().trim().min(1).max(80).describe("a few words naming the job, shown in vibe_list"),
       tier: z.enum(VIBE_TIERS).optional().describe("fast (default) or good"),
     }),

@@ -19,12 +19,19 @@ export function vibeWaitTool(roster: VibeRoster) {
     parallelSafe: true,
     args: z.strictObject({
       worker_id: z.string().min(1).describe("the id vibe_spawn returned, e.g. w1"),
-      timeout_seconds: z.number().positive().max(LIMITS.vibeWaitMaxSeconds).optional().describe("how long to wait at most; omit to wait until the worker settles"),
+      timeout_seconds: z
+        .number()
+        .positive()
+        .max(LIMITS.vibeWaitMaxSeconds)
+        .optional()
+        .describe("how long to wait at most; omit to wait until the worker settles"),
     }),
     async run(args, ctx) {
       const w = roster.get(ctx.run.conversationId, args.worker_id);
       const timeoutSeconds = args.timeout_seconds;
-      const settled = await roster.wait(w, timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000, ctx.signal, (t) => ctx.emit({ kind: "output", stream: "stdout", data: Buffer.from(t, "utf8") }));
+      const settled = await roster.wait(w, timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000, ctx.signal, (t) =>
+        ctx.emit({ kind: "output", stream: "stdout", data: Buffer.from(t, "utf8") }),
+      );
       const report = workerReport(w);
       return text(settled ? report : `Waited ${timeoutSeconds} s: ${report}\nCall vibe_wait again to keep waiting, or vibe_kill to stop it.`);
     },

@@ -17,7 +17,12 @@ describe("CellStacks", () => {
     const stacks = new CellStacks([RUNNER]);
     await run(stacks, 1, "function thrower() {\n  throw new Error('boom')\n}");
     const err = await run(stacks, 2, "let before = 1;\nconst r = thrower();").catch((e: Error) => e);
-    expect(stacks.clean((err as Error).stack ?? "").split("\n").slice(0, 3)).toEqual(["Error: boom", "    at thrower (<cell 1>:2:9)", "    at <cell 2>:2:11"]);
+    expect(
+      stacks
+        .clean((err as Error).stack ?? "")
+        .split("\n")
+        .slice(0, 3),
+    ).toEqual(["Error: boom", "    at thrower (<cell 1>:2:9)", "    at <cell 2>:2:11"]);
   });
 
   it("leaves out the runner, node:vm and the event loop's plumbing, and nothing of the user's", () => {
@@ -36,7 +41,13 @@ describe("CellStacks", () => {
       "    at listOnTimeout (node:internal/timers:581:17)",
     ].join("\n");
     expect(stacks.clean(stack)).toBe(
-      ["Error: late", "    at helper (file:///workspace/lib.mjs:3:9)", "    at <cell 7>:1:5", "    at Object.openSync (node:fs:573:18)", "    at async <cell 7>:2:1"].join("\n"),
+      [
+        "Error: late",
+        "    at helper (file:///workspace/lib.mjs:3:9)",
+        "    at <cell 7>:1:5",
+        "    at Object.openSync (node:fs:573:18)",
+        "    at async <cell 7>:2:1",
+      ].join("\n"),
     );
   });
 

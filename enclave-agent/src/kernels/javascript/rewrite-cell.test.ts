@@ -24,7 +24,11 @@ async function runCells(...cells: string[]): Promise<unknown[]> {
 describe("rewriteCell", () => {
   it("keeps let, const, class and functions across cells and lets them be declared again", async () => {
     expect(
-      await runCells("let a = 1; const b = 2; class C { v() { return 3 } } function f() { return 4 }", "a + b + new C().v() + f()", "let a = 10; const b = 20; class C {}; a + b"),
+      await runCells(
+        "let a = 1; const b = 2; class C { v() { return 3 } } function f() { return 4 }",
+        "a + b + new C().v() + f()",
+        "let a = 10; const b = 20; class C {}; a + b",
+      ),
     ).toEqual(["(no echo)", 10, 30]);
   });
 
@@ -34,7 +38,11 @@ describe("rewriteCell", () => {
 
   it("handles destructuring, defaults, uninitialised let and var, and var in loops", async () => {
     expect(
-      await runCells("let { p, q = 7 } = { p: 1 }; const [r, ...rest] = [2, 3, 4]; let u; var w = 9; for (var i = 0; i < 3; i++) {}", "[p, q, r, rest, u, w, i]", "var w; w"),
+      await runCells(
+        "let { p, q = 7 } = { p: 1 }; const [r, ...rest] = [2, 3, 4]; let u; var w = 9; for (var i = 0; i < 3; i++) {}",
+        "[p, q, r, rest, u, w, i]",
+        "var w; w",
+      ),
     ).toEqual(["(no echo)", [1, 7, 2, [3, 4], undefined, 9, 3], 9]);
   });
 
@@ -52,7 +60,9 @@ describe("rewriteCell", () => {
     expect(source).toContain("__enclaveImport('node:path')");
     expect(source).toContain("__enclaveImport('node:fs')");
     expect(source).not.toMatch(/\bimport\s*\(/);
-    expect(await runCells("import { basename } from 'node:path'; const u = await import('node:url'); basename('/a/b') + typeof u.pathToFileURL")).toEqual(["bfunction"]);
+    expect(await runCells("import { basename } from 'node:path'; const u = await import('node:url'); basename('/a/b') + typeof u.pathToFileURL")).toEqual([
+      "bfunction",
+    ]);
   });
 
   it("keeps the cell's line numbers", () => {
@@ -63,11 +73,14 @@ describe("rewriteCell", () => {
   it("reports syntax errors with the cell's line and column", async () => {
     expect(() => rewriteCell("let ok = 1\nlet = = 2")).toThrow(CellSyntaxError);
     try {
-      rewriteCell("let ok = 1\nfoo(")
+      rewriteCell("let ok = 1\nfoo(");
     } catch (err) {
       expect((err as CellSyntaxError).line).toBe(2);
     }
-    await expectTranscript(thrown(() => rewriteCell("export const x = 1")), "transcripts/js-cell-rewrite/export-has-no-meaning-in-a.txt");
+    await expectTranscript(
+      thrown(() => rewriteCell("export const x = 1")),
+      "transcripts/js-cell-rewrite/export-has-no-meaning-in-a.txt",
+    );
   });
 });
 

@@ -152,9 +152,7 @@ interface Span {
 
 function apply(code: string, edits: Edit[], prefix: string): { text: string; spans: Span[] } {
   // Insertions at a position go before a replacement starting there; outer before inner.
-  const sorted = edits
-    .map((e, i) => ({ ...e, i }))
-    .sort((a, b) => a.start - b.start || (a.end === a.start ? 0 : 1) - (b.end === b.start ? 0 : 1) || a.i - b.i);
+  const sorted = edits.map((e, i) => ({ ...e, i })).sort((a, b) => a.start - b.start || (a.end === a.start ? 0 : 1) - (b.end === b.start ? 0 : 1) || a.i - b.i);
   let out = prefix;
   const spans: Span[] = [{ gen: 0, orig: 0, len: prefix.length, copied: false }];
   const put = (text: string, orig: number, copied: boolean): void => {

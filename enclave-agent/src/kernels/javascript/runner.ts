@@ -97,7 +97,10 @@ function bundleOf(value: unknown, echo: boolean): MimeFrameItem[] {
     );
   }
   if (value instanceof Uint8Array && Buffer.from(value.subarray(0, 4)).equals(PNG_MAGIC)) {
-    return [{ mime: "image/png", b64: Buffer.from(value).toString("base64") }, { mime: "text/plain", text: `<PNG image, ${value.length} bytes>` }];
+    return [
+      { mime: "image/png", b64: Buffer.from(value).toString("base64") },
+      { mime: "text/plain", text: `<PNG image, ${value.length} bytes>` },
+    ];
   }
   return [{ mime: "text/plain", text: show(value, echo) }];
 }
@@ -292,7 +295,14 @@ process.on("unhandledRejection", background("Unhandled promise rejection"));
 process.on("SIGINT", () => {
   const cell = active;
   if (!cell) return;
-  finish(cell, { t: "done", id: cell.id, status: "error", ename: "Interrupted", evalue: "the cell was interrupted (SIGINT)", traceback: "Interrupted: the cell was interrupted (SIGINT)\n" });
+  finish(cell, {
+    t: "done",
+    id: cell.id,
+    status: "error",
+    ename: "Interrupted",
+    evalue: "the cell was interrupted (SIGINT)",
+    traceback: "Interrupted: the cell was interrupted (SIGINT)\n",
+  });
 });
 
 // -- globals of the cells ----------------------------------------------------------------------

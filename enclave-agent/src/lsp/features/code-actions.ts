@@ -56,7 +56,10 @@ export const codeActionsFeature: Feature = {
     const pos = positionOf(ctx);
     const range = { start: pos, end: { line: pos.line, character: pos.character + ctx.symbolLength } };
     // The fixes a server offers depend on the diagnostics it is given: the current ones for this text.
-    const current = (await freshDiagnostics(ctx.conn, ctx.doc, Math.min(ctx.deadline, Date.now() + LIMITS.lspCodeActionContextWaitMs))) ?? ctx.conn.lastPushed(ctx.doc.uri)?.items ?? [];
+    const current =
+      (await freshDiagnostics(ctx.conn, ctx.doc, Math.min(ctx.deadline, Date.now() + LIMITS.lspCodeActionContextWaitMs))) ??
+      ctx.conn.lastPushed(ctx.doc.uri)?.items ??
+      [];
     const onLine = current.filter((d: Diagnostic) => d.range.start.line <= pos.line && d.range.end.line >= pos.line);
     const answer = await ctx.conn.request<Array<CodeAction | CommandWithArgs> | null>(
       "textDocument/codeAction",

@@ -22,11 +22,7 @@ function locationFeature(method: string, capability: string, action: string, ext
       if (!ctx.conn.supports(method, capability)) {
         throw new AgentError("failed_precondition", `the ${ctx.conn.id} language server does not support ${action} (it does not offer ${method})`);
       }
-      const answer = await ctx.conn.request<LocationAnswer>(
-        method,
-        { textDocument: { uri: ctx.doc.uri }, position: positionOf(ctx), ...extra },
-        ctx.timeoutMs,
-      );
+      const answer = await ctx.conn.request<LocationAnswer>(method, { textDocument: { uri: ctx.doc.uri }, position: positionOf(ctx), ...extra }, ctx.timeoutMs);
       const all = toLocations(ctx, answer);
       const max = ctx.req.maxResults > 0 ? ctx.req.maxResults : all.length;
       return { locations: all.slice(0, max), total: all.length };

@@ -61,16 +61,25 @@ export async function renameSymbol(input: RenameInput): Promise<LspRenameRespons
   if (typeof provider === "object" && provider.prepareProvider) {
     const prepared = await conn.request<Range | { range: Range } | { defaultBehavior: boolean } | null>("textDocument/prepareRename", where, input.timeoutMs);
     if (!prepared) {
-      throw new AgentError("failed_precondition", `the ${conn.id} language server says the symbol at line ${position.line + 1} of \`${input.rel}\` cannot be renamed (a keyword, a literal, or a library's name?)`);
+      throw new AgentError(
+        "failed_precondition",
+        `the ${conn.id} language server says the symbol at line ${position.line + 1} of \`${input.rel}\` cannot be renamed (a keyword, a literal, or a library's name?)`,
+      );
     }
   }
   const edit = await conn.request<WorkspaceEdit | null>("textDocument/rename", { ...where, newName }, input.timeoutMs);
   const files = edit ? collectEdits(edit) : [];
   if (!edit || files.length === 0 || files.every((f) => f.edits.length === 0)) {
-    throw new AgentError("failed_precondition", `the ${conn.id} language server found nothing to rename at line ${position.line + 1} of \`${input.rel}\`; nothing was changed`);
+    throw new AgentError(
+      "failed_precondition",
+      `the ${conn.id} language server found nothing to rename at line ${position.line + 1} of \`${input.rel}\`; nothing was changed`,
+    );
   }
   const raced = (uri: string): never => {
-    throw new AgentError("failed_precondition", `\`${input.sources.relativePath(uri)}\` changed while the rename was computed; nothing was changed, call lsp_rename again`);
+    throw new AgentError(
+      "failed_precondition",
+      `\`${input.sources.relativePath(uri)}\` changed while the rename was computed; nothing was changed, call lsp_rename again`,
+    );
   };
   const versions = new Map<string, number | undefined>();
   for (const f of files) {

@@ -8,13 +8,23 @@ function kindName(kind: number): string {
 }
 
 function fromInformation(ctx: FeatureContext, s: SymbolInformation): LspSymbol {
-  const loc = "range" in s.location ? ctx.sources.location(s.location.uri, s.location.range) : { ...ctx.sources.location(s.location.uri, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }), line: 0 };
+  const loc =
+    "range" in s.location
+      ? ctx.sources.location(s.location.uri, s.location.range)
+      : { ...ctx.sources.location(s.location.uri, { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }), line: 0 };
   return { name: s.name, kind: kindName(s.kind), container: s.containerName ?? "", location: loc, depth: 0, detail: "" };
 }
 
 function flatten(ctx: FeatureContext, list: DocumentSymbol[], depth: number, container: string, out: LspSymbol[]): void {
   for (const s of list) {
-    out.push({ name: s.name, kind: kindName(s.kind), container, location: ctx.sources.location(ctx.doc.uri, s.selectionRange ?? s.range), depth, detail: s.detail ?? "" });
+    out.push({
+      name: s.name,
+      kind: kindName(s.kind),
+      container,
+      location: ctx.sources.location(ctx.doc.uri, s.selectionRange ?? s.range),
+      depth,
+      detail: s.detail ?? "",
+    });
     if (s.children?.length) flatten(ctx, s.children, depth + 1, s.name, out);
   }
 }
@@ -22,7 +32,11 @@ function flatten(ctx: FeatureContext, list: DocumentSymbol[], depth: number, con
 export const documentSymbolsFeature: Feature = {
   positional: false,
   async run(ctx) {
-    const answer = await ctx.conn.request<Array<DocumentSymbol | SymbolInformation> | null>("textDocument/documentSymbol", { textDocument: { uri: ctx.doc.uri } }, ctx.timeoutMs);
+    const answer = await ctx.conn.request<Array<DocumentSymbol | SymbolInformation> | null>(
+      "textDocument/documentSymbol",
+      { textDocument: { uri: ctx.doc.uri } },
+      ctx.timeoutMs,
+    );
     const out: LspSymbol[] = [];
     const list = answer ?? [];
     if (list.length && "location" in (list[0] as object)) for (const s of list as SymbolInformation[]) out.push(fromInformation(ctx, s));

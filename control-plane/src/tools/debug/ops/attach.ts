@@ -11,7 +11,13 @@ export const attachOp = defineOp({
   op: "attach",
   args: z.strictObject({
     op: z.literal("attach"),
-    port: z.number().int().min(1).max(65535).optional().describe("the port an adapter's DAP server listens on, on 127.0.0.1 where the conversation's code runs (the adapters op marks which attach by port)"),
+    port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe("the port an adapter's DAP server listens on, on 127.0.0.1 where the conversation's code runs (the adapters op marks which attach by port)"),
     pid: z.number().int().min(2).optional().describe("the pid of the running program, as exec reports it, for an adapter that attaches by pid (lldb)"),
     adapter: z.string().min(1).optional().describe("an adapter id from the adapters op; default debugpy with a port, lldb with a pid"),
   }),

@@ -10,7 +10,7 @@ export const diagnosticsAction = defineAction({
   name: "diagnostics",
   args: z.strictObject({
     action: z.literal("diagnostics"),
-    file: z.string().min(1).describe("workspace-relative file, or \"*\" to run the project's own checker"),
+    file: z.string().min(1).describe('workspace-relative file, or "*" to run the project\'s own checker'),
   }),
   needs: { file: 'a workspace-relative file, or "*" for the project\'s own checker' },
   async run(args, client, env) {

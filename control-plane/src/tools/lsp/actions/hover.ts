@@ -12,7 +12,8 @@ export const hoverAction = defineAction({
     const res = await lspQuery(client, LspQueryKind.LSP_QUERY_KIND_HOVER, args);
     const subject = `\`${args.symbol}\` at ${at(res.target)}`;
     if (!res.hover) return `${res.server} has no hover information for ${subject}.${caveats(res)}`;
-    const body = res.hover.length > LIMITS.lspHoverChars ? `${res.hover.slice(0, LIMITS.lspHoverChars)}\n[… cut at ${LIMITS.lspHoverChars} characters]` : res.hover;
+    const body =
+      res.hover.length > LIMITS.lspHoverChars ? `${res.hover.slice(0, LIMITS.lspHoverChars)}\n[… cut at ${LIMITS.lspHoverChars} characters]` : res.hover;
     return `${subject} (${res.server}):\n${body}${caveats(res)}`;
   },
 });

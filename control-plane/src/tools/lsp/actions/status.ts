@@ -19,7 +19,10 @@ export const statusAction = defineAction({
     const res = await client.lspStatus();
     const lines = res.servers.map((s) => {
       const roots = s.roots.length ? ` roots: ${s.roots.map((r) => `\`${r}\``).join(", ")}.` : "";
-      const modes = s.rootModes.filter(Boolean).map((m) => `\n      ${m}`).join("");
+      const modes = s.rootModes
+        .filter(Boolean)
+        .map((m) => `\n      ${m}`)
+        .join("");
       return `  ${s.id} (${s.languages.join(", ")}): ${LABEL[s.state] ?? "state unknown to this control plane"}.${roots} ${s.detail}${modes}`;
     });
     return `Language servers (a server starts only where a root marker exists AND its binary resolves):\n${lines.join("\n")}`;

@@ -28,7 +28,7 @@ export const symbolsAction = defineAction({
     if (res.symbols.length === 0) return `No symbols ${what} (${res.server}).${caveats(res)}`;
     const lines = res.symbols.map((s) =>
       workspace
-        ? `  ${s.kind} ${s.name}${s.container ? ` (in ${s.container})` : ""}  ${s.location && s.location.line > 0 ? at(s.location) : s.location?.path ?? ""}`
+        ? `  ${s.kind} ${s.name}${s.container ? ` (in ${s.container})` : ""}  ${s.location && s.location.line > 0 ? at(s.location) : (s.location?.path ?? "")}`
         : `  ${"  ".repeat(s.depth)}${s.kind} ${s.name}${s.detail ? ` ${s.detail}` : ""}  :${s.location?.line ?? "?"}`,
     );
     return `${plural(res.total, "symbol")} ${what} (${res.server})${capNote(res.symbols.length, res.total, cap)}:\n${lines.join("\n")}${caveats(res)}`;
