@@ -13,12 +13,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { credentials, makeGenericClientConstructor } from "@grpc/grpc-js";
 import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { eventually } from "../helpers/wait.js";
 import { BARE_READ_SERVICE } from "./bare-read-server.js";
 import { type BenchRow, row } from "./measure.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const distRoot = join(here, "..", "..");
 const count = (name: string, fallback: number): number => Number(process.env[name] || fallback);
 const TICK_MS = 1000 / 100; // USER_HZ: /proc reports CPU time in 1/100 s on Linux
 
@@ -83,7 +83,7 @@ export async function throughputRows(): Promise<BenchRow[]> {
     const cpSocket = join(dir, "cp.sock");
     // ENCLAVE_BENCH_CPU_PROF=DIR: the control plane writes a V8 CPU profile there when it stops.
     const prof = process.env.ENCLAVE_BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.ENCLAVE_BENCH_CPU_PROF] : [];
-    const cp = spawn(process.execPath, [...prof, join(distRoot, "control-plane", "src", "cli", "main.js"), "serve"], {
+    const cp = spawn(process.execPath, [...prof, join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve"], {
       env: { ...process.env, ENCLAVE_DATA_DIR: dataDir, ENCLAVE_LISTEN: `unix://${cpSocket}` },
       stdio: ["ignore", "ignore", "inherit"],
     });
