@@ -41,13 +41,8 @@ async function devcontainer(id: string, dockerfile: string): Promise<void> {
 }
 
 describe("dev container build triggers and stage indexes", () => {
-  it("refuses ONBUILD before the engine is asked, so a trigger's ADD of a URL dials nothing", async () => {
-    const reg = `127.0.0.1:${canary.port}`;
-    const cases: Array<[string, string]> = [
-      ["onbuild-add", `FROM ${BASE} AS first\nONBUILD ADD http://${reg}/payload /payload\nFROM first\n`],
-      ["onbuild-copy", `FROM ${BASE} AS first\nONBUILD COPY --from=${reg}/y:2 /etc/hostname /h\nFROM first\n`],
-      ["onbuild-lower", `FROM ${BASE} AS first\nonbuild add http://${reg}/payload /payload\nFROM first\n`],
-    ];
+  /** Each dev container is refused before any build (the conversation stays on the host) and nothing dialled the canary. */
+  async function expectRefused(cases: Array<[string, string]>): Promise<void> {
     for (const [name, dockerfile] of cases) {
       await devcontainer(name, dockerfile);
       const o = await outcome(fx.client.startEnclosure(name, { devcontainer: true }));
@@ -55,6 +50,16 @@ describe("dev container build triggers and stage indexes", () => {
       expect((await fx.client.getConversation(name)).placement).toBe("host");
     }
     expect(canary.connections()).toBe(0);
+  }
+
+  it("refuses ONBUILD before the engine is asked, so a trigger's ADD of a URL dials nothing", async () => {
+    const reg = `127.0.0.1:${canary.port}`;
+    const cases: Array<[string, string]> = [
+      ["onbuild-add", `FROM ${BASE} AS first\nONBUILD ADD http://${reg}/payload /payload\nFROM first\n`],
+      ["onbuild-copy", `FROM ${BASE} AS first\nONBUILD COPY --from=${reg}/y:2 /etc/hostname /h\nFROM first\n`],
+      ["onbuild-lower", `FROM ${BASE} AS first\nonbuild add http://${reg}/payload /payload\nFROM first\n`],
+    ];
+    await expectRefused(cases);
   }, 300_000);
 
   it("refuses a base on the engine that carries ONBUILD triggers", async () => {
@@ -77,13 +82,7 @@ describe("dev container build triggers and stage indexes", () => {
       ["add-escaped", `FROM ${BASE}\nADD h\\ttp://127.0.0.1:${canary.port}/payload /payload\n`],
       ["add-json-env", `FROM ${BASE}\nENV U=${url}\nADD ["$U", "/payload"]\n`],
     ];
-    for (const [name, dockerfile] of cases) {
-      await devcontainer(name, dockerfile);
-      const o = await outcome(fx.client.startEnclosure(name, { devcontainer: true }));
-      expect(o.code, name).toBe("devcontainer_invalid");
-      expect((await fx.client.getConversation(name)).placement).toBe("host");
-    }
-    expect(canary.connections()).toBe(0);
+    await expectRefused(cases);
   }, 300_000);
 
   it("checks `FROM 0` as the image it names, not as the first stage", async () => {

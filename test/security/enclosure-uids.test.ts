@@ -12,6 +12,7 @@ import type { ControlPlaneConfig } from "@enclave/control-plane/config.js";
 import type { EnclosureRuntime } from "@enclave/control-plane/model/enclosure.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
+import { holdAllInotify } from "../helpers/exhaust-inotify.js";
 
 const TENANTS = ["acme", "globex"] as const;
 type TenantName = (typeof TENANTS)[number];
@@ -109,20 +110,7 @@ describe.runIf(TEST_RUNTIMES.includes("runc"))("inotify under runc", () => {
   it("one tenant's enclosure holding all of its inotify instances leaves the other tenant's its own", async () => {
     const a = await enclosed("acme", "inotify-a", "runc");
     const b = await enclosed("globex", "inotify-b", "runc");
-    const heldCount = await sh(
-      "acme",
-      a.run,
-      `setsid -f python3 -c '
-import ctypes, time
-libc = ctypes.CDLL(None, use_errno=True)
-fds = []
-while True:
-    fd = libc.inotify_init()
-    if fd < 0: break
-    fds.append(fd)
-open("/tmp/inotify-held", "w").write(str(len(fds)))
-time.sleep(120)' >/dev/null 2>&1; for i in $(seq 100); do [ -s /tmp/inotify-held ] && break; sleep 0.1; done; cat /tmp/inotify-held`,
-    );
+    const heldCount = await sh("acme", a.run, holdAllInotify(120));
     expect(Number(heldCount)).toBeGreaterThan(0);
     const probe = (who: string) => `python3 -c 'import ctypes; print("${who}", ctypes.CDLL(None).inotify_init() >= 0)'`;
     // The positive control: acme's are all held.

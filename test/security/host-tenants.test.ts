@@ -16,6 +16,7 @@ import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { alive, until } from "../helpers/wait.js";
+import { holdAllInotify } from "../helpers/exhaust-inotify.js";
 
 /** Small bounds, set by the test as an operator would, so that crossing them is cheap. */
 const LIMITS = { pidsMax: 96, memoryBytes: 256 * 1024 ** 2, cpuShares: 512 };
@@ -108,19 +109,7 @@ describe("two tenants' host sandboxes", () => {
   });
 
   it("keep inotify instances per sandbox: one tenant holding all of its own leaves the other's", async () => {
-    await sh(
-      "acme",
-      `setsid -f python3 -c '
-import ctypes, time
-libc = ctypes.CDLL(None, use_errno=True)
-fds = []
-while True:
-    fd = libc.inotify_init()
-    if fd < 0: break
-    fds.append(fd)
-open("/tmp/inotify-held", "w").write(str(len(fds)))
-time.sleep(300)' >/dev/null 2>&1; for i in $(seq 100); do [ -s /tmp/inotify-held ] && break; sleep 0.1; done; cat /tmp/inotify-held`,
-    );
+    await sh("acme", holdAllInotify(300));
     expect(Number((await sh("acme", "cat /tmp/inotify-held")).trim())).toBeGreaterThan(0);
     const own = await py("acme", "import ctypes\nprint('acme inotify', ctypes.CDLL(None).inotify_init() >= 0)");
     expect(own.trim()).toBe("acme inotify False"); // the positive control: acme's are all held

@@ -2,6 +2,7 @@
 import type Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import type { AuditCheck } from "./audit-check.js";
+import { ENCLOSURE_CHECKS } from "./checks/table.js";
 import { judgeOnRemoteEngine } from "./remote-engine-audit.js";
 import type { EnclosureRecord } from "../model/conversation.js";
 import { TranscriptLog } from "@enclave/test-kit/transcript-log.js";
@@ -43,23 +44,8 @@ function inspect(change: Record<string, unknown> = {}): Docker.ContainerInspectI
   } as unknown as Docker.ContainerInspectInfo;
 }
 
-const ITEMS = [
-  "runtime",
-  "network",
-  "listening sockets",
-  "capabilities",
-  "no new privileges",
-  "read-only root",
-  "mounts",
-  "user",
-  "pids limit",
-  "memory limit",
-  "CPU limit",
-  "seccomp",
-  "agent socket",
-  "workspace disk limit",
-];
 // As enclosureChecks leaves them with no host view: every one not ok.
+const ITEMS = ENCLOSURE_CHECKS.map((c) => c.id);
 const computed: AuditCheck[] = ITEMS.map((item) => ({ item, expected: "", outside: "could not be read", inside: "", ok: false }));
 
 describe("egress audit on a remote engine", () => {
