@@ -80,7 +80,7 @@ export function normalize(parts: Part[], workspaces: string[]): Part[] {
       .replace(/^CPU times: .*$/gm, "CPU times: …")
       .replace(/^Wall time: .*$/gm, "Wall time: …")
       .replace(
-        /^[\d.]+ [nµm]?s ± [\d.]+ [nµm]?s per loop \(mean ± std\. dev\. of (\d+) runs?, ([\d,]+) loops? each\)$/gm,
+        /^[\d.]+(?:e[+-]\d+)? [nµm]?s ± [\d.]+(?:e[+-]\d+)? [nµm]?s per loop \(mean ± std\. dev\. of (\d+) runs?, ([\d,]+) loops? each\)$/gm,
         "… per loop (mean ± std. dev. of $1 runs, … loops each)",
       )
       .replace(/[ \t]+$/gm, "")
