@@ -314,7 +314,7 @@ describe("a harness tool host", () => {
     try {
       const abort = new AbortController();
       const running = fx.client
-        .callTool(runId, "eval", { description: "a cell the harness keeps waiting", code: "tool('hang', {})" }, undefined, { signal: abort.signal })
+        .callTool(runId, "eval", { description: "a cell the harness keeps waiting", code: "tool('hang', {})" }, { signal: abort.signal })
         .catch((e: Error) => e);
       await until(() => seen.length > 0, "the harness to receive the call");
       abort.abort();
