@@ -93,6 +93,23 @@ describe("the client package", () => {
     expect(installed.license).toBe("Apache-2.0");
   });
 
+  it("exports at run time what callers branch on: the error class, the codes, the surfaces and policies", () => {
+    const script = `import("${PACKAGE_NAME}").then((m) => console.log(JSON.stringify(Object.keys(m).sort())))`;
+    const names = JSON.parse(execFileSync(process.execPath, ["-e", script], { cwd: join(scratch, "project"), encoding: "utf8" })) as string[];
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "APPROVAL_POLICIES",
+        "ControlPlaneCallError",
+        "ControlPlaneUnreachable",
+        "ENCLAVE_ERROR_CODES",
+        "EnclaveClient",
+        "GrpcStatus",
+        "SURFACES",
+        "resultText",
+      ]),
+    );
+  });
+
   for (const shape of Object.keys(SHAPES)) {
     it(`type-checks the README examples under the ${shape} tsconfig`, () => {
       expect(typeCheck(shape)).toBe("");
