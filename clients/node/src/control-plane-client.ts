@@ -51,21 +51,24 @@ type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
  */
 export interface ClientOptions {
   /** true: TLS with the system's roots; an object: the roots to trust and a client certificate. */
-  tls?: boolean | { rootCerts?: Buffer; privateKey?: Buffer; certChain?: Buffer; serverNameOverride?: string };
+  tls?:
+    | boolean
+    | { rootCerts?: Buffer | undefined; privateKey?: Buffer | undefined; certChain?: Buffer | undefined; serverNameOverride?: string | undefined }
+    | undefined;
   /** Sent as `authorization: Bearer TOKEN` with every call. */
-  token?: string;
+  token?: string | undefined;
   /** Further grpc-js channel options. */
-  channelOptions?: ChannelOptions;
+  channelOptions?: ChannelOptions | undefined;
   /**
    * Tool calls share one CallTools stream (opened when first needed, again after it broke), which
    * saves most of a fast call's cost; false: each call is a CallTool stream of its own.
    */
-  toolCallSession?: boolean;
+  toolCallSession?: boolean | undefined;
   /**
    * Calls that are safe to repeat (reads, lists, status) are retried while the control plane is
    * draining or unreachable; tool calls never are. false: no retry.
    */
-  retry?: Partial<RetryPolicy> | false;
+  retry?: Partial<RetryPolicy> | false | undefined;
 }
 
 /** Per call: an AbortSignal cancels it (the promise rejects, or the iteration throws, with an AbortError). */
@@ -201,7 +204,12 @@ export class ControlPlaneClient {
       ...options.channelOptions,
     });
     this.token = options.token ?? "";
-    this.retry = options.retry === false ? { ...DEFAULT_RETRY_POLICY, attempts: 1 } : { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    const retry = options.retry === false ? { attempts: 1 } : (options.retry ?? {});
+    this.retry = {
+      attempts: retry.attempts ?? DEFAULT_RETRY_POLICY.attempts,
+      initialDelayMs: retry.initialDelayMs ?? DEFAULT_RETRY_POLICY.initialDelayMs,
+      maxDelayMs: retry.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+    };
     this.sessions =
       options.toolCallSession === false
         ? undefined
