@@ -2,7 +2,7 @@
 // file written, a Python cell, a structural search. Run it against `make run`: node dist/docs/examples/quickstart.js
 import { EnclaveClient, resultText } from "enclave/client";
 
-const client = new EnclaveClient(process.env.ENCLAVE_ADDRESS ?? "127.0.0.1:7400");
+const client = new EnclaveClient(process.env["ENCLAVE_ADDRESS"] ?? "127.0.0.1:7400");
 const conv = await client.createConversation(); // a new id and workspace
 const run = await client.openRun(conv.id, { approvalPolicy: "never" }); // headless: nobody answers cards
 await client.callTool(run.id, "write", { path: "hello.py", content: 'print("hello")\n' });

@@ -23,7 +23,8 @@ describe("draining", () => {
     const config = loadConfig({ dataDir, listen: `unix://${join(dataDir, "cp.sock")}` });
     cp = await ControlPlane.start(config);
     const server = await serveControlPlane(cp, config.listen);
-    const client = new ControlPlaneClient(server.address);
+    // The server's own answer while draining is what is tested, so the client asks once (no retry).
+    const client = new ControlPlaneClient(server.address, { retry: false });
     await client.createConversation("drain-bound");
     const runId = (await client.openRun("drain-bound", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
     let started = false;

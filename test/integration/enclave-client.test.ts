@@ -100,7 +100,7 @@ describe("enclave/client", () => {
 
     // The promise form: abort while the command runs.
     const second = new AbortController();
-    const calling = client.callTool(run.id, "exec", { command: "touch started-2; sleep 300; touch finished-2" }, undefined, { signal: second.signal });
+    const calling = client.callTool(run.id, "exec", { command: "touch started-2; sleep 300; touch finished-2" }, { signal: second.signal });
     await eventually(async () => existsSync(join(ws, "started-2")), "the second command to start");
     second.abort();
     await expect(calling).rejects.toMatchObject({ name: "AbortError" });
@@ -122,7 +122,7 @@ describe("enclave/client", () => {
     // Already aborted: nothing is sent.
     const gone = AbortSignal.abort();
     await expect(client.listConversations({ signal: gone })).rejects.toMatchObject({ name: "AbortError" });
-    await expect(client.callTool(run.id, "exec", { command: "touch never-ran" }, undefined, { signal: gone })).rejects.toMatchObject({ name: "AbortError" });
+    await expect(client.callTool(run.id, "exec", { command: "touch never-ran" }, { signal: gone })).rejects.toMatchObject({ name: "AbortError" });
     expect(existsSync(join(ws, "never-ran"))).toBe(false);
   });
 

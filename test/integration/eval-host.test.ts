@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
+import type { Surface } from "@enclave/client/run-options.js";
 import { type EvalPlace, evalCases, evalCell, hostPython } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { expectTranscript } from "@enclave/test-kit/transcript.js";
@@ -30,7 +31,7 @@ describe("eval on host placement", () => {
   evalCases(() => place);
 
   it("is registered only with a kernel factory, and absent from plan surfaces", async () => {
-    const names = async (opts: { surface?: string; resources?: string[] }) =>
+    const names = async (opts: { surface?: Surface; resources?: string[] }) =>
       (await fx.client.listTools((await fx.client.openRun("evalhost", opts)).id)).tools.map((t) => t.name);
     expect(await names({})).toContain("eval");
     expect(await names({ resources: ["workspace", "shell"] })).not.toContain("eval");

@@ -188,7 +188,7 @@ describe("the client library over CallTools", () => {
     const n = LIMITS.toolSessionCallsInFlight + 4;
     const stop = new AbortController();
     const sleeping = Array.from({ length: n }, (_, i) =>
-      client.callTool(runId, "exec", { command: `touch bound-${i}; sleep 60` }, undefined, { signal: stop.signal }).catch((err: unknown) => err),
+      client.callTool(runId, "exec", { command: `touch bound-${i}; sleep 60` }, { signal: stop.signal }).catch((err: unknown) => err),
     );
     try {
       await eventually(
@@ -206,7 +206,7 @@ describe("the client library over CallTools", () => {
     const client = newClient();
     const runId = await ownRun();
     const stop = new AbortController();
-    const cancelled = client.callTool(runId, "exec", { command: "touch cancel-started; sleep 60; touch cancel-finished" }, undefined, { signal: stop.signal });
+    const cancelled = client.callTool(runId, "exec", { command: "touch cancel-started; sleep 60; touch cancel-finished" }, { signal: stop.signal });
     const other = client.callTool(runId, "exec", { command: "until [ -e cancel-started ]; do sleep 0.05; done; sleep 1; echo other-done" });
     await eventually(async () => existsSync(join(ws, "cancel-started")), "the call to cancel to start");
     stop.abort();

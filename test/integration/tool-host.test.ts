@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Card, CardEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type HarnessToolSpec, resultText, type ToolHostHandlers } from "@enclave/client/control-plane-client.js";
+import type { ApprovalPolicy } from "@enclave/client/run-options.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { expectTranscript } from "@enclave/test-kit/transcript.js";
@@ -65,7 +66,7 @@ async function cell(runId: string, code: string, more: Record<string, unknown> =
   return resultText(r);
 }
 
-async function openRun(opts: { approvalPolicy?: string } = {}): Promise<string> {
+async function openRun(opts: { approvalPolicy?: ApprovalPolicy } = {}): Promise<string> {
   return (await fx.client.openRun(conv, { approvalPolicy: opts.approvalPolicy ?? "never" })).id;
 }
 
@@ -313,7 +314,7 @@ describe("a harness tool host", () => {
     try {
       const abort = new AbortController();
       const running = fx.client
-        .callTool(runId, "eval", { description: "a cell the harness keeps waiting", code: "tool('hang', {})" }, undefined, { signal: abort.signal })
+        .callTool(runId, "eval", { description: "a cell the harness keeps waiting", code: "tool('hang', {})" }, { signal: abort.signal })
         .catch((e: Error) => e);
       await until(() => seen.length > 0, "the harness to receive the call");
       abort.abort();

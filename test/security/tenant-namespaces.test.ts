@@ -178,7 +178,7 @@ describe("worker hosts per tenant", () => {
     const host = acme.connectWorkerHost({ name: "acme-secret-host" }, (c) => commands.push(c));
     await host.ready;
     try {
-      const open = { approvalPolicy: "never", resources: ["workspace", "vibe"], vibeMode: true };
+      const open = { approvalPolicy: "never" as const, resources: ["workspace", "vibe"], vibeMode: true };
       const aRun = (await acme.openRun("vibe-a", open)).id;
       const gRun = (await globex.openRun("vibe-g", open)).id;
       expect(text(await acme.callTool(aRun, "vibe_list", {}))).toContain("acme-secret-host");

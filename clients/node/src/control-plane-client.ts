@@ -35,6 +35,8 @@ import {
 } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { type EnclaveErrorCode, ERROR_CODE_TRAILER, isEnclaveErrorCode } from "@enclave/proto/control-errors.js";
 import { PROTOCOL_LIMITS } from "@enclave/proto/limits.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryable, retryDelayMs } from "./retry.js";
+import type { ApprovalPolicy, Surface } from "./run-options.js";
 import { ToolCallSessions } from "./tool-call-session.js";
 import { type HarnessToolSpec, runToolHost, type ToolHostConnection, type ToolHostHandlers } from "./tool-host-client.js";
 
@@ -49,21 +51,60 @@ type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
  */
 export interface ClientOptions {
   /** true: TLS with the system's roots; an object: the roots to trust and a client certificate. */
-  tls?: boolean | { rootCerts?: Buffer; privateKey?: Buffer; certChain?: Buffer; serverNameOverride?: string };
+  tls?:
+    | boolean
+    | { rootCerts?: Buffer | undefined; privateKey?: Buffer | undefined; certChain?: Buffer | undefined; serverNameOverride?: string | undefined }
+    | undefined;
   /** Sent as `authorization: Bearer TOKEN` with every call. */
-  token?: string;
+  token?: string | undefined;
   /** Further grpc-js channel options. */
-  channelOptions?: ChannelOptions;
+  channelOptions?: ChannelOptions | undefined;
   /**
    * Tool calls share one CallTools stream (opened when first needed, again after it broke), which
    * saves most of a fast call's cost; false: each call is a CallTool stream of its own.
    */
-  toolCallSession?: boolean;
+  toolCallSession?: boolean | undefined;
+  /**
+   * Calls that are safe to repeat (reads, lists, status) are retried while the control plane is
+   * draining or unreachable; tool calls never are. false: no retry.
+   */
+  retry?: Partial<RetryPolicy> | false | undefined;
 }
 
 /** Per call: an AbortSignal cancels it (the promise rejects, or the iteration throws, with an AbortError). */
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
+}
+
+/** A tool call's options: onEvent sees progress and output as they stream. */
+export interface CallToolOptions extends CallOptions {
+  onEvent?: ((e: ToolEvent) => void) | undefined;
+}
+
+/** Options of openRun. */
+export interface OpenRunOptions extends CallOptions {
+  surface?: Surface | undefined;
+  resources?: string[] | undefined;
+  /** Defaults to `write`; a headless harness passes `never`. */
+  approvalPolicy?: ApprovalPolicy | undefined;
+  targetSpace?: string | undefined;
+  vibeMode?: boolean | undefined;
+  questionTimeoutSeconds?: number | undefined;
+}
+
+/** Options of attachCliRun. */
+export interface AttachCliRunOptions extends CallOptions {
+  surface?: Surface | undefined;
+  approvalPolicy?: ApprovalPolicy | undefined;
+  vibeMode?: boolean | undefined;
+  newRun?: boolean | undefined;
+}
+
+/** Options of the audit stream. */
+export interface AuditOptions {
+  conversationId?: string | undefined;
+  includeHistory?: boolean | undefined;
+  historyOnly?: boolean | undefined;
 }
 
 /** The error a cancelled call rejects with: name "AbortError", the signal's reason as its cause. */
@@ -99,6 +140,25 @@ export class ControlPlaneCallError extends Error {
   }
 }
 
+/** The gRPC failure behind a ControlPlaneCallError or ControlPlaneUnreachable, for the retry's decision. */
+const failures = new WeakMap<Error, ServiceError>();
+
+/** Waits ms, or rejects with an AbortError when the signal aborts first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortError(signal as AbortSignal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 /** The control plane's code sent with a failure, or undefined when gRPC itself failed the call. */
 function sentCode(err: ServiceError): EnclaveErrorCode | undefined {
   const [raw] = err.metadata?.get(ERROR_CODE_TRAILER) ?? [];
@@ -126,6 +186,7 @@ export class ControlPlaneClient {
   private readonly grpc: GrpcClient;
   private readonly token: string;
   private readonly sessions: ToolCallSessions | undefined;
+  private readonly retry: RetryPolicy;
 
   constructor(
     readonly address: string,
@@ -143,6 +204,12 @@ export class ControlPlaneClient {
       ...options.channelOptions,
     });
     this.token = options.token ?? "";
+    const retry = options.retry === false ? { attempts: 1 } : (options.retry ?? {});
+    this.retry = {
+      attempts: retry.attempts ?? DEFAULT_RETRY_POLICY.attempts,
+      initialDelayMs: retry.initialDelayMs ?? DEFAULT_RETRY_POLICY.initialDelayMs,
+      maxDelayMs: retry.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+    };
     this.sessions =
       options.toolCallSession === false
         ? undefined
@@ -157,6 +224,12 @@ export class ControlPlaneClient {
   close(): void {
     this.sessions?.close();
     this.grpc.close();
+  }
+
+  /** `await using client = new EnclaveClient(…)` closes it when the scope ends. */
+  [Symbol.asyncDispose](): Promise<void> {
+    this.close();
+    return Promise.resolve();
   }
 
   /** Each call's metadata: the bearer token when one is set. */
@@ -175,10 +248,27 @@ export class ControlPlaneClient {
         signal?.removeEventListener("abort", onAbort);
         if (!err) resolve(res as Res);
         else if (signal?.aborted) reject(abortError(signal));
-        else reject(callError(this.address, err));
+        else {
+          const error = callError(this.address, err);
+          failures.set(error, err);
+          reject(error);
+        }
       });
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /** A call that is safe to repeat (it reads): retried by the client's policy while the control plane drains or is unreachable. */
+  private async read<Res>(start: (md: Metadata, cb: Callback<Res>) => ClientUnaryCall, opts: CallOptions = {}): Promise<Res> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.call(start, opts);
+      } catch (err) {
+        const raw = err instanceof Error ? failures.get(err) : undefined;
+        if (!raw || attempt >= this.retry.attempts || !retryable(raw.code, sentCode(raw))) throw err;
+        await sleep(retryDelayMs(this.retry, attempt + 1), opts.signal);
+      }
+    }
   }
 
   /** A server stream as an async iterable: ends with the stream, throws its error, cancelled by the signal or by leaving the loop. */
@@ -205,11 +295,11 @@ export class ControlPlaneClient {
   }
 
   getConversation(conversationId: string, opts: CallOptions = {}): Promise<Conversation> {
-    return this.call((md, cb) => this.grpc.getConversation({ conversationId }, md, cb), opts);
+    return this.read((md, cb) => this.grpc.getConversation({ conversationId }, md, cb), opts);
   }
 
   async listConversations(opts: CallOptions = {}): Promise<Conversation[]> {
-    return (await this.call<{ conversations: Conversation[] }>((md, cb) => this.grpc.listConversations({}, md, cb), opts)).conversations;
+    return (await this.read<{ conversations: Conversation[] }>((md, cb) => this.grpc.listConversations({}, md, cb), opts)).conversations;
   }
 
   async deleteConversation(conversationId: string, opts: CallOptions = {}): Promise<void> {
@@ -227,17 +317,7 @@ export class ControlPlaneClient {
   }
 
   /** Opens a run. approvalPolicy defaults to `write` (cards for write and exec tools); a headless harness passes `never`. */
-  openRun(
-    conversationId: string,
-    opts: {
-      surface?: string;
-      resources?: string[];
-      approvalPolicy?: string;
-      targetSpace?: string;
-      vibeMode?: boolean;
-      questionTimeoutSeconds?: number;
-    } & CallOptions = {},
-  ): Promise<Run> {
+  openRun(conversationId: string, opts: OpenRunOptions = {}): Promise<Run> {
     return this.call(
       (md, cb) =>
         this.grpc.openRun(
@@ -258,10 +338,7 @@ export class ControlPlaneClient {
   }
 
   /** The command line's kept run for (conversation, surface); opened when none is kept or newRun asks. */
-  attachCliRun(
-    conversationId: string,
-    opts: { surface?: string; approvalPolicy?: string; vibeMode?: boolean; newRun?: boolean } & CallOptions = {},
-  ): Promise<Run> {
+  attachCliRun(conversationId: string, opts: AttachCliRunOptions = {}): Promise<Run> {
     return this.call(
       (md, cb) =>
         this.grpc.attachCliRun(
@@ -281,7 +358,7 @@ export class ControlPlaneClient {
 
   /** Open runs of a conversation, or of every conversation with "". */
   async listRuns(conversationId = "", opts: CallOptions = {}): Promise<Run[]> {
-    return (await this.call<{ runs: Run[] }>((md, cb) => this.grpc.listRuns({ conversationId }, md, cb), opts)).runs;
+    return (await this.read<{ runs: Run[] }>((md, cb) => this.grpc.listRuns({ conversationId }, md, cb), opts)).runs;
   }
 
   setVibeMode(runId: string, enabled: boolean, opts: CallOptions = {}): Promise<Run> {
@@ -324,12 +401,12 @@ export class ControlPlaneClient {
   }
 
   async listCards(conversationId = "", includeClosed = false, opts: CallOptions = {}): Promise<Card[]> {
-    return (await this.call<{ cards: Card[] }>((md, cb) => this.grpc.listCards({ conversationId, includeClosed }, md, cb), opts)).cards;
+    return (await this.read<{ cards: Card[] }>((md, cb) => this.grpc.listCards({ conversationId, includeClosed }, md, cb), opts)).cards;
   }
 
   /** One page of an open card's complete arguments (limit 0: the largest page). */
   getCardArguments(conversationId: string, number: number, offset = 0, limit = 0, opts: CallOptions = {}): Promise<CardArguments> {
-    return this.call((md, cb) => this.grpc.getCardArguments({ conversationId, number, offset, limit }, md, cb), opts);
+    return this.read((md, cb) => this.grpc.getCardArguments({ conversationId, number, offset, limit }, md, cb), opts);
   }
 
   /** An open card's complete arguments JSON, read page by page. */
@@ -393,7 +470,7 @@ export class ControlPlaneClient {
   }
 
   listTools(runId: string, opts: CallOptions = {}): Promise<ListToolsResponse> {
-    return this.call((md, cb) => this.grpc.listTools({ runId }, md, cb), opts);
+    return this.read((md, cb) => this.grpc.listTools({ runId }, md, cb), opts);
   }
 
   /** Diagnostics for files the harness wrote with its own tools (only those new to the run). */
@@ -402,18 +479,30 @@ export class ControlPlaneClient {
   }
 
   auditEnclosure(conversationId: string, opts: CallOptions = {}): Promise<EnclosureAudit> {
-    return this.call((md, cb) => this.grpc.auditEnclosure({ conversationId }, md, cb), opts);
+    return this.read((md, cb) => this.grpc.auditEnclosure({ conversationId }, md, cb), opts);
   }
 
   describePlacement(conversationId: string, opts: CallOptions = {}): Promise<PlacementDescription> {
-    return this.call((md, cb) => this.grpc.describePlacement({ conversationId }, md, cb), opts);
+    return this.read((md, cb) => this.grpc.describePlacement({ conversationId }, md, cb), opts);
   }
 
   /**
    * Calls a tool; onEvent sees progress and output as they stream. Resolves with the final result;
    * an aborted signal cancels the call on the server (a command or cell is stopped) and rejects with an AbortError.
    */
-  callTool(runId: string, tool: string, args: unknown, onEvent?: (e: ToolEvent) => void, opts: CallOptions = {}): Promise<ToolResult> {
+  callTool(runId: string, tool: string, args: unknown, opts?: CallToolOptions): Promise<ToolResult>;
+  /** The older shape, kept: onEvent, then the options. */
+  callTool(runId: string, tool: string, args: unknown, onEvent: ((e: ToolEvent) => void) | undefined, opts?: CallOptions): Promise<ToolResult>;
+  callTool(
+    runId: string,
+    tool: string,
+    args: unknown,
+    eventsOrOpts?: ((e: ToolEvent) => void) | CallToolOptions,
+    positionalOpts: CallOptions = {},
+  ): Promise<ToolResult> {
+    const opts: CallToolOptions =
+      typeof eventsOrOpts === "function" || eventsOrOpts === undefined ? { ...positionalOpts, onEvent: eventsOrOpts } : eventsOrOpts;
+    const onEvent = opts.onEvent;
     const argumentsJson = typeof args === "string" ? args : JSON.stringify(args ?? {});
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(abortError(signal));
@@ -534,10 +623,7 @@ export class ControlPlaneClient {
   }
 
   /** Audit events: history first when asked, then live ones until the returned function is called. */
-  subscribeAudit(
-    opts: { conversationId?: string; includeHistory?: boolean; historyOnly?: boolean },
-    onEvent: (e: AuditEvent) => void,
-  ): { done: Promise<void>; cancel(): void } {
+  subscribeAudit(opts: AuditOptions, onEvent: (e: AuditEvent) => void): { done: Promise<void>; cancel(): void } {
     const stream = this.grpc.subscribeAudit(
       {
         conversationId: opts.conversationId ?? "",
@@ -555,7 +641,7 @@ export class ControlPlaneClient {
   }
 
   /** Audit events as an async iterable: history first when asked (only history with historyOnly), then live ones. */
-  auditEvents(opts: { conversationId?: string; includeHistory?: boolean; historyOnly?: boolean } & CallOptions = {}): AsyncGenerator<AuditEvent> {
+  auditEvents(opts: AuditOptions & CallOptions = {}): AsyncGenerator<AuditEvent> {
     const stream = this.grpc.subscribeAudit(
       { conversationId: opts.conversationId ?? "", includeHistory: opts.includeHistory ?? false, historyOnly: opts.historyOnly ?? false },
       this.metadata(),

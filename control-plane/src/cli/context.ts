@@ -3,6 +3,7 @@
 import { status } from "@grpc/grpc-js";
 import type { Run } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { ControlPlaneCallError, type ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import type { ApprovalPolicy, Surface } from "@enclave/client/run-options.js";
 import type { CliOptions } from "./options.js";
 import { sayError } from "./terminal-text.js";
 
@@ -38,5 +39,8 @@ export async function cliRun(client: ControlPlaneClient, opts: CliOptions): Prom
   }
   const conversation = opts.conversation ?? "default";
   await ensureConversation(client, conversation);
-  return client.attachCliRun(conversation, { surface: opts.surface, approvalPolicy: opts.approval, vibeMode: opts.vibe, newRun: opts["new-run"] });
+  // The flags' text goes as typed: the control plane checks it and answers invalid_arguments with the names it takes.
+  const surface = opts.surface as Surface | undefined;
+  const approvalPolicy = opts.approval as ApprovalPolicy | undefined;
+  return client.attachCliRun(conversation, { surface, approvalPolicy, vibeMode: opts.vibe, newRun: opts["new-run"] });
 }
