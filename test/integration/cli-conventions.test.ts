@@ -80,6 +80,9 @@ describe("exit statuses", () => {
       ["conversations", "get"],
       ["frobnicate"],
       ["runs", "list", "--address"],
+      // The image pipeline's entry (bin/enclave dispatches to it) follows the same rules, before any engine is reached.
+      ["images", "inspect", "--yes"],
+      ["images", "push"],
     ];
     const sections: string[] = [];
     for (const args of cases) {

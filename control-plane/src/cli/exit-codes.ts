@@ -1,6 +1,7 @@
 // The CLI's exit statuses, decided here and nowhere else: commands throw or return an outcome, and
 // main turns it into a status. Scripts branch on the status, so each one keeps its meaning.
 import { ControlPlaneUnreachable } from "@enclave/client/control-plane-client.js";
+import { sayError } from "./terminal-text.js";
 
 export const EXIT_CODES = {
   /** The command did what it was asked. */
@@ -55,4 +56,21 @@ export function exitCodeOf(outcome: Outcome): number {
 /** Ends the process at once with the outcome's status: for a long-running command's signal handler. */
 export function exitNow(outcome: Outcome): never {
   process.exit(EXIT_CODES[outcome]);
+}
+
+/**
+ * Runs a CLI's main and sets the exit status from how it ended: the one place it is decided.
+ * process.exitCode (not exit()) lets output drain first; serve and the --follow commands keep the
+ * process alive on their own.
+ */
+export function runCli(main: () => Promise<Outcome | void>): void {
+  main().then(
+    (outcome) => {
+      process.exitCode = exitCodeOf(outcome ?? "ok");
+    },
+    (err: unknown) => {
+      sayError(`enclave: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = exitCodeOf(outcomeOf(err));
+    },
+  );
 }

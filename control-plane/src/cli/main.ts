@@ -18,10 +18,11 @@ import { toolsCommand } from "./commands/tools.js";
 import { tokensCommand } from "./commands/tokens.js";
 import { clientOptions } from "./client-options.js";
 import { type CommandContext, usage } from "./context.js";
-import { type Outcome, exitCodeOf, outcomeOf } from "./exit-codes.js";
+import { type Outcome, runCli } from "./exit-codes.js";
 import { HELP } from "./help.js";
-import { COMMAND_OPTIONS, parseCommandLine, refusedOptions, unknownOptions } from "./options.js";
-import { say, sayError, sayJson } from "./terminal-text.js";
+import { COMMAND_OPTIONS } from "./options.js";
+import { parsedCommandLine, refuseUntakenOptions } from "./command-line.js";
+import { say, sayJson } from "./terminal-text.js";
 import { versions } from "./version.js";
 
 /** The commands that talk to a running control plane. */
@@ -37,31 +38,8 @@ const CLIENT_COMMANDS: Record<string, (ctx: CommandContext) => Promise<Outcome |
   audit: auditCommand,
 };
 
-function optionList(command: string): string {
-  const names = COMMAND_OPTIONS[command] ?? [];
-  return names.length ? names.map((n) => `--${n}`).join(", ") : "no options";
-}
-
-/** The usage error for options a command does not take. */
-function refuse(command: string, names: string[]): never {
-  const what = command && COMMAND_OPTIONS[command] ? `\`enclave ${command}\`` : "enclave";
-  usage(`${what} does not take ${names.map((n) => `--${n}`).join(", ")}; it takes ${optionList(command)} (and --help)`);
-}
-
-function parsed(): ReturnType<typeof parseCommandLine> {
-  try {
-    return parseCommandLine();
-  } catch (err) {
-    // An option no command takes: said the same way as one this command does not take.
-    if ((err as { code?: unknown }).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw err;
-    const { command, unknown } = unknownOptions();
-    if (unknown.length === 0) throw err;
-    refuse(command, unknown);
-  }
-}
-
 async function main(): Promise<Outcome | void> {
-  const { values: opts, positionals } = parsed();
+  const { values: opts, positionals } = parsedCommandLine();
   const [command = "", sub = "", ...rest] = positionals;
   if (opts.version && command === "") {
     const v = versions();
@@ -76,8 +54,7 @@ async function main(): Promise<Outcome | void> {
   // bin/enclave runs the image pipeline's own entry for `images` (images/pipeline/cli.ts).
   if (command === "images") usage("`enclave images` runs through bin/enclave (the image pipeline's entry), not this module");
   if (!command || !COMMAND_OPTIONS[command] || !HELP[command]) usage(`unknown command \`${command}\`\n\n${HELP.main}`);
-  const refused = refusedOptions(command, opts);
-  if (refused.length) refuse(command, refused);
+  refuseUntakenOptions(command, opts);
   if (command === "serve") return serveCommand({ opts });
   if (command === "tokens") return tokensCommand({ sub, rest, opts });
   if (command === "doctor") return doctorCommand({ opts });
@@ -92,14 +69,4 @@ async function main(): Promise<Outcome | void> {
   }
 }
 
-// The one place the exit status is decided. process.exitCode (not exit()) lets output drain first;
-// serve and the --follow commands keep the process alive on their own.
-main().then(
-  (outcome) => {
-    process.exitCode = exitCodeOf(outcome ?? "ok");
-  },
-  (err: unknown) => {
-    sayError(`enclave: ${err instanceof Error ? err.message : String(err)}`);
-    process.exitCode = exitCodeOf(outcomeOf(err));
-  },
-);
+runCli(main);

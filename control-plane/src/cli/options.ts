@@ -99,6 +99,8 @@ export const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   cards: [...CONNECTION, "follow", "all", "full", "json"],
   answer: [...CONNECTION, "text", "skip", "json"],
   audit: [...CONNECTION, "log", "follow", "json"],
+  /** The image pipeline's (images/pipeline/cli.ts); the Docker engine comes from the environment. */
+  images: ["agent", "registry", "json"],
 };
 
 /** The options given that `command` does not take. */
