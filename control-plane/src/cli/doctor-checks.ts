@@ -66,9 +66,10 @@ async function pythonImports(modules: string): Promise<boolean> {
 
 async function sandboxCheck(): Promise<DoctorCheck> {
   const what = "bubblewrap and its seccomp filter (host sandboxes)";
+  const [bubblewrap, seccomp] = ENSURED_DEBS["host-sandbox"];
   const missing: string[] = [];
-  if (!onPath("bwrap")) missing.push("bubblewrap");
-  if (!(await pythonImports("seccomp"))) missing.push("python3-seccomp");
+  if (!onPath("bwrap")) missing.push(bubblewrap);
+  if (!(await pythonImports("seccomp"))) missing.push(seccomp);
   return missing.length === 0
     ? { id: "host-sandbox", what, ok: true, detail: "bwrap on PATH; /usr/bin/python3 imports seccomp" }
     : {
