@@ -1,12 +1,15 @@
 // enclave images build|push|inspect|verify: the enclosure images, built where missing or stale, each
 // with its SBOM; pushed to a registry by content tag with the digests recorded; described; and
 // verified by starting them under the enclosure's hardening (exit status 3 when a promise fails).
-import { fail, type CommandContext } from "@enclave/control-plane/cli/context.js";
+import { type CommandContext, fail, usage } from "@enclave/control-plane/cli/context.js";
+import type { Outcome } from "@enclave/control-plane/cli/exit-codes.js";
 import { HELP } from "@enclave/control-plane/cli/help.js";
 import { say } from "@enclave/control-plane/cli/terminal-text.js";
 
-export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "sub" | "rest" | "opts">): Promise<void> {
-  if (!["build", "push", "inspect", "verify"].includes(sub)) fail(HELP.images ?? "");
+export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "sub" | "rest" | "opts">): Promise<Outcome> {
+  if (!["build", "push", "inspect", "verify"].includes(sub)) usage(HELP.images ?? "");
+  // Asked before any engine is reached: a usage error does not wait on Docker.
+  if (sub === "push" && !opts.registry) usage("images push needs --registry HOST:PORT (such as 127.0.0.1:5000)");
   const { connectDocker } = await import("@enclave/control-plane/placement/docker-connection.js");
   const { ensureImages } = await import("./image-set.js");
   const { builtImages, describeImage, selectImages } = await import("./image-describe.js");
@@ -18,7 +21,7 @@ export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "s
     const r = await ensureImages(docker, { agent: opts.agent ?? false, progress });
     for (const image of await builtImages(docker)) await describeImage(docker, image, progress);
     say(r.built.length ? `built ${r.built.join(", ")}` : `up to date: ${[r.base, r.runtime, r.agent].filter(Boolean).join(", ")}`);
-    return;
+    return "ok";
   }
   const built = await builtImages(docker);
   // verify also takes any local NAME:TAG (a candidate image before it is rolled out).
@@ -30,13 +33,13 @@ export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "s
   if (!images.length) fail("no enclave image is built here: run `make images` (or `enclave images build`) first");
 
   if (sub === "push") {
-    if (!opts.registry) fail("images push needs --registry HOST:PORT (such as 127.0.0.1:5000)");
+    const registry = opts.registry ?? usage("images push needs --registry HOST:PORT (such as 127.0.0.1:5000)");
     const { pushImage } = await import("./registry-push.js");
     for (const image of images) {
-      const p = await pushImage(docker, image, opts.registry, progress);
+      const p = await pushImage(docker, image, registry, progress);
       say(`${image.ref}  ${p.reference.replace(/:[^:/]+$/, "")}@${p.digest}  (SBOM ${p.sbomReference})`);
     }
-    return;
+    return "ok";
   }
 
   if (sub === "inspect") {
@@ -52,7 +55,7 @@ export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "s
         ),
       );
     else say(described.map((d) => inspectText(d)).join("\n\n"));
-    return;
+    return "ok";
   }
 
   // verify: testcontainers' reaper image comes from Docker Hub; verification removes what it starts.
@@ -72,5 +75,5 @@ export async function imagesCommand({ sub, rest, opts }: Pick<CommandContext, "s
   if (opts.json) say(JSON.stringify(results, null, 2));
   const failed = results.filter((r) => !r.ok);
   if (!opts.json) say(failed.length ? `${failed.length} of ${results.length} images broke a promise` : `${results.length} verified`);
-  if (failed.length) process.exitCode = 3;
+  return failed.length ? "checkFailed" : "ok";
 }

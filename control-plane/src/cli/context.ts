@@ -5,7 +5,7 @@ import type { Run } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { ControlPlaneCallError, type ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import type { ApprovalPolicy, Surface } from "@enclave/client/run-options.js";
 import type { CliOptions } from "./options.js";
-import { sayError } from "./terminal-text.js";
+import { CliFailure } from "./exit-codes.js";
 
 export interface CommandContext {
   /** The word after the command (`list` in `enclave runs list`), "" when none. */
@@ -16,9 +16,14 @@ export interface CommandContext {
   client: ControlPlaneClient;
 }
 
+/** Fails the command: the control plane or a tool refused, or something is missing (exit status 1). */
 export function fail(message: string): never {
-  sayError(`enclave: ${message}`);
-  process.exit(1);
+  throw new CliFailure("refused", message);
+}
+
+/** Fails the command line as written: a missing or wrong argument (exit status 2). */
+export function usage(message: string): never {
+  throw new CliFailure("usage", message);
 }
 
 async function ensureConversation(client: ControlPlaneClient, id: string): Promise<void> {

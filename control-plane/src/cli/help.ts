@@ -1,6 +1,7 @@
 // The usage text of every command.
 import { DEFAULT_LISTEN } from "../config.js";
 import { DEFAULT_CONSOLE_LISTEN } from "../console/console-settings.js";
+import { EXIT_CODES_HELP } from "./exit-codes.js";
 
 export const HELP: Record<string, string> = {
   main: `usage: enclave <command> [options]
@@ -22,6 +23,8 @@ commands:
   cards [ID] [--follow] [--all] [--full]  open question and permission cards (--follow stays attached)
   answer ID N [LABEL...] [--text T] [--skip]   answer card N of conversation ID
   tokens add|revoke|list|quota   tenants' bearer tokens and quotas (the token file; no server needed)
+  doctor                         whether this machine has what host placement needs, and how to fix what it lacks
+  config                         the configuration \`enclave serve\` would run with, and where each value came from
 
 common options:
   --address ADDR       control plane address (default $ENCLAVE_ADDRESS or ${DEFAULT_LISTEN})
@@ -36,7 +39,13 @@ common options:
   --run RUN_ID         use this open run instead of the kept one
   -y, --yes            answer allow to the permission cards of this call
   --vibe               open the run in vibe mode (the vibe_* tools)
-  -h, --help           help for any command`,
+  --json               print the answer as JSON (one line; --follow: one object per line)
+  -h, --help           help for any command
+  --version            the CLI's version and the agent protocol's
+
+A command refuses an option it does not take (exit status 2); its --help lists the ones it takes.
+
+${EXIT_CODES_HELP}`,
   serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR] [--console ADDR|off] [--metrics ADDR|off]
                     [--log-format json|pretty]
                     [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tokens-file FILE] [--insecure-remote]
@@ -67,10 +76,24 @@ unix socket is refused without both, unless --insecure-remote (ENCLAVE_INSECURE_
 
 Edits the token file (--tokens-file, ENCLAVE_TOKENS_FILE, else DATA_DIR/tokens.json); a running
 control plane picks changes up within a second. The file keeps SHA-256 digests, never tokens.`,
-  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID`,
+  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID  [--json]`,
+  doctor: `usage: enclave doctor [--json]
+
+Checks, without installing anything, what \`make run\` installs for host placement: bubblewrap and its
+seccomp filter, root for the sandboxes' own uids, cgroup v1's pids, memory and cpu controllers,
+python3 with the data stack, the language servers, the debug adapters and the static C compiler. Each
+missing part comes with its fix (the make target, the apt-get line). Exit status 0 when everything is
+there, else 1.`,
+  config: `usage: enclave config [--listen ADDR] [--data-dir DIR] [--tls-cert FILE] [--tls-key FILE] [--tls-client-ca FILE]
+                     [--tokens-file FILE] [--insecure-remote] [--address ADDR] [--token TOKEN] [--json]
+
+The configuration \`enclave serve\` would run with given the same flags and this environment, each
+value with where it came from: a flag, an environment variable, or the default; then the command
+line's own address. Tokens are never printed, only whether one is set.`,
   enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N] [--disk BYTES]
                                  [--runtime runc|runsc] [--image IMAGE | --devcontainer]
        enclave enclosure stop ID [--force]
+--json prints the conversation as JSON.
 --image starts from an image on the engine (built or loaded there; nothing is pulled); an image without
   the agent's Node gets it injected read-only. A tenant may name Enclave's own images, the operator's
   ENCLAVE_ALLOWED_IMAGES and its own dev-container builds; any other answers as a missing image. --devcontainer starts from the workspace's
@@ -80,22 +103,24 @@ control plane picks changes up within a second. The file keeps SHA-256 digests, 
 --memory, --cpus, --pids and --disk are bounded by the tenant's maxima (\`enclave tokens quota\`).
 stop --force (operators) removes the enclosure without copying copy mode's /workspace back.`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json] [--new-run | --run RUN_ID]`,
-  tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY] [--yes] [--new-run | --run RUN_ID]
+  tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY] [--yes] [--new-run | --run RUN_ID] [--json]
 
 The call runs in the run the control plane keeps for the command line, one per conversation and
 surface, so a change one call stages (ast_edit) is resolved by the next (\`tool call resolve\`).
 --new-run opens a fresh one (the old one stays open until closed or idle); \`enclave runs\` lists
 and closes them. Under approval policy write (the default) or always, write and exec tools raise a
 permission card: this command attaches as the human, shows the card and asks \`allow? [y/N]\` on
-the terminal; --yes answers allow, --approval never raises no card.`,
-  runs: `usage: enclave runs list [-c ID]
-       enclave runs close [RUN_ID] [-c ID] [--surface NAME]
+the terminal; --yes answers allow, --approval never raises no card.
+--json prints nothing as it streams, then the result as one object: isError, errorCode ("" when
+none), parts (text, image as base64, rich), durationMs. Exit status 1 when the tool answered an error.`,
+  runs: `usage: enclave runs list [-c ID] [--json]
+       enclave runs close [RUN_ID] [-c ID] [--surface NAME] [--json]
 
 list: the open runs (every conversation's without -c): the command line's kept runs with their
 staged changes and when they close if unused, and the runs harnesses opened.
 close: closes RUN_ID, or without one the run kept for the conversation and surface; its staged
 changes are dropped. A kept run also closes after ENCLAVE_CLI_RUN_IDLE_SECONDS (default 1800) with no call.`,
-  placement: `usage: enclave placement ID`,
+  placement: `usage: enclave placement ID [--json]`,
   images: `usage: enclave images build [--agent]
        enclave images push --registry HOST:PORT [NAME...]
        enclave images inspect [NAME...] [--json]
@@ -113,19 +138,21 @@ verify   starts each image (default: the ones enclosures run) under the enclosur
          checks: non-root user, no setuid/setgid programs, every language server answers
          initialize, every debug adapter answers initialize, Python's data stack imports, Node runs
          the agent. Exit status 3 when a check fails.`,
-  audit: `usage: enclave audit ID                     the egress audit: each hardening promise of the enclosure
-                                            checked from outside and inside, and the bridge calls
-       enclave audit --log [ID] [--follow]  the audit log (every conversation without ID)
-Exit status 3 when a check of the egress audit fails.`,
-  cards: `usage: enclave cards [ID] [--follow] [--all] [--full]
+  audit: `usage: enclave audit ID [--json]                the egress audit: each hardening promise of the enclosure
+                                                   checked from outside and inside, and the bridge calls
+       enclave audit --log [ID] [--follow] [--json]  the audit log (every conversation without ID)
+Exit status 3 when a check of the egress audit fails. --json prints the egress audit as one object,
+the log as one event object per line.`,
+  cards: `usage: enclave cards [ID] [--follow] [--all] [--full] [--json]
 
 Shows the open cards of conversation ID (every conversation without one). --all adds recently
 closed cards; --follow stays attached and prints cards as they open and close: while it runs, a
 human counts as attached, so ask_user and permission cards are raised instead of failing at once.
 A permission card lists the files the call touches and a preview of its arguments that says when
-it is shortened; --full prints the complete arguments of open permission cards.
+it is shortened; --full prints the complete arguments of open permission cards. --json prints the
+cards as one array; with --follow, one {event, value} object per line.
 Control characters an agent wrote are shown escaped (\\x1b, \\u009b), never sent to the terminal.`,
-  answer: `usage: enclave answer ID N [LABEL...] [--text TEXT] [--skip]
+  answer: `usage: enclave answer ID N [LABEL...] [--text TEXT] [--skip] [--json]
 
 Answers card N of conversation ID with the chosen option labels and/or free text, or skips it.
 Permission cards take \`allow\` or \`deny\`. An answer the card does not accept is refused here and

@@ -33,3 +33,12 @@ export class SafeStream {
     if (rest) this.to.write(terminalSafe(rest));
   }
 }
+
+/**
+ * Prints a value as one line of JSON on standard output (--json). JSON.stringify already escapes
+ * C0 controls; DEL and the C1 controls are escaped too, so the line is safe and still the same JSON.
+ */
+export function sayJson(value: unknown): void {
+  const line = JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  process.stdout.write(`${line}\n`);
+}

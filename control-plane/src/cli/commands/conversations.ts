@@ -1,17 +1,32 @@
 // enclave conversations list | create | get | delete.
-import { fail, type CommandContext } from "../context.js";
+import { type CommandContext, usage } from "../context.js";
 import { HELP } from "../help.js";
 import { showConversation } from "../show.js";
-import { say } from "../terminal-text.js";
+import { say, sayJson } from "../terminal-text.js";
 
 export async function conversationsCommand({ sub, rest, opts, client }: CommandContext): Promise<void> {
+  const json = opts.json ?? false;
   if (sub === "list" || sub === "") {
     const list = await client.listConversations();
-    say(list.length ? list.map(showConversation).join("\n") : "no conversations");
-  } else if (sub === "create") say(showConversation(await client.createConversation(rest[0] ?? "", opts.workspace ?? "")));
-  else if (sub === "get") say(showConversation(await client.getConversation(rest[0] ?? fail("give a conversation id"))));
-  else if (sub === "delete") {
-    await client.deleteConversation(rest[0] ?? fail("give a conversation id"));
-    say(`deleted ${rest[0]}`);
-  } else fail(HELP.conversations ?? "");
+    if (json) sayJson(list);
+    else say(list.length ? list.map(showConversation).join("\n") : "no conversations");
+    return;
+  }
+  if (sub === "create" || sub === "get") {
+    const c =
+      sub === "create"
+        ? await client.createConversation(rest[0] ?? "", opts.workspace ?? "")
+        : await client.getConversation(rest[0] ?? usage("give a conversation id"));
+    if (json) sayJson(c);
+    else say(showConversation(c));
+    return;
+  }
+  if (sub === "delete") {
+    const id = rest[0] ?? usage("give a conversation id");
+    await client.deleteConversation(id);
+    if (json) sayJson({ deleted: id });
+    else say(`deleted ${id}`);
+    return;
+  }
+  usage(HELP.conversations ?? "");
 }

@@ -1,13 +1,14 @@
 // enclave runs list | close: the open runs, and closing one (by default the CLI's kept run).
-import { fail, type CommandContext } from "../context.js";
+import { type CommandContext, usage } from "../context.js";
 import { HELP } from "../help.js";
 import { showRun } from "../show.js";
-import { say } from "../terminal-text.js";
+import { say, sayJson } from "../terminal-text.js";
 
 export async function runsCommand({ sub, rest, opts, client }: CommandContext): Promise<void> {
   if (sub === "list" || sub === "") {
     const runs = await client.listRuns(opts.conversation ?? "");
     const now = Date.now();
+    if (opts.json) return sayJson(runs);
     say(runs.length ? runs.map((r) => showRun(r, now)).join("\n") : "no open runs");
   } else if (sub === "close") {
     let id = rest[0];
@@ -16,12 +17,14 @@ export async function runsCommand({ sub, rest, opts, client }: CommandContext): 
       const surface = opts.surface || "default";
       const kept = (await client.listRuns()).find((r) => r.cliCurrent && r.conversationId === conversation && r.surface === surface);
       if (!kept) {
+        if (opts.json) return sayJson({ closed: null });
         say(`no run kept for conversation ${conversation}, surface ${surface}`);
         return;
       }
       id = kept.id;
     }
     await client.closeRun(id);
-    say(`closed ${id}`);
-  } else fail(HELP.runs ?? "");
+    if (opts.json) sayJson({ closed: id });
+    else say(`closed ${id}`);
+  } else usage(HELP.runs ?? "");
 }

@@ -1,5 +1,4 @@
 // enclave serve: the control plane, its gRPC service and the operator console, in this process.
-import { loadConfig } from "../../config.js";
 import { serveConsole } from "../../console/console-server.js";
 import { resolveConsoleSettings } from "../../console/console-settings.js";
 import { ControlPlane } from "../../control-plane.js";
@@ -10,22 +9,14 @@ import { TokenFileAuth } from "../../tenants/caller-auth.js";
 import { withinDeadline } from "../../placement/engines.js";
 import { serveControlPlane } from "../../server/serve.js";
 import type { CommandContext } from "../context.js";
+import { exitNow } from "../exit-codes.js";
+import { loadServeConfig } from "../serve-config.js";
 import { say } from "../terminal-text.js";
 
 export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Promise<void> {
   configureLogging(resolveLogSettings(opts["log-format"] ?? process.env.ENCLAVE_LOG_FORMAT, process.env.ENCLAVE_LOG_LEVEL));
   const metricsListen = resolveMetricsListen(opts.metrics ?? process.env.ENCLAVE_METRICS_LISTEN);
-  const config = loadConfig({
-    dataDir: opts["data-dir"],
-    listen: opts.listen,
-    api: {
-      tlsCertFile: opts["tls-cert"],
-      tlsKeyFile: opts["tls-key"],
-      tlsClientCaFile: opts["tls-client-ca"],
-      tokensFile: opts["tokens-file"],
-      allowInsecureRemote: opts["insecure-remote"],
-    },
-  });
+  const config = loadServeConfig(opts);
   // Refused before anything starts: a non-loopback address without TLS and tokens, a missing key.
   resolveApiSecurity(config.listen, config.api).auth.close();
   const cp = await ControlPlane.start(config);
@@ -75,7 +66,7 @@ Try it from another terminal:
         if (!finished) log().warn("calls still in flight at the drain limit were cut");
         return cp.close();
       })
-      .then(() => process.exit(0));
+      .then(() => exitNow("ok"));
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));

@@ -5,7 +5,7 @@ import { loadConfig } from "../../config.js";
 import { QUOTA_NAMES, type QuotaName, tenantNameProblem, validQuotaValue } from "../../tenants/tenant.js";
 import { addToken, quotaValueRule, readTokenFile, revokeTokens, setQuota } from "../../tenants/token-file.js";
 import type { CliOptions } from "../options.js";
-import { fail } from "../context.js";
+import { fail, usage } from "../context.js";
 import { say } from "../terminal-text.js";
 
 function tokensFile(opts: CliOptions): string {
@@ -19,7 +19,7 @@ export function tokensCommand({ sub, rest, opts }: { sub: string; rest: string[]
   if (sub === "add") {
     const [tenant = ""] = rest;
     const problem = tenantNameProblem(tenant);
-    if (problem) fail(`usage: enclave tokens add TENANT: the tenant name ${problem}`);
+    if (problem) usage(`usage: enclave tokens add TENANT: the tenant name ${problem}`);
     const { id, token } = addToken(file, tenant, { operator: opts.operator, label: opts.label });
     say(`${token}\n`);
     process.stderr.write(`token ${id} added for tenant ${tenant}${opts.operator ? " (operator)" : ""} in ${file}; it is shown only now\n`);
@@ -48,12 +48,12 @@ export function tokensCommand({ sub, rest, opts }: { sub: string; rest: string[]
   }
   if (sub === "quota") {
     const [tenant = "", name = "", value = ""] = rest;
-    if (!(QUOTA_NAMES as readonly string[]).includes(name)) fail(`usage: enclave tokens quota TENANT NAME N|default, NAME one of ${QUOTA_NAMES.join(", ")}`);
+    if (!(QUOTA_NAMES as readonly string[]).includes(name)) usage(`usage: enclave tokens quota TENANT NAME N|default, NAME one of ${QUOTA_NAMES.join(", ")}`);
     const n = value === "default" ? undefined : Number(value);
-    if (n !== undefined && !validQuotaValue(name as QuotaName, n)) fail(`quota value \`${value}\` ${quotaValueRule(name as QuotaName)}, or default`);
+    if (n !== undefined && !validQuotaValue(name as QuotaName, n)) usage(`quota value \`${value}\` ${quotaValueRule(name as QuotaName)}, or default`);
     setQuota(file, tenant, name as QuotaName, n);
     say(`tenant ${tenant}: ${name} ${n === undefined ? "back to the default" : `= ${n}`}`);
     return;
   }
-  fail(`unknown tokens command \`${sub}\`; add, revoke, list or quota`);
+  usage(`unknown tokens command \`${sub}\`; add, revoke, list or quota`);
 }
