@@ -32,7 +32,7 @@ it("a client that never reads: the session stops at its bound of unread events",
       }) as typeof call.write;
       serveToolCallSession(
         call,
-        async () => ({ isError: false, parts: [], errorCode: "", durationMs: 0 }),
+        async () => ({ isError: false, parts: [], errorCode: "", durationMs: 0, detailsJson: "" }),
         NO_DRAIN,
         (e) => e as ServiceError,
       );

@@ -24,6 +24,7 @@ beforeAll(async () => {
             parts: [{ part: { $case: "text", value: `ran ${call.request.tool}` }, repeatsStreamed: false }],
             errorCode: "",
             durationMs: 1,
+            detailsJson: "",
           },
         },
       });

@@ -490,16 +490,16 @@ export class ControlPlaneClient {
    * Calls a tool; onEvent sees progress and output as they stream. Resolves with the final result;
    * an aborted signal cancels the call on the server (a command or cell is stopped) and rejects with an AbortError.
    */
-  callTool(runId: string, tool: string, args: unknown, opts?: CallToolOptions): Promise<ToolResult>;
+  callTool(runId: string, tool: string, args: unknown, opts?: CallToolOptions): Promise<ToolCallResult>;
   /** The older shape, kept: onEvent, then the options. */
-  callTool(runId: string, tool: string, args: unknown, onEvent: ((e: ToolEvent) => void) | undefined, opts?: CallOptions): Promise<ToolResult>;
+  callTool(runId: string, tool: string, args: unknown, onEvent: ((e: ToolEvent) => void) | undefined, opts?: CallOptions): Promise<ToolCallResult>;
   callTool(
     runId: string,
     tool: string,
     args: unknown,
     eventsOrOpts?: ((e: ToolEvent) => void) | CallToolOptions,
     positionalOpts: CallOptions = {},
-  ): Promise<ToolResult> {
+  ): Promise<ToolCallResult> {
     const opts: CallToolOptions =
       typeof eventsOrOpts === "function" || eventsOrOpts === undefined ? { ...positionalOpts, onEvent: eventsOrOpts } : eventsOrOpts;
     const onEvent = opts.onEvent;
@@ -530,7 +530,7 @@ export class ControlPlaneClient {
         });
         stream.on("end", () => {
           done();
-          if (result) resolve(result);
+          if (result) resolve(withDetails(result));
           else reject(new Error("the tool call ended without a result"));
         });
       };
@@ -540,7 +540,7 @@ export class ControlPlaneClient {
           event: (e) => onEvent?.(e),
           result: (r) => {
             settle();
-            resolve(r);
+            resolve(withDetails(r));
           },
           failed: (err) => {
             settle();
@@ -648,6 +648,16 @@ export class ControlPlaneClient {
     );
     return this.iterate(stream, opts.signal);
   }
+}
+
+/** A tool's result with its details parsed: `details` follows the tool's details schema (ListTools' details_schema_json), undefined when it sent none. */
+export interface ToolCallResult extends ToolResult {
+  details: unknown;
+}
+
+/** Parses the result's details_json; a result without one gets undefined. */
+export function withDetails(r: ToolResult): ToolCallResult {
+  return { ...r, details: r.detailsJson === "" ? undefined : (JSON.parse(r.detailsJson) as unknown) };
 }
 
 /** The result's text parts joined, for people and tests (rich parts such as HTML are left out). */

@@ -13,6 +13,8 @@ export {
   ControlPlaneUnreachable,
   type OpenRunOptions,
   resultText,
+  type ToolCallResult,
+  withDetails,
 } from "./control-plane-client.js";
 // Callers branch on a failure's stable code (ControlPlaneCallError.code), never on its text.
 export { ENCLAVE_ERROR_CODES, ENCLAVE_ERROR_STATUS, type EnclaveErrorCode, isEnclaveErrorCode } from "@enclave/proto/control-errors.js";

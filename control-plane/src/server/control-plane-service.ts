@@ -311,7 +311,14 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
         const parts = r.parts.map(partMessage);
         // An error's text may quote a host folder (the workspace's); a caller who sees no host paths is not told it.
         const shown = r.isError ? parts.map((p) => (p.part?.$case === "text" ? { ...p, part: { ...p.part, value: s.pathless(p.part.value) } } : p)) : parts;
-        return { isError: r.isError, parts: shown, errorCode: r.errorCode, durationMs: r.durationMs };
+        // Details are data the tool built from workspace-relative paths; a failure's details are never pathless-rewritten text.
+        return {
+          isError: r.isError,
+          parts: shown,
+          errorCode: r.errorCode,
+          durationMs: r.durationMs,
+          detailsJson: r.details === undefined ? "" : JSON.stringify(r.details),
+        };
       } finally {
         releaseKernel();
         releaseHostAgent();
@@ -425,6 +432,7 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
         tier: t.tier,
         description: t.description,
         inputSchemaJson: JSON.stringify(t.inputSchema),
+        detailsSchemaJson: t.detailsSchema ? JSON.stringify(t.detailsSchema) : "",
         resource: t.resource,
         parallelSafe: t.parallelSafe,
       })),

@@ -9,7 +9,7 @@ import type { AgentEndpoint, AgentPrepare } from "../placement/agent-endpoint.js
 import type { Run, Surface } from "../model/run.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
 import type { ToolHosts } from "../toolhost/tool-hosts.js";
-import type { CallOrigin, ContentPart, Tool, ToolStreamEvent } from "./tool.js";
+import type { CallOrigin, ContentPart, Tool, ToolOutput, ToolStreamEvent } from "./tool.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { CallFeed, CallStarted } from "./call-feed.js";
 import { checkJsonShape } from "./argument-shape.js";
@@ -38,6 +38,8 @@ export interface CallResult {
   parts: ContentPart[];
   errorCode: string;
   durationMs: number;
+  /** The tool's result as data (its details schema); absent for refusals and tools without one. */
+  details?: unknown;
 }
 
 function parseArguments(tool: Tool, json: string, notUtf8: boolean): unknown {
@@ -58,6 +60,10 @@ function parseArguments(tool: Tool, json: string, notUtf8: boolean): unknown {
     throw new EnclaveError("invalid_arguments", `arguments for \`${tool.name}\` must be a JSON object`);
   }
   return value;
+}
+
+function detailsOf(output: ToolOutput): { details?: unknown } {
+  return output.details === undefined ? {} : { details: output.details };
 }
 
 /** While a change is staged, only read tools, staging tools and resolve run: resolve comes first. */
@@ -171,9 +177,9 @@ export class ToolDispatcher {
       const audited = { ...req, kernelId: output.audit?.kernelId ?? req.kernelId };
       if (output.error) {
         await this.record(live, audited, tool, args, `error:${output.error.code}`, durationMs, placement, output.audit?.detail);
-        return { isError: true, parts: output.parts, errorCode: output.error.code, durationMs };
+        return { isError: true, parts: output.parts, errorCode: output.error.code, durationMs, ...detailsOf(output) };
       }
-      const result: CallResult = { isError: false, parts: output.parts, errorCode: "", durationMs };
+      const result: CallResult = { isError: false, parts: output.parts, errorCode: "", durationMs, ...detailsOf(output) };
       await this.record(live, audited, tool, args, "ok", result.durationMs, placement, output.audit?.detail);
       return result;
     } catch (thrown) {

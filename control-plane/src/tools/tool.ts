@@ -18,8 +18,10 @@ export type ContentPart = (
   streamed?: boolean;
 };
 
-export interface ToolOutput {
+export interface ToolOutput<D = unknown> {
   parts: ContentPart[];
+  /** The result as data for a program (exit code, staged change id…), shaped by the tool's details schema. The model reads only the parts. */
+  details?: D;
   /** Set when the parts describe a failure that still has output worth keeping (a cell that raised). */
   error?: { code: EnclaveErrorCode };
   /** What the audit log should add about this call (the kernel a cell ran in). */
@@ -50,6 +52,7 @@ export interface NestedResult {
   parts: ContentPart[];
   errorCode: string;
   durationMs: number;
+  details?: unknown;
 }
 
 export interface ToolContext {
@@ -76,6 +79,8 @@ export interface Tool {
   description: string;
   parallelSafe: boolean;
   inputSchema: Record<string, unknown>;
+  /** JSON Schema of the details its results carry; absent when it has none. */
+  detailsSchema?: Record<string, unknown>;
   /** Writes nothing itself, only stages pending actions: allowed while others are pending. */
   stagesOnly?: boolean;
   /** On failure, `error` is the whole message: one line naming each field that is wrong. */
@@ -83,7 +88,7 @@ export interface Tool {
   invoke(args: unknown, ctx: ToolContext): Promise<ToolOutput>;
 }
 
-export interface ToolSpec<S extends z.ZodType> {
+export interface ToolSpec<S extends z.ZodType, D extends z.ZodType = z.ZodType<unknown>> {
   name: string;
   tier: Tier;
   resource: ResourceKind;
@@ -91,12 +96,14 @@ export interface ToolSpec<S extends z.ZodType> {
   parallelSafe?: boolean;
   stagesOnly?: boolean;
   args: S;
+  /** The shape of ToolOutput.details, published in ListTools and the clients' generated types. */
+  details?: D;
   /** Why a required field the call left out is needed, given the raw arguments (which action asked). */
   missingFieldHint?(field: string, raw: unknown): string | undefined;
-  run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+  run(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput<z.infer<D>>>;
 }
 
-export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
+export function defineTool<S extends z.ZodType, D extends z.ZodType = z.ZodType<unknown>>(spec: ToolSpec<S, D>): Tool {
   return {
     name: spec.name,
     tier: spec.tier,
@@ -104,6 +111,7 @@ export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool {
     description: spec.description,
     parallelSafe: spec.parallelSafe ?? spec.tier === "read",
     inputSchema: z.toJSONSchema(spec.args) as Record<string, unknown>,
+    ...(spec.details ? { detailsSchema: z.toJSONSchema(spec.details, { io: "output" }) as Record<string, unknown> } : {}),
     stagesOnly: spec.stagesOnly ?? false,
     validate(raw) {
       const r = spec.args.safeParse(raw);

@@ -311,6 +311,8 @@ export interface ToolInfo {
   inputSchemaJson: string;
   resource: string;
   parallelSafe: boolean;
+  /** JSON Schema of ToolResult.details_json for this tool; empty when the tool has no details. */
+  detailsSchemaJson: string;
 }
 
 export interface ListToolsResponse {
@@ -445,6 +447,12 @@ export interface ToolResult {
    */
   errorCode: string;
   durationMs: number;
+  /**
+   * The result as data, beside the text the model reads: a JSON object shaped by the tool's
+   * ToolInfo.details_schema_json (exec's exit code, a staged change's id, an eval error's name…).
+   * Empty when the tool has none for this answer (a refusal, an unknown tool, a harness's answer).
+   */
+  detailsJson: string;
 }
 
 export interface ToolOutput {
@@ -3398,7 +3406,15 @@ export const ListToolsRequest: MessageFns<ListToolsRequest> = {
 };
 
 function createBaseToolInfo(): ToolInfo {
-  return { name: "", tier: "", description: "", inputSchemaJson: "", resource: "", parallelSafe: false };
+  return {
+    name: "",
+    tier: "",
+    description: "",
+    inputSchemaJson: "",
+    resource: "",
+    parallelSafe: false,
+    detailsSchemaJson: "",
+  };
 }
 
 export const ToolInfo: MessageFns<ToolInfo> = {
@@ -3420,6 +3436,9 @@ export const ToolInfo: MessageFns<ToolInfo> = {
     }
     if (message.parallelSafe !== false) {
       writer.uint32(48).bool(message.parallelSafe);
+    }
+    if (message.detailsSchemaJson !== "") {
+      writer.uint32(58).string(message.detailsSchemaJson);
     }
     return writer;
   },
@@ -3485,6 +3504,14 @@ export const ToolInfo: MessageFns<ToolInfo> = {
             message.parallelSafe = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.detailsSchemaJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3513,6 +3540,11 @@ export const ToolInfo: MessageFns<ToolInfo> = {
         : isSet(object.parallel_safe)
         ? globalThis.Boolean(object.parallel_safe)
         : false,
+      detailsSchemaJson: isSet(object.detailsSchemaJson)
+        ? globalThis.String(object.detailsSchemaJson)
+        : isSet(object.details_schema_json)
+        ? globalThis.String(object.details_schema_json)
+        : "",
     };
   },
 
@@ -3536,6 +3568,9 @@ export const ToolInfo: MessageFns<ToolInfo> = {
     if (message.parallelSafe !== false) {
       obj.parallelSafe = message.parallelSafe;
     }
+    if (message.detailsSchemaJson !== "") {
+      obj.detailsSchemaJson = message.detailsSchemaJson;
+    }
     return obj;
   },
 
@@ -3550,6 +3585,7 @@ export const ToolInfo: MessageFns<ToolInfo> = {
     message.inputSchemaJson = object.inputSchemaJson ?? "";
     message.resource = object.resource ?? "";
     message.parallelSafe = object.parallelSafe ?? false;
+    message.detailsSchemaJson = object.detailsSchemaJson ?? "";
     return message;
   },
 };
@@ -5095,7 +5131,7 @@ export const ContentPart: MessageFns<ContentPart> = {
 };
 
 function createBaseToolResult(): ToolResult {
-  return { isError: false, parts: [], errorCode: "", durationMs: 0 };
+  return { isError: false, parts: [], errorCode: "", durationMs: 0, detailsJson: "" };
 }
 
 export const ToolResult: MessageFns<ToolResult> = {
@@ -5111,6 +5147,9 @@ export const ToolResult: MessageFns<ToolResult> = {
     }
     if (message.durationMs !== 0) {
       writer.uint32(32).int64(message.durationMs);
+    }
+    if (message.detailsJson !== "") {
+      writer.uint32(42).string(message.detailsJson);
     }
     return writer;
   },
@@ -5160,6 +5199,14 @@ export const ToolResult: MessageFns<ToolResult> = {
             message.durationMs = longToNumber(reader.int64());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.detailsJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5190,6 +5237,11 @@ export const ToolResult: MessageFns<ToolResult> = {
         : isSet(object.duration_ms)
         ? globalThis.Number(object.duration_ms)
         : 0,
+      detailsJson: isSet(object.detailsJson)
+        ? globalThis.String(object.detailsJson)
+        : isSet(object.details_json)
+        ? globalThis.String(object.details_json)
+        : "",
     };
   },
 
@@ -5207,6 +5259,9 @@ export const ToolResult: MessageFns<ToolResult> = {
     if (message.durationMs !== 0) {
       obj.durationMs = Math.round(message.durationMs);
     }
+    if (message.detailsJson !== "") {
+      obj.detailsJson = message.detailsJson;
+    }
     return obj;
   },
 
@@ -5219,6 +5274,7 @@ export const ToolResult: MessageFns<ToolResult> = {
     message.parts = object.parts?.map((e) => ContentPart.fromPartial(e)) || [];
     message.errorCode = object.errorCode ?? "";
     message.durationMs = object.durationMs ?? 0;
+    message.detailsJson = object.detailsJson ?? "";
     return message;
   },
 };
