@@ -22,6 +22,17 @@ export const execTool = defineTool({
     stdin: z.string().optional().describe("text given to the command on standard input"),
     env: z.record(z.string(), z.string()).optional().describe("extra environment variables"),
   }),
+  details: z.object({
+    exit_code: z.number().int().nullable().describe("the command's exit status; null when a signal or the timeout ended it"),
+    signal: z.string().nullable().describe("the signal that killed it (SIGKILL…), or null"),
+    timed_out: z.boolean().describe("the command ran past timeout_seconds and was killed"),
+    duration_ms: z.number().int(),
+    stdout: z.string().describe("standard output as UTF-8, clipped to head and tail when long"),
+    stderr: z.string().describe("standard error as UTF-8, clipped to head and tail when long"),
+    stdout_clipped: z.boolean(),
+    stderr_clipped: z.boolean(),
+    output_truncated: z.boolean().describe("output beyond the agent's cap was dropped before it reached the control plane"),
+  }),
   async run(args, ctx) {
     const { client } = await ctx.agent();
     const timeoutSeconds = args.timeout_seconds ?? LIMITS.execDefaultTimeoutSeconds;
@@ -29,6 +40,7 @@ export const execTool = defineTool({
     const onAbort = (): void => call.cancel();
     ctx.signal.addEventListener("abort", onAbort);
     const output: Buffer[] = [];
+    const streams: Record<"stdout" | "stderr", Buffer[]> = { stdout: [], stderr: [] };
     try {
       const exit = await new Promise<Extract<ExecEvent["event"], { $case: "exit" }>["value"]>((resolve, reject) => {
         let result: Extract<ExecEvent["event"], { $case: "exit" }>["value"] | undefined;
@@ -47,6 +59,7 @@ export const execTool = defineTool({
               return;
             }
             output.push(e.value);
+            streams[e.$case].push(e.value);
             ctx.emit({ kind: "output", stream: e.$case, data: e.value });
           } else if (e?.$case === "exit") result = e.value;
         });
@@ -75,7 +88,24 @@ export const execTool = defineTool({
       const body = clipped && !clipped.endsWith("\n") ? `${clipped}\n` : clipped;
       const notes = exit.outputTruncated ? "[output beyond the agent's cap was dropped]\n" : "";
       const ending = { type: "text" as const, text: `${notes}[${status}, ${exit.durationMs} ms]` };
-      return { parts: body ? [{ type: "text", text: body, streamed: true }, ending] : [ending] };
+      const stdout = Buffer.concat(streams.stdout);
+      const stderr = Buffer.concat(streams.stderr);
+      const stdoutText = clipMiddleBytes(stdout, LIMITS.execResultBytes);
+      const stderrText = clipMiddleBytes(stderr, LIMITS.execResultBytes);
+      return {
+        parts: body ? [{ type: "text", text: body, streamed: true }, ending] : [ending],
+        details: {
+          exit_code: exit.timedOut || exit.signal ? null : exit.code,
+          signal: exit.signal || null,
+          timed_out: exit.timedOut,
+          duration_ms: Number(exit.durationMs),
+          stdout: stdoutText,
+          stderr: stderrText,
+          stdout_clipped: stdout.length > LIMITS.execResultBytes,
+          stderr_clipped: stderr.length > LIMITS.execResultBytes,
+          output_truncated: exit.outputTruncated,
+        },
+      };
     } finally {
       ctx.signal.removeEventListener("abort", onAbort);
       call.end();
