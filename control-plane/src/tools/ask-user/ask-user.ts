@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
-import { defineTool, text } from "../tool.js";
+import { defineTool } from "../tool.js";
 import type { CardOutcome, QuestionPort } from "../../questions/question-port.js";
 import { bareId } from "../../conversations/conversation-keys.js";
 
@@ -16,6 +16,16 @@ function answerText(o: Extract<CardOutcome, { state: "answered" }>): string {
   if (o.freeText) lines.push(`Wrote: ${o.freeText}`);
   return lines.join("\n");
 }
+
+/** ask_user's details: how the card was settled and what the operator answered. */
+export const ASK_USER_DETAILS = z.object({
+  card: z.number().int().describe("the card's number in the conversation"),
+  outcome: z
+    .enum(["answered", "skipped", "timed_out"])
+    .describe("skipped: the operator declined to answer; timed_out: nobody answered in time (an error result)"),
+  selected: z.array(z.string()).describe("the labels of the options chosen, in the operator's order; empty unless answered"),
+  free_text: z.string().nullable().describe("what the operator wrote; null when nothing"),
+});
 
 const optionSchema = z.strictObject({
   label: z.string().trim().min(1).max(200).describe("what the operator picks; returned as the answer"),
@@ -50,6 +60,7 @@ export function askUserTool(port: QuestionPort, defaultTimeoutMs: () => number) 
       "Offer options when you can. A skip means: proceed on a stated assumption and do not ask again.",
     parallelSafe: true,
     args: argsSchema,
+    details: ASK_USER_DETAILS,
     async run(args, ctx) {
       const options = (args.options ?? []).map((o) => ({ label: o.label, description: o.description ?? "" }));
       const timeoutMs = ctx.run.questionTimeoutMs || defaultTimeoutMs();
@@ -67,11 +78,25 @@ export function askUserTool(port: QuestionPort, defaultTimeoutMs: () => number) 
       });
       switch (outcome.state) {
         case "answered":
-          return text(answerText(outcome));
+          return {
+            parts: [{ type: "text", text: answerText(outcome) }],
+            details: { card: outcome.card.number, outcome: "answered" as const, selected: outcome.selected, free_text: outcome.freeText || null },
+          };
         case "skipped":
-          return text(`The operator skipped card #${outcome.card.number} without answering. ${PROCEED}`);
-        case "timed_out":
-          throw new EnclaveError("timeout", `Nobody answered card #${outcome.card.number} within ${Math.round(timeoutMs / 1000)} s. ${PROCEED}`);
+          return {
+            parts: [{ type: "text", text: `The operator skipped card #${outcome.card.number} without answering. ${PROCEED}` }],
+            details: { card: outcome.card.number, outcome: "skipped" as const, selected: [], free_text: null },
+          };
+        case "timed_out": {
+          // An error that still says which card went unanswered: returned, not thrown, so its details go with it.
+          const message = `Nobody answered card #${outcome.card.number} within ${Math.round(timeoutMs / 1000)} s. ${PROCEED}`;
+          return {
+            parts: [{ type: "text", text: message }],
+            error: { code: "timeout" as const },
+            audit: { detail: message },
+            details: { card: outcome.card.number, outcome: "timed_out" as const, selected: [], free_text: null },
+          };
+        }
         case "no_subscriber":
           throw new EnclaveError(
             "failed_precondition",

@@ -13,12 +13,14 @@ export interface DebugOpContext {
   tool: ToolContext;
 }
 
-export interface DebugOp<S extends z.ZodObject = z.ZodObject> {
+export interface DebugOp<S extends z.ZodObject = z.ZodObject, D extends z.ZodObject = z.ZodObject> {
   op: string;
   args: S;
-  run(args: z.infer<S>, ctx: DebugOpContext): Promise<ToolOutput>;
+  /** The shape of its details, with its `op` literal: the tool's details are a union discriminated by op. */
+  details: D;
+  run(args: z.infer<S>, ctx: DebugOpContext): Promise<ToolOutput<z.infer<D>>>;
 }
 
-export function defineOp<S extends z.ZodObject>(op: DebugOp<S>): DebugOp {
+export function defineOp<S extends z.ZodObject, D extends z.ZodObject>(op: DebugOp<S, D>): DebugOp {
   return op as unknown as DebugOp;
 }

@@ -64,6 +64,9 @@ const description = (ttlMs: number): string =>
   "variables {reference} / evaluate {expression, frame_id} → step_over / step_in / step_out / continue → output → terminate. " +
   "Frame ids and references die when the program resumes.";
 
+/** The debug tool's details: one branch per op, discriminated by `op` like its arguments. */
+export const DEBUG_DETAILS = z.discriminatedUnion("op", DEBUG_OPS.map((o) => o.details) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
+
 export function createDebugTool(opts: DebugToolOptions): Tool {
   const schemas = DEBUG_OPS.map((o) => o.args) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]];
   const byName = new Map(DEBUG_OPS.map((o) => [o.op, o]));
@@ -75,6 +78,7 @@ export function createDebugTool(opts: DebugToolOptions): Tool {
     description: description(opts.sessionTtlMs),
     parallelSafe: false,
     args: z.discriminatedUnion("op", schemas),
+    details: DEBUG_DETAILS,
     async run(args, ctx) {
       const op = byName.get((args as { op: string }).op);
       if (!op) throw new EnclaveError("invalid_arguments", `unknown debug op \`${(args as { op: string }).op}\``);

@@ -13,6 +13,7 @@ import type { Surface } from "../../model/run.js";
 import type { ToolContext } from "../tool.js";
 import { CellTranscript, renderDisplay } from "./cell-transcript.js";
 import { kernelCeilings, surfaceWithin } from "./kernel-ceiling.js";
+import type { CellData } from "./eval-details.js";
 
 /**
  * The bridge call tools() in a cell makes: answered here with what the cell may call (JSON), never
@@ -32,6 +33,8 @@ export interface CellOutcome {
   kernel: KernelInfo | undefined;
   done: EvalDone;
   transcript: CellTranscript;
+  /** What the cell sent, kept apart for the result's details. */
+  data: CellData;
   bridgeCalls: number;
   /** The cell had no code (a reset alone). */
   emptyCell: boolean;
@@ -40,6 +43,7 @@ export interface CellOutcome {
 export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext): Promise<CellOutcome> {
   const call = client.eval();
   const transcript = new CellTranscript();
+  const data: CellData = { stdout: [], stderr: [], displays: [] };
   let kernel: KernelInfo | undefined;
   /** What this cell's bridge calls may reach, known once the agent names the kernel. */
   let ceiling: Surface | undefined;
@@ -119,10 +123,12 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
         case "stdout":
         case "stderr":
           transcript.output(e.$case, e.value);
+          data[e.$case].push(e.value);
           ctx.emit({ kind: "output", stream: e.$case, data: e.value });
           break;
         case "display": {
           transcript.display(e.value);
+          data.displays.push(e.value);
           const shown = renderDisplay(e.value);
           if (shown.text) ctx.emit({ kind: "output", stream: "stdout", data: Buffer.from(`${shown.text}\n`) });
           for (const p of shown.parts) if (p.type === "image") ctx.emit({ kind: "progress", text: `[image ${p.mimeType}, ${p.data.length} bytes]` });
@@ -145,7 +151,7 @@ export function runCell(client: AgentClient, req: CellRequest, ctx: ToolContext)
       ctx.signal.removeEventListener("abort", onAbort);
       bridgeAbort.abort();
       call.end();
-      if (done) resolve({ kernel, done, transcript, bridgeCalls, emptyCell: req.code.trim() === "" });
+      if (done) resolve({ kernel, done, transcript, data, bridgeCalls, emptyCell: req.code.trim() === "" });
       else reject(new EnclaveError("agent_lost", "the kernel's stream ended without saying how the cell ended"));
     });
     ctx.signal.addEventListener("abort", onAbort);

@@ -8,6 +8,7 @@ import { SURFACES } from "../../model/run.js";
 import { defineTool, type ToolOutput } from "../tool.js";
 import { type CellOutcome, runCell } from "./eval-cell.js";
 import { surfaceWithin } from "./kernel-ceiling.js";
+import { EVAL_DETAILS, type EvalDetails, evalDetails } from "./eval-details.js";
 
 const STATUS_CODES: Record<string, EnclaveErrorCode | undefined> = {
   ok: undefined,
@@ -49,7 +50,7 @@ const args = z
   });
 
 /** The result: the cell's output in order, then how it ended when that was not plainly. */
-function describeOutcome(o: CellOutcome, language: string): ToolOutput {
+function describeOutcome(o: CellOutcome, language: string): ToolOutput<EvalDetails> {
   const { done, transcript, kernel } = o;
   if ((done.status === "error" || done.status === "interrupted") && done.traceback) transcript.line(done.traceback.trimEnd());
   if (done.status === "interrupted") transcript.line(`[interrupted: ${done.detail}]`);
@@ -71,7 +72,8 @@ function describeOutcome(o: CellOutcome, language: string): ToolOutput {
     kernelId: kernel?.kernelId ?? "",
     detail: `cell ${done.status}${kernel?.fresh ? " (fresh kernel)" : ""}; ${o.bridgeCalls} bridge call(s); budget used ${done.budgetUsedMs} ms${done.stateLost ? "; kernel state lost" : ""}`,
   };
-  return code ? { parts, error: { code }, audit } : { parts, audit };
+  const details = evalDetails(done, kernel, o.data, o.bridgeCalls);
+  return code ? { parts, details, error: { code }, audit } : { parts, details, audit };
 }
 
 export const evalTool = defineTool({
@@ -86,6 +88,7 @@ export const evalTool = defineTool({
     `The cell is interrupted after ${LIMITS.evalDefaultTimeoutSeconds} s of its own running time (timeout_seconds), not counting tool() calls.`,
   parallelSafe: false,
   args,
+  details: EVAL_DETAILS,
   async run(a, ctx) {
     if (ctx.origin === "bridge") {
       throw new EnclaveError(

@@ -4,10 +4,26 @@
 // the edit seed the run's ledger, and the ones after are compared with them.
 import { z } from "zod";
 import { LIMITS } from "../../limits.js";
-import { defineTool, text } from "../tool.js";
+import { defineTool } from "../tool.js";
+import { workspaceRelative } from "../details-paths.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
 import { diagnosticsAfter, diagnosticsWaitMs, seedLedger } from "./diagnostics-on-write.js";
 import { at, plural } from "./lsp-format.js";
+import { LOCATION_DETAILS, locationDetails } from "./lsp-details.js";
+
+/** lsp_rename's details: the edits it applied (it stages nothing: every file is changed, or none). */
+export const LSP_RENAME_DETAILS = z.object({
+  server: z.string().describe("the language server that renamed"),
+  target: LOCATION_DETAILS.nullable().describe("where the line and symbol resolved to"),
+  old_name: z.string().describe("the symbol as asked (`name#N` as given)"),
+  new_name: z.string(),
+  files: z
+    .array(z.object({ path: z.string().nullable().describe("workspace-relative file"), edits: z.number().int() }))
+    .describe("every file changed, in the server's order"),
+  files_changed: z.number().int(),
+  edits: z.number().int().describe("edits across all files"),
+  indexing: z.boolean().describe("the server was still indexing: files it had not indexed may still use the old name"),
+});
 
 export function lspRenameTool(ledger: DiagnosticsLedger) {
   return defineTool({
@@ -25,6 +41,7 @@ export function lspRenameTool(ledger: DiagnosticsLedger) {
       symbol: z.string().min(1).describe("the symbol as written on that line; `name#N` for its Nth occurrence"),
       new_name: z.string().min(1).describe("the new name: an identifier of the file's language"),
     }),
+    details: LSP_RENAME_DETAILS,
     async run(args, ctx) {
       const { client } = await ctx.agent();
       const waitMs = diagnosticsWaitMs();
@@ -45,7 +62,17 @@ export function lspRenameTool(ledger: DiagnosticsLedger) {
         ledger,
         unknownBefore,
       );
-      return text(diagnostics ? `${head}\n${diagnostics}` : head);
+      const details = {
+        server: res.server,
+        target: res.target ? locationDetails(res.target) : null,
+        old_name: args.symbol,
+        new_name: args.new_name,
+        files: res.files.map((f) => ({ path: workspaceRelative(f.path), edits: f.edits })),
+        files_changed: res.files.length,
+        edits,
+        indexing: res.indexing,
+      };
+      return { parts: [{ type: "text", text: diagnostics ? `${head}\n${diagnostics}` : head }], details };
     },
   });
 }

@@ -3,7 +3,7 @@
 // its own schema branch: which fields an action needs is said once, in the schema the model sees.
 import { z } from "zod";
 import { LIMITS } from "../../limits.js";
-import { defineTool, text } from "../tool.js";
+import { defineTool } from "../tool.js";
 import type { LspAction } from "./actions/action.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
 import { codeActionsAction } from "./actions/code-actions.js";
@@ -35,6 +35,9 @@ const SCHEMAS = ACTIONS.map((a) => a.args) as unknown as [z.ZodObject, z.ZodObje
 /** The schema of the lsp tool: one branch per action, each with the fields that action needs. */
 export const LSP_ARGS = z.discriminatedUnion("action", SCHEMAS);
 
+/** The lsp tool's details: one branch per action, discriminated by `action` like its arguments. */
+export const LSP_DETAILS = z.discriminatedUnion("action", ACTIONS.map((a) => a.details) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
+
 /** "lsp hover needs `symbol`: …" for a required field a call left out. */
 export function lspMissingFieldHint(field: string, raw: unknown): string | undefined {
   const name = typeof raw === "object" && raw !== null ? (raw as { action?: unknown }).action : undefined;
@@ -52,12 +55,14 @@ export function lspTool(ledger: DiagnosticsLedger) {
       `implementation, references (cap ${LIMITS.lspReferencesCap}), hover, code_actions — each with file, line (1-based) and symbol (the name as written on that line, ` +
       "`name#2` for its 2nd occurrence); symbols (query alone: a workspace search across every server that can start here; query with file: that file's server only; file alone: its outline); status (which servers run or why not); reload.",
     args: LSP_ARGS,
+    details: LSP_DETAILS,
     missingFieldHint: lspMissingFieldHint,
     async run(args, ctx) {
       // Only reached with arguments the schema accepted, so the action is one of ACTIONS.
       const action = BY_NAME.get(String(args.action)) as LspAction;
       const { client } = await ctx.agent();
-      return text(await action.run(args, client, { run: ctx.run, ledger }));
+      const answer = await action.run(args, client, { run: ctx.run, ledger });
+      return { parts: [{ type: "text", text: answer.text }], details: answer.details };
     },
   });
 }

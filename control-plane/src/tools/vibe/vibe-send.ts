@@ -1,6 +1,7 @@
 // vibe_send (tier read): appends a message to a worker's brief and re-runs it.
 import { z } from "zod";
-import { defineTool, text } from "../tool.js";
+import { defineTool } from "../tool.js";
+import { WORKER_DETAILS, workerDetails } from "./worker-details.js";
 import type { VibeRoster } from "../../vibe/vibe-roster.js";
 
 export function vibeSendTool(roster: VibeRoster) {
@@ -19,11 +20,14 @@ export function vibeSendTool(roster: VibeRoster) {
         .max(64 * 1024)
         .describe("what to add to the brief"),
     }),
+    details: z.object({
+      worker: WORKER_DETAILS.describe("the worker, re-running its new attempt"),
+      messages: z.number().int().describe("messages appended to its brief so far"),
+    }),
     async run(args, ctx) {
       const w = await roster.send(ctx.run.conversationId, args.worker_id, args.message);
-      return text(
-        `Re-running ${w.id} "${w.label}" (attempt ${w.attempt}, host \`${w.host.name}\`) with ${w.messages.length} appended message${w.messages.length > 1 ? "s" : ""}.`,
-      );
+      const said = `Re-running ${w.id} "${w.label}" (attempt ${w.attempt}, host \`${w.host.name}\`) with ${w.messages.length} appended message${w.messages.length > 1 ? "s" : ""}.`;
+      return { parts: [{ type: "text", text: said }], details: { worker: workerDetails(w), messages: w.messages.length } };
     },
   });
 }

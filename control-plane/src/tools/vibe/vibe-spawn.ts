@@ -1,6 +1,7 @@
 // vibe_spawn (tier read): starts a background worker on a worker host and returns its id at once.
 import { z } from "zod";
-import { defineTool, text } from "../tool.js";
+import { defineTool } from "../tool.js";
+import { WORKER_DETAILS, workerDetails } from "./worker-details.js";
 import type { VibeRoster } from "../../vibe/vibe-roster.js";
 import { VIBE_TIERS } from "../../vibe/worker.js";
 
@@ -23,12 +24,13 @@ export function vibeSpawnTool(roster: VibeRoster, workspaceOf: (conversationId: 
       label: z.string().trim().min(1).max(80).describe("a few words naming the job, shown in vibe_list"),
       tier: z.enum(VIBE_TIERS).optional().describe("fast (default) or good"),
     }),
+    details: z.object({ worker: WORKER_DETAILS.describe("the worker started, running") }),
     async run(args, ctx) {
       const w = roster.spawn(ctx.run.conversationId, workspaceOf(ctx.run.conversationId), { brief: args.brief, label: args.label, tier: args.tier ?? "fast" });
-      return text(
+      const started =
         `Started worker ${w.id} "${w.label}" (${w.tier}) on host \`${w.host.name}\`. It runs in the background: ` +
-          `vibe_wait ${w.id} for its result, vibe_send to add instructions, vibe_kill to stop it.`,
-      );
+        `vibe_wait ${w.id} for its result, vibe_send to add instructions, vibe_kill to stop it.`;
+      return { parts: [{ type: "text", text: started }], details: { worker: workerDetails(w) } };
     },
   });
 }

@@ -4,7 +4,8 @@
 // the call is cancelled.
 import { z } from "zod";
 import { LIMITS } from "../../limits.js";
-import { defineTool, text } from "../tool.js";
+import { defineTool } from "../tool.js";
+import { WORKER_DETAILS, workerDetails } from "./worker-details.js";
 import { workerReport } from "../../vibe/worker-report.js";
 import type { VibeRoster } from "../../vibe/vibe-roster.js";
 
@@ -26,6 +27,14 @@ export function vibeWaitTool(roster: VibeRoster) {
         .optional()
         .describe("how long to wait at most; omit to wait until the worker settles"),
     }),
+    details: z.object({
+      worker: WORKER_DETAILS,
+      settled: z.boolean().describe("it settled (done, failed, killed); false when timeout_seconds passed first and it keeps running"),
+      output_tail: z
+        .string()
+        .nullable()
+        .describe(`while it runs: its most recent output (at most ${LIMITS.vibeOutputTailChars} characters); null once settled`),
+    }),
     async run(args, ctx) {
       const w = roster.get(ctx.run.conversationId, args.worker_id);
       const timeoutSeconds = args.timeout_seconds;
@@ -33,7 +42,9 @@ export function vibeWaitTool(roster: VibeRoster) {
         ctx.emit({ kind: "output", stream: "stdout", data: Buffer.from(t, "utf8") }),
       );
       const report = workerReport(w);
-      return text(settled ? report : `Waited ${timeoutSeconds} s: ${report}\nCall vibe_wait again to keep waiting, or vibe_kill to stop it.`);
+      const said = settled ? report : `Waited ${timeoutSeconds} s: ${report}\nCall vibe_wait again to keep waiting, or vibe_kill to stop it.`;
+      const details = { worker: workerDetails(w), settled, output_tail: w.state === "running" ? w.outputTail : null };
+      return { parts: [{ type: "text", text: said }], details };
     },
   });
 }

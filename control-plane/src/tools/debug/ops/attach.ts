@@ -3,12 +3,13 @@
 // prog.py`, `dlv debug --headless --listen 127.0.0.1:PORT`); lldb by the program's pid.
 import { z } from "zod";
 import { EnclaveError } from "../../../errors.js";
-import { text } from "../../tool.js";
 import { formatStatus } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
+import { sessionDetails, sessionOp } from "../debug-details.js";
 
 export const attachOp = defineOp({
   op: "attach",
+  details: sessionOp("attach"),
   args: z.strictObject({
     op: z.literal("attach"),
     port: z
@@ -28,6 +29,6 @@ export const attachOp = defineOp({
     // Which adapter attaches how is the agent's to know: it picks the default and refuses a mismatch.
     const adapter = args.adapter ?? "";
     const s = await ctx.agent.attach({ sessionKey: ctx.sessionKey, port: args.port ?? 0, pid: args.pid ?? 0, adapter, ttlMs: ctx.sessionTtlMs, waitMs: 0 });
-    return text(`attached.\n${formatStatus(s)}`);
+    return { parts: [{ type: "text", text: `attached.\n${formatStatus(s)}` }], details: { op: "attach" as const, session: sessionDetails(s) } };
   },
 });

@@ -1,7 +1,7 @@
 // evaluate: an expression in a frame's own scope (default the top frame of the stopped thread).
 import { z } from "zod";
-import { text } from "../../tool.js";
 import { cutValue } from "../debug-format.js";
+import { VALUE_FIELDS, valueDetails } from "../debug-details.js";
 import { defineOp } from "../debug-op.js";
 
 export const evaluateOp = defineOp({
@@ -11,10 +11,19 @@ export const evaluateOp = defineOp({
     expression: z.string().min(1).max(10_000),
     frame_id: z.number().int().optional().describe("a frame_id from stack; default the top frame where it stopped"),
   }),
+  details: z.object({
+    op: z.literal("evaluate"),
+    ...VALUE_FIELDS,
+    type: z.string().describe("its type as the adapter says, or empty"),
+    reference: z.number().int().describe("what variables takes for its children; 0 when it has none (valid until the program resumes)"),
+  }),
   async run(args, ctx) {
     const v = await ctx.agent.evaluate({ sessionKey: ctx.sessionKey, expression: args.expression, frameId: args.frame_id });
     const type = v.type ? ` (${v.type})` : "";
     const ref = v.reference > 0 ? `\n[reference ${v.reference}: its children with variables]` : "";
-    return text(`${cutValue(v.result)}${type}${ref}`);
+    return {
+      parts: [{ type: "text", text: `${cutValue(v.result)}${type}${ref}` }],
+      details: { op: "evaluate" as const, ...valueDetails(v.result), type: v.type, reference: Number(v.reference) },
+    };
   },
 });

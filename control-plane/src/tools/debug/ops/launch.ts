@@ -2,12 +2,13 @@
 // conversation: a second launch is refused, naming the running one.
 import { z } from "zod";
 import { LIMITS } from "../../../limits.js";
-import { text } from "../../tool.js";
 import { formatStatus } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
+import { sessionDetails, sessionOp } from "../debug-details.js";
 
 export const launchOp = defineOp({
   op: "launch",
+  details: sessionOp("launch"),
   args: z.strictObject({
     op: z.literal("launch"),
     program: z.string().min(1).describe("workspace-relative program: a .py script, a Go package folder or .go file, a compiled executable"),
@@ -34,6 +35,6 @@ export const launchOp = defineOp({
       stdin: args.stdin,
       exceptions: args.exceptions ?? "",
     });
-    return text(`launched.\n${formatStatus(s)}`);
+    return { parts: [{ type: "text", text: `launched.\n${formatStatus(s)}` }], details: { op: "launch" as const, session: sessionDetails(s) } };
   },
 });

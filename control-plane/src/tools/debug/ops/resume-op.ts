@@ -2,13 +2,14 @@
 import { z } from "zod";
 import type { DebugResumeKind } from "@enclave/proto/gen/enclave/agent/v1/debug.js";
 import { LIMITS } from "../../../limits.js";
-import { text } from "../../tool.js";
 import { formatStatus } from "../debug-format.js";
 import { type DebugOp, defineOp } from "../debug-op.js";
+import { sessionDetails, sessionOp } from "../debug-details.js";
 
 export function resumeOp(op: string, kind: DebugResumeKind, what: string): DebugOp {
   return defineOp({
     op,
+    details: sessionOp(op),
     args: z.strictObject({
       op: z.literal(op),
       thread_id: z.number().int().min(1).optional().describe("thread to resume; default the one that stopped"),
@@ -23,7 +24,7 @@ export function resumeOp(op: string, kind: DebugResumeKind, what: string): Debug
     async run(args, ctx) {
       const waitMs = (args.wait_seconds ?? LIMITS.debugStopWaitSeconds) * 1000;
       const s = await ctx.agent.resume({ sessionKey: ctx.sessionKey, kind, threadId: args.thread_id ?? 0, waitMs });
-      return text(`${what}.\n${formatStatus(s)}`);
+      return { parts: [{ type: "text", text: `${what}.\n${formatStatus(s)}` }], details: { op, session: sessionDetails(s) } };
     },
   });
 }

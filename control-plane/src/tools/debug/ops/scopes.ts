@@ -1,6 +1,5 @@
 // scopes: the scopes of a frame, each with the reference variables takes.
 import { z } from "zod";
-import { text } from "../../tool.js";
 import { defineOp } from "../debug-op.js";
 
 export const scopesOp = defineOp({
@@ -9,9 +8,20 @@ export const scopesOp = defineOp({
     op: z.literal("scopes"),
     frame_id: z.number().int().describe("a frame_id from stack (valid until the program resumes)"),
   }),
+  details: z.object({
+    op: z.literal("scopes"),
+    scopes: z.array(
+      z.object({
+        name: z.string().describe("Locals, Globals, Registers…"),
+        reference: z.number().int().describe("what variables takes; 0 when it has no children"),
+        expensive: z.boolean(),
+      }),
+    ),
+  }),
   async run(args, ctx) {
     const { scopes } = await ctx.agent.scopes(ctx.sessionKey, args.frame_id);
     const lines = scopes.map((s) => `${s.name}: reference ${s.reference}${s.expensive ? " (expensive)" : ""}`);
-    return text(lines.join("\n") || "no scopes");
+    const details = { op: "scopes" as const, scopes: scopes.map((s) => ({ name: s.name, reference: Number(s.reference), expensive: s.expensive })) };
+    return { parts: [{ type: "text", text: lines.join("\n") || "no scopes" }], details };
   },
 });

@@ -1,8 +1,9 @@
 // stack: the frames of a thread, capped at 30, each with the frame_id scopes and evaluate take.
 import { z } from "zod";
 import { LIMITS } from "../../../limits.js";
-import { text } from "../../tool.js";
 import { formatException } from "../debug-format.js";
+import { EXCEPTION_DETAILS, exceptionDetails } from "../debug-details.js";
+import { workspaceRelative } from "../../details-paths.js";
 import { defineOp } from "../debug-op.js";
 
 export const stackOp = defineOp({
@@ -10,6 +11,22 @@ export const stackOp = defineOp({
   args: z.strictObject({
     op: z.literal("stack"),
     thread_id: z.number().int().min(1).optional().describe("default the thread that stopped"),
+  }),
+  details: z.object({
+    op: z.literal("stack"),
+    frames: z
+      .array(
+        z.object({
+          id: z.number().int().describe("the frame_id scopes and evaluate take (valid until the program resumes)"),
+          name: z.string().describe("the function"),
+          path: z.string().nullable().describe("workspace-relative source file; null when outside the workspace or without source"),
+          line: z.number().int().describe("1-based line"),
+        }),
+      )
+      .describe(`innermost first, at most ${LIMITS.debugStackFrames}`),
+    total: z.number().int().describe("frames the thread has, as the adapter counts them (at least the frames listed)"),
+    truncated: z.boolean().describe(`the thread has more frames than listed (capped at ${LIMITS.debugStackFrames})`),
+    exception: EXCEPTION_DETAILS.nullable().describe("the exception it is stopped on, if any"),
   }),
   async run(args, ctx) {
     const cap = LIMITS.debugStackFrames;
@@ -22,6 +39,13 @@ export const stackOp = defineOp({
     }
     // Stopped on an exception: say which, above the frames (the same answer: the same stop).
     const head = r.exception ? `${formatException(r.exception)}\nframes:\n` : "";
-    return text(`${head}${lines.join("\n") || "no frames"}`);
+    const details = {
+      op: "stack" as const,
+      frames: frames.map((f) => ({ id: Number(f.id), name: f.name, path: workspaceRelative(f.file), line: f.line })),
+      total: Math.max(total, frames.length),
+      truncated: total > frames.length,
+      exception: exceptionDetails(r.exception),
+    };
+    return { parts: [{ type: "text", text: `${head}${lines.join("\n") || "no frames"}` }], details };
   },
 });

@@ -1,13 +1,15 @@
 // status: whether a session is running, and where it stopped.
 import { z } from "zod";
-import { text } from "../../tool.js";
 import { formatStatus } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
+import { sessionDetails, sessionOp } from "../debug-details.js";
 
 export const statusOp = defineOp({
   op: "status",
   args: z.strictObject({ op: z.literal("status") }),
+  details: sessionOp("status"),
   async run(_args, ctx) {
-    return text(formatStatus(await ctx.agent.status(ctx.sessionKey)));
+    const s = await ctx.agent.status(ctx.sessionKey);
+    return { parts: [{ type: "text", text: formatStatus(s) }], details: { op: "status" as const, session: sessionDetails(s) } };
   },
 });

@@ -1,13 +1,15 @@
 // terminate: ends the session and kills the adapter (and the program with it).
 import { z } from "zod";
-import { text } from "../../tool.js";
 import { formatStatus } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
+import { sessionDetails, sessionOp } from "../debug-details.js";
 
 export const terminateOp = defineOp({
   op: "terminate",
   args: z.strictObject({ op: z.literal("terminate") }),
+  details: sessionOp("terminate"),
   async run(_args, ctx) {
-    return text(formatStatus(await ctx.agent.terminate(ctx.sessionKey)));
+    const s = await ctx.agent.terminate(ctx.sessionKey);
+    return { parts: [{ type: "text", text: formatStatus(s) }], details: { op: "terminate" as const, session: sessionDetails(s) } };
   },
 });

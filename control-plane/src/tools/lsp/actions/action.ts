@@ -16,15 +16,23 @@ export interface LspEnv {
   ledger: DiagnosticsLedger;
 }
 
-export interface LspAction<S extends z.ZodObject = z.ZodObject> {
-  name: string;
-  args: S;
-  /** Why each field the schema requires is needed, for the error that names a missing one. */
-  needs: Record<string, string>;
-  run(args: z.infer<S>, client: AgentClient, env: LspEnv): Promise<string>;
+/** An action's answer: the text the model reads, and the same answer as data (its details schema). */
+export interface LspAnswer<D> {
+  text: string;
+  details: D;
 }
 
-export function defineAction<S extends z.ZodObject>(a: LspAction<S>): LspAction {
+export interface LspAction<S extends z.ZodObject = z.ZodObject, D extends z.ZodObject = z.ZodObject> {
+  name: string;
+  args: S;
+  /** The shape of its details, with its `action` literal: the tool's details are a union discriminated by action. */
+  details: D;
+  /** Why each field the schema requires is needed, for the error that names a missing one. */
+  needs: Record<string, string>;
+  run(args: z.infer<S>, client: AgentClient, env: LspEnv): Promise<LspAnswer<z.infer<D>>>;
+}
+
+export function defineAction<S extends z.ZodObject, D extends z.ZodObject>(a: LspAction<S, D>): LspAction {
   return a as unknown as LspAction;
 }
 
