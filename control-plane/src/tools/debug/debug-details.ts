@@ -130,7 +130,8 @@ export const VALUE_FIELDS = {
   value_cut: z.boolean(),
 };
 
-/** The session's own fields beside an op's name. */
-export function sessionOp<N extends string>(op: N) {
-  return z.object({ op: z.literal(op), session: SESSION_DETAILS });
-}
+export const SESSION_OPS = ["status", "launch", "attach", "pause", "continue", "step_over", "step_in", "step_out", "terminate"] as const;
+export type SessionOp = (typeof SESSION_OPS)[number];
+
+/** What the ops that answer with the session's state carry: which op, and the session. */
+export const SESSION_OP_DETAILS = z.object({ op: z.enum(SESSION_OPS), session: SESSION_DETAILS });

@@ -6,25 +6,26 @@
 import { z } from "zod";
 import { debugServiceClient } from "../../agent-client/debug-service-client.js";
 import { EnclaveError } from "../../errors.js";
-import { defineTool, type Tool } from "../tool.js";
+import { defineTool, type Tool, type ToolOutput } from "../tool.js";
 import type { DebugOp } from "./debug-op.js";
-import { adaptersOp } from "./ops/adapters.js";
+import { SESSION_OP_DETAILS } from "./debug-details.js";
+import { ADAPTERS_DETAILS, adaptersOp } from "./ops/adapters.js";
 import { attachOp } from "./ops/attach.js";
-import { breakpointsOp } from "./ops/breakpoints.js";
+import { BREAKPOINTS_OP_DETAILS, breakpointsOp } from "./ops/breakpoints.js";
 import { continueOp } from "./ops/continue.js";
-import { evaluateOp } from "./ops/evaluate.js";
+import { EVALUATE_DETAILS, evaluateOp } from "./ops/evaluate.js";
 import { launchOp } from "./ops/launch.js";
-import { outputOp } from "./ops/output.js";
+import { OUTPUT_DETAILS, outputOp } from "./ops/output.js";
 import { pauseOp } from "./ops/pause.js";
-import { scopesOp } from "./ops/scopes.js";
-import { stackOp } from "./ops/stack.js";
+import { SCOPES_DETAILS, scopesOp } from "./ops/scopes.js";
+import { STACK_DETAILS, stackOp } from "./ops/stack.js";
 import { statusOp } from "./ops/status.js";
 import { stepInOp } from "./ops/step-in.js";
 import { stepOutOp } from "./ops/step-out.js";
 import { stepOverOp } from "./ops/step-over.js";
 import { terminateOp } from "./ops/terminate.js";
-import { threadsOp } from "./ops/threads.js";
-import { variablesOp } from "./ops/variables.js";
+import { THREADS_DETAILS, threadsOp } from "./ops/threads.js";
+import { VARIABLES_DETAILS, variablesOp } from "./ops/variables.js";
 
 export const DEBUG_OPS: readonly DebugOp[] = [
   adaptersOp,
@@ -65,7 +66,18 @@ const description = (ttlMs: number): string =>
   "Frame ids and references die when the program resumes.";
 
 /** The debug tool's details: one branch per op, discriminated by `op` like its arguments. */
-export const DEBUG_DETAILS = z.discriminatedUnion("op", DEBUG_OPS.map((o) => o.details) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
+export const DEBUG_DETAILS = z.discriminatedUnion("op", [
+  SESSION_OP_DETAILS,
+  ADAPTERS_DETAILS,
+  BREAKPOINTS_OP_DETAILS,
+  THREADS_DETAILS,
+  STACK_DETAILS,
+  SCOPES_DETAILS,
+  VARIABLES_DETAILS,
+  EVALUATE_DETAILS,
+  OUTPUT_DETAILS,
+]);
+export type DebugDetails = z.infer<typeof DEBUG_DETAILS>;
 
 export function createDebugTool(opts: DebugToolOptions): Tool {
   const schemas = DEBUG_OPS.map((o) => o.args) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]];
@@ -83,12 +95,13 @@ export function createDebugTool(opts: DebugToolOptions): Tool {
       const op = byName.get((args as { op: string }).op);
       if (!op) throw new EnclaveError("invalid_arguments", `unknown debug op \`${(args as { op: string }).op}\``);
       const { client } = await ctx.agent();
-      return op.run(args, {
+      // Each op's own details schema is a branch of DEBUG_DETAILS (the table erases which one).
+      return (await op.run(args, {
         agent: debugServiceClient(client).forCall(ctx.signal),
         sessionKey: ctx.run.conversationId,
         sessionTtlMs: opts.sessionTtlMs,
         tool: ctx,
-      });
+      })) as ToolOutput<DebugDetails>;
     },
   });
 }

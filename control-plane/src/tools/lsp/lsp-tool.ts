@@ -6,15 +6,16 @@ import { LIMITS } from "../../limits.js";
 import { defineTool } from "../tool.js";
 import type { LspAction } from "./actions/action.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
-import { codeActionsAction } from "./actions/code-actions.js";
+import { CODE_ACTIONS_DETAILS, codeActionsAction } from "./actions/code-actions.js";
 import { definitionAction } from "./actions/definition.js";
-import { diagnosticsAction } from "./actions/diagnostics.js";
-import { hoverAction } from "./actions/hover.js";
+import { DIAGNOSTICS_DETAILS, diagnosticsAction } from "./actions/diagnostics.js";
+import { HOVER_DETAILS, hoverAction } from "./actions/hover.js";
+import { LOCATIONS_DETAILS } from "./actions/locations-action.js";
 import { implementationAction } from "./actions/implementation.js";
 import { referencesAction } from "./actions/references.js";
-import { reloadAction } from "./actions/reload.js";
-import { statusAction } from "./actions/status.js";
-import { symbolsAction } from "./actions/symbols.js";
+import { RELOAD_DETAILS, reloadAction } from "./actions/reload.js";
+import { STATUS_DETAILS, statusAction } from "./actions/status.js";
+import { SYMBOLS_DETAILS, symbolsAction } from "./actions/symbols.js";
 import { typeDefinitionAction } from "./actions/type-definition.js";
 
 const ACTIONS: readonly LspAction[] = [
@@ -35,8 +36,17 @@ const SCHEMAS = ACTIONS.map((a) => a.args) as unknown as [z.ZodObject, z.ZodObje
 /** The schema of the lsp tool: one branch per action, each with the fields that action needs. */
 export const LSP_ARGS = z.discriminatedUnion("action", SCHEMAS);
 
-/** The lsp tool's details: one branch per action, discriminated by `action` like its arguments. */
-export const LSP_DETAILS = z.discriminatedUnion("action", ACTIONS.map((a) => a.details) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
+/** The lsp tool's details: one branch per kind of answer, discriminated by `action` like its arguments. */
+export const LSP_DETAILS = z.discriminatedUnion("action", [
+  DIAGNOSTICS_DETAILS,
+  LOCATIONS_DETAILS,
+  HOVER_DETAILS,
+  SYMBOLS_DETAILS,
+  CODE_ACTIONS_DETAILS,
+  STATUS_DETAILS,
+  RELOAD_DETAILS,
+]);
+export type LspDetails = z.infer<typeof LSP_DETAILS>;
 
 /** "lsp hover needs `symbol`: …" for a required field a call left out. */
 export function lspMissingFieldHint(field: string, raw: unknown): string | undefined {
@@ -62,7 +72,7 @@ export function lspTool(ledger: DiagnosticsLedger) {
       const action = BY_NAME.get(String(args.action)) as LspAction;
       const { client } = await ctx.agent();
       const answer = await action.run(args, client, { run: ctx.run, ledger });
-      return { parts: [{ type: "text", text: answer.text }], details: answer.details };
+      return { parts: [{ type: "text", text: answer.text }], details: answer.details as LspDetails };
     },
   });
 }

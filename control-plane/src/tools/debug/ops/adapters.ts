@@ -17,22 +17,24 @@ const STATE: Partial<Record<DebugAdapterState, (typeof STATES)[number]>> = {
   [DebugAdapterState.DEBUG_ADAPTER_STATE_MISSING_BINARY]: "missing_binary",
 };
 
+export const ADAPTERS_DETAILS = z.object({
+  op: z.literal("adapters"),
+  adapters: z.array(
+    z.object({
+      id: z.string().describe("what launch and attach take as `adapter`"),
+      state: z.enum(STATES),
+      markers: z.array(z.string()).describe("workspace-relative root markers found"),
+      attach: z.boolean().describe("it can attach by port to a program already listening"),
+      extensions: z.array(z.string()).describe("program file extensions that pick it when launch names no adapter"),
+    }),
+  ),
+});
+
 export const adaptersOp = defineOp({
   op: "adapters",
   args: z.strictObject({ op: z.literal("adapters") }),
   // The command and interpreter the text gives are paths of the machine: left out here.
-  details: z.object({
-    op: z.literal("adapters"),
-    adapters: z.array(
-      z.object({
-        id: z.string().describe("what launch and attach take as `adapter`"),
-        state: z.enum(STATES),
-        markers: z.array(z.string()).describe("workspace-relative root markers found"),
-        attach: z.boolean().describe("it can attach by port to a program already listening"),
-        extensions: z.array(z.string()).describe("program file extensions that pick it when launch names no adapter"),
-      }),
-    ),
-  }),
+  details: ADAPTERS_DETAILS,
   async run(_args, ctx) {
     const { adapters } = await ctx.agent.adapters();
     const lines = adapters.map((a) => {

@@ -5,11 +5,11 @@ import { z } from "zod";
 import { EnclaveError } from "../../../errors.js";
 import { formatStatus } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
-import { sessionDetails, sessionOp } from "../debug-details.js";
+import { SESSION_OP_DETAILS, sessionDetails } from "../debug-details.js";
 
 export const attachOp = defineOp({
   op: "attach",
-  details: sessionOp("attach"),
+  details: SESSION_OP_DETAILS,
   args: z.strictObject({
     op: z.literal("attach"),
     port: z

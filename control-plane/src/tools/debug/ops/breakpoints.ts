@@ -5,6 +5,8 @@ import { formatBreakpoints } from "../debug-format.js";
 import { BREAKPOINTS_DETAILS, breakpointsDetails } from "../debug-details.js";
 import { defineOp } from "../debug-op.js";
 
+export const BREAKPOINTS_OP_DETAILS = BREAKPOINTS_DETAILS.extend({ op: z.literal("breakpoints") });
+
 export const breakpointsOp = defineOp({
   op: "breakpoints",
   args: z.strictObject({
@@ -12,7 +14,7 @@ export const breakpointsOp = defineOp({
     file: z.string().min(1).describe("source file relative to the workspace root"),
     lines: z.array(z.number().int().min(1)).max(1000).describe("1-based lines; an empty list clears the file"),
   }),
-  details: BREAKPOINTS_DETAILS.extend({ op: z.literal("breakpoints") }),
+  details: BREAKPOINTS_OP_DETAILS,
   async run(args, ctx) {
     const r = await ctx.agent.setBreakpoints({ sessionKey: ctx.sessionKey, file: args.file, lines: args.lines });
     const when = r.breakpoints.length === 0 ? "cleared" : r.applied ? "set in the running session" : "set; applied at the next launch or attach";

@@ -4,6 +4,13 @@ import { cutValue } from "../debug-format.js";
 import { VALUE_FIELDS, valueDetails } from "../debug-details.js";
 import { defineOp } from "../debug-op.js";
 
+export const EVALUATE_DETAILS = z.object({
+  op: z.literal("evaluate"),
+  ...VALUE_FIELDS,
+  type: z.string().describe("its type as the adapter says, or empty"),
+  reference: z.number().int().describe("what variables takes for its children; 0 when it has none (valid until the program resumes)"),
+});
+
 export const evaluateOp = defineOp({
   op: "evaluate",
   args: z.strictObject({
@@ -11,12 +18,7 @@ export const evaluateOp = defineOp({
     expression: z.string().min(1).max(10_000),
     frame_id: z.number().int().optional().describe("a frame_id from stack; default the top frame where it stopped"),
   }),
-  details: z.object({
-    op: z.literal("evaluate"),
-    ...VALUE_FIELDS,
-    type: z.string().describe("its type as the adapter says, or empty"),
-    reference: z.number().int().describe("what variables takes for its children; 0 when it has none (valid until the program resumes)"),
-  }),
+  details: EVALUATE_DETAILS,
   async run(args, ctx) {
     const v = await ctx.agent.evaluate({ sessionKey: ctx.sessionKey, expression: args.expression, frameId: args.frame_id });
     const type = v.type ? ` (${v.type})` : "";

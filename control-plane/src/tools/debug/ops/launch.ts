@@ -4,11 +4,11 @@ import { z } from "zod";
 import { LIMITS } from "../../../limits.js";
 import { formatStatus } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
-import { sessionDetails, sessionOp } from "../debug-details.js";
+import { SESSION_OP_DETAILS, sessionDetails } from "../debug-details.js";
 
 export const launchOp = defineOp({
   op: "launch",
-  details: sessionOp("launch"),
+  details: SESSION_OP_DETAILS,
   args: z.strictObject({
     op: z.literal("launch"),
     program: z.string().min(1).describe("workspace-relative program: a .py script, a Go package folder or .go file, a compiled executable"),

@@ -2,16 +2,18 @@
 import { z } from "zod";
 import { defineOp } from "../debug-op.js";
 
+export const OUTPUT_DETAILS = z.object({
+  op: z.literal("output"),
+  session_id: z.string(),
+  text: z.string().describe("the program's stdout and stderr as they came, the newest kept"),
+  dropped_bytes: z.number().int().describe("earlier bytes the bounded buffer dropped"),
+  total_bytes: z.number().int().describe("bytes the program wrote in all"),
+});
+
 export const outputOp = defineOp({
   op: "output",
   args: z.strictObject({ op: z.literal("output") }),
-  details: z.object({
-    op: z.literal("output"),
-    session_id: z.string(),
-    text: z.string().describe("the program's stdout and stderr as they came, the newest kept"),
-    dropped_bytes: z.number().int().describe("earlier bytes the bounded buffer dropped"),
-    total_bytes: z.number().int().describe("bytes the program wrote in all"),
-  }),
+  details: OUTPUT_DETAILS,
   async run(_args, ctx) {
     const o = await ctx.agent.output(ctx.sessionKey);
     const dropped = o.droppedBytes ? `[${o.droppedBytes} earlier bytes dropped: the buffer keeps the newest]\n` : "";

@@ -2,11 +2,11 @@
 import { z } from "zod";
 import { formatStatus } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
-import { sessionDetails, sessionOp } from "../debug-details.js";
+import { SESSION_OP_DETAILS, sessionDetails } from "../debug-details.js";
 
 export const pauseOp = defineOp({
   op: "pause",
-  details: sessionOp("pause"),
+  details: SESSION_OP_DETAILS,
   args: z.strictObject({
     op: z.literal("pause"),
     thread_id: z.number().int().min(1).optional().describe("thread to pause; default the first"),

@@ -4,12 +4,12 @@ import type { DebugResumeKind } from "@enclave/proto/gen/enclave/agent/v1/debug.
 import { LIMITS } from "../../../limits.js";
 import { formatStatus } from "../debug-format.js";
 import { type DebugOp, defineOp } from "../debug-op.js";
-import { sessionDetails, sessionOp } from "../debug-details.js";
+import { SESSION_OP_DETAILS, type SessionOp, sessionDetails } from "../debug-details.js";
 
-export function resumeOp(op: string, kind: DebugResumeKind, what: string): DebugOp {
+export function resumeOp(op: SessionOp, kind: DebugResumeKind, what: string): DebugOp {
   return defineOp({
     op,
-    details: sessionOp(op),
+    details: SESSION_OP_DETAILS,
     args: z.strictObject({
       op: z.literal(op),
       thread_id: z.number().int().min(1).optional().describe("thread to resume; default the one that stopped"),

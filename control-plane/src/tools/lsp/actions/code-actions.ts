@@ -7,26 +7,28 @@ import { LIST_BOUND, locationDetails, POSITIONAL_DETAILS } from "../lsp-details.
 import { workspaceRelative } from "../../details-paths.js";
 import { defineAction, lspQuery, POSITION_NEEDS, positionArgs } from "./action.js";
 
+export const CODE_ACTIONS_DETAILS = z.object({
+  action: z.literal("code_actions"),
+  ...POSITIONAL_DETAILS,
+  code_actions: z
+    .array(
+      z.object({
+        title: z.string(),
+        kind: z.string().describe("quickfix, refactor.extract…, or empty"),
+        preferred: z.boolean(),
+        edits: z.array(z.object({ path: z.string().nullable().describe("workspace-relative file; null outside the workspace"), edits: z.number().int() })),
+        command: z.string().describe("the command it runs instead of (or after) its edits, or empty"),
+        preview: z.array(z.string()).describe('its first few edits, as `path:line:col → "new text"` (1-based)'),
+      }),
+    )
+    .describe(`at most ${LIMITS.lspCodeActionsCap}; listed, not applied`),
+  ...LIST_BOUND,
+});
+
 export const codeActionsAction = defineAction({
   name: "code_actions",
   args: positionArgs("code_actions"),
-  details: z.object({
-    action: z.literal("code_actions"),
-    ...POSITIONAL_DETAILS,
-    code_actions: z
-      .array(
-        z.object({
-          title: z.string(),
-          kind: z.string().describe("quickfix, refactor.extract…, or empty"),
-          preferred: z.boolean(),
-          edits: z.array(z.object({ path: z.string().nullable().describe("workspace-relative file; null outside the workspace"), edits: z.number().int() })),
-          command: z.string().describe("the command it runs instead of (or after) its edits, or empty"),
-          preview: z.array(z.string()).describe('its first few edits, as `path:line:col → "new text"` (1-based)'),
-        }),
-      )
-      .describe(`at most ${LIMITS.lspCodeActionsCap}; listed, not applied`),
-    ...LIST_BOUND,
-  }),
+  details: CODE_ACTIONS_DETAILS,
   needs: POSITION_NEEDS,
   async run(args, client) {
     const res = await lspQuery(client, LspQueryKind.LSP_QUERY_KIND_CODE_ACTIONS, args);

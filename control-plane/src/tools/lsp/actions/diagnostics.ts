@@ -18,22 +18,24 @@ const CHECKER_DETAILS = z.object({
   output_truncated: z.boolean().describe("output beyond the agent's cap was dropped before it reached the control plane"),
 });
 
+export const DIAGNOSTICS_DETAILS = z.object({
+  action: z.literal("diagnostics"),
+  file: z.string().describe('the file asked about, or "*"'),
+  server: z.string().nullable().describe('the language server that answered; null for "*"'),
+  diagnostics: z.array(DIAGNOSTIC_DETAILS).describe(`errors and warnings, at most ${LIMITS.lspDiagnosticsCap}; empty for "*"`),
+  ...LIST_BOUND,
+  stale: z.boolean().describe("the server did not report fresh diagnostics in time: these may be stale"),
+  indexing: z.boolean(),
+  checker: CHECKER_DETAILS.nullable().describe('for "*": the project\'s checker and what it printed; null otherwise'),
+});
+
 export const diagnosticsAction = defineAction({
   name: "diagnostics",
   args: z.strictObject({
     action: z.literal("diagnostics"),
     file: z.string().min(1).describe('workspace-relative file, or "*" to run the project\'s own checker'),
   }),
-  details: z.object({
-    action: z.literal("diagnostics"),
-    file: z.string().describe('the file asked about, or "*"'),
-    server: z.string().nullable().describe('the language server that answered; null for "*"'),
-    diagnostics: z.array(DIAGNOSTIC_DETAILS).describe(`errors and warnings, at most ${LIMITS.lspDiagnosticsCap}; empty for "*"`),
-    ...LIST_BOUND,
-    stale: z.boolean().describe("the server did not report fresh diagnostics in time: these may be stale"),
-    indexing: z.boolean(),
-    checker: CHECKER_DETAILS.nullable().describe('for "*": the project\'s checker and what it printed; null otherwise'),
-  }),
+  details: DIAGNOSTICS_DETAILS,
   needs: { file: 'a workspace-relative file, or "*" for the project\'s own checker' },
   async run(args, client, env) {
     if (args.file === "*") {

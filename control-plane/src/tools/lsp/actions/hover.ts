@@ -6,18 +6,20 @@ import { LspQueryKind } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { locationDetails, POSITIONAL_DETAILS } from "../lsp-details.js";
 import { defineAction, lspQuery, POSITION_NEEDS, positionArgs } from "./action.js";
 
+export const HOVER_DETAILS = z.object({
+  action: z.literal("hover"),
+  ...POSITIONAL_DETAILS,
+  contents: z
+    .string()
+    .nullable()
+    .describe(`the server's hover text (markdown as the server wrote it), cut at ${LIMITS.lspHoverChars} characters; null when it has none`),
+  truncated: z.boolean().describe("contents were cut"),
+});
+
 export const hoverAction = defineAction({
   name: "hover",
   args: positionArgs("hover"),
-  details: z.object({
-    action: z.literal("hover"),
-    ...POSITIONAL_DETAILS,
-    contents: z
-      .string()
-      .nullable()
-      .describe(`the server's hover text (markdown as the server wrote it), cut at ${LIMITS.lspHoverChars} characters; null when it has none`),
-    truncated: z.boolean().describe("contents were cut"),
-  }),
+  details: HOVER_DETAILS,
   needs: POSITION_NEEDS,
   async run(args, client) {
     const res = await lspQuery(client, LspQueryKind.LSP_QUERY_KIND_HOVER, args);

@@ -1,20 +1,26 @@
 // The shared shape of definition, type_definition, implementation and references.
 import { z } from "zod";
+import { LIMITS } from "../../../limits.js";
 import { at, capNote, caveats, locationLine, plural } from "../lsp-format.js";
 import type { LspQueryKind } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { LIST_BOUND, LOCATION_DETAILS, locationDetails, POSITIONAL_DETAILS } from "../lsp-details.js";
 import { defineAction, type LspAction, lspQuery, POSITION_NEEDS, positionArgs } from "./action.js";
 
-export function locationsAction(name: string, kind: LspQueryKind, noun: string, cap: number): LspAction {
+export const LOCATIONS_ACTIONS = ["definition", "type_definition", "implementation", "references"] as const;
+
+/** One schema for the four: they answer alike, and a harness reads them alike. */
+export const LOCATIONS_DETAILS = z.object({
+  action: z.enum(LOCATIONS_ACTIONS),
+  ...POSITIONAL_DETAILS,
+  locations: z.array(LOCATION_DETAILS).describe(`in the server's order, at most ${LIMITS.lspReferencesCap} references or 50 of the others`),
+  ...LIST_BOUND,
+});
+
+export function locationsAction(name: (typeof LOCATIONS_ACTIONS)[number], kind: LspQueryKind, noun: string, cap: number): LspAction {
   return defineAction({
     name,
     args: positionArgs(name),
-    details: z.object({
-      action: z.literal(name),
-      ...POSITIONAL_DETAILS,
-      locations: z.array(LOCATION_DETAILS).describe(`at most ${cap}, in the server's order`),
-      ...LIST_BOUND,
-    }),
+    details: LOCATIONS_DETAILS,
     needs: POSITION_NEEDS,
     async run(args, client) {
       const res = await lspQuery(client, kind, args, cap);

@@ -3,17 +3,19 @@
 import { z } from "zod";
 import { defineAction, fileField } from "./action.js";
 
+export const RELOAD_DETAILS = z.object({
+  action: z.literal("reload"),
+  stopped: z.array(z.string()).describe('"server@root" of each server stopped (each starts again on its next call)'),
+  unbroken: z.array(z.string()).describe("servers forgiven for earlier crashes"),
+});
+
 export const reloadAction = defineAction({
   name: "reload",
   args: z.strictObject({
     action: z.literal("reload"),
     file: fileField("reload").optional().describe("a file whose root to reload; without it every running server"),
   }),
-  details: z.object({
-    action: z.literal("reload"),
-    stopped: z.array(z.string()).describe('"server@root" of each server stopped (each starts again on its next call)'),
-    unbroken: z.array(z.string()).describe("servers forgiven for earlier crashes"),
-  }),
+  details: RELOAD_DETAILS,
   needs: {},
   async run(args, client) {
     const res = await client.lspReload({ file: args.file ?? "" });

@@ -21,22 +21,24 @@ const LABEL: Partial<Record<LspServerState, string>> = {
   [LspServerState.LSP_SERVER_STATE_BROKEN]: "broken (not restarted)",
 };
 
+export const STATUS_DETAILS = z.object({
+  action: z.literal("status"),
+  servers: z.array(
+    z.object({
+      id: z.string(),
+      languages: z.array(z.string()),
+      state: z.enum(STATES).describe("broken: it kept crashing and is not restarted until a reload; unknown: a state this control plane does not know"),
+      roots: z.array(z.string()).describe("workspace-relative roots: the running ones when running, else those with a root marker"),
+      root_markers: z.array(z.string()),
+    }),
+  ),
+});
+
 export const statusAction = defineAction({
   name: "status",
   args: z.strictObject({ action: z.literal("status") }),
   // The detail the text gives (the resolved binary, its pid) names paths of the machine: left out here.
-  details: z.object({
-    action: z.literal("status"),
-    servers: z.array(
-      z.object({
-        id: z.string(),
-        languages: z.array(z.string()),
-        state: z.enum(STATES).describe("broken: it kept crashing and is not restarted until a reload; unknown: a state this control plane does not know"),
-        roots: z.array(z.string()).describe("workspace-relative roots: the running ones when running, else those with a root marker"),
-        root_markers: z.array(z.string()),
-      }),
-    ),
-  }),
+  details: STATUS_DETAILS,
   needs: {},
   async run(_args, client) {
     const res = await client.lspStatus();

@@ -6,6 +6,27 @@ import { LspQueryKind } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { LIST_BOUND, LOCATION_DETAILS, locationDetails } from "../lsp-details.js";
 import { defineAction, fileField, lspQuery } from "./action.js";
 
+export const SYMBOLS_DETAILS = z.object({
+  action: z.literal("symbols"),
+  server: z.string(),
+  query: z.string().nullable().describe("the workspace search text; null for a file's outline"),
+  file: z.string().nullable().describe("the file outlined (or whose server searched)"),
+  symbols: z
+    .array(
+      z.object({
+        name: z.string(),
+        kind: z.string().describe("function, class, variable…"),
+        container: z.string().describe("what it is declared in (workspace search), or empty"),
+        detail: z.string().describe("its signature or type as the server gives it (outline), or empty"),
+        depth: z.number().int().describe("nesting in the outline, 0 at top level"),
+        location: LOCATION_DETAILS.nullable(),
+      }),
+    )
+    .describe(`at most ${LIMITS.lspWorkspaceSymbolsCap} for a search, ${LIMITS.lspDocumentSymbolsCap} for an outline`),
+  ...LIST_BOUND,
+  indexing: z.boolean(),
+});
+
 export const symbolsAction = defineAction({
   name: "symbols",
   // query or file (or both): the refinement enforces it, the anyOf shows it in the schema.
@@ -20,26 +41,7 @@ export const symbolsAction = defineAction({
       path: ["query"],
     })
     .meta({ anyOf: [{ required: ["query"] }, { required: ["file"] }] }),
-  details: z.object({
-    action: z.literal("symbols"),
-    server: z.string(),
-    query: z.string().nullable().describe("the workspace search text; null for a file's outline"),
-    file: z.string().nullable().describe("the file outlined (or whose server searched)"),
-    symbols: z
-      .array(
-        z.object({
-          name: z.string(),
-          kind: z.string().describe("function, class, variable…"),
-          container: z.string().describe("what it is declared in (workspace search), or empty"),
-          detail: z.string().describe("its signature or type as the server gives it (outline), or empty"),
-          depth: z.number().int().describe("nesting in the outline, 0 at top level"),
-          location: LOCATION_DETAILS.nullable(),
-        }),
-      )
-      .describe(`at most ${LIMITS.lspWorkspaceSymbolsCap} for a search, ${LIMITS.lspDocumentSymbolsCap} for an outline`),
-    ...LIST_BOUND,
-    indexing: z.boolean(),
-  }),
+  details: SYMBOLS_DETAILS,
   needs: {},
   async run(args, client) {
     const workspace = Boolean(args.query);
