@@ -4,6 +4,11 @@ import { defineTool } from "../tool.js";
 import { WORKER_DETAILS, workerDetails } from "./worker-details.js";
 import type { VibeRoster } from "../../vibe/vibe-roster.js";
 
+export const VIBE_KILL_DETAILS = z.object({
+  worker: WORKER_DETAILS,
+  was_running: z.boolean().describe("it was running and is now killed; false when it had already settled"),
+});
+
 export function vibeKillTool(roster: VibeRoster) {
   return defineTool({
     name: "vibe_kill",
@@ -12,10 +17,7 @@ export function vibeKillTool(roster: VibeRoster) {
     description: "Stop a worker. Its last result, if any, stays in vibe_list.",
     parallelSafe: true,
     args: z.strictObject({ worker_id: z.string().min(1).describe("the id vibe_spawn returned, e.g. w1") }),
-    details: z.object({
-      worker: WORKER_DETAILS,
-      was_running: z.boolean().describe("it was running and is now killed; false when it had already settled"),
-    }),
+    details: VIBE_KILL_DETAILS,
     async run(args, ctx) {
       const { worker: w, wasRunning } = await roster.kill(ctx.run.conversationId, args.worker_id);
       const said = wasRunning ? `Killed ${w.id} "${w.label}".` : `${w.id} "${w.label}" had already settled (${w.state}); nothing to kill.`;

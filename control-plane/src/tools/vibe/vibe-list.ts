@@ -5,6 +5,11 @@ import { WORKER_DETAILS, workerDetails } from "./worker-details.js";
 import { workerLine } from "../../vibe/worker-report.js";
 import type { VibeRoster } from "../../vibe/vibe-roster.js";
 
+export const VIBE_LIST_DETAILS = z.object({
+  workers: z.array(WORKER_DETAILS).describe("every worker the conversation keeps, oldest first"),
+  hosts: z.array(z.string()).describe("the worker hosts this conversation may use"),
+});
+
 export function vibeListTool(roster: VibeRoster) {
   return defineTool({
     name: "vibe_list",
@@ -13,10 +18,7 @@ export function vibeListTool(roster: VibeRoster) {
     description: "List this conversation's workers: id, tier, state, elapsed time, label and last result.",
     parallelSafe: true,
     args: z.strictObject({}),
-    details: z.object({
-      workers: z.array(WORKER_DETAILS).describe("every worker the conversation keeps, oldest first"),
-      hosts: z.array(z.string()).describe("the worker hosts this conversation may use"),
-    }),
+    details: VIBE_LIST_DETAILS,
     async run(_args, ctx) {
       const workers = roster.list(ctx.run.conversationId);
       const hosts = roster.hostNames(ctx.run.conversationId);

@@ -4,6 +4,11 @@ import { defineTool } from "../tool.js";
 import { WORKER_DETAILS, workerDetails } from "./worker-details.js";
 import type { VibeRoster } from "../../vibe/vibe-roster.js";
 
+export const VIBE_SEND_DETAILS = z.object({
+  worker: WORKER_DETAILS.describe("the worker, re-running its new attempt"),
+  messages: z.number().int().describe("messages appended to its brief so far"),
+});
+
 export function vibeSendTool(roster: VibeRoster) {
   return defineTool({
     name: "vibe_send",
@@ -20,10 +25,7 @@ export function vibeSendTool(roster: VibeRoster) {
         .max(64 * 1024)
         .describe("what to add to the brief"),
     }),
-    details: z.object({
-      worker: WORKER_DETAILS.describe("the worker, re-running its new attempt"),
-      messages: z.number().int().describe("messages appended to its brief so far"),
-    }),
+    details: VIBE_SEND_DETAILS,
     async run(args, ctx) {
       const w = await roster.send(ctx.run.conversationId, args.worker_id, args.message);
       const said = `Re-running ${w.id} "${w.label}" (attempt ${w.attempt}, host \`${w.host.name}\`) with ${w.messages.length} appended message${w.messages.length > 1 ? "s" : ""}.`;

@@ -5,6 +5,8 @@ import { WORKER_DETAILS, workerDetails } from "./worker-details.js";
 import type { VibeRoster } from "../../vibe/vibe-roster.js";
 import { VIBE_TIERS } from "../../vibe/worker.js";
 
+export const VIBE_SPAWN_DETAILS = z.object({ worker: WORKER_DETAILS.describe("the worker started, running") });
+
 export function vibeSpawnTool(roster: VibeRoster, workspaceOf: (conversationId: string) => string) {
   return defineTool({
     name: "vibe_spawn",
@@ -24,7 +26,7 @@ export function vibeSpawnTool(roster: VibeRoster, workspaceOf: (conversationId: 
       label: z.string().trim().min(1).max(80).describe("a few words naming the job, shown in vibe_list"),
       tier: z.enum(VIBE_TIERS).optional().describe("fast (default) or good"),
     }),
-    details: z.object({ worker: WORKER_DETAILS.describe("the worker started, running") }),
+    details: VIBE_SPAWN_DETAILS,
     async run(args, ctx) {
       const w = roster.spawn(ctx.run.conversationId, workspaceOf(ctx.run.conversationId), { brief: args.brief, label: args.label, tier: args.tier ?? "fast" });
       const started =

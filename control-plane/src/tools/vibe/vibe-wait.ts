@@ -9,6 +9,12 @@ import { WORKER_DETAILS, workerDetails } from "./worker-details.js";
 import { workerReport } from "../../vibe/worker-report.js";
 import type { VibeRoster } from "../../vibe/vibe-roster.js";
 
+export const VIBE_WAIT_DETAILS = z.object({
+  worker: WORKER_DETAILS,
+  settled: z.boolean().describe("it settled (done, failed, killed); false when timeout_seconds passed first and it keeps running"),
+  output_tail: z.string().nullable().describe(`while it runs: its most recent output (at most ${LIMITS.vibeOutputTailChars} characters); null once settled`),
+});
+
 export function vibeWaitTool(roster: VibeRoster) {
   return defineTool({
     name: "vibe_wait",
@@ -27,14 +33,7 @@ export function vibeWaitTool(roster: VibeRoster) {
         .optional()
         .describe("how long to wait at most; omit to wait until the worker settles"),
     }),
-    details: z.object({
-      worker: WORKER_DETAILS,
-      settled: z.boolean().describe("it settled (done, failed, killed); false when timeout_seconds passed first and it keeps running"),
-      output_tail: z
-        .string()
-        .nullable()
-        .describe(`while it runs: its most recent output (at most ${LIMITS.vibeOutputTailChars} characters); null once settled`),
-    }),
+    details: VIBE_WAIT_DETAILS,
     async run(args, ctx) {
       const w = roster.get(ctx.run.conversationId, args.worker_id);
       const timeoutSeconds = args.timeout_seconds;
