@@ -15,6 +15,8 @@ static-cc:
 
 gen: deps
 	node scripts/gen-proto.mjs
+	node scripts/build.mjs
+	node scripts/gen-tool-types.mjs
 
 run: build host-tools
 	./bin/enclave serve
