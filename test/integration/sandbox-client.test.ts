@@ -45,6 +45,12 @@ describe("client.tools(run)", () => {
         errorCode: "invalid_arguments",
         details: undefined,
       });
+      // The audit log keeps how each command ended, never its output.
+      const details: string[] = [];
+      for await (const e of client.auditEvents({ conversationId: conv.id, includeHistory: true, historyOnly: true })) {
+        if (e.kind === "tool_call" && e.tool === "exec" && e.outcome === "ok") details.push(e.detail);
+      }
+      expect(details).toEqual(["exit code 3", "killed by SIGTERM", "timed out after 1 s and was killed"]);
       await client.deleteConversation(conv.id);
     } finally {
       client.close();
