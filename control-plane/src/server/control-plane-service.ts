@@ -440,7 +440,7 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
       customToolFailures: cp.customToolFailures,
     })),
     syncWrites: unary(async (req, s) => {
-      const r = await cp.syncWrites(s.run(req.runId).id, req.paths);
+      const r = await cp.syncWrites(s.run(req.runId).id, req.paths, { beforeWrite: req.beforeWrite });
       return {
         text: r.text,
         files: r.files.map((f) => ({
