@@ -29,8 +29,17 @@ export type AskUserArguments = {
   multi_select?: boolean;
 };
 
-/** The details of `ask_user`'s results (it sends none). */
-export type AskUserDetails = undefined;
+/** The details of `ask_user`'s results. */
+export type AskUserDetails = {
+  /** the card's number in the conversation */
+  card: number;
+  /** skipped: the operator declined to answer; timed_out: nobody answered in time (an error result) */
+  outcome: "answered" | "skipped" | "timed_out";
+  /** the labels of the options chosen, in the operator's order; empty unless answered */
+  selected: Array<string>;
+  /** what the operator wrote; null when nothing */
+  free_text: string | null;
+};
 
 /** What `ast_edit` takes. */
 export type AstEditArguments = {
@@ -146,8 +155,185 @@ export type DebugArguments = {
   op: "terminate";
 };
 
-/** The details of `debug`'s results (it sends none). */
-export type DebugDetails = undefined;
+/** The details of `debug`'s results. */
+export type DebugDetails = {
+  op: "status" | "launch" | "attach" | "pause" | "continue" | "step_over" | "step_in" | "step_out" | "terminate";
+  session: {
+    /** null when no debug session has run in this conversation */
+    session_id: string | null;
+    adapter: string;
+    /** workspace-relative program, or "127.0.0.1:PORT" for an attach by port */
+    program: string;
+    /** a session exists and has not ended */
+    active: boolean;
+    /** "starting", "running", "stopped", "exited" or "terminated"; empty when there never was a session */
+    state: string;
+    /** where it is stopped; null unless state is stopped */
+    stopped: {
+      /** breakpoint, step, exception, pause… as the adapter says */
+      reason: string;
+      description: string;
+      text: string;
+      thread_id: number;
+      /** workspace-relative source file; null when it is outside the workspace or the frame has no source */
+      path: string | null;
+      /** 1-based line */
+      line: number;
+      function: string;
+    } | null;
+    /** the exception it is stopped on, if any */
+    exception: {
+      /** its type (ValueError, panic, signal SIGSEGV…) */
+      type: string;
+      message: string;
+      /** "always" (a raised-exception stop), "unhandled"… as the adapter says; may be empty */
+      break_mode: string;
+      /** the program's own frames, innermost first, at most 30 */
+      frames: Array<{
+        function: string;
+        /** workspace-relative source file; null when it is outside the workspace or the frame has no source */
+        path: string | null;
+        /** 1-based line */
+        line: number;
+      }>;
+    } | null;
+    /** the program's exit status, once known */
+    exit_code: number | null;
+    /** why the session ended; null while it runs */
+    ended_kind: "program_ended" | "terminated" | "ttl_expired" | "adapter_closed" | "start_failed" | "agent_stopped" | null;
+    /** the same in words */
+    ended_reason: string | null;
+    /** when the session's hard TTL ends it (Unix ms); null once ended */
+    expires_at_ms: number | null;
+    breakpoints: Array<{
+      /** workspace-relative source file */
+      file: string;
+      /** a running session received them; false while they wait for the next launch or attach */
+      applied: boolean;
+      breakpoints: Array<{
+        /** 1-based line asked for */
+        requested_line: number;
+        /** 1-based line where the adapter put it; null when not known yet */
+        line: number | null;
+        verified: boolean;
+        /** why it is not verified, as the adapter says, or empty */
+        message: string;
+      }>;
+    }>;
+    notes: Array<string>;
+  };
+} | {
+  op: "adapters";
+  adapters: Array<{
+    /** what launch and attach take as `adapter` */
+    id: string;
+    state: "usable" | "missing_marker" | "missing_binary" | "unknown";
+    /** workspace-relative root markers found */
+    markers: Array<string>;
+    /** it can attach by port to a program already listening */
+    attach: boolean;
+    /** program file extensions that pick it when launch names no adapter */
+    extensions: Array<string>;
+  }>;
+} | {
+  /** workspace-relative source file */
+  file: string;
+  /** a running session received them; false while they wait for the next launch or attach */
+  applied: boolean;
+  breakpoints: Array<{
+    /** 1-based line asked for */
+    requested_line: number;
+    /** 1-based line where the adapter put it; null when not known yet */
+    line: number | null;
+    verified: boolean;
+    /** why it is not verified, as the adapter says, or empty */
+    message: string;
+  }>;
+  op: "breakpoints";
+} | {
+  op: "threads";
+  threads: Array<{
+    id: number;
+    name: string;
+  }>;
+} | {
+  op: "stack";
+  /** innermost first, at most 30 */
+  frames: Array<{
+    /** the frame_id scopes and evaluate take (valid until the program resumes) */
+    id: number;
+    /** the function */
+    name: string;
+    /** workspace-relative source file; null when outside the workspace or without source */
+    path: string | null;
+    /** 1-based line */
+    line: number;
+  }>;
+  /** frames the thread has, as the adapter counts them (at least the frames listed) */
+  total: number;
+  /** the thread has more frames than listed (capped at 30) */
+  truncated: boolean;
+  /** the exception it is stopped on, if any */
+  exception: {
+    /** its type (ValueError, panic, signal SIGSEGV…) */
+    type: string;
+    message: string;
+    /** "always" (a raised-exception stop), "unhandled"… as the adapter says; may be empty */
+    break_mode: string;
+    /** the program's own frames, innermost first, at most 30 */
+    frames: Array<{
+      function: string;
+      /** workspace-relative source file; null when it is outside the workspace or the frame has no source */
+      path: string | null;
+      /** 1-based line */
+      line: number;
+    }>;
+  } | null;
+} | {
+  op: "scopes";
+  scopes: Array<{
+    /** Locals, Globals, Registers… */
+    name: string;
+    /** what variables takes; 0 when it has no children */
+    reference: number;
+    expensive: boolean;
+  }>;
+} | {
+  op: "variables";
+  /** at most 50, in the adapter's order */
+  variables: Array<{
+    name: string;
+    /** its type as the adapter says, or empty */
+    type: string;
+    /** cut at 400 characters */
+    value: string;
+    value_cut: boolean;
+    /** its children's reference for variables; 0 when it has none */
+    reference: number;
+  }>;
+  /** children the reference has */
+  total: number;
+  /** more children than listed (capped at 50) */
+  truncated: boolean;
+} | {
+  op: "evaluate";
+  /** cut at 400 characters */
+  value: string;
+  value_cut: boolean;
+  /** its type as the adapter says, or empty */
+  type: string;
+  /** what variables takes for its children; 0 when it has none (valid until the program resumes) */
+  reference: number;
+} | {
+  op: "output";
+  session_id: string;
+  /** the program's stdout and stderr as they came, the newest kept */
+  text: string;
+  /** earlier bytes the bounded buffer dropped */
+  dropped_bytes: number;
+  /** bytes the program wrote in all */
+  total_bytes: number;
+};
 
 /** What `edit` takes. */
 export type EditArguments = {
@@ -180,8 +366,60 @@ export type EvalArguments = {
   bridge_surface?: "default" | "plan" | "readonly_subagent";
 };
 
-/** The details of `eval`'s results (it sends none). */
-export type EvalDetails = undefined;
+/** The details of `eval`'s results. */
+export type EvalDetails = {
+  /** ok; error: the cell raised; interrupted: stopped by its time budget or the caller (the kernel and its state are kept); killed: it did not stop after the interrupt and was killed; died: the kernel exited during the cell */
+  status: "ok" | "error" | "interrupted" | "killed" | "died";
+  /** what the cell printed to standard output (UTF-8), clipped to head and tail at 65536 bytes */
+  stdout: string;
+  /** what it printed to standard error, clipped the same way */
+  stderr: string;
+  stdout_clipped: boolean;
+  stderr_clipped: boolean;
+  /** what the cell displayed, in order; bundles carrying an image past the 20th are left out, as in the text */
+  outputs: Array<{
+    /** the object in every representation the kernel made, by MIME type: text types as text, images (image/png…) as base64 */
+    data: Record<string, string>;
+    /** the cell's echoed last expression; false for display() and figures */
+    echo: boolean;
+  }>;
+  /** bundles the cell displayed */
+  outputs_total: number;
+  /** some bundles were left out (outputs_total says how many there were) */
+  outputs_truncated: boolean;
+  /** what the cell raised (also on interrupt: the interrupt's own exception); null when it raised nothing */
+  error: {
+    /** the exception's type (ZeroDivisionError, TypeError, KeyboardInterrupt…) */
+    name: string;
+    /** its message */
+    value: string;
+    /** the traceback's lines, pointing at the cell's own lines */
+    traceback: Array<string>;
+  } | null;
+  /** the cell's time budget ran out (status interrupted or killed); false when the caller interrupted it */
+  timed_out: boolean;
+  duration_ms: number;
+  /** running time charged to the budget (time in tool() calls excluded) */
+  budget_used_ms: number;
+  /** output beyond the kernel's per-cell cap was dropped before it reached the control plane */
+  output_truncated: boolean;
+  /** tool() calls the cell made */
+  bridge_calls: number;
+  /** the kernel the cell ran in; null when the agent never named one */
+  kernel: {
+    /** new for every kernel process: a restart makes a new id */
+    id: string;
+    language: "python" | "javascript";
+    /** the interpreter and its version ("cpython 3.12.3", "node v22.12.0") */
+    interpreter: string;
+    /** the kernel was started for this cell (first use, reset, or after the previous one was lost) */
+    fresh: boolean;
+    /** why the previous kernel is gone, when it died between cells and its state was lost; null otherwise */
+    previous_fate: string | null;
+  } | null;
+  /** this cell's end lost the kernel's state (killed, or the kernel died) */
+  state_lost: boolean;
+};
 
 /** What `exec` takes. */
 export type ExecArguments = {
@@ -287,8 +525,217 @@ export type LspArguments = {
   file?: string;
 };
 
-/** The details of `lsp`'s results (it sends none). */
-export type LspDetails = undefined;
+/** The details of `lsp`'s results. */
+export type LspDetails = {
+  action: "diagnostics";
+  /** the file asked about, or "*" */
+  file: string;
+  /** the language server that answered; null for "*" */
+  server: string | null;
+  /** errors and warnings, at most 100; empty for "*" */
+  diagnostics: Array<{
+    /** workspace-relative file; null for a file outside the workspace (a library's), whose path is not given */
+    path: string | null;
+    /** 1-based line */
+    line: number;
+    /** 1-based column, in characters */
+    column: number;
+    /** "error" or "warning" (information and hints are left out, as in the text) */
+    severity: string;
+    /** the server's code for it (reportAssignmentType, 2451…), or empty */
+    code: string;
+    message: string;
+    /** the tool that reported it, as the server says (Pyright, ts…), or empty */
+    source: string;
+    /** the text of `line`, or empty */
+    line_text: string;
+  }>;
+  /** how many there were before the cap */
+  total: number;
+  /** the list was cut at the cap (total says how many there were) */
+  truncated: boolean;
+  /** the server did not report fresh diagnostics in time: these may be stale */
+  stale: boolean;
+  indexing: boolean;
+  /** for "*": the project's checker and what it printed; null otherwise */
+  checker: {
+    /** the command line run ("tsc --noEmit -p ."…); null when no checker fits the project */
+    command: string | null;
+    /** the workspace-relative folder it ran in */
+    cwd: string;
+    /** why no checker ran, when command is null */
+    detail: string;
+    /** its exit status; null when it did not run or timed out */
+    exit_code: number | null;
+    timed_out: boolean;
+    /** its output, clipped to head and tail at 65536 characters */
+    output: string;
+    output_clipped: boolean;
+    /** output beyond the agent's cap was dropped before it reached the control plane */
+    output_truncated: boolean;
+  } | null;
+} | {
+  action: "definition" | "type_definition" | "implementation" | "references";
+  /** the language server that answered */
+  server: string;
+  /** where the line and symbol resolved to */
+  target: {
+    /** workspace-relative file; null for a file outside the workspace (a library's), whose path is not given */
+    path: string | null;
+    /** 1-based line */
+    line: number;
+    /** 1-based column, in characters */
+    column: number;
+    /** 1-based line where the range ends */
+    end_line: number;
+    /** 1-based column where the range ends (exclusive), in characters */
+    end_column: number;
+    /** the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable */
+    line_text: string;
+  } | null;
+  /** the server was still indexing: the answer may be incomplete */
+  indexing: boolean;
+  /** in the server's order, at most 50 references or 50 of the others */
+  locations: Array<{
+    /** workspace-relative file; null for a file outside the workspace (a library's), whose path is not given */
+    path: string | null;
+    /** 1-based line */
+    line: number;
+    /** 1-based column, in characters */
+    column: number;
+    /** 1-based line where the range ends */
+    end_line: number;
+    /** 1-based column where the range ends (exclusive), in characters */
+    end_column: number;
+    /** the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable */
+    line_text: string;
+  }>;
+  /** how many there were before the cap */
+  total: number;
+  /** the list was cut at the cap (total says how many there were) */
+  truncated: boolean;
+} | {
+  action: "hover";
+  /** the language server that answered */
+  server: string;
+  /** where the line and symbol resolved to */
+  target: {
+    /** workspace-relative file; null for a file outside the workspace (a library's), whose path is not given */
+    path: string | null;
+    /** 1-based line */
+    line: number;
+    /** 1-based column, in characters */
+    column: number;
+    /** 1-based line where the range ends */
+    end_line: number;
+    /** 1-based column where the range ends (exclusive), in characters */
+    end_column: number;
+    /** the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable */
+    line_text: string;
+  } | null;
+  /** the server was still indexing: the answer may be incomplete */
+  indexing: boolean;
+  /** the server's hover text (markdown as the server wrote it), cut at 4000 characters; null when it has none */
+  contents: string | null;
+  /** contents were cut */
+  truncated: boolean;
+} | {
+  action: "symbols";
+  server: string;
+  /** the workspace search text; null for a file's outline */
+  query: string | null;
+  /** the file outlined (or whose server searched) */
+  file: string | null;
+  /** at most 100 for a search, 200 for an outline */
+  symbols: Array<{
+    name: string;
+    /** function, class, variable… */
+    kind: string;
+    /** what it is declared in (workspace search), or empty */
+    container: string;
+    /** its signature or type as the server gives it (outline), or empty */
+    detail: string;
+    /** nesting in the outline, 0 at top level */
+    depth: number;
+    location: {
+      /** workspace-relative file; null for a file outside the workspace (a library's), whose path is not given */
+      path: string | null;
+      /** 1-based line */
+      line: number;
+      /** 1-based column, in characters */
+      column: number;
+      /** 1-based line where the range ends */
+      end_line: number;
+      /** 1-based column where the range ends (exclusive), in characters */
+      end_column: number;
+      /** the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable */
+      line_text: string;
+    } | null;
+  }>;
+  /** how many there were before the cap */
+  total: number;
+  /** the list was cut at the cap (total says how many there were) */
+  truncated: boolean;
+  indexing: boolean;
+} | {
+  action: "code_actions";
+  /** the language server that answered */
+  server: string;
+  /** where the line and symbol resolved to */
+  target: {
+    /** workspace-relative file; null for a file outside the workspace (a library's), whose path is not given */
+    path: string | null;
+    /** 1-based line */
+    line: number;
+    /** 1-based column, in characters */
+    column: number;
+    /** 1-based line where the range ends */
+    end_line: number;
+    /** 1-based column where the range ends (exclusive), in characters */
+    end_column: number;
+    /** the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable */
+    line_text: string;
+  } | null;
+  /** the server was still indexing: the answer may be incomplete */
+  indexing: boolean;
+  /** at most 30; listed, not applied */
+  code_actions: Array<{
+    title: string;
+    /** quickfix, refactor.extract…, or empty */
+    kind: string;
+    preferred: boolean;
+    edits: Array<{
+      /** workspace-relative file; null outside the workspace */
+      path: string | null;
+      edits: number;
+    }>;
+    /** the command it runs instead of (or after) its edits, or empty */
+    command: string;
+    /** its first few edits, as `path:line:col → "new text"` (1-based) */
+    preview: Array<string>;
+  }>;
+  /** how many there were before the cap */
+  total: number;
+  /** the list was cut at the cap (total says how many there were) */
+  truncated: boolean;
+} | {
+  action: "status";
+  servers: Array<{
+    id: string;
+    languages: Array<string>;
+    /** broken: it kept crashing and is not restarted until a reload; unknown: a state this control plane does not know */
+    state: "running" | "available" | "missing_marker" | "missing_binary" | "broken" | "unknown";
+    /** workspace-relative roots: the running ones when running, else those with a root marker */
+    roots: Array<string>;
+    root_markers: Array<string>;
+  }>;
+} | {
+  action: "reload";
+  /** "server@root" of each server stopped (each starts again on its next call) */
+  stopped: Array<string>;
+  /** servers forgiven for earlier crashes */
+  unbroken: Array<string>;
+};
 
 /** What `lsp_rename` takes. */
 export type LspRenameArguments = {
@@ -302,8 +749,40 @@ export type LspRenameArguments = {
   new_name: string;
 };
 
-/** The details of `lsp_rename`'s results (it sends none). */
-export type LspRenameDetails = undefined;
+/** The details of `lsp_rename`'s results. */
+export type LspRenameDetails = {
+  /** the language server that renamed */
+  server: string;
+  /** where the line and symbol resolved to */
+  target: {
+    /** workspace-relative file; null for a file outside the workspace (a library's), whose path is not given */
+    path: string | null;
+    /** 1-based line */
+    line: number;
+    /** 1-based column, in characters */
+    column: number;
+    /** 1-based line where the range ends */
+    end_line: number;
+    /** 1-based column where the range ends (exclusive), in characters */
+    end_column: number;
+    /** the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable */
+    line_text: string;
+  } | null;
+  /** the symbol as asked (`name#N` as given) */
+  old_name: string;
+  new_name: string;
+  /** every file changed, in the server's order */
+  files: Array<{
+    /** workspace-relative file */
+    path: string | null;
+    edits: number;
+  }>;
+  files_changed: number;
+  /** edits across all files */
+  edits: number;
+  /** the server was still indexing: files it had not indexed may still use the old name */
+  indexing: boolean;
+};
 
 /** What `read` takes. */
 export type ReadArguments = {
@@ -336,14 +815,55 @@ export type VibeKillArguments = {
   worker_id: string;
 };
 
-/** The details of `vibe_kill`'s results (it sends none). */
-export type VibeKillDetails = undefined;
+/** The details of `vibe_kill`'s results. */
+export type VibeKillDetails = {
+  worker: {
+    /** what vibe_wait, vibe_send and vibe_kill take */
+    worker_id: string;
+    label: string;
+    tier: "fast" | "good";
+    state: "running" | "done" | "failed" | "killed";
+    /** 1, then one more for each vibe_send */
+    attempt: number;
+    /** the worker host running it */
+    host: string;
+    /** the current attempt's running time, to when it settled */
+    elapsed_ms: number;
+    /** the last settled attempt's result (its last 32768 characters); null before any attempt settled with one */
+    result: string | null;
+    /** why it failed or was killed, in a few words; empty otherwise */
+    detail: string;
+  };
+  /** it was running and is now killed; false when it had already settled */
+  was_running: boolean;
+};
 
 /** What `vibe_list` takes. */
 export type VibeListArguments = Record<string, never>;
 
-/** The details of `vibe_list`'s results (it sends none). */
-export type VibeListDetails = undefined;
+/** The details of `vibe_list`'s results. */
+export type VibeListDetails = {
+  /** every worker the conversation keeps, oldest first */
+  workers: Array<{
+    /** what vibe_wait, vibe_send and vibe_kill take */
+    worker_id: string;
+    label: string;
+    tier: "fast" | "good";
+    state: "running" | "done" | "failed" | "killed";
+    /** 1, then one more for each vibe_send */
+    attempt: number;
+    /** the worker host running it */
+    host: string;
+    /** the current attempt's running time, to when it settled */
+    elapsed_ms: number;
+    /** the last settled attempt's result (its last 32768 characters); null before any attempt settled with one */
+    result: string | null;
+    /** why it failed or was killed, in a few words; empty otherwise */
+    detail: string;
+  }>;
+  /** the worker hosts this conversation may use */
+  hosts: Array<string>;
+};
 
 /** What `vibe_send` takes. */
 export type VibeSendArguments = {
@@ -353,8 +873,29 @@ export type VibeSendArguments = {
   message: string;
 };
 
-/** The details of `vibe_send`'s results (it sends none). */
-export type VibeSendDetails = undefined;
+/** The details of `vibe_send`'s results. */
+export type VibeSendDetails = {
+  /** the worker, re-running its new attempt */
+  worker: {
+    /** what vibe_wait, vibe_send and vibe_kill take */
+    worker_id: string;
+    label: string;
+    tier: "fast" | "good";
+    state: "running" | "done" | "failed" | "killed";
+    /** 1, then one more for each vibe_send */
+    attempt: number;
+    /** the worker host running it */
+    host: string;
+    /** the current attempt's running time, to when it settled */
+    elapsed_ms: number;
+    /** the last settled attempt's result (its last 32768 characters); null before any attempt settled with one */
+    result: string | null;
+    /** why it failed or was killed, in a few words; empty otherwise */
+    detail: string;
+  };
+  /** messages appended to its brief so far */
+  messages: number;
+};
 
 /** What `vibe_spawn` takes. */
 export type VibeSpawnArguments = {
@@ -366,8 +907,27 @@ export type VibeSpawnArguments = {
   tier?: "fast" | "good";
 };
 
-/** The details of `vibe_spawn`'s results (it sends none). */
-export type VibeSpawnDetails = undefined;
+/** The details of `vibe_spawn`'s results. */
+export type VibeSpawnDetails = {
+  /** the worker started, running */
+  worker: {
+    /** what vibe_wait, vibe_send and vibe_kill take */
+    worker_id: string;
+    label: string;
+    tier: "fast" | "good";
+    state: "running" | "done" | "failed" | "killed";
+    /** 1, then one more for each vibe_send */
+    attempt: number;
+    /** the worker host running it */
+    host: string;
+    /** the current attempt's running time, to when it settled */
+    elapsed_ms: number;
+    /** the last settled attempt's result (its last 32768 characters); null before any attempt settled with one */
+    result: string | null;
+    /** why it failed or was killed, in a few words; empty otherwise */
+    detail: string;
+  };
+};
 
 /** What `vibe_wait` takes. */
 export type VibeWaitArguments = {
@@ -377,8 +937,30 @@ export type VibeWaitArguments = {
   timeout_seconds?: number;
 };
 
-/** The details of `vibe_wait`'s results (it sends none). */
-export type VibeWaitDetails = undefined;
+/** The details of `vibe_wait`'s results. */
+export type VibeWaitDetails = {
+  worker: {
+    /** what vibe_wait, vibe_send and vibe_kill take */
+    worker_id: string;
+    label: string;
+    tier: "fast" | "good";
+    state: "running" | "done" | "failed" | "killed";
+    /** 1, then one more for each vibe_send */
+    attempt: number;
+    /** the worker host running it */
+    host: string;
+    /** the current attempt's running time, to when it settled */
+    elapsed_ms: number;
+    /** the last settled attempt's result (its last 32768 characters); null before any attempt settled with one */
+    result: string | null;
+    /** why it failed or was killed, in a few words; empty otherwise */
+    detail: string;
+  };
+  /** it settled (done, failed, killed); false when timeout_seconds passed first and it keeps running */
+  settled: boolean;
+  /** while it runs: its most recent output (at most 4096 characters); null once settled */
+  output_tail: string | null;
+};
 
 /** What `write` takes. */
 export type WriteArguments = {

@@ -28,17 +28,14 @@ export function breakpointsDetails(b: DebugBreakpointsResponse): z.infer<typeof 
   };
 }
 
-export const EXCEPTION_DETAILS = z
-  .object({
-    type: z.string().describe("its type (ValueError, panic, signal SIGSEGV…)"),
-    message: z.string(),
-    break_mode: z.string().describe('"always" (a raised-exception stop), "unhandled"… as the adapter says; may be empty'),
-    frames: z
-      .array(z.object({ function: z.string(), path: z.string().nullable().describe(PATH), line: z.number().int().describe("1-based line") }))
-      .describe(`the program's own frames, innermost first, at most ${LIMITS.debugStackFrames}`),
-  })
-  // An id puts it once under $defs of the published schema, not once per op that carries it.
-  .meta({ id: "debug_exception" });
+export const EXCEPTION_DETAILS = z.object({
+  type: z.string().describe("its type (ValueError, panic, signal SIGSEGV…)"),
+  message: z.string(),
+  break_mode: z.string().describe('"always" (a raised-exception stop), "unhandled"… as the adapter says; may be empty'),
+  frames: z
+    .array(z.object({ function: z.string(), path: z.string().nullable().describe(PATH), line: z.number().int().describe("1-based line") }))
+    .describe(`the program's own frames, innermost first, at most ${LIMITS.debugStackFrames}`),
+});
 
 export function exceptionDetails(e: DebugException | undefined): z.infer<typeof EXCEPTION_DETAILS> | null {
   if (!e) return null;
@@ -61,34 +58,32 @@ const END_KIND: Partial<Record<DebugEndKind, (typeof END_KINDS)[number]>> = {
 };
 
 /** A session's state: what status, launch, attach, pause, continue, the steps and terminate answer. */
-export const SESSION_DETAILS = z
-  .object({
-    session_id: z.string().nullable().describe("null when no debug session has run in this conversation"),
-    adapter: z.string(),
-    program: z.string().describe('workspace-relative program, or "127.0.0.1:PORT" for an attach by port'),
-    active: z.boolean().describe("a session exists and has not ended"),
-    state: z.string().describe('"starting", "running", "stopped", "exited" or "terminated"; empty when there never was a session'),
-    stopped: z
-      .object({
-        reason: z.string().describe("breakpoint, step, exception, pause… as the adapter says"),
-        description: z.string(),
-        text: z.string(),
-        thread_id: z.number().int(),
-        path: z.string().nullable().describe(PATH),
-        line: z.number().int().describe("1-based line"),
-        function: z.string(),
-      })
-      .nullable()
-      .describe("where it is stopped; null unless state is stopped"),
-    exception: EXCEPTION_DETAILS.nullable().describe("the exception it is stopped on, if any"),
-    exit_code: z.number().int().nullable().describe("the program's exit status, once known"),
-    ended_kind: z.enum(END_KINDS).nullable().describe("why the session ended; null while it runs"),
-    ended_reason: z.string().nullable().describe("the same in words"),
-    expires_at_ms: z.number().int().nullable().describe("when the session's hard TTL ends it (Unix ms); null once ended"),
-    breakpoints: z.array(BREAKPOINTS_DETAILS),
-    notes: z.array(z.string()),
-  })
-  .meta({ id: "debug_session" });
+export const SESSION_DETAILS = z.object({
+  session_id: z.string().nullable().describe("null when no debug session has run in this conversation"),
+  adapter: z.string(),
+  program: z.string().describe('workspace-relative program, or "127.0.0.1:PORT" for an attach by port'),
+  active: z.boolean().describe("a session exists and has not ended"),
+  state: z.string().describe('"starting", "running", "stopped", "exited" or "terminated"; empty when there never was a session'),
+  stopped: z
+    .object({
+      reason: z.string().describe("breakpoint, step, exception, pause… as the adapter says"),
+      description: z.string(),
+      text: z.string(),
+      thread_id: z.number().int(),
+      path: z.string().nullable().describe(PATH),
+      line: z.number().int().describe("1-based line"),
+      function: z.string(),
+    })
+    .nullable()
+    .describe("where it is stopped; null unless state is stopped"),
+  exception: EXCEPTION_DETAILS.nullable().describe("the exception it is stopped on, if any"),
+  exit_code: z.number().int().nullable().describe("the program's exit status, once known"),
+  ended_kind: z.enum(END_KINDS).nullable().describe("why the session ended; null while it runs"),
+  ended_reason: z.string().nullable().describe("the same in words"),
+  expires_at_ms: z.number().int().nullable().describe("when the session's hard TTL ends it (Unix ms); null once ended"),
+  breakpoints: z.array(BREAKPOINTS_DETAILS),
+  notes: z.array(z.string()),
+});
 export type SessionDetails = z.infer<typeof SESSION_DETAILS>;
 
 export function sessionDetails(s: DebugStatus): SessionDetails {

@@ -6,17 +6,14 @@ import { workspaceRelative } from "../details-paths.js";
 
 const PATH = "workspace-relative file; null for a file outside the workspace (a library's), whose path is not given";
 
-export const LOCATION_DETAILS = z
-  .object({
-    path: z.string().nullable().describe(PATH),
-    line: z.number().int().describe("1-based line"),
-    column: z.number().int().describe("1-based column, in characters"),
-    end_line: z.number().int().describe("1-based line where the range ends"),
-    end_column: z.number().int().describe("1-based column where the range ends (exclusive), in characters"),
-    line_text: z.string().describe("the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable"),
-  })
-  // An id puts it once under $defs of the published schema, not once per place that carries it.
-  .meta({ id: "lsp_location" });
+export const LOCATION_DETAILS = z.object({
+  path: z.string().nullable().describe(PATH),
+  line: z.number().int().describe("1-based line"),
+  column: z.number().int().describe("1-based column, in characters"),
+  end_line: z.number().int().describe("1-based line where the range ends"),
+  end_column: z.number().int().describe("1-based column where the range ends (exclusive), in characters"),
+  line_text: z.string().describe("the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable"),
+});
 export type LocationDetails = z.infer<typeof LOCATION_DETAILS>;
 
 export const DIAGNOSTIC_DETAILS = z.object({
