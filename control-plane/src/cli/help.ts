@@ -112,7 +112,8 @@ and closes them. Under approval policy write (the default) or always, write and 
 permission card: this command attaches as the human, shows the card and asks \`allow? [y/N]\` on
 the terminal; --yes answers allow, --approval never raises no card.
 --json prints nothing as it streams, then the result as one object: isError, errorCode ("" when
-none), parts (text, image as base64, rich), durationMs. Exit status 1 when the tool answered an error.`,
+none), parts (text, image as base64, rich), durationMs, details (the result as data, shaped by the
+tool's details schema; null when it has none). Exit status 1 when the tool answered an error.`,
   runs: `usage: enclave runs list [-c ID] [--json]
        enclave runs close [RUN_ID] [-c ID] [--surface NAME] [--json]
 
