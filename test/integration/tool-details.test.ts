@@ -127,7 +127,7 @@ describe("the file tools' details", () => {
   it("list gives each entry's path, type and size, and says when max_entries cut it", async () => {
     for (const name of ["a", "b", "c"]) await call("write", { path: `many/${name}.txt`, content: name });
     await call("exec", { command: "mkdir -p many/sub" });
-    const all = await details<{ entries: { path: string; type: string; size: number | null }[] }>("list", { path: "many" });
+    const all = await details<{ entries: { path: string; type: string; size: number | null }[] }>("list", { path: "./many/" });
     expect(all).toEqual({
       path: "many",
       entries: expect.arrayContaining([

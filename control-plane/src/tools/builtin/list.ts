@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { LIMITS } from "../../limits.js";
 import { defineTool } from "../tool.js";
+import { workspacePath } from "./written-files.js";
 
 const ENTRY_TYPES = ["file", "directory", "symlink", "other"] as const;
 type EntryType = (typeof ENTRY_TYPES)[number];
@@ -45,7 +46,7 @@ export const listTool = defineTool({
     return {
       parts: [{ type: "text", text: lines.length ? lines.join("\n") : "(empty folder)" }],
       details: {
-        path: args.path ?? "",
+        path: workspacePath(args.path ?? ""),
         entries: res.entries.map((e) => ({ path: e.path, type: entryType(e.type), size: e.type === "file" ? e.size : null })),
         truncated: res.truncated,
       },

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import { defineTool } from "../tool.js";
+import { workspacePath } from "./written-files.js";
 
 /** Lines of a text, as an editor counts them: a final newline ends the last line, it does not start one. */
 function lineCount(body: string): number {
@@ -53,7 +54,7 @@ export const readTool = defineTool({
     return {
       parts: [{ type: "text", text: body }],
       details: {
-        path: args.path,
+        path: workspacePath(args.path),
         size_bytes: res.size,
         truncated: res.truncated,
         bytes_read: res.content.length,

@@ -1,5 +1,6 @@
 // What write, edit and apply_patch report as data: the files they changed, each with the same
-// `path` and `change`, so a harness reads every write tool's files the same way.
+// `path` and `change`, so a harness reads every write tool's files the same way. Paths in details are
+// workspace-relative in the agent's form, whatever spelling the call used.
 import { posix } from "node:path";
 import { z } from "zod";
 
@@ -11,7 +12,8 @@ export const changedFile = {
   change: z.enum(FILE_CHANGES).describe("added: the file is new; deleted: it is gone"),
 };
 
-/** A workspace-relative path as the call gave it, in the agent's form (`./a/../b` is `b`). */
+/** A workspace-relative path as the call gave it, in the agent's form (`./a/../b/` is `b`; the root is ""). */
 export function workspacePath(path: string): string {
-  return posix.normalize(path).replace(/^\.\//, "");
+  const p = posix.normalize(path).replace(/^\.\//, "").replace(/\/$/, "");
+  return p === "." ? "" : p;
 }
