@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { resultText, type ToolCallResult } from "@enclave/client/control-plane-client.js";
+import { Sandbox, type ToolArgumentsMap, type ToolDetailsMap, type ToolName } from "enclave/client";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers } from "../helpers/lsp-fixture.js";
 
@@ -41,7 +42,7 @@ async function detailsSchema(run: string, tool: string): Promise<z.ZodType> {
 }
 
 /** Calls a tool and checks its details against the schema ListTools publishes for it. */
-async function call(tool: string, args: Record<string, unknown>, run = runId): Promise<ToolCallResult> {
+async function call<N extends ToolName>(tool: N, args: ToolArgumentsMap[N], run = runId): Promise<ToolCallResult> {
   const schema = await detailsSchema(run, tool);
   const r = await fx.client.callTool(run, tool, args);
   expect(r.isError, resultText(r)).toBe(false);
@@ -50,55 +51,25 @@ async function call(tool: string, args: Record<string, unknown>, run = runId): P
   return r;
 }
 
-/** The details of a call whose schema was just checked, as the fields a test reads. */
-async function details<T>(tool: string, args: Record<string, unknown>, run = runId): Promise<T> {
-  return (await call(tool, args, run)).details as T;
+/** A staged change's id: ast_edit staged something. */
+function stagedId(d: { edit_id: string | null }): string {
+  expect(d.edit_id, "ast_edit staged a change").toMatch(/^edit_\d+$/);
+  return d.edit_id ?? "";
 }
 
-interface ExecDetails {
-  exit_code: number | null;
-  signal: string | null;
-  timed_out: boolean;
-  stdout: string;
-  stderr: string;
-}
-
-interface AstEditDetails {
-  edit_id: string | null;
-  files: { path: string; replacements: number }[];
-  replacements: number;
-}
-
-interface ResolveDetails {
-  outcome: string;
-  edit_id: string;
-  files: string[];
-  still_pending: string[];
-}
-
-interface Diagnostic {
-  path: string;
-  line: number;
-  column: number;
-  severity: string;
-  source: string;
-  code: string;
-  message: string;
-}
-
-interface WriteDetails {
-  files: { path: string; change: string; bytes: number }[];
-  diagnostics?: { files: { path: string; state: string; servers: string[]; new_count: number }[]; new: Diagnostic[]; truncated: boolean };
+/** The details of a call, checked against the published schema, typed as the client's generated types have them. */
+async function details<N extends ToolName>(tool: N, args: ToolArgumentsMap[N], run = runId): Promise<NonNullable<ToolDetailsMap[N]>> {
+  return (await call(tool, args, run)).details as NonNullable<ToolDetailsMap[N]>;
 }
 
 describe("exec's details", () => {
   it("gives the exit code, and standard output and error apart", async () => {
-    const d = await details<ExecDetails>("exec", { command: "echo out; echo err >&2; exit 3" });
+    const d = await details("exec", { command: "echo out; echo err >&2; exit 3" });
     expect(d).toMatchObject({ exit_code: 3, signal: null, timed_out: false, stdout: "out\n", stderr: "err\n" });
   });
 
   it("says a command ran past its timeout: no exit code", async () => {
-    const d = await details<ExecDetails>("exec", { command: "echo started; sleep 60", timeout_seconds: 1 });
+    const d = await details("exec", { command: "echo started; sleep 60", timeout_seconds: 1 });
     expect(d).toMatchObject({ exit_code: null, timed_out: true, stdout: "started\n" });
   });
 });
@@ -127,7 +98,7 @@ describe("the file tools' details", () => {
   it("list gives each entry's path, type and size, and says when max_entries cut it", async () => {
     for (const name of ["a", "b", "c"]) await call("write", { path: `many/${name}.txt`, content: name });
     await call("exec", { command: "mkdir -p many/sub" });
-    const all = await details<{ entries: { path: string; type: string; size: number | null }[] }>("list", { path: "./many/" });
+    const all = await details("list", { path: "./many/" });
     expect(all).toEqual({
       path: "many",
       entries: expect.arrayContaining([
@@ -137,7 +108,7 @@ describe("the file tools' details", () => {
       truncated: false,
     });
     expect(all.entries).toHaveLength(4);
-    const cut = await details<{ entries: unknown[]; truncated: boolean }>("list", { path: "many", max_entries: 2 });
+    const cut = await details("list", { path: "many", max_entries: 2 });
     expect(cut.entries).toHaveLength(2);
     expect(cut.truncated).toBe(true);
   });
@@ -180,15 +151,15 @@ describe("the ast tools' details", () => {
 
   it("ast_edit's edit_id is what resolve takes; resolve says what it applied and what stays pending", async () => {
     await call("write", { path: "js/b.js", content: CODE });
-    const first = await details<AstEditDetails>("ast_edit", { pattern: "log($$$A)", rewrite: "console.log($$$A)", path: "js/b.js" });
+    const first = await details("ast_edit", { pattern: "log($$$A)", rewrite: "console.log($$$A)", path: "js/b.js" });
     expect(first).toMatchObject({ files: [{ path: "js/b.js", replacements: 2, parse_error: null }], replacements: 2 });
-    const second = await details<AstEditDetails>("ast_edit", { pattern: "other($X)", rewrite: "another($X)", path: "js/a.js" });
+    const second = await details("ast_edit", { pattern: "other($X)", rewrite: "another($X)", path: "js/a.js" });
     expect(second.edit_id).not.toBe(first.edit_id);
     // The older one, by its id: the newer stays pending.
-    const applied = await details<ResolveDetails>("resolve", { action: "apply", edit_id: first.edit_id });
+    const applied = await details("resolve", { action: "apply", edit_id: stagedId(first) });
     expect(applied).toMatchObject({ outcome: "applied", edit_id: first.edit_id, source_tool: "ast_edit", files: ["js/b.js"], still_pending: [second.edit_id] });
     expect(await details("read", { path: "js/b.js" })).toMatchObject({ total_lines: 5 });
-    const discarded = await details<ResolveDetails>("resolve", { action: "discard", edit_id: second.edit_id });
+    const discarded = await details("resolve", { action: "discard", edit_id: stagedId(second) });
     expect(discarded).toMatchObject({ outcome: "discarded", edit_id: second.edit_id, files: ["js/a.js"], still_pending: [] });
   });
 
@@ -204,26 +175,38 @@ describe("the ast tools' details", () => {
 describe("diagnostics on write, as data", () => {
   it("a write that introduces a type error lists it (pyright), with its file checked fresh", async () => {
     await call("write", { path: "py/pyproject.toml", content: '[project]\nname = "demo"\nversion = "0.1.0"\n' }, lspRunId);
-    const d = await details<WriteDetails>("write", { path: "py/bad.py", content: 'def f() -> int:\n    return 1\n\n\ncount: int = "many"\n' }, lspRunId);
+    const d = await details("write", { path: "py/bad.py", content: 'def f() -> int:\n    return 1\n\n\ncount: int = "many"\n' }, lspRunId);
     expect(d.files).toEqual([{ path: "py/bad.py", change: "added", bytes: 51 }]);
     expect(d.diagnostics?.files).toEqual([expect.objectContaining({ path: "py/bad.py", state: "fresh", new_count: 1 })]);
     expect(d.diagnostics?.new).toEqual([expect.objectContaining({ path: "py/bad.py", line: 5, column: 14, severity: "error" })]);
     expect(d.diagnostics?.new[0]?.source).toMatch(/pyright/i);
     // Fixed: nothing new, the file still checked.
-    const fixed = await details<WriteDetails>("edit", { path: "py/bad.py", old_text: '"many"', new_text: "3" }, lspRunId);
+    const fixed = await details("edit", { path: "py/bad.py", old_text: '"many"', new_text: "3" }, lspRunId);
     expect(fixed.diagnostics).toEqual({ files: [expect.objectContaining({ path: "py/bad.py", state: "fresh", new_count: 0 })], new: [], truncated: false });
   });
 
   it("resolve's apply reports what its rewrite introduced", async () => {
     await call("write", { path: "py/g.py", content: 'def greet(name: str) -> str:\n    return "hello " + name\n' }, lspRunId);
-    const staged = await details<AstEditDetails>("ast_edit", { pattern: '"hello " + $X', rewrite: "len($X)", path: "py/g.py" }, lspRunId);
-    const applied = await details<ResolveDetails & WriteDetails>("resolve", { action: "apply", edit_id: staged.edit_id }, lspRunId);
+    const staged = await details("ast_edit", { pattern: '"hello " + $X', rewrite: "len($X)", path: "py/g.py" }, lspRunId);
+    const applied = await details("resolve", { action: "apply", edit_id: stagedId(staged) }, lspRunId);
     expect(applied).toMatchObject({ outcome: "applied", files: ["py/g.py"] });
     expect(applied.diagnostics?.new).toEqual([expect.objectContaining({ path: "py/g.py", line: 2, severity: "error" })]);
   });
 
   it("a run without lsp wired gives no diagnostics field", async () => {
-    const d = await details<WriteDetails>("write", { path: "py/plain.py", content: 'n: int = "x"\n' });
+    const d = await details("write", { path: "py/plain.py", content: 'n: int = "x"\n' });
     expect(d.diagnostics).toBeUndefined();
+  });
+});
+
+describe("Sandbox", () => {
+  it("answers the file and ast tools as their details: write, read, list, stage and resolve, no text read", async () => {
+    await using sandbox = await Sandbox.create({ address: fx.client.address, approvalPolicy: "never", resources: ["workspace", "ast"] });
+    expect((await sandbox.files.write("s/a.js", "f(1);\nf(2);\n")).files).toEqual([{ path: "s/a.js", change: "added", bytes: 12 }]);
+    expect(await sandbox.files.read("s/a.js")).toMatchObject({ path: "s/a.js", total_lines: 2, truncated: false });
+    expect((await sandbox.files.list("s")).entries).toEqual([{ path: "s/a.js", type: "file", size: 12 }]);
+    const staged = await sandbox.stage("f($X)", "g($X)", { path: "s/a.js" });
+    expect(staged.replacements).toBe(2);
+    expect(await sandbox.resolve("apply", stagedId(staged))).toMatchObject({ outcome: "applied", files: ["s/a.js"], still_pending: [] });
   });
 });
