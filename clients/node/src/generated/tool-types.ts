@@ -488,7 +488,7 @@ export type ReadArguments = {
 
 /** The details of `read`'s results. */
 export type ReadDetails = {
-  /** the file, workspace-relative, as the call named it */
+  /** the file, workspace-relative */
   path: string;
   /** the file's size on disk */
   size_bytes: number;

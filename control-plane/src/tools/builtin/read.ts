@@ -22,7 +22,7 @@ export const readTool = defineTool({
     limit: z.number().int().min(1).optional().describe("how many lines to return"),
   }),
   details: z.strictObject({
-    path: z.string().describe("the file, workspace-relative, as the call named it"),
+    path: z.string().describe("the file, workspace-relative"),
     size_bytes: z.number().int().describe("the file's size on disk"),
     truncated: z.boolean().describe("the file is longer than the bytes read: only its head was read (see bytes_read)"),
     bytes_read: z.number().int(),
