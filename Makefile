@@ -16,8 +16,9 @@ static-cc:
 gen: deps
 	node scripts/gen-proto.mjs
 
-run: build host-tools
-	./bin/enclave serve
+# One line per set-up step with its time, what needs root said up front (scripts/make-run.sh).
+run:
+	@bash scripts/make-run.sh
 
 docker:
 	bash images/ensure-docker.sh
