@@ -28,7 +28,7 @@ cat <<MSG
 make run needs Debian packages that are not installed, and installing them needs root
 (you are $(id -un), uid $(id -u)). By the step that wants them:
 $(printf '%s\n' "${lines[@]}")
-Install them once, then run \`make run\` again (it sets up the rest and serves as you, not as root):
+Install them once, then run \`make run\` again (it sets up the rest without root):
   sudo apt-get install -y --no-install-recommends ${all[*]}
 MSG
 command -v apt-get >/dev/null 2>&1 || echo "(apt-get is not on this machine: install the same packages with its package manager.)"

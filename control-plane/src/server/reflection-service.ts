@@ -18,6 +18,10 @@ function describedProtos(): ReturnType<typeof loadSync> {
   return loadSync(["enclave/control/v1/control.proto", "health/v1/health.proto"], { includeDirs: [protoRoot, healthRoot] });
 }
 
+let described: ReturnType<typeof loadSync> | undefined;
+
 export function addReflection(server: ServiceRegistry, auth: CallerAuth, refused: OnRefused): void {
-  new ReflectionService(describedProtos()).addToServer(wrappingRegistry(server, (definition, impl) => requireToken(definition, impl, auth, refused)));
+  // Parsed once a process: every server of it (tests start many) describes the same files.
+  described ??= describedProtos();
+  new ReflectionService(described).addToServer(wrappingRegistry(server, (definition, impl) => requireToken(definition, impl, auth, refused)));
 }
