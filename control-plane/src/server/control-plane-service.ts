@@ -121,6 +121,7 @@ function runMessage(cp: ControlPlaneApi, run: Run, view: ViewId = asKey): RunMsg
     idleExpiresAtMs: cli.idleExpiresAtMs,
     pendingActions: cp.pendingCount(run),
     callsInFlight: run.callsInFlight,
+    strictResolve: run.strictResolve ?? false,
   };
 }
 
@@ -318,6 +319,7 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
           errorCode: r.errorCode,
           durationMs: r.durationMs,
           detailsJson: r.details === undefined ? "" : JSON.stringify(r.details),
+          pending: r.pending ?? { requiredNextTool: "", pendingIds: [], labels: [] },
         };
       } finally {
         releaseKernel();
@@ -418,6 +420,7 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
           targetSpace: req.targetSpace ? s.key(req.targetSpace) : "",
           vibeMode: req.vibeMode,
           questionTimeoutSeconds: req.questionTimeoutSeconds,
+          strictResolve: req.strictResolve,
         }),
         s.viewer,
       ),
