@@ -319,7 +319,8 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
           errorCode: r.errorCode,
           durationMs: r.durationMs,
           detailsJson: r.details === undefined ? "" : JSON.stringify(r.details),
-          pending: r.pending ?? { requiredNextTool: "", pendingIds: [], labels: [] },
+          // A label is the staging tool's text (a custom tool's may quote a host folder): shown as the error texts are.
+          pending: r.pending ? { ...r.pending, labels: r.pending.labels.map((l) => s.pathless(l)) } : { requiredNextTool: "", pendingIds: [], labels: [] },
         };
       } finally {
         releaseKernel();
