@@ -9,6 +9,7 @@ import { controlPlaneService } from "./control-plane-service.js";
 import { Drain } from "./drain.js";
 import { removeStaleSocket } from "./stale-socket.js";
 import { StrictControlPlaneService } from "./strict-call-decoding.js";
+import { type Tracing, TRACING_OFF } from "../observability/tracing.js";
 
 export interface ServingControlPlane {
   address: string;
@@ -22,7 +23,12 @@ export interface ServingControlPlane {
   drainAndClose(maxMs?: number): Promise<boolean>;
 }
 
-export async function serveControlPlane(cp: ControlPlaneApi, listen: string, config: Partial<ApiSecurityConfig> = {}): Promise<ServingControlPlane> {
+export async function serveControlPlane(
+  cp: ControlPlaneApi,
+  listen: string,
+  config: Partial<ApiSecurityConfig> = {},
+  tracing: Tracing = TRACING_OFF,
+): Promise<ServingControlPlane> {
   const security = resolveApiSecurity(listen, { ...NO_API_SECURITY, ...config });
   const server = new Server({
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
@@ -33,7 +39,7 @@ export async function serveControlPlane(cp: ControlPlaneApi, listen: string, con
   const stopRevoking = security.auth.onRevoked((ids) => cp.streams.revoke(ids));
   server.addService(
     StrictControlPlaneService,
-    drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas }, drain)),
+    drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas }, drain, tracing)),
   );
   await removeStaleSocket(listen);
   let port: number;
