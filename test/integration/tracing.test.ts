@@ -24,12 +24,12 @@ let runId = "";
 let conversationId = "";
 const SECRET = `s3cret-${randomBytes(6).toString("hex")}`;
 
-function callTool(tool: string, args: unknown, traceparent?: string): Promise<ToolResult> {
+function callTool(tool: string, args: unknown, traceparent?: string, run = runId): Promise<ToolResult> {
   const md = new Metadata();
   if (traceparent !== undefined) md.set("traceparent", traceparent);
   return new Promise((resolve, reject) => {
     let result: ToolResult | undefined;
-    const s = raw.callTool({ runId, tool, argumentsJson: JSON.stringify(args) }, md);
+    const s = raw.callTool({ runId: run, tool, argumentsJson: JSON.stringify(args) }, md);
     s.on("data", (e: ToolEvent) => {
       if (e.event?.$case === "result") result = e.event.value;
     });
@@ -57,13 +57,13 @@ async function traceOf(traceId: string, want: (spans: ReceivedSpan[]) => boolean
 }
 
 /** API span → agent call span → agent span: checks the chain and returns it. */
-function chain(spans: ReceivedSpan[], parentSpanId: string, tool: string, agentCall: string, agentSpan: string) {
+function chain(spans: ReceivedSpan[], parentSpanId: string, tool: string, agentCall: string, agentSpan: string, ids = { runId, conversationId }) {
   const api = spans.find((s) => s.kind === 2 && s.attributes["enclave.tool"] === tool);
   expect(api, JSON.stringify(spans.map((s) => s.name))).toBeDefined();
   expect(api?.parentSpanId).toBe(parentSpanId);
   expect(api?.name).toBe("enclave.control.v1.ControlPlane/CallTool");
   expect(api?.service).toBe("enclave-tracing-test");
-  expect(api?.attributes).toMatchObject({ "enclave.run_id": runId, "enclave.conversation_id": conversationId, "enclave.tenant": expect.any(String) });
+  expect(api?.attributes).toMatchObject({ "enclave.run_id": ids.runId, "enclave.conversation_id": ids.conversationId, "enclave.tenant": expect.any(String) });
   const call = spans.find((s) => s.parentSpanId === api?.spanId && s.name === agentCall);
   expect(call, JSON.stringify(spans.map((s) => [s.name, s.parentSpanId]))).toBeDefined();
   expect(call?.kind).toBe(3);
@@ -160,6 +160,21 @@ describe("traces over OTLP", () => {
     expect(api.parentSpanId).toBe("");
     await until(() => receiver.spans.find((s) => s.traceId === api.traceId && s.name === "process.run"), "its process.run span", 20_000);
   });
+});
+
+describe("in an enclosure", () => {
+  it("the agent's spans come back over the agent channel: one trace, exported by the control plane", async () => {
+    const conv = await cp.client.createConversation("traced-enc");
+    expect((await cp.client.startEnclosure(conv.id, { memoryBytes: 1024 ** 3 })).placement).toBe("enclosure");
+    const run = (await cp.client.openRun(conv.id, { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
+    const c = caller();
+    const r = await callTool("exec", { command: `echo ${SECRET}` }, c.traceparent, run);
+    expect(r.errorCode).toBe("");
+    const spans = await traceOf(c.traceId, (s) => s.some((x) => x.name === "process.run") && s.some((x) => x.kind === 2));
+    const { inside } = chain(spans, c.spanId, "exec", "agent Process/Exec", "process.run", { runId: run, conversationId: conv.id });
+    expect(inside.attributes["process.exit_code"]).toBe(0);
+    await cp.client.deleteConversation(conv.id).catch(() => undefined);
+  }, 300_000);
 });
 
 describe("tracing off", () => {
