@@ -24,7 +24,7 @@ export class CallTrace {
 
   /** Starts a span; `end` records it. Past the per-call bound spans are counted, not kept. */
   start(name: string, attributes: SpanAttributes = {}): OpenSpan & { end(): void } {
-    const startUnixms = nowUnixMs();
+    const startMs = nowUnixMs();
     const attrs: SpanAttributes = { ...attributes };
     let error = false;
     let ended = false;
@@ -44,7 +44,7 @@ export class CallTrace {
         }
         this.spans.push({
           name: name.slice(0, AGENT_TRACE_LIMITS.nameMaxChars),
-          startUnixMs: startUnixms,
+          startUnixMs: startMs,
           endUnixMs: nowUnixMs(),
           error,
           attributes: Object.entries(attrs)
