@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run check test build deps gen docker images static-cc bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium registry
+.PHONY: run check test build deps gen docker images static-cc bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium registry packages
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json */package.json clients/node/package.json
@@ -15,9 +15,15 @@ static-cc:
 
 gen: deps
 	node scripts/gen-proto.mjs
+	node scripts/build.mjs
+	node scripts/gen-tool-types.mjs
 
-run: build host-tools
-	./bin/enclave serve
+packages: build
+	bash scripts/build-packages.sh
+
+# One line per set-up step with its time, what needs root said up front (scripts/make-run.sh).
+run:
+	@bash scripts/make-run.sh
 
 docker:
 	bash images/ensure-docker.sh

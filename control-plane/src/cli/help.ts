@@ -47,7 +47,7 @@ A command refuses an option it does not take (exit status 2); its --help lists t
 
 ${EXIT_CODES_HELP}`,
   serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR] [--console ADDR|off] [--metrics ADDR|off]
-                    [--otlp-endpoint URL] [--log-format json|pretty]
+                    [--otlp-endpoint URL] [--log-format auto|json|human]
                     [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tokens-file FILE] [--insecure-remote]
 
 Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a socket) and the
@@ -56,7 +56,8 @@ anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one ge
 --metrics serves Prometheus metrics at http://ADDR/metrics (off by default; no access token: bind it
 to loopback or a network only the scraper reaches). --otlp-endpoint exports OpenTelemetry traces over
 OTLP/HTTP to URL/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT; service name OTEL_SERVICE_NAME; off by
-default). Logs are JSON lines on standard error; --log-format pretty is for a person reading them.
+default). Logs go to standard error: with --log-format auto (the default) as lines for a person when
+it is a terminal, else as JSON lines; json or human says which.
 Environment: ENCLAVE_LISTEN, ENCLAVE_METRICS_LISTEN, ENCLAVE_LOG_FORMAT, ENCLAVE_LOG_LEVEL (default info), ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
 ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS,
 ENCLAVE_ENCLOSURE_DISK_BYTES (copy mode's workspace volume), ENCLAVE_COPY_BACK_MAX_BYTES,
