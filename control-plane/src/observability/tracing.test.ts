@@ -65,6 +65,17 @@ describe("an API call's span", () => {
     expect(s.attributes).toMatchObject({ "enclave.tool": "read", "enclave.error_code": "not_found" });
   });
 
+  it("says how a call that threw ended, by its code", async () => {
+    exporter.reset();
+    const failing = tracing.apiCall("/enclave.control.v1.ControlPlane/CallTool", new Metadata(), {}, () =>
+      Promise.reject(Object.assign(new Error("no such run"), { code: "not_found" })),
+    );
+    await expect(failing).rejects.toMatchObject({ code: "not_found" });
+    const [s] = exporter.getFinishedSpans();
+    expect(s?.attributes).toMatchObject({ "enclave.outcome": "error", "enclave.error_code": "not_found" });
+    expect(s?.status.code).toBe(2);
+  });
+
   it.each([[["00-0AF7651916CD43DD8448EB211C80319C-B7AD6B7169203331-01"]], [[`${good}x`]], [[good, good]]])("starts a trace of its own for %j", async (tps) => {
     const s = await call(...tps);
     expect(s.parentSpanContext).toBeUndefined();

@@ -103,6 +103,7 @@ export function tracingWith(tracer: Tracer, shutdown: () => Promise<void>): Trac
         return await inTraceScope(scope, () => fn(api));
       } catch (err) {
         span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setAttribute("enclave.outcome", "error");
         const code = (err as { code?: unknown }).code;
         if (typeof code === "string") span.setAttribute("enclave.error_code", code);
         throw err;
