@@ -149,6 +149,9 @@ describe("lsp details", () => {
       edits: 2,
     });
     expect(d.target).toMatchObject({ path: "py/ren.py", line: 1, column: 5 });
+    // The rename introduced nothing: its diagnostics say the file was checked, with none new.
+    expect(d.diagnostics.files).toEqual([expect.objectContaining({ path: "py/ren.py", state: "fresh", new_count: 0 })]);
+    expect(d.diagnostics.new).toEqual([]);
   });
 });
 

@@ -953,6 +953,42 @@ export type LspRenameDetails = {
   edits: number;
   /** the server was still indexing: files it had not indexed may still use the old name */
   indexing: boolean;
+  /** what the language servers found in the renamed files: the diagnostics the rename introduced, as a write's */
+  diagnostics: {
+    /** every file the write changed that was synced with the language servers */
+    files: Array<{
+      /** workspace-relative */
+      path: string;
+      /** fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail */
+      state: "fresh" | "late" | "no_server" | "deleted" | "failed";
+      /** the language servers that checked it */
+      servers: Array<string>;
+      /** why it is late or failed; "" otherwise */
+      detail: string;
+      /** diagnostics new to the run in this file (fresh files), before the cap */
+      new_count: number;
+      /** its diagnostics before the change were not known in time, so some new ones may predate it */
+      earlier_unknown: boolean;
+    }>;
+    /** the errors and warnings the write newly introduced, at most 100 per file */
+    new: Array<{
+      /** workspace-relative */
+      path: string;
+      /** 1-based */
+      line: number;
+      /** 1-based */
+      column: number;
+      /** information and hints are left out */
+      severity: "error" | "warning";
+      /** the checker that reported it (the server's "source"), or "" */
+      source: string;
+      /** its rule or error code, or "" */
+      code: string;
+      message: string;
+    }>;
+    /** a file had more new diagnostics than listed (see its new_count) */
+    truncated: boolean;
+  };
 };
 
 /** What `read` takes. */

@@ -7,7 +7,7 @@ import { LIMITS } from "../../limits.js";
 import { defineTool } from "../tool.js";
 import { workspaceRelative } from "../details-paths.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
-import { diagnosticsAfter, diagnosticsWaitMs, seedLedger } from "./diagnostics-on-write.js";
+import { checkAfter, diagnosticsWaitMs, seedLedger, writeDiagnosticsDetails } from "./diagnostics-on-write.js";
 import { at, plural } from "./lsp-format.js";
 import { LOCATION_DETAILS, locationDetails } from "./lsp-details.js";
 
@@ -23,6 +23,7 @@ export const LSP_RENAME_DETAILS = z.object({
   files_changed: z.number().int(),
   edits: z.number().int().describe("edits across all files"),
   indexing: z.boolean().describe("the server was still indexing: files it had not indexed may still use the old name"),
+  diagnostics: writeDiagnosticsDetails.describe("what the language servers found in the renamed files: the diagnostics the rename introduced, as a write's"),
 });
 
 export function lspRenameTool(ledger: DiagnosticsLedger) {
@@ -56,7 +57,7 @@ export function lspRenameTool(ledger: DiagnosticsLedger) {
         : "";
       const head = `Renamed \`${args.symbol}\` (${at(res.target)}) to \`${args.new_name}\`: ${plural(edits, "edit")} in ${plural(res.files.length, "file")} (${res.server}):\n${lines.join("\n")}${note}`;
       const unknownBefore = seedLedger(res.before, ledger, ctx);
-      const diagnostics = await diagnosticsAfter(
+      const { note: found, diagnostics } = await checkAfter(
         res.files.map((f) => f.path),
         ctx,
         ledger,
@@ -71,8 +72,9 @@ export function lspRenameTool(ledger: DiagnosticsLedger) {
         files_changed: res.files.length,
         edits,
         indexing: res.indexing,
+        diagnostics,
       };
-      return { parts: [{ type: "text", text: diagnostics ? `${head}\n${diagnostics}` : head }], details };
+      return { parts: [{ type: "text", text: found ? `${head}\n${found}` : head }], details };
     },
   });
 }
