@@ -1,6 +1,6 @@
 // Staged changes awaiting `resolve`, one stack per run (LIFO): a preview-producing tool pushes an
 // action; resolve without an id takes the top one, so several previews resolve in reverse order.
-import type { CustomToolPendingAction } from "../tools/custom/custom-tool-types.js";
+import type { CustomToolPendingAction, PendingActionStore as PendingActionStack } from "../tools/custom/custom-tool-types.js";
 
 /** Enclave's staging tools push what custom tools do. */
 export type PendingActionInput = CustomToolPendingAction;
@@ -11,7 +11,7 @@ export interface PendingAction extends PendingActionInput {
   createdAtMs: number;
 }
 
-export class PendingActionStore {
+export class PendingActionStore implements PendingActionStack {
   private readonly stack: PendingAction[] = [];
   private counter = 0;
 
@@ -33,7 +33,8 @@ export class PendingActionStore {
     return this.stack.splice(at, 1)[0];
   }
 
-  hasPending(): boolean {
+  /** A property, as the document names it (the stack is not empty). */
+  get hasPending(): boolean {
     return this.stack.length > 0;
   }
 

@@ -68,7 +68,7 @@ function detailsOf(output: ToolOutput): { details?: unknown } {
 
 /** While a change is staged, only read tools, staging tools and resolve run: resolve comes first. */
 function refuseWhilePending(tool: Tool, pending: PendingActionStore | undefined): void {
-  if (!pending?.hasPending() || tool.tier === "read" || tool.stagesOnly || tool.name === "resolve") return;
+  if (!pending?.hasPending || tool.tier === "read" || tool.stagesOnly || tool.name === "resolve") return;
   const top = pending.peek();
   throw new EnclaveError(
     "failed_precondition",
@@ -116,7 +116,7 @@ export class ToolDispatcher {
   /** What a cell under this surface may call: what the dispatcher would look up, less eval (refused from a cell) and a hidden resolve. */
   private callable(req: CallRequest, surface: Surface): Tool[] {
     const run = { ...req.run, surface };
-    const pending = this.pendingFor(req.run)?.hasPending() ?? false;
+    const pending = this.pendingFor(req.run)?.hasPending ?? false;
     return this.registry.visible(run, this.harnessTools({ ...req, origin: "bridge" })).filter((t) => t.name !== "eval" && (t.name !== "resolve" || pending));
   }
 

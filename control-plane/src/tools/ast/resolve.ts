@@ -22,7 +22,7 @@ export const resolveTool = defineTool({
   }),
   async run(args, ctx) {
     const store = ctx.pending;
-    if (!store || !store.hasPending()) throw new EnclaveError("failed_precondition", NO_PENDING_ACTION);
+    if (!store || !store.hasPending) throw new EnclaveError("failed_precondition", NO_PENDING_ACTION);
     const action = args.edit_id === undefined ? store.peek() : store.lookup(args.edit_id);
     if (!action) {
       const pending = store.list().map((a) => `${a.id} (${a.label})`);

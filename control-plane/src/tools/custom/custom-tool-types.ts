@@ -45,6 +45,28 @@ export interface CustomToolPendingAction {
   files?: string[];
 }
 
+/** An action as the stack holds it: what was pushed, with the id resolve names it by and its source filled in. */
+export interface StagedPendingAction extends CustomToolPendingAction {
+  /** "edit_K", counted per control plane. */
+  id: string;
+  sourceToolName: string;
+}
+
+/**
+ * A run's stack of pending actions, in the document's terms. `resolve` pops the top one first, so
+ * several previews resolve in the reverse of the order they were pushed.
+ */
+export interface PendingActionStore {
+  /** Adds an action on top and returns it as staged. */
+  push(action: CustomToolPendingAction): StagedPendingAction;
+  /** The top (most recent) action, left in place. */
+  peek(): StagedPendingAction | undefined;
+  /** Removes and returns the top action. */
+  pop(): StagedPendingAction | undefined;
+  /** True while the stack is not empty: the run then steers tool selection to `resolve`. */
+  readonly hasPending: boolean;
+}
+
 export interface CustomToolAPI {
   /** The real @sinclair/typebox: build `parameters` with it (its schemas are JSON Schema). */
   typebox: typeof TypeBox;
