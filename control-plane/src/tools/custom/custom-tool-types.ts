@@ -32,11 +32,14 @@ export type AgentToolUpdateCallback<TDetails = unknown> = (partial: AgentToolRes
 
 /** A staged change `resolve` later applies or discards (a stack: the most recent first). */
 export interface CustomToolPendingAction {
-  /** Short and specific: it heads resolve's result (`Applied: <label>` / `Discarded: <label>`). */
+  /** Short and specific: resolve's result shows it (`Applied: <label>`; discarded, the label, then reject's result or "Discarded"). */
   label: string;
   /** Carries the change out; `reason` is what resolve was given ("" when none). */
   apply(reason: string): Promise<AgentToolResult<unknown> | string> | AgentToolResult<unknown> | string;
-  /** Cleans up on discard; a result replaces the default `Discarded` text, `undefined` keeps it. */
+  /**
+   * Cleans up on discard (temporary state, locks, notifications); omit it for a stateless preview.
+   * What it returns replaces the default message "Discarded"; `undefined` keeps the default.
+   */
   reject?(reason: string): Promise<AgentToolResult<unknown> | string | undefined> | AgentToolResult<unknown> | string | undefined;
   details?: unknown;
   /** Default "custom_tool". */
