@@ -1,7 +1,8 @@
 // Custom tools in the factory form docs/tools/custom-tools.md shows, and resolve applying or discarding what they
-// stage, through the gRPC API of a real control plane on host placement. That page's example
-// (test/fixtures/custom-tools, verbatim bar its type import) is loaded at start beside modules that
-// are broken on purpose, then driven through resolve apply and discard.
+// stage, through the gRPC API of a real control plane on host placement. The document's example (to
+// the letter, its type import included), the same extended to push two actions in one call, and
+// tools of other tiers and result shapes are loaded at start beside modules that are broken on
+// purpose, then driven through resolve apply and discard.
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +14,8 @@ import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js"
 import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "custom-tools", "batch-rename-preview.ts");
+const OUR_IMPORT = 'import type { CustomToolFactory } from "enclave/custom-tools";';
+const SEED_IMPORT = 'import type { CustomToolFactory } from "@f5-sales-demo/xcsh";';
 // The same example, extended to push one pending action per file (two files: two in one call).
 const FIXTURE_EACH = join(import.meta.dirname, "..", "fixtures", "custom-tools", "batch-rename-each.ts");
 const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -93,7 +96,9 @@ async function names(run = runId): Promise<string[]> {
 
 beforeAll(async () => {
   toolsDir = mkdtempSync(join(tmpdir(), "enclave-custom-tools-"));
-  cpSync(FIXTURE, join(toolsDir, "batch-rename-preview.ts"));
+  // The folder gets the document's text to the letter, its own type import included: the import is
+  // type-only, so the loader erases it (the fixture in the repo imports Enclave's types, for tsc).
+  writeFileSync(join(toolsDir, "batch-rename-preview.ts"), readFileSync(FIXTURE, "utf8").replace(OUR_IMPORT, SEED_IMPORT));
   cpSync(FIXTURE_EACH, join(toolsDir, "batch-rename-each.ts"));
   writeFileSync(join(toolsDir, "more.mjs"), MORE_TOOLS);
   for (const [file, body] of Object.entries(BROKEN)) writeFileSync(join(toolsDir, file), body);
@@ -109,10 +114,15 @@ afterAll(async () => {
 });
 
 describe("custom tools in the documented form", () => {
-  it("loads the document's example verbatim bar its type import", () => {
-    const seed = readFileSync(FIXTURE, "utf8");
-    expect(seed).toContain('import type { CustomToolFactory } from "enclave/custom-tools";');
-    expect(seed).toContain("const factory: CustomToolFactory = pi => ({");
+  it("loads the document's example verbatim, its type import of another package included", async () => {
+    const ours = readFileSync(FIXTURE, "utf8");
+    expect(ours.split("\n")[0]).toBe(OUR_IMPORT);
+    expect(ours).toContain("const factory: CustomToolFactory = pi => ({");
+    const loaded = readFileSync(join(toolsDir, "batch-rename-preview.ts"), "utf8");
+    expect(loaded.split("\n")[0]).toBe(SEED_IMPORT);
+    // The one-line change the docs show is the only difference.
+    expect(loaded.replace(SEED_IMPORT, OUR_IMPORT)).toBe(ours);
+    expect(await names()).toContain("batch_rename_preview");
   });
 
   it("lists the example with its TypeBox schema as given and the default tier", async () => {
