@@ -21,8 +21,9 @@ gen: deps
 packages: build
 	bash scripts/build-packages.sh
 
-run: build host-tools
-	./bin/enclave serve
+# One line per set-up step with its time, what needs root said up front (scripts/make-run.sh).
+run:
+	@bash scripts/make-run.sh
 
 docker:
 	bash images/ensure-docker.sh

@@ -474,8 +474,28 @@ export class ControlPlaneClient {
   }
 
   /** Diagnostics for files the harness wrote with its own tools (only those new to the run). */
-  syncWrites(runId: string, paths: string[], opts: CallOptions = {}): Promise<SyncWritesResponse> {
-    return this.call((md, cb) => this.grpc.syncWrites({ runId, paths }, md, cb), opts);
+  /**
+   * After the harness wrote files with its own tools: the diagnostics the writes introduced, from the
+   * same per-run ledger as Enclave's write tools. `beforeWrite: true`, sent before writing, records
+   * the files' diagnostics as they are now, so only what the write introduced is reported after it.
+   */
+  syncWrites(runId: string, paths: string[], opts: CallOptions & { beforeWrite?: boolean | undefined } = {}): Promise<SyncWritesResponse> {
+    return this.call((md, cb) => this.grpc.syncWrites({ runId, paths, beforeWrite: opts.beforeWrite ?? false }, md, cb), opts);
+  }
+
+  /**
+   * Wraps a harness's own write: announces the paths (their diagnostics now are the baseline), runs
+   * `write`, then syncs them. Resolves with what `write` returned and the diagnostics it introduced.
+   */
+  async withSyncedWrite<T>(
+    runId: string,
+    paths: string[],
+    write: () => Promise<T> | T,
+    opts: CallOptions = {},
+  ): Promise<{ value: T; sync: SyncWritesResponse }> {
+    await this.syncWrites(runId, paths, { ...opts, beforeWrite: true });
+    const value = await write();
+    return { value, sync: await this.syncWrites(runId, paths, opts) };
   }
 
   auditEnclosure(conversationId: string, opts: CallOptions = {}): Promise<EnclosureAudit> {

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { asEnclaveError, EnclaveError } from "../../errors.js";
 import { resultParts } from "../custom/agent-tool-result.js";
+import type { PendingAction, PendingActionStore } from "../../pending/pending-action-store.js";
 import { defineTool, type ContentPart } from "../tool.js";
 
 export const NO_PENDING_ACTION = "No pending action to resolve. Nothing to apply or discard.";
@@ -23,6 +24,14 @@ export const resolveTool = defineTool({
     action: z.enum(["apply", "accept", "discard"]),
     reason: z.string().optional().describe('why (informational; passed to the action as given, "" when absent)'),
   }),
+  details: z.strictObject({
+    outcome: z.enum(["applied", "discarded"]),
+    edit_id: z.string().describe("the staged change resolved"),
+    label: z.string().describe("what the staged change was, as its tool labelled it"),
+    source_tool: z.string().describe("the tool that staged it"),
+    files: z.array(z.string()).describe("workspace-relative files the change names: written when applied, left alone when discarded"),
+    still_pending: z.array(z.string()).describe("ids of the changes still staged, most recent first (resolve without edit_id takes the first)"),
+  }),
   async run(args, ctx) {
     const store = ctx.pending;
     if (!store || !store.hasPending) throw new EnclaveError("failed_precondition", NO_PENDING_ACTION);
@@ -38,12 +47,16 @@ export const resolveTool = defineTool({
       store.pop(action.id);
       const rejected = action.reject ? await action.reject(reason) : undefined;
       const message = rejected === undefined ? [{ type: "text" as const, text: DISCARDED }] : resultParts(rejected, who("reject"));
-      return { parts: [{ type: "text", text: action.label }, ...message] };
+      return { parts: [{ type: "text", text: action.label }, ...message], details: resolved("discarded", action, store) };
     }
     try {
       const applied = await action.apply(reason);
       store.pop(action.id);
-      return { parts: [heading("Applied", action.label), ...resultParts(applied, who("apply"))], writtenPaths: action.files };
+      return {
+        parts: [heading("Applied", action.label), ...resultParts(applied, who("apply"))],
+        details: resolved("applied", action, store),
+        writtenPaths: action.files,
+      };
     } catch (thrown) {
       const err = asEnclaveError(thrown);
       // A refused change can never apply as staged: drop it. Anything else (an agent that went away)
@@ -59,4 +72,16 @@ export const resolveTool = defineTool({
 
 function heading(verb: "Applied", label: string): ContentPart {
   return { type: "text", text: `${verb}: ${label}` };
+}
+
+/** resolve's details, once the action has left the store. */
+function resolved(outcome: "applied" | "discarded", action: PendingAction, store: PendingActionStore) {
+  return {
+    outcome,
+    edit_id: action.id,
+    label: action.label,
+    source_tool: action.sourceToolName,
+    files: action.files ?? [],
+    still_pending: store.list().map((a) => a.id),
+  };
 }
