@@ -2,15 +2,16 @@
 // the replacements, with the hash of every touched file, become a pending action that resolve
 // applies (all files or none) or discards.
 import { z } from "zod";
-import type { AstFileEdit } from "@enclave/proto/gen/enclave/agent/v1/ast.js";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
 import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
 import { defineTool } from "../tool.js";
 import { readingOf } from "./format-matches.js";
+import { type StagedFile, stagedEditChange, stagedFilesOf } from "./staged-edit-record.js";
+import type { RestorableChange } from "../../pending/pending-action-table.js";
 import { plural } from "../../text/wording.js";
 
-async function applyStaged(agent: () => Promise<AgentEndpoint>, id: string, files: AstFileEdit[]): Promise<string> {
+async function applyStaged(agent: () => Promise<AgentEndpoint>, id: string, files: StagedFile[]): Promise<string> {
   const { client } = await agent();
   const r = await client.applyEdits({ files: files.map((f) => ({ path: f.path, expectedSha256: f.sha256, content: f.newContent })) });
   if (!r.applied) {
@@ -22,6 +23,12 @@ async function applyStaged(agent: () => Promise<AgentEndpoint>, id: string, file
   }
   const total = files.reduce((n, f) => n + f.replacements, 0);
   return `Wrote ${id}: ${plural(total, "replacement")} in ${plural(files.length, "file")} (${files.map((f) => f.path).join(", ")}).`;
+}
+
+/** The apply of a change staged before a restart, against the conversation's agent now; undefined for a record that is not ast_edit's. */
+export function reviveStagedEdit(change: RestorableChange, id: string, agent: () => Promise<AgentEndpoint>): (() => Promise<string>) | undefined {
+  const files = stagedFilesOf(change);
+  return files && (() => applyStaged(agent, id, files));
 }
 
 export const astEditTool = defineTool({
@@ -87,6 +94,7 @@ export const astEditTool = defineTool({
       details: [...broken.map((b) => `does not parse after the rewrite: ${b}`), ...files.map((f) => f.path)].join("\n"),
       files: files.map((f) => f.path),
       apply: () => applyStaged(agent, action.id, files),
+      restorable: stagedEditChange(files),
     });
     const reading = r.fillers.length ? ` The pattern was read as ${readingOf(r.context, r.fillers)}.` : "";
     let diff = files.map((f) => f.diff).join("");

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { asEnclaveError, EnclaveError } from "../../errors.js";
 import { resultParts } from "../custom/agent-tool-result.js";
 import type { PendingAction, PendingActionStore } from "../../pending/pending-action-store.js";
+import { lostActionError } from "../../pending/pending-restore.js";
 import { defineTool, type ContentPart } from "../tool.js";
 
 export const NO_PENDING_ACTION = "No pending action to resolve. Nothing to apply or discard.";
@@ -41,6 +42,11 @@ export const resolveTool = defineTool({
       throw new EnclaveError("not_found", `no pending action \`${args.edit_id}\`; pending, most recent first: ${pending.join(", ")}`);
     }
     ctx.emit({ kind: "progress", text: `${args.action === "discard" ? "discarding" : "applying"} ${action.id}: ${action.label}` });
+    // Staged by a custom tool before a restart: its apply and reject died with that process.
+    if (action.lost) {
+      store.pop(action.id);
+      throw lostActionError(action);
+    }
     const reason = args.reason ?? "";
     const who = (fn: string): string => `${fn}() of the pending action ${action.id} (${action.sourceToolName})`;
     if (args.action === "discard") {
