@@ -6,7 +6,7 @@ import { type ClientOptions, ControlPlaneClient } from "./control-plane-client.j
 import type { ToolArgumentsMap, ToolDetailsMap, ToolName } from "./generated/tool-types.js";
 import type { ApprovalPolicy, Surface } from "./run-options.js";
 import type { RunTools, TypedToolResult } from "./run-tools.js";
-import type { ToolCallResult } from "./tool-result.js";
+import { resultText, type ToolCallResult } from "./tool-result.js";
 
 export interface SandboxOptions extends ClientOptions {
   /** The control plane, `host:port` or `unix:///path` (default: $ENCLAVE_ADDRESS, else 127.0.0.1:7400). */
@@ -94,8 +94,9 @@ export class Sandbox implements AsyncDisposable {
   }
 
   /** Any tool of the run by name, the harness's own included; the result whole (an error is a result, not thrown). */
-  call(tool: string, args: Record<string, unknown> = {}, opts: CallOptions = {}): Promise<ToolCallResult> {
-    return this.client.callTool(this.runId, tool, args, opts);
+  async call(tool: string, args: Record<string, unknown> = {}, opts: CallOptions = {}): Promise<ToolCallResult & { text: string }> {
+    const r = await this.client.callTool(this.runId, tool, args, opts);
+    return { ...r, text: resultText(r) };
   }
 
   /** Calls a built-in tool; a result that is an error throws ToolCallFailed. */
