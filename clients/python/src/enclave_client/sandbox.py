@@ -1,0 +1,217 @@
+"""A sandbox-shaped layer over the client, for code that wants "a place to run things" and nothing more:
+
+    with Sandbox.create(workspace="/path/to/project") as sb:
+        print(sb.exec("pytest -q").exit_code)
+        sb.files.write("notes.txt", "hi\\n")
+        sb.eval("x = 41")
+        print(sb.eval("x + 1").text)
+
+Each method is a tool call through the same API (the approval gate, the quotas and the audit log see it
+as they see any call). A sandbox is a conversation and a headless run in it; leaving the ``with``
+block closes the run, and deletes the conversation when the sandbox made it (``keep=True`` keeps it).
+A failed call raises its code's EnclaveError subclass, except where the failure is the answer: a
+command's non-zero exit (``ExecResult.exit_code``) and a cell's exception (``ToolResult.details``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+from . import models as m
+from ._wire import RetryPolicy, Tls
+from .client import EnclaveClient
+
+#: eval's description is 5 to 10 words, shown in the transcript.
+_CELL_DESCRIPTION = "a cell run through the Python sandbox layer"
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """How a command ended, from exec's details: ``exit_code`` (None when a signal or the timeout ended it), its output apart."""
+
+    exit_code: Optional[int]
+    signal: Optional[str]
+    timed_out: bool
+    duration_ms: int
+    stdout: str
+    stderr: str
+    #: The whole tool result (its ``text`` is what a model would read).
+    result: m.ToolResult
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+class Files:
+    """The workspace's files, through the read, write and list tools."""
+
+    def __init__(self, sandbox: "Sandbox") -> None:
+        self._sb = sandbox
+
+    def read(self, path: str) -> str:
+        """The file's text (workspace-relative path)."""
+        return self._sb.call("read", {"path": path}).raise_for_error().text
+
+    def write(self, path: str, content: str) -> m.ToolResult:
+        """Writes the file whole (made when missing); the result carries any new diagnostics."""
+        return self._sb.call("write", {"path": path, "content": content}).raise_for_error()
+
+    def list(self, path: str = "", *, recursive: bool = False) -> str:
+        """The folder's listing as the list tool writes it."""
+        args: Dict[str, Any] = {"recursive": recursive}
+        if path:
+            args["path"] = path
+        return self._sb.call("list", args).raise_for_error().text
+
+
+class Lsp:
+    """The project's language servers, through the lsp tool: a file, a 1-based line and the symbol as written there."""
+
+    def __init__(self, sandbox: "Sandbox") -> None:
+        self._sb = sandbox
+
+    def ask(self, action: str, **args: Any) -> m.ToolResult:
+        return self._sb.call("lsp", {"action": action, **args}).raise_for_error()
+
+    def hover(self, file: str, line: int, symbol: str) -> m.ToolResult:
+        return self.ask("hover", file=file, line=line, symbol=symbol)
+
+    def definition(self, file: str, line: int, symbol: str) -> m.ToolResult:
+        return self.ask("definition", file=file, line=line, symbol=symbol)
+
+    def references(self, file: str, line: int, symbol: str) -> m.ToolResult:
+        return self.ask("references", file=file, line=line, symbol=symbol)
+
+    def diagnostics(self, file: str) -> m.ToolResult:
+        return self.ask("diagnostics", file=file)
+
+
+class Sandbox:
+    """A conversation and a headless run, with the tools as methods. Make one with ``Sandbox.create``."""
+
+    def __init__(self, client: EnclaveClient, conversation: m.Conversation, run: m.Run, *, owns_client: bool, keep: bool) -> None:
+        self.client = client
+        self.conversation = conversation
+        self.run = run
+        self.files = Files(self)
+        self.lsp = Lsp(self)
+        self._owns_client = owns_client
+        self._keep = keep
+        self._closed = False
+
+    @classmethod
+    def create(
+        cls,
+        address: Optional[str] = None,
+        *,
+        token: Optional[str] = None,
+        tls: Tls = None,
+        workspace: str = "",
+        conversation_id: str = "",
+        resources: Sequence[str] = (),
+        keep: Optional[bool] = None,
+        client: Optional[EnclaveClient] = None,
+        retry: Union[RetryPolicy, bool] = True,
+    ) -> "Sandbox":
+        """A new sandbox: a conversation (on ``workspace``, an existing folder, or a fresh one) and a run
+        with approval policy "never" (nobody answers cards). ``conversation_id`` names an existing
+        conversation to use instead. ``keep`` defaults to True for an existing conversation or a given workspace."""
+        own = client is None
+        c = client or EnclaveClient(address, token=token, tls=tls, retry=retry)
+        try:
+            if conversation_id:
+                conv = c.get_conversation(conversation_id)
+            else:
+                conv = c.create_conversation("", workspace)
+            run = c.open_run(conv.id, approval_policy="never", resources=resources)
+        except BaseException:
+            if own:
+                c.close()
+            raise
+        kept = keep if keep is not None else bool(conversation_id or workspace)
+        return cls(c, conv, run, owns_client=own, keep=kept)
+
+    @property
+    def workspace_path(self) -> str:
+        return self.conversation.workspace_path
+
+    def call(self, tool: str, args: Optional[Mapping[str, Any]] = None, *, timeout: Optional[float] = None) -> m.ToolResult:
+        """Any tool of the run, by name; the result as the client returns it (an error is a result, not raised)."""
+        return self.client.call_tool(self.run.id, tool, args or {}, timeout=timeout)
+
+    def tools(self) -> List[m.ToolInfo]:
+        return self.client.list_tools(self.run.id).tools
+
+    def exec(
+        self,
+        command: str,
+        *,
+        cwd: Optional[str] = None,
+        timeout_seconds: Optional[int] = None,
+        stdin: Optional[str] = None,
+        env: Optional[Mapping[str, str]] = None,
+        on_output: Optional[Callable[[m.ToolOutput], None]] = None,
+    ) -> ExecResult:
+        """Runs a shell command (sh -c) in the workspace; a non-zero exit is an answer, not an exception."""
+        args: Dict[str, Any] = {"command": command}
+        if cwd is not None:
+            args["cwd"] = cwd
+        if timeout_seconds is not None:
+            args["timeout_seconds"] = timeout_seconds
+        if stdin is not None:
+            args["stdin"] = stdin
+        if env is not None:
+            args["env"] = dict(env)
+
+        def on_event(e: m.ToolEvent) -> None:
+            if on_output is not None and isinstance(e, m.ToolOutput):
+                on_output(e)
+
+        result = self.client.call_tool(self.run.id, "exec", args, on_event=on_event)
+        d = result.details
+        if d is None:
+            result.raise_for_error()
+            raise ValueError("exec answered without its details: the control plane is older than this client")
+        return ExecResult(
+            exit_code=d.get("exit_code"),
+            signal=d.get("signal"),
+            timed_out=bool(d.get("timed_out")),
+            duration_ms=int(d.get("duration_ms") or 0),
+            stdout=str(d.get("stdout") or ""),
+            stderr=str(d.get("stderr") or ""),
+            result=result,
+        )
+
+    def eval(self, code: str, *, language: Optional[str] = None, description: str = _CELL_DESCRIPTION, timeout_seconds: Optional[int] = None) -> m.ToolResult:
+        """Runs a cell in the conversation's kernel (state is kept between cells). A cell's exception is
+        the answer (``is_error`` with code "cell_error", its name in ``details``); other failures raise."""
+        args: Dict[str, Any] = {"code": code, "description": description}
+        if language is not None:
+            args["language"] = language
+        if timeout_seconds is not None:
+            args["timeout_seconds"] = timeout_seconds
+        result = self.call("eval", args)
+        if result.is_error and result.error_code != "cell_error":
+            result.raise_for_error()
+        return result
+
+    def close(self) -> None:
+        """Closes the run, deletes the conversation unless kept, and closes the client the sandbox made."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.client.close_run(self.run.id)
+            if not self._keep:
+                self.client.delete_conversation(self.conversation.id)
+        finally:
+            if self._owns_client:
+                self.client.close()
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

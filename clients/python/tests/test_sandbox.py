@@ -1,0 +1,45 @@
+"""The sandbox layer: the same tool calls as the client, shaped as a place to run things."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from enclave_client import EnclaveClient, Sandbox
+from enclave_client.errors import NotFoundError
+
+
+def test_exec_files_eval_and_cleanup(address: str) -> None:
+    with Sandbox.create(address=address) as sb:
+        ran = sb.exec("echo out; echo err >&2; exit 3")
+        assert (ran.exit_code, ran.stdout, ran.stderr, ran.ok) == (3, "out\n", "err\n", False)
+        assert sb.exec("true").ok
+        sb.files.write("notes/hi.txt", "hi\n")
+        assert sb.files.read("notes/hi.txt").startswith("hi")
+        assert "hi.txt" in sb.files.list("notes")
+        with pytest.raises(NotFoundError):
+            sb.files.read("missing.txt")
+        sb.eval("x = 41")
+        assert "42" in sb.eval("x + 1").text
+        failed = sb.eval("raise KeyError('k')")
+        assert failed.is_error and failed.error_code == "cell_error"
+        conversation = sb.conversation.id
+        workspace = sb.workspace_path
+        assert os.path.isfile(os.path.join(workspace, "notes", "hi.txt"))
+    # A sandbox that made its conversation deletes it on the way out.
+    with EnclaveClient(address) as client:
+        with pytest.raises(NotFoundError):
+            client.get_conversation(conversation)
+
+
+def test_a_given_workspace_is_kept(address: str, tmp_path: object) -> None:
+    folder = str(tmp_path)
+    with Sandbox.create(address=address, workspace=folder) as sb:
+        sb.files.write("kept.txt", "kept\n")
+        conversation = sb.conversation.id
+    with open(os.path.join(folder, "kept.txt"), encoding="utf-8") as f:
+        assert f.read() == "kept\n"
+    with EnclaveClient(address) as client:
+        assert client.get_conversation(conversation).workspace_path == folder
+        client.delete_conversation(conversation)
