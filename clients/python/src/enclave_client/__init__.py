@@ -32,6 +32,7 @@ from .models import (
     ToolProgress,
     ToolResult,
     ToolResultEvent,
+    exec_details,
 )
 from .sandbox import ExecResult, Sandbox
 
@@ -72,4 +73,5 @@ __all__ = [
     "ToolResultEvent",
     "error_for_code",
     "errors",
+    "exec_details",
 ]

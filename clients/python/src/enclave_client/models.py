@@ -265,6 +265,11 @@ class ToolResult:
         return self
 
 
+def exec_details(result: ToolResult) -> Optional[ExecDetails]:
+    """exec's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast(Optional[ExecDetails], result.details)
+
+
 def _part_from_pb(p: pb.ContentPart) -> ContentPart:
     which = p.WhichOneof("part")
     if which == "text":

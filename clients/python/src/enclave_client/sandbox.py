@@ -58,12 +58,12 @@ class Files:
         """Writes the file whole (made when missing); the result carries any new diagnostics."""
         return self._sb.call("write", {"path": path, "content": content}).raise_for_error()
 
-    def list(self, path: str = "", *, recursive: bool = False) -> str:
-        """The folder's listing as the list tool writes it."""
+    def list(self, path: str = "", *, recursive: bool = False) -> m.ToolResult:
+        """The folder's listing: the entries in ``details`` where the list tool publishes them, as text in ``text``."""
         args: Dict[str, Any] = {"recursive": recursive}
         if path:
             args["path"] = path
-        return self._sb.call("list", args).raise_for_error().text
+        return self._sb.call("list", args).raise_for_error()
 
 
 class Lsp:
@@ -170,19 +170,11 @@ class Sandbox:
                 on_output(e)
 
         result = self.client.call_tool(self.run.id, "exec", args, on_event=on_event)
-        d = result.details
+        d = m.exec_details(result)
         if d is None:
             result.raise_for_error()
             raise ValueError("exec answered without its details: the control plane is older than this client")
-        return ExecResult(
-            exit_code=d.get("exit_code"),
-            signal=d.get("signal"),
-            timed_out=bool(d.get("timed_out")),
-            duration_ms=int(d.get("duration_ms") or 0),
-            stdout=str(d.get("stdout") or ""),
-            stderr=str(d.get("stderr") or ""),
-            result=result,
-        )
+        return ExecResult(d["exit_code"], d["signal"], d["timed_out"], d["duration_ms"], d["stdout"], d["stderr"], result)
 
     def eval(self, code: str, *, language: Optional[str] = None, description: str = _CELL_DESCRIPTION, timeout_seconds: Optional[int] = None) -> m.ToolResult:
         """Runs a cell in the conversation's kernel (state is kept between cells). A cell's exception is
