@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 import pytest
 
-from enclave_client import EnclaveClient, Sandbox
+from enclave_client import AsyncSandbox, EnclaveClient, Sandbox
 from enclave_client.errors import NotFoundError
 
 
@@ -44,3 +45,19 @@ def test_a_given_workspace_is_kept(address: str, tmp_path: object) -> None:
     with EnclaveClient(address) as client:
         assert client.get_conversation(conversation).workspace_path == folder
         client.delete_conversation(conversation)
+
+
+def test_the_async_sandbox(address: str) -> None:
+    async def scenario() -> None:
+        async with await AsyncSandbox.create(address=address) as sb:
+            ran = await sb.exec("echo out; exit 4")
+            assert (ran.exit_code, ran.stdout) == (4, "out\n")
+            await sb.files.write("a.txt", "a\n")
+            assert (await sb.files.read("a.txt")).startswith("a")
+            await sb.eval("z = 6")
+            await sb.eval("open('z.txt', 'w').write(str(z * 7))")
+            assert await sb.files.read("z.txt") == "42"
+            with pytest.raises(NotFoundError):
+                await sb.files.read("missing.txt")
+
+    asyncio.run(scenario())

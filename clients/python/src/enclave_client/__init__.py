@@ -1,9 +1,11 @@
 """Enclave's Python client: the control-plane API for harnesses, sync (EnclaveClient) and asyncio
-(AsyncEnclaveClient), typed results, the error codes as exceptions, and a sandbox-shaped layer (Sandbox)."""
+(AsyncEnclaveClient), typed results, the error codes as exceptions, and a sandbox-shaped layer (Sandbox,
+AsyncSandbox)."""
 
 from . import errors
 from ._wire import DEFAULT_ADDRESS, RetryPolicy, TlsOptions
 from .aio import AsyncEnclaveClient, AsyncEventStream
+from .aio_sandbox import AsyncSandbox
 from .client import EnclaveClient, EventStream
 from .errors import (
     ENCLAVE_ERROR_CODES,
@@ -41,6 +43,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AsyncEnclaveClient",
     "AsyncEventStream",
+    "AsyncSandbox",
     "AuditEvent",
     "Card",
     "CardAnswer",

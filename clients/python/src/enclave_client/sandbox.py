@@ -44,6 +44,34 @@ class ExecResult:
         return self.exit_code == 0
 
 
+def _present(**args: Any) -> Dict[str, Any]:
+    """A tool's arguments without the ones left out (None)."""
+    return {k: v for k, v in args.items() if v is not None}
+
+
+def _exec_result(result: m.ToolResult) -> ExecResult:
+    d = m.exec_details(result)
+    if d is None:
+        result.raise_for_error()
+        raise ValueError("exec answered without its details: the control plane is older than this client")
+    return ExecResult(d["exit_code"], d["signal"], d["timed_out"], d["duration_ms"], d["stdout"], d["stderr"], result)
+
+
+def _cell_result(result: m.ToolResult) -> m.ToolResult:
+    """A cell's exception is its answer; any other failure raises."""
+    if result.is_error and result.error_code != "cell_error":
+        result.raise_for_error()
+    return result
+
+
+def _output_only(on_output: Optional[Callable[[m.ToolOutput], None]]) -> Callable[[m.ToolEvent], None]:
+    def on_event(e: m.ToolEvent) -> None:
+        if on_output is not None and isinstance(e, m.ToolOutput):
+            on_output(e)
+
+    return on_event
+
+
 class Files:
     """The workspace's files, through the read, write and list tools."""
 
@@ -60,10 +88,7 @@ class Files:
 
     def list(self, path: str = "", *, recursive: bool = False) -> m.ToolResult:
         """The folder's listing: the entries in ``details`` where the list tool publishes them, as text in ``text``."""
-        args: Dict[str, Any] = {"recursive": recursive}
-        if path:
-            args["path"] = path
-        return self._sb.call("list", args).raise_for_error()
+        return self._sb.call("list", _present(path=path or None, recursive=recursive)).raise_for_error()
 
 
 class Lsp:
@@ -155,39 +180,13 @@ class Sandbox:
         on_output: Optional[Callable[[m.ToolOutput], None]] = None,
     ) -> ExecResult:
         """Runs a shell command (sh -c) in the workspace; a non-zero exit is an answer, not an exception."""
-        args: Dict[str, Any] = {"command": command}
-        if cwd is not None:
-            args["cwd"] = cwd
-        if timeout_seconds is not None:
-            args["timeout_seconds"] = timeout_seconds
-        if stdin is not None:
-            args["stdin"] = stdin
-        if env is not None:
-            args["env"] = dict(env)
-
-        def on_event(e: m.ToolEvent) -> None:
-            if on_output is not None and isinstance(e, m.ToolOutput):
-                on_output(e)
-
-        result = self.client.call_tool(self.run.id, "exec", args, on_event=on_event)
-        d = m.exec_details(result)
-        if d is None:
-            result.raise_for_error()
-            raise ValueError("exec answered without its details: the control plane is older than this client")
-        return ExecResult(d["exit_code"], d["signal"], d["timed_out"], d["duration_ms"], d["stdout"], d["stderr"], result)
+        args = _present(command=command, cwd=cwd, timeout_seconds=timeout_seconds, stdin=stdin, env=dict(env) if env is not None else None)
+        return _exec_result(self.client.call_tool(self.run.id, "exec", args, on_event=_output_only(on_output)))
 
     def eval(self, code: str, *, language: Optional[str] = None, description: str = _CELL_DESCRIPTION, timeout_seconds: Optional[int] = None) -> m.ToolResult:
         """Runs a cell in the conversation's kernel (state is kept between cells). A cell's exception is
         the answer (``is_error`` with code "cell_error", its name in ``details``); other failures raise."""
-        args: Dict[str, Any] = {"code": code, "description": description}
-        if language is not None:
-            args["language"] = language
-        if timeout_seconds is not None:
-            args["timeout_seconds"] = timeout_seconds
-        result = self.call("eval", args)
-        if result.is_error and result.error_code != "cell_error":
-            result.raise_for_error()
-        return result
+        return _cell_result(self.call("eval", _present(code=code, description=description, language=language, timeout_seconds=timeout_seconds)))
 
     def close(self) -> None:
         """Closes the run, deletes the conversation unless kept, and closes the client the sandbox made."""
