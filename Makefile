@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run check test build deps gen docker images static-cc bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium registry python-sdk python-sdk-tools
+.PHONY: run check test build deps gen docker images static-cc bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium registry packages python-sdk python-sdk-tools
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json */package.json clients/node/package.json
@@ -16,9 +16,14 @@ static-cc:
 gen: deps python-sdk-tools
 	node scripts/gen-proto.mjs
 	bash scripts/gen-python-proto.sh
+	node scripts/build.mjs
+	node scripts/gen-tool-types.mjs
+
+packages: build python-sdk
+	bash scripts/build-packages.sh
 
 # The Python client: its tools from Debian (protoc and grpc's plugin for the stubs, the grpcio and
-# protobuf it runs on, pip, pytest and mypy), and its wheel in dist/python.
+# protobuf it runs on, pip, pytest and mypy), and its wheel in dist/packages.
 python-sdk-tools:
 	bash scripts/ensure-python-sdk-tools.sh
 

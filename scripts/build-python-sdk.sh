@@ -2,10 +2,10 @@
 # Builds the Python client's wheel (enclave-sandbox-client) with Debian's pip, setuptools and wheel:
 # no index, no build isolation (nothing is fetched). The sources are copied first so the build leaves
 # nothing in clients/python. Prints the wheel's path.
-#   usage: scripts/build-python-sdk.sh [OUT_DIR]   (default dist/python)
+#   usage: scripts/build-python-sdk.sh [OUT_DIR]   (default dist/packages, beside the Node client's tarball)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$repo/dist/python}
+out=${1:-$repo/dist/packages}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -r "$repo/clients/python/pyproject.toml" "$repo/clients/python/README.md" "$repo/clients/python/src" "$tmp/"

@@ -408,9 +408,9 @@ export class ControlPlane {
   }
 
   /** Diagnostics for files the harness wrote itself, against the run's own ledger (see tools/lsp/sync-writes.ts). */
-  syncWrites(runId: string, paths: readonly string[]): Promise<SyncWritesResult> {
+  syncWrites(runId: string, paths: readonly string[], opts: { beforeWrite?: boolean } = {}): Promise<SyncWritesResult> {
     const run = this.runs.get(runId);
-    return syncWrites(run, paths, () => this.placements.endpoint(run.conversationId), this.ledger);
+    return syncWrites(run, paths, () => this.placements.endpoint(run.conversationId), this.ledger, opts);
   }
 
   callTool(

@@ -77,6 +77,31 @@ function scenario(placement: "host" | "enclosure"): void {
     await transcript(out, "enclave-write-after-harness");
   });
 
+  it("reports only what a write introduced when the harness announced it first (withSyncedWrite)", async () => {
+    const pre = 'a: int = "pre-existing"\n';
+    // Unannounced, a file the run never saw reports its old error as new: the contrast.
+    harnessWrite("py/unannounced.py", pre);
+    harnessWrite("py/unannounced.py", `${pre}# a comment\n`);
+    const unannounced = await fx.client.syncWrites(runId, ["py/unannounced.py"]);
+    expect(unannounced.files[0]?.newDiagnostics.map((d) => d.line)).toEqual([1]);
+
+    harnessWrite("py/announced.py", pre);
+    const comment = await fx.client.withSyncedWrite(runId, ["py/announced.py"], () => {
+      harnessWrite("py/announced.py", `${pre}# a comment\n`);
+      return "written";
+    });
+    expect(comment.value).toBe("written");
+    expect(comment.sync.files[0]).toMatchObject({ path: "py/announced.py", state: SyncedFileState.SYNCED_FILE_STATE_FRESH, newDiagnostics: [] });
+
+    // A real new error is still reported, alone.
+    const added = await fx.client.withSyncedWrite(runId, ["py/announced.py"], () => harnessWrite("py/announced.py", `${pre}# a comment\nb: str = 2\n`));
+    expect(added.sync.files[0]?.newDiagnostics.map((d) => ({ line: d.line, severity: d.severity }))).toEqual([{ line: 3, severity: "error" }]);
+
+    // Announcing a file that does not exist yet: everything in it is the write's.
+    const created = await fx.client.withSyncedWrite(runId, ["py/created.py"], () => harnessWrite("py/created.py", 'c: int = "new"\n'));
+    expect(created.sync.files[0]?.newDiagnostics.map((d) => d.line)).toEqual([1]);
+  });
+
   it("reports after a harness write only what an earlier Enclave write did not", async () => {
     const out = await enclaveWrite("py/tool.py", 'a: int = "a"\n');
     await transcript(out, "enclave-write-first");

@@ -306,7 +306,7 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
         { minLength: 1, maxLength: 4 },
       ),
   },
-  syncWrites: { runs: 20, slow: true, arb: (h) => fc.record({ runId: h.runId, paths: fc.array(h.path, { maxLength: 5 }) }) },
+  syncWrites: { runs: 20, slow: true, arb: (h) => fc.record({ runId: h.runId, paths: fc.array(h.path, { maxLength: 5 }), beforeWrite: fc.boolean() }) },
   describePlacement: { runs: 20, slow: true, arb: (h) => fc.record({ conversationId: h.conversationId }) },
   subscribeAudit: {
     runs: 20,

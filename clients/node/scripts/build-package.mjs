@@ -61,7 +61,7 @@ function stage(source, target, queue) {
 rmSync(out, { recursive: true, force: true });
 rmSync(staging, { recursive: true, force: true });
 const queue = [];
-for (const name of readdirSync(join(clientDir, "src"))) {
+for (const name of readdirSync(join(clientDir, "src"), { recursive: true, encoding: "utf8" })) {
   if (!name.endsWith(".ts") || name.endsWith(".test.ts")) continue;
   stage(join(clientDir, "src", name), join(staging, "src", name), queue);
 }

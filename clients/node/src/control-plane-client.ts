@@ -1,7 +1,6 @@
 // A promise-based client of the control-plane API, for the CLI, the tests and harnesses in Node.
 // Harnesses import it as `enclave/client` (see index.ts): every RPC, streams as callbacks or as async
 // iterables, cancellation with an AbortSignal, TLS and a bearer token.
-import { joinLines } from "@enclave/proto/result-text.js";
 import {
   type ChannelCredentials,
   type ChannelOptions,
@@ -37,7 +36,13 @@ import { type EnclaveErrorCode, ERROR_CODE_TRAILER, isEnclaveErrorCode } from "@
 import { PROTOCOL_LIMITS } from "@enclave/proto/limits.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryable, retryDelayMs } from "./retry.js";
 import type { ApprovalPolicy, Surface } from "./run-options.js";
+import type { CallOptions, CallToolOptions } from "./call-options.js";
 import { ToolCallSessions } from "./tool-call-session.js";
+import { type ToolCallResult, withDetails } from "./tool-result.js";
+// Where callers have always imported them from.
+export { resultText, type ToolCallResult, withDetails } from "./tool-result.js";
+export type { CallOptions, CallToolOptions } from "./call-options.js";
+import { runTools, type RunTools } from "./run-tools.js";
 import { type HarnessToolSpec, runToolHost, type ToolHostConnection, type ToolHostHandlers } from "./tool-host-client.js";
 
 export type { HarnessAnswer, HarnessCallInfo, HarnessToolSpec, HarnessVerdict, ToolHostConnection, ToolHostHandlers } from "./tool-host-client.js";
@@ -69,16 +74,6 @@ export interface ClientOptions {
    * draining or unreachable; tool calls never are. false: no retry.
    */
   retry?: Partial<RetryPolicy> | false | undefined;
-}
-
-/** Per call: an AbortSignal cancels it (the promise rejects, or the iteration throws, with an AbortError). */
-export interface CallOptions {
-  signal?: AbortSignal | undefined;
-}
-
-/** A tool call's options: onEvent sees progress and output as they stream. */
-export interface CallToolOptions extends CallOptions {
-  onEvent?: ((e: ToolEvent) => void) | undefined;
 }
 
 /** Options of openRun. */
@@ -465,6 +460,11 @@ export class ControlPlaneClient {
     return callError(this.address, err);
   }
 
+  /** Typed calls for one run: `tools(run.id).exec({ command })` resolves with exec's details typed. */
+  tools(runId: string): RunTools {
+    return runTools(this, runId);
+  }
+
   async closeRun(runId: string, opts: CallOptions = {}): Promise<void> {
     await this.call((md, cb) => this.grpc.closeRun({ runId }, md, cb), opts);
   }
@@ -474,8 +474,28 @@ export class ControlPlaneClient {
   }
 
   /** Diagnostics for files the harness wrote with its own tools (only those new to the run). */
-  syncWrites(runId: string, paths: string[], opts: CallOptions = {}): Promise<SyncWritesResponse> {
-    return this.call((md, cb) => this.grpc.syncWrites({ runId, paths }, md, cb), opts);
+  /**
+   * After the harness wrote files with its own tools: the diagnostics the writes introduced, from the
+   * same per-run ledger as Enclave's write tools. `beforeWrite: true`, sent before writing, records
+   * the files' diagnostics as they are now, so only what the write introduced is reported after it.
+   */
+  syncWrites(runId: string, paths: string[], opts: CallOptions & { beforeWrite?: boolean | undefined } = {}): Promise<SyncWritesResponse> {
+    return this.call((md, cb) => this.grpc.syncWrites({ runId, paths, beforeWrite: opts.beforeWrite ?? false }, md, cb), opts);
+  }
+
+  /**
+   * Wraps a harness's own write: announces the paths (their diagnostics now are the baseline), runs
+   * `write`, then syncs them. Resolves with what `write` returned and the diagnostics it introduced.
+   */
+  async withSyncedWrite<T>(
+    runId: string,
+    paths: string[],
+    write: () => Promise<T> | T,
+    opts: CallOptions = {},
+  ): Promise<{ value: T; sync: SyncWritesResponse }> {
+    await this.syncWrites(runId, paths, { ...opts, beforeWrite: true });
+    const value = await write();
+    return { value, sync: await this.syncWrites(runId, paths, opts) };
   }
 
   auditEnclosure(conversationId: string, opts: CallOptions = {}): Promise<EnclosureAudit> {
@@ -648,24 +668,4 @@ export class ControlPlaneClient {
     );
     return this.iterate(stream, opts.signal);
   }
-}
-
-/** A tool's result with its details parsed: `details` follows the tool's details schema (ListTools' details_schema_json), undefined when it sent none. */
-export interface ToolCallResult extends ToolResult {
-  details: unknown;
-}
-
-/** Parses the result's details_json; a result without one gets undefined. */
-export function withDetails(r: ToolResult): ToolCallResult {
-  return { ...r, details: r.detailsJson === "" ? undefined : (JSON.parse(r.detailsJson) as unknown) };
-}
-
-/** The result's text parts joined, for people and tests (rich parts such as HTML are left out). */
-export function resultText(r: ToolResult): string {
-  const texts = r.parts
-    .filter((p) => p.part?.$case !== "rich")
-    .map((p) =>
-      p.part?.$case === "text" ? p.part.value : p.part?.$case === "image" ? `[image ${p.part.value.mimeType}, ${p.part.value.data.length} bytes]` : "",
-    );
-  return joinLines(texts);
 }

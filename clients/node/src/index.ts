@@ -20,6 +20,10 @@ export {
 export { ENCLAVE_ERROR_CODES, ENCLAVE_ERROR_STATUS, type EnclaveErrorCode, isEnclaveErrorCode } from "@enclave/proto/control-errors.js";
 // ControlPlaneCallError.grpcCode's type, so a caller can compare it without importing grpc-js itself.
 export { status as GrpcStatus } from "@grpc/grpc-js";
+export { runTools, type RunTools, type ToolCaller, type TypedToolResult } from "./run-tools.js";
+export { type EvalOptions, type ExecOptions, Sandbox, type SandboxOptions, ToolCallFailed } from "./sandbox.js";
+export type * from "./generated/tool-types.js";
+export { TOOL_NAMES } from "./generated/tool-types.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 export { APPROVAL_POLICIES, type ApprovalPolicy, type Surface, SURFACES } from "./run-options.js";
 export { SyncedFileState } from "@enclave/proto/gen/enclave/control/v1/control.js";

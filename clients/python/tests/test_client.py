@@ -210,3 +210,20 @@ def test_unreachable_is_its_own_class(tmp_path: Any) -> None:
         with pytest.raises(enclave_client.ControlPlaneUnreachable) as err:
             nobody.list_conversations()
     assert err.value.code is None and isinstance(err.value, ConnectionError)
+
+
+def test_sync_writes_reports_a_file_the_harness_wrote_itself(client: EnclaveClient) -> None:
+    conv = client.create_conversation(unique("py-sync"))
+    run = client.open_run(conv.id, approval_policy="never", resources=["workspace", "lsp", "shell"])
+    with open(os.path.join(conv.workspace_path, "pyproject.toml"), "w", encoding="utf-8") as f:
+        f.write('[project]\nname = "demo"\nversion = "0.1.0"\n')
+    assert client.sync_writes(run.id, ["bad.py"], before_write=True).files[0].path == "bad.py"
+    with open(os.path.join(conv.workspace_path, "bad.py"), "w", encoding="utf-8") as f:
+        f.write('x: int = "not an int"\n')
+    synced = client.sync_writes(run.id, ["bad.py"])
+    [entry] = synced.files
+    assert entry.path == "bad.py"
+    assert entry.state in ("fresh", "late"), entry
+    if entry.state == "fresh":
+        assert [d.severity for d in entry.new_diagnostics] == ["error"]
+        assert entry.new_diagnostics[0].line == 1

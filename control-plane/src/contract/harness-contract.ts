@@ -64,6 +64,21 @@ const RESULT_TEXTS: readonly [string, string][] = [
   ["tool() in a cell", "raises `ToolError` with `.code` (the error code) and `.message` (the text)"],
 ];
 
+/** A details schema's top-level fields, `?` marking those a result may leave out; a union lists its variants' fields once each. */
+function detailFields(s: Schema): string {
+  const variants = s.oneOf ?? s.anyOf ?? [s];
+  const seen = new Map<string, boolean>();
+  for (const v of variants) {
+    const required = new Set(v.required ?? []);
+    for (const name of Object.keys(v.properties ?? {})) seen.set(name, (seen.get(name) ?? true) && required.has(name) && variants.length === 1);
+  }
+  return [...seen].map(([n, req]) => `\`${n}${req ? "" : "?"}\``).join(", ");
+}
+
+function detailRows(tools: Tool[]): string[] {
+  return tools.filter((t) => t.detailsSchema).map((t) => `| \`${t.name}\` | ${detailFields(t.detailsSchema as Schema)} |`);
+}
+
 function statusName(code: number): string {
   return Object.entries(status).find(([, v]) => v === code)?.[0] ?? String(code);
 }
@@ -78,6 +93,12 @@ export function renderHarnessContract(tools: Tool[]): string {
     "| tool | tier | resource | arguments |",
     "| --- | --- | --- | --- |",
     ...toolRows(sorted),
+    "",
+    "**Result details** (`ToolResult.details_json`, a JSON object beside the text; each tool's JSON Schema is `ToolInfo.details_schema_json` and `proto/tool-schemas.json`; absent on a refusal):",
+    "",
+    "| tool | fields |",
+    "| --- | --- |",
+    ...detailRows(sorted),
     "",
     "**Fixed result texts**:",
     "",

@@ -311,14 +311,8 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
         const parts = r.parts.map(partMessage);
         // An error's text may quote a host folder (the workspace's); a caller who sees no host paths is not told it.
         const shown = r.isError ? parts.map((p) => (p.part?.$case === "text" ? { ...p, part: { ...p.part, value: s.pathless(p.part.value) } } : p)) : parts;
-        // Details are data the tool built from workspace-relative paths; a failure's details are never pathless-rewritten text.
-        return {
-          isError: r.isError,
-          parts: shown,
-          errorCode: r.errorCode,
-          durationMs: r.durationMs,
-          detailsJson: r.details === undefined ? "" : JSON.stringify(r.details),
-        };
+        const details = r.details === undefined ? "" : JSON.stringify(s.detailsView(r.details, r.isError));
+        return { isError: r.isError, parts: shown, errorCode: r.errorCode, durationMs: r.durationMs, detailsJson: details };
       } finally {
         releaseKernel();
         releaseHostAgent();
@@ -440,7 +434,7 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
       customToolFailures: cp.customToolFailures,
     })),
     syncWrites: unary(async (req, s) => {
-      const r = await cp.syncWrites(s.run(req.runId).id, req.paths);
+      const r = await cp.syncWrites(s.run(req.runId).id, req.paths, { beforeWrite: req.beforeWrite });
       return {
         text: r.text,
         files: r.files.map((f) => ({

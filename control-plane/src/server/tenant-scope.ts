@@ -66,6 +66,20 @@ export class TenantScope {
   /** Text as the caller may see it: the data folder named by its role for one who sees no host paths. */
   readonly pathless = (text: string): string => (this.seesHostPaths ? text : redactHostPaths(text, this.cp.dataDir));
 
+  /** A result's details as the caller may see them: every string of a failure's details is pathless, as its text is. */
+  detailsView(details: unknown, isError: boolean): unknown {
+    if (this.seesHostPaths || !isError) return details;
+    const walk = (v: unknown): unknown =>
+      typeof v === "string"
+        ? this.pathless(v)
+        : Array.isArray(v)
+          ? v.map(walk)
+          : v !== null && typeof v === "object"
+            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+            : v;
+    return walk(details);
+  }
+
   /** An error as the caller may see it (see pathless). */
   errorView(err: unknown): EnclaveError {
     const e = asEnclaveError(err);

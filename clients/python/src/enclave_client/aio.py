@@ -230,8 +230,10 @@ class AsyncEnclaveClient:
                     on_event(event)
         raise EnclaveError("the tool call ended without a result")
 
-    async def sync_writes(self, run_id: str, paths: Sequence[str], *, timeout: Optional[float] = None) -> m.SyncWritesResult:
-        res = await self._call(self._stub.SyncWrites, pb.SyncWritesRequest(run_id=run_id, paths=list(paths)), timeout)
+    async def sync_writes(
+        self, run_id: str, paths: Sequence[str], *, before_write: bool = False, timeout: Optional[float] = None
+    ) -> m.SyncWritesResult:
+        res = await self._call(self._stub.SyncWrites, pb.SyncWritesRequest(run_id=run_id, paths=list(paths), before_write=before_write), timeout)
         return m.sync_writes_from_pb(res)
 
     # Placement and audit.

@@ -246,9 +246,13 @@ class EnclaveClient:
                     on_event(event)
         raise EnclaveError("the tool call ended without a result")
 
-    def sync_writes(self, run_id: str, paths: Sequence[str], *, timeout: Optional[float] = None) -> m.SyncWritesResult:
-        """Diagnostics for files the harness wrote with its own tools (only those new to the run)."""
-        res = self._call(self._stub.SyncWrites, pb.SyncWritesRequest(run_id=run_id, paths=list(paths)), timeout)
+    def sync_writes(
+        self, run_id: str, paths: Sequence[str], *, before_write: bool = False, timeout: Optional[float] = None
+    ) -> m.SyncWritesResult:
+        """Diagnostics for files the harness wrote with its own tools (only those new to the run). With
+        ``before_write``, sent before the harness writes: the files' diagnostics as they are become the
+        baseline, so the call after the write reports only what the write introduced."""
+        res = self._call(self._stub.SyncWrites, pb.SyncWritesRequest(run_id=run_id, paths=list(paths), before_write=before_write), timeout)
         return m.sync_writes_from_pb(res)
 
     # Placement and audit.

@@ -94,6 +94,8 @@ export const execTool = defineTool({
       const stderrText = clipMiddleBytes(stderr, LIMITS.execResultBytes);
       return {
         parts: body ? [{ type: "text", text: body, streamed: true }, ending] : [ending],
+        // How the command ended is what an auditor asks after; its output never goes into the log.
+        audit: { detail: status },
         details: {
           exit_code: exit.timedOut || exit.signal ? null : exit.code,
           signal: exit.signal || null,

@@ -65,7 +65,7 @@ function normalized(path: string): string {
  * Seeds the ledger from diagnostics taken before a change. Returns the files whose earlier
  * diagnostics stay unknown (late, failed), so what is reported for them later can say so.
  */
-export function seedLedger(files: readonly LspFileDiagnostics[], ledger: DiagnosticsLedger, ctx: ToolContext): Set<string> {
+export function seedLedger(files: readonly LspFileDiagnostics[], ledger: DiagnosticsLedger, ctx: Pick<ToolContext, "run">): Set<string> {
   const unknown = new Set<string>();
   for (const f of files) {
     if (ledger.has(ctx.run, f.path)) continue;

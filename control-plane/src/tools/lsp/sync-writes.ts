@@ -1,7 +1,8 @@
 // Diagnostics for files the harness wrote with its own tools: the same sync and the same per-run
 // ledger as Enclave's write tools, so a diagnostic reported after a harness write is not reported
 // again after an Enclave write, and the reverse. A file the run has not seen before reports every
-// diagnostic it has (they are all new to the ledger).
+// diagnostic it has (they are all new to the ledger) — unless the harness announced the write first
+// (beforeWrite): then the file's diagnostics as they were become the baseline.
 import { LspDiagnosticsState, type LspDiagnostic } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { SyncedFileState } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { EnclaveError } from "../../errors.js";
@@ -9,7 +10,7 @@ import { LIMITS } from "../../limits.js";
 import type { AgentEndpoint } from "../../placement/agent-endpoint.js";
 import type { Run } from "../../model/run.js";
 import type { DiagnosticsLedger } from "./diagnostics-ledger.js";
-import { describe, diagnosticsWaitMs } from "./diagnostics-on-write.js";
+import { describe, diagnosticsWaitMs, seedLedger } from "./diagnostics-on-write.js";
 
 export interface SyncedFile {
   path: string;
@@ -42,6 +43,7 @@ export async function syncWrites(
   paths: readonly string[],
   agent: () => Promise<AgentEndpoint>,
   ledger: DiagnosticsLedger,
+  opts: { beforeWrite?: boolean } = {},
 ): Promise<SyncWritesResult> {
   if (!run.resources.includes("lsp")) {
     throw new EnclaveError(
@@ -57,6 +59,10 @@ export async function syncWrites(
   if (blank !== undefined) throw new EnclaveError("invalid_arguments", "paths has an empty entry (or one with a NUL byte)");
   const { client } = await agent();
   const res = await client.lspSync({ paths: wanted, waitMs: diagnosticsWaitMs() });
+  if (opts.beforeWrite) {
+    seedLedger(res.files, ledger, { run });
+    return { text: "", files: res.files.map((f) => ({ path: f.path, state: STATES[f.state], servers: f.servers, newDiagnostics: [], detail: f.detail })) };
+  }
   const fresh = new Map<string, LspDiagnostic[]>();
   const text = describe(res.files, ledger, { run }, new Set(), (path, d) => fresh.set(path, d));
   return {

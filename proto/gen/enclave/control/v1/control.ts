@@ -327,6 +327,12 @@ export interface SyncWritesRequest {
   runId: string;
   /** Workspace-relative paths (or /workspace/...); a deleted file is dropped from the ledger. */
   paths: string[];
+  /**
+   * Sent before the harness writes: the files' diagnostics as they are now become the run's
+   * baseline (for files the run has not seen), so the SyncWrites after the write reports only what
+   * the write introduced. Nothing is reported new by this call.
+   */
+  beforeWrite: boolean;
 }
 
 export interface Diagnostic {
@@ -3700,7 +3706,7 @@ export const ListToolsResponse: MessageFns<ListToolsResponse> = {
 };
 
 function createBaseSyncWritesRequest(): SyncWritesRequest {
-  return { runId: "", paths: [] };
+  return { runId: "", paths: [], beforeWrite: false };
 }
 
 export const SyncWritesRequest: MessageFns<SyncWritesRequest> = {
@@ -3710,6 +3716,9 @@ export const SyncWritesRequest: MessageFns<SyncWritesRequest> = {
     }
     for (const v of message.paths) {
       writer.uint32(18).string(v!);
+    }
+    if (message.beforeWrite !== false) {
+      writer.uint32(24).bool(message.beforeWrite);
     }
     return writer;
   },
@@ -3743,6 +3752,14 @@ export const SyncWritesRequest: MessageFns<SyncWritesRequest> = {
             message.paths.push(reader.string());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.beforeWrite = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3763,6 +3780,11 @@ export const SyncWritesRequest: MessageFns<SyncWritesRequest> = {
         ? globalThis.String(object.run_id)
         : "",
       paths: globalThis.Array.isArray(object?.paths) ? object.paths.map((e: any) => globalThis.String(e)) : [],
+      beforeWrite: isSet(object.beforeWrite)
+        ? globalThis.Boolean(object.beforeWrite)
+        : isSet(object.before_write)
+        ? globalThis.Boolean(object.before_write)
+        : false,
     };
   },
 
@@ -3774,6 +3796,9 @@ export const SyncWritesRequest: MessageFns<SyncWritesRequest> = {
     if (message.paths?.length) {
       obj.paths = message.paths;
     }
+    if (message.beforeWrite !== false) {
+      obj.beforeWrite = message.beforeWrite;
+    }
     return obj;
   },
 
@@ -3784,6 +3809,7 @@ export const SyncWritesRequest: MessageFns<SyncWritesRequest> = {
     const message = createBaseSyncWritesRequest();
     message.runId = object.runId ?? "";
     message.paths = object.paths?.map((e) => e) || [];
+    message.beforeWrite = object.beforeWrite ?? false;
     return message;
   },
 };

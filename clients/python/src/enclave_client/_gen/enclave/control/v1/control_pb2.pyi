@@ -657,12 +657,14 @@ class SubscribeCardsRequest(_message.Message):
     def __init__(self, conversation_id: _Optional[str] = ...) -> None: ...
 
 class SyncWritesRequest(_message.Message):
-    __slots__ = ["paths", "run_id"]
+    __slots__ = ["before_write", "paths", "run_id"]
+    BEFORE_WRITE_FIELD_NUMBER: _ClassVar[int]
     PATHS_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    before_write: bool
     paths: _containers.RepeatedScalarFieldContainer[str]
     run_id: str
-    def __init__(self, run_id: _Optional[str] = ..., paths: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, run_id: _Optional[str] = ..., paths: _Optional[_Iterable[str]] = ..., before_write: bool = ...) -> None: ...
 
 class SyncWritesResponse(_message.Message):
     __slots__ = ["files", "text"]

@@ -1,0 +1,441 @@
+// Generated from the tool registry by scripts/gen-tool-types.mjs; do not edit.
+// Each tool's arguments and the details its results carry (ToolResult.details_json), as ListTools publishes them.
+
+/** What `apply_patch` takes. */
+export type ApplyPatchArguments = {
+  /** the unified diff: `--- a/path`, `+++ b/path`, `@@` hunks; /dev/null to add or delete a file */
+  patch: string;
+};
+
+/** The details of `apply_patch`'s results (it sends none). */
+export type ApplyPatchDetails = undefined;
+
+/** What `ask_user` takes. */
+export type AskUserArguments = {
+  /** the question, as the operator will read it */
+  question: string;
+  /** why you ask, and what depends on the answer */
+  context?: string;
+  /** choices to offer; omit for a free-text question */
+  options?: Array<{
+    /** what the operator picks; returned as the answer */
+    label: string;
+    /** what choosing it means */
+    description?: string;
+  }>;
+  /** whether the operator may write an answer (default: true without options, false with) */
+  allow_free_text?: boolean;
+  /** whether several options may be chosen (default false) */
+  multi_select?: boolean;
+};
+
+/** The details of `ask_user`'s results (it sends none). */
+export type AskUserDetails = undefined;
+
+/** What `ast_edit` takes. */
+export type AstEditArguments = {
+  /** code with $METAVARIABLES */
+  pattern: string;
+  /** replacement with the pattern's $METAVARIABLES */
+  rewrite: string;
+  /** file or folder relative to the workspace root (default: the whole workspace) */
+  path?: string;
+  /** grammar id; required for a folder, inferred for a file */
+  language?: string;
+};
+
+/** The details of `ast_edit`'s results (it sends none). */
+export type AstEditDetails = undefined;
+
+/** What `ast_grep` takes. */
+export type AstGrepArguments = {
+  /** code with $METAVARIABLES, e.g. `foo($$$ARGS)` */
+  pattern: string;
+  /** file or folder relative to the workspace root (default: the whole workspace) */
+  path?: string;
+  /** grammar id; required for a folder, inferred for a file */
+  language?: string;
+  /** default 50 */
+  max_results?: number;
+};
+
+/** The details of `ast_grep`'s results (it sends none). */
+export type AstGrepDetails = undefined;
+
+/** What `debug` takes. */
+export type DebugArguments = {
+  op: "adapters";
+} | {
+  op: "status";
+} | {
+  op: "breakpoints";
+  /** source file relative to the workspace root */
+  file: string;
+  /** 1-based lines; an empty list clears the file */
+  lines: Array<number>;
+} | {
+  op: "launch";
+  /** workspace-relative program: a .py script, a Go package folder or .go file, a compiled executable */
+  program: string;
+  /** command-line arguments of the program */
+  args?: Array<string>;
+  /** an adapter id from the adapters op; picked from the program when omitted */
+  adapter?: string;
+  /** text for the program's standard input, then end-of-file; without it stdin is not connected (a read gets end-of-file at once) */
+  stdin?: string;
+  /** which exceptions stop the program: uncaught (default), raised (every raise, even one caught later), none */
+  exceptions?: "uncaught" | "raised" | "none";
+} | {
+  op: "attach";
+  /** the port an adapter's DAP server listens on, on 127.0.0.1 where the conversation's code runs (the adapters op marks which attach by port) */
+  port?: number;
+  /** the pid of the running program, as exec reports it, for an adapter that attaches by pid (lldb) */
+  pid?: number;
+  /** an adapter id from the adapters op; default debugpy with a port, lldb with a pid */
+  adapter?: string;
+} | {
+  op: "continue";
+  /** thread to resume; default the one that stopped */
+  thread_id?: number;
+  /** how long to wait for the next stop before answering that it runs (default 60) */
+  wait_seconds?: number;
+} | {
+  op: "pause";
+  /** thread to pause; default the first */
+  thread_id?: number;
+} | {
+  op: "step_over";
+  /** thread to resume; default the one that stopped */
+  thread_id?: number;
+  /** how long to wait for the next stop before answering that it runs (default 60) */
+  wait_seconds?: number;
+} | {
+  op: "step_in";
+  /** thread to resume; default the one that stopped */
+  thread_id?: number;
+  /** how long to wait for the next stop before answering that it runs (default 60) */
+  wait_seconds?: number;
+} | {
+  op: "step_out";
+  /** thread to resume; default the one that stopped */
+  thread_id?: number;
+  /** how long to wait for the next stop before answering that it runs (default 60) */
+  wait_seconds?: number;
+} | {
+  op: "threads";
+} | {
+  op: "stack";
+  /** default the thread that stopped */
+  thread_id?: number;
+} | {
+  op: "scopes";
+  /** a frame_id from stack (valid until the program resumes) */
+  frame_id: number;
+} | {
+  op: "variables";
+  /** a reference from scopes, variables or evaluate (valid until the program resumes) */
+  reference: number;
+} | {
+  op: "evaluate";
+  expression: string;
+  /** a frame_id from stack; default the top frame where it stopped */
+  frame_id?: number;
+} | {
+  op: "output";
+} | {
+  op: "terminate";
+};
+
+/** The details of `debug`'s results (it sends none). */
+export type DebugDetails = undefined;
+
+/** What `edit` takes. */
+export type EditArguments = {
+  /** file path relative to the workspace root */
+  path: string;
+  /** the exact text to replace */
+  old_text: string;
+  /** the replacement */
+  new_text: string;
+  /** replace every occurrence instead of requiring exactly one */
+  replace_all?: boolean;
+};
+
+/** The details of `edit`'s results (it sends none). */
+export type EditDetails = undefined;
+
+/** What `eval` takes. */
+export type EvalArguments = {
+  /** the cell: Python (IPython idioms such as %pip, !cmd, %%bash work) or JavaScript (top-level await works) */
+  code: string;
+  /** 5 to 10 words saying what the cell does, shown in the transcript */
+  description: string;
+  /** python (default) or javascript */
+  language?: "python" | "javascript";
+  /** discard the kernel and everything in it, and start clean before running the code */
+  reset?: boolean;
+  /** idle budget: seconds the cell may run, not counting time waiting for its tool() calls (default 300) */
+  timeout_seconds?: number;
+  /** limit the tools the cell may call with tool() to a narrower surface than the run's (for example `plan`: read tools only); later cells in the same kernel stay limited to it until the kernel is reset */
+  bridge_surface?: "default" | "plan" | "readonly_subagent";
+};
+
+/** The details of `eval`'s results (it sends none). */
+export type EvalDetails = undefined;
+
+/** What `exec` takes. */
+export type ExecArguments = {
+  /** the command line, run by /bin/sh -c */
+  command: string;
+  /** working folder relative to the workspace root */
+  cwd?: string;
+  timeout_seconds?: number;
+  /** text given to the command on standard input */
+  stdin?: string;
+  /** extra environment variables */
+  env?: Record<string, string>;
+};
+
+/** The details of `exec`'s results. */
+export type ExecDetails = {
+  /** the command's exit status; null when a signal or the timeout ended it */
+  exit_code: number | null;
+  /** the signal that killed it (SIGKILL…), or null */
+  signal: string | null;
+  /** the command ran past timeout_seconds and was killed */
+  timed_out: boolean;
+  duration_ms: number;
+  /** standard output as UTF-8, clipped to head and tail when long */
+  stdout: string;
+  /** standard error as UTF-8, clipped to head and tail when long */
+  stderr: string;
+  stdout_clipped: boolean;
+  stderr_clipped: boolean;
+  /** output beyond the agent's cap was dropped before it reached the control plane */
+  output_truncated: boolean;
+};
+
+/** What `list` takes. */
+export type ListArguments = {
+  /** folder relative to the workspace root */
+  path?: string;
+  recursive?: boolean;
+  max_entries?: number;
+};
+
+/** The details of `list`'s results (it sends none). */
+export type ListDetails = undefined;
+
+/** What `lsp` takes. */
+export type LspArguments = {
+  action: "diagnostics";
+  /** workspace-relative file, or "*" to run the project's own checker */
+  file: string;
+} | {
+  action: "definition";
+  /** workspace-relative file the symbol is in */
+  file: string;
+  /** 1-based line of the symbol */
+  line: number;
+  /** the symbol as written on that line; `name#N` for its Nth occurrence */
+  symbol: string;
+} | {
+  action: "type_definition";
+  /** workspace-relative file the symbol is in */
+  file: string;
+  /** 1-based line of the symbol */
+  line: number;
+  /** the symbol as written on that line; `name#N` for its Nth occurrence */
+  symbol: string;
+} | {
+  action: "implementation";
+  /** workspace-relative file the symbol is in */
+  file: string;
+  /** 1-based line of the symbol */
+  line: number;
+  /** the symbol as written on that line; `name#N` for its Nth occurrence */
+  symbol: string;
+} | {
+  action: "references";
+  /** workspace-relative file the symbol is in */
+  file: string;
+  /** 1-based line of the symbol */
+  line: number;
+  /** the symbol as written on that line; `name#N` for its Nth occurrence */
+  symbol: string;
+} | {
+  action: "hover";
+  /** workspace-relative file the symbol is in */
+  file: string;
+  /** 1-based line of the symbol */
+  line: number;
+  /** the symbol as written on that line; `name#N` for its Nth occurrence */
+  symbol: string;
+} | unknown | unknown | {
+  action: "code_actions";
+  /** workspace-relative file the symbol is in */
+  file: string;
+  /** 1-based line of the symbol */
+  line: number;
+  /** the symbol as written on that line; `name#N` for its Nth occurrence */
+  symbol: string;
+} | {
+  action: "status";
+} | {
+  action: "reload";
+  /** a file whose root to reload; without it every running server */
+  file?: string;
+};
+
+/** The details of `lsp`'s results (it sends none). */
+export type LspDetails = undefined;
+
+/** What `lsp_rename` takes. */
+export type LspRenameArguments = {
+  /** workspace-relative file */
+  file: string;
+  /** 1-based line of the symbol */
+  line: number;
+  /** the symbol as written on that line; `name#N` for its Nth occurrence */
+  symbol: string;
+  /** the new name: an identifier of the file's language */
+  new_name: string;
+};
+
+/** The details of `lsp_rename`'s results (it sends none). */
+export type LspRenameDetails = undefined;
+
+/** What `read` takes. */
+export type ReadArguments = {
+  /** file path relative to the workspace root */
+  path: string;
+  /** first line to return, 1-based */
+  offset?: number;
+  /** how many lines to return */
+  limit?: number;
+};
+
+/** The details of `read`'s results (it sends none). */
+export type ReadDetails = undefined;
+
+/** What `resolve` takes. */
+export type ResolveArguments = {
+  /** the id a staging tool gave, e.g. "edit_1" (default: the most recent) */
+  edit_id?: string;
+  action: "apply" | "accept" | "discard";
+  /** why (informational; passed to the action as given, "" when absent) */
+  reason?: string;
+};
+
+/** The details of `resolve`'s results (it sends none). */
+export type ResolveDetails = undefined;
+
+/** What `vibe_kill` takes. */
+export type VibeKillArguments = {
+  /** the id vibe_spawn returned, e.g. w1 */
+  worker_id: string;
+};
+
+/** The details of `vibe_kill`'s results (it sends none). */
+export type VibeKillDetails = undefined;
+
+/** What `vibe_list` takes. */
+export type VibeListArguments = Record<string, never>;
+
+/** The details of `vibe_list`'s results (it sends none). */
+export type VibeListDetails = undefined;
+
+/** What `vibe_send` takes. */
+export type VibeSendArguments = {
+  /** the id vibe_spawn returned, e.g. w1 */
+  worker_id: string;
+  /** what to add to the brief */
+  message: string;
+};
+
+/** The details of `vibe_send`'s results (it sends none). */
+export type VibeSendDetails = undefined;
+
+/** What `vibe_spawn` takes. */
+export type VibeSpawnArguments = {
+  /** everything the worker needs to know: goal, files, constraints, what to report */
+  brief: string;
+  /** a few words naming the job, shown in vibe_list */
+  label: string;
+  /** fast (default) or good */
+  tier?: "fast" | "good";
+};
+
+/** The details of `vibe_spawn`'s results (it sends none). */
+export type VibeSpawnDetails = undefined;
+
+/** What `vibe_wait` takes. */
+export type VibeWaitArguments = {
+  /** the id vibe_spawn returned, e.g. w1 */
+  worker_id: string;
+  /** how long to wait at most; omit to wait until the worker settles */
+  timeout_seconds?: number;
+};
+
+/** The details of `vibe_wait`'s results (it sends none). */
+export type VibeWaitDetails = undefined;
+
+/** What `write` takes. */
+export type WriteArguments = {
+  /** file path relative to the workspace root */
+  path: string;
+  /** the file's complete new content */
+  content: string;
+};
+
+/** The details of `write`'s results (it sends none). */
+export type WriteDetails = undefined;
+
+/** Every built-in tool by name. */
+export const TOOL_NAMES = ["apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "exec", "list", "lsp", "lsp_rename", "read", "resolve", "vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait", "write"] as const;
+
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+export interface ToolArgumentsMap {
+  apply_patch: ApplyPatchArguments;
+  ask_user: AskUserArguments;
+  ast_edit: AstEditArguments;
+  ast_grep: AstGrepArguments;
+  debug: DebugArguments;
+  edit: EditArguments;
+  eval: EvalArguments;
+  exec: ExecArguments;
+  list: ListArguments;
+  lsp: LspArguments;
+  lsp_rename: LspRenameArguments;
+  read: ReadArguments;
+  resolve: ResolveArguments;
+  vibe_kill: VibeKillArguments;
+  vibe_list: VibeListArguments;
+  vibe_send: VibeSendArguments;
+  vibe_spawn: VibeSpawnArguments;
+  vibe_wait: VibeWaitArguments;
+  write: WriteArguments;
+}
+
+export interface ToolDetailsMap {
+  apply_patch: ApplyPatchDetails;
+  ask_user: AskUserDetails;
+  ast_edit: AstEditDetails;
+  ast_grep: AstGrepDetails;
+  debug: DebugDetails;
+  edit: EditDetails;
+  eval: EvalDetails;
+  exec: ExecDetails;
+  list: ListDetails;
+  lsp: LspDetails;
+  lsp_rename: LspRenameDetails;
+  read: ReadDetails;
+  resolve: ResolveDetails;
+  vibe_kill: VibeKillDetails;
+  vibe_list: VibeListDetails;
+  vibe_send: VibeSendDetails;
+  vibe_spawn: VibeSpawnDetails;
+  vibe_wait: VibeWaitDetails;
+  write: WriteDetails;
+}
