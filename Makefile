@@ -18,6 +18,7 @@ gen: deps python-sdk-tools
 	bash scripts/gen-python-proto.sh
 	node scripts/build.mjs
 	node scripts/gen-tool-types.mjs
+	python3 scripts/gen-python-tool-types.py
 
 packages: build python-sdk
 	bash scripts/build-packages.sh

@@ -1,5 +1,6 @@
-// proto/gen must be what buf + ts-proto make from proto/ today, and the Python client's stubs what
-// Debian's protoc and grpc_python_plugin make from the control API (scripts/gen-python-proto.sh).
+// proto/gen must be what buf + ts-proto make from proto/ today, the Python client's stubs what
+// Debian's protoc and grpc_python_plugin make from the control API (scripts/gen-python-proto.sh), and
+// its tool types what scripts/gen-python-tool-types.py makes from proto/tool-schemas.json.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,4 +38,11 @@ it("the Python client's stubs are not stale (scripts/gen-python-proto.sh regener
   const have = files(committed);
   expect([...have.keys()].sort()).toEqual([...want.keys()].sort());
   for (const [name, text] of want) expect(have.get(name) === text, `${name} differs: run \`make gen\` and commit the result`).toBe(true);
+});
+
+it("the Python client's tool types are not stale (scripts/gen-python-tool-types.py regenerates them from proto/tool-schemas.json)", () => {
+  const fresh = join(tmp, "tool_types.py");
+  execFileSync("/usr/bin/python3", [join(repoRoot, "scripts", "gen-python-tool-types.py"), fresh], { stdio: "pipe" });
+  const committedTypes = readFileSync(join(repoRoot, "clients", "python", "src", "enclave_client", "tool_types.py"), "utf8");
+  expect(committedTypes === readFileSync(fresh, "utf8"), "tool_types.py differs: run `make gen` and commit the result").toBe(true);
 });

@@ -2,7 +2,7 @@
 (AsyncEnclaveClient), typed results, the error codes as exceptions, and a sandbox-shaped layer (Sandbox,
 AsyncSandbox)."""
 
-from . import errors
+from . import errors, tool_types
 from ._wire import DEFAULT_ADDRESS, RetryPolicy, TlsOptions
 from .aio import AsyncEnclaveClient, AsyncEventStream
 from .aio_sandbox import AsyncSandbox
@@ -23,7 +23,6 @@ from .models import (
     ContentPart,
     Conversation,
     EnclosureOptions,
-    ExecDetails,
     ListToolsResult,
     PlacementDescription,
     Run,
@@ -34,9 +33,9 @@ from .models import (
     ToolProgress,
     ToolResult,
     ToolResultEvent,
-    exec_details,
 )
 from .sandbox import ExecResult, Sandbox
+from .tool_types import ExecDetails, exec_details
 
 __version__ = "0.1.0"
 
@@ -77,4 +76,5 @@ __all__ = [
     "error_for_code",
     "errors",
     "exec_details",
+    "tool_types",
 ]

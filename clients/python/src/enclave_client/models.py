@@ -3,7 +3,7 @@
 Harnesses read these; the generated classes stay an implementation detail (``enclave_client._gen``).
 A tool result's ``details`` is its data (exec's exit code, a staged change's id, an eval error's name),
 parsed from ``details_json`` into a dict shaped by the tool's details schema, which ``list_tools``
-publishes as ``ToolInfo.details_schema``.
+publishes as ``ToolInfo.details_schema``; tool_types has them as TypedDicts (``exec_details(result)``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Optional, Sequence, Type, TypedDict, TypeVar, Union, cast
+from typing import Any, Dict, List, Literal, Optional, Sequence, Type, TypeVar, Union, cast
 
 from ._gen.enclave.control.v1 import control_pb2 as pb
 from .errors import EnclaveError, error_for_code
@@ -213,20 +213,6 @@ class ContentPart:
     repeats_streamed: bool = False
 
 
-class ExecDetails(TypedDict):
-    """exec's details: how the command ended and its output, each stream clipped to head and tail."""
-
-    exit_code: Optional[int]
-    signal: Optional[str]
-    timed_out: bool
-    duration_ms: int
-    stdout: str
-    stderr: str
-    stdout_clipped: bool
-    stderr_clipped: bool
-    output_truncated: bool
-
-
 @dataclass(frozen=True)
 class ToolResult:
     """A tool call's final answer. ``details`` is the result as data (see the tool's ``details_schema``);
@@ -263,11 +249,6 @@ class ToolResult:
         if err is not None:
             raise err
         return self
-
-
-def exec_details(result: ToolResult) -> Optional[ExecDetails]:
-    """exec's details, typed; None when the result carries none (a refusal, an older control plane)."""
-    return cast(Optional[ExecDetails], result.details)
 
 
 def _part_from_pb(p: pb.ContentPart) -> ContentPart:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import models as m
+from .tool_types import exec_details
 from ._wire import RetryPolicy, Tls
 from .client import EnclaveClient
 
@@ -50,7 +51,7 @@ def _present(**args: Any) -> Dict[str, Any]:
 
 
 def _exec_result(result: m.ToolResult) -> ExecResult:
-    d = m.exec_details(result)
+    d = exec_details(result)
     if d is None:
         result.raise_for_error()
         raise ValueError("exec answered without its details: the control plane is older than this client")
