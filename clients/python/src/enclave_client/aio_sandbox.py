@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, List, Literal, Mapping, Optional, Sequence, Union
 
 from . import models as m
 from ._wire import RetryPolicy, Tls
@@ -119,6 +119,14 @@ class AsyncSandbox:
         self, code: str, *, language: Optional[str] = None, description: str = _CELL_DESCRIPTION, timeout_seconds: Optional[int] = None
     ) -> m.ToolResult:
         return _cell_result(await self.call("eval", _present(code=code, description=description, language=language, timeout_seconds=timeout_seconds)))
+
+    async def stage(self, pattern: str, rewrite: str, *, path: Optional[str] = None, language: Optional[str] = None) -> m.ToolResult:
+        return (await self.call("ast_edit", _present(pattern=pattern, rewrite=rewrite, path=path, language=language))).raise_for_error()
+
+    async def resolve(
+        self, action: Literal["apply", "accept", "discard"], edit_id: Optional[str] = None, *, reason: Optional[str] = None
+    ) -> m.ToolResult:
+        return (await self.call("resolve", _present(action=action, edit_id=edit_id, reason=reason))).raise_for_error()
 
     async def close(self) -> None:
         if self._closed:

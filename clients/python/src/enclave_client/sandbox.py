@@ -16,7 +16,7 @@ command's non-zero exit (``ExecResult.exit_code``) and a cell's exception (``Too
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Union
 
 from . import models as m
 from .tool_types import exec_details
@@ -188,6 +188,14 @@ class Sandbox:
         """Runs a cell in the conversation's kernel (state is kept between cells). A cell's exception is
         the answer (``is_error`` with code "cell_error", its name in ``details``); other failures raise."""
         return _cell_result(self.call("eval", _present(code=code, description=description, language=language, timeout_seconds=timeout_seconds)))
+
+    def stage(self, pattern: str, rewrite: str, *, path: Optional[str] = None, language: Optional[str] = None) -> m.ToolResult:
+        """Stages a structural rewrite (ast_edit); nothing is written until resolve(). Its details' ``edit_id`` is what resolve takes."""
+        return self.call("ast_edit", _present(pattern=pattern, rewrite=rewrite, path=path, language=language)).raise_for_error()
+
+    def resolve(self, action: Literal["apply", "accept", "discard"], edit_id: Optional[str] = None, *, reason: Optional[str] = None) -> m.ToolResult:
+        """Applies or discards a staged change (the most recent when no id is given)."""
+        return self.call("resolve", _present(action=action, edit_id=edit_id, reason=reason)).raise_for_error()
 
     def close(self) -> None:
         """Closes the run, deletes the conversation unless kept, and closes the client the sandbox made."""
