@@ -8,7 +8,7 @@ import os
 import pytest
 
 from enclave_client import AsyncSandbox, EnclaveClient, Sandbox
-from enclave_client.errors import NotFoundError
+from enclave_client.errors import EnclaveError, NotFoundError
 
 
 def test_exec_files_eval_and_cleanup(address: str) -> None:
@@ -67,3 +67,12 @@ def test_the_async_sandbox(address: str) -> None:
                 await sb.files.read("missing.txt")
 
     asyncio.run(scenario())
+
+
+def test_a_sandbox_that_cannot_open_its_run_leaves_no_conversation(address: str) -> None:
+    with EnclaveClient(address) as client:
+        before = {c.id for c in client.list_conversations()}
+        with pytest.raises(EnclaveError) as err:
+            Sandbox.create(address=address, resources=["no_such_resource"])
+        assert err.value.code == "invalid_arguments"
+        assert {c.id for c in client.list_conversations()} == before

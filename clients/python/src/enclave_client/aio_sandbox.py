@@ -11,6 +11,7 @@ from typing import Any, Callable, List, Literal, Mapping, Optional, Sequence, Un
 from . import models as m
 from ._wire import RetryPolicy, Tls
 from .aio import AsyncEnclaveClient
+from .errors import EnclaveError
 from .sandbox import _CELL_DESCRIPTION, ExecResult, _cell_result, _exec_result, _output_only, _present
 
 
@@ -82,10 +83,21 @@ class AsyncSandbox:
         """As Sandbox.create."""
         own = client is None
         c = client or AsyncEnclaveClient(address, token=token, tls=tls, retry=retry)
+        created = ""
         try:
-            conv = await c.get_conversation(conversation_id) if conversation_id else await c.create_conversation("", workspace)
+            if conversation_id:
+                conv = await c.get_conversation(conversation_id)
+            else:
+                conv = await c.create_conversation("", workspace)
+                created = conv.id
             run = await c.open_run(conv.id, approval_policy="never", resources=resources)
         except BaseException:
+            # A conversation made for a sandbox that never came to be is not left behind.
+            if created and not (keep or workspace):
+                try:
+                    await c.delete_conversation(created)
+                except EnclaveError:
+                    pass
             if own:
                 await c.close()
             raise

@@ -52,8 +52,6 @@ class EventStream(Iterator[_E]):
         while True:
             try:
                 raw = next(self._call)
-            except StopIteration:
-                raise
             except grpc.RpcError as err:
                 if self._cancelled:
                     raise StopIteration from None

@@ -22,6 +22,7 @@ from . import models as m
 from .tool_types import exec_details
 from ._wire import RetryPolicy, Tls
 from .client import EnclaveClient
+from .errors import EnclaveError
 
 #: eval's description is 5 to 10 words, shown in the transcript.
 _CELL_DESCRIPTION = "a cell run through the Python sandbox layer"
@@ -146,13 +147,21 @@ class Sandbox:
         conversation to use instead. ``keep`` defaults to True for an existing conversation or a given workspace."""
         own = client is None
         c = client or EnclaveClient(address, token=token, tls=tls, retry=retry)
+        created = ""
         try:
             if conversation_id:
                 conv = c.get_conversation(conversation_id)
             else:
                 conv = c.create_conversation("", workspace)
+                created = conv.id
             run = c.open_run(conv.id, approval_policy="never", resources=resources)
         except BaseException:
+            # A conversation made for a sandbox that never came to be is not left behind.
+            if created and not (keep or workspace):
+                try:
+                    c.delete_conversation(created)
+                except EnclaveError:
+                    pass
             if own:
                 c.close()
             raise
