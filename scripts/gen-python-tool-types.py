@@ -144,6 +144,8 @@ def render(schemas: Schema) -> str:
     tools: List[Schema] = sorted(schemas["tools"], key=lambda t: str(t["name"]))
     aliases: List[str] = []
     accessors: List[str] = []
+    sync_methods: List[str] = []
+    async_methods: List[str] = []
     for tool in tools:
         name, base = tool["name"], pascal(tool["name"])
         for kind, schema in (("Args", tool.get("arguments")), ("Details", tool.get("details"))):
@@ -153,6 +155,11 @@ def render(schemas: Schema) -> str:
             typ = r.type_of(schema, base + kind, defs)
             if typ != base + kind:
                 aliases.append(f"{base}{kind} = {typ}\n")
+        if tool.get("arguments") is not None:
+            sig = f"(self, args: {base}Args, *, timeout: Optional[float] = None) -> ToolResult:\n"
+            call = f'self._client.call_tool(self._run_id, "{name}", args, timeout=timeout)\n'
+            sync_methods.append(f"    def {name}{sig}        return {call}")
+            async_methods.append(f"    async def {name}{sig}        return await {call}")
         if tool.get("details") is not None:
             accessors.append(
                 f"def {name}_details(result: ToolResult) -> Optional[{base}Details]:\n"
@@ -166,12 +173,21 @@ def render(schemas: Schema) -> str:
         'scripts/gen-python-tool-types.py; do not edit. ``ToolResult.details`` is the dict these describe.\n"""\n\n'
         "from __future__ import annotations\n\n"
         "from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union, cast\n\n"
-        "if TYPE_CHECKING:\n    from .models import ToolResult\n\n"
+        "if TYPE_CHECKING:\n    from .aio import AsyncEnclaveClient\n    from .client import EnclaveClient\n    from .models import ToolResult\n\n"
         f"#: The tools these types describe (a control plane may offer others: custom tools, harness tools).\nTOOL_NAMES: Tuple[str, ...] = (\n{names}\n)\n\n\n"
         + "\n\n".join(r.classes)
         + ("\n\n" + "".join(aliases) if aliases else "")
         + "\n\n"
         + "\n\n".join(accessors)
+        + "\n\nclass RunTools:\n"
+        + '    """Typed calls of one run\'s built-in tools (``client.tools(run_id).exec({"command": "ls"})``): each takes its\n'
+        + '    arguments\' TypedDict and returns the result as ``call_tool`` does."""\n\n'
+        + "    def __init__(self, client: EnclaveClient, run_id: str) -> None:\n        self._client = client\n        self._run_id = run_id\n\n"
+        + "\n".join(sync_methods)
+        + "\n\nclass AsyncRunTools:\n"
+        + '    """RunTools for AsyncEnclaveClient: each tool a coroutine."""\n\n'
+        + "    def __init__(self, client: AsyncEnclaveClient, run_id: str) -> None:\n        self._client = client\n        self._run_id = run_id\n\n"
+        + "\n".join(async_methods)
     )
 
 

@@ -4,7 +4,7 @@
 // scenarios and the README's Python example (docs/examples/quickstart.py) run against a control plane
 // started here (host placement, the host's language servers on PATH for lsp).
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,6 +85,14 @@ describe("the Python package", () => {
     const project = join(scratch, "project");
     const r = run(venvPython, ["-m", "mypy", "--strict", "--ignore-missing-imports", "--no-incremental", "quickstart.py", "tests"], { cwd: project });
     expect(r.status, r.out).toBe(0);
+  });
+
+  it("makes a typo in a tool's arguments a type error (the typed tool calls take each tool's arguments as a TypedDict)", () => {
+    const project = join(scratch, "project");
+    writeFileSync(join(project, "typo.py"), 'from enclave_client import EnclaveClient\n\nEnclaveClient().tools("run").exec({"comand": "ls"})\n');
+    const r = run(venvPython, ["-m", "mypy", "--strict", "--ignore-missing-imports", "--no-incremental", "typo.py"], { cwd: project });
+    expect(r.status, r.out).toBe(1);
+    expect(r.out).toMatch(/typo\.py:3: error: Extra key "comand"/);
   });
 
   describe("against a control plane", () => {

@@ -24,7 +24,7 @@ def test_the_same_scenario_over_asyncio(address: str) -> None:
             assert tools.get("exec") is not None
             written = await client.call_tool(run.id, "write", {"path": "a.txt", "content": "a\n"})
             assert not written.is_error, written.text
-            ran = await client.call_tool(run.id, "exec", {"command": "cat a.txt; exit 3"})
+            ran = await client.tools(run.id).exec({"command": "cat a.txt; exit 3"})
             assert ran.details is not None and ran.details["exit_code"] == 3 and ran.details["stdout"] == "a\n"
             await client.call_tool(run.id, "eval", {"code": "y = 1", "description": "set a variable for the next cell"})
             second = await client.call_tool(run.id, "eval", {"code": "open('y.txt', 'w').write(str(y + 1))", "description": "write the variable the last cell set"})

@@ -73,7 +73,8 @@ def test_exec_exit_code_and_output_from_details(client: EnclaveClient) -> None:
     conv = client.create_conversation(unique("py-exec"))
     run = client.open_run(conv.id, approval_policy="never")
     details_or_xfail(client, run.id, "exec")
-    r = client.call_tool(run.id, "exec", {"command": "echo out; echo err >&2; exit 3"})
+    # The typed call: the arguments are ExecArgs, the details ExecDetails.
+    r = client.tools(run.id).exec({"command": "echo out; echo err >&2; exit 3"})
     d = exec_details(r)
     assert d is not None
     assert (d["exit_code"], d["signal"], d["timed_out"]) == (3, None, False)

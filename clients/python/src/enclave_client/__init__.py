@@ -35,13 +35,14 @@ from .models import (
     ToolResultEvent,
 )
 from .sandbox import ExecResult, Sandbox
-from .tool_types import ExecDetails, exec_details
+from .tool_types import AsyncRunTools, ExecDetails, RunTools, exec_details
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AsyncEnclaveClient",
     "AsyncEventStream",
+    "AsyncRunTools",
     "AsyncSandbox",
     "AuditEvent",
     "Card",
@@ -64,6 +65,7 @@ __all__ = [
     "PlacementDescription",
     "RetryPolicy",
     "Run",
+    "RunTools",
     "Sandbox",
     "SyncWritesResult",
     "TlsOptions",

@@ -18,6 +18,7 @@ from ._wire import NO_RETRY, RetryPolicy, Tls, arguments_json, call_error, crede
 from ._wire import channel_options as build_channel_options
 from .client import Arguments
 from .errors import EnclaveError
+from .tool_types import AsyncRunTools
 
 _E = TypeVar("_E")
 
@@ -206,6 +207,10 @@ class AsyncEnclaveClient:
 
     async def list_tools(self, run_id: str, *, timeout: Optional[float] = None) -> m.ListToolsResult:
         return m.list_tools_from_pb(await self._read(self._stub.ListTools, pb.ListToolsRequest(run_id=run_id), timeout))
+
+    def tools(self, run_id: str) -> AsyncRunTools:
+        """The run's built-in tools as typed methods: ``tools(run.id).exec({"command": "ls"})``, arguments checked by the type checker."""
+        return AsyncRunTools(self, run_id)
 
     def stream_tool(self, run_id: str, tool: str, args: Arguments = None, *, timeout: Optional[float] = None) -> AsyncEventStream[m.ToolEvent]:
         """Calls a tool and yields its events as they come: progress and output, the result last."""

@@ -29,6 +29,7 @@ from ._wire import (
     retryable,
 )
 from .errors import EnclaveError
+from .tool_types import RunTools
 
 _E = TypeVar("_E")
 
@@ -217,6 +218,10 @@ class EnclaveClient:
     def list_tools(self, run_id: str, *, timeout: Optional[float] = None) -> m.ListToolsResult:
         """The run's tools, each with its arguments' and its details' JSON Schema."""
         return m.list_tools_from_pb(self._read(self._stub.ListTools, pb.ListToolsRequest(run_id=run_id), timeout))
+
+    def tools(self, run_id: str) -> RunTools:
+        """The run's built-in tools as typed methods: ``tools(run.id).exec({"command": "ls"})``, arguments checked by the type checker."""
+        return RunTools(self, run_id)
 
     def stream_tool(self, run_id: str, tool: str, args: Arguments = None, *, timeout: Optional[float] = None) -> EventStream[m.ToolEvent]:
         """Calls a tool and yields its events as they come: progress and output, the result last.

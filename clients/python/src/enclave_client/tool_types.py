@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union, cast
 
 if TYPE_CHECKING:
+    from .aio import AsyncEnclaveClient
+    from .client import EnclaveClient
     from .models import ToolResult
 
 #: The tools these types describe (a control plane may offer others: custom tools, harness tools).
@@ -481,3 +483,134 @@ VibeListArgs = Dict[str, Any]
 def exec_details(result: ToolResult) -> Optional[ExecDetails]:
     """exec's details, typed; None when the result carries none (a refusal, an older control plane)."""
     return cast("Optional[ExecDetails]", result.details)
+
+
+class RunTools:
+    """Typed calls of one run's built-in tools (``client.tools(run_id).exec({"command": "ls"})``): each takes its
+    arguments' TypedDict and returns the result as ``call_tool`` does."""
+
+    def __init__(self, client: EnclaveClient, run_id: str) -> None:
+        self._client = client
+        self._run_id = run_id
+
+    def apply_patch(self, args: ApplyPatchArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "apply_patch", args, timeout=timeout)
+
+    def ask_user(self, args: AskUserArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "ask_user", args, timeout=timeout)
+
+    def ast_edit(self, args: AstEditArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "ast_edit", args, timeout=timeout)
+
+    def ast_grep(self, args: AstGrepArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "ast_grep", args, timeout=timeout)
+
+    def debug(self, args: DebugArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "debug", args, timeout=timeout)
+
+    def edit(self, args: EditArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "edit", args, timeout=timeout)
+
+    def eval(self, args: EvalArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "eval", args, timeout=timeout)
+
+    def exec(self, args: ExecArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "exec", args, timeout=timeout)
+
+    def list(self, args: ListArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "list", args, timeout=timeout)
+
+    def lsp(self, args: LspArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "lsp", args, timeout=timeout)
+
+    def lsp_rename(self, args: LspRenameArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "lsp_rename", args, timeout=timeout)
+
+    def read(self, args: ReadArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "read", args, timeout=timeout)
+
+    def resolve(self, args: ResolveArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "resolve", args, timeout=timeout)
+
+    def vibe_kill(self, args: VibeKillArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "vibe_kill", args, timeout=timeout)
+
+    def vibe_list(self, args: VibeListArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "vibe_list", args, timeout=timeout)
+
+    def vibe_send(self, args: VibeSendArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "vibe_send", args, timeout=timeout)
+
+    def vibe_spawn(self, args: VibeSpawnArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "vibe_spawn", args, timeout=timeout)
+
+    def vibe_wait(self, args: VibeWaitArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "vibe_wait", args, timeout=timeout)
+
+    def write(self, args: WriteArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return self._client.call_tool(self._run_id, "write", args, timeout=timeout)
+
+
+class AsyncRunTools:
+    """RunTools for AsyncEnclaveClient: each tool a coroutine."""
+
+    def __init__(self, client: AsyncEnclaveClient, run_id: str) -> None:
+        self._client = client
+        self._run_id = run_id
+
+    async def apply_patch(self, args: ApplyPatchArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "apply_patch", args, timeout=timeout)
+
+    async def ask_user(self, args: AskUserArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "ask_user", args, timeout=timeout)
+
+    async def ast_edit(self, args: AstEditArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "ast_edit", args, timeout=timeout)
+
+    async def ast_grep(self, args: AstGrepArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "ast_grep", args, timeout=timeout)
+
+    async def debug(self, args: DebugArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "debug", args, timeout=timeout)
+
+    async def edit(self, args: EditArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "edit", args, timeout=timeout)
+
+    async def eval(self, args: EvalArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "eval", args, timeout=timeout)
+
+    async def exec(self, args: ExecArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "exec", args, timeout=timeout)
+
+    async def list(self, args: ListArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "list", args, timeout=timeout)
+
+    async def lsp(self, args: LspArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "lsp", args, timeout=timeout)
+
+    async def lsp_rename(self, args: LspRenameArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "lsp_rename", args, timeout=timeout)
+
+    async def read(self, args: ReadArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "read", args, timeout=timeout)
+
+    async def resolve(self, args: ResolveArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "resolve", args, timeout=timeout)
+
+    async def vibe_kill(self, args: VibeKillArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "vibe_kill", args, timeout=timeout)
+
+    async def vibe_list(self, args: VibeListArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "vibe_list", args, timeout=timeout)
+
+    async def vibe_send(self, args: VibeSendArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "vibe_send", args, timeout=timeout)
+
+    async def vibe_spawn(self, args: VibeSpawnArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "vibe_spawn", args, timeout=timeout)
+
+    async def vibe_wait(self, args: VibeWaitArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "vibe_wait", args, timeout=timeout)
+
+    async def write(self, args: WriteArgs, *, timeout: Optional[float] = None) -> ToolResult:
+        return await self._client.call_tool(self._run_id, "write", args, timeout=timeout)
