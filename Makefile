@@ -31,8 +31,9 @@ python-sdk-tools:
 python-sdk: python-sdk-tools
 	bash scripts/build-python-sdk.sh
 
-run: build host-tools
-	./bin/enclave serve
+# One line per set-up step with its time, what needs root said up front (scripts/make-run.sh).
+run:
+	@bash scripts/make-run.sh
 
 docker:
 	bash images/ensure-docker.sh

@@ -6,12 +6,4 @@ set -euo pipefail
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 /usr/bin/python3 -c 'import seccomp' >/dev/null 2>&1 || missing+=(python3-seccomp)
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "[host-sandbox] installing ${missing[*]} (Debian packages)"
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "[host-sandbox] installing them needs root: sudo apt-get install -y ${missing[*]}" >&2
-    exit 1
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y "${missing[@]}" >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y "${missing[@]}" >/dev/null; }
-fi
+[ "${#missing[@]}" -eq 0 ] || exec "$(dirname "$0")/ensure-debs.sh" host-sandbox "${missing[@]}"

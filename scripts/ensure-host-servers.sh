@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 dir=.enclave/host-tools
 list=images/runtime/npm-packages.txt
 stamp="$(sha256sum "$list" | cut -c1-16)"
-if [ "$(cat "$dir/.stamp" 2>/dev/null || true)" != "$stamp" ]; then
+if [ -z "${ENSURE_DEBS_LIST:-}" ] && [ "$(cat "$dir/.stamp" 2>/dev/null || true)" != "$stamp" ]; then
   mapfile -t pkgs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list")
   mkdir -p "$dir"
   npm install --prefix "$dir" --no-audit --no-fund --ignore-scripts --omit=dev "${pkgs[@]}" >&2
@@ -18,11 +18,8 @@ fi
 missing=()
 command -v clangd >/dev/null 2>&1 || missing+=(clangd)
 command -v gopls >/dev/null 2>&1 || missing+=(gopls)
+# Optional: without them host placement runs, and the lsp tool says which server is missing.
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >&2
-  else
-    echo "ensure-host-servers: ${missing[*]} missing and cannot be installed here (needs root and apt-get)" >&2
-  fi
+  scripts/ensure-debs.sh "host-servers (optional)" "${missing[@]}" || echo "ensure-host-servers: ${missing[*]} missing and cannot be installed here (needs root and apt-get)" >&2
 fi
-echo "$PWD/$dir/node_modules/.bin"
+[ -n "${ENSURE_DEBS_LIST:-}" ] || echo "$PWD/$dir/node_modules/.bin"

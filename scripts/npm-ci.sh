@@ -6,6 +6,7 @@
 # their prefix), else node-gyp would try to download those too. A nodedir set in npm's config wins.
 set -euo pipefail
 "$(dirname "$0")/ensure-debs.sh" native-addons python3 make g++
+[ -z "${ENSURE_DEBS_LIST:-}" ] || exit 0
 if [ -z "${npm_config_nodedir:-}" ] && [ "$(npm config get nodedir)" = undefined ]; then
   prefix=$(node -p 'require("node:path").resolve(process.execPath, "..", "..")')
   if [ -f "$prefix/include/node/common.gypi" ]; then export npm_config_nodedir=$prefix; fi

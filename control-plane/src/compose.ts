@@ -19,6 +19,9 @@ import { countDockerErrors } from "./observability/docker-errors.js";
 import { log } from "./observability/log.js";
 import { EnclaveMetrics } from "./observability/metrics.js";
 import { PendingActionStores } from "./pending/pending-action-store.js";
+import { PendingActionTable } from "./pending/pending-action-table.js";
+import { persistedIn } from "./pending/pending-restore.js";
+import { reviveStagedEdit } from "./tools/ast/ast-edit.js";
 import { connectDocker } from "./placement/docker-connection.js";
 import { DockerDriver, ownerId } from "./placement/docker-driver.js";
 import { Engines } from "./placement/engine-choice.js";
@@ -106,7 +109,6 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
     (tenant, kind, err) =>
       streamRefusals.refused(`cuts ${tenant}`, { kind: "stream_cut", tenant, tool: kind, outcome: `cut:${err.code}`, detail: err.message }),
   );
-  const pending = new PendingActionStores();
   const toolHosts = new ToolHosts();
   const liveStatus = new LiveStatusRegistry();
   const customToolFailures: CustomToolLoadFailure[] = [];
@@ -181,6 +183,15 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
     return driver;
   });
   const placements = new Placements({ store: conversations, hostAgents, engines, audit, uids: enclosureUids });
+  // Staged changes outlive a restart with their runs; ast_edit's apply again against the conversation's agent as it is then.
+  const pendingTable = new PendingActionTable(state);
+  pendingTable.keepOnly(runs.list().map((r) => r.id));
+  const pending = new PendingActionStores(
+    persistedIn(pendingTable, (change, run, id) => {
+      const conversationId = run.conversationId;
+      return conversationId === undefined ? undefined : reviveStagedEdit(change, id, () => placements.endpoint(conversationId));
+    }),
+  );
   questions = new QuestionPort(
     (card) => audit.record(cardAuditEvent(card)),
     (space) => audit.nextCardNumber(space),

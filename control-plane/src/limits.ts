@@ -222,6 +222,12 @@ export const LIMITS = {
   /** Tokens and tenants one token file may hold, and the longest tenant name. */
   tokenFileMaxTokens: 10_000,
   tenantNameMaxChars: 64,
+  /**
+   * Health Watch streams open at once, server-wide. Watch answers without a token (Kubernetes' probes
+   * and load balancers ask before they hold one), so a stranger could otherwise hold streams without
+   * bound; probes use Check, which is unbounded since it answers at once.
+   */
+  healthWatchStreamsMax: 64,
   /** Calls refused for want of a valid token are audited at most once this often (with a count of the rest). */
   refusedCallAuditIntervalMs: 100,
   /** Events a CallTools session holds for a client that is not reading them; past this the session is reset and its calls cancelled. */

@@ -58,7 +58,12 @@ export type EnclaveErrorCode =
   /** A dev container that builds from a Dockerfile, for a tenant whose builds an operator has not turned on. */
   | "devcontainer_build_refused"
   /** The shared agent-bundle volume on the engine does not hold this control plane's bundle: no enclosure starts with it. */
-  | "agent_bundle_mismatch";
+  | "agent_bundle_mismatch"
+  /**
+   * resolve on a staged change the control plane could not carry over a restart (a custom tool's,
+   * whose apply and reject are code): the message names its id, the tool and its label; it is dropped.
+   */
+  | "pending_action_lost";
 
 /** The gRPC status each code is sent with. */
 export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = {
@@ -97,6 +102,7 @@ export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = 
   too_many_calls: status.RESOURCE_EXHAUSTED,
   slow_reader: status.RESOURCE_EXHAUSTED,
   devcontainer_build_refused: status.PERMISSION_DENIED,
+  pending_action_lost: status.ABORTED,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

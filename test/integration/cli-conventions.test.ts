@@ -115,6 +115,7 @@ interface ToolCallJson {
   errorCode: string;
   parts: { type: string; text?: string }[];
   durationMs: number;
+  details: unknown;
 }
 
 describe("--json", () => {
@@ -129,6 +130,8 @@ describe("--json", () => {
     expect(ok.errorCode).toBe("");
     expect(typeof ok.durationMs).toBe("number");
     expect(ok.parts.map((p) => p.type)).toContain("text");
+    // The result as data beside the parts.
+    expect(ok.details).toMatchObject({ path: "hello.txt", total_lines: 1, truncated: false });
     await expectTranscript(ok.parts.map((p) => p.text ?? "").join("\n"), "transcripts/cli-conventions/tool-call-json-read.txt");
 
     const missing = await enclave(["tool", "call", "read", '{"path":"missing.txt"}', "-c", id, "--json"]);
@@ -136,11 +139,14 @@ describe("--json", () => {
     const failed = json<ToolCallJson>(missing);
     expect(failed.isError).toBe(true);
     expect(failed.errorCode).toBe("not_found");
+    // A refusal carries no data.
+    expect(failed.details).toBeNull();
 
     // A streaming tool prints nothing as it streams: standard output is the one object.
     const shell = await enclave(["tool", "call", "exec", '{"command":"echo streamed"}', "-c", id, "--json", "--approval", "never"]);
     expect(shell.code, shell.stderr).toBe(0);
     expect(json<ToolCallJson>(shell).isError).toBe(false);
+    expect(json<ToolCallJson>(shell).details).toMatchObject({ exit_code: 0, stdout: "streamed\n" });
   });
 
   it("prints conversations, runs, tools, placement, cards and the audit log as JSON", async () => {
@@ -162,7 +168,9 @@ describe("--json", () => {
 
     const tools = await enclave(["tools", "list", "-c", id, "--json"]);
     expect(tools.code).toBe(0);
-    expect(json<{ name: string; inputSchema: unknown }[]>(tools).find((t) => t.name === "read")?.inputSchema).toBeTypeOf("object");
+    const read = json<{ name: string; inputSchema: unknown; detailsSchema: unknown }[]>(tools).find((t) => t.name === "read");
+    expect(read?.inputSchema).toBeTypeOf("object");
+    expect(read?.detailsSchema).toMatchObject({ type: "object", properties: { total_lines: expect.anything() as unknown } });
 
     const placement = await enclave(["placement", id, "--json"]);
     expect(placement.code).toBe(0);

@@ -288,6 +288,7 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
         targetSpace: everyConversation(h),
         vibeMode: fc.boolean(),
         questionTimeoutSeconds: h.int64,
+        strictResolve: fc.boolean(),
       }),
   },
   closeRun: { runs: 20, arb: (h) => fc.record({ runId: h.notMyRun }) },

@@ -85,6 +85,11 @@ export interface OpenRunOptions extends CallOptions {
   targetSpace?: string | undefined;
   vibeMode?: boolean | undefined;
   questionTimeoutSeconds?: number | undefined;
+  /**
+   * While a change is staged, refuse every tool but `resolve` (reads too) with `failed_precondition`.
+   * By default reads and staging tools still run; for a harness that cannot force its model's next tool.
+   */
+  strictResolve?: boolean | undefined;
 }
 
 /** Options of attachCliRun. */
@@ -324,6 +329,7 @@ export class ControlPlaneClient {
             targetSpace: opts.targetSpace ?? "",
             vibeMode: opts.vibeMode ?? false,
             questionTimeoutSeconds: opts.questionTimeoutSeconds ?? 0,
+            strictResolve: opts.strictResolve ?? false,
           },
           md,
           cb,

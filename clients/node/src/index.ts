@@ -44,6 +44,7 @@ export type {
   EnclosureOptions,
   ImagePart,
   ListToolsResponse,
+  PendingState,
   PlacementComponent,
   PlacementDescription,
   RichPart,

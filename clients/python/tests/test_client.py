@@ -150,8 +150,13 @@ def test_ast_edit_then_resolve_by_the_edit_id_from_details(client: EnclaveClient
     assert staged.details is not None
     edit_id = staged.details["edit_id"]
     assert isinstance(edit_id, str) and edit_id
+    # Every result of the run carries its pending state: the staged change, then nothing.
+    assert staged.pending is not None
+    assert staged.pending.required_next_tool == "resolve" and staged.pending.pending_ids[0] == edit_id
     applied = client.call_tool(run.id, "resolve", {"edit_id": edit_id, "action": "apply"})
     assert not applied.is_error, applied.text
+    assert applied.pending is not None
+    assert applied.pending.pending_ids == [] and applied.pending.required_next_tool == ""
     with open(os.path.join(conv.workspace_path, "k.py"), encoding="utf-8") as f:
         assert f.read() == "for k in d:\n    print(k)\n"
 

@@ -47,15 +47,15 @@ A command refuses an option it does not take (exit status 2); its --help lists t
 
 ${EXIT_CODES_HELP}`,
   serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR] [--console ADDR|off] [--metrics ADDR|off]
-                    [--log-format json|pretty]
+                    [--log-format auto|json|human]
                     [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tokens-file FILE] [--insecure-remote]
 
 Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a socket) and the
 operator console, a web page (default ${DEFAULT_CONSOLE_LISTEN}; "off" for none). A console bound to
 anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one generated and printed.
 --metrics serves Prometheus metrics at http://ADDR/metrics (off by default; no access token: bind it
-to loopback or a network only the scraper reaches). Logs are JSON lines on standard error; --log-format
-pretty is for a person reading them.
+to loopback or a network only the scraper reaches). Logs go to standard error: with --log-format
+auto (the default) as lines for a person when it is a terminal, else as JSON lines; json or human says which.
 Environment: ENCLAVE_LISTEN, ENCLAVE_METRICS_LISTEN, ENCLAVE_LOG_FORMAT, ENCLAVE_LOG_LEVEL (default info), ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
 ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS,
 ENCLAVE_ENCLOSURE_DISK_BYTES (copy mode's workspace volume), ENCLAVE_COPY_BACK_MAX_BYTES,
@@ -112,7 +112,8 @@ and closes them. Under approval policy write (the default) or always, write and 
 permission card: this command attaches as the human, shows the card and asks \`allow? [y/N]\` on
 the terminal; --yes answers allow, --approval never raises no card.
 --json prints nothing as it streams, then the result as one object: isError, errorCode ("" when
-none), parts (text, image as base64, rich), durationMs. Exit status 1 when the tool answered an error.`,
+none), parts (text, image as base64, rich), durationMs, details (the result as data, shaped by the
+tool's details schema; null when it has none). Exit status 1 when the tool answered an error.`,
   runs: `usage: enclave runs list [-c ID] [--json]
        enclave runs close [RUN_ID] [-c ID] [--surface NAME] [--json]
 

@@ -1,6 +1,7 @@
 // What --json prints for the shapes that are not plain data already: a tool result's parts (an
 // image's bytes as base64) and a tool call's answer.
-import type { ContentPart, ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import type { ToolCallResult } from "@enclave/client/control-plane-client.js";
+import type { ContentPart } from "@enclave/proto/gen/enclave/control/v1/control.js";
 
 export type PartJson =
   | { type: "text"; text: string; repeatsStreamed: boolean }
@@ -29,8 +30,10 @@ export interface ToolCallJson {
   errorCode: string;
   parts: PartJson[];
   durationMs: number;
+  /** The result as data, shaped by the tool's details schema (`tools list --json`: detailsSchema); null when the tool sent none. */
+  details: unknown;
 }
 
-export function toolCallJson(r: ToolResult): ToolCallJson {
-  return { isError: r.isError, errorCode: r.errorCode, parts: r.parts.map(partJson), durationMs: r.durationMs };
+export function toolCallJson(r: ToolCallResult): ToolCallJson {
+  return { isError: r.isError, errorCode: r.errorCode, parts: r.parts.map(partJson), durationMs: r.durationMs, details: r.details ?? null };
 }

@@ -60,6 +60,7 @@ export async function showCardFull(client: ControlPlaneClient, c: Card, full: bo
 export function showRun(r: Run, now: number): string {
   const flags = [r.cli ? (r.cliCurrent ? "cli (kept)" : "cli (replaced)") : "api", `approval ${r.approvalPolicy}`];
   if (r.vibeMode) flags.push("vibe");
+  if (r.strictResolve) flags.push("strict resolve");
   if (r.pendingActions) flags.push(`${r.pendingActions} staged change${r.pendingActions === 1 ? "" : "s"} awaiting resolve`);
   if (r.callsInFlight) flags.push(`${r.callsInFlight} call${r.callsInFlight === 1 ? "" : "s"} in flight`);
   else if (r.idleExpiresAtMs) flags.push(`closes if unused in ${Math.max(0, Math.round((r.idleExpiresAtMs - now) / 1000))} s`);

@@ -58,6 +58,15 @@ const RESULT_TEXTS: readonly [string, string][] = [
   ["resolve, discarded", "`Discarded: <label>`, then what its reject returned (nothing when it returned nothing)"],
   ["resolve with nothing pending", `\`${NO_PENDING_ACTION}\` (error \`failed_precondition\`)`],
   ["ListTools while a change is staged", "`required_next_tool` is `resolve`"],
+  [
+    "every tool result while a change is staged",
+    "`pending.required_next_tool` is `resolve`; `pending.pending_ids` and `pending.labels` list the staged changes, most recent first (all empty when nothing is pending)",
+  ],
+  [
+    "a tool refused while a change is staged (write and exec tools; every tool but resolve in a run opened with `strict_resolve`)",
+    '`` `<tool>` is refused while a staged change is pending (<id>: <label>). Call `resolve` first (action "apply" or "discard"), then call `<tool>` again. `` (error `failed_precondition`)',
+  ],
+  ["resolve on a custom tool's change staged before a restart", "`<id> (<tool>: <label>) was lost: …` (error `pending_action_lost`); the change is dropped"],
   ["vibe_wait that timed out", "`Waited <n> s: <report>`, then `Call vibe_wait again to keep waiting, or vibe_kill to stop it.`"],
   ["a cell's call the harness denied", "``the harness denied `<tool>`: <reason>`` (error `harness_denied`)"],
   ["a cell's call to a harness tool that failed", "`` `<tool>` failed in the harness: <message> `` (error `failed`)"],

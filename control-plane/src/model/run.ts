@@ -45,6 +45,8 @@ export interface Run {
   callsInFlight: number;
   /** The tenant of the run's conversation. */
   tenant: string;
+  /** While a change is staged, every tool but `resolve` is refused (absent on runs recorded before it existed: off). */
+  strictResolve?: boolean;
 }
 
 export interface OpenRunRequest {
@@ -56,6 +58,8 @@ export interface OpenRunRequest {
   targetSpace?: string;
   vibeMode?: boolean;
   questionTimeoutSeconds?: number;
+  /** Refuse every tool but `resolve` while a change is staged, reads and staging tools too. */
+  strictResolve?: boolean;
   /** The tenant of the conversation (the control plane sets it); the implicit tenant when absent. */
   tenant?: string;
 }

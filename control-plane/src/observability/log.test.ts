@@ -41,13 +41,13 @@ describe("logger", () => {
     expect(lines[1]).not.toHaveProperty("run");
   });
 
-  it("pretty: a person's view, where an enclosure's escape sequences arrive as visible text", () => {
+  it("human: a person's view, where an enclosure's escape sequences arrive as visible text", () => {
     const out = capture();
-    configureLogging({ format: "pretty", level: "info", destination: out.stream });
+    configureLogging({ format: "human", level: "info", destination: out.stream });
     const hostile = "relay says \u001b]0;owned\u0007\u001b[2J\u202egnp.exe";
     log().warn({ ...scopeOf({ conversationId: "c1" }), detail: hostile }, hostile);
     const text = out.text();
-    expect(text).toContain("WARN");
+    expect(text).toMatch(/^\d\d:\d\d:\d\d warn {2}relay says /);
     expect(text).toContain("c1");
     expect(text).toContain("local");
     expect(text).toContain("\\x1b]0;owned\\x07\\x1b[2J\\u202egnp.exe");
@@ -56,8 +56,12 @@ describe("logger", () => {
   });
 
   it("refuses a format or level it does not know, naming the choices", async () => {
-    expect(resolveLogSettings(undefined, undefined)).toEqual({ format: "json", level: "info" });
-    expect(resolveLogSettings("pretty", "debug")).toEqual({ format: "pretty", level: "debug" });
+    expect(resolveLogSettings(undefined, undefined, false)).toEqual({ format: "json", level: "info" });
+    expect(resolveLogSettings(undefined, undefined, true)).toEqual({ format: "human", level: "info" });
+    expect(resolveLogSettings("auto", undefined, true)).toEqual({ format: "human", level: "info" });
+    expect(resolveLogSettings("json", undefined, true)).toEqual({ format: "json", level: "info" });
+    expect(resolveLogSettings("human", undefined, false)).toEqual({ format: "human", level: "info" });
+    expect(resolveLogSettings("pretty", "debug", false)).toEqual({ format: "human", level: "debug" });
     await expectTranscript(
       thrown(() => resolveLogSettings("xml", undefined)),
       "transcripts/log-format/json-pretty.txt",

@@ -1,8 +1,10 @@
 // The control plane's one logger (pino): JSON lines on standard error for a log pipeline, or with
-// --log-format pretty a view for a person (pino-pretty). A line about a conversation carries its
+// --log-format human a line a person reads (`12:03:04 info  control plane serving  api=…`). The
+// default, auto, is human when standard error is a terminal and JSON otherwise, so a person running
+// `make run` reads lines and CI and log shippers keep JSON. A line about a conversation carries its
 // conversation, run and tenant as fields (see scopeOf), never only inside the message.
 // Log text can come from an enclosure (a relay's complaint, a container's exit detail): JSON escapes
-// it, and the pretty view passes every string through terminalSafe first, so nothing written inside
+// it, and the human view passes every string through terminalSafe first, so nothing written inside
 // an enclosure reaches an operator's terminal as an escape sequence.
 import { tenantOf } from "../tenants/implicit-tenant.js";
 import { fstatSync } from "node:fs";
@@ -11,10 +13,13 @@ import pretty from "pino-pretty";
 import { LIMITS } from "../limits.js";
 import { terminalSafe } from "../text/terminal-safe.js";
 
-export const LOG_FORMATS = ["json", "pretty"] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
+/** What --log-format takes ("pretty", its former name, still means human). */
+export const LOG_FORMATS = ["auto", "json", "human"] as const;
+export type LogFormatChoice = (typeof LOG_FORMATS)[number];
+/** The format lines are written in, once auto is decided. */
+export type LogFormat = Exclude<LogFormatChoice, "auto">;
 
-export function isLogFormat(s: string): s is LogFormat {
+export function isLogFormat(s: string): s is LogFormatChoice {
   return (LOG_FORMATS as readonly string[]).includes(s);
 }
 
@@ -76,12 +81,15 @@ function make(settings: LogSettings): Logger {
     // round trip through libuv's thread pool.
     return pino(base, settings.destination ?? pino.destination({ fd: 2, sync: stderrIsFile(), maxLength: LIMITS.logBufferMaxBytes }));
   }
+  const colors = !settings.destination && Boolean(process.stderr.isTTY);
   const view = pretty({
     destination: settings.destination ?? 2,
     sync: true,
-    colorize: !settings.destination && Boolean(process.stderr.isTTY),
-    translateTime: "SYS:HH:MM:ss.l",
-    ignore: "pid,hostname",
+    colorize: false,
+    // The whole line is messageFormat's: pino-pretty's own time, level and object views are off.
+    ignore: "pid,hostname,time,level",
+    hideObject: true,
+    messageFormat: (line, messageKey) => humanLine(line, messageKey, colors),
   });
   return pino(
     {
@@ -97,10 +105,37 @@ function make(settings: LogSettings): Logger {
   );
 }
 
-/** What a process that never calls configureLogging logs by (an embedding, a test): the environment's settings when valid. */
+const LEVEL_COLORS: Record<string, string> = {
+  fatal: "\u001b[35m",
+  error: "\u001b[31m",
+  warn: "\u001b[33m",
+  info: "\u001b[32m",
+  debug: "\u001b[90m",
+  trace: "\u001b[90m",
+};
+
+function fieldText(v: unknown): string {
+  return typeof v === "string" && v !== "" && !/\s/.test(v) ? v : JSON.stringify(v);
+}
+
+/** `12:03:04 info  the message  key=value …`: local time, the level, the message, then the fields. */
+function humanLine(line: Record<string, unknown>, messageKey: string, colors: boolean): string {
+  const time = typeof line.time === "string" || typeof line.time === "number" ? new Date(line.time) : new Date();
+  const hms = [time.getHours(), time.getMinutes(), time.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
+  const level = typeof line.level === "number" ? (pino.levels.labels[line.level] ?? String(line.level)) : String(line.level);
+  const label = level.padEnd(5);
+  const fields = Object.entries(line)
+    .filter(([k]) => !["time", "level", "pid", "hostname", messageKey].includes(k))
+    .map(([k, v]) => `${k}=${fieldText(v)}`)
+    .join(" ");
+  const message = typeof line[messageKey] === "string" ? line[messageKey] : "";
+  return `${hms} ${colors && LEVEL_COLORS[level] ? `${LEVEL_COLORS[level]}${label}\u001b[0m` : label} ${message}${fields ? `  ${fields}` : ""}`;
+}
+
+/** What a process that never calls configureLogging logs by (an embedding, a test): the environment's settings when valid, JSON when none is given. */
 function fromEnvironment(): LogSettings {
   try {
-    return resolveLogSettings(process.env.ENCLAVE_LOG_FORMAT, process.env.ENCLAVE_LOG_LEVEL);
+    return resolveLogSettings(process.env.ENCLAVE_LOG_FORMAT || "json", process.env.ENCLAVE_LOG_LEVEL);
   } catch {
     return { format: "json", level: "info" };
   }
@@ -119,11 +154,15 @@ export function log(): Logger {
   return current;
 }
 
-/** --log-format / ENCLAVE_LOG_FORMAT (json by default) and ENCLAVE_LOG_LEVEL (info by default). */
-export function resolveLogSettings(format: string | undefined, level: string | undefined): LogSettings {
-  const f = (format ?? "").trim() || "json";
+/**
+ * --log-format / ENCLAVE_LOG_FORMAT (auto by default: human when standard error is a terminal, as
+ * `terminal` says, else json) and ENCLAVE_LOG_LEVEL (info by default).
+ */
+export function resolveLogSettings(format: string | undefined, level: string | undefined, terminal = Boolean(process.stderr.isTTY)): LogSettings {
+  const given = (format ?? "").trim() || "auto";
+  const f = given === "pretty" ? "human" : given;
   if (!isLogFormat(f)) throw new Error(`log format \`${f}\` is not one of ${LOG_FORMATS.join(", ")}`);
   const l = (level ?? "").trim() || "info";
   if (!isLogLevel(l)) throw new Error(`log level \`${l}\` is not one of ${LOG_LEVELS.join(", ")}`);
-  return { format: f, level: l };
+  return { format: f === "auto" ? (terminal ? "human" : "json") : f, level: l };
 }

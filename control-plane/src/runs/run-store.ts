@@ -102,6 +102,7 @@ export class RunStore {
       lastUsedMs: 0,
       callsInFlight: 0,
       tenant: req.tenant || IMPLICIT_TENANT,
+      strictResolve: req.strictResolve ?? false,
     };
     this.table?.write(run);
     this.runs.set(run.id, run);

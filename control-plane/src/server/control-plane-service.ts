@@ -121,6 +121,7 @@ function runMessage(cp: ControlPlaneApi, run: Run, view: ViewId = asKey): RunMsg
     idleExpiresAtMs: cli.idleExpiresAtMs,
     pendingActions: cp.pendingCount(run),
     callsInFlight: run.callsInFlight,
+    strictResolve: run.strictResolve ?? false,
   };
 }
 
@@ -312,7 +313,15 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
         // An error's text may quote a host folder (the workspace's); a caller who sees no host paths is not told it.
         const shown = r.isError ? parts.map((p) => (p.part?.$case === "text" ? { ...p, part: { ...p.part, value: s.pathless(p.part.value) } } : p)) : parts;
         const details = r.details === undefined ? "" : JSON.stringify(s.detailsView(r.details, r.isError));
-        return { isError: r.isError, parts: shown, errorCode: r.errorCode, durationMs: r.durationMs, detailsJson: details };
+        return {
+          isError: r.isError,
+          parts: shown,
+          errorCode: r.errorCode,
+          durationMs: r.durationMs,
+          detailsJson: details,
+          // A label is the staging tool's text (a custom tool's may quote a host folder): shown as the error texts are.
+          pending: r.pending ? { ...r.pending, labels: r.pending.labels.map((l) => s.pathless(l)) } : { requiredNextTool: "", pendingIds: [], labels: [] },
+        };
       } finally {
         releaseKernel();
         releaseHostAgent();
@@ -412,6 +421,7 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
           targetSpace: req.targetSpace ? s.key(req.targetSpace) : "",
           vibeMode: req.vibeMode,
           questionTimeoutSeconds: req.questionTimeoutSeconds,
+          strictResolve: req.strictResolve,
         }),
         s.viewer,
       ),

@@ -1,12 +1,17 @@
 // Serves the control plane's gRPC API on a TCP address (loopback by default) or a unix socket, with
-// TLS and bearer tokens when configured (see api-security.ts).
+// TLS and bearer tokens when configured (see api-security.ts), with the standard health service
+// (no token: probes ask before they hold one) and server reflection (token holders) beside it.
 import { Server } from "@grpc/grpc-js";
 import { within } from "@enclave/proto/wait.js";
 import type { ControlPlaneApi } from "../control-plane-api.js";
 import { LIMITS } from "../limits.js";
+import { RefusalAudit } from "../audit/refusal-audit.js";
+import { asEnclaveError } from "../errors.js";
 import { type ApiSecurityConfig, NO_API_SECURITY, resolveApiSecurity } from "./api-security.js";
 import { controlPlaneService } from "./control-plane-service.js";
 import { Drain } from "./drain.js";
+import { ApiHealth } from "./health-service.js";
+import { addReflection } from "./reflection-service.js";
 import { removeStaleSocket } from "./stale-socket.js";
 import { StrictControlPlaneService } from "./strict-call-decoding.js";
 
@@ -35,6 +40,14 @@ export async function serveControlPlane(cp: ControlPlaneApi, listen: string, con
     StrictControlPlaneService,
     drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas }, drain)),
   );
+  const health = new ApiHealth();
+  // Refused reflection (or List) calls are audited like the API's refused callers, at most once an interval.
+  const refusals = new RefusalAudit((input) => cp.recordAudit(input));
+  const refused = (call: { getPath(): string; getPeer(): string }, err: unknown): void =>
+    refusals.refused("", { kind: "call_refused", outcome: `refused:${asEnclaveError(err).code}`, detail: `${call.getPath()} from ${call.getPeer()}` });
+  health.addTo(server, security.auth, refused);
+  addReflection(server, security.auth, refused);
+  drain.onDraining(() => health.set("NOT_SERVING"));
   await removeStaleSocket(listen);
   let port: number;
   try {
@@ -46,12 +59,14 @@ export async function serveControlPlane(cp: ControlPlaneApi, listen: string, con
     security.auth.close();
     throw err;
   }
+  health.set("SERVING");
   const address = listen.startsWith("unix:") ? listen : listen.replace(/:\d+$/, `:${port}`);
   cp.recordAudit({ kind: "api_started", outcome: security.weakened ? "weakened" : "ok", detail: `listening on ${address}: ${security.summary}` });
   if (security.weakened) process.stderr.write(`control plane: WARNING: ${security.summary}\n`);
   const close = async (): Promise<void> => {
     // Idle CallTools sessions end now rather than hold the shutdown for its whole grace.
     drain.stopTaking();
+    health.close();
     stopRevoking();
     security.auth.close();
     const shut = new Promise<true>((resolve) => server.tryShutdown(() => resolve(true)));

@@ -109,4 +109,25 @@ CREATE INDEX runs_by_tenant ON runs (tenant);
   },
   { version: 2, name: "import conversations.json", up: importConversationsJson },
   { version: 3, name: "conversation ids per tenant", up: conversationKeysPerTenant },
+  {
+    version: 4,
+    name: "pending actions",
+    // A run's staged changes awaiting resolve, in push order (seq), so they outlive a restart; and
+    // the last seq each run gave, so an id is never given twice in a run, even once all are resolved.
+    up: (db) =>
+      db.exec(`
+CREATE TABLE pending_actions (
+  run_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  record_json TEXT NOT NULL,
+  PRIMARY KEY (run_id, id)
+);
+CREATE INDEX pending_actions_by_run ON pending_actions (run_id, seq);
+CREATE TABLE pending_action_seqs (
+  run_id TEXT PRIMARY KEY,
+  last_seq INTEGER NOT NULL
+);
+`),
+  },
 ];

@@ -8,6 +8,7 @@ import { LIMITS } from "../limits.js";
 import type { AgentEndpoint, AgentPrepare } from "../placement/agent-endpoint.js";
 import type { Run, Surface } from "../model/run.js";
 import type { PendingActionStore } from "../pending/pending-action-store.js";
+import { type PendingState, pendingStateOf } from "../pending/pending-state.js";
 import type { ToolHosts } from "../toolhost/tool-hosts.js";
 import type { CallOrigin, ContentPart, Tool, ToolOutput, ToolStreamEvent } from "./tool.js";
 import type { ToolRegistry } from "./tool-registry.js";
@@ -40,6 +41,8 @@ export interface CallResult {
   durationMs: number;
   /** The tool's result as data (its details schema); absent for refusals and tools without one. */
   details?: unknown;
+  /** The run's staged changes once the call ended, whatever its outcome. */
+  pending?: PendingState;
 }
 
 function parseArguments(tool: Tool, json: string, notUtf8: boolean): unknown {
@@ -66,13 +69,17 @@ function detailsOf(output: ToolOutput): { details?: unknown } {
   return output.details === undefined ? {} : { details: output.details };
 }
 
-/** While a change is staged, only read tools, staging tools and resolve run: resolve comes first. */
-function refuseWhilePending(tool: Tool, pending: PendingActionStore | undefined): void {
-  if (!pending?.hasPending() || tool.tier === "read" || tool.stagesOnly || tool.name === "resolve") return;
-  const top = pending.peek();
+/**
+ * While a change is staged, only read tools, staging tools and resolve run: resolve comes first. A
+ * run opened with strict_resolve runs resolve alone, for a harness that cannot steer its model's
+ * next call and would otherwise see it read on past the staged change.
+ */
+function refuseWhilePending(tool: Tool, pending: PendingActionStore | undefined, strict: boolean): void {
+  const top = pending?.peek();
+  if (!top || tool.name === "resolve" || (!strict && (tool.tier === "read" || tool.stagesOnly))) return;
   throw new EnclaveError(
     "failed_precondition",
-    `\`${tool.name}\` is refused while a staged change is pending (${top?.id}: ${top?.label}). ` +
+    `\`${tool.name}\` is refused while a staged change is pending (${top.id}: ${top.label}). ` +
       `Call \`resolve\` first (action "apply" or "discard"), then call \`${tool.name}\` again.`,
   );
 }
@@ -120,7 +127,13 @@ export class ToolDispatcher {
     return this.registry.visible(run, this.harnessTools({ ...req, origin: "bridge" })).filter((t) => t.name !== "eval" && (t.name !== "resolve" || pending));
   }
 
+  /** Runs the call; its result carries the run's pending state as it is once the call ended. */
   async call(req: CallRequest): Promise<CallResult> {
+    const result = await this.dispatch(req);
+    return { ...result, pending: pendingStateOf(this.pendingFor(req.run)) };
+  }
+
+  private async dispatch(req: CallRequest): Promise<CallResult> {
     const started = Date.now();
     const signal = req.signal ?? new AbortController().signal;
     let tool: Tool | undefined;
@@ -134,7 +147,7 @@ export class ToolDispatcher {
       const checked = tool.validate(args);
       if (!checked.ok) throw new EnclaveError("invalid_arguments", checked.error);
       const pending = this.pendingFor(req.run);
-      refuseWhilePending(tool, pending);
+      refuseWhilePending(tool, pending, req.run.strictResolve ?? false);
       // The harness's guardrails see a cell's call to Enclave's tools before the human does.
       if (req.origin === "bridge" && this.toolHosts && !harnessTools.includes(tool)) {
         const verdict = await this.toolHosts.offer(req.run.id, tool, checked.args, req.kernelId ?? "", signal);

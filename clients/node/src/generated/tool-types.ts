@@ -7,8 +7,53 @@ export type ApplyPatchArguments = {
   patch: string;
 };
 
-/** The details of `apply_patch`'s results (it sends none). */
-export type ApplyPatchDetails = undefined;
+/** The details of `apply_patch`'s results. */
+export type ApplyPatchDetails = {
+  /** every file the patch changed; a rename is its old path deleted and its new path added */
+  files: Array<{
+    /** workspace-relative */
+    path: string;
+    /** added: the file is new; deleted: it is gone */
+    change: "added" | "modified" | "deleted";
+    hunks: number;
+  }>;
+  /** what the language servers found in the written files (runs wired with lsp) */
+  diagnostics?: {
+    /** every file the write changed that was synced with the language servers */
+    files: Array<{
+      /** workspace-relative */
+      path: string;
+      /** fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail */
+      state: "fresh" | "late" | "no_server" | "deleted" | "failed";
+      /** the language servers that checked it */
+      servers: Array<string>;
+      /** why it is late or failed; "" otherwise */
+      detail: string;
+      /** diagnostics new to the run in this file (fresh files), before the cap */
+      new_count: number;
+      /** its diagnostics before the change were not known in time, so some new ones may predate it */
+      earlier_unknown: boolean;
+    }>;
+    /** the errors and warnings the write newly introduced, at most 100 per file */
+    new: Array<{
+      /** workspace-relative */
+      path: string;
+      /** 1-based */
+      line: number;
+      /** 1-based */
+      column: number;
+      /** information and hints are left out */
+      severity: "error" | "warning";
+      /** the checker that reported it (the server's "source"), or "" */
+      source: string;
+      /** its rule or error code, or "" */
+      code: string;
+      message: string;
+    }>;
+    /** a file had more new diagnostics than listed (see its new_count) */
+    truncated: boolean;
+  };
+};
 
 /** What `ask_user` takes. */
 export type AskUserArguments = {
@@ -44,8 +89,30 @@ export type AstEditArguments = {
   language?: string;
 };
 
-/** The details of `ast_edit`'s results (it sends none). */
-export type AstEditDetails = undefined;
+/** The details of `ast_edit`'s results. */
+export type AstEditDetails = {
+  /** the staged change's id, for resolve's edit_id; null when nothing matched and nothing was staged */
+  edit_id: string | null;
+  /** the grammar searched */
+  language: string;
+  files_searched: number;
+  /** every file the staged change would write */
+  files: Array<{
+    /** workspace-relative */
+    path: string;
+    replacements: number;
+    /** where the rewritten file no longer parses (it parsed before); null when it does */
+    parse_error: {
+      /** 1-based */
+      line: number;
+      /** 1-based */
+      column: number;
+      message: string;
+    } | null;
+  }>;
+  /** replacements in all files */
+  replacements: number;
+};
 
 /** What `ast_grep` takes. */
 export type AstGrepArguments = {
@@ -59,8 +126,51 @@ export type AstGrepArguments = {
   max_results?: number;
 };
 
-/** The details of `ast_grep`'s results (it sends none). */
-export type AstGrepDetails = undefined;
+/** The details of `ast_grep`'s results. */
+export type AstGrepDetails = {
+  /** the grammar searched */
+  language: string;
+  /** the context the pattern parsed in: "statement", "expression", … */
+  read_as: string;
+  /** what was supplied so the pattern parses in that context; empty when read as written */
+  fillers: Array<string>;
+  /** at most max_results */
+  matches: Array<{
+    /** workspace-relative */
+    path: string;
+    /** 1-based */
+    line: number;
+    /** 1-based, in characters */
+    column: number;
+    /** 1-based, inclusive */
+    end_line: number;
+    /** 1-based, in characters, exclusive */
+    end_column: number;
+    /** the matched source */
+    text: string;
+    /** each metavariable's name (without $) and the text it matched */
+    bindings: Record<string, string>;
+  }>;
+  /** matches listed */
+  total: number;
+  /** files with a match */
+  files: number;
+  /** max_results cut the list: more matches exist */
+  truncated: boolean;
+  files_searched: number;
+  /** what the search left out */
+  skipped: {
+    /** vendored folders */
+    vendored: number;
+    /** .gitignored files */
+    ignored: number;
+    binary: number;
+    /** files over the size limit */
+    too_large: number;
+    /** files with more than one name */
+    hard_linked: number;
+  };
+};
 
 /** What `debug` takes. */
 export type DebugArguments = {
@@ -161,8 +271,56 @@ export type EditArguments = {
   replace_all?: boolean;
 };
 
-/** The details of `edit`'s results (it sends none). */
-export type EditDetails = undefined;
+/** The details of `edit`'s results. */
+export type EditDetails = {
+  /** the one file edited */
+  files: Array<{
+    /** workspace-relative */
+    path: string;
+    /** added: the file is new; deleted: it is gone */
+    change: "added" | "modified" | "deleted";
+    /** occurrences of old_text replaced in it */
+    replacements: number;
+  }>;
+  /** occurrences replaced in all */
+  replacements: number;
+  /** what the language servers found in the written files (runs wired with lsp) */
+  diagnostics?: {
+    /** every file the write changed that was synced with the language servers */
+    files: Array<{
+      /** workspace-relative */
+      path: string;
+      /** fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail */
+      state: "fresh" | "late" | "no_server" | "deleted" | "failed";
+      /** the language servers that checked it */
+      servers: Array<string>;
+      /** why it is late or failed; "" otherwise */
+      detail: string;
+      /** diagnostics new to the run in this file (fresh files), before the cap */
+      new_count: number;
+      /** its diagnostics before the change were not known in time, so some new ones may predate it */
+      earlier_unknown: boolean;
+    }>;
+    /** the errors and warnings the write newly introduced, at most 100 per file */
+    new: Array<{
+      /** workspace-relative */
+      path: string;
+      /** 1-based */
+      line: number;
+      /** 1-based */
+      column: number;
+      /** information and hints are left out */
+      severity: "error" | "warning";
+      /** the checker that reported it (the server's "source"), or "" */
+      source: string;
+      /** its rule or error code, or "" */
+      code: string;
+      message: string;
+    }>;
+    /** a file had more new diagnostics than listed (see its new_count) */
+    truncated: boolean;
+  };
+};
 
 /** What `eval` takes. */
 export type EvalArguments = {
@@ -223,8 +381,21 @@ export type ListArguments = {
   max_entries?: number;
 };
 
-/** The details of `list`'s results (it sends none). */
-export type ListDetails = undefined;
+/** The details of `list`'s results. */
+export type ListDetails = {
+  /** the folder listed, workspace-relative ("" for the root) */
+  path: string;
+  /** at most max_entries */
+  entries: Array<{
+    /** workspace-relative */
+    path: string;
+    type: "file" | "directory" | "symlink" | "other";
+    /** bytes, for a file; null otherwise */
+    size: number | null;
+  }>;
+  /** the folder has more entries than listed (max_entries cut the list) */
+  truncated: boolean;
+};
 
 /** What `lsp` takes. */
 export type LspArguments = {
@@ -315,8 +486,22 @@ export type ReadArguments = {
   limit?: number;
 };
 
-/** The details of `read`'s results (it sends none). */
-export type ReadDetails = undefined;
+/** The details of `read`'s results. */
+export type ReadDetails = {
+  /** the file, workspace-relative */
+  path: string;
+  /** the file's size on disk */
+  size_bytes: number;
+  /** the file is longer than the bytes read: only its head was read (see bytes_read) */
+  truncated: boolean;
+  bytes_read: number;
+  /** the file's line count; null when truncated (not all of it was read) */
+  total_lines: number | null;
+  /** 1-based first line returned */
+  start_line: number;
+  /** 1-based last line returned, inclusive; start_line - 1 when no line was returned */
+  end_line: number;
+};
 
 /** What `resolve` takes. */
 export type ResolveArguments = {
@@ -327,8 +512,56 @@ export type ResolveArguments = {
   reason?: string;
 };
 
-/** The details of `resolve`'s results (it sends none). */
-export type ResolveDetails = undefined;
+/** The details of `resolve`'s results. */
+export type ResolveDetails = {
+  outcome: "applied" | "discarded";
+  /** the staged change resolved */
+  edit_id: string;
+  /** what the staged change was, as its tool labelled it */
+  label: string;
+  /** the tool that staged it */
+  source_tool: string;
+  /** workspace-relative files the change names: written when applied, left alone when discarded */
+  files: Array<string>;
+  /** ids of the changes still staged, most recent first (resolve without edit_id takes the first) */
+  still_pending: Array<string>;
+  /** what the language servers found in the written files (runs wired with lsp) */
+  diagnostics?: {
+    /** every file the write changed that was synced with the language servers */
+    files: Array<{
+      /** workspace-relative */
+      path: string;
+      /** fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail */
+      state: "fresh" | "late" | "no_server" | "deleted" | "failed";
+      /** the language servers that checked it */
+      servers: Array<string>;
+      /** why it is late or failed; "" otherwise */
+      detail: string;
+      /** diagnostics new to the run in this file (fresh files), before the cap */
+      new_count: number;
+      /** its diagnostics before the change were not known in time, so some new ones may predate it */
+      earlier_unknown: boolean;
+    }>;
+    /** the errors and warnings the write newly introduced, at most 100 per file */
+    new: Array<{
+      /** workspace-relative */
+      path: string;
+      /** 1-based */
+      line: number;
+      /** 1-based */
+      column: number;
+      /** information and hints are left out */
+      severity: "error" | "warning";
+      /** the checker that reported it (the server's "source"), or "" */
+      source: string;
+      /** its rule or error code, or "" */
+      code: string;
+      message: string;
+    }>;
+    /** a file had more new diagnostics than listed (see its new_count) */
+    truncated: boolean;
+  };
+};
 
 /** What `vibe_kill` takes. */
 export type VibeKillArguments = {
@@ -388,8 +621,54 @@ export type WriteArguments = {
   content: string;
 };
 
-/** The details of `write`'s results (it sends none). */
-export type WriteDetails = undefined;
+/** The details of `write`'s results. */
+export type WriteDetails = {
+  /** the one file written */
+  files: Array<{
+    /** workspace-relative */
+    path: string;
+    /** added: the file is new; deleted: it is gone */
+    change: "added" | "modified" | "deleted";
+    /** bytes written */
+    bytes: number;
+  }>;
+  /** what the language servers found in the written files (runs wired with lsp) */
+  diagnostics?: {
+    /** every file the write changed that was synced with the language servers */
+    files: Array<{
+      /** workspace-relative */
+      path: string;
+      /** fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail */
+      state: "fresh" | "late" | "no_server" | "deleted" | "failed";
+      /** the language servers that checked it */
+      servers: Array<string>;
+      /** why it is late or failed; "" otherwise */
+      detail: string;
+      /** diagnostics new to the run in this file (fresh files), before the cap */
+      new_count: number;
+      /** its diagnostics before the change were not known in time, so some new ones may predate it */
+      earlier_unknown: boolean;
+    }>;
+    /** the errors and warnings the write newly introduced, at most 100 per file */
+    new: Array<{
+      /** workspace-relative */
+      path: string;
+      /** 1-based */
+      line: number;
+      /** 1-based */
+      column: number;
+      /** information and hints are left out */
+      severity: "error" | "warning";
+      /** the checker that reported it (the server's "source"), or "" */
+      source: string;
+      /** its rule or error code, or "" */
+      code: string;
+      message: string;
+    }>;
+    /** a file had more new diagnostics than listed (see its new_count) */
+    truncated: boolean;
+  };
+};
 
 /** Every built-in tool by name. */
 export const TOOL_NAMES = ["apply_patch", "ask_user", "ast_edit", "ast_grep", "debug", "edit", "eval", "exec", "list", "lsp", "lsp_rename", "read", "resolve", "vibe_kill", "vibe_list", "vibe_send", "vibe_spawn", "vibe_wait", "write"] as const;

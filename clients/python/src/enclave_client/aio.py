@@ -165,6 +165,7 @@ class AsyncEnclaveClient:
         target_space: str = "",
         vibe_mode: bool = False,
         question_timeout_seconds: int = 0,
+        strict_resolve: bool = False,
         timeout: Optional[float] = None,
     ) -> m.Run:
         req = pb.OpenRunRequest(
@@ -175,6 +176,7 @@ class AsyncEnclaveClient:
             target_space=target_space,
             vibe_mode=vibe_mode,
             question_timeout_seconds=question_timeout_seconds,
+            strict_resolve=strict_resolve,
         )
         return m.run_from_pb(await self._call(self._stub.OpenRun, req, timeout))
 

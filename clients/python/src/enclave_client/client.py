@@ -172,9 +172,11 @@ class EnclaveClient:
         target_space: str = "",
         vibe_mode: bool = False,
         question_timeout_seconds: int = 0,
+        strict_resolve: bool = False,
         timeout: Optional[float] = None,
     ) -> m.Run:
-        """Opens a run. ``approval_policy`` defaults to "write" (cards for write and exec tools); a headless harness passes "never"."""
+        """Opens a run. ``approval_policy`` defaults to "write" (cards for write and exec tools); a headless harness passes "never".
+        ``strict_resolve``: while a change is staged, every tool but resolve is refused."""
         req = pb.OpenRunRequest(
             conversation_id=conversation_id,
             surface=surface,
@@ -183,6 +185,7 @@ class EnclaveClient:
             target_space=target_space,
             vibe_mode=vibe_mode,
             question_timeout_seconds=question_timeout_seconds,
+            strict_resolve=strict_resolve,
         )
         return m.run_from_pb(self._call(self._stub.OpenRun, req, timeout))
 

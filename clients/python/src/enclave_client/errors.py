@@ -260,6 +260,13 @@ class DevcontainerBuildRefusedError(EnclaveError):
     CODE = "devcontainer_build_refused"
     GRPC_STATUS = grpc.StatusCode.PERMISSION_DENIED
 
+class PendingActionLostError(EnclaveError):
+    """resolve on a staged change the control plane could not carry over a restart; it is dropped. Code ``pending_action_lost``."""
+
+    CODE = "pending_action_lost"
+    GRPC_STATUS = grpc.StatusCode.ABORTED
+
+
 #: Every code's exception class, by code.
 ERROR_CLASSES: Mapping[str, Type[EnclaveError]] = {
     cls.CODE: cls
@@ -299,6 +306,7 @@ ERROR_CLASSES: Mapping[str, Type[EnclaveError]] = {
         TooManyCallsError,
         SlowReaderError,
         DevcontainerBuildRefusedError,
+        PendingActionLostError,
     )
     if cls.CODE is not None
 }

@@ -140,6 +140,8 @@ class Run:
     idle_expires_at_ms: int
     pending_actions: int
     calls_in_flight: int
+    #: While a change is staged, every tool but resolve is refused.
+    strict_resolve: bool
 
 
 def run_from_pb(m: pb.Run) -> Run:
@@ -214,6 +216,17 @@ class ContentPart:
 
 
 @dataclass(frozen=True)
+class PendingState:
+    """A run's staged changes awaiting resolve, after a call."""
+
+    #: "resolve" while something is pending, else "".
+    required_next_tool: str
+    #: Most recent first: resolve without an edit_id takes the first.
+    pending_ids: List[str]
+    labels: List[str]
+
+
+@dataclass(frozen=True)
 class ToolResult:
     """A tool call's final answer. ``details`` is the result as data (see the tool's ``details_schema``);
     ``text`` the text parts joined, as the model reads them."""
@@ -225,6 +238,8 @@ class ToolResult:
     duration_ms: int
     details: Optional[Dict[str, Any]]
     details_json: str
+    #: The run's staged changes after this call (None from a control plane that does not send them).
+    pending: Optional[PendingState] = None
 
     @property
     def text(self) -> str:
@@ -270,6 +285,7 @@ def tool_result_from_pb(m: pb.ToolResult) -> ToolResult:
         duration_ms=m.duration_ms,
         details=_json_object(m.details_json),
         details_json=m.details_json,
+        pending=_plain(PendingState, m.pending) if m.HasField("pending") else None,
     )
 
 

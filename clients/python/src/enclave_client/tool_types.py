@@ -42,6 +42,65 @@ class ApplyPatchArgs(TypedDict):
     patch: str
 
 
+class ApplyPatchDetailsFilesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: added: the file is new; deleted: it is gone
+    change: Literal["added", "modified", "deleted"]
+    hunks: int
+
+
+class ApplyPatchDetailsDiagnosticsFilesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail
+    state: Literal["fresh", "late", "no_server", "deleted", "failed"]
+    #: the language servers that checked it
+    servers: List[str]
+    #: why it is late or failed; "" otherwise
+    detail: str
+    #: diagnostics new to the run in this file (fresh files), before the cap
+    new_count: int
+    #: its diagnostics before the change were not known in time, so some new ones may predate it
+    earlier_unknown: bool
+
+
+class ApplyPatchDetailsDiagnosticsNewItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: 1-based
+    line: int
+    #: 1-based
+    column: int
+    #: information and hints are left out
+    severity: Literal["error", "warning"]
+    #: the checker that reported it (the server's "source"), or ""
+    source: str
+    #: its rule or error code, or ""
+    code: str
+    message: str
+
+
+class ApplyPatchDetailsDiagnostics(TypedDict):
+    """what the language servers found in the written files (runs wired with lsp)"""
+    #: every file the write changed that was synced with the language servers
+    files: List[ApplyPatchDetailsDiagnosticsFilesItem]
+    #: the errors and warnings the write newly introduced, at most 100 per file
+    new: List[ApplyPatchDetailsDiagnosticsNewItem]
+    #: a file had more new diagnostics than listed (see its new_count)
+    truncated: bool
+
+
+class _ApplyPatchDetailsRequired(TypedDict):
+    #: every file the patch changed; a rename is its old path deleted and its new path added
+    files: List[ApplyPatchDetailsFilesItem]
+
+
+class ApplyPatchDetails(_ApplyPatchDetailsRequired, total=False):
+    #: what the language servers found in the written files (runs wired with lsp)
+    diagnostics: ApplyPatchDetailsDiagnostics
+
+
 class _AskUserArgsOptionsItemRequired(TypedDict):
     #: what the operator picks; returned as the answer
     label: str
@@ -82,6 +141,34 @@ class AstEditArgs(_AstEditArgsRequired, total=False):
     language: str
 
 
+class AstEditDetailsFilesItemParseError(TypedDict):
+    #: 1-based
+    line: int
+    #: 1-based
+    column: int
+    message: str
+
+
+class AstEditDetailsFilesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    replacements: int
+    #: where the rewritten file no longer parses (it parsed before); null when it does
+    parse_error: Optional[AstEditDetailsFilesItemParseError]
+
+
+class AstEditDetails(TypedDict):
+    #: the staged change's id, for resolve's edit_id; null when nothing matched and nothing was staged
+    edit_id: Optional[str]
+    #: the grammar searched
+    language: str
+    files_searched: int
+    #: every file the staged change would write
+    files: List[AstEditDetailsFilesItem]
+    #: replacements in all files
+    replacements: int
+
+
 class _AstGrepArgsRequired(TypedDict):
     #: code with $METAVARIABLES, e.g. `foo($$$ARGS)`
     pattern: str
@@ -94,6 +181,56 @@ class AstGrepArgs(_AstGrepArgsRequired, total=False):
     language: str
     #: default 50
     max_results: int
+
+
+class AstGrepDetailsMatchesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: 1-based
+    line: int
+    #: 1-based, in characters
+    column: int
+    #: 1-based, inclusive
+    end_line: int
+    #: 1-based, in characters, exclusive
+    end_column: int
+    #: the matched source
+    text: str
+    #: each metavariable's name (without $) and the text it matched
+    bindings: Dict[str, str]
+
+
+class AstGrepDetailsSkipped(TypedDict):
+    """what the search left out"""
+    #: vendored folders
+    vendored: int
+    #: .gitignored files
+    ignored: int
+    binary: int
+    #: files over the size limit
+    too_large: int
+    #: files with more than one name
+    hard_linked: int
+
+
+class AstGrepDetails(TypedDict):
+    #: the grammar searched
+    language: str
+    #: the context the pattern parsed in: "statement", "expression", …
+    read_as: str
+    #: what was supplied so the pattern parses in that context; empty when read as written
+    fillers: List[str]
+    #: at most max_results
+    matches: List[AstGrepDetailsMatchesItem]
+    #: matches listed
+    total: int
+    #: files with a match
+    files: int
+    #: max_results cut the list: more matches exist
+    truncated: bool
+    files_searched: int
+    #: what the search left out
+    skipped: AstGrepDetailsSkipped
 
 
 class DebugArgsAdapters(TypedDict):
@@ -252,6 +389,68 @@ class EditArgs(_EditArgsRequired, total=False):
     replace_all: bool
 
 
+class EditDetailsFilesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: added: the file is new; deleted: it is gone
+    change: Literal["added", "modified", "deleted"]
+    #: occurrences of old_text replaced in it
+    replacements: int
+
+
+class EditDetailsDiagnosticsFilesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail
+    state: Literal["fresh", "late", "no_server", "deleted", "failed"]
+    #: the language servers that checked it
+    servers: List[str]
+    #: why it is late or failed; "" otherwise
+    detail: str
+    #: diagnostics new to the run in this file (fresh files), before the cap
+    new_count: int
+    #: its diagnostics before the change were not known in time, so some new ones may predate it
+    earlier_unknown: bool
+
+
+class EditDetailsDiagnosticsNewItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: 1-based
+    line: int
+    #: 1-based
+    column: int
+    #: information and hints are left out
+    severity: Literal["error", "warning"]
+    #: the checker that reported it (the server's "source"), or ""
+    source: str
+    #: its rule or error code, or ""
+    code: str
+    message: str
+
+
+class EditDetailsDiagnostics(TypedDict):
+    """what the language servers found in the written files (runs wired with lsp)"""
+    #: every file the write changed that was synced with the language servers
+    files: List[EditDetailsDiagnosticsFilesItem]
+    #: the errors and warnings the write newly introduced, at most 100 per file
+    new: List[EditDetailsDiagnosticsNewItem]
+    #: a file had more new diagnostics than listed (see its new_count)
+    truncated: bool
+
+
+class _EditDetailsRequired(TypedDict):
+    #: the one file edited
+    files: List[EditDetailsFilesItem]
+    #: occurrences replaced in all
+    replacements: int
+
+
+class EditDetails(_EditDetailsRequired, total=False):
+    #: what the language servers found in the written files (runs wired with lsp)
+    diagnostics: EditDetailsDiagnostics
+
+
 class _EvalArgsRequired(TypedDict):
     #: the cell: Python (IPython idioms such as %pip, !cmd, %%bash work) or JavaScript (top-level await works)
     code: str
@@ -308,6 +507,23 @@ class ListArgs(TypedDict, total=False):
     path: str
     recursive: bool
     max_entries: int
+
+
+class ListDetailsEntriesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    type: Literal["file", "directory", "symlink", "other"]
+    #: bytes, for a file; null otherwise
+    size: Optional[int]
+
+
+class ListDetails(TypedDict):
+    #: the folder listed, workspace-relative ("" for the root)
+    path: str
+    #: at most max_entries
+    entries: List[ListDetailsEntriesItem]
+    #: the folder has more entries than listed (max_entries cut the list)
+    truncated: bool
 
 
 class LspArgsDiagnostics(TypedDict):
@@ -423,6 +639,22 @@ class ReadArgs(_ReadArgsRequired, total=False):
     limit: int
 
 
+class ReadDetails(TypedDict):
+    #: the file, workspace-relative
+    path: str
+    #: the file's size on disk
+    size_bytes: int
+    #: the file is longer than the bytes read: only its head was read (see bytes_read)
+    truncated: bool
+    bytes_read: int
+    #: the file's line count; null when truncated (not all of it was read)
+    total_lines: Optional[int]
+    #: 1-based first line returned
+    start_line: int
+    #: 1-based last line returned, inclusive; start_line - 1 when no line was returned
+    end_line: int
+
+
 class _ResolveArgsRequired(TypedDict):
     action: Literal["apply", "accept", "discard"]
 
@@ -432,6 +664,66 @@ class ResolveArgs(_ResolveArgsRequired, total=False):
     edit_id: str
     #: why (informational; passed to the action as given, "" when absent)
     reason: str
+
+
+class ResolveDetailsDiagnosticsFilesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail
+    state: Literal["fresh", "late", "no_server", "deleted", "failed"]
+    #: the language servers that checked it
+    servers: List[str]
+    #: why it is late or failed; "" otherwise
+    detail: str
+    #: diagnostics new to the run in this file (fresh files), before the cap
+    new_count: int
+    #: its diagnostics before the change were not known in time, so some new ones may predate it
+    earlier_unknown: bool
+
+
+class ResolveDetailsDiagnosticsNewItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: 1-based
+    line: int
+    #: 1-based
+    column: int
+    #: information and hints are left out
+    severity: Literal["error", "warning"]
+    #: the checker that reported it (the server's "source"), or ""
+    source: str
+    #: its rule or error code, or ""
+    code: str
+    message: str
+
+
+class ResolveDetailsDiagnostics(TypedDict):
+    """what the language servers found in the written files (runs wired with lsp)"""
+    #: every file the write changed that was synced with the language servers
+    files: List[ResolveDetailsDiagnosticsFilesItem]
+    #: the errors and warnings the write newly introduced, at most 100 per file
+    new: List[ResolveDetailsDiagnosticsNewItem]
+    #: a file had more new diagnostics than listed (see its new_count)
+    truncated: bool
+
+
+class _ResolveDetailsRequired(TypedDict):
+    outcome: Literal["applied", "discarded"]
+    #: the staged change resolved
+    edit_id: str
+    #: what the staged change was, as its tool labelled it
+    label: str
+    #: the tool that staged it
+    source_tool: str
+    #: workspace-relative files the change names: written when applied, left alone when discarded
+    files: List[str]
+    #: ids of the changes still staged, most recent first (resolve without edit_id takes the first)
+    still_pending: List[str]
+
+
+class ResolveDetails(_ResolveDetailsRequired, total=False):
+    #: what the language servers found in the written files (runs wired with lsp)
+    diagnostics: ResolveDetailsDiagnostics
 
 
 class VibeKillArgs(TypedDict):
@@ -475,14 +767,114 @@ class WriteArgs(TypedDict):
     content: str
 
 
+class WriteDetailsFilesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: added: the file is new; deleted: it is gone
+    change: Literal["added", "modified", "deleted"]
+    #: bytes written
+    bytes: int
+
+
+class WriteDetailsDiagnosticsFilesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail
+    state: Literal["fresh", "late", "no_server", "deleted", "failed"]
+    #: the language servers that checked it
+    servers: List[str]
+    #: why it is late or failed; "" otherwise
+    detail: str
+    #: diagnostics new to the run in this file (fresh files), before the cap
+    new_count: int
+    #: its diagnostics before the change were not known in time, so some new ones may predate it
+    earlier_unknown: bool
+
+
+class WriteDetailsDiagnosticsNewItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: 1-based
+    line: int
+    #: 1-based
+    column: int
+    #: information and hints are left out
+    severity: Literal["error", "warning"]
+    #: the checker that reported it (the server's "source"), or ""
+    source: str
+    #: its rule or error code, or ""
+    code: str
+    message: str
+
+
+class WriteDetailsDiagnostics(TypedDict):
+    """what the language servers found in the written files (runs wired with lsp)"""
+    #: every file the write changed that was synced with the language servers
+    files: List[WriteDetailsDiagnosticsFilesItem]
+    #: the errors and warnings the write newly introduced, at most 100 per file
+    new: List[WriteDetailsDiagnosticsNewItem]
+    #: a file had more new diagnostics than listed (see its new_count)
+    truncated: bool
+
+
+class _WriteDetailsRequired(TypedDict):
+    #: the one file written
+    files: List[WriteDetailsFilesItem]
+
+
+class WriteDetails(_WriteDetailsRequired, total=False):
+    #: what the language servers found in the written files (runs wired with lsp)
+    diagnostics: WriteDetailsDiagnostics
+
+
 DebugArgs = Union[DebugArgsAdapters, DebugArgsStatus, DebugArgsBreakpoints, DebugArgsLaunch, DebugArgsAttach, DebugArgsContinue, DebugArgsPause, DebugArgsStepOver, DebugArgsStepIn, DebugArgsStepOut, DebugArgsThreads, DebugArgsStack, DebugArgsScopes, DebugArgsVariables, DebugArgsEvaluate, DebugArgsOutput, DebugArgsTerminate]
 LspArgs = Union[LspArgsDiagnostics, LspArgsDefinition, LspArgsTypeDefinition, LspArgsImplementation, LspArgsReferences, LspArgsHover, LspArgsSymbols, LspArgsCodeActions, LspArgsStatus, LspArgsReload]
 VibeListArgs = Dict[str, Any]
 
 
+def apply_patch_details(result: ToolResult) -> Optional[ApplyPatchDetails]:
+    """apply_patch's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[ApplyPatchDetails]", result.details)
+
+
+def ast_edit_details(result: ToolResult) -> Optional[AstEditDetails]:
+    """ast_edit's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[AstEditDetails]", result.details)
+
+
+def ast_grep_details(result: ToolResult) -> Optional[AstGrepDetails]:
+    """ast_grep's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[AstGrepDetails]", result.details)
+
+
+def edit_details(result: ToolResult) -> Optional[EditDetails]:
+    """edit's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[EditDetails]", result.details)
+
+
 def exec_details(result: ToolResult) -> Optional[ExecDetails]:
     """exec's details, typed; None when the result carries none (a refusal, an older control plane)."""
     return cast("Optional[ExecDetails]", result.details)
+
+
+def list_details(result: ToolResult) -> Optional[ListDetails]:
+    """list's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[ListDetails]", result.details)
+
+
+def read_details(result: ToolResult) -> Optional[ReadDetails]:
+    """read's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[ReadDetails]", result.details)
+
+
+def resolve_details(result: ToolResult) -> Optional[ResolveDetails]:
+    """resolve's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[ResolveDetails]", result.details)
+
+
+def write_details(result: ToolResult) -> Optional[WriteDetails]:
+    """write's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[WriteDetails]", result.details)
 
 
 class RunTools:

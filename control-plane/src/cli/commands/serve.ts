@@ -45,6 +45,8 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
       () => `available${engines}: \`enclave enclosure start ID\` runs a conversation in an enclosure`,
       () => "not available: conversations run on host placement (`make docker` installs an engine)",
     );
+  // The banner after the log lines so far, not among them (JSON lines to a pipe are written asynchronously).
+  log().flush();
   say(`Enclave control plane listening on ${server.address} (data: ${config.dataDir})
 API: ${server.security}
 Docker engine: ${docker}

@@ -7,7 +7,14 @@ export async function toolsCommand({ sub, opts, client }: CommandContext): Promi
   if (sub !== "list" && sub !== "") usage(HELP.tools ?? "");
   const run = await cliRun(client, opts);
   const res = await client.listTools(run.id);
-  if (opts.json) sayJson(res.tools.map((t) => ({ ...t, inputSchema: JSON.parse(t.inputSchemaJson) as unknown })));
-  else for (const t of res.tools) say(`${t.name.padEnd(12)} ${t.tier.padEnd(6)} ${t.description}`);
+  if (opts.json) {
+    sayJson(
+      res.tools.map((t) => ({
+        ...t,
+        inputSchema: JSON.parse(t.inputSchemaJson) as unknown,
+        detailsSchema: t.detailsSchemaJson ? (JSON.parse(t.detailsSchemaJson) as unknown) : null,
+      })),
+    );
+  } else for (const t of res.tools) say(`${t.name.padEnd(12)} ${t.tier.padEnd(6)} ${t.description}`);
   for (const f of res.customToolFailures) sayError(`custom tool module ${f.file} skipped: ${f.reason}`);
 }

@@ -4,6 +4,8 @@
 import { z } from "zod";
 import { asEnclaveError, EnclaveError } from "../../errors.js";
 import { resultParts } from "../custom/agent-tool-result.js";
+import type { PendingAction, PendingActionStore } from "../../pending/pending-action-store.js";
+import { lostActionError } from "../../pending/pending-restore.js";
 import { defineTool, type ContentPart } from "../tool.js";
 
 export const NO_PENDING_ACTION = "No pending action to resolve. Nothing to apply or discard.";
@@ -20,6 +22,14 @@ export const resolveTool = defineTool({
     action: z.enum(["apply", "accept", "discard"]),
     reason: z.string().optional().describe('why (informational; passed to the action as given, "" when absent)'),
   }),
+  details: z.strictObject({
+    outcome: z.enum(["applied", "discarded"]),
+    edit_id: z.string().describe("the staged change resolved"),
+    label: z.string().describe("what the staged change was, as its tool labelled it"),
+    source_tool: z.string().describe("the tool that staged it"),
+    files: z.array(z.string()).describe("workspace-relative files the change names: written when applied, left alone when discarded"),
+    still_pending: z.array(z.string()).describe("ids of the changes still staged, most recent first (resolve without edit_id takes the first)"),
+  }),
   async run(args, ctx) {
     const store = ctx.pending;
     if (!store || !store.hasPending()) throw new EnclaveError("failed_precondition", NO_PENDING_ACTION);
@@ -29,18 +39,27 @@ export const resolveTool = defineTool({
       throw new EnclaveError("not_found", `no pending action \`${args.edit_id}\`; pending, most recent first: ${pending.join(", ")}`);
     }
     ctx.emit({ kind: "progress", text: `${args.action === "discard" ? "discarding" : "applying"} ${action.id}: ${action.label}` });
+    // Staged by a custom tool before a restart: its apply and reject died with that process.
+    if (action.lost) {
+      store.pop(action.id);
+      throw lostActionError(action);
+    }
     const reason = args.reason ?? "";
     const who = (fn: string): string => `${fn}() of the pending action ${action.id} (${action.sourceToolName})`;
     if (args.action === "discard") {
       store.pop(action.id);
       const rejected = action.reject ? await action.reject(reason) : undefined;
       const parts = rejected === undefined ? [] : resultParts(rejected, who("reject"));
-      return { parts: [heading("Discarded", action.label), ...parts] };
+      return { parts: [heading("Discarded", action.label), ...parts], details: resolved("discarded", action, store) };
     }
     try {
       const applied = await action.apply(reason);
       store.pop(action.id);
-      return { parts: [heading("Applied", action.label), ...resultParts(applied, who("apply"))], writtenPaths: action.files };
+      return {
+        parts: [heading("Applied", action.label), ...resultParts(applied, who("apply"))],
+        details: resolved("applied", action, store),
+        writtenPaths: action.files,
+      };
     } catch (thrown) {
       const err = asEnclaveError(thrown);
       // A refused change can never apply as staged: drop it. Anything else (an agent that went away)
@@ -56,4 +75,16 @@ export const resolveTool = defineTool({
 
 function heading(verb: "Applied" | "Discarded", label: string): ContentPart {
   return { type: "text", text: `${verb}: ${label}` };
+}
+
+/** resolve's details, once the action has left the store. */
+function resolved(outcome: "applied" | "discarded", action: PendingAction, store: PendingActionStore) {
+  return {
+    outcome,
+    edit_id: action.id,
+    label: action.label,
+    source_tool: action.sourceToolName,
+    files: action.files ?? [],
+    still_pending: store.list().map((a) => a.id),
+  };
 }

@@ -2,7 +2,14 @@
 import { z } from "zod";
 import { EnclaveError } from "../../errors.js";
 import { LIMITS } from "../../limits.js";
-import { defineTool, text } from "../tool.js";
+import { defineTool } from "../tool.js";
+import { workspacePath } from "./written-files.js";
+
+/** Lines of a text, as an editor counts them: a final newline ends the last line, it does not start one. */
+function lineCount(body: string): number {
+  if (body === "") return 0;
+  return body.split("\n").length - (body.endsWith("\n") ? 1 : 0);
+}
 
 export const readTool = defineTool({
   name: "read",
@@ -14,6 +21,15 @@ export const readTool = defineTool({
     offset: z.number().int().min(1).optional().describe("first line to return, 1-based"),
     limit: z.number().int().min(1).optional().describe("how many lines to return"),
   }),
+  details: z.strictObject({
+    path: z.string().describe("the file, workspace-relative"),
+    size_bytes: z.number().int().describe("the file's size on disk"),
+    truncated: z.boolean().describe("the file is longer than the bytes read: only its head was read (see bytes_read)"),
+    bytes_read: z.number().int(),
+    total_lines: z.number().int().nullable().describe("the file's line count; null when truncated (not all of it was read)"),
+    start_line: z.number().int().describe("1-based first line returned"),
+    end_line: z.number().int().describe("1-based last line returned, inclusive; start_line - 1 when no line was returned"),
+  }),
   async run(args, ctx) {
     const { client } = await ctx.agent();
     const maxBytes = args.offset || args.limit ? LIMITS.readToolMaxBytes : LIMITS.readToolDefaultBytes;
@@ -21,15 +37,31 @@ export const readTool = defineTool({
     if (res.content.subarray(0, 8192).includes(0)) {
       throw new EnclaveError("failed_precondition", `\`${args.path}\` is a binary file (${res.size} bytes); inspect it with exec (for example \`xxd\`)`);
     }
-    let body = res.content.toString("utf8");
+    const whole = res.content.toString("utf8");
+    const lines = lineCount(whole);
+    const from = (args.offset ?? 1) - 1;
+    let body = whole;
     if (args.offset || args.limit) {
-      const lines = body.split("\n");
-      const from = (args.offset ?? 1) - 1;
-      body = lines.slice(from, args.limit ? from + args.limit : undefined).join("\n");
+      body = whole
+        .split("\n")
+        .slice(from, args.limit ? from + args.limit : undefined)
+        .join("\n");
     }
     if (res.truncated) {
       body += `\n[truncated: showed ${res.content.length} of ${res.size} bytes; read on with offset and limit]`;
     }
-    return text(body);
+    const last = Math.min(args.limit ? from + args.limit : lines, lines);
+    return {
+      parts: [{ type: "text", text: body }],
+      details: {
+        path: workspacePath(args.path),
+        size_bytes: res.size,
+        truncated: res.truncated,
+        bytes_read: res.content.length,
+        total_lines: res.truncated ? null : lines,
+        start_line: from + 1,
+        end_line: Math.max(last, from),
+      },
+    };
   },
 });

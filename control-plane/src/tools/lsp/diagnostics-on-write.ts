@@ -6,6 +6,7 @@
 // The write itself is never held up or failed by this: diagnostics that are late are left out, and
 // the result says so.
 import { posix } from "node:path";
+import { z } from "zod";
 import { type FilePatch, PatchError, parseUnifiedDiff } from "@enclave/proto/unified-diff.js";
 import { LspDiagnosticsState, type LspDiagnostic, type LspFileDiagnostics } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
 import { LIMITS } from "../../limits.js";
@@ -125,20 +126,128 @@ export function describe(
   return parts.join("\n");
 }
 
-/** Syncs the changed files and words the diagnostics the change newly introduced. */
-export async function diagnosticsAfter(paths: string[], ctx: ToolContext, ledger: DiagnosticsLedger, unknownBefore: Set<string> = new Set()): Promise<string> {
+const FILE_STATES = ["fresh", "late", "no_server", "deleted", "failed"] as const;
+type FileState = (typeof FILE_STATES)[number];
+
+const STATE_NAMES: Partial<Record<LspDiagnosticsState, FileState>> = {
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FRESH]: "fresh",
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_LATE]: "late",
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_NO_SERVER]: "no_server",
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_DELETED]: "deleted",
+  [LspDiagnosticsState.LSP_DIAGNOSTICS_STATE_FAILED]: "failed",
+};
+
+/** The `diagnostics` field a write tool's details gain in a run wired with lsp: the same findings as the text it appends. */
+export const writeDiagnosticsDetails = z
+  .strictObject({
+    files: z
+      .array(
+        z.strictObject({
+          path: z.string().describe("workspace-relative"),
+          state: z
+            .enum(FILE_STATES)
+            .describe(
+              "fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail",
+            ),
+          servers: z.array(z.string()).describe("the language servers that checked it"),
+          detail: z.string().describe('why it is late or failed; "" otherwise'),
+          new_count: z.number().int().describe("diagnostics new to the run in this file (fresh files), before the cap"),
+          earlier_unknown: z.boolean().describe("its diagnostics before the change were not known in time, so some new ones may predate it"),
+        }),
+      )
+      .describe("every file the write changed that was synced with the language servers"),
+    new: z
+      .array(
+        z.strictObject({
+          path: z.string().describe("workspace-relative"),
+          line: z.number().int().describe("1-based"),
+          column: z.number().int().describe("1-based"),
+          severity: z.enum(["error", "warning"]).describe("information and hints are left out"),
+          source: z.string().describe('the checker that reported it (the server\'s "source"), or ""'),
+          code: z.string().describe('its rule or error code, or ""'),
+          message: z.string(),
+        }),
+      )
+      .describe(`the errors and warnings the write newly introduced, at most ${LIMITS.lspDiagnosticsCap} per file`),
+    truncated: z.boolean().describe("a file had more new diagnostics than listed (see its new_count)"),
+  })
+  .describe("what the language servers found in the written files (runs wired with lsp)");
+
+export type WriteDiagnostics = z.infer<typeof writeDiagnosticsDetails>;
+
+/** The data beside describe()'s text: per file its state, and the new diagnostics each fresh file has. */
+function diagnosticsData(files: readonly LspFileDiagnostics[], fresh: ReadonlyMap<string, LspDiagnostic[]>, unknownBefore: Set<string>): WriteDiagnostics {
+  const out: WriteDiagnostics = { files: [], new: [], truncated: false };
+  for (const f of files) {
+    const found = fresh.get(f.path) ?? [];
+    out.files.push({
+      path: f.path,
+      state: STATE_NAMES[f.state] ?? "failed",
+      servers: f.servers,
+      detail: f.detail,
+      new_count: found.length,
+      earlier_unknown: unknownBefore.has(f.path),
+    });
+    const shown = found.slice(0, LIMITS.lspDiagnosticsCap);
+    if (shown.length < found.length) out.truncated = true;
+    for (const d of shown) {
+      out.new.push({
+        path: d.path,
+        line: d.line,
+        column: d.column,
+        severity: d.severity === "error" ? "error" : "warning",
+        source: d.source,
+        code: d.code,
+        message: d.message,
+      });
+    }
+  }
+  return out;
+}
+
+/** Syncs the changed files: the diagnostics the change newly introduced, worded and as data. */
+export async function checkAfter(
+  paths: string[],
+  ctx: ToolContext,
+  ledger: DiagnosticsLedger,
+  unknownBefore: Set<string> = new Set(),
+): Promise<{ note: string; diagnostics: WriteDiagnostics }> {
   try {
     const { client } = await ctx.agent();
     const res = await client.lspSync({ paths, waitMs: diagnosticsWaitMs() });
-    return describe(res.files, ledger, ctx, unknownBefore);
+    const fresh = new Map<string, LspDiagnostic[]>();
+    const note = describe(res.files, ledger, ctx, unknownBefore, (path, found) => fresh.set(path, found));
+    return { note, diagnostics: diagnosticsData(res.files, fresh, unknownBefore) };
   } catch (err) {
-    return `Diagnostics unavailable: ${(err as Error).message}`;
+    const detail = (err as Error).message;
+    const failed = paths.map((path) => ({
+      path: normalized(path),
+      state: "failed" as const,
+      servers: [],
+      detail,
+      new_count: 0,
+      earlier_unknown: unknownBefore.has(normalized(path)),
+    }));
+    return { note: `Diagnostics unavailable: ${detail}`, diagnostics: { files: failed, new: [], truncated: false } };
   }
+}
+
+/** Syncs the changed files and words the diagnostics the change newly introduced. */
+export async function diagnosticsAfter(paths: string[], ctx: ToolContext, ledger: DiagnosticsLedger, unknownBefore: Set<string> = new Set()): Promise<string> {
+  return (await checkAfter(paths, ctx, ledger, unknownBefore)).note;
+}
+
+/** The wrapped tool's details schema with the optional `diagnostics` field, so what ListTools publishes stays true. */
+function withDiagnosticsSchema(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const { $schema: _, ...field } = z.toJSONSchema(writeDiagnosticsDetails, { io: "output" }) as Record<string, unknown>;
+  const base = schema ?? { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: {} };
+  return { ...base, properties: { ...(base.properties as Record<string, unknown> | undefined), diagnostics: field } };
 }
 
 function withDiagnostics(tool: Tool, pathsOf: PathsOf, ledger: DiagnosticsLedger): Tool {
   return {
     ...tool,
+    detailsSchema: withDiagnosticsSchema(tool.detailsSchema),
     async invoke(args: unknown, ctx: ToolContext): Promise<ToolOutput> {
       if (!ctx.run.resources.includes("lsp")) return tool.invoke(args, ctx);
       const planned = pathsOf(args as Record<string, unknown>, ctx).filter(Boolean);
@@ -147,10 +256,16 @@ function withDiagnostics(tool: Tool, pathsOf: PathsOf, ledger: DiagnosticsLedger
       const out = await tool.invoke(args, ctx);
       const paths = (out.writtenPaths ?? planned).filter(Boolean);
       if (paths.length === 0) return out;
-      const note = await diagnosticsAfter(paths, ctx, ledger, unknownBefore);
-      return note ? { parts: [...out.parts, { type: "text", text: note }] } : out;
+      const { note, diagnostics } = await checkAfter(paths, ctx, ledger, unknownBefore);
+      // Everything else the tool answered (its error, its details, what to audit) is kept.
+      const details = { ...(isRecord(out.details) ? out.details : {}), diagnostics };
+      return { ...out, parts: note ? [...out.parts, { type: "text", text: note }] : out.parts, details };
     },
   };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** The tools, with write, edit, apply_patch and resolve wrapped; others unchanged. */

@@ -245,6 +245,12 @@ export interface OpenRunRequest {
   vibeMode: boolean;
   /** How long a question or permission card waits for an answer; 0 for the server's default. */
   questionTimeoutSeconds: number;
+  /**
+   * While a change is staged, refuse every tool but `resolve` (failed_precondition), reads and
+   * staging tools too; by default those still run and only write and exec tools are refused. For a
+   * harness that cannot force its model's next tool choice.
+   */
+  strictResolve: boolean;
 }
 
 export interface Run {
@@ -271,6 +277,8 @@ export interface Run {
   /** Staged changes awaiting resolve. */
   pendingActions: number;
   callsInFlight: number;
+  /** Opened with OpenRunRequest.strict_resolve. */
+  strictResolve: boolean;
 }
 
 export interface AttachCliRunRequest {
@@ -459,6 +467,21 @@ export interface ToolResult {
    * Empty when the tool has none for this answer (a refusal, an unknown tool, a harness's answer).
    */
   detailsJson: string;
+  /**
+   * The run's staged changes after this call: set on every result of a run (empty fields when
+   * nothing is pending), so a harness learns it must resolve without asking ListTools again.
+   */
+  pending?: PendingState | undefined;
+}
+
+/** Staged changes (ast_edit's, a custom tool's) awaiting `resolve` in a run. */
+export interface PendingState {
+  /** "resolve" while something is pending, else "" (what ListTools' required_next_tool says). */
+  requiredNextTool: string;
+  /** The pending actions' ids, most recent first: resolve without an edit_id takes the first. */
+  pendingIds: string[];
+  /** Their labels, in the same order. */
+  labels: string[];
 }
 
 export interface ToolOutput {
@@ -2383,6 +2406,7 @@ function createBaseOpenRunRequest(): OpenRunRequest {
     targetSpace: "",
     vibeMode: false,
     questionTimeoutSeconds: 0,
+    strictResolve: false,
   };
 }
 
@@ -2408,6 +2432,9 @@ export const OpenRunRequest: MessageFns<OpenRunRequest> = {
     }
     if (message.questionTimeoutSeconds !== 0) {
       writer.uint32(176).int64(message.questionTimeoutSeconds);
+    }
+    if (message.strictResolve !== false) {
+      writer.uint32(184).bool(message.strictResolve);
     }
     return writer;
   },
@@ -2481,6 +2508,14 @@ export const OpenRunRequest: MessageFns<OpenRunRequest> = {
             message.questionTimeoutSeconds = longToNumber(reader.int64());
             continue;
           }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.strictResolve = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2524,6 +2559,11 @@ export const OpenRunRequest: MessageFns<OpenRunRequest> = {
         : isSet(object.question_timeout_seconds)
         ? globalThis.Number(object.question_timeout_seconds)
         : 0,
+      strictResolve: isSet(object.strictResolve)
+        ? globalThis.Boolean(object.strictResolve)
+        : isSet(object.strict_resolve)
+        ? globalThis.Boolean(object.strict_resolve)
+        : false,
     };
   },
 
@@ -2550,6 +2590,9 @@ export const OpenRunRequest: MessageFns<OpenRunRequest> = {
     if (message.questionTimeoutSeconds !== 0) {
       obj.questionTimeoutSeconds = Math.round(message.questionTimeoutSeconds);
     }
+    if (message.strictResolve !== false) {
+      obj.strictResolve = message.strictResolve;
+    }
     return obj;
   },
 
@@ -2565,6 +2608,7 @@ export const OpenRunRequest: MessageFns<OpenRunRequest> = {
     message.targetSpace = object.targetSpace ?? "";
     message.vibeMode = object.vibeMode ?? false;
     message.questionTimeoutSeconds = object.questionTimeoutSeconds ?? 0;
+    message.strictResolve = object.strictResolve ?? false;
     return message;
   },
 };
@@ -2586,6 +2630,7 @@ function createBaseRun(): Run {
     idleExpiresAtMs: 0,
     pendingActions: 0,
     callsInFlight: 0,
+    strictResolve: false,
   };
 }
 
@@ -2635,6 +2680,9 @@ export const Run: MessageFns<Run> = {
     }
     if (message.callsInFlight !== 0) {
       writer.uint32(232).int64(message.callsInFlight);
+    }
+    if (message.strictResolve !== false) {
+      writer.uint32(240).bool(message.strictResolve);
     }
     return writer;
   },
@@ -2772,6 +2820,14 @@ export const Run: MessageFns<Run> = {
             message.callsInFlight = longToNumber(reader.int64());
             continue;
           }
+          case 30: {
+            if (tag !== 240) {
+              break;
+            }
+
+            message.strictResolve = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2847,6 +2903,11 @@ export const Run: MessageFns<Run> = {
         : isSet(object.calls_in_flight)
         ? globalThis.Number(object.calls_in_flight)
         : 0,
+      strictResolve: isSet(object.strictResolve)
+        ? globalThis.Boolean(object.strictResolve)
+        : isSet(object.strict_resolve)
+        ? globalThis.Boolean(object.strict_resolve)
+        : false,
     };
   },
 
@@ -2897,6 +2958,9 @@ export const Run: MessageFns<Run> = {
     if (message.callsInFlight !== 0) {
       obj.callsInFlight = Math.round(message.callsInFlight);
     }
+    if (message.strictResolve !== false) {
+      obj.strictResolve = message.strictResolve;
+    }
     return obj;
   },
 
@@ -2920,6 +2984,7 @@ export const Run: MessageFns<Run> = {
     message.idleExpiresAtMs = object.idleExpiresAtMs ?? 0;
     message.pendingActions = object.pendingActions ?? 0;
     message.callsInFlight = object.callsInFlight ?? 0;
+    message.strictResolve = object.strictResolve ?? false;
     return message;
   },
 };
@@ -5157,7 +5222,7 @@ export const ContentPart: MessageFns<ContentPart> = {
 };
 
 function createBaseToolResult(): ToolResult {
-  return { isError: false, parts: [], errorCode: "", durationMs: 0, detailsJson: "" };
+  return { isError: false, parts: [], errorCode: "", durationMs: 0, detailsJson: "", pending: undefined };
 }
 
 export const ToolResult: MessageFns<ToolResult> = {
@@ -5176,6 +5241,9 @@ export const ToolResult: MessageFns<ToolResult> = {
     }
     if (message.detailsJson !== "") {
       writer.uint32(42).string(message.detailsJson);
+    }
+    if (message.pending !== undefined) {
+      PendingState.encode(message.pending, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -5233,6 +5301,14 @@ export const ToolResult: MessageFns<ToolResult> = {
             message.detailsJson = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.pending = PendingState.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5268,6 +5344,7 @@ export const ToolResult: MessageFns<ToolResult> = {
         : isSet(object.details_json)
         ? globalThis.String(object.details_json)
         : "",
+      pending: isSet(object.pending) ? PendingState.fromJSON(object.pending) : undefined,
     };
   },
 
@@ -5288,6 +5365,9 @@ export const ToolResult: MessageFns<ToolResult> = {
     if (message.detailsJson !== "") {
       obj.detailsJson = message.detailsJson;
     }
+    if (message.pending !== undefined) {
+      obj.pending = PendingState.toJSON(message.pending);
+    }
     return obj;
   },
 
@@ -5301,6 +5381,118 @@ export const ToolResult: MessageFns<ToolResult> = {
     message.errorCode = object.errorCode ?? "";
     message.durationMs = object.durationMs ?? 0;
     message.detailsJson = object.detailsJson ?? "";
+    message.pending = (object.pending !== undefined && object.pending !== null)
+      ? PendingState.fromPartial(object.pending)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePendingState(): PendingState {
+  return { requiredNextTool: "", pendingIds: [], labels: [] };
+}
+
+export const PendingState: MessageFns<PendingState> = {
+  encode(message: PendingState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requiredNextTool !== "") {
+      writer.uint32(10).string(message.requiredNextTool);
+    }
+    for (const v of message.pendingIds) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.labels) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PendingState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePendingState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requiredNextTool = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pendingIds.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.labels.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PendingState {
+    return {
+      requiredNextTool: isSet(object.requiredNextTool)
+        ? globalThis.String(object.requiredNextTool)
+        : isSet(object.required_next_tool)
+        ? globalThis.String(object.required_next_tool)
+        : "",
+      pendingIds: globalThis.Array.isArray(object?.pendingIds)
+        ? object.pendingIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.pending_ids)
+        ? object.pending_ids.map((e: any) => globalThis.String(e))
+        : [],
+      labels: globalThis.Array.isArray(object?.labels) ? object.labels.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: PendingState): unknown {
+    const obj: any = {};
+    if (message.requiredNextTool !== "") {
+      obj.requiredNextTool = message.requiredNextTool;
+    }
+    if (message.pendingIds?.length) {
+      obj.pendingIds = message.pendingIds;
+    }
+    if (message.labels?.length) {
+      obj.labels = message.labels;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PendingState>, I>>(base?: I): PendingState {
+    return PendingState.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PendingState>, I>>(object: I): PendingState {
+    const message = createBasePendingState();
+    message.requiredNextTool = object.requiredNextTool ?? "";
+    message.pendingIds = object.pendingIds?.map((e) => e) || [];
+    message.labels = object.labels?.map((e) => e) || [];
     return message;
   },
 };

@@ -531,11 +531,12 @@ class ListToolsResponse(_message.Message):
     def __init__(self, tools: _Optional[_Iterable[_Union[ToolInfo, _Mapping]]] = ..., required_next_tool: _Optional[str] = ..., custom_tool_failures: _Optional[_Iterable[_Union[CustomToolLoadFailure, _Mapping]]] = ...) -> None: ...
 
 class OpenRunRequest(_message.Message):
-    __slots__ = ["approval_policy", "conversation_id", "question_timeout_seconds", "resources", "surface", "target_space", "vibe_mode"]
+    __slots__ = ["approval_policy", "conversation_id", "question_timeout_seconds", "resources", "strict_resolve", "surface", "target_space", "vibe_mode"]
     APPROVAL_POLICY_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    STRICT_RESOLVE_FIELD_NUMBER: _ClassVar[int]
     SURFACE_FIELD_NUMBER: _ClassVar[int]
     TARGET_SPACE_FIELD_NUMBER: _ClassVar[int]
     VIBE_MODE_FIELD_NUMBER: _ClassVar[int]
@@ -543,10 +544,21 @@ class OpenRunRequest(_message.Message):
     conversation_id: str
     question_timeout_seconds: int
     resources: _containers.RepeatedScalarFieldContainer[str]
+    strict_resolve: bool
     surface: str
     target_space: str
     vibe_mode: bool
-    def __init__(self, conversation_id: _Optional[str] = ..., surface: _Optional[str] = ..., resources: _Optional[_Iterable[str]] = ..., approval_policy: _Optional[str] = ..., target_space: _Optional[str] = ..., vibe_mode: bool = ..., question_timeout_seconds: _Optional[int] = ...) -> None: ...
+    def __init__(self, conversation_id: _Optional[str] = ..., surface: _Optional[str] = ..., resources: _Optional[_Iterable[str]] = ..., approval_policy: _Optional[str] = ..., target_space: _Optional[str] = ..., vibe_mode: bool = ..., question_timeout_seconds: _Optional[int] = ..., strict_resolve: bool = ...) -> None: ...
+
+class PendingState(_message.Message):
+    __slots__ = ["labels", "pending_ids", "required_next_tool"]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_IDS_FIELD_NUMBER: _ClassVar[int]
+    REQUIRED_NEXT_TOOL_FIELD_NUMBER: _ClassVar[int]
+    labels: _containers.RepeatedScalarFieldContainer[str]
+    pending_ids: _containers.RepeatedScalarFieldContainer[str]
+    required_next_tool: str
+    def __init__(self, required_next_tool: _Optional[str] = ..., pending_ids: _Optional[_Iterable[str]] = ..., labels: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class PlacementComponent(_message.Message):
     __slots__ = ["detail", "id", "kind", "usable"]
@@ -583,7 +595,7 @@ class RichPart(_message.Message):
     def __init__(self, mime_type: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ["approval_policy", "calls_in_flight", "cli", "cli_current", "conversation_id", "id", "idle_expires_at_ms", "last_used_ms", "opened_at_ms", "pending_actions", "question_timeout_seconds", "resources", "surface", "target_space", "vibe_mode"]
+    __slots__ = ["approval_policy", "calls_in_flight", "cli", "cli_current", "conversation_id", "id", "idle_expires_at_ms", "last_used_ms", "opened_at_ms", "pending_actions", "question_timeout_seconds", "resources", "strict_resolve", "surface", "target_space", "vibe_mode"]
     APPROVAL_POLICY_FIELD_NUMBER: _ClassVar[int]
     CALLS_IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
     CLI_CURRENT_FIELD_NUMBER: _ClassVar[int]
@@ -596,6 +608,7 @@ class Run(_message.Message):
     PENDING_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     QUESTION_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    STRICT_RESOLVE_FIELD_NUMBER: _ClassVar[int]
     SURFACE_FIELD_NUMBER: _ClassVar[int]
     TARGET_SPACE_FIELD_NUMBER: _ClassVar[int]
     VIBE_MODE_FIELD_NUMBER: _ClassVar[int]
@@ -611,10 +624,11 @@ class Run(_message.Message):
     pending_actions: int
     question_timeout_seconds: int
     resources: _containers.RepeatedScalarFieldContainer[str]
+    strict_resolve: bool
     surface: str
     target_space: str
     vibe_mode: bool
-    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., surface: _Optional[str] = ..., resources: _Optional[_Iterable[str]] = ..., approval_policy: _Optional[str] = ..., target_space: _Optional[str] = ..., vibe_mode: bool = ..., question_timeout_seconds: _Optional[int] = ..., cli: bool = ..., cli_current: bool = ..., opened_at_ms: _Optional[int] = ..., last_used_ms: _Optional[int] = ..., idle_expires_at_ms: _Optional[int] = ..., pending_actions: _Optional[int] = ..., calls_in_flight: _Optional[int] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., surface: _Optional[str] = ..., resources: _Optional[_Iterable[str]] = ..., approval_policy: _Optional[str] = ..., target_space: _Optional[str] = ..., vibe_mode: bool = ..., question_timeout_seconds: _Optional[int] = ..., cli: bool = ..., cli_current: bool = ..., opened_at_ms: _Optional[int] = ..., last_used_ms: _Optional[int] = ..., idle_expires_at_ms: _Optional[int] = ..., pending_actions: _Optional[int] = ..., calls_in_flight: _Optional[int] = ..., strict_resolve: bool = ...) -> None: ...
 
 class SetVibeModeRequest(_message.Message):
     __slots__ = ["enabled", "run_id"]
@@ -811,18 +825,20 @@ class ToolOutput(_message.Message):
     def __init__(self, stream: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
 
 class ToolResult(_message.Message):
-    __slots__ = ["details_json", "duration_ms", "error_code", "is_error", "parts"]
+    __slots__ = ["details_json", "duration_ms", "error_code", "is_error", "parts", "pending"]
     DETAILS_JSON_FIELD_NUMBER: _ClassVar[int]
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
     ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
     IS_ERROR_FIELD_NUMBER: _ClassVar[int]
     PARTS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
     details_json: str
     duration_ms: int
     error_code: str
     is_error: bool
     parts: _containers.RepeatedCompositeFieldContainer[ContentPart]
-    def __init__(self, is_error: bool = ..., parts: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., error_code: _Optional[str] = ..., duration_ms: _Optional[int] = ..., details_json: _Optional[str] = ...) -> None: ...
+    pending: PendingState
+    def __init__(self, is_error: bool = ..., parts: _Optional[_Iterable[_Union[ContentPart, _Mapping]]] = ..., error_code: _Optional[str] = ..., duration_ms: _Optional[int] = ..., details_json: _Optional[str] = ..., pending: _Optional[_Union[PendingState, _Mapping]] = ...) -> None: ...
 
 class WorkerAssignment(_message.Message):
     __slots__ = ["attempt", "brief", "conversation_id", "label", "messages", "tier", "worker_id", "workspace_path"]

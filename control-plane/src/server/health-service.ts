@@ -1,0 +1,69 @@
+// The standard gRPC health service (grpc.health.v1, grpc-health-check) on the API port, for
+// Kubernetes' gRPC probes and load balancers, which ask before they hold a token: Check and Watch
+// answer without one and say only the serving status, for "" (the server) and for the control
+// plane's service. SERVING once the server listens, NOT_SERVING from the moment it drains. List
+// names the services, so it wants a token like reflection. Watch streams are open to strangers, so
+// they are bounded in number (LIMITS.healthWatchStreamsMax) and end when the server closes.
+import type { ServerWritableStream } from "@grpc/grpc-js";
+import { protobufPackage } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { HealthImplementation, type ServingStatus } from "grpc-health-check";
+import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import type { CallerAuth } from "../tenants/caller-auth.js";
+import { toServiceError } from "./service-error.js";
+import { type OnRefused, requireToken, type ServiceRegistry, wrappingRegistry } from "./token-gate.js";
+
+/** The name the control plane's service answers to in Check and Watch, beside "" for the whole server. */
+export const CONTROL_PLANE_SERVICE_NAME = `${protobufPackage}.ControlPlane`;
+
+const SERVICE_NAMES: readonly string[] = ["", CONTROL_PLANE_SERVICE_NAME];
+
+type WatchCall = ServerWritableStream<{ service?: string }, { status: ServingStatus | "SERVICE_UNKNOWN" }>;
+
+export class ApiHealth {
+  private status: ServingStatus = "NOT_SERVING";
+  private readonly checks = new HealthImplementation(Object.fromEntries(SERVICE_NAMES.map((n) => [n, "NOT_SERVING"])));
+  private readonly watches = new Set<WatchCall>();
+
+  /** Registers the service on the server: Check (the package's), Watch (bounded), List (token holders only). */
+  addTo(server: ServiceRegistry, auth: CallerAuth, refused: OnRefused): void {
+    this.checks.addToServer(
+      wrappingRegistry(server, (definition, impl) =>
+        requireToken(definition, { ...impl, watch: (call: WatchCall) => this.watch(call) }, auth, refused, ["list"]),
+      ),
+    );
+  }
+
+  get serving(): boolean {
+    return this.status === "SERVING";
+  }
+
+  set(status: ServingStatus): void {
+    if (status === this.status) return;
+    this.status = status;
+    for (const name of SERVICE_NAMES) this.checks.setStatus(name, status);
+    for (const call of this.watches) if (SERVICE_NAMES.includes(call.request.service ?? "")) call.write({ status });
+  }
+
+  /** Ends every Watch stream (the server is closing: an open stream would hold its shutdown). */
+  close(): void {
+    this.set("NOT_SERVING");
+    for (const call of [...this.watches]) call.end();
+    this.watches.clear();
+  }
+
+  private watch(call: WatchCall): void {
+    if (this.watches.size >= LIMITS.healthWatchStreamsMax) {
+      const err = new EnclaveError(
+        "too_many_calls",
+        `the server holds ${LIMITS.healthWatchStreamsMax} health watches already; use Check, or watch again later`,
+      );
+      return void call.emit("error", toServiceError(err));
+    }
+    this.watches.add(call);
+    const forget = (): void => void this.watches.delete(call);
+    for (const event of ["cancelled", "close", "finish", "error"]) call.once(event, forget);
+    // An unknown name is answered as the protocol says (SERVICE_UNKNOWN) and then left open, as Watch's contract asks.
+    call.write({ status: SERVICE_NAMES.includes(call.request.service ?? "") ? this.status : "SERVICE_UNKNOWN" });
+  }
+}
