@@ -114,6 +114,13 @@ describe("the Python package", () => {
         env: { ENCLAVE_ADDRESS: cp?.address ?? "" },
         timeout: 600_000,
       });
+      // The summary (with the reason of each xfail) in the test's log.
+      console.log(
+        r.out
+          .split("\n")
+          .filter((l) => /XFAIL|passed|failed/.test(l))
+          .join("\n"),
+      );
       expect(r.status, r.out).toBe(0);
       expect(r.out).toMatch(/\d+ passed/);
       expect(r.out).not.toMatch(/\d+ (failed|skipped|error)/);

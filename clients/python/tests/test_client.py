@@ -13,6 +13,7 @@ import pytest
 import enclave_client
 from enclave_client import DeadlineExceededError, EnclaveClient, EnclaveError, ToolOutput, ToolResultEvent, exec_details
 from enclave_client.errors import FailedPreconditionError, InvalidArgumentsError, NotFoundError, UnknownToolError
+from enclave_client.tool_types import ast_edit_details
 
 from conftest import eventually, unique
 
@@ -147,9 +148,10 @@ def test_ast_edit_then_resolve_by_the_edit_id_from_details(client: EnclaveClient
     staged = client.call_tool(run.id, "ast_edit", {"pattern": "$D.keys()", "rewrite": "$D", "path": "k.py"})
     assert not staged.is_error, staged.text
     details_or_xfail(client, run.id, "ast_edit")
-    assert staged.details is not None
-    edit_id = staged.details["edit_id"]
-    assert isinstance(edit_id, str) and edit_id
+    details = ast_edit_details(staged)
+    assert details is not None
+    edit_id = details["edit_id"]
+    assert edit_id is not None and details["replacements"] == 1
     # Every result of the run carries its pending state: the staged change, then nothing.
     assert staged.pending is not None
     assert staged.pending.required_next_tool == "resolve" and staged.pending.pending_ids[0] == edit_id

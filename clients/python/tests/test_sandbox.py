@@ -9,6 +9,7 @@ import pytest
 
 from enclave_client import AsyncSandbox, EnclaveClient, Sandbox
 from enclave_client.errors import EnclaveError, NotFoundError
+from enclave_client.tool_types import ast_edit_details
 
 
 def test_exec_files_eval_and_cleanup(address: str) -> None:
@@ -26,11 +27,12 @@ def test_exec_files_eval_and_cleanup(address: str) -> None:
         assert sb.files.read("x.txt") == "42"
         failed = sb.eval("raise KeyError('k')")
         assert failed.is_error and failed.error_code == "cell_error"
-        # A structural rewrite staged, then applied by the id in its details (the most recent where none is published).
+        # A structural rewrite staged, then applied by the id in its details.
         sb.files.write("k.py", "for k in d.keys():\n    print(k)\n")
         staged = sb.stage("$D.keys()", "$D", path="k.py")
-        edit_id = staged.details.get("edit_id") if staged.details else None
-        sb.resolve("apply", edit_id)
+        details = ast_edit_details(staged)
+        assert details is not None and details["edit_id"] is not None
+        sb.resolve("apply", details["edit_id"])
         assert sb.files.read("k.py") == "for k in d:\n    print(k)\n"
         conversation = sb.conversation.id
         workspace = sb.workspace_path
