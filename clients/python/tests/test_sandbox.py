@@ -34,6 +34,9 @@ def test_exec_files_eval_and_cleanup(address: str) -> None:
         assert details is not None and details["edit_id"] is not None
         sb.resolve("apply", details["edit_id"])
         assert sb.files.read("k.py") == "for k in d:\n    print(k)\n"
+        # The sandbox's calls are tool calls like any other: the audit log has each of them.
+        audited = {e.tool for e in sb.client.audit_events(sb.conversation.id, history_only=True) if e.kind == "tool_call"}
+        assert {"exec", "write", "read", "list", "eval", "ast_edit", "resolve"} <= audited
         conversation = sb.conversation.id
         workspace = sb.workspace_path
         assert os.path.isfile(os.path.join(workspace, "notes", "hi.txt"))
