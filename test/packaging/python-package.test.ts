@@ -87,6 +87,11 @@ describe("the Python package", () => {
     expect(r.status, r.out).toBe(0);
   });
 
+  it("its sources pass mypy --strict as Python 3.9 (the oldest it declares), generated types included", () => {
+    const r = run(SYSTEM_PYTHON, ["-m", "mypy", "--cache-dir=/dev/null"], { cwd: join(repoRoot, "clients", "python") });
+    expect(r.status, r.out).toBe(0);
+  });
+
   it("makes a typo in a tool's arguments a type error (the typed tool calls take each tool's arguments as a TypedDict)", () => {
     const project = join(scratch, "project");
     writeFileSync(join(project, "typo.py"), 'from enclave_client import EnclaveClient\n\nEnclaveClient().tools("run").exec({"comand": "ls"})\n');
