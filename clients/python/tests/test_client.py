@@ -4,14 +4,16 @@ cancellation and timeouts stopping the command on the server, error codes as exc
 
 from __future__ import annotations
 
+import json
 import os
+import threading
 from typing import Any, Dict, List, Optional
 
 import grpc
 import pytest
 
 import enclave_client
-from enclave_client import DeadlineExceededError, EnclaveClient, EnclaveError, ToolOutput, ToolResultEvent, exec_details
+from enclave_client import CardAnswer, DeadlineExceededError, EnclaveClient, EnclaveError, ToolOutput, ToolResult, ToolResultEvent, exec_details
 from enclave_client.errors import FailedPreconditionError, InvalidArgumentsError, NotFoundError, UnknownToolError
 from enclave_client.tool_types import ast_edit_details
 
@@ -235,3 +237,30 @@ def test_sync_writes_reports_a_file_the_harness_wrote_itself(client: EnclaveClie
     if entry.state == "fresh":
         assert [d.severity for d in entry.new_diagnostics] == ["error"]
         assert entry.new_diagnostics[0].line == 1
+
+
+def test_answers_a_permission_card_from_the_card_stream(client: EnclaveClient) -> None:
+    # A run with the default policy asks before a write: the card stream shows the request, the answer lets it run.
+    conv = client.create_conversation(unique("py-cards"))
+    run = client.open_run(conv.id, resources=["workspace"])
+    results: List[ToolResult] = []
+    writer: Optional[threading.Thread] = None
+    number = 0
+    with client.card_events(conv.id) as events:
+        for e in events:
+            if e.kind == "subscribed":
+                args = {"path": "approved.txt", "content": "yes\n"}
+                writer = threading.Thread(target=lambda: results.append(client.call_tool(run.id, "write", args)))
+                writer.start()
+            elif e.kind == "opened" and e.card is not None and e.card.kind == "permission":
+                number = e.card.number
+                assert json.loads(client.card_arguments_text(conv.id, number)) == {"path": "approved.txt", "content": "yes\n"}
+                client.answer_card(conv.id, number, CardAnswer(selected=["allow"]))
+            elif e.kind == "closed":
+                break
+    assert writer is not None
+    writer.join(60)
+    assert len(results) == 1 and not results[0].is_error, results
+    with open(os.path.join(conv.workspace_path, "approved.txt"), encoding="utf-8") as f:
+        assert f.read() == "yes\n"
+    assert [c.state for c in client.list_cards(conv.id, True) if c.number == number] == ["answered"]
