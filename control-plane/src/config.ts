@@ -18,6 +18,7 @@ import { parseAllowedImages } from "./placement/image-access.js";
 import { checkImageReference } from "./placement/image-reference.js";
 import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
+import { DEFAULT_SERVICE_NAME, type TracingConfig, tracesUrl } from "./observability/tracing.js";
 
 export interface ControlPlaneConfig {
   /** Conversations, workspaces, the audit log. */
@@ -46,6 +47,15 @@ export interface ControlPlaneConfig {
   engines: EngineConfig[];
   /** Enclosures kept started ahead of any conversation (see placement/warm-pool.ts). */
   warmPool: WarmPoolConfig;
+  /** OpenTelemetry traces over OTLP/HTTP (--otlp-endpoint, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME); off without an endpoint. */
+  tracing: TracingConfig;
+}
+
+function tracingFrom(endpoint: string | undefined): TracingConfig {
+  const otlpEndpoint = endpoint || process.env.OTEL_EXPORTER_OTLP_ENDPOINT || "";
+  // A bad endpoint is refused at start, not discovered when the first export fails.
+  if (otlpEndpoint) tracesUrl(otlpEndpoint);
+  return { otlpEndpoint, serviceName: process.env.OTEL_SERVICE_NAME || DEFAULT_SERVICE_NAME };
 }
 
 function hostSparesFromEnv(): number {
@@ -164,7 +174,9 @@ export function tokensFileFor(dataDir: string, named: string | undefined): strin
   return existsSync(beside) ? beside : "";
 }
 
-export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> & { api?: Partial<ApiSecurityConfig> } = {}): ControlPlaneConfig {
+export function loadConfig(
+  overrides: Partial<Pick<ControlPlaneConfig, "dataDir" | "listen">> & { api?: Partial<ApiSecurityConfig>; otlpEndpoint?: string } = {},
+): ControlPlaneConfig {
   const dataDir = resolve(overrides.dataDir ?? process.env.ENCLAVE_DATA_DIR ?? join(repoRoot, ".enclave", "data"));
   const hostUids = hostUidsFromEnv();
   const api = overrides.api ?? {};
@@ -224,5 +236,6 @@ export function loadConfig(overrides: Partial<Pick<ControlPlaneConfig, "dataDir"
     cliRunIdleMs: Math.round(numberFromEnv("ENCLAVE_CLI_RUN_IDLE_SECONDS", LIMITS.cliRunIdleSeconds) * 1000),
     engines: enginesFromEnv(),
     warmPool: warmPoolFromEnv(),
+    tracing: tracingFrom(overrides.otlpEndpoint),
   };
 }

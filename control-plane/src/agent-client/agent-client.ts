@@ -6,6 +6,8 @@ import {
   type ClientDuplexStream,
   connectivityState,
   credentials,
+  type Interceptor,
+  InterceptingCall,
   Metadata,
   type ServiceError,
   status,
@@ -62,9 +64,11 @@ import {
 import { type EvalEvent, type EvalRequest, KernelsClient, KernelsService, type ListKernelsResponse } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { AgentErrorCode } from "@enclave/proto/gen/enclave/agent/v1/errors.js";
 import { trailerErrorCode } from "@enclave/proto/agent-error-trailer.js";
-import { CallMuxClient } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
+import { CallMuxClient, CallMuxService } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
 import { CallMuxChannel, type MuxMethod, NotForMux } from "./call-mux-client.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
+import { TRACEPARENT_METADATA, trailerSpans } from "@enclave/proto/agent-trace.js";
+import { startAgentCallSpan } from "../observability/trace-scope.js";
 import { LIMITS } from "../limits.js";
 
 const channelOptions: ChannelOptions = {
@@ -75,6 +79,28 @@ const channelOptions: ChannelOptions = {
   "grpc.max_reconnect_backoff_ms": 1000,
   // Nothing reads channelz here; left on, grpc-js keeps per-call statistics and traces on every call.
   "grpc.enable_channelz": 0,
+};
+
+/**
+ * A traced API call's agent calls (unary and streams alike): a span each, its context sent as the
+ * call's traceparent, the agent's spans read from its trailers. The mux's own stream outlives any one
+ * call and is not a call of its own: its calls are traced one by one (call-mux-client.ts).
+ */
+const traceAgentCalls: Interceptor = (options, nextCall) => {
+  const path = options.method_definition.path;
+  const traced = path === CallMuxService.calls.path ? undefined : startAgentCallSpan(path);
+  if (!traced) return new InterceptingCall(nextCall(options));
+  return new InterceptingCall(nextCall(options), {
+    start(metadata, listener, next) {
+      metadata.set(TRACEPARENT_METADATA, traced.traceparent);
+      next(metadata, {
+        onReceiveStatus(s, nextStatus) {
+          traced.end(s.code, trailerSpans(s.metadata));
+          nextStatus(s);
+        },
+      });
+    },
+  });
 };
 
 type Callback<Res> = (err: ServiceError | null, res?: Res) => void;
@@ -101,9 +127,9 @@ export class AgentClient {
   ) {
     const address = `unix://${socketPath}`;
     const creds = credentials.createInsecure();
-    this.info = new AgentInfoClient(address, creds, channelOptions);
+    this.info = new AgentInfoClient(address, creds, { ...channelOptions, interceptors: [traceAgentCalls] });
     // One channel for every service: the others share the first client's channel.
-    const shared = { ...channelOptions, channelOverride: this.info.getChannel() } as Partial<ChannelOptions>;
+    const shared = { ...channelOptions, channelOverride: this.info.getChannel(), interceptors: [traceAgentCalls] } as Partial<ChannelOptions>;
     this.files = new FilesClient(address, creds, shared);
     this.process = new ProcessClient(address, creds, shared);
     this.ast = new AstClient(address, creds, shared);

@@ -9,6 +9,7 @@ import { AgentErrorCode } from "@enclave/proto/gen/enclave/agent/v1/errors.js";
 import type { CallMuxClient, MuxError, MuxReply, MuxRequest } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
 import { agentErrorTrailer } from "@enclave/proto/agent-error-trailer.js";
 import { LIMITS } from "../limits.js";
+import { type AgentCallSpan, startAgentCallSpan } from "../observability/trace-scope.js";
 
 /** What the mux needs of a unary method: its path and how its messages are written and read. */
 export interface MuxMethod<Req, Res> {
@@ -21,6 +22,8 @@ interface Pending {
   resolve(bytes: Buffer): void;
   reject(err: ServiceError): void;
   timer: NodeJS.Timeout;
+  /** The call's span when it is traced: ended with its answer, carrying the spans the agent sent. */
+  traced?: AgentCallSpan;
 }
 
 /** A failure shaped as grpc-js reports a unary call's, so one translation serves both. */
@@ -65,9 +68,11 @@ export class CallMuxChannel {
     const id = this.nextId++;
     const stream = this.open();
     const sentAt = performance.now();
+    const traced = startAgentCallSpan(method.path);
     return new Promise<Buffer>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (!this.pending.delete(id)) return;
+        traced?.end(status.DEADLINE_EXCEEDED);
         // Nothing answered on the stream since this call was sent: the agent is not reading it (what
         // was sent stays queued here) or is stuck, so the stream is replaced and what it held freed.
         // So is one with too many calls past their deadline (their answers go with it).
@@ -75,8 +80,8 @@ export class CallMuxChannel {
         else this.abandoned.add(id);
         reject(serviceError(status.DEADLINE_EXCEEDED, `no answer to ${method.path} within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
-      stream.write({ id, method: method.path, request });
+      this.pending.set(id, traced ? { resolve, reject, timer, traced } : { resolve, reject, timer });
+      stream.write({ id, method: method.path, request, traceparent: traced?.traceparent ?? "" });
     }).then((bytes) => {
       try {
         return method.responseDeserialize(bytes);
@@ -133,6 +138,7 @@ export class CallMuxChannel {
     this.pending.delete(id);
     clearTimeout(p.timer);
     const outcome = reply.outcome;
+    p.traced?.end(outcome?.$case === "response" ? status.OK : outcome?.$case === "error" ? fromMuxError(outcome.value).code : status.INTERNAL, reply.spans);
     if (outcome?.$case === "response") p.resolve(outcome.value);
     else if (outcome?.$case === "error") p.reject(fromMuxError(outcome.value));
     else p.reject(serviceError(status.INTERNAL, "the agent's answer carried neither a response nor an error"));
@@ -151,6 +157,7 @@ export class CallMuxChannel {
     this.pending.clear();
     for (const p of all) {
       clearTimeout(p.timer);
+      p.traced?.end(err.code);
       p.reject(err);
     }
   }

@@ -65,6 +65,8 @@ export const CONFIG_SOURCES: readonly Source[] = [
   { path: "engines", env: ["ENCLAVE_ENGINES_FILE", "DOCKER_HOST", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY", "ENCLAVE_ENGINE_CAP"] },
   { path: "warmPool.size", env: ["ENCLAVE_WARM_POOL_SIZE"] },
   { path: "warmPool.profiles", env: ["ENCLAVE_WARM_POOL_PROFILES"] },
+  { path: "tracing.otlpEndpoint", env: ["OTEL_EXPORTER_OTLP_ENDPOINT"], flag: "otlp-endpoint" },
+  { path: "tracing.serviceName", env: ["OTEL_SERVICE_NAME"] },
 ];
 
 /** The value at a dotted path. */

@@ -47,15 +47,17 @@ A command refuses an option it does not take (exit status 2); its --help lists t
 
 ${EXIT_CODES_HELP}`,
   serve: `usage: enclave serve [--listen ADDR] [--data-dir DIR] [--console ADDR|off] [--metrics ADDR|off]
-                    [--log-format auto|json|human]
+                    [--otlp-endpoint URL] [--log-format auto|json|human]
                     [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--tokens-file FILE] [--insecure-remote]
 
 Runs the control plane's gRPC API (default ${DEFAULT_LISTEN}; unix:///path for a socket) and the
 operator console, a web page (default ${DEFAULT_CONSOLE_LISTEN}; "off" for none). A console bound to
 anything but loopback asks for an access token: ENCLAVE_CONSOLE_TOKEN, or one generated and printed.
 --metrics serves Prometheus metrics at http://ADDR/metrics (off by default; no access token: bind it
-to loopback or a network only the scraper reaches). Logs go to standard error: with --log-format
-auto (the default) as lines for a person when it is a terminal, else as JSON lines; json or human says which.
+to loopback or a network only the scraper reaches). --otlp-endpoint exports OpenTelemetry traces over
+OTLP/HTTP to URL/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT; service name OTEL_SERVICE_NAME; off by
+default). Logs go to standard error: with --log-format auto (the default) as lines for a person when
+it is a terminal, else as JSON lines; json or human says which.
 Environment: ENCLAVE_LISTEN, ENCLAVE_METRICS_LISTEN, ENCLAVE_LOG_FORMAT, ENCLAVE_LOG_LEVEL (default info), ENCLAVE_CONSOLE_LISTEN, ENCLAVE_CONSOLE_TOKEN, ENCLAVE_DATA_DIR,
 ENCLAVE_IMAGE, ENCLAVE_ENCLOSURE_MEMORY_BYTES, ENCLAVE_ENCLOSURE_CPUS, ENCLAVE_ENCLOSURE_PIDS,
 ENCLAVE_ENCLOSURE_DISK_BYTES (copy mode's workspace volume), ENCLAVE_COPY_BACK_MAX_BYTES,
@@ -85,7 +87,7 @@ python3 with the data stack, the language servers, the debug adapters and the st
 missing part comes with its fix (the make target, the apt-get line). Exit status 0 when everything is
 there, else 1.`,
   config: `usage: enclave config [--listen ADDR] [--data-dir DIR] [--tls-cert FILE] [--tls-key FILE] [--tls-client-ca FILE]
-                     [--tokens-file FILE] [--insecure-remote] [--address ADDR] [--token TOKEN] [--json]
+                     [--tokens-file FILE] [--insecure-remote] [--otlp-endpoint URL] [--address ADDR] [--token TOKEN] [--json]
 
 The configuration \`enclave serve\` would run with given the same flags and this environment, each
 value with where it came from: a flag, an environment variable, or the default; then the command

@@ -6,6 +6,7 @@ export function loadServeConfig(opts: CliOptions): ControlPlaneConfig {
   return loadConfig({
     dataDir: opts["data-dir"],
     listen: opts.listen,
+    otlpEndpoint: opts["otlp-endpoint"],
     api: {
       tlsCertFile: opts["tls-cert"],
       tlsKeyFile: opts["tls-key"],

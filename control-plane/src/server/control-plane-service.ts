@@ -45,6 +45,7 @@ import { type DecodedCallToolRequest, type DecodedToolCallFrame, undecodableReas
 import { serveToolCallSession, type SessionDrain } from "./tool-call-session.js";
 import { connectWorkerHost } from "./worker-host-stream.js";
 import { connectToolHost } from "./tool-host-stream.js";
+import { type ApiSpan, type Tracing, TRACING_OFF } from "../observability/tracing.js";
 
 /** How the API tells callers apart and what it lets each have. */
 export interface ApiAccess {
@@ -156,7 +157,12 @@ function refuseUndecodable(service: ControlPlaneServer, refusal: (call: Incoming
 /** A server that never drains (tests serving the service without serve.ts). */
 const NO_DRAIN: SessionDrain = { isDraining: false, enter: () => () => undefined, onDraining: () => () => undefined };
 
-export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = openAccess(), drain: SessionDrain = NO_DRAIN): ControlPlaneServer {
+export function controlPlaneService(
+  cp: ControlPlaneApi,
+  access: ApiAccess = openAccess(),
+  drain: SessionDrain = NO_DRAIN,
+  tracing: Tracing = TRACING_OFF,
+): ControlPlaneServer {
   const refusals = new RefusalAudit((input) => cp.recordAudit(input));
   /** The caller's scope from its bearer token; a refused caller is recorded in the audit log. */
   const scopeOf = (call: IncomingCall): TenantScope => {
@@ -283,14 +289,26 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
    * One tool call, for CallTool and CallTools alike: the caller's scope and run, the tenant's call
    * quota and kernel slot (given back however the call ends), and the dispatcher, which audits it.
    */
-  const runToolCall = async (
+  const runToolCall = (
     caller: IncomingCall,
     req: DecodedCallToolRequest,
     signal: AbortSignal,
     emit: (e: NonNullable<ToolEvent["event"]>) => void,
+  ): Promise<ToolResult> =>
+    // Names and ids only: never the arguments, the result or the caller's token.
+    tracing.apiCall(caller.getPath(), caller.metadata, { "enclave.tool": req.tool.slice(0, 200), "enclave.run_id": req.runId.slice(0, 200) }, (span) =>
+      serveToolCall(caller, req, signal, emit, span),
+    );
+  const serveToolCall = async (
+    caller: IncomingCall,
+    req: DecodedCallToolRequest,
+    signal: AbortSignal,
+    emit: (e: NonNullable<ToolEvent["event"]>) => void,
+    span: ApiSpan,
   ): Promise<ToolResult> => {
     const s = scopeOf(caller);
     const run = s.run(req.runId);
+    span.set({ "enclave.tenant": s.tenant.name, "enclave.conversation_id": run.conversationId });
     let releaseCall: () => void = () => undefined;
     try {
       releaseCall = access.quotas.enterCall(s.tenant);
@@ -309,6 +327,8 @@ export function controlPlaneService(cp: ControlPlaneApi, access: ApiAccess = ope
           signal,
           emit: (e) => emit(e.kind === "progress" ? { $case: "progress", value: e.text } : { $case: "output", value: { stream: e.stream, data: e.data } }),
         });
+        span.set({ "enclave.outcome": r.isError ? "error" : "ok" });
+        if (r.isError) span.failed(r.errorCode);
         const parts = r.parts.map(partMessage);
         // An error's text may quote a host folder (the workspace's); a caller who sees no host paths is not told it.
         const shown = r.isError ? parts.map((p) => (p.part?.$case === "text" ? { ...p, part: { ...p.part, value: s.pathless(p.part.value) } } : p)) : parts;

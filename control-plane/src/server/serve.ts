@@ -14,6 +14,7 @@ import { ApiHealth } from "./health-service.js";
 import { addReflection } from "./reflection-service.js";
 import { removeStaleSocket } from "./stale-socket.js";
 import { StrictControlPlaneService } from "./strict-call-decoding.js";
+import { type Tracing, TRACING_OFF } from "../observability/tracing.js";
 
 export interface ServingControlPlane {
   address: string;
@@ -27,7 +28,12 @@ export interface ServingControlPlane {
   drainAndClose(maxMs?: number): Promise<boolean>;
 }
 
-export async function serveControlPlane(cp: ControlPlaneApi, listen: string, config: Partial<ApiSecurityConfig> = {}): Promise<ServingControlPlane> {
+export async function serveControlPlane(
+  cp: ControlPlaneApi,
+  listen: string,
+  config: Partial<ApiSecurityConfig> = {},
+  tracing: Tracing = TRACING_OFF,
+): Promise<ServingControlPlane> {
   const security = resolveApiSecurity(listen, { ...NO_API_SECURITY, ...config });
   const server = new Server({
     "grpc.max_receive_message_length": LIMITS.grpcMaxMessageBytes,
@@ -38,7 +44,7 @@ export async function serveControlPlane(cp: ControlPlaneApi, listen: string, con
   const stopRevoking = security.auth.onRevoked((ids) => cp.streams.revoke(ids));
   server.addService(
     StrictControlPlaneService,
-    drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas }, drain)),
+    drain.wrap(StrictControlPlaneService, controlPlaneService(cp, { auth: security.auth, quotas: cp.quotas }, drain, tracing)),
   );
   const health = new ApiHealth();
   // Refused reflection (or List) calls are audited like the API's refused callers, at most once an interval.

@@ -11,6 +11,7 @@ import { onCallerGone } from "@enclave/proto/caller-gone.js";
 import { failStream } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
 import { killPids, killProcessTree, markedProcesses, signalGroup, signalTree } from "../process/process-tree.js";
+import { callTraceFor } from "../trace/call-trace.js";
 
 /** The environment variable that marks every process a command started. */
 const EXEC_MARK = "ENCLAVE_EXEC_ID";
@@ -27,10 +28,15 @@ export function processService(paths: WorkspacePaths): ProcessServer {
     exec(call: ServerDuplexStream<ExecRequest, ExecEvent>): void {
       let child: ChildProcess | undefined;
       let finished = false;
+      // A traced call: one span for the command's run, returned in the call's trailers.
+      const trace = callTraceFor(call.metadata);
+      let runSpan: ReturnType<NonNullable<typeof trace>["start"]> | undefined;
       const fail = (err: unknown): void => {
         if (finished) return;
         finished = true;
-        failStream(call, err);
+        runSpan?.fail();
+        runSpan?.end();
+        failStream(call, err, trace);
       };
       const send = (event: ExecEvent): void => {
         if (!finished) call.write(event);
@@ -38,6 +44,8 @@ export function processService(paths: WorkspacePaths): ProcessServer {
 
       const begin = (start: ExecStart): void => {
         const argv = checkStart(start);
+        // Never the command line or its environment: they are the caller's (and may hold secrets).
+        runSpan = trace?.start("process.run", { "process.shell": start.argv.length === 0 });
         const cwd = paths.resolve(start.cwd, "list").abs;
         const timeoutMs = Math.min(start.timeoutMs > 0 ? start.timeoutMs : LIMITS.execDefaultTimeoutMs, LIMITS.execMaxTimeoutMs);
         const startedAt = Date.now();
@@ -104,6 +112,12 @@ export function processService(paths: WorkspacePaths): ProcessServer {
         proc.on("close", (code, signal) => {
           closed = true;
           clearTimeout(timer);
+          runSpan?.set("process.exit_code", code ?? -1);
+          if (signal) runSpan?.set("process.signal", signal);
+          if (timedOut) runSpan?.set("process.timed_out", true);
+          if (truncated) runSpan?.set("process.output_truncated", true);
+          if (code !== 0) runSpan?.fail();
+          runSpan?.end();
           send({
             event: {
               $case: "exit",
@@ -118,7 +132,7 @@ export function processService(paths: WorkspacePaths): ProcessServer {
           });
           if (!finished) {
             finished = true;
-            call.end();
+            call.end(trace?.trailers());
           }
         });
       };

@@ -17,6 +17,7 @@ import { AgentErrorCode } from "@enclave/proto/gen/enclave/agent/v1/errors.js";
 import type { CallMuxServer, MuxError, MuxReply, MuxRequest } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
 import { LIMITS } from "../limits.js";
 import { trailerErrorCode } from "@enclave/proto/agent-error-trailer.js";
+import { TRACEPARENT_METADATA, trailerSpans } from "@enclave/proto/agent-trace.js";
 
 interface UnaryMethod {
   deserialize(bytes: Buffer): unknown;
@@ -54,10 +55,13 @@ function muxError(grpcCode: status, message: string, errorCode = AgentErrorCode.
  * The call object a unary handler gets. The agent's handlers read only the request (the unary
  * wrapper gives them nothing else), so this carries the request and inert rest.
  */
-function unaryCall(request: unknown): ServerUnaryCall<unknown, unknown> {
+function unaryCall(request: unknown, traceparent: string): ServerUnaryCall<unknown, unknown> {
+  const metadata = new Metadata();
+  // A traced call's context, where a unary call carries it (the handler's wrapper reads it there).
+  if (traceparent) metadata.set(TRACEPARENT_METADATA, traceparent);
   const call = Object.assign(new EventEmitter(), {
     request,
-    metadata: new Metadata(),
+    metadata,
     cancelled: false,
     getPeer: () => "call-mux",
     getDeadline: () => Infinity,
@@ -69,7 +73,10 @@ function unaryCall(request: unknown): ServerUnaryCall<unknown, unknown> {
 
 /** Runs one request: resolves with its reply, never rejects. */
 function invoke(methods: UnaryMethods, req: MuxRequest): Promise<MuxReply> {
-  const reply = (outcome: MuxReply["outcome"]): MuxReply => ({ id: req.id, outcome });
+  const reply = (outcome: MuxReply["outcome"], trailers?: Metadata | null): MuxReply => {
+    const spans = trailers ? trailerSpans(trailers) : undefined;
+    return spans ? { id: req.id, outcome, spans } : { id: req.id, outcome };
+  };
   const method = methods.get(req.method);
   if (!method) {
     return Promise.resolve(
@@ -85,14 +92,17 @@ function invoke(methods: UnaryMethods, req: MuxRequest): Promise<MuxReply> {
     );
   }
   return new Promise((resolve) => {
-    method.handler(unaryCall(request), (err, res) => {
+    method.handler(unaryCall(request, req.traceparent), (err, res, trailers) => {
       if (err) {
         const message = err.details ?? ("message" in err ? err.message : "");
         resolve(
-          reply({
-            $case: "error",
-            value: muxError(err.code ?? status.UNKNOWN, message, trailerErrorCode(err.metadata) ?? AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED),
-          }),
+          reply(
+            {
+              $case: "error",
+              value: muxError(err.code ?? status.UNKNOWN, message, trailerErrorCode(err.metadata) ?? AgentErrorCode.AGENT_ERROR_CODE_UNSPECIFIED),
+            },
+            err.metadata,
+          ),
         );
         return;
       }
@@ -116,7 +126,7 @@ function invoke(methods: UnaryMethods, req: MuxRequest): Promise<MuxReply> {
         );
         return;
       }
-      resolve(reply({ $case: "response", value: bytes }));
+      resolve(reply({ $case: "response", value: bytes }, trailers));
     });
   });
 }

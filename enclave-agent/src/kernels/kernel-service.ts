@@ -7,6 +7,7 @@ import { AgentError } from "../errors.js";
 import { onCallerGone } from "@enclave/proto/caller-gone.js";
 import { failStream, unary } from "../grpc/unary.js";
 import { CellHandle, type KernelPool } from "./kernel-pool.js";
+import { callTraceFor } from "../trace/call-trace.js";
 
 export function kernelsService(pool: KernelPool): KernelsServer {
   return {
@@ -15,13 +16,18 @@ export function kernelsService(pool: KernelPool): KernelsServer {
       const handle = new CellHandle();
       let started = false;
       let finished = false;
+      // A traced call: one span for the cell's execution, returned in the call's trailers.
+      const trace = callTraceFor(call.metadata);
+      let cellSpan: ReturnType<NonNullable<typeof trace>["start"]> | undefined;
       const send = (event: EvalEvent["event"]): void => {
         if (!finished) call.write({ event });
       };
       const fail = (err: unknown): void => {
         if (finished) return;
         finished = true;
-        failStream(call, err);
+        cellSpan?.fail();
+        cellSpan?.end();
+        failStream(call, err, trace);
       };
 
       call.on("data", (req: EvalRequest) => {
@@ -31,6 +37,8 @@ export function kernelsService(pool: KernelPool): KernelsServer {
           if (msg.$case === "start") {
             if (started) throw new AgentError("invalid_argument", "the cell has started already: one cell per stream");
             started = true;
+            // The language and whether the kernel was reset: never the code.
+            cellSpan = trace?.start("kernel.execute", { "kernel.language": msg.value.language.slice(0, 20), "kernel.reset": msg.value.reset });
             pool
               .eval(
                 msg.value,
@@ -45,7 +53,11 @@ export function kernelsService(pool: KernelPool): KernelsServer {
               .then((done) => {
                 send({ $case: "done", value: done });
                 finished = true;
-                call.end();
+                cellSpan?.set("kernel.status", done.status.slice(0, 20));
+                if (done.stateLost) cellSpan?.set("kernel.state_lost", true);
+                if (done.status !== "ok") cellSpan?.fail();
+                cellSpan?.end();
+                call.end(trace?.trailers());
               }, fail);
           } else if (!started) {
             throw new AgentError("invalid_argument", "send start before anything else");

@@ -13,6 +13,7 @@ import { SingleWriteMessageWriter } from "./message-writer.js";
 import { killProcessTree } from "../process/process-tree.js";
 import type { LanguageServerSpec } from "@enclave/proto/server-registry.js";
 import { within } from "@enclave/proto/wait.js";
+import { span } from "../trace/call-trace.js";
 
 export interface PushedDiagnostics {
   version: number | undefined;
@@ -285,8 +286,12 @@ export class ServerConnection {
     this.pending.clear();
   }
 
-  /** A request with a deadline; past it the request is cancelled with $/cancelRequest. */
+  /** A request with a deadline; past it the request is cancelled with $/cancelRequest. Traced calls get a span for it. */
   request<R>(method: string, params: unknown, timeoutMs: number = LIMITS.lspRequestTimeoutMs): Promise<R> {
+    return span("lsp.request", { "lsp.method": method, "lsp.server": this.spec.id }, () => this.send<R>(method, params, timeoutMs));
+  }
+
+  private send<R>(method: string, params: unknown, timeoutMs: number): Promise<R> {
     if (!this.alive) {
       return Promise.reject(new AgentError("lsp_server_dead", `the ${this.spec.id} language server ${this.deathReason}; it is restarted on the next call`));
     }

@@ -8,6 +8,7 @@ import { resolveApiSecurity } from "../../server/api-security.js";
 import { TokenFileAuth } from "../../tenants/caller-auth.js";
 import { withinDeadline } from "../../placement/engines.js";
 import { serveControlPlane } from "../../server/serve.js";
+import { startTracing } from "../../observability/tracing.js";
 import type { CommandContext } from "../context.js";
 import { exitNow } from "../exit-codes.js";
 import { loadServeConfig } from "../serve-config.js";
@@ -19,8 +20,9 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
   const config = loadServeConfig(opts);
   // Refused before anything starts: a non-loopback address without TLS and tokens, a missing key.
   resolveApiSecurity(config.listen, config.api).auth.close();
+  const tracing = await startTracing(config.tracing);
   const cp = await ControlPlane.start(config);
-  const server = await serveControlPlane(cp, config.listen, config.api);
+  const server = await serveControlPlane(cp, config.listen, config.api, tracing);
   const consoleSettings = resolveConsoleSettings(opts.console ?? process.env.ENCLAVE_CONSOLE_LISTEN, process.env.ENCLAVE_CONSOLE_TOKEN);
   // With tenants, the console asks for a token even on loopback: an operator's opens it.
   const operators = config.api.tokensFile ? new TokenFileAuth(config.api.tokensFile) : undefined;
@@ -28,7 +30,13 @@ export async function serveCommand({ opts }: Pick<CommandContext, "opts">): Prom
   if (metricsListen) cp.metrics.collectProcessMetrics();
   const metrics = metricsListen ? await serveMetrics(cp.metrics, metricsListen) : undefined;
   log().info(
-    { api: server.address, console: web ? `${web.host}:${web.port}` : "off", metrics: metrics?.url ?? "off", dataDir: config.dataDir },
+    {
+      api: server.address,
+      console: web ? `${web.host}:${web.port}` : "off",
+      metrics: metrics?.url ?? "off",
+      tracing: config.tracing.otlpEndpoint || "off",
+      dataDir: config.dataDir,
+    },
     "control plane serving",
   );
   const engines =
@@ -52,6 +60,7 @@ API: ${server.security}
 Docker engine: ${docker}
 Operator console: ${web ? `${web.url}${web.tokenRequired ? ` (access token required${consoleSettings?.tokenGenerated ? ", generated for this run" : consoleSettings?.token ? ", from ENCLAVE_CONSOLE_TOKEN" : ""}${operators ? "; an operator tenant's token opens it" : ""}; bound to ${web.host}:${web.port})` : ""}` : "off"}
 Metrics: ${metrics ? metrics.url : "off (--metrics 127.0.0.1:9464 serves them)"}
+Traces: ${config.tracing.otlpEndpoint ? `OTLP to ${config.tracing.otlpEndpoint}` : "off (--otlp-endpoint http://127.0.0.1:4318 exports them)"}
 Try it from another terminal:
   ./bin/enclave tools list
   ./bin/enclave tool call write '{"path":"hello.txt","content":"hello\\n"}'
@@ -68,6 +77,8 @@ Try it from another terminal:
         if (!finished) log().warn("calls still in flight at the drain limit were cut");
         return cp.close();
       })
+      // The spans of the last calls go out before the process does.
+      .then(() => tracing.shutdown().catch(() => undefined))
       .then(() => exitNow("ok"));
   };
   process.on("SIGINT", () => stop("SIGINT"));

@@ -18,6 +18,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { AgentErrorCode, agentErrorCodeFromJSON, agentErrorCodeToJSON } from "./errors.js";
+import { AgentSpanBatch } from "./trace.js";
 
 export const protobufPackage = "enclave.agent.v1";
 
@@ -30,6 +31,11 @@ export interface MuxRequest {
   method: string;
   /** The method's request message, encoded. */
   request: Buffer;
+  /**
+   * A W3C traceparent: the call is traced and the agent returns its spans in MuxReply.spans. Empty
+   * for an untraced call (the agent records nothing).
+   */
+  traceparent: string;
 }
 
 export interface MuxReply {
@@ -40,6 +46,8 @@ export interface MuxReply {
     { $case: "response"; value: Buffer }
     | { $case: "error"; value: MuxError }
     | undefined;
+  /** The spans the agent made for a traced call (MuxRequest.traceparent set). */
+  spans?: AgentSpanBatch | undefined;
 }
 
 /**
@@ -54,7 +62,7 @@ export interface MuxError {
 }
 
 function createBaseMuxRequest(): MuxRequest {
-  return { id: 0, method: "", request: Buffer.alloc(0) };
+  return { id: 0, method: "", request: Buffer.alloc(0), traceparent: "" };
 }
 
 export const MuxRequest: MessageFns<MuxRequest> = {
@@ -67,6 +75,9 @@ export const MuxRequest: MessageFns<MuxRequest> = {
     }
     if (message.request.length !== 0) {
       writer.uint32(26).bytes(message.request);
+    }
+    if (message.traceparent !== "") {
+      writer.uint32(34).string(message.traceparent);
     }
     return writer;
   },
@@ -108,6 +119,14 @@ export const MuxRequest: MessageFns<MuxRequest> = {
             message.request = Buffer.from(reader.bytes());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.traceparent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -125,6 +144,7 @@ export const MuxRequest: MessageFns<MuxRequest> = {
       id: isSet(object.id) ? globalThis.Number(object.id) : 0,
       method: isSet(object.method) ? globalThis.String(object.method) : "",
       request: isSet(object.request) ? Buffer.from(bytesFromBase64(object.request)) : Buffer.alloc(0),
+      traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : "",
     };
   },
 
@@ -139,6 +159,9 @@ export const MuxRequest: MessageFns<MuxRequest> = {
     if (message.request.length !== 0) {
       obj.request = base64FromBytes(message.request);
     }
+    if (message.traceparent !== "") {
+      obj.traceparent = message.traceparent;
+    }
     return obj;
   },
 
@@ -150,12 +173,13 @@ export const MuxRequest: MessageFns<MuxRequest> = {
     message.id = object.id ?? 0;
     message.method = object.method ?? "";
     message.request = object.request ?? Buffer.alloc(0);
+    message.traceparent = object.traceparent ?? "";
     return message;
   },
 };
 
 function createBaseMuxReply(): MuxReply {
-  return { id: 0, outcome: undefined };
+  return { id: 0, outcome: undefined, spans: undefined };
 }
 
 export const MuxReply: MessageFns<MuxReply> = {
@@ -170,6 +194,9 @@ export const MuxReply: MessageFns<MuxReply> = {
       case "error":
         MuxError.encode(message.outcome.value, writer.uint32(26).fork()).join();
         break;
+    }
+    if (message.spans !== undefined) {
+      AgentSpanBatch.encode(message.spans, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -211,6 +238,14 @@ export const MuxReply: MessageFns<MuxReply> = {
             message.outcome = { $case: "error", value: MuxError.decode(reader, reader.uint32()) };
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.spans = AgentSpanBatch.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -231,6 +266,7 @@ export const MuxReply: MessageFns<MuxReply> = {
         : isSet(object.error)
         ? { $case: "error", value: MuxError.fromJSON(object.error) }
         : undefined,
+      spans: isSet(object.spans) ? AgentSpanBatch.fromJSON(object.spans) : undefined,
     };
   },
 
@@ -243,6 +279,9 @@ export const MuxReply: MessageFns<MuxReply> = {
       obj.response = base64FromBytes(message.outcome.value);
     } else if (message.outcome?.$case === "error") {
       obj.error = MuxError.toJSON(message.outcome.value);
+    }
+    if (message.spans !== undefined) {
+      obj.spans = AgentSpanBatch.toJSON(message.spans);
     }
     return obj;
   },
@@ -267,6 +306,9 @@ export const MuxReply: MessageFns<MuxReply> = {
         break;
       }
     }
+    message.spans = (object.spans !== undefined && object.spans !== null)
+      ? AgentSpanBatch.fromPartial(object.spans)
+      : undefined;
     return message;
   },
 };
