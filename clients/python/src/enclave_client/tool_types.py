@@ -642,6 +642,8 @@ class ReadArgs(_ReadArgsRequired, total=False):
 class ReadDetails(TypedDict):
     #: the file, workspace-relative
     path: str
+    #: the lines returned, as UTF-8 (without the truncation note the text adds)
+    content: str
     #: the file's size on disk
     size_bytes: int
     #: the file is longer than the bytes read: only its head was read (see bytes_read)
