@@ -15,7 +15,7 @@ import pytest
 import enclave_client
 from enclave_client import CardAnswer, DeadlineExceededError, EnclaveClient, EnclaveError, ToolOutput, ToolResult, ToolResultEvent, exec_details
 from enclave_client.errors import FailedPreconditionError, InvalidArgumentsError, NotFoundError, UnknownToolError
-from enclave_client.tool_types import ast_edit_details
+from enclave_client.tool_types import ast_edit_details, read_details
 
 from conftest import eventually, unique
 
@@ -50,7 +50,8 @@ def test_conversations_runs_tools_placement_and_cli_runs(client: EnclaveClient) 
     headless = client.open_run(conv.id, approval_policy="never", resources=["workspace"])
     written = client.call_tool(headless.id, "write", {"path": "a.txt", "content": "a\n"})
     assert not written.is_error, written.text
-    assert "a\n" in client.call_tool(headless.id, "read", {"path": "a.txt"}).text
+    read = read_details(client.tools(headless.id).read({"path": "a.txt"}))
+    assert read is not None and read["content"] == "a\n"
 
     assert client.describe_placement(conv.id).placement == "host"
     assert client.audit_enclosure(conv.id).placement == "host"

@@ -13,6 +13,7 @@ from ._wire import RetryPolicy, Tls
 from .aio import AsyncEnclaveClient
 from .errors import EnclaveError
 from .sandbox import _CELL_DESCRIPTION, ExecResult, _cell_result, _exec_result, _output_only, _present
+from .tool_types import read_details
 
 
 class AsyncFiles:
@@ -22,7 +23,9 @@ class AsyncFiles:
         self._sb = sandbox
 
     async def read(self, path: str) -> str:
-        return (await self._sb.call("read", {"path": path})).raise_for_error().text
+        result = (await self._sb.call("read", {"path": path})).raise_for_error()
+        details = read_details(result)
+        return details["content"] if details is not None else result.text
 
     async def write(self, path: str, content: str) -> m.ToolResult:
         return (await self._sb.call("write", {"path": path, "content": content})).raise_for_error()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Union
 
 from . import models as m
-from .tool_types import exec_details
+from .tool_types import exec_details, read_details
 from ._wire import RetryPolicy, Tls
 from .client import EnclaveClient
 from .errors import EnclaveError
@@ -81,8 +81,10 @@ class Files:
         self._sb = sandbox
 
     def read(self, path: str) -> str:
-        """The file's text (workspace-relative path)."""
-        return self._sb.call("read", {"path": path}).raise_for_error().text
+        """The file's text (workspace-relative path): read's details' content, or the text from a control plane without it."""
+        result = self._sb.call("read", {"path": path}).raise_for_error()
+        details = read_details(result)
+        return details["content"] if details is not None else result.text
 
     def write(self, path: str, content: str) -> m.ToolResult:
         """Writes the file whole (made when missing); the result carries any new diagnostics."""
