@@ -31,11 +31,3 @@ it("the reference's Python quickstart is docs/examples/quickstart.py without its
   const reference = readFileSync(join(repoRoot, "docs", "reference", "python-client.md"), "utf8");
   expect(/^## Quickstart\n\n```python\n([\s\S]*?)^```/m.exec(reference)?.[1]).toBe(example);
 });
-
-// README.md gets its "The same from Python" section when this branch is merged; until then there is nothing to compare.
-const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-it.skipIf(!readme.includes("\n## The same from Python\n"))("the README's Python example is docs/examples/quickstart.py without its header comment", () => {
-  const shown = /^## The same from Python\n\n```python\n([\s\S]*?)^```/m.exec(readme)?.[1];
-  expect(shown, "the README has a ```python block under 'The same from Python'").toBeDefined();
-  expect(shown).toBe(example);
-});
