@@ -1,6 +1,6 @@
 # Enclave: `make run` sets up and serves (host placement, no Docker needed); `make test` sets up
 # everything the tests need (Docker engine, images) and runs them.
-.PHONY: run check test build deps gen docker images static-cc bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium registry packages
+.PHONY: run check test build deps gen docker images static-cc bench fidelity clean host-tools host-servers host-debuggers host-kernels host-sandbox chromium registry packages python-sdk python-sdk-tools
 
 deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json */package.json clients/node/package.json
@@ -13,13 +13,23 @@ build: deps static-cc
 static-cc:
 	bash scripts/ensure-static-cc.sh
 
-gen: deps
+gen: deps python-sdk-tools
 	node scripts/gen-proto.mjs
+	bash scripts/gen-python-proto.sh
 	node scripts/build.mjs
 	node scripts/gen-tool-types.mjs
+	python3 scripts/gen-python-tool-types.py
 
-packages: build
+packages: build python-sdk
 	bash scripts/build-packages.sh
+
+# The Python client: its tools from Debian (protoc and grpc's plugin for the stubs, the grpcio and
+# protobuf it runs on, pip, pytest and mypy), and its wheel in dist/packages.
+python-sdk-tools:
+	bash scripts/ensure-python-sdk-tools.sh
+
+python-sdk: python-sdk-tools
+	bash scripts/build-python-sdk.sh
 
 # One line per set-up step with its time, what needs root said up front (scripts/make-run.sh).
 run:
@@ -53,9 +63,10 @@ chromium:
 # The fast lane, no Docker: the protos' lint and wire compatibility with main, typecheck (the build's
 # tsc; unit tests start the built agent), lint (ESLint with typescript-eslint), the format (Prettier, .prettierrc.json), the unit tests (vitest's
 # `unit` project: test/unit and the *.test.ts beside the packages' modules). The
-# unit tests start host kernels, so Debian's Python data stack comes first (no Docker needed for it).
+# unit tests start host kernels, so Debian's Python data stack comes first (no Docker needed for it), and
+# check the Python client's stubs with Debian's protoc (python-sdk-tools).
 BREAKING_BASE ?= $(shell git rev-parse -q --verify main >/dev/null && echo main || echo origin/main)
-check: deps static-cc host-kernels
+check: deps static-cc host-kernels python-sdk-tools
 	npx buf lint proto
 	npx buf breaking proto --against '.git#ref=$(BREAKING_BASE),subdir=proto'
 	node scripts/build.mjs
@@ -63,7 +74,7 @@ check: deps static-cc host-kernels
 	npx prettier --check --log-level warn .
 	npx vitest run --project unit
 
-test: check images host-tools chromium registry fresh-check
+test: check images host-tools chromium registry python-sdk fresh-check
 	npx vitest run
 
 # `make check` again in a container that has only Node 20, npm, git and make (the project's own

@@ -195,7 +195,7 @@ export class ControlPlane {
 
   /** "resolve" while the run has a staged change pending, else "". */
   requiredNextTool(runId: string): string {
-    return this.pending.forRun(this.runs.get(runId))?.hasPending() ? "resolve" : "";
+    return this.pending.forRun(this.runs.get(runId))?.hasPending ? "resolve" : "";
   }
 
   view(conv: ConversationRecord): ConversationView {
@@ -403,7 +403,7 @@ export class ControlPlane {
   /** The run's tools; `resolve` is hidden while nothing is pending (it can still be called, and says so). */
   listTools(runId: string): Tool[] {
     const run = this.runs.get(runId);
-    const pending = this.pending.forRun(run)?.hasPending() ?? false;
+    const pending = this.pending.forRun(run)?.hasPending ?? false;
     return this.registry.visible(run).filter((t) => t.name !== "resolve" || pending);
   }
 

@@ -8,6 +8,8 @@ export type {
   CustomToolFactory,
   CustomToolPendingAction,
   ImageContent,
+  PendingActionStore,
+  StagedPendingAction,
   TextContent,
   Tier,
 } from "./tools/custom/custom-tool-types.js";

@@ -1,17 +1,15 @@
-// The README's TypeScript example, compiled by every build so it cannot rot: a conversation, a run, a
-// file written, a Python cell, a structural search. Run it against `make run`: node dist/docs/examples/quickstart.js
-import { EnclaveClient, resultText } from "enclave/client";
+// The README's TypeScript example, compiled by every build so it cannot rot, and run by the packaging
+// test against a control plane with the packed client installed (as against `make run`).
+import { Sandbox } from "@enclave-sandbox/client";
 
-const client = new EnclaveClient(process.env["ENCLAVE_ADDRESS"] ?? "127.0.0.1:7400");
-const conv = await client.createConversation(); // a new id and workspace
-const run = await client.openRun(conv.id, { approvalPolicy: "never" }); // headless: nobody answers cards
-await client.callTool(run.id, "write", { path: "hello.py", content: 'print("hello")\n' });
-const cell = await client.callTool(run.id, "eval", {
-  description: "run the file and show a table",
-  code: '%run hello.py\nimport pandas as pd\npd.DataFrame({"a": [1, 2]})',
-});
-console.log(resultText(cell));
-const found = await client.callTool(run.id, "ast_grep", { pattern: "print($X)", path: "hello.py" });
-console.log(found.errorCode || "ok", resultText(found));
-await client.closeRun(run.id);
-client.close();
+await using sb = await Sandbox.create(); // $ENCLAVE_ADDRESS, else 127.0.0.1:7400: a new conversation, a headless run
+await sb.files.write("hello.py", 'print("hello")\n');
+const ran = await sb.exec("python3 hello.py; exit 3");
+console.log(ran.stdout, "exit code", ran.exit_code); // read from the result's details, not its text
+const cell = await sb.eval('import pandas as pd\npd.DataFrame({"a": [1, 2]})');
+console.log(Object.keys(cell.details.outputs[0]?.data ?? {})); // the table by MIME type: text/plain, text/html
+const failed = await sb.eval("1 / 0");
+console.log(failed.details.error?.name); // ZeroDivisionError
+const staged = await sb.stage("print($X)", "print($X, flush=True)", { path: "hello.py" });
+await sb.resolve("apply", staged.details.edit_id ?? undefined); // nothing is written before this
+console.log(await sb.files.read("hello.py")); // print("hello", flush=True)

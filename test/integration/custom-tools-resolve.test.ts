@@ -1,7 +1,8 @@
 // Custom tools in the factory form docs/tools/custom-tools.md shows, and resolve applying or discarding what they
-// stage, through the gRPC API of a real control plane on host placement. That page's example
-// (test/fixtures/custom-tools, verbatim bar its type import) is loaded at start beside modules that
-// are broken on purpose, then driven through resolve apply and discard.
+// stage, through the gRPC API of a real control plane on host placement. The document's example (to
+// the letter, its type import included), the same extended to push two actions in one call, and
+// tools of other tiers and result shapes are loaded at start beside modules that are broken on
+// purpose, then driven through resolve apply and discard.
 import { execFile } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +14,10 @@ import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js"
 import { type Mask, expectTranscript } from "@enclave/test-kit/transcript.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "custom-tools", "batch-rename-preview.ts");
+const OUR_IMPORT = 'import type { CustomToolFactory } from "enclave/custom-tools";';
+const SEED_IMPORT = 'import type { CustomToolFactory } from "@f5-sales-demo/xcsh";';
+// The same example, extended to push one pending action per file (two files: two in one call).
+const FIXTURE_EACH = join(import.meta.dirname, "..", "fixtures", "custom-tools", "batch-rename-each.ts");
 const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 // Documented-form tools covering what the example does not: image parts, onUpdate, plain-string and
@@ -37,6 +42,14 @@ export default (pi) => [
       if (kind === "noreject") pi.pushPendingAction({ label, apply: () => ({ content: [] }) });
       if (kind === "object") pi.pushPendingAction({ label, apply: async () => ({ ok: true }), reject: async () => ({ content: [{ type: "text" }] }) });
       return { content: [{ type: "text", text: "staged " + label }] };
+    },
+  },
+  {
+    name: "preview_only", label: "Preview only", tier: "write", stagesOnly: true, description: "stages a stateless preview, without reject",
+    parameters: pi.typebox.Type.Object({ what: pi.typebox.Type.String() }),
+    async execute(_id, { what }) {
+      pi.pushPendingAction({ label: "preview " + what, apply: async () => "applied " + what });
+      return { content: [{ type: "text", text: "previewed " + what }] };
     },
   },
   {
@@ -83,7 +96,10 @@ async function names(run = runId): Promise<string[]> {
 
 beforeAll(async () => {
   toolsDir = mkdtempSync(join(tmpdir(), "enclave-custom-tools-"));
-  cpSync(FIXTURE, join(toolsDir, "batch-rename-preview.ts"));
+  // The folder gets the document's text to the letter, its own type import included: the import is
+  // type-only, so the loader erases it (the fixture in the repo imports Enclave's types, for tsc).
+  writeFileSync(join(toolsDir, "batch-rename-preview.ts"), readFileSync(FIXTURE, "utf8").replace(OUR_IMPORT, SEED_IMPORT));
+  cpSync(FIXTURE_EACH, join(toolsDir, "batch-rename-each.ts"));
   writeFileSync(join(toolsDir, "more.mjs"), MORE_TOOLS);
   for (const [file, body] of Object.entries(BROKEN)) writeFileSync(join(toolsDir, file), body);
   fx = await startFixture((c) => {
@@ -98,10 +114,15 @@ afterAll(async () => {
 });
 
 describe("custom tools in the documented form", () => {
-  it("loads the document's example verbatim bar its type import", () => {
-    const seed = readFileSync(FIXTURE, "utf8");
-    expect(seed).toContain('import type { CustomToolFactory } from "enclave/custom-tools";');
-    expect(seed).toContain("const factory: CustomToolFactory = pi => ({");
+  it("loads the document's example verbatim, its type import of another package included", async () => {
+    const ours = readFileSync(FIXTURE, "utf8");
+    expect(ours.split("\n")[0]).toBe(OUR_IMPORT);
+    expect(ours).toContain("const factory: CustomToolFactory = pi => ({");
+    const loaded = readFileSync(join(toolsDir, "batch-rename-preview.ts"), "utf8");
+    expect(loaded.split("\n")[0]).toBe(SEED_IMPORT);
+    // The one-line change the docs show is the only difference.
+    expect(loaded.replace(SEED_IMPORT, OUR_IMPORT)).toBe(ours);
+    expect(await names()).toContain("batch_rename_preview");
   });
 
   it("lists the example with its TypeBox schema as given and the default tier", async () => {
@@ -181,7 +202,7 @@ describe("custom tools in the documented form", () => {
       ),
     );
     // The custom tools' rows (the built-ins' are another suite's business) and the skipped modules.
-    const custom = ["batch_rename_preview", "snapshot", "stage_plain", "bad_result"];
+    const custom = ["batch_rename_each", "renames_done", "batch_rename_preview", "snapshot", "stage_plain", "preview_only", "bad_result"];
     const rows = r.stdout.split("\n").filter((l) => custom.includes(l.split(" ")[0] ?? ""));
     expect(rows).toHaveLength(custom.length);
     await transcript(`${rows.join("\n")}\n--- stderr\n${r.stderr}`, "cli-tools-list");
@@ -208,9 +229,47 @@ describe("resolve as specified", () => {
     expect(await names()).not.toContain("resolve");
   });
 
-  it("discards the example's pending action through its reject", async () => {
+  it("discards the example's pending action through its reject, whose text replaces the default", async () => {
     await ok("batch_rename_preview", { files: ["c.txt"] });
-    await transcript(await ok("resolve", { action: "discard", reason: "not now" }), "example-discarded");
+    const discarded = await ok("resolve", { action: "discard", reason: "not now" });
+    // The label, then reject's own result and nothing else: no "Discarded" of Enclave's beside it.
+    expect(discarded).toBe("Batch rename: 1 files\nDiscarded batch rename. Reason: not now");
+    await transcript(discarded, "example-discarded");
+  });
+
+  it('discards with the default message "Discarded" without a reject, or when reject returns undefined', async () => {
+    await ok("preview_only", { what: "a" });
+    expect(await ok("resolve", { action: "discard" })).toBe("preview a\nDiscarded");
+    await ok("stage_plain", { kind: "string" });
+    expect(await ok("resolve", { action: "discard", reason: "r" })).toBe("plain string\nDiscarded");
+  });
+
+  it("resolves two pending actions pushed by one call in LIFO order: the second first", async () => {
+    const staged = await ok("batch_rename_each", { files: ["one.txt", "two.txt"] });
+    expect(staged).toBe("Prepared 2 renames. Call resolve for each, the last first.");
+    expect((await fx.client.listTools(runId)).requiredNextTool).toBe("resolve");
+    const first = await ok("resolve", { action: "apply", reason: "first" });
+    expect(first).toBe("Applied: Rename two.txt\nRenamed two.txt. Reason: first");
+    expect((await fx.client.listTools(runId)).requiredNextTool).toBe("resolve");
+    const second = await ok("resolve", { action: "discard", reason: "second" });
+    expect(second).toBe("Rename one.txt\nKept one.txt. Reason: second");
+    expect((await fx.client.listTools(runId)).requiredNextTool).toBe("");
+    expect(await ok("renames_done", {})).toBe("applied two.txt\ndiscarded one.txt");
+    await transcript([staged, first, second].join("\n---\n"), "two-from-one-call-lifo");
+  });
+
+  it("keeps exec for a tool that declares no tier, and a preview-only tool that declares write and stagesOnly runs while a change is pending", async () => {
+    const tiers = Object.fromEntries((await fx.client.listTools(runId)).tools.map((t) => [t.name, t.tier]));
+    expect(tiers).toMatchObject({ batch_rename_preview: "exec", batch_rename_each: "exec", preview_only: "write", renames_done: "read" });
+    const plan = (await fx.client.openRun(conv, { surface: "plan" })).id;
+    expect(await names(plan)).not.toContain("preview_only");
+    await ok("batch_rename_preview", { files: ["p.txt"] });
+    // The default tier (exec) is refused while something is pending; a staging-only tool is not.
+    const refused = await call("batch_rename_each", { files: ["q.txt"] });
+    expect(refused.errorCode).toBe("failed_precondition");
+    expect(await ok("preview_only", { what: "b" })).toBe("previewed b");
+    expect(await ok("resolve", { action: "discard" })).toBe("preview b\nDiscarded");
+    expect(await ok("resolve", { action: "discard" })).toBe("Batch rename: 1 files\nDiscarded batch rename. Reason: ");
   });
 
   it("accepts plain strings, undefined and empty results, in LIFO order", async () => {

@@ -84,6 +84,7 @@ describe("the file tools' details", () => {
     });
     expect(await details("read", { path: "notes/five.txt", offset: 2, limit: 2 })).toEqual({
       path: "notes/five.txt",
+      content: "two\nthree",
       size_bytes: 24,
       truncated: false,
       bytes_read: 24,
@@ -92,7 +93,7 @@ describe("the file tools' details", () => {
       end_line: 3,
     });
     // Past the end: no line returned.
-    expect(await details("read", { path: "notes/five.txt", offset: 9 })).toMatchObject({ total_lines: 5, start_line: 9, end_line: 8 });
+    expect(await details("read", { path: "notes/five.txt", offset: 9 })).toMatchObject({ content: "", total_lines: 5, start_line: 9, end_line: 8 });
   });
 
   it("list gives each entry's path, type and size, and says when max_entries cut it", async () => {
@@ -202,11 +203,12 @@ describe("diagnostics on write, as data", () => {
 describe("Sandbox", () => {
   it("answers the file and ast tools as their details: write, read, list, stage and resolve, no text read", async () => {
     await using sandbox = await Sandbox.create({ address: fx.client.address, approvalPolicy: "never", resources: ["workspace", "ast"] });
-    expect((await sandbox.files.write("s/a.js", "f(1);\nf(2);\n")).files).toEqual([{ path: "s/a.js", change: "added", bytes: 12 }]);
-    expect(await sandbox.files.read("s/a.js")).toMatchObject({ path: "s/a.js", total_lines: 2, truncated: false });
-    expect((await sandbox.files.list("s")).entries).toEqual([{ path: "s/a.js", type: "file", size: 12 }]);
+    expect((await sandbox.files.write("s/a.js", "f(1);\nf(2);\n")).details.files).toEqual([{ path: "s/a.js", change: "added", bytes: 12 }]);
+    expect(await sandbox.files.read("s/a.js")).toBe("f(1);\nf(2);\n");
+    expect(await sandbox.files.read("s/a.js", { offset: 2 })).toBe("f(2);\n");
+    expect((await sandbox.files.list("s")).details.entries).toEqual([{ path: "s/a.js", type: "file", size: 12 }]);
     const staged = await sandbox.stage("f($X)", "g($X)", { path: "s/a.js" });
-    expect(staged.replacements).toBe(2);
-    expect(await sandbox.resolve("apply", stagedId(staged))).toMatchObject({ outcome: "applied", files: ["s/a.js"], still_pending: [] });
+    expect(staged.details.replacements).toBe(2);
+    expect((await sandbox.resolve("apply", stagedId(staged.details))).details).toMatchObject({ outcome: "applied", files: ["s/a.js"], still_pending: [] });
   });
 });

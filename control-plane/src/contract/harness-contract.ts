@@ -55,7 +55,10 @@ function toolRows(tools: Tool[]): string[] {
 /** Texts a harness may match exactly (placeholders in angle brackets). */
 const RESULT_TEXTS: readonly [string, string][] = [
   ["resolve, applied", "`Applied: <label>`, then what the action's apply returned"],
-  ["resolve, discarded", "`Discarded: <label>`, then what its reject returned (nothing when it returned nothing)"],
+  [
+    "resolve, discarded",
+    "`<label>`, then what its reject returned, which replaces the default `Discarded` (kept when there is no reject or it returned undefined)",
+  ],
   ["resolve with nothing pending", `\`${NO_PENDING_ACTION}\` (error \`failed_precondition\`)`],
   ["ListTools while a change is staged", "`required_next_tool` is `resolve`"],
   [

@@ -1,5 +1,6 @@
 // The pending-action stack and the custom-tool API's store wiring.
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { PendingActionStore as PublishedStore } from "../custom-tools.js";
 import { PendingActionStore, PendingActionStores } from "./pending-action-store.js";
 import { createCustomToolApi, NO_STORE_MESSAGE, withPendingStore } from "../tools/custom/custom-tool-api.js";
 
@@ -8,7 +9,7 @@ const noop = { apply: () => "done" };
 describe("PendingActionStore", () => {
   it("is a LIFO stack with ids, peek, pop, hasPending and lookup", () => {
     const s = new PendingActionStore();
-    expect(s.hasPending()).toBe(false);
+    expect(s.hasPending).toBe(false);
     expect(s.peek()).toBeUndefined();
     const a = s.push({ label: "first", ...noop });
     const b = s.push({ label: "second", ...noop, sourceToolName: "ast_edit" });
@@ -19,8 +20,19 @@ describe("PendingActionStore", () => {
     expect(s.list().map((x) => x.id)).toEqual(["edit_2", "edit_1"]);
     expect(s.pop()?.id).toBe("edit_2");
     expect(s.pop()?.id).toBe("edit_1");
-    expect(s.hasPending()).toBe(false);
+    expect(s.hasPending).toBe(false);
     expect(s.pop()).toBeUndefined();
+  });
+
+  it("has the document's shape, hasPending a property, as the custom-tools types publish it", () => {
+    const s: PublishedStore = new PendingActionStore();
+    expectTypeOf(s.hasPending).toEqualTypeOf<boolean>();
+    expect(s.hasPending).toBe(false);
+    s.push({ label: "one", ...noop });
+    expect(s.hasPending).toBe(true);
+    expect(s.peek()?.id).toBe("edit_1");
+    expect(s.pop()?.label).toBe("one");
+    expect(s.hasPending).toBe(false);
   });
 
   it("pops by id from anywhere in the stack", () => {

@@ -1,6 +1,6 @@
 // Staged changes awaiting `resolve`, one stack per run (LIFO): a preview-producing tool pushes an
 // action; resolve without an id takes the top one, so several previews resolve in reverse order.
-import type { CustomToolPendingAction } from "../tools/custom/custom-tool-types.js";
+import type { CustomToolPendingAction, PendingActionStore as PendingActionStack } from "../tools/custom/custom-tool-types.js";
 import type { RestorableChange } from "./pending-action-table.js";
 
 /** Enclave's staging tools push what custom tools do, and may say how their change is rebuilt after a restart. */
@@ -36,7 +36,7 @@ export interface PendingPersistence {
   forget(runId: string): void;
 }
 
-export class PendingActionStore {
+export class PendingActionStore implements PendingActionStack {
   private readonly stack: PendingAction[] = [];
   private counter = 0;
 
@@ -70,7 +70,8 @@ export class PendingActionStore {
     return action;
   }
 
-  hasPending(): boolean {
+  /** A property, as the document names it (the stack is not empty). */
+  get hasPending(): boolean {
     return this.stack.length > 0;
   }
 

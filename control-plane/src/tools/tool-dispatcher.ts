@@ -123,7 +123,7 @@ export class ToolDispatcher {
   /** What a cell under this surface may call: what the dispatcher would look up, less eval (refused from a cell) and a hidden resolve. */
   private callable(req: CallRequest, surface: Surface): Tool[] {
     const run = { ...req.run, surface };
-    const pending = this.pendingFor(req.run)?.hasPending() ?? false;
+    const pending = this.pendingFor(req.run)?.hasPending ?? false;
     return this.registry.visible(run, this.harnessTools({ ...req, origin: "bridge" })).filter((t) => t.name !== "eval" && (t.name !== "resolve" || pending));
   }
 

@@ -1005,6 +1005,8 @@ export type ReadArguments = {
 export type ReadDetails = {
   /** the file, workspace-relative */
   path: string;
+  /** the lines returned, as UTF-8 (without the truncation note the text adds) */
+  content: string;
   /** the file's size on disk */
   size_bytes: number;
   /** the file is longer than the bytes read: only its head was read (see bytes_read) */

@@ -1,6 +1,7 @@
 // resolve (tier write): applies or discards a pending action: the one named by edit_id, or the most
-// recent (LIFO). Hidden from ListTools while nothing is pending. Its result is headed by the action's
-// label (`Applied: <label>` / `Discarded: <label>`), followed by what apply or reject returned.
+// recent (LIFO). Hidden from ListTools while nothing is pending. Applied, its result is headed by
+// `Applied: <label>`, followed by what apply returned. Discarded, it is the label, then what reject
+// returned, which replaces the default message "Discarded" (kept when there is no reject, or it returns undefined).
 import { z } from "zod";
 import { asEnclaveError, EnclaveError } from "../../errors.js";
 import { resultParts } from "../custom/agent-tool-result.js";
@@ -9,6 +10,8 @@ import { lostActionError } from "../../pending/pending-restore.js";
 import { defineTool, type ContentPart } from "../tool.js";
 
 export const NO_PENDING_ACTION = "No pending action to resolve. Nothing to apply or discard.";
+/** What a discard says when the action has no reject, or its reject returns nothing. */
+export const DISCARDED = "Discarded";
 
 export const resolveTool = defineTool({
   name: "resolve",
@@ -32,7 +35,7 @@ export const resolveTool = defineTool({
   }),
   async run(args, ctx) {
     const store = ctx.pending;
-    if (!store || !store.hasPending()) throw new EnclaveError("failed_precondition", NO_PENDING_ACTION);
+    if (!store || !store.hasPending) throw new EnclaveError("failed_precondition", NO_PENDING_ACTION);
     const action = args.edit_id === undefined ? store.peek() : store.lookup(args.edit_id);
     if (!action) {
       const pending = store.list().map((a) => `${a.id} (${a.label})`);
@@ -49,8 +52,8 @@ export const resolveTool = defineTool({
     if (args.action === "discard") {
       store.pop(action.id);
       const rejected = action.reject ? await action.reject(reason) : undefined;
-      const parts = rejected === undefined ? [] : resultParts(rejected, who("reject"));
-      return { parts: [heading("Discarded", action.label), ...parts], details: resolved("discarded", action, store) };
+      const message = rejected === undefined ? [{ type: "text" as const, text: DISCARDED }] : resultParts(rejected, who("reject"));
+      return { parts: [{ type: "text", text: action.label }, ...message], details: resolved("discarded", action, store) };
     }
     try {
       const applied = await action.apply(reason);
@@ -73,7 +76,7 @@ export const resolveTool = defineTool({
   },
 });
 
-function heading(verb: "Applied" | "Discarded", label: string): ContentPart {
+function heading(verb: "Applied", label: string): ContentPart {
   return { type: "text", text: `${verb}: ${label}` };
 }
 

@@ -23,6 +23,7 @@ export const readTool = defineTool({
   }),
   details: z.strictObject({
     path: z.string().describe("the file, workspace-relative"),
+    content: z.string().describe("the lines returned, as UTF-8 (without the truncation note the text adds)"),
     size_bytes: z.number().int().describe("the file's size on disk"),
     truncated: z.boolean().describe("the file is longer than the bytes read: only its head was read (see bytes_read)"),
     bytes_read: z.number().int(),
@@ -47,6 +48,7 @@ export const readTool = defineTool({
         .slice(from, args.limit ? from + args.limit : undefined)
         .join("\n");
     }
+    const content = body;
     if (res.truncated) {
       body += `\n[truncated: showed ${res.content.length} of ${res.size} bytes; read on with offset and limit]`;
     }
@@ -55,6 +57,7 @@ export const readTool = defineTool({
       parts: [{ type: "text", text: body }],
       details: {
         path: workspacePath(args.path),
+        content,
         size_bytes: res.size,
         truncated: res.truncated,
         bytes_read: res.content.length,

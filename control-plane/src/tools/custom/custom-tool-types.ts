@@ -32,17 +32,42 @@ export type AgentToolUpdateCallback<TDetails = unknown> = (partial: AgentToolRes
 
 /** A staged change `resolve` later applies or discards (a stack: the most recent first). */
 export interface CustomToolPendingAction {
-  /** Short and specific: it heads resolve's result (`Applied: <label>` / `Discarded: <label>`). */
+  /** Short and specific: resolve's result shows it (`Applied: <label>`; discarded, the label, then reject's result or "Discarded"). */
   label: string;
   /** Carries the change out; `reason` is what resolve was given ("" when none). */
   apply(reason: string): Promise<AgentToolResult<unknown> | string> | AgentToolResult<unknown> | string;
-  /** Cleans up on discard; a result replaces the default `Discarded` text, `undefined` keeps it. */
+  /**
+   * Cleans up on discard (temporary state, locks, notifications); omit it for a stateless preview.
+   * What it returns replaces the default message "Discarded"; `undefined` keeps the default.
+   */
   reject?(reason: string): Promise<AgentToolResult<unknown> | string | undefined> | AgentToolResult<unknown> | string | undefined;
   details?: unknown;
   /** Default "custom_tool". */
   sourceToolName?: string;
   /** Enclave's extension: workspace-relative files apply writes, so language servers are synced for them afterwards. */
   files?: string[];
+}
+
+/** An action as the stack holds it: what was pushed, with the id resolve names it by and its source filled in. */
+export interface StagedPendingAction extends CustomToolPendingAction {
+  /** "edit_K", counted per control plane. */
+  id: string;
+  sourceToolName: string;
+}
+
+/**
+ * A run's stack of pending actions, in the document's terms. `resolve` pops the top one first, so
+ * several previews resolve in the reverse of the order they were pushed.
+ */
+export interface PendingActionStore {
+  /** Adds an action on top and returns it as staged. */
+  push(action: CustomToolPendingAction): StagedPendingAction;
+  /** The top (most recent) action, left in place. */
+  peek(): StagedPendingAction | undefined;
+  /** Removes and returns the top action. */
+  pop(): StagedPendingAction | undefined;
+  /** True while the stack is not empty: the run then steers tool selection to `resolve`. */
+  readonly hasPending: boolean;
 }
 
 export interface CustomToolAPI {

@@ -39,7 +39,7 @@ type PathsOf = (args: Record<string, unknown>, ctx: ToolContext) => string[];
 
 /** The files resolve is about to write: those its pending action names, when it applies one. */
 function resolvedPaths(args: Record<string, unknown>, ctx: ToolContext): string[] {
-  if (args.action === "discard" || !ctx.pending?.hasPending()) return [];
+  if (args.action === "discard" || !ctx.pending?.hasPending) return [];
   const action = args.edit_id === undefined ? ctx.pending.peek() : ctx.pending.lookup(String(args.edit_id));
   return action?.files ?? [];
 }
