@@ -127,6 +127,17 @@ class AskUserArgs(_AskUserArgsRequired, total=False):
     multi_select: bool
 
 
+class AskUserDetails(TypedDict):
+    #: the card's number in the conversation
+    card: int
+    #: skipped: the operator declined to answer; timed_out: nobody answered in time (an error result)
+    outcome: Literal["answered", "skipped", "timed_out"]
+    #: the labels of the options chosen, in the operator's order; empty unless answered
+    selected: List[str]
+    #: what the operator wrote; null when nothing
+    free_text: Optional[str]
+
+
 class _AstEditArgsRequired(TypedDict):
     #: code with $METAVARIABLES
     pattern: str
@@ -375,6 +386,229 @@ class DebugArgsTerminate(TypedDict):
     op: Literal["terminate"]
 
 
+class DebugDetails1SessionStopped(TypedDict):
+    #: breakpoint, step, exception, pause… as the adapter says
+    reason: str
+    description: str
+    text: str
+    thread_id: int
+    #: workspace-relative source file; null when it is outside the workspace or the frame has no source
+    path: Optional[str]
+    #: 1-based line
+    line: int
+    function: str
+
+
+class DebugDetails1SessionExceptionFramesItem(TypedDict):
+    function: str
+    #: workspace-relative source file; null when it is outside the workspace or the frame has no source
+    path: Optional[str]
+    #: 1-based line
+    line: int
+
+
+class DebugDetails1SessionException(TypedDict):
+    #: its type (ValueError, panic, signal SIGSEGV…)
+    type: str
+    message: str
+    #: "always" (a raised-exception stop), "unhandled"… as the adapter says; may be empty
+    break_mode: str
+    #: the program's own frames, innermost first, at most 30
+    frames: List[DebugDetails1SessionExceptionFramesItem]
+
+
+class DebugDetails1SessionBreakpointsItemBreakpointsItem(TypedDict):
+    #: 1-based line asked for
+    requested_line: int
+    #: 1-based line where the adapter put it; null when not known yet
+    line: Optional[int]
+    verified: bool
+    #: why it is not verified, as the adapter says, or empty
+    message: str
+
+
+class DebugDetails1SessionBreakpointsItem(TypedDict):
+    #: workspace-relative source file
+    file: str
+    #: a running session received them; false while they wait for the next launch or attach
+    applied: bool
+    breakpoints: List[DebugDetails1SessionBreakpointsItemBreakpointsItem]
+
+
+class DebugDetails1Session(TypedDict):
+    #: null when no debug session has run in this conversation
+    session_id: Optional[str]
+    adapter: str
+    #: workspace-relative program, or "127.0.0.1:PORT" for an attach by port
+    program: str
+    #: a session exists and has not ended
+    active: bool
+    #: "starting", "running", "stopped", "exited" or "terminated"; empty when there never was a session
+    state: str
+    #: where it is stopped; null unless state is stopped
+    stopped: Optional[DebugDetails1SessionStopped]
+    #: the exception it is stopped on, if any
+    exception: Optional[DebugDetails1SessionException]
+    #: the program's exit status, once known
+    exit_code: Optional[int]
+    #: why the session ended; null while it runs
+    ended_kind: Optional[Literal["program_ended", "terminated", "ttl_expired", "adapter_closed", "start_failed", "agent_stopped"]]
+    #: the same in words
+    ended_reason: Optional[str]
+    #: when the session's hard TTL ends it (Unix ms); null once ended
+    expires_at_ms: Optional[int]
+    breakpoints: List[DebugDetails1SessionBreakpointsItem]
+    notes: List[str]
+
+
+class DebugDetails1(TypedDict):
+    op: Literal["status", "launch", "attach", "pause", "continue", "step_over", "step_in", "step_out", "terminate"]
+    session: DebugDetails1Session
+
+
+class DebugDetailsAdaptersAdaptersItem(TypedDict):
+    #: what launch and attach take as `adapter`
+    id: str
+    state: Literal["usable", "missing_marker", "missing_binary", "unknown"]
+    #: workspace-relative root markers found
+    markers: List[str]
+    #: it can attach by port to a program already listening
+    attach: bool
+    #: program file extensions that pick it when launch names no adapter
+    extensions: List[str]
+
+
+class DebugDetailsAdapters(TypedDict):
+    op: Literal["adapters"]
+    adapters: List[DebugDetailsAdaptersAdaptersItem]
+
+
+class DebugDetailsBreakpointsBreakpointsItem(TypedDict):
+    #: 1-based line asked for
+    requested_line: int
+    #: 1-based line where the adapter put it; null when not known yet
+    line: Optional[int]
+    verified: bool
+    #: why it is not verified, as the adapter says, or empty
+    message: str
+
+
+class DebugDetailsBreakpoints(TypedDict):
+    #: workspace-relative source file
+    file: str
+    #: a running session received them; false while they wait for the next launch or attach
+    applied: bool
+    breakpoints: List[DebugDetailsBreakpointsBreakpointsItem]
+    op: Literal["breakpoints"]
+
+
+class DebugDetailsThreadsThreadsItem(TypedDict):
+    id: int
+    name: str
+
+
+class DebugDetailsThreads(TypedDict):
+    op: Literal["threads"]
+    threads: List[DebugDetailsThreadsThreadsItem]
+
+
+class DebugDetailsStackFramesItem(TypedDict):
+    #: the frame_id scopes and evaluate take (valid until the program resumes)
+    id: int
+    #: the function
+    name: str
+    #: workspace-relative source file; null when outside the workspace or without source
+    path: Optional[str]
+    #: 1-based line
+    line: int
+
+
+class DebugDetailsStackExceptionFramesItem(TypedDict):
+    function: str
+    #: workspace-relative source file; null when it is outside the workspace or the frame has no source
+    path: Optional[str]
+    #: 1-based line
+    line: int
+
+
+class DebugDetailsStackException(TypedDict):
+    #: its type (ValueError, panic, signal SIGSEGV…)
+    type: str
+    message: str
+    #: "always" (a raised-exception stop), "unhandled"… as the adapter says; may be empty
+    break_mode: str
+    #: the program's own frames, innermost first, at most 30
+    frames: List[DebugDetailsStackExceptionFramesItem]
+
+
+class DebugDetailsStack(TypedDict):
+    op: Literal["stack"]
+    #: innermost first, at most 30
+    frames: List[DebugDetailsStackFramesItem]
+    #: frames the thread has, as the adapter counts them (at least the frames listed)
+    total: int
+    #: the thread has more frames than listed (capped at 30)
+    truncated: bool
+    #: the exception it is stopped on, if any
+    exception: Optional[DebugDetailsStackException]
+
+
+class DebugDetailsScopesScopesItem(TypedDict):
+    #: Locals, Globals, Registers…
+    name: str
+    #: what variables takes; 0 when it has no children
+    reference: int
+    expensive: bool
+
+
+class DebugDetailsScopes(TypedDict):
+    op: Literal["scopes"]
+    scopes: List[DebugDetailsScopesScopesItem]
+
+
+class DebugDetailsVariablesVariablesItem(TypedDict):
+    name: str
+    #: its type as the adapter says, or empty
+    type: str
+    #: cut at 400 characters
+    value: str
+    value_cut: bool
+    #: its children's reference for variables; 0 when it has none
+    reference: int
+
+
+class DebugDetailsVariables(TypedDict):
+    op: Literal["variables"]
+    #: at most 50, in the adapter's order
+    variables: List[DebugDetailsVariablesVariablesItem]
+    #: children the reference has
+    total: int
+    #: more children than listed (capped at 50)
+    truncated: bool
+
+
+class DebugDetailsEvaluate(TypedDict):
+    op: Literal["evaluate"]
+    #: cut at 400 characters
+    value: str
+    value_cut: bool
+    #: its type as the adapter says, or empty
+    type: str
+    #: what variables takes for its children; 0 when it has none (valid until the program resumes)
+    reference: int
+
+
+class DebugDetailsOutput(TypedDict):
+    op: Literal["output"]
+    session_id: str
+    #: the program's stdout and stderr as they came, the newest kept
+    text: str
+    #: earlier bytes the bounded buffer dropped
+    dropped_bytes: int
+    #: bytes the program wrote in all
+    total_bytes: int
+
+
 class _EditArgsRequired(TypedDict):
     #: file path relative to the workspace root
     path: str
@@ -467,6 +701,66 @@ class EvalArgs(_EvalArgsRequired, total=False):
     timeout_seconds: int
     #: limit the tools the cell may call with tool() to a narrower surface than the run's (for example `plan`: read tools only); later cells in the same kernel stay limited to it until the kernel is reset
     bridge_surface: Literal["default", "plan", "readonly_subagent"]
+
+
+class EvalDetailsOutputsItem(TypedDict):
+    #: the object in every representation the kernel made, by MIME type: text types as text, images (image/png…) as base64
+    data: Dict[str, str]
+    #: the cell's echoed last expression; false for display() and figures
+    echo: bool
+
+
+class EvalDetailsError(TypedDict):
+    #: the exception's type (ZeroDivisionError, TypeError, KeyboardInterrupt…)
+    name: str
+    #: its message
+    value: str
+    #: the traceback's lines, pointing at the cell's own lines
+    traceback: List[str]
+
+
+class EvalDetailsKernel(TypedDict):
+    #: new for every kernel process: a restart makes a new id
+    id: str
+    language: Literal["python", "javascript"]
+    #: the interpreter and its version ("cpython 3.12.3", "node v22.12.0")
+    interpreter: str
+    #: the kernel was started for this cell (first use, reset, or after the previous one was lost)
+    fresh: bool
+    #: why the previous kernel is gone, when it died between cells and its state was lost; null otherwise
+    previous_fate: Optional[str]
+
+
+class EvalDetails(TypedDict):
+    #: ok; error: the cell raised; interrupted: stopped by its time budget or the caller (the kernel and its state are kept); killed: it did not stop after the interrupt and was killed; died: the kernel exited during the cell
+    status: Literal["ok", "error", "interrupted", "killed", "died"]
+    #: what the cell printed to standard output (UTF-8), clipped to head and tail at 65536 bytes
+    stdout: str
+    #: what it printed to standard error, clipped the same way
+    stderr: str
+    stdout_clipped: bool
+    stderr_clipped: bool
+    #: what the cell displayed, in order; bundles carrying an image past the 20th are left out, as in the text
+    outputs: List[EvalDetailsOutputsItem]
+    #: bundles the cell displayed
+    outputs_total: int
+    #: some bundles were left out (outputs_total says how many there were)
+    outputs_truncated: bool
+    #: what the cell raised (also on interrupt: the interrupt's own exception); null when it raised nothing
+    error: Optional[EvalDetailsError]
+    #: the cell's time budget ran out (status interrupted or killed); false when the caller interrupted it
+    timed_out: bool
+    duration_ms: int
+    #: running time charged to the budget (time in tool() calls excluded)
+    budget_used_ms: int
+    #: output beyond the kernel's per-cell cap was dropped before it reached the control plane
+    output_truncated: bool
+    #: tool() calls the cell made
+    bridge_calls: int
+    #: the kernel the cell ran in; null when the agent never named one
+    kernel: Optional[EvalDetailsKernel]
+    #: this cell's end lost the kernel's state (killed, or the kernel died)
+    state_lost: bool
 
 
 class _ExecArgsRequired(TypedDict):
@@ -616,6 +910,251 @@ class LspArgsReload(_LspArgsReloadRequired, total=False):
     file: str
 
 
+class LspDetailsDiagnosticsDiagnosticsItem(TypedDict):
+    #: workspace-relative file; null for a file outside the workspace (a library's), whose path is not given
+    path: Optional[str]
+    #: 1-based line
+    line: int
+    #: 1-based column, in characters
+    column: int
+    #: "error" or "warning" (information and hints are left out, as in the text)
+    severity: str
+    #: the server's code for it (reportAssignmentType, 2451…), or empty
+    code: str
+    message: str
+    #: the tool that reported it, as the server says (Pyright, ts…), or empty
+    source: str
+    #: the text of `line`, or empty
+    line_text: str
+
+
+class LspDetailsDiagnosticsChecker(TypedDict):
+    #: the command line run ("tsc --noEmit -p ."…); null when no checker fits the project
+    command: Optional[str]
+    #: the workspace-relative folder it ran in
+    cwd: str
+    #: why no checker ran, when command is null
+    detail: str
+    #: its exit status; null when it did not run or timed out
+    exit_code: Optional[int]
+    timed_out: bool
+    #: its output, clipped to head and tail at 65536 characters
+    output: str
+    output_clipped: bool
+    #: output beyond the agent's cap was dropped before it reached the control plane
+    output_truncated: bool
+
+
+class LspDetailsDiagnostics(TypedDict):
+    action: Literal["diagnostics"]
+    #: the file asked about, or "*"
+    file: str
+    #: the language server that answered; null for "*"
+    server: Optional[str]
+    #: errors and warnings, at most 100; empty for "*"
+    diagnostics: List[LspDetailsDiagnosticsDiagnosticsItem]
+    #: how many there were before the cap
+    total: int
+    #: the list was cut at the cap (total says how many there were)
+    truncated: bool
+    #: the server did not report fresh diagnostics in time: these may be stale
+    stale: bool
+    indexing: bool
+    #: for "*": the project's checker and what it printed; null otherwise
+    checker: Optional[LspDetailsDiagnosticsChecker]
+
+
+class LspDetails2Target(TypedDict):
+    #: workspace-relative file; null for a file outside the workspace (a library's), whose path is not given
+    path: Optional[str]
+    #: 1-based line
+    line: int
+    #: 1-based column, in characters
+    column: int
+    #: 1-based line where the range ends
+    end_line: int
+    #: 1-based column where the range ends (exclusive), in characters
+    end_column: int
+    #: the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable
+    line_text: str
+
+
+class LspDetails2LocationsItem(TypedDict):
+    #: workspace-relative file; null for a file outside the workspace (a library's), whose path is not given
+    path: Optional[str]
+    #: 1-based line
+    line: int
+    #: 1-based column, in characters
+    column: int
+    #: 1-based line where the range ends
+    end_line: int
+    #: 1-based column where the range ends (exclusive), in characters
+    end_column: int
+    #: the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable
+    line_text: str
+
+
+class LspDetails2(TypedDict):
+    action: Literal["definition", "type_definition", "implementation", "references"]
+    #: the language server that answered
+    server: str
+    #: where the line and symbol resolved to
+    target: Optional[LspDetails2Target]
+    #: the server was still indexing: the answer may be incomplete
+    indexing: bool
+    #: in the server's order, at most 50 references or 50 of the others
+    locations: List[LspDetails2LocationsItem]
+    #: how many there were before the cap
+    total: int
+    #: the list was cut at the cap (total says how many there were)
+    truncated: bool
+
+
+class LspDetailsHoverTarget(TypedDict):
+    #: workspace-relative file; null for a file outside the workspace (a library's), whose path is not given
+    path: Optional[str]
+    #: 1-based line
+    line: int
+    #: 1-based column, in characters
+    column: int
+    #: 1-based line where the range ends
+    end_line: int
+    #: 1-based column where the range ends (exclusive), in characters
+    end_column: int
+    #: the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable
+    line_text: str
+
+
+class LspDetailsHover(TypedDict):
+    action: Literal["hover"]
+    #: the language server that answered
+    server: str
+    #: where the line and symbol resolved to
+    target: Optional[LspDetailsHoverTarget]
+    #: the server was still indexing: the answer may be incomplete
+    indexing: bool
+    #: the server's hover text (markdown as the server wrote it), cut at 4000 characters; null when it has none
+    contents: Optional[str]
+    #: contents were cut
+    truncated: bool
+
+
+class LspDetailsSymbolsSymbolsItemLocation(TypedDict):
+    #: workspace-relative file; null for a file outside the workspace (a library's), whose path is not given
+    path: Optional[str]
+    #: 1-based line
+    line: int
+    #: 1-based column, in characters
+    column: int
+    #: 1-based line where the range ends
+    end_line: int
+    #: 1-based column where the range ends (exclusive), in characters
+    end_column: int
+    #: the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable
+    line_text: str
+
+
+class LspDetailsSymbolsSymbolsItem(TypedDict):
+    name: str
+    #: function, class, variable…
+    kind: str
+    #: what it is declared in (workspace search), or empty
+    container: str
+    #: its signature or type as the server gives it (outline), or empty
+    detail: str
+    #: nesting in the outline, 0 at top level
+    depth: int
+    location: Optional[LspDetailsSymbolsSymbolsItemLocation]
+
+
+class LspDetailsSymbols(TypedDict):
+    action: Literal["symbols"]
+    server: str
+    #: the workspace search text; null for a file's outline
+    query: Optional[str]
+    #: the file outlined (or whose server searched)
+    file: Optional[str]
+    #: at most 100 for a search, 200 for an outline
+    symbols: List[LspDetailsSymbolsSymbolsItem]
+    #: how many there were before the cap
+    total: int
+    #: the list was cut at the cap (total says how many there were)
+    truncated: bool
+    indexing: bool
+
+
+class LspDetailsCodeActionsTarget(TypedDict):
+    #: workspace-relative file; null for a file outside the workspace (a library's), whose path is not given
+    path: Optional[str]
+    #: 1-based line
+    line: int
+    #: 1-based column, in characters
+    column: int
+    #: 1-based line where the range ends
+    end_line: int
+    #: 1-based column where the range ends (exclusive), in characters
+    end_column: int
+    #: the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable
+    line_text: str
+
+
+class LspDetailsCodeActionsCodeActionsItemEditsItem(TypedDict):
+    #: workspace-relative file; null outside the workspace
+    path: Optional[str]
+    edits: int
+
+
+class LspDetailsCodeActionsCodeActionsItem(TypedDict):
+    title: str
+    #: quickfix, refactor.extract…, or empty
+    kind: str
+    preferred: bool
+    edits: List[LspDetailsCodeActionsCodeActionsItemEditsItem]
+    #: the command it runs instead of (or after) its edits, or empty
+    command: str
+    #: its first few edits, as `path:line:col → "new text"` (1-based)
+    preview: List[str]
+
+
+class LspDetailsCodeActions(TypedDict):
+    action: Literal["code_actions"]
+    #: the language server that answered
+    server: str
+    #: where the line and symbol resolved to
+    target: Optional[LspDetailsCodeActionsTarget]
+    #: the server was still indexing: the answer may be incomplete
+    indexing: bool
+    #: at most 30; listed, not applied
+    code_actions: List[LspDetailsCodeActionsCodeActionsItem]
+    #: how many there were before the cap
+    total: int
+    #: the list was cut at the cap (total says how many there were)
+    truncated: bool
+
+
+class LspDetailsStatusServersItem(TypedDict):
+    id: str
+    languages: List[str]
+    #: broken: it kept crashing and is not restarted until a reload; unknown: a state this control plane does not know
+    state: Literal["running", "available", "missing_marker", "missing_binary", "broken", "unknown"]
+    #: workspace-relative roots: the running ones when running, else those with a root marker
+    roots: List[str]
+    root_markers: List[str]
+
+
+class LspDetailsStatus(TypedDict):
+    action: Literal["status"]
+    servers: List[LspDetailsStatusServersItem]
+
+
+class LspDetailsReload(TypedDict):
+    action: Literal["reload"]
+    #: "server@root" of each server stopped (each starts again on its next call)
+    stopped: List[str]
+    #: servers forgiven for earlier crashes
+    unbroken: List[str]
+
+
 class LspRenameArgs(TypedDict):
     #: workspace-relative file
     file: str
@@ -625,6 +1164,87 @@ class LspRenameArgs(TypedDict):
     symbol: str
     #: the new name: an identifier of the file's language
     new_name: str
+
+
+class LspRenameDetailsTarget(TypedDict):
+    #: workspace-relative file; null for a file outside the workspace (a library's), whose path is not given
+    path: Optional[str]
+    #: 1-based line
+    line: int
+    #: 1-based column, in characters
+    column: int
+    #: 1-based line where the range ends
+    end_line: int
+    #: 1-based column where the range ends (exclusive), in characters
+    end_column: int
+    #: the text of `line` (cut at 400 characters); empty when the file is outside the workspace or unreadable
+    line_text: str
+
+
+class LspRenameDetailsFilesItem(TypedDict):
+    #: workspace-relative file
+    path: Optional[str]
+    edits: int
+
+
+class LspRenameDetailsDiagnosticsFilesItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: fresh: checked, its new diagnostics are listed; late: not checked in time (ask lsp diagnostics later); no_server: nothing checks it; failed: see detail
+    state: Literal["fresh", "late", "no_server", "deleted", "failed"]
+    #: the language servers that checked it
+    servers: List[str]
+    #: why it is late or failed; "" otherwise
+    detail: str
+    #: diagnostics new to the run in this file (fresh files), before the cap
+    new_count: int
+    #: its diagnostics before the change were not known in time, so some new ones may predate it
+    earlier_unknown: bool
+
+
+class LspRenameDetailsDiagnosticsNewItem(TypedDict):
+    #: workspace-relative
+    path: str
+    #: 1-based
+    line: int
+    #: 1-based
+    column: int
+    #: information and hints are left out
+    severity: Literal["error", "warning"]
+    #: the checker that reported it (the server's "source"), or ""
+    source: str
+    #: its rule or error code, or ""
+    code: str
+    message: str
+
+
+class LspRenameDetailsDiagnostics(TypedDict):
+    """what the language servers found in the renamed files: the diagnostics the rename introduced, as a write's"""
+    #: every file the write changed that was synced with the language servers
+    files: List[LspRenameDetailsDiagnosticsFilesItem]
+    #: the errors and warnings the write newly introduced, at most 100 per file
+    new: List[LspRenameDetailsDiagnosticsNewItem]
+    #: a file had more new diagnostics than listed (see its new_count)
+    truncated: bool
+
+
+class LspRenameDetails(TypedDict):
+    #: the language server that renamed
+    server: str
+    #: where the line and symbol resolved to
+    target: Optional[LspRenameDetailsTarget]
+    #: the symbol as asked (`name#N` as given)
+    old_name: str
+    new_name: str
+    #: every file changed, in the server's order
+    files: List[LspRenameDetailsFilesItem]
+    files_changed: int
+    #: edits across all files
+    edits: int
+    #: the server was still indexing: files it had not indexed may still use the old name
+    indexing: bool
+    #: what the language servers found in the renamed files: the diagnostics the rename introduced, as a write's
+    diagnostics: LspRenameDetailsDiagnostics
 
 
 class _ReadArgsRequired(TypedDict):
@@ -733,11 +1353,86 @@ class VibeKillArgs(TypedDict):
     worker_id: str
 
 
+class VibeKillDetailsWorker(TypedDict):
+    #: what vibe_wait, vibe_send and vibe_kill take
+    worker_id: str
+    label: str
+    tier: Literal["fast", "good"]
+    state: Literal["running", "done", "failed", "killed"]
+    #: 1, then one more for each vibe_send
+    attempt: int
+    #: the worker host running it
+    host: str
+    #: the current attempt's running time, to when it settled
+    elapsed_ms: int
+    #: the last settled attempt's result (its last 32768 characters); null before any attempt settled with one
+    result: Optional[str]
+    #: why it failed or was killed, in a few words; empty otherwise
+    detail: str
+
+
+class VibeKillDetails(TypedDict):
+    worker: VibeKillDetailsWorker
+    #: it was running and is now killed; false when it had already settled
+    was_running: bool
+
+
+class VibeListDetailsWorkersItem(TypedDict):
+    #: what vibe_wait, vibe_send and vibe_kill take
+    worker_id: str
+    label: str
+    tier: Literal["fast", "good"]
+    state: Literal["running", "done", "failed", "killed"]
+    #: 1, then one more for each vibe_send
+    attempt: int
+    #: the worker host running it
+    host: str
+    #: the current attempt's running time, to when it settled
+    elapsed_ms: int
+    #: the last settled attempt's result (its last 32768 characters); null before any attempt settled with one
+    result: Optional[str]
+    #: why it failed or was killed, in a few words; empty otherwise
+    detail: str
+
+
+class VibeListDetails(TypedDict):
+    #: every worker the conversation keeps, oldest first
+    workers: List[VibeListDetailsWorkersItem]
+    #: the worker hosts this conversation may use
+    hosts: List[str]
+
+
 class VibeSendArgs(TypedDict):
     #: the id vibe_spawn returned, e.g. w1
     worker_id: str
     #: what to add to the brief
     message: str
+
+
+class VibeSendDetailsWorker(TypedDict):
+    """the worker, re-running its new attempt"""
+    #: what vibe_wait, vibe_send and vibe_kill take
+    worker_id: str
+    label: str
+    tier: Literal["fast", "good"]
+    state: Literal["running", "done", "failed", "killed"]
+    #: 1, then one more for each vibe_send
+    attempt: int
+    #: the worker host running it
+    host: str
+    #: the current attempt's running time, to when it settled
+    elapsed_ms: int
+    #: the last settled attempt's result (its last 32768 characters); null before any attempt settled with one
+    result: Optional[str]
+    #: why it failed or was killed, in a few words; empty otherwise
+    detail: str
+
+
+class VibeSendDetails(TypedDict):
+    #: the worker, re-running its new attempt
+    worker: VibeSendDetailsWorker
+    #: messages appended to its brief so far
+    messages: int
 
 
 class _VibeSpawnArgsRequired(TypedDict):
@@ -752,6 +1447,30 @@ class VibeSpawnArgs(_VibeSpawnArgsRequired, total=False):
     tier: Literal["fast", "good"]
 
 
+class VibeSpawnDetailsWorker(TypedDict):
+    """the worker started, running"""
+    #: what vibe_wait, vibe_send and vibe_kill take
+    worker_id: str
+    label: str
+    tier: Literal["fast", "good"]
+    state: Literal["running", "done", "failed", "killed"]
+    #: 1, then one more for each vibe_send
+    attempt: int
+    #: the worker host running it
+    host: str
+    #: the current attempt's running time, to when it settled
+    elapsed_ms: int
+    #: the last settled attempt's result (its last 32768 characters); null before any attempt settled with one
+    result: Optional[str]
+    #: why it failed or was killed, in a few words; empty otherwise
+    detail: str
+
+
+class VibeSpawnDetails(TypedDict):
+    #: the worker started, running
+    worker: VibeSpawnDetailsWorker
+
+
 class _VibeWaitArgsRequired(TypedDict):
     #: the id vibe_spawn returned, e.g. w1
     worker_id: str
@@ -760,6 +1479,32 @@ class _VibeWaitArgsRequired(TypedDict):
 class VibeWaitArgs(_VibeWaitArgsRequired, total=False):
     #: how long to wait at most; omit to wait until the worker settles
     timeout_seconds: float
+
+
+class VibeWaitDetailsWorker(TypedDict):
+    #: what vibe_wait, vibe_send and vibe_kill take
+    worker_id: str
+    label: str
+    tier: Literal["fast", "good"]
+    state: Literal["running", "done", "failed", "killed"]
+    #: 1, then one more for each vibe_send
+    attempt: int
+    #: the worker host running it
+    host: str
+    #: the current attempt's running time, to when it settled
+    elapsed_ms: int
+    #: the last settled attempt's result (its last 32768 characters); null before any attempt settled with one
+    result: Optional[str]
+    #: why it failed or was killed, in a few words; empty otherwise
+    detail: str
+
+
+class VibeWaitDetails(TypedDict):
+    worker: VibeWaitDetailsWorker
+    #: it settled (done, failed, killed); false when timeout_seconds passed first and it keeps running
+    settled: bool
+    #: while it runs: its most recent output (at most 4096 characters); null once settled
+    output_tail: Optional[str]
 
 
 class WriteArgs(TypedDict):
@@ -830,13 +1575,20 @@ class WriteDetails(_WriteDetailsRequired, total=False):
 
 
 DebugArgs = Union[DebugArgsAdapters, DebugArgsStatus, DebugArgsBreakpoints, DebugArgsLaunch, DebugArgsAttach, DebugArgsContinue, DebugArgsPause, DebugArgsStepOver, DebugArgsStepIn, DebugArgsStepOut, DebugArgsThreads, DebugArgsStack, DebugArgsScopes, DebugArgsVariables, DebugArgsEvaluate, DebugArgsOutput, DebugArgsTerminate]
+DebugDetails = Union[DebugDetails1, DebugDetailsAdapters, DebugDetailsBreakpoints, DebugDetailsThreads, DebugDetailsStack, DebugDetailsScopes, DebugDetailsVariables, DebugDetailsEvaluate, DebugDetailsOutput]
 LspArgs = Union[LspArgsDiagnostics, LspArgsDefinition, LspArgsTypeDefinition, LspArgsImplementation, LspArgsReferences, LspArgsHover, LspArgsSymbols, LspArgsCodeActions, LspArgsStatus, LspArgsReload]
+LspDetails = Union[LspDetailsDiagnostics, LspDetails2, LspDetailsHover, LspDetailsSymbols, LspDetailsCodeActions, LspDetailsStatus, LspDetailsReload]
 VibeListArgs = Dict[str, Any]
 
 
 def apply_patch_details(result: ToolResult) -> Optional[ApplyPatchDetails]:
     """apply_patch's details, typed; None when the result carries none (a refusal, an older control plane)."""
     return cast("Optional[ApplyPatchDetails]", result.details)
+
+
+def ask_user_details(result: ToolResult) -> Optional[AskUserDetails]:
+    """ask_user's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[AskUserDetails]", result.details)
 
 
 def ast_edit_details(result: ToolResult) -> Optional[AstEditDetails]:
@@ -849,9 +1601,19 @@ def ast_grep_details(result: ToolResult) -> Optional[AstGrepDetails]:
     return cast("Optional[AstGrepDetails]", result.details)
 
 
+def debug_details(result: ToolResult) -> Optional[DebugDetails]:
+    """debug's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[DebugDetails]", result.details)
+
+
 def edit_details(result: ToolResult) -> Optional[EditDetails]:
     """edit's details, typed; None when the result carries none (a refusal, an older control plane)."""
     return cast("Optional[EditDetails]", result.details)
+
+
+def eval_details(result: ToolResult) -> Optional[EvalDetails]:
+    """eval's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[EvalDetails]", result.details)
 
 
 def exec_details(result: ToolResult) -> Optional[ExecDetails]:
@@ -864,6 +1626,16 @@ def list_details(result: ToolResult) -> Optional[ListDetails]:
     return cast("Optional[ListDetails]", result.details)
 
 
+def lsp_details(result: ToolResult) -> Optional[LspDetails]:
+    """lsp's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[LspDetails]", result.details)
+
+
+def lsp_rename_details(result: ToolResult) -> Optional[LspRenameDetails]:
+    """lsp_rename's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[LspRenameDetails]", result.details)
+
+
 def read_details(result: ToolResult) -> Optional[ReadDetails]:
     """read's details, typed; None when the result carries none (a refusal, an older control plane)."""
     return cast("Optional[ReadDetails]", result.details)
@@ -872,6 +1644,31 @@ def read_details(result: ToolResult) -> Optional[ReadDetails]:
 def resolve_details(result: ToolResult) -> Optional[ResolveDetails]:
     """resolve's details, typed; None when the result carries none (a refusal, an older control plane)."""
     return cast("Optional[ResolveDetails]", result.details)
+
+
+def vibe_kill_details(result: ToolResult) -> Optional[VibeKillDetails]:
+    """vibe_kill's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[VibeKillDetails]", result.details)
+
+
+def vibe_list_details(result: ToolResult) -> Optional[VibeListDetails]:
+    """vibe_list's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[VibeListDetails]", result.details)
+
+
+def vibe_send_details(result: ToolResult) -> Optional[VibeSendDetails]:
+    """vibe_send's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[VibeSendDetails]", result.details)
+
+
+def vibe_spawn_details(result: ToolResult) -> Optional[VibeSpawnDetails]:
+    """vibe_spawn's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[VibeSpawnDetails]", result.details)
+
+
+def vibe_wait_details(result: ToolResult) -> Optional[VibeWaitDetails]:
+    """vibe_wait's details, typed; None when the result carries none (a refusal, an older control plane)."""
+    return cast("Optional[VibeWaitDetails]", result.details)
 
 
 def write_details(result: ToolResult) -> Optional[WriteDetails]:
