@@ -7,7 +7,7 @@ await sb.files.write("hello.py", 'print("hello")\n');
 const ran = await sb.exec("python3 hello.py; exit 3");
 console.log(ran.stdout, "exit code", ran.exit_code); // read from the result's details, not its text
 const cell = await sb.eval('import pandas as pd\npd.DataFrame({"a": [1, 2]})');
-console.log(Object.keys(cell.details.outputs[0]?.data ?? {})); // the table by MIME type: text/plain, text/html
+console.log(Object.keys(cell.details.outputs[0]?.data ?? {})); // the table by MIME type: text/markdown, text/html, text/plain
 const failed = await sb.eval("1 / 0");
 console.log(failed.details.error?.name); // ZeroDivisionError
 const staged = await sb.stage("print($X)", "print($X, flush=True)", { path: "hello.py" });

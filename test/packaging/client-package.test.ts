@@ -137,9 +137,14 @@ describe("the client package", () => {
         env: { ...process.env, ENCLAVE_ADDRESS: cp?.address ?? "" },
         timeout: 120_000,
       });
-      expect(out).toContain("hello");
-      // The structural search's line: "ok" and its matches, or the error code it failed with.
-      expect(out).toMatch(/^ok /m);
+      // What each line prints: exec's output and status, the table's MIME types, the error's name, the file after the staged rewrite.
+      expect(out.trimEnd().split("\n")).toEqual([
+        "hello",
+        " exit code 3",
+        "[ 'text/markdown', 'text/html', 'text/plain' ]",
+        "ZeroDivisionError",
+        'print("hello", flush=True)',
+      ]);
     });
   });
 });

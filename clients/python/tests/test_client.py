@@ -20,12 +20,11 @@ from enclave_client.tool_types import ast_edit_details, read_details
 from conftest import eventually, unique
 
 
-def details_or_xfail(client: EnclaveClient, run_id: str, tool: str) -> Dict[str, Any]:
-    """The tool's details schema from ListTools; xfail where this control plane's tool publishes none yet."""
+def details_schema(client: EnclaveClient, run_id: str, tool: str) -> Dict[str, Any]:
+    """The tool's details schema from ListTools: every built-in tool publishes one."""
     info = client.list_tools(run_id).get(tool)
     assert info is not None, f"{tool} is not offered to the run"
-    if info.details_schema is None:
-        pytest.xfail(f"{tool} publishes no details schema on this control plane yet")
+    assert info.details_schema is not None, f"{tool} publishes no details schema"
     return info.details_schema
 
 
@@ -76,7 +75,7 @@ def test_conversations_runs_tools_placement_and_cli_runs(client: EnclaveClient) 
 def test_exec_exit_code_and_output_from_details(client: EnclaveClient) -> None:
     conv = client.create_conversation(unique("py-exec"))
     run = client.open_run(conv.id, approval_policy="never")
-    details_or_xfail(client, run.id, "exec")
+    details_schema(client, run.id, "exec")
     # The typed call: the arguments are ExecArgs, the details ExecDetails.
     r = client.tools(run.id).exec({"command": "echo out; echo err >&2; exit 3"})
     d = exec_details(r)
@@ -112,7 +111,7 @@ def test_eval_keeps_state_between_cells_and_names_an_error(client: EnclaveClient
         assert f.read() == "42"
     failed = client.call_tool(run.id, "eval", {"code": "raise ValueError('boom')", "description": "raise an error on purpose here"})
     assert failed.is_error and failed.error_code == "cell_error"
-    details_or_xfail(client, run.id, "eval")
+    details_schema(client, run.id, "eval")
     assert failed.details is not None
     assert failed.details["error"]["name"] == "ValueError"
 
@@ -137,7 +136,7 @@ def test_lsp_hover_and_definition(client: EnclaveClient) -> None:
     assert not hover.is_error, hover.text
     definition = client.call_tool(run.id, "lsp", {"action": "definition", "file": "app.py", "line": 5, "symbol": "greet"})
     assert not definition.is_error, definition.text
-    details_or_xfail(client, run.id, "lsp")
+    details_schema(client, run.id, "lsp")
     assert hover.details is not None and hover.details["action"] == "hover"
     where = _location(definition.details)
     assert where["path"] == "app.py"
@@ -150,7 +149,7 @@ def test_ast_edit_then_resolve_by_the_edit_id_from_details(client: EnclaveClient
     assert not client.call_tool(run.id, "write", {"path": "k.py", "content": "for k in d.keys():\n    print(k)\n"}).is_error
     staged = client.call_tool(run.id, "ast_edit", {"pattern": "$D.keys()", "rewrite": "$D", "path": "k.py"})
     assert not staged.is_error, staged.text
-    details_or_xfail(client, run.id, "ast_edit")
+    details_schema(client, run.id, "ast_edit")
     details = ast_edit_details(staged)
     assert details is not None
     edit_id = details["edit_id"]

@@ -36,7 +36,17 @@ from .models import (
     ToolResultEvent,
 )
 from .sandbox import ExecResult, Sandbox
-from .tool_types import AsyncRunTools, ExecDetails, RunTools, exec_details
+from .tool_types import (
+    AsyncRunTools,
+    ExecDetails,
+    RunTools,
+    ast_edit_details,
+    eval_details,
+    exec_details,
+    lsp_details,
+    read_details,
+    resolve_details,
+)
 
 __version__ = "0.1.0"
 
@@ -80,5 +90,10 @@ __all__ = [
     "error_for_code",
     "errors",
     "exec_details",
+    "ast_edit_details",
+    "eval_details",
+    "lsp_details",
+    "read_details",
+    "resolve_details",
     "tool_types",
 ]
