@@ -239,6 +239,32 @@ def test_sync_writes_reports_a_file_the_harness_wrote_itself(client: EnclaveClie
         assert entry.new_diagnostics[0].line == 1
 
 
+def test_with_synced_write_reports_only_what_the_write_introduced(client: EnclaveClient) -> None:
+    conv = client.create_conversation(unique("py-synced-write"))
+    run = client.open_run(conv.id, approval_policy="never", resources=["workspace", "lsp"])
+    with open(os.path.join(conv.workspace_path, "pyproject.toml"), "w", encoding="utf-8") as f:
+        f.write('[project]\nname = "demo"\nversion = "0.1.0"\n')  # what makes pyright take the folder
+    path = os.path.join(conv.workspace_path, "old.py")
+
+    def write(text: str) -> str:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return text
+
+    write('a: int = "pre-existing"\n')
+    # A comment appended by the harness's own write: the old error is not the write's.
+    value, synced = client.with_synced_write(run.id, ["old.py"], lambda: write('a: int = "pre-existing"\n# a comment\n'))
+    assert value.endswith("# a comment\n")
+    [entry] = synced.files
+    assert entry.state in ("fresh", "late"), entry
+    if entry.state == "fresh":
+        assert entry.new_diagnostics == []
+    # A real new error is still reported.
+    _, added = client.with_synced_write(run.id, ["old.py"], lambda: write('a: int = "pre-existing"\n# a comment\nb: str = 2\n'))
+    if added.files[0].state == "fresh":
+        assert [d.line for d in added.files[0].new_diagnostics] == [3]
+
+
 def test_answers_a_permission_card_from_the_card_stream(client: EnclaveClient) -> None:
     # A run with the default policy asks before a write: the card stream shows the request, the answer lets it run.
     conv = client.create_conversation(unique("py-cards"))

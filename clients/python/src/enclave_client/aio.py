@@ -6,7 +6,7 @@ group, ``task.cancel()``) cancels the call on the server: a command or cell it r
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Awaitable, Callable, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
 
 import grpc
 import grpc.aio
@@ -21,6 +21,7 @@ from .errors import EnclaveError
 from .tool_types import AsyncRunTools
 
 _E = TypeVar("_E")
+_T = TypeVar("_T")
 
 
 class AsyncEventStream(Generic[_E]):
@@ -242,6 +243,14 @@ class AsyncEnclaveClient:
     ) -> m.SyncWritesResult:
         res = await self._call(self._stub.SyncWrites, pb.SyncWritesRequest(run_id=run_id, paths=list(paths), before_write=before_write), timeout)
         return m.sync_writes_from_pb(res)
+
+    async def with_synced_write(
+        self, run_id: str, paths: Sequence[str], write: Callable[[], Awaitable[_T]], *, timeout: Optional[float] = None
+    ) -> Tuple[_T, m.SyncWritesResult]:
+        """Wraps a harness's own write (a coroutine function): announces the paths, awaits ``write``, then syncs them."""
+        await self.sync_writes(run_id, paths, before_write=True, timeout=timeout)
+        value = await write()
+        return value, await self.sync_writes(run_id, paths, timeout=timeout)
 
     # Placement and audit.
 

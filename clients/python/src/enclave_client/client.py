@@ -32,6 +32,7 @@ from .errors import EnclaveError
 from .tool_types import RunTools
 
 _E = TypeVar("_E")
+_T = TypeVar("_T")
 
 Arguments = Union[Mapping[str, Any], str, None]
 
@@ -260,6 +261,16 @@ class EnclaveClient:
         baseline, so the call after the write reports only what the write introduced."""
         res = self._call(self._stub.SyncWrites, pb.SyncWritesRequest(run_id=run_id, paths=list(paths), before_write=before_write), timeout)
         return m.sync_writes_from_pb(res)
+
+    def with_synced_write(
+        self, run_id: str, paths: Sequence[str], write: Callable[[], _T], *, timeout: Optional[float] = None
+    ) -> Tuple[_T, m.SyncWritesResult]:
+        """Wraps a harness's own write: announces the paths (their diagnostics as they are become the
+        baseline), runs ``write``, then syncs them. Returns what ``write`` returned and the sync's answer,
+        whose new diagnostics are only those the write introduced."""
+        self.sync_writes(run_id, paths, before_write=True, timeout=timeout)
+        value = write()
+        return value, self.sync_writes(run_id, paths, timeout=timeout)
 
     # Placement and audit.
 
