@@ -1,5 +1,7 @@
 // Staged changes awaiting `resolve`, one stack per run (LIFO): a preview-producing tool pushes an
 // action; resolve without an id takes the top one, so several previews resolve in reverse order.
+import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import type { CustomToolPendingAction } from "../tools/custom/custom-tool-types.js";
 import type { RestorableChange } from "./pending-action-table.js";
 
@@ -36,8 +38,15 @@ export interface PendingPersistence {
   forget(runId: string): void;
 }
 
+/** What an action keeps (in memory and in the state database), near enough: its texts, its file names and its restorable data as stored. */
+function keptBytes(a: PendingActionInput): number {
+  const texts = [a.label, typeof a.details === "string" ? a.details : "", ...(a.files ?? [])];
+  return texts.reduce((n, t) => n + Buffer.byteLength(t), 0) + (a.restorable ? Buffer.byteLength(JSON.stringify(a.restorable.data) ?? "") : 0);
+}
+
 export class PendingActionStore {
   private readonly stack: PendingAction[] = [];
+  private readonly bytes = new Map<PendingAction, number>();
   private counter = 0;
 
   /** restored: the run's actions from before a restart, in push order, and the last sequence number (an id's) it gave. */
@@ -46,12 +55,34 @@ export class PendingActionStore {
     restored: { actions: PendingAction[]; lastSeq: number } = { actions: [], lastSeq: 0 },
   ) {
     this.stack.push(...restored.actions);
+    for (const a of restored.actions) this.bytes.set(a, keptBytes(a));
     this.counter = restored.lastSeq;
   }
 
+  /**
+   * Stages an action. A run holds at most LIMITS.pendingActionsPerRunMax of them and
+   * LIMITS.pendingBytesPerRunMax bytes: past either the push is refused (failed_precondition), so
+   * staging without resolving cannot fill the control plane's memory or its state database.
+   */
   push(input: PendingActionInput): PendingAction {
+    if (this.stack.length >= LIMITS.pendingActionsPerRunMax) {
+      throw new EnclaveError(
+        "failed_precondition",
+        `the run holds ${this.stack.length} staged changes, the most one run may; call \`resolve\` (action "apply" or "discard") on some before staging more`,
+      );
+    }
+    const size = keptBytes(input);
+    const held = [...this.bytes.values()].reduce((n, b) => n + b, 0);
+    if (held + size > LIMITS.pendingBytesPerRunMax) {
+      throw new EnclaveError(
+        "failed_precondition",
+        `staging this change (${size} bytes) would take the run's staged changes past ${LIMITS.pendingBytesPerRunMax} bytes (${held} held); ` +
+          `call \`resolve\` on some before staging more, or stage a smaller change (narrow its path)`,
+      );
+    }
     const action: PendingAction = { ...input, id: `edit_${++this.counter}`, sourceToolName: input.sourceToolName ?? "custom_tool", createdAtMs: Date.now() };
     this.stack.push(action);
+    this.bytes.set(action, size);
     this.journal?.pushed(action, this.counter);
     return action;
   }
@@ -66,7 +97,10 @@ export class PendingActionStore {
     const at = id === undefined ? this.stack.length - 1 : this.stack.findIndex((a) => a.id === id);
     if (at < 0) return undefined;
     const [action] = this.stack.splice(at, 1);
-    if (action) this.journal?.popped(action.id);
+    if (action) {
+      this.bytes.delete(action);
+      this.journal?.popped(action.id);
+    }
     return action;
   }
 
