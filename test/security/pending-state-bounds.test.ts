@@ -1,8 +1,9 @@
 // Promise: a tenant that stages changes over and over without resolving them cannot grow the control
 // plane's memory or its state database without bound. Each staged change is held in memory and
 // written through to the state database (with ast_edit's new contents), so a run holds at most
-// LIMITS.pendingActionsPerRunMax of them and LIMITS.pendingBytesPerRunMax bytes; past either,
-// staging is refused with failed_precondition and nothing more is kept, and resolving makes room.
+// LIMITS.pendingActionsPerRunMax of them and LIMITS.pendingBytesPerRunMax bytes, and a tenant's runs
+// LIMITS.pendingBytesPerTenantMax bytes between them (opening more runs is no way around it); past
+// any, staging is refused with failed_precondition and nothing more is kept, and resolving makes room.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,5 +60,37 @@ describe("staged changes a run may hold", () => {
     expect(accepted).toBeGreaterThanOrEqual(Math.floor(LIMITS.pendingBytesPerRunMax / (perStage + 4096)));
     expect(refused?.pending.pendingIds).toHaveLength(accepted);
     await fx.client.closeRun(run);
+  }, 300_000);
+
+  it("refuses staging past the bytes a tenant's runs may keep between them, and closing a run gives its room back", async () => {
+    const size = 7 * 1024 * 1024;
+    writeFileSync(join(workspace, "a.py"), `${"#".repeat(size)}\nprint(1)\n`);
+    const perStage = Math.ceil(size / 3) * 4;
+    const open = async () => (await fx.client.openRun("stager", { approvalPolicy: "never", resources: ["workspace", "ast"] })).id;
+    // Each run stages until it is refused; fresh runs must not add up past the tenant's bound.
+    const runs: string[] = [];
+    let accepted = 0;
+    for (let r = 0; r < Math.ceil(LIMITS.pendingBytesPerTenantMax / LIMITS.pendingBytesPerRunMax) + 2; r++) {
+      const run = await open();
+      runs.push(run);
+      let taken = 0;
+      for (;;) {
+        const res = await stage(run);
+        if (res.isError) {
+          expect(res.errorCode).toBe("failed_precondition");
+          break;
+        }
+        taken++;
+      }
+      accepted += taken;
+      if (taken === 0) break;
+    }
+    expect(accepted * perStage, `${runs.length} runs kept ${accepted} stagings of ${perStage} bytes`).toBeLessThanOrEqual(LIMITS.pendingBytesPerTenantMax);
+    const last = runs[runs.length - 1] as string;
+    expect((await stage(last)).isError, "the tenant's bound did not hold").toBe(true);
+    await fx.client.closeRun(runs[0] as string);
+    const freed = await stage(last);
+    expect(freed.isError, resultText(freed)).toBe(false);
+    for (const run of runs.slice(1)) await fx.client.closeRun(run);
   }, 300_000);
 });

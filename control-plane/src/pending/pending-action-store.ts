@@ -27,6 +27,8 @@ export interface PendingRun {
   id: string;
   resources: readonly string[];
   conversationId?: string;
+  /** Whose runs share the bound on staged bytes; absent: one tally for all such runs. */
+  tenant?: string;
 }
 
 /** Where runs' stacks are written through and read back from (see pending-restore.ts). */
@@ -44,25 +46,50 @@ function keptBytes(a: PendingActionInput): number {
   return texts.reduce((n, t) => n + Buffer.byteLength(t), 0) + (a.restorable ? Buffer.byteLength(JSON.stringify(a.restorable.data) ?? "") : 0);
 }
 
+/** The bytes a tenant's runs keep staged between them (every store of the tenant's runs shares one). */
+export interface StagedTally {
+  bytes: number;
+}
+
 export class PendingActionStore {
   private readonly stack: PendingAction[] = [];
   private readonly bytes = new Map<PendingAction, number>();
   private counter = 0;
 
-  /** restored: the run's actions from before a restart, in push order, and the last sequence number (an id's) it gave. */
+  /**
+   * restored: the run's actions from before a restart, in push order, and the last sequence number (an id's) it gave.
+   * tally: what the tenant's runs keep staged, this one's included.
+   */
   constructor(
     private readonly journal?: PendingJournal,
     restored: { actions: PendingAction[]; lastSeq: number } = { actions: [], lastSeq: 0 },
+    private readonly tally: StagedTally = { bytes: 0 },
   ) {
     this.stack.push(...restored.actions);
-    for (const a of restored.actions) this.bytes.set(a, keptBytes(a));
+    for (const a of restored.actions) this.keep(a, keptBytes(a));
     this.counter = restored.lastSeq;
+  }
+
+  private keep(action: PendingAction, size: number): void {
+    this.bytes.set(action, size);
+    this.tally.bytes += size;
+  }
+
+  private forget(action: PendingAction): void {
+    this.tally.bytes -= this.bytes.get(action) ?? 0;
+    this.bytes.delete(action);
+  }
+
+  /** Gives the tenant's tally back what this run kept (the run closed). */
+  release(): void {
+    for (const a of [...this.bytes.keys()]) this.forget(a);
   }
 
   /**
    * Stages an action. A run holds at most LIMITS.pendingActionsPerRunMax of them and
-   * LIMITS.pendingBytesPerRunMax bytes: past either the push is refused (failed_precondition), so
-   * staging without resolving cannot fill the control plane's memory or its state database.
+   * LIMITS.pendingBytesPerRunMax bytes, a tenant's runs LIMITS.pendingBytesPerTenantMax between them:
+   * past any the push is refused (failed_precondition), so staging without resolving (in one run or
+   * in many) cannot fill the control plane's memory or its state database.
    */
   push(input: PendingActionInput): PendingAction {
     if (this.stack.length >= LIMITS.pendingActionsPerRunMax) {
@@ -80,9 +107,16 @@ export class PendingActionStore {
           `call \`resolve\` on some before staging more, or stage a smaller change (narrow its path)`,
       );
     }
+    if (this.tally.bytes + size > LIMITS.pendingBytesPerTenantMax) {
+      throw new EnclaveError(
+        "failed_precondition",
+        `staging this change (${size} bytes) would take the staged changes of the tenant's runs past ${LIMITS.pendingBytesPerTenantMax} bytes ` +
+          `(${this.tally.bytes} held); resolve or close runs with staged changes before staging more`,
+      );
+    }
     const action: PendingAction = { ...input, id: `edit_${++this.counter}`, sourceToolName: input.sourceToolName ?? "custom_tool", createdAtMs: Date.now() };
     this.stack.push(action);
-    this.bytes.set(action, size);
+    this.keep(action, size);
     this.journal?.pushed(action, this.counter);
     return action;
   }
@@ -98,7 +132,7 @@ export class PendingActionStore {
     if (at < 0) return undefined;
     const [action] = this.stack.splice(at, 1);
     if (action) {
-      this.bytes.delete(action);
+      this.forget(action);
       this.journal?.popped(action.id);
     }
     return action;
@@ -121,6 +155,7 @@ export class PendingActionStore {
 /** The stores of open runs. A run has one only when the ast resource (which brings resolve) is wired. */
 export class PendingActionStores {
   private readonly stores = new Map<string, PendingActionStore>();
+  private readonly tallies = new Map<string, StagedTally>();
 
   /** With persistence, each run's stack is written through to the state database and read back the first time the run asks for it. */
   constructor(private readonly persistence?: PendingPersistence) {}
@@ -130,13 +165,17 @@ export class PendingActionStores {
     let s = this.stores.get(run.id);
     if (!s) {
       const p = this.persistence;
-      s = p ? new PendingActionStore(p.journal(run.id), p.restore(run)) : new PendingActionStore();
+      const tenant = run.tenant ?? "";
+      let tally = this.tallies.get(tenant);
+      if (!tally) this.tallies.set(tenant, (tally = { bytes: 0 }));
+      s = p ? new PendingActionStore(p.journal(run.id), p.restore(run), tally) : new PendingActionStore(undefined, undefined, tally);
       this.stores.set(run.id, s);
     }
     return s;
   }
 
   drop(runId: string): void {
+    this.stores.get(runId)?.release();
     this.stores.delete(runId);
     this.persistence?.forget(runId);
   }
