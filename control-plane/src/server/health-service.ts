@@ -18,6 +18,9 @@ export const CONTROL_PLANE_SERVICE_NAME = `${protobufPackage}.ControlPlane`;
 
 const SERVICE_NAMES: readonly string[] = ["", CONTROL_PLANE_SERVICE_NAME];
 
+/** The longest service name a Watch is taken for (answered SERVICE_UNKNOWN, when it is not one of SERVICE_NAMES). */
+const WATCHED_NAME_MAX_CHARS = 256;
+
 type WatchCall = ServerWritableStream<{ service?: string }, { status: ServingStatus | "SERVICE_UNKNOWN" }>;
 type CheckCall = ServerUnaryCall<{ service?: string }, { status: ServingStatus }>;
 type CheckCallback = sendUnaryData<{ status: ServingStatus }>;
@@ -71,6 +74,12 @@ export class ApiHealth {
   }
 
   private watch(call: WatchCall): void {
+    // A Watch keeps its request for as long as it is open: a stranger's name of tens of megabytes on
+    // each of the bounded streams would hold gigabytes. No name this server knows is this long.
+    if ((call.request.service ?? "").length > WATCHED_NAME_MAX_CHARS) {
+      const err = new EnclaveError("invalid_arguments", `a service name is at most ${WATCHED_NAME_MAX_CHARS} characters`);
+      return void call.emit("error", toServiceError(err));
+    }
     if (this.watches.size >= LIMITS.healthWatchStreamsMax) {
       const err = new EnclaveError(
         "too_many_calls",
