@@ -41,6 +41,18 @@ describe("staged changes a run may hold", () => {
     await fx.client.closeRun(run);
   }, 300_000);
 
+  it("keeps a staged change's label short, however long the pattern and rewrite (it rides on every later result)", async () => {
+    writeFileSync(join(workspace, "a.py"), "print(1)\n");
+    const run = (await fx.client.openRun("stager", { approvalPolicy: "never", resources: ["workspace", "ast"] })).id;
+    const rewrite = `log($X)  # ${"y".repeat(200_000)}`;
+    const staged = await fx.client.callTool(run, "ast_edit", { pattern: "print($X)", rewrite, path: "", language: "python" });
+    expect(staged.isError, resultText(staged)).toBe(false);
+    const after = await fx.client.callTool(run, "read", { path: "a.py" });
+    expect(after.pending.labels).toHaveLength(1);
+    expect(after.pending.labels[0]?.length).toBeLessThan(1_000);
+    await fx.client.closeRun(run);
+  }, 120_000);
+
   it("refuses staging past the bytes one run's staged changes may keep", async () => {
     // One call in a 7 MB file (a long comment): each staging keeps its whole new content.
     const size = 7 * 1024 * 1024;
