@@ -55,6 +55,7 @@ export class PendingActionStore {
   private readonly stack: PendingAction[] = [];
   private readonly bytes = new Map<PendingAction, number>();
   private counter = 0;
+  private released = false;
 
   /**
    * restored: the run's actions from before a restart, in push order, and the last sequence number (an id's) it gave.
@@ -82,6 +83,7 @@ export class PendingActionStore {
 
   /** Gives the tenant's tally back what this run kept (the run closed). */
   release(): void {
+    this.released = true;
     for (const a of [...this.bytes.keys()]) this.forget(a);
   }
 
@@ -92,6 +94,8 @@ export class PendingActionStore {
    * in many) cannot fill the control plane's memory or its state database.
    */
   push(input: PendingActionInput): PendingAction {
+    // A staging call still running when its run closed: what it pushed now would be held (and counted) for no run.
+    if (this.released) throw new EnclaveError("failed_precondition", "the run closed while the change was being staged; nothing was staged");
     if (this.stack.length >= LIMITS.pendingActionsPerRunMax) {
       throw new EnclaveError(
         "failed_precondition",
