@@ -132,6 +132,15 @@ export const LIMITS = {
   astCallTimeoutMs: 10 * 60_000,
   /** Characters of unified diff an ast_edit result shows (the staged change itself is complete). */
   astToolPreviewChars: 20_000,
+  /**
+   * Staged changes one run may hold unresolved, and the bytes they may keep (ast_edit's new contents,
+   * labels and details, as the state database stores them), in one run and across a tenant's runs: each
+   * is held in memory and written to the state database, so a tenant that stages over and over without
+   * resolving is refused past these.
+   */
+  pendingActionsPerRunMax: 64,
+  pendingBytesPerRunMax: 64 * 1024 * 1024,
+  pendingBytesPerTenantMax: 128 * 1024 * 1024,
   /** lsp: caps on what one answer lists, and the deadline of one server request. */
   lspReferencesCap: 50,
   lspWorkspaceSymbolsCap: 100,
