@@ -262,7 +262,7 @@ export class HostAgents {
         });
       await taken.giving;
     }
-    return { placement: "host", client: agent.client, where: this.where(agent) };
+    return { placement: "host", client: agent.client, where: this.where(agent), hostWorkspace: workspace };
   }
 
   /** The conversation's host agent when one is running now; never starts one. */
