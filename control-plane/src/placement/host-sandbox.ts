@@ -16,6 +16,8 @@ export interface SandboxMounts {
   hostToolsDir?: string;
   /** The conversation's own state folder (apply journal), kept across agent restarts. */
   stateDir: string;
+  /** Python installations the workspace's virtual environments were made from, judged safe to show (venv-base.ts). */
+  pythonBases?: readonly string[];
 }
 
 /**
@@ -106,6 +108,19 @@ function systemMounts(): string[] {
   return args;
 }
 
+/**
+ * Each Python installation read-only at its own path, where the venvs' links and pyvenv.cfg point.
+ * The folders above it are made enterable (bubblewrap would make them root's and private), empty
+ * but for the way down: nothing else of a home the installation is in shows.
+ */
+function pythonBaseMounts(prefixes: readonly string[]): string[] {
+  return prefixes.flatMap((prefix) => {
+    const parts = prefix.split("/").filter(Boolean);
+    const above = parts.slice(0, -1).map((_, i) => `/${parts.slice(0, i + 1).join("/")}`);
+    return [...above.flatMap((d) => ["--perms", "0755", "--dir", d]), "--ro-bind", prefix, prefix];
+  });
+}
+
 /** The descriptors a sandbox's start reads, after the agent's listening socket (fd 3). */
 const FD = { args: 4, seccomp: 5, passwd: 6, group: 7 } as const;
 
@@ -176,6 +191,7 @@ export function sandboxedAgentCommand(
     mounts.agentBundleDir,
     IN_SANDBOX.agentDir,
     ...(mounts.hostToolsDir ? ["--ro-bind", mounts.hostToolsDir, IN_SANDBOX.hostTools] : []),
+    ...pythonBaseMounts(mounts.pythonBases ?? []),
     "--bind",
     mounts.stateDir,
     IN_SANDBOX.state,
