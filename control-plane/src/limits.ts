@@ -172,6 +172,8 @@ export const LIMITS = {
   /** Text of one cell kept in the eval result (head and tail); images kept per cell. */
   evalResultTextBytes: 64 * 1024,
   evalMaxImages: 20,
+  /** Bytes of display bundles (as sent: text, or images in base64) one eval result's details keep; bundles past it are left out and counted. */
+  evalDetailsOutputsMaxBytes: 4 * 1024 * 1024,
   /**
    * A harness tool host: how long a cell's call to a harness tool waits for its answer, and how long
    * an intercepted call waits for the harness's verdict (then it is refused: interception fails
