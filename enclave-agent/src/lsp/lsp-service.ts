@@ -110,7 +110,7 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
   async function searchEverywhere(req: LspQueryRequest): Promise<LspQueryResponse> {
     const { targets, skipped } = searchTargets(paths.root);
     if (targets.length === 0) {
-      throw new AgentError("failed_precondition", NO_SEARCHABLE_SERVER);
+      throw new AgentError("lsp_no_server", NO_SEARCHABLE_SERVER);
     }
     const timeoutMs = timeoutOf(req.timeoutMs);
     const deadline = Date.now() + timeoutMs;
