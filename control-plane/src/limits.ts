@@ -43,6 +43,13 @@ export const LIMITS = {
   hostSandboxPidsDefault: 512,
   hostSandboxMemoryBytesDefault: 2 * 1024 ** 3,
   hostSandboxCpuSharesDefault: 1024,
+  /**
+   * Each sandbox's own /dev/shm (POSIX semaphores and shared memory: multiprocessing's locks, queues
+   * and shared_memory), host sandbox and enclosure alike: a tmpfs of this size that no other sandbox
+   * sees; what is written there is also charged to the sandbox's memory limit. Above the engine's
+   * default of 64 MiB, which data loaders' shared batches outgrow.
+   */
+  sandboxShmBytes: 256 * 1024 ** 2,
   /** After a pool enclosure failed to start, the next try waits this long (doubling up to the max). */
   warmPoolRetryMs: 2_000,
   warmPoolRetryMaxMs: 60_000,

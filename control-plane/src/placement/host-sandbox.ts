@@ -6,6 +6,7 @@
 import { existsSync, lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import { giveTree } from "./give-tree.js";
 import { type HostSandboxConfig, IN_SANDBOX, type SandboxIdentity } from "../model/host-sandbox.js";
 
@@ -176,6 +177,14 @@ export function sandboxedAgentCommand(
     "/proc",
     "--dev",
     "/dev",
+    // bubblewrap's /dev has a /dev/shm only root may write: POSIX semaphores and shared memory
+    // (multiprocessing's locks and queues) need a writable one, bounded and the sandbox's own.
+    "--perms",
+    "1777",
+    "--size",
+    String(LIMITS.sandboxShmBytes),
+    "--tmpfs",
+    "/dev/shm",
     // Folders bubblewrap makes are root's: the account must be able to enter them, and to write its
     // private /tmp and home (each a fresh tmpfs only this sandbox sees).
     ...["/opt", "/opt/enclave", "/run", "/run/enclave", "/home"].flatMap((d) => ["--perms", "0755", "--dir", d]),
