@@ -2,7 +2,18 @@
 // totals by class; and the page `make fidelity` writes whole (docs/fidelity/ast-grep.md).
 import { writeFileSync } from "node:fs";
 import type { PlacementOutcome } from "./tool-placements.js";
-import { agreement, CLASS_LABEL, type CorpusOutcome, DELIBERATE, type DisagreementClass, KNOWN, type PatternOutcome, strictAgreement, totals, type Totals } from "./differential.js";
+import {
+  agreement,
+  CLASS_LABEL,
+  type CorpusOutcome,
+  DELIBERATE,
+  type DisagreementClass,
+  KNOWN,
+  type PatternOutcome,
+  strictAgreement,
+  totals,
+  type Totals,
+} from "./differential.js";
 
 function pct(x: number): string {
   return `${(100 * x).toFixed(1)} %`;

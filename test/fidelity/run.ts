@@ -4,6 +4,7 @@
 // partial run prints its figures but leaves that page alone. The subset then runs again through the
 // `ast_grep` tool on host placement and in an enclosure (`PLACEMENTS=host` for one, `PLACEMENTS=` for
 // none), and the page gets each placement's figures.
+import "./quiet-logs.js";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";

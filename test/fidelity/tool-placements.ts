@@ -53,8 +53,6 @@ function corpusRel(corpusId: string, path: string): string {
 /** Runs every pattern of the corpora (their in-process outcomes, run with keepMatches) through the
  * tool on each placement. */
 export async function runThroughTool(results: CorpusOutcome[], placements: Placement[], log: (l: string) => void): Promise<PlacementOutcome[]> {
-  // The control plane's own lines would bury the figures: warnings only, unless asked for more.
-  process.env.ENCLAVE_LOG_LEVEL ??= "warn";
   const fx = await startFixture();
   const out: PlacementOutcome[] = [];
   try {
@@ -69,15 +67,16 @@ export async function runThroughTool(results: CorpusOutcome[], placements: Place
         if (r.isError) throw new Error(`${tool} on ${placement}: ${resultText(r).slice(0, 300)}`);
         return r.details;
       };
-      const byClass = Object.fromEntries(
-        [...DELIBERATE, "unparsed", "unknown"].map((c) => [c, 0]),
-      ) as Record<DisagreementClass, number>;
+      const byClass = Object.fromEntries([...DELIBERATE, "unparsed", "unknown"].map((c) => [c, 0])) as Record<DisagreementClass, number>;
       const t: Totals = { ours: 0, peer: 0, both: 0, union: 0, byClass };
       let toolVersusEngine = 0;
       const examples: string[] = [];
       const differs = (who: string, pattern: string, k: string): void => {
         toolVersusEngine++;
-        if (examples.length < 10) examples.push(`${who} only, ${JSON.stringify(pattern)}: ${k.split("\0").slice(0, 3).join(":")} ${JSON.stringify(k.split("\0").slice(3).join("").slice(0, 80))}`);
+        if (examples.length < 10)
+          examples.push(
+            `${who} only, ${JSON.stringify(pattern)}: ${k.split("\0").slice(0, 3).join(":")} ${JSON.stringify(k.split("\0").slice(3).join("").slice(0, 80))}`,
+          );
       };
       let files = 0;
       let patterns = 0;

@@ -53,9 +53,9 @@ async function classOf(c: Case): Promise<DisagreementClass> {
 describe("the differential suite's classes of disagreement", () => {
   it("across comments (deliberate): a comment between the condition and the body", async () => {
     const source = "function f(a, b) {\n  if (a) {\n    // why\n    return b\n  }\n}\n";
-    expect(await classOf({ language: "javascript", source, pattern: "if ($X) { return $Y }", text: "if (a) {\n    // why\n    return b\n  }", foundByUs: true })).toBe(
-      "comments",
-    );
+    expect(
+      await classOf({ language: "javascript", source, pattern: "if ($X) { return $Y }", text: "if (a) {\n    // why\n    return b\n  }", foundByUs: true }),
+    ).toBe("comments");
   });
 
   it("past unnamed tokens (deliberate): `async` before an arrow function's parameters", async () => {
@@ -70,9 +70,9 @@ describe("the differential suite's classes of disagreement", () => {
 
   it("trailing $$$ matching nothing (deliberate): Go's bare `return`", async () => {
     const source = "package a\n\nfunc f(err error) {\n\tif err != nil {\n\t\treturn\n\t}\n}\n";
-    expect(
-      await classOf({ language: "go", source, pattern: "if err != nil { return $$$R }", text: "if err != nil {\n\t\treturn\n\t}", foundByUs: true }),
-    ).toBe("empty-trailing-run");
+    expect(await classOf({ language: "go", source, pattern: "if err != nil { return $$$R }", text: "if err != nil {\n\t\treturn\n\t}", foundByUs: true })).toBe(
+      "empty-trailing-run",
+    );
   });
 
   it("$$$ backtracking (deliberate): `$F($$$A, $B)` on a call of three arguments", async () => {
@@ -83,12 +83,19 @@ describe("the differential suite's classes of disagreement", () => {
   it("pattern read in context (deliberate): C `malloc($N)` is a macro type to ast-grep, a call to Enclave", async () => {
     const source = "void f(void) { char *p = malloc(4); }\n";
     expect(
-      await classOf({ language: "c", source, pattern: "malloc($N)", text: "malloc(4)", foundByUs: true, peerRootType: peerRoot("macro_type_specifier\n  identifier malloc") }),
+      await classOf({
+        language: "c",
+        source,
+        pattern: "malloc($N)",
+        text: "malloc(4)",
+        foundByUs: true,
+        peerRootType: peerRoot("macro_type_specifier\n  identifier malloc"),
+      }),
     ).toBe("reading");
     // ast-grep refusing the pattern outright (no reading at all) is the same class.
-    expect(await classOf({ language: "c", source, pattern: "malloc($N)", text: "malloc(4)", foundByUs: true, peerRootType: peerRoot("(no pattern: error)") })).toBe(
-      "reading",
-    );
+    expect(
+      await classOf({ language: "c", source, pattern: "malloc($N)", text: "malloc(4)", foundByUs: true, peerRootType: peerRoot("(no pattern: error)") }),
+    ).toBe("reading");
   });
 
   it("a different reading explains nothing where the other tool's pattern type is at the match", async () => {
@@ -121,7 +128,16 @@ describe("the differential suite's classes of disagreement", () => {
   it("non-deliberate agreement leaves the deliberate differences out", () => {
     const d = (cls: DisagreementClass) => ({ foundBy: "enclave" as const, file: "a", line: 1, column: 1, text: "x", class: cls });
     const t = totals([
-      { corpus: "c", language: "c", pattern: "p", reading: "", ours: 100, peer: 97, both: 96, disagreements: [d("comments"), d("comments"), d("reading"), d("unknown")] },
+      {
+        corpus: "c",
+        language: "c",
+        pattern: "p",
+        reading: "",
+        ours: 100,
+        peer: 97,
+        both: 96,
+        disagreements: [d("comments"), d("comments"), d("reading"), d("unknown")],
+      },
     ]);
     expect(t.union).toBe(101);
     expect(strictAgreement(t)).toBeCloseTo(96 / 98);
