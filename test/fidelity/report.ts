@@ -86,7 +86,7 @@ export function figuresSection(results: CorpusOutcome[], machine: string): strin
     "",
     ...classLines(all).map((l) => `- ${l}`),
     "",
-    `${backtrackingPattern} of them come from the one pattern \`$F($$$A, $B)\`, which matches every call of two or more arguments in Enclave and none in ast-grep.`,
+    `${backtrackingPattern} of the disagreements come from the one pattern \`$F($$$A, $B)\`, which matches every call of two or more arguments in Enclave and none in ast-grep.`,
   ].join("\n");
 }
 
