@@ -25,15 +25,16 @@ async function main(): Promise<void> {
       console.error(`fidelity: ${spec.id}: none of ${spec.roots.join(", ")} is on this machine; left out`);
       continue;
     }
-    results.push(await runCorpus(c, PATTERNS[c.language] ?? [], { log: (l) => console.error(`fidelity: ${l}`) }));
+    results.push(await runCorpus(c, PATTERNS[c.language] ?? [], { log: (l) => console.error(`fidelity: ${l}`), keepMatches: mode === "subset" }));
   }
   console.log(textReport(results, process.env.VERBOSE === "1"));
 
   const placements = (process.env.PLACEMENTS ?? "host,enclosure").split(",").filter((p): p is Placement => p === "host" || p === "enclosure");
   let viaTool: PlacementOutcome[] = [];
   if (placements.length) {
-    const subset: CorpusOutcome[] = [];
-    for (const spec of CORPORA) {
+    // The tool runs over the subset: the run's own results when it ran the subset.
+    const subset: CorpusOutcome[] = mode === "subset" ? results : [];
+    for (const spec of mode === "subset" ? [] : CORPORA) {
       if (only.length && !only.includes(spec.language) && !only.includes(spec.id)) continue;
       const c = corpus(spec, "subset");
       if (c) subset.push(await runCorpus(c, PATTERNS[c.language] ?? [], { keepMatches: true }));
