@@ -90,11 +90,12 @@ bench: images host-tools
 
 # The differential suites beside the reference tools over their whole corpora (`make test` runs a
 # bounded subset of each): structural search beside @ast-grep/cli (agreement figures, every
-# disagreement classed, docs/fidelity/ast-grep.md written); eval's kernels beside Jupyter and Node's REPL;
+# disagreement classed, the subset again through the ast_grep tool on host placement and in an
+# enclosure, docs/fidelity/ast-grep.md written); eval's kernels beside Jupyter and Node's REPL;
 # lsp and debug beside direct clients of the same language servers and debug adapters.
 .PHONY: fidelity fidelity-ast fidelity-eval fidelity-lsp
 fidelity: fidelity-ast fidelity-eval fidelity-lsp
-fidelity-ast: build
+fidelity-ast: build images
 	node dist/test/fidelity/run.js
 fidelity-eval: build host-kernels
 	node dist/test/fidelity/eval-fidelity.js

@@ -1,6 +1,8 @@
 // The patterns the differential suite runs, per language: the shapes people search for first
 // (calls, guards, loops, function definitions), every metavariable form ast-grep documents ($X,
-// $$$X, $_, $_X, "$X" inside a string), and the patterns that need the grammar's filler.
+// $$$X, $_, $_X, "$X" inside a string), the patterns that need the grammar's filler, and the shapes
+// whose differences from ast-grep were once unexplained (a parenthesised import list, a one-line
+// method, a bare `return`).
 export const PATTERNS: Record<string, string[]> = {
   javascript: [
     "if ($X) { return $Y }",
@@ -79,6 +81,9 @@ export const PATTERNS: Record<string, string[]> = {
     "[$E for $X in $Y]",
     "{$$$}",
     "$X.get($K, $D)",
+    "from $M import ($$$N)",
+    "def $F(self): pass",
+    "os.path.join($A, $B)",
   ],
   go: [
     "if err != nil { return $$$R }",
@@ -103,6 +108,7 @@ export const PATTERNS: Record<string, string[]> = {
     "return $X, nil",
     "var $X $T",
     "append($S, $$$)",
+    "if err != nil { return }",
   ],
   c: [
     "while ($C) { $$$ }",
@@ -126,5 +132,6 @@ export const PATTERNS: Record<string, string[]> = {
     "$A = $B;",
     "(void)$X;",
     "static $T $F($$$P);",
+    "free($P);",
   ],
 };
