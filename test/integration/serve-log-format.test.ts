@@ -55,7 +55,7 @@ describe("enclave serve's log lines", () => {
       lines.filter((l) => l.startsWith("{")),
       out,
     ).toEqual([]);
-    expect(out).toMatch(/^\d\d:\d\d:\d\d info {2}control plane serving {2}api=127\.0\.0\.1:\d+ console=off metrics=off dataDir=\S+$/m);
+    expect(out).toMatch(/^\d\d:\d\d:\d\d info {2}control plane serving {2}api=127\.0\.0\.1:\d+ console=off metrics=off tracing=off dataDir=\S+$/m);
     // The terminal echoes the Ctrl-C as ^C before the line.
     expect(out).toMatch(/^(\^C)?\d\d:\d\d:\d\d info {2}control plane stopping: draining .* signal=SIGINT$/m);
     // The banner is whole: its lines follow one another with no log line among them.
