@@ -13,7 +13,7 @@ import {
   type WarmPoolConfig,
 } from "./model/enclosure.js";
 import { type EngineConfig, enginesFromEnv } from "./placement/engines.js";
-import type { HostSandboxConfig } from "./model/host-sandbox.js";
+import { DEFAULT_PYTHON_ROOTS, type HostSandboxConfig } from "./model/host-sandbox.js";
 import { parseAllowedImages } from "./placement/image-access.js";
 import { checkImageReference } from "./placement/image-reference.js";
 import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
@@ -150,6 +150,18 @@ function runtimeFromEnv(): EnclosureRuntime {
   return raw;
 }
 
+/** Folders, colon-separated, each absolute and not the root itself. */
+function foldersFromEnv(name: string, fallback: readonly string[]): string[] {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return [...fallback];
+  const folders = raw
+    .split(":")
+    .filter(Boolean)
+    .map((f) => f.replace(/\/+$/, ""));
+  for (const f of folders) if (!f.startsWith("/") || f === "") throw new Error(`${name}: \`${f || "/"}\` must be an absolute folder other than /`);
+  return folders;
+}
+
 function onOffFromEnv(name: string, fallback: boolean): boolean {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -221,6 +233,7 @@ export function loadConfig(
       spares: hostSparesFromEnv(),
       uids: hostUids,
       cgroups: onOffFromEnv("ENCLAVE_HOST_CGROUPS", true),
+      pythonRoots: foldersFromEnv("ENCLAVE_HOST_PYTHON_ROOTS", DEFAULT_PYTHON_ROOTS),
       limits: {
         pidsMax: numberFromEnv("ENCLAVE_HOST_PIDS", LIMITS.hostSandboxPidsDefault),
         memoryBytes: numberFromEnv("ENCLAVE_HOST_MEMORY_BYTES", LIMITS.hostSandboxMemoryBytesDefault),

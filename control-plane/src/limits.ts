@@ -43,6 +43,13 @@ export const LIMITS = {
   hostSandboxPidsDefault: 512,
   hostSandboxMemoryBytesDefault: 2 * 1024 ** 3,
   hostSandboxCpuSharesDefault: 1024,
+  /**
+   * Each sandbox's own /dev/shm (POSIX semaphores and shared memory: multiprocessing's locks, queues
+   * and shared_memory), host sandbox and enclosure alike: a tmpfs of this size that no other sandbox
+   * sees; what is written there is also charged to the sandbox's memory limit. Above the engine's
+   * default of 64 MiB, which data loaders' shared batches outgrow.
+   */
+  sandboxShmBytes: 256 * 1024 ** 2,
   /** After a pool enclosure failed to start, the next try waits this long (doubling up to the max). */
   warmPoolRetryMs: 2_000,
   warmPoolRetryMaxMs: 60_000,
@@ -132,6 +139,15 @@ export const LIMITS = {
   astCallTimeoutMs: 10 * 60_000,
   /** Characters of unified diff an ast_edit result shows (the staged change itself is complete). */
   astToolPreviewChars: 20_000,
+  /**
+   * Staged changes one run may hold unresolved, and the bytes they may keep (ast_edit's new contents,
+   * labels and details, as the state database stores them), in one run and across a tenant's runs: each
+   * is held in memory and written to the state database, so a tenant that stages over and over without
+   * resolving is refused past these.
+   */
+  pendingActionsPerRunMax: 64,
+  pendingBytesPerRunMax: 64 * 1024 * 1024,
+  pendingBytesPerTenantMax: 128 * 1024 * 1024,
   /** lsp: caps on what one answer lists, and the deadline of one server request. */
   lspReferencesCap: 50,
   lspWorkspaceSymbolsCap: 100,
@@ -163,6 +179,8 @@ export const LIMITS = {
   /** Text of one cell kept in the eval result (head and tail); images kept per cell. */
   evalResultTextBytes: 64 * 1024,
   evalMaxImages: 20,
+  /** Bytes of display bundles (as sent: text, or images in base64) one eval result's details keep; bundles past it are left out and counted. */
+  evalDetailsOutputsMaxBytes: 4 * 1024 * 1024,
   /**
    * A harness tool host: how long a cell's call to a harness tool waits for its answer, and how long
    * an intercepted call waits for the harness's verdict (then it is refused: interception fails

@@ -24,7 +24,9 @@ export type AgentErrorCode =
   /** A language server answered with an error of its own. */
   | "lsp_server_error"
   /** A language server dropped the request because its state moved on; asking again may work. */
-  | "lsp_state_changed";
+  | "lsp_state_changed"
+  /** No language server can serve the request here (none handles the language, none can start); the message says what to do. */
+  | "lsp_no_server";
 
 // The language-server codes keep the statuses they always had: a control plane of an older build
 // reads them as before, a current one reads the finer code.
@@ -42,6 +44,7 @@ const grpcStatus: Record<AgentErrorCode, status> = {
   lsp_server_dead: status.FAILED_PRECONDITION,
   lsp_server_error: status.FAILED_PRECONDITION,
   lsp_state_changed: status.UNAVAILABLE,
+  lsp_no_server: status.FAILED_PRECONDITION,
 };
 
 const wireCode: Record<AgentErrorCode, WireCode> = {
@@ -58,6 +61,7 @@ const wireCode: Record<AgentErrorCode, WireCode> = {
   lsp_server_dead: WireCode.AGENT_ERROR_CODE_LSP_SERVER_DEAD,
   lsp_server_error: WireCode.AGENT_ERROR_CODE_LSP_SERVER_ERROR,
   lsp_state_changed: WireCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED,
+  lsp_no_server: WireCode.AGENT_ERROR_CODE_LSP_NO_SERVER,
 };
 
 export class AgentError extends Error {

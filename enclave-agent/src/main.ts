@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { KernelPool } from "./kernels/kernel-pool.js";
 import { isKernelLanguage } from "./kernels/kernel-registry.js";
 import { openStateFolder, type StateFolder } from "./state/state-folder.js";
+import { noteVenvRefusals } from "./python/project-python.js";
 
 const usage = `usage: enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin] [--warm-kernel LANGUAGE]
 
@@ -22,7 +23,10 @@ Serves the enclave agent's gRPC services on a unix socket (never TCP).
                        temporary folder, removed when the agent stops)
   --exit-with-stdin    exit when standard input closes (the host control plane's lifeline)
   --warm-kernel LANG   start the python or javascript kernel at once, while the agent loads: the
-                       agent was started for a cell of that language`;
+                       agent was started for a cell of that language
+  --venv-refused FOLDER<TAB>CODE<TAB>MESSAGE
+                       a virtual environment whose base Python the host's control plane did not
+                       show in the sandbox, and why (repeatable): said when that venv cannot run`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -35,6 +39,7 @@ async function main(): Promise<void> {
       "state-dir": { type: "string" },
       "exit-with-stdin": { type: "boolean", default: false },
       "warm-kernel": { type: "string" },
+      "venv-refused": { type: "string", multiple: true },
       help: { type: "boolean", default: false },
     },
   });
@@ -42,6 +47,7 @@ async function main(): Promise<void> {
     console.log(usage);
     return;
   }
+  noteVenvRefusals(values["venv-refused"] ?? []);
   const listenFd = values["listen-fd"] === undefined ? undefined : Number(values["listen-fd"]);
   if (!values.workspace || (values.socket === undefined) === (listenFd === undefined) || (listenFd !== undefined && !Number.isInteger(listenFd))) {
     console.error(`enclave-agent: --workspace and exactly one of --socket PATH or --listen-fd N (a number) are required\n\n${usage}`);

@@ -31,6 +31,8 @@ export type EnclaveErrorCode =
   | "lsp_server_error"
   /** A language server dropped the request because its state moved on (an edit); asking again may work. */
   | "lsp_state_changed"
+  /** No language server can serve the request here (none handles the language, none has its root marker or binary); the message says what to do. */
+  | "lsp_no_server"
   /** The harness's tool host refused a cell's bridge call it intercepted (its reason is the message). */
   | "harness_denied"
   /** The run's harness tool host disconnected (or none is connected where one is needed). */
@@ -88,6 +90,7 @@ export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = 
   lsp_server_dead: status.UNAVAILABLE,
   lsp_server_error: status.FAILED_PRECONDITION,
   lsp_state_changed: status.UNAVAILABLE,
+  lsp_no_server: status.FAILED_PRECONDITION,
   harness_denied: status.PERMISSION_DENIED,
   harness_lost: status.UNAVAILABLE,
   draining: status.UNAVAILABLE,

@@ -6,10 +6,12 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import type { ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.js";
-import { resultText } from "@enclave/client/control-plane-client.js";
+import { resultText, type ToolCallResult } from "@enclave/client/control-plane-client.js";
 import type { Fixture } from "./control-plane-fixture.js";
 import type { Mask } from "@enclave/test-kit/transcript.js";
 import { TranscriptLog } from "@enclave/test-kit/transcript-log.js";
+import { EVAL_DETAILS } from "@enclave/control-plane/tools/eval/eval-details.js";
+import { detailsOf } from "./tool-details.js";
 
 export { hostPython } from "./host-python.js";
 
@@ -65,7 +67,7 @@ with zipfile.ZipFile(out, "w") as z:
   return name;
 }
 
-export async function evalCell(p: EvalPlace, args: Record<string, unknown>, runId = p.runId): Promise<ToolResult> {
+export async function evalCell(p: EvalPlace, args: Record<string, unknown>, runId = p.runId): Promise<ToolCallResult> {
   return p.fx.client.callTool(runId, "eval", { description: LABEL, ...args });
 }
 
@@ -327,9 +329,18 @@ export function evalCases(place: () => EvalPlace): void {
     expect(await evalOk(p, { code: "pd.DataFrame(columns=['a', 'b'])" })).toBe("|  | a | b |\n|---|---|---|");
   });
 
-  it("keeps a %%bash script's stdout and stderr in the order it wrote them", async () => {
+  it("keeps a %%bash script's stderr on stderr and its stdout on stdout, as Jupyter does", async () => {
     const p = place();
-    expect(await evalOk(p, { code: "%%bash\necho out1\necho err1 >&2\necho out2\necho err2 >&2" })).toBe("out1\nerr1\nout2\nerr2");
+    const r = await evalCell(p, { code: "%%bash\necho out1\necho err1 >&2\necho out2\necho err2 >&2" });
+    const d = detailsOf(EVAL_DETAILS, r);
+    expect(d).toMatchObject({ status: "ok", stdout: "out1\nout2\n", stderr: "err1\nerr2\n" });
+    // A failing script: its stderr still on stderr, and the cell an error as in IPython.
+    const failed = await evalCell(p, { code: "%%bash\necho before\necho broken >&2\nexit 3" });
+    expect(failed.errorCode).toBe("cell_error");
+    const fd = detailsOf(EVAL_DETAILS, failed);
+    expect(fd.stdout).toBe("before\n");
+    expect(fd.stderr).toMatch(/^broken\n/);
+    expect(fd.error?.name).toBe("CalledProcessError");
   });
 
   it("echoes JavaScript values as Node's REPL writes them (80 columns), with none of the runner's own state", async () => {

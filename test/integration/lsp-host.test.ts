@@ -169,9 +169,9 @@ describe("lsp on the host", () => {
     // Absent, or (where rustup is installed) a proxy that fails to run it: either way, missing (masked).
     await transcript(["pyright", "rust-analyzer", "dart", "bash"].map((s) => statusLine(out, s)).join("\n"), "status-servers");
     const loose = await lspError({ action: "hover", file: "loose/orphan.py", line: 1, symbol: "x" });
-    expect(loose.code).toBe("failed_precondition");
+    expect(loose.code).toBe("lsp_no_server");
     const rust = await lspError({ action: "diagnostics", file: "py/x.rs" });
-    expect(rust.code).toBe("failed_precondition");
+    expect(rust.code).toBe("lsp_no_server");
     await transcript(`${loose.text}\n${rust.text}\n`, "no-server-can-start");
   });
 
@@ -285,7 +285,7 @@ describe("lsp on the host", () => {
     mkdirSync(join(workspace, "late/deep"), { recursive: true });
     writeFileSync(join(workspace, "late/deep/mod.py"), "late_value = 1\n");
     const none = await lspError({ action: "hover", file: "late/deep/mod.py", line: 1, symbol: "late_value" });
-    expect(none.code).toBe("failed_precondition");
+    expect(none.code).toBe("lsp_no_server");
     await transcript(none.text, "late-marker-none");
     writeFileSync(join(workspace, "late/pyproject.toml"), '[project]\nname = "late"\nversion = "0.1.0"\n');
     expect(await lsp({ action: "hover", file: "late/deep/mod.py", line: 1, symbol: "late_value" })).toContain("late_value");

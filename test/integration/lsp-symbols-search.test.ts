@@ -67,7 +67,8 @@ describe("lsp symbols with only a query", () => {
       writeFileSync(join(ws, "notes", "a.txt"), "nothing to index\n");
     });
     const r = await fx.client.callTool(runId, "lsp", { action: "symbols", query: "Anything" });
-    expect(r.errorCode).toBe("failed_precondition");
+    expect(r.errorCode).toBe("lsp_no_server");
+    // It says what is missing and what to do next: search with a file (which starts its server) or add a root marker.
     await expectTranscript(resultText(r), "transcripts/lsp-symbols-search/none-can-search.txt", MASKS);
   });
 });

@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import { loadConfig } from "@enclave/control-plane/config.js";
 import { EnclaveError } from "@enclave/control-plane/errors.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
 import { containerSpec, resolveSettings } from "@enclave/control-plane/placement/enclosure-settings.js";
 import { thrown } from "@enclave/test-kit/transcript-log.js";
 import { expectTranscript } from "@enclave/test-kit/transcript.js";
@@ -114,4 +115,10 @@ it("gives each image VOLUME a tmpfs of the /tmp size, not an anonymous volume", 
   expect(spec.HostConfig?.Tmpfs?.["/data"]).toContain(`size=${defaults.tmpSizeBytes}`);
   expect(Object.keys(spec.HostConfig?.Tmpfs ?? {}).sort()).toEqual(["/data", "/home/enclave", "/run/enclave", "/scratch", "/tmp"]);
   expect(codeOf(() => containerSpec(s, { workspace: "/w", imageVolumes: ["/"] }, {}))).toBe("image_unusable");
+});
+
+it("gives each enclosure a private IPC namespace and a /dev/shm sized by the limits table", () => {
+  const spec = containerSpec(resolveSettings({}, defaults, "img"), { workspace: "/w" }, {});
+  expect(spec.HostConfig?.IpcMode).toBe("private");
+  expect(spec.HostConfig?.ShmSize).toBe(LIMITS.sandboxShmBytes);
 });

@@ -74,6 +74,7 @@ describe("agent errors reach the control plane as codes", () => {
     ["lsp_server_dead", "lsp_server_dead"],
     ["lsp_server_error", "lsp_server_error"],
     ["lsp_state_changed", "lsp_state_changed"],
+    ["lsp_no_server", "lsp_no_server"],
   ];
 
   it.each(cases)("the agent's %s is the control plane's %s", async (agentCode, expected) => {

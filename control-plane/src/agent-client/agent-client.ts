@@ -337,6 +337,7 @@ const FROM_AGENT: Partial<Record<AgentErrorCode, EnclaveErrorCode>> = {
   [AgentErrorCode.AGENT_ERROR_CODE_LSP_SERVER_DEAD]: "lsp_server_dead",
   [AgentErrorCode.AGENT_ERROR_CODE_LSP_SERVER_ERROR]: "lsp_server_error",
   [AgentErrorCode.AGENT_ERROR_CODE_LSP_STATE_CHANGED]: "lsp_state_changed",
+  [AgentErrorCode.AGENT_ERROR_CODE_LSP_NO_SERVER]: "lsp_no_server",
 };
 
 /** The AgentErrorCode an agent handler sent in the call's trailers, or undefined when none did. */

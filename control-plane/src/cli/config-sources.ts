@@ -54,6 +54,7 @@ export const CONFIG_SOURCES: readonly Source[] = [
   { path: "hostSandbox.spares", env: ["ENCLAVE_HOST_SPARES"] },
   { path: "hostSandbox.uids", env: ["ENCLAVE_HOST_UID_BASE", "ENCLAVE_HOST_UID_COUNT"] },
   { path: "hostSandbox.cgroups", env: ["ENCLAVE_HOST_CGROUPS"] },
+  { path: "hostSandbox.pythonRoots", env: ["ENCLAVE_HOST_PYTHON_ROOTS"] },
   { path: "hostSandbox.limits.pidsMax", env: ["ENCLAVE_HOST_PIDS"] },
   { path: "hostSandbox.limits.memoryBytes", env: ["ENCLAVE_HOST_MEMORY_BYTES"] },
   { path: "hostSandbox.limits.cpuShares", env: ["ENCLAVE_HOST_CPU_SHARES"] },

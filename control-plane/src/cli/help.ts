@@ -64,7 +64,8 @@ ENCLAVE_ENCLOSURE_DISK_BYTES (copy mode's workspace volume), ENCLAVE_COPY_BACK_M
 ENCLAVE_ENCLOSURE_RUNTIME (runc or runsc; default runc),
 ENCLAVE_AUDIT_RETENTION_DAYS (default 90), ENCLAVE_AUDIT_MAX_MIB (default 1024; 0 turns a limit off),
 ENCLAVE_HOST_UID_BASE, ENCLAVE_HOST_UID_COUNT (host sandboxes' uids), ENCLAVE_ENCLOSURE_UID_BASE, ENCLAVE_ENCLOSURE_UID_COUNT (enclosures' uids), ENCLAVE_HOST_PIDS, ENCLAVE_HOST_MEMORY_BYTES,
-ENCLAVE_HOST_CPU_SHARES, ENCLAVE_HOST_CGROUPS (default on), ENCLAVE_HOST_NETWORK (default off).
+ENCLAVE_HOST_CPU_SHARES, ENCLAVE_HOST_CGROUPS (default on), ENCLAVE_HOST_NETWORK (default off),
+ENCLAVE_HOST_PYTHON_ROOTS (where a workspace venv's base Python may be shown from; default /usr:/opt).
 
 The API serves TLS given --tls-cert and --tls-key (ENCLAVE_TLS_CERT, ENCLAVE_TLS_KEY) and requires
 client certificates signed by --tls-client-ca (ENCLAVE_TLS_CLIENT_CA). With a token file

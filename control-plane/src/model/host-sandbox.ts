@@ -37,8 +37,15 @@ export interface HostSandboxConfig {
   uids: UidRange;
   /** Whether each sandbox gets a cgroup with `limits` (ENCLAVE_HOST_CGROUPS, on by default). */
   cgroups: boolean;
+  /**
+   * Where the Python installations a workspace's virtual environments were made from may be, to be
+   * shown read-only in the sandbox (ENCLAVE_HOST_PYTHON_ROOTS; /usr and /opt by default).
+   */
+  pythonRoots?: readonly string[];
   limits: SandboxLimits;
 }
+
+export const DEFAULT_PYTHON_ROOTS: readonly string[] = ["/usr", "/opt"];
 
 export interface SandboxIdentity {
   uid: number;

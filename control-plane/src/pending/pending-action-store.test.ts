@@ -35,6 +35,27 @@ describe("PendingActionStore", () => {
     expect(s.hasPending).toBe(false);
   });
 
+  it("shares a tenant's staged bytes across its runs, gives a closed run's back, and takes nothing from a staging that ends after its run closed", () => {
+    const stores = new PendingActionStores();
+    const run = (id: string, tenant: string) => ({ id, resources: ["ast"], tenant });
+    const a = stores.forRun(run("r-a", "acme"));
+    const b = stores.forRun(run("r-b", "acme"));
+    const other = stores.forRun(run("r-c", "globex"));
+    const big = { label: "x".repeat(1024), ...noop };
+    a?.push(big);
+    b?.push(big);
+    other?.push(big);
+    const tally = (s: PendingActionStore | undefined) => (s as unknown as { tally: { bytes: number } }).tally.bytes;
+    expect(tally(a)).toBe(2048);
+    expect(tally(b)).toBe(2048);
+    expect(tally(other)).toBe(1024);
+    stores.drop("r-a");
+    expect(tally(b)).toBe(1024);
+    // An ast_edit in flight on r-a pushes after the run closed: refused, and nothing is counted.
+    expect(() => a?.push(big)).toThrow(expect.objectContaining({ code: "failed_precondition" }));
+    expect(tally(b)).toBe(1024);
+  });
+
   it("pops by id from anywhere in the stack", () => {
     const s = new PendingActionStore();
     s.push({ label: "a", ...noop });

@@ -15,4 +15,6 @@ export interface AgentEndpoint {
   client: AgentClient;
   /** For messages: "host placement" or "enclosure 1a2b3c4d5e6f". */
   where: string;
+  /** Host placement: the workspace's folder on the host (the sandbox sees it as /workspace). Never sent to the agent as such. */
+  hostWorkspace?: string;
 }

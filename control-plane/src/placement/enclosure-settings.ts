@@ -13,6 +13,7 @@ import {
   runscHostTasks,
 } from "../model/enclosure.js";
 import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import { quoted } from "../text/wording.js";
 
 /** The agent's socket and nothing else: a small tmpfs. */
@@ -186,6 +187,10 @@ export function containerSpec(s: EnclosureSettings, mounts: EnclosureMounts, lab
       SecurityOpt: s.allowNewPrivileges ? [] : ["no-new-privileges:true"],
       ReadonlyRootfs: !s.writableRoot,
       Tmpfs: tmpfs,
+      // The container's own /dev/shm (its IPC namespace private, never shared with another), sized
+      // here rather than by the engine's default: multiprocessing's locks and shared memory live there.
+      IpcMode: "private",
+      ShmSize: LIMITS.sandboxShmBytes,
       Memory: s.memoryBytes,
       MemorySwap: s.memoryBytes,
       NanoCpus: Math.round(s.cpus * 1e9),

@@ -29,7 +29,8 @@ import { sandboxAgentPid } from "./sandbox-processes.js";
 import { SandboxUids } from "./sandbox-uids.js";
 import { SeccompFilter } from "./seccomp-filter.js";
 import { giveWorkspaceTo, sandboxedAgentCommand, sandboxIdentity } from "./host-sandbox.js";
-import { type HostSandboxConfig, IN_SANDBOX, type SandboxIdentity } from "../model/host-sandbox.js";
+import { DEFAULT_PYTHON_ROOTS, type HostSandboxConfig, IN_SANDBOX, type SandboxIdentity } from "../model/host-sandbox.js";
+import { venvBasesToBind, workspaceVenvBases } from "./venv-base.js";
 import { bareId, splitKey } from "../conversations/conversation-keys.js";
 import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 
@@ -262,7 +263,7 @@ export class HostAgents {
         });
       await taken.giving;
     }
-    return { placement: "host", client: agent.client, where: this.where(agent) };
+    return { placement: "host", client: agent.client, where: this.where(agent), hostWorkspace: workspace };
   }
 
   /** The conversation's host agent when one is running now; never starts one. */
@@ -387,6 +388,11 @@ export class HostAgents {
     const socketPath = join(this.socketRoot, `h${++this.counter}.sock`);
     const listener = await listenFor(socketPath);
     const hostToolsDir = dirname(dirname(hostToolsBin));
+    // Read before the workspace is the sandbox's to change under us: what its venvs were made from.
+    const venvBases = await workspaceVenvBases(workspace, {
+      roots: this.sandbox.pythonRoots ?? DEFAULT_PYTHON_ROOTS,
+      forbidden: [dirname(this.stateRoot), workspace, this.agentBundleDir, hostToolsDir, this.socketRoot, this.logDir],
+    });
     let cgroup: SandboxCgroup | undefined;
     let child: ChildProcess;
     let fdData: Buffer[];
@@ -395,10 +401,18 @@ export class HostAgents {
       const command = sandboxedAgentCommand(
         this.sandbox,
         id,
-        { workspace, agentBundleDir: this.agentBundleDir, hostToolsDir: existsSync(hostToolsBin) ? hostToolsDir : undefined, stateDir },
+        {
+          workspace,
+          agentBundleDir: this.agentBundleDir,
+          hostToolsDir: existsSync(hostToolsBin) ? hostToolsDir : undefined,
+          stateDir,
+          pythonBases: venvBasesToBind(venvBases),
+        },
         [
           ...["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
           ...(prepare?.kernel ? ["--warm-kernel", prepare.kernel] : []),
+          // The agent names why a venv's interpreter is missing, in the words of its refusal.
+          ...venvBases.flatMap((b) => (b.refused ? ["--venv-refused", `${IN_SANDBOX.workspace}/${b.venv}\t${b.refused.code}\t${b.refused.message}`] : [])),
         ],
         { seccomp, cgroupJoin: cgroup?.selfJoinFiles() ?? [] },
       );

@@ -6,6 +6,7 @@
 import { existsSync, lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname } from "node:path";
 import { EnclaveError } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import { giveTree } from "./give-tree.js";
 import { type HostSandboxConfig, IN_SANDBOX, type SandboxIdentity } from "../model/host-sandbox.js";
 
@@ -16,6 +17,8 @@ export interface SandboxMounts {
   hostToolsDir?: string;
   /** The conversation's own state folder (apply journal), kept across agent restarts. */
   stateDir: string;
+  /** Python installations the workspace's virtual environments were made from, judged safe to show (venv-base.ts). */
+  pythonBases?: readonly string[];
 }
 
 /**
@@ -106,6 +109,19 @@ function systemMounts(): string[] {
   return args;
 }
 
+/**
+ * Each Python installation read-only at its own path, where the venvs' links and pyvenv.cfg point.
+ * The folders above it are made enterable (bubblewrap would make them root's and private), empty
+ * but for the way down: nothing else of a home the installation is in shows.
+ */
+function pythonBaseMounts(prefixes: readonly string[]): string[] {
+  return prefixes.flatMap((prefix) => {
+    const parts = prefix.split("/").filter(Boolean);
+    const above = parts.slice(0, -1).map((_, i) => `/${parts.slice(0, i + 1).join("/")}`);
+    return [...above.flatMap((d) => ["--perms", "0755", "--dir", d]), "--ro-bind", prefix, prefix];
+  });
+}
+
 /** The descriptors a sandbox's start reads, after the agent's listening socket (fd 3). */
 const FD = { args: 4, seccomp: 5, passwd: 6, group: 7 } as const;
 
@@ -161,6 +177,14 @@ export function sandboxedAgentCommand(
     "/proc",
     "--dev",
     "/dev",
+    // bubblewrap's /dev has a /dev/shm only root may write: POSIX semaphores and shared memory
+    // (multiprocessing's locks and queues) need a writable one, bounded and the sandbox's own.
+    "--perms",
+    "1777",
+    "--size",
+    String(LIMITS.sandboxShmBytes),
+    "--tmpfs",
+    "/dev/shm",
     // Folders bubblewrap makes are root's: the account must be able to enter them, and to write its
     // private /tmp and home (each a fresh tmpfs only this sandbox sees).
     ...["/opt", "/opt/enclave", "/run", "/run/enclave", "/home"].flatMap((d) => ["--perms", "0755", "--dir", d]),
@@ -176,6 +200,7 @@ export function sandboxedAgentCommand(
     mounts.agentBundleDir,
     IN_SANDBOX.agentDir,
     ...(mounts.hostToolsDir ? ["--ro-bind", mounts.hostToolsDir, IN_SANDBOX.hostTools] : []),
+    ...pythonBaseMounts(mounts.pythonBases ?? []),
     "--bind",
     mounts.stateDir,
     IN_SANDBOX.state,

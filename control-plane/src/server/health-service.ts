@@ -4,7 +4,7 @@
 // plane's service. SERVING once the server listens, NOT_SERVING from the moment it drains. List
 // names the services, so it wants a token like reflection. Watch streams are open to strangers, so
 // they are bounded in number (LIMITS.healthWatchStreamsMax) and end when the server closes.
-import type { ServerWritableStream } from "@grpc/grpc-js";
+import { type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, status as grpcStatus } from "@grpc/grpc-js";
 import { protobufPackage } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { HealthImplementation, type ServingStatus } from "grpc-health-check";
 import { EnclaveError } from "../errors.js";
@@ -18,7 +18,12 @@ export const CONTROL_PLANE_SERVICE_NAME = `${protobufPackage}.ControlPlane`;
 
 const SERVICE_NAMES: readonly string[] = ["", CONTROL_PLANE_SERVICE_NAME];
 
+/** The longest service name a Watch is taken for (answered SERVICE_UNKNOWN, when it is not one of SERVICE_NAMES). */
+const WATCHED_NAME_MAX_CHARS = 256;
+
 type WatchCall = ServerWritableStream<{ service?: string }, { status: ServingStatus | "SERVICE_UNKNOWN" }>;
+type CheckCall = ServerUnaryCall<{ service?: string }, { status: ServingStatus }>;
+type CheckCallback = sendUnaryData<{ status: ServingStatus }>;
 
 export class ApiHealth {
   private status: ServingStatus = "NOT_SERVING";
@@ -29,7 +34,13 @@ export class ApiHealth {
   addTo(server: ServiceRegistry, auth: CallerAuth, refused: OnRefused): void {
     this.checks.addToServer(
       wrappingRegistry(server, (definition, impl) =>
-        requireToken(definition, { ...impl, watch: (call: WatchCall) => this.watch(call) }, auth, refused, ["list"]),
+        requireToken(
+          definition,
+          { ...impl, check: (call: CheckCall, callback: CheckCallback) => this.check(call, callback), watch: (call: WatchCall) => this.watch(call) },
+          auth,
+          refused,
+          ["list"],
+        ),
       ),
     );
   }
@@ -52,7 +63,23 @@ export class ApiHealth {
     this.watches.clear();
   }
 
+  /**
+   * Check, as the package's but for an unknown name: its answer never quotes the name. A stranger
+   * chooses it, up to the message size; quoted into the status trailer, a name of a megabyte left the
+   * call unanswered and held the server's shutdown.
+   */
+  private check(call: CheckCall, callback: CheckCallback): void {
+    if (SERVICE_NAMES.includes(call.request.service ?? "")) return callback(null, { status: this.status });
+    callback({ code: grpcStatus.NOT_FOUND, details: `unknown service: ask for "" (the server) or ${CONTROL_PLANE_SERVICE_NAME}` });
+  }
+
   private watch(call: WatchCall): void {
+    // A Watch keeps its request for as long as it is open: a stranger's name of tens of megabytes on
+    // each of the bounded streams would hold gigabytes. No name this server knows is this long.
+    if ((call.request.service ?? "").length > WATCHED_NAME_MAX_CHARS) {
+      const err = new EnclaveError("invalid_arguments", `a service name is at most ${WATCHED_NAME_MAX_CHARS} characters`);
+      return void call.emit("error", toServiceError(err));
+    }
     if (this.watches.size >= LIMITS.healthWatchStreamsMax) {
       const err = new EnclaveError(
         "too_many_calls",

@@ -8,7 +8,9 @@ export function debugService(sup: DebugSupervisor): DebugServer {
     adapters: unary(async () => ({ adapters: await sup.adapters() })),
     status: unary((req) => sup.status(req.sessionKey)),
     setBreakpoints: unary((req) => sup.setBreakpoints(req.sessionKey, req.file, req.lines)),
-    launch: unary((req) => sup.launch(req.sessionKey, req.program, req.args, req.adapter, req.ttlMs, req.waitMs, req.stdin, req.exceptions)),
+    launch: unary((req) =>
+      sup.launch(req.sessionKey, req.program, req.args, req.adapter, req.ttlMs, req.waitMs, req.stdin, req.exceptions, req.sourcePrefixes),
+    ),
     attach: unary((req) => sup.attach(req.sessionKey, { port: req.port, pid: req.pid }, req.adapter, req.ttlMs, req.waitMs)),
     resume: unary((req) => sup.resume(req.sessionKey, req.kind, req.threadId, req.waitMs)),
     pause: unary((req) => sup.pause(req.sessionKey, req.threadId, req.waitMs)),

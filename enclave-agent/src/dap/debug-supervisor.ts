@@ -4,7 +4,7 @@
 // After a session ends, its record stays so status, output and the next call can say what happened.
 import { existsSync, mkdtempSync, readlinkSync, type Stats, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, extname, join, relative } from "node:path";
+import { dirname, extname, isAbsolute, join, relative } from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type {
   DebugAdapter,
@@ -23,7 +23,7 @@ import { LIMITS } from "../limits.js";
 import { DEBUG_ADAPTERS, type DebugAdapterSpec } from "@enclave/proto/adapter-registry.js";
 import { type AdapterAvailability, adapterAvailability, type AdapterState, allAdapterAvailability } from "./adapter-availability.js";
 import { type Breakpoints, DebugSession, EXCEPTION_MODES, type ExceptionMode, type LaunchOptions, type ResumeAction } from "./debug-session.js";
-import { attachArguments, launchArguments } from "./launch-arguments.js";
+import { attachArguments, launchArguments, type SourcePrefix } from "./launch-arguments.js";
 
 const ADAPTER_STATES: Record<AdapterState, DebugAdapterState> = {
   usable: DebugAdapterState.DEBUG_ADAPTER_STATE_USABLE,
@@ -195,6 +195,7 @@ export class DebugSupervisor {
     waitMs: number,
     stdin: string | undefined,
     exceptions: string,
+    sourcePrefixes: readonly SourcePrefix[] = [],
   ): Promise<DebugStatus> {
     const mode = this.exceptionMode(exceptions);
     if (stdin !== undefined && Buffer.byteLength(stdin) > LIMITS.debugStdinMaxBytes) {
@@ -230,6 +231,7 @@ export class DebugSupervisor {
         interpreter: avail.interpreter,
         programIsFolder: st.isDirectory(),
         stdin: stdin === undefined ? undefined : { text: stdin, file: stdinFile },
+        sourcePrefixes: sourcePrefixes.filter((m) => isAbsolute(m.recorded) && (m.here === this.paths.root || m.here.startsWith(`${this.paths.root}/`))),
       });
       try {
         await session.launch(avail.command ?? [], cwd, this.adapterEnv(), launchArgs, s.breakpoints, waitMs > 0 ? waitMs : LIMITS.debugStopWaitMs, options);

@@ -21,6 +21,17 @@ export interface LaunchTarget {
    * is fed: debugpy through a runInTerminal launch whose stdin the agent writes; lldb from a file.
    */
   stdin?: { text: string; file?: string };
+  /**
+   * lldb: folders the program's debug information names otherwise than this placement does (the
+   * workspace's host path, for a binary built outside the sandbox), each with where it is here.
+   */
+  sourcePrefixes?: readonly SourcePrefix[];
+}
+
+/** A folder as a binary's debug information records it, and where that folder is in this placement. */
+export interface SourcePrefix {
+  recorded: string;
+  here: string;
 }
 
 /** An lldb settings value, quoted. */
@@ -60,7 +71,15 @@ export function launchArguments(spec: DebugAdapterSpec, t: LaunchTarget): Record
         // ("'A' packet returned an error: 8"); the target setting wins over the launch flag.
         disableASLR: false,
         // Its stdin is otherwise a pseudo-terminal nobody writes to: a read would wait forever.
-        initCommands: ["settings set target.disable-aslr false", `settings set target.input-path ${lldbQuoted(t.stdin?.file ?? "/dev/null")}`],
+        initCommands: [
+          "settings set target.disable-aslr false",
+          `settings set target.input-path ${lldbQuoted(t.stdin?.file ?? "/dev/null")}`,
+          // Breakpoints are set by this placement's paths; lldb matches them against the recorded ones
+          // (the compile folder in DWARF) only through the source map.
+          ...(t.sourcePrefixes?.length
+            ? [`settings set target.source-map ${t.sourcePrefixes.map((m) => `${lldbQuoted(m.recorded)} ${lldbQuoted(m.here)}`).join(" ")}`]
+            : []),
+        ],
       };
     case "delve": {
       const isSource = t.programIsFolder === true || extname(t.program) === ".go";

@@ -16,6 +16,7 @@ import type { WorkspacePaths } from "../fs/workspace-paths.js";
 import type { WorkspaceWriter } from "../fs/workspace-writer.js";
 import { unary } from "../grpc/unary.js";
 import { LIMITS } from "../limits.js";
+import { LANGUAGE_SERVERS } from "@enclave/proto/server-registry.js";
 import { refreshOpenDocuments, syncFromDisk } from "./document-sync.js";
 import { fileDiagnostics } from "./file-diagnostics.js";
 import { codeActionsFeature } from "./features/code-actions.js";
@@ -58,6 +59,20 @@ function timeoutOf(ms: number): number {
   return Math.min(ms > 0 ? ms : LIMITS.lspRequestTimeoutMs, LIMITS.lspStartTimeoutMs);
 }
 
+/** One root marker per server, as examples of what makes a folder a project a server can start in. */
+const MARKER_EXAMPLES = LANGUAGE_SERVERS.filter((s, i, all) => all.findIndex((o) => o.rootMarkers[0] === s.rootMarkers[0]) === i)
+  .map((s) => `${s.rootMarkers[0]} (${s.id})`)
+  .join(", ");
+
+/**
+ * A search with no file and no server to start says the two ways on: a file names the server to
+ * start (its error, if it cannot, says what that server lacks), or a root marker makes a project.
+ */
+const NO_SEARCHABLE_SERVER =
+  "no language server can search this workspace: no folder has both a server's root marker and a file of its language with that server installed. " +
+  "To go on: call lsp with action symbols and `file` set to one of your source files (that starts its server, or says what the server lacks), " +
+  `or add the server's root marker to the folder of your sources and ask again (${MARKER_EXAMPLES}); lsp with action status lists each server's markers and whether it is installed`;
+
 export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: WorkspaceWriter): LspServer {
   const sourcesFor = (conns: { openText(uri: string): string | undefined }[]): SourceLines =>
     new SourceLines(paths, (uri) => {
@@ -95,10 +110,7 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
   async function searchEverywhere(req: LspQueryRequest): Promise<LspQueryResponse> {
     const { targets, skipped } = searchTargets(paths.root);
     if (targets.length === 0) {
-      throw new AgentError(
-        "failed_precondition",
-        "no language server can search this workspace: no folder has both a server's root marker and a file of its language with that server installed (lsp status lists what each server needs)",
-      );
+      throw new AgentError("lsp_no_server", NO_SEARCHABLE_SERVER);
     }
     const timeoutMs = timeoutOf(req.timeoutMs);
     const deadline = Date.now() + timeoutMs;
@@ -130,7 +142,13 @@ export function lspService(paths: WorkspacePaths, sup: LspSupervisor, writer: Wo
       }),
     );
     const answered = answers.filter((a) => a !== undefined);
-    if (answered.length === 0) throw new AgentError("failed_precondition", `no language server could search the workspace: ${failures.join(" | ")}`);
+    if (answered.length === 0) {
+      throw new AgentError(
+        "failed_precondition",
+        `no language server could search the workspace: ${failures.join(" | ")}. ` +
+          "To go on: fix what each says, then call lsp with action reload (a server that died) or ask again; lsp with action status shows each server's state",
+      );
+    }
     const symbols = answered.flatMap((a) => a.result.symbols ?? []);
     const notes = [...failures, ...(skipped.length ? [`not searched (at most ${LIMITS.lspSearchMaxServers} servers): ${skipped.join(", ")}`] : [])];
     return {

@@ -83,7 +83,7 @@ export class LspSupervisor {
     const shown = (): string => this.paths.relative(fileAbs);
     if (specs.length === 0) {
       const known = [...new Set(LANGUAGE_SERVERS.flatMap((s) => s.extensions))].join(" ");
-      throw new AgentError("failed_precondition", `no language server handles \`${extname(fileAbs) || shown()}\` files (servers are known for ${known})`);
+      throw new AgentError("lsp_no_server", `no language server handles \`${extname(fileAbs) || shown()}\` files (servers are known for ${known})`);
     }
     const why: string[] = [];
     for (const spec of specs) {
@@ -99,7 +99,7 @@ export class LspSupervisor {
       if (!binary.ok) missing.push(binary.why);
       why.push(`${spec.id}: ${missing.join("; and ")}`);
     }
-    throw new AgentError("failed_precondition", `no language server can start for \`${shown()}\`: ${why.join(" | ")}`);
+    throw new AgentError("lsp_no_server", `no language server can start for \`${shown()}\`: ${why.join(" | ")}`);
   }
 
   /** Running servers that hold `fileAbs` in their root (for keeping their open documents in sync). */

@@ -4,7 +4,7 @@
 // the workspace root; else the interpreter configured for the agent (ENCLAVE_PYTHON); else python3
 // from PATH, which the caller picks among by what it needs.
 import { existsSync, lstatSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { resolveBinary } from "../exec/resolve-binary.js";
 
 export const VENV_PYTHONS = [".venv/bin/python", "venv/bin/python"] as const;
@@ -43,7 +43,20 @@ export function configuredPython(): string | undefined {
   return configured ? resolveBinary(configured) : undefined;
 }
 
+/** Why the host's control plane did not show a venv's base Python in the sandbox, by the venv's folder. */
+const refusedBases = new Map<string, { code: string; message: string }>();
+
+/** Notes the control plane's refusals (`--venv-refused FOLDER<TAB>CODE<TAB>MESSAGE`), so a broken venv says why. */
+export function noteVenvRefusals(entries: readonly string[]): void {
+  for (const entry of entries) {
+    const [folder, code, ...rest] = entry.split("\t");
+    if (folder && code) refusedBases.set(folder, { code, message: rest.join("\t") });
+  }
+}
+
 /** What to tell the user about a project environment that cannot run. */
 export function brokenVenvMessage(venv: ProjectVenv): string {
+  const refused = refusedBases.get(dirname(dirname(venv.python)));
+  if (refused) return `the project's interpreter ${venv.python} cannot run here: ${refused.message} [${refused.code}]`;
   return `the project's interpreter ${venv.python} is not an executable file; recreate the environment (python3 -m venv ${venv.python.split("/").slice(-3, -2)[0] ?? ".venv"})`;
 }

@@ -534,7 +534,7 @@ export type EvalDetails = {
   stderr: string;
   stdout_clipped: boolean;
   stderr_clipped: boolean;
-  /** what the cell displayed, in order; bundles carrying an image past the 20th are left out, as in the text */
+  /** what the cell displayed, in order; bundles carrying an image past the 20th are left out, as in the text, and so are bundles past 4194304 bytes in all */
   outputs: Array<{
     /** the object in every representation the kernel made, by MIME type: text types as text, images (image/png…) as base64 */
     data: Record<string, string>;

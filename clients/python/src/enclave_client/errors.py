@@ -176,6 +176,12 @@ class LspStateChangedError(EnclaveError):
     CODE = "lsp_state_changed"
     GRPC_STATUS = grpc.StatusCode.UNAVAILABLE
 
+class LspNoServerError(EnclaveError):
+    """No language server can serve the request here (none handles the language, none has its root marker or binary); the message says what to do. Code ``lsp_no_server``."""
+
+    CODE = "lsp_no_server"
+    GRPC_STATUS = grpc.StatusCode.FAILED_PRECONDITION
+
 class HarnessDeniedError(EnclaveError):
     """The harness's tool host refused a cell's bridge call. Code ``harness_denied``."""
 
@@ -292,6 +298,7 @@ ERROR_CLASSES: Mapping[str, Type[EnclaveError]] = {
         LspServerDeadError,
         LspServerErrorError,
         LspStateChangedError,
+        LspNoServerError,
         HarnessDeniedError,
         HarnessLostError,
         DrainingError,

@@ -740,7 +740,7 @@ class EvalDetails(TypedDict):
     stderr: str
     stdout_clipped: bool
     stderr_clipped: bool
-    #: what the cell displayed, in order; bundles carrying an image past the 20th are left out, as in the text
+    #: what the cell displayed, in order; bundles carrying an image past the 20th are left out, as in the text, and so are bundles past 4194304 bytes in all
     outputs: List[EvalDetailsOutputsItem]
     #: bundles the cell displayed
     outputs_total: int

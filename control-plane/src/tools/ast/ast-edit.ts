@@ -9,7 +9,7 @@ import { defineTool } from "../tool.js";
 import { readingOf } from "./format-matches.js";
 import { type StagedFile, stagedEditChange, stagedFilesOf } from "./staged-edit-record.js";
 import type { RestorableChange } from "../../pending/pending-action-table.js";
-import { plural } from "../../text/wording.js";
+import { plural, quoted } from "../../text/wording.js";
 
 async function applyStaged(agent: () => Promise<AgentEndpoint>, id: string, files: StagedFile[]): Promise<string> {
   const { client } = await agent();
@@ -89,7 +89,8 @@ export const astEditTool = defineTool({
       ? `WARNING: the rewrite leaves ${plural(broken.length, "file")} that no longer parse${broken.length === 1 ? "s" : ""} (each parsed before): ${broken.join("; ")}. Discard it, or apply it only if you will fix that.\n\n`
       : "";
     const action = store.push({
-      label: `ast_edit: \`${args.pattern}\` → \`${args.rewrite}\` (${plural(total, "replacement")} in ${plural(files.length, "file")})`,
+      // Quoted short: the label rides on every later result of the run (its pending state) and is kept in the state database.
+      label: `ast_edit: ${quoted(args.pattern)} → ${quoted(args.rewrite)} (${plural(total, "replacement")} in ${plural(files.length, "file")})`,
       sourceToolName: "ast_edit",
       details: [...broken.map((b) => `does not parse after the rewrite: ${b}`), ...files.map((f) => f.path)].join("\n"),
       files: files.map((f) => f.path),

@@ -10,6 +10,8 @@ export interface DebugOpContext {
   sessionKey: string;
   /** Hard lifetime given to a new session. */
   sessionTtlMs: number;
+  /** Host placement: the workspace's host folder, which the sandbox sees as /workspace. */
+  hostWorkspace?: string;
   tool: ToolContext;
 }
 

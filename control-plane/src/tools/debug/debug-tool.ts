@@ -94,12 +94,13 @@ export function createDebugTool(opts: DebugToolOptions): Tool {
     async run(args, ctx) {
       const op = byName.get((args as { op: string }).op);
       if (!op) throw new EnclaveError("invalid_arguments", `unknown debug op \`${(args as { op: string }).op}\``);
-      const { client } = await ctx.agent();
+      const { client, hostWorkspace } = await ctx.agent();
       // Each op's own details schema is a branch of DEBUG_DETAILS (the table erases which one).
       return (await op.run(args, {
         agent: debugServiceClient(client).forCall(ctx.signal),
         sessionKey: ctx.run.conversationId,
         sessionTtlMs: opts.sessionTtlMs,
+        ...(hostWorkspace !== undefined ? { hostWorkspace } : {}),
         tool: ctx,
       })) as ToolOutput<DebugDetails>;
     },

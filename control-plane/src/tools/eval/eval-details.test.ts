@@ -34,6 +34,15 @@ const kernel: KernelInfo = {
 };
 
 describe("eval details", () => {
+  it("keeps bundles up to a byte budget, counting the rest: a cell that displays without end still answers in one message", () => {
+    const kib: DisplayData = { items: [{ mimeType: "text/plain", data: Buffer.alloc(1024, 0x61) }], echo: false };
+    const displays = Array.from({ length: (LIMITS.evalDetailsOutputsMaxBytes / 1024) * 3 }, () => kib);
+    const d = evalDetails(done({}), kernel, { stdout: [], stderr: [], displays }, 0);
+    expect(d.outputs.length).toBe(LIMITS.evalDetailsOutputsMaxBytes / 1024);
+    expect({ total: d.outputs_total, truncated: d.outputs_truncated }).toEqual({ total: displays.length, truncated: true });
+    expect(EVAL_DETAILS.safeParse(d).success).toBe(true);
+  });
+
   it("keeps every bundle but those carrying an image past the transcript's cap, images as base64", () => {
     const image: DisplayData = { items: [{ mimeType: "image/png", data: PNG }], echo: false };
     const table: DisplayData = {

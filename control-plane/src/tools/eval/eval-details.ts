@@ -32,7 +32,9 @@ export const EVAL_DETAILS = z.object({
         echo: z.boolean().describe("the cell's echoed last expression; false for display() and figures"),
       }),
     )
-    .describe(`what the cell displayed, in order; bundles carrying an image past the ${LIMITS.evalMaxImages}th are left out, as in the text`),
+    .describe(
+      `what the cell displayed, in order; bundles carrying an image past the ${LIMITS.evalMaxImages}th are left out, as in the text, and so are bundles past ${LIMITS.evalDetailsOutputsMaxBytes} bytes in all`,
+    ),
   outputs_total: z.number().int().describe("bundles the cell displayed"),
   outputs_truncated: z.boolean().describe("some bundles were left out (outputs_total says how many there were)"),
   error: z
@@ -70,13 +72,17 @@ export interface CellData {
 
 function outputsOf(displays: readonly DisplayData[]): Pick<EvalDetails, "outputs" | "outputs_total" | "outputs_truncated"> {
   let images = 0;
+  let bytes = 0;
   const outputs: EvalDetails["outputs"] = [];
   for (const d of displays) {
     // The transcript shows one image per bundle and keeps LIMITS.evalMaxImages of them.
-    if (d.items.some((i) => binary(i.mimeType))) {
-      if (images >= LIMITS.evalMaxImages) continue;
-      images += 1;
-    }
+    const image = d.items.some((i) => binary(i.mimeType));
+    if (image && images >= LIMITS.evalMaxImages) continue;
+    // A cell may display without end: past the budget, bundles are counted, not kept (the result must stay one message).
+    const size = d.items.reduce((n, i) => n + (binary(i.mimeType) ? Math.ceil(i.data.length / 3) * 4 : i.data.length), 0);
+    if (bytes + size > LIMITS.evalDetailsOutputsMaxBytes) continue;
+    bytes += size;
+    if (image) images += 1;
     const data: Record<string, string> = {};
     for (const i of d.items) data[i.mimeType] = i.data.toString(binary(i.mimeType) ? "base64" : "utf8");
     outputs.push({ data, echo: d.echo });

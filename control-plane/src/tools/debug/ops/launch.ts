@@ -5,6 +5,8 @@ import { LIMITS } from "../../../limits.js";
 import { formatStatus } from "../debug-format.js";
 import { defineOp } from "../debug-op.js";
 import { SESSION_OP_DETAILS, sessionDetails } from "../debug-details.js";
+import { recordedWorkspacePrefixes } from "../recorded-workspace-prefix.js";
+import { IN_SANDBOX } from "../../../model/host-sandbox.js";
 
 export const launchOp = defineOp({
   op: "launch",
@@ -25,6 +27,7 @@ export const launchOp = defineOp({
       .describe("which exceptions stop the program: uncaught (default), raised (every raise, even one caught later), none"),
   }),
   async run(args, ctx) {
+    const recorded = ctx.hostWorkspace ? await recordedWorkspacePrefixes(ctx.hostWorkspace, args.program) : [];
     const s = await ctx.agent.launch({
       sessionKey: ctx.sessionKey,
       program: args.program,
@@ -34,6 +37,7 @@ export const launchOp = defineOp({
       waitMs: 0,
       stdin: args.stdin,
       exceptions: args.exceptions ?? "",
+      sourcePrefixes: recorded.map((r) => ({ recorded: r, here: IN_SANDBOX.workspace })),
     });
     return { parts: [{ type: "text", text: `launched.\n${formatStatus(s)}` }], details: { op: "launch" as const, session: sessionDetails(s) } };
   },

@@ -168,8 +168,9 @@ class IPythonIdioms:
 def _script(argv, body):
     import subprocess
 
-    # One pipe for both streams: the script's output keeps the order it was written in.
-    code, _ = shell.run(argv, merge_stderr=True, stdin_text=body)
+    # Two pipes, as IPython's script magics: stderr stays stderr (its order against stdout is
+    # the order the pipes are read in, as in Jupyter); only !cmd merges the streams.
+    code, _ = shell.run(argv, merge_stderr=False, stdin_text=body)
     if code != 0:
         raise subprocess.CalledProcessError(code, " ".join(argv))
 

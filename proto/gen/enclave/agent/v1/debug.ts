@@ -269,6 +269,18 @@ export interface DebugLaunchRequest {
    * or "none".
    */
   exceptions: string;
+  /**
+   * Source folders the program's debug information records under another name than this
+   * placement's (a binary built on the host records the workspace's host path, the sandbox sees it
+   * as /workspace). Sent only for a prefix the program's own bytes already carry.
+   */
+  sourcePrefixes: DebugSourcePrefix[];
+}
+
+/** A folder as the program's debug information names it, and where it is in this placement. */
+export interface DebugSourcePrefix {
+  recorded: string;
+  here: string;
 }
 
 export interface DebugAttachRequest {
@@ -1165,7 +1177,17 @@ export const DebugBreakpointsResponse: MessageFns<DebugBreakpointsResponse> = {
 };
 
 function createBaseDebugLaunchRequest(): DebugLaunchRequest {
-  return { sessionKey: "", program: "", args: [], adapter: "", ttlMs: 0, waitMs: 0, stdin: undefined, exceptions: "" };
+  return {
+    sessionKey: "",
+    program: "",
+    args: [],
+    adapter: "",
+    ttlMs: 0,
+    waitMs: 0,
+    stdin: undefined,
+    exceptions: "",
+    sourcePrefixes: [],
+  };
 }
 
 export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
@@ -1193,6 +1215,9 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
     }
     if (message.exceptions !== "") {
       writer.uint32(66).string(message.exceptions);
+    }
+    for (const v of message.sourcePrefixes) {
+      DebugSourcePrefix.encode(v!, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -1274,6 +1299,14 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
             message.exceptions = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.sourcePrefixes.push(DebugSourcePrefix.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1308,6 +1341,11 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
         : 0,
       stdin: isSet(object.stdin) ? globalThis.String(object.stdin) : undefined,
       exceptions: isSet(object.exceptions) ? globalThis.String(object.exceptions) : "",
+      sourcePrefixes: globalThis.Array.isArray(object?.sourcePrefixes)
+        ? object.sourcePrefixes.map((e: any) => DebugSourcePrefix.fromJSON(e))
+        : globalThis.Array.isArray(object?.source_prefixes)
+        ? object.source_prefixes.map((e: any) => DebugSourcePrefix.fromJSON(e))
+        : [],
     };
   },
 
@@ -1337,6 +1375,9 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
     if (message.exceptions !== "") {
       obj.exceptions = message.exceptions;
     }
+    if (message.sourcePrefixes?.length) {
+      obj.sourcePrefixes = message.sourcePrefixes.map((e) => DebugSourcePrefix.toJSON(e));
+    }
     return obj;
   },
 
@@ -1353,6 +1394,92 @@ export const DebugLaunchRequest: MessageFns<DebugLaunchRequest> = {
     message.waitMs = object.waitMs ?? 0;
     message.stdin = object.stdin ?? undefined;
     message.exceptions = object.exceptions ?? "";
+    message.sourcePrefixes = object.sourcePrefixes?.map((e) => DebugSourcePrefix.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseDebugSourcePrefix(): DebugSourcePrefix {
+  return { recorded: "", here: "" };
+}
+
+export const DebugSourcePrefix: MessageFns<DebugSourcePrefix> = {
+  encode(message: DebugSourcePrefix, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.recorded !== "") {
+      writer.uint32(10).string(message.recorded);
+    }
+    if (message.here !== "") {
+      writer.uint32(18).string(message.here);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DebugSourcePrefix {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDebugSourcePrefix();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.recorded = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.here = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DebugSourcePrefix {
+    return {
+      recorded: isSet(object.recorded) ? globalThis.String(object.recorded) : "",
+      here: isSet(object.here) ? globalThis.String(object.here) : "",
+    };
+  },
+
+  toJSON(message: DebugSourcePrefix): unknown {
+    const obj: any = {};
+    if (message.recorded !== "") {
+      obj.recorded = message.recorded;
+    }
+    if (message.here !== "") {
+      obj.here = message.here;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DebugSourcePrefix>, I>>(base?: I): DebugSourcePrefix {
+    return DebugSourcePrefix.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DebugSourcePrefix>, I>>(object: I): DebugSourcePrefix {
+    const message = createBaseDebugSourcePrefix();
+    message.recorded = object.recorded ?? "";
+    message.here = object.here ?? "";
     return message;
   },
 };

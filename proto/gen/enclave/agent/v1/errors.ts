@@ -48,6 +48,12 @@ export enum AgentErrorCode {
   AGENT_ERROR_CODE_LSP_STATE_CHANGED = 12,
   /** AGENT_ERROR_CODE_STOPPING - The agent is stopping; a new one answers the next call. */
   AGENT_ERROR_CODE_STOPPING = 13,
+  /**
+   * AGENT_ERROR_CODE_LSP_NO_SERVER - No language server can serve the request here: none handles the file's language, none has its
+   * root marker or binary, or (a search with no file) none can start in the workspace. The message
+   * says what is missing and what to do.
+   */
+  AGENT_ERROR_CODE_LSP_NO_SERVER = 14,
   UNRECOGNIZED = -1,
 }
 
@@ -95,6 +101,9 @@ export function agentErrorCodeFromJSON(object: any): AgentErrorCode {
     case 13:
     case "AGENT_ERROR_CODE_STOPPING":
       return AgentErrorCode.AGENT_ERROR_CODE_STOPPING;
+    case 14:
+    case "AGENT_ERROR_CODE_LSP_NO_SERVER":
+      return AgentErrorCode.AGENT_ERROR_CODE_LSP_NO_SERVER;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -132,6 +141,8 @@ export function agentErrorCodeToJSON(object: AgentErrorCode): string {
       return "AGENT_ERROR_CODE_LSP_STATE_CHANGED";
     case AgentErrorCode.AGENT_ERROR_CODE_STOPPING:
       return "AGENT_ERROR_CODE_STOPPING";
+    case AgentErrorCode.AGENT_ERROR_CODE_LSP_NO_SERVER:
+      return "AGENT_ERROR_CODE_LSP_NO_SERVER";
     case AgentErrorCode.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
