@@ -230,26 +230,31 @@ function decode(html: string): string {
     .trim();
 }
 
-/** pandas' HTML table as rows of cell texts (rowspans expanded), header rows apart. */
-function htmlTable(html: string): { head: string[][]; body: string[][]; footer: string; columns: number } {
+/** pandas' HTML table as rows of cell texts, header rows apart, a spanned cell's text once (in its
+ * first row and column) as the rendered table shows it; and how many index columns it has. */
+function htmlTable(html: string): { head: string[][]; body: string[][]; footer: string; indexColumns: number } {
   const section = (tag: string): string => new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(html)?.[1] ?? "";
   const rows = (s: string): string[][] => {
     const out: string[][] = [];
-    const pending: Array<{ col: number; text: string; left: number }> = [];
+    const covered = new Map<number, number>();
     for (const tr of s.match(/<tr[^>]*>[\s\S]*?<\/tr>/g) ?? []) {
       const cells: string[] = [];
-      for (const cell of tr.match(/<t[hd][^>]*>[\s\S]*?<\/t[hd]>/g) ?? []) {
-        while (pending.some((p) => p.col === cells.length && p.left > 0)) {
-          const p = pending.find((q) => q.col === cells.length && q.left > 0) as { col: number; text: string; left: number };
-          cells.push(p.text);
-          p.left -= 1;
+      const skipCovered = (): void => {
+        while ((covered.get(cells.length) ?? 0) > 0) {
+          covered.set(cells.length, (covered.get(cells.length) ?? 0) - 1);
+          cells.push("");
         }
-        const text = decode(cell);
-        const span = Number(/rowspan="(\d+)"/.exec(cell)?.[1] ?? 1);
-        if (span > 1) pending.push({ col: cells.length, text, left: span - 1 });
+      };
+      for (const cell of tr.match(/<t[hd][^>]*>[\s\S]*?<\/t[hd]>/g) ?? []) {
+        skipCovered();
+        const rowspan = Number(/rowspan="(\d+)"/.exec(cell)?.[1] ?? 1);
         const colspan = Number(/colspan="(\d+)"/.exec(cell)?.[1] ?? 1);
-        for (let i = 0; i < colspan; i++) cells.push(text);
+        for (let i = 0; i < colspan; i++) {
+          if (rowspan > 1) covered.set(cells.length, rowspan - 1);
+          cells.push(i === 0 ? decode(cell) : "");
+        }
       }
+      skipCovered();
       out.push(cells);
     }
     return out;
@@ -260,11 +265,11 @@ function htmlTable(html: string): { head: string[][]; body: string[][]; footer: 
     head: rows(section("thead")),
     body: rows(section("tbody")),
     footer: footer ? `[${footer[1]} rows x ${footer[2]} columns]` : "",
-    columns: (firstRow.match(/<td[^>]*>/g) ?? []).length,
+    indexColumns: (firstRow.match(/<th[^>]*>/g) ?? []).length,
   };
 }
 
-function markdownTable(md: string): { head: string[]; body: string[][]; footer: string } | undefined {
+function markdownTable(md: string): { rows: string[][]; footer: string } | undefined {
   const lines = md.split("\n");
   const cells = (l: string): string[] =>
     l
@@ -273,25 +278,34 @@ function markdownTable(md: string): { head: string[]; body: string[][]; footer: 
       .map((c) => c.replace(/\\\|/g, "|"));
   const head = lines[0];
   if (!head?.startsWith("| ") || !/^\|(---\|)+$/.test(lines[1] ?? "")) return undefined;
-  const body: string[][] = [];
+  const rows: string[][] = [cells(head)];
   let i = 2;
-  for (; i < lines.length && lines[i]?.startsWith("| "); i++) body.push(cells(lines[i] as string));
+  for (; i < lines.length && lines[i]?.startsWith("| "); i++) rows.push(cells(lines[i] as string));
   const footer = lines.slice(i).join("\n").trim();
-  return { head: cells(head), body, footer };
+  return { rows, footer };
 }
 
-/** Whether Enclave's markdown table shows what pandas' HTML shows: the same rows, cells, cut. */
-function tableAgrees(md: string, html: string): boolean {
+/** Whether Enclave's markdown table has the structure of pandas' HTML: its header rows (the index
+ * names' row joined to the last row of column labels when that row leaves the index columns blank,
+ * as pandas' text does), its rows, each spanned label once, its cut and its dimensions. */
+export function tableAgrees(md: string, html: string): boolean {
   const m = markdownTable(md);
   if (!m) return false;
   const h = htmlTable(html);
+  let head = h.head;
+  const index =
+    h.indexColumns ||
+    Math.max(
+      1,
+      (head[0] ?? []).findIndex((t) => t !== ""),
+    );
+  const names = head.at(-1) ?? [];
+  const labels = head.at(-2);
+  if (labels && names.slice(index).every((t) => t === "") && names.slice(0, index).some((t) => t !== "") && labels.slice(0, index).every((t) => t === ""))
+    head = [...head.slice(0, -2), [...names.slice(0, index), ...labels.slice(index)]];
   const dots = (c: string): string => (c === "..." ? "…" : c.length > 200 ? `${c.slice(0, 199)}…` : c);
-  if (JSON.stringify(m.body) !== JSON.stringify(h.body.map((r) => r.map(dots)))) return false;
-  if (m.footer !== h.footer) return false;
-  // Column labels: the last cells of the header row of pandas' HTML that has them (the first).
-  const shown = h.columns;
-  const labels = (h.head[0] ?? []).slice(-shown).map(dots);
-  return shown === 0 || JSON.stringify(m.head.slice(-shown)) === JSON.stringify(labels);
+  const want = [...head, ...h.body].map((r) => r.map(dots));
+  return JSON.stringify(m.rows) === JSON.stringify(want) && m.footer === h.footer;
 }
 
 // -- JavaScript: errors ---------------------------------------------------------------------------
@@ -384,8 +398,9 @@ export const RULES: Rule[] = [
     id: "dataframe-markdown",
     language: "python",
     description:
-      "A DataFrame's text is a markdown table (pandas' own formatting and cut, each index level a column) where Jupyter's text/plain is pandas' " +
-      "fixed-width text; its HTML, the same as Jupyter's, is kept as a rich part. Checked cell by cell against that HTML.",
+      "A DataFrame's text is a markdown table with the structure of pandas' HTML (each index level a named column, a MultiIndex's column levels as " +
+      "header rows, an empty frame as its header alone) where Jupyter's text/plain is pandas' fixed-width text; its HTML, the same as Jupyter's, is " +
+      "kept as a rich part. Checked cell by cell against that HTML.",
     apply(s) {
       const enclave = [...s.enclave];
       const reference = [...s.reference];

@@ -8,6 +8,9 @@ import type { Surface } from "@enclave/client/run-options.js";
 import { type EvalPlace, evalCases, evalCell, hostPython } from "../helpers/eval-cases.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { expectTranscript } from "@enclave/test-kit/transcript.js";
+import { EVAL_DETAILS } from "@enclave/control-plane/tools/eval/eval-details.js";
+import { detailsOf } from "../helpers/tool-details.js";
+import { tableAgrees } from "../fidelity/eval-compare.js";
 import { until } from "../helpers/wait.js";
 import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
 
@@ -119,6 +122,38 @@ describe("eval on host placement", () => {
     await fx.client.deleteConversation("evalgone");
     expect(existsSync(onHost)).toBe(false);
     await until(() => sandboxProcesses(sandbox).length === 0, "the sandbox of evalgone to empty", 10_000);
+  });
+
+  it("renders DataFrames with the rows and columns of pandas' HTML: empty, MultiIndex rows and columns, groupby().agg; a Series as text", async () => {
+    await evalCell(place, {
+      code:
+        "import pandas as pd\nsales = pd.DataFrame({'region': ['north', 'north', 'south', 'south', 'south'], 'year': [2023, 2024, 2023, 2024, 2024], " +
+        "'units': [10, 12, 7, 9, 4], 'price': [2.5, 2.75, 3.0, 3.25, 3.5]})",
+    });
+    const cells: Array<[string, string]> = [
+      ["an empty frame", "pd.DataFrame(columns=['a'])"],
+      ["a filter that keeps no row", "sales[sales.units > 100]"],
+      ["MultiIndex rows", "sales.set_index(['region', 'year']).sort_index()"],
+      ["MultiIndex columns", "pd.DataFrame([[1, 2, 3], [4, 5, 6]], columns=pd.MultiIndex.from_tuples([('x', 'a'), ('x', 'b'), ('y', 'c')]))"],
+      ["groupby().agg with several functions", "sales.groupby('region').agg({'units': ['sum', 'mean'], 'price': ['min', 'max']})"],
+      ["a Series", "sales.groupby(['region', 'year'])['units'].sum()"],
+    ];
+    const shown: string[] = [];
+    for (const [what, code] of cells) {
+      const r = await fx.client.callTool(place.runId, "eval", { description: "show a pandas value as the cell result", code });
+      expect(r.isError, resultText(r)).toBe(false);
+      const [out] = detailsOf(EVAL_DETAILS, r).outputs;
+      const html = out?.data["text/html"];
+      const markdown = out?.data["text/markdown"];
+      // A frame's markdown (the result's text) is checked against the HTML pandas made, which Jupyter shows.
+      if (html !== undefined) {
+        expect(markdown, what).toBeDefined();
+        expect(tableAgrees(markdown ?? "", html), `${what}:\n${markdown}`).toBe(true);
+        expect(resultText(r).startsWith(markdown ?? "")).toBe(true);
+      } else expect(markdown, what).toBeUndefined();
+      shown.push(`── ${what}: ${code}\n${resultText(r)}`);
+    }
+    await expectTranscript(`${shown.join("\n\n")}\n`, "transcripts/eval-host/dataframe-structure.txt");
   });
 
   it("keeps the kernel across calls of the conversation, and never starts an enclosure", async () => {

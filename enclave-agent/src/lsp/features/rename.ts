@@ -16,6 +16,7 @@ import type { ServerConnection } from "../server-connection.js";
 import type { SourceLines } from "../source-lines.js";
 import type { LspSupervisor } from "../supervisor.js";
 import { applyWorkspaceEdit, collectEdits } from "../workspace-edit.js";
+import { addMissedDeclarations, identifierAt } from "./rename-declarations.js";
 
 export interface RenameInput {
   paths: WorkspacePaths;
@@ -68,13 +69,19 @@ export async function renameSymbol(input: RenameInput): Promise<LspRenameRespons
     }
   }
   const edit = await conn.request<WorkspaceEdit | null>("textDocument/rename", { ...where, newName }, input.timeoutMs);
-  const files = edit ? collectEdits(edit) : [];
-  if (!edit || files.length === 0 || files.every((f) => f.edits.length === 0)) {
+  if (!edit || collectEdits(edit).every((f) => f.edits.length === 0)) {
     throw new AgentError(
       "failed_precondition",
       `the ${conn.id} language server found nothing to rename at line ${position.line + 1} of \`${input.rel}\`; nothing was changed`,
     );
   }
+  // Only for servers that parse a header on its own when it is open (clangd): where the others leave a
+  // declaration out, it is theirs to keep (a library's, an import alias's original).
+  if (conn.spec.compilationDatabase) {
+    const oldName = identifierAt(doc.text, position);
+    await addMissedDeclarations({ conn, paths, uri: doc.uri, position, oldName, newName, edit, timeoutMs: input.timeoutMs });
+  }
+  const files = collectEdits(edit);
   const raced = (uri: string): never => {
     throw new AgentError(
       "failed_precondition",

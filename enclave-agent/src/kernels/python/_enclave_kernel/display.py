@@ -3,6 +3,7 @@ and matplotlib figures as PNG images."""
 import base64
 import io
 import json
+import re
 import sys
 
 # The order a notebook asks an object for its representations.
@@ -82,9 +83,11 @@ def mime_bundle(obj):
     if _is_figure(obj):
         bundle["image/png"] = figure_png(obj)
     elif _is_dataframe(obj):
-        markdown = dataframe_markdown(obj)
+        html = _html_of(obj)
+        markdown = dataframe_markdown(obj, html)
         if markdown is not None:
             bundle["text/markdown"] = markdown
+        _add(bundle, "text/html", html)
     fn = _method(obj, "_repr_mimebundle_")
     if fn is not None:
         try:
@@ -117,16 +120,156 @@ def _cell_text(value):
     return text if len(text) <= 200 else text[:199] + "…"
 
 
-def dataframe_markdown(df):
-    """A markdown table of what pandas shows: its own formatting of values (display.precision, dates,
-    NaN) and its cut (display.max_rows / min_rows / max_columns), each index level a column. None
-    for an empty frame, whose text says more."""
+def _html_of(df):
+    try:
+        html = df._repr_html_()
+    except Exception:
+        return None
+    return html if isinstance(html, str) else None
+
+
+def dataframe_markdown(df, html=None):
+    """A markdown table with the structure of the HTML pandas makes for the notebook (the reference):
+    its header rows (a MultiIndex's column levels one row each, a spanned label once), each index
+    level a column named as pandas names it, a spanned row label once, its cut and its dimensions
+    line. An empty frame is a table with its header only. Without that HTML (pandas'
+    notebook_repr_html off, a pandas that renders otherwise), pandas' formatted values with the
+    levels joined."""
+    if html is None:
+        html = _html_of(df)
+    if html is not None:
+        try:
+            table = _html_markdown(html)
+            if table is not None:
+                return table
+        except Exception:  # HTML this reading does not know: the formatted table below
+            pass
     if df.empty:
         return None
     try:
         return _formatted_markdown(df)
     except Exception:  # a pandas whose formatter moved: the values as str(), cut the same way
         return _plain_markdown(df)
+
+
+class _HtmlTable:
+    """The rows of pandas' HTML table: header rows and body rows, each a list of (text, is_th,
+    rowspan, colspan), and the dimensions paragraph after it."""
+
+    def __init__(self, html):
+        from html.parser import HTMLParser
+
+        self.head = []
+        self.body = []
+        self.footer = ""
+        # "tables" counts the table's tags: 1 inside it, 2 after it (where the dimensions line is).
+        state = {"section": None, "row": None, "cell": None, "p": None, "tables": 0}
+        outer = self
+
+        class Parser(HTMLParser):
+            def handle_starttag(self, tag, attrs):
+                a = dict(attrs)
+                if tag == "p" and state["tables"] >= 2:
+                    state["p"] = []
+                elif tag == "table":
+                    state["tables"] += 1
+                elif state["tables"] != 1:
+                    return
+                elif tag in ("thead", "tbody"):
+                    state["section"] = tag
+                elif tag == "tr" and state["section"]:
+                    state["row"] = []
+                elif tag in ("th", "td") and state["row"] is not None:
+                    state["cell"] = [[], tag == "th", int(a.get("rowspan") or 1), int(a.get("colspan") or 1)]
+
+            def handle_endtag(self, tag):
+                if tag == "table":
+                    state["tables"] += 1
+                elif tag in ("th", "td") and state["cell"] is not None:
+                    text, is_th, rowspan, colspan = state["cell"]
+                    state["row"].append(("".join(text).strip(), is_th, rowspan, colspan))
+                    state["cell"] = None
+                elif tag == "tr" and state["row"] is not None:
+                    (outer.head if state["section"] == "thead" else outer.body).append(state["row"])
+                    state["row"] = None
+                elif tag in ("thead", "tbody"):
+                    state["section"] = None
+                elif tag == "p" and state["p"] is not None:
+                    outer.footer = "".join(state["p"]).strip()
+                    state["p"] = None
+
+            def handle_data(self, data):
+                if state["cell"] is not None:
+                    state["cell"][0].append(data)
+                elif state["p"] is not None:
+                    state["p"].append(data)
+
+        parser = Parser(convert_charrefs=True)
+        parser.feed(html)
+        parser.close()
+        if state["tables"] < 2:
+            raise ValueError("not one whole table")
+
+
+def _grid(rows):
+    """Rows of cell texts, a spanned cell's text in its first row and column and blank in the others,
+    as the rendered table shows it once."""
+    out = []
+    pending = {}  # column -> rows still covered by a rowspan above
+    for row in rows:
+        cells = []
+        todo = list(row)
+        while todo or any(c >= len(cells) and n > 0 for c, n in pending.items()):
+            at = len(cells)
+            if pending.get(at, 0) > 0:
+                pending[at] -= 1
+                cells.append("")
+                continue
+            if not todo:
+                break
+            text, _is_th, rowspan, colspan = todo.pop(0)
+            if rowspan > 1:
+                pending[at] = rowspan - 1
+            cells.append(text)
+            for i in range(1, colspan):
+                if rowspan > 1:
+                    pending[at + i] = rowspan - 1
+                cells.append("")
+        out.append(cells)
+    return out
+
+
+def _html_cell(text):
+    return "…" if text == "..." else _cell_text(text)
+
+
+def _html_markdown(html):
+    table = _HtmlTable(html)
+    if not table.head:
+        return None
+    index_cols = sum(1 for (_t, is_th, _r, c) in table.body[0] if is_th) if table.body else 0
+    head = _grid(table.head)
+    body = _grid(table.body)
+    width = max(len(r) for r in head + body)
+    head = [r + [""] * (width - len(r)) for r in head]
+    body = [r + [""] * (width - len(r)) for r in body]
+    if not index_cols:
+        # No body: the index columns are those the header leaves blank before the first label.
+        first = head[0]
+        index_cols = next((i for i, t in enumerate(first) if t), len(first)) or 1
+    # The index names' row (its labels in the index columns, nothing after them) goes into the
+    # column labels' last row when that row leaves the index columns blank, as pandas' text does.
+    if len(head) > 1:
+        names, labels = head[-1], head[-2]
+        if not any(names[index_cols:]) and any(names[:index_cols]) and not any(labels[:index_cols]):
+            head = head[:-2] + [names[:index_cols] + labels[index_cols:]]
+    head = [[_html_cell(t) for t in r] for r in head]
+    body = [[_html_cell(t) for t in r] for r in body]
+    lines = ["| " + " | ".join(head[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in head[1:] + body]
+    text = "\n".join(lines)
+    dims = re.match(r"^(\d+) rows × (\d+) columns$", table.footer)
+    return text + "\n\n[%s rows x %s columns]" % dims.groups() if dims else text
 
 
 def _table(header, rows, footer):
