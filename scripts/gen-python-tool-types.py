@@ -172,21 +172,27 @@ def render(schemas: Schema) -> str:
         "Generated from proto/tool-schemas.json (the tool registry's own schemas) by\n"
         'scripts/gen-python-tool-types.py; do not edit. ``ToolResult.details`` is the dict these describe.\n"""\n\n'
         "from __future__ import annotations\n\n"
-        "from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union, cast\n\n"
-        "if TYPE_CHECKING:\n    from .aio import AsyncEnclaveClient\n    from .client import EnclaveClient\n    from .models import ToolResult\n\n"
+        "from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Protocol, Tuple, TypedDict, Union, cast\n\n"
+        "if TYPE_CHECKING:\n    from .models import ToolResult\n\n"
         f"#: The tools these types describe (a control plane may offer others: custom tools, harness tools).\nTOOL_NAMES: Tuple[str, ...] = (\n{names}\n)\n\n\n"
         + "\n\n".join(r.classes)
         + ("\n\n" + "".join(aliases) if aliases else "")
         + "\n\n"
         + "\n\n".join(accessors)
+        + "\n\nclass ToolCaller(Protocol):\n"
+        + '    """What RunTools needs of a client (EnclaveClient is one); the types module imports no client."""\n\n'
+        + "    def call_tool(self, run_id: str, tool: str, args: Any = None, *, timeout: Optional[float] = None) -> ToolResult: ...\n"
+        + "\n\nclass AsyncToolCaller(Protocol):\n"
+        + '    """What AsyncRunTools needs of a client (AsyncEnclaveClient is one)."""\n\n'
+        + "    async def call_tool(self, run_id: str, tool: str, args: Any = None, *, timeout: Optional[float] = None) -> ToolResult: ...\n"
         + "\n\nclass RunTools:\n"
         + '    """Typed calls of one run\'s built-in tools (``client.tools(run_id).exec({"command": "ls"})``): each takes its\n'
         + '    arguments\' TypedDict and returns the result as ``call_tool`` does."""\n\n'
-        + "    def __init__(self, client: EnclaveClient, run_id: str) -> None:\n        self._client = client\n        self._run_id = run_id\n\n"
+        + "    def __init__(self, client: ToolCaller, run_id: str) -> None:\n        self._client = client\n        self._run_id = run_id\n\n"
         + "\n".join(sync_methods)
         + "\n\nclass AsyncRunTools:\n"
         + '    """RunTools for AsyncEnclaveClient: each tool a coroutine."""\n\n'
-        + "    def __init__(self, client: AsyncEnclaveClient, run_id: str) -> None:\n        self._client = client\n        self._run_id = run_id\n\n"
+        + "    def __init__(self, client: AsyncToolCaller, run_id: str) -> None:\n        self._client = client\n        self._run_id = run_id\n\n"
         + "\n".join(async_methods)
     )
 

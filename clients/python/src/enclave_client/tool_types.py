@@ -6,11 +6,9 @@ scripts/gen-python-tool-types.py; do not edit. ``ToolResult.details`` is the dic
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Protocol, Tuple, TypedDict, Union, cast
 
 if TYPE_CHECKING:
-    from .aio import AsyncEnclaveClient
-    from .client import EnclaveClient
     from .models import ToolResult
 
 #: The tools these types describe (a control plane may offer others: custom tools, harness tools).
@@ -1676,11 +1674,23 @@ def write_details(result: ToolResult) -> Optional[WriteDetails]:
     return cast("Optional[WriteDetails]", result.details)
 
 
+class ToolCaller(Protocol):
+    """What RunTools needs of a client (EnclaveClient is one); the types module imports no client."""
+
+    def call_tool(self, run_id: str, tool: str, args: Any = None, *, timeout: Optional[float] = None) -> ToolResult: ...
+
+
+class AsyncToolCaller(Protocol):
+    """What AsyncRunTools needs of a client (AsyncEnclaveClient is one)."""
+
+    async def call_tool(self, run_id: str, tool: str, args: Any = None, *, timeout: Optional[float] = None) -> ToolResult: ...
+
+
 class RunTools:
     """Typed calls of one run's built-in tools (``client.tools(run_id).exec({"command": "ls"})``): each takes its
     arguments' TypedDict and returns the result as ``call_tool`` does."""
 
-    def __init__(self, client: EnclaveClient, run_id: str) -> None:
+    def __init__(self, client: ToolCaller, run_id: str) -> None:
         self._client = client
         self._run_id = run_id
 
@@ -1745,7 +1755,7 @@ class RunTools:
 class AsyncRunTools:
     """RunTools for AsyncEnclaveClient: each tool a coroutine."""
 
-    def __init__(self, client: AsyncEnclaveClient, run_id: str) -> None:
+    def __init__(self, client: AsyncToolCaller, run_id: str) -> None:
         self._client = client
         self._run_id = run_id
 
