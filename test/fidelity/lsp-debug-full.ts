@@ -1,7 +1,10 @@
 // `make fidelity` (lsp and debug): the full differential run — many positions in each real project and
-// every debug program (Python, C, Go) — through Enclave and through direct clients of the same servers
-// and adapters. Writes test/fidelity/results/lsp-debug.json (the counts, and both answers of every
-// difference) and the page docs/fidelity/lsp-debug.md, whole; exits non-zero on any unknown disagreement.
+// every debug program (Python, C, Go) — through Enclave, on host placement and in an enclosure, and
+// through direct clients of the same servers and adapters on the host. Writes
+// test/fidelity/results/lsp-debug.json (the counts, and both answers of every difference, per
+// placement) and the page docs/fidelity/lsp-debug.md, whole; exits non-zero on any unknown disagreement.
+//   PLACEMENTS=host|enclosure|host,enclosure (the default);  FIDELITY_PROBES=60 positions per
+//   language;  ENCLOSURE_PROBES=n fewer in the enclosure (a subset: the page says so).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
@@ -11,17 +14,38 @@ import { ensureHostServers } from "../helpers/lsp-fixture.js";
 import { DEBUG_PROGRAMS } from "./lsp-debug-corpus.js";
 import { summarize } from "./lsp-differential.js";
 import { compactResult, figuresOf, runSuite, type SuiteResult } from "./lsp-debug-suite.js";
+import type { Placement } from "./tool-placements.js";
 
 const PROBES = Number(process.env.FIDELITY_PROBES ?? 60);
+const ENCLOSURE_PROBES = Number(process.env.ENCLOSURE_PROBES ?? PROBES);
 
-/** The page `make fidelity` writes whole: a summary line of the totals, then the table. */
-function figuresPage(result: SuiteResult): string {
+/** One placement's summary line and table. */
+function placementSection(result: SuiteResult, probes: number): string {
   const lsp = summarize(result.lsp);
   const known = Object.values(lsp.known).reduce((n, k) => n + k, 0);
   const stops = result.debug.flatMap((r) => r.stops);
   const stopsAgree = stops.filter((s) => s.verdict === "agree").length;
   const stopsUnknown = stops.filter((s) => s.verdict === "unknown").length;
   const pct = (a: number, b: number): string => ((100 * a) / Math.max(1, b)).toFixed(1);
+  const where =
+    result.placement === "host"
+      ? "Host placement (the servers and adapters on the host, in the sandbox)"
+      : "In an enclosure (the servers and adapters the runtime image carries; the direct clients stay on the host, on the same workspace folder)";
+  const subset = probes < PROBES ? ` — a subset: ${probes} positions per language, where host placement has ${PROBES}` : "";
+  return [
+    `## ${result.placement === "host" ? "Host placement" : "In an enclosure"}`,
+    "",
+    `${where}, ${probes} positions per language × hover, definition and references${subset}: ` +
+      `**${lsp.agree} of ${lsp.probes} lsp answers identical (${pct(lsp.agree, lsp.probes)} %)**, ` +
+      `known differences ${known}, unknown ${lsp.unknown.length}; **${stopsAgree} of ${stops.length} debug stops identical**, ` +
+      `known differences ${stops.length - stopsAgree - stopsUnknown}, unknown ${stopsUnknown}.`,
+    "",
+    figuresOf(result),
+  ].join("\n");
+}
+
+/** The page `make fidelity` writes whole: one section per placement. */
+function figuresPage(results: SuiteResult[]): string {
   return [
     "# lsp and debug beside direct clients",
     "",
@@ -29,33 +53,40 @@ function figuresPage(result: SuiteResult): string {
     "",
     "What is compared and how each difference is classed: [README.md](README.md#fidelity-against-direct-clients-lsp-and-debug).",
     "",
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores, host placement, ${PROBES} positions per language × hover, ` +
-      `definition and references: **${lsp.agree} of ${lsp.probes} lsp answers identical (${pct(lsp.agree, lsp.probes)} %)**, ` +
-      `known differences ${known}, unknown ${lsp.unknown.length}; **${stopsAgree} of ${stops.length} debug stops identical**, ` +
-      `known differences ${stops.length - stopsAgree - stopsUnknown}, unknown ${stopsUnknown}.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores.`,
     "",
-    figuresOf(result),
-    "",
+    ...results.flatMap((r) => [placementSection(r, r.placement === "enclosure" ? ENCLOSURE_PROBES : PROBES), ""]),
   ].join("\n");
 }
 
 async function main(): Promise<void> {
   ensureHostServers();
+  const placements = (process.env.PLACEMENTS ?? "host,enclosure").split(",").filter((p): p is Placement => p === "host" || p === "enclosure");
   const fx = await startFixture();
   try {
-    const result = await runSuite(fx, "fidelity-full", { probesPerLanguage: PROBES, scale: "full", programs: DEBUG_PROGRAMS }, (l) =>
-      process.stderr.write(`fidelity: ${l}\n`),
-    );
+    const results: SuiteResult[] = [];
+    for (const placement of placements) {
+      const probesPerLanguage = placement === "enclosure" ? ENCLOSURE_PROBES : PROBES;
+      results.push(
+        await runSuite(fx, `fidelity-full-${placement}`, { probesPerLanguage, scale: "full", programs: DEBUG_PROGRAMS, placement }, (l) =>
+          process.stderr.write(`fidelity: ${placement}: ${l}\n`),
+        ),
+      );
+      await fx.client.deleteConversation(`fidelity-full-${placement}`).catch(() => undefined);
+    }
     const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
     const out = join(root, "test", "fidelity", "results");
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, "lsp-debug.json"), `${JSON.stringify(compactResult(result), null, 1)}\n`);
-    const page = figuresPage(result);
+    writeFileSync(join(out, "lsp-debug.json"), `${JSON.stringify(results.map(compactResult), null, 1)}\n`);
+    const page = figuresPage(results);
     const docs = join(root, "docs", "fidelity");
     mkdirSync(docs, { recursive: true });
     writeFileSync(join(docs, "lsp-debug.md"), page);
     console.log(page);
-    const unknown = summarize(result.lsp).unknown.length + result.debug.flatMap((r) => r.stops).filter((s) => s.verdict === "unknown").length;
+    const unknown = results.reduce(
+      (n, result) => n + summarize(result.lsp).unknown.length + result.debug.flatMap((r) => r.stops).filter((s) => s.verdict === "unknown").length,
+      0,
+    );
     if (unknown > 0) {
       process.stderr.write(`fidelity: ${unknown} unknown disagreements (see results/lsp-debug.json)\n`);
       process.exitCode = 1;
