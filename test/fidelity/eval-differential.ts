@@ -13,7 +13,7 @@ import type { ContentPart } from "@enclave/control-plane/tools/tool.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { hostPython } from "../helpers/host-python.js";
 import { type CellVerdict, classify, DISPLAY_UPDATED, normalize, OUTPUT_CLEARED, type Part } from "./eval-compare.js";
-import { placementDifference } from "./eval-placement.js";
+import { placementDifference, rewriteParts, rulesChanging } from "./eval-placement.js";
 import type { Placement } from "./tool-placements.js";
 import { fidelityDir, type Language, prepareWorkspace, type Session } from "./eval-corpus.js";
 
@@ -197,7 +197,17 @@ export async function runDifferentials(language: Language, sessions: Session[], 
       const version = enclaveParts(await fx.client.callTool(runId, "eval", { description: LABEL, code: VERSION_CODE[language], language, reset: true }));
       const interpreter = { enclave: version[0]?.kind === "text" ? version[0].text.trim() : "?", reference };
       const host = reports.find((r) => r.placement === "host");
-      const report: LanguageReport = { language, placement, interpreter, cells: [], identical: 0, deliberate: 0, placementDifferences: 0, unknown: 0, rules: {} };
+      const report: LanguageReport = {
+        language,
+        placement,
+        interpreter,
+        cells: [],
+        identical: 0,
+        deliberate: 0,
+        placementDifferences: 0,
+        unknown: 0,
+        rules: {},
+      };
       for (const [si, session] of sessions.entries()) {
         const mine = await enclave(fx, language, conv.workspacePath, runId, session);
         for (const [index, code] of session.cells.entries()) {
@@ -211,9 +221,27 @@ export async function runDifferentials(language: Language, sessions: Session[], 
           if (verdict.verdict === "unknown" && host) {
             // Where host placement's same cell agreed, the enclosure's may differ from it only as expected.
             const onHost = host.cells.find((c) => c.session === session.name && c.index === index);
-            const why = onHost && onHost.verdict !== "unknown" ? placementDifference(language, normalize(mine[index] ?? [], [conv.workspacePath]), onHost.raw, interpreter) : undefined;
+            const why =
+              onHost && onHost.verdict !== "unknown"
+                ? placementDifference(language, code, normalize(mine[index] ?? [], [conv.workspacePath]), onHost.raw, interpreter)
+                : undefined;
             if (why) {
               verdict = { ...verdict, verdict: "placement", rules: why };
+            } else {
+              // Or: with what the enclosure's interpreter changes rewritten on both sides, the cell is as the reference's.
+              const again = classify(
+                language,
+                code,
+                rewriteParts(mine[index] ?? [], interpreter, code),
+                rewriteParts(refs[si]?.[index] ?? [], interpreter, code),
+                ctx,
+              );
+              if (again.verdict !== "unknown")
+                verdict = {
+                  ...again,
+                  verdict: "placement",
+                  rules: [...rulesChanging([mine[index] ?? [], refs[si]?.[index] ?? []], interpreter, code), ...again.rules],
+                };
             }
           }
           report.cells.push({ session: session.name, index, code, raw: normalize(mine[index] ?? [], [conv.workspacePath]), ...verdict });

@@ -48,7 +48,9 @@ function figures(reports: LanguageReport[]): string {
   for (const r of reports.filter((x) => x.placement === "enclosure")) {
     for (const c of r.cells) if (c.verdict === "placement") for (const id of c.rules) byRule.set(id, (byRule.get(id) ?? 0) + 1);
   }
-  const placementLines = PLACEMENT_RULES.filter((p) => byRule.has(p.id)).map((p) => `- ${p.id} (${byRule.get(p.id)} cells): ${p.description}`);
+  const placementLines = PLACEMENT_RULES.filter((p) => byRule.has(p.id)).map(
+    (p) => `- ${p.id} (${byRule.get(p.id)} ${byRule.get(p.id) === 1 ? "cell" : "cells"}): ${p.description}`,
+  );
   return [
     BEGIN,
     "",
@@ -82,12 +84,16 @@ async function main(): Promise<void> {
   const reports: LanguageReport[] = [];
   for (const language of languages) {
     const sessions = loadSessions(language).filter((s) => !process.env.SESSION || s.name.includes(process.env.SESSION));
-    process.stderr.write(`fidelity: eval ${language}, ${sessions.reduce((n, s) => n + s.cells.length, 0)} cells in ${sessions.length} sessions on ${placements.join(" and ")} …\n`);
+    process.stderr.write(
+      `fidelity: eval ${language}, ${sessions.reduce((n, s) => n + s.cells.length, 0)} cells in ${sessions.length} sessions on ${placements.join(" and ")} …\n`,
+    );
     for (const report of await runDifferentials(language, sessions, placements)) {
       reports.push(report);
       for (const c of report.cells) {
         if (c.verdict === "identical" || (c.verdict !== "unknown" && process.env.SHOW !== "deliberate")) continue;
-        console.log(`\n── ${language} on ${report.placement}, ${c.session} cell ${c.index + 1}: ${c.verdict}${c.rules.length ? ` (${c.rules.join(", ")})` : ""}`);
+        console.log(
+          `\n── ${language} on ${report.placement}, ${c.session} cell ${c.index + 1}: ${c.verdict}${c.rules.length ? ` (${c.rules.join(", ")})` : ""}`,
+        );
         console.log(indent(c.code));
         console.log("  enclave:");
         console.log(indent(show(c.enclave)));
