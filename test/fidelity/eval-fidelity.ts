@@ -56,8 +56,9 @@ function figures(reports: LanguageReport[]): string {
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores. The reference runs on the host; Enclave's kernels run on host placement ` +
       "(bubblewrap, the host's interpreters) and in an enclosure (the runtime image's Python, the agent's pinned Node). " +
-      "An enclosure's cell that differs from the reference only as it differs from host placement's same cell — " +
-      "the interpreter's version, where it and its packages are installed, the agent's paths — is an *enclosure difference*, not a remaining one.",
+      "An enclosure's cell that differs from host placement's same cell (which agrees with the reference) only by " +
+      "the interpreter's version, where it and its packages are installed or the agent's paths — or that agrees with the reference once those are " +
+      "rewritten on both sides — is an *enclosure difference*, not a remaining one.",
     "",
     "| corpus | placement | Enclave's interpreter | cells | identical | deliberate (listed below) | enclosure differences | remaining |",
     "|---|---|---|---|---|---|---|---|",

@@ -9,7 +9,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startFixture } from "../helpers/control-plane-fixture.js";
+import { execFileSync } from "node:child_process";
+import { resultText } from "@enclave/client/control-plane-client.js";
+import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { ensureHostServers } from "../helpers/lsp-fixture.js";
 import { DEBUG_PROGRAMS } from "./lsp-debug-corpus.js";
 import { summarize } from "./lsp-differential.js";
@@ -17,10 +19,51 @@ import { compactResult, figuresOf, runSuite, type SuiteResult } from "./lsp-debu
 import type { Placement } from "./tool-placements.js";
 
 const PROBES = Number(process.env.FIDELITY_PROBES ?? 60);
+
+/** The interpreters and compiler the debug programs run on, asked in the conversation and on the host
+ * (where the direct clients run): an enclosure's are the runtime image's. */
+const TOOLCHAIN: Record<string, string> = {
+  Python: "python3 -c 'import sys; print(sys.version.split()[0])'",
+  Go: "go env GOVERSION",
+  gcc: "gcc -dumpfullversion",
+};
+
+type Toolchain = Record<string, string>;
+
+function hostToolchain(): Toolchain {
+  const out: Toolchain = {};
+  for (const [name, command] of Object.entries(TOOLCHAIN)) {
+    try {
+      // The direct debugpy client runs /usr/bin/python3, whatever python3 comes first on this PATH.
+      out[name] = execFileSync("sh", ["-c", name === "Python" ? `/usr/bin/${command}` : command], { encoding: "utf8" }).trim();
+    } catch {
+      out[name] = "none";
+    }
+  }
+  return out;
+}
+
+async function conversationToolchain(fx: Fixture, conversation: string): Promise<Toolchain> {
+  const runId = (await fx.client.openRun(conversation, { resources: ["shell"], approvalPolicy: "never" })).id;
+  const out: Toolchain = {};
+  for (const [name, command] of Object.entries(TOOLCHAIN)) {
+    const r = await fx.client.callTool(runId, "exec", { command });
+    const text = resultText(r).trim().split("\n")[0] ?? "";
+    out[name] = r.isError || !/^[\w.+-]+$/.test(text) ? "none" : text;
+  }
+  return out;
+}
+
+/** "Python 3.11.2, Go go1.19.8 (the direct clients' too)" or each that differs in bold with the host's. */
+function toolchainText(mine: Toolchain, host: Toolchain): string {
+  return Object.keys(TOOLCHAIN)
+    .map((name) => (mine[name] === host[name] ? `${name} ${mine[name]}` : `**${name} ${mine[name]}, the direct clients' ${host[name]}**`))
+    .join(", ");
+}
 const ENCLOSURE_PROBES = Number(process.env.ENCLOSURE_PROBES ?? PROBES);
 
 /** One placement's summary line and table. */
-function placementSection(result: SuiteResult, probes: number): string {
+function placementSection(result: SuiteResult, probes: number, toolchain: string): string {
   const lsp = summarize(result.lsp);
   const known = Object.values(lsp.known).reduce((n, k) => n + k, 0);
   const stops = result.debug.flatMap((r) => r.stops);
@@ -38,14 +81,14 @@ function placementSection(result: SuiteResult, probes: number): string {
     `${where}, ${probes} positions per language × hover, definition and references${subset}: ` +
       `**${lsp.agree} of ${lsp.probes} lsp answers identical (${pct(lsp.agree, lsp.probes)} %)**, ` +
       `known differences ${known}, unknown ${lsp.unknown.length}; **${stopsAgree} of ${stops.length} debug stops identical**, ` +
-      `known differences ${stops.length - stopsAgree - stopsUnknown}, unknown ${stopsUnknown}.`,
+      `known differences ${stops.length - stopsAgree - stopsUnknown}, unknown ${stopsUnknown}. The programs ran on ${toolchain}.`,
     "",
     figuresOf(result),
   ].join("\n");
 }
 
 /** The page `make fidelity` writes whole: one section per placement. */
-function figuresPage(results: SuiteResult[]): string {
+function figuresPage(results: SuiteResult[], toolchains: Map<Placement, string>): string {
   return [
     "# lsp and debug beside direct clients",
     "",
@@ -55,7 +98,7 @@ function figuresPage(results: SuiteResult[]): string {
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores.`,
     "",
-    ...results.flatMap((r) => [placementSection(r, r.placement === "enclosure" ? ENCLOSURE_PROBES : PROBES), ""]),
+    ...results.flatMap((r) => [placementSection(r, r.placement === "enclosure" ? ENCLOSURE_PROBES : PROBES, toolchains.get(r.placement) ?? "?"), ""]),
   ].join("\n");
 }
 
@@ -65,6 +108,8 @@ async function main(): Promise<void> {
   const fx = await startFixture();
   try {
     const results: SuiteResult[] = [];
+    const host = hostToolchain();
+    const toolchains = new Map<Placement, string>();
     for (const placement of placements) {
       const probesPerLanguage = placement === "enclosure" ? ENCLOSURE_PROBES : PROBES;
       results.push(
@@ -72,13 +117,14 @@ async function main(): Promise<void> {
           process.stderr.write(`fidelity: ${placement}: ${l}\n`),
         ),
       );
+      toolchains.set(placement, toolchainText(await conversationToolchain(fx, `fidelity-full-${placement}`), host));
       await fx.client.deleteConversation(`fidelity-full-${placement}`).catch(() => undefined);
     }
     const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
     const out = join(root, "test", "fidelity", "results");
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, "lsp-debug.json"), `${JSON.stringify(results.map(compactResult), null, 1)}\n`);
-    const page = figuresPage(results);
+    const page = figuresPage(results, toolchains);
     const docs = join(root, "docs", "fidelity");
     mkdirSync(docs, { recursive: true });
     writeFileSync(join(docs, "lsp-debug.md"), page);

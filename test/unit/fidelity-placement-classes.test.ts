@@ -61,6 +61,14 @@ describe("lsp and debug: what an enclosure changes against a direct client on th
     ).toBeUndefined();
   });
 
+  it("classes two clangds that each list another guarded typedef of the same system type as the header's view", () => {
+    const at = (l: string[]) => ({ kind: "locations" as const, total: l.length, locations: l });
+    const ours = at(["c/linux_syscall.c:42:22", "/usr/include/grp.h:37:17", "/usr/include/unistd.h:232:17"]);
+    const theirs = at(["c/linux_syscall.c:42:22", "/usr/include/grp.h:37:17", "/usr/include/x86_64-linux-gnu/sys/types.h:64:17"]);
+    expect(classify(ours, theirs)).toBe("header-view");
+    expect(classify(at(["c/linux_syscall.c:43:22", ...ours.locations.slice(1)]), theirs)).toBeUndefined();
+  });
+
   it("classes C library frames without debug information, the program's own frames the same", () => {
     const stop = (frames: string[], locals = ["n (int) = 4"]): Stop => ({ where: "dbg/c/prog.c:6 in area", frames, locals, cut: [] });
     const direct = stop([
