@@ -91,13 +91,14 @@ bench: images host-tools
 # The differential suites beside the reference tools over their whole corpora (`make test` runs a
 # bounded subset of each): structural search beside @ast-grep/cli (agreement figures, every
 # disagreement classed, the subset again through the ast_grep tool on host placement and in an
-# enclosure, docs/fidelity/ast-grep.md written); eval's kernels beside Jupyter and Node's REPL;
-# lsp and debug beside direct clients of the same language servers and debug adapters.
+# enclosure, docs/fidelity/ast-grep.md written); eval's kernels beside Jupyter and Node's REPL, and
+# lsp and debug beside direct clients of the same language servers and debug adapters, each on host
+# placement and in an enclosure (PLACEMENTS=host|enclosure|host,enclosure; figures written to docs/fidelity/).
 .PHONY: fidelity fidelity-ast fidelity-eval fidelity-lsp
 fidelity: fidelity-ast fidelity-eval fidelity-lsp
 fidelity-ast: build images
 	node dist/test/fidelity/run.js
-fidelity-eval: build host-kernels
+fidelity-eval: build images host-kernels
 	node dist/test/fidelity/eval-fidelity.js
 fidelity-lsp: build images host-tools
 	node dist/test/fidelity/lsp-debug-full.js

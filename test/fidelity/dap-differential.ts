@@ -327,7 +327,17 @@ async function runEnclave(fx: Fixture, runId: string, p: DebugProgram, steps: re
 /** "agree", "value-cut" (Enclave cut a value or the children list, and says so), or undefined. */
 export function classifyStop(enclave: Stop | "ended", direct: Stop | "ended"): string | undefined {
   if (enclave === "ended" || direct === "ended") return enclave === direct ? "agree" : undefined;
-  if (enclave.where !== direct.where || JSON.stringify(enclave.frames) !== JSON.stringify(direct.frames)) return undefined;
+  if (enclave.where !== direct.where) return undefined;
+  if (JSON.stringify(enclave.frames) !== JSON.stringify(direct.frames)) {
+    // In an enclosure the program runs on the runtime image's C library, which has no debug
+    // information (lldb names its start-up function ___lldb_unnamed_symbolN, with no source): the
+    // program's own frames (those in the workspace) must be the same, the same number of frames below.
+    const own = (f: string[]): string => JSON.stringify(f.filter((x) => / at dbg\//.test(x)));
+    const agreed = classifyStop({ ...enclave, frames: direct.frames }, direct);
+    if (enclave.frames.length === direct.frames.length && own(enclave.frames) === own(direct.frames) && agreed)
+      return agreed === "agree" ? "system-frames" : agreed;
+    return undefined;
+  }
   if (JSON.stringify(enclave.locals) === JSON.stringify(direct.locals)) return "agree";
   if (enclave.cut.length === 0 || enclave.locals.length > direct.locals.length) return undefined;
   const ok = enclave.locals.every((v, i) => {

@@ -1,7 +1,7 @@
 // The eval differential suite: every session of the corpus run through Enclave's eval (a real control
-// plane, host placement, the real kernels) and through the reference (Jupyter for Python, Node's REPL
-// for JavaScript), each cell's output made comparable (the reference's through the same transcript
-// rules Enclave's results use) and classified by eval-compare.ts.
+// plane, the real kernels, on host placement and in an enclosure) and through the reference (Jupyter
+// for Python, Node's REPL for JavaScript), each cell's output made comparable (the reference's through
+// the same transcript rules Enclave's results use) and classified by eval-compare.ts.
 import { joinLines } from "@enclave/control-plane/text/wording.js";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -12,20 +12,32 @@ import { CellTranscript } from "@enclave/control-plane/tools/eval/cell-transcrip
 import type { ContentPart } from "@enclave/control-plane/tools/tool.js";
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { hostPython } from "../helpers/host-python.js";
-import { type CellVerdict, classify, DISPLAY_UPDATED, OUTPUT_CLEARED, type Part } from "./eval-compare.js";
+import { type CellVerdict, classify, DISPLAY_UPDATED, normalize, OUTPUT_CLEARED, type Part } from "./eval-compare.js";
+import { placementDifference, rewriteParts, rulesChanging } from "./eval-placement.js";
+import type { Placement } from "./tool-placements.js";
 import { fidelityDir, type Language, prepareWorkspace, type Session } from "./eval-corpus.js";
 
-export interface CellResult extends CellVerdict {
+export interface CellResult extends Omit<CellVerdict, "verdict"> {
+  /** "placement": differs from the reference only as an enclosure is expected to (see placementDifferences). */
+  verdict: CellVerdict["verdict"] | "placement";
   session: string;
   index: number;
   code: string;
+  /** Enclave's output before any rule (normalised alone: its own workspace, addresses, timings). */
+  raw: Part[];
 }
 
 export interface LanguageReport {
   language: Language;
+  placement: Placement;
+  /** The interpreter versions of each side (an enclosure's image has its own Python). */
+  interpreter: { enclave: string; reference: string };
   cells: CellResult[];
   identical: number;
   deliberate: number;
+  /** Cells that differ from the reference only as the enclosure is expected to differ from host
+   * placement (its interpreter's version, its paths), host placement's same cell agreeing. */
+  placementDifferences: number;
   unknown: number;
   /** How many cells each deliberate rule was needed for. */
   rules: Record<string, number>;
@@ -134,15 +146,31 @@ async function enclave(fx: Fixture, language: Language, workspace: string, runId
   return out;
 }
 
-/** Runs the sessions of one language on both sides and classifies every cell. */
+const VERSION_CODE: Record<Language, string> = { python: "import sys\nprint(sys.version.split()[0])", javascript: "console.log(process.version)" };
+
+function referenceVersion(language: Language): string {
+  if (language === "javascript") return process.version;
+  return execFileSync(hostPython(), ["-c", VERSION_CODE.python], { encoding: "utf8" }).trim();
+}
+
+/** An enclosure's kernels get the memory the corpus's pandas and multiprocessing cells need. */
+const ENCLOSURE_MEMORY = 1024 * 1024 ** 2;
+
+/** Runs the sessions of one language on host placement only (the bounded run of `make test`). */
 export async function runDifferential(language: Language, sessions: Session[]): Promise<LanguageReport> {
+  const [report] = await runDifferentials(language, sessions, ["host"]);
+  if (!report) throw new Error("no report");
+  return report;
+}
+
+/** Runs the sessions of one language through the reference once and through Enclave on each
+ * placement (host first: an enclosure's cell is compared with host placement's too), and classifies
+ * every cell. */
+export async function runDifferentials(language: Language, sessions: Session[], placements: Placement[]): Promise<LanguageReport[]> {
   const scratch = mkdtempSync(join(tmpdir(), "enclave-eval-fidelity-"));
   process.env.ENCLAVE_PYTHON = hostPython();
   const fx = await startFixture();
   try {
-    mkdirSync(join(scratch, "enclave"));
-    const conv = await fx.client.createConversation(`fidelity-${language}`, join(scratch, "enclave"));
-    const runId = (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id;
     const peerWorkspaces = sessions.map((s) => {
       const dir = join(scratch, "reference", s.name);
       mkdirSync(dir, { recursive: true });
@@ -159,29 +187,80 @@ export async function runDifferential(language: Language, sessions: Session[]): 
     } else {
       refs = sessions.map((s, i) => nodeRepl(peerWorkspaces[i] as string, s.cells));
     }
-    const report: LanguageReport = { language, cells: [], identical: 0, deliberate: 0, unknown: 0, rules: {} };
-    for (const [si, session] of sessions.entries()) {
-      const mine = await enclave(fx, language, conv.workspacePath, runId, session);
-      for (const [index, code] of session.cells.entries()) {
-        const verdict = classify(language, code, mine[index] ?? [], refs[si]?.[index] ?? [], {
-          enclaveWorkspace: conv.workspacePath,
-          referenceWorkspace: peerWorkspaces[si] as string,
-          enclaveCell: index + 1,
-          referenceCell: refCounts[si]?.[index] ?? index + 1,
-        });
-        report.cells.push({ session: session.name, index, code, ...verdict });
-        report[verdict.verdict] += 1;
-        for (const rule of verdict.rules) report.rules[rule] = (report.rules[rule] ?? 0) + 1;
+    const reference = referenceVersion(language);
+    const reports: LanguageReport[] = [];
+    for (const placement of [...placements].sort((a, b) => (a === b ? 0 : a === "host" ? -1 : 1))) {
+      mkdirSync(join(scratch, placement));
+      const conv = await fx.client.createConversation(`fidelity-${language}-${placement}`, join(scratch, placement));
+      if (placement === "enclosure") await fx.client.startEnclosure(conv.id, { memoryBytes: ENCLOSURE_MEMORY });
+      const runId = (await fx.client.openRun(conv.id, { approvalPolicy: "never" })).id;
+      const version = enclaveParts(await fx.client.callTool(runId, "eval", { description: LABEL, code: VERSION_CODE[language], language, reset: true }));
+      const interpreter = { enclave: version[0]?.kind === "text" ? version[0].text.trim() : "?", reference };
+      const host = reports.find((r) => r.placement === "host");
+      const report: LanguageReport = {
+        language,
+        placement,
+        interpreter,
+        cells: [],
+        identical: 0,
+        deliberate: 0,
+        placementDifferences: 0,
+        unknown: 0,
+        rules: {},
+      };
+      for (const [si, session] of sessions.entries()) {
+        const mine = await enclave(fx, language, conv.workspacePath, runId, session);
+        for (const [index, code] of session.cells.entries()) {
+          const ctx = {
+            enclaveWorkspace: conv.workspacePath,
+            referenceWorkspace: peerWorkspaces[si] as string,
+            enclaveCell: index + 1,
+            referenceCell: refCounts[si]?.[index] ?? index + 1,
+          };
+          let verdict: Omit<CellResult, "session" | "index" | "code" | "raw"> = classify(language, code, mine[index] ?? [], refs[si]?.[index] ?? [], ctx);
+          if (verdict.verdict === "unknown" && host) {
+            // Where host placement's same cell agreed, the enclosure's may differ from it only as expected.
+            const onHost = host.cells.find((c) => c.session === session.name && c.index === index);
+            const why =
+              onHost && onHost.verdict !== "unknown"
+                ? placementDifference(language, code, normalize(mine[index] ?? [], [conv.workspacePath]), onHost.raw, interpreter)
+                : undefined;
+            if (why) {
+              verdict = { ...verdict, verdict: "placement", rules: why };
+            } else {
+              // Or: with what the enclosure's interpreter changes rewritten on both sides, the cell is as the reference's.
+              const again = classify(
+                language,
+                code,
+                rewriteParts(mine[index] ?? [], interpreter, code),
+                rewriteParts(refs[si]?.[index] ?? [], interpreter, code),
+                ctx,
+              );
+              if (again.verdict !== "unknown")
+                verdict = {
+                  ...again,
+                  verdict: "placement",
+                  rules: [...rulesChanging([mine[index] ?? [], refs[si]?.[index] ?? []], interpreter, code), ...again.rules],
+                };
+            }
+          }
+          report.cells.push({ session: session.name, index, code, raw: normalize(mine[index] ?? [], [conv.workspacePath]), ...verdict });
+          if (verdict.verdict === "placement") report.placementDifferences += 1;
+          else report[verdict.verdict] += 1;
+          for (const rule of verdict.rules) report.rules[rule] = (report.rules[rule] ?? 0) + 1;
+        }
       }
+      reports.push(report);
+      await fx.client.deleteConversation(conv.id).catch(() => undefined);
     }
-    return report;
+    return reports;
   } finally {
     await fx.close();
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-function pct(n: number, of: number): string {
+export function pct(n: number, of: number): string {
   return of ? `${((100 * n) / of).toFixed(1)} %` : "-";
 }
 
@@ -191,5 +270,6 @@ export function summary(r: LanguageReport): string {
     .sort((a, b) => b[1] - a[1])
     .map(([id, count]) => `${id} ${count}`)
     .join(", ");
-  return `${r.language}: ${n} cells — identical ${r.identical} (${pct(r.identical, n)}), deliberate ${r.deliberate} (${pct(r.deliberate, n)}), unknown ${r.unknown}${rules ? `\n  deliberate differences by rule (a cell may need several): ${rules}` : ""}`;
+  const versions = `${r.language === "python" ? "Python" : "Node"} ${r.interpreter.enclave}${r.interpreter.enclave === r.interpreter.reference ? ", as the reference's" : `, the reference's ${r.interpreter.reference}`}`;
+  return `${r.language} on ${r.placement} (${versions}): ${n} cells — identical ${r.identical} (${pct(r.identical, n)}), deliberate ${r.deliberate} (${pct(r.deliberate, n)}), enclosure differences ${r.placementDifferences}, unknown ${r.unknown}${rules ? `\n  deliberate differences by rule (a cell may need several): ${rules}` : ""}`;
 }

@@ -1,12 +1,13 @@
 // The lsp/debug differential suite, shared by its bounded run in `make test`
-// (lsp-debug-fidelity.test.ts) and its full run under `make fidelity` (lsp-debug-full.ts): one host
-// conversation holding the real projects and the debug programs, then every probe through Enclave
-// and through a direct client of the same server or adapter.
+// (lsp-debug-fidelity.test.ts) and its full run under `make fidelity` (lsp-debug-full.ts): one
+// conversation (host placement, or an enclosure) holding the real projects and the debug programs,
+// then every probe through Enclave and through a direct client of the same server or adapter on the host.
 import { resultText } from "@enclave/client/control-plane-client.js";
 import type { Fixture } from "../helpers/control-plane-fixture.js";
 import { type CorpusProject, type CorpusScale, type DebugProgram, type Language, writeCorpus, writeDebugPrograms } from "./lsp-debug-corpus.js";
 import { type ProgramRun, runProgram } from "./dap-differential.js";
 import { type LanguageRun, pickProbes, runLanguage, summarize } from "./lsp-differential.js";
+import type { Placement } from "./tool-placements.js";
 
 export interface SuiteOptions {
   /** Probes per language (each asked as hover, definition and references). */
@@ -15,9 +16,12 @@ export interface SuiteOptions {
   /** The languages asked about (default: every project of the corpus). */
   languages?: readonly Language[];
   programs: readonly DebugProgram[];
+  /** Where the conversation runs (default host placement); the direct clients are always on the host. */
+  placement?: Placement;
 }
 
 export interface SuiteResult {
+  placement: Placement;
   projects: CorpusProject[];
   lsp: LanguageRun[];
   debug: ProgramRun[];
@@ -27,6 +31,9 @@ export async function runSuite(fx: Fixture, conversation: string, opts: SuiteOpt
   const { workspacePath: workspace } = await fx.client.createConversation(conversation);
   const projects = writeCorpus(workspace, opts.scale).filter((p) => !opts.languages || opts.languages.includes(p.language));
   writeDebugPrograms(workspace, opts.programs);
+  const placement = opts.placement ?? "host";
+  // The workspace is the same folder on both placements (an enclosure binds it): the direct clients read it on the host.
+  if (placement === "enclosure") await fx.client.startEnclosure(conversation);
   const runId = (await fx.client.openRun(conversation, { resources: ["workspace", "shell", "lsp", "debug"], approvalPolicy: "never" })).id;
   for (const p of opts.programs) {
     if (!p.build) continue;
@@ -50,12 +57,13 @@ export async function runSuite(fx: Fixture, conversation: string, opts: SuiteOpt
     log(`debug ${p.adapter}: ${run.stops.filter((s) => s.verdict === "agree").length}/${run.stops.length} stops agree`);
     debug.push(run);
   }
-  return { projects, lsp, debug };
+  return { placement, projects, lsp, debug };
 }
 
 /** What the results file keeps: the counts, and every answer that was not identical (both sides). */
 export function compactResult(r: SuiteResult): unknown {
   return {
+    placement: r.placement,
     projects: r.projects.map((p) => ({ language: p.language, root: p.root, origin: p.origin, files: p.files.length })),
     lsp: r.lsp.map((run) => {
       const s = summarize([run]);

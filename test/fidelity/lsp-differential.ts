@@ -373,7 +373,14 @@ export function classify(enclave: Answer, direct: Answer): string | undefined {
     const subset = (a: string[], b: string[]): boolean => a.every((x) => b.includes(x));
     const [eo, dout] = [outside(enclave.locations), outside(direct.locations)];
     const complete = enclave.locations.length === enclave.total && direct.locations.length === direct.total;
-    if (complete && inside(enclave.locations) === inside(direct.locations) && (subset(eo, dout) || subset(dout, eo))) return "header-view";
+    // Or each lists one guarded typedef the other does not (gid_t at unistd.h's or sys/types.h's), as many each.
+    const systemHeaders = (l: string[]): boolean => l.every((x) => x.startsWith("/usr/include/"));
+    const swapped = eo.length === dout.length && systemHeaders(eo) && systemHeaders(dout);
+    if (complete && inside(enclave.locations) === inside(direct.locations) && (subset(eo, dout) || subset(dout, eo) || swapped)) return "header-view";
+    // In an enclosure the server is the runtime image's, installed under its own prefix: its bundled
+    // files (pyright's typeshed) are the host tools' same files at another path.
+    const imagePaths = enclave.locations.map((l) => l.replace(/^\/opt\/enclave\/node-tools\//, "<host-tools>/"));
+    if (imagePaths.some((l, i) => l !== enclave.locations[i]) && classify({ ...enclave, locations: imagePaths }, direct)) return "image-path";
   }
   return undefined;
 }
