@@ -39,13 +39,20 @@ export function lostActionError(action: PendingAction): EnclaveError {
   );
 }
 
-function lostAction(stored: StoredPendingAction): PendingAction {
-  const action: PendingAction = {
+/** What a stored action keeps whatever becomes of it: its id, label, source and files. */
+function storedFields(stored: StoredPendingAction): Omit<PendingAction, "apply"> {
+  return {
     id: stored.id,
     label: stored.label,
     sourceToolName: stored.sourceToolName,
     createdAtMs: stored.createdAtMs,
     ...(stored.files ? { files: stored.files } : {}),
+  };
+}
+
+function lostAction(stored: StoredPendingAction): PendingAction {
+  const action: PendingAction = {
+    ...storedFields(stored),
     lost: true,
     apply: () => {
       throw lostActionError(action);
@@ -60,17 +67,12 @@ function restoredStack(table: PendingActionTable, revive: ReviveChange, run: Pen
   const actions = rows.map(({ action: stored }): PendingAction => {
     const apply = stored.restorable ? revive(stored.restorable, run, stored.id) : undefined;
     if (!apply) return lostAction(stored);
-    const action: PendingAction = {
-      id: stored.id,
-      label: stored.label,
-      sourceToolName: stored.sourceToolName,
-      createdAtMs: stored.createdAtMs,
-      ...(stored.files ? { files: stored.files } : {}),
+    return {
+      ...storedFields(stored),
       ...(stored.details !== undefined ? { details: stored.details } : {}),
       ...(stored.restorable ? { restorable: stored.restorable } : {}),
       apply,
     };
-    return action;
   });
   return { actions, lastSeq: Math.max(table.lastSeq(run.id), ...rows.map((r) => r.seq)) };
 }
