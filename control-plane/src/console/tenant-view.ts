@@ -33,6 +33,7 @@ export function tenantView(cp: ControlPlaneApi, tenant: Tenant): ControlPlaneApi
         .filter((c) => c.tenant === tenant.name)
         .map(pathless),
     getConversation: (id) => pathless(cp.getConversation(mine(id))),
+    conversationUsage: (id) => cp.conversationUsage(mine(id)),
     conversationTenant: (id) => cp.conversationTenant(mine(id)),
     agentRunning: (id) => cp.agentRunning(mine(id)),
     hostAgentPid: (id) => cp.hostAgentPid(mine(id)),
