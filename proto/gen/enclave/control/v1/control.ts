@@ -211,7 +211,7 @@ export interface CgroupUsage {
 
 /** What the engine's stats endpoint reports for the container (one sample). */
 export interface EngineUsage {
-  /** The engine's name (e.g. "local"). */
+  /** The engine's name (from ENCLAVE_ENGINES_FILE; "default" for the one engine of a plain setup). */
   engine: string;
   cpuTotalSeconds: number;
   /** Percent of one CPU since the engine's previous sample; -1 when the engine gave no previous sample. */
