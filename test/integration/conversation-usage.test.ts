@@ -124,7 +124,8 @@ describe("what an enclosure costs", () => {
     const conv = await acme.startEnclosure("boxed", { runtime: "runc", workspaceMode: "copy", diskLimitBytes: 256 * MIB });
     const run = (await acme.openRun("boxed", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
     const wrote = await acme.callTool(run, "exec", {
-      command: "head -c 67108864 /dev/urandom > /workspace/big.bin && python3 -c 'import time\nt=time.process_time()\nwhile time.process_time()-t<0.5: pass' && echo ok",
+      command:
+        "head -c 67108864 /dev/urandom > /workspace/big.bin && python3 -c 'import time\nt=time.process_time()\nwhile time.process_time()-t<0.5: pass' && echo ok",
     });
     expect(resultText(wrote)).toMatch(/^ok$/m);
     const u = (await acme.getConversation("boxed")).usage;

@@ -83,7 +83,7 @@ control plane picks changes up within a second. The file keeps SHA-256 digests, 
 
 get and show (the same) add what the conversation costs now: CPU time and memory (now and peak) from
 its placement's cgroup, an enclosure's figures from the Docker engine, and its workspace's size on
-disk (a bounded walk, kept for 30 s; "capped" when it stopped at a bound). A figure that could not be
+disk (a bounded walk, kept for 15 s; "capped" when it stopped at a bound). A figure that could not be
 measured says why; -1 is a figure this kernel does not offer.`,
   doctor: `usage: enclave doctor [--json]
 

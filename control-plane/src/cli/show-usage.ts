@@ -2,11 +2,17 @@
 // came from, or why it is missing.
 import type { ConversationUsage } from "@enclave/proto/gen/enclave/control/v1/control.js";
 
-const MIB = 1024 ** 2;
-
-/** Bytes as MiB with one decimal; -1 (not offered by the kernel) as "n/a", and "unlimited" where a limit is -1. */
+/** Bytes in the largest unit that keeps a figure ≥ 1, one decimal; -1 (not offered by the kernel, or no limit) as `none`. */
 export function mib(bytes: number, none = "n/a"): string {
-  return bytes < 0 ? none : `${(bytes / MIB).toFixed(1)} MiB`;
+  if (bytes < 0) return none;
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let n = bytes;
+  let u = 0;
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} B` : `${n.toFixed(1)} ${units[u]}`;
 }
 
 const seconds = (s: number): string => (s < 0 ? "n/a" : `${s.toFixed(2)} s`);

@@ -144,7 +144,11 @@ export class EnclaveMetrics {
       "CPU time (user and system) counted by the cgroups of the tenant's placements running now, summed; a placement that stops or restarts takes its count with it.",
       (u) => u.cpuSeconds,
     );
-    perTenant("enclave_tenant_memory_bytes", "Memory charged now to the cgroups of the tenant's placements running now (page cache included), summed.", (u) => u.memoryBytes);
+    perTenant(
+      "enclave_tenant_memory_bytes",
+      "Memory charged now to the cgroups of the tenant's placements running now (page cache included), summed.",
+      (u) => u.memoryBytes,
+    );
     perTenant(
       "enclave_tenant_workspace_bytes",
       "Disk allocated to the tenant's workspaces, summed from each one's last measure (bounded walks: a capped walk counts what it saw).",

@@ -102,7 +102,12 @@ export class SandboxCgroup {
   usageFolders(): { version: "v1"; cpuacct?: string; memory?: string; pids?: string } {
     const cpu = this.folders.get("cpu");
     const cpuHasAccounting = cpu !== undefined && existsSync(join(cpu, "cpuacct.usage"));
-    return { version: "v1", cpuacct: this.accounting ?? (cpuHasAccounting ? cpu : undefined), memory: this.folders.get("memory"), pids: this.folders.get("pids") };
+    return {
+      version: "v1",
+      cpuacct: this.accounting ?? (cpuHasAccounting ? cpu : undefined),
+      memory: this.folders.get("memory"),
+      pids: this.folders.get("pids"),
+    };
   }
 
   /**

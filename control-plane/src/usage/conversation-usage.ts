@@ -13,6 +13,8 @@ import { volumeUsage, walkWorkspace, type WalkBounds, WALK_BOUNDS, WorkspaceSize
 
 /** An engine that does not answer within this is reported as such; the rest of the usage is not held up. */
 const ENGINE_DEADLINE_MS = 3000;
+/** How long a caller waits for its workspace's measure (a walk's time bound, and its turn). */
+const WORKSPACE_WAIT_MS = 3000;
 
 export interface UsageSources {
   /** The host agent's sandbox cgroup (undefined: no agent runs). */
@@ -64,8 +66,10 @@ export class UsageReader {
   private async host(id: string): Promise<Pick<ConversationUsage, "cgroup" | "cgroupUnavailable" | "engine" | "engineUnavailable">> {
     const engineUnavailable = "host placement: no engine runs it";
     const agent = this.sources.hostAgent(id);
-    if (!agent) return { cgroupUnavailable: "no host agent runs for the conversation now (the next call starts one): nothing of it is running", engineUnavailable };
-    if (!agent.cgroup) return { cgroupUnavailable: "the host sandbox has no cgroup (ENCLAVE_HOST_CGROUPS=off): its CPU and memory are not counted apart", engineUnavailable };
+    if (!agent)
+      return { cgroupUnavailable: "no host agent runs for the conversation now (the next call starts one): nothing of it is running", engineUnavailable };
+    if (!agent.cgroup)
+      return { cgroupUnavailable: "the host sandbox has no cgroup (ENCLAVE_HOST_CGROUPS=off): its CPU and memory are not counted apart", engineUnavailable };
     const folders = agent.cgroup.usageFolders();
     const source = folders.cpuacct
       ? "cgroup v1 of the host sandbox (cpuacct, memory, pids)"
@@ -77,7 +81,10 @@ export class UsageReader {
     }
   }
 
-  private async enclosure(enc: EnclosureRecord, parts: UsageParts): Promise<Pick<ConversationUsage, "cgroup" | "cgroupUnavailable" | "engine" | "engineUnavailable">> {
+  private async enclosure(
+    enc: EnclosureRecord,
+    parts: UsageParts,
+  ): Promise<Pick<ConversationUsage, "cgroup" | "cgroupUnavailable" | "engine" | "engineUnavailable">> {
     if (enc.state !== "running") {
       const gone = `the enclosure is ${enc.state}${enc.detail ? ` (${enc.detail})` : ""}: nothing of it is running`;
       return { cgroupUnavailable: gone, engineUnavailable: gone };
@@ -97,7 +104,9 @@ export class UsageReader {
         )
       : Promise.resolve({ engineUnavailable: "not asked" });
     const cgroup: Promise<{ cgroup?: CgroupUsage; cgroupUnavailable: string }> = driver.engine.remote
-      ? Promise.resolve({ cgroupUnavailable: `engine \`${driver.engine.name}\` is on another machine: its cgroups are not readable here (see the engine's figures)` })
+      ? Promise.resolve({
+          cgroupUnavailable: `engine \`${driver.engine.name}\` is on another machine: its cgroups are not readable here (see the engine's figures)`,
+        })
       : this.containerCgroup(driver, enc);
     return { ...(await cgroup), ...(await engine) };
   }
@@ -134,7 +143,13 @@ export class UsageReader {
         const kept = this.sizes.latest(key, how);
         return kept ? { workspace: kept, workspaceUnavailable: "" } : { workspaceUnavailable: "not measured yet (measured in the background)" };
       }
-      return { workspace: await this.sizes.measure(key, how), workspaceUnavailable: "" };
+      const got = await within(this.sizes.measure(key, how), WORKSPACE_WAIT_MS, LATE);
+      if (got !== LATE) return { workspace: got, workspaceUnavailable: "" };
+      // Other walks go first (at most a few run at once): the last measure, or none yet.
+      const last = this.sizes.settled(key);
+      return last
+        ? { workspace: last, workspaceUnavailable: "" }
+        : { workspaceUnavailable: "being measured, after other workspaces' walks: ask again in a moment" };
     } catch (err) {
       return { workspaceUnavailable: `the workspace could not be measured: ${why(err)}` };
     }

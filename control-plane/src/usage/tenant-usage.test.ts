@@ -19,7 +19,13 @@ describe("per-tenant usage", () => {
       { tenant: "acme", placement: "enclosure", usage: usage(2, 50, 5) },
       { tenant: "local", placement: "host", usage: { measuredAtMs: 0, cgroupUnavailable: "none", engineUnavailable: "none", workspaceUnavailable: "none" } },
     ]);
-    expect(sums.find((s) => s.tenant === "acme")).toEqual({ tenant: "acme", conversations: { host: 1, enclosure: 1 }, cpuSeconds: 3.5, memoryBytes: 150, workspaceBytes: 15 });
+    expect(sums.find((s) => s.tenant === "acme")).toEqual({
+      tenant: "acme",
+      conversations: { host: 1, enclosure: 1 },
+      cpuSeconds: 3.5,
+      memoryBytes: 150,
+      workspaceBytes: 15,
+    });
     expect(sums.find((s) => s.tenant === "local")?.conversations).toEqual({ host: 1, enclosure: 0 });
   });
 

@@ -87,3 +87,19 @@ describe("workspace walk", () => {
     expect(sizes.latest("c", how)?.bytes).toBe(3);
   });
 });
+
+describe("workspace measures at once", () => {
+  it("runs at most the bound's walks at once, over every conversation", async () => {
+    const sizes = new WorkspaceSizes(60_000, 2);
+    let now = 0;
+    let most = 0;
+    const how = async () => {
+      most = Math.max(most, ++now);
+      await new Promise((r) => setTimeout(r, 20));
+      now--;
+      return { source: "walk" as const, bytes: 1, entries: 0, capped: false, note: "", measuredAtMs: Date.now() };
+    };
+    await Promise.all(Array.from({ length: 10 }, (_, i) => sizes.measure(`c${i}`, how)));
+    expect(most).toBe(2);
+  });
+});

@@ -110,24 +110,61 @@ export function volumeUsage(mountPoint: string, now = Date.now()): WorkspaceUsag
 }
 
 /** How long a measure is kept. */
-export const WORKSPACE_MEASURE_TTL_MS = 30_000;
+export const WORKSPACE_MEASURE_TTL_MS = 15_000;
+/** Walks under way at once, over every conversation: many hostile workspaces cost this many walks' time, no more. */
+export const WORKSPACE_WALKS_AT_ONCE = 2;
 
 /**
  * Measures kept per conversation for WORKSPACE_MEASURE_TTL_MS; callers meanwhile share the one kept,
  * or the one under way. The metrics take the last measure whatever its age and have a stale or
  * missing one redone in the background, one walk at a time, so a scrape never waits on a walk.
+ * At most WORKSPACE_WALKS_AT_ONCE walks run at once; the others wait their turn.
  */
 export class WorkspaceSizes {
   private readonly kept = new Map<string, { atMs: number; value: Promise<WorkspaceUsage>; settled?: WorkspaceUsage }>();
   private readonly queued = new Set<string>();
   private tail: Promise<void> = Promise.resolve();
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
 
-  constructor(private readonly ttlMs = WORKSPACE_MEASURE_TTL_MS) {}
+  constructor(
+    private readonly ttlMs = WORKSPACE_MEASURE_TTL_MS,
+    private readonly atOnce = WORKSPACE_WALKS_AT_ONCE,
+  ) {}
+
+  private acquire(): Promise<void> {
+    if (this.running < this.atOnce) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** The slot goes straight to the next in line, if any. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  private async limited(how: () => Promise<WorkspaceUsage>): Promise<WorkspaceUsage> {
+    await this.acquire();
+    try {
+      return await how();
+    } finally {
+      this.release();
+    }
+  }
+
+  /** The last finished measure, whatever its age (while a new one waits its turn). */
+  settled(key: string): WorkspaceUsage | undefined {
+    return this.kept.get(key)?.settled;
+  }
 
   measure(key: string, how: () => Promise<WorkspaceUsage>): Promise<WorkspaceUsage> {
     const k = this.kept.get(key);
     if (k && Date.now() - k.atMs < this.ttlMs) return k.value;
-    const value = how();
+    const value = this.limited(how);
     const entry: { atMs: number; value: Promise<WorkspaceUsage>; settled?: WorkspaceUsage } = { atMs: Date.now(), value, settled: k?.settled };
     this.kept.set(key, entry);
     value.then(

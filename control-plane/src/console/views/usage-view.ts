@@ -12,7 +12,12 @@ export function usageView(u: ConversationUsage): SafeHtml {
   const c = u.cgroup;
   if (c) {
     rows.push(["CPU time", `${secs(c.cpuUserSeconds)} user, ${secs(c.cpuSystemSeconds)} system`, c.source, c.measuredAtMs]);
-    rows.push(["memory", `${bytes(c.memoryBytes)} now, ${bytes(c.memoryPeakBytes)} peak, limit ${bytes(c.memoryLimitBytes, "none")}`, c.source, c.measuredAtMs]);
+    rows.push([
+      "memory",
+      `${bytes(c.memoryBytes)} now, ${bytes(c.memoryPeakBytes)} peak, limit ${bytes(c.memoryLimitBytes, "none")}`,
+      c.source,
+      c.measuredAtMs,
+    ]);
     rows.push(["tasks", c.pids < 0 ? "n/a" : String(c.pids), c.source, c.measuredAtMs]);
   } else rows.push(["CPU and memory", "—", u.cgroupUnavailable, undefined]);
   const e = u.engine;
@@ -31,6 +36,7 @@ export function usageView(u: ConversationUsage): SafeHtml {
     rows.push(["workspace disk", `${w.capped ? "at least " : ""}${bytes(w.bytes)}`, [what, w.note].filter(Boolean).join("; "), w.measuredAtMs]);
   } else rows.push(["workspace disk", "—", u.workspaceUnavailable, undefined]);
   return html`<table class="grid usage"><thead><tr><th>figure</th><th>value</th><th>from</th><th>measured (UTC)</th></tr></thead><tbody>${rows.map(
-    ([what, value, from, at]) => html`<tr><td>${what}</td><td>${value}</td><td class="muted">${from}</td><td>${at === undefined ? "" : formatTime(at)}</td></tr>`,
+    ([what, value, from, at]) =>
+      html`<tr><td>${what}</td><td>${value}</td><td class="muted">${from}</td><td>${at === undefined ? "" : formatTime(at)}</td></tr>`,
   )}</tbody></table>`;
 }
