@@ -1,6 +1,6 @@
 // Promise: each conversation says what it costs, from where the figures are kept: a host
 // conversation's sandbox cgroup counts a cell's memory (peak included) and CPU time; an enclosure
-// shows the engine's figures and its container's cgroup; the workspace's size follows what is
+// (under each test runtime) shows the engine's figures and its container's cgroup; the workspace's size follows what is
 // written (a walk of the folder, or copy mode's volume); a hostile workspace (a tree past the walk's
 // depth, links that loop) is measured quickly and said to be capped. A tenant sees only its own
 // conversations' figures; the metrics endpoint sums them per tenant, never naming a conversation.
@@ -9,6 +9,7 @@ import type { ControlPlaneClient } from "@enclave/client/control-plane-client.js
 import { resultText } from "@enclave/client/control-plane-client.js";
 import { serveMetrics, type ServingMetrics } from "@enclave/control-plane/server/metrics-server.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
+import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 import { eventually } from "../helpers/wait.js";
 
 const MIB = 1024 ** 2;
@@ -109,7 +110,7 @@ describe("what a conversation costs", () => {
   });
 });
 
-describe("what an enclosure costs", () => {
+describe.each(TEST_RUNTIMES)("what an enclosure costs under %s", (runtime) => {
   let svc: TenantService<"acme">;
   let acme: ControlPlaneClient;
 
@@ -119,9 +120,9 @@ describe("what an enclosure costs", () => {
   });
   afterAll(async () => svc?.close());
 
-  it("shows the engine's figures and the container's cgroup under runc, and copy mode's volume growing with a written file", async () => {
+  it("shows the engine's figures and the container's cgroup, and copy mode's volume growing with a written file", async () => {
     await acme.createConversation("boxed");
-    const conv = await acme.startEnclosure("boxed", { runtime: "runc", workspaceMode: "copy", diskLimitBytes: 256 * MIB });
+    const conv = await acme.startEnclosure("boxed", { runtime, workspaceMode: "copy", diskLimitBytes: 256 * MIB });
     const run = (await acme.openRun("boxed", { approvalPolicy: "never", resources: ["workspace", "shell"] })).id;
     const wrote = await acme.callTool(run, "exec", {
       command:
