@@ -7,7 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import { resultText } from "@enclave/client/control-plane-client.js";
+import { serveConsole } from "@enclave/control-plane/console/console-server.js";
 import { serveMetrics, type ServingMetrics } from "@enclave/control-plane/server/metrics-server.js";
+import { TokenFileAuth } from "@enclave/control-plane/tenants/caller-auth.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 import { eventually } from "../helpers/wait.js";
@@ -69,8 +71,28 @@ describe("what a conversation costs", () => {
     expect((await acme.listConversations()).find((x) => x.id === "cost")?.usage).toBeUndefined();
   });
 
-  it("shows another tenant's conversation's figures to no one but its tenant", async () => {
+  it("shows another tenant's conversation's figures to no one but its tenant (API and console)", async () => {
     await expect(beta.getConversation("cost")).rejects.toMatchObject({ code: "not_found" });
+    const operators = new TokenFileAuth(svc.tokensFile);
+    const web = await serveConsole(svc.cp, { host: "127.0.0.1", port: 0, token: "", tokenGenerated: false, operators });
+    try {
+      const get = async (path: string, token: string) => {
+        const r = await fetch(`http://127.0.0.1:${web.port}${path}`, { headers: { authorization: `Bearer ${token}`, accept: "text/html" } });
+        return { status: r.status, body: await r.text() };
+      };
+      const own = await get("/fragments/conversations/acme.cost/usage", svc.tokens.acme);
+      expect(own.status).toBe(200);
+      expect(own.body).toMatch(/cgroup v1 of the host sandbox/);
+      // A tenant's console is told no host path, even in a measure's words.
+      expect(own.body).not.toContain(svc.config.dataDir);
+      const foreign = await get("/fragments/conversations/acme.cost/usage", svc.tokens.beta);
+      const missing = await get("/fragments/conversations/beta.never-made/usage", svc.tokens.beta);
+      expect(foreign.status).toBe(404);
+      expect(foreign.body.split("cost").join("<ID>")).toBe(missing.body.split("never-made").join("<ID>"));
+    } finally {
+      await web.close();
+      operators.close();
+    }
   });
 
   it("measures a hostile workspace (a tree past the walk's depth, links that loop) quickly and says it is capped", async () => {
