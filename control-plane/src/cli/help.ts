@@ -8,7 +8,7 @@ export const HELP: Record<string, string> = {
 
 commands:
   serve                          run the control plane (host placement works without Docker)
-  conversations list|create|get|delete [ID] [--workspace DIR]
+  conversations list|create|get|show|delete [ID] [--workspace DIR]   (get/show: with what it costs now)
   enclosure start|stop ID        start or stop a conversation's enclosure (explicitly; nothing else does)
   tools list                     the tools a run sees
   tool call NAME [JSON]          call a tool with JSON arguments (asks allow? [y/N] when a card needs it)
@@ -79,7 +79,12 @@ unix socket is refused without both, unless --insecure-remote (ENCLAVE_INSECURE_
 
 Edits the token file (--tokens-file, ENCLAVE_TOKENS_FILE, else DATA_DIR/tokens.json); a running
 control plane picks changes up within a second. The file keeps SHA-256 digests, never tokens.`,
-  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID  [--json]`,
+  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | show ID | delete ID  [--json]
+
+get and show (the same) add what the conversation costs now: CPU time and memory (now and peak) from
+its placement's cgroup, an enclosure's figures from the Docker engine, and its workspace's size on
+disk (a bounded walk, kept for 15 s; "capped" when it stopped at a bound). A figure that could not be
+measured says why; -1 is a figure this kernel does not offer.`,
   doctor: `usage: enclave doctor [--json]
 
 Checks, without installing anything, what \`make run\` installs for host placement: bubblewrap and its

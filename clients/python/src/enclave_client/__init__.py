@@ -20,9 +20,12 @@ from .models import (
     Card,
     CardAnswer,
     CardEvent,
+    CgroupUsage,
     ContentPart,
     Conversation,
+    ConversationUsage,
     EnclosureOptions,
+    EngineUsage,
     ListToolsResult,
     PendingState,
     PlacementDescription,
@@ -34,6 +37,7 @@ from .models import (
     ToolProgress,
     ToolResult,
     ToolResultEvent,
+    WorkspaceUsage,
 )
 from .sandbox import ExecResult, Sandbox
 from .tool_types import (
@@ -61,7 +65,11 @@ __all__ = [
     "CardEvent",
     "ContentPart",
     "ControlPlaneUnreachable",
+    "CgroupUsage",
     "Conversation",
+    "ConversationUsage",
+    "EngineUsage",
+    "WorkspaceUsage",
     "DEFAULT_ADDRESS",
     "DeadlineExceededError",
     "ENCLAVE_ERROR_CODES",

@@ -75,6 +75,62 @@ class Enclosure:
 
 
 @dataclass(frozen=True)
+class CgroupUsage:
+    """CPU and memory as the placement's cgroup counts them since it was made; -1: not offered by this kernel."""
+
+    #: Which cgroup and which of its files.
+    source: str
+    cpu_user_seconds: float
+    cpu_system_seconds: float
+    memory_bytes: int
+    memory_peak_bytes: int
+    #: -1 when unlimited.
+    memory_limit_bytes: int
+    pids: int
+    measured_at_ms: int
+
+
+@dataclass(frozen=True)
+class EngineUsage:
+    """One sample of the Docker engine's stats for an enclosure's container."""
+
+    engine: str
+    cpu_total_seconds: float
+    #: -1 when the engine gave no previous sample.
+    cpu_percent: float
+    memory_usage_bytes: int
+    memory_limit_bytes: int
+    pids: int
+    measured_at_ms: int
+
+
+@dataclass(frozen=True)
+class WorkspaceUsage:
+    #: "walk" (the host folder) or "volume" (copy mode's workspace volume).
+    source: str
+    #: Allocated on disk.
+    bytes: int
+    entries: int
+    #: The walk stopped at a bound: bytes is a lower bound.
+    capped: bool
+    note: str
+    measured_at_ms: int
+
+
+@dataclass(frozen=True)
+class ConversationUsage:
+    """What a conversation costs now (get_conversation only); a part that could not be measured is None, with why."""
+
+    measured_at_ms: int
+    cgroup: Optional[CgroupUsage]
+    cgroup_unavailable: str
+    engine: Optional[EngineUsage]
+    engine_unavailable: str
+    workspace: Optional[WorkspaceUsage]
+    workspace_unavailable: str
+
+
+@dataclass(frozen=True)
 class Conversation:
     id: str
     workspace_path: str
@@ -85,6 +141,18 @@ class Conversation:
     open_runs: List[str]
     not_copied_back: List[str]
     tenant: str
+    #: What it costs now: get_conversation fills it, list_conversations does not.
+    usage: Optional[ConversationUsage]
+
+
+def _usage_from_pb(u: pb.ConversationUsage) -> ConversationUsage:
+    return _plain(
+        ConversationUsage,
+        u,
+        cgroup=_plain(CgroupUsage, u.cgroup) if u.HasField("cgroup") else None,
+        engine=_plain(EngineUsage, u.engine) if u.HasField("engine") else None,
+        workspace=_plain(WorkspaceUsage, u.workspace) if u.HasField("workspace") else None,
+    )
 
 
 def conversation_from_pb(m: pb.Conversation) -> Conversation:
@@ -93,7 +161,8 @@ def conversation_from_pb(m: pb.Conversation) -> Conversation:
         e = m.enclosure
         limits = _plain(EnclosureLimits, e.limits) if e.HasField("limits") else None
         enclosure = _plain(Enclosure, e, limits=limits)
-    return _plain(Conversation, m, enclosure=enclosure)
+    usage = _usage_from_pb(m.usage) if m.HasField("usage") else None
+    return _plain(Conversation, m, enclosure=enclosure, usage=usage)
 
 
 @dataclass

@@ -1,7 +1,8 @@
-// enclave conversations list | create | get | delete.
+// enclave conversations list | create | get (or show) | delete.
 import { type CommandContext, usage } from "../context.js";
 import { HELP } from "../help.js";
 import { showConversation } from "../show.js";
+import { showUsage } from "../show-usage.js";
 import { say, sayJson } from "../terminal-text.js";
 
 export async function conversationsCommand({ sub, rest, opts, client }: CommandContext): Promise<void> {
@@ -12,13 +13,13 @@ export async function conversationsCommand({ sub, rest, opts, client }: CommandC
     else say(list.length ? list.map(showConversation).join("\n") : "no conversations");
     return;
   }
-  if (sub === "create" || sub === "get") {
+  if (sub === "create" || sub === "get" || sub === "show") {
     const c =
       sub === "create"
         ? await client.createConversation(rest[0] ?? "", opts.workspace ?? "")
         : await client.getConversation(rest[0] ?? usage("give a conversation id"));
     if (json) sayJson(c);
-    else say(showConversation(c));
+    else say([showConversation(c), ...(c.usage ? showUsage(c.usage) : [])].join("\n"));
     return;
   }
   if (sub === "delete") {
