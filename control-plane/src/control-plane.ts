@@ -444,7 +444,8 @@ export class ControlPlane {
     try {
       stopped = await ep.client.stopKernel({ kernelId: named, reason: `was stopped by an operator (${by})` });
     } catch (err) {
-      if (err instanceof EnclaveError && err.code === "not_found") throw new EnclaveError("not_found", `no kernel \`${named}\` is alive in conversation \`${splitKey(id).id}\``);
+      if (err instanceof EnclaveError && err.code === "not_found")
+        throw new EnclaveError("not_found", `no kernel \`${named}\` is alive in conversation \`${splitKey(id).id}\``);
       throw err;
     }
     const info = { kernelId: stopped.info?.kernelId ?? "", language: stopped.info?.language ?? "", pid: stopped.info?.pid ?? 0 };

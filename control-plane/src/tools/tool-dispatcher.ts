@@ -168,7 +168,16 @@ export class ToolDispatcher {
             const started = live?.startedAtMs ?? Date.now();
             const result = cancelledByOperator(by, req.tool.slice(0, 200), [], Date.now() - started);
             answer.answered = true;
-            void this.record(live, req, undefined, undefined, "error:cancelled", result.durationMs, "", `cancelled by ${by.who}; it did not stop within ${OPERATOR_CANCEL_GRACE_MS} ms`).then(
+            void this.record(
+              live,
+              req,
+              undefined,
+              undefined,
+              "error:cancelled",
+              result.durationMs,
+              "",
+              `cancelled by ${by.who}; it did not stop within ${OPERATOR_CANCEL_GRACE_MS} ms`,
+            ).then(
               () => resolve(result),
               () => resolve(result),
             );
