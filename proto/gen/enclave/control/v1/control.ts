@@ -539,7 +539,9 @@ export interface AuditEvent {
    * tokens, any weakening), "call_refused" (outcome "refused:unauthenticated"), "quota_exceeded",
    * "agent_bundle_refused" (an enclosure start refused: the shared agent volume is not the bundle),
    * "image_refused", "stream_cut" (a stream the control plane ended: tool is the stream's kind,
-   * outcome "cut:slow_reader" or "cut:unauthenticated"). The console's filter offers every kind.
+   * outcome "cut:slow_reader" or "cut:unauthenticated"), "operator_action" (an operator cancelled a
+   * call, stopped a kernel or a host agent, force-stopped an enclosure, closed another's run or deleted
+   * its conversation: tool is the action, detail begins "by <who>"). The console's filter offers every kind.
    */
   kind: string;
   tool: string;
