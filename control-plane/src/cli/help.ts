@@ -107,7 +107,8 @@ line's own address. Tokens are never printed, only whether one is set.`,
 --disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.
 --runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).
 --memory, --cpus, --pids and --disk are bounded by the tenant's maxima (\`enclave tokens quota\`).
-stop --force (operators) removes the enclosure without copying copy mode's /workspace back.`,
+stop --force (operators) removes the enclosure without copying copy mode's /workspace back (audited as an
+operator_action event, force_stop_enclosure, naming who).`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json] [--new-run | --run RUN_ID]`,
   tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY] [--yes] [--new-run | --run RUN_ID] [--json]
 
