@@ -17,6 +17,7 @@ from .errors import (
 )
 from .models import (
     AuditEvent,
+    CallInFlight,
     Card,
     CardAnswer,
     CardEvent,
@@ -27,6 +28,7 @@ from .models import (
     PendingState,
     PlacementDescription,
     Run,
+    StoppedKernel,
     SyncWritesResult,
     ToolEvent,
     ToolInfo,
@@ -56,6 +58,7 @@ __all__ = [
     "AsyncRunTools",
     "AsyncSandbox",
     "AuditEvent",
+    "CallInFlight",
     "Card",
     "CardAnswer",
     "CardEvent",
@@ -77,6 +80,7 @@ __all__ = [
     "PlacementDescription",
     "RetryPolicy",
     "Run",
+    "StoppedKernel",
     "RunTools",
     "Sandbox",
     "SyncWritesResult",
