@@ -92,19 +92,21 @@ describe("the console's hands in Chromium", () => {
     await eventually(async () => (await svc.cp.liveKernels(`acme.${conv}`)).length === 0, "the kernel gone");
     const next = await acme.callTool(run, "eval", { code: "print('kept' in globals())", description: "check whether the kept value survived" });
     expect(resultText(next)).toContain("was stopped by an operator (tenant ops (console, token");
-    expect((await operatorActions("stop_kernel"))[0]?.detail).toMatch(byOps);
+    expect((await eventually(async () => (await operatorActions("stop_kernel"))[0], "the kernel's stop recorded")).detail).toMatch(byOps);
 
     await page.reload();
     const pid = svc.cp.hostAgentPid(`acme.${conv}`);
     expect(pid).toBeGreaterThan(0);
     await hands.getByRole("button", { name: "Stop host agent" }).click();
-    await until(() => svc.cp.hostAgentPid(`acme.${conv}`) === undefined, "the host agent stopped");
-    expect((await operatorActions("stop_host_agent"))[0]?.detail).toMatch(byOps);
+    // Recorded once the agent has stopped.
+    const stoppedAgent = await eventually(async () => (await operatorActions("stop_host_agent"))[0], "the host agent's stop recorded");
+    expect(stoppedAgent.detail).toMatch(byOps);
+    expect(svc.cp.hostAgentPid(`acme.${conv}`)).toBeUndefined();
 
     await hands.getByRole("button", { name: "Close run" }).click();
     await hands.locator(`[data-run-id="${run}"]`).waitFor({ state: "detached" });
     expect((await acme.listRuns(conv)).map((r) => r.id)).not.toContain(run);
-    expect((await operatorActions("close_run"))[0]?.detail).toMatch(byOps);
+    expect((await eventually(async () => (await operatorActions("close_run"))[0], "the close recorded")).detail).toMatch(byOps);
 
     await hands.getByRole("button", { name: "Delete conversation" }).click();
     await page.waitForURL((u) => u.pathname === "/");
@@ -112,6 +114,21 @@ describe("the console's hands in Chromium", () => {
     expect((await operatorActions("delete_conversation"))[0]).toMatchObject({ tenant: "acme", conversationId: `acme.${conv}` });
     await page.close();
   }, 120_000);
+
+  it("force-stops an enclosure from the browser", async () => {
+    const acme = svc.client("acme");
+    const conv = (await acme.createConversation()).id;
+    await acme.startEnclosure(conv, { workspaceMode: "copy" });
+    const page = await operatorPage(conv);
+    await page.locator('[data-placement="enclosure"]').waitFor();
+    await page.locator("section.operator-hands").getByRole("button", { name: "Force-stop enclosure" }).click();
+    await page.locator('[data-placement="host"]').waitFor({ timeout: 60_000 });
+    expect((await acme.getConversation(conv)).enclosure).toBeUndefined();
+    const event = await eventually(async () => (await operatorActions("force_stop_enclosure"))[0], "the forced stop recorded");
+    expect(event).toMatchObject({ tenant: "acme", conversationId: `acme.${conv}` });
+    expect(event.detail).toMatch(byOps);
+    await page.close();
+  }, 180_000);
 
   it("a tenant's session shows no operator button, and the server refuses the operator's POSTs to it", async () => {
     const acme = svc.client("acme");
