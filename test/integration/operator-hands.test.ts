@@ -3,7 +3,8 @@
 // kernel (its process leaves /proc, the next eval says so) and stops a host agent (the next call says
 // so). A plain tenant is refused each, and cannot even list the calls in flight to guess at another
 // tenant's ids. Each action is in the audit log with the operator's tenant and token.
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
 import type { AuditEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
@@ -58,7 +59,21 @@ async function operatorActions(who: "acme" | "ops", action: string): Promise<Aud
 }
 
 beforeAll(async () => {
-  svc = await startTenantService({ tenants: ["acme", "globex"], operators: ["ops"], prefix: "enclave-operator-hands-" });
+  svc = await startTenantService({
+    tenants: ["acme", "globex"],
+    operators: ["ops"],
+    prefix: "enclave-operator-hands-",
+    config: (c, dir) => {
+      // A tool that ignores its cancel: the operator's cancel must still answer its caller.
+      const tools = join(dir, "custom-tools");
+      mkdirSync(tools);
+      writeFileSync(
+        join(tools, "stubborn.mjs"),
+        `export default (pi) => ({ name: "stubborn_wait", label: "Stubborn", description: "waits a minute whatever happens", parameters: pi.typebox.Type.Object({}), execute: () => new Promise((r) => setTimeout(() => r({ content: [{ type: "text", text: "done" }] }), 60000)) });\n`,
+      );
+      c.customToolsDir = tools;
+    },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -109,6 +124,26 @@ describe("the operator's hands over the API", () => {
     const refusals: AuditEvent[] = [];
     await ops.subscribeAudit({ includeHistory: true, historyOnly: true }, (e) => refusals.push(e)).done;
     expect(refusals.some((e) => e.kind === "call_refused" && e.tenant === "globex" && e.outcome === "refused:permission_denied")).toBe(true);
+  }, 60_000);
+
+  it("answers `cancelled` within the grace when the cancelled tool does not stop", async () => {
+    const acme = svc.client("acme");
+    const ops = svc.client("ops");
+    const conv = (await acme.createConversation()).id;
+    const run = (await acme.openRun(conv, { approvalPolicy: "never" })).id;
+    const pending = acme.callTool(run, "stubborn_wait", {});
+    const call = await eventually(async () => (await ops.listCallsInFlight(`acme.${conv}`)).find((c) => c.tool === "stubborn_wait"), "the call in flight");
+    const asked = Date.now();
+    await ops.cancelCall(call.callId);
+    const result = await pending;
+    expect(Date.now() - asked).toBeLessThan(20_000);
+    expect(result).toMatchObject({ isError: true, errorCode: "cancelled" });
+    expect(resultText(result)).toContain("cancelled by tenant ops (token");
+    const calls: AuditEvent[] = [];
+    await ops.subscribeAudit({ conversationId: `acme.${conv}`, includeHistory: true, historyOnly: true }, (e) => calls.push(e)).done;
+    const recorded = calls.filter((e) => e.kind === "tool_call" && e.tool === "stubborn_wait");
+    expect(recorded.map((e) => e.outcome)).toEqual(["error:cancelled"]);
+    expect(recorded[0]?.detail).toMatch(/^cancelled by tenant ops \(token [0-9a-f]{8}\); it did not stop within \d+ ms$/);
   }, 60_000);
 
   it("stops a kernel: its process is gone and the next eval says an operator stopped it", async () => {

@@ -61,7 +61,15 @@ import {
   type LspSyncRequest,
   type LspSyncResponse,
 } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
-import { type EvalEvent, type EvalRequest, KernelsClient, KernelsService, type ListKernelsResponse, type StopKernelRequest, type StopKernelResponse } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
+import {
+  type EvalEvent,
+  type EvalRequest,
+  KernelsClient,
+  KernelsService,
+  type ListKernelsResponse,
+  type StopKernelRequest,
+  type StopKernelResponse,
+} from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { AgentErrorCode } from "@enclave/proto/gen/enclave/agent/v1/errors.js";
 import { trailerErrorCode } from "@enclave/proto/agent-error-trailer.js";
 import { CallMuxClient, CallMuxService } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
