@@ -184,6 +184,34 @@ describe("the operator's hands over the API", () => {
     expect(event?.tenant).toBe("acme");
   }, 90_000);
 
+  it("stops a kernel in an enclosure the same way", async () => {
+    const acme = svc.client("acme");
+    const ops = svc.client("ops");
+    const conv = (await acme.createConversation()).id;
+    await acme.startEnclosure(conv);
+    try {
+      const run = (await acme.openRun(conv, { approvalPolicy: "never" })).id;
+      const name = `enk${Math.floor(Math.random() * 1e6)}`;
+      const first = await acme.callTool(run, "eval", {
+        code: `open('/proc/self/comm', 'w').write('${name}')`,
+        description: "name the kernel process in the enclosure",
+      });
+      expect(first.isError).toBe(false);
+      const kernelId = (first.details as { kernel: { id: string } }).kernel.id;
+      const [pid] = pidsNamed(name);
+      expect(pid).toBeGreaterThan(0);
+      await expect(outcome(svc.client("globex").stopKernel(`acme.${conv}`, { language: "python" }))).resolves.toMatchObject({ code: "permission_denied" });
+      // StopHostAgent is not for an enclosure's agent.
+      await expect(outcome(ops.stopHostAgent(`acme.${conv}`))).resolves.toMatchObject({ code: "failed_precondition" });
+      expect(await ops.stopKernel(`acme.${conv}`, { language: "python" })).toMatchObject({ kernelId, language: "python" });
+      await until(() => !alive(pid as number) && pidsNamed(name).length === 0, "the enclosure's kernel process gone");
+      const next = await acme.callTool(run, "eval", { code: "print(2)", description: "run a cell after the stop" });
+      expect(resultText(next)).toContain(`the previous python kernel (${kernelId}) was stopped by an operator (tenant ops (token`);
+    } finally {
+      await acme.stopEnclosure(conv);
+    }
+  }, 180_000);
+
   it("stops a host agent: its process is gone and the next call says an operator stopped it", async () => {
     const acme = svc.client("acme");
     const ops = svc.client("ops");
