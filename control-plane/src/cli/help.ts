@@ -187,7 +187,8 @@ cards as one array; with --follow, one {event, value} object per line.
 Control characters an agent wrote are shown escaped (\\x1b, \\u009b), never sent to the terminal.`,
   answer: `usage: enclave answer ID N [LABEL...] [--text TEXT] [--skip] [--json]
 
-Answers card N of conversation ID with the chosen option labels and/or free text, or skips it.
-Permission cards take \`allow\` or \`deny\`. An answer the card does not accept is refused here and
+Answers card N of conversation ID with the chosen option labels and/or free text, or with --skip
+dismisses it without an answer (the console's Dismiss): a permission card's call is then refused, as
+with deny; a question's agent proceeds on an assumption it states. Permission cards take \`allow\` or \`deny\`. An answer the card does not accept is refused here and
 the card stays open.`,
 };
