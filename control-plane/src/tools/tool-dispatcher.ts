@@ -102,8 +102,9 @@ export interface ToolDispatcherOptions {
 const OPERATOR_CANCEL_GRACE_MS = 5_000;
 
 /** A call's ending as the caller sees it once an operator cancelled it: `cancelled`, saying who. */
-function cancelledByOperator(by: CancelledBy, tool: string, parts: ContentPart[], durationMs: number): CallResult {
-  const said = { type: "text" as const, text: `[the \`${tool}\` call was cancelled by ${by.who}; what it started was stopped]\n` };
+function cancelledByOperator(by: CancelledBy, tool: string, parts: ContentPart[], durationMs: number, stopped = true): CallResult {
+  const after = stopped ? "what it started was stopped" : `it did not stop within ${OPERATOR_CANCEL_GRACE_MS / 1000} s and is answered now`;
+  const said = { type: "text" as const, text: `[the \`${tool}\` call was cancelled by ${by.who}; ${after}]\n` };
   return { isError: true, parts: [said, ...parts], errorCode: "cancelled", durationMs };
 }
 
@@ -166,7 +167,7 @@ export class ToolDispatcher {
           if (!by) return;
           timer = setTimeout(() => {
             const started = live?.startedAtMs ?? Date.now();
-            const result = cancelledByOperator(by, req.tool.slice(0, 200), [], Date.now() - started);
+            const result = cancelledByOperator(by, req.tool.slice(0, 200), [], Date.now() - started, false);
             answer.answered = true;
             void this.record(
               live,
