@@ -121,7 +121,7 @@ describe("the console's hands in Chromium", () => {
     await acme.startEnclosure(conv, { workspaceMode: "copy" });
     const page = await operatorPage(conv);
     await page.locator('[data-placement="enclosure"]').waitFor();
-    await page.locator("section.operator-hands").getByRole("button", { name: "Force-stop enclosure" }).click();
+    await page.locator("section.operator-hands").getByRole("button", { name: "Force-stop (no copy back)" }).click();
     await page.locator('[data-placement="host"]').waitFor({ timeout: 60_000 });
     expect((await acme.getConversation(conv)).enclosure).toBeUndefined();
     const event = await eventually(async () => (await operatorActions("force_stop_enclosure"))[0], "the forced stop recorded");

@@ -8,8 +8,6 @@ import { enclosureControls } from "../views/conversation-views.js";
 import { formatTime } from "../views/format.js";
 import { RECENT_CALLS, recentCallsSection } from "../views/recent-calls-view.js";
 import { liveFragment } from "./conversation-status.js";
-import { handsState } from "./operator-hands.js";
-import { handsSection } from "../views/operator-hands-view.js";
 import { page, requireConversation, type Route } from "./route.js";
 
 /** The newest tool calls of the conversation, newest first (read from the newest audit events). */
@@ -43,10 +41,9 @@ export function conversationPage(cp: ControlPlaneApi): Route {
           id,
           created: formatTime(conv.createdAtMs),
           here,
-          live: await liveFragment(cp, id),
+          live: await liveFragment(cp, id, ctx.session),
           recent_calls: recentCallsSection(id, recentCalls(cp, id)),
           enclosure_controls: enclosureControls(conv, csrf, cp.enclosureDefaults()),
-          hands: handsSection(await handsState(cp, id, ctx.session), csrf),
           capabilities_attributes: agentUp ? html`data-fragment="${capabilities}" aria-busy="true"` : "",
           capabilities: agentUp ? html`<p class="muted">asking the agent…</p>` : notRunning,
           cards: cardsSection(cp.cards(id, false), id, csrf, here),

@@ -5,12 +5,12 @@
 //   /conversations/ID/runs/RUN/close, /delete
 //     whoever sees the conversation (a tenant its own, as through the API).
 // An operator's action is recorded as an operator_action event naming the session's tenant and token
-// (or the console's own access); GET /fragments/conversations/ID/hands renders the section.
+// (or the console's own access). The section itself is part of the conversation's live fragment.
 import type { ControlPlaneApi } from "../../control-plane-api.js";
 import { EnclaveError } from "../../errors.js";
 import { noCall } from "../../tools/calls-in-flight.js";
 import type { Session } from "../access.js";
-import { handsSection, type HandsState } from "../views/operator-hands-view.js";
+import type { HandsState } from "../views/operator-hands-view.js";
 import { DESCRIBE_TIMEOUT_MS, requireConversation, type Route, type RouteContext, withTimeout } from "./route.js";
 
 /** Whether the session acts as an operator: an operator tenant's token, or the console's own access. */
@@ -46,11 +46,6 @@ export function operatorHands(cp: ControlPlaneApi): Route[] {
     cp.recordAudit({ kind: "operator_action", tool: action, conversationId: id, tenant, outcome: "ok", detail: `by ${consoleActor(ctx.session)}: ${detail}` });
   };
   return [
-    {
-      method: "GET",
-      pattern: /^\/fragments\/conversations\/([^/]+)\/hands$/,
-      handle: async (ctx) => ({ html: handsSection(await handsState(cp, requireConversation(cp, ctx), ctx.session), ctx.session.csrf).value }),
-    },
     {
       method: "POST",
       pattern: /^\/conversations\/([^/]+)\/calls\/([^/]+)\/cancel$/,

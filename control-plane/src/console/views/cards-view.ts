@@ -75,7 +75,7 @@ ${permission ? permissionDetails(card) : ""}
 <input type="hidden" name="return_to" value="${returnTo}">
 ${optionControls(card)}
 ${card.allowFreeText ? html`<label class="free-text"><span>${textOnly ? "Answer" : "Or write an answer"}</span><textarea name="free_text" rows="2" maxlength="16384"></textarea></label>` : ""}
-<div class="card-actions">${multi || card.allowFreeText ? html`<button type="submit" name="send" value="1" class="send">${textOnly ? "Send" : sendLabel}</button>` : ""}<button type="submit" name="skip" value="1" class="skip" title="${permission ? "closes the card without an answer: the call is refused, as with deny" : "closes the card without an answer: the agent proceeds on a stated assumption"}">${permission ? "Dismiss (deny)" : "Dismiss (no answer)"}</button></div>
+<div class="card-actions">${multi || card.allowFreeText ? html`<button type="submit" name="send" value="1" class="send">${textOnly ? "Send" : sendLabel}</button>` : ""}<button type="submit" name="skip" value="1" class="skip" title="${permission ? "closes the card without an answer: the call is refused, as if denied" : "closes the card without an answer: the agent proceeds on a stated assumption"}">${permission ? "Dismiss (refuse the call)" : "Dismiss (no answer)"}</button></div>
 <p class="form-error" role="alert" hidden></p>
 </form>
 </article>`;

@@ -88,7 +88,7 @@ export function handsSection(s: HandsState, csrf: string): SafeHtml {
       ? html`<div class="hands-force-stop">${actionForm(
           `${base(id)}/enclosure/force-stop`,
           csrf,
-          "Force-stop enclosure",
+          "Force-stop (no copy back)",
           `Force-stop the enclosure of ${id}? It is removed without copying /workspace back.`,
           "stopping…",
         )}</div>`
