@@ -246,12 +246,14 @@ export function controlPlaneService(
    * tenant's token, and the refusal audited: a tenant learns nothing of what runs (another tenant's
    * calls included), not even whether an id is in flight.
    */
-  const operatorOnly = (s: TenantScope, call: IncomingCall, what: string): string => {
+  const operatorOnly = (
+    s: TenantScope,
+    call: IncomingCall,
+    what: string,
+    instead = "a tenant cancels its own calls through its CallTools session (or by ending its CallTool stream) and resets its kernel with eval's reset",
+  ): string => {
     if (s.tokensRequired && !s.tenant.operator) {
-      const e = new EnclaveError(
-        "permission_denied",
-        `${what} is an operator's action and tenant \`${s.tenant.name}\` is not an operator; a tenant cancels its own calls through its CallTools session (or by ending its CallTool stream) and resets its kernel with eval's reset`,
-      );
+      const e = new EnclaveError("permission_denied", `${what} is an operator's action and tenant \`${s.tenant.name}\` is not an operator; ${instead}`);
       refusals.refused(`operator ${s.tenant.name}`, {
         kind: "call_refused",
         tenant: s.tenant.name,
@@ -478,12 +480,8 @@ export function controlPlaneService(
     }),
     stopEnclosure: unary(async (req, s, call) => {
       const id = s.conversationId(req.conversationId);
-      if (req.force && s.tokensRequired && !s.tenant.operator) {
-        throw new EnclaveError(
-          "invalid_arguments",
-          `tenant \`${s.tenant.name}\` cannot force a stop (it skips copying the workspace back); stop without force, or ask an operator`,
-        );
-      }
+      // A forced stop discards copy mode's workspace: an operator's, refused like the other hands.
+      if (req.force) operatorOnly(s, call, "StopEnclosure with force (it skips copying the workspace back)", "stop without force, or ask an operator");
       const stopped = await cp.stopEnclosure(id, { force: req.force });
       if (req.force) auditOperator(s, call, "force_stop_enclosure", id, "stopped the enclosure without copying /workspace back");
       return conversationMessage(stopped, s.viewer, s.seesHostPaths);

@@ -223,7 +223,8 @@ export interface StopEnclosureRequest {
   conversationId: string;
   /**
    * An operator's stop that skips copy mode's copy back: the enclosure is removed and its /workspace
-   * is not brought back (said in not_copied_back). Refused for a tenant that is not an operator.
+   * is not brought back (said in not_copied_back). Refused for a tenant that is not an operator
+   * (`permission_denied`), and audited as an `operator_action` (force_stop_enclosure).
    */
   force: boolean;
 }
