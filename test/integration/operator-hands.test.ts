@@ -186,6 +186,21 @@ describe("the operator's hands over the API", () => {
     expect(event?.tenant).toBe("acme");
   }, 90_000);
 
+  it("stops a kernel while a cell runs in it: the cell ends with kernel_died, saying an operator stopped it", async () => {
+    const acme = svc.client("acme");
+    const ops = svc.client("ops");
+    const conv = (await acme.createConversation()).id;
+    const run = (await acme.openRun(conv, { approvalPolicy: "never" })).id;
+    expect((await acme.callTool(run, "eval", { code: "started = True", description: "start the kernel before the long cell" })).isError).toBe(false);
+    const pending = acme.callTool(run, "eval", { code: "import time\ntime.sleep(120)", description: "sleep long enough to be stopped", timeout_seconds: 300 });
+    await eventually(async () => (await ops.listCallsInFlight(`acme.${conv}`)).some((c) => c.tool === "eval"), "the cell in flight");
+    await new Promise((r) => setTimeout(r, 500));
+    await ops.stopKernel(`acme.${conv}`, { language: "python" });
+    const result = await pending;
+    expect(result.errorCode).toBe("kernel_died");
+    expect(resultText(result)).toContain("died during the cell: it was stopped by an operator (tenant ops (token");
+  }, 60_000);
+
   it("stops a kernel in an enclosure the same way", async () => {
     const acme = svc.client("acme");
     const ops = svc.client("ops");

@@ -61,7 +61,8 @@ export class KernelPool {
 
   /**
    * Kills the kernel with this id (an operator's stop), or the language's when `kernelId` names a
-   * language; the next cell of its language starts a fresh kernel and is told `reason`. A cell
+   * language; the next cell of its language starts a fresh kernel and is told `reason` (a predicate:
+   * "was stopped by …"). A cell
    * running in it ends as a kernel death does. NOT_FOUND when no such kernel is alive.
    */
   async stop(kernelId: string, reason: string): Promise<KernelInfo> {
@@ -71,7 +72,7 @@ export class KernelPool {
     const info = kernelInfo(kernel);
     const busy = kernel.busy;
     // A fault, so the next cell hears of it; a cell running now hears of it as its kernel's death.
-    kernel.kill(reason, { fault: true });
+    kernel.kill(`it ${reason}`, { fault: true });
     await kernel.exited;
     // The exit handler words it as a death; an operator's stop is said as such.
     if (!busy && this.unreported.has(language)) this.unreported.set(language, `the previous ${language} kernel (${kernel.id}) ${reason}`);

@@ -30,7 +30,10 @@ export interface ListKernelsRequest {
 
 export interface StopKernelRequest {
   kernelId: string;
-  /** Why, in words the next cell's report quotes (who stopped it). */
+  /**
+   * Why, as a predicate the reports quote ("was stopped by an operator (…)"): the next cell's
+   * "the previous python kernel (ID) <reason>", a running cell's "died during the cell: it <reason>".
+   */
   reason: string;
 }
 
