@@ -121,6 +121,13 @@ describe("the console's hands in Chromium", () => {
     await acme.startEnclosure(conv, { workspaceMode: "copy" });
     const page = await operatorPage(conv);
     await page.locator('[data-placement="enclosure"]').waitFor();
+    // The same POST from the operator's own page, without the page's CSRF token: refused, nothing stopped.
+    const forged = await page.evaluate(
+      async (path) => (await fetch(path, { method: "POST", headers: { Accept: "application/json" } })).status,
+      `/conversations/acme.${conv}/enclosure/force-stop`,
+    );
+    expect(forged).toBe(403);
+    expect((await acme.getConversation(conv)).enclosure?.state).toBe("running");
     await page.locator("section.operator-hands").getByRole("button", { name: "Force-stop (no copy back)" }).click();
     await page.locator('[data-placement="host"]').waitFor({ timeout: 60_000 });
     expect((await acme.getConversation(conv)).enclosure).toBeUndefined();
