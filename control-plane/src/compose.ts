@@ -47,6 +47,7 @@ import type { CustomToolLoadFailure } from "./tools/custom/custom-tool-loader.js
 import { enclaveTools } from "./tools/index.js";
 import { DiagnosticsLedger } from "./tools/lsp/diagnostics-ledger.js";
 import { ToolDispatcher } from "./tools/tool-dispatcher.js";
+import { CallsInFlight } from "./tools/calls-in-flight.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import { CommandHost } from "./vibe/command-host.js";
 import { VibeRoster } from "./vibe/vibe-roster.js";
@@ -95,6 +96,8 @@ export interface ControlPlaneParts {
   metrics: EnclaveMetrics;
   /** Tool calls as they start and finish (the console's recent calls, the in-flight gauge). */
   calls: CallFeed;
+  /** The calls running now, each cancellable by an operator. */
+  inFlight: CallsInFlight;
   /** The Docker engines enclosures run on (placement/engine-choice.ts), connected on first need. */
   engines: Engines;
   /** The warm pool, once an engine was connected (empty unless ENCLAVE_WARM_POOL_SIZE > 0). */
@@ -118,6 +121,7 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
   const customToolFailures: CustomToolLoadFailure[] = [];
   const ledger = new DiagnosticsLedger();
   const calls = new CallFeed();
+  const inFlight = new CallsInFlight();
 
   mkdirSync(config.dataDir, { recursive: true });
   const state = new StateDb(config.dataDir);
@@ -236,7 +240,7 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
     (req) => facade.openRun(req),
     (id) => facade.closeRun(id),
   );
-  const dispatcher = new ToolDispatcher({ registry, gate, audit, placements, pendingFor: (run) => pending.forRun(run), toolHosts, feed: calls });
+  const dispatcher = new ToolDispatcher({ registry, gate, audit, placements, pendingFor: (run) => pending.forRun(run), toolHosts, feed: calls, inFlight });
   return Object.assign(parts, {
     state,
     conversations,
@@ -260,6 +264,7 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
     socketRoot,
     metrics,
     calls,
+    inFlight,
     engines,
     warmPool: parts.warmPool,
     usage,

@@ -41,6 +41,12 @@ export type ControlPlaneApi = Pick<
   | "callTool"
   | "syncWrites"
   | "subscribeCalls"
+  // the operator's hands (the transports check the caller is an operator)
+  | "listCallsInFlight"
+  | "callInFlight"
+  | "cancelCall"
+  | "stopKernel"
+  | "stopHostAgent"
   // harness tool hosts and worker hosts
   | "connectToolHost"
   | "disconnectToolHost"

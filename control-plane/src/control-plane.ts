@@ -25,7 +25,7 @@ import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./model/enclosure.js";
 import type { EnclosureCaller } from "./placement/image-access.js";
 import { HostAgents } from "./placement/host-agents.js";
-import { markHostAgentsLost, takeHostAgentLoss } from "./placement/host-agent-loss.js";
+import { markHostAgentsLost, noteHostAgentStoppedBy, takeHostAgentLoss } from "./placement/host-agent-loss.js";
 import { Placements } from "./placement/placements.js";
 import { WarmPool, warmPoolSlotRoot } from "./placement/warm-pool.js";
 import { RunStore } from "./runs/run-store.js";
@@ -35,7 +35,8 @@ import { type AttachCliRunRequest, CliRuns } from "./runs/cli-runs.js";
 import { type SyncWritesResult, syncWrites } from "./tools/lsp/sync-writes.js";
 import { DiagnosticsLedger } from "./tools/lsp/diagnostics-ledger.js";
 import type { CallOrigin, Tool, ToolStreamEvent } from "./tools/tool.js";
-import { CallFeed, type CallFeedEvent } from "./tools/call-feed.js";
+import { CallFeed, type CallFeedEvent, type CallStarted } from "./tools/call-feed.js";
+import { type CallsInFlight, parseCallId } from "./tools/calls-in-flight.js";
 import { type CallResult, ToolDispatcher } from "./tools/tool-dispatcher.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 import type { ToolHost } from "./toolhost/tool-host.js";
@@ -98,6 +99,8 @@ export class ControlPlane {
   readonly metrics: EnclaveMetrics;
   /** Tool calls as they start and finish (the console's recent calls, the in-flight gauge). */
   readonly calls: CallFeed;
+  /** The calls running now, each cancellable by an operator. */
+  private readonly inFlight: CallsInFlight;
   /** The Docker engines enclosures run on (placement/engine-choice.ts), connected on first need. */
   readonly engines: Engines;
   private readonly parts: ControlPlaneParts;
@@ -134,6 +137,7 @@ export class ControlPlane {
     this.socketRoot = parts.socketRoot;
     this.metrics = parts.metrics;
     this.calls = parts.calls;
+    this.inFlight = parts.inFlight;
     this.engines = parts.engines;
   }
 
@@ -391,6 +395,86 @@ export class ControlPlane {
   /** Staged changes awaiting resolve in a run. */
   pendingCount(run: Run): number {
     return this.pending.forRun(run)?.list().length ?? 0;
+  }
+
+  // The operator's hands (the transports check that the caller is an operator; `by` names who, as
+  // the audit log names callers). Each is recorded as an operator_action event of the conversation's tenant.
+
+  private recordOperatorAction(action: string, conversationId: string, by: string, detail: string): void {
+    const tenant = this.conversations.has(conversationId) ? this.conversations.get(conversationId).tenant : undefined;
+    this.audit.record({ kind: "operator_action", tool: action, conversationId, tenant, outcome: "ok", detail: `by ${by}: ${detail}`.slice(0, 500) });
+  }
+
+  /** The tool calls in flight now (every conversation's, or one's), oldest first. */
+  listCallsInFlight(conversationId?: string): (CallStarted & { tenant: string })[] {
+    if (conversationId) this.conversations.get(conversationId);
+    return this.inFlight
+      .list()
+      .filter((c) => !conversationId || c.conversationId === conversationId)
+      .map((c) => ({ ...c, tenant: this.conversations.has(c.conversationId) ? this.conversations.get(c.conversationId).tenant : "" }));
+  }
+
+  /** The call in flight with this id (as ListCallsInFlight gives it); not_found when none is. */
+  callInFlight(callId: string): CallStarted & { tenant: string } {
+    const call = this.inFlight.get(parseCallId(callId));
+    return { ...call, tenant: this.conversations.has(call.conversationId) ? this.conversations.get(call.conversationId).tenant : "" };
+  }
+
+  /** Cancels a call in flight: its caller is answered `cancelled`, naming `by`. */
+  cancelCall(callId: string, by: string): CallStarted & { tenant: string } {
+    const call = this.callInFlight(callId);
+    this.inFlight.cancel(call.callId, { who: by });
+    this.recordOperatorAction("cancel_call", call.conversationId, by, `cancelled call ${call.callId} (${call.tool}, run ${call.runId})`);
+    return call;
+  }
+
+  /**
+   * Kills one kernel of the conversation's running agent (by id, or a language's); nothing is
+   * started to do it. not_found when no agent runs or no such kernel is alive.
+   */
+  async stopKernel(id: string, kernel: { kernelId?: string; language?: string }, by: string): Promise<{ kernelId: string; language: string; pid: number }> {
+    const named = kernel.kernelId || kernel.language || "";
+    if (!named || (kernel.kernelId && kernel.language)) {
+      throw new EnclaveError("invalid_arguments", "name the kernel by kernel_id or by language (python or javascript), one of the two");
+    }
+    if (kernel.language && kernel.language !== "python" && kernel.language !== "javascript") {
+      throw new EnclaveError("invalid_arguments", `language \`${kernel.language.slice(0, 40)}\` is not one of python, javascript`);
+    }
+    if (kernel.kernelId && !/^[A-Za-z0-9_.:-]{1,80}$/.test(kernel.kernelId)) {
+      throw new EnclaveError("invalid_arguments", `kernel_id \`${kernel.kernelId.slice(0, 40)}\` is not a kernel id`);
+    }
+    this.conversations.get(id);
+    const ep = await this.placements.running(id);
+    if (!ep) throw new EnclaveError("not_found", `no agent runs for conversation \`${splitKey(id).id}\`, so no kernel of it is alive`);
+    let stopped;
+    try {
+      stopped = await ep.client.stopKernel({ kernelId: named, reason: `was stopped by an operator (${by})` });
+    } catch (err) {
+      if (err instanceof EnclaveError && err.code === "not_found")
+        throw new EnclaveError("not_found", `no kernel \`${named}\` is alive in conversation \`${splitKey(id).id}\``);
+      throw err;
+    }
+    const info = { kernelId: stopped.info?.kernelId ?? "", language: stopped.info?.language ?? "", pid: stopped.info?.pid ?? 0 };
+    this.recordOperatorAction("stop_kernel", id, by, `stopped the ${info.language} kernel ${info.kernelId} (pid ${info.pid})`);
+    return info;
+  }
+
+  /**
+   * Stops the conversation's host agent (its kernels, language servers and debug sessions end); the
+   * next call starts a new one and says an operator stopped the previous one. failed_precondition
+   * when an enclosure serves the conversation or no host agent runs.
+   */
+  async stopHostAgent(id: string, by: string): Promise<{ pid: number }> {
+    const conv = this.conversations.get(id);
+    if (conv.enclosure) {
+      throw new EnclaveError("failed_precondition", `conversation \`${splitKey(id).id}\` runs in an enclosure; stop the enclosure instead`);
+    }
+    const pid = this.hostAgents.pid(id);
+    if (pid === undefined) throw new EnclaveError("failed_precondition", `no host agent runs for conversation \`${splitKey(id).id}\``);
+    await this.hostAgents.stop(id);
+    noteHostAgentStoppedBy(this.conversations, id, by);
+    this.recordOperatorAction("stop_host_agent", id, by, `stopped the host agent (pid ${pid})`);
+    return { pid };
   }
 
   /** Closing a run withdraws its open cards; its vibe workers keep running (they belong to the conversation). */

@@ -65,7 +65,9 @@ export type EnclaveErrorCode =
    * resolve on a staged change the control plane could not carry over a restart (a custom tool's,
    * whose apply and reject are code): the message names its id, the tool and its label; it is dropped.
    */
-  | "pending_action_lost";
+  | "pending_action_lost"
+  /** An operator's action (cancelling a call, stopping a kernel or a host agent) asked with a plain tenant's token. */
+  | "permission_denied";
 
 /** The gRPC status each code is sent with. */
 export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = {
@@ -106,6 +108,7 @@ export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = 
   slow_reader: status.RESOURCE_EXHAUSTED,
   devcontainer_build_refused: status.PERMISSION_DENIED,
   pending_action_lost: status.ABORTED,
+  permission_denied: status.PERMISSION_DENIED,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

@@ -107,7 +107,7 @@ describe("operator console in Chromium", () => {
     await card3.getByRole("button", { name: "Send" }).click();
     expect(resultText(await free)).toContain("Wrote: feature/cache");
     const skipped = fx.client.callTool(run.id, "ask_user", { question: "Anything else?", options: [{ label: "no" }] });
-    await page.locator('[data-card-key="web-ask#4"]').getByRole("button", { name: "Skip" }).click();
+    await page.locator('[data-card-key="web-ask#4"]').getByRole("button", { name: "Dismiss (no answer)" }).click();
     const s = await skipped;
     expect(s.isError).toBe(false);
     await expectTranscript(resultText(s), "transcripts/console/skipped-card.txt");

@@ -292,6 +292,14 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
       }),
   },
   closeRun: { runs: 20, arb: (h) => fc.record({ runId: h.notMyRun }) },
+  // The operator's hands: a plain tenant is refused whatever it sends.
+  listCallsInFlight: { runs: 10, arb: (h) => fc.record({ conversationId: everyConversation(h) }) },
+  cancelCall: { runs: 15, arb: (h) => fc.record({ callId: fc.oneof(h.text, fc.stringMatching(/^[0-9]{1,20}$/)) }) },
+  stopKernel: {
+    runs: 15,
+    arb: (h) => fc.record({ conversationId: h.conversationId, kernelId: h.text, language: fc.oneof(fc.constantFrom("", "python", "javascript"), h.text) }),
+  },
+  stopHostAgent: { runs: 10, arb: (h) => fc.record({ conversationId: h.conversationId }) },
   listTools: { runs: 15, arb: (h) => fc.record({ runId: h.runId }) },
   callTool: { runs: 90, slow: true, arb: (h) => callToolRequest(h) },
   callTools: {

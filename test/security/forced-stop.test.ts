@@ -4,6 +4,7 @@
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import type { AuditEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { expectTranscript } from "@enclave/test-kit/transcript.js";
@@ -50,13 +51,19 @@ async function filled(): Promise<{ id: string; containerId: string }> {
 describe("stopping an enclosure", () => {
   it("a plain tenant cannot force a stop; an operator can, and nothing is copied back", async () => {
     const { id, containerId } = await filled();
-    expect((await outcome(acme.stopEnclosure(id, { force: true }))).code).toBe("invalid_arguments");
+    expect((await outcome(acme.stopEnclosure(id, { force: true }))).code).toBe("permission_denied");
     expect((await acme.getConversation(id)).enclosure?.state).toBe("running");
     const conv = await ops.stopEnclosure(`acme.${id}`, { force: true });
     expect(conv.placement).toBe("host");
     expect(conv.notCopiedBack).toHaveLength(1);
     await expectTranscript(conv.notCopiedBack[0] ?? "", "transcripts/forced-stop/forced-not-copied-back.txt");
     expect(await gone(containerId)).toBe(true);
+    // Audited with who forced it, in the tenant's own history too.
+    const events: AuditEvent[] = [];
+    await acme.subscribeAudit({ conversationId: id, includeHistory: true, historyOnly: true }, (e) => events.push(e)).done;
+    const forced = events.filter((e) => e.kind === "operator_action" && e.tool === "force_stop_enclosure");
+    expect(forced).toHaveLength(1);
+    expect(forced[0]?.detail).toMatch(/^by tenant ops \(token [0-9a-f]{8}\): /);
   }, 300_000);
 
   it("the tenant's own stop ends the enclosure even when its copy back fails", async () => {

@@ -136,6 +136,27 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
   },
   connectToolHost: { byId: (c, ids) => streamOutcome(c.connectToolHost(ids.run, [], { call: () => "" })) },
   attachCliRun: { byId: (c, ids) => c.attachCliRun(ids.conv, { approvalPolicy: "never" }) },
+  // The operator's hands are refused to a plain tenant whatever it names (its own things included).
+  listCallsInFlight: {
+    check: async (c, theirs) => {
+      for (const id of [theirs.conv, ""]) await expect(outcome(c.listCallsInFlight(id))).resolves.toMatchObject({ code: "permission_denied" });
+    },
+  },
+  cancelCall: {
+    check: async (c) => {
+      for (const id of ["1", "2", "999999"]) await expect(outcome(c.cancelCall(id))).resolves.toMatchObject({ code: "permission_denied" });
+    },
+  },
+  stopKernel: {
+    check: async (c, theirs) => {
+      await expect(outcome(c.stopKernel(theirs.conv, { language: "python" }))).resolves.toMatchObject({ code: "permission_denied" });
+    },
+  },
+  stopHostAgent: {
+    check: async (c, theirs) => {
+      await expect(outcome(c.stopHostAgent(theirs.conv))).resolves.toMatchObject({ code: "permission_denied" });
+    },
+  },
   listRuns: {
     check: async (c, theirs) => {
       expect((await c.listRuns()).map((r) => r.id)).not.toContain(theirs.run);

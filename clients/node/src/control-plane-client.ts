@@ -13,6 +13,7 @@ import {
 } from "@grpc/grpc-js";
 import {
   type AuditEvent,
+  type CallInFlight,
   type Card,
   CardAnswer,
   type CardArguments,
@@ -25,6 +26,7 @@ import {
   type SyncWritesResponse,
   type PlacementDescription,
   type Run,
+  type StopKernelResponse,
   type ToolCallError,
   type ToolEvent,
   type ToolResult,
@@ -469,6 +471,28 @@ export class ControlPlaneClient {
   /** Typed calls for one run: `tools(run.id).exec({ command })` resolves with exec's details typed. */
   tools(runId: string): RunTools {
     return runTools(this, runId);
+  }
+
+  /** Operators only (a plain tenant's token fails with `permission_denied`): the tool calls in flight now, every conversation's or one's. */
+  async listCallsInFlight(conversationId = "", opts: CallOptions = {}): Promise<CallInFlight[]> {
+    return (await this.read<{ calls: CallInFlight[] }>((md, cb) => this.grpc.listCallsInFlight({ conversationId }, md, cb), opts)).calls;
+  }
+
+  /** Operators only: cancels a call in flight (its caller gets `cancelled`); `not_found` when it is not in flight. Not retried. */
+  async cancelCall(callId: string, opts: CallOptions = {}): Promise<CallInFlight> {
+    const res = await this.call<{ call?: CallInFlight }>((md, cb) => this.grpc.cancelCall({ callId }, md, cb), opts);
+    if (!res.call) throw new Error("CancelCall answered without the call");
+    return res.call;
+  }
+
+  /** Operators only: kills one kernel of the conversation's running agent, named by id or by language ("python", "javascript"). */
+  stopKernel(conversationId: string, kernel: { kernelId?: string; language?: string }, opts: CallOptions = {}): Promise<StopKernelResponse> {
+    return this.call((md, cb) => this.grpc.stopKernel({ conversationId, kernelId: kernel.kernelId ?? "", language: kernel.language ?? "" }, md, cb), opts);
+  }
+
+  /** Operators only: stops the conversation's host agent; returns the pid it had. */
+  async stopHostAgent(conversationId: string, opts: CallOptions = {}): Promise<number> {
+    return (await this.call<{ pid: number }>((md, cb) => this.grpc.stopHostAgent({ conversationId }, md, cb), opts)).pid;
   }
 
   async closeRun(runId: string, opts: CallOptions = {}): Promise<void> {

@@ -27,6 +27,7 @@ export { TOOL_NAMES } from "./generated/tool-types.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 export { APPROVAL_POLICIES, type ApprovalPolicy, type Surface, SURFACES } from "./run-options.js";
 export { SyncedFileState } from "@enclave/proto/gen/enclave/control/v1/control.js";
+export type { CallInFlight, StopKernelResponse } from "@enclave/proto/gen/enclave/control/v1/control.js";
 export type { HarnessAnswer, HarnessCallInfo, HarnessToolSpec, HarnessVerdict, ToolHostConnection, ToolHostHandlers } from "./tool-host-client.js";
 export type {
   AuditCheck,

@@ -220,6 +220,26 @@ def test_a_stream_left_early_stops_the_command_on_the_server(client: EnclaveClie
     assert not os.path.exists(os.path.join(ws, "finished-1")) and not os.path.exists(os.path.join(ws, "finished-2"))
 
 
+def test_an_operator_cancels_a_call_in_flight_and_stops_the_host_agent(client: EnclaveClient) -> None:
+    # Without tokens the one caller is the control plane's operator (a plain tenant is refused: test/integration/operator-hands.test.ts).
+    conv = client.create_conversation(unique("py-hands"))
+    run = client.open_run(conv.id, approval_policy="never")
+    results: List[ToolResult] = []
+    caller = threading.Thread(target=lambda: results.append(client.call_tool(run.id, "exec", {"command": "sleep 300; touch finished"})))
+    caller.start()
+    call = eventually(lambda: next((c for c in client.list_calls_in_flight(conv.id) if c.tool == "exec"), None), "the call in flight")
+    assert call.run_id == run.id and call.origin == "model"
+    assert client.cancel_call(call.call_id).call_id == call.call_id
+    caller.join(30)
+    assert results and results[0].is_error and results[0].error_code == "cancelled"
+    assert not os.path.exists(os.path.join(conv.workspace_path, "finished"))
+    with pytest.raises(NotFoundError):
+        client.cancel_call(call.call_id)
+    assert client.stop_host_agent(conv.id) > 0
+    with pytest.raises(FailedPreconditionError):
+        client.stop_host_agent(conv.id)
+
+
 def test_unreachable_is_its_own_class(tmp_path: Any) -> None:
     with EnclaveClient(f"unix://{tmp_path}/nobody.sock", retry=False) as nobody:
         with pytest.raises(enclave_client.ControlPlaneUnreachable) as err:

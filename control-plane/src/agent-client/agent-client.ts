@@ -61,7 +61,15 @@ import {
   type LspSyncRequest,
   type LspSyncResponse,
 } from "@enclave/proto/gen/enclave/agent/v1/lsp.js";
-import { type EvalEvent, type EvalRequest, KernelsClient, KernelsService, type ListKernelsResponse } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
+import {
+  type EvalEvent,
+  type EvalRequest,
+  KernelsClient,
+  KernelsService,
+  type ListKernelsResponse,
+  type StopKernelRequest,
+  type StopKernelResponse,
+} from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { AgentErrorCode } from "@enclave/proto/gen/enclave/agent/v1/errors.js";
 import { trailerErrorCode } from "@enclave/proto/agent-error-trailer.js";
 import { CallMuxClient, CallMuxService } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
@@ -282,6 +290,11 @@ export class AgentClient {
 
   listKernels(): Promise<ListKernelsResponse> {
     return this.muxed(KernelsService.listKernels, {}, LIMITS.agentCallTimeoutMs, (cb, o) => this.kernels.listKernels({}, new Metadata(), o, cb));
+  }
+
+  /** Kills one kernel (by id, or a language's); the agent answers NOT_FOUND when none such is alive. */
+  stopKernel(req: StopKernelRequest): Promise<StopKernelResponse> {
+    return this.muxed(KernelsService.stopKernel, req, LIMITS.agentCallTimeoutMs, (cb, o) => this.kernels.stopKernel(req, new Metadata(), o, cb));
   }
 
   /** One eval cell. No deadline: the agent keeps the cell's idle budget, and the caller cancels. */

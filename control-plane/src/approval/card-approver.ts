@@ -96,7 +96,7 @@ export class CardApprover implements Approver {
       case "skipped":
         throw new EnclaveError(
           "approval_refused",
-          `the operator skipped permission card #${outcome.card.number} for \`${tool.name}\`, which counts as a denial; ${nothing}`,
+          `the operator dismissed permission card #${outcome.card.number} for \`${tool.name}\` without answering, which counts as a denial; ${nothing}`,
         );
       case "timed_out":
         throw new EnclaveError(

@@ -19,6 +19,8 @@ export const AUDIT_KIND_TABLE = {
   call_refused: "a call refused (a bad token, an argument past a bound)",
   image_refused: "an enclosure start refused for its image",
   quota_exceeded: "a call refused at one of its tenant's quotas",
+  operator_action:
+    "an operator's hands on a running thing (tool: cancel_call, stop_kernel, stop_host_agent, close_run, delete_conversation, force_stop_enclosure; detail: by whom)",
   stream_cut: "a stream ended by the control plane (tool: the stream's kind; outcome cut:slow_reader or cut:unauthenticated, a revoked token)",
 } as const;
 

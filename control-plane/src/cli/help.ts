@@ -19,6 +19,9 @@ commands:
   images inspect [NAME...]       inputs, hash, size, SBOM summary and tools of built images
   images verify [NAME...]        start images under the enclosure's hardening and check their promises
   audit ID                       the egress audit of ID's enclosure, and its bridge calls
+  calls list|cancel [CALL_ID]    (operators) the tool calls in flight, and cancelling one
+  kernel stop ID KERNEL          (operators) kill a conversation's kernel (by id, or python|javascript)
+  host-agent stop ID             (operators) stop a conversation's host agent
   audit --log [ID] [--follow]    the audit log
   cards [ID] [--follow] [--all] [--full]  open question and permission cards (--follow stays attached)
   answer ID N [LABEL...] [--text T] [--skip]   answer card N of conversation ID
@@ -109,7 +112,8 @@ line's own address. Tokens are never printed, only whether one is set.`,
 --disk sizes copy mode's workspace volume (writes past it fail with ENOSPC inside); bind mode has none.
 --runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).
 --memory, --cpus, --pids and --disk are bounded by the tenant's maxima (\`enclave tokens quota\`).
-stop --force (operators) removes the enclosure without copying copy mode's /workspace back.`,
+stop --force (operators) removes the enclosure without copying copy mode's /workspace back (audited as an
+operator_action event, force_stop_enclosure, naming who).`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json] [--new-run | --run RUN_ID]`,
   tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY] [--yes] [--new-run | --run RUN_ID] [--json]
 
@@ -130,6 +134,31 @@ staged changes and when they close if unused, and the runs harnesses opened.
 close: closes RUN_ID, or without one the run kept for the conversation and surface; its staged
 changes are dropped. A kept run also closes after ENCLAVE_CLI_RUN_IDLE_SECONDS (default 1800) with no call.`,
   placement: `usage: enclave placement ID [--json]`,
+  calls: `usage: enclave calls list [-c ID] [--json]
+       enclave calls cancel CALL_ID [--json]
+
+An operator's (a plain tenant's token is refused with permission_denied; a tenant cancels its own
+calls by ending them in its harness). list: every tool call in flight now (one conversation's with
+-c; another tenant's conversation is named TENANT.ID): its id, tool, conversation, tenant, run,
+origin (model or bridge) and how long it has run. cancel: cancels one; what it started is stopped
+(exec's command and everything it started are killed) and its caller gets a result with error code
+\`cancelled\` naming who cancelled it. Audited as an operator_action event (cancel_call) with the
+operator's tenant and token id.`,
+  kernel: `usage: enclave kernel stop ID KERNEL [--json]
+
+An operator's (refused to a plain tenant's token with permission_denied; a tenant resets its own
+kernel with eval's reset). Kills the kernel KERNEL (its id, as eval's details give it, or python or
+javascript for the conversation's kernel of that language) of conversation ID's running agent;
+nothing is started to do it. Its variables are lost: the next eval of its language runs in a fresh
+kernel and says the previous one was stopped by an operator. Audited as an operator_action event
+(stop_kernel).`,
+  "host-agent": `usage: enclave host-agent stop ID [--json]
+
+An operator's (refused to a plain tenant's token with permission_denied). Stops conversation ID's
+host agent: its kernels, language servers and debug sessions end (the workspace stays). The next
+call starts a new agent and its result begins with host_agent_lost, saying an operator stopped the
+previous one. Refused (failed_precondition) when an enclosure serves ID or no host agent runs.
+Audited as an operator_action event (stop_host_agent).`,
   images: `usage: enclave images build [--agent]
        enclave images push --registry HOST:PORT [NAME...]
        enclave images inspect [NAME...] [--json]
@@ -163,7 +192,8 @@ cards as one array; with --follow, one {event, value} object per line.
 Control characters an agent wrote are shown escaped (\\x1b, \\u009b), never sent to the terminal.`,
   answer: `usage: enclave answer ID N [LABEL...] [--text TEXT] [--skip] [--json]
 
-Answers card N of conversation ID with the chosen option labels and/or free text, or skips it.
-Permission cards take \`allow\` or \`deny\`. An answer the card does not accept is refused here and
+Answers card N of conversation ID with the chosen option labels and/or free text, or with --skip
+dismisses it without an answer (the console's Dismiss): a permission card's call is then refused, as
+with deny; a question's agent proceeds on an assumption it states. Permission cards take \`allow\` or \`deny\`. An answer the card does not accept is refused here and
 the card stays open.`,
 };

@@ -11,6 +11,7 @@ import { conversationsCommand } from "./commands/conversations.js";
 import { doctorCommand } from "./commands/doctor.js";
 import { enclosureCommand } from "./commands/enclosure.js";
 import { placementCommand } from "./commands/placement.js";
+import { callsCommand, hostAgentCommand, kernelCommand } from "./commands/operator-hands.js";
 import { runsCommand } from "./commands/runs.js";
 import { serveCommand } from "./commands/serve.js";
 import { toolCallCommand } from "./commands/tool-call.js";
@@ -36,6 +37,9 @@ const CLIENT_COMMANDS: Record<string, (ctx: CommandContext) => Promise<Outcome |
   cards: cardsCommand,
   answer: answerCommand,
   audit: auditCommand,
+  calls: callsCommand,
+  kernel: kernelCommand,
+  "host-agent": hostAgentCommand,
 };
 
 async function main(): Promise<Outcome | void> {

@@ -101,6 +101,9 @@ export const COMMAND_OPTIONS: Record<string, readonly OptionName[]> = {
   cards: [...CONNECTION, "follow", "all", "full", "json"],
   answer: [...CONNECTION, "text", "skip", "json"],
   audit: [...CONNECTION, "log", "follow", "json"],
+  calls: [...CONNECTION, "conversation", "json"],
+  kernel: [...CONNECTION, "json"],
+  "host-agent": [...CONNECTION, "json"],
   /** The image pipeline's (images/pipeline/cli.ts); the Docker engine comes from the environment. */
   images: ["agent", "registry", "json"],
 };

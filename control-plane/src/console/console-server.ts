@@ -49,6 +49,7 @@ const HTTP_STATUS: Partial<Record<EnclaveErrorCode, number>> = {
   agent_lost: 503,
   timeout: 504,
   quota_exceeded: 429,
+  permission_denied: 403,
 };
 
 function wantsJson(req: IncomingMessage): boolean {

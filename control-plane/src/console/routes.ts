@@ -1,6 +1,7 @@
 // The console's routes, one module each under routes/: pages, the fragments the script refreshes, the
 // event stream, audit exports, and the POSTs (answer a card; start or stop an enclosure; start the
-// host agent). No GET starts or changes anything. Access, CSRF and errors are handled by the server
+// host agent; the hands: cancel a call, stop a kernel or a host agent, force-stop an enclosure, close
+// a run, delete a conversation). No GET starts or changes anything. Access, CSRF and errors are handled by the server
 // before and after these. Every route goes through the ControlPlane facade only.
 import type { ControlPlaneApi } from "../control-plane-api.js";
 import { answerCard } from "./routes/answer-card.js";
@@ -18,6 +19,7 @@ import { overviewFragment } from "./routes/overview-fragment.js";
 import { overviewPage } from "./routes/overview-page.js";
 import type { Route } from "./routes/route.js";
 import { startHostAgent } from "./routes/start-host-agent.js";
+import { operatorHands } from "./routes/operator-hands.js";
 
 export type { Reply, Route, RouteContext } from "./routes/route.js";
 
@@ -37,5 +39,6 @@ export function consoleRoutes(cp: ControlPlaneApi): Route[] {
     answerCard(cp),
     startHostAgent(cp),
     enclosureControl(cp),
+    ...operatorHands(cp),
   ];
 }

@@ -8,6 +8,7 @@ import type { ControlPlaneApi } from "../control-plane-api.js";
 import { splitKey } from "../conversations/conversation-keys.js";
 import { noConversation } from "../conversations/conversation-store.js";
 import { EnclaveError } from "../errors.js";
+import { noRun } from "../runs/run-store.js";
 import { withinTenantLimits } from "../tenants/tenant-limits.js";
 import { redactHostPaths } from "../server/host-path-redaction.js";
 import type { Tenant } from "../tenants/tenant.js";
@@ -76,6 +77,13 @@ export function tenantView(cp: ControlPlaneApi, tenant: Tenant): ControlPlaneApi
         release();
       }
     },
+    // A tenant closes its own runs and deletes its own conversations, as through the API.
+    closeRun: (id) => {
+      const run = cp.listRuns().find((r) => r.id === id && r.tenant === tenant.name);
+      if (!run) throw noRun(id);
+      cp.closeRun(id);
+    },
+    deleteConversation: (id) => cp.deleteConversation(mine(id)),
     listRuns: (id) => (id ? cp.listRuns(mine(id)) : cp.listRuns().filter((r) => r.tenant === tenant.name)),
     cards: (space, includeClosed) => cp.cards(space ? mine(space) : undefined, includeClosed).filter(ownCard),
     answerCard: (space, number, answer) => cp.answerCard(mine(space), number, answer),

@@ -60,7 +60,7 @@ export interface ConversationRecord {
   /** Set while a host agent runs for the conversation (see placement/host-agent-loss.ts). */
   hostAgent?: { startedAtMs: number };
   /** A host agent that ran when the control plane went away, until the next call reports it. */
-  hostAgentLost?: { startedAtMs: number; noticedAtMs: number };
+  hostAgentLost?: { startedAtMs: number; noticedAtMs: number; /** Set when an operator stopped it (who), not a restart. */ stoppedBy?: string };
   /** The tenant that owns it; records made before tenants existed belong to the implicit one. */
   tenant: string;
 }

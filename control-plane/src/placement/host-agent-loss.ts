@@ -23,6 +23,15 @@ export function noteHostAgentStopped(conv: ConversationRecord): void {
   delete conv.hostAgentLost;
 }
 
+/** An operator stopped the conversation's host agent: the next call says so, as for a restart's loss. */
+export function noteHostAgentStoppedBy(store: ConversationStore, conversationId: string, by: string, now = Date.now()): void {
+  if (!store.has(conversationId)) return;
+  const conv = store.get(conversationId);
+  conv.hostAgentLost = { startedAtMs: conv.hostAgent?.startedAtMs ?? now, noticedAtMs: now, stoppedBy: by };
+  delete conv.hostAgent;
+  store.put(conv);
+}
+
 /** At start: every host agent recorded as running did not survive the control plane's restart. Returns how many. */
 export function markHostAgentsLost(store: ConversationStore, now = Date.now()): number {
   let lost = 0;
@@ -44,11 +53,15 @@ export function takeHostAgentLoss(store: ConversationStore, audit: AuditLog, con
   if (!loss) return undefined;
   delete conv.hostAgentLost;
   store.put(conv);
+  const what = loss.stoppedBy
+    ? `an operator (${loss.stoppedBy}) stopped this conversation's host agent (started ${new Date(loss.startedAtMs).toISOString()}) ` +
+      `at ${new Date(loss.noticedAtMs).toISOString()}: the kernels`
+    : `the control plane restarted since this conversation's last call, and its host agent ` +
+      `(started ${new Date(loss.startedAtMs).toISOString()}) did not survive it: the kernels`;
   const text =
-    `${HOST_AGENT_LOST}: the control plane restarted since this conversation's last call, and its host agent ` +
-    `(started ${new Date(loss.startedAtMs).toISOString()}) did not survive it: the kernels (variables defined in eval cells), ` +
+    `${HOST_AGENT_LOST}: ${what} (variables defined in eval cells), ` +
     `language servers and debug sessions it ran are gone and start over on use. Files in the workspace are unaffected. ` +
-    `Run the conversation in an enclosure to keep them across a restart.`;
+    (loss.stoppedBy ? "The next call started a new host agent." : `Run the conversation in an enclosure to keep them across a restart.`);
   audit.record({ kind: "agent_restarted", conversationId, placement: "host", detail: text });
   return text;
 }

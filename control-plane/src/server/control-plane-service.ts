@@ -4,6 +4,7 @@ import {
   AuditEvent as AuditEventMessage,
   CardEvent as CardEventMessage,
   ToolEvent as ToolEventMessage,
+  type CallInFlight,
   type CallToolRequest,
   type CardEvent,
   type ContentPart as ContentPartMsg,
@@ -43,6 +44,7 @@ import type { ConversationUsage } from "../model/usage.js";
 import { usageMessage } from "./usage-message.js";
 import type { Run } from "../model/run.js";
 import type { ContentPart } from "../tools/tool.js";
+import type { CallStarted } from "../tools/call-feed.js";
 import { type DecodedCallToolRequest, type DecodedToolCallFrame, undecodableReason } from "./strict-call-decoding.js";
 import { serveToolCallSession, type SessionDrain } from "./tool-call-session.js";
 import { connectWorkerHost } from "./worker-host-stream.js";
@@ -230,17 +232,68 @@ export function controlPlaneService(
     });
     return release;
   };
-  function unary<Req, Res>(fn: (req: Req, s: TenantScope) => Promise<Res> | Res) {
+  function unary<Req, Res>(fn: (req: Req, s: TenantScope, call: IncomingCall) => Promise<Res> | Res) {
     return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
       let scope: TenantScope | undefined;
       Promise.resolve()
-        .then(() => fn(call.request, (scope = scopeOf(call))))
+        .then(() => fn(call.request, (scope = scopeOf(call)), call))
         .then(
           (res) => callback(null, res),
           (err: unknown) => callback(toServiceError(scope ? scope.errorView(err) : err), null),
         );
     };
   }
+  /** Who the caller is, as an operator_action event names it: its tenant and its token's id. */
+  const actorOf = (s: TenantScope, call: IncomingCall): string => {
+    if (!s.tokensRequired) return "the caller of a control plane without tokens";
+    const [header] = call.metadata.get("authorization");
+    return `tenant ${s.tenant.name} (token ${bearerTokenId(typeof header === "string" ? header : undefined) ?? "?"})`;
+  };
+  /**
+   * The operator's hands (cancelling a call, stopping a kernel or a host agent) are refused to a plain
+   * tenant's token, and the refusal audited: a tenant learns nothing of what runs (another tenant's
+   * calls included), not even whether an id is in flight.
+   */
+  const operatorOnly = (
+    s: TenantScope,
+    call: IncomingCall,
+    what: string,
+    instead = "a tenant cancels its own calls through its CallTools session (or by ending its CallTool stream) and resets its kernel with eval's reset",
+  ): string => {
+    if (s.tokensRequired && !s.tenant.operator) {
+      const e = new EnclaveError("permission_denied", `${what} is an operator's action and tenant \`${s.tenant.name}\` is not an operator; ${instead}`);
+      refusals.refused(`operator ${s.tenant.name}`, {
+        kind: "call_refused",
+        tenant: s.tenant.name,
+        outcome: `refused:${e.code}`,
+        detail: `${call.getPath()} from ${call.getPeer()}: not an operator`,
+      });
+      throw e;
+    }
+    return actorOf(s, call);
+  };
+  /** Operators' actions on what the API already offers (a close, a delete, a forced stop) are audited with who did them. */
+  const auditOperator = (s: TenantScope, call: IncomingCall, action: string, conversationId: string, detail: string): void => {
+    if (!s.tokensRequired || !s.tenant.operator) return;
+    cp.recordAudit({
+      kind: "operator_action",
+      tool: action,
+      conversationId,
+      tenant: cp.conversationTenant(conversationId),
+      outcome: "ok",
+      detail: `by ${actorOf(s, call)}: ${detail}`,
+    });
+  };
+  const callMessage = (s: TenantScope, c: CallStarted & { tenant: string }): CallInFlight => ({
+    callId: String(c.callId),
+    runId: c.runId,
+    conversationId: s.view(c.conversationId),
+    tenant: c.tenant,
+    tool: c.tool,
+    startedAtMs: c.startedAtMs,
+    origin: c.origin,
+  });
+
   /** The tenant whose quotas a conversation's resources count against: its owner's, as configured now. */
   const ownerOf = (s: TenantScope, owner: string): Tenant => (s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant));
   /** The tenant's conversations served by a running host agent, `except` aside. */
@@ -379,8 +432,13 @@ export function controlPlaneService(
         .filter((c) => s.sees(c.tenant))
         .map((c) => conversationMessage(c, s.viewer, s.seesHostPaths)),
     })),
-    deleteConversation: unary(async (req, s) => {
-      await cp.deleteConversation(s.conversationId(req.conversationId));
+    deleteConversation: unary(async (req, s, call) => {
+      const id = s.conversationId(req.conversationId);
+      const tenant = cp.conversationTenant(id);
+      await cp.deleteConversation(id);
+      if (s.tokensRequired && s.tenant.operator) {
+        cp.recordAudit({ kind: "operator_action", tool: "delete_conversation", conversationId: id, tenant, outcome: "ok", detail: `by ${actorOf(s, call)}` });
+      }
       return {};
     }),
     startEnclosure: unary(async (req, s) => {
@@ -431,15 +489,13 @@ export function controlPlaneService(
         release();
       }
     }),
-    stopEnclosure: unary(async (req, s) => {
+    stopEnclosure: unary(async (req, s, call) => {
       const id = s.conversationId(req.conversationId);
-      if (req.force && s.tokensRequired && !s.tenant.operator) {
-        throw new EnclaveError(
-          "invalid_arguments",
-          `tenant \`${s.tenant.name}\` cannot force a stop (it skips copying the workspace back); stop without force, or ask an operator`,
-        );
-      }
-      return conversationMessage(await cp.stopEnclosure(id, { force: req.force }), s.viewer, s.seesHostPaths);
+      // A forced stop discards copy mode's workspace: an operator's, refused like the other hands.
+      if (req.force) operatorOnly(s, call, "StopEnclosure with force (it skips copying the workspace back)", "stop without force, or ask an operator");
+      const stopped = await cp.stopEnclosure(id, { force: req.force });
+      if (req.force) auditOperator(s, call, "force_stop_enclosure", id, "stopped the enclosure without copying /workspace back");
+      return conversationMessage(stopped, s.viewer, s.seesHostPaths);
     }),
     openRun: unary((req, s) =>
       runMessage(
@@ -457,9 +513,29 @@ export function controlPlaneService(
         s.viewer,
       ),
     ),
-    closeRun: unary((req, s) => {
-      cp.closeRun(s.run(req.runId).id);
+    closeRun: unary((req, s, call) => {
+      const run = s.run(req.runId);
+      cp.closeRun(run.id);
+      auditOperator(s, call, "close_run", run.conversationId, `closed run ${run.id}`);
       return {};
+    }),
+    listCallsInFlight: unary((req, s, call) => {
+      operatorOnly(s, call, "ListCallsInFlight");
+      const key = req.conversationId ? s.conversationId(req.conversationId) : undefined;
+      return { calls: cp.listCallsInFlight(key).map((c) => callMessage(s, c)) };
+    }),
+    cancelCall: unary((req, s, call) => {
+      const by = operatorOnly(s, call, "CancelCall");
+      return { call: callMessage(s, cp.cancelCall(req.callId, by)) };
+    }),
+    stopKernel: unary(async (req, s, call) => {
+      const by = operatorOnly(s, call, "StopKernel");
+      const stopped = await cp.stopKernel(s.conversationId(req.conversationId), { kernelId: req.kernelId, language: req.language }, by);
+      return { kernelId: stopped.kernelId, language: stopped.language, pid: stopped.pid };
+    }),
+    stopHostAgent: unary(async (req, s, call) => {
+      const by = operatorOnly(s, call, "StopHostAgent");
+      return cp.stopHostAgent(s.conversationId(req.conversationId), by);
     }),
     listTools: unary((req, s) => ({
       tools: cp.listTools(s.run(req.runId).id).map((t) => ({

@@ -13,6 +13,7 @@ import type { ToolHosts } from "../toolhost/tool-hosts.js";
 import type { CallOrigin, ContentPart, Tool, ToolOutput, ToolStreamEvent } from "./tool.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { CallFeed, CallStarted } from "./call-feed.js";
+import type { CallsInFlight, CancelledBy } from "./calls-in-flight.js";
 import { checkJsonShape } from "./argument-shape.js";
 
 export interface PlacementPort {
@@ -93,6 +94,18 @@ export interface ToolDispatcherOptions {
   toolHosts?: ToolHosts;
   /** Calls as they start and finish, for live watchers. */
   feed?: CallFeed;
+  /** The calls running now, which an operator may cancel (needs `feed`: its ids are the feed's). */
+  inFlight?: CallsInFlight;
+}
+
+/** How long a call an operator cancelled may take to stop before its caller is answered anyway. */
+const OPERATOR_CANCEL_GRACE_MS = 5_000;
+
+/** A call's ending as the caller sees it once an operator cancelled it: `cancelled`, saying who. */
+function cancelledByOperator(by: CancelledBy, tool: string, parts: ContentPart[], durationMs: number, stopped = true): CallResult {
+  const after = stopped ? "what it started was stopped" : `it did not stop within ${OPERATOR_CANCEL_GRACE_MS / 1000} s and is answered now`;
+  const said = { type: "text" as const, text: `[the \`${tool}\` call was cancelled by ${by.who}; ${after}]\n` };
+  return { isError: true, parts: [said, ...parts], errorCode: "cancelled", durationMs };
 }
 
 export class ToolDispatcher {
@@ -104,6 +117,7 @@ export class ToolDispatcher {
   private readonly toolHosts: ToolHosts | undefined;
   /** Calls as they start and finish, for live watchers. */
   private readonly feed: CallFeed | undefined;
+  private readonly inFlight: CallsInFlight | undefined;
 
   constructor(opts: ToolDispatcherOptions) {
     this.registry = opts.registry;
@@ -113,6 +127,7 @@ export class ToolDispatcher {
     this.pendingFor = opts.pendingFor ?? (() => undefined);
     this.toolHosts = opts.toolHosts;
     this.feed = opts.feed;
+    this.inFlight = opts.inFlight;
   }
 
   /** The harness tools a call may name: a cell's calls only, never the harness's own or its model's. */
@@ -133,13 +148,65 @@ export class ToolDispatcher {
     return { ...result, pending: pendingStateOf(this.pendingFor(req.run)) };
   }
 
+  /**
+   * The call, cancellable by an operator while it runs: a tool that does not stop within the grace
+   * is answered `cancelled` anyway (what it does after is not recorded again).
+   */
   private async dispatch(req: CallRequest): Promise<CallResult> {
+    const callerSignal = req.signal ?? new AbortController().signal;
+    const live = this.feed?.started({ conversationId: req.run.conversationId, runId: req.run.id, tool: req.tool.slice(0, 200), origin: req.origin });
+    const tracked = live && this.inFlight ? this.inFlight.track(live, callerSignal) : undefined;
+    if (!tracked) return this.dispatchTracked(req, live, callerSignal, () => undefined, { answered: false });
+    const answer = { answered: false };
+    let timer: NodeJS.Timeout | undefined;
+    const overdue = new Promise<CallResult>((resolve) => {
+      tracked.signal.addEventListener(
+        "abort",
+        () => {
+          const by = tracked.cancelledBy();
+          if (!by) return;
+          timer = setTimeout(() => {
+            const started = live?.startedAtMs ?? Date.now();
+            const result = cancelledByOperator(by, req.tool.slice(0, 200), [], Date.now() - started, false);
+            answer.answered = true;
+            void this.record(
+              live,
+              req,
+              undefined,
+              undefined,
+              "error:cancelled",
+              result.durationMs,
+              "",
+              `cancelled by ${by.who}; it did not stop within ${OPERATOR_CANCEL_GRACE_MS} ms`,
+            ).then(
+              () => resolve(result),
+              () => resolve(result),
+            );
+          }, OPERATOR_CANCEL_GRACE_MS);
+        },
+        { once: true },
+      );
+    });
+    try {
+      return await Promise.race([this.dispatchTracked(req, live, tracked.signal, tracked.cancelledBy, answer), overdue]);
+    } finally {
+      clearTimeout(timer);
+      tracked.done();
+    }
+  }
+
+  private async dispatchTracked(
+    req: CallRequest,
+    live: CallStarted | undefined,
+    signal: AbortSignal,
+    cancelledBy: () => CancelledBy | undefined,
+    answer: { answered: boolean },
+  ): Promise<CallResult> {
     const started = Date.now();
-    const signal = req.signal ?? new AbortController().signal;
     let tool: Tool | undefined;
     let args: unknown;
     let placement = "";
-    const live = this.feed?.started({ conversationId: req.run.conversationId, runId: req.run.id, tool: req.tool.slice(0, 200), origin: req.origin });
+    const record: typeof this.record = (...a) => (answer.answered ? Promise.resolve() : this.record(...a));
     try {
       const harnessTools = this.harnessTools(req);
       tool = this.registry.lookup(req.run, req.tool, harnessTools);
@@ -158,7 +225,7 @@ export class ToolDispatcher {
           const out = verdict.output;
           const durationMs = Date.now() - started;
           const code = out.error?.code ?? "";
-          await this.record(live, req, tool, args, code ? `error:${code}` : "ok", durationMs, placement, "answered by the harness (intercepted)");
+          await record(live, req, tool, args, code ? `error:${code}` : "ok", durationMs, placement, "answered by the harness (intercepted)");
           return { isError: code !== "", parts: out.parts, errorCode: code, durationMs };
         }
       }
@@ -188,12 +255,17 @@ export class ToolDispatcher {
       });
       const durationMs = Date.now() - started;
       const audited = { ...req, kernelId: output.audit?.kernelId ?? req.kernelId };
+      const by = cancelledBy();
+      if (output.error && by) {
+        await record(live, audited, tool, args, "error:cancelled", durationMs, placement, `cancelled by ${by.who}; ${output.audit?.detail ?? ""}`);
+        return { ...cancelledByOperator(by, tool.name, output.parts, durationMs), ...detailsOf(output) };
+      }
       if (output.error) {
-        await this.record(live, audited, tool, args, `error:${output.error.code}`, durationMs, placement, output.audit?.detail);
+        await record(live, audited, tool, args, `error:${output.error.code}`, durationMs, placement, output.audit?.detail);
         return { isError: true, parts: output.parts, errorCode: output.error.code, durationMs, ...detailsOf(output) };
       }
       const result: CallResult = { isError: false, parts: output.parts, errorCode: "", durationMs, ...detailsOf(output) };
-      await this.record(live, audited, tool, args, "ok", result.durationMs, placement, output.audit?.detail);
+      await record(live, audited, tool, args, "ok", result.durationMs, placement, output.audit?.detail);
       return result;
     } catch (thrown) {
       let err = asEnclaveError(thrown);
@@ -201,8 +273,13 @@ export class ToolDispatcher {
         err = await this.placements.explain(req.run.conversationId, err);
       }
       const durationMs = Date.now() - started;
+      const by = cancelledBy();
+      if (by) {
+        await record(live, req, tool, args, "error:cancelled", durationMs, placement, `cancelled by ${by.who}; ${err.message}`);
+        return cancelledByOperator(by, tool?.name ?? req.tool.slice(0, 200), [{ type: "text", text: err.message }], durationMs);
+      }
       const refused = err.code === "unknown_tool" || err.code === "invalid_arguments" || err.code === "approval_refused" || err.code === "harness_denied";
-      await this.record(live, req, tool, args, `${refused ? "refused" : "error"}:${err.code}`, durationMs, placement, err.message);
+      await record(live, req, tool, args, `${refused ? "refused" : "error"}:${err.code}`, durationMs, placement, err.message);
       return { isError: true, parts: [{ type: "text", text: err.message }], errorCode: err.code, durationMs };
     }
   }

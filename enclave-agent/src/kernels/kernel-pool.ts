@@ -60,6 +60,26 @@ export class KernelPool {
   }
 
   /**
+   * Kills the kernel with this id (an operator's stop), or the language's when `kernelId` names a
+   * language; the next cell of its language starts a fresh kernel and is told `reason` (a predicate:
+   * "was stopped by …"). A cell
+   * running in it ends as a kernel death does. NOT_FOUND when no such kernel is alive.
+   */
+  async stop(kernelId: string, reason: string): Promise<KernelInfo> {
+    const found = [...this.kernels.entries()].find(([language, k]) => k.alive && (k.id === kernelId || language === kernelId));
+    if (!found) throw new AgentError("not_found", `no kernel \`${kernelId.slice(0, 80)}\` is alive in this agent`);
+    const [language, kernel] = found;
+    const info = kernelInfo(kernel);
+    const busy = kernel.busy;
+    // A fault, so the next cell hears of it; a cell running now hears of it as its kernel's death.
+    kernel.kill(`it ${reason}`, { fault: true });
+    await kernel.exited;
+    // The exit handler words it as a death; an operator's stop is said as such.
+    if (!busy && this.unreported.has(language)) this.unreported.set(language, `the previous ${language} kernel (${kernel.id}) ${reason}`);
+    return info;
+  }
+
+  /**
    * Starts the language's kernel now, ahead of its first cell: the agent was started for a cell, and
    * the kernel's own start-up then runs while the rest of the agent loads. A failure is left for
    * that cell, whose start tries again and reports it.

@@ -2,7 +2,7 @@
 // starts the cell; bridge replies and an interrupt may follow. Events flow back in order: the kernel
 // the cell runs in, output and displays as they come, bridge calls, then done.
 import type { ServerDuplexStream } from "@grpc/grpc-js";
-import type { EvalEvent, EvalRequest, KernelsServer } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
+import type { EvalEvent, EvalRequest, KernelsServer, StopKernelRequest } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { AgentError } from "../errors.js";
 import { onCallerGone } from "@enclave/proto/caller-gone.js";
 import { failStream, unary } from "../grpc/unary.js";
@@ -12,6 +12,10 @@ import { callTraceFor } from "../trace/call-trace.js";
 export function kernelsService(pool: KernelPool): KernelsServer {
   return {
     listKernels: unary(async () => ({ kernels: pool.list() })),
+    stopKernel: unary(async (req: StopKernelRequest) => {
+      if (!req.kernelId) throw new AgentError("invalid_argument", "kernel_id is empty");
+      return { info: await pool.stop(req.kernelId, req.reason || "was stopped") };
+    }),
     eval(call: ServerDuplexStream<EvalRequest, EvalEvent>): void {
       const handle = new CellHandle();
       let started = false;

@@ -17,6 +17,7 @@ from .errors import (
 )
 from .models import (
     AuditEvent,
+    CallInFlight,
     Card,
     CardAnswer,
     CardEvent,
@@ -30,6 +31,7 @@ from .models import (
     PendingState,
     PlacementDescription,
     Run,
+    StoppedKernel,
     SyncWritesResult,
     ToolEvent,
     ToolInfo,
@@ -60,6 +62,7 @@ __all__ = [
     "AsyncRunTools",
     "AsyncSandbox",
     "AuditEvent",
+    "CallInFlight",
     "Card",
     "CardAnswer",
     "CardEvent",
@@ -85,6 +88,7 @@ __all__ = [
     "PlacementDescription",
     "RetryPolicy",
     "Run",
+    "StoppedKernel",
     "RunTools",
     "Sandbox",
     "SyncWritesResult",

@@ -206,6 +206,27 @@ class AsyncEnclaveClient:
     async def close_run(self, run_id: str, *, timeout: Optional[float] = None) -> None:
         await self._call(self._stub.CloseRun, pb.CloseRunRequest(run_id=run_id), timeout)
 
+    # The operator's hands: a plain tenant's token raises PermissionDeniedError.
+
+    async def list_calls_in_flight(self, conversation_id: str = "", *, timeout: Optional[float] = None) -> List[m.CallInFlight]:
+        """Operators only: every tool call in flight now, or one conversation's."""
+        res = await self._read(self._stub.ListCallsInFlight, pb.ListCallsInFlightRequest(conversation_id=conversation_id), timeout)
+        return [m.call_in_flight_from_pb(c) for c in res.calls]
+
+    async def cancel_call(self, call_id: str, *, timeout: Optional[float] = None) -> m.CallInFlight:
+        """Operators only: cancels a call in flight (its caller gets ``cancelled``); NotFoundError when it is not in flight."""
+        return m.call_in_flight_from_pb((await self._call(self._stub.CancelCall, pb.CancelCallRequest(call_id=call_id), timeout)).call)
+
+    async def stop_kernel(self, conversation_id: str, *, kernel_id: str = "", language: str = "", timeout: Optional[float] = None) -> m.StoppedKernel:
+        """Operators only: kills one kernel of the conversation's running agent, by id or by language."""
+        req = pb.StopKernelRequest(conversation_id=conversation_id, kernel_id=kernel_id, language=language)
+        res = await self._call(self._stub.StopKernel, req, timeout)
+        return m.StoppedKernel(kernel_id=res.kernel_id, language=res.language, pid=res.pid)
+
+    async def stop_host_agent(self, conversation_id: str, *, timeout: Optional[float] = None) -> int:
+        """Operators only: stops the conversation's host agent; returns the pid it had."""
+        return int((await self._call(self._stub.StopHostAgent, pb.StopHostAgentRequest(conversation_id=conversation_id), timeout)).pid)
+
     # Tools.
 
     async def list_tools(self, run_id: str, *, timeout: Optional[float] = None) -> m.ListToolsResult:

@@ -273,6 +273,13 @@ class PendingActionLostError(EnclaveError):
     GRPC_STATUS = grpc.StatusCode.ABORTED
 
 
+class PermissionDeniedError(EnclaveError):
+    """An operator's action (cancelling a call, stopping a kernel or a host agent) asked with a plain tenant's token. Code ``permission_denied``."""
+
+    CODE = "permission_denied"
+    GRPC_STATUS = grpc.StatusCode.PERMISSION_DENIED
+
+
 #: Every code's exception class, by code.
 ERROR_CLASSES: Mapping[str, Type[EnclaveError]] = {
     cls.CODE: cls
@@ -314,6 +321,7 @@ ERROR_CLASSES: Mapping[str, Type[EnclaveError]] = {
         SlowReaderError,
         DevcontainerBuildRefusedError,
         PendingActionLostError,
+        PermissionDeniedError,
     )
     if cls.CODE is not None
 }

@@ -165,6 +165,32 @@ def conversation_from_pb(m: pb.Conversation) -> Conversation:
     return _plain(Conversation, m, enclosure=enclosure, usage=usage)
 
 
+@dataclass(frozen=True)
+class CallInFlight:
+    """A tool call running now, as ListCallsInFlight (operators only) answers it."""
+
+    #: Decimal, unique in the control plane's process: what cancel_call takes.
+    call_id: str
+    run_id: str
+    conversation_id: str
+    tenant: str
+    tool: str
+    started_at_ms: int
+    #: "model" or "bridge".
+    origin: str
+
+
+def call_in_flight_from_pb(m: pb.CallInFlight) -> CallInFlight:
+    return _plain(CallInFlight, m)
+
+
+@dataclass(frozen=True)
+class StoppedKernel:
+    kernel_id: str
+    language: str
+    pid: int
+
+
 @dataclass
 class EnclosureOptions:
     """How an enclosure starts: hardened by default; each field that weakens it is an explicit, recorded choice."""

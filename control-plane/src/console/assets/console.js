@@ -178,6 +178,11 @@
       const reply = await res.json().catch(() => ({ error: "the console answered " + res.status }));
       if (!res.ok || reply.error) throw new Error(reply.error || "the console answered " + res.status);
       if (error) error.hidden = true;
+      // Gone (a deleted conversation): its page is too.
+      if (reply.navigate) {
+        window.location.assign(reply.navigate);
+        return;
+      }
       if (form.dataset.async === "card") {
         const card = form.closest("[data-card-key]");
         if (card) removeCard(card.dataset.cardKey);

@@ -41,7 +41,7 @@ export function conversationPage(cp: ControlPlaneApi): Route {
           id,
           created: formatTime(conv.createdAtMs),
           here,
-          live: await liveFragment(cp, id),
+          live: await liveFragment(cp, id, ctx.session),
           recent_calls: recentCallsSection(id, recentCalls(cp, id)),
           enclosure_controls: enclosureControls(conv, csrf, cp.enclosureDefaults()),
           capabilities_attributes: agentUp ? html`data-fragment="${capabilities}" aria-busy="true"` : "",

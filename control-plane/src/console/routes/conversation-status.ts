@@ -1,7 +1,10 @@
 // What the overview and a conversation's page show live: per conversation its agent, cards and
 // workers; for one conversation its placement, runs and every live-status source.
 import type { ControlPlaneApi } from "../../control-plane-api.js";
-import type { SafeHtml } from "../html.js";
+import type { Session } from "../access.js";
+import { html, type SafeHtml } from "../html.js";
+import { handsSection } from "../views/operator-hands-view.js";
+import { handsState } from "./operator-hands.js";
 import { type ConversationSummary, conversationLive, type LiveSection } from "../views/conversation-views.js";
 import { withTimeout } from "./route.js";
 
@@ -30,7 +33,9 @@ async function liveSections(cp: ControlPlaneApi, conversationId: string): Promis
   );
 }
 
-export async function liveFragment(cp: ControlPlaneApi, id: string): Promise<SafeHtml> {
+/** The live part of a conversation's page, with the session's actions on what runs (operator-hands.ts). */
+export async function liveFragment(cp: ControlPlaneApi, id: string, session: Session): Promise<SafeHtml> {
   const conv = cp.getConversation(id);
-  return conversationLive(conv, cp.hostAgentPid(id), cp.listRuns(id), await liveSections(cp, id));
+  const [sections, hands] = await Promise.all([liveSections(cp, id), handsState(cp, id, session)]);
+  return html`${conversationLive(conv, cp.hostAgentPid(id), cp.listRuns(id), sections)}${handsSection(hands, session.csrf)}`;
 }

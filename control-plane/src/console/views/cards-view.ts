@@ -1,5 +1,5 @@
 // A question or permission card as an answerable form: numbered, options as buttons (checkboxes when
-// several may be chosen), free text when allowed, skip. Everything from the agent is escaped.
+// several may be chosen), free text when allowed, dismiss (no answer: a permission card's call is refused). Everything from the agent is escaped.
 import type { Card } from "@enclave/proto/gen/enclave/control/v1/control.js";
 import { displayPath } from "../../approval/touched-files.js";
 import { html, join, type SafeHtml } from "../html.js";
@@ -75,7 +75,7 @@ ${permission ? permissionDetails(card) : ""}
 <input type="hidden" name="return_to" value="${returnTo}">
 ${optionControls(card)}
 ${card.allowFreeText ? html`<label class="free-text"><span>${textOnly ? "Answer" : "Or write an answer"}</span><textarea name="free_text" rows="2" maxlength="16384"></textarea></label>` : ""}
-<div class="card-actions">${multi || card.allowFreeText ? html`<button type="submit" name="send" value="1" class="send">${textOnly ? "Send" : sendLabel}</button>` : ""}<button type="submit" name="skip" value="1" class="skip" title="${permission ? "counts as a denial" : "the agent proceeds on a stated assumption"}">Skip</button></div>
+<div class="card-actions">${multi || card.allowFreeText ? html`<button type="submit" name="send" value="1" class="send">${textOnly ? "Send" : sendLabel}</button>` : ""}<button type="submit" name="skip" value="1" class="skip" title="${permission ? "closes the card without an answer: the call is refused, as if denied" : "closes the card without an answer: the agent proceeds on a stated assumption"}">${permission ? "Dismiss (refuse the call)" : "Dismiss (no answer)"}</button></div>
 <p class="form-error" role="alert" hidden></p>
 </form>
 </article>`;
@@ -96,7 +96,7 @@ export function closedCardsTable(cards: readonly Card[]): SafeHtml {
     .map(
       (c) =>
         html`<tr><td>#${c.number}</td><td><a href="/conversations/${encodeURIComponent(c.conversationId)}">${c.conversationId}</a></td><td>${c.kind}</td><td class="wrap">${c.question}</td><td><span class="state state-${c.state}">${c.state.replace("_", " ")}</span></td><td class="wrap">${
-          c.answer ? (c.answer.skip ? "skipped" : [...c.answer.selected, c.answer.freeText].filter(Boolean).join(", ")) : ""
+          c.answer ? (c.answer.skip ? "dismissed without an answer" : [...c.answer.selected, c.answer.freeText].filter(Boolean).join(", ")) : ""
         }</td><td>${formatTime(c.closedAtMs)}</td></tr>`,
     )}</tbody></table>`;
 }

@@ -84,7 +84,7 @@ export function askUserTool(port: QuestionPort, defaultTimeoutMs: () => number) 
           };
         case "skipped":
           return {
-            parts: [{ type: "text", text: `The operator skipped card #${outcome.card.number} without answering. ${PROCEED}` }],
+            parts: [{ type: "text", text: `The operator dismissed card #${outcome.card.number} without answering. ${PROCEED}` }],
             details: { card: outcome.card.number, outcome: "skipped" as const, selected: [], free_text: null },
           };
         case "timed_out": {

@@ -28,6 +28,19 @@ export const protobufFileName = "enclave/agent/v1/kernel.proto";
 export interface ListKernelsRequest {
 }
 
+export interface StopKernelRequest {
+  kernelId: string;
+  /**
+   * Why, as a predicate the reports quote ("was stopped by an operator (…)"): the next cell's
+   * "the previous python kernel (ID) <reason>", a running cell's "died during the cell: it <reason>".
+   */
+  reason: string;
+}
+
+export interface StopKernelResponse {
+  info?: KernelInfo | undefined;
+}
+
 export interface KernelStatus {
   info?:
     | KernelInfo
@@ -200,6 +213,164 @@ export const ListKernelsRequest: MessageFns<ListKernelsRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<ListKernelsRequest>, I>>(_: I): ListKernelsRequest {
     const message = createBaseListKernelsRequest();
+    return message;
+  },
+};
+
+function createBaseStopKernelRequest(): StopKernelRequest {
+  return { kernelId: "", reason: "" };
+}
+
+export const StopKernelRequest: MessageFns<StopKernelRequest> = {
+  encode(message: StopKernelRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kernelId !== "") {
+      writer.uint32(10).string(message.kernelId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StopKernelRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStopKernelRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kernelId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StopKernelRequest {
+    return {
+      kernelId: isSet(object.kernelId)
+        ? globalThis.String(object.kernelId)
+        : isSet(object.kernel_id)
+        ? globalThis.String(object.kernel_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: StopKernelRequest): unknown {
+    const obj: any = {};
+    if (message.kernelId !== "") {
+      obj.kernelId = message.kernelId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StopKernelRequest>, I>>(base?: I): StopKernelRequest {
+    return StopKernelRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StopKernelRequest>, I>>(object: I): StopKernelRequest {
+    const message = createBaseStopKernelRequest();
+    message.kernelId = object.kernelId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseStopKernelResponse(): StopKernelResponse {
+  return { info: undefined };
+}
+
+export const StopKernelResponse: MessageFns<StopKernelResponse> = {
+  encode(message: StopKernelResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.info !== undefined) {
+      KernelInfo.encode(message.info, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StopKernelResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStopKernelResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.info = KernelInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StopKernelResponse {
+    return { info: isSet(object.info) ? KernelInfo.fromJSON(object.info) : undefined };
+  },
+
+  toJSON(message: StopKernelResponse): unknown {
+    const obj: any = {};
+    if (message.info !== undefined) {
+      obj.info = KernelInfo.toJSON(message.info);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StopKernelResponse>, I>>(base?: I): StopKernelResponse {
+    return StopKernelResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StopKernelResponse>, I>>(object: I): StopKernelResponse {
+    const message = createBaseStopKernelResponse();
+    message.info = (object.info !== undefined && object.info !== null)
+      ? KernelInfo.fromPartial(object.info)
+      : undefined;
     return message;
   },
 };
@@ -1678,12 +1849,30 @@ export const KernelsService = {
     responseSerialize: (value: ListKernelsResponse): Buffer => Buffer.from(ListKernelsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListKernelsResponse => ListKernelsResponse.decode(value),
   },
+  /**
+   * Kills one kernel (an operator's stop); the next cell of its language starts a fresh one and its
+   * KernelInfo.previous_fate says why the previous one is gone. NOT_FOUND when no such kernel is alive.
+   */
+  stopKernel: {
+    path: "/enclave.agent.v1.Kernels/StopKernel" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StopKernelRequest): Buffer => Buffer.from(StopKernelRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StopKernelRequest => StopKernelRequest.decode(value),
+    responseSerialize: (value: StopKernelResponse): Buffer => Buffer.from(StopKernelResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StopKernelResponse => StopKernelResponse.decode(value),
+  },
 } as const;
 
 export interface KernelsServer extends UntypedServiceImplementation {
   eval: handleBidiStreamingCall<EvalRequest, EvalEvent>;
   /** The kernels alive now, for people watching (the operator console); starts nothing. */
   listKernels: handleUnaryCall<ListKernelsRequest, ListKernelsResponse>;
+  /**
+   * Kills one kernel (an operator's stop); the next cell of its language starts a fresh one and its
+   * KernelInfo.previous_fate says why the previous one is gone. NOT_FOUND when no such kernel is alive.
+   */
+  stopKernel: handleUnaryCall<StopKernelRequest, StopKernelResponse>;
 }
 
 export interface KernelsClient extends Client {
@@ -1705,6 +1894,25 @@ export interface KernelsClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListKernelsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Kills one kernel (an operator's stop); the next cell of its language starts a fresh one and its
+   * KernelInfo.previous_fate says why the previous one is gone. NOT_FOUND when no such kernel is alive.
+   */
+  stopKernel(
+    request: StopKernelRequest,
+    callback: (error: ServiceError | null, response: StopKernelResponse) => void,
+  ): ClientUnaryCall;
+  stopKernel(
+    request: StopKernelRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StopKernelResponse) => void,
+  ): ClientUnaryCall;
+  stopKernel(
+    request: StopKernelRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StopKernelResponse) => void,
   ): ClientUnaryCall;
 }
 

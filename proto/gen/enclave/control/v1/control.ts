@@ -290,7 +290,8 @@ export interface StopEnclosureRequest {
   conversationId: string;
   /**
    * An operator's stop that skips copy mode's copy back: the enclosure is removed and its /workspace
-   * is not brought back (said in not_copied_back). Refused for a tenant that is not an operator.
+   * is not brought back (said in not_copied_back). Refused for a tenant that is not an operator
+   * (`permission_denied`), and audited as an `operator_action` (force_stop_enclosure).
    */
   force: boolean;
 }
@@ -606,7 +607,9 @@ export interface AuditEvent {
    * tokens, any weakening), "call_refused" (outcome "refused:unauthenticated"), "quota_exceeded",
    * "agent_bundle_refused" (an enclosure start refused: the shared agent volume is not the bundle),
    * "image_refused", "stream_cut" (a stream the control plane ended: tool is the stream's kind,
-   * outcome "cut:slow_reader" or "cut:unauthenticated"). The console's filter offers every kind.
+   * outcome "cut:slow_reader" or "cut:unauthenticated"), "operator_action" (an operator cancelled a
+   * call, stopped a kernel or a host agent, force-stopped an enclosure, closed another's run or deleted
+   * its conversation: tool is the action, detail begins "by <who>"). The console's filter offers every kind.
    */
   kind: string;
   tool: string;
@@ -954,6 +957,64 @@ export interface ToolHostCommand {
     | { $case: "offer"; value: InterceptOffer }
     | { $case: "cancel"; value: ToolHostCancel }
     | undefined;
+}
+
+export interface ListCallsInFlightRequest {
+  /** Empty: every conversation's calls. */
+  conversationId: string;
+}
+
+export interface CallInFlight {
+  /** Unique in this control plane's process (decimal); what CancelCall takes. */
+  callId: string;
+  runId: string;
+  conversationId: string;
+  tenant: string;
+  /** As the caller named it (at most 200 characters). */
+  tool: string;
+  startedAtMs: number;
+  /** "model" for a harness's call, "bridge" for a kernel cell's. */
+  origin: string;
+}
+
+export interface ListCallsInFlightResponse {
+  calls: CallInFlight[];
+}
+
+export interface CancelCallRequest {
+  callId: string;
+}
+
+export interface CancelCallResponse {
+  /** The call as it was when cancelled. */
+  call?: CallInFlight | undefined;
+}
+
+export interface StopKernelRequest {
+  conversationId: string;
+  /** As eval's details (and the console) name it; or empty, with language. */
+  kernelId: string;
+  /**
+   * "python" or "javascript": the conversation's kernel of that language, whatever its id. One of
+   * kernel_id and language is given.
+   */
+  language: string;
+}
+
+export interface StopKernelResponse {
+  kernelId: string;
+  language: string;
+  /** The kernel's pid as its agent saw it. */
+  pid: number;
+}
+
+export interface StopHostAgentRequest {
+  conversationId: string;
+}
+
+export interface StopHostAgentResponse {
+  /** The stopped agent's pid (the sandbox's, as the host sees it). */
+  pid: number;
 }
 
 function createBaseCreateConversationRequest(): CreateConversationRequest {
@@ -11602,6 +11663,825 @@ export const ToolHostCommand: MessageFns<ToolHostCommand> = {
   },
 };
 
+function createBaseListCallsInFlightRequest(): ListCallsInFlightRequest {
+  return { conversationId: "" };
+}
+
+export const ListCallsInFlightRequest: MessageFns<ListCallsInFlightRequest> = {
+  encode(message: ListCallsInFlightRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCallsInFlightRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCallsInFlightRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCallsInFlightRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListCallsInFlightRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCallsInFlightRequest>, I>>(base?: I): ListCallsInFlightRequest {
+    return ListCallsInFlightRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCallsInFlightRequest>, I>>(object: I): ListCallsInFlightRequest {
+    const message = createBaseListCallsInFlightRequest();
+    message.conversationId = object.conversationId ?? "";
+    return message;
+  },
+};
+
+function createBaseCallInFlight(): CallInFlight {
+  return { callId: "", runId: "", conversationId: "", tenant: "", tool: "", startedAtMs: 0, origin: "" };
+}
+
+export const CallInFlight: MessageFns<CallInFlight> = {
+  encode(message: CallInFlight, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== "") {
+      writer.uint32(10).string(message.callId);
+    }
+    if (message.runId !== "") {
+      writer.uint32(18).string(message.runId);
+    }
+    if (message.conversationId !== "") {
+      writer.uint32(26).string(message.conversationId);
+    }
+    if (message.tenant !== "") {
+      writer.uint32(34).string(message.tenant);
+    }
+    if (message.tool !== "") {
+      writer.uint32(42).string(message.tool);
+    }
+    if (message.startedAtMs !== 0) {
+      writer.uint32(48).int64(message.startedAtMs);
+    }
+    if (message.origin !== "") {
+      writer.uint32(58).string(message.origin);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CallInFlight {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCallInFlight();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.tenant = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.startedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.origin = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CallInFlight {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "",
+      tool: isSet(object.tool) ? globalThis.String(object.tool) : "",
+      startedAtMs: isSet(object.startedAtMs)
+        ? globalThis.Number(object.startedAtMs)
+        : isSet(object.started_at_ms)
+        ? globalThis.Number(object.started_at_ms)
+        : 0,
+      origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
+    };
+  },
+
+  toJSON(message: CallInFlight): unknown {
+    const obj: any = {};
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.tenant !== "") {
+      obj.tenant = message.tenant;
+    }
+    if (message.tool !== "") {
+      obj.tool = message.tool;
+    }
+    if (message.startedAtMs !== 0) {
+      obj.startedAtMs = Math.round(message.startedAtMs);
+    }
+    if (message.origin !== "") {
+      obj.origin = message.origin;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CallInFlight>, I>>(base?: I): CallInFlight {
+    return CallInFlight.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CallInFlight>, I>>(object: I): CallInFlight {
+    const message = createBaseCallInFlight();
+    message.callId = object.callId ?? "";
+    message.runId = object.runId ?? "";
+    message.conversationId = object.conversationId ?? "";
+    message.tenant = object.tenant ?? "";
+    message.tool = object.tool ?? "";
+    message.startedAtMs = object.startedAtMs ?? 0;
+    message.origin = object.origin ?? "";
+    return message;
+  },
+};
+
+function createBaseListCallsInFlightResponse(): ListCallsInFlightResponse {
+  return { calls: [] };
+}
+
+export const ListCallsInFlightResponse: MessageFns<ListCallsInFlightResponse> = {
+  encode(message: ListCallsInFlightResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      CallInFlight.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCallsInFlightResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCallsInFlightResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(CallInFlight.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCallsInFlightResponse {
+    return {
+      calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => CallInFlight.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListCallsInFlightResponse): unknown {
+    const obj: any = {};
+    if (message.calls?.length) {
+      obj.calls = message.calls.map((e) => CallInFlight.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCallsInFlightResponse>, I>>(base?: I): ListCallsInFlightResponse {
+    return ListCallsInFlightResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCallsInFlightResponse>, I>>(object: I): ListCallsInFlightResponse {
+    const message = createBaseListCallsInFlightResponse();
+    message.calls = object.calls?.map((e) => CallInFlight.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCancelCallRequest(): CancelCallRequest {
+  return { callId: "" };
+}
+
+export const CancelCallRequest: MessageFns<CancelCallRequest> = {
+  encode(message: CancelCallRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== "") {
+      writer.uint32(10).string(message.callId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelCallRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelCallRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.callId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelCallRequest {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.String(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.String(object.call_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CancelCallRequest): unknown {
+    const obj: any = {};
+    if (message.callId !== "") {
+      obj.callId = message.callId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelCallRequest>, I>>(base?: I): CancelCallRequest {
+    return CancelCallRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelCallRequest>, I>>(object: I): CancelCallRequest {
+    const message = createBaseCancelCallRequest();
+    message.callId = object.callId ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelCallResponse(): CancelCallResponse {
+  return { call: undefined };
+}
+
+export const CancelCallResponse: MessageFns<CancelCallResponse> = {
+  encode(message: CancelCallResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.call !== undefined) {
+      CallInFlight.encode(message.call, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelCallResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelCallResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.call = CallInFlight.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelCallResponse {
+    return { call: isSet(object.call) ? CallInFlight.fromJSON(object.call) : undefined };
+  },
+
+  toJSON(message: CancelCallResponse): unknown {
+    const obj: any = {};
+    if (message.call !== undefined) {
+      obj.call = CallInFlight.toJSON(message.call);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelCallResponse>, I>>(base?: I): CancelCallResponse {
+    return CancelCallResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelCallResponse>, I>>(object: I): CancelCallResponse {
+    const message = createBaseCancelCallResponse();
+    message.call = (object.call !== undefined && object.call !== null)
+      ? CallInFlight.fromPartial(object.call)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStopKernelRequest(): StopKernelRequest {
+  return { conversationId: "", kernelId: "", language: "" };
+}
+
+export const StopKernelRequest: MessageFns<StopKernelRequest> = {
+  encode(message: StopKernelRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.kernelId !== "") {
+      writer.uint32(18).string(message.kernelId);
+    }
+    if (message.language !== "") {
+      writer.uint32(26).string(message.language);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StopKernelRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStopKernelRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kernelId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StopKernelRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      kernelId: isSet(object.kernelId)
+        ? globalThis.String(object.kernelId)
+        : isSet(object.kernel_id)
+        ? globalThis.String(object.kernel_id)
+        : "",
+      language: isSet(object.language) ? globalThis.String(object.language) : "",
+    };
+  },
+
+  toJSON(message: StopKernelRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.kernelId !== "") {
+      obj.kernelId = message.kernelId;
+    }
+    if (message.language !== "") {
+      obj.language = message.language;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StopKernelRequest>, I>>(base?: I): StopKernelRequest {
+    return StopKernelRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StopKernelRequest>, I>>(object: I): StopKernelRequest {
+    const message = createBaseStopKernelRequest();
+    message.conversationId = object.conversationId ?? "";
+    message.kernelId = object.kernelId ?? "";
+    message.language = object.language ?? "";
+    return message;
+  },
+};
+
+function createBaseStopKernelResponse(): StopKernelResponse {
+  return { kernelId: "", language: "", pid: 0 };
+}
+
+export const StopKernelResponse: MessageFns<StopKernelResponse> = {
+  encode(message: StopKernelResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kernelId !== "") {
+      writer.uint32(10).string(message.kernelId);
+    }
+    if (message.language !== "") {
+      writer.uint32(18).string(message.language);
+    }
+    if (message.pid !== 0) {
+      writer.uint32(24).int32(message.pid);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StopKernelResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStopKernelResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kernelId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pid = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StopKernelResponse {
+    return {
+      kernelId: isSet(object.kernelId)
+        ? globalThis.String(object.kernelId)
+        : isSet(object.kernel_id)
+        ? globalThis.String(object.kernel_id)
+        : "",
+      language: isSet(object.language) ? globalThis.String(object.language) : "",
+      pid: isSet(object.pid) ? globalThis.Number(object.pid) : 0,
+    };
+  },
+
+  toJSON(message: StopKernelResponse): unknown {
+    const obj: any = {};
+    if (message.kernelId !== "") {
+      obj.kernelId = message.kernelId;
+    }
+    if (message.language !== "") {
+      obj.language = message.language;
+    }
+    if (message.pid !== 0) {
+      obj.pid = Math.round(message.pid);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StopKernelResponse>, I>>(base?: I): StopKernelResponse {
+    return StopKernelResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StopKernelResponse>, I>>(object: I): StopKernelResponse {
+    const message = createBaseStopKernelResponse();
+    message.kernelId = object.kernelId ?? "";
+    message.language = object.language ?? "";
+    message.pid = object.pid ?? 0;
+    return message;
+  },
+};
+
+function createBaseStopHostAgentRequest(): StopHostAgentRequest {
+  return { conversationId: "" };
+}
+
+export const StopHostAgentRequest: MessageFns<StopHostAgentRequest> = {
+  encode(message: StopHostAgentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StopHostAgentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStopHostAgentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StopHostAgentRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: StopHostAgentRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StopHostAgentRequest>, I>>(base?: I): StopHostAgentRequest {
+    return StopHostAgentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StopHostAgentRequest>, I>>(object: I): StopHostAgentRequest {
+    const message = createBaseStopHostAgentRequest();
+    message.conversationId = object.conversationId ?? "";
+    return message;
+  },
+};
+
+function createBaseStopHostAgentResponse(): StopHostAgentResponse {
+  return { pid: 0 };
+}
+
+export const StopHostAgentResponse: MessageFns<StopHostAgentResponse> = {
+  encode(message: StopHostAgentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pid !== 0) {
+      writer.uint32(8).int32(message.pid);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StopHostAgentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStopHostAgentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pid = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StopHostAgentResponse {
+    return { pid: isSet(object.pid) ? globalThis.Number(object.pid) : 0 };
+  },
+
+  toJSON(message: StopHostAgentResponse): unknown {
+    const obj: any = {};
+    if (message.pid !== 0) {
+      obj.pid = Math.round(message.pid);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StopHostAgentResponse>, I>>(base?: I): StopHostAgentResponse {
+    return StopHostAgentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StopHostAgentResponse>, I>>(object: I): StopHostAgentResponse {
+    const message = createBaseStopHostAgentResponse();
+    message.pid = object.pid ?? 0;
+    return message;
+  },
+};
+
 /**
  * The control-plane API a harness talks to: conversations, enclosures, runs, tools and the audit log.
  * A call the control plane fails carries, beside its gRPC status, the trailing metadata
@@ -11888,6 +12768,64 @@ export const ControlPlaneService = {
     responseSerialize: (value: ListRunsResponse): Buffer => Buffer.from(ListRunsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListRunsResponse => ListRunsResponse.decode(value),
   },
+  /**
+   * The operator's hands on running things. Each is an operator's (a plain tenant's token is refused
+   * with `permission_denied`; a control plane without tokens lets its one caller), each is audited
+   * as an `operator_action` event naming who did it. A tenant cancels its own calls through CallTools
+   * or by ending its CallTool stream, and resets its own kernel with eval's reset.
+   * Every tool call in flight now (all tenants'), or one conversation's.
+   */
+  listCallsInFlight: {
+    path: "/enclave.control.v1.ControlPlane/ListCallsInFlight" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListCallsInFlightRequest): Buffer =>
+      Buffer.from(ListCallsInFlightRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListCallsInFlightRequest => ListCallsInFlightRequest.decode(value),
+    responseSerialize: (value: ListCallsInFlightResponse): Buffer =>
+      Buffer.from(ListCallsInFlightResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListCallsInFlightResponse => ListCallsInFlightResponse.decode(value),
+  },
+  /**
+   * Cancels one call in flight: its process is killed and its caller gets a result with error_code
+   * `cancelled` saying an operator cancelled it. not_found when no such call is in flight.
+   */
+  cancelCall: {
+    path: "/enclave.control.v1.ControlPlane/CancelCall" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelCallRequest): Buffer => Buffer.from(CancelCallRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelCallRequest => CancelCallRequest.decode(value),
+    responseSerialize: (value: CancelCallResponse): Buffer => Buffer.from(CancelCallResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelCallResponse => CancelCallResponse.decode(value),
+  },
+  /**
+   * Kills one kernel of a conversation's running agent; the next eval of its language runs in a
+   * fresh kernel and says the previous one was stopped by an operator (its state was lost).
+   */
+  stopKernel: {
+    path: "/enclave.control.v1.ControlPlane/StopKernel" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StopKernelRequest): Buffer => Buffer.from(StopKernelRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StopKernelRequest => StopKernelRequest.decode(value),
+    responseSerialize: (value: StopKernelResponse): Buffer => Buffer.from(StopKernelResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StopKernelResponse => StopKernelResponse.decode(value),
+  },
+  /**
+   * Stops a conversation's host agent (its kernels, language servers and debug sessions end); the
+   * next call starts a new one and says (`host_agent_lost`) that an operator stopped the previous one.
+   */
+  stopHostAgent: {
+    path: "/enclave.control.v1.ControlPlane/StopHostAgent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StopHostAgentRequest): Buffer => Buffer.from(StopHostAgentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StopHostAgentRequest => StopHostAgentRequest.decode(value),
+    responseSerialize: (value: StopHostAgentResponse): Buffer =>
+      Buffer.from(StopHostAgentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StopHostAgentResponse => StopHostAgentResponse.decode(value),
+  },
 } as const;
 
 export interface ControlPlaneServer extends UntypedServiceImplementation {
@@ -11963,6 +12901,29 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
   attachCliRun: handleUnaryCall<AttachCliRunRequest, Run>;
   /** Open runs, every conversation's with an empty conversation_id. */
   listRuns: handleUnaryCall<ListRunsRequest, ListRunsResponse>;
+  /**
+   * The operator's hands on running things. Each is an operator's (a plain tenant's token is refused
+   * with `permission_denied`; a control plane without tokens lets its one caller), each is audited
+   * as an `operator_action` event naming who did it. A tenant cancels its own calls through CallTools
+   * or by ending its CallTool stream, and resets its own kernel with eval's reset.
+   * Every tool call in flight now (all tenants'), or one conversation's.
+   */
+  listCallsInFlight: handleUnaryCall<ListCallsInFlightRequest, ListCallsInFlightResponse>;
+  /**
+   * Cancels one call in flight: its process is killed and its caller gets a result with error_code
+   * `cancelled` saying an operator cancelled it. not_found when no such call is in flight.
+   */
+  cancelCall: handleUnaryCall<CancelCallRequest, CancelCallResponse>;
+  /**
+   * Kills one kernel of a conversation's running agent; the next eval of its language runs in a
+   * fresh kernel and says the previous one was stopped by an operator (its state was lost).
+   */
+  stopKernel: handleUnaryCall<StopKernelRequest, StopKernelResponse>;
+  /**
+   * Stops a conversation's host agent (its kernels, language servers and debug sessions end); the
+   * next call starts a new one and says (`host_agent_lost`) that an operator stopped the previous one.
+   */
+  stopHostAgent: handleUnaryCall<StopHostAgentRequest, StopHostAgentResponse>;
 }
 
 export interface ControlPlaneClient extends Client {
@@ -12313,6 +13274,85 @@ export interface ControlPlaneClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListRunsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The operator's hands on running things. Each is an operator's (a plain tenant's token is refused
+   * with `permission_denied`; a control plane without tokens lets its one caller), each is audited
+   * as an `operator_action` event naming who did it. A tenant cancels its own calls through CallTools
+   * or by ending its CallTool stream, and resets its own kernel with eval's reset.
+   * Every tool call in flight now (all tenants'), or one conversation's.
+   */
+  listCallsInFlight(
+    request: ListCallsInFlightRequest,
+    callback: (error: ServiceError | null, response: ListCallsInFlightResponse) => void,
+  ): ClientUnaryCall;
+  listCallsInFlight(
+    request: ListCallsInFlightRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListCallsInFlightResponse) => void,
+  ): ClientUnaryCall;
+  listCallsInFlight(
+    request: ListCallsInFlightRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListCallsInFlightResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Cancels one call in flight: its process is killed and its caller gets a result with error_code
+   * `cancelled` saying an operator cancelled it. not_found when no such call is in flight.
+   */
+  cancelCall(
+    request: CancelCallRequest,
+    callback: (error: ServiceError | null, response: CancelCallResponse) => void,
+  ): ClientUnaryCall;
+  cancelCall(
+    request: CancelCallRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelCallResponse) => void,
+  ): ClientUnaryCall;
+  cancelCall(
+    request: CancelCallRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelCallResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Kills one kernel of a conversation's running agent; the next eval of its language runs in a
+   * fresh kernel and says the previous one was stopped by an operator (its state was lost).
+   */
+  stopKernel(
+    request: StopKernelRequest,
+    callback: (error: ServiceError | null, response: StopKernelResponse) => void,
+  ): ClientUnaryCall;
+  stopKernel(
+    request: StopKernelRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StopKernelResponse) => void,
+  ): ClientUnaryCall;
+  stopKernel(
+    request: StopKernelRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StopKernelResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Stops a conversation's host agent (its kernels, language servers and debug sessions end); the
+   * next call starts a new one and says (`host_agent_lost`) that an operator stopped the previous one.
+   */
+  stopHostAgent(
+    request: StopHostAgentRequest,
+    callback: (error: ServiceError | null, response: StopHostAgentResponse) => void,
+  ): ClientUnaryCall;
+  stopHostAgent(
+    request: StopHostAgentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StopHostAgentResponse) => void,
+  ): ClientUnaryCall;
+  stopHostAgent(
+    request: StopHostAgentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StopHostAgentResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -92,6 +92,24 @@ class AuditEvent(_message.Message):
     tool: str
     def __init__(self, seq: _Optional[int] = ..., time_ms: _Optional[int] = ..., conversation_id: _Optional[str] = ..., run_id: _Optional[str] = ..., kind: _Optional[str] = ..., tool: _Optional[str] = ..., tier: _Optional[str] = ..., arguments_digest: _Optional[str] = ..., outcome: _Optional[str] = ..., duration_ms: _Optional[int] = ..., origin: _Optional[str] = ..., detail: _Optional[str] = ..., placement: _Optional[str] = ..., kernel_id: _Optional[str] = ..., card_number: _Optional[int] = ..., tenant: _Optional[str] = ...) -> None: ...
 
+class CallInFlight(_message.Message):
+    __slots__ = ["call_id", "conversation_id", "origin", "run_id", "started_at_ms", "tenant", "tool"]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    TOOL_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    conversation_id: str
+    origin: str
+    run_id: str
+    started_at_ms: int
+    tenant: str
+    tool: str
+    def __init__(self, call_id: _Optional[str] = ..., run_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., tenant: _Optional[str] = ..., tool: _Optional[str] = ..., started_at_ms: _Optional[int] = ..., origin: _Optional[str] = ...) -> None: ...
+
 class CallToolRequest(_message.Message):
     __slots__ = ["arguments_json", "run_id", "tool"]
     ARGUMENTS_JSON_FIELD_NUMBER: _ClassVar[int]
@@ -101,6 +119,18 @@ class CallToolRequest(_message.Message):
     run_id: str
     tool: str
     def __init__(self, run_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments_json: _Optional[str] = ...) -> None: ...
+
+class CancelCallRequest(_message.Message):
+    __slots__ = ["call_id"]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    call_id: str
+    def __init__(self, call_id: _Optional[str] = ...) -> None: ...
+
+class CancelCallResponse(_message.Message):
+    __slots__ = ["call"]
+    CALL_FIELD_NUMBER: _ClassVar[int]
+    call: CallInFlight
+    def __init__(self, call: _Optional[_Union[CallInFlight, _Mapping]] = ...) -> None: ...
 
 class Card(_message.Message):
     __slots__ = ["allow_free_text", "answer", "arguments_chars", "arguments_json", "arguments_truncated", "closed_at_ms", "context", "conversation_id", "created_at_ms", "expires_at_ms", "files", "files_note", "kind", "multi_select", "number", "options", "question", "run_id", "state", "tool"]
@@ -536,6 +566,18 @@ class InterceptOffer(_message.Message):
     tool: str
     def __init__(self, call_id: _Optional[str] = ..., tool: _Optional[str] = ..., tier: _Optional[str] = ..., arguments_json: _Optional[str] = ..., run_id: _Optional[str] = ..., kernel_id: _Optional[str] = ...) -> None: ...
 
+class ListCallsInFlightRequest(_message.Message):
+    __slots__ = ["conversation_id"]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    conversation_id: str
+    def __init__(self, conversation_id: _Optional[str] = ...) -> None: ...
+
+class ListCallsInFlightResponse(_message.Message):
+    __slots__ = ["calls"]
+    CALLS_FIELD_NUMBER: _ClassVar[int]
+    calls: _containers.RepeatedCompositeFieldContainer[CallInFlight]
+    def __init__(self, calls: _Optional[_Iterable[_Union[CallInFlight, _Mapping]]] = ...) -> None: ...
+
 class ListCardsRequest(_message.Message):
     __slots__ = ["conversation_id", "include_closed"]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -711,6 +753,38 @@ class StopEnclosureRequest(_message.Message):
     conversation_id: str
     force: bool
     def __init__(self, conversation_id: _Optional[str] = ..., force: bool = ...) -> None: ...
+
+class StopHostAgentRequest(_message.Message):
+    __slots__ = ["conversation_id"]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    conversation_id: str
+    def __init__(self, conversation_id: _Optional[str] = ...) -> None: ...
+
+class StopHostAgentResponse(_message.Message):
+    __slots__ = ["pid"]
+    PID_FIELD_NUMBER: _ClassVar[int]
+    pid: int
+    def __init__(self, pid: _Optional[int] = ...) -> None: ...
+
+class StopKernelRequest(_message.Message):
+    __slots__ = ["conversation_id", "kernel_id", "language"]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    KERNEL_ID_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    conversation_id: str
+    kernel_id: str
+    language: str
+    def __init__(self, conversation_id: _Optional[str] = ..., kernel_id: _Optional[str] = ..., language: _Optional[str] = ...) -> None: ...
+
+class StopKernelResponse(_message.Message):
+    __slots__ = ["kernel_id", "language", "pid"]
+    KERNEL_ID_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    PID_FIELD_NUMBER: _ClassVar[int]
+    kernel_id: str
+    language: str
+    pid: int
+    def __init__(self, kernel_id: _Optional[str] = ..., language: _Optional[str] = ..., pid: _Optional[int] = ...) -> None: ...
 
 class SubscribeAuditRequest(_message.Message):
     __slots__ = ["conversation_id", "history_only", "include_history"]

@@ -139,6 +139,26 @@ class ControlPlaneStub(object):
                 request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.ListRunsRequest.SerializeToString,
                 response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.ListRunsResponse.FromString,
                 )
+        self.ListCallsInFlight = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/ListCallsInFlight',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.ListCallsInFlightRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.ListCallsInFlightResponse.FromString,
+                )
+        self.CancelCall = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/CancelCall',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.CancelCallRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.CancelCallResponse.FromString,
+                )
+        self.StopKernel = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/StopKernel',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.StopKernelRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.StopKernelResponse.FromString,
+                )
+        self.StopHostAgent = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/StopHostAgent',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentResponse.FromString,
+                )
 
 
 class ControlPlaneServicer(object):
@@ -325,6 +345,41 @@ class ControlPlaneServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListCallsInFlight(self, request, context):
+        """The operator's hands on running things. Each is an operator's (a plain tenant's token is refused
+        with `permission_denied`; a control plane without tokens lets its one caller), each is audited
+        as an `operator_action` event naming who did it. A tenant cancels its own calls through CallTools
+        or by ending its CallTool stream, and resets its own kernel with eval's reset.
+        Every tool call in flight now (all tenants'), or one conversation's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelCall(self, request, context):
+        """Cancels one call in flight: its process is killed and its caller gets a result with error_code
+        `cancelled` saying an operator cancelled it. not_found when no such call is in flight.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StopKernel(self, request, context):
+        """Kills one kernel of a conversation's running agent; the next eval of its language runs in a
+        fresh kernel and says the previous one was stopped by an operator (its state was lost).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StopHostAgent(self, request, context):
+        """Stops a conversation's host agent (its kernels, language servers and debug sessions end); the
+        next call starts a new one and says (`host_agent_lost`) that an operator stopped the previous one.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ControlPlaneServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -447,6 +502,26 @@ def add_ControlPlaneServicer_to_server(servicer, server):
                     servicer.ListRuns,
                     request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.ListRunsRequest.FromString,
                     response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.ListRunsResponse.SerializeToString,
+            ),
+            'ListCallsInFlight': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCallsInFlight,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.ListCallsInFlightRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.ListCallsInFlightResponse.SerializeToString,
+            ),
+            'CancelCall': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelCall,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.CancelCallRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.CancelCallResponse.SerializeToString,
+            ),
+            'StopKernel': grpc.unary_unary_rpc_method_handler(
+                    servicer.StopKernel,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.StopKernelRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.StopKernelResponse.SerializeToString,
+            ),
+            'StopHostAgent': grpc.unary_unary_rpc_method_handler(
+                    servicer.StopHostAgent,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -868,5 +943,73 @@ class ControlPlane(object):
         return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/ListRuns',
             enclave_dot_control_dot_v1_dot_control__pb2.ListRunsRequest.SerializeToString,
             enclave_dot_control_dot_v1_dot_control__pb2.ListRunsResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ListCallsInFlight(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/ListCallsInFlight',
+            enclave_dot_control_dot_v1_dot_control__pb2.ListCallsInFlightRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.ListCallsInFlightResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def CancelCall(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/CancelCall',
+            enclave_dot_control_dot_v1_dot_control__pb2.CancelCallRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.CancelCallResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def StopKernel(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/StopKernel',
+            enclave_dot_control_dot_v1_dot_control__pb2.StopKernelRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.StopKernelResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def StopHostAgent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/StopHostAgent',
+            enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
