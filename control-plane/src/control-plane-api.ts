@@ -23,6 +23,12 @@ export type ControlPlaneApi = Pick<
   | "agentRunning"
   | "liveKernels"
   | "auditEnclosure"
+  // the idle policy, and paused tenants
+  | "setConversationLifecycle"
+  | "sleepConversation"
+  | "tenantPause"
+  | "pauseTenant"
+  | "resumeTenant"
   // runs and tools
   | "openRun"
   | "attachCliRun"

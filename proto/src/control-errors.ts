@@ -65,7 +65,11 @@ export type EnclaveErrorCode =
    * resolve on a staged change the control plane could not carry over a restart (a custom tool's,
    * whose apply and reject are code): the message names its id, the tool and its label; it is dropped.
    */
-  | "pending_action_lost";
+  | "pending_action_lost"
+  /** The caller's tenant is paused by an operator: every call is refused until an operator resumes it. */
+  | "tenant_paused"
+  /** The action is an operator's, and the caller's token is a plain tenant's. */
+  | "permission_denied";
 
 /** The gRPC status each code is sent with. */
 export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = {
@@ -106,6 +110,8 @@ export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = 
   slow_reader: status.RESOURCE_EXHAUSTED,
   devcontainer_build_refused: status.PERMISSION_DENIED,
   pending_action_lost: status.ABORTED,
+  tenant_paused: status.PERMISSION_DENIED,
+  permission_denied: status.PERMISSION_DENIED,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

@@ -19,6 +19,10 @@ export const AUDIT_KIND_TABLE = {
   call_refused: "a call refused (a bad token, an argument past a bound)",
   image_refused: "an enclosure start refused for its image",
   quota_exceeded: "a call refused at one of its tenant's quotas",
+  conversation_slept: "a conversation's placement put to sleep (outcome: why: idle, max_lifetime, tenant_paused, operator)",
+  conversation_woke: "a sleeping conversation woke for a call (outcome ok, or error:<code> when its placement could not start)",
+  tenant_paused: "an operator paused a tenant (detail: who, and why)",
+  tenant_resumed: "an operator resumed a paused tenant (detail: who)",
   stream_cut: "a stream ended by the control plane (tool: the stream's kind; outcome cut:slow_reader or cut:unauthenticated, a revoked token)",
 } as const;
 
