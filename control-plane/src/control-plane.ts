@@ -122,7 +122,7 @@ export class ControlPlane {
   /** Tenants an operator paused (see tenants/tenant-pauses.ts). */
   readonly tenantPauses: TenantPauses;
   /** A sleep or wake under way per conversation: the next one (and every call) waits for it. */
-  private readonly transitions = new Map<string, Promise<unknown>>();
+  private readonly transitions = new Map<string, Promise<void>>();
 
   /** The parts are built by the composition root (compose.ts); this class is the façade over them. */
   private constructor(readonly config: ControlPlaneConfig) {
@@ -362,16 +362,21 @@ export class ControlPlane {
 
   /** Waits for a sleep or wake of the conversation under way. */
   private async settled(id: string): Promise<void> {
-    for (let t = this.transitions.get(id); t; t = this.transitions.get(id)) await t.catch(() => undefined);
+    for (let t = this.transitions.get(id); t; t = this.transitions.get(id)) await t;
   }
 
   /** Runs one sleep or wake of the conversation at a time. */
   private transition<T>(id: string, fn: () => Promise<T>): Promise<T> {
     const run = this.settled(id).then(fn);
-    const tracked = run.finally(() => {
+    // What waits on it needs its end, not its outcome (the caller has that): it never rejects.
+    const tracked: Promise<void> = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.transitions.set(id, tracked);
+    void tracked.then(() => {
       if (this.transitions.get(id) === tracked) this.transitions.delete(id);
     });
-    this.transitions.set(id, tracked);
     return run;
   }
 
