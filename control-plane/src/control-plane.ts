@@ -489,8 +489,11 @@ export class ControlPlane {
       if (!sleep) return;
       if (sleep.placement === "enclosure" && sleep.enclosure) {
         const e = sleep.enclosure;
+        // A start forgets a host agent's loss; this one is the enclosure's, for the call to tell.
+        const loss = conv.hostAgentLost;
         try {
           await this.placements.start(id, e.request, { operator: e.startedByOperator });
+          if (loss) conv.hostAgentLost = loss;
         } catch (err) {
           const failure = asWakeError(err);
           this.audit.record({ kind: "conversation_woke", conversationId: id, placement: "enclosure", outcome: `error:${failure.code}`, detail: failure.message });
