@@ -272,6 +272,18 @@ class PendingActionLostError(EnclaveError):
     CODE = "pending_action_lost"
     GRPC_STATUS = grpc.StatusCode.ABORTED
 
+class TenantPausedError(EnclaveError):
+    """The caller's tenant is paused by an operator; every call is refused until it is resumed. Code ``tenant_paused``."""
+
+    CODE = "tenant_paused"
+    GRPC_STATUS = grpc.StatusCode.PERMISSION_DENIED
+
+class PermissionDeniedError(EnclaveError):
+    """An operator's action asked with a plain tenant's token. Code ``permission_denied``."""
+
+    CODE = "permission_denied"
+    GRPC_STATUS = grpc.StatusCode.PERMISSION_DENIED
+
 
 #: Every code's exception class, by code.
 ERROR_CLASSES: Mapping[str, Type[EnclaveError]] = {
@@ -314,6 +326,8 @@ ERROR_CLASSES: Mapping[str, Type[EnclaveError]] = {
         SlowReaderError,
         DevcontainerBuildRefusedError,
         PendingActionLostError,
+        TenantPausedError,
+        PermissionDeniedError,
     )
     if cls.CODE is not None
 }
