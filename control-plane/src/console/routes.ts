@@ -17,6 +17,7 @@ import { overviewFragment } from "./routes/overview-fragment.js";
 import { overviewPage } from "./routes/overview-page.js";
 import type { Route } from "./routes/route.js";
 import { startHostAgent } from "./routes/start-host-agent.js";
+import { tenantsControl, tenantsFragment } from "./routes/tenants-control.js";
 
 export type { Reply, Route, RouteContext } from "./routes/route.js";
 
@@ -35,5 +36,7 @@ export function consoleRoutes(cp: ControlPlaneApi): Route[] {
     answerCard(cp),
     startHostAgent(cp),
     enclosureControl(cp),
+    tenantsFragment(cp),
+    tenantsControl(cp),
   ];
 }
