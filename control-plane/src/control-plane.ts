@@ -340,7 +340,12 @@ export class ControlPlane {
     if (!conv.enclosure && conv.lifecycle?.sleep?.placement === "enclosure") {
       // Its container is already gone: the stop forgets its options, and the conversation continues on the host.
       this.dropSleep(id, "its enclosure was stopped while asleep");
-      this.audit.record({ kind: "enclosure_stopped", conversationId: id, placement: "enclosure (asleep)", detail: "stopped while asleep: its options are forgotten; calls go to the host" });
+      this.audit.record({
+        kind: "enclosure_stopped",
+        conversationId: id,
+        placement: "enclosure (asleep)",
+        detail: "stopped while asleep: its options are forgotten; calls go to the host",
+      });
       return this.view(conv);
     }
     return this.view(await this.placements.stop(id, opts));
@@ -496,7 +501,13 @@ export class ControlPlane {
           if (loss) conv.hostAgentLost = loss;
         } catch (err) {
           const failure = asWakeError(err);
-          this.audit.record({ kind: "conversation_woke", conversationId: id, placement: "enclosure", outcome: `error:${failure.code}`, detail: failure.message });
+          this.audit.record({
+            kind: "conversation_woke",
+            conversationId: id,
+            placement: "enclosure",
+            outcome: `error:${failure.code}`,
+            detail: failure.message,
+          });
           throw new EnclaveError(
             failure.code,
             `conversation \`${id}\` sleeps and its enclosure (image ${e.image}, runtime ${e.runtime}) could not be started again: ${failure.message}. It stays asleep; the next call tries again, or stop the enclosure to continue on the host.`,

@@ -50,7 +50,11 @@ describe("the idle sweeper", () => {
 
   it("puts to sleep at the maximum lifetime even when an agent says it is busy, once no call is in flight", async () => {
     const now = Date.now();
-    const { port, slept } = table([{ id: "old", startedAtMs: now - 2 * HOUR, policy: { idleTimeoutSeconds: 0, maxLifetimeSeconds: 3600 } }], {}, { old: "busy" });
+    const { port, slept } = table(
+      [{ id: "old", startedAtMs: now - 2 * HOUR, policy: { idleTimeoutSeconds: 0, maxLifetimeSeconds: 3600 } }],
+      {},
+      { old: "busy" },
+    );
     const sweeper = new IdleSweeper(port, 1000, 4);
     const leave = sweeper.enter("old");
     await sweeper.sweep(now);

@@ -34,7 +34,8 @@ export function withinLifecycleMaxima(tenant: Tenant, req: LifecycleRequest): Li
   const q = tenant.quotas;
   const check = (option: string, given: number | undefined, quota: "maxIdleSeconds" | "maxLifetimeSeconds"): number | undefined => {
     if (given === undefined || given === 0) return undefined;
-    if (!Number.isSafeInteger(given) || given < 0) throw new EnclaveError("invalid_arguments", `${option} ${given} is not a whole number of seconds (0 for the server's default)`);
+    if (!Number.isSafeInteger(given) || given < 0)
+      throw new EnclaveError("invalid_arguments", `${option} ${given} is not a whole number of seconds (0 for the server's default)`);
     const max = q[quota];
     if (given > max) {
       throw new EnclaveError(

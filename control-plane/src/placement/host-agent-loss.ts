@@ -77,9 +77,9 @@ export function takeHostAgentLoss(store: ConversationStore, audit: AuditLog, con
   const text = loss.slept
     ? sleptText(loss, loss.slept)
     : `${HOST_AGENT_LOST}: the control plane restarted since this conversation's last call, and its host agent ` +
-    `(started ${new Date(loss.startedAtMs).toISOString()}) did not survive it: the kernels (variables defined in eval cells), ` +
-    `language servers and debug sessions it ran are gone and start over on use. Files in the workspace are unaffected. ` +
-    `Run the conversation in an enclosure to keep them across a restart.`;
+      `(started ${new Date(loss.startedAtMs).toISOString()}) did not survive it: the kernels (variables defined in eval cells), ` +
+      `language servers and debug sessions it ran are gone and start over on use. Files in the workspace are unaffected. ` +
+      `Run the conversation in an enclosure to keep them across a restart.`;
   audit.record({ kind: "agent_restarted", conversationId, placement: loss.slept?.placement ?? "host", detail: text });
   return text;
 }

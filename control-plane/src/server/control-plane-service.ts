@@ -387,7 +387,12 @@ export function controlPlaneService(
   const operatorOnly = (s: TenantScope, action: string): void => {
     if (!s.tokensRequired || s.tenant.operator) return;
     const e = new EnclaveError("permission_denied", `${action} is an operator's action; tenant \`${s.tenant.name}\`'s token is not an operator's`);
-    refusals.refused(`operator ${s.tenant.name}`, { kind: "call_refused", tenant: s.tenant.name, outcome: `refused:${e.code}`, detail: `${action}: ${e.message}` });
+    refusals.refused(`operator ${s.tenant.name}`, {
+      kind: "call_refused",
+      tenant: s.tenant.name,
+      outcome: `refused:${e.code}`,
+      detail: `${action}: ${e.message}`,
+    });
     throw e;
   };
   /** A tenant an operator may pause: one in the token file, not an operator (that would lock operators out). */
@@ -395,7 +400,8 @@ export function controlPlaneService(
     if (!name) throw new EnclaveError("invalid_arguments", "tenant is required: the name of a tenant in the token file");
     const t = access.auth.tenant(name);
     if (!t) throw new EnclaveError("not_found", `tenant \`${name}\` is not in the token file; \`enclave tokens list\` shows the tenants`);
-    if (t.operator) throw new EnclaveError("invalid_arguments", `tenant \`${name}\` is an operator: operators are not paused (their calls are how a pause is undone)`);
+    if (t.operator)
+      throw new EnclaveError("invalid_arguments", `tenant \`${name}\` is an operator: operators are not paused (their calls are how a pause is undone)`);
     return t.name;
   };
   /** The lifecycle values asked, within the maxima of the conversation's owner; a refusal is audited like StartEnclosure's. */
@@ -404,7 +410,13 @@ export function controlPlaneService(
       return withinLifecycleMaxima(ownerOf(s, owner), { idleTimeoutSeconds: req.idleTimeoutSeconds, maxLifetimeSeconds: req.maxLifetimeSeconds });
     } catch (err) {
       const e = asEnclaveError(err);
-      refusals.refused(`limits ${s.tenant.name}`, { kind: "call_refused", tenant: s.tenant.name, conversationId: id, outcome: `refused:${e.code}`, detail: `${rpc}: ${e.message}` });
+      refusals.refused(`limits ${s.tenant.name}`, {
+        kind: "call_refused",
+        tenant: s.tenant.name,
+        conversationId: id,
+        outcome: `refused:${e.code}`,
+        detail: `${rpc}: ${e.message}`,
+      });
       throw e;
     }
   };

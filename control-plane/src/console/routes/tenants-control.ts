@@ -46,7 +46,10 @@ export function tenantsControl(cp: ControlPlaneApi): Route {
     pattern: /^\/tenants\/([^/]+)\/(pause|resume)$/,
     handle: async (ctx) => {
       if (!isOperator(ctx.session)) {
-        throw new EnclaveError("permission_denied", `pausing and resuming tenants is an operator's action; tenant \`${ctx.session.viewer?.name}\`'s session is not an operator's`);
+        throw new EnclaveError(
+          "permission_denied",
+          `pausing and resuming tenants is an operator's action; tenant \`${ctx.session.viewer?.name}\`'s session is not an operator's`,
+        );
       }
       const tenant = decodeURIComponent(ctx.params[0] ?? "");
       // Only a tenant the console knows (one owning conversations, or paused) may be named: the console has no token file to look others up in.
@@ -57,7 +60,8 @@ export function tenantsControl(cp: ControlPlaneApi): Route {
         return { json: { ok: true, paused: false }, redirect: "/" };
       }
       const reason = (ctx.form.get("reason") ?? "").trim();
-      if (reason.length > LIMITS.pauseReasonMaxChars) throw new EnclaveError("invalid_arguments", `reason is ${reason.length} characters; at most ${LIMITS.pauseReasonMaxChars}`);
+      if (reason.length > LIMITS.pauseReasonMaxChars)
+        throw new EnclaveError("invalid_arguments", `reason is ${reason.length} characters; at most ${LIMITS.pauseReasonMaxChars}`);
       const done = await cp.pauseTenant(tenant, by, reason);
       return { json: { ok: true, paused: true, slept: done.slept }, redirect: "/" };
     },

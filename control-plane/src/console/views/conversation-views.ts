@@ -33,7 +33,8 @@ function since(ms: number, now: number): SafeHtml {
 function placementSummary(s: ConversationSummary, now: number): SafeHtml {
   const enc = s.conv.enclosure;
   const asleep = s.conv.lifecycle?.sleep;
-  if (asleep) return html`<span class="placement-tag ${asleep.placement}">${asleep.placement}</span> <span class="muted" data-asleep="${asleep.reason}">asleep (${asleep.reason})</span>`;
+  if (asleep)
+    return html`<span class="placement-tag ${asleep.placement}">${asleep.placement}</span> <span class="muted" data-asleep="${asleep.reason}">asleep (${asleep.reason})</span>`;
   if (!enc) {
     return html`<span class="placement-tag host">host</span> ${s.hostAgentPid ? html`agent pid ${s.hostAgentPid}` : html`<span class="muted">agent idle</span>`}`;
   }

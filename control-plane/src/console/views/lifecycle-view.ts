@@ -12,7 +12,8 @@ function seconds(n: number, none: string): string {
 export function lifecycleFacts(conv: ConversationView): SafeHtml {
   const sleep = conv.lifecycle?.sleep;
   const policy = html`idle timeout ${seconds(conv.policy.idleTimeoutSeconds, "never")} · maximum lifetime ${seconds(conv.policy.maxLifetimeSeconds, "none")}`;
-  if (!sleep) return html`<dl class="facts" data-lifecycle-state="active"><dt>Lifecycle</dt><dd><span class="state state-active">active</span> ${policy}</dd></dl>`;
+  if (!sleep)
+    return html`<dl class="facts" data-lifecycle-state="active"><dt>Lifecycle</dt><dd><span class="state state-active">active</span> ${policy}</dd></dl>`;
   const what = sleep.enclosure ? html`enclosure <code>${sleep.enclosure.image}</code> (${sleep.enclosure.runtime})` : html`host agent`;
   return html`<dl class="facts" data-lifecycle-state="sleeping"><dt>Lifecycle</dt><dd><span class="state state-sleeping">sleeping</span> since ${formatTime(sleep.atMs)} <span data-sleep-reason="${sleep.reason}">(${sleep.reason})</span> · ${policy}</dd>
 <dt>Asleep</dt><dd>${what} ${sleep.mechanism === "stop" ? "stopped" : "checkpointed"}; memory <strong data-memory-kept="${sleep.memoryKept ? "yes" : "no"}">${sleep.memoryKept ? "kept" : "not kept"}</strong>. The next call wakes it; the workspace stays.</dd></dl>`;
@@ -28,14 +29,16 @@ export interface TenantRow {
 /** The tenants that own conversations (or are paused), each with its pause or resume form. */
 export function tenantsTable(rows: readonly TenantRow[], csrf: string): SafeHtml {
   if (!rows.length) return html`<p class="empty-note">No token tenant has a conversation.</p>`;
-  return html`<table class="grid tenants"><thead><tr><th>tenant</th><th>conversations</th><th>asleep</th><th>state</th><th></th></tr></thead><tbody>${rows.map((t) => {
-    const action = `/tenants/${encodeURIComponent(t.name)}/${t.pause ? "resume" : "pause"}`;
-    const state = t.pause
-      ? html`<span class="state state-paused">paused</span> <span class="muted small">since ${formatTime(t.pause.pausedAtMs)} by ${t.pause.pausedBy}${t.pause.reason ? html` — ${t.pause.reason}` : ""}</span>`
-      : html`<span class="state state-active">active</span>`;
-    const form = t.pause
-      ? html`<form class="inline-form" method="post" action="${action}" data-async="tenant"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" data-busy="resuming…">Resume tenant</button><p class="form-error" role="alert" hidden></p></form>`
-      : html`<form class="inline-form" method="post" action="${action}" data-async="tenant"><input type="hidden" name="_csrf" value="${csrf}"><label>reason <input type="text" name="reason" size="16" maxlength="1000"></label><button type="submit" class="danger" data-confirm="Pause tenant ${t.name}? Its calls are refused and its conversations put to sleep until it is resumed." data-busy="pausing…">Pause tenant</button><p class="form-error" role="alert" hidden></p></form>`;
-    return html`<tr data-tenant="${t.name}" data-paused="${t.pause ? "yes" : "no"}"><td>${t.name}</td><td>${t.conversations}</td><td>${t.sleeping}</td><td>${state}</td><td>${form}</td></tr>`;
-  })}</tbody></table>`;
+  return html`<table class="grid tenants"><thead><tr><th>tenant</th><th>conversations</th><th>asleep</th><th>state</th><th></th></tr></thead><tbody>${rows.map(
+    (t) => {
+      const action = `/tenants/${encodeURIComponent(t.name)}/${t.pause ? "resume" : "pause"}`;
+      const state = t.pause
+        ? html`<span class="state state-paused">paused</span> <span class="muted small">since ${formatTime(t.pause.pausedAtMs)} by ${t.pause.pausedBy}${t.pause.reason ? html` — ${t.pause.reason}` : ""}</span>`
+        : html`<span class="state state-active">active</span>`;
+      const form = t.pause
+        ? html`<form class="inline-form" method="post" action="${action}" data-async="tenant"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit" data-busy="resuming…">Resume tenant</button><p class="form-error" role="alert" hidden></p></form>`
+        : html`<form class="inline-form" method="post" action="${action}" data-async="tenant"><input type="hidden" name="_csrf" value="${csrf}"><label>reason <input type="text" name="reason" size="16" maxlength="1000"></label><button type="submit" class="danger" data-confirm="Pause tenant ${t.name}? Its calls are refused and its conversations put to sleep until it is resumed." data-busy="pausing…">Pause tenant</button><p class="form-error" role="alert" hidden></p></form>`;
+      return html`<tr data-tenant="${t.name}" data-paused="${t.pause ? "yes" : "no"}"><td>${t.name}</td><td>${t.conversations}</td><td>${t.sleeping}</td><td>${state}</td><td>${form}</td></tr>`;
+    },
+  )}</tbody></table>`;
 }
