@@ -56,6 +56,7 @@ import { LIMITS } from "./limits.js";
 import { IdleSweeper } from "./lifecycle/idle-sweeper.js";
 import { type EffectiveLifecycle, effectiveLifecycle, type LifecycleRequest, sleepMechanism } from "./lifecycle/lifecycle-policy.js";
 import { type TenantPause, TenantPauses } from "./tenants/tenant-pauses.js";
+import { tenantPausedError } from "./tenants/tenant-pause-refusal.js";
 
 export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string; agentNodeVersion: string };
 
@@ -537,6 +538,8 @@ export class ControlPlane {
   async pauseTenant(tenant: string, by: string, reason: string): Promise<TenantPauseView> {
     const pause = this.tenantPauses.pause(tenant, by, reason);
     this.audit.record({ kind: "tenant_paused", tenant, outcome: "ok", detail: `paused by ${by}${reason ? `: ${reason}` : ""}` });
+    // Its open streams (audit, cards, tool sessions) end too: every call of it is refused from now.
+    this.streams.endTenant(tenant, tenantPausedError(tenant, pause));
     const slept: string[] = [];
     for (const conv of this.conversations.list().filter((c) => c.tenant === tenant)) {
       for (const r of this.runs.forConversation(conv.id)) this.questions.cancelRun(r.id);

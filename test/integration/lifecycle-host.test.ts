@@ -197,7 +197,11 @@ describe("a paused tenant", () => {
     expect((await outcome(ops.pauseTenant("nobody"))).code).toBe("not_found");
     expect((await outcome(ops.pauseTenant("ops"))).code).toBe("invalid_arguments");
 
+    // A stream the tenant holds open ends with the pause.
+    const watching = c.subscribeCards("paused-work", () => undefined);
+    await watching.ready;
     const paused = await ops.pauseTenant("acme", { reason: "invoice overdue" });
+    expect((await outcome(watching.done)).code).toBe("tenant_paused");
     expect(paused).toMatchObject({ tenant: "acme", paused: true, pausedBy: "ops", reason: "invoice overdue" });
     expect(paused.slept).toContain("acme.paused-work");
     expect(alive(pid as number)).toBe(false);
