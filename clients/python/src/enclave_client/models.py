@@ -75,6 +75,38 @@ class Enclosure:
 
 
 @dataclass(frozen=True)
+class LifecycleSleep:
+    """How a conversation was put to sleep (see docs/concepts/lifecycle.md)."""
+
+    #: "idle", "max_lifetime", "tenant_paused" or "operator".
+    reason: str
+    #: "stop" (memory not kept) or "checkpoint".
+    mechanism: str
+    memory_kept: bool
+    #: "host" or "enclosure".
+    placement: str
+    image: str
+    runtime: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class TenantPauseState:
+    """What pause_tenant and resume_tenant answer."""
+
+    tenant: str
+    paused: bool
+    paused_at_ms: int
+    paused_by: str
+    reason: str
+    slept: List[str]
+
+
+def tenant_pause_from_pb(m: pb.TenantPauseState) -> TenantPauseState:
+    return _plain(TenantPauseState, m)
+
+
+@dataclass(frozen=True)
 class Conversation:
     id: str
     workspace_path: str
@@ -85,6 +117,14 @@ class Conversation:
     open_runs: List[str]
     not_copied_back: List[str]
     tenant: str
+    #: "active" or "sleeping" (its placement put to sleep; the next call wakes it).
+    lifecycle_state: str = "active"
+    #: The idle timeout and maximum lifetime in force, in seconds (0: never).
+    idle_timeout_seconds: int = 0
+    max_lifetime_seconds: int = 0
+    #: When it was put to sleep; 0 while active.
+    slept_at_ms: int = 0
+    sleep: Optional[LifecycleSleep] = None
 
 
 def conversation_from_pb(m: pb.Conversation) -> Conversation:
@@ -93,7 +133,8 @@ def conversation_from_pb(m: pb.Conversation) -> Conversation:
         e = m.enclosure
         limits = _plain(EnclosureLimits, e.limits) if e.HasField("limits") else None
         enclosure = _plain(Enclosure, e, limits=limits)
-    return _plain(Conversation, m, enclosure=enclosure)
+    sleep = _plain(LifecycleSleep, m.sleep) if m.HasField("sleep") else None
+    return _plain(Conversation, m, enclosure=enclosure, sleep=sleep)
 
 
 @dataclass
