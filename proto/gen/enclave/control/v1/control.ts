@@ -608,7 +608,10 @@ export interface AuditEvent {
    * tokens, any weakening), "call_refused" (outcome "refused:unauthenticated"), "quota_exceeded",
    * "agent_bundle_refused" (an enclosure start refused: the shared agent volume is not the bundle),
    * "image_refused", "stream_cut" (a stream the control plane ended: tool is the stream's kind,
-   * outcome "cut:slow_reader" or "cut:unauthenticated"). The console's filter offers every kind.
+   * outcome "cut:slow_reader" or "cut:unauthenticated"), "conversation_slept" (outcome: why: idle,
+   * max_lifetime, tenant_paused, operator), "conversation_woke" (outcome ok or error:<code>),
+   * "tenant_paused" and "tenant_resumed" (detail: the operator tenant that did it, and why). The
+   * console's filter offers every kind.
    */
   kind: string;
   tool: string;
