@@ -135,6 +135,30 @@ describe("a conversation on host placement", () => {
     }
   });
 
+  it("does not sleep while a debug session is stopped at a breakpoint, and sleeps once it ran on", async () => {
+    const c = acme();
+    await c.createConversation("busy-debug", "", { lifecycle: { idleTimeoutSeconds: IDLE_MAX } });
+    const run = (await c.openRun("busy-debug", { approvalPolicy: "never", resources: ["workspace", "debug"] })).id;
+    expect((await c.callTool(run, "write", { path: "pyproject.toml", content: "[project]\nname = 'stop'\n" })).isError).toBe(false);
+    expect((await c.callTool(run, "write", { path: "stop.py", content: "x = 1\ny = x + 1\nprint(y)\n" })).isError).toBe(false);
+    expect((await c.callTool(run, "debug", { op: "breakpoints", file: "stop.py", lines: [2] })).isError).toBe(false);
+    const launched = await c.callTool(run, "debug", { op: "launch", program: "stop.py" });
+    expect(launched.isError, resultText(launched)).toBe(false);
+    await eventually(async () => {
+      const status = (await c.callTool(run, "debug", { op: "status" })).details as { session?: { state?: string } } | undefined;
+      return status?.session?.state === "stopped";
+    }, "the session stopped at the breakpoint");
+    // No call in flight, no card: only the stopped session keeps it awake.
+    expect(svc.cp.sweeper.callsInFlight(key("busy-debug"))).toBe(0);
+    await svc.cp.sweeper.sweep(Date.now() + 10 * IDLE_MAX * 1000);
+    expect((await c.getConversation("busy-debug")).lifecycleState).toBe("active");
+    expect((await c.callTool(run, "debug", { op: "continue" })).isError).toBe(false);
+    await eventually(async () => {
+      await svc.cp.sweeper.sweep(Date.now() + 10 * IDLE_MAX * 1000);
+      return (await c.getConversation("busy-debug")).lifecycleState === "sleeping";
+    }, "busy-debug asleep once the program ran on");
+  });
+
   it("sleeps at its maximum lifetime, busy or idle, and says which", async () => {
     const c = acme();
     await c.createConversation("lifetime", "", { lifecycle: { idleTimeoutSeconds: IDLE_MAX, maxLifetimeSeconds: 1 } });
