@@ -298,11 +298,15 @@ export class ControlPlane {
     return this.conversations.list().map((c) => this.view(c));
   }
 
-  /** The tenant's enclosures running or starting, the conversation `except` aside (the one being started). */
+  /**
+   * The tenant's enclosures running or starting, the conversation `except` aside (the one being
+   * started). One asleep counts too: its next call starts it again without asking the quota, so its
+   * slot stays taken until it is stopped.
+   */
   liveEnclosures(tenant: string, except: string): number {
-    return this.conversations
-      .list()
-      .filter((c) => c.tenant === tenant && c.id !== except && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
+    const live = (c: ConversationRecord): boolean =>
+      c.enclosure?.state === "running" || c.enclosure?.state === "starting" || c.lifecycle?.sleep?.placement === "enclosure";
+    return this.conversations.list().filter((c) => c.tenant === tenant && c.id !== except && live(c)).length;
   }
 
   async deleteConversation(id: string): Promise<void> {

@@ -10,6 +10,8 @@ import { PLACEMENT_SLEPT } from "@enclave/control-plane/placement/host-agent-los
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { TEST_RUNTIMES } from "../helpers/runtimes.js";
 import { eventually } from "../helpers/wait.js";
+import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
+import { outcome } from "../helpers/call-outcome.js";
 
 const LABEL = "a python cell of the idle policy test";
 const MEMORY = 768 * 1024 ** 2;
@@ -85,5 +87,31 @@ describe.each(TEST_RUNTIMES)("an enclosure under %s", (runtime) => {
     const r = await fx.client.callTool(run, "list", { path: "." });
     expect(r.isError, resultText(r)).toBe(false);
     expect((await fx.client.getConversation(id)).enclosure).toBeUndefined();
+  });
+});
+
+describe("a tenant at its enclosure quota", () => {
+  let svc: TenantService<"acme">;
+  const skip = !registered("runc");
+
+  beforeAll(async () => {
+    if (skip) return;
+    svc = await startTenantService({ tenants: ["acme"], transport: "unix", prefix: "enclave-lifecycle-quota-", quotas: { acme: { runningEnclosures: 1 } } });
+  });
+  afterAll(async () => svc?.close());
+
+  // The attack: let an enclosure sleep, start another in its slot, then wake the first with a call.
+  it.skipIf(skip)("cannot start another enclosure in the slot of one asleep: the sleeping one keeps it until stopped", async () => {
+    const acme = svc.client("acme");
+    await acme.createConversation("slot-a");
+    await acme.createConversation("slot-b");
+    await acme.startEnclosure("slot-a", { runtime: "runc", memoryBytes: MEMORY });
+    await svc.cp.sleepConversation("acme.slot-a", "operator");
+    expect((await acme.getConversation("slot-a")).lifecycleState).toBe("sleeping");
+    expect((await outcome(acme.startEnclosure("slot-b", { runtime: "runc", memoryBytes: MEMORY }))).code).toBe("quota_exceeded");
+    // Stopped while asleep, it gives its slot back.
+    await acme.stopEnclosure("slot-a");
+    const b = await acme.startEnclosure("slot-b", { runtime: "runc", memoryBytes: MEMORY });
+    expect(b.enclosure?.state).toBe("running");
   });
 });

@@ -279,7 +279,9 @@ export function controlPlaneService(
     const owner = cp.conversationTenant(conversationId);
     const tenant = ownerOf(s, owner);
     const live = (id: string): boolean => cp.hostAgentPid(id) !== undefined;
-    if (!Number.isFinite(tenant.quotas.hostAgents) || cp.getConversation(conversationId).enclosure || live(conversationId)) return () => undefined;
+    // An enclosure asleep is woken as an enclosure: its call starts no host agent.
+    if (!Number.isFinite(tenant.quotas.hostAgents) || cp.getConversation(conversationId).placement === "enclosure" || live(conversationId))
+      return () => undefined;
     const running = liveHostAgents(owner, conversationId);
     try {
       return access.quotas.enterHostAgentStart(tenant, running);
