@@ -29,7 +29,7 @@ function rows(cp: ControlPlaneApi): TenantRow[] {
 /** The overview's tenants section: the table for an operator, nothing for a tenant's session. */
 export function tenantsSection(cp: ControlPlaneApi, session: Session): SafeHtml {
   if (!isOperator(session)) return html``;
-  return html`<h2>Tenants</h2><div data-live="/fragments/tenants">${tenantsTable(rows(cp), session.csrf)}</div>`;
+  return html`<div data-live="/fragments/tenants">${tenantsTable(rows(cp), session.csrf)}</div>`;
 }
 
 export function tenantsFragment(cp: ControlPlaneApi): Route {

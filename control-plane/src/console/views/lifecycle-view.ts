@@ -26,10 +26,10 @@ export interface TenantRow {
   pause?: TenantPause;
 }
 
-/** The tenants that own conversations (or are paused), each with its pause or resume form. */
+/** The tenants that own conversations, each with its pause or resume form; nothing without token tenants (a control plane without tokens has none). */
 export function tenantsTable(rows: readonly TenantRow[], csrf: string): SafeHtml {
-  if (!rows.length) return html`<p class="empty-note">No token tenant has a conversation.</p>`;
-  return html`<table class="grid tenants"><thead><tr><th>tenant</th><th>conversations</th><th>asleep</th><th>state</th><th></th></tr></thead><tbody>${rows.map(
+  if (!rows.length) return html``;
+  return html`<h2>Tenants</h2><table class="grid tenants"><thead><tr><th>tenant</th><th>conversations</th><th>asleep</th><th>state</th><th></th></tr></thead><tbody>${rows.map(
     (t) => {
       const action = `/tenants/${encodeURIComponent(t.name)}/${t.pause ? "resume" : "pause"}`;
       const state = t.pause
