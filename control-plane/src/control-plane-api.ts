@@ -27,6 +27,7 @@ export type ControlPlaneApi = Pick<
   | "setConversationLifecycle"
   | "sleepConversation"
   | "tenantPause"
+  | "pausedTenants"
   | "pauseTenant"
   | "resumeTenant"
   // runs and tools

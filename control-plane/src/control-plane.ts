@@ -538,6 +538,10 @@ export class ControlPlane {
     return this.tenantPauses.get(tenant);
   }
 
+  pausedTenants(): TenantPause[] {
+    return this.tenantPauses.list();
+  }
+
   /** Pauses the tenant and puts every placement of it to sleep now (calls in flight are cut, open cards withdrawn). */
   async pauseTenant(tenant: string, by: string, reason: string): Promise<TenantPauseView> {
     const pause = this.tenantPauses.pause(tenant, by, reason);

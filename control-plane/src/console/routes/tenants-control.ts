@@ -23,6 +23,8 @@ function rows(cp: ControlPlaneApi): TenantRow[] {
     if (c.lifecycleState === "sleeping") row.sleeping++;
     byName.set(c.tenant, row);
   }
+  // A paused tenant stays listed (so it can be resumed here) when it has no conversation left.
+  for (const p of cp.pausedTenants()) if (!byName.has(p.tenant)) byName.set(p.tenant, { name: p.tenant, conversations: 0, sleeping: 0, pause: p });
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
