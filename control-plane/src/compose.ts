@@ -3,6 +3,8 @@
 // engines). ControlPlane (control-plane.ts) is the façade over them; the few operations the parts
 // call back into (a metric asking whether a tool is Enclave's, the command line opening a run) go
 // through the hooks it hands in.
+import { UsageReader } from "./usage/conversation-usage.js";
+import { tenantUsage } from "./usage/tenant-usage-source.js";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,6 +99,8 @@ export interface ControlPlaneParts {
   engines: Engines;
   /** The warm pool, once an engine was connected (empty unless ENCLAVE_WARM_POOL_SIZE > 0). */
   warmPool: WarmPool | undefined;
+  /** What each conversation costs (usage/conversation-usage.ts). */
+  usage: UsageReader;
 }
 
 export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHooks): ControlPlaneParts {
@@ -127,6 +131,10 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
   });
   // Assigned below, before any of these callbacks can run.
   let questions: QuestionPort | undefined;
+  const usage = new UsageReader({
+    hostAgent: (id) => hostAgents.usageTarget(id),
+    driver: (engine) => engines.driver(engine),
+  });
   const metrics = new EnclaveMetrics({
     isEnclaveTool: (name) => facade.isEnclaveTool(name),
     enclosureStates: () => conversations.list().flatMap((c) => (c.enclosure ? [c.enclosure.state] : [])),
@@ -137,6 +145,7 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
         (id) => facade.agentRunning(id),
         liveStatus.all(),
       ),
+    tenantUsage: () => tenantUsage(conversations.list(), usage),
   });
   // The audit log is where every call and lifecycle event is recorded once: metrics and log lines follow it.
   audit.subscribe((e) => metrics.observe(e));
@@ -253,5 +262,6 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
     calls,
     engines,
     warmPool: parts.warmPool,
+    usage,
   });
 }

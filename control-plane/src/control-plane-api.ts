@@ -9,6 +9,7 @@ export type ControlPlaneApi = Pick<
   // conversations and their placement
   | "createConversation"
   | "getConversation"
+  | "conversationUsage"
   | "listConversations"
   | "deleteConversation"
   | "conversationTenant"

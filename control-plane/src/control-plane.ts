@@ -14,6 +14,7 @@ import { sandboxNamespace, sandboxProcesses } from "./placement/sandbox-processe
 import type { ControlPlaneConfig } from "./config.js";
 import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
 import type { ConversationRecord, SleepReason, SleepRecord } from "./model/conversation.js";
+import type { ConversationUsage } from "./model/usage.js";
 import { conversationKey, splitKey } from "./conversations/conversation-keys.js";
 import { EnclaveError } from "./errors.js";
 import type { DescribeResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
@@ -292,6 +293,11 @@ export class ControlPlane {
 
   getConversation(id: string): ConversationView {
     return this.view(this.conversations.get(id));
+  }
+
+  /** What the conversation costs now (usage/conversation-usage.ts): measured, nothing started for it. */
+  conversationUsage(id: string): Promise<ConversationUsage> {
+    return this.parts.usage.read(this.conversations.get(id));
   }
 
   listConversations(): ConversationView[] {

@@ -50,6 +50,12 @@ export const LIMITS = {
    * default of 64 MiB, which data loaders' shared batches outgrow.
    */
   sandboxShmBytes: 256 * 1024 ** 2,
+  /**
+   * Each sandbox's private /tmp and home, host sandbox and enclosure alike: tmpfs of these sizes
+   * (writes past them fail with ENOSPC), so one conversation cannot fill the host's memory through them.
+   */
+  sandboxTmpBytes: 512 * 1024 ** 2,
+  sandboxHomeBytes: 256 * 1024 ** 2,
   /** After a pool enclosure failed to start, the next try waits this long (doubling up to the max). */
   warmPoolRetryMs: 2_000,
   warmPoolRetryMaxMs: 60_000,

@@ -12,6 +12,7 @@ describe("Docker errors metric", () => {
       enclosureStates: () => [],
       openCards: () => 0,
       agentResources: () => Promise.resolve({ kernels: 0, languageServers: 0 }),
+      tenantUsage: () => Promise.resolve([]),
     });
     countDockerErrors(docker, (r, s) => m.dockerError(r, s));
     await expect(docker.getContainer(`enclave-no-such-container-${process.pid}`).inspect()).rejects.toMatchObject({ statusCode: 404 });

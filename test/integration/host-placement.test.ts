@@ -8,6 +8,7 @@ import type { ToolResult } from "@enclave/proto/gen/enclave/control/v1/control.j
 import { type Fixture, startFixture } from "../helpers/control-plane-fixture.js";
 import { endingText } from "../helpers/result-parts.js";
 import { expectTranscript } from "@enclave/test-kit/transcript.js";
+import { LIMITS } from "@enclave/control-plane/limits.js";
 import { until } from "../helpers/wait.js";
 
 /** A failed call as a transcript: its code, then what it says. */
@@ -83,6 +84,21 @@ describe("host placement", () => {
     });
     expect(chunks.join("")).toContain("out");
     await expectTranscript(endingText(r), "transcripts/host-placement/exec-exit-3.txt");
+  });
+
+  it("bounds the sandbox's private /tmp and home by the limits table: writing past them fails with ENOSPC", async () => {
+    // dd stops at the first failed write: its exit status and message say whether the bound held.
+    const fill = (dir: string, bytes: number): string =>
+      `dd if=/dev/zero of=${dir}/enclave-fill bs=1M count=${bytes / 1024 ** 2 + 8} 2>&1; rm -f ${dir}/enclave-fill; df -B1 --output=size ${dir} | tail -1`;
+    for (const [dir, bytes] of [
+      ["/tmp", LIMITS.sandboxTmpBytes],
+      ["$HOME", LIMITS.sandboxHomeBytes],
+    ] as const) {
+      const r = await fx.client.callTool(runId, "exec", { command: fill(dir, bytes), timeout_seconds: 60 });
+      expect(r.isError, resultText(r)).toBe(false);
+      expect(resultText(r)).toContain("No space left on device");
+      expect(resultText(r)).toContain(String(bytes));
+    }
   });
 
   it("refuses paths outside the workspace: .., absolute, symlink escape", async () => {

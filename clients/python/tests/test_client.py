@@ -35,7 +35,12 @@ def test_runs_from_the_installed_wheel() -> None:
 
 def test_conversations_runs_tools_placement_and_cli_runs(client: EnclaveClient) -> None:
     conv = client.create_conversation(unique("py-basics"))
-    assert client.get_conversation(conv.id).workspace_path == conv.workspace_path
+    got = client.get_conversation(conv.id)
+    assert got.workspace_path == conv.workspace_path
+    # What it costs: nothing runs for it yet (said, not a figure); its workspace was measured.
+    assert got.usage is not None and got.usage.cgroup is None and got.usage.cgroup_unavailable
+    assert got.usage.workspace is not None and got.usage.workspace.source == "walk"
+    assert conv.usage is None
     assert conv.id in [c.id for c in client.list_conversations()]
 
     run = client.open_run(conv.id)

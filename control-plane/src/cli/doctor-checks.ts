@@ -138,7 +138,17 @@ function cgroupsCheck(): DoctorCheck {
   }
   const missing = SANDBOX_CONTROLLERS.filter((c) => !mounts.some((m) => m.fsType === "cgroup" && m.superOptions.includes(c)));
   return missing.length === 0
-    ? { id: "cgroups", what, ok: true, detail: `mounted: ${SANDBOX_CONTROLLERS.join(", ")}` }
+    ? {
+        id: "cgroups",
+        what,
+        ok: true,
+        // cpuacct bounds nothing: without it sandboxes run bounded, and a conversation's usage has no CPU time.
+        detail: `mounted: ${SANDBOX_CONTROLLERS.join(", ")}${
+          mounts.some((m) => m.fsType === "cgroup" && m.superOptions.includes("cpuacct"))
+            ? ", and cpuacct (each conversation's CPU time)"
+            : "; cpuacct is not (conversations' usage will have no CPU time)"
+        }`,
+      }
     : {
         id: "cgroups",
         what,

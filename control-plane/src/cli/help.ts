@@ -8,7 +8,7 @@ export const HELP: Record<string, string> = {
 
 commands:
   serve                          run the control plane (host placement works without Docker)
-  conversations list|create|get|delete [ID] [--workspace DIR] [--idle S] [--lifetime S]
+  conversations list|create|get|show|delete [ID] [--workspace DIR] [--idle S] [--lifetime S]   (get/show: with what it costs now)
   conversations lifecycle ID [--idle S] [--lifetime S]   a conversation's idle timeout and maximum lifetime
   tenants pause|resume TENANT [--reason TEXT]   (operators) refuse every call of a tenant, its placements asleep
   enclosure start|stop ID        start or stop a conversation's enclosure (explicitly; nothing else does)
@@ -85,6 +85,11 @@ Edits the token file (--tokens-file, ENCLAVE_TOKENS_FILE, else DATA_DIR/tokens.j
 control plane picks changes up within a second. The file keeps SHA-256 digests, never tokens.`,
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] [--idle SECONDS] [--lifetime SECONDS]
        enclave conversations get|show ID | delete ID | lifecycle ID [--idle SECONDS] [--lifetime SECONDS]  [--json]
+
+get and show (the same) add what the conversation costs now: CPU time and memory (now and peak) from
+its placement's cgroup, an enclosure's figures from the Docker engine, and its workspace's size on
+disk (a bounded walk, kept for 15 s; "capped" when it stopped at a bound). A figure that could not be
+measured says why; -1 is a figure this kernel does not offer.
 
 A conversation's placement (its host agent or enclosure) is put to sleep after --idle seconds with no
 call in flight, no cell running, no debug session stopped and no card open, and --lifetime seconds

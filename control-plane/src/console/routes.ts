@@ -7,6 +7,7 @@ import { answerCard } from "./routes/answer-card.js";
 import { auditDownload } from "./routes/audit-download.js";
 import { auditPage } from "./routes/audit-page.js";
 import { capabilitiesFragment } from "./routes/capabilities-fragment.js";
+import { usageFragment } from "./routes/usage-fragment.js";
 import { cardArguments } from "./routes/card-arguments.js";
 import { cardsPage } from "./routes/cards-page.js";
 import { conversationPage } from "./routes/conversation-page.js";
@@ -31,6 +32,7 @@ export function consoleRoutes(cp: ControlPlaneApi): Route[] {
     overviewFragment(cp),
     liveFragment(cp),
     capabilitiesFragment(cp),
+    usageFragment(cp),
     eventStream(cp),
     cardArguments(cp),
     answerCard(cp),

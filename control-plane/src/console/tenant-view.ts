@@ -9,6 +9,7 @@ import { splitKey } from "../conversations/conversation-keys.js";
 import { noConversation } from "../conversations/conversation-store.js";
 import { EnclaveError } from "../errors.js";
 import { withinTenantLimits } from "../tenants/tenant-limits.js";
+import { redactHostPaths } from "../server/host-path-redaction.js";
 import type { Tenant } from "../tenants/tenant.js";
 
 export function tenantView(cp: ControlPlaneApi, tenant: Tenant): ControlPlaneApi {
@@ -33,6 +34,18 @@ export function tenantView(cp: ControlPlaneApi, tenant: Tenant): ControlPlaneApi
         .filter((c) => c.tenant === tenant.name)
         .map(pathless),
     getConversation: (id) => pathless(cp.getConversation(mine(id))),
+    conversationUsage: async (id) => {
+      const u = await cp.conversationUsage(mine(id));
+      const text = (s: string): string => redactHostPaths(s, cp.dataDir);
+      return {
+        ...u,
+        cgroup: u.cgroup && { ...u.cgroup, source: text(u.cgroup.source) },
+        cgroupUnavailable: text(u.cgroupUnavailable),
+        engineUnavailable: text(u.engineUnavailable),
+        workspace: u.workspace && { ...u.workspace, note: text(u.workspace.note) },
+        workspaceUnavailable: text(u.workspaceUnavailable),
+      };
+    },
     conversationTenant: (id) => cp.conversationTenant(mine(id)),
     agentRunning: (id) => cp.agentRunning(mine(id)),
     hostAgentPid: (id) => cp.hostAgentPid(mine(id)),

@@ -10,6 +10,7 @@ function metrics(): EnclaveMetrics {
     enclosureStates: () => ["running", "dead", "running", "weird"],
     openCards: () => 2,
     agentResources: () => Promise.resolve({ kernels: 3, languageServers: 1 }),
+    tenantUsage: () => Promise.resolve([]),
   });
 }
 

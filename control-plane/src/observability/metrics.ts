@@ -9,6 +9,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { AuditEvent } from "../audit/audit-log.js";
 import type { CallFeedEvent } from "../tools/call-feed.js";
 import { isEnclaveErrorCode } from "../errors.js";
+import { PLACEMENT_LABELS, type TenantUsage } from "../usage/tenant-usage.js";
 
 /** What the gauges read when scraped. */
 export interface MetricsSources {
@@ -18,6 +19,8 @@ export interface MetricsSources {
   openCards(): number;
   /** Kernels and running language servers in the agents that run now (asks only running agents). */
   agentResources(): Promise<{ kernels: number; languageServers: number }>;
+  /** Conversations' CPU, memory and disk summed per tenant (bounded tenant labels: usage/tenant-usage.ts). */
+  tenantUsage(): Promise<TenantUsage[]>;
 }
 
 export const ORIGINS = ["model", "bridge"] as const;
@@ -25,6 +28,8 @@ export const ENCLOSURE_STATES = ["starting", "running", "dead"] as const;
 const OTHER_TOOL = "other";
 /** How old the kernel and language server counts may be. */
 const RESOURCES_MAX_AGE_MS = 5000;
+/** How old the per-tenant usage may be: each read visits every running placement's cgroup. */
+const USAGE_MAX_AGE_MS = 10_000;
 
 /** Seconds: most calls take milliseconds, a cell or a test run may take minutes. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -119,6 +124,47 @@ export class EnclaveMetrics {
         this.set((await resources()).kernels);
       },
     });
+    const usage = (): Promise<TenantUsage[]> => this.tenantUsage();
+    const perTenant = (name: string, help: string, figure: (u: TenantUsage) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ["tenant"],
+        registers,
+        async collect() {
+          const all = await usage();
+          // A tenant whose last conversation went leaves no stale series behind.
+          this.reset();
+          for (const u of all) this.set({ tenant: u.tenant }, figure(u));
+        },
+      });
+    };
+    perTenant(
+      "enclave_tenant_cpu_seconds",
+      "CPU time (user and system) counted by the cgroups of the tenant's placements running now, summed; a placement that stops or restarts takes its count with it.",
+      (u) => u.cpuSeconds,
+    );
+    perTenant(
+      "enclave_tenant_memory_bytes",
+      "Memory charged now to the cgroups of the tenant's placements running now (page cache included), summed.",
+      (u) => u.memoryBytes,
+    );
+    perTenant(
+      "enclave_tenant_workspace_bytes",
+      "Disk allocated to the tenant's workspaces, summed from each one's last measure (bounded walks: a capped walk counts what it saw).",
+      (u) => u.workspaceBytes,
+    );
+    new Gauge({
+      name: "enclave_tenant_conversations",
+      help: "The tenant's conversations by placement (host or enclosure).",
+      labelNames: ["tenant", "placement"],
+      registers,
+      async collect() {
+        const all = await usage();
+        this.reset();
+        for (const u of all) for (const placement of PLACEMENT_LABELS) this.set({ tenant: u.tenant, placement }, u.conversations[placement]);
+      },
+    });
     new Gauge({
       name: "enclave_language_servers",
       help: "Language servers running in the agents running now.",
@@ -127,6 +173,16 @@ export class EnclaveMetrics {
         this.set((await resources()).languageServers);
       },
     });
+  }
+
+  private usageReading: { atMs: number; value: Promise<TenantUsage[]> } | undefined;
+
+  private tenantUsage(): Promise<TenantUsage[]> {
+    if (!this.usageReading || Date.now() - this.usageReading.atMs > USAGE_MAX_AGE_MS) {
+      const value = this.sources.tenantUsage().catch((): TenantUsage[] => []);
+      this.usageReading = { atMs: Date.now(), value };
+    }
+    return this.usageReading.value;
   }
 
   /**

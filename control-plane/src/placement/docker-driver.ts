@@ -1,6 +1,8 @@
 // Docker placement: starts a conversation's enclosure from the enclave image with hardened defaults,
 // reaches its agent through the engine's exec (exec-relay.ts), waits for it to answer Health, tells a
 // dead one from a live one, and removes everything it made when stopped (container, volume).
+import type { EngineUsage } from "../model/usage.js";
+import { engineUsageOf } from "../usage/engine-stats.js";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { join, resolve } from "node:path";
@@ -370,6 +372,22 @@ export class DockerDriver {
       }
       throw new EnclaveError("placement_unavailable", `the Docker engine did not answer about ${enclosureWhere(record)}: ${(err as Error).message}`);
     }
+  }
+
+  /** One sample of the engine's stats for the container (one-shot: the engine does not wait for a second sample). */
+  async engineStats(record: EnclosureRecord): Promise<EngineUsage> {
+    const stats = await this.docker.getContainer(record.containerId).stats({ stream: false, "one-shot": true });
+    return engineUsageOf(stats, this.engine.name);
+  }
+
+  /**
+   * Where copy mode's workspace volume is mounted on this machine (the engine's local driver mounts
+   * it there while a container uses it); undefined in bind mode or on a remote engine.
+   */
+  async workspaceVolumeMount(record: EnclosureRecord): Promise<string | undefined> {
+    if (!record.disk || this.engine.remote) return undefined;
+    const info = (await this.docker.getVolume(record.disk.volume).inspect()) as Docker.VolumeInspectInfo;
+    return info.Mountpoint || undefined;
   }
 
   /** The engine's view of copy mode's workspace volume, for the egress audit; undefined in bind mode. */

@@ -282,6 +282,12 @@ export class HostAgents {
     return agentPid === undefined ? undefined : { agentPid, bwrapPid: agent.child.pid, cgroup: agent.cgroup, identity: agent.identity, config: this.sandbox };
   }
 
+  /** The running agent's sandbox cgroup, for its usage: undefined when no agent runs, cgroup undefined when sandboxes have none. */
+  usageTarget(conversationId: string): { cgroup?: SandboxCgroup } | undefined {
+    const agent = this.agents.get(conversationId);
+    return agent?.alive ? { cgroup: agent.cgroup } : undefined;
+  }
+
   pid(conversationId: string): number | undefined {
     const a = this.agents.get(conversationId);
     return a?.alive ? a.child.pid : undefined;

@@ -14,6 +14,8 @@ import { SANDBOX_CONTROLLERS, type SandboxController, type SandboxLimits } from 
 const PARENT = "enclave-host";
 
 let parents: Map<SandboxController, string> | undefined;
+/** cpuacct's parent folder: undefined when it is not mounted, or mounted with cpu (whose folder then holds its files). */
+let accountingParent: { folder?: string } | undefined;
 
 function unavailable(why: string): never {
   throw new EnclaveError(
@@ -48,6 +50,31 @@ function parentFolders(): Map<SandboxController, string> {
   return found;
 }
 
+/**
+ * Where a sandbox's CPU time is counted: cgroup v1's cpuacct controller, which bounds nothing and
+ * is optional (without it the sandbox has no CPU figure, and says so). Co-mounted with cpu, the cpu
+ * folder has its files and no folder of its own is made.
+ */
+function accountingFolder(): string | undefined {
+  if (accountingParent) return accountingParent.folder;
+  accountingParent = {};
+  try {
+    const mounts = parseMountinfo(readFileSync("/proc/self/mountinfo", "utf8"));
+    const mount = mounts.find((m) => m.fsType === "cgroup" && m.superOptions.includes("cpuacct"));
+    const line = readFileSync("/proc/self/cgroup", "utf8")
+      .split("\n")
+      .map((l) => /^\d+:([^:]*):(.*)$/.exec(l.trim()))
+      .find((m) => !!m && (m[1] ?? "").split(",").includes("cpuacct"));
+    if (!mount || !line || mount.superOptions.includes("cpu")) return undefined;
+    const path = line[2] ?? "";
+    const below = mount.root === "/" ? path : path.startsWith(mount.root) ? path.slice(mount.root.length) : undefined;
+    if (below !== undefined) accountingParent.folder = join(mount.mountPoint, below, PARENT);
+  } catch {
+    // No cgroup files at all: no accounting.
+  }
+  return accountingParent.folder;
+}
+
 /** An empty sandbox cgroup of another control plane this old was abandoned. */
 const ABANDONED_AFTER_MS = 60_000;
 
@@ -62,11 +89,26 @@ function subfolders(dir: string): string[] {
 }
 
 export class SandboxCgroup {
+  /** cpuacct's folder when it has one of its own (see accountingFolder); the cpu folder's files otherwise. */
+  private accounting: string | undefined;
+
   private constructor(
     /** Controller → the cgroup's folder. */
     readonly folders: ReadonlyMap<SandboxController, string>,
     readonly limits: SandboxLimits,
   ) {}
+
+  /** The folders its CPU, memory and pids figures are read from (see usage/cgroup-usage.ts). */
+  usageFolders(): { version: "v1"; cpuacct?: string; memory?: string; pids?: string } {
+    const cpu = this.folders.get("cpu");
+    const cpuHasAccounting = cpu !== undefined && existsSync(join(cpu, "cpuacct.usage"));
+    return {
+      version: "v1",
+      cpuacct: this.accounting ?? (cpuHasAccounting ? cpu : undefined),
+      memory: this.folders.get("memory"),
+      pids: this.folders.get("pids"),
+    };
+  }
 
   /**
    * Makes a new cgroup with the limits, in the folder of `group` (one per control plane, so that
@@ -93,6 +135,16 @@ export class SandboxCgroup {
       if (err instanceof EnclaveError) throw err;
       unavailable((err as Error).message);
     }
+    const accounting = accountingFolder();
+    if (accounting) {
+      try {
+        const folder = join(accounting, group, name);
+        mkdirSync(folder, { recursive: true });
+        made.accounting = folder;
+      } catch {
+        // Accounting only: the sandbox runs bounded all the same, with no CPU figure.
+      }
+    }
     return made;
   }
 
@@ -103,7 +155,8 @@ export class SandboxCgroup {
    * made). One holding a process is never removed: the kernel refuses.
    */
   static sweep(group: string, now = Date.now()): void {
-    for (const parent of parentFolders().values()) {
+    const accounting = accountingFolder();
+    for (const parent of [...parentFolders().values(), ...(accounting ? [accounting] : [])]) {
       for (const owner of subfolders(parent)) {
         for (const name of subfolders(join(parent, owner))) {
           const folder = join(parent, owner, name);
@@ -124,12 +177,17 @@ export class SandboxCgroup {
    * shell before it becomes bubblewrap) is whole after it.
    */
   selfJoinFiles(): string[] {
-    return [...this.folders.values()].map((f) => join(f, "tasks"));
+    return this.allFolders().map((f) => join(f, "tasks"));
+  }
+
+  /** The bounding controllers' folders and the accounting one. */
+  private allFolders(): string[] {
+    return [...this.folders.values(), ...(this.accounting ? [this.accounting] : [])];
   }
 
   /** The files a process's pid is written to, to move it (all its threads) into every controller. */
   procsFiles(): string[] {
-    return [...this.folders.values()].map((f) => join(f, "cgroup.procs"));
+    return this.allFolders().map((f) => join(f, "cgroup.procs"));
   }
 
   /** Host pids in the cgroup (the pids controller's list). */
@@ -147,7 +205,7 @@ export class SandboxCgroup {
 
   private removeNow(): boolean {
     let all = true;
-    for (const folder of this.folders.values()) {
+    for (const folder of this.allFolders()) {
       try {
         rmdirSync(folder);
       } catch (err) {

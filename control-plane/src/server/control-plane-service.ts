@@ -42,6 +42,8 @@ import type { ConversationView, TenantPauseView } from "../control-plane.js";
 import type { ControlPlaneApi } from "../control-plane-api.js";
 import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import { toServiceError } from "./service-error.js";
+import type { ConversationUsage } from "../model/usage.js";
+import { usageMessage } from "./usage-message.js";
 import type { Run } from "../model/run.js";
 import type { ContentPart } from "../tools/tool.js";
 import { type DecodedCallToolRequest, type DecodedToolCallFrame, undecodableReason } from "./strict-call-decoding.js";
@@ -79,9 +81,15 @@ type ViewId = (key: string) => string;
 const asKey: ViewId = (key) => key;
 
 /** `showPaths`: whether the caller may learn host paths (see TenantScope.seesHostPaths). */
-export function conversationMessage(c: ConversationView, view: ViewId = asKey, showPaths = true): Conversation {
+export function conversationMessage(
+  c: ConversationView,
+  view: ViewId = asKey,
+  showPaths = true,
+  usage?: { of: ConversationUsage; text: (s: string) => string },
+): Conversation {
   const e = c.enclosure;
   return {
+    usage: usage ? usageMessage(usage.of, usage.text) : undefined,
     id: view(c.id),
     workspacePath: showPaths ? c.workspacePath : "",
     placement: c.placement,
@@ -451,7 +459,10 @@ export function controlPlaneService(
         s.seesHostPaths,
       );
     }),
-    getConversation: unary((req, s) => conversationMessage(s.conversation(req.conversationId), s.viewer, s.seesHostPaths)),
+    getConversation: unary(async (req, s) => {
+      const conv = s.conversation(req.conversationId);
+      return conversationMessage(conv, s.viewer, s.seesHostPaths, { of: await cp.conversationUsage(conv.id), text: (t) => s.pathless(t) });
+    }),
     listConversations: unary((_req, s) => ({
       conversations: cp
         .listConversations()

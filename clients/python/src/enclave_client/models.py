@@ -107,6 +107,62 @@ def tenant_pause_from_pb(m: pb.TenantPauseState) -> TenantPauseState:
 
 
 @dataclass(frozen=True)
+class CgroupUsage:
+    """CPU and memory as the placement's cgroup counts them since it was made; -1: not offered by this kernel."""
+
+    #: Which cgroup and which of its files.
+    source: str
+    cpu_user_seconds: float
+    cpu_system_seconds: float
+    memory_bytes: int
+    memory_peak_bytes: int
+    #: -1 when unlimited.
+    memory_limit_bytes: int
+    pids: int
+    measured_at_ms: int
+
+
+@dataclass(frozen=True)
+class EngineUsage:
+    """One sample of the Docker engine's stats for an enclosure's container."""
+
+    engine: str
+    cpu_total_seconds: float
+    #: -1 when the engine gave no previous sample.
+    cpu_percent: float
+    memory_usage_bytes: int
+    memory_limit_bytes: int
+    pids: int
+    measured_at_ms: int
+
+
+@dataclass(frozen=True)
+class WorkspaceUsage:
+    #: "walk" (the host folder) or "volume" (copy mode's workspace volume).
+    source: str
+    #: Allocated on disk.
+    bytes: int
+    entries: int
+    #: The walk stopped at a bound: bytes is a lower bound.
+    capped: bool
+    note: str
+    measured_at_ms: int
+
+
+@dataclass(frozen=True)
+class ConversationUsage:
+    """What a conversation costs now (get_conversation only); a part that could not be measured is None, with why."""
+
+    measured_at_ms: int
+    cgroup: Optional[CgroupUsage]
+    cgroup_unavailable: str
+    engine: Optional[EngineUsage]
+    engine_unavailable: str
+    workspace: Optional[WorkspaceUsage]
+    workspace_unavailable: str
+
+
+@dataclass(frozen=True)
 class Conversation:
     id: str
     workspace_path: str
@@ -117,6 +173,8 @@ class Conversation:
     open_runs: List[str]
     not_copied_back: List[str]
     tenant: str
+    #: What it costs now: get_conversation fills it, list_conversations does not.
+    usage: Optional[ConversationUsage]
     #: "active" or "sleeping" (its placement put to sleep; the next call wakes it).
     lifecycle_state: str = "active"
     #: The idle timeout and maximum lifetime in force, in seconds (0: never).
@@ -127,6 +185,16 @@ class Conversation:
     sleep: Optional[LifecycleSleep] = None
 
 
+def _usage_from_pb(u: pb.ConversationUsage) -> ConversationUsage:
+    return _plain(
+        ConversationUsage,
+        u,
+        cgroup=_plain(CgroupUsage, u.cgroup) if u.HasField("cgroup") else None,
+        engine=_plain(EngineUsage, u.engine) if u.HasField("engine") else None,
+        workspace=_plain(WorkspaceUsage, u.workspace) if u.HasField("workspace") else None,
+    )
+
+
 def conversation_from_pb(m: pb.Conversation) -> Conversation:
     enclosure = None
     if m.HasField("enclosure"):
@@ -134,7 +202,8 @@ def conversation_from_pb(m: pb.Conversation) -> Conversation:
         limits = _plain(EnclosureLimits, e.limits) if e.HasField("limits") else None
         enclosure = _plain(Enclosure, e, limits=limits)
     sleep = _plain(LifecycleSleep, m.sleep) if m.HasField("sleep") else None
-    return _plain(Conversation, m, enclosure=enclosure, sleep=sleep)
+    usage = _usage_from_pb(m.usage) if m.HasField("usage") else None
+    return _plain(Conversation, m, enclosure=enclosure, sleep=sleep, usage=usage)
 
 
 @dataclass

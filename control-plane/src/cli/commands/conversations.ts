@@ -1,7 +1,8 @@
-// enclave conversations list | create | get | delete | lifecycle.
+// enclave conversations list | create | get (or show) | delete | lifecycle.
 import { type CommandContext, usage } from "../context.js";
 import { HELP } from "../help.js";
 import { showConversation } from "../show.js";
+import { showUsage } from "../show-usage.js";
 import { say, sayJson } from "../terminal-text.js";
 
 /** Seconds given on the command line: a whole number of 0 or more (0: the server's default). */
@@ -29,7 +30,7 @@ export async function conversationsCommand({ sub, rest, opts, client }: CommandC
           ? await client.setConversationLifecycle(rest[0] ?? usage("give a conversation id"), lifecycle)
           : await client.getConversation(rest[0] ?? usage("give a conversation id"));
     if (json) sayJson(c);
-    else say(showConversation(c));
+    else say([showConversation(c), ...(c.usage ? showUsage(c.usage) : [])].join("\n"));
     return;
   }
   if (sub === "delete") {

@@ -189,7 +189,14 @@ export interface Conversation {
   /** When it was put to sleep; 0 while active. */
   sleptAtMs: number;
   /** Why and how it sleeps; unset while active. */
-  sleep?: LifecycleSleep | undefined;
+  sleep?:
+    | LifecycleSleep
+    | undefined;
+  /**
+   * What the conversation costs now: filled by GetConversation only (ListConversations leaves it
+   * out, as measuring every workspace on each list would cost more than the list).
+   */
+  usage?: ConversationUsage | undefined;
 }
 
 /** How a conversation was put to sleep. */
@@ -237,6 +244,68 @@ export interface TenantPauseState {
   reason: string;
   /** Conversations put to sleep by this pause (PauseTenant only). */
   slept: string[];
+}
+
+/**
+ * A conversation's CPU, memory and disk, each part with where it came from and when it was read. A
+ * part that could not be measured is absent, with why in its *_unavailable field.
+ */
+export interface ConversationUsage {
+  measuredAtMs: number;
+  /** The placement's cgroup: the host sandbox's, or the enclosure's container's (local engines only). */
+  cgroup?: CgroupUsage | undefined;
+  cgroupUnavailable: string;
+  /** The Docker engine's own figures for an enclosure (its stats endpoint); absent on host placement. */
+  engine?: EngineUsage | undefined;
+  engineUnavailable: string;
+  workspace?: WorkspaceUsage | undefined;
+  workspaceUnavailable: string;
+}
+
+/**
+ * Counted by the kernel since the cgroup was made (the placement's start: a restarted host agent or
+ * enclosure starts again from zero). -1: this kernel does not offer that figure.
+ */
+export interface CgroupUsage {
+  /** Which cgroup and which files, e.g. "cgroup v1 (cpuacct, memory, pids) of the host sandbox". */
+  source: string;
+  cpuUserSeconds: number;
+  cpuSystemSeconds: number;
+  /** Memory charged to the cgroup now (page cache included) and the most it was charged since made. */
+  memoryBytes: number;
+  memoryPeakBytes: number;
+  /** -1 when unlimited. */
+  memoryLimitBytes: number;
+  pids: number;
+  measuredAtMs: number;
+}
+
+/** What the engine's stats endpoint reports for the container (one sample). */
+export interface EngineUsage {
+  /** The engine's name (from ENCLAVE_ENGINES_FILE; "default" for the one engine of a plain setup). */
+  engine: string;
+  cpuTotalSeconds: number;
+  /** Percent of one CPU since the engine's previous sample; -1 when the engine gave no previous sample. */
+  cpuPercent: number;
+  memoryUsageBytes: number;
+  memoryLimitBytes: number;
+  pids: number;
+  measuredAtMs: number;
+}
+
+/** The workspace's size on disk. */
+export interface WorkspaceUsage {
+  /** "walk" (the host folder, file by file) or "volume" (copy mode's workspace volume, whole). */
+  source: string;
+  /** Bytes allocated on disk (what a sparse file does not hold is not counted). */
+  bytes: number;
+  /** Entries counted (files, folders, links); 0 for a volume. */
+  entries: number;
+  /** The walk stopped at a bound (entries, depth or time) before the end: bytes is a lower bound. */
+  capped: boolean;
+  /** What was left out and why, when anything was. */
+  note: string;
+  measuredAtMs: number;
 }
 
 /** Hardened by default; each field below that weakens it is an explicit, recorded choice. */
@@ -1808,6 +1877,7 @@ function createBaseConversation(): Conversation {
     maxLifetimeSeconds: 0,
     sleptAtMs: 0,
     sleep: undefined,
+    usage: undefined,
   };
 }
 
@@ -1851,6 +1921,9 @@ export const Conversation: MessageFns<Conversation> = {
     }
     if (message.sleep !== undefined) {
       LifecycleSleep.encode(message.sleep, writer.uint32(106).fork()).join();
+    }
+    if (message.usage !== undefined) {
+      ConversationUsage.encode(message.usage, writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -1972,6 +2045,14 @@ export const Conversation: MessageFns<Conversation> = {
             message.sleep = LifecycleSleep.decode(reader, reader.uint32());
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.usage = ConversationUsage.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2031,6 +2112,7 @@ export const Conversation: MessageFns<Conversation> = {
         ? globalThis.Number(object.slept_at_ms)
         : 0,
       sleep: isSet(object.sleep) ? LifecycleSleep.fromJSON(object.sleep) : undefined,
+      usage: isSet(object.usage) ? ConversationUsage.fromJSON(object.usage) : undefined,
     };
   },
 
@@ -2075,6 +2157,9 @@ export const Conversation: MessageFns<Conversation> = {
     if (message.sleep !== undefined) {
       obj.sleep = LifecycleSleep.toJSON(message.sleep);
     }
+    if (message.usage !== undefined) {
+      obj.usage = ConversationUsage.toJSON(message.usage);
+    }
     return obj;
   },
 
@@ -2099,6 +2184,9 @@ export const Conversation: MessageFns<Conversation> = {
     message.sleptAtMs = object.sleptAtMs ?? 0;
     message.sleep = (object.sleep !== undefined && object.sleep !== null)
       ? LifecycleSleep.fromPartial(object.sleep)
+      : undefined;
+    message.usage = (object.usage !== undefined && object.usage !== null)
+      ? ConversationUsage.fromPartial(object.usage)
       : undefined;
     return message;
   },
@@ -2693,6 +2781,761 @@ export const TenantPauseState: MessageFns<TenantPauseState> = {
     message.pausedBy = object.pausedBy ?? "";
     message.reason = object.reason ?? "";
     message.slept = object.slept?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseConversationUsage(): ConversationUsage {
+  return {
+    measuredAtMs: 0,
+    cgroup: undefined,
+    cgroupUnavailable: "",
+    engine: undefined,
+    engineUnavailable: "",
+    workspace: undefined,
+    workspaceUnavailable: "",
+  };
+}
+
+export const ConversationUsage: MessageFns<ConversationUsage> = {
+  encode(message: ConversationUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.measuredAtMs !== 0) {
+      writer.uint32(8).int64(message.measuredAtMs);
+    }
+    if (message.cgroup !== undefined) {
+      CgroupUsage.encode(message.cgroup, writer.uint32(18).fork()).join();
+    }
+    if (message.cgroupUnavailable !== "") {
+      writer.uint32(26).string(message.cgroupUnavailable);
+    }
+    if (message.engine !== undefined) {
+      EngineUsage.encode(message.engine, writer.uint32(34).fork()).join();
+    }
+    if (message.engineUnavailable !== "") {
+      writer.uint32(42).string(message.engineUnavailable);
+    }
+    if (message.workspace !== undefined) {
+      WorkspaceUsage.encode(message.workspace, writer.uint32(50).fork()).join();
+    }
+    if (message.workspaceUnavailable !== "") {
+      writer.uint32(58).string(message.workspaceUnavailable);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConversationUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConversationUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.measuredAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cgroup = CgroupUsage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cgroupUnavailable = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.engine = EngineUsage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.engineUnavailable = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.workspace = WorkspaceUsage.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.workspaceUnavailable = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConversationUsage {
+    return {
+      measuredAtMs: isSet(object.measuredAtMs)
+        ? globalThis.Number(object.measuredAtMs)
+        : isSet(object.measured_at_ms)
+        ? globalThis.Number(object.measured_at_ms)
+        : 0,
+      cgroup: isSet(object.cgroup) ? CgroupUsage.fromJSON(object.cgroup) : undefined,
+      cgroupUnavailable: isSet(object.cgroupUnavailable)
+        ? globalThis.String(object.cgroupUnavailable)
+        : isSet(object.cgroup_unavailable)
+        ? globalThis.String(object.cgroup_unavailable)
+        : "",
+      engine: isSet(object.engine) ? EngineUsage.fromJSON(object.engine) : undefined,
+      engineUnavailable: isSet(object.engineUnavailable)
+        ? globalThis.String(object.engineUnavailable)
+        : isSet(object.engine_unavailable)
+        ? globalThis.String(object.engine_unavailable)
+        : "",
+      workspace: isSet(object.workspace) ? WorkspaceUsage.fromJSON(object.workspace) : undefined,
+      workspaceUnavailable: isSet(object.workspaceUnavailable)
+        ? globalThis.String(object.workspaceUnavailable)
+        : isSet(object.workspace_unavailable)
+        ? globalThis.String(object.workspace_unavailable)
+        : "",
+    };
+  },
+
+  toJSON(message: ConversationUsage): unknown {
+    const obj: any = {};
+    if (message.measuredAtMs !== 0) {
+      obj.measuredAtMs = Math.round(message.measuredAtMs);
+    }
+    if (message.cgroup !== undefined) {
+      obj.cgroup = CgroupUsage.toJSON(message.cgroup);
+    }
+    if (message.cgroupUnavailable !== "") {
+      obj.cgroupUnavailable = message.cgroupUnavailable;
+    }
+    if (message.engine !== undefined) {
+      obj.engine = EngineUsage.toJSON(message.engine);
+    }
+    if (message.engineUnavailable !== "") {
+      obj.engineUnavailable = message.engineUnavailable;
+    }
+    if (message.workspace !== undefined) {
+      obj.workspace = WorkspaceUsage.toJSON(message.workspace);
+    }
+    if (message.workspaceUnavailable !== "") {
+      obj.workspaceUnavailable = message.workspaceUnavailable;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConversationUsage>, I>>(base?: I): ConversationUsage {
+    return ConversationUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConversationUsage>, I>>(object: I): ConversationUsage {
+    const message = createBaseConversationUsage();
+    message.measuredAtMs = object.measuredAtMs ?? 0;
+    message.cgroup = (object.cgroup !== undefined && object.cgroup !== null)
+      ? CgroupUsage.fromPartial(object.cgroup)
+      : undefined;
+    message.cgroupUnavailable = object.cgroupUnavailable ?? "";
+    message.engine = (object.engine !== undefined && object.engine !== null)
+      ? EngineUsage.fromPartial(object.engine)
+      : undefined;
+    message.engineUnavailable = object.engineUnavailable ?? "";
+    message.workspace = (object.workspace !== undefined && object.workspace !== null)
+      ? WorkspaceUsage.fromPartial(object.workspace)
+      : undefined;
+    message.workspaceUnavailable = object.workspaceUnavailable ?? "";
+    return message;
+  },
+};
+
+function createBaseCgroupUsage(): CgroupUsage {
+  return {
+    source: "",
+    cpuUserSeconds: 0,
+    cpuSystemSeconds: 0,
+    memoryBytes: 0,
+    memoryPeakBytes: 0,
+    memoryLimitBytes: 0,
+    pids: 0,
+    measuredAtMs: 0,
+  };
+}
+
+export const CgroupUsage: MessageFns<CgroupUsage> = {
+  encode(message: CgroupUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.source !== "") {
+      writer.uint32(10).string(message.source);
+    }
+    if (message.cpuUserSeconds !== 0) {
+      writer.uint32(17).double(message.cpuUserSeconds);
+    }
+    if (message.cpuSystemSeconds !== 0) {
+      writer.uint32(25).double(message.cpuSystemSeconds);
+    }
+    if (message.memoryBytes !== 0) {
+      writer.uint32(32).int64(message.memoryBytes);
+    }
+    if (message.memoryPeakBytes !== 0) {
+      writer.uint32(40).int64(message.memoryPeakBytes);
+    }
+    if (message.memoryLimitBytes !== 0) {
+      writer.uint32(48).int64(message.memoryLimitBytes);
+    }
+    if (message.pids !== 0) {
+      writer.uint32(56).int64(message.pids);
+    }
+    if (message.measuredAtMs !== 0) {
+      writer.uint32(64).int64(message.measuredAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CgroupUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCgroupUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.cpuUserSeconds = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.cpuSystemSeconds = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.memoryBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.memoryPeakBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.memoryLimitBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.pids = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.measuredAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CgroupUsage {
+    return {
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      cpuUserSeconds: isSet(object.cpuUserSeconds)
+        ? globalThis.Number(object.cpuUserSeconds)
+        : isSet(object.cpu_user_seconds)
+        ? globalThis.Number(object.cpu_user_seconds)
+        : 0,
+      cpuSystemSeconds: isSet(object.cpuSystemSeconds)
+        ? globalThis.Number(object.cpuSystemSeconds)
+        : isSet(object.cpu_system_seconds)
+        ? globalThis.Number(object.cpu_system_seconds)
+        : 0,
+      memoryBytes: isSet(object.memoryBytes)
+        ? globalThis.Number(object.memoryBytes)
+        : isSet(object.memory_bytes)
+        ? globalThis.Number(object.memory_bytes)
+        : 0,
+      memoryPeakBytes: isSet(object.memoryPeakBytes)
+        ? globalThis.Number(object.memoryPeakBytes)
+        : isSet(object.memory_peak_bytes)
+        ? globalThis.Number(object.memory_peak_bytes)
+        : 0,
+      memoryLimitBytes: isSet(object.memoryLimitBytes)
+        ? globalThis.Number(object.memoryLimitBytes)
+        : isSet(object.memory_limit_bytes)
+        ? globalThis.Number(object.memory_limit_bytes)
+        : 0,
+      pids: isSet(object.pids) ? globalThis.Number(object.pids) : 0,
+      measuredAtMs: isSet(object.measuredAtMs)
+        ? globalThis.Number(object.measuredAtMs)
+        : isSet(object.measured_at_ms)
+        ? globalThis.Number(object.measured_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: CgroupUsage): unknown {
+    const obj: any = {};
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.cpuUserSeconds !== 0) {
+      obj.cpuUserSeconds = floatToJson(message.cpuUserSeconds);
+    }
+    if (message.cpuSystemSeconds !== 0) {
+      obj.cpuSystemSeconds = floatToJson(message.cpuSystemSeconds);
+    }
+    if (message.memoryBytes !== 0) {
+      obj.memoryBytes = Math.round(message.memoryBytes);
+    }
+    if (message.memoryPeakBytes !== 0) {
+      obj.memoryPeakBytes = Math.round(message.memoryPeakBytes);
+    }
+    if (message.memoryLimitBytes !== 0) {
+      obj.memoryLimitBytes = Math.round(message.memoryLimitBytes);
+    }
+    if (message.pids !== 0) {
+      obj.pids = Math.round(message.pids);
+    }
+    if (message.measuredAtMs !== 0) {
+      obj.measuredAtMs = Math.round(message.measuredAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CgroupUsage>, I>>(base?: I): CgroupUsage {
+    return CgroupUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CgroupUsage>, I>>(object: I): CgroupUsage {
+    const message = createBaseCgroupUsage();
+    message.source = object.source ?? "";
+    message.cpuUserSeconds = object.cpuUserSeconds ?? 0;
+    message.cpuSystemSeconds = object.cpuSystemSeconds ?? 0;
+    message.memoryBytes = object.memoryBytes ?? 0;
+    message.memoryPeakBytes = object.memoryPeakBytes ?? 0;
+    message.memoryLimitBytes = object.memoryLimitBytes ?? 0;
+    message.pids = object.pids ?? 0;
+    message.measuredAtMs = object.measuredAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseEngineUsage(): EngineUsage {
+  return {
+    engine: "",
+    cpuTotalSeconds: 0,
+    cpuPercent: 0,
+    memoryUsageBytes: 0,
+    memoryLimitBytes: 0,
+    pids: 0,
+    measuredAtMs: 0,
+  };
+}
+
+export const EngineUsage: MessageFns<EngineUsage> = {
+  encode(message: EngineUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.engine !== "") {
+      writer.uint32(10).string(message.engine);
+    }
+    if (message.cpuTotalSeconds !== 0) {
+      writer.uint32(17).double(message.cpuTotalSeconds);
+    }
+    if (message.cpuPercent !== 0) {
+      writer.uint32(25).double(message.cpuPercent);
+    }
+    if (message.memoryUsageBytes !== 0) {
+      writer.uint32(32).int64(message.memoryUsageBytes);
+    }
+    if (message.memoryLimitBytes !== 0) {
+      writer.uint32(40).int64(message.memoryLimitBytes);
+    }
+    if (message.pids !== 0) {
+      writer.uint32(48).int64(message.pids);
+    }
+    if (message.measuredAtMs !== 0) {
+      writer.uint32(56).int64(message.measuredAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EngineUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEngineUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.engine = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.cpuTotalSeconds = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.cpuPercent = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.memoryUsageBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.memoryLimitBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.pids = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.measuredAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EngineUsage {
+    return {
+      engine: isSet(object.engine) ? globalThis.String(object.engine) : "",
+      cpuTotalSeconds: isSet(object.cpuTotalSeconds)
+        ? globalThis.Number(object.cpuTotalSeconds)
+        : isSet(object.cpu_total_seconds)
+        ? globalThis.Number(object.cpu_total_seconds)
+        : 0,
+      cpuPercent: isSet(object.cpuPercent)
+        ? globalThis.Number(object.cpuPercent)
+        : isSet(object.cpu_percent)
+        ? globalThis.Number(object.cpu_percent)
+        : 0,
+      memoryUsageBytes: isSet(object.memoryUsageBytes)
+        ? globalThis.Number(object.memoryUsageBytes)
+        : isSet(object.memory_usage_bytes)
+        ? globalThis.Number(object.memory_usage_bytes)
+        : 0,
+      memoryLimitBytes: isSet(object.memoryLimitBytes)
+        ? globalThis.Number(object.memoryLimitBytes)
+        : isSet(object.memory_limit_bytes)
+        ? globalThis.Number(object.memory_limit_bytes)
+        : 0,
+      pids: isSet(object.pids) ? globalThis.Number(object.pids) : 0,
+      measuredAtMs: isSet(object.measuredAtMs)
+        ? globalThis.Number(object.measuredAtMs)
+        : isSet(object.measured_at_ms)
+        ? globalThis.Number(object.measured_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: EngineUsage): unknown {
+    const obj: any = {};
+    if (message.engine !== "") {
+      obj.engine = message.engine;
+    }
+    if (message.cpuTotalSeconds !== 0) {
+      obj.cpuTotalSeconds = floatToJson(message.cpuTotalSeconds);
+    }
+    if (message.cpuPercent !== 0) {
+      obj.cpuPercent = floatToJson(message.cpuPercent);
+    }
+    if (message.memoryUsageBytes !== 0) {
+      obj.memoryUsageBytes = Math.round(message.memoryUsageBytes);
+    }
+    if (message.memoryLimitBytes !== 0) {
+      obj.memoryLimitBytes = Math.round(message.memoryLimitBytes);
+    }
+    if (message.pids !== 0) {
+      obj.pids = Math.round(message.pids);
+    }
+    if (message.measuredAtMs !== 0) {
+      obj.measuredAtMs = Math.round(message.measuredAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EngineUsage>, I>>(base?: I): EngineUsage {
+    return EngineUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EngineUsage>, I>>(object: I): EngineUsage {
+    const message = createBaseEngineUsage();
+    message.engine = object.engine ?? "";
+    message.cpuTotalSeconds = object.cpuTotalSeconds ?? 0;
+    message.cpuPercent = object.cpuPercent ?? 0;
+    message.memoryUsageBytes = object.memoryUsageBytes ?? 0;
+    message.memoryLimitBytes = object.memoryLimitBytes ?? 0;
+    message.pids = object.pids ?? 0;
+    message.measuredAtMs = object.measuredAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseWorkspaceUsage(): WorkspaceUsage {
+  return { source: "", bytes: 0, entries: 0, capped: false, note: "", measuredAtMs: 0 };
+}
+
+export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
+  encode(message: WorkspaceUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.source !== "") {
+      writer.uint32(10).string(message.source);
+    }
+    if (message.bytes !== 0) {
+      writer.uint32(16).int64(message.bytes);
+    }
+    if (message.entries !== 0) {
+      writer.uint32(24).int64(message.entries);
+    }
+    if (message.capped !== false) {
+      writer.uint32(32).bool(message.capped);
+    }
+    if (message.note !== "") {
+      writer.uint32(42).string(message.note);
+    }
+    if (message.measuredAtMs !== 0) {
+      writer.uint32(48).int64(message.measuredAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkspaceUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkspaceUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.bytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.entries = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.capped = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.measuredAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkspaceUsage {
+    return {
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      bytes: isSet(object.bytes) ? globalThis.Number(object.bytes) : 0,
+      entries: isSet(object.entries) ? globalThis.Number(object.entries) : 0,
+      capped: isSet(object.capped) ? globalThis.Boolean(object.capped) : false,
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+      measuredAtMs: isSet(object.measuredAtMs)
+        ? globalThis.Number(object.measuredAtMs)
+        : isSet(object.measured_at_ms)
+        ? globalThis.Number(object.measured_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: WorkspaceUsage): unknown {
+    const obj: any = {};
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.bytes !== 0) {
+      obj.bytes = Math.round(message.bytes);
+    }
+    if (message.entries !== 0) {
+      obj.entries = Math.round(message.entries);
+    }
+    if (message.capped !== false) {
+      obj.capped = message.capped;
+    }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
+    if (message.measuredAtMs !== 0) {
+      obj.measuredAtMs = Math.round(message.measuredAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkspaceUsage>, I>>(base?: I): WorkspaceUsage {
+    return WorkspaceUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkspaceUsage>, I>>(object: I): WorkspaceUsage {
+    const message = createBaseWorkspaceUsage();
+    message.source = object.source ?? "";
+    message.bytes = object.bytes ?? 0;
+    message.entries = object.entries ?? 0;
+    message.capped = object.capped ?? false;
+    message.note = object.note ?? "";
+    message.measuredAtMs = object.measuredAtMs ?? 0;
     return message;
   },
 };

@@ -198,6 +198,26 @@ class CardsSubscribed(_message.Message):
     open_cards: int
     def __init__(self, open_cards: _Optional[int] = ...) -> None: ...
 
+class CgroupUsage(_message.Message):
+    __slots__ = ["cpu_system_seconds", "cpu_user_seconds", "measured_at_ms", "memory_bytes", "memory_limit_bytes", "memory_peak_bytes", "pids", "source"]
+    CPU_SYSTEM_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    CPU_USER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    MEASURED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_LIMIT_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_PEAK_BYTES_FIELD_NUMBER: _ClassVar[int]
+    PIDS_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    cpu_system_seconds: float
+    cpu_user_seconds: float
+    measured_at_ms: int
+    memory_bytes: int
+    memory_limit_bytes: int
+    memory_peak_bytes: int
+    pids: int
+    source: str
+    def __init__(self, source: _Optional[str] = ..., cpu_user_seconds: _Optional[float] = ..., cpu_system_seconds: _Optional[float] = ..., memory_bytes: _Optional[int] = ..., memory_peak_bytes: _Optional[int] = ..., memory_limit_bytes: _Optional[int] = ..., pids: _Optional[int] = ..., measured_at_ms: _Optional[int] = ...) -> None: ...
+
 class CloseRunRequest(_message.Message):
     __slots__ = ["run_id"]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
@@ -221,7 +241,7 @@ class ContentPart(_message.Message):
     def __init__(self, text: _Optional[str] = ..., image: _Optional[_Union[ImagePart, _Mapping]] = ..., rich: _Optional[_Union[RichPart, _Mapping]] = ..., repeats_streamed: bool = ...) -> None: ...
 
 class Conversation(_message.Message):
-    __slots__ = ["created_at_ms", "enclosure", "id", "idle_timeout_seconds", "lifecycle_state", "max_lifetime_seconds", "not_copied_back", "open_runs", "placement", "sleep", "slept_at_ms", "tenant", "workspace_path"]
+    __slots__ = ["created_at_ms", "enclosure", "id", "idle_timeout_seconds", "lifecycle_state", "max_lifetime_seconds", "not_copied_back", "open_runs", "placement", "sleep", "slept_at_ms", "tenant", "usage", "workspace_path"]
     CREATED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     ENCLOSURE_FIELD_NUMBER: _ClassVar[int]
     IDLE_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
@@ -234,6 +254,7 @@ class Conversation(_message.Message):
     SLEEP_FIELD_NUMBER: _ClassVar[int]
     SLEPT_AT_MS_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_PATH_FIELD_NUMBER: _ClassVar[int]
     created_at_ms: int
     enclosure: Enclosure
@@ -247,8 +268,27 @@ class Conversation(_message.Message):
     sleep: LifecycleSleep
     slept_at_ms: int
     tenant: str
+    usage: ConversationUsage
     workspace_path: str
-    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ..., slept_at_ms: _Optional[int] = ..., sleep: _Optional[_Union[LifecycleSleep, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ..., slept_at_ms: _Optional[int] = ..., sleep: _Optional[_Union[LifecycleSleep, _Mapping]] = ..., usage: _Optional[_Union[ConversationUsage, _Mapping]] = ...) -> None: ...
+
+class ConversationUsage(_message.Message):
+    __slots__ = ["cgroup", "cgroup_unavailable", "engine", "engine_unavailable", "measured_at_ms", "workspace", "workspace_unavailable"]
+    CGROUP_FIELD_NUMBER: _ClassVar[int]
+    CGROUP_UNAVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_UNAVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    MEASURED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    WORKSPACE_FIELD_NUMBER: _ClassVar[int]
+    WORKSPACE_UNAVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    cgroup: CgroupUsage
+    cgroup_unavailable: str
+    engine: EngineUsage
+    engine_unavailable: str
+    measured_at_ms: int
+    workspace: WorkspaceUsage
+    workspace_unavailable: str
+    def __init__(self, measured_at_ms: _Optional[int] = ..., cgroup: _Optional[_Union[CgroupUsage, _Mapping]] = ..., cgroup_unavailable: _Optional[str] = ..., engine: _Optional[_Union[EngineUsage, _Mapping]] = ..., engine_unavailable: _Optional[str] = ..., workspace: _Optional[_Union[WorkspaceUsage, _Mapping]] = ..., workspace_unavailable: _Optional[str] = ...) -> None: ...
 
 class CreateConversationRequest(_message.Message):
     __slots__ = ["id", "idle_timeout_seconds", "max_lifetime_seconds", "workspace_path"]
@@ -399,6 +439,24 @@ class EnclosureOptions(_message.Message):
     workspace_mode: str
     writable_root: bool
     def __init__(self, image: _Optional[str] = ..., workspace_mode: _Optional[str] = ..., memory_bytes: _Optional[int] = ..., cpus: _Optional[float] = ..., pids_limit: _Optional[int] = ..., user: _Optional[str] = ..., network_mode: _Optional[str] = ..., keep_capabilities: _Optional[_Iterable[str]] = ..., writable_root: bool = ..., allow_new_privileges: bool = ..., agent_delivery: _Optional[str] = ..., disk_limit_bytes: _Optional[int] = ..., runtime: _Optional[str] = ..., devcontainer: bool = ...) -> None: ...
+
+class EngineUsage(_message.Message):
+    __slots__ = ["cpu_percent", "cpu_total_seconds", "engine", "measured_at_ms", "memory_limit_bytes", "memory_usage_bytes", "pids"]
+    CPU_PERCENT_FIELD_NUMBER: _ClassVar[int]
+    CPU_TOTAL_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_FIELD_NUMBER: _ClassVar[int]
+    MEASURED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_LIMIT_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_USAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    PIDS_FIELD_NUMBER: _ClassVar[int]
+    cpu_percent: float
+    cpu_total_seconds: float
+    engine: str
+    measured_at_ms: int
+    memory_limit_bytes: int
+    memory_usage_bytes: int
+    pids: int
+    def __init__(self, engine: _Optional[str] = ..., cpu_total_seconds: _Optional[float] = ..., cpu_percent: _Optional[float] = ..., memory_usage_bytes: _Optional[int] = ..., memory_limit_bytes: _Optional[int] = ..., pids: _Optional[int] = ..., measured_at_ms: _Optional[int] = ...) -> None: ...
 
 class GetCardArgumentsRequest(_message.Message):
     __slots__ = ["conversation_id", "limit", "number", "offset"]
@@ -1003,6 +1061,22 @@ class WorkerResult(_message.Message):
     state: str
     worker_id: str
     def __init__(self, conversation_id: _Optional[str] = ..., worker_id: _Optional[str] = ..., attempt: _Optional[int] = ..., state: _Optional[str] = ..., result: _Optional[str] = ...) -> None: ...
+
+class WorkspaceUsage(_message.Message):
+    __slots__ = ["bytes", "capped", "entries", "measured_at_ms", "note", "source"]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    CAPPED_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    MEASURED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    bytes: int
+    capped: bool
+    entries: int
+    measured_at_ms: int
+    note: str
+    source: str
+    def __init__(self, source: _Optional[str] = ..., bytes: _Optional[int] = ..., entries: _Optional[int] = ..., capped: bool = ..., note: _Optional[str] = ..., measured_at_ms: _Optional[int] = ...) -> None: ...
 
 class SyncedFileState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
