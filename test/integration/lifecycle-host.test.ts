@@ -13,6 +13,7 @@ import { HOST_AGENT_LOST, PLACEMENT_SLEPT } from "@enclave/control-plane/placeme
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { alive, eventually } from "../helpers/wait.js";
+import { sandboxNamespace, sandboxProcesses } from "../helpers/sandbox-processes.js";
 
 const IDLE_MAX = 600;
 const LABEL = "a python cell of the idle policy test";
@@ -60,6 +61,10 @@ describe("a conversation on host placement", () => {
     expect((await c.callTool(run, "write", { path: "kept.txt", content: "kept\n" })).isError).toBe(false);
     const pid = svc.cp.hostAgentPid(key("idle-host"));
     expect(pid).toBeGreaterThan(0);
+    // The sandbox's processes as the host's /proc shows them: the agent and its kernel, at least.
+    const target = svc.cp.hostAgents.auditTarget(key("idle-host"));
+    const namespace = sandboxNamespace(target?.bwrapPid ?? -1);
+    expect(sandboxProcesses(namespace).length).toBeGreaterThanOrEqual(2);
 
     const asleep = await sleeping(c, "idle-host");
     expect(asleep.sleep).toMatchObject({ reason: "idle", mechanism: "stop", memoryKept: false, placement: "host" });
@@ -67,6 +72,12 @@ describe("a conversation on host placement", () => {
     // No process of it is left: the agent (the sandbox's pid as the host sees it) is gone.
     expect(alive(pid as number)).toBe(false);
     expect(svc.cp.hostAgentPid(key("idle-host"))).toBeUndefined();
+    // The kernel reaps what is left of the namespace a moment after its init ended.
+    await eventually(
+      async () => sandboxProcesses(namespace).length === 0,
+      `no process left in the sandbox (${JSON.stringify(sandboxProcesses(namespace))})`,
+      10_000,
+    );
 
     const sum = await c.callTool(run, "eval", { description: LABEL, language: "python", code: "1 + 1" });
     expect(sum.isError, resultText(sum)).toBe(false);
