@@ -451,6 +451,8 @@ export class ControlPlane {
       let startedAtMs: number;
       if (enc) {
         if (enc.state !== "running") return this.view(conv);
+        // "stop" on every runtime for now; where it answers "checkpoint" (runsc), the enclosure is to be
+        // paused with its memory instead, stay recorded, and be resumed by the wake.
         const mechanism = sleepMechanism(enc);
         await this.placements.stop(id);
         startedAtMs = enc.startedAtMs;
