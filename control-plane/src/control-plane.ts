@@ -471,8 +471,7 @@ export class ControlPlane {
           },
         };
       } else {
-        const pid = this.hostAgents.pid(id);
-        if (pid === undefined) return this.view(conv);
+        if (this.hostAgents.pid(id) === undefined) return this.view(conv);
         startedAtMs = conv.hostAgent?.startedAtMs ?? now;
         await this.hostAgents.stop(id);
         this.placements.forget(id);
@@ -482,7 +481,7 @@ export class ControlPlane {
           mechanism: "stop",
           memoryKept: false,
           placement: "host",
-          detail: `host agent (pid ${pid}) stopped; kernels, language servers and debug sessions were not kept; the next call starts a new one`,
+          detail: `host agent stopped; kernels, language servers and debug sessions were not kept; the next call starts a new one`,
         };
       }
       noteSlept(conv, startedAtMs, sleep);
