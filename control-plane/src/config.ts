@@ -20,6 +20,15 @@ import type { ApiSecurityConfig } from "./tenants/api-security-config.js";
 import { agentBundleDir, repoRoot } from "./repo-paths.js";
 import { DEFAULT_SERVICE_NAME, type TracingConfig, tracesUrl } from "./observability/tracing.js";
 
+export interface LifecycleConfig {
+  /** Seconds idle before a placement sleeps, when the conversation sets none (ENCLAVE_IDLE_TIMEOUT_SECONDS; 0: never). */
+  idleTimeoutSeconds: number;
+  /** Seconds a placement runs from its start or wake before it sleeps, when the conversation sets none (ENCLAVE_MAX_LIFETIME_SECONDS; 0: no limit). */
+  maxLifetimeSeconds: number;
+  /** How often the sweeper looks (ENCLAVE_LIFECYCLE_SWEEP_MS). */
+  sweepMs: number;
+}
+
 export interface ControlPlaneConfig {
   /** Conversations, workspaces, the audit log. */
   dataDir: string;
@@ -41,6 +50,8 @@ export interface ControlPlaneConfig {
   auditRetention: AuditRetention;
   /** How long a run kept for the command line lives with no call (ENCLAVE_CLI_RUN_IDLE_SECONDS). */
   cliRunIdleMs: number;
+  /** The idle policy's server-wide defaults (see lifecycle/lifecycle-policy.ts). */
+  lifecycle: LifecycleConfig;
   /** TLS, client certificates, the token file and the explicit weakening for a non-loopback address. */
   api: ApiSecurityConfig;
   /** The Docker engines enclosures may run on (ENCLAVE_ENGINES_FILE, else DOCKER_HOST and friends), the default first. */
@@ -171,6 +182,12 @@ function onOffFromEnv(name: string, fallback: boolean): boolean {
 }
 
 /** A limit where 0 means none. */
+function wholeSecondsFromEnv(name: string, fallback: number): number {
+  const n = limitFromEnv(name, fallback);
+  if (!Number.isSafeInteger(n)) throw new Error(`${name}=${process.env[name]} is not a whole number of seconds (0 for none)`);
+  return n;
+}
+
 function limitFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -247,6 +264,12 @@ export function loadConfig(
       pruneIntervalMs: LIMITS.auditPruneIntervalMs,
     },
     cliRunIdleMs: Math.round(numberFromEnv("ENCLAVE_CLI_RUN_IDLE_SECONDS", LIMITS.cliRunIdleSeconds) * 1000),
+    lifecycle: {
+      // 0 turns the policy off (nothing sleeps on its own); a conversation's own value still applies.
+      idleTimeoutSeconds: wholeSecondsFromEnv("ENCLAVE_IDLE_TIMEOUT_SECONDS", LIMITS.idleTimeoutSecondsDefault),
+      maxLifetimeSeconds: wholeSecondsFromEnv("ENCLAVE_MAX_LIFETIME_SECONDS", LIMITS.maxLifetimeSecondsDefault),
+      sweepMs: Math.round(numberFromEnv("ENCLAVE_LIFECYCLE_SWEEP_MS", LIMITS.lifecycleSweepMs)),
+    },
     engines: enginesFromEnv(),
     warmPool: warmPoolFromEnv(),
     tracing: tracingFrom(overrides.otlpEndpoint),

@@ -24,6 +24,13 @@ export type ControlPlaneApi = Pick<
   | "agentRunning"
   | "liveKernels"
   | "auditEnclosure"
+  // the idle policy, and paused tenants
+  | "setConversationLifecycle"
+  | "sleepConversation"
+  | "tenantPause"
+  | "pausedTenants"
+  | "pauseTenant"
+  | "resumeTenant"
   // runs and tools
   | "openRun"
   | "attachCliRun"

@@ -13,7 +13,7 @@ import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import { sandboxNamespace, sandboxProcesses } from "./placement/sandbox-processes.js";
 import type { ControlPlaneConfig } from "./config.js";
 import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
-import type { ConversationRecord } from "./model/conversation.js";
+import type { ConversationRecord, SleepReason, SleepRecord } from "./model/conversation.js";
 import type { ConversationUsage } from "./model/usage.js";
 import { conversationKey, splitKey } from "./conversations/conversation-keys.js";
 import { EnclaveError } from "./errors.js";
@@ -25,7 +25,7 @@ import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./model/enclosure.js";
 import type { EnclosureCaller } from "./placement/image-access.js";
 import { HostAgents } from "./placement/host-agents.js";
-import { markHostAgentsLost, noteHostAgentStoppedBy, takeHostAgentLoss } from "./placement/host-agent-loss.js";
+import { markHostAgentsLost, noteHostAgentStoppedBy, noteSlept, takeHostAgentLoss } from "./placement/host-agent-loss.js";
 import { Placements } from "./placement/placements.js";
 import { WarmPool, warmPoolSlotRoot } from "./placement/warm-pool.js";
 import { RunStore } from "./runs/run-store.js";
@@ -48,10 +48,17 @@ import { VibeRoster } from "./vibe/vibe-roster.js";
 import { PendingActionStores } from "./pending/pending-action-store.js";
 import { type CustomToolLoadFailure, loadCustomTools } from "./tools/custom/custom-tool-loader.js";
 import { type LiveStatusSource, LiveStatusRegistry } from "./status/live-status.js";
-import { log } from "./observability/log.js";
+import { log, scopeOf } from "./observability/log.js";
 import { TenantQuotas } from "./tenants/quotas.js";
 import { OpenStreams } from "./streams/open-streams.js";
 import { EnclaveMetrics } from "./observability/metrics.js";
+import { debugServiceClient } from "./agent-client/debug-service-client.js";
+import { within } from "@enclave/proto/wait.js";
+import { LIMITS } from "./limits.js";
+import { IdleSweeper } from "./lifecycle/idle-sweeper.js";
+import { type EffectiveLifecycle, effectiveLifecycle, type LifecycleRequest, sleepMechanism } from "./lifecycle/lifecycle-policy.js";
+import { type TenantPause, TenantPauses } from "./tenants/tenant-pauses.js";
+import { tenantPausedError } from "./tenants/tenant-pause-refusal.js";
 
 export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string; agentNodeVersion: string };
 
@@ -63,6 +70,17 @@ async function describeAgent(ep: AgentEndpoint): Promise<PlacementDescription> {
 export interface ConversationView extends ConversationRecord {
   placement: "host" | "enclosure";
   openRuns: string[];
+  /** "sleeping" while its placement was put to sleep (see lifecycle/), else "active". */
+  lifecycleState: "active" | "sleeping";
+  /** The idle timeout and maximum lifetime in force (seconds; 0: never). */
+  policy: EffectiveLifecycle;
+}
+
+/** What PauseTenant and ResumeTenant answer: the pause (if any) and what the pause put to sleep. */
+export interface TenantPauseView {
+  tenant: string;
+  pause?: TenantPause;
+  slept: string[];
 }
 
 export class ControlPlane {
@@ -104,6 +122,12 @@ export class ControlPlane {
   /** The Docker engines enclosures run on (placement/engine-choice.ts), connected on first need. */
   readonly engines: Engines;
   private readonly parts: ControlPlaneParts;
+  /** The idle policy's one timer over every conversation (see lifecycle/idle-sweeper.ts). */
+  readonly sweeper: IdleSweeper;
+  /** Tenants an operator paused (see tenants/tenant-pauses.ts). */
+  readonly tenantPauses: TenantPauses;
+  /** A sleep or wake under way per conversation: the next one (and every call) waits for it. */
+  private readonly transitions = new Map<string, Promise<void>>();
 
   /** The parts are built by the composition root (compose.ts); this class is the façade over them. */
   private constructor(readonly config: ControlPlaneConfig) {
@@ -139,6 +163,20 @@ export class ControlPlane {
     this.calls = parts.calls;
     this.inFlight = parts.inFlight;
     this.engines = parts.engines;
+    this.tenantPauses = new TenantPauses(this.state);
+    this.sweeper = new IdleSweeper(
+      {
+        awake: () => this.awakeConversations(),
+        openCards: (id) => this.questions.list(id, false).length,
+        agentBusy: (id) => this.agentBusy(id),
+        sleep: async (id, reason) => void (await this.sleepConversation(id, reason)),
+        failed: (id, err) => log().warn(scopeOf({ conversationId: id }), `conversation ${id} could not be put to sleep: ${(err as Error).message}`),
+      },
+      config.lifecycle.sweepMs,
+      LIMITS.lifecycleSleepsAtOnce,
+    );
+    // Every use of a placement (a call, a describe, an audit) wakes a sleeping conversation first.
+    this.placements.setWaker((id) => this.wakeConversation(id));
   }
 
   /** The warm pool, once an engine was connected (empty unless ENCLAVE_WARM_POOL_SIZE > 0). */
@@ -162,6 +200,7 @@ export class ControlPlane {
       log().warn(`cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used`);
     }
     if (config.warmPool.size > 0 || existsSync(warmPoolSlotRoot(config.dataDir))) await cp.startWarmPool();
+    cp.sweeper.start();
     return cp;
   }
 
@@ -204,10 +243,13 @@ export class ControlPlane {
   }
 
   view(conv: ConversationRecord): ConversationView {
+    const sleep = conv.lifecycle?.sleep;
     return {
       ...conv,
-      placement: conv.enclosure ? "enclosure" : "host",
+      placement: conv.enclosure || sleep?.placement === "enclosure" ? "enclosure" : "host",
       openRuns: this.runs.forConversation(conv.id).map((r) => r.id),
+      lifecycleState: sleep ? "sleeping" : "active",
+      policy: effectiveLifecycle(conv, this.config.lifecycle),
     };
   }
 
@@ -216,7 +258,7 @@ export class ControlPlane {
    * and everything after it know the conversation by its key (see conversations/conversation-keys.ts).
    */
   /** `spare: false` takes no spare host agent (the tenant is at its hostAgents quota). */
-  createConversation(req: { id?: string; workspacePath?: string; tenant?: string; spare?: boolean }): ConversationView {
+  createConversation(req: { id?: string; workspacePath?: string; tenant?: string; spare?: boolean; lifecycle?: LifecycleRequest }): ConversationView {
     const tenant = req.tenant || IMPLICIT_TENANT;
     const bare = req.id || this.conversations.newId();
     this.conversations.checkId(bare);
@@ -236,6 +278,8 @@ export class ControlPlane {
       ownsWorkspace = true;
     }
     const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant };
+    const own = lifecycleValues(req.lifecycle);
+    if (own) conv.lifecycle = own;
     try {
       this.conversations.put(conv);
     } catch (err) {
@@ -264,15 +308,21 @@ export class ControlPlane {
     return this.conversations.list().map((c) => this.view(c));
   }
 
-  /** The tenant's enclosures running or starting, the conversation `except` aside (the one being started). */
+  /**
+   * The tenant's enclosures running or starting, the conversation `except` aside (the one being
+   * started). One asleep counts too: its next call starts it again without asking the quota, so its
+   * slot stays taken until it is stopped.
+   */
   liveEnclosures(tenant: string, except: string): number {
-    return this.conversations
-      .list()
-      .filter((c) => c.tenant === tenant && c.id !== except && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
+    const live = (c: ConversationRecord): boolean =>
+      c.enclosure?.state === "running" || c.enclosure?.state === "starting" || c.lifecycle?.sleep?.placement === "enclosure";
+    return this.conversations.list().filter((c) => c.tenant === tenant && c.id !== except && live(c)).length;
   }
 
   async deleteConversation(id: string): Promise<void> {
+    await this.settled(id);
     const conv = this.conversations.get(id);
+    this.sweeper.forget(id);
     // Workers first, while their placement still answers: they get SIGTERM and a grace, not a cut.
     await this.vibe.forget(id);
     // A workspace deleted with the conversation needs no copy back.
@@ -293,11 +343,244 @@ export class ControlPlane {
 
   /** `caller` decides which images the start may name (placement/image-access.ts); a plain tenant's unless said. */
   async startEnclosure(id: string, req: EnclosureRequest, caller: EnclosureCaller = { operator: false }): Promise<ConversationView> {
+    await this.settled(id);
+    // A start replaces what sleeps: the new enclosure's options are the ones kept from now on.
+    this.dropSleep(id, "an enclosure was started");
     return this.view(await this.placements.start(id, req, caller));
   }
 
   async stopEnclosure(id: string, opts: { force?: boolean } = {}): Promise<ConversationView> {
+    await this.settled(id);
+    const conv = this.conversations.get(id);
+    if (!conv.enclosure && conv.lifecycle?.sleep?.placement === "enclosure") {
+      // Its container is already gone: the stop forgets its options, and the conversation continues on the host.
+      this.dropSleep(id, "its enclosure was stopped while asleep");
+      this.audit.record({
+        kind: "enclosure_stopped",
+        conversationId: id,
+        placement: "enclosure (asleep)",
+        detail: "stopped while asleep: its options are forgotten; calls go to the host",
+      });
+      return this.view(conv);
+    }
     return this.view(await this.placements.stop(id, opts));
+  }
+
+  // The idle policy: sleep and wake (see lifecycle/).
+
+  /** The conversation's own idle timeout and maximum lifetime (0: the server's default); checked against its tenant's maxima by the caller. */
+  setConversationLifecycle(id: string, req: LifecycleRequest): ConversationView {
+    const conv = this.conversations.get(id);
+    const own = lifecycleValues(req);
+    const sleep = conv.lifecycle?.sleep;
+    conv.lifecycle = { ...own, ...(sleep ? { sleep } : {}) };
+    if (!own && !sleep) delete conv.lifecycle;
+    this.conversations.put(conv);
+    this.sweeper.touch(id);
+    return this.view(conv);
+  }
+
+  /** Waits for a sleep or wake of the conversation under way. */
+  private async settled(id: string): Promise<void> {
+    for (let t = this.transitions.get(id); t; t = this.transitions.get(id)) await t;
+  }
+
+  /** Runs one sleep or wake of the conversation at a time. */
+  private transition<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const run = this.settled(id).then(fn);
+    // What waits on it needs its end, not its outcome (the caller has that): it never rejects.
+    const tracked: Promise<void> = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.transitions.set(id, tracked);
+    void tracked.then(() => {
+      if (this.transitions.get(id) === tracked) this.transitions.delete(id);
+    });
+    return run;
+  }
+
+  private dropSleep(id: string, why: string): void {
+    const conv = this.conversations.get(id);
+    if (!conv.lifecycle?.sleep) return;
+    delete conv.lifecycle.sleep;
+    if (conv.hostAgentLost?.slept) delete conv.hostAgentLost;
+    this.conversations.put(conv);
+    this.audit.record({ kind: "conversation_woke", conversationId: id, outcome: "dropped", detail: `no longer asleep: ${why}` });
+  }
+
+  /** Conversations whose placement runs now, for the sweeper. */
+  private *awakeConversations(): Iterable<{ id: string; startedAtMs: number; policy: EffectiveLifecycle }> {
+    for (const conv of this.conversations.list()) {
+      if (conv.lifecycle?.sleep || this.transitions.has(conv.id)) continue;
+      const enc = conv.enclosure;
+      let startedAtMs: number | undefined;
+      if (enc) startedAtMs = enc.state === "running" ? enc.startedAtMs : undefined;
+      else if (this.hostAgents.pid(conv.id) !== undefined) startedAtMs = conv.hostAgent?.startedAtMs ?? Date.now();
+      if (startedAtMs === undefined) continue;
+      yield { id: conv.id, startedAtMs, policy: effectiveLifecycle(conv, this.config.lifecycle) };
+    }
+  }
+
+  /** Why the running agent is busy with no call in flight: a cell running, a debug session stopped at a breakpoint. */
+  private async agentBusy(id: string): Promise<string | undefined> {
+    const ep = await this.placements.running(id).catch(() => undefined);
+    if (!ep) return undefined;
+    const ask = async (): Promise<string | undefined> => {
+      const kernels = await ep.client.listKernels().catch(() => undefined);
+      const running = kernels?.kernels.find((k) => k.busy);
+      if (running) return `a ${running.info?.language ?? ""} cell is running`;
+      const debug = await debugServiceClient(ep.client)
+        .status(id)
+        .catch(() => undefined);
+      if (debug?.active && debug.state === "stopped") return "a debug session is stopped at a breakpoint";
+      return undefined;
+    };
+    // An agent that cannot say in time is not counted as busy: a hung placement must not stay awake forever.
+    return within(ask(), LIMITS.lifecycleProbeTimeoutMs, undefined);
+  }
+
+  /**
+   * Puts the conversation's placement to sleep: its host agent stopped, or its enclosure stopped (its
+   * workspace copied back in copy mode) with its options kept for the wake. Nothing of it runs after;
+   * the workspace stays. A conversation with nothing running is left as it is.
+   */
+  sleepConversation(id: string, reason: SleepReason): Promise<ConversationView> {
+    return this.transition(id, async () => {
+      const conv = this.conversations.get(id);
+      if (conv.lifecycle?.sleep) return this.view(conv);
+      const now = Date.now();
+      const enc = conv.enclosure;
+      let sleep: SleepRecord;
+      let startedAtMs: number;
+      if (enc) {
+        if (enc.state !== "running") return this.view(conv);
+        // "stop" on every runtime for now; where it answers "checkpoint" (runsc), the enclosure is to be
+        // paused with its memory instead, stay recorded, and be resumed by the wake.
+        const mechanism = sleepMechanism(enc);
+        await this.placements.stop(id);
+        startedAtMs = enc.startedAtMs;
+        sleep = {
+          reason,
+          atMs: now,
+          mechanism,
+          memoryKept: false,
+          placement: "enclosure",
+          detail: `enclosure ${enc.containerId.slice(0, 12)} stopped (${enc.runtime}); kernels, language servers and debug sessions were not kept; the next call starts a new enclosure from image ${enc.image} with the same options`,
+          enclosure: {
+            request: enc.request ?? { image: enc.image, runtime: enc.runtime, workspaceMode: enc.workspaceMode },
+            startedByOperator: enc.startedByOperator ?? false,
+            image: enc.image,
+            runtime: enc.runtime,
+          },
+        };
+      } else {
+        if (this.hostAgents.pid(id) === undefined) return this.view(conv);
+        startedAtMs = conv.hostAgent?.startedAtMs ?? now;
+        await this.hostAgents.stop(id);
+        this.placements.forget(id);
+        sleep = {
+          reason,
+          atMs: now,
+          mechanism: "stop",
+          memoryKept: false,
+          placement: "host",
+          detail: `host agent stopped; kernels, language servers and debug sessions were not kept; the next call starts a new one`,
+        };
+      }
+      noteSlept(conv, startedAtMs, sleep);
+      conv.lifecycle = { ...conv.lifecycle, sleep };
+      this.conversations.put(conv);
+      this.audit.record({ kind: "conversation_slept", conversationId: id, placement: sleep.placement, outcome: reason, detail: `${reason}: ${sleep.detail}` });
+      return this.view(conv);
+    });
+  }
+
+  /**
+   * Wakes a sleeping conversation before its placement is used: an enclosure is started again with the
+   * options it had (its result, through the next call, says what was lost); a host agent starts on use
+   * as always. A failed wake leaves it asleep and says why.
+   */
+  wakeConversation(id: string): Promise<void> {
+    const pending = this.transitions.get(id);
+    if (!pending && !this.conversations.get(id).lifecycle?.sleep) return Promise.resolve();
+    return this.transition(id, async () => {
+      const conv = this.conversations.get(id);
+      const sleep = conv.lifecycle?.sleep;
+      if (!sleep) return;
+      if (sleep.placement === "enclosure" && sleep.enclosure) {
+        const e = sleep.enclosure;
+        // A start forgets a host agent's loss; this one is the enclosure's, for the call to tell.
+        const loss = conv.hostAgentLost;
+        try {
+          await this.placements.start(id, e.request, { operator: e.startedByOperator });
+          if (loss) conv.hostAgentLost = loss;
+        } catch (err) {
+          const failure = asWakeError(err);
+          this.audit.record({
+            kind: "conversation_woke",
+            conversationId: id,
+            placement: "enclosure",
+            outcome: `error:${failure.code}`,
+            detail: failure.message,
+          });
+          throw new EnclaveError(
+            failure.code,
+            `conversation \`${id}\` sleeps and its enclosure (image ${e.image}, runtime ${e.runtime}) could not be started again: ${failure.message}. It stays asleep; the next call tries again, or stop the enclosure to continue on the host.`,
+          );
+        }
+      }
+      delete conv.lifecycle?.sleep;
+      this.conversations.put(conv);
+      this.sweeper.touch(id);
+      this.audit.record({
+        kind: "conversation_woke",
+        conversationId: id,
+        placement: sleep.placement,
+        outcome: "ok",
+        detail: `asleep since ${new Date(sleep.atMs).toISOString()} (${sleep.reason}); memory not kept`,
+      });
+    });
+  }
+
+  // Paused tenants (an operator's action): their calls are refused, their placements put to sleep.
+
+  tenantPause(tenant: string): TenantPause | undefined {
+    return this.tenantPauses.get(tenant);
+  }
+
+  pausedTenants(): TenantPause[] {
+    return this.tenantPauses.list();
+  }
+
+  /** Pauses the tenant and puts every placement of it to sleep now (calls in flight are cut, open cards withdrawn). */
+  async pauseTenant(tenant: string, by: string, reason: string): Promise<TenantPauseView> {
+    const pause = this.tenantPauses.pause(tenant, by, reason);
+    this.audit.record({ kind: "tenant_paused", tenant, outcome: "ok", detail: `paused by ${by}${reason ? `: ${reason}` : ""}` });
+    // Its open streams (audit, cards, tool sessions) end too: every call of it is refused from now.
+    this.streams.endTenant(tenant, tenantPausedError(tenant, pause));
+    const slept: string[] = [];
+    for (const conv of this.conversations.list().filter((c) => c.tenant === tenant)) {
+      for (const r of this.runs.forConversation(conv.id)) this.questions.cancelRun(r.id);
+      const before = conv.lifecycle?.sleep;
+      const after = await this.sleepConversation(conv.id, "tenant_paused").catch((err: unknown) => {
+        log().warn(scopeOf({ conversationId: conv.id }), `conversation ${conv.id} could not be put to sleep for its tenant's pause: ${(err as Error).message}`);
+        return undefined;
+      });
+      if (!before && after?.lifecycle?.sleep) slept.push(conv.id);
+    }
+    return { tenant, pause, slept };
+  }
+
+  resumeTenant(tenant: string, by: string): TenantPauseView {
+    const ended = this.tenantPauses.resume(tenant);
+    this.audit.record({
+      kind: "tenant_resumed",
+      tenant,
+      outcome: ended ? "ok" : "not_paused",
+      detail: `resumed by ${by}${ended ? ` (paused ${new Date(ended.pausedAtMs).toISOString()} by ${ended.pausedBy})` : " (it was not paused)"}`,
+    });
+    return { tenant, slept: [] };
   }
 
   async describePlacement(id: string): Promise<PlacementDescription> {
@@ -513,13 +796,23 @@ export class ControlPlane {
     // In flight, a run is in use however long the call takes (a CLI run's idle time starts after it).
     run.callsInFlight++;
     run.lastUsedMs = Date.now();
-    const lost = takeHostAgentLoss(this.conversations, this.audit, run.conversationId);
+    // ...and its conversation is not idle (see lifecycle/idle-sweeper.ts).
+    const leave = this.sweeper.enter(run.conversationId);
+    const id = run.conversationId;
+    // Taken once the call ran: a wake (in the call) that failed leaves the conversation asleep and the notice kept.
+    const lossNotice = (): string | undefined =>
+      this.conversations.has(id) && this.conversations.get(id).lifecycle?.sleep ? undefined : takeHostAgentLoss(this.conversations, this.audit, id);
+    const restartLoss = this.conversations.get(id).hostAgentLost?.slept ? undefined : lossNotice();
     return this.dispatcher
       .call({ run, tool, argumentsJson, origin: opts.origin ?? "model", emit: opts.emit, signal: opts.signal, notUtf8: opts.notUtf8 })
-      .then((result) => (lost ? { ...result, parts: [{ type: "text" as const, text: lost }, ...result.parts] } : result))
+      .then((result) => {
+        const lost = restartLoss ?? lossNotice();
+        return lost ? { ...result, parts: [{ type: "text" as const, text: lost }, ...result.parts] } : result;
+      })
       .finally(() => {
         run.callsInFlight--;
         run.lastUsedMs = Date.now();
+        leave();
       });
   }
 
@@ -662,6 +955,7 @@ export class ControlPlane {
   }
 
   async close(): Promise<void> {
+    this.sweeper.stop();
     this.cliRuns.stop();
     this.questions.closeAll();
     await this.vibe.closeAll();
@@ -672,4 +966,19 @@ export class ControlPlane {
     this.state.close();
     rmSync(this.socketRoot, { recursive: true, force: true });
   }
+}
+
+/** The conversation's own values, or undefined when it keeps the server's defaults. */
+function lifecycleValues(req: LifecycleRequest | undefined): { idleTimeoutSeconds?: number; maxLifetimeSeconds?: number } | undefined {
+  const own = {
+    ...(req?.idleTimeoutSeconds ? { idleTimeoutSeconds: req.idleTimeoutSeconds } : {}),
+    ...(req?.maxLifetimeSeconds ? { maxLifetimeSeconds: req.maxLifetimeSeconds } : {}),
+  };
+  return Object.keys(own).length ? own : undefined;
+}
+
+/** A wake's failure keeps its code (an image gone is image_unusable); anything else is placement_unavailable. */
+function asWakeError(err: unknown): EnclaveError {
+  if (err instanceof EnclaveError) return err;
+  return new EnclaveError("placement_unavailable", err instanceof Error ? err.message : String(err));
 }

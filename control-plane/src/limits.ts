@@ -241,6 +241,27 @@ export const LIMITS = {
   tenantMaxPids: 1024,
   tenantMaxCpus: 2,
   tenantMaxDiskBytes: 16 * 1024 ** 3,
+  /**
+   * A conversation's placement is put to sleep after this long with nothing going on (no call in
+   * flight, no cell running, no debug session stopped at a breakpoint, no open card) by default
+   * (ENCLAVE_IDLE_TIMEOUT_SECONDS). Kernels are persistent in the product's terms, and sleeping under
+   * runc or on the host loses them: an hour keeps a working session's kernels across a pause for
+   * thought or a meeting, and still frees what a conversation left alone holds (see docs/concepts/lifecycle.md).
+   */
+  idleTimeoutSecondsDefault: 60 * 60,
+  /** A placement is put to sleep this long after it started or woke, busy or not, by default (ENCLAVE_MAX_LIFETIME_SECONDS). */
+  maxLifetimeSecondsDefault: 24 * 60 * 60,
+  /** The most a tenant may set a conversation's idle timeout and lifetime to, unless its token-file entry says otherwise (maxIdleSeconds, maxLifetimeSeconds). */
+  tenantMaxIdleSeconds: 24 * 60 * 60,
+  tenantMaxLifetimeSeconds: 7 * 24 * 60 * 60,
+  /** The idle sweeper looks at every conversation this often (ENCLAVE_LIFECYCLE_SWEEP_MS): a pass reads memory only, and asks an agent only of a conversation already idle past its timeout. */
+  lifecycleSweepMs: 1_000,
+  /** Conversations being put to sleep at once by the sweeper; the others wait for the next pass. */
+  lifecycleSleepsAtOnce: 8,
+  /** How long the sweeper waits for an agent to say whether a cell runs or a debug session is stopped before it counts it as not busy. */
+  lifecycleProbeTimeoutMs: 5_000,
+  /** What an operator may write as the reason of a tenant's pause (kept in the audit log). */
+  pauseReasonMaxChars: 1000,
   /** The token file is checked this often besides its watch, so a revocation holds within a second. */
   tokenFilePollMs: 250,
   /** Tokens and tenants one token file may hold, and the longest tenant name. */

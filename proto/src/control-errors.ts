@@ -66,7 +66,9 @@ export type EnclaveErrorCode =
    * whose apply and reject are code): the message names its id, the tool and its label; it is dropped.
    */
   | "pending_action_lost"
-  /** An operator's action (cancelling a call, stopping a kernel or a host agent) asked with a plain tenant's token. */
+  /** The caller's tenant is paused by an operator: every call is refused until an operator resumes it. */
+  | "tenant_paused"
+  /** An operator's action (cancelling a call, stopping a kernel or a host agent, pausing a tenant) asked with a plain tenant's token. */
   | "permission_denied";
 
 /** The gRPC status each code is sent with. */
@@ -108,6 +110,7 @@ export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = 
   slow_reader: status.RESOURCE_EXHAUSTED,
   devcontainer_build_refused: status.PERMISSION_DENIED,
   pending_action_lost: status.ABORTED,
+  tenant_paused: status.PERMISSION_DENIED,
   permission_denied: status.PERMISSION_DENIED,
 };
 

@@ -253,8 +253,21 @@ function enclosureOptions(h: HostileInputs) {
 const FUZZ: { [K in Rpc]: Entry<K> } = {
   createConversation: {
     runs: 30,
-    arb: (h) => fc.record({ id: fc.oneof(h.text, fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/)), workspacePath: fc.oneof(fc.constant(""), h.path) }),
+    arb: (h) =>
+      fc.record({
+        id: fc.oneof(h.text, fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/)),
+        workspacePath: fc.oneof(fc.constant(""), h.path),
+        idleTimeoutSeconds: h.int64,
+        maxLifetimeSeconds: h.int64,
+      }),
   },
+  setConversationLifecycle: {
+    runs: 20,
+    arb: (h) => fc.record({ conversationId: h.conversationId, idleTimeoutSeconds: h.int64, maxLifetimeSeconds: h.int64 }),
+  },
+  // A plain tenant's token: every one is refused (permission_denied), whatever it names.
+  pauseTenant: { runs: 10, arb: (h) => fc.record({ tenant: h.text, reason: h.text }) },
+  resumeTenant: { runs: 10, arb: (h) => fc.record({ tenant: h.text }) },
   getConversation: { runs: 20, arb: (h) => fc.record({ conversationId: h.conversationId }) },
   listConversations: { runs: 3, arb: () => fc.constant({}) },
   deleteConversation: { runs: 25, arb: (h) => fc.record({ conversationId: h.notMyConversation }) },

@@ -86,6 +86,19 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
   deleteConversation: { byId: (c, ids) => c.deleteConversation(ids.conv) },
   startEnclosure: { byId: (c, ids) => c.startEnclosure(ids.conv) },
   stopEnclosure: { byId: (c, ids) => c.stopEnclosure(ids.conv) },
+  setConversationLifecycle: { byId: (c, ids) => c.setConversationLifecycle(ids.conv, { idleTimeoutSeconds: 60 }) },
+  // Operators' actions: another tenant's name is refused as any name is, before it is looked at.
+  pauseTenant: {
+    check: async (c) => {
+      await expect(outcome(c.pauseTenant("acme"))).resolves.toMatchObject({ code: "permission_denied" });
+      await expect(outcome(c.pauseTenant("globex"))).resolves.toMatchObject({ code: "permission_denied" });
+    },
+  },
+  resumeTenant: {
+    check: async (c) => {
+      await expect(outcome(c.resumeTenant("acme"))).resolves.toMatchObject({ code: "permission_denied" });
+    },
+  },
   openRun: { byId: (c, ids) => c.openRun(ids.conv, { approvalPolicy: "never" }) },
   closeRun: { byId: (c, ids) => c.closeRun(ids.run) },
   listTools: { byId: (c, ids) => c.listTools(ids.run) },

@@ -27,6 +27,7 @@ import {
   type PlacementDescription,
   type Run,
   type StopKernelResponse,
+  type TenantPauseState,
   type ToolCallError,
   type ToolEvent,
   type ToolResult,
@@ -79,6 +80,12 @@ export interface ClientOptions {
 }
 
 /** Options of openRun. */
+/** A conversation's idle timeout and maximum lifetime, in seconds; 0 or absent for the server's defaults. */
+export interface LifecycleOptions {
+  idleTimeoutSeconds?: number;
+  maxLifetimeSeconds?: number;
+}
+
 export interface OpenRunOptions extends CallOptions {
   surface?: Surface | undefined;
   resources?: string[] | undefined;
@@ -292,8 +299,30 @@ export class ControlPlaneClient {
     }
   }
 
-  createConversation(id = "", workspacePath = "", opts: CallOptions = {}): Promise<Conversation> {
-    return this.call((md, cb) => this.grpc.createConversation({ id, workspacePath }, md, cb), opts);
+  /**
+   * Creates a conversation. `lifecycle`: its idle timeout and maximum lifetime in seconds (0 or
+   * absent for the server's defaults; past the tenant's maxima it is refused with invalid_arguments).
+   */
+  createConversation(id = "", workspacePath = "", opts: CallOptions & { lifecycle?: LifecycleOptions } = {}): Promise<Conversation> {
+    const idleTimeoutSeconds = opts.lifecycle?.idleTimeoutSeconds ?? 0;
+    const maxLifetimeSeconds = opts.lifecycle?.maxLifetimeSeconds ?? 0;
+    return this.call((md, cb) => this.grpc.createConversation({ id, workspacePath, idleTimeoutSeconds, maxLifetimeSeconds }, md, cb), opts);
+  }
+
+  /** Sets the conversation's idle timeout and maximum lifetime (seconds; 0 or absent: the server's default). */
+  setConversationLifecycle(conversationId: string, lifecycle: LifecycleOptions, opts: CallOptions = {}): Promise<Conversation> {
+    const req = { conversationId, idleTimeoutSeconds: lifecycle.idleTimeoutSeconds ?? 0, maxLifetimeSeconds: lifecycle.maxLifetimeSeconds ?? 0 };
+    return this.call((md, cb) => this.grpc.setConversationLifecycle(req, md, cb), opts);
+  }
+
+  /** Operators only: refuses every call of the tenant (tenant_paused) and puts its conversations to sleep. */
+  pauseTenant(tenant: string, opts: CallOptions & { reason?: string } = {}): Promise<TenantPauseState> {
+    return this.call((md, cb) => this.grpc.pauseTenant({ tenant, reason: opts.reason ?? "" }, md, cb), opts);
+  }
+
+  /** Operators only: the tenant's calls are taken again; its conversations wake on their next call. */
+  resumeTenant(tenant: string, opts: CallOptions = {}): Promise<TenantPauseState> {
+    return this.call((md, cb) => this.grpc.resumeTenant({ tenant }, md, cb), opts);
   }
 
   getConversation(conversationId: string, opts: CallOptions = {}): Promise<Conversation> {

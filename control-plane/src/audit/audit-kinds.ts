@@ -21,6 +21,10 @@ export const AUDIT_KIND_TABLE = {
   quota_exceeded: "a call refused at one of its tenant's quotas",
   operator_action:
     "an operator's hands on a running thing (tool: cancel_call, stop_kernel, stop_host_agent, close_run, delete_conversation, force_stop_enclosure; detail: by whom)",
+  conversation_slept: "a conversation's placement put to sleep (outcome: why: idle, max_lifetime, tenant_paused, operator)",
+  conversation_woke: "a sleeping conversation woke for a call (outcome ok, or error:<code> when its placement could not start)",
+  tenant_paused: "an operator paused a tenant (detail: who, and why)",
+  tenant_resumed: "an operator resumed a paused tenant (detail: who)",
   stream_cut: "a stream ended by the control plane (tool: the stream's kind; outcome cut:slow_reader or cut:unauthenticated, a revoked token)",
 } as const;
 

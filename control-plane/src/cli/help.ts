@@ -8,7 +8,9 @@ export const HELP: Record<string, string> = {
 
 commands:
   serve                          run the control plane (host placement works without Docker)
-  conversations list|create|get|show|delete [ID] [--workspace DIR]   (get/show: with what it costs now)
+  conversations list|create|get|show|delete [ID] [--workspace DIR] [--idle S] [--lifetime S]   (get/show: with what it costs now)
+  conversations lifecycle ID [--idle S] [--lifetime S]   a conversation's idle timeout and maximum lifetime
+  tenants pause|resume TENANT [--reason TEXT]   (operators) refuse every call of a tenant, its placements asleep
   enclosure start|stop ID        start or stop a conversation's enclosure (explicitly; nothing else does)
   tools list                     the tools a run sees
   tool call NAME [JSON]          call a tool with JSON arguments (asks allow? [y/N] when a card needs it)
@@ -78,16 +80,32 @@ unix socket is refused without both, unless --insecure-remote (ENCLAVE_INSECURE_
   tokens: `usage: enclave tokens add TENANT [--operator] [--label TEXT]   prints a new token once
        enclave tokens revoke TOKEN_ID | --all TENANT           the id is the 8 hex digits after enc_
        enclave tokens list
-       enclave tokens quota TENANT NAME N|default               NAME: runningEnclosures, concurrentCalls, kernels
+       enclave tokens quota TENANT NAME N|default               NAME: runningEnclosures, concurrentCalls, kernels,
+                                                                hostAgents, maxMemoryBytes, maxPids, maxCpus, maxDiskBytes,
+                                                                devcontainerBuilds, maxIdleSeconds, maxLifetimeSeconds
 
 Edits the token file (--tokens-file, ENCLAVE_TOKENS_FILE, else DATA_DIR/tokens.json); a running
 control plane picks changes up within a second. The file keeps SHA-256 digests, never tokens.`,
-  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | show ID | delete ID  [--json]
+  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] [--idle SECONDS] [--lifetime SECONDS]
+       enclave conversations get|show ID | delete ID | lifecycle ID [--idle SECONDS] [--lifetime SECONDS]  [--json]
 
 get and show (the same) add what the conversation costs now: CPU time and memory (now and peak) from
 its placement's cgroup, an enclosure's figures from the Docker engine, and its workspace's size on
 disk (a bounded walk, kept for 15 s; "capped" when it stopped at a bound). A figure that could not be
-measured says why; -1 is a figure this kernel does not offer.`,
+measured says why; -1 is a figure this kernel does not offer.
+
+A conversation's placement (its host agent or enclosure) is put to sleep after --idle seconds with no
+call in flight, no cell running, no debug session stopped and no card open, and --lifetime seconds
+after it started or woke; the next call wakes it and its result says what was lost (kernels, language
+servers, debug sessions; never the workspace). 0 or absent: the server's defaults
+(ENCLAVE_IDLE_TIMEOUT_SECONDS, default 3600; ENCLAVE_MAX_LIFETIME_SECONDS, default 86400). A value past
+the tenant's maxIdleSeconds or maxLifetimeSeconds (\`enclave tokens quota\`) is refused.`,
+  tenants: `usage: enclave tenants pause TENANT [--reason TEXT] | resume TENANT  [--json]
+
+Operators only (a plain tenant's token is refused with permission_denied). pause refuses every call of
+TENANT with tenant_paused until resume, and puts its conversations' placements to sleep now (calls in
+flight are cut, open cards withdrawn; workspaces stay). The pause is kept across restarts of the
+control plane, and both are recorded in the audit log with the operator tenant that did it.`,
   doctor: `usage: enclave doctor [--json]
 
 Checks, without installing anything, what \`make run\` installs for host placement: bubblewrap and its

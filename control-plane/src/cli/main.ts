@@ -8,6 +8,7 @@ import { auditCommand } from "./commands/audit.js";
 import { cardsCommand } from "./commands/cards.js";
 import { configCommand } from "./commands/config.js";
 import { conversationsCommand } from "./commands/conversations.js";
+import { tenantsCommand } from "./commands/tenants.js";
 import { doctorCommand } from "./commands/doctor.js";
 import { enclosureCommand } from "./commands/enclosure.js";
 import { placementCommand } from "./commands/placement.js";
@@ -29,6 +30,7 @@ import { versions } from "./version.js";
 /** The commands that talk to a running control plane. */
 const CLIENT_COMMANDS: Record<string, (ctx: CommandContext) => Promise<Outcome | void>> = {
   conversations: conversationsCommand,
+  tenants: tenantsCommand,
   enclosure: enclosureCommand,
   tools: toolsCommand,
   tool: toolCallCommand,

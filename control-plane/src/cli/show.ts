@@ -11,7 +11,18 @@ export function showConversation(c: Conversation): string {
       `${e.limits?.diskBytes ? `, disk ${e.limits.diskBytes / 1024 ** 2} MiB` : ""}` +
       `${e.relaxations.length ? `; relaxed: ${e.relaxations.join(", ")}` : ""})`
     : "host";
-  return `${c.id}  ${where}  ${c.workspacePath}`;
+  return `${c.id}  ${where}  ${c.workspacePath}\n  ${showLifecycle(c)}`;
+}
+
+/** Whether it sleeps (why, since when, what was kept), and its idle timeout and maximum lifetime. */
+export function showLifecycle(c: Conversation): string {
+  const limits = `idle ${c.idleTimeoutSeconds ? `${c.idleTimeoutSeconds} s` : "never"}, lifetime ${c.maxLifetimeSeconds ? `${c.maxLifetimeSeconds} s` : "unlimited"}`;
+  const s = c.sleep;
+  if (c.lifecycleState !== "sleeping" || !s) return `active (${limits})`;
+  return (
+    `sleeping since ${new Date(c.sleptAtMs).toISOString()} (${s.reason}; ${s.placement}${s.image ? ` ${s.image} ${s.runtime}` : ""}; ` +
+    `${s.mechanism}, memory ${s.memoryKept ? "kept" : "not kept"}; ${limits})`
+  );
 }
 
 /** Every line of an agent's text under the same prefix, so no line of it can pass for a line of ours. */

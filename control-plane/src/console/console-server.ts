@@ -13,6 +13,7 @@ import { consoleRoutes, type Reply, type Route } from "./routes.js";
 import { type Asset, loadAssets } from "./static-assets.js";
 import { errorPage } from "./views/layout.js";
 import { tenantView } from "./tenant-view.js";
+import { tenantPausedError } from "../tenants/tenant-pause-refusal.js";
 import type { Tenant } from "../tenants/tenant.js";
 
 export interface ServingConsole {
@@ -49,6 +50,7 @@ const HTTP_STATUS: Partial<Record<EnclaveErrorCode, number>> = {
   agent_lost: 503,
   timeout: 504,
   quota_exceeded: 429,
+  tenant_paused: 403,
   permission_denied: 403,
 };
 
@@ -124,6 +126,9 @@ export async function serveConsole(cp: ControlPlaneApi, settings: ConsoleSetting
     const cookie: Record<string, string> = session.setCookie ? { "Set-Cookie": session.setCookie } : {};
     if (decision.cleanUrl && method === "GET") return void send(res, 303, "text/plain; charset=utf-8", "", { ...cookie, Location: decision.cleanUrl });
 
+    // A paused tenant's session is refused everything, as its API calls are.
+    const pause = session.viewer && !session.viewer.operator ? cp.tenantPause(session.viewer.name) : undefined;
+    if (pause && session.viewer) return fail(req, res, 403, "Tenant paused", tenantPausedError(session.viewer.name, pause).message);
     const mine = routesFor(session.viewer);
     const route = mine.find((r) => r.method === method && r.pattern.test(url.pathname));
     if (!route) {

@@ -20,6 +20,7 @@ import { overviewPage } from "./routes/overview-page.js";
 import type { Route } from "./routes/route.js";
 import { startHostAgent } from "./routes/start-host-agent.js";
 import { operatorHands } from "./routes/operator-hands.js";
+import { tenantsControl, tenantsFragment } from "./routes/tenants-control.js";
 
 export type { Reply, Route, RouteContext } from "./routes/route.js";
 
@@ -40,5 +41,7 @@ export function consoleRoutes(cp: ControlPlaneApi): Route[] {
     startHostAgent(cp),
     enclosureControl(cp),
     ...operatorHands(cp),
+    tenantsFragment(cp),
+    tenantsControl(cp),
   ];
 }

@@ -69,6 +69,14 @@ const RESULT_TEXTS: readonly [string, string][] = [
     "a tool refused while a change is staged (write and exec tools; every tool but resolve in a run opened with `strict_resolve`)",
     '`` `<tool>` is refused while a staged change is pending (<id>: <label>). Call `resolve` first (action "apply" or "discard"), then call `<tool>` again. `` (error `failed_precondition`)',
   ],
+  [
+    "the first call after the conversation's placement slept (idle timeout, maximum lifetime, tenant paused) with its memory lost",
+    "a first text part `placement_slept: this conversation was put to sleep …` before the call's own result; the call itself ran on a fresh placement",
+  ],
+  [
+    "the first call after a control-plane restart took a host agent",
+    "a first text part `host_agent_lost: the control plane restarted …` before the call's own result",
+  ],
   ["resolve on a custom tool's change staged before a restart", "`<id> (<tool>: <label>) was lost: …` (error `pending_action_lost`); the change is dropped"],
   ["vibe_wait that timed out", "`Waited <n> s: <report>`, then `Call vibe_wait again to keep waiting, or vibe_kill to stop it.`"],
   ["a cell's call the harness denied", "``the harness denied `<tool>`: <reason>`` (error `harness_denied`)"],

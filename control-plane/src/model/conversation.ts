@@ -1,5 +1,5 @@
 // A conversation's record and its enclosure's, as the state database keeps them (JSON, whole).
-import type { EnclosureRuntime } from "./enclosure.js";
+import type { EnclosureRequest, EnclosureRuntime } from "./enclosure.js";
 
 export interface EnclosureLimits {
   memoryBytes: number;
@@ -36,6 +36,35 @@ export interface EnclosureRecord {
   notes?: string[];
   /** Set when the enclosure came from the warm pool (pre-started, then claimed by this conversation alone). */
   pool?: PoolOrigin;
+  /** The options it was started with (within its tenant's maxima) and whether an operator named them: a wake starts the same again. */
+  request?: EnclosureRequest;
+  startedByOperator?: boolean;
+}
+
+/** Why a conversation sleeps: the idle policy, its maximum lifetime, its tenant paused, or an operator's action. */
+export type SleepReason = "idle" | "max_lifetime" | "tenant_paused" | "operator";
+
+/** How a placement is put to sleep: stopped (memory lost) or checkpointed to disk (memory kept). */
+export type SleepMechanism = "stop" | "checkpoint";
+
+export interface SleepRecord {
+  reason: SleepReason;
+  atMs: number;
+  mechanism: SleepMechanism;
+  memoryKept: boolean;
+  placement: "host" | "enclosure";
+  detail: string;
+  /** An enclosure's options, started again by the wake (the container itself is gone). */
+  enclosure?: { request: EnclosureRequest; startedByOperator: boolean; image: string; runtime: EnclosureRuntime };
+}
+
+/** The conversation's idle policy and, while it sleeps, how it was put to sleep (see lifecycle/). */
+export interface LifecycleRecord {
+  /** Its own values in seconds (within its tenant's maxima); absent: the server's defaults. */
+  idleTimeoutSeconds?: number;
+  maxLifetimeSeconds?: number;
+  /** Set while it sleeps. */
+  sleep?: SleepRecord;
 }
 
 export interface PoolOrigin {
@@ -59,8 +88,13 @@ export interface ConversationRecord {
   notCopiedBack?: string[];
   /** Set while a host agent runs for the conversation (see placement/host-agent-loss.ts). */
   hostAgent?: { startedAtMs: number };
-  /** A host agent that ran when the control plane went away, until the next call reports it. */
-  hostAgentLost?: { startedAtMs: number; noticedAtMs: number; /** Set when an operator stopped it (who), not a restart. */ stoppedBy?: string };
+  /**
+   * An agent whose memory went away, until the next call reports it: a host agent that ran when the
+   * control plane went away or that an operator stopped (`stoppedBy`: who), or a placement (host
+   * agent or enclosure) put to sleep (`slept`).
+   */
+  hostAgentLost?: { startedAtMs: number; noticedAtMs: number; stoppedBy?: string; slept?: SleepRecord };
+  lifecycle?: LifecycleRecord;
   /** The tenant that owns it; records made before tenants existed belong to the implicit one. */
   tenant: string;
 }

@@ -62,6 +62,8 @@ export class Placements implements PlacementPort {
   /** Each enclosure's own host uid, held by its conversation while the enclosure exists. */
   private readonly uids: SandboxUids;
   private readonly log: (line: string, conversationId?: string) => void;
+  /** Wakes a sleeping conversation before its placement is used (set by the control plane; see lifecycle/). */
+  private waker: (conversationId: string) => Promise<void> = () => Promise.resolve();
 
   constructor(opts: PlacementsOptions) {
     this.store = opts.store;
@@ -254,7 +256,13 @@ export class Placements implements PlacementPort {
     return opening;
   }
 
+  /** Every endpoint() first lets `wake` bring a sleeping conversation's placement back. */
+  setWaker(wake: (conversationId: string) => Promise<void>): void {
+    this.waker = wake;
+  }
+
   async endpoint(conversationId: string, prepare?: AgentPrepare): Promise<AgentEndpoint> {
+    await this.waker(conversationId);
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
     if (!enc) {
@@ -360,6 +368,9 @@ export class Placements implements PlacementPort {
     }
     // The agent it started, so that another one answering later is known to be a restart.
     this.noteAgent(conv.id, agentPid, enclosureWhere(record));
+    // What a wake starts again after a sleep (lifecycle/): the same options, named by the same caller.
+    record.request = req;
+    record.startedByOperator = caller.operator;
     conv.enclosure = record;
     this.clients.set(conv.id, client);
     this.store.put(conv);

@@ -11,6 +11,7 @@ import {
   type ControlPlaneServer,
   type Conversation,
   type Run as RunMsg,
+  type TenantPauseState,
   type SubscribeAuditRequest,
   type SubscribeCardsRequest,
   type ToolCallEvent,
@@ -33,10 +34,12 @@ import { LIMITS } from "../limits.js";
 import { TenantQuotas } from "../tenants/quotas.js";
 import type { EnclosureRequest } from "../model/enclosure.js";
 import { withinTenantLimits } from "../tenants/tenant-limits.js";
+import { withinLifecycleMaxima } from "../lifecycle/lifecycle-policy.js";
+import { tenantPausedError } from "../tenants/tenant-pause-refusal.js";
 import type { Tenant } from "../tenants/tenant.js";
 import { TenantScope } from "./tenant-scope.js";
 import { formatAuditReport } from "../hardening/enclosure-audit.js";
-import type { ConversationView } from "../control-plane.js";
+import type { ConversationView, TenantPauseView } from "../control-plane.js";
 import type { ControlPlaneApi } from "../control-plane-api.js";
 import { asEnclaveError, EnclaveError, ERROR_CODE_TRAILER } from "../errors.js";
 import { toServiceError } from "./service-error.js";
@@ -96,6 +99,21 @@ export function conversationMessage(
     openRuns: c.openRuns,
     notCopiedBack: c.notCopiedBack ?? [],
     tenant: c.tenant,
+    lifecycleState: c.lifecycleState,
+    idleTimeoutSeconds: c.policy.idleTimeoutSeconds,
+    maxLifetimeSeconds: c.policy.maxLifetimeSeconds,
+    sleptAtMs: c.lifecycle?.sleep?.atMs ?? 0,
+    sleep: c.lifecycle?.sleep
+      ? {
+          reason: c.lifecycle.sleep.reason,
+          mechanism: c.lifecycle.sleep.mechanism,
+          memoryKept: c.lifecycle.sleep.memoryKept,
+          placement: c.lifecycle.sleep.placement,
+          image: c.lifecycle.sleep.enclosure?.image ?? "",
+          runtime: c.lifecycle.sleep.enclosure?.runtime ?? "",
+          detail: c.lifecycle.sleep.detail,
+        }
+      : undefined,
     enclosure: e
       ? {
           containerId: e.containerId,
@@ -111,6 +129,17 @@ export function conversationMessage(
           origin: e.pool ? "pool" : "cold",
         }
       : undefined,
+  };
+}
+
+function pauseMessage(v: TenantPauseView, view: ViewId): TenantPauseState {
+  return {
+    tenant: v.tenant,
+    paused: v.pause !== undefined,
+    pausedAtMs: v.pause?.pausedAtMs ?? 0,
+    pausedBy: v.pause?.pausedBy ?? "",
+    reason: v.pause?.reason ?? "",
+    slept: v.slept.map(view),
   };
 }
 
@@ -178,7 +207,11 @@ export function controlPlaneService(
   const scopeOf = (call: IncomingCall): TenantScope => {
     const [header] = call.metadata.get("authorization");
     try {
-      return new TenantScope(cp, access.auth.authenticate(typeof header === "string" ? header : undefined), access.auth.tokensRequired);
+      const tenant = access.auth.authenticate(typeof header === "string" ? header : undefined);
+      // A paused tenant is refused everything (an operator is never paused: see pauseTenant below).
+      const pause = tenant.operator ? undefined : cp.tenantPause(tenant.name);
+      if (pause) throw tenantPausedError(tenant.name, pause);
+      return new TenantScope(cp, tenant, access.auth.tokensRequired);
     } catch (err) {
       const e = asEnclaveError(err);
       refusals.refused("", { kind: "call_refused", outcome: `refused:${e.code}`, detail: `${call.getPath()} from ${call.getPeer()}` });
@@ -250,7 +283,7 @@ export function controlPlaneService(
     return `tenant ${s.tenant.name} (token ${bearerTokenId(typeof header === "string" ? header : undefined) ?? "?"})`;
   };
   /**
-   * The operator's hands (cancelling a call, stopping a kernel or a host agent) are refused to a plain
+   * The operator's hands (cancelling a call, stopping a kernel or a host agent, pausing a tenant) are refused to a plain
    * tenant's token, and the refusal audited: a tenant learns nothing of what runs (another tenant's
    * calls included), not even whether an id is in flight.
    */
@@ -307,7 +340,9 @@ export function controlPlaneService(
     const owner = cp.conversationTenant(conversationId);
     const tenant = ownerOf(s, owner);
     const live = (id: string): boolean => cp.hostAgentPid(id) !== undefined;
-    if (!Number.isFinite(tenant.quotas.hostAgents) || cp.getConversation(conversationId).enclosure || live(conversationId)) return () => undefined;
+    // An enclosure asleep is woken as an enclosure: its call starts no host agent.
+    if (!Number.isFinite(tenant.quotas.hostAgents) || cp.getConversation(conversationId).placement === "enclosure" || live(conversationId))
+      return () => undefined;
     const running = liveHostAgents(owner, conversationId);
     try {
       return access.quotas.enterHostAgentStart(tenant, running);
@@ -411,13 +446,56 @@ export function controlPlaneService(
       releaseCall();
     }
   };
+  /** A tenant an operator may pause: one in the token file, not an operator (that would lock operators out). */
+  const pausableTenant = (name: string): string => {
+    if (!name) throw new EnclaveError("invalid_arguments", "tenant is required: the name of a tenant in the token file");
+    const t = access.auth.tenant(name);
+    if (!t) throw new EnclaveError("not_found", `tenant \`${name}\` is not in the token file; \`enclave tokens list\` shows the tenants`);
+    if (t.operator)
+      throw new EnclaveError("invalid_arguments", `tenant \`${name}\` is an operator: operators are not paused (their calls are how a pause is undone)`);
+    return t.name;
+  };
+  /** The lifecycle values asked, within the maxima of the conversation's owner; a refusal is audited like StartEnclosure's. */
+  const lifecycleWithin = (s: TenantScope, owner: string, req: { idleTimeoutSeconds: number; maxLifetimeSeconds: number }, rpc: string, id = "") => {
+    try {
+      return withinLifecycleMaxima(ownerOf(s, owner), { idleTimeoutSeconds: req.idleTimeoutSeconds, maxLifetimeSeconds: req.maxLifetimeSeconds });
+    } catch (err) {
+      const e = asEnclaveError(err);
+      refusals.refused(`limits ${s.tenant.name}`, {
+        kind: "call_refused",
+        tenant: s.tenant.name,
+        conversationId: id,
+        outcome: `refused:${e.code}`,
+        detail: `${rpc}: ${e.message}`,
+      });
+      throw e;
+    }
+  };
   const service: ControlPlaneServer = {
+    setConversationLifecycle: unary((req, s) => {
+      const id = s.conversationId(req.conversationId);
+      const lifecycle = lifecycleWithin(s, cp.conversationTenant(id), req, "SetConversationLifecycle", id);
+      return conversationMessage(cp.setConversationLifecycle(id, lifecycle), s.viewer, s.seesHostPaths);
+    }),
+    pauseTenant: unary(async (req, s, call) => {
+      operatorOnly(s, call, "PauseTenant", "ask an operator");
+      const tenant = pausableTenant(req.tenant);
+      if (req.reason.length > LIMITS.pauseReasonMaxChars) {
+        throw new EnclaveError("invalid_arguments", `reason is ${req.reason.length} characters; at most ${LIMITS.pauseReasonMaxChars}`);
+      }
+      return pauseMessage(await cp.pauseTenant(tenant, s.tenant.name, req.reason), s.viewer);
+    }),
+    resumeTenant: unary((req, s, call) => {
+      operatorOnly(s, call, "ResumeTenant", "ask an operator");
+      return pauseMessage(cp.resumeTenant(pausableTenant(req.tenant), s.tenant.name), s.viewer);
+    }),
     createConversation: unary((req, s) => {
       s.checkWorkspacePath(req.workspacePath);
+      const lifecycle = lifecycleWithin(s, s.tenant.name, req, "CreateConversation");
       // A spare host agent is one more host agent of the tenant's: none is taken past its quota.
       const spare = !Number.isFinite(s.tenant.quotas.hostAgents) || liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents;
       return conversationMessage(
-        cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare }),
+        cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare, lifecycle }),
         s.viewer,
         s.seesHostPaths,
       );

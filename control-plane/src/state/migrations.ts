@@ -130,4 +130,18 @@ CREATE TABLE pending_action_seqs (
 );
 `),
   },
+  {
+    version: 5,
+    name: "paused tenants",
+    // Tenants an operator paused (see tenants/tenant-pauses.ts): kept, so a restart does not let their calls in.
+    up: (db) =>
+      db.exec(`
+CREATE TABLE paused_tenants (
+  tenant TEXT PRIMARY KEY,
+  paused_at_ms INTEGER NOT NULL,
+  paused_by TEXT NOT NULL,
+  reason TEXT NOT NULL
+);
+`),
+  },
 ];

@@ -63,10 +63,19 @@ export class OpenStreams {
 
   /** Ends every stream opened with one of these tokens (or with any token, when the file admits none now). */
   revoke(tokenIds: ReadonlySet<string> | "all"): number {
-    const gone = [...this.entries].filter((e) => e.tokenId !== undefined && (tokenIds === "all" || tokenIds.has(e.tokenId)));
+    const err = new EnclaveError("unauthenticated", "the token that opened this stream was revoked; the stream is ended");
+    return this.endWhere((e) => e.tokenId !== undefined && (tokenIds === "all" || tokenIds.has(e.tokenId)), err);
+  }
+
+  /** Ends every stream the tenant holds, with `err` (its tenant was paused). */
+  endTenant(tenant: string, err: EnclaveError): number {
+    return this.endWhere((e) => e.tenant === tenant, err);
+  }
+
+  private endWhere(which: (e: Entry) => boolean, err: EnclaveError): number {
+    const gone = [...this.entries].filter(which);
     for (const e of gone) {
       this.entries.delete(e);
-      const err = new EnclaveError("unauthenticated", "the token that opened this stream was revoked; the stream is ended");
       this.cutOff(e.kind, e, err);
       try {
         e.end(err);

@@ -21,6 +21,9 @@ export interface TenantQuotas {
   maxDiskBytes: number;
   /** 1: the tenant's dev containers may be built from a Dockerfile (see devcontainer-build.ts); 0: refused. */
   devcontainerBuilds: number;
+  /** The longest idle timeout, and maximum lifetime, a conversation of the tenant may ask for (seconds; see lifecycle/lifecycle-policy.ts). */
+  maxIdleSeconds: number;
+  maxLifetimeSeconds: number;
 }
 
 export type QuotaName = keyof TenantQuotas;
@@ -35,6 +38,8 @@ export const QUOTA_NAMES: readonly QuotaName[] = [
   "maxCpus",
   "maxDiskBytes",
   "devcontainerBuilds",
+  "maxIdleSeconds",
+  "maxLifetimeSeconds",
 ];
 
 /** Whether a value is one the quota takes: CPUs may be fractional, builds are 0 or 1, the rest whole numbers. */
@@ -62,6 +67,8 @@ export const DEFAULT_QUOTAS: TenantQuotas = {
   maxCpus: LIMITS.tenantMaxCpus,
   maxDiskBytes: LIMITS.tenantMaxDiskBytes,
   devcontainerBuilds: 0,
+  maxIdleSeconds: LIMITS.tenantMaxIdleSeconds,
+  maxLifetimeSeconds: LIMITS.tenantMaxLifetimeSeconds,
 };
 
 /** What a tenant's entry in the token file does not set: the defaults, with builds on for operators. */
@@ -86,6 +93,8 @@ export const IMPLICIT: Tenant = {
     maxCpus: Infinity,
     maxDiskBytes: Infinity,
     devcontainerBuilds: 1,
+    maxIdleSeconds: Infinity,
+    maxLifetimeSeconds: Infinity,
   },
 };
 

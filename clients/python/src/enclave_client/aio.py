@@ -129,8 +129,10 @@ class AsyncEnclaveClient:
 
     # Conversations and enclosures.
 
-    async def create_conversation(self, id: str = "", workspace_path: str = "", *, timeout: Optional[float] = None) -> m.Conversation:
-        req = pb.CreateConversationRequest(id=id, workspace_path=workspace_path)
+    async def create_conversation(self, id: str = "", workspace_path: str = "", *, idle_timeout_seconds: int = 0, max_lifetime_seconds: int = 0, timeout: Optional[float] = None) -> m.Conversation:
+        req = pb.CreateConversationRequest(
+            id=id, workspace_path=workspace_path, idle_timeout_seconds=idle_timeout_seconds, max_lifetime_seconds=max_lifetime_seconds
+        )
         return m.conversation_from_pb(await self._call(self._stub.CreateConversation, req, timeout))
 
     async def get_conversation(self, conversation_id: str, *, timeout: Optional[float] = None) -> m.Conversation:
@@ -153,6 +155,23 @@ class AsyncEnclaveClient:
     async def stop_enclosure(self, conversation_id: str, *, force: bool = False, timeout: Optional[float] = None) -> m.Conversation:
         req = pb.StopEnclosureRequest(conversation_id=conversation_id, force=force)
         return m.conversation_from_pb(await self._call(self._stub.StopEnclosure, req, timeout))
+
+    async def set_conversation_lifecycle(
+        self, conversation_id: str, *, idle_timeout_seconds: int = 0, max_lifetime_seconds: int = 0, timeout: Optional[float] = None
+    ) -> m.Conversation:
+        """The conversation's idle timeout and maximum lifetime in seconds (0: the server's default), within its tenant's maxima."""
+        req = pb.SetConversationLifecycleRequest(
+            conversation_id=conversation_id, idle_timeout_seconds=idle_timeout_seconds, max_lifetime_seconds=max_lifetime_seconds
+        )
+        return m.conversation_from_pb(await self._call(self._stub.SetConversationLifecycle, req, timeout))
+
+    async def pause_tenant(self, tenant: str, *, reason: str = "", timeout: Optional[float] = None) -> m.TenantPauseState:
+        """Operators only: every call of the tenant is refused (``tenant_paused``) and its conversations sleep, until resumed."""
+        return m.tenant_pause_from_pb(await self._call(self._stub.PauseTenant, pb.PauseTenantRequest(tenant=tenant, reason=reason), timeout))
+
+    async def resume_tenant(self, tenant: str, *, timeout: Optional[float] = None) -> m.TenantPauseState:
+        """Operators only: the tenant's calls are taken again; its conversations wake on their next call."""
+        return m.tenant_pause_from_pb(await self._call(self._stub.ResumeTenant, pb.ResumeTenantRequest(tenant=tenant), timeout))
 
     # Runs.
 

@@ -56,11 +56,13 @@ class InvalidArgumentsError(EnclaveError):
     CODE = "invalid_arguments"
     GRPC_STATUS = grpc.StatusCode.INVALID_ARGUMENT
 
+
 class UnknownToolError(EnclaveError):
     """No tool of that name is offered to the run. Code ``unknown_tool``."""
 
     CODE = "unknown_tool"
     GRPC_STATUS = grpc.StatusCode.NOT_FOUND
+
 
 class ApprovalRefusedError(EnclaveError):
     """The approval gate refused the call. Code ``approval_refused``."""
@@ -68,11 +70,13 @@ class ApprovalRefusedError(EnclaveError):
     CODE = "approval_refused"
     GRPC_STATUS = grpc.StatusCode.PERMISSION_DENIED
 
+
 class PlacementUnavailableError(EnclaveError):
     """The conversation's placement cannot take calls now. Code ``placement_unavailable``."""
 
     CODE = "placement_unavailable"
     GRPC_STATUS = grpc.StatusCode.UNAVAILABLE
+
 
 class EnclosureDeadError(EnclaveError):
     """The conversation's enclosure died. Code ``enclosure_dead``."""
@@ -80,11 +84,13 @@ class EnclosureDeadError(EnclaveError):
     CODE = "enclosure_dead"
     GRPC_STATUS = grpc.StatusCode.FAILED_PRECONDITION
 
+
 class AgentLostError(EnclaveError):
     """The enclave agent went away during the call. Code ``agent_lost``."""
 
     CODE = "agent_lost"
     GRPC_STATUS = grpc.StatusCode.UNAVAILABLE
+
 
 class NotFoundError(EnclaveError):
     """What the call names (a conversation, a run, a file) does not exist. Code ``not_found``."""
@@ -92,11 +98,13 @@ class NotFoundError(EnclaveError):
     CODE = "not_found"
     GRPC_STATUS = grpc.StatusCode.NOT_FOUND
 
+
 class AlreadyExistsError(EnclaveError):
     """What the call would create exists already. Code ``already_exists``."""
 
     CODE = "already_exists"
     GRPC_STATUS = grpc.StatusCode.ALREADY_EXISTS
+
 
 class FailedPreconditionError(EnclaveError):
     """The call does not apply to the current state. Code ``failed_precondition``."""
@@ -104,11 +112,13 @@ class FailedPreconditionError(EnclaveError):
     CODE = "failed_precondition"
     GRPC_STATUS = grpc.StatusCode.FAILED_PRECONDITION
 
+
 class OutsideWorkspaceError(EnclaveError):
     """A path leads outside the workspace. Code ``outside_workspace``."""
 
     CODE = "outside_workspace"
     GRPC_STATUS = grpc.StatusCode.PERMISSION_DENIED
+
 
 class TooLargeError(EnclaveError):
     """An argument or an answer is larger than the limits allow. Code ``too_large``."""
@@ -116,11 +126,13 @@ class TooLargeError(EnclaveError):
     CODE = "too_large"
     GRPC_STATUS = grpc.StatusCode.RESOURCE_EXHAUSTED
 
+
 class EnclaveTimeoutError(EnclaveError, TimeoutError):
     """The control plane's own deadline for the work passed. Code ``timeout``."""
 
     CODE = "timeout"
     GRPC_STATUS = grpc.StatusCode.DEADLINE_EXCEEDED
+
 
 class EnclaveCancelledError(EnclaveError):
     """The call was cancelled. Code ``cancelled``."""
@@ -128,11 +140,13 @@ class EnclaveCancelledError(EnclaveError):
     CODE = "cancelled"
     GRPC_STATUS = grpc.StatusCode.CANCELLED
 
+
 class FailedError(EnclaveError):
     """The call failed (the message says how). Code ``failed``."""
 
     CODE = "failed"
     GRPC_STATUS = grpc.StatusCode.UNKNOWN
+
 
 class CellErrorError(EnclaveError):
     """An eval cell raised (its output and traceback are the result). Code ``cell_error``."""
@@ -140,11 +154,13 @@ class CellErrorError(EnclaveError):
     CODE = "cell_error"
     GRPC_STATUS = grpc.StatusCode.ABORTED
 
+
 class KernelDiedError(EnclaveError):
     """A kernel died during a cell; its state was lost. Code ``kernel_died``."""
 
     CODE = "kernel_died"
     GRPC_STATUS = grpc.StatusCode.ABORTED
+
 
 class BridgeLimitError(EnclaveError):
     """A cell made more bridge calls than one cell may. Code ``bridge_limit``."""
@@ -152,11 +168,13 @@ class BridgeLimitError(EnclaveError):
     CODE = "bridge_limit"
     GRPC_STATUS = grpc.StatusCode.RESOURCE_EXHAUSTED
 
+
 class LspTimeoutError(EnclaveError):
     """A language server did not answer within the request's deadline. Code ``lsp_timeout``."""
 
     CODE = "lsp_timeout"
     GRPC_STATUS = grpc.StatusCode.DEADLINE_EXCEEDED
+
 
 class LspServerDeadError(EnclaveError):
     """A language server exited or could not run; it is restarted on the next call. Code ``lsp_server_dead``."""
@@ -164,11 +182,13 @@ class LspServerDeadError(EnclaveError):
     CODE = "lsp_server_dead"
     GRPC_STATUS = grpc.StatusCode.UNAVAILABLE
 
+
 class LspServerErrorError(EnclaveError):
     """A language server answered with an error of its own. Code ``lsp_server_error``."""
 
     CODE = "lsp_server_error"
     GRPC_STATUS = grpc.StatusCode.FAILED_PRECONDITION
+
 
 class LspStateChangedError(EnclaveError):
     """A language server dropped the request because its state moved on; asking again may work. Code ``lsp_state_changed``."""
@@ -176,11 +196,13 @@ class LspStateChangedError(EnclaveError):
     CODE = "lsp_state_changed"
     GRPC_STATUS = grpc.StatusCode.UNAVAILABLE
 
+
 class LspNoServerError(EnclaveError):
     """No language server can serve the request here (none handles the language, none has its root marker or binary); the message says what to do. Code ``lsp_no_server``."""
 
     CODE = "lsp_no_server"
     GRPC_STATUS = grpc.StatusCode.FAILED_PRECONDITION
+
 
 class HarnessDeniedError(EnclaveError):
     """The harness's tool host refused a cell's bridge call. Code ``harness_denied``."""
@@ -188,11 +210,13 @@ class HarnessDeniedError(EnclaveError):
     CODE = "harness_denied"
     GRPC_STATUS = grpc.StatusCode.PERMISSION_DENIED
 
+
 class HarnessLostError(EnclaveError):
     """The run's harness tool host disconnected. Code ``harness_lost``."""
 
     CODE = "harness_lost"
     GRPC_STATUS = grpc.StatusCode.UNAVAILABLE
+
 
 class DrainingError(EnclaveError):
     """The control plane is shutting down; retry against the next one. Code ``draining``."""
@@ -200,11 +224,13 @@ class DrainingError(EnclaveError):
     CODE = "draining"
     GRPC_STATUS = grpc.StatusCode.UNAVAILABLE
 
+
 class ImageUnusableError(EnclaveError):
     """An image named for an enclosure is missing or cannot run the agent. Code ``image_unusable``."""
 
     CODE = "image_unusable"
     GRPC_STATUS = grpc.StatusCode.FAILED_PRECONDITION
+
 
 class DevcontainerInvalidError(EnclaveError):
     """A workspace's devcontainer.json is missing, not JSONC, or has a refused field. Code ``devcontainer_invalid``."""
@@ -212,11 +238,13 @@ class DevcontainerInvalidError(EnclaveError):
     CODE = "devcontainer_invalid"
     GRPC_STATUS = grpc.StatusCode.INVALID_ARGUMENT
 
+
 class DevcontainerBuildFailedError(EnclaveError):
     """The engine could not build a devcontainer's Dockerfile. Code ``devcontainer_build_failed``."""
 
     CODE = "devcontainer_build_failed"
     GRPC_STATUS = grpc.StatusCode.FAILED_PRECONDITION
+
 
 class DevcontainerPostCreateFailedError(EnclaveError):
     """A devcontainer's postCreateCommand failed inside the enclosure. Code ``devcontainer_post_create_failed``."""
@@ -224,11 +252,13 @@ class DevcontainerPostCreateFailedError(EnclaveError):
     CODE = "devcontainer_post_create_failed"
     GRPC_STATUS = grpc.StatusCode.ABORTED
 
+
 class UnauthenticatedError(EnclaveError):
     """The call carried no valid bearer token. Code ``unauthenticated``."""
 
     CODE = "unauthenticated"
     GRPC_STATUS = grpc.StatusCode.UNAUTHENTICATED
+
 
 class QuotaExceededError(EnclaveError):
     """The caller's tenant is at one of its quotas. Code ``quota_exceeded``."""
@@ -236,11 +266,13 @@ class QuotaExceededError(EnclaveError):
     CODE = "quota_exceeded"
     GRPC_STATUS = grpc.StatusCode.RESOURCE_EXHAUSTED
 
+
 class RemoteEngineUnsupportedError(EnclaveError):
     """What was asked needs the engine's machine to be this one. Code ``remote_engine_unsupported``."""
 
     CODE = "remote_engine_unsupported"
     GRPC_STATUS = grpc.StatusCode.FAILED_PRECONDITION
+
 
 class AgentBundleMismatchError(EnclaveError):
     """The engine's shared agent-bundle volume does not hold this control plane's bundle. Code ``agent_bundle_mismatch``."""
@@ -248,11 +280,13 @@ class AgentBundleMismatchError(EnclaveError):
     CODE = "agent_bundle_mismatch"
     GRPC_STATUS = grpc.StatusCode.FAILED_PRECONDITION
 
+
 class TooManyCallsError(EnclaveError):
     """A CallTools session already carries the most calls in flight it may. Code ``too_many_calls``."""
 
     CODE = "too_many_calls"
     GRPC_STATUS = grpc.StatusCode.RESOURCE_EXHAUSTED
+
 
 class SlowReaderError(EnclaveError):
     """A stream's reader fell behind too far; the stream was cut off. Code ``slow_reader``."""
@@ -260,17 +294,26 @@ class SlowReaderError(EnclaveError):
     CODE = "slow_reader"
     GRPC_STATUS = grpc.StatusCode.RESOURCE_EXHAUSTED
 
+
 class DevcontainerBuildRefusedError(EnclaveError):
     """Dockerfile builds are not turned on for the caller's tenant. Code ``devcontainer_build_refused``."""
 
     CODE = "devcontainer_build_refused"
     GRPC_STATUS = grpc.StatusCode.PERMISSION_DENIED
 
+
 class PendingActionLostError(EnclaveError):
     """resolve on a staged change the control plane could not carry over a restart; it is dropped. Code ``pending_action_lost``."""
 
     CODE = "pending_action_lost"
     GRPC_STATUS = grpc.StatusCode.ABORTED
+
+
+class TenantPausedError(EnclaveError):
+    """The caller's tenant is paused by an operator; every call is refused until it is resumed. Code ``tenant_paused``."""
+
+    CODE = "tenant_paused"
+    GRPC_STATUS = grpc.StatusCode.PERMISSION_DENIED
 
 
 class PermissionDeniedError(EnclaveError):
@@ -321,6 +364,7 @@ ERROR_CLASSES: Mapping[str, Type[EnclaveError]] = {
         SlowReaderError,
         DevcontainerBuildRefusedError,
         PendingActionLostError,
+        TenantPausedError,
         PermissionDeniedError,
     )
     if cls.CODE is not None

@@ -75,6 +75,38 @@ class Enclosure:
 
 
 @dataclass(frozen=True)
+class LifecycleSleep:
+    """How a conversation was put to sleep (see docs/concepts/lifecycle.md)."""
+
+    #: "idle", "max_lifetime", "tenant_paused" or "operator".
+    reason: str
+    #: "stop" (memory not kept) or "checkpoint".
+    mechanism: str
+    memory_kept: bool
+    #: "host" or "enclosure".
+    placement: str
+    image: str
+    runtime: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class TenantPauseState:
+    """What pause_tenant and resume_tenant answer."""
+
+    tenant: str
+    paused: bool
+    paused_at_ms: int
+    paused_by: str
+    reason: str
+    slept: List[str]
+
+
+def tenant_pause_from_pb(m: pb.TenantPauseState) -> TenantPauseState:
+    return _plain(TenantPauseState, m)
+
+
+@dataclass(frozen=True)
 class CgroupUsage:
     """CPU and memory as the placement's cgroup counts them since it was made; -1: not offered by this kernel."""
 
@@ -143,6 +175,14 @@ class Conversation:
     tenant: str
     #: What it costs now: get_conversation fills it, list_conversations does not.
     usage: Optional[ConversationUsage]
+    #: "active" or "sleeping" (its placement put to sleep; the next call wakes it).
+    lifecycle_state: str = "active"
+    #: The idle timeout and maximum lifetime in force, in seconds (0: never).
+    idle_timeout_seconds: int = 0
+    max_lifetime_seconds: int = 0
+    #: When it was put to sleep; 0 while active.
+    slept_at_ms: int = 0
+    sleep: Optional[LifecycleSleep] = None
 
 
 def _usage_from_pb(u: pb.ConversationUsage) -> ConversationUsage:
@@ -161,8 +201,9 @@ def conversation_from_pb(m: pb.Conversation) -> Conversation:
         e = m.enclosure
         limits = _plain(EnclosureLimits, e.limits) if e.HasField("limits") else None
         enclosure = _plain(Enclosure, e, limits=limits)
+    sleep = _plain(LifecycleSleep, m.sleep) if m.HasField("sleep") else None
     usage = _usage_from_pb(m.usage) if m.HasField("usage") else None
-    return _plain(Conversation, m, enclosure=enclosure, usage=usage)
+    return _plain(Conversation, m, enclosure=enclosure, sleep=sleep, usage=usage)
 
 
 @dataclass(frozen=True)

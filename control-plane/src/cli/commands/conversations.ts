@@ -1,9 +1,17 @@
-// enclave conversations list | create | get (or show) | delete.
+// enclave conversations list | create | get (or show) | delete | lifecycle.
 import { type CommandContext, usage } from "../context.js";
 import { HELP } from "../help.js";
 import { showConversation } from "../show.js";
 import { showUsage } from "../show-usage.js";
 import { say, sayJson } from "../terminal-text.js";
+
+/** Seconds given on the command line: a whole number of 0 or more (0: the server's default). */
+function secondsOption(name: string, raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isSafeInteger(n) || n < 0) usage(`${name} \`${raw}\` is not a whole number of seconds (0 for the server's default)`);
+  return n;
+}
 
 export async function conversationsCommand({ sub, rest, opts, client }: CommandContext): Promise<void> {
   const json = opts.json ?? false;
@@ -13,11 +21,14 @@ export async function conversationsCommand({ sub, rest, opts, client }: CommandC
     else say(list.length ? list.map(showConversation).join("\n") : "no conversations");
     return;
   }
-  if (sub === "create" || sub === "get" || sub === "show") {
+  const lifecycle = { idleTimeoutSeconds: secondsOption("--idle", opts.idle), maxLifetimeSeconds: secondsOption("--lifetime", opts.lifetime) };
+  if (sub === "create" || sub === "get" || sub === "show" || sub === "lifecycle") {
     const c =
       sub === "create"
-        ? await client.createConversation(rest[0] ?? "", opts.workspace ?? "")
-        : await client.getConversation(rest[0] ?? usage("give a conversation id"));
+        ? await client.createConversation(rest[0] ?? "", opts.workspace ?? "", { lifecycle })
+        : sub === "lifecycle"
+          ? await client.setConversationLifecycle(rest[0] ?? usage("give a conversation id"), lifecycle)
+          : await client.getConversation(rest[0] ?? usage("give a conversation id"));
     if (json) sayJson(c);
     else say([showConversation(c), ...(c.usage ? showUsage(c.usage) : [])].join("\n"));
     return;

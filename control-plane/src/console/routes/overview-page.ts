@@ -5,6 +5,7 @@ import { cardsSection } from "../views/cards-view.js";
 import { overviewTable } from "../views/conversation-views.js";
 import { summaries } from "./conversation-status.js";
 import { page, type Route } from "./route.js";
+import { tenantsSection } from "./tenants-control.js";
 
 export function overviewPage(cp: ControlPlaneApi): Route {
   return {
@@ -20,6 +21,7 @@ export function overviewPage(cp: ControlPlaneApi): Route {
         fillPage("overview", {
           overview: overviewTable(summaries(cp)),
           cards: cardsSection(cp.cards(undefined, false), "", ctx.session.csrf, "/"),
+          tenants: tenantsSection(cp, ctx.session),
         }),
       ),
   };

@@ -7,6 +7,7 @@ import type { Run } from "../../model/run.js";
 import { html, join, type SafeHtml } from "../html.js";
 import type { LiveStatusItem } from "../../status/live-status.js";
 import { formatBytes, formatDuration, formatTime, shortId } from "./format.js";
+import { lifecycleFacts } from "./lifecycle-view.js";
 
 export interface ConversationSummary {
   conv: ConversationView;
@@ -31,6 +32,9 @@ function since(ms: number, now: number): SafeHtml {
 
 function placementSummary(s: ConversationSummary, now: number): SafeHtml {
   const enc = s.conv.enclosure;
+  const asleep = s.conv.lifecycle?.sleep;
+  if (asleep)
+    return html`<span class="placement-tag ${asleep.placement}">${asleep.placement}</span> <span class="muted" data-asleep="${asleep.reason}">asleep (${asleep.reason})</span>`;
   if (!enc) {
     return html`<span class="placement-tag host">host</span> ${s.hostAgentPid ? html`agent pid ${s.hostAgentPid}` : html`<span class="muted">agent idle</span>`}`;
   }
@@ -101,7 +105,7 @@ export function conversationLive(
 ): SafeHtml {
   const state = conv.enclosure ? conv.enclosure.state : "none";
   return html`<div class="live-root" data-enclosure-state="${state}">
-<section><h2>Placement</h2>${placementDetails(conv, hostAgentPid, now)}</section>
+<section><h2>Placement</h2>${placementDetails(conv, hostAgentPid, now)}${lifecycleFacts(conv)}</section>
 <section><h2>Runs</h2>${runsTable(runs, now)}</section>
 <section class="live-sources"><h2>Running here</h2>${join(sections.map((s) => liveSection(s, now)))}</section>
 </div>`;

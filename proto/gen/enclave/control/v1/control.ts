@@ -93,6 +93,16 @@ export interface CreateConversationRequest {
   id: string;
   /** An existing folder to use as the workspace; empty to have one made under the data folder. */
   workspacePath: string;
+  /**
+   * Seconds with nothing going on before the conversation's placement is put to sleep; 0 for the
+   * server's default. Past the tenant's maxIdleSeconds it is refused (invalid_arguments).
+   */
+  idleTimeoutSeconds: number;
+  /**
+   * Seconds a placement may run from its start (or wake) before it is put to sleep, busy or not; 0
+   * for the server's default. Past the tenant's maxLifetimeSeconds it is refused (invalid_arguments).
+   */
+  maxLifetimeSeconds: number;
 }
 
 export interface GetConversationRequest {
@@ -169,10 +179,71 @@ export interface Conversation {
   /** The tenant that owns the conversation ("local" without tokens). */
   tenant: string;
   /**
+   * "active" (its placement runs or starts on the next call) or "sleeping" (put to sleep: no process
+   * of it runs; the next call wakes it, and its result says what was lost).
+   */
+  lifecycleState: string;
+  /** The idle timeout and maximum lifetime in force (the conversation's own, else the server's default). */
+  idleTimeoutSeconds: number;
+  maxLifetimeSeconds: number;
+  /** When it was put to sleep; 0 while active. */
+  sleptAtMs: number;
+  /** Why and how it sleeps; unset while active. */
+  sleep?:
+    | LifecycleSleep
+    | undefined;
+  /**
    * What the conversation costs now: filled by GetConversation only (ListConversations leaves it
    * out, as measuring every workspace on each list would cost more than the list).
    */
   usage?: ConversationUsage | undefined;
+}
+
+/** How a conversation was put to sleep. */
+export interface LifecycleSleep {
+  /** "idle", "max_lifetime", "tenant_paused" or "operator". */
+  reason: string;
+  /**
+   * "stop": the placement was stopped and its memory (kernels, language servers, debug sessions) is
+   * not kept; the next call starts a fresh one. "checkpoint": its memory was saved to disk.
+   */
+  mechanism: string;
+  memoryKept: boolean;
+  /** "host" or "enclosure": what sleeps, and so what the next call starts again. */
+  placement: string;
+  /** For an enclosure: its image and runtime, which the wake starts again with the same options. */
+  image: string;
+  runtime: string;
+  /** In words for people. */
+  detail: string;
+}
+
+export interface SetConversationLifecycleRequest {
+  conversationId: string;
+  /** 0 keeps the server's default; past the tenant's maximum it is refused. */
+  idleTimeoutSeconds: number;
+  maxLifetimeSeconds: number;
+}
+
+export interface PauseTenantRequest {
+  tenant: string;
+  /** Kept in the audit log beside who paused it. */
+  reason: string;
+}
+
+export interface ResumeTenantRequest {
+  tenant: string;
+}
+
+export interface TenantPauseState {
+  tenant: string;
+  paused: boolean;
+  pausedAtMs: number;
+  /** The tenant whose token paused it. */
+  pausedBy: string;
+  reason: string;
+  /** Conversations put to sleep by this pause (PauseTenant only). */
+  slept: string[];
 }
 
 /**
@@ -609,7 +680,10 @@ export interface AuditEvent {
    * "image_refused", "stream_cut" (a stream the control plane ended: tool is the stream's kind,
    * outcome "cut:slow_reader" or "cut:unauthenticated"), "operator_action" (an operator cancelled a
    * call, stopped a kernel or a host agent, force-stopped an enclosure, closed another's run or deleted
-   * its conversation: tool is the action, detail begins "by <who>"). The console's filter offers every kind.
+   * its conversation: tool is the action, detail begins "by <who>"), "conversation_slept" (outcome:
+   * why: idle, max_lifetime, tenant_paused, operator), "conversation_woke" (outcome ok or
+   * error:<code>), "tenant_paused" and "tenant_resumed" (detail: the operator tenant that did it, and
+   * why). The console's filter offers every kind.
    */
   kind: string;
   tool: string;
@@ -1018,7 +1092,7 @@ export interface StopHostAgentResponse {
 }
 
 function createBaseCreateConversationRequest(): CreateConversationRequest {
-  return { id: "", workspacePath: "" };
+  return { id: "", workspacePath: "", idleTimeoutSeconds: 0, maxLifetimeSeconds: 0 };
 }
 
 export const CreateConversationRequest: MessageFns<CreateConversationRequest> = {
@@ -1028,6 +1102,12 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
     }
     if (message.workspacePath !== "") {
       writer.uint32(18).string(message.workspacePath);
+    }
+    if (message.idleTimeoutSeconds !== 0) {
+      writer.uint32(24).int64(message.idleTimeoutSeconds);
+    }
+    if (message.maxLifetimeSeconds !== 0) {
+      writer.uint32(32).int64(message.maxLifetimeSeconds);
     }
     return writer;
   },
@@ -1061,6 +1141,22 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
             message.workspacePath = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.idleTimeoutSeconds = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.maxLifetimeSeconds = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1081,6 +1177,16 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
         : isSet(object.workspace_path)
         ? globalThis.String(object.workspace_path)
         : "",
+      idleTimeoutSeconds: isSet(object.idleTimeoutSeconds)
+        ? globalThis.Number(object.idleTimeoutSeconds)
+        : isSet(object.idle_timeout_seconds)
+        ? globalThis.Number(object.idle_timeout_seconds)
+        : 0,
+      maxLifetimeSeconds: isSet(object.maxLifetimeSeconds)
+        ? globalThis.Number(object.maxLifetimeSeconds)
+        : isSet(object.max_lifetime_seconds)
+        ? globalThis.Number(object.max_lifetime_seconds)
+        : 0,
     };
   },
 
@@ -1092,6 +1198,12 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
     if (message.workspacePath !== "") {
       obj.workspacePath = message.workspacePath;
     }
+    if (message.idleTimeoutSeconds !== 0) {
+      obj.idleTimeoutSeconds = Math.round(message.idleTimeoutSeconds);
+    }
+    if (message.maxLifetimeSeconds !== 0) {
+      obj.maxLifetimeSeconds = Math.round(message.maxLifetimeSeconds);
+    }
     return obj;
   },
 
@@ -1102,6 +1214,8 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
     const message = createBaseCreateConversationRequest();
     message.id = object.id ?? "";
     message.workspacePath = object.workspacePath ?? "";
+    message.idleTimeoutSeconds = object.idleTimeoutSeconds ?? 0;
+    message.maxLifetimeSeconds = object.maxLifetimeSeconds ?? 0;
     return message;
   },
 };
@@ -1819,6 +1933,11 @@ function createBaseConversation(): Conversation {
     openRuns: [],
     notCopiedBack: [],
     tenant: "",
+    lifecycleState: "",
+    idleTimeoutSeconds: 0,
+    maxLifetimeSeconds: 0,
+    sleptAtMs: 0,
+    sleep: undefined,
     usage: undefined,
   };
 }
@@ -1848,6 +1967,21 @@ export const Conversation: MessageFns<Conversation> = {
     }
     if (message.tenant !== "") {
       writer.uint32(66).string(message.tenant);
+    }
+    if (message.lifecycleState !== "") {
+      writer.uint32(74).string(message.lifecycleState);
+    }
+    if (message.idleTimeoutSeconds !== 0) {
+      writer.uint32(80).int64(message.idleTimeoutSeconds);
+    }
+    if (message.maxLifetimeSeconds !== 0) {
+      writer.uint32(88).int64(message.maxLifetimeSeconds);
+    }
+    if (message.sleptAtMs !== 0) {
+      writer.uint32(96).int64(message.sleptAtMs);
+    }
+    if (message.sleep !== undefined) {
+      LifecycleSleep.encode(message.sleep, writer.uint32(106).fork()).join();
     }
     if (message.usage !== undefined) {
       ConversationUsage.encode(message.usage, writer.uint32(122).fork()).join();
@@ -1932,6 +2066,46 @@ export const Conversation: MessageFns<Conversation> = {
             message.tenant = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.lifecycleState = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.idleTimeoutSeconds = longToNumber(reader.int64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.maxLifetimeSeconds = longToNumber(reader.int64());
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.sleptAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.sleep = LifecycleSleep.decode(reader, reader.uint32());
+            continue;
+          }
           case 15: {
             if (tag !== 122) {
               break;
@@ -1978,6 +2152,27 @@ export const Conversation: MessageFns<Conversation> = {
         ? object.not_copied_back.map((e: any) => globalThis.String(e))
         : [],
       tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "",
+      lifecycleState: isSet(object.lifecycleState)
+        ? globalThis.String(object.lifecycleState)
+        : isSet(object.lifecycle_state)
+        ? globalThis.String(object.lifecycle_state)
+        : "",
+      idleTimeoutSeconds: isSet(object.idleTimeoutSeconds)
+        ? globalThis.Number(object.idleTimeoutSeconds)
+        : isSet(object.idle_timeout_seconds)
+        ? globalThis.Number(object.idle_timeout_seconds)
+        : 0,
+      maxLifetimeSeconds: isSet(object.maxLifetimeSeconds)
+        ? globalThis.Number(object.maxLifetimeSeconds)
+        : isSet(object.max_lifetime_seconds)
+        ? globalThis.Number(object.max_lifetime_seconds)
+        : 0,
+      sleptAtMs: isSet(object.sleptAtMs)
+        ? globalThis.Number(object.sleptAtMs)
+        : isSet(object.slept_at_ms)
+        ? globalThis.Number(object.slept_at_ms)
+        : 0,
+      sleep: isSet(object.sleep) ? LifecycleSleep.fromJSON(object.sleep) : undefined,
       usage: isSet(object.usage) ? ConversationUsage.fromJSON(object.usage) : undefined,
     };
   },
@@ -2008,6 +2203,21 @@ export const Conversation: MessageFns<Conversation> = {
     if (message.tenant !== "") {
       obj.tenant = message.tenant;
     }
+    if (message.lifecycleState !== "") {
+      obj.lifecycleState = message.lifecycleState;
+    }
+    if (message.idleTimeoutSeconds !== 0) {
+      obj.idleTimeoutSeconds = Math.round(message.idleTimeoutSeconds);
+    }
+    if (message.maxLifetimeSeconds !== 0) {
+      obj.maxLifetimeSeconds = Math.round(message.maxLifetimeSeconds);
+    }
+    if (message.sleptAtMs !== 0) {
+      obj.sleptAtMs = Math.round(message.sleptAtMs);
+    }
+    if (message.sleep !== undefined) {
+      obj.sleep = LifecycleSleep.toJSON(message.sleep);
+    }
     if (message.usage !== undefined) {
       obj.usage = ConversationUsage.toJSON(message.usage);
     }
@@ -2029,9 +2239,609 @@ export const Conversation: MessageFns<Conversation> = {
     message.openRuns = object.openRuns?.map((e) => e) || [];
     message.notCopiedBack = object.notCopiedBack?.map((e) => e) || [];
     message.tenant = object.tenant ?? "";
+    message.lifecycleState = object.lifecycleState ?? "";
+    message.idleTimeoutSeconds = object.idleTimeoutSeconds ?? 0;
+    message.maxLifetimeSeconds = object.maxLifetimeSeconds ?? 0;
+    message.sleptAtMs = object.sleptAtMs ?? 0;
+    message.sleep = (object.sleep !== undefined && object.sleep !== null)
+      ? LifecycleSleep.fromPartial(object.sleep)
+      : undefined;
     message.usage = (object.usage !== undefined && object.usage !== null)
       ? ConversationUsage.fromPartial(object.usage)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseLifecycleSleep(): LifecycleSleep {
+  return { reason: "", mechanism: "", memoryKept: false, placement: "", image: "", runtime: "", detail: "" };
+}
+
+export const LifecycleSleep: MessageFns<LifecycleSleep> = {
+  encode(message: LifecycleSleep, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reason !== "") {
+      writer.uint32(10).string(message.reason);
+    }
+    if (message.mechanism !== "") {
+      writer.uint32(18).string(message.mechanism);
+    }
+    if (message.memoryKept !== false) {
+      writer.uint32(24).bool(message.memoryKept);
+    }
+    if (message.placement !== "") {
+      writer.uint32(34).string(message.placement);
+    }
+    if (message.image !== "") {
+      writer.uint32(42).string(message.image);
+    }
+    if (message.runtime !== "") {
+      writer.uint32(50).string(message.runtime);
+    }
+    if (message.detail !== "") {
+      writer.uint32(58).string(message.detail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LifecycleSleep {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLifecycleSleep();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.mechanism = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.memoryKept = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.placement = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.image = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.runtime = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.detail = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LifecycleSleep {
+    return {
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      mechanism: isSet(object.mechanism) ? globalThis.String(object.mechanism) : "",
+      memoryKept: isSet(object.memoryKept)
+        ? globalThis.Boolean(object.memoryKept)
+        : isSet(object.memory_kept)
+        ? globalThis.Boolean(object.memory_kept)
+        : false,
+      placement: isSet(object.placement) ? globalThis.String(object.placement) : "",
+      image: isSet(object.image) ? globalThis.String(object.image) : "",
+      runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
+      detail: isSet(object.detail) ? globalThis.String(object.detail) : "",
+    };
+  },
+
+  toJSON(message: LifecycleSleep): unknown {
+    const obj: any = {};
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.mechanism !== "") {
+      obj.mechanism = message.mechanism;
+    }
+    if (message.memoryKept !== false) {
+      obj.memoryKept = message.memoryKept;
+    }
+    if (message.placement !== "") {
+      obj.placement = message.placement;
+    }
+    if (message.image !== "") {
+      obj.image = message.image;
+    }
+    if (message.runtime !== "") {
+      obj.runtime = message.runtime;
+    }
+    if (message.detail !== "") {
+      obj.detail = message.detail;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LifecycleSleep>, I>>(base?: I): LifecycleSleep {
+    return LifecycleSleep.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LifecycleSleep>, I>>(object: I): LifecycleSleep {
+    const message = createBaseLifecycleSleep();
+    message.reason = object.reason ?? "";
+    message.mechanism = object.mechanism ?? "";
+    message.memoryKept = object.memoryKept ?? false;
+    message.placement = object.placement ?? "";
+    message.image = object.image ?? "";
+    message.runtime = object.runtime ?? "";
+    message.detail = object.detail ?? "";
+    return message;
+  },
+};
+
+function createBaseSetConversationLifecycleRequest(): SetConversationLifecycleRequest {
+  return { conversationId: "", idleTimeoutSeconds: 0, maxLifetimeSeconds: 0 };
+}
+
+export const SetConversationLifecycleRequest: MessageFns<SetConversationLifecycleRequest> = {
+  encode(message: SetConversationLifecycleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.idleTimeoutSeconds !== 0) {
+      writer.uint32(16).int64(message.idleTimeoutSeconds);
+    }
+    if (message.maxLifetimeSeconds !== 0) {
+      writer.uint32(24).int64(message.maxLifetimeSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetConversationLifecycleRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetConversationLifecycleRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.idleTimeoutSeconds = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxLifetimeSeconds = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetConversationLifecycleRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      idleTimeoutSeconds: isSet(object.idleTimeoutSeconds)
+        ? globalThis.Number(object.idleTimeoutSeconds)
+        : isSet(object.idle_timeout_seconds)
+        ? globalThis.Number(object.idle_timeout_seconds)
+        : 0,
+      maxLifetimeSeconds: isSet(object.maxLifetimeSeconds)
+        ? globalThis.Number(object.maxLifetimeSeconds)
+        : isSet(object.max_lifetime_seconds)
+        ? globalThis.Number(object.max_lifetime_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: SetConversationLifecycleRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.idleTimeoutSeconds !== 0) {
+      obj.idleTimeoutSeconds = Math.round(message.idleTimeoutSeconds);
+    }
+    if (message.maxLifetimeSeconds !== 0) {
+      obj.maxLifetimeSeconds = Math.round(message.maxLifetimeSeconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetConversationLifecycleRequest>, I>>(base?: I): SetConversationLifecycleRequest {
+    return SetConversationLifecycleRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetConversationLifecycleRequest>, I>>(
+    object: I,
+  ): SetConversationLifecycleRequest {
+    const message = createBaseSetConversationLifecycleRequest();
+    message.conversationId = object.conversationId ?? "";
+    message.idleTimeoutSeconds = object.idleTimeoutSeconds ?? 0;
+    message.maxLifetimeSeconds = object.maxLifetimeSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBasePauseTenantRequest(): PauseTenantRequest {
+  return { tenant: "", reason: "" };
+}
+
+export const PauseTenantRequest: MessageFns<PauseTenantRequest> = {
+  encode(message: PauseTenantRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenant !== "") {
+      writer.uint32(10).string(message.tenant);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PauseTenantRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePauseTenantRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenant = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PauseTenantRequest {
+    return {
+      tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: PauseTenantRequest): unknown {
+    const obj: any = {};
+    if (message.tenant !== "") {
+      obj.tenant = message.tenant;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PauseTenantRequest>, I>>(base?: I): PauseTenantRequest {
+    return PauseTenantRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PauseTenantRequest>, I>>(object: I): PauseTenantRequest {
+    const message = createBasePauseTenantRequest();
+    message.tenant = object.tenant ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseResumeTenantRequest(): ResumeTenantRequest {
+  return { tenant: "" };
+}
+
+export const ResumeTenantRequest: MessageFns<ResumeTenantRequest> = {
+  encode(message: ResumeTenantRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenant !== "") {
+      writer.uint32(10).string(message.tenant);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResumeTenantRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResumeTenantRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenant = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResumeTenantRequest {
+    return { tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "" };
+  },
+
+  toJSON(message: ResumeTenantRequest): unknown {
+    const obj: any = {};
+    if (message.tenant !== "") {
+      obj.tenant = message.tenant;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResumeTenantRequest>, I>>(base?: I): ResumeTenantRequest {
+    return ResumeTenantRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResumeTenantRequest>, I>>(object: I): ResumeTenantRequest {
+    const message = createBaseResumeTenantRequest();
+    message.tenant = object.tenant ?? "";
+    return message;
+  },
+};
+
+function createBaseTenantPauseState(): TenantPauseState {
+  return { tenant: "", paused: false, pausedAtMs: 0, pausedBy: "", reason: "", slept: [] };
+}
+
+export const TenantPauseState: MessageFns<TenantPauseState> = {
+  encode(message: TenantPauseState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tenant !== "") {
+      writer.uint32(10).string(message.tenant);
+    }
+    if (message.paused !== false) {
+      writer.uint32(16).bool(message.paused);
+    }
+    if (message.pausedAtMs !== 0) {
+      writer.uint32(24).int64(message.pausedAtMs);
+    }
+    if (message.pausedBy !== "") {
+      writer.uint32(34).string(message.pausedBy);
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    for (const v of message.slept) {
+      writer.uint32(50).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TenantPauseState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTenantPauseState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tenant = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.paused = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pausedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pausedBy = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.slept.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TenantPauseState {
+    return {
+      tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "",
+      paused: isSet(object.paused) ? globalThis.Boolean(object.paused) : false,
+      pausedAtMs: isSet(object.pausedAtMs)
+        ? globalThis.Number(object.pausedAtMs)
+        : isSet(object.paused_at_ms)
+        ? globalThis.Number(object.paused_at_ms)
+        : 0,
+      pausedBy: isSet(object.pausedBy)
+        ? globalThis.String(object.pausedBy)
+        : isSet(object.paused_by)
+        ? globalThis.String(object.paused_by)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      slept: globalThis.Array.isArray(object?.slept) ? object.slept.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: TenantPauseState): unknown {
+    const obj: any = {};
+    if (message.tenant !== "") {
+      obj.tenant = message.tenant;
+    }
+    if (message.paused !== false) {
+      obj.paused = message.paused;
+    }
+    if (message.pausedAtMs !== 0) {
+      obj.pausedAtMs = Math.round(message.pausedAtMs);
+    }
+    if (message.pausedBy !== "") {
+      obj.pausedBy = message.pausedBy;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.slept?.length) {
+      obj.slept = message.slept;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TenantPauseState>, I>>(base?: I): TenantPauseState {
+    return TenantPauseState.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TenantPauseState>, I>>(object: I): TenantPauseState {
+    const message = createBaseTenantPauseState();
+    message.tenant = object.tenant ?? "";
+    message.paused = object.paused ?? false;
+    message.pausedAtMs = object.pausedAtMs ?? 0;
+    message.pausedBy = object.pausedBy ?? "";
+    message.reason = object.reason ?? "";
+    message.slept = object.slept?.map((e) => e) || [];
     return message;
   },
 };
@@ -12826,6 +13636,44 @@ export const ControlPlaneService = {
       Buffer.from(StopHostAgentResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StopHostAgentResponse => StopHostAgentResponse.decode(value),
   },
+  /**
+   * A conversation's idle timeout and maximum lifetime, within its tenant's maxima (the token file's
+   * maxIdleSeconds and maxLifetimeSeconds); 0 keeps the server's default. Returns the conversation.
+   */
+  setConversationLifecycle: {
+    path: "/enclave.control.v1.ControlPlane/SetConversationLifecycle" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetConversationLifecycleRequest): Buffer =>
+      Buffer.from(SetConversationLifecycleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetConversationLifecycleRequest =>
+      SetConversationLifecycleRequest.decode(value),
+    responseSerialize: (value: Conversation): Buffer => Buffer.from(Conversation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Conversation => Conversation.decode(value),
+  },
+  /**
+   * Operators only. Every call of the tenant is refused with tenant_paused until it is resumed, and
+   * its conversations' placements are put to sleep now (their workspaces stay). Idempotent.
+   */
+  pauseTenant: {
+    path: "/enclave.control.v1.ControlPlane/PauseTenant" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PauseTenantRequest): Buffer => Buffer.from(PauseTenantRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PauseTenantRequest => PauseTenantRequest.decode(value),
+    responseSerialize: (value: TenantPauseState): Buffer => Buffer.from(TenantPauseState.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TenantPauseState => TenantPauseState.decode(value),
+  },
+  /** Operators only. The tenant's calls are taken again; its conversations wake on their next call. */
+  resumeTenant: {
+    path: "/enclave.control.v1.ControlPlane/ResumeTenant" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResumeTenantRequest): Buffer => Buffer.from(ResumeTenantRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResumeTenantRequest => ResumeTenantRequest.decode(value),
+    responseSerialize: (value: TenantPauseState): Buffer => Buffer.from(TenantPauseState.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TenantPauseState => TenantPauseState.decode(value),
+  },
 } as const;
 
 export interface ControlPlaneServer extends UntypedServiceImplementation {
@@ -12924,6 +13772,18 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
    * next call starts a new one and says (`host_agent_lost`) that an operator stopped the previous one.
    */
   stopHostAgent: handleUnaryCall<StopHostAgentRequest, StopHostAgentResponse>;
+  /**
+   * A conversation's idle timeout and maximum lifetime, within its tenant's maxima (the token file's
+   * maxIdleSeconds and maxLifetimeSeconds); 0 keeps the server's default. Returns the conversation.
+   */
+  setConversationLifecycle: handleUnaryCall<SetConversationLifecycleRequest, Conversation>;
+  /**
+   * Operators only. Every call of the tenant is refused with tenant_paused until it is resumed, and
+   * its conversations' placements are put to sleep now (their workspaces stay). Idempotent.
+   */
+  pauseTenant: handleUnaryCall<PauseTenantRequest, TenantPauseState>;
+  /** Operators only. The tenant's calls are taken again; its conversations wake on their next call. */
+  resumeTenant: handleUnaryCall<ResumeTenantRequest, TenantPauseState>;
 }
 
 export interface ControlPlaneClient extends Client {
@@ -13353,6 +14213,60 @@ export interface ControlPlaneClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: StopHostAgentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A conversation's idle timeout and maximum lifetime, within its tenant's maxima (the token file's
+   * maxIdleSeconds and maxLifetimeSeconds); 0 keeps the server's default. Returns the conversation.
+   */
+  setConversationLifecycle(
+    request: SetConversationLifecycleRequest,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  setConversationLifecycle(
+    request: SetConversationLifecycleRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  setConversationLifecycle(
+    request: SetConversationLifecycleRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  /**
+   * Operators only. Every call of the tenant is refused with tenant_paused until it is resumed, and
+   * its conversations' placements are put to sleep now (their workspaces stay). Idempotent.
+   */
+  pauseTenant(
+    request: PauseTenantRequest,
+    callback: (error: ServiceError | null, response: TenantPauseState) => void,
+  ): ClientUnaryCall;
+  pauseTenant(
+    request: PauseTenantRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: TenantPauseState) => void,
+  ): ClientUnaryCall;
+  pauseTenant(
+    request: PauseTenantRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: TenantPauseState) => void,
+  ): ClientUnaryCall;
+  /** Operators only. The tenant's calls are taken again; its conversations wake on their next call. */
+  resumeTenant(
+    request: ResumeTenantRequest,
+    callback: (error: ServiceError | null, response: TenantPauseState) => void,
+  ): ClientUnaryCall;
+  resumeTenant(
+    request: ResumeTenantRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: TenantPauseState) => void,
+  ): ClientUnaryCall;
+  resumeTenant(
+    request: ResumeTenantRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: TenantPauseState) => void,
   ): ClientUnaryCall;
 }
 

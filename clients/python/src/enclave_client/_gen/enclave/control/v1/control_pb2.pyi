@@ -271,26 +271,36 @@ class ContentPart(_message.Message):
     def __init__(self, text: _Optional[str] = ..., image: _Optional[_Union[ImagePart, _Mapping]] = ..., rich: _Optional[_Union[RichPart, _Mapping]] = ..., repeats_streamed: bool = ...) -> None: ...
 
 class Conversation(_message.Message):
-    __slots__ = ["created_at_ms", "enclosure", "id", "not_copied_back", "open_runs", "placement", "tenant", "usage", "workspace_path"]
+    __slots__ = ["created_at_ms", "enclosure", "id", "idle_timeout_seconds", "lifecycle_state", "max_lifetime_seconds", "not_copied_back", "open_runs", "placement", "sleep", "slept_at_ms", "tenant", "usage", "workspace_path"]
     CREATED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     ENCLOSURE_FIELD_NUMBER: _ClassVar[int]
+    IDLE_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
+    LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
+    MAX_LIFETIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
     NOT_COPIED_BACK_FIELD_NUMBER: _ClassVar[int]
     OPEN_RUNS_FIELD_NUMBER: _ClassVar[int]
     PLACEMENT_FIELD_NUMBER: _ClassVar[int]
+    SLEEP_FIELD_NUMBER: _ClassVar[int]
+    SLEPT_AT_MS_FIELD_NUMBER: _ClassVar[int]
     TENANT_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_PATH_FIELD_NUMBER: _ClassVar[int]
     created_at_ms: int
     enclosure: Enclosure
     id: str
+    idle_timeout_seconds: int
+    lifecycle_state: str
+    max_lifetime_seconds: int
     not_copied_back: _containers.RepeatedScalarFieldContainer[str]
     open_runs: _containers.RepeatedScalarFieldContainer[str]
     placement: str
+    sleep: LifecycleSleep
+    slept_at_ms: int
     tenant: str
     usage: ConversationUsage
     workspace_path: str
-    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ..., usage: _Optional[_Union[ConversationUsage, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ..., slept_at_ms: _Optional[int] = ..., sleep: _Optional[_Union[LifecycleSleep, _Mapping]] = ..., usage: _Optional[_Union[ConversationUsage, _Mapping]] = ...) -> None: ...
 
 class ConversationUsage(_message.Message):
     __slots__ = ["cgroup", "cgroup_unavailable", "engine", "engine_unavailable", "measured_at_ms", "workspace", "workspace_unavailable"]
@@ -311,12 +321,16 @@ class ConversationUsage(_message.Message):
     def __init__(self, measured_at_ms: _Optional[int] = ..., cgroup: _Optional[_Union[CgroupUsage, _Mapping]] = ..., cgroup_unavailable: _Optional[str] = ..., engine: _Optional[_Union[EngineUsage, _Mapping]] = ..., engine_unavailable: _Optional[str] = ..., workspace: _Optional[_Union[WorkspaceUsage, _Mapping]] = ..., workspace_unavailable: _Optional[str] = ...) -> None: ...
 
 class CreateConversationRequest(_message.Message):
-    __slots__ = ["id", "workspace_path"]
+    __slots__ = ["id", "idle_timeout_seconds", "max_lifetime_seconds", "workspace_path"]
+    IDLE_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
+    MAX_LIFETIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_PATH_FIELD_NUMBER: _ClassVar[int]
     id: str
+    idle_timeout_seconds: int
+    max_lifetime_seconds: int
     workspace_path: str
-    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ...) -> None: ...
 
 class CustomToolLoadFailure(_message.Message):
     __slots__ = ["file", "reason"]
@@ -566,6 +580,24 @@ class InterceptOffer(_message.Message):
     tool: str
     def __init__(self, call_id: _Optional[str] = ..., tool: _Optional[str] = ..., tier: _Optional[str] = ..., arguments_json: _Optional[str] = ..., run_id: _Optional[str] = ..., kernel_id: _Optional[str] = ...) -> None: ...
 
+class LifecycleSleep(_message.Message):
+    __slots__ = ["detail", "image", "mechanism", "memory_kept", "placement", "reason", "runtime"]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    IMAGE_FIELD_NUMBER: _ClassVar[int]
+    MECHANISM_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_KEPT_FIELD_NUMBER: _ClassVar[int]
+    PLACEMENT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RUNTIME_FIELD_NUMBER: _ClassVar[int]
+    detail: str
+    image: str
+    mechanism: str
+    memory_kept: bool
+    placement: str
+    reason: str
+    runtime: str
+    def __init__(self, reason: _Optional[str] = ..., mechanism: _Optional[str] = ..., memory_kept: bool = ..., placement: _Optional[str] = ..., image: _Optional[str] = ..., runtime: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
 class ListCallsInFlightRequest(_message.Message):
     __slots__ = ["conversation_id"]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -650,6 +682,14 @@ class OpenRunRequest(_message.Message):
     vibe_mode: bool
     def __init__(self, conversation_id: _Optional[str] = ..., surface: _Optional[str] = ..., resources: _Optional[_Iterable[str]] = ..., approval_policy: _Optional[str] = ..., target_space: _Optional[str] = ..., vibe_mode: bool = ..., question_timeout_seconds: _Optional[int] = ..., strict_resolve: bool = ...) -> None: ...
 
+class PauseTenantRequest(_message.Message):
+    __slots__ = ["reason", "tenant"]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    tenant: str
+    def __init__(self, tenant: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
 class PendingState(_message.Message):
     __slots__ = ["labels", "pending_ids", "required_next_tool"]
     LABELS_FIELD_NUMBER: _ClassVar[int]
@@ -685,6 +725,12 @@ class PlacementDescription(_message.Message):
     placement: str
     workspace_root: str
     def __init__(self, placement: _Optional[str] = ..., agent_version: _Optional[str] = ..., workspace_root: _Optional[str] = ..., components: _Optional[_Iterable[_Union[PlacementComponent, _Mapping]]] = ..., agent_node_version: _Optional[str] = ...) -> None: ...
+
+class ResumeTenantRequest(_message.Message):
+    __slots__ = ["tenant"]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    tenant: str
+    def __init__(self, tenant: _Optional[str] = ...) -> None: ...
 
 class RichPart(_message.Message):
     __slots__ = ["mime_type", "text"]
@@ -729,6 +775,16 @@ class Run(_message.Message):
     target_space: str
     vibe_mode: bool
     def __init__(self, id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., surface: _Optional[str] = ..., resources: _Optional[_Iterable[str]] = ..., approval_policy: _Optional[str] = ..., target_space: _Optional[str] = ..., vibe_mode: bool = ..., question_timeout_seconds: _Optional[int] = ..., cli: bool = ..., cli_current: bool = ..., opened_at_ms: _Optional[int] = ..., last_used_ms: _Optional[int] = ..., idle_expires_at_ms: _Optional[int] = ..., pending_actions: _Optional[int] = ..., calls_in_flight: _Optional[int] = ..., strict_resolve: bool = ...) -> None: ...
+
+class SetConversationLifecycleRequest(_message.Message):
+    __slots__ = ["conversation_id", "idle_timeout_seconds", "max_lifetime_seconds"]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    IDLE_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    MAX_LIFETIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    conversation_id: str
+    idle_timeout_seconds: int
+    max_lifetime_seconds: int
+    def __init__(self, conversation_id: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ...) -> None: ...
 
 class SetVibeModeRequest(_message.Message):
     __slots__ = ["enabled", "run_id"]
@@ -833,6 +889,22 @@ class SyncedFile(_message.Message):
     servers: _containers.RepeatedScalarFieldContainer[str]
     state: SyncedFileState
     def __init__(self, path: _Optional[str] = ..., state: _Optional[_Union[SyncedFileState, str]] = ..., servers: _Optional[_Iterable[str]] = ..., new_diagnostics: _Optional[_Iterable[_Union[Diagnostic, _Mapping]]] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class TenantPauseState(_message.Message):
+    __slots__ = ["paused", "paused_at_ms", "paused_by", "reason", "slept", "tenant"]
+    PAUSED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_BY_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SLEPT_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    paused: bool
+    paused_at_ms: int
+    paused_by: str
+    reason: str
+    slept: _containers.RepeatedScalarFieldContainer[str]
+    tenant: str
+    def __init__(self, tenant: _Optional[str] = ..., paused: bool = ..., paused_at_ms: _Optional[int] = ..., paused_by: _Optional[str] = ..., reason: _Optional[str] = ..., slept: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ToolCallCancel(_message.Message):
     __slots__ = []

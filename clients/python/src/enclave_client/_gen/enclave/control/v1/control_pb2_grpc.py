@@ -159,6 +159,21 @@ class ControlPlaneStub(object):
                 request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentRequest.SerializeToString,
                 response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentResponse.FromString,
                 )
+        self.SetConversationLifecycle = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/SetConversationLifecycle',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.SetConversationLifecycleRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
+                )
+        self.PauseTenant = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/PauseTenant',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.PauseTenantRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.TenantPauseState.FromString,
+                )
+        self.ResumeTenant = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/ResumeTenant',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.ResumeTenantRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.TenantPauseState.FromString,
+                )
 
 
 class ControlPlaneServicer(object):
@@ -380,6 +395,29 @@ class ControlPlaneServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetConversationLifecycle(self, request, context):
+        """A conversation's idle timeout and maximum lifetime, within its tenant's maxima (the token file's
+        maxIdleSeconds and maxLifetimeSeconds); 0 keeps the server's default. Returns the conversation.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PauseTenant(self, request, context):
+        """Operators only. Every call of the tenant is refused with tenant_paused until it is resumed, and
+        its conversations' placements are put to sleep now (their workspaces stay). Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeTenant(self, request, context):
+        """Operators only. The tenant's calls are taken again; its conversations wake on their next call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ControlPlaneServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -522,6 +560,21 @@ def add_ControlPlaneServicer_to_server(servicer, server):
                     servicer.StopHostAgent,
                     request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentRequest.FromString,
                     response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentResponse.SerializeToString,
+            ),
+            'SetConversationLifecycle': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetConversationLifecycle,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.SetConversationLifecycleRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.SerializeToString,
+            ),
+            'PauseTenant': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseTenant,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.PauseTenantRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.TenantPauseState.SerializeToString,
+            ),
+            'ResumeTenant': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeTenant,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.ResumeTenantRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.TenantPauseState.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1011,5 +1064,56 @@ class ControlPlane(object):
         return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/StopHostAgent',
             enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentRequest.SerializeToString,
             enclave_dot_control_dot_v1_dot_control__pb2.StopHostAgentResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetConversationLifecycle(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/SetConversationLifecycle',
+            enclave_dot_control_dot_v1_dot_control__pb2.SetConversationLifecycleRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def PauseTenant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/PauseTenant',
+            enclave_dot_control_dot_v1_dot_control__pb2.PauseTenantRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.TenantPauseState.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ResumeTenant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/ResumeTenant',
+            enclave_dot_control_dot_v1_dot_control__pb2.ResumeTenantRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.TenantPauseState.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
