@@ -290,6 +290,19 @@ export class ControlPlane {
     return this.view(await this.placements.stop(id, opts));
   }
 
+  /**
+   * Pauses the conversation's enclosure with its memory (runsc): see Placements.pause. `by` names who
+   * asked, for the audit (a tenant, an operator, the idle policy).
+   */
+  async pauseEnclosure(id: string, opts: { by: string }): Promise<ConversationView> {
+    return this.view(await this.placements.pause(id, opts.by));
+  }
+
+  /** Resumes a paused enclosure from its checkpoint: see Placements.resume. */
+  async resumeEnclosure(id: string, opts: { by: string }): Promise<ConversationView> {
+    return this.view(await this.placements.resume(id, opts.by));
+  }
+
   async describePlacement(id: string): Promise<PlacementDescription> {
     return describeAgent(await this.placements.endpoint(id));
   }

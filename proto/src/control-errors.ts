@@ -65,7 +65,13 @@ export type EnclaveErrorCode =
    * resolve on a staged change the control plane could not carry over a restart (a custom tool's,
    * whose apply and reject are code): the message names its id, the tool and its label; it is dropped.
    */
-  | "pending_action_lost";
+  | "pending_action_lost"
+  /** A pause that keeps memory cannot be taken here: the enclosure runs under runc (CRIU fails on this kernel), or the engine lacks checkpoints (not experimental, or not runsc). */
+  | "checkpoint_unsupported"
+  /** The engine could not checkpoint the enclosure (an open TCP connection inside, an engine error); it keeps running and nothing was lost. */
+  | "checkpoint_failed"
+  /** A paused enclosure could not be restored from its checkpoint; it stays paused with its checkpoint in place, and the message says why. */
+  | "resume_failed";
 
 /** The gRPC status each code is sent with. */
 export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = {
@@ -106,6 +112,9 @@ export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = 
   slow_reader: status.RESOURCE_EXHAUSTED,
   devcontainer_build_refused: status.PERMISSION_DENIED,
   pending_action_lost: status.ABORTED,
+  checkpoint_unsupported: status.FAILED_PRECONDITION,
+  checkpoint_failed: status.ABORTED,
+  resume_failed: status.UNAVAILABLE,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

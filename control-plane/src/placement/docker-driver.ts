@@ -1,6 +1,17 @@
 // Docker placement: starts a conversation's enclosure from the enclave image with hardened defaults,
 // reaches its agent through the engine's exec (exec-relay.ts), waits for it to answer Health, tells a
 // dead one from a live one, and removes everything it made when stopped (container, volume).
+import {
+  checkCheckpointable,
+  checkpointBytes,
+  listCheckpoints,
+  PAUSE_CHECKPOINT,
+  removeCheckpoint,
+  restoreCheckpoint,
+  takeCheckpoint,
+  waitExecsEnded,
+  waitStopped,
+} from "./enclosure-checkpoint.js";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { join, resolve } from "node:path";
@@ -370,6 +381,79 @@ export class DockerDriver {
       }
       throw new EnclaveError("placement_unavailable", `the Docker engine did not answer about ${enclosureWhere(record)}: ${(err as Error).message}`);
     }
+  }
+
+  /** Refuses, before anything is touched, a pause this enclosure cannot take with its memory. */
+  checkCheckpointable(record: EnclosureRecord): Promise<void> {
+    return checkCheckpointable(this.docker, record);
+  }
+
+  /**
+   * Checkpoints the enclosure (its memory, to the engine's disk) and lets it exit. Its relays'
+   * connections must be closed first: a live exec makes the restore fail. A refusal leaves it running.
+   */
+  async checkpoint(record: EnclosureRecord): Promise<{ bytes: number }> {
+    const container = this.docker.getContainer(record.containerId);
+    const left = await waitExecsEnded(this.docker, container, LIMITS.checkpointExecsEndMs);
+    if (left.length) {
+      throw new EnclaveError(
+        "checkpoint_failed",
+        `${left.length} exec session${left.length === 1 ? "" : "s"} still run${left.length === 1 ? "s" : ""} in the enclosure after its agent channel was closed ` +
+          `(a live exec makes a restore fail); it keeps running, try the pause again`,
+      );
+    }
+    await takeCheckpoint(container);
+    if (!(await waitStopped(container, LIMITS.checkpointStopMs))) {
+      throw new EnclaveError("checkpoint_failed", `the engine took the checkpoint but the container still ran after ${LIMITS.checkpointStopMs} ms`);
+    }
+    return { bytes: await checkpointBytes(this.docker, record.containerId, this.engine.remote) };
+  }
+
+  /** Starts the paused enclosure from its checkpoint, into the same container; `resume_failed` says why not. */
+  async restore(record: EnclosureRecord): Promise<void> {
+    const container = this.docker.getContainer(record.containerId);
+    let running: boolean;
+    try {
+      running = (await container.inspect()).State.Running;
+    } catch (err) {
+      const gone = (err as { statusCode?: number }).statusCode === 404;
+      throw new EnclaveError(
+        "resume_failed",
+        gone ? "the container was removed from outside Enclave, and its checkpoint with it" : `the engine did not answer: ${(err as Error).message}`,
+      );
+    }
+    if (running) {
+      throw new EnclaveError("resume_failed", "the container runs again without its checkpoint (started from outside Enclave): its memory is not the paused one");
+    }
+    const names = await listCheckpoints(container).catch((err: unknown) => {
+      throw new EnclaveError("resume_failed", `the engine would not list the container's checkpoints: ${(err as Error).message}`);
+    });
+    if (!names.includes(PAUSE_CHECKPOINT)) {
+      throw new EnclaveError("resume_failed", `the engine holds no checkpoint \`${PAUSE_CHECKPOINT}\` for the container any more (removed from outside Enclave)`);
+    }
+    await restoreCheckpoint(container);
+  }
+
+  /** Stops a container a failed resume left running (its agent never answered): back to paused, its checkpoint kept. */
+  async haltAfterFailedResume(record: EnclosureRecord): Promise<void> {
+    const container = this.docker.getContainer(record.containerId);
+    await container.kill().catch(() => undefined);
+    await waitStopped(container, LIMITS.checkpointStopMs).catch(() => false);
+  }
+
+  /** Removes the checkpoint once the enclosure runs from it again; what would not go is said. */
+  async dropCheckpoint(record: EnclosureRecord): Promise<string | undefined> {
+    try {
+      await removeCheckpoint(this.docker.getContainer(record.containerId));
+      return undefined;
+    } catch (err) {
+      return `checkpoint ${PAUSE_CHECKPOINT} of ${enclosureWhere(record)}: ${(err as Error).message}`;
+    }
+  }
+
+  /** The checkpoints the engine holds for the enclosure's container (for tests and the status). */
+  checkpoints(record: EnclosureRecord): Promise<string[]> {
+    return listCheckpoints(this.docker.getContainer(record.containerId));
   }
 
   /** The engine's view of copy mode's workspace volume, for the egress audit; undefined in bind mode. */
