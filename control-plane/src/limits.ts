@@ -13,6 +13,10 @@ export const LIMITS = {
   checkpointExecsEndMs: 5_000,
   /** A pause waits this long for the checkpointed container to be reported stopped. */
   checkpointStopMs: 15_000,
+  /** Tries at a restore the engine refused while the container stayed stopped (a transient upload collision). */
+  restoreAttempts: 3,
+  /** The pause before the next try grows by this much each time. */
+  restoreRetryMs: 300,
   /** A resumed enclosure's agent must answer within this long, or the resume is reported failed. */
   resumeAgentMs: 10_000,
   /** A copy back that failed resumes the paused container; the engine can be slow to take the resume

@@ -12,7 +12,7 @@ import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import { loadConfig, type ControlPlaneConfig } from "@enclave/control-plane/config.js";
 import { ControlPlane } from "@enclave/control-plane/control-plane.js";
 import { serveControlPlane, type ServingControlPlane } from "@enclave/control-plane/server/serve.js";
-import { PAUSE_CHECKPOINT } from "@enclave/control-plane/placement/enclosure-checkpoint.js";
+import { listCheckpoints, PAUSE_CHECKPOINT_PREFIX } from "@enclave/control-plane/placement/enclosure-checkpoint.js";
 import { resultText } from "@enclave/client/tool-result.js";
 import { PY_PROG } from "../helpers/debug-scenarios.js";
 
@@ -78,12 +78,13 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
   };
 
   /** From the engine: the container runs no process, and the pause's checkpoint is on its disk. */
-  const expectPausedOnEngine = async (): Promise<void> => {
+  const expectPausedOnEngine = async (): Promise<string> => {
     const state = (await docker.getContainer(containerId).inspect()).State;
     expect(state.Running).toBe(false);
     expect(state.Pid).toBe(0);
-    const list = (await (docker.getContainer(containerId) as unknown as { listCheckpoint(o: object): Promise<Array<{ Name: string }> | null> }).listCheckpoint({})) ?? [];
-    expect(list.map((c) => c.Name)).toEqual([PAUSE_CHECKPOINT]);
+    const list = await listCheckpoints(docker.getContainer(containerId));
+    expect(list).toEqual([expect.stringMatching(new RegExp(`^${PAUSE_CHECKPOINT_PREFIX}[0-9a-z]+$`))]);
+    return list[0] ?? "";
   };
 
   beforeAll(async () => {
@@ -124,7 +125,10 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
     for (let i = 0; i < 10; i++) {
       expect((await fx.client.pauseEnclosure(CONV)).enclosure?.state, `cycle ${i}`).toBe("paused");
       await expectPausedOnEngine();
-      expect((await fx.client.resumeEnclosure(CONV)).enclosure?.state, `cycle ${i}`).toBe("running");
+      const resumed = await fx.client.resumeEnclosure(CONV).catch((err: Error) => {
+        throw new Error(`cycle ${i}: ${err.message}`);
+      });
+      expect(resumed.enclosure?.state, `cycle ${i}`).toBe("running");
       await expectStateKept();
     }
   }, 300_000);
@@ -166,7 +170,7 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
   it("keeps a paused enclosure paused, its checkpoint in place, when the resume fails, and says why", async () => {
     await fx.client.pauseEnclosure(CONV);
     // The checkpoint's image, spoiled where only root and the engine can write (the test runs as root).
-    const dir = join(info.DockerRootDir ?? "/var/lib/docker", "containers", containerId, "checkpoints", PAUSE_CHECKPOINT);
+    const dir = join(info.DockerRootDir ?? "/var/lib/docker", "containers", containerId, "checkpoints", await expectPausedOnEngine());
     const files = readdirSync(dir);
     expect(files.length).toBeGreaterThan(0);
     const target = join(dir, files.includes("checkpoint.img") ? "checkpoint.img" : (files[0] as string));

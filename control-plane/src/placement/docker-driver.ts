@@ -5,7 +5,6 @@ import {
   checkCheckpointable,
   checkpointBytes,
   listCheckpoints,
-  PAUSE_CHECKPOINT,
   removeCheckpoint,
   restoreCheckpoint,
   takeCheckpoint,
@@ -392,7 +391,7 @@ export class DockerDriver {
    * Checkpoints the enclosure (its memory, to the engine's disk) and lets it exit. Its relays'
    * connections must be closed first: a live exec makes the restore fail. A refusal leaves it running.
    */
-  async checkpoint(record: EnclosureRecord): Promise<{ bytes: number }> {
+  async checkpoint(record: EnclosureRecord, name: string): Promise<{ bytes: number }> {
     const container = this.docker.getContainer(record.containerId);
     const left = await waitExecsEnded(this.docker, container, LIMITS.checkpointExecsEndMs);
     if (left.length) {
@@ -402,15 +401,15 @@ export class DockerDriver {
           `(a live exec makes a restore fail); it keeps running, try the pause again`,
       );
     }
-    await takeCheckpoint(container);
+    await takeCheckpoint(container, name);
     if (!(await waitStopped(container, LIMITS.checkpointStopMs))) {
       throw new EnclaveError("checkpoint_failed", `the engine took the checkpoint but the container still ran after ${LIMITS.checkpointStopMs} ms`);
     }
-    return { bytes: await checkpointBytes(this.docker, record.containerId, this.engine.remote) };
+    return { bytes: await checkpointBytes(this.docker, record.containerId, name, this.engine.remote) };
   }
 
   /** Starts the paused enclosure from its checkpoint, into the same container; `resume_failed` says why not. */
-  async restore(record: EnclosureRecord): Promise<void> {
+  async restore(record: EnclosureRecord, name: string): Promise<void> {
     const container = this.docker.getContainer(record.containerId);
     let running: boolean;
     try {
@@ -428,10 +427,10 @@ export class DockerDriver {
     const names = await listCheckpoints(container).catch((err: unknown) => {
       throw new EnclaveError("resume_failed", `the engine would not list the container's checkpoints: ${(err as Error).message}`);
     });
-    if (!names.includes(PAUSE_CHECKPOINT)) {
-      throw new EnclaveError("resume_failed", `the engine holds no checkpoint \`${PAUSE_CHECKPOINT}\` for the container any more (removed from outside Enclave)`);
+    if (!names.includes(name)) {
+      throw new EnclaveError("resume_failed", `the engine holds no checkpoint \`${name}\` for the container any more (removed from outside Enclave)`);
     }
-    await restoreCheckpoint(container);
+    await restoreCheckpoint(container, name);
   }
 
   /** Stops a container a failed resume left running (its agent never answered): back to paused, its checkpoint kept. */
@@ -442,12 +441,12 @@ export class DockerDriver {
   }
 
   /** Removes the checkpoint once the enclosure runs from it again; what would not go is said. */
-  async dropCheckpoint(record: EnclosureRecord): Promise<string | undefined> {
+  async dropCheckpoint(record: EnclosureRecord, name: string): Promise<string | undefined> {
     try {
-      await removeCheckpoint(this.docker.getContainer(record.containerId));
+      await removeCheckpoint(this.docker.getContainer(record.containerId), name);
       return undefined;
     } catch (err) {
-      return `checkpoint ${PAUSE_CHECKPOINT} of ${enclosureWhere(record)}: ${(err as Error).message}`;
+      return `checkpoint ${name} of ${enclosureWhere(record)}: ${(err as Error).message}`;
     }
   }
 

@@ -10,13 +10,18 @@ import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { EnclosureRecord } from "../model/conversation.js";
 
-/** The one checkpoint a paused enclosure holds (a new pause replaces it). */
-export const PAUSE_CHECKPOINT = "enclave-pause";
+/** Every pause's checkpoint is named with this prefix and its time: each restore uploads a checkpoint
+ * under its own name (the engine keys its upload to containerd by the checkpoint's folder). */
+export const PAUSE_CHECKPOINT_PREFIX = "enclave-pause-";
+
+export function pauseCheckpointName(atMs: number): string {
+  return `${PAUSE_CHECKPOINT_PREFIX}${atMs.toString(36)}`;
+}
 
 /** The engine's checkpoint calls, which dockerode has but its types do not name. */
 interface CheckpointCalls {
   createCheckpoint(opts: { CheckpointID: string; Exit: boolean }): Promise<unknown>;
-  listCheckpoint(opts: Record<string, never>): Promise<Array<{ Name: string }> | null>;
+  listCheckpoint(opts: Record<string, never>): Promise<unknown>;
   deleteCheckpoint(name: string, opts: Record<string, never>): Promise<unknown>;
   // Options with _query go to the URL only: a JSON body on start is refused by API 1.24 and later.
   start(opts: { _query: { checkpoint: string }; _body: Record<string, never> }): Promise<unknown>;
@@ -51,13 +56,16 @@ export async function checkCheckpointable(docker: Docker, record: EnclosureRecor
 }
 
 /** Checkpoints the container and lets it exit; a refusal (an open TCP connection inside under gVisor) leaves it running. */
-export async function takeCheckpoint(container: Docker.Container): Promise<void> {
-  // A checkpoint left by an earlier pause whose resume then succeeded but could not remove it.
-  await calls(container)
-    .deleteCheckpoint(PAUSE_CHECKPOINT, {})
-    .catch(() => undefined);
+export async function takeCheckpoint(container: Docker.Container, name: string): Promise<void> {
+  // Checkpoints left by earlier pauses whose resume then succeeded but could not remove them.
+  for (const old of await listCheckpoints(container).catch(() => [])) {
+    if (old.startsWith(PAUSE_CHECKPOINT_PREFIX))
+      await calls(container)
+        .deleteCheckpoint(old, {})
+        .catch(() => undefined);
+  }
   try {
-    await calls(container).createCheckpoint({ CheckpointID: PAUSE_CHECKPOINT, Exit: true });
+    await calls(container).createCheckpoint({ CheckpointID: name, Exit: true });
   } catch (err) {
     throw new EnclaveError("checkpoint_failed", `the engine could not checkpoint the enclosure: ${engineMessage(err)}`);
   }
@@ -97,32 +105,54 @@ export async function waitExecsEnded(docker: Docker, container: Docker.Container
 
 /** The checkpoints the engine holds for the container. */
 export async function listCheckpoints(container: Docker.Container): Promise<string[]> {
-  return ((await calls(container).listCheckpoint({})) ?? []).map((c) => c.Name);
+  const answer: unknown = await calls(container).listCheckpoint({});
+  // With none the engine answers `null` without a JSON content type, which arrives as raw bytes.
+  const list: unknown = Buffer.isBuffer(answer) ? JSON.parse(answer.toString("utf8") || "null") : answer;
+  if (!Array.isArray(list)) return [];
+  return list.map((c: { Name?: unknown }) => (typeof c.Name === "string" ? c.Name : "")).filter(Boolean);
 }
 
 /** Starts the container from its checkpoint; the engine's refusal is `resume_failed` with its words. */
-export async function restoreCheckpoint(container: Docker.Container): Promise<void> {
-  try {
-    await calls(container).start({ _query: { checkpoint: PAUSE_CHECKPOINT }, _body: {} });
-  } catch (err) {
-    throw new EnclaveError("resume_failed", `the engine could not restore the enclosure from its checkpoint: ${engineMessage(err)}`);
+/**
+ * Starts the container from its checkpoint; the engine's refusal is `resume_failed` with its words.
+ * A refusal is tried again a few times while the container stays stopped: the engine's upload of the
+ * checkpoint to containerd can collide with the cleanup of the previous one ("already exists").
+ */
+export async function restoreCheckpoint(container: Docker.Container, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await calls(container).start({ _query: { checkpoint: name }, _body: {} });
+      return;
+    } catch (err) {
+      const stillStopped = await container.inspect().then(
+        (i) => !i.State.Running,
+        () => false,
+      );
+      if (!stillStopped || attempt >= LIMITS.restoreAttempts) {
+        throw new EnclaveError(
+          "resume_failed",
+          `the engine could not restore the enclosure from its checkpoint${attempt > 1 ? ` (${attempt} tries)` : ""}: ${engineMessage(err)}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, LIMITS.restoreRetryMs * attempt));
+    }
   }
 }
 
-export async function removeCheckpoint(container: Docker.Container): Promise<void> {
-  await calls(container).deleteCheckpoint(PAUSE_CHECKPOINT, {});
+export async function removeCheckpoint(container: Docker.Container, name: string): Promise<void> {
+  await calls(container).deleteCheckpoint(name, {});
 }
 
 /**
  * The checkpoint's size on a local engine's disk (its folder under the engine's data root); 0 when it
  * cannot be read from here (a remote engine, a control plane without the rights).
  */
-export async function checkpointBytes(docker: Docker, containerId: string, remote: boolean): Promise<number> {
+export async function checkpointBytes(docker: Docker, containerId: string, name: string, remote: boolean): Promise<number> {
   if (remote) return 0;
   try {
     const root = ((await docker.info()) as { DockerRootDir?: string }).DockerRootDir;
     if (!root) return 0;
-    return await treeBytes(join(root, "containers", containerId, "checkpoints", PAUSE_CHECKPOINT));
+    return await treeBytes(join(root, "containers", containerId, "checkpoints", name));
   } catch {
     return 0;
   }

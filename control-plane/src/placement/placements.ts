@@ -24,7 +24,7 @@ import { type EnclosureCaller, type ImageAccess, imageAccessFor } from "./image-
 import { checkImageReference } from "./image-reference.js";
 import { RefusalAudit } from "../audit/refusal-audit.js";
 import { SandboxUids } from "./sandbox-uids.js";
-import { PAUSE_CHECKPOINT } from "./enclosure-checkpoint.js";
+import { pauseCheckpointName } from "./enclosure-checkpoint.js";
 
 /** Who resumes an enclosure a call found paused (the audit's "by"). */
 export const AUTO_RESUME_BY = "a call to the paused enclosure (auto-resume)";
@@ -472,9 +472,10 @@ export class Placements implements PlacementPort {
     // The agent channel is an exec relay: every relay exec must be gone before the checkpoint.
     this.dropClient(conv.id);
     this.checkpointing.add(enc.containerId);
+    const checkpoint = pauseCheckpointName(Date.now());
     let bytes: number;
     try {
-      ({ bytes } = await driver.checkpoint(enc));
+      ({ bytes } = await driver.checkpoint(enc, checkpoint));
     } catch (err) {
       this.checkpointing.delete(enc.containerId);
       // A save that failed may have taken the container with it: then it is dead, and said so.
@@ -485,7 +486,7 @@ export class Placements implements PlacementPort {
     this.checkpointing.delete(enc.containerId);
     const pauseMs = Date.now() - t0;
     enc.state = "paused";
-    enc.pause = { checkpoint: PAUSE_CHECKPOINT, pausedAtMs: Date.now(), bytes, by, notes: ended };
+    enc.pause = { checkpoint, pausedAtMs: Date.now(), bytes, by, notes: ended };
     enc.pauseTimings = `pause ${pauseMs} ms`;
     this.store.put(conv);
     this.audit.record({
@@ -495,7 +496,7 @@ export class Placements implements PlacementPort {
       outcome: "ok",
       durationMs: pauseMs,
       detail:
-        `by ${by}; memory kept in checkpoint ${PAUSE_CHECKPOINT} (${bytes ? `${bytes} bytes` : "size not readable here"}; at most the memory limit, ${enc.limits.memoryBytes} bytes)` +
+        `by ${by}; memory kept in checkpoint ${checkpoint} (${bytes ? `${bytes} bytes` : "size not readable here"}; at most the memory limit, ${enc.limits.memoryBytes} bytes)` +
         (ended.length ? `; ${ended.join("; ")}` : ""),
     });
     return conv;
@@ -522,7 +523,7 @@ export class Placements implements PlacementPort {
     const where = enclosureWhere(enc);
     const t0 = Date.now();
     try {
-      await driver.restore(enc);
+      await driver.restore(enc, pause.checkpoint);
       let pid: number;
       try {
         pid = (await (await this.enclosureClient(conv, enc)).health(LIMITS.resumeAgentMs)).pid;
@@ -550,7 +551,7 @@ export class Placements implements PlacementPort {
       );
     }
     const resumeMs = Date.now() - t0;
-    const leftover = await driver.dropCheckpoint(enc);
+    const leftover = await driver.dropCheckpoint(enc, pause.checkpoint);
     if (leftover) this.log(`conversation ${conv.id}: resumed, but could not remove ${leftover}`, conv.id);
     enc.state = "running";
     delete enc.pause;
