@@ -155,6 +155,20 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
     await expectStateKept();
   }, 180_000);
 
+  it("refuses a pause while a TCP connection is open inside, keeps running, and pauses once it is closed", async () => {
+    await cell("python", "import socket\nsrv = socket.socket()\nsrv.bind(('127.0.0.1', 0))\nsrv.listen()\ncli = socket.create_connection(srv.getsockname())\nconn, _ = srv.accept()\nprint('open')");
+    const refused = await failure(fx.client.pauseEnclosure(CONV));
+    expect(refused.code).toBe("checkpoint_failed");
+    expect(refused.message).toMatch(/TCP connections are open inside the enclosure \(tcp 127\.0\.0\.1:\d+ 127\.0\.0\.1:\d+/);
+    expect((await fx.client.getConversation(CONV)).enclosure?.state).toBe("running");
+    expect(fx.cp.auditHistory(CONV).filter((e) => e.kind === "enclosure_paused").at(-1)?.outcome).toBe("error:checkpoint_failed");
+    await expectStateKept();
+    await cell("python", "for s in (cli, conn, srv): s.close()\nprint('closed')");
+    expect((await fx.client.pauseEnclosure(CONV)).enclosure?.state).toBe("paused");
+    await fx.client.resumeEnclosure(CONV);
+    await expectStateKept();
+  }, 120_000);
+
   it("stays paused across a control-plane restart, is not reaped or called dead, and resumes after it", async () => {
     await fx.client.pauseEnclosure(CONV);
     await fx.stop();
