@@ -154,6 +154,16 @@ class AsyncEnclaveClient:
         req = pb.StopEnclosureRequest(conversation_id=conversation_id, force=force)
         return m.conversation_from_pb(await self._call(self._stub.StopEnclosure, req, timeout))
 
+    async def pause_enclosure(self, conversation_id: str, *, timeout: Optional[float] = None) -> m.Conversation:
+        """Pauses the enclosure with its memory (runsc); ``checkpoint_unsupported`` under runc."""
+        req = pb.PauseEnclosureRequest(conversation_id=conversation_id)
+        return m.conversation_from_pb(await self._call(self._stub.PauseEnclosure, req, timeout))
+
+    async def resume_enclosure(self, conversation_id: str, *, timeout: Optional[float] = None) -> m.Conversation:
+        """Resumes a paused enclosure; ``resume_failed`` leaves it paused with its checkpoint."""
+        req = pb.ResumeEnclosureRequest(conversation_id=conversation_id)
+        return m.conversation_from_pb(await self._call(self._stub.ResumeEnclosure, req, timeout))
+
     # Runs.
 
     async def open_run(

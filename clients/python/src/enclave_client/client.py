@@ -161,6 +161,18 @@ class EnclaveClient:
         req = pb.StopEnclosureRequest(conversation_id=conversation_id, force=force)
         return m.conversation_from_pb(self._call(self._stub.StopEnclosure, req, timeout))
 
+    def pause_enclosure(self, conversation_id: str, *, timeout: Optional[float] = None) -> m.Conversation:
+        """Pauses the enclosure with its memory (runsc): kernels, language servers and the agent are
+        checkpointed to the engine's disk. ``checkpoint_unsupported`` under runc; ``checkpoint_failed``
+        when the engine cannot take it (the enclosure keeps running)."""
+        req = pb.PauseEnclosureRequest(conversation_id=conversation_id)
+        return m.conversation_from_pb(self._call(self._stub.PauseEnclosure, req, timeout))
+
+    def resume_enclosure(self, conversation_id: str, *, timeout: Optional[float] = None) -> m.Conversation:
+        """Resumes a paused enclosure from its checkpoint; ``resume_failed`` leaves it paused with its checkpoint."""
+        req = pb.ResumeEnclosureRequest(conversation_id=conversation_id)
+        return m.conversation_from_pb(self._call(self._stub.ResumeEnclosure, req, timeout))
+
     # Runs.
 
     def open_run(
