@@ -137,7 +137,10 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
     await fx.client.pauseEnclosure(CONV);
     await expectStateKept();
     expect((await fx.client.getConversation(CONV)).enclosure?.state).toBe("running");
-    const resumed = fx.cp.auditHistory(CONV).filter((e) => e.kind === "enclosure_resumed").at(-1);
+    const resumed = fx.cp
+      .auditHistory(CONV)
+      .filter((e) => e.kind === "enclosure_resumed")
+      .at(-1);
     expect(resumed?.outcome).toBe("ok");
     expect(resumed?.detail).toMatch(/^by a call to the paused enclosure \(auto-resume\)/);
   }, 120_000);
@@ -156,12 +159,20 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
   }, 180_000);
 
   it("refuses a pause while a TCP connection is open inside, keeps running, and pauses once it is closed", async () => {
-    await cell("python", "import socket\nsrv = socket.socket()\nsrv.bind(('127.0.0.1', 0))\nsrv.listen()\ncli = socket.create_connection(srv.getsockname())\nconn, _ = srv.accept()\nprint('open')");
+    await cell(
+      "python",
+      "import socket\nsrv = socket.socket()\nsrv.bind(('127.0.0.1', 0))\nsrv.listen()\ncli = socket.create_connection(srv.getsockname())\nconn, _ = srv.accept()\nprint('open')",
+    );
     const refused = await failure(fx.client.pauseEnclosure(CONV));
     expect(refused.code).toBe("checkpoint_failed");
     expect(refused.message).toMatch(/TCP connections are open inside the enclosure \(tcp 127\.0\.0\.1:\d+ 127\.0\.0\.1:\d+/);
     expect((await fx.client.getConversation(CONV)).enclosure?.state).toBe("running");
-    expect(fx.cp.auditHistory(CONV).filter((e) => e.kind === "enclosure_paused").at(-1)?.outcome).toBe("error:checkpoint_failed");
+    expect(
+      fx.cp
+        .auditHistory(CONV)
+        .filter((e) => e.kind === "enclosure_paused")
+        .at(-1)?.outcome,
+    ).toBe("error:checkpoint_failed");
     await expectStateKept();
     await cell("python", "for s in (cli, conn, srv): s.close()\nprint('closed')");
     expect((await fx.client.pauseEnclosure(CONV)).enclosure?.state).toBe("paused");
@@ -197,7 +208,12 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
       expect(still.enclosure?.state).toBe("paused");
       expect(still.enclosure?.pauseNotes.some((n) => n.startsWith("resume failed at "))).toBe(true);
       await expectPausedOnEngine();
-      expect(fx.cp.auditHistory(CONV).filter((e) => e.kind === "enclosure_resumed").at(-1)?.outcome).toBe("error:resume_failed");
+      expect(
+        fx.cp
+          .auditHistory(CONV)
+          .filter((e) => e.kind === "enclosure_resumed")
+          .at(-1)?.outcome,
+      ).toBe("error:resume_failed");
     } finally {
       renameSync(`${target}.kept`, target);
     }
@@ -210,7 +226,15 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
     await fx.client.pauseEnclosure(CONV);
     const stopped = await fx.client.stopEnclosure(CONV);
     expect(stopped.enclosure).toBeUndefined();
-    expect(await docker.getContainer(containerId).inspect().then(() => "exists", (err: { statusCode?: number }) => err.statusCode)).toBe(404);
+    expect(
+      await docker
+        .getContainer(containerId)
+        .inspect()
+        .then(
+          () => "exists",
+          (err: { statusCode?: number }) => err.statusCode,
+        ),
+    ).toBe(404);
     expect(existsSync(join(info.DockerRootDir ?? "/var/lib/docker", "containers", containerId))).toBe(false);
   }, 120_000);
 
@@ -221,7 +245,12 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
     expect(refused.code).toBe("checkpoint_unsupported");
     expect(refused.message).toMatch(/cannot keep its memory/);
     expect((await fx.client.getConversation("paused-runc")).enclosure?.state).toBe("running");
-    expect(fx.cp.auditHistory("paused-runc").filter((e) => e.kind === "enclosure_paused").map((e) => e.outcome)).toEqual(["error:checkpoint_unsupported"]);
+    expect(
+      fx.cp
+        .auditHistory("paused-runc")
+        .filter((e) => e.kind === "enclosure_paused")
+        .map((e) => e.outcome),
+    ).toEqual(["error:checkpoint_unsupported"]);
     // A conversation with no enclosure has nothing to pause.
     await fx.client.stopEnclosure("paused-runc");
     expect((await failure(fx.client.pauseEnclosure("paused-runc"))).code).toBe("failed_precondition");

@@ -422,7 +422,10 @@ export class DockerDriver {
       );
     }
     if (running) {
-      throw new EnclaveError("resume_failed", "the container runs again without its checkpoint (started from outside Enclave): its memory is not the paused one");
+      throw new EnclaveError(
+        "resume_failed",
+        "the container runs again without its checkpoint (started from outside Enclave): its memory is not the paused one",
+      );
     }
     const names = await listCheckpoints(container).catch((err: unknown) => {
       throw new EnclaveError("resume_failed", `the engine would not list the container's checkpoints: ${(err as Error).message}`);

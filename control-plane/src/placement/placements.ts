@@ -440,7 +440,11 @@ export class Placements implements PlacementPort {
   private async pauseNow(conversationId: string, by: string): Promise<ConversationRecord> {
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
-    if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${bareId(conv.id)}\` has no enclosure to pause (host placement keeps no memory across a pause)`);
+    if (!enc)
+      throw new EnclaveError(
+        "failed_precondition",
+        `conversation \`${bareId(conv.id)}\` has no enclosure to pause (host placement keeps no memory across a pause)`,
+      );
     if (enc.state === "paused") return conv;
     if (enc.state === "dead") throw deadError(conv, enc);
     const driver = await this.engines.driver(enc.engine);
@@ -456,7 +460,9 @@ export class Placements implements PlacementPort {
     try {
       prepared = await (await this.enclosureClient(conv, enc)).checkpointPrepare();
     } catch (err) {
-      return refused(new EnclaveError("checkpoint_failed", `the agent did not get ready for the checkpoint (${(err as Error).message}); the enclosure keeps running`));
+      return refused(
+        new EnclaveError("checkpoint_failed", `the agent did not get ready for the checkpoint (${(err as Error).message}); the enclosure keeps running`),
+      );
     }
     const ended = prepared.endedDebugSessions.map((s) => `debug ${s} ended by the pause (its adapter's loopback connection cannot be checkpointed)`);
     if (prepared.tcpConnections.length) {
