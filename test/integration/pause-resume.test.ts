@@ -131,6 +131,8 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
       expect(resumed.enclosure?.state, `cycle ${i}`).toBe("running");
       await expectStateKept();
     }
+    // The death watch saw every pause's exit and called none of them a death.
+    expect(fx.cp.auditHistory(CONV).filter((e) => e.kind === "enclosure_died")).toEqual([]);
   }, 300_000);
 
   it("resumes a paused enclosure for a call, and says so in the audit", async () => {
