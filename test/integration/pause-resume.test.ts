@@ -6,6 +6,8 @@
 import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
@@ -14,12 +16,14 @@ import { ControlPlane } from "@enclave/control-plane/control-plane.js";
 import { serveControlPlane, type ServingControlPlane } from "@enclave/control-plane/server/serve.js";
 import { listCheckpoints, PAUSE_CHECKPOINT_PREFIX } from "@enclave/control-plane/placement/enclosure-checkpoint.js";
 import { resultText } from "@enclave/client/tool-result.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { PY_PROG } from "../helpers/debug-scenarios.js";
 
 const docker = new Docker();
 const info = (await docker.info()) as { Runtimes?: Record<string, unknown>; DockerRootDir?: string };
 const runscRegistered = Boolean(info.Runtimes?.runsc);
 const CONV = "paused";
+const exec = promisify(execFile);
 
 /** A control plane that can be restarted on the same data folder (its enclosures outlive it). */
 class Restartable {
@@ -134,6 +138,15 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
     // The death watch saw every pause's exit and called none of them a death.
     expect(fx.cp.auditHistory(CONV).filter((e) => e.kind === "enclosure_died")).toEqual([]);
   }, 300_000);
+
+  it("pauses and resumes from the command line", async () => {
+    const enclave = async (...args: string[]): Promise<string> =>
+      (await exec(join(repoRoot, "bin", "enclave"), [...args, "--address", fx.client.address], { timeout: 120_000 })).stdout;
+    expect(await enclave("enclosure", "pause", CONV)).toMatch(/\(paused; .*; memory kept in \d+\.\d MiB; pause \d+ ms\)/);
+    await expectPausedOnEngine();
+    expect(await enclave("enclosure", "resume", CONV)).toMatch(/\(running; .*; pause \d+ ms, resume \d+ ms\)/);
+    await expectStateKept();
+  }, 120_000);
 
   it("resumes a paused enclosure for a call, and says so in the audit", async () => {
     await fx.client.pauseEnclosure(CONV);
