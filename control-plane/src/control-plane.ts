@@ -256,9 +256,18 @@ export class ControlPlane {
 
   /** The tenant's enclosures running or starting, the conversation `except` aside (the one being started). */
   liveEnclosures(tenant: string, except: string): number {
-    return this.conversations
-      .list()
-      .filter((c) => c.tenant === tenant && c.id !== except && (c.enclosure?.state === "running" || c.enclosure?.state === "starting")).length;
+    return (
+      this.conversations
+        .list()
+        // A paused enclosure counts: it keeps its container and checkpoint, and any call resumes it, so
+        // pausing must not make room for more enclosures than the tenant's quota once all are resumed.
+        .filter(
+          (c) =>
+            c.tenant === tenant &&
+            c.id !== except &&
+            (c.enclosure?.state === "running" || c.enclosure?.state === "starting" || c.enclosure?.state === "paused"),
+        ).length
+    );
   }
 
   async deleteConversation(id: string): Promise<void> {

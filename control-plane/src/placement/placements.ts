@@ -317,6 +317,8 @@ export class Placements implements PlacementPort {
     const enc = conv?.enclosure;
     if (!conv || !enc) return err;
     if (enc.state === "dead") return deadError(conv, enc);
+    // Stopped on purpose, not dead: the failure stands as it is.
+    if (enc.state === "paused") return err;
     try {
       const fate = await (await this.engines.driver(enc.engine)).inspect(enc);
       if (fate.running) return err;
