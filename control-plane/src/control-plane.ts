@@ -16,6 +16,7 @@ import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation
 import type { ConversationRecord } from "./model/conversation.js";
 import { conversationKey, splitKey } from "./conversations/conversation-keys.js";
 import { EnclaveError } from "./errors.js";
+import { enclosureWhere } from "./placement/docker-driver.js";
 import type { DescribeResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 import { DockerUnavailableError } from "./placement/docker-connection.js";
 import { DockerDriver } from "./placement/docker-driver.js";
@@ -304,6 +305,26 @@ export class ControlPlane {
    * asked, for the audit (a tenant, an operator, the idle policy).
    */
   async pauseEnclosure(id: string, opts: { by: string }): Promise<ConversationView> {
+    // A call in flight (a cell running counts) would lose its answer with the agent channel: refused,
+    // not cut. A call that starts during the pause waits for it, then resumes the enclosure.
+    const busy = this.runs.forConversation(id).filter((r) => r.callsInFlight > 0);
+    const enc = this.conversations.get(id).enclosure;
+    if (busy.length && enc?.state === "running") {
+      const calls = busy.reduce((n, r) => n + r.callsInFlight, 0);
+      const e = new EnclaveError(
+        "failed_precondition",
+        `conversation \`${id}\` has ${calls} call${calls === 1 ? "" : "s"} in flight (run ${busy.map((r) => r.id).join(", ")}); ` +
+          "a pause would cut their answers: pause once they are answered, or cancel them",
+      );
+      this.audit.record({
+        kind: "enclosure_paused",
+        conversationId: id,
+        placement: enclosureWhere(enc),
+        outcome: `error:${e.code}`,
+        detail: `by ${opts.by}: ${e.message}`,
+      });
+      throw e;
+    }
     return this.view(await this.placements.pause(id, opts.by));
   }
 

@@ -18,6 +18,7 @@ import { listCheckpoints, PAUSE_CHECKPOINT_PREFIX } from "@enclave/control-plane
 import { resultText } from "@enclave/client/tool-result.js";
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { PY_PROG } from "../helpers/debug-scenarios.js";
+import { eventually } from "../helpers/wait.js";
 
 const docker = new Docker();
 const info = (await docker.info()) as { Runtimes?: Record<string, unknown>; DockerRootDir?: string };
@@ -172,6 +173,17 @@ describe.skipIf(!runscRegistered)("pause and resume with memory under runsc", ()
     expect(await debug({ op: "status" })).toMatch(/the enclosure was paused/);
     await expectStateKept();
   }, 180_000);
+
+  it("refuses a pause while a cell runs (its answer would be cut), and pauses once it is answered", async () => {
+    const running = cell("python", "import time\ntime.sleep(3)\nprint('slept')");
+    await eventually(async () => fx.cp.run(runId).callsInFlight > 0, "the cell to be in flight", 10_000);
+    const refused = await failure(fx.client.pauseEnclosure(CONV));
+    expect(refused.code).toBe("failed_precondition");
+    expect(refused.message).toMatch(/1 call in flight/);
+    expect(await running).toBe("slept");
+    expect((await fx.client.pauseEnclosure(CONV)).enclosure?.state).toBe("paused");
+    await expectStateKept();
+  }, 120_000);
 
   it("refuses a pause while a TCP connection is open inside, keeps running, and pauses once it is closed", async () => {
     await cell(

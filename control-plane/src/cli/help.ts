@@ -110,7 +110,7 @@ stop --force (operators) removes the enclosure without copying copy mode's /work
 pause checkpoints a runsc enclosure with its memory (kernels with their variables, language servers) to
   the engine's disk, at most its memory limit, and stops it; resume restores it (a tool call to a paused
   enclosure resumes it first). A debug session ends at a pause; an open TCP connection inside refuses
-  it (checkpoint_failed). Under runc: checkpoint_unsupported. A failed resume keeps it paused with its
+  it (checkpoint_failed), and so does a call in flight (failed_precondition). Under runc: checkpoint_unsupported. A failed resume keeps it paused with its
   checkpoint (resume_failed); stop removes a paused enclosure and its checkpoint.`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json] [--new-run | --run RUN_ID]`,
   tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY] [--yes] [--new-run | --run RUN_ID] [--json]
