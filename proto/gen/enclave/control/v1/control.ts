@@ -11111,7 +11111,8 @@ export const ControlPlaneService = {
    * Pauses the enclosure with its memory (runsc only): its processes (kernels with their variables,
    * language servers, the agent) are checkpointed to the engine's disk and stop; ResumeEnclosure
    * restores them into the same container. A debug session ends at a pause (pause_notes says so). A
-   * tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`.
+   * tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`; with an
+   * open TCP connection inside: `checkpoint_failed`; with a call in flight: `failed_precondition`.
    */
   pauseEnclosure: {
     path: "/enclave.control.v1.ControlPlane/PauseEnclosure" as const,
@@ -11366,7 +11367,8 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
    * Pauses the enclosure with its memory (runsc only): its processes (kernels with their variables,
    * language servers, the agent) are checkpointed to the engine's disk and stop; ResumeEnclosure
    * restores them into the same container. A debug session ends at a pause (pause_notes says so). A
-   * tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`.
+   * tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`; with an
+   * open TCP connection inside: `checkpoint_failed`; with a call in flight: `failed_precondition`.
    */
   pauseEnclosure: handleUnaryCall<PauseEnclosureRequest, Conversation>;
   /**
@@ -11537,7 +11539,8 @@ export interface ControlPlaneClient extends Client {
    * Pauses the enclosure with its memory (runsc only): its processes (kernels with their variables,
    * language servers, the agent) are checkpointed to the engine's disk and stop; ResumeEnclosure
    * restores them into the same container. A debug session ends at a pause (pause_notes says so). A
-   * tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`.
+   * tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`; with an
+   * open TCP connection inside: `checkpoint_failed`; with a call in flight: `failed_precondition`.
    */
   pauseEnclosure(
     request: PauseEnclosureRequest,

@@ -200,7 +200,8 @@ class ControlPlaneServicer(object):
         """Pauses the enclosure with its memory (runsc only): its processes (kernels with their variables,
         language servers, the agent) are checkpointed to the engine's disk and stop; ResumeEnclosure
         restores them into the same container. A debug session ends at a pause (pause_notes says so). A
-        tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`.
+        tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`; with an
+        open TCP connection inside: `checkpoint_failed`; with a call in flight: `failed_precondition`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
