@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Make sure a Docker engine answers on this machine with gVisor registered beside runc: install
-# Debian's docker.io and runsc when absent, register runsc in the daemon's configuration (keeping
-# every other key there), start dockerd in the background when it is not running — or, when it runs
-# without runsc, send it SIGHUP, which reloads runtimes without stopping running containers — and
-# wait (bounded) until it answers with runsc listed. Safe to run again: it changes nothing then.
+# Make sure a Docker engine answers on this machine with gVisor registered beside runc and
+# checkpoints on: install Debian's docker.io and runsc when absent, register runsc (through
+# runsc-for-docker.sh, installed beside it) and `"experimental": true` in the daemon's configuration
+# (keeping every other key there), start dockerd in the background when it is not running — or, when
+# it runs without runsc, send it SIGHUP, which reloads runtimes without stopping running containers;
+# experimental is not reloaded by SIGHUP, so a dockerd without it is restarted, only while no
+# container runs (a restart would stop them) — and wait (bounded) until it answers with runsc listed.
+# Safe to run again: it changes nothing then.
 set -euo pipefail
 log() { printf '[docker] %s\n' "$*" >&2; }
 
@@ -14,9 +17,17 @@ log() { printf '[docker] %s\n' "$*" >&2; }
 # "can't start new thread"); gVisor's kernel answers the enclosure's calls itself. Not --host-uds:
 # nothing of the host's is a socket the enclosure needs (its agent is reached through exec).
 RUNSC_ARGS='["--network=none"]'
+# What the engine runs as runsc: runsc itself, but with the shim's delete forced (see the script: a
+# restored container's state would otherwise block every restore after the first pause/resume cycle).
+RUNSC_WRAPPER=/usr/local/bin/enclave-runsc
+HERE=$(cd "$(dirname "$0")" && pwd)
 
-# runsc registered with exactly our flags (a registration without them is updated and reloaded).
-has_runsc() { docker info --format '{{json .Runtimes.runsc}}' 2>/dev/null | grep -qF "\"runtimeArgs\":$RUNSC_ARGS"; }
+# runsc registered with exactly our flags and path (a registration without them is updated and reloaded).
+has_runsc() {
+  docker info --format '{{json .Runtimes.runsc}}' 2>/dev/null | grep -qF "\"path\":\"$RUNSC_WRAPPER\",\"runtimeArgs\":$RUNSC_ARGS"
+}
+# Checkpoints (pause/resume with memory) need the engine's experimental API.
+has_experimental() { [ "$(docker info --format '{{.ExperimentalBuild}}' 2>/dev/null)" = true ]; }
 dockerd_pid() { pgrep -x dockerd | head -n 1; }
 
 apt_install() {
@@ -61,15 +72,16 @@ if (fs.existsSync(file)) {
 }
 const wanted = { path, runtimeArgs: JSON.parse(args) };
 config.runtimes = config.runtimes ?? {};
-if (JSON.stringify(config.runtimes.runsc) === JSON.stringify(wanted)) process.exit(0);
+if (JSON.stringify(config.runtimes.runsc) === JSON.stringify(wanted) && config.experimental === true) process.exit(0);
 config.runtimes.runsc = wanted;
+config.experimental = true;
 fs.writeFileSync(`${file}.enclave-tmp`, `${JSON.stringify(config, null, 2)}\n`);
 fs.renameSync(`${file}.enclave-tmp`, file);
-process.stderr.write(`[docker] registered runsc in ${file}\n`);
+process.stderr.write(`[docker] registered runsc and experimental (checkpoints) in ${file}\n`);
 JS
 }
 
-wait_engine() {
+wait_engine_runsc() {
   for _ in $(seq 1 60); do
     if docker info >/dev/null 2>&1 && has_runsc; then return 0; fi
     sleep 1
@@ -77,7 +89,20 @@ wait_engine() {
   return 1
 }
 
-if docker info >/dev/null 2>&1 && has_runsc; then exit 0; fi
+wait_engine() {
+  for _ in $(seq 1 60); do
+    if docker info >/dev/null 2>&1 && has_runsc && has_experimental; then return 0; fi
+    sleep 1
+  done
+  return 1
+}
+
+# The wrapper is kept the repository's (a changed one is installed again; running containers keep theirs).
+if ! cmp -s "$HERE/runsc-for-docker.sh" "$RUNSC_WRAPPER" 2>/dev/null; then
+  install -m 0755 "$HERE/runsc-for-docker.sh" "$RUNSC_WRAPPER"
+  log "installed $RUNSC_WRAPPER (runsc with the shim's delete forced)"
+fi
+if docker info >/dev/null 2>&1 && has_runsc && has_experimental; then exit 0; fi
 
 if ! command -v dockerd >/dev/null 2>&1; then
   log "no Docker engine here; installing Debian's docker.io (about 20 s)"
@@ -87,19 +112,39 @@ if ! command -v runsc >/dev/null 2>&1; then
   log "no gVisor here; installing Debian's runsc"
   apt_install runsc
 fi
-register_runsc "$(daemon_json)" "$(command -v runsc)"
+register_runsc "$(daemon_json)" "$RUNSC_WRAPPER"
+
+restart_dockerd() {
+  local pid=$1
+  kill -TERM "$pid"
+  for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+  if kill -0 "$pid" 2>/dev/null; then log "dockerd (pid $pid) did not stop within 30 s; restart it by hand"; exit 1; fi
+  log "starting dockerd (log: /var/log/enclave-dockerd.log)"
+  nohup dockerd >>/var/log/enclave-dockerd.log 2>&1 &
+}
 
 if pid=$(dockerd_pid) && [ -n "$pid" ]; then
   if ! has_runsc; then
     log "dockerd runs without runsc registered as above; sending it SIGHUP to reload its runtimes (running containers keep running)"
     kill -HUP "$pid"
   fi
+  if ! has_experimental; then
+    running=$(docker ps -q 2>/dev/null | wc -l)
+    if [ "$running" -eq 0 ]; then
+      log "dockerd runs without experimental (checkpoints), which SIGHUP does not reload; restarting it (no container runs)"
+      restart_dockerd "$pid"
+    else
+      log "dockerd runs without experimental (checkpoints: enclosure pause/resume); it is set in $(daemon_json) but takes a restart of dockerd," \
+        "which would stop the $running running container(s): restart it when none runs (runsc and runc work meanwhile)"
+      if wait_engine_runsc; then exit 0; fi
+    fi
+  fi
 else
   log "starting dockerd (log: /var/log/enclave-dockerd.log)"
   nohup dockerd >/var/log/enclave-dockerd.log 2>&1 &
 fi
 
-if wait_engine; then log "engine ready (runtimes: runc, runsc)"; exit 0; fi
+if wait_engine; then log "engine ready (runtimes: runc, runsc; checkpoints on)"; exit 0; fi
 if docker info >/dev/null 2>&1; then
   log "dockerd answers but does not list runsc; check $(daemon_json) and /var/log/enclave-dockerd.log"
 else

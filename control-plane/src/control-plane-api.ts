@@ -16,6 +16,8 @@ export type ControlPlaneApi = Pick<
   | "liveEnclosures"
   | "startEnclosure"
   | "stopEnclosure"
+  | "pauseEnclosure"
+  | "resumeEnclosure"
   | "enclosureDefaults"
   | "describePlacement"
   | "describeRunningPlacement"

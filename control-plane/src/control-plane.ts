@@ -16,7 +16,8 @@ import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation
 import type { ConversationRecord, SleepReason, SleepRecord } from "./model/conversation.js";
 import type { ConversationUsage } from "./model/usage.js";
 import { conversationKey, splitKey } from "./conversations/conversation-keys.js";
-import { EnclaveError } from "./errors.js";
+import { asEnclaveError, EnclaveError } from "./errors.js";
+import { enclosureWhere } from "./placement/docker-driver.js";
 import type { DescribeResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
 import { DockerUnavailableError } from "./placement/docker-connection.js";
 import { DockerDriver } from "./placement/docker-driver.js";
@@ -315,7 +316,12 @@ export class ControlPlane {
    */
   liveEnclosures(tenant: string, except: string): number {
     const live = (c: ConversationRecord): boolean =>
-      c.enclosure?.state === "running" || c.enclosure?.state === "starting" || c.lifecycle?.sleep?.placement === "enclosure";
+      c.enclosure?.state === "running" ||
+      c.enclosure?.state === "starting" ||
+      // A paused enclosure keeps its container and checkpoint, and a sleeping one its options: any
+      // call resumes or restarts it, so neither may make room for more than the tenant's quota.
+      c.enclosure?.state === "paused" ||
+      c.lifecycle?.sleep?.placement === "enclosure";
     return this.conversations.list().filter((c) => c.tenant === tenant && c.id !== except && live(c)).length;
   }
 
@@ -455,9 +461,9 @@ export class ControlPlane {
       let startedAtMs: number;
       if (enc) {
         if (enc.state !== "running") return this.view(conv);
-        // "stop" on every runtime for now; where it answers "checkpoint" (runsc), the enclosure is to be
-        // paused with its memory instead, stay recorded, and be resumed by the wake.
-        const mechanism = sleepMechanism(enc);
+        const kept = sleepMechanism(enc) === "checkpoint" ? await this.sleepWithMemory(id, reason) : undefined;
+        if (kept?.sleep) return kept.view;
+        const mechanism = "stop";
         await this.placements.stop(id);
         startedAtMs = enc.startedAtMs;
         sleep = {
@@ -466,7 +472,9 @@ export class ControlPlane {
           mechanism,
           memoryKept: false,
           placement: "enclosure",
-          detail: `enclosure ${enc.containerId.slice(0, 12)} stopped (${enc.runtime}); kernels, language servers and debug sessions were not kept; the next call starts a new enclosure from image ${enc.image} with the same options`,
+          detail:
+            `enclosure ${enc.containerId.slice(0, 12)} stopped (${enc.runtime}); kernels, language servers and debug sessions were not kept; the next call starts a new enclosure from image ${enc.image} with the same options` +
+            (kept?.why ? ` (a checkpoint could not be taken: ${kept.why})` : ""),
           enclosure: {
             request: enc.request ?? { image: enc.image, runtime: enc.runtime, workspaceMode: enc.workspaceMode },
             startedByOperator: enc.startedByOperator ?? false,
@@ -497,6 +505,46 @@ export class ControlPlane {
   }
 
   /**
+   * Sleep with memory: the enclosure paused (checkpointed), staying recorded, resumed by the wake.
+   * A pause the engine cannot take leaves it running: `why`, and the caller stops it instead.
+   */
+  private async sleepWithMemory(id: string, reason: SleepReason): Promise<{ sleep?: SleepRecord; view: ConversationView; why?: string }> {
+    const enc = this.conversations.get(id).enclosure;
+    try {
+      await this.placements.pause(id, `the idle policy (${reason})`);
+    } catch (err) {
+      const e = asEnclaveError(err);
+      // A dead enclosure is not put to sleep: its next call says it died.
+      if (this.conversations.get(id).enclosure?.state !== "running") throw e;
+      return { view: this.view(this.conversations.get(id)), why: `${e.code}: ${e.message}` };
+    }
+    const conv = this.conversations.get(id);
+    const paused = conv.enclosure?.pause;
+    const sleep: SleepRecord = {
+      reason,
+      atMs: Date.now(),
+      mechanism: "checkpoint",
+      memoryKept: true,
+      placement: "enclosure",
+      detail: `enclosure ${enc?.containerId.slice(0, 12) ?? "?"} paused with its memory (runsc checkpoint${paused?.bytes ? `, ${paused.bytes} bytes` : ""}); the next call resumes it with its kernels and language servers`,
+      ...(enc
+        ? {
+            enclosure: {
+              request: enc.request ?? { image: enc.image, runtime: enc.runtime, workspaceMode: enc.workspaceMode },
+              startedByOperator: enc.startedByOperator ?? false,
+              image: enc.image,
+              runtime: enc.runtime,
+            },
+          }
+        : {}),
+    };
+    conv.lifecycle = { ...conv.lifecycle, sleep };
+    this.conversations.put(conv);
+    this.audit.record({ kind: "conversation_slept", conversationId: id, placement: "enclosure", outcome: reason, detail: `${reason}: ${sleep.detail}` });
+    return { sleep, view: this.view(conv) };
+  }
+
+  /**
    * Wakes a sleeping conversation before its placement is used: an enclosure is started again with the
    * options it had (its result, through the next call, says what was lost); a host agent starts on use
    * as always. A failed wake leaves it asleep and says why.
@@ -508,7 +556,18 @@ export class ControlPlane {
       const conv = this.conversations.get(id);
       const sleep = conv.lifecycle?.sleep;
       if (!sleep) return;
-      if (sleep.placement === "enclosure" && sleep.enclosure) {
+      if (sleep.memoryKept) {
+        // Paused with its memory: resumed from its checkpoint (a failed resume keeps it paused, and asleep).
+        if (conv.enclosure?.state === "paused") {
+          try {
+            await this.placements.resume(id, "the wake of a sleeping conversation (a call)");
+          } catch (err) {
+            const e = asEnclaveError(err);
+            this.audit.record({ kind: "conversation_woke", conversationId: id, placement: "enclosure", outcome: `error:${e.code}`, detail: e.message });
+            throw e;
+          }
+        }
+      } else if (sleep.placement === "enclosure" && sleep.enclosure) {
         const e = sleep.enclosure;
         // A start forgets a host agent's loss; this one is the enclosure's, for the call to tell.
         const loss = conv.hostAgentLost;
@@ -538,7 +597,7 @@ export class ControlPlane {
         conversationId: id,
         placement: sleep.placement,
         outcome: "ok",
-        detail: `asleep since ${new Date(sleep.atMs).toISOString()} (${sleep.reason}); memory not kept`,
+        detail: `asleep since ${new Date(sleep.atMs).toISOString()} (${sleep.reason}); memory ${sleep.memoryKept ? "kept" : "not kept"}`,
       });
     });
   }
@@ -581,6 +640,46 @@ export class ControlPlane {
       detail: `resumed by ${by}${ended ? ` (paused ${new Date(ended.pausedAtMs).toISOString()} by ${ended.pausedBy})` : " (it was not paused)"}`,
     });
     return { tenant, slept: [] };
+  }
+
+  /**
+   * Pauses the conversation's enclosure with its memory (runsc): see Placements.pause. `by` names who
+   * asked, for the audit (a tenant, an operator, the idle policy).
+   */
+  async pauseEnclosure(id: string, opts: { by: string }): Promise<ConversationView> {
+    // A call in flight (a cell running counts) would lose its answer with the agent channel: refused,
+    // not cut. A call that starts during the pause waits for it, then resumes the enclosure.
+    const busy = this.runs.forConversation(id).filter((r) => r.callsInFlight > 0);
+    const enc = this.conversations.get(id).enclosure;
+    if (busy.length && enc?.state === "running") {
+      const calls = busy.reduce((n, r) => n + r.callsInFlight, 0);
+      const e = new EnclaveError(
+        "failed_precondition",
+        `conversation \`${id}\` has ${calls} call${calls === 1 ? "" : "s"} in flight (run ${busy.map((r) => r.id).join(", ")}); ` +
+          "a pause would cut their answers: pause once they are answered, or cancel them",
+      );
+      this.audit.record({
+        kind: "enclosure_paused",
+        conversationId: id,
+        placement: enclosureWhere(enc),
+        outcome: `error:${e.code}`,
+        detail: `by ${opts.by}: ${e.message}`,
+      });
+      throw e;
+    }
+    try {
+      return this.view(await this.placements.pause(id, opts.by));
+    } catch (err) {
+      // A runtime that cannot keep memory (runc) falls back to a sleep: stopped, its options kept, and
+      // the conversation's sleep record says the memory was not kept.
+      if (asEnclaveError(err).code !== "checkpoint_unsupported") throw err;
+      return this.sleepConversation(id, "pause");
+    }
+  }
+
+  /** Resumes a paused enclosure from its checkpoint: see Placements.resume. */
+  async resumeEnclosure(id: string, opts: { by: string }): Promise<ConversationView> {
+    return this.view(await this.placements.resume(id, opts.by));
   }
 
   async describePlacement(id: string): Promise<PlacementDescription> {

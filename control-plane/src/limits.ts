@@ -7,6 +7,18 @@ export const LIMITS = {
   containerRemoveAttempts: 5,
   /** The pause before the next try grows by this much each time. */
   containerRemoveRetryMs: 500,
+  /** Between looks at the engine while a pause or resume waits for a container or exec to change state. */
+  checkpointPollMs: 50,
+  /** A pause waits this long for the relays' execs to end once their connections are closed (a live exec makes a restore fail). */
+  checkpointExecsEndMs: 5_000,
+  /** A pause waits this long for the checkpointed container to be reported stopped. */
+  checkpointStopMs: 15_000,
+  /** Tries at a restore the engine refused while the container stayed stopped (a transient upload collision). */
+  restoreAttempts: 3,
+  /** The pause before the next try grows by this much each time. */
+  restoreRetryMs: 300,
+  /** A resumed enclosure's agent must answer within this long, or the resume is reported failed. */
+  resumeAgentMs: 10_000,
   /** A copy back that failed resumes the paused container; the engine can be slow to take the resume
    * while it tears down the archive it was sending (it holds the container until then). */
   containerResumeAttempts: 8,

@@ -82,6 +82,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   });
   // Made before the info service, which reports the memory its parse cache holds.
   const ast = new AstEngine(paths, opts.grammarDir);
+  // Made before the info service too, which ends its sessions before a checkpoint.
+  const debug = new DebugSupervisor(paths);
   // Every service is also reachable through the call mux (its unary methods, over one stream).
   const methods = new UnaryMethods();
   methods.serve(
@@ -94,6 +96,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
         grammarDir: opts.grammarDir,
         socketPath: "socketPath" in opts.listen ? opts.listen.socketPath : "",
         caches: () => [astCacheComponent(ast.cacheUsage())],
+        endDebugSessions: () => debug.endForCheckpoint(),
       },
       assignment,
     ),
@@ -108,7 +111,6 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   methods.serve(server, AstService, astService(paths, ast, writer));
   const lsp = new LspSupervisor(paths, { stateDir: state.lspDir });
   methods.serve(server, LspService, lspService(paths, lsp, writer));
-  const debug = new DebugSupervisor(paths);
   methods.serve(server, DebugService, debugService(debug));
   const kernels = opts.early?.kernels ?? new KernelPool(paths.root, opts.kernelDir, state.kernelsDir);
   methods.serve(server, KernelsService, kernelsService(kernels));

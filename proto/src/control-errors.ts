@@ -69,7 +69,13 @@ export type EnclaveErrorCode =
   /** The caller's tenant is paused by an operator: every call is refused until an operator resumes it. */
   | "tenant_paused"
   /** An operator's action (cancelling a call, stopping a kernel or a host agent, pausing a tenant) asked with a plain tenant's token. */
-  | "permission_denied";
+  | "permission_denied"
+  /** A pause that keeps memory cannot be taken here: the enclosure runs under runc (CRIU fails on this kernel), or the engine lacks checkpoints (not experimental, or not runsc). */
+  | "checkpoint_unsupported"
+  /** The engine could not checkpoint the enclosure (an open TCP connection inside, an engine error); it keeps running and nothing was lost. */
+  | "checkpoint_failed"
+  /** A paused enclosure could not be restored from its checkpoint; it stays paused with its checkpoint in place, and the message says why. */
+  | "resume_failed";
 
 /** The gRPC status each code is sent with. */
 export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = {
@@ -112,6 +118,9 @@ export const ENCLAVE_ERROR_STATUS: Readonly<Record<EnclaveErrorCode, status>> = 
   pending_action_lost: status.ABORTED,
   tenant_paused: status.PERMISSION_DENIED,
   permission_denied: status.PERMISSION_DENIED,
+  checkpoint_unsupported: status.FAILED_PRECONDITION,
+  checkpoint_failed: status.ABORTED,
+  resume_failed: status.UNAVAILABLE,
 };
 
 /** Every code, for tests and for reading one back from the wire. */

@@ -11,6 +11,7 @@ import { enclosureRows } from "./enclosure-bench.js";
 import { firstCellRows } from "./first-cell-bench.js";
 import { kernelRows } from "./kernel-bench.js";
 import { lspBenchRows } from "./lsp-bench.js";
+import { pauseRows } from "./pause-bench.js";
 import type { BenchRow } from "./measure.js";
 import { questionsVibeRows } from "./questions-vibe.js";
 import { throughputRows } from "./throughput-bench.js";
@@ -19,6 +20,7 @@ import { type BenchResults, describeMachine, markdownTable, withRatios, writeRes
 /** Each benchmark by name; `make bench ONLY=name,name` runs a subset. */
 const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   enclosure: enclosureRows,
+  pause: pauseRows,
   "questions-vibe": questionsVibeRows,
   "ast-search": astSearchRows,
   lsp: lspBenchRows,

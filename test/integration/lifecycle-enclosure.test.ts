@@ -1,7 +1,8 @@
 // The idle policy in an enclosure, under every runtime the engine has registered: a conversation
-// left alone sleeps (its container gone from the engine, no process of it left), keeps its
-// enclosure's options in its record, and its next call answers from a new enclosure with the same
-// image and options, saying what was lost; the workspace is there.
+// left alone sleeps. Under runc its container is gone from the engine (no process of it left), its
+// options kept in its record, and its next call answers from a new enclosure with the same image and
+// options, saying what was lost; the workspace is there. Under runsc it is paused with its memory
+// (checkpointed, not running) and its next call answers from the same kernel.
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
@@ -24,6 +25,11 @@ function registered(runtime: string): boolean {
 /** Whether the engine still has the container, running or not. */
 function containerExists(id: string): boolean {
   return execFileSync("docker", ["ps", "-aq", "--no-trunc", "--filter", `id=${id}`], { encoding: "utf8" }).trim() !== "";
+}
+
+/** Whether the engine runs the container now (a paused one exists, stopped). */
+function containerRunning(id: string): boolean {
+  return execFileSync("docker", ["inspect", "--format", "{{.State.Running}}", id], { encoding: "utf8" }).trim() === "true";
 }
 
 describe.each(TEST_RUNTIMES)("an enclosure under %s", (runtime) => {
@@ -54,12 +60,28 @@ describe.each(TEST_RUNTIMES)("an enclosure under %s", (runtime) => {
       return c.lifecycleState === "sleeping" ? c : undefined;
     }, `${id} asleep`);
     expect(asleep.placement).toBe("enclosure");
+    // Its options are in the record, for the wake.
+    expect(fx.cp.getConversation(id).lifecycle?.sleep?.enclosure?.request).toMatchObject({ runtime, memoryBytes: MEMORY, workspaceMode: "copy" });
+
+    if (runtime === "runsc") {
+      // gVisor keeps the memory: the enclosure is paused (checkpointed), no process of it runs, and
+      // the next call resumes it with its kernel's variables.
+      expect(asleep.sleep).toMatchObject({ reason: "idle", mechanism: "checkpoint", memoryKept: true, placement: "enclosure", image: before?.image, runtime });
+      expect(asleep.enclosure?.state).toBe("paused");
+      expect(containerRunning(before?.containerId ?? "")).toBe(false);
+      const x = await fx.client.callTool(run, "eval", { description: LABEL, language: "python", code: "x + 1" });
+      expect(x.isError, resultText(x)).toBe(false);
+      expect(resultText(x).startsWith(PLACEMENT_SLEPT), resultText(x)).toBe(false);
+      expect(resultText(x)).toContain("42");
+      const after = await fx.client.getConversation(id);
+      expect(after.lifecycleState).toBe("active");
+      expect(after.enclosure).toMatchObject({ containerId: before?.containerId, state: "running" });
+      return;
+    }
     expect(asleep.enclosure).toBeUndefined();
     expect(asleep.sleep).toMatchObject({ reason: "idle", mechanism: "stop", memoryKept: false, placement: "enclosure", image: before?.image, runtime });
     // No process of it is left: the engine no longer has its container.
     expect(containerExists(before?.containerId ?? "")).toBe(false);
-    // Its options are in the record, for the wake.
-    expect(fx.cp.getConversation(id).lifecycle?.sleep?.enclosure?.request).toMatchObject({ runtime, memoryBytes: MEMORY, workspaceMode: "copy" });
 
     const sum = await fx.client.callTool(run, "eval", { description: LABEL, language: "python", code: "1 + 1" });
     expect(sum.isError, resultText(sum)).toBe(false);

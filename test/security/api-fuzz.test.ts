@@ -290,6 +290,8 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
       }),
   },
   stopEnclosure: { runs: 15, arb: (h) => fc.record({ conversationId: h.conversationId, force: fc.constant(false) }) },
+  pauseEnclosure: { runs: 15, arb: (h) => fc.record({ conversationId: h.conversationId }) },
+  resumeEnclosure: { runs: 15, arb: (h) => fc.record({ conversationId: h.conversationId }) },
   openRun: {
     runs: 30,
     arb: (h) =>

@@ -99,6 +99,8 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
       await expect(outcome(c.resumeTenant("acme"))).resolves.toMatchObject({ code: "permission_denied" });
     },
   },
+  pauseEnclosure: { byId: (c, ids) => c.pauseEnclosure(ids.conv) },
+  resumeEnclosure: { byId: (c, ids) => c.resumeEnclosure(ids.conv) },
   openRun: { byId: (c, ids) => c.openRun(ids.conv, { approvalPolicy: "never" }) },
   closeRun: { byId: (c, ids) => c.closeRun(ids.run) },
   listTools: { byId: (c, ids) => c.listTools(ids.run) },
@@ -319,6 +321,31 @@ describe("tenants over TLS", () => {
       expect(second).toMatchObject({ grpcCode: status.RESOURCE_EXHAUSTED, code: "quota_exceeded" });
       await expectTranscript(second.message, "transcripts/tenants/running-enclosures-quota.txt", IDS);
       expect((await c.getConversation(two)).enclosure).toBeUndefined();
+    } finally {
+      await c.stopEnclosure(one);
+    }
+  }, 180_000);
+
+  it("a paused enclosure keeps its runningEnclosures slot, and another tenant can neither pause nor resume it", async () => {
+    const hooli = addToken(tokensFile, "hooli").token;
+    setQuota(tokensFile, "hooli", "runningEnclosures", 1);
+    const c = client(hooli);
+    const other = client(tokens.globex);
+    await eventually(async () => (await outcome(c.listConversations())).code === "ok", "the new tenant's token to be accepted", 1_000);
+    const one = (await c.createConversation()).id;
+    const two = (await c.createConversation()).id;
+    await c.startEnclosure(one, { runtime: "runsc" });
+    try {
+      // Named by another tenant, the conversation answers as a missing one, and nothing changes.
+      expect(await outcome(other.pauseEnclosure(one))).toMatchObject({ grpcCode: status.NOT_FOUND, code: "not_found" });
+      expect((await c.getConversation(one)).enclosure?.state).toBe("running");
+      expect((await c.pauseEnclosure(one)).enclosure?.state).toBe("paused");
+      expect(await outcome(other.resumeEnclosure(one))).toMatchObject({ grpcCode: status.NOT_FOUND, code: "not_found" });
+      expect((await c.getConversation(one)).enclosure?.state).toBe("paused");
+      // Pausing makes no room for a second enclosure: the first would come back with any call.
+      expect(await outcome(c.startEnclosure(two))).toMatchObject({ grpcCode: status.RESOURCE_EXHAUSTED, code: "quota_exceeded" });
+      const paused = svc.cp.auditHistory().filter((e) => e.kind === "enclosure_paused" && e.tenant === "hooli");
+      expect(paused.map((e) => e.detail?.split(";")[0])).toEqual(["by tenant `hooli`"]);
     } finally {
       await c.stopEnclosure(one);
     }

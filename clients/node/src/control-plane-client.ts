@@ -347,6 +347,20 @@ export class ControlPlaneClient {
     return this.call((md, cb) => this.grpc.stopEnclosure({ conversationId, force: opts.force ?? false }, md, cb), opts);
   }
 
+  /**
+   * Pauses the enclosure with its memory (runsc): its kernels, language servers and agent are
+   * checkpointed to the engine's disk and stop. Fails with `checkpoint_unsupported` under runc and
+   * `checkpoint_failed` when the engine cannot take it (the enclosure then keeps running).
+   */
+  pauseEnclosure(conversationId: string, opts: CallOptions = {}): Promise<Conversation> {
+    return this.call((md, cb) => this.grpc.pauseEnclosure({ conversationId }, md, cb), opts);
+  }
+
+  /** Resumes a paused enclosure from its checkpoint; `resume_failed` leaves it paused with its checkpoint. */
+  resumeEnclosure(conversationId: string, opts: CallOptions = {}): Promise<Conversation> {
+    return this.call((md, cb) => this.grpc.resumeEnclosure({ conversationId }, md, cb), opts);
+  }
+
   /** Opens a run. approvalPolicy defaults to `write` (cards for write and exec tools); a headless harness passes `never`. */
   openRun(conversationId: string, opts: OpenRunOptions = {}): Promise<Run> {
     return this.call(

@@ -41,6 +41,7 @@ import {
   AgentInfoClient,
   AgentInfoService,
   type AssignResponse,
+  type CheckpointPrepareResponse,
   type DescribeResponse,
   type HealthResponse,
   type SelfAuditResponse,
@@ -217,6 +218,11 @@ export class AgentClient {
   /** Tells the agent the conversation it serves (once; it refuses another). */
   assign(conversationId: string): Promise<AssignResponse> {
     return this.unary((cb) => this.info.assign({ conversationId }, new Metadata(), this.options(), cb));
+  }
+
+  /** Readies the agent for a checkpoint: its debug sessions end; the TCP connections left are listed. */
+  checkpointPrepare(): Promise<CheckpointPrepareResponse> {
+    return this.unary((cb) => this.info.checkpointPrepare({}, new Metadata(), this.options(), cb));
   }
 
   selfAudit(): Promise<SelfAuditResponse> {

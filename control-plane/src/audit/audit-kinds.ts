@@ -8,6 +8,8 @@ export const AUDIT_KIND_TABLE = {
   enclosure_started: "an enclosure started",
   enclosure_stopped: "an enclosure stopped",
   enclosure_died: "an enclosure died",
+  enclosure_paused: "an enclosure paused with its memory, or a pause refused (outcome error:CODE); detail: by whom",
+  enclosure_resumed: "a paused enclosure resumed (by whom: a caller, or a call's auto-resume), or a resume failed (outcome error:resume_failed)",
   conversation_created: "a conversation created",
   conversation_deleted: "a conversation deleted",
   agent_restarted: "a host agent restarted after it was lost",

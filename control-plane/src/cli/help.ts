@@ -12,6 +12,7 @@ commands:
   conversations lifecycle ID [--idle S] [--lifetime S]   a conversation's idle timeout and maximum lifetime
   tenants pause|resume TENANT [--reason TEXT]   (operators) refuse every call of a tenant, its placements asleep
   enclosure start|stop ID        start or stop a conversation's enclosure (explicitly; nothing else does)
+  enclosure pause|resume ID      pause a runsc enclosure with its memory (kernels kept), or resume it
   tools list                     the tools a run sees
   tool call NAME [JSON]          call a tool with JSON arguments (asks allow? [y/N] when a card needs it)
   runs list|close [RUN_ID]       the runs kept for the command line (and every other open run)
@@ -122,6 +123,7 @@ line's own address. Tokens are never printed, only whether one is set.`,
   enclosure: `usage: enclave enclosure start ID [--workspace-mode bind|copy] [--memory BYTES] [--cpus N] [--pids N] [--disk BYTES]
                                  [--runtime runc|runsc] [--image IMAGE | --devcontainer]
        enclave enclosure stop ID [--force]
+       enclave enclosure pause|resume ID
 --json prints the conversation as JSON.
 --image starts from an image on the engine (built or loaded there; nothing is pulled); an image without
   the agent's Node gets it injected read-only. A tenant may name Enclave's own images, the operator's
@@ -131,7 +133,12 @@ line's own address. Tokens are never printed, only whether one is set.`,
 --runtime runsc runs the enclosure under gVisor (registered with the engine by \`make docker\`).
 --memory, --cpus, --pids and --disk are bounded by the tenant's maxima (\`enclave tokens quota\`).
 stop --force (operators) removes the enclosure without copying copy mode's /workspace back (audited as an
-operator_action event, force_stop_enclosure, naming who).`,
+operator_action event, force_stop_enclosure, naming who).
+pause checkpoints a runsc enclosure with its memory (kernels with their variables, language servers) to
+  the engine's disk, at most its memory limit, and stops it; resume restores it (a tool call to a paused
+  enclosure resumes it first). A debug session ends at a pause; an open TCP connection inside refuses
+  it (checkpoint_failed), and so does a call in flight (failed_precondition). Under runc: checkpoint_unsupported. A failed resume keeps it paused with its
+  checkpoint (resume_failed); stop removes a paused enclosure and its checkpoint.`,
   tools: `usage: enclave tools list [-c ID] [--surface NAME] [--json] [--new-run | --run RUN_ID]`,
   tool: `usage: enclave tool call NAME ['{"json":"args"}'] [-c ID] [--surface NAME] [--approval POLICY] [--yes] [--new-run | --run RUN_ID] [--json]
 

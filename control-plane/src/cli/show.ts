@@ -9,7 +9,9 @@ export function showConversation(c: Conversation): string {
     ? `enclosure ${e.containerId.slice(0, 12)} (${e.state}${e.detail ? `: ${e.detail}` : ""}; image ${e.image}; ${e.runtime || "runc"}; ${e.workspaceMode}; ` +
       `${(e.limits?.memoryBytes ?? 0) / 1024 ** 2} MiB, ${e.limits?.cpus} CPU, ${e.limits?.pids} pids` +
       `${e.limits?.diskBytes ? `, disk ${e.limits.diskBytes / 1024 ** 2} MiB` : ""}` +
-      `${e.relaxations.length ? `; relaxed: ${e.relaxations.join(", ")}` : ""})`
+      `${e.relaxations.length ? `; relaxed: ${e.relaxations.join(", ")}` : ""}` +
+      `${e.state === "paused" ? `; memory kept${e.checkpointBytes ? ` in ${(e.checkpointBytes / 1024 ** 2).toFixed(1)} MiB` : ""}` : ""}` +
+      `${e.pauseTimings ? `; ${e.pauseTimings}` : ""})`
     : "host";
   return `${c.id}  ${where}  ${c.workspacePath}\n  ${showLifecycle(c)}`;
 }

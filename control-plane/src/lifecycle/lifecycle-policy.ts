@@ -52,9 +52,10 @@ export function withinLifecycleMaxima(tenant: Tenant, req: LifecycleRequest): Li
 }
 
 /**
- * How an enclosure is put to sleep: stopped (its container removed, its options kept, its memory
- * lost) for now on every runtime. Under runsc a checkpoint keeps the memory; the one place to change.
+ * How an enclosure is put to sleep: under runsc a checkpoint keeps its memory (a pause); elsewhere it
+ * is stopped (its container removed, its options kept, its memory lost: CRIU fails under runc here).
+ * A checkpoint the engine cannot take falls back to a stop, said in the sleep's detail.
  */
-export function sleepMechanism(_enclosure: EnclosureRecord): SleepMechanism {
-  return "stop";
+export function sleepMechanism(enclosure: EnclosureRecord): SleepMechanism {
+  return enclosure.runtime === "runsc" ? "checkpoint" : "stop";
 }

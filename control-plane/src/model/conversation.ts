@@ -30,8 +30,12 @@ export interface EnclosureRecord {
   disk?: WorkspaceDiskRecord;
   /** The engine it runs on (placement/engines.ts); missing in records made before engines were named: the default one. */
   engine?: string;
-  state: "starting" | "running" | "dead";
+  state: "starting" | "running" | "paused" | "dead";
   detail: string;
+  /** Set while paused (state "paused"): its checkpoint on the engine, kept until a resume succeeds. */
+  pause?: PauseRecord;
+  /** The last pause's and resume's durations, for seeing ("pause 260 ms, resume 400 ms"). */
+  pauseTimings?: string;
   /** What the start decided that is worth seeing: a Node injected, dev container fields not honoured. */
   notes?: string[];
   /** Set when the enclosure came from the warm pool (pre-started, then claimed by this conversation alone). */
@@ -42,7 +46,7 @@ export interface EnclosureRecord {
 }
 
 /** Why a conversation sleeps: the idle policy, its maximum lifetime, its tenant paused, or an operator's action. */
-export type SleepReason = "idle" | "max_lifetime" | "tenant_paused" | "operator";
+export type SleepReason = "idle" | "max_lifetime" | "tenant_paused" | "operator" | "pause";
 
 /** How a placement is put to sleep: stopped (memory lost) or checkpointed to disk (memory kept). */
 export type SleepMechanism = "stop" | "checkpoint";
@@ -65,6 +69,19 @@ export interface LifecycleRecord {
   maxLifetimeSeconds?: number;
   /** Set while it sleeps. */
   sleep?: SleepRecord;
+}
+
+/** A pause that kept the enclosure's memory: a checkpoint the engine holds in the container's own folder. */
+export interface PauseRecord {
+  /** The checkpoint's name on the engine (restored only into this same container). */
+  checkpoint: string;
+  pausedAtMs: number;
+  /** Its size on the engine's disk when the control plane can read it (a local engine), else 0. */
+  bytes: number;
+  /** Who paused it (a tenant, an operator, the idle policy). */
+  by: string;
+  /** What the pause ended (debug sessions), and why the last resume failed, one line each. */
+  notes: string[];
 }
 
 export interface PoolOrigin {

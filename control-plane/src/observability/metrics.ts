@@ -14,7 +14,7 @@ import { PLACEMENT_LABELS, type TenantUsage } from "../usage/tenant-usage.js";
 /** What the gauges read when scraped. */
 export interface MetricsSources {
   isEnclaveTool(name: string): boolean;
-  /** Enclosure records by state (starting, running, dead). */
+  /** Enclosure records by state (starting, running, paused, dead). */
   enclosureStates(): string[];
   openCards(): number;
   /** Kernels and running language servers in the agents that run now (asks only running agents). */
@@ -24,7 +24,7 @@ export interface MetricsSources {
 }
 
 export const ORIGINS = ["model", "bridge"] as const;
-export const ENCLOSURE_STATES = ["starting", "running", "dead"] as const;
+export const ENCLOSURE_STATES = ["starting", "running", "paused", "dead"] as const;
 const OTHER_TOOL = "other";
 /** How old the kernel and language server counts may be. */
 const RESOURCES_MAX_AGE_MS = 5000;

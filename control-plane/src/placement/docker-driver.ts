@@ -3,6 +3,16 @@
 // dead one from a live one, and removes everything it made when stopped (container, volume).
 import type { EngineUsage } from "../model/usage.js";
 import { engineUsageOf } from "../usage/engine-stats.js";
+import {
+  checkCheckpointable,
+  checkpointBytes,
+  listCheckpoints,
+  removeCheckpoint,
+  restoreCheckpoint,
+  takeCheckpoint,
+  waitExecsEnded,
+  waitStopped,
+} from "./enclosure-checkpoint.js";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { join, resolve } from "node:path";
@@ -388,6 +398,82 @@ export class DockerDriver {
     if (!record.disk || this.engine.remote) return undefined;
     const info = (await this.docker.getVolume(record.disk.volume).inspect()) as Docker.VolumeInspectInfo;
     return info.Mountpoint || undefined;
+  }
+
+  /** Refuses, before anything is touched, a pause this enclosure cannot take with its memory. */
+  checkCheckpointable(record: EnclosureRecord): Promise<void> {
+    return checkCheckpointable(this.docker, record);
+  }
+
+  /**
+   * Checkpoints the enclosure (its memory, to the engine's disk) and lets it exit. Its relays'
+   * connections must be closed first: a live exec makes the restore fail. A refusal leaves it running.
+   */
+  async checkpoint(record: EnclosureRecord, name: string): Promise<{ bytes: number }> {
+    const container = this.docker.getContainer(record.containerId);
+    const left = await waitExecsEnded(this.docker, container, LIMITS.checkpointExecsEndMs);
+    if (left.length) {
+      throw new EnclaveError(
+        "checkpoint_failed",
+        `${left.length} exec session${left.length === 1 ? "" : "s"} still run${left.length === 1 ? "s" : ""} in the enclosure after its agent channel was closed ` +
+          `(a live exec makes a restore fail); it keeps running, try the pause again`,
+      );
+    }
+    await takeCheckpoint(container, name);
+    if (!(await waitStopped(container, LIMITS.checkpointStopMs))) {
+      throw new EnclaveError("checkpoint_failed", `the engine took the checkpoint but the container still ran after ${LIMITS.checkpointStopMs} ms`);
+    }
+    return { bytes: await checkpointBytes(this.docker, record.containerId, name, this.engine.remote) };
+  }
+
+  /** Starts the paused enclosure from its checkpoint, into the same container; `resume_failed` says why not. */
+  async restore(record: EnclosureRecord, name: string): Promise<void> {
+    const container = this.docker.getContainer(record.containerId);
+    let running: boolean;
+    try {
+      running = (await container.inspect()).State.Running;
+    } catch (err) {
+      const gone = (err as { statusCode?: number }).statusCode === 404;
+      throw new EnclaveError(
+        "resume_failed",
+        gone ? "the container was removed from outside Enclave, and its checkpoint with it" : `the engine did not answer: ${(err as Error).message}`,
+      );
+    }
+    if (running) {
+      throw new EnclaveError(
+        "resume_failed",
+        "the container runs again without its checkpoint (started from outside Enclave): its memory is not the paused one",
+      );
+    }
+    const names = await listCheckpoints(container).catch((err: unknown) => {
+      throw new EnclaveError("resume_failed", `the engine would not list the container's checkpoints: ${(err as Error).message}`);
+    });
+    if (!names.includes(name)) {
+      throw new EnclaveError("resume_failed", `the engine holds no checkpoint \`${name}\` for the container any more (removed from outside Enclave)`);
+    }
+    await restoreCheckpoint(container, name);
+  }
+
+  /** Stops a container a failed resume left running (its agent never answered): back to paused, its checkpoint kept. */
+  async haltAfterFailedResume(record: EnclosureRecord): Promise<void> {
+    const container = this.docker.getContainer(record.containerId);
+    await container.kill().catch(() => undefined);
+    await waitStopped(container, LIMITS.checkpointStopMs).catch(() => false);
+  }
+
+  /** Removes the checkpoint once the enclosure runs from it again; what would not go is said. */
+  async dropCheckpoint(record: EnclosureRecord, name: string): Promise<string | undefined> {
+    try {
+      await removeCheckpoint(this.docker.getContainer(record.containerId), name);
+      return undefined;
+    } catch (err) {
+      return `checkpoint ${name} of ${enclosureWhere(record)}: ${(err as Error).message}`;
+    }
+  }
+
+  /** The checkpoints the engine holds for the enclosure's container (for tests and the status). */
+  checkpoints(record: EnclosureRecord): Promise<string[]> {
+    return listCheckpoints(this.docker.getContainer(record.containerId));
   }
 
   /** The engine's view of copy mode's workspace volume, for the egress audit; undefined in bind mode. */

@@ -13,7 +13,7 @@ import type { RunscRegistration } from "../model/enclosure-views.js";
 export const RUNSC_RUNTIME_ARGS = ["--network=none"] as const;
 
 const HOW_TO_REGISTER =
-  `register it: \`make docker\` installs Debian's runsc and adds {"runtimes":{"runsc":{"path":"/usr/bin/runsc",` +
+  `register it: \`make docker\` installs Debian's runsc (and images/runsc-for-docker.sh as /usr/local/bin/enclave-runsc, which the pause needs) and adds {"runtimes":{"runsc":{"path":"/usr/local/bin/enclave-runsc",` +
   `"runtimeArgs":${JSON.stringify(RUNSC_RUNTIME_ARGS)}}}} to /etc/docker/daemon.json, then sends dockerd SIGHUP ` +
   "(running containers keep running); or start the enclosure with runtime runc";
 

@@ -63,7 +63,9 @@ function sleptText(loss: { startedAtMs: number }, sleep: SleepRecord): string {
         ? "at its maximum lifetime"
         : sleep.reason === "tenant_paused"
           ? "when its tenant was paused"
-          : "by an operator";
+          : sleep.reason === "pause"
+            ? "by a pause (PauseEnclosure) its runtime could not take with its memory"
+            : "by an operator";
   const what =
     sleep.placement === "enclosure"
       ? `its enclosure (image ${sleep.enclosure?.image ?? "?"}, runtime ${sleep.enclosure?.runtime ?? "?"}) was stopped; a new enclosure with the same image and options was started for this call`

@@ -24,6 +24,12 @@ import { type EnclosureCaller, type ImageAccess, imageAccessFor } from "./image-
 import { checkImageReference } from "./image-reference.js";
 import { RefusalAudit } from "../audit/refusal-audit.js";
 import { SandboxUids } from "./sandbox-uids.js";
+import { pauseCheckpointName } from "./enclosure-checkpoint.js";
+
+/** Who resumes an enclosure a call found paused (the audit's "by"). */
+export const AUTO_RESUME_BY = "a call to the paused enclosure (auto-resume)";
+/** The pause note a failed resume leaves (one at a time: the latest). */
+const RESUME_FAILED_NOTE = "resume failed at";
 
 function deadError(conv: ConversationRecord, enc: EnclosureRecord): EnclaveError {
   return new EnclaveError(
@@ -52,6 +58,10 @@ export class Placements implements PlacementPort {
   /** The pid of the agent that answered a conversation last; another pid with no stop between means it was restarted. */
   private readonly lastAgentPid = new Map<string, number>();
   private pool: WarmPool | undefined;
+  /** Each conversation's pause or resume in progress: the next one (and a call's auto-resume) waits for it. */
+  private readonly transitions = new Map<string, Promise<unknown>>();
+  /** Containers being checkpointed: their exit is the pause's, not a death. */
+  private readonly checkpointing = new Set<string>();
   /** Images refused by the rule, recorded at most once an interval per tenant (a flood must not fill the log). */
   private readonly refusals: RefusalAudit;
 
@@ -106,6 +116,8 @@ export class Placements implements PlacementPort {
     for (const conv of withEnclosure) {
       const enc = conv.enclosure as EnclosureRecord;
       try {
+        // A paused enclosure's container is stopped on purpose; it stays paused until resumed.
+        if (enc.state === "paused") continue;
         const fate = await driver.inspect(enc);
         if (!fate.running) this.markDead(conv, fate.detail);
       } catch (err) {
@@ -178,7 +190,8 @@ export class Placements implements PlacementPort {
       driver.engine.name,
       driver.watchDeaths((containerId) => {
         const conv = this.store.list().find((c) => c.enclosure?.containerId === containerId);
-        if (!conv?.enclosure || conv.enclosure.state === "dead") return;
+        if (!conv?.enclosure || conv.enclosure.state === "dead" || conv.enclosure.state === "paused") return;
+        if (this.checkpointing.has(containerId)) return;
         void driver.inspect(conv.enclosure).then(
           (fate) => {
             if (!fate.running) this.markDead(conv, fate.detail);
@@ -227,6 +240,8 @@ export class Placements implements PlacementPort {
   private markDead(conv: ConversationRecord, detail: string): void {
     const enc = conv.enclosure;
     if (!enc || enc.state === "dead") return;
+    // A pause's exit is not a death (an inspect that started before the pause finished lands here).
+    if (enc.state === "paused" || this.checkpointing.has(enc.containerId)) return;
     enc.state = "dead";
     enc.detail = detail;
     this.store.put(conv);
@@ -262,7 +277,12 @@ export class Placements implements PlacementPort {
   }
 
   async endpoint(conversationId: string, prepare?: AgentPrepare): Promise<AgentEndpoint> {
+    // A call waits for a pause or resume in progress; a paused enclosure is resumed first (audited as
+    // the call's doing), so the call answers from the kernels the pause kept.
+    // A sleeping conversation is woken first (a sleep with memory is a pause its wake resumes).
     await this.waker(conversationId);
+    await this.transitions.get(conversationId)?.catch(() => undefined);
+    if (this.store.get(conversationId).enclosure?.state === "paused") await this.resume(conversationId, AUTO_RESUME_BY);
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
     if (!enc) {
@@ -306,6 +326,8 @@ export class Placements implements PlacementPort {
     const enc = conv?.enclosure;
     if (!conv || !enc) return err;
     if (enc.state === "dead") return deadError(conv, enc);
+    // Stopped on purpose, not dead: the failure stands as it is.
+    if (enc.state === "paused") return err;
     try {
       const fate = await (await this.engines.driver(enc.engine)).inspect(enc);
       if (fate.running) return err;
@@ -402,8 +424,174 @@ export class Placements implements PlacementPort {
     }
   }
 
+  /** Runs fn after the conversation's earlier pause or resume, so the two never interleave. */
+  private inTransition<T>(conversationId: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.transitions.get(conversationId) ?? Promise.resolve();
+    const run = before.catch(() => undefined).then(fn);
+    const tail = run.catch(() => undefined);
+    this.transitions.set(conversationId, tail);
+    void tail.then(() => {
+      if (this.transitions.get(conversationId) === tail) this.transitions.delete(conversationId);
+    });
+    return run;
+  }
+
+  private dropClient(conversationId: string): void {
+    this.clients.get(conversationId)?.close();
+    this.clients.delete(conversationId);
+  }
+
+  /**
+   * Pauses the enclosure with its memory (runsc only): the agent ends its debug sessions, the agent
+   * channel is closed (its relays' execs end: a live exec makes a restore fail), and the engine
+   * checkpoints the container, which exits. Pausing a paused enclosure changes nothing. A pause that
+   * cannot be taken leaves the enclosure running and says why (`checkpoint_unsupported`, `checkpoint_failed`).
+   */
+  pause(conversationId: string, by: string): Promise<ConversationRecord> {
+    return this.inTransition(conversationId, () => this.pauseNow(conversationId, by));
+  }
+
+  private async pauseNow(conversationId: string, by: string): Promise<ConversationRecord> {
+    const conv = this.store.get(conversationId);
+    const enc = conv.enclosure;
+    if (!enc)
+      throw new EnclaveError(
+        "failed_precondition",
+        `conversation \`${bareId(conv.id)}\` has no enclosure to pause (host placement keeps no memory across a pause)`,
+      );
+    if (enc.state === "paused") return conv;
+    if (enc.state === "dead") throw deadError(conv, enc);
+    const driver = await this.engines.driver(enc.engine);
+    const where = enclosureWhere(enc);
+    const refused = (err: unknown): never => {
+      const e = err instanceof EnclaveError ? err : new EnclaveError("checkpoint_failed", (err as Error).message);
+      this.audit.record({ kind: "enclosure_paused", conversationId: conv.id, placement: where, outcome: `error:${e.code}`, detail: `by ${by}: ${e.message}` });
+      throw e;
+    };
+    const t0 = Date.now();
+    await driver.checkCheckpointable(enc).catch(refused);
+    let prepared: { endedDebugSessions: string[]; tcpConnections: string[] };
+    try {
+      prepared = await (await this.enclosureClient(conv, enc)).checkpointPrepare();
+    } catch (err) {
+      return refused(
+        new EnclaveError("checkpoint_failed", `the agent did not get ready for the checkpoint (${(err as Error).message}); the enclosure keeps running`),
+      );
+    }
+    const ended = prepared.endedDebugSessions.map((s) => `debug ${s} ended by the pause (its adapter's loopback connection cannot be checkpointed)`);
+    if (prepared.tcpConnections.length) {
+      return refused(
+        new EnclaveError(
+          "checkpoint_failed",
+          `TCP connections are open inside the enclosure (${prepared.tcpConnections.slice(0, 5).join("; ")}${prepared.tcpConnections.length > 5 ? "; …" : ""}), ` +
+            `and gVisor cannot checkpoint an open TCP connection; close them (end the program that holds them) and pause again. The enclosure keeps running` +
+            (ended.length ? `; ${ended.join("; ")}` : ""),
+        ),
+      );
+    }
+    // The agent channel is an exec relay: every relay exec must be gone before the checkpoint.
+    this.dropClient(conv.id);
+    this.checkpointing.add(enc.containerId);
+    const checkpoint = pauseCheckpointName(Date.now());
+    let bytes: number;
+    try {
+      ({ bytes } = await driver.checkpoint(enc, checkpoint));
+    } catch (err) {
+      this.checkpointing.delete(enc.containerId);
+      // A save that failed may have taken the container with it: then it is dead, and said so.
+      const fate = await driver.inspect(enc).catch(() => undefined);
+      if (fate && !fate.running) this.markDead(conv, `a pause's checkpoint failed and the container stopped: ${fate.detail}`);
+      return refused(err);
+    }
+    this.checkpointing.delete(enc.containerId);
+    const pauseMs = Date.now() - t0;
+    enc.state = "paused";
+    enc.pause = { checkpoint, pausedAtMs: Date.now(), bytes, by, notes: ended };
+    enc.pauseTimings = `pause ${pauseMs} ms`;
+    this.store.put(conv);
+    this.audit.record({
+      kind: "enclosure_paused",
+      conversationId: conv.id,
+      placement: where,
+      outcome: "ok",
+      durationMs: pauseMs,
+      detail:
+        `by ${by}; memory kept in checkpoint ${checkpoint} (${bytes ? `${bytes} bytes` : "size not readable here"}; at most the memory limit, ${enc.limits.memoryBytes} bytes)` +
+        (ended.length ? `; ${ended.join("; ")}` : ""),
+    });
+    return conv;
+  }
+
+  /**
+   * Restores a paused enclosure from its checkpoint into the same container, and reconnects to its
+   * agent. A resume that fails leaves it paused with its checkpoint in place, the reason in its pause
+   * notes (`resume_failed`). Resuming a running enclosure changes nothing.
+   */
+  resume(conversationId: string, by: string): Promise<ConversationRecord> {
+    return this.inTransition(conversationId, () => this.resumeNow(conversationId, by));
+  }
+
+  private async resumeNow(conversationId: string, by: string): Promise<ConversationRecord> {
+    const conv = this.store.get(conversationId);
+    const enc = conv.enclosure;
+    if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${bareId(conv.id)}\` has no enclosure to resume`);
+    if (enc.state === "dead") throw deadError(conv, enc);
+    if (enc.state !== "paused" || !enc.pause) return conv;
+    const pause = enc.pause;
+    const driver = await this.engines.driver(enc.engine);
+    this.watch(driver);
+    const where = enclosureWhere(enc);
+    const t0 = Date.now();
+    try {
+      await driver.restore(enc, pause.checkpoint);
+      let pid: number;
+      try {
+        pid = (await (await this.enclosureClient(conv, enc)).health(LIMITS.resumeAgentMs)).pid;
+      } catch (err) {
+        await driver.haltAfterFailedResume(enc);
+        throw new EnclaveError("resume_failed", `the restored enclosure's agent did not answer (${(err as Error).message}); it was stopped again`);
+      }
+      this.noteAgent(conv.id, pid, where);
+    } catch (err) {
+      this.dropClient(conv.id);
+      const e = err instanceof EnclaveError && err.code === "resume_failed" ? err : new EnclaveError("resume_failed", (err as Error).message);
+      pause.notes = [...pause.notes.filter((n) => !n.startsWith(RESUME_FAILED_NOTE)), `${RESUME_FAILED_NOTE} ${new Date().toISOString()}: ${e.message}`];
+      this.store.put(conv);
+      this.audit.record({
+        kind: "enclosure_resumed",
+        conversationId: conv.id,
+        placement: where,
+        outcome: `error:${e.code}`,
+        detail: `by ${by}: ${e.message}; it stays paused with its checkpoint in place (resume again, or stop it)`,
+      });
+      throw new EnclaveError(
+        "resume_failed",
+        `the enclosure of conversation \`${bareId(conv.id)}\` could not be resumed: ${e.message}. It stays paused with its checkpoint in place; ` +
+          `resume it again, or stop it (\`enclave enclosure stop ${conv.id}\`; its workspace stays, its memory does not)`,
+      );
+    }
+    const resumeMs = Date.now() - t0;
+    const leftover = await driver.dropCheckpoint(enc, pause.checkpoint);
+    if (leftover) this.log(`conversation ${conv.id}: resumed, but could not remove ${leftover}`, conv.id);
+    enc.state = "running";
+    delete enc.pause;
+    enc.pauseTimings = `${enc.pauseTimings ? `${enc.pauseTimings}, ` : ""}resume ${resumeMs} ms`;
+    this.store.put(conv);
+    this.audit.record({
+      kind: "enclosure_resumed",
+      conversationId: conv.id,
+      placement: where,
+      outcome: "ok",
+      durationMs: resumeMs,
+      detail: `by ${by}; restored from its checkpoint with its memory (paused ${Date.now() - pause.pausedAtMs} ms before, by ${pause.by})`,
+    });
+    return conv;
+  }
+
   /** Removes the enclosure (copy mode: its /workspace copied back first unless `force`); a failed copy back does not keep it. */
   async stop(conversationId: string, opts: { force?: boolean } = {}): Promise<ConversationRecord> {
+    // A pause or resume in progress finishes first; a paused enclosure's container goes with its checkpoint.
+    await this.transitions.get(conversationId)?.catch(() => undefined);
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
     if (!enc) throw new EnclaveError("failed_precondition", `conversation \`${bareId(conv.id)}\` has no enclosure to stop`);

@@ -127,6 +127,11 @@ export function conversationMessage(
           runtime: e.runtime,
           notes: e.notes ?? [],
           origin: e.pool ? "pool" : "cold",
+          pausedAtMs: e.pause?.pausedAtMs ?? 0,
+          checkpointBytes: e.pause?.bytes ?? 0,
+          memoryKept: e.pause !== undefined,
+          pauseNotes: e.pause?.notes ?? [],
+          pauseTimings: e.pauseTimings ?? "",
         }
       : undefined,
   };
@@ -141,6 +146,12 @@ function pauseMessage(v: TenantPauseView, view: ViewId): TenantPauseState {
     reason: v.pause?.reason ?? "",
     slept: v.slept.map(view),
   };
+}
+
+/** Who made a call, for the audit: the tenant (and whether an operator), or the local caller without tokens. */
+function callerName(s: { tokensRequired: boolean; tenant: { name: string; operator: boolean } }): string {
+  if (!s.tokensRequired) return "the local caller (no tokens)";
+  return `${s.tenant.operator ? "operator" : "tenant"} \`${s.tenant.name}\``;
 }
 
 function runMessage(cp: ControlPlaneApi, run: Run, view: ViewId = asKey): RunMsg {
@@ -574,6 +585,16 @@ export function controlPlaneService(
       const stopped = await cp.stopEnclosure(id, { force: req.force });
       if (req.force) auditOperator(s, call, "force_stop_enclosure", id, "stopped the enclosure without copying /workspace back");
       return conversationMessage(stopped, s.viewer, s.seesHostPaths);
+    }),
+    // Pause and resume are the conversation's owner's (or an operator's), as stop is: s.conversationId
+    // refuses another tenant's conversation before anything is touched.
+    pauseEnclosure: unary(async (req, s) => {
+      const id = s.conversationId(req.conversationId);
+      return conversationMessage(await cp.pauseEnclosure(id, { by: callerName(s) }), s.viewer, s.seesHostPaths);
+    }),
+    resumeEnclosure: unary(async (req, s) => {
+      const id = s.conversationId(req.conversationId);
+      return conversationMessage(await cp.resumeEnclosure(id, { by: callerName(s) }), s.viewer, s.seesHostPaths);
     }),
     openRun: unary((req, s) =>
       runMessage(

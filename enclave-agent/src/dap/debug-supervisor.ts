@@ -380,6 +380,31 @@ export class DebugSupervisor {
     });
   }
 
+  /**
+   * Ends every live session before the enclosure is checkpointed: an adapter's loopback TCP connection
+   * cannot be saved by gVisor. Each session ends as terminated, its reason saying the pause ended it.
+   * Returns one line per session ended.
+   */
+  async endForCheckpoint(): Promise<string[]> {
+    const ended: string[] = [];
+    await Promise.all(
+      [...this.slots.entries()].map(([key, s]) =>
+        this.serialized(key, async () => {
+          const c = s.current;
+          if (!c?.active) return;
+          this.disarmTtl(s);
+          await c.end(
+            "the enclosure was paused: a checkpoint cannot keep the debug adapter's loopback connection, so the session ended",
+            true,
+            DebugEndKind.DEBUG_END_KIND_TERMINATED,
+          );
+          ended.push(`session ${c.id} (${c.info.spec.id}, ${c.info.program})`);
+        }).catch(() => undefined),
+      ),
+    );
+    return ended;
+  }
+
   /** Ends every session (the agent is stopping): no adapter or debuggee outlives it. */
   async closeAll(): Promise<void> {
     await Promise.all(

@@ -5,7 +5,7 @@ import { unary } from "../grpc/unary.js";
 import { AGENT_VERSION } from "@enclave/proto/version.js";
 import type { Assignment } from "./assignment.js";
 import { describeComponents } from "./describe.js";
-import { selfAudit } from "./self-audit.js";
+import { establishedTcp, selfAudit } from "./self-audit.js";
 
 export interface AgentIdentity {
   placement: string;
@@ -14,6 +14,8 @@ export interface AgentIdentity {
   socketPath: string;
   /** Memory the agent's caches hold now, each as a component of kind "cache". */
   caches?: () => Component[];
+  /** Ends every debug session before a checkpoint; one line per session ended. */
+  endDebugSessions?: () => Promise<string[]>;
 }
 
 export function infoService(identity: AgentIdentity, assignment: Assignment): AgentInfoServer {
@@ -36,5 +38,9 @@ export function infoService(identity: AgentIdentity, assignment: Assignment): Ag
       platform: `${platform()} ${release()} node ${process.version}`,
     })),
     selfAudit: unary(() => selfAudit(identity.socketPath, identity.workspaceRoot)),
+    checkpointPrepare: unary(async () => {
+      const endedDebugSessions = (await identity.endDebugSessions?.()) ?? [];
+      return { endedDebugSessions, tcpConnections: await establishedTcp() };
+    }),
   };
 }

@@ -34,6 +34,19 @@ export async function listeningSockets(): Promise<string[]> {
   return found;
 }
 
+/** TCP connections established (state 01) inside: a gVisor checkpoint cannot save them. */
+export async function establishedTcp(): Promise<string[]> {
+  const found: string[] = [];
+  for (const proto of ["tcp", "tcp6"]) {
+    for (const line of (await read(`/proc/net/${proto}`)).split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 4 || cols[3] !== "01") continue;
+      found.push(`${proto} ${endpoint(cols[1] ?? "")} ${endpoint(cols[2] ?? "")}`);
+    }
+  }
+  return found;
+}
+
 async function routes(): Promise<string[]> {
   const v4 = (await read("/proc/net/route"))
     .split("\n")

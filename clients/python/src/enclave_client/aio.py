@@ -173,6 +173,16 @@ class AsyncEnclaveClient:
         """Operators only: the tenant's calls are taken again; its conversations wake on their next call."""
         return m.tenant_pause_from_pb(await self._call(self._stub.ResumeTenant, pb.ResumeTenantRequest(tenant=tenant), timeout))
 
+    async def pause_enclosure(self, conversation_id: str, *, timeout: Optional[float] = None) -> m.Conversation:
+        """Pauses the enclosure with its memory (runsc); ``checkpoint_unsupported`` under runc."""
+        req = pb.PauseEnclosureRequest(conversation_id=conversation_id)
+        return m.conversation_from_pb(await self._call(self._stub.PauseEnclosure, req, timeout))
+
+    async def resume_enclosure(self, conversation_id: str, *, timeout: Optional[float] = None) -> m.Conversation:
+        """Resumes a paused enclosure; ``resume_failed`` leaves it paused with its checkpoint."""
+        req = pb.ResumeEnclosureRequest(conversation_id=conversation_id)
+        return m.conversation_from_pb(await self._call(self._stub.ResumeEnclosure, req, timeout))
+
     # Runs.
 
     async def open_run(

@@ -180,6 +180,18 @@ class EnclaveClient:
         """Operators only: the tenant's calls are taken again; its conversations wake on their next call."""
         return m.tenant_pause_from_pb(self._call(self._stub.ResumeTenant, pb.ResumeTenantRequest(tenant=tenant), timeout))
 
+    def pause_enclosure(self, conversation_id: str, *, timeout: Optional[float] = None) -> m.Conversation:
+        """Pauses the enclosure with its memory (runsc): kernels, language servers and the agent are
+        checkpointed to the engine's disk. ``checkpoint_unsupported`` under runc; ``checkpoint_failed``
+        when the engine cannot take it (the enclosure keeps running)."""
+        req = pb.PauseEnclosureRequest(conversation_id=conversation_id)
+        return m.conversation_from_pb(self._call(self._stub.PauseEnclosure, req, timeout))
+
+    def resume_enclosure(self, conversation_id: str, *, timeout: Optional[float] = None) -> m.Conversation:
+        """Resumes a paused enclosure from its checkpoint; ``resume_failed`` leaves it paused with its checkpoint."""
+        req = pb.ResumeEnclosureRequest(conversation_id=conversation_id)
+        return m.conversation_from_pb(self._call(self._stub.ResumeEnclosure, req, timeout))
+
     # Runs.
 
     def open_run(

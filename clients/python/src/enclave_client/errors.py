@@ -308,6 +308,24 @@ class PendingActionLostError(EnclaveError):
     CODE = "pending_action_lost"
     GRPC_STATUS = grpc.StatusCode.ABORTED
 
+class CheckpointUnsupportedError(EnclaveError):
+    """A pause that keeps memory cannot be taken here (runc, or an engine without checkpoints). Code ``checkpoint_unsupported``."""
+
+    CODE = "checkpoint_unsupported"
+    GRPC_STATUS = grpc.StatusCode.FAILED_PRECONDITION
+
+class CheckpointFailedError(EnclaveError):
+    """The engine could not checkpoint the enclosure; it keeps running. Code ``checkpoint_failed``."""
+
+    CODE = "checkpoint_failed"
+    GRPC_STATUS = grpc.StatusCode.ABORTED
+
+class ResumeFailedError(EnclaveError):
+    """A paused enclosure could not be restored; it stays paused with its checkpoint. Code ``resume_failed``."""
+
+    CODE = "resume_failed"
+    GRPC_STATUS = grpc.StatusCode.UNAVAILABLE
+
 
 class TenantPausedError(EnclaveError):
     """The caller's tenant is paused by an operator; every call is refused until it is resumed. Code ``tenant_paused``."""
@@ -366,6 +384,9 @@ ERROR_CLASSES: Mapping[str, Type[EnclaveError]] = {
         PendingActionLostError,
         TenantPausedError,
         PermissionDeniedError,
+        CheckpointUnsupportedError,
+        CheckpointFailedError,
+        ResumeFailedError,
     )
     if cls.CODE is not None
 }

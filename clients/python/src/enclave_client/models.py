@@ -59,7 +59,7 @@ class EnclosureLimits:
 class Enclosure:
     container_id: str
     image: str
-    #: "starting", "running" or "dead".
+    #: "starting", "running", "paused" (checkpointed with its memory) or "dead".
     state: str
     started_at_ms: int
     limits: Optional[EnclosureLimits]
@@ -72,13 +72,23 @@ class Enclosure:
     notes: List[str]
     #: "pool" or "cold".
     origin: str
+    #: While paused: when the pause was taken (0 when not paused).
+    paused_at_ms: int = 0
+    #: While paused: the checkpoint's size on the engine's disk (0 when unknown); at most the memory limit.
+    checkpoint_bytes: int = 0
+    #: While paused: whether the pause kept the processes' memory.
+    memory_kept: bool = False
+    #: While paused: what the pause ended (debug sessions), why the last resume failed.
+    pause_notes: List[str] = field(default_factory=list)
+    #: The last pause's and resume's durations ("pause 260 ms, resume 400 ms").
+    pause_timings: str = ""
 
 
 @dataclass(frozen=True)
 class LifecycleSleep:
     """How a conversation was put to sleep (see docs/concepts/lifecycle.md)."""
 
-    #: "idle", "max_lifetime", "tenant_paused" or "operator".
+    #: "idle", "max_lifetime", "tenant_paused", "operator" or "pause" (PauseEnclosure where memory cannot be kept).
     reason: str
     #: "stop" (memory not kept) or "checkpoint".
     mechanism: str

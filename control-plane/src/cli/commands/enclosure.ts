@@ -1,4 +1,4 @@
-// enclave enclosure start | stop ID.
+// enclave enclosure start | stop | pause | resume ID.
 import { type CommandContext, usage } from "../context.js";
 import { HELP } from "../help.js";
 import { showConversation } from "../show.js";
@@ -34,5 +34,14 @@ export async function enclosureCommand({ sub, rest, opts, client }: CommandConte
     if (opts.json) return sayJson(c);
     say(showConversation(c));
     for (const line of c.notCopiedBack) say(`  not copied back: ${line}`);
+  } else if (sub === "pause") {
+    const c = await client.pauseEnclosure(id);
+    if (opts.json) return sayJson(c);
+    say(showConversation(c));
+    for (const line of c.enclosure?.pauseNotes ?? []) say(`  note: ${line}`);
+  } else if (sub === "resume") {
+    const c = await client.resumeEnclosure(id);
+    if (opts.json) return sayJson(c);
+    say(showConversation(c));
   } else usage(HELP.enclosure ?? "");
 }

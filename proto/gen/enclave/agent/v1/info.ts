@@ -23,6 +23,16 @@ export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/info.proto";
 
+export interface CheckpointPrepareRequest {
+}
+
+export interface CheckpointPrepareResponse {
+  /** One line per debug session the pause ended ("session s-1a2b3c4d (debugpy, prog.py)"). */
+  endedDebugSessions: string[];
+  /** TCP connections still established after that, from /proc/net/tcp and tcp6 ("127.0.0.1:5678 127.0.0.1:40312"). */
+  tcpConnections: string[];
+}
+
 export interface AssignRequest {
   conversationId: string;
 }
@@ -108,6 +118,151 @@ export interface SelfAuditResponse {
   workspaceFsTotalBytes: number;
   workspaceFsFreeBytes: number;
 }
+
+function createBaseCheckpointPrepareRequest(): CheckpointPrepareRequest {
+  return {};
+}
+
+export const CheckpointPrepareRequest: MessageFns<CheckpointPrepareRequest> = {
+  encode(_: CheckpointPrepareRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckpointPrepareRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpointPrepareRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): CheckpointPrepareRequest {
+    return {};
+  },
+
+  toJSON(_: CheckpointPrepareRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckpointPrepareRequest>, I>>(base?: I): CheckpointPrepareRequest {
+    return CheckpointPrepareRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckpointPrepareRequest>, I>>(_: I): CheckpointPrepareRequest {
+    const message = createBaseCheckpointPrepareRequest();
+    return message;
+  },
+};
+
+function createBaseCheckpointPrepareResponse(): CheckpointPrepareResponse {
+  return { endedDebugSessions: [], tcpConnections: [] };
+}
+
+export const CheckpointPrepareResponse: MessageFns<CheckpointPrepareResponse> = {
+  encode(message: CheckpointPrepareResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.endedDebugSessions) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.tcpConnections) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckpointPrepareResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpointPrepareResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.endedDebugSessions.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tcpConnections.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckpointPrepareResponse {
+    return {
+      endedDebugSessions: globalThis.Array.isArray(object?.endedDebugSessions)
+        ? object.endedDebugSessions.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.ended_debug_sessions)
+        ? object.ended_debug_sessions.map((e: any) => globalThis.String(e))
+        : [],
+      tcpConnections: globalThis.Array.isArray(object?.tcpConnections)
+        ? object.tcpConnections.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.tcp_connections)
+        ? object.tcp_connections.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CheckpointPrepareResponse): unknown {
+    const obj: any = {};
+    if (message.endedDebugSessions?.length) {
+      obj.endedDebugSessions = message.endedDebugSessions;
+    }
+    if (message.tcpConnections?.length) {
+      obj.tcpConnections = message.tcpConnections;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckpointPrepareResponse>, I>>(base?: I): CheckpointPrepareResponse {
+    return CheckpointPrepareResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckpointPrepareResponse>, I>>(object: I): CheckpointPrepareResponse {
+    const message = createBaseCheckpointPrepareResponse();
+    message.endedDebugSessions = object.endedDebugSessions?.map((e) => e) || [];
+    message.tcpConnections = object.tcpConnections?.map((e) => e) || [];
+    return message;
+  },
+};
 
 function createBaseAssignRequest(): AssignRequest {
   return { conversationId: "" };
@@ -1427,6 +1582,22 @@ export const AgentInfoService = {
     responseSerialize: (value: AssignResponse): Buffer => Buffer.from(AssignResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AssignResponse => AssignResponse.decode(value),
   },
+  /**
+   * Readies the agent for a checkpoint of its enclosure (a pause that keeps memory): ends every debug
+   * session (its adapter holds a loopback TCP connection, which gVisor cannot save) and lists the TCP
+   * connections still established inside, which would make the save fail.
+   */
+  checkpointPrepare: {
+    path: "/enclave.agent.v1.AgentInfo/CheckpointPrepare" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckpointPrepareRequest): Buffer =>
+      Buffer.from(CheckpointPrepareRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckpointPrepareRequest => CheckpointPrepareRequest.decode(value),
+    responseSerialize: (value: CheckpointPrepareResponse): Buffer =>
+      Buffer.from(CheckpointPrepareResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckpointPrepareResponse => CheckpointPrepareResponse.decode(value),
+  },
 } as const;
 
 export interface AgentInfoServer extends UntypedServiceImplementation {
@@ -1442,6 +1613,12 @@ export interface AgentInfoServer extends UntypedServiceImplementation {
    * conversation claims it; the claim tells it. Once told, the agent refuses another conversation.
    */
   assign: handleUnaryCall<AssignRequest, AssignResponse>;
+  /**
+   * Readies the agent for a checkpoint of its enclosure (a pause that keeps memory): ends every debug
+   * session (its adapter holds a loopback TCP connection, which gVisor cannot save) and lists the TCP
+   * connections still established inside, which would make the save fail.
+   */
+  checkpointPrepare: handleUnaryCall<CheckpointPrepareRequest, CheckpointPrepareResponse>;
 }
 
 export interface AgentInfoClient extends Client {
@@ -1512,6 +1689,26 @@ export interface AgentInfoClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AssignResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Readies the agent for a checkpoint of its enclosure (a pause that keeps memory): ends every debug
+   * session (its adapter holds a loopback TCP connection, which gVisor cannot save) and lists the TCP
+   * connections still established inside, which would make the save fail.
+   */
+  checkpointPrepare(
+    request: CheckpointPrepareRequest,
+    callback: (error: ServiceError | null, response: CheckpointPrepareResponse) => void,
+  ): ClientUnaryCall;
+  checkpointPrepare(
+    request: CheckpointPrepareRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckpointPrepareResponse) => void,
+  ): ClientUnaryCall;
+  checkpointPrepare(
+    request: CheckpointPrepareRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckpointPrepareResponse) => void,
   ): ClientUnaryCall;
 }
 

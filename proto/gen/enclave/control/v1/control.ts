@@ -137,7 +137,10 @@ export interface EnclosureLimits {
 export interface Enclosure {
   containerId: string;
   image: string;
-  /** "starting", "running", "dead" (exited or unreachable without being stopped). */
+  /**
+   * "starting", "running", "paused" (checkpointed with its memory; PauseEnclosure), "dead" (exited
+   * or unreachable without being stopped).
+   */
   state: string;
   startedAtMs: number;
   limits?:
@@ -161,6 +164,19 @@ export interface Enclosure {
    * serves no other, ever); "cold" when it was started for this conversation.
    */
   origin: string;
+  /** While paused: when the pause was taken (0 when not paused). */
+  pausedAtMs: number;
+  /**
+   * While paused: the checkpoint's size on the engine's disk, when the control plane can read it
+   * (a local engine); 0 when unknown. Bounded by the enclosure's memory limit (limits.memory_bytes).
+   */
+  checkpointBytes: number;
+  /** While paused: whether the pause kept the processes' memory (true for a checkpoint under runsc). */
+  memoryKept: boolean;
+  /** While paused: what the pause ended (debug sessions) and why the last resume failed, one line each. */
+  pauseNotes: string[];
+  /** The last pause's and resume's durations in milliseconds ("pause 260 ms, resume 400 ms"), for seeing. */
+  pauseTimings: string;
 }
 
 export interface Conversation {
@@ -201,7 +217,7 @@ export interface Conversation {
 
 /** How a conversation was put to sleep. */
 export interface LifecycleSleep {
-  /** "idle", "max_lifetime", "tenant_paused" or "operator". */
+  /** "idle", "max_lifetime", "tenant_paused", "operator" or "pause" (PauseEnclosure under a runtime that cannot keep memory). */
   reason: string;
   /**
    * "stop": the placement was stopped and its memory (kernels, language servers, debug sessions) is
@@ -365,6 +381,14 @@ export interface StopEnclosureRequest {
    * (`permission_denied`), and audited as an `operator_action` (force_stop_enclosure).
    */
   force: boolean;
+}
+
+export interface PauseEnclosureRequest {
+  conversationId: string;
+}
+
+export interface ResumeEnclosureRequest {
+  conversationId: string;
 }
 
 export interface OpenRunRequest {
@@ -681,7 +705,7 @@ export interface AuditEvent {
    * outcome "cut:slow_reader" or "cut:unauthenticated"), "operator_action" (an operator cancelled a
    * call, stopped a kernel or a host agent, force-stopped an enclosure, closed another's run or deleted
    * its conversation: tool is the action, detail begins "by <who>"), "conversation_slept" (outcome:
-   * why: idle, max_lifetime, tenant_paused, operator), "conversation_woke" (outcome ok or
+   * why: idle, max_lifetime, tenant_paused, operator, pause), "conversation_woke" (outcome ok or
    * error:<code>), "tenant_paused" and "tenant_resumed" (detail: the operator tenant that did it, and
    * why). The console's filter offers every kind.
    */
@@ -1679,6 +1703,11 @@ function createBaseEnclosure(): Enclosure {
     runtime: "",
     notes: [],
     origin: "",
+    pausedAtMs: 0,
+    checkpointBytes: 0,
+    memoryKept: false,
+    pauseNotes: [],
+    pauseTimings: "",
   };
 }
 
@@ -1716,6 +1745,21 @@ export const Enclosure: MessageFns<Enclosure> = {
     }
     if (message.origin !== "") {
       writer.uint32(162).string(message.origin);
+    }
+    if (message.pausedAtMs !== 0) {
+      writer.uint32(168).int64(message.pausedAtMs);
+    }
+    if (message.checkpointBytes !== 0) {
+      writer.uint32(176).int64(message.checkpointBytes);
+    }
+    if (message.memoryKept !== false) {
+      writer.uint32(184).bool(message.memoryKept);
+    }
+    for (const v of message.pauseNotes) {
+      writer.uint32(194).string(v!);
+    }
+    if (message.pauseTimings !== "") {
+      writer.uint32(202).string(message.pauseTimings);
     }
     return writer;
   },
@@ -1821,6 +1865,46 @@ export const Enclosure: MessageFns<Enclosure> = {
             message.origin = reader.string();
             continue;
           }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.pausedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.checkpointBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.memoryKept = reader.bool();
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.pauseNotes.push(reader.string());
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.pauseTimings = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1860,6 +1944,31 @@ export const Enclosure: MessageFns<Enclosure> = {
       runtime: isSet(object.runtime) ? globalThis.String(object.runtime) : "",
       notes: globalThis.Array.isArray(object?.notes) ? object.notes.map((e: any) => globalThis.String(e)) : [],
       origin: isSet(object.origin) ? globalThis.String(object.origin) : "",
+      pausedAtMs: isSet(object.pausedAtMs)
+        ? globalThis.Number(object.pausedAtMs)
+        : isSet(object.paused_at_ms)
+        ? globalThis.Number(object.paused_at_ms)
+        : 0,
+      checkpointBytes: isSet(object.checkpointBytes)
+        ? globalThis.Number(object.checkpointBytes)
+        : isSet(object.checkpoint_bytes)
+        ? globalThis.Number(object.checkpoint_bytes)
+        : 0,
+      memoryKept: isSet(object.memoryKept)
+        ? globalThis.Boolean(object.memoryKept)
+        : isSet(object.memory_kept)
+        ? globalThis.Boolean(object.memory_kept)
+        : false,
+      pauseNotes: globalThis.Array.isArray(object?.pauseNotes)
+        ? object.pauseNotes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.pause_notes)
+        ? object.pause_notes.map((e: any) => globalThis.String(e))
+        : [],
+      pauseTimings: isSet(object.pauseTimings)
+        ? globalThis.String(object.pauseTimings)
+        : isSet(object.pause_timings)
+        ? globalThis.String(object.pause_timings)
+        : "",
     };
   },
 
@@ -1898,6 +2007,21 @@ export const Enclosure: MessageFns<Enclosure> = {
     if (message.origin !== "") {
       obj.origin = message.origin;
     }
+    if (message.pausedAtMs !== 0) {
+      obj.pausedAtMs = Math.round(message.pausedAtMs);
+    }
+    if (message.checkpointBytes !== 0) {
+      obj.checkpointBytes = Math.round(message.checkpointBytes);
+    }
+    if (message.memoryKept !== false) {
+      obj.memoryKept = message.memoryKept;
+    }
+    if (message.pauseNotes?.length) {
+      obj.pauseNotes = message.pauseNotes;
+    }
+    if (message.pauseTimings !== "") {
+      obj.pauseTimings = message.pauseTimings;
+    }
     return obj;
   },
 
@@ -1919,6 +2043,11 @@ export const Enclosure: MessageFns<Enclosure> = {
     message.runtime = object.runtime ?? "";
     message.notes = object.notes?.map((e) => e) || [];
     message.origin = object.origin ?? "";
+    message.pausedAtMs = object.pausedAtMs ?? 0;
+    message.checkpointBytes = object.checkpointBytes ?? 0;
+    message.memoryKept = object.memoryKept ?? false;
+    message.pauseNotes = object.pauseNotes?.map((e) => e) || [];
+    message.pauseTimings = object.pauseTimings ?? "";
     return message;
   },
 };
@@ -4105,6 +4234,152 @@ export const StopEnclosureRequest: MessageFns<StopEnclosureRequest> = {
     const message = createBaseStopEnclosureRequest();
     message.conversationId = object.conversationId ?? "";
     message.force = object.force ?? false;
+    return message;
+  },
+};
+
+function createBasePauseEnclosureRequest(): PauseEnclosureRequest {
+  return { conversationId: "" };
+}
+
+export const PauseEnclosureRequest: MessageFns<PauseEnclosureRequest> = {
+  encode(message: PauseEnclosureRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PauseEnclosureRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePauseEnclosureRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PauseEnclosureRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: PauseEnclosureRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PauseEnclosureRequest>, I>>(base?: I): PauseEnclosureRequest {
+    return PauseEnclosureRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PauseEnclosureRequest>, I>>(object: I): PauseEnclosureRequest {
+    const message = createBasePauseEnclosureRequest();
+    message.conversationId = object.conversationId ?? "";
+    return message;
+  },
+};
+
+function createBaseResumeEnclosureRequest(): ResumeEnclosureRequest {
+  return { conversationId: "" };
+}
+
+export const ResumeEnclosureRequest: MessageFns<ResumeEnclosureRequest> = {
+  encode(message: ResumeEnclosureRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResumeEnclosureRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResumeEnclosureRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResumeEnclosureRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ResumeEnclosureRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResumeEnclosureRequest>, I>>(base?: I): ResumeEnclosureRequest {
+    return ResumeEnclosureRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResumeEnclosureRequest>, I>>(object: I): ResumeEnclosureRequest {
+    const message = createBaseResumeEnclosureRequest();
+    message.conversationId = object.conversationId ?? "";
     return message;
   },
 };
@@ -13363,6 +13638,37 @@ export const ControlPlaneService = {
     responseSerialize: (value: Conversation): Buffer => Buffer.from(Conversation.encode(value).finish()),
     responseDeserialize: (value: Buffer): Conversation => Conversation.decode(value),
   },
+  /**
+   * Pauses the enclosure with its memory (runsc only): its processes (kernels with their variables,
+   * language servers, the agent) are checkpointed to the engine's disk and stop; ResumeEnclosure
+   * restores them into the same container. A debug session ends at a pause (pause_notes says so). A
+   * tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`; with an
+   * open TCP connection inside: `checkpoint_failed`; with a call in flight: `failed_precondition`.
+   */
+  pauseEnclosure: {
+    path: "/enclave.control.v1.ControlPlane/PauseEnclosure" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PauseEnclosureRequest): Buffer =>
+      Buffer.from(PauseEnclosureRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PauseEnclosureRequest => PauseEnclosureRequest.decode(value),
+    responseSerialize: (value: Conversation): Buffer => Buffer.from(Conversation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Conversation => Conversation.decode(value),
+  },
+  /**
+   * Restores a paused enclosure; one that cannot be restored stays paused with its checkpoint
+   * (`resume_failed`, the reason in the message and in pause_notes).
+   */
+  resumeEnclosure: {
+    path: "/enclave.control.v1.ControlPlane/ResumeEnclosure" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResumeEnclosureRequest): Buffer =>
+      Buffer.from(ResumeEnclosureRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResumeEnclosureRequest => ResumeEnclosureRequest.decode(value),
+    responseSerialize: (value: Conversation): Buffer => Buffer.from(Conversation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Conversation => Conversation.decode(value),
+  },
   openRun: {
     path: "/enclave.control.v1.ControlPlane/OpenRun" as const,
     requestStream: false as const,
@@ -13684,6 +13990,19 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
   /** Enclosures start and stop only through these two calls: nothing else ever starts one. */
   startEnclosure: handleUnaryCall<StartEnclosureRequest, Conversation>;
   stopEnclosure: handleUnaryCall<StopEnclosureRequest, Conversation>;
+  /**
+   * Pauses the enclosure with its memory (runsc only): its processes (kernels with their variables,
+   * language servers, the agent) are checkpointed to the engine's disk and stop; ResumeEnclosure
+   * restores them into the same container. A debug session ends at a pause (pause_notes says so). A
+   * tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`; with an
+   * open TCP connection inside: `checkpoint_failed`; with a call in flight: `failed_precondition`.
+   */
+  pauseEnclosure: handleUnaryCall<PauseEnclosureRequest, Conversation>;
+  /**
+   * Restores a paused enclosure; one that cannot be restored stays paused with its checkpoint
+   * (`resume_failed`, the reason in the message and in pause_notes).
+   */
+  resumeEnclosure: handleUnaryCall<ResumeEnclosureRequest, Conversation>;
   openRun: handleUnaryCall<OpenRunRequest, Run>;
   closeRun: handleUnaryCall<CloseRunRequest, CloseRunResponse>;
   listTools: handleUnaryCall<ListToolsRequest, ListToolsResponse>;
@@ -13874,6 +14193,47 @@ export interface ControlPlaneClient extends Client {
   ): ClientUnaryCall;
   stopEnclosure(
     request: StopEnclosureRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  /**
+   * Pauses the enclosure with its memory (runsc only): its processes (kernels with their variables,
+   * language servers, the agent) are checkpointed to the engine's disk and stop; ResumeEnclosure
+   * restores them into the same container. A debug session ends at a pause (pause_notes says so). A
+   * tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`; with an
+   * open TCP connection inside: `checkpoint_failed`; with a call in flight: `failed_precondition`.
+   */
+  pauseEnclosure(
+    request: PauseEnclosureRequest,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  pauseEnclosure(
+    request: PauseEnclosureRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  pauseEnclosure(
+    request: PauseEnclosureRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  /**
+   * Restores a paused enclosure; one that cannot be restored stays paused with its checkpoint
+   * (`resume_failed`, the reason in the message and in pause_notes).
+   */
+  resumeEnclosure(
+    request: ResumeEnclosureRequest,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  resumeEnclosure(
+    request: ResumeEnclosureRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  resumeEnclosure(
+    request: ResumeEnclosureRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Conversation) => void,

@@ -375,30 +375,40 @@ class Diagnostic(_message.Message):
     def __init__(self, path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., severity: _Optional[str] = ..., code: _Optional[str] = ..., message: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
 
 class Enclosure(_message.Message):
-    __slots__ = ["container_id", "detail", "image", "limits", "notes", "origin", "relaxations", "runtime", "started_at_ms", "state", "workspace_mode"]
+    __slots__ = ["checkpoint_bytes", "container_id", "detail", "image", "limits", "memory_kept", "notes", "origin", "pause_notes", "pause_timings", "paused_at_ms", "relaxations", "runtime", "started_at_ms", "state", "workspace_mode"]
+    CHECKPOINT_BYTES_FIELD_NUMBER: _ClassVar[int]
     CONTAINER_ID_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_KEPT_FIELD_NUMBER: _ClassVar[int]
     NOTES_FIELD_NUMBER: _ClassVar[int]
     ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    PAUSE_NOTES_FIELD_NUMBER: _ClassVar[int]
+    PAUSE_TIMINGS_FIELD_NUMBER: _ClassVar[int]
     RELAXATIONS_FIELD_NUMBER: _ClassVar[int]
     RUNTIME_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_MODE_FIELD_NUMBER: _ClassVar[int]
+    checkpoint_bytes: int
     container_id: str
     detail: str
     image: str
     limits: EnclosureLimits
+    memory_kept: bool
     notes: _containers.RepeatedScalarFieldContainer[str]
     origin: str
+    pause_notes: _containers.RepeatedScalarFieldContainer[str]
+    pause_timings: str
+    paused_at_ms: int
     relaxations: _containers.RepeatedScalarFieldContainer[str]
     runtime: str
     started_at_ms: int
     state: str
     workspace_mode: str
-    def __init__(self, container_id: _Optional[str] = ..., image: _Optional[str] = ..., state: _Optional[str] = ..., started_at_ms: _Optional[int] = ..., limits: _Optional[_Union[EnclosureLimits, _Mapping]] = ..., workspace_mode: _Optional[str] = ..., detail: _Optional[str] = ..., relaxations: _Optional[_Iterable[str]] = ..., runtime: _Optional[str] = ..., notes: _Optional[_Iterable[str]] = ..., origin: _Optional[str] = ...) -> None: ...
+    def __init__(self, container_id: _Optional[str] = ..., image: _Optional[str] = ..., state: _Optional[str] = ..., started_at_ms: _Optional[int] = ..., limits: _Optional[_Union[EnclosureLimits, _Mapping]] = ..., workspace_mode: _Optional[str] = ..., detail: _Optional[str] = ..., relaxations: _Optional[_Iterable[str]] = ..., runtime: _Optional[str] = ..., notes: _Optional[_Iterable[str]] = ..., origin: _Optional[str] = ..., paused_at_ms: _Optional[int] = ..., checkpoint_bytes: _Optional[int] = ..., memory_kept: bool = ..., pause_notes: _Optional[_Iterable[str]] = ..., pause_timings: _Optional[str] = ...) -> None: ...
 
 class EnclosureAudit(_message.Message):
     __slots__ = ["bridge_calls", "checks", "container_id", "conversation_id", "image", "passed", "placement", "relaxations", "runtime", "text", "time_ms"]
@@ -682,6 +692,12 @@ class OpenRunRequest(_message.Message):
     vibe_mode: bool
     def __init__(self, conversation_id: _Optional[str] = ..., surface: _Optional[str] = ..., resources: _Optional[_Iterable[str]] = ..., approval_policy: _Optional[str] = ..., target_space: _Optional[str] = ..., vibe_mode: bool = ..., question_timeout_seconds: _Optional[int] = ..., strict_resolve: bool = ...) -> None: ...
 
+class PauseEnclosureRequest(_message.Message):
+    __slots__ = ["conversation_id"]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    conversation_id: str
+    def __init__(self, conversation_id: _Optional[str] = ...) -> None: ...
+
 class PauseTenantRequest(_message.Message):
     __slots__ = ["reason", "tenant"]
     REASON_FIELD_NUMBER: _ClassVar[int]
@@ -725,6 +741,12 @@ class PlacementDescription(_message.Message):
     placement: str
     workspace_root: str
     def __init__(self, placement: _Optional[str] = ..., agent_version: _Optional[str] = ..., workspace_root: _Optional[str] = ..., components: _Optional[_Iterable[_Union[PlacementComponent, _Mapping]]] = ..., agent_node_version: _Optional[str] = ...) -> None: ...
+
+class ResumeEnclosureRequest(_message.Message):
+    __slots__ = ["conversation_id"]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    conversation_id: str
+    def __init__(self, conversation_id: _Optional[str] = ...) -> None: ...
 
 class ResumeTenantRequest(_message.Message):
     __slots__ = ["tenant"]

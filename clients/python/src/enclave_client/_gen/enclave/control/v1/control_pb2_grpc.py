@@ -49,6 +49,16 @@ class ControlPlaneStub(object):
                 request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.StopEnclosureRequest.SerializeToString,
                 response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
                 )
+        self.PauseEnclosure = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/PauseEnclosure',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.PauseEnclosureRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
+                )
+        self.ResumeEnclosure = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/ResumeEnclosure',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.ResumeEnclosureRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
+                )
         self.OpenRun = channel.unary_unary(
                 '/enclave.control.v1.ControlPlane/OpenRun',
                 request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.OpenRunRequest.SerializeToString,
@@ -217,6 +227,25 @@ class ControlPlaneServicer(object):
 
     def StopEnclosure(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PauseEnclosure(self, request, context):
+        """Pauses the enclosure with its memory (runsc only): its processes (kernels with their variables,
+        language servers, the agent) are checkpointed to the engine's disk and stop; ResumeEnclosure
+        restores them into the same container. A debug session ends at a pause (pause_notes says so). A
+        tool call to a paused enclosure resumes it first. Under runc: `checkpoint_unsupported`; with an
+        open TCP connection inside: `checkpoint_failed`; with a call in flight: `failed_precondition`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeEnclosure(self, request, context):
+        """Restores a paused enclosure; one that cannot be restored stays paused with its checkpoint
+        (`resume_failed`, the reason in the message and in pause_notes).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -449,6 +478,16 @@ def add_ControlPlaneServicer_to_server(servicer, server):
             'StopEnclosure': grpc.unary_unary_rpc_method_handler(
                     servicer.StopEnclosure,
                     request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.StopEnclosureRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.SerializeToString,
+            ),
+            'PauseEnclosure': grpc.unary_unary_rpc_method_handler(
+                    servicer.PauseEnclosure,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.PauseEnclosureRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.SerializeToString,
+            ),
+            'ResumeEnclosure': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeEnclosure,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.ResumeEnclosureRequest.FromString,
                     response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.SerializeToString,
             ),
             'OpenRun': grpc.unary_unary_rpc_method_handler(
@@ -689,6 +728,40 @@ class ControlPlane(object):
             metadata=None):
         return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/StopEnclosure',
             enclave_dot_control_dot_v1_dot_control__pb2.StopEnclosureRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def PauseEnclosure(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/PauseEnclosure',
+            enclave_dot_control_dot_v1_dot_control__pb2.PauseEnclosureRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ResumeEnclosure(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/ResumeEnclosure',
+            enclave_dot_control_dot_v1_dot_control__pb2.ResumeEnclosureRequest.SerializeToString,
             enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
