@@ -369,7 +369,10 @@ export class ControlPlane {
       });
       return this.view(conv);
     }
-    return this.view(await this.placements.stop(id, opts));
+    const stopped = await this.placements.stop(id, opts);
+    // A sleep with memory kept a paused enclosure: stopped, it has nothing left to wake.
+    if (stopped.lifecycle?.sleep) this.dropSleep(id, "its paused enclosure was stopped while asleep");
+    return this.view(this.conversations.get(id));
   }
 
   // The idle policy: sleep and wake (see lifecycle/).
