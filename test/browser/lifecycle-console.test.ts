@@ -13,6 +13,7 @@ import { startTenantService, type TenantService } from "../helpers/tenant-servic
 import { launchBrowser, screenshot, type TestBrowser } from "../helpers/browser.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { eventually } from "../helpers/wait.js";
+import { execFileSync } from "node:child_process";
 
 let svc: TenantService<"acme" | "ops">;
 let operators: TokenFileAuth;
@@ -113,4 +114,41 @@ describe("the console and the idle policy", () => {
       await page.close();
     }
   });
+
+  const runsc = Object.hasOwn(
+    JSON.parse(execFileSync("docker", ["info", "--format", "{{json .Runtimes}}"], { encoding: "utf8" })) as Record<string, unknown>,
+    "runsc",
+  );
+  it.skipIf(!runsc)(
+    "pauses a runsc enclosure with the page's button (memory kept) and resumes it with the next",
+    async () => {
+      const acme = svc.client("acme");
+      await acme.createConversation("web-ckpt");
+      await acme.startEnclosure("web-ckpt", { runtime: "runsc", memoryBytes: 768 * 1024 ** 2 });
+      const run = (await acme.openRun("web-ckpt", { approvalPolicy: "never", resources: ["workspace", "kernel"] })).id;
+      const cell = (code: string) => acme.callTool(run, "eval", { description: "state across a console pause", language: "python", code });
+      expect((await cell("import random\ntoken = random.random()\ntoken")).isError).toBe(false);
+      const token = resultText(await cell("token"));
+      const page = await asOperator("/conversations/acme.web-ckpt");
+      try {
+        await page.locator('[data-enclosure-state="running"]').waitFor();
+        await page.getByRole("button", { name: "Pause", exact: true }).click();
+        await page.locator('[data-enclosure-state="paused"]').waitFor({ timeout: 60_000 });
+        expect((await acme.getConversation("web-ckpt")).enclosure?.state).toBe("paused");
+        await page.getByRole("button", { name: "Resume", exact: true }).click();
+        await page.locator('[data-enclosure-state="running"]').waitFor({ timeout: 60_000 });
+        expect(resultText(await cell("token"))).toBe(token);
+        const events = svc.cp.auditHistory("acme.web-ckpt").filter((e) => e.kind === "enclosure_paused" || e.kind === "enclosure_resumed");
+        expect(events.map((e) => [e.kind, e.outcome])).toEqual([
+          ["enclosure_paused", "ok"],
+          ["enclosure_resumed", "ok"],
+        ]);
+        expect(events[0]?.detail).toContain("console");
+      } finally {
+        await page.close();
+        await acme.stopEnclosure("web-ckpt").catch(() => undefined);
+      }
+    },
+    240_000,
+  );
 });

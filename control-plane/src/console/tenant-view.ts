@@ -66,6 +66,8 @@ export function tenantView(cp: ControlPlaneApi, tenant: Tenant): ControlPlaneApi
       }
     },
     stopEnclosure: async (id) => pathless(await cp.stopEnclosure(mine(id))),
+    pauseEnclosure: async (id, opts) => pathless(await cp.pauseEnclosure(mine(id), opts)),
+    resumeEnclosure: async (id, opts) => pathless(await cp.resumeEnclosure(mine(id), opts)),
     startEnclosure: async (id, req) => {
       mine(id);
       const bounded = withinTenantLimits(tenant, req, cp.enclosureDefaults());

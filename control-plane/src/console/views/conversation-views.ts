@@ -125,6 +125,18 @@ export function enclosureControls(conv: ConversationView, csrf: string, defaults
 <button type="submit" class="primary" data-busy="starting…">Start enclosure</button>
 <p class="form-error" role="alert" hidden></p>
 </form>
+<form class="when-enclosure-running inline-form" method="post" action="${base}/pause" data-async="enclosure">
+<input type="hidden" name="_csrf" value="${csrf}">
+<span class="muted">Pausing ${conv.enclosure?.runtime === "runsc" ? "keeps its memory (kernels with their variables) in a checkpoint; the next call resumes it" : "under runc cannot keep its memory: it is put to sleep (stopped, options kept), and the next call starts it again"}.</span>
+<button type="submit" data-busy="pausing…">Pause</button>
+<p class="form-error" role="alert" hidden></p>
+</form>
+<form class="when-enclosure-paused inline-form" method="post" action="${base}/resume" data-async="enclosure">
+<input type="hidden" name="_csrf" value="${csrf}">
+<span class="muted">Paused with its memory; a call resumes it too.</span>
+<button type="submit" class="primary" data-busy="resuming…">Resume</button>
+<p class="form-error" role="alert" hidden></p>
+</form>
 <form class="when-enclosure inline-form" method="post" action="${base}/stop" data-async="enclosure">
 <input type="hidden" name="_csrf" value="${csrf}">
 <span class="muted">Stopping ends everything running in the enclosure; ${conv.enclosure?.workspaceMode === "copy" ? "the workspace is copied back first" : "the workspace stays on this machine"}. Calls then run on the host.</span>
