@@ -142,6 +142,7 @@ export function composeControlPlane(config: ControlPlaneConfig, facade: FacadeHo
   const metrics = new EnclaveMetrics({
     isEnclaveTool: (name) => facade.isEnclaveTool(name),
     enclosureStates: () => conversations.list().flatMap((c) => (c.enclosure ? [c.enclosure.state] : [])),
+    lifecycleStates: () => conversations.list().map((c) => (c.lifecycle?.sleep ? "sleeping" : "active")),
     openCards: () => questions?.list(undefined, false).length ?? 0,
     agentResources: () =>
       agentResources(

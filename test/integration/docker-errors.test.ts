@@ -10,6 +10,7 @@ describe("Docker errors metric", () => {
     const m = new EnclaveMetrics({
       isEnclaveTool: () => false,
       enclosureStates: () => [],
+      lifecycleStates: () => [],
       openCards: () => 0,
       agentResources: () => Promise.resolve({ kernels: 0, languageServers: 0 }),
       tenantUsage: () => Promise.resolve([]),

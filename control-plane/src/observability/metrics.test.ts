@@ -8,6 +8,7 @@ function metrics(): EnclaveMetrics {
   return new EnclaveMetrics({
     isEnclaveTool: (n) => n === "read",
     enclosureStates: () => ["running", "dead", "running", "weird"],
+    lifecycleStates: () => ["active", "sleeping", "active"],
     openCards: () => 2,
     agentResources: () => Promise.resolve({ kernels: 3, languageServers: 1 }),
     tenantUsage: () => Promise.resolve([]),
@@ -38,6 +39,8 @@ describe("metric labels", () => {
     expect(text).toContain('enclave_agent_restarts_total{placement="enclosure"} 1');
     expect(text).toContain('enclave_enclosures{state="running"} 2');
     expect(text).toContain('enclave_enclosures{state="dead"} 1');
+    expect(text).toContain('enclave_conversations{state="active"} 2');
+    expect(text).toContain('enclave_conversations{state="sleeping"} 1');
     expect(text).not.toContain("weird");
     expect(text).toContain("enclave_open_cards 2");
     expect(text).toContain("enclave_kernels 3");

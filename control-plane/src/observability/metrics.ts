@@ -16,6 +16,8 @@ export interface MetricsSources {
   isEnclaveTool(name: string): boolean;
   /** Enclosure records by state (starting, running, paused, dead). */
   enclosureStates(): string[];
+  /** Conversations by lifecycle state (active, sleeping). */
+  lifecycleStates(): string[];
   openCards(): number;
   /** Kernels and running language servers in the agents that run now (asks only running agents). */
   agentResources(): Promise<{ kernels: number; languageServers: number }>;
@@ -25,6 +27,7 @@ export interface MetricsSources {
 
 export const ORIGINS = ["model", "bridge"] as const;
 export const ENCLOSURE_STATES = ["starting", "running", "paused", "dead"] as const;
+export const LIFECYCLE_STATES = ["active", "sleeping"] as const;
 const OTHER_TOOL = "other";
 /** How old the kernel and language server counts may be. */
 const RESOURCES_MAX_AGE_MS = 5000;
@@ -101,6 +104,17 @@ export class EnclaveMetrics {
       collect() {
         const counts = new Map<string, number>(ENCLOSURE_STATES.map((s) => [s, 0]));
         for (const s of sources.enclosureStates()) if (counts.has(s)) counts.set(s, (counts.get(s) ?? 0) + 1);
+        for (const [state, n] of counts) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: "enclave_conversations",
+      help: "Conversations by lifecycle state: active, or sleeping (the idle policy's, a lifetime's end, a paused tenant's).",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        const counts = new Map<string, number>(LIFECYCLE_STATES.map((s) => [s, 0]));
+        for (const s of sources.lifecycleStates()) if (counts.has(s)) counts.set(s, (counts.get(s) ?? 0) + 1);
         for (const [state, n] of counts) this.set({ state }, n);
       },
     });
