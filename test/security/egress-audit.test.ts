@@ -47,7 +47,8 @@ const reportMasks = (uid: number): Mask[] => [
   [/\b\d+ process\(es\)/g, "<n> process(es)"],
   [/\b\d+ platform stub\(s\)/g, "<n> platform stub(s)"],
   [new RegExp(String.raw`\d+ of \d+ not: ${PROCESS_CAPS}(?:; ${PROCESS_CAPS})*`, "g"), "<n> of <n> not: <processes>"],
-  [/\(\/\S+\/runsc /g, "(<runsc> "],
+  // The registered runsc (a wrapper of ours, or the binary itself) and the binary that runs.
+  [/\(\/\S+?runsc(?: running \/\S+\/runsc)? /g, "(<runsc> "],
   [/\benclosure [0-9a-f]{12}\b/g, "enclosure <container>"],
   [/\benclave-runtime:[0-9a-f]+\b/g, "enclave-runtime:<tag>"],
   [/\bpy-[0-9a-f]+\b/g, "py-<id>"],

@@ -89,4 +89,6 @@ export interface GvisorView {
 export interface RunscRegistration {
   path: string;
   runtimeArgs: string[];
+  /** The runsc binary that runs: `path` itself, or the one a wrapper of ours (images/runsc-for-docker.sh) executes. */
+  binary: string;
 }

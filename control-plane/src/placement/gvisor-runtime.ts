@@ -1,5 +1,6 @@
 // gVisor (runsc) as an enclosure runtime: how it must be registered with the Docker engine, checked
 // before an enclosure is started under it so a missing or incomplete registration is one clear error.
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import type Docker from "dockerode";
 import { EnclaveError } from "../errors.js";
 import type { RunscRegistration } from "../model/enclosure-views.js";
@@ -27,5 +28,28 @@ export async function runscRegistration(docker: Docker): Promise<RunscRegistrati
   if (missing.length) {
     throw new EnclaveError("placement_unavailable", `the Docker engine registers runsc without ${missing.join(" ")}; ${HOW_TO_REGISTER}`);
   }
-  return { path: reg.path ?? "runsc", runtimeArgs };
+  const path = reg.path ?? "runsc";
+  return { path, runtimeArgs, binary: wrappedRunsc(path) ?? path };
+}
+
+/** The wrapper's line naming the runsc it executes (images/runsc-for-docker.sh). */
+const WRAPPED = /^RUNSC=\$\{ENCLAVE_RUNSC:-(\/[^}\s]+)\}$/m;
+
+/**
+ * The runsc binary our wrapper at `path` executes, when `path` is that wrapper on this machine (an
+ * operator's file, read with no link followed and a bound on its size); undefined otherwise.
+ */
+export function wrappedRunsc(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return undefined;
+    const head = Buffer.alloc(4096);
+    const text = head.subarray(0, readSync(fd, head, 0, head.length, 0)).toString("utf8");
+    return text.startsWith("#!") ? WRAPPED.exec(text)?.[1] : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

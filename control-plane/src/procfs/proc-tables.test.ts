@@ -4,7 +4,9 @@ import type Docker from "dockerode";
 import { expect, it } from "vitest";
 import { parseGvisorTables, readerUid, splitHeadOutput } from "../placement/gvisor-view.js";
 import { capsWithin, engineSocketMounts, idInside, listeningIn, parseIdMap, parseMountinfo } from "./proc-tables.js";
-import { runscRegistration } from "../placement/gvisor-runtime.js";
+import { runscRegistration, wrappedRunsc } from "../placement/gvisor-runtime.js";
+import { join } from "node:path";
+import { repoRoot } from "../repo-paths.js";
 import { expectTranscript } from "@enclave/test-kit/transcript.js";
 import { rejected, thrown, TranscriptLog } from "@enclave/test-kit/transcript-log.js";
 
@@ -120,5 +122,12 @@ it("says how to register runsc when the engine has none, or lacks a flag it need
   await expect(runscRegistration(engine({ runsc: { path: "/usr/bin/runsc", runtimeArgs: args } }))).resolves.toEqual({
     path: "/usr/bin/runsc",
     runtimeArgs: args,
+    binary: "/usr/bin/runsc",
   });
+  // Registered through our wrapper, the binary that runs is the one the wrapper names.
+  const wrapper = join(repoRoot, "images", "runsc-for-docker.sh");
+  expect(wrappedRunsc(wrapper)).toBe("/usr/bin/runsc");
+  await expect(runscRegistration(engine({ runsc: { path: wrapper, runtimeArgs: args } }))).resolves.toMatchObject({ binary: "/usr/bin/runsc" });
+  // Any other file is taken as the binary itself.
+  expect(wrappedRunsc(join(repoRoot, "Makefile"))).toBeUndefined();
 });

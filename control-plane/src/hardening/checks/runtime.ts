@@ -18,9 +18,9 @@ export const runtimeCheck: EnclosureCheck = {
       ok = hc.Runtime === "runc" && !foreign.length;
     } else {
       const roles = host.processes.map(gvisorRole);
-      const notRunsc = host.processes.filter((p) => !reg || p.exe !== reg.path);
+      const notRunsc = host.processes.filter((p) => !reg || p.exe !== reg.binary);
       outsideText =
-        `engine runtime ${hc.Runtime || "(default)"}${reg ? ` (${reg.path} ${reg.runtimeArgs.join(" ")})` : outside.runsc instanceof Error ? ` (registration ${bad(outside.runsc)})` : ""}; ` +
+        `engine runtime ${hc.Runtime || "(default)"}${reg ? ` (${reg.path}${reg.binary !== reg.path ? ` running ${reg.binary}` : ""} ${reg.runtimeArgs.join(" ")})` : outside.runsc instanceof Error ? ` (registration ${bad(outside.runsc)})` : ""}; ` +
         `host kernel: ${host.processes.length} process(es), ${roles.filter((r) => r === "sandbox").length} sandbox, ${roles.filter((r) => r === "file proxy").length} file proxy, ${roles.filter((r) => r === "stub").length} platform stub(s)` +
         (notRunsc.length ? `; not the runsc binary: ${notRunsc.map((p) => `${hostProcessLabel(p)} ${p.exe || "?"}`).join(", ")}` : "");
       ok = hc.Runtime === "runsc" && !!reg && !notRunsc.length && sandbox?.argv[0] === "runsc-sandbox";
