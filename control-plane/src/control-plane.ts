@@ -50,6 +50,10 @@ import { log } from "./observability/log.js";
 import { TenantQuotas } from "./tenants/quotas.js";
 import { OpenStreams } from "./streams/open-streams.js";
 import { EnclaveMetrics } from "./observability/metrics.js";
+import { checkWithinMaximum, type EgressDestination, type EgressMaximum, formatPolicy } from "./egress/egress-policy.js";
+import { EgressProxy } from "./egress/egress-proxy.js";
+import { EgressTunnels } from "./egress/egress-tunnels.js";
+import { enclosureWhere } from "./placement/docker-driver.js";
 
 export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string; agentNodeVersion: string };
 
@@ -100,6 +104,11 @@ export class ControlPlane {
   /** The Docker engines enclosures run on (placement/engine-choice.ts), connected on first need. */
   readonly engines: Engines;
   private readonly parts: ControlPlaneParts;
+  /** The egress proxy (the one host process that dials for an enclosure, by policy) and the tunnels its connections come through. */
+  readonly egressProxy: EgressProxy;
+  readonly egress: EgressTunnels;
+  /** Each tenant's operator maximum as configured now; the serve command sets it from the token file (without one: no bound). */
+  private egressMaximumOf: (tenant: string) => EgressMaximum = () => undefined;
 
   /** The parts are built by the composition root (compose.ts); this class is the façade over them. */
   private constructor(readonly config: ControlPlaneConfig) {
@@ -134,6 +143,47 @@ export class ControlPlane {
     this.metrics = parts.metrics;
     this.calls = parts.calls;
     this.engines = parts.engines;
+    const policyOf = (id: string): EgressDestination[] => (this.conversations.has(id) ? (this.conversations.get(id).egress ?? []) : []);
+    this.egressProxy = new EgressProxy({
+      policyOf,
+      maximumOf: (tenant) => this.egressMaximumOf(tenant),
+      record: (input) => this.audit.record(input),
+    });
+    this.egress = new EgressTunnels(
+      this.egressProxy,
+      (id) => policyOf(id).length > 0,
+      (id) => {
+        const conv = this.conversations.get(id);
+        return { conversationId: id, tenant: conv.tenant, placement: conv.enclosure ? enclosureWhere(conv.enclosure) : "host" };
+      },
+    );
+    this.placements.onAgent = (id, client) => this.egress.follow(id, client);
+  }
+
+  /** Where each tenant's operator maximum comes from now (the token file the API authenticates with). */
+  setEgressMaximumSource(maximumOf: (tenant: string) => EgressMaximum): void {
+    this.egressMaximumOf = maximumOf;
+  }
+
+  /** A tenant's operator egress maximum now (undefined: no bound, a control plane without tokens). */
+  egressMaximum(tenant: string): EgressMaximum {
+    return this.egressMaximumOf(tenant);
+  }
+
+  /**
+   * Replaces a conversation's egress policy (already checked by checkPolicy) after checking it against
+   * its tenant's maximum; its agent's listener follows at once (opened, or closed when empty).
+   */
+  async setConversationEgress(id: string, egress: EgressDestination[], by: string): Promise<ConversationView> {
+    const conv = this.conversations.get(id);
+    checkWithinMaximum(egress, this.egressMaximumOf(conv.tenant), conv.tenant);
+    const next: ConversationRecord = { ...conv };
+    if (egress.length) next.egress = egress;
+    else delete next.egress;
+    this.conversations.put(next);
+    this.audit.record({ kind: "egress_policy", conversationId: id, tenant: conv.tenant, detail: `set by tenant ${by}: ${formatPolicy(egress)}` });
+    await this.egress.follow(id, (await this.placements.running(id).catch(() => undefined))?.client);
+    return this.view(next);
   }
 
   /** The warm pool, once an engine was connected (empty unless ENCLAVE_WARM_POOL_SIZE > 0). */
@@ -211,8 +261,9 @@ export class ControlPlane {
    * and everything after it know the conversation by its key (see conversations/conversation-keys.ts).
    */
   /** `spare: false` takes no spare host agent (the tenant is at its hostAgents quota). */
-  createConversation(req: { id?: string; workspacePath?: string; tenant?: string; spare?: boolean }): ConversationView {
+  createConversation(req: { id?: string; workspacePath?: string; tenant?: string; spare?: boolean; egress?: EgressDestination[] }): ConversationView {
     const tenant = req.tenant || IMPLICIT_TENANT;
+    if (req.egress?.length) checkWithinMaximum(req.egress, this.egressMaximumOf(tenant), tenant);
     const bare = req.id || this.conversations.newId();
     this.conversations.checkId(bare);
     const id = conversationKey(tenant, bare);
@@ -230,7 +281,7 @@ export class ControlPlane {
       if (req.spare === false || !this.hostAgents.adopt(id, workspacePath)) mkdirSync(workspacePath, { recursive: true });
       ownsWorkspace = true;
     }
-    const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant };
+    const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant, ...(req.egress?.length ? { egress: req.egress } : {}) };
     try {
       this.conversations.put(conv);
     } catch (err) {
@@ -243,6 +294,7 @@ export class ControlPlane {
     }
     // A token tenant reads its audit trail and is told no host path (see TenantScope.seesHostPaths).
     this.audit.record({ kind: "conversation_created", conversationId: id, detail: tenant === IMPLICIT_TENANT ? workspacePath : "" });
+    if (conv.egress) this.audit.record({ kind: "egress_policy", conversationId: id, tenant, detail: `set at creation by tenant ${tenant}: ${formatPolicy(conv.egress)}` });
     return this.view(conv);
   }
 
@@ -263,6 +315,7 @@ export class ControlPlane {
 
   async deleteConversation(id: string): Promise<void> {
     const conv = this.conversations.get(id);
+    this.egress.close(id);
     // Workers first, while their placement still answers: they get SIGTERM and a grace, not a cut.
     await this.vibe.forget(id);
     // A workspace deleted with the conversation needs no copy back.
@@ -283,10 +336,14 @@ export class ControlPlane {
 
   /** `caller` decides which images the start may name (placement/image-access.ts); a plain tenant's unless said. */
   async startEnclosure(id: string, req: EnclosureRequest, caller: EnclosureCaller = { operator: false }): Promise<ConversationView> {
-    return this.view(await this.placements.start(id, req, caller));
+    const view = this.view(await this.placements.start(id, req, caller));
+    // The listener is up before the start returns: a cell run next finds the proxy's variables set.
+    if (view.egress?.length) await this.placements.endpoint(id).catch(() => undefined);
+    return view;
   }
 
   async stopEnclosure(id: string, opts: { force?: boolean } = {}): Promise<ConversationView> {
+    this.egress.close(id);
     return this.view(await this.placements.stop(id, opts));
   }
 
@@ -572,6 +629,7 @@ export class ControlPlane {
   }
 
   async close(): Promise<void> {
+    this.egress.closeAll();
     this.cliRuns.stop();
     this.questions.closeAll();
     await this.vibe.closeAll();

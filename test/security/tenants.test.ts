@@ -86,6 +86,7 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
   deleteConversation: { byId: (c, ids) => c.deleteConversation(ids.conv) },
   startEnclosure: { byId: (c, ids) => c.startEnclosure(ids.conv) },
   stopEnclosure: { byId: (c, ids) => c.stopEnclosure(ids.conv) },
+  setConversationEgress: { byId: (c, ids) => c.setConversationEgress(ids.conv, []) },
   openRun: { byId: (c, ids) => c.openRun(ids.conv, { approvalPolicy: "never" }) },
   closeRun: { byId: (c, ids) => c.closeRun(ids.run) },
   listTools: { byId: (c, ids) => c.listTools(ids.run) },

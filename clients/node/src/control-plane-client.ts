@@ -19,6 +19,7 @@ import {
   type CardEvent,
   ControlPlaneClient as GrpcClient,
   type Conversation,
+  EgressDestination,
   type EnclosureAudit,
   EnclosureOptions,
   type ListToolsResponse,
@@ -290,8 +291,19 @@ export class ControlPlaneClient {
     }
   }
 
-  createConversation(id = "", workspacePath = "", opts: CallOptions = {}): Promise<Conversation> {
-    return this.call((md, cb) => this.grpc.createConversation({ id, workspacePath }, md, cb), opts);
+  /** `egress`: where the conversation's code may reach through the egress proxy (default: nowhere). */
+  createConversation(id = "", workspacePath = "", opts: CallOptions & { egress?: Array<Partial<EgressDestination>> } = {}): Promise<Conversation> {
+    const egress = opts.egress?.length ? { allow: opts.egress.map((d) => EgressDestination.fromPartial(d)) } : undefined;
+    return this.call((md, cb) => this.grpc.createConversation({ id, workspacePath, egress }, md, cb), opts);
+  }
+
+  /**
+   * Replaces the conversation's egress policy: destinations its code may reach through the egress
+   * proxy, within the tenant's operator maximum (past it: invalid_arguments). Empty turns egress off.
+   */
+  setConversationEgress(conversationId: string, allow: Array<Partial<EgressDestination>>, opts: CallOptions = {}): Promise<Conversation> {
+    const egress = { allow: allow.map((d) => EgressDestination.fromPartial(d)) };
+    return this.call((md, cb) => this.grpc.setConversationEgress({ conversationId, egress }, md, cb), opts);
   }
 
   getConversation(conversationId: string, opts: CallOptions = {}): Promise<Conversation> {

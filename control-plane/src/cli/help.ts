@@ -76,10 +76,21 @@ unix socket is refused without both, unless --insecure-remote (ENCLAVE_INSECURE_
        enclave tokens revoke TOKEN_ID | --all TENANT           the id is the 8 hex digits after enc_
        enclave tokens list
        enclave tokens quota TENANT NAME N|default               NAME: runningEnclosures, concurrentCalls, kernels
+       enclave tokens egress TENANT DESTINATION... | none       the operator's egress maximum (default none)
+
+DESTINATION is HOST[:PORTS], *.DOMAIN[:PORTS] (its subdomains) or CIDR[:PORTS], PORTS comma-separated
+(none: any port), an IPv6 range in brackets before ports: a conversation of the tenant may allow
+these through the egress proxy and no more (\`enclave conversations egress\`).
 
 Edits the token file (--tokens-file, ENCLAVE_TOKENS_FILE, else DATA_DIR/tokens.json); a running
 control plane picks changes up within a second. The file keeps SHA-256 digests, never tokens.`,
-  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID  [--json]`,
+  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID  [--json]
+       enclave conversations egress ID DESTINATION... | none
+
+egress sets where the conversation's code may reach through the egress proxy (HOST[:PORTS],
+*.DOMAIN[:PORTS] or CIDR[:PORTS]), within the tenant's operator maximum; none (the default) is no
+network at all. A name resolving to a private, loopback or link-local address is refused unless a
+CIDR lists it. Each request is in the audit log (kind egress) and in \`enclave audit ID\`.`,
   doctor: `usage: enclave doctor [--json]
 
 Checks, without installing anything, what \`make run\` installs for host placement: bubblewrap and its

@@ -11,7 +11,11 @@ export function showConversation(c: Conversation): string {
       `${e.limits?.diskBytes ? `, disk ${e.limits.diskBytes / 1024 ** 2} MiB` : ""}` +
       `${e.relaxations.length ? `; relaxed: ${e.relaxations.join(", ")}` : ""})`
     : "host";
-  return `${c.id}  ${where}  ${c.workspacePath}`;
+  const allow = c.egress?.allow ?? [];
+  const egress = allow.length
+    ? `  egress: ${allow.map((d) => `${d.host || (d.cidr.includes(":") && d.ports.length ? `[${d.cidr}]` : d.cidr)}${d.ports.length ? `:${d.ports.join(",")}` : ""}`).join(" ")}`
+    : "";
+  return `${c.id}  ${where}  ${c.workspacePath}${egress}`;
 }
 
 /** Every line of an agent's text under the same prefix, so no line of it can pass for a line of ours. */

@@ -1,5 +1,6 @@
 // A conversation's record and its enclosure's, as the state database keeps them (JSON, whole).
 import type { EnclosureRuntime } from "./enclosure.js";
+import type { EgressDestination } from "../egress/egress-policy.js";
 
 export interface EnclosureLimits {
   memoryBytes: number;
@@ -63,4 +64,6 @@ export interface ConversationRecord {
   hostAgentLost?: { startedAtMs: number; noticedAtMs: number };
   /** The tenant that owns it; records made before tenants existed belong to the implicit one. */
   tenant: string;
+  /** Where its code may reach through the egress proxy (checked, within the tenant's maximum); absent: nowhere. */
+  egress?: EgressDestination[];
 }

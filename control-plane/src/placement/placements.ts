@@ -52,6 +52,8 @@ export class Placements implements PlacementPort {
   /** The pid of the agent that answered a conversation last; another pid with no stop between means it was restarted. */
   private readonly lastAgentPid = new Map<string, number>();
   private pool: WarmPool | undefined;
+  /** Told of the agent each call reaches (the egress tunnels follow it); a failure there fails no call. */
+  onAgent: (conversationId: string, client: AgentClient) => Promise<void> = async () => undefined;
   /** Images refused by the rule, recorded at most once an interval per tenant (a flood must not fill the log). */
   private readonly refusals: RefusalAudit;
 
@@ -261,6 +263,7 @@ export class Placements implements PlacementPort {
       const host = await this.hostAgents.endpoint(conv.id, conv.workspacePath, prepare);
       noteHostAgentRunning(this.store, conv);
       this.noteAgent(conv.id, this.hostAgents.pid(conv.id), host.where);
+      await this.tellAgent(conv.id, host.client);
       return host;
     }
     if (enc.state === "dead") throw deadError(conv, enc);
@@ -281,7 +284,16 @@ export class Placements implements PlacementPort {
         );
       }
     }
+    await this.tellAgent(conv.id, client);
     return { placement: "enclosure", client, where: enclosureWhere(enc) };
+  }
+
+  private async tellAgent(conversationId: string, client: AgentClient): Promise<void> {
+    try {
+      await this.onAgent(conversationId, client);
+    } catch (err) {
+      this.log(`conversation ${conversationId}: ${(err as Error).message}`, conversationId);
+    }
   }
 
   /** The agent serving the conversation right now, if any: for watching, so it starts nothing. */

@@ -93,6 +93,41 @@ export interface CreateConversationRequest {
   id: string;
   /** An existing folder to use as the workspace; empty to have one made under the data folder. */
   workspacePath: string;
+  /**
+   * Where the conversation's code may reach through the egress proxy; empty (the default): nowhere,
+   * the enclosure has no network at all. Bounded by the tenant's operator maximum.
+   */
+  egress?: EgressPolicy | undefined;
+}
+
+/**
+ * The destinations a conversation's code may reach through the egress proxy, each request audited.
+ * Empty: none (no listener in the enclosure, no network at all).
+ */
+export interface EgressPolicy {
+  allow: EgressDestination[];
+}
+
+/** One allowed destination: exactly one of host and cidr, and the ports (none: any port). */
+export interface EgressDestination {
+  /**
+   * A host name ("pypi.org"), or a wildcard for its subdomains ("*.example.com", not the name itself).
+   * The proxy resolves it; an address it resolves to that is private, loopback, link-local or
+   * otherwise not public is refused unless a cidr destination lists it.
+   */
+  host: string;
+  /**
+   * An address range ("203.0.113.0/24", "127.0.0.1/32", "2001:db8::/32"): addresses a name resolves
+   * to, and addresses named directly.
+   */
+  cidr: string;
+  ports: number[];
+}
+
+export interface EgressSetRequest {
+  conversationId: string;
+  /** Replaces the conversation's policy whole; empty turns egress off. */
+  egress?: EgressPolicy | undefined;
 }
 
 export interface GetConversationRequest {
@@ -168,6 +203,8 @@ export interface Conversation {
   notCopiedBack: string[];
   /** The tenant that owns the conversation ("local" without tokens). */
   tenant: string;
+  /** Where its code may reach through the egress proxy; empty: nowhere. */
+  egress?: EgressPolicy | undefined;
 }
 
 /** Hardened by default; each field below that weakens it is an explicit, recorded choice. */
@@ -890,7 +927,7 @@ export interface ToolHostCommand {
 }
 
 function createBaseCreateConversationRequest(): CreateConversationRequest {
-  return { id: "", workspacePath: "" };
+  return { id: "", workspacePath: "", egress: undefined };
 }
 
 export const CreateConversationRequest: MessageFns<CreateConversationRequest> = {
@@ -900,6 +937,9 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
     }
     if (message.workspacePath !== "") {
       writer.uint32(18).string(message.workspacePath);
+    }
+    if (message.egress !== undefined) {
+      EgressPolicy.encode(message.egress, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -933,6 +973,14 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
             message.workspacePath = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.egress = EgressPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -953,6 +1001,7 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
         : isSet(object.workspace_path)
         ? globalThis.String(object.workspace_path)
         : "",
+      egress: isSet(object.egress) ? EgressPolicy.fromJSON(object.egress) : undefined,
     };
   },
 
@@ -964,6 +1013,9 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
     if (message.workspacePath !== "") {
       obj.workspacePath = message.workspacePath;
     }
+    if (message.egress !== undefined) {
+      obj.egress = EgressPolicy.toJSON(message.egress);
+    }
     return obj;
   },
 
@@ -974,6 +1026,284 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
     const message = createBaseCreateConversationRequest();
     message.id = object.id ?? "";
     message.workspacePath = object.workspacePath ?? "";
+    message.egress = (object.egress !== undefined && object.egress !== null)
+      ? EgressPolicy.fromPartial(object.egress)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEgressPolicy(): EgressPolicy {
+  return { allow: [] };
+}
+
+export const EgressPolicy: MessageFns<EgressPolicy> = {
+  encode(message: EgressPolicy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.allow) {
+      EgressDestination.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EgressPolicy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEgressPolicy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.allow.push(EgressDestination.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EgressPolicy {
+    return {
+      allow: globalThis.Array.isArray(object?.allow) ? object.allow.map((e: any) => EgressDestination.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: EgressPolicy): unknown {
+    const obj: any = {};
+    if (message.allow?.length) {
+      obj.allow = message.allow.map((e) => EgressDestination.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EgressPolicy>, I>>(base?: I): EgressPolicy {
+    return EgressPolicy.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EgressPolicy>, I>>(object: I): EgressPolicy {
+    const message = createBaseEgressPolicy();
+    message.allow = object.allow?.map((e) => EgressDestination.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseEgressDestination(): EgressDestination {
+  return { host: "", cidr: "", ports: [] };
+}
+
+export const EgressDestination: MessageFns<EgressDestination> = {
+  encode(message: EgressDestination, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.host !== "") {
+      writer.uint32(10).string(message.host);
+    }
+    if (message.cidr !== "") {
+      writer.uint32(18).string(message.cidr);
+    }
+    if (message.ports.length !== 0) {
+      writer.uint32(26).fork();
+      for (const v of message.ports) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EgressDestination {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEgressDestination();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.host = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cidr = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag === 24) {
+              message.ports.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 26) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.ports.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EgressDestination {
+    return {
+      host: isSet(object.host) ? globalThis.String(object.host) : "",
+      cidr: isSet(object.cidr) ? globalThis.String(object.cidr) : "",
+      ports: globalThis.Array.isArray(object?.ports) ? object.ports.map((e: any) => globalThis.Number(e)) : [],
+    };
+  },
+
+  toJSON(message: EgressDestination): unknown {
+    const obj: any = {};
+    if (message.host !== "") {
+      obj.host = message.host;
+    }
+    if (message.cidr !== "") {
+      obj.cidr = message.cidr;
+    }
+    if (message.ports?.length) {
+      obj.ports = message.ports.map((e) => Math.round(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EgressDestination>, I>>(base?: I): EgressDestination {
+    return EgressDestination.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EgressDestination>, I>>(object: I): EgressDestination {
+    const message = createBaseEgressDestination();
+    message.host = object.host ?? "";
+    message.cidr = object.cidr ?? "";
+    message.ports = object.ports?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseEgressSetRequest(): EgressSetRequest {
+  return { conversationId: "", egress: undefined };
+}
+
+export const EgressSetRequest: MessageFns<EgressSetRequest> = {
+  encode(message: EgressSetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.egress !== undefined) {
+      EgressPolicy.encode(message.egress, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EgressSetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEgressSetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.egress = EgressPolicy.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EgressSetRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      egress: isSet(object.egress) ? EgressPolicy.fromJSON(object.egress) : undefined,
+    };
+  },
+
+  toJSON(message: EgressSetRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.egress !== undefined) {
+      obj.egress = EgressPolicy.toJSON(message.egress);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EgressSetRequest>, I>>(base?: I): EgressSetRequest {
+    return EgressSetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EgressSetRequest>, I>>(object: I): EgressSetRequest {
+    const message = createBaseEgressSetRequest();
+    message.conversationId = object.conversationId ?? "";
+    message.egress = (object.egress !== undefined && object.egress !== null)
+      ? EgressPolicy.fromPartial(object.egress)
+      : undefined;
     return message;
   },
 };
@@ -1691,6 +2021,7 @@ function createBaseConversation(): Conversation {
     openRuns: [],
     notCopiedBack: [],
     tenant: "",
+    egress: undefined,
   };
 }
 
@@ -1719,6 +2050,9 @@ export const Conversation: MessageFns<Conversation> = {
     }
     if (message.tenant !== "") {
       writer.uint32(66).string(message.tenant);
+    }
+    if (message.egress !== undefined) {
+      EgressPolicy.encode(message.egress, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -1800,6 +2134,14 @@ export const Conversation: MessageFns<Conversation> = {
             message.tenant = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.egress = EgressPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1838,6 +2180,7 @@ export const Conversation: MessageFns<Conversation> = {
         ? object.not_copied_back.map((e: any) => globalThis.String(e))
         : [],
       tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "",
+      egress: isSet(object.egress) ? EgressPolicy.fromJSON(object.egress) : undefined,
     };
   },
 
@@ -1867,6 +2210,9 @@ export const Conversation: MessageFns<Conversation> = {
     if (message.tenant !== "") {
       obj.tenant = message.tenant;
     }
+    if (message.egress !== undefined) {
+      obj.egress = EgressPolicy.toJSON(message.egress);
+    }
     return obj;
   },
 
@@ -1885,6 +2231,9 @@ export const Conversation: MessageFns<Conversation> = {
     message.openRuns = object.openRuns?.map((e) => e) || [];
     message.notCopiedBack = object.notCopiedBack?.map((e) => e) || [];
     message.tenant = object.tenant ?? "";
+    message.egress = (object.egress !== undefined && object.egress !== null)
+      ? EgressPolicy.fromPartial(object.egress)
+      : undefined;
     return message;
   },
 };
@@ -11047,6 +11396,19 @@ export const ControlPlaneService = {
     responseSerialize: (value: ListRunsResponse): Buffer => Buffer.from(ListRunsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListRunsResponse => ListRunsResponse.decode(value),
   },
+  /**
+   * Sets a conversation's egress policy (a running enclosure's proxy follows at once). A destination
+   * past the tenant's operator maximum is refused with invalid_arguments naming the maximum.
+   */
+  setConversationEgress: {
+    path: "/enclave.control.v1.ControlPlane/SetConversationEgress" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EgressSetRequest): Buffer => Buffer.from(EgressSetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EgressSetRequest => EgressSetRequest.decode(value),
+    responseSerialize: (value: Conversation): Buffer => Buffer.from(Conversation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Conversation => Conversation.decode(value),
+  },
 } as const;
 
 export interface ControlPlaneServer extends UntypedServiceImplementation {
@@ -11122,6 +11484,11 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
   attachCliRun: handleUnaryCall<AttachCliRunRequest, Run>;
   /** Open runs, every conversation's with an empty conversation_id. */
   listRuns: handleUnaryCall<ListRunsRequest, ListRunsResponse>;
+  /**
+   * Sets a conversation's egress policy (a running enclosure's proxy follows at once). A destination
+   * past the tenant's operator maximum is refused with invalid_arguments naming the maximum.
+   */
+  setConversationEgress: handleUnaryCall<EgressSetRequest, Conversation>;
 }
 
 export interface ControlPlaneClient extends Client {
@@ -11472,6 +11839,25 @@ export interface ControlPlaneClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListRunsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Sets a conversation's egress policy (a running enclosure's proxy follows at once). A destination
+   * past the tenant's operator maximum is refused with invalid_arguments naming the maximum.
+   */
+  setConversationEgress(
+    request: EgressSetRequest,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  setConversationEgress(
+    request: EgressSetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  setConversationEgress(
+    request: EgressSetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Conversation) => void,
   ): ClientUnaryCall;
 }
 
