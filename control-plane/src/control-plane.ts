@@ -2,12 +2,15 @@
 // with no transport, over the parts the composition root (compose.ts) builds. The gRPC service, the
 // console and the tests drive this class; transports see it as ControlPlaneApi (control-plane-api.ts).
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { Metadata } from "@grpc/grpc-js";
 import { resolve } from "node:path";
 import { composeControlPlane, type ControlPlaneParts } from "./compose.js";
 import { ApprovalGate } from "./approval/approval-gate.js";
 import { type AuditEvent, type AuditInput, AuditLog } from "./audit/audit-log.js";
 import { auditInEnclosure } from "./hardening/audit-enclosure.js";
-import type { EnclosureAuditReport } from "./hardening/audit-check.js";
+import type { AuditCheck, EnclosureAuditReport } from "./hardening/audit-check.js";
+import { egressCheck } from "./hardening/egress-audit.js";
+import type { AgentClient } from "./agent-client/agent-client.js";
 import { hostChecks } from "./hardening/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import { sandboxNamespace, sandboxProcesses } from "./placement/sandbox-processes.js";
@@ -376,9 +379,28 @@ export class ControlPlane {
   /** The egress audit: the enclosure's hardening from outside and inside, and the bridge calls. */
   async auditEnclosure(id: string): Promise<EnclosureAuditReport> {
     const conv = this.conversations.get(id);
-    const bridgeCalls = this.audit.history(id).filter((e) => e.kind === "tool_call" && e.origin === "bridge");
+    const history = this.audit.history(id);
+    const bridgeCalls = history.filter((e) => e.kind === "tool_call" && e.origin === "bridge");
+    const egressRequests = history.filter((e) => e.kind === "egress");
     const enc = conv.enclosure;
-    const base = { conversationId: id, bridgeCalls, timeMs: Date.now() };
+    const base = { conversationId: id, bridgeCalls, egressRequests, timeMs: Date.now() };
+    const egress = async (client: AgentClient | undefined): Promise<AuditCheck> =>
+      egressCheck({
+        policy: conv.egress ?? [],
+        maximum: this.egressMaximumOf(conv.tenant),
+        listenerPort: this.egress.listening(id),
+        probe: async (host, port) => {
+          if (!client) return { listening: false, statusLine: "" };
+          return await new Promise((resolve, reject) =>
+            client.egress.egressProbe({ host, port }, new Metadata(), client.options(30_000), (err, res) => (err ? reject(err) : resolve(res))),
+          );
+        },
+        proxyOutcome: (destination, sinceMs) =>
+          this.audit
+            .history(id)
+            .filter((e) => e.kind === "egress" && e.tool === destination && e.timeMs >= sinceMs)
+            .at(-1)?.outcome,
+      });
     if (!enc) {
       // Host placement: the running sandbox, read from the host; nothing is started to audit it.
       const target = this.hostAgents.auditTarget(id);
@@ -387,7 +409,10 @@ export class ControlPlane {
         ...(this.config.hostSandbox.cgroups ? [] : ["no cgroup bounds the sandbox (ENCLAVE_HOST_CGROUPS=off)"]),
       ];
       const checks = target
-        ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED, processes: { namespaceOf: sandboxNamespace, processesIn: sandboxProcesses } })
+        ? [
+            ...hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED, processes: { namespaceOf: sandboxNamespace, processesIn: sandboxProcesses } }),
+            await egress(this.hostAgents.running(id)?.client),
+          ]
         : [];
       return {
         ...base,
@@ -402,7 +427,8 @@ export class ControlPlane {
     }
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
-    const checks = await auditInEnclosure(id, enc, await this.engines.driver(enc.engine), ep.client);
+    const checks = await auditInEnclosure(id, enc, await this.engines.driver(enc.engine), ep.client, this.egress.listening(id));
+    checks.push(await egress(ep.client));
     return {
       ...base,
       placement: "enclosure",

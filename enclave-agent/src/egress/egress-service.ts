@@ -4,9 +4,16 @@
 // the stream. The agent dials nothing and decides nothing: the control plane's proxy applies the
 // policy. The proxy variables are set for what the agent starts while the listener is up (kernels,
 // commands, language servers), pip's and npm's among them, and removed when it closes.
-import { createServer, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import type { ServerDuplexStream } from "@grpc/grpc-js";
-import type { EgressFromAgent, EgressServer, EgressToAgent } from "@enclave/proto/gen/enclave/agent/v1/egress.js";
+import type {
+  EgressFromAgent,
+  EgressProbeRequest,
+  EgressProbeResponse,
+  EgressServer,
+  EgressToAgent,
+} from "@enclave/proto/gen/enclave/agent/v1/egress.js";
+import { unary } from "../grpc/unary.js";
 
 const PROXY_VARS = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "PIP_PROXY", "npm_config_proxy", "npm_config_https_proxy"];
 const NO_PROXY_VARS = ["NO_PROXY", "no_proxy", "npm_config_noproxy"];
@@ -24,10 +31,38 @@ function clearProxyVariables(): void {
 /** The most connections the listener holds at once (the control plane bounds them again, per conversation and tenant). */
 const MAX_CONNECTIONS = 64;
 
+/** Asks the proxy on our own listener for a CONNECT to host:port; its status line, or what failed. */
+function probe(listenerPort: number, host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect({ host: "127.0.0.1", port: listenerPort });
+    let got = "";
+    const done = (line: string): void => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve(line);
+    };
+    const timer = setTimeout(() => done("error: no answer in 10 s"), 10_000);
+    s.on("connect", () => s.write(`CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`));
+    s.on("data", (b: Buffer) => {
+      got += b.toString("latin1");
+      const end = got.indexOf("\r\n");
+      if (end >= 0) done(got.slice(0, end));
+    });
+    s.on("error", (err) => done(`error: ${err.message}`));
+    s.on("close", () => done(got ? got.split("\r\n")[0] ?? "" : "error: closed without an answer"));
+  });
+}
+
 export function egressService(): EgressServer {
   /** The one tunnel served now: a newer one replaces it (the control plane reconnected). */
   let current: (() => void) | undefined;
+  /** The port the current tunnel's listener has, once it listens. */
+  let listeningPort: number | undefined;
   return {
+    egressProbe: unary(async (req: EgressProbeRequest): Promise<EgressProbeResponse> => {
+      if (listeningPort === undefined) return { listening: false, statusLine: "" };
+      return { listening: true, statusLine: await probe(listeningPort, req.host, req.port) };
+    }),
     egressTunnel(call: ServerDuplexStream<EgressToAgent, EgressFromAgent>): void {
       current?.();
       const sockets = new Map<number, Socket>();
@@ -37,7 +72,10 @@ export function egressService(): EgressServer {
       const end = (): void => {
         if (ended) return;
         ended = true;
-        if (current === end) current = undefined;
+        if (current === end) {
+          current = undefined;
+          listeningPort = undefined;
+        }
         server?.close();
         clearProxyVariables();
         for (const s of sockets.values()) s.destroy();
@@ -76,6 +114,7 @@ export function egressService(): EgressServer {
             const address = server?.address();
             const port = address && typeof address === "object" ? address.port : 0;
             setProxyVariables(port, noProxy);
+            if (current === end) listeningPort = port;
             send({ what: { $case: "listening", value: { port } } });
           });
         } else if (what.$case === "data") {

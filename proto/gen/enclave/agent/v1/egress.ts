@@ -12,15 +12,30 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
+  type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 
 export const protobufPackage = "enclave.agent.v1";
 
 export const protobufFileName = "enclave/agent/v1/egress.proto";
+
+export interface EgressProbeRequest {
+  host: string;
+  port: number;
+}
+
+export interface EgressProbeResponse {
+  /** False when no tunnel is open (no policy): nothing listens and nothing was tried. */
+  listening: boolean;
+  /** The proxy's answer's status line, or what failed ("error: ..."). */
+  statusLine: string;
+}
 
 export interface EgressToAgent {
   what?:
@@ -75,6 +90,180 @@ export interface EgressData {
 export interface EgressClose {
   connection: number;
 }
+
+function createBaseEgressProbeRequest(): EgressProbeRequest {
+  return { host: "", port: 0 };
+}
+
+export const EgressProbeRequest: MessageFns<EgressProbeRequest> = {
+  encode(message: EgressProbeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.host !== "") {
+      writer.uint32(10).string(message.host);
+    }
+    if (message.port !== 0) {
+      writer.uint32(16).uint32(message.port);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EgressProbeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEgressProbeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.host = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.port = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EgressProbeRequest {
+    return {
+      host: isSet(object.host) ? globalThis.String(object.host) : "",
+      port: isSet(object.port) ? globalThis.Number(object.port) : 0,
+    };
+  },
+
+  toJSON(message: EgressProbeRequest): unknown {
+    const obj: any = {};
+    if (message.host !== "") {
+      obj.host = message.host;
+    }
+    if (message.port !== 0) {
+      obj.port = Math.round(message.port);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EgressProbeRequest>, I>>(base?: I): EgressProbeRequest {
+    return EgressProbeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EgressProbeRequest>, I>>(object: I): EgressProbeRequest {
+    const message = createBaseEgressProbeRequest();
+    message.host = object.host ?? "";
+    message.port = object.port ?? 0;
+    return message;
+  },
+};
+
+function createBaseEgressProbeResponse(): EgressProbeResponse {
+  return { listening: false, statusLine: "" };
+}
+
+export const EgressProbeResponse: MessageFns<EgressProbeResponse> = {
+  encode(message: EgressProbeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.listening !== false) {
+      writer.uint32(8).bool(message.listening);
+    }
+    if (message.statusLine !== "") {
+      writer.uint32(18).string(message.statusLine);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EgressProbeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEgressProbeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.listening = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.statusLine = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EgressProbeResponse {
+    return {
+      listening: isSet(object.listening) ? globalThis.Boolean(object.listening) : false,
+      statusLine: isSet(object.statusLine)
+        ? globalThis.String(object.statusLine)
+        : isSet(object.status_line)
+        ? globalThis.String(object.status_line)
+        : "",
+    };
+  },
+
+  toJSON(message: EgressProbeResponse): unknown {
+    const obj: any = {};
+    if (message.listening !== false) {
+      obj.listening = message.listening;
+    }
+    if (message.statusLine !== "") {
+      obj.statusLine = message.statusLine;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EgressProbeResponse>, I>>(base?: I): EgressProbeResponse {
+    return EgressProbeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EgressProbeResponse>, I>>(object: I): EgressProbeResponse {
+    const message = createBaseEgressProbeResponse();
+    message.listening = object.listening ?? false;
+    message.statusLine = object.statusLine ?? "";
+    return message;
+  },
+};
 
 function createBaseEgressToAgent(): EgressToAgent {
   return { what: undefined };
@@ -719,16 +908,56 @@ export const EgressService = {
     responseSerialize: (value: EgressFromAgent): Buffer => Buffer.from(EgressFromAgent.encode(value).finish()),
     responseDeserialize: (value: Buffer): EgressFromAgent => EgressFromAgent.decode(value),
   },
+  /**
+   * The egress audit's probe from inside: the agent connects to its own listener and asks the proxy
+   * for a CONNECT to the destination given, and reports the proxy's status line. The control plane
+   * decides from outside (its own listener saw nothing, its proxy refused); this half only confirms.
+   */
+  egressProbe: {
+    path: "/enclave.agent.v1.Egress/EgressProbe" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EgressProbeRequest): Buffer => Buffer.from(EgressProbeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EgressProbeRequest => EgressProbeRequest.decode(value),
+    responseSerialize: (value: EgressProbeResponse): Buffer => Buffer.from(EgressProbeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EgressProbeResponse => EgressProbeResponse.decode(value),
+  },
 } as const;
 
 export interface EgressServer extends UntypedServiceImplementation {
   egressTunnel: handleBidiStreamingCall<EgressToAgent, EgressFromAgent>;
+  /**
+   * The egress audit's probe from inside: the agent connects to its own listener and asks the proxy
+   * for a CONNECT to the destination given, and reports the proxy's status line. The control plane
+   * decides from outside (its own listener saw nothing, its proxy refused); this half only confirms.
+   */
+  egressProbe: handleUnaryCall<EgressProbeRequest, EgressProbeResponse>;
 }
 
 export interface EgressClient extends Client {
   egressTunnel(): ClientDuplexStream<EgressToAgent, EgressFromAgent>;
   egressTunnel(options: Partial<CallOptions>): ClientDuplexStream<EgressToAgent, EgressFromAgent>;
   egressTunnel(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<EgressToAgent, EgressFromAgent>;
+  /**
+   * The egress audit's probe from inside: the agent connects to its own listener and asks the proxy
+   * for a CONNECT to the destination given, and reports the proxy's status line. The control plane
+   * decides from outside (its own listener saw nothing, its proxy refused); this half only confirms.
+   */
+  egressProbe(
+    request: EgressProbeRequest,
+    callback: (error: ServiceError | null, response: EgressProbeResponse) => void,
+  ): ClientUnaryCall;
+  egressProbe(
+    request: EgressProbeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EgressProbeResponse) => void,
+  ): ClientUnaryCall;
+  egressProbe(
+    request: EgressProbeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EgressProbeResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const EgressClient = makeGenericClientConstructor(EgressService, "enclave.agent.v1.Egress") as unknown as {
