@@ -283,19 +283,18 @@ export class EgressProxy {
         upstream.destroy();
         conn.destroy();
       };
-      let closed = 0;
-      const closedOne = (): void => {
-        if (++closed < 2) return;
-        clearTimeout(idle);
-        resolve(outcome);
-      };
+      // Done when the enclosure's side is closed: after the upstream closes, what it sent is flushed
+      // to the tunnel first (a piped stream nobody reads any more would never close by itself).
       upstream.once("close", () => {
-        if (!conn.destroyed) conn.end();
-        closedOne();
+        if (conn.destroyed) return;
+        conn.end();
+        if (conn.writableFinished) conn.destroy();
+        else conn.once("finish", () => conn.destroy());
       });
       conn.once("close", () => {
         upstream.destroy();
-        closedOne();
+        clearTimeout(idle);
+        resolve(outcome);
       });
       upstream.on("error", () => conn.destroy());
       if (first.length) {

@@ -260,7 +260,8 @@ export class Placements implements PlacementPort {
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
     if (!enc) {
-      const host = await this.hostAgents.endpoint(conv.id, conv.workspacePath, prepare);
+      // A kernel started ahead would start before the egress listener, without the proxy's variables.
+      const host = await this.hostAgents.endpoint(conv.id, conv.workspacePath, conv.egress?.length ? undefined : prepare);
       noteHostAgentRunning(this.store, conv);
       this.noteAgent(conv.id, this.hostAgents.pid(conv.id), host.where);
       await this.tellAgent(conv.id, host.client);
