@@ -576,7 +576,10 @@ export interface AuditEvent {
    * tokens, any weakening), "call_refused" (outcome "refused:unauthenticated"), "quota_exceeded",
    * "agent_bundle_refused" (an enclosure start refused: the shared agent volume is not the bundle),
    * "image_refused", "stream_cut" (a stream the control plane ended: tool is the stream's kind,
-   * outcome "cut:slow_reader" or "cut:unauthenticated"). The console's filter offers every kind.
+   * outcome "cut:slow_reader" or "cut:unauthenticated"), "egress" (a request through the egress
+   * proxy: tool is its method and destination, outcome "ok", "refused:<why>" or "error:<why>", detail
+   * the address dialled and the bytes each way), "egress_policy" (a conversation's egress policy set).
+   * The console's filter offers every kind.
    */
   kind: string;
   tool: string;
