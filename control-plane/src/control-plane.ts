@@ -284,7 +284,14 @@ export class ControlPlane {
       if (req.spare === false || !this.hostAgents.adopt(id, workspacePath)) mkdirSync(workspacePath, { recursive: true });
       ownsWorkspace = true;
     }
-    const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant, ...(req.egress?.length ? { egress: req.egress } : {}) };
+    const conv: ConversationRecord = {
+      id,
+      workspacePath,
+      ownsWorkspace,
+      createdAtMs: Date.now(),
+      tenant,
+      ...(req.egress?.length ? { egress: req.egress } : {}),
+    };
     try {
       this.conversations.put(conv);
     } catch (err) {
@@ -297,7 +304,8 @@ export class ControlPlane {
     }
     // A token tenant reads its audit trail and is told no host path (see TenantScope.seesHostPaths).
     this.audit.record({ kind: "conversation_created", conversationId: id, detail: tenant === IMPLICIT_TENANT ? workspacePath : "" });
-    if (conv.egress) this.audit.record({ kind: "egress_policy", conversationId: id, tenant, detail: `set at creation by tenant ${tenant}: ${formatPolicy(conv.egress)}` });
+    if (conv.egress)
+      this.audit.record({ kind: "egress_policy", conversationId: id, tenant, detail: `set at creation by tenant ${tenant}: ${formatPolicy(conv.egress)}` });
     return this.view(conv);
   }
 

@@ -56,7 +56,12 @@ export async function egressRows(): Promise<BenchRow[]> {
     // Not execFileSync: the mirror serves from this process's event loop.
     const direct = JSON.parse((await promisify(execFile)("python3", ["-c", CLIENT, url, String(SAMPLES)], { encoding: "utf8" })).stdout) as number[];
     return [
-      row("10 MiB HTTP download from the host's mirror, from an enclosure (runc) through the egress proxy", proxied, { name: "the same download on the host, direct", samples: direct }, { digits: 1 }),
+      row(
+        "10 MiB HTTP download from the host's mirror, from an enclosure (runc) through the egress proxy",
+        proxied,
+        { name: "the same download on the host, direct", samples: direct },
+        { digits: 1 },
+      ),
     ];
   } finally {
     await fx.close();

@@ -283,9 +283,12 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
       fc.record({
         conversationId: h.conversationId,
         egress: fc.record({
-          allow: fc.array(fc.record({ host: h.text, cidr: fc.oneof(h.text, fc.constantFrom("10.0.0.0/8", "::/0", "1.2.3.4/99")), ports: fc.array(fc.nat({ max: 70_000 })) }), {
-            maxLength: 80,
-          }),
+          allow: fc.array(
+            fc.record({ host: h.text, cidr: fc.oneof(h.text, fc.constantFrom("10.0.0.0/8", "::/0", "1.2.3.4/99")), ports: fc.array(fc.nat({ max: 70_000 })) }),
+            {
+              maxLength: 80,
+            },
+          ),
         }),
       }),
   },

@@ -22,7 +22,12 @@ async function code(p: Promise<unknown>): Promise<{ code: string; message: strin
 
 beforeAll(async () => {
   fx = await startTenantService({ tenants: ["acme", "globex"], transport: "unix" });
-  setEgressMaximum(fx.tokensFile, "acme", ["pypi.org:443", "*.mirror.example:80,443", "10.1.0.0/16:8080"].map((d) => parseDestinationText(d, "d")), formatDestination);
+  setEgressMaximum(
+    fx.tokensFile,
+    "acme",
+    ["pypi.org:443", "*.mirror.example:80,443", "10.1.0.0/16:8080"].map((d) => parseDestinationText(d, "d")),
+    formatDestination,
+  );
   acme = fx.client("acme");
   globex = fx.client("globex");
   // The running control plane picks the file up within a second.
@@ -35,16 +40,28 @@ afterAll(async () => {
 describe("the operator's egress maximum", () => {
   it("lets a tenant narrow within it", async () => {
     await acme.createConversation("within");
-    const c = await acme.setConversationEgress("within", [{ host: "pypi.org", ports: [443] }, { host: "a.mirror.example", ports: [443] }, { cidr: "10.1.2.0/24", ports: [8080] }]);
+    const c = await acme.setConversationEgress("within", [
+      { host: "pypi.org", ports: [443] },
+      { host: "a.mirror.example", ports: [443] },
+      { cidr: "10.1.2.0/24", ports: [8080] },
+    ]);
     expect(c.egress?.allow.map((d) => d.host || d.cidr)).toEqual(["pypi.org", "a.mirror.example", "10.1.2.0/24"]);
   });
 
   it("refuses widening past it, naming the maximum, at creation and when set, and audits the refusal", async () => {
     const created = await code(acme.createConversation("wider", "", { egress: [{ host: "evil.example" }] }));
     expect(created.code).toBe("invalid_arguments");
-    expect(created.message).toContain("egress destination `evil.example` is past tenant `acme`'s operator maximum (pypi.org:443 *.mirror.example:80,443 10.1.0.0/16:8080)");
+    expect(created.message).toContain(
+      "egress destination `evil.example` is past tenant `acme`'s operator maximum (pypi.org:443 *.mirror.example:80,443 10.1.0.0/16:8080)",
+    );
     await acme.createConversation("widen");
-    for (const wider of [{ host: "pypi.org" }, { host: "pypi.org", ports: [80] }, { cidr: "10.0.0.0/8", ports: [8080] }, { host: "*.example" }, { cidr: "127.0.0.1/32", ports: [8080] }]) {
+    for (const wider of [
+      { host: "pypi.org" },
+      { host: "pypi.org", ports: [80] },
+      { cidr: "10.0.0.0/8", ports: [8080] },
+      { host: "*.example" },
+      { cidr: "127.0.0.1/32", ports: [8080] },
+    ]) {
       const r = await code(acme.setConversationEgress("widen", [wider]));
       expect(r.code, JSON.stringify(wider)).toBe("invalid_arguments");
       expect(r.message).toContain("operator maximum (pypi.org:443");
@@ -63,7 +80,14 @@ describe("the operator's egress maximum", () => {
   });
 
   it("refuses malformed destinations with invalid_arguments", async () => {
-    for (const bad of [{ host: "a", cidr: "1.2.3.4/32" }, {}, { host: "1.2.3.4" }, { host: "bad_name!" }, { cidr: "1.2.3.4/33" }, { host: "pypi.org", ports: [0] }]) {
+    for (const bad of [
+      { host: "a", cidr: "1.2.3.4/32" },
+      {},
+      { host: "1.2.3.4" },
+      { host: "bad_name!" },
+      { cidr: "1.2.3.4/33" },
+      { host: "pypi.org", ports: [0] },
+    ]) {
       expect((await code(acme.setConversationEgress("within", [bad]))).code, JSON.stringify(bad)).toBe("invalid_arguments");
     }
     const many = Array.from({ length: 65 }, () => ({ host: "pypi.org", ports: [443] }));

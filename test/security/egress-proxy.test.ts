@@ -136,7 +136,10 @@ print(ask("GET http://127.0.0.1:${otherPort}/ HTTP/1.1\\r\\nHost: 127.0.0.1:${ot
     expect(otherAccepted).toBe(0);
     const isOther = (e: AuditEvent): boolean => e.tool.endsWith(`127.0.0.1:${otherPort}`);
     const refused = (await egressEvents(id, (es) => es.filter(isOther).length >= 2)).filter(isOther);
-    expect(refused.map((e) => `${e.tool} ${e.outcome}`).sort()).toEqual([`CONNECT 127.0.0.1:${otherPort} refused:not_allowed`, `GET 127.0.0.1:${otherPort} refused:not_allowed`]);
+    expect(refused.map((e) => `${e.tool} ${e.outcome}`).sort()).toEqual([
+      `CONNECT 127.0.0.1:${otherPort} refused:not_allowed`,
+      `GET 127.0.0.1:${otherPort} refused:not_allowed`,
+    ]);
   }, 120_000);
 
   it("refuses a name the policy allows when it resolves to an address the policy does not list", async () => {
@@ -184,18 +187,22 @@ print(ask("GET http://127.0.0.1:${otherPort}/ HTTP/1.1\\r\\nHost: 127.0.0.1:${ot
 });
 
 describe("without a policy, as before", () => {
-  it.each(TEST_RUNTIMES)("no listener, no proxy variables and an unchanged audit under %s", async (runtime) => {
-    const id = `egress-none-${runtime}`;
-    await fx.client.createConversation(id);
-    await fx.client.startEnclosure(id, { runtime });
-    const run = (await fx.client.openRun(id, { approvalPolicy: "never" })).id;
-    expect(await cell(run, `import os\nsorted(k for k in os.environ if "proxy" in k.lower())`)).toBe("[]");
-    expect(fx.cp.egress.listening(id)).toBeUndefined();
-    const report = await fx.client.auditEnclosure(id);
-    const listening = report.checks.find((c) => c.item === "listening sockets");
-    expect(listening?.expected).toBe("no TCP socket listening and no UDP socket bound (/proc/net/{tcp,tcp6,udp,udp6})");
-    expect(failedBesidesRuntime(report.checks), report.text).toEqual([]);
-    expect(report.checks.find((c) => c.item === "egress")?.expected).toBe("no egress policy: no proxy tunnel, no listener, no way out");
-    expect((await history(id)).filter((e) => e.kind === "egress")).toEqual([]);
-  }, 180_000);
+  it.each(TEST_RUNTIMES)(
+    "no listener, no proxy variables and an unchanged audit under %s",
+    async (runtime) => {
+      const id = `egress-none-${runtime}`;
+      await fx.client.createConversation(id);
+      await fx.client.startEnclosure(id, { runtime });
+      const run = (await fx.client.openRun(id, { approvalPolicy: "never" })).id;
+      expect(await cell(run, `import os\nsorted(k for k in os.environ if "proxy" in k.lower())`)).toBe("[]");
+      expect(fx.cp.egress.listening(id)).toBeUndefined();
+      const report = await fx.client.auditEnclosure(id);
+      const listening = report.checks.find((c) => c.item === "listening sockets");
+      expect(listening?.expected).toBe("no TCP socket listening and no UDP socket bound (/proc/net/{tcp,tcp6,udp,udp6})");
+      expect(failedBesidesRuntime(report.checks), report.text).toEqual([]);
+      expect(report.checks.find((c) => c.item === "egress")?.expected).toBe("no egress policy: no proxy tunnel, no listener, no way out");
+      expect((await history(id)).filter((e) => e.kind === "egress")).toEqual([]);
+    },
+    180_000,
+  );
 });

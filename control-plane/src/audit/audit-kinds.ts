@@ -20,7 +20,8 @@ export const AUDIT_KIND_TABLE = {
   image_refused: "an enclosure start refused for its image",
   quota_exceeded: "a call refused at one of its tenant's quotas",
   stream_cut: "a stream ended by the control plane (tool: the stream's kind; outcome cut:slow_reader or cut:unauthenticated, a revoked token)",
-  egress: "a request through the egress proxy (tool: method and destination; outcome ok, refused:<why> or error:<why>; detail: the address dialled and bytes each way)",
+  egress:
+    "a request through the egress proxy (tool: method and destination; outcome ok, refused:<why> or error:<why>; detail: the address dialled and bytes each way)",
   egress_policy: "a conversation's egress policy set (detail: by whom, and the destinations)",
 } as const;
 

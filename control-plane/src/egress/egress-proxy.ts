@@ -16,15 +16,7 @@ import { tlsServerName } from "./tls-sni.js";
 
 /** Why a request was refused or failed: the audit's outcome is `refused:<why>` or `error:<why>`. */
 export type EgressRefusal =
-  | "bad_request"
-  | "not_allowed"
-  | "address_not_allowed"
-  | "sni_not_allowed"
-  | "not_resolved"
-  | "quota_exceeded"
-  | "unreachable"
-  | "too_large"
-  | "idle";
+  "bad_request" | "not_allowed" | "address_not_allowed" | "sni_not_allowed" | "not_resolved" | "quota_exceeded" | "unreachable" | "too_large" | "idle";
 
 export type Resolver = (name: string) => Promise<string[]>;
 
@@ -196,7 +188,12 @@ export class EgressProxy {
     conn.on("error", () => undefined);
     const release = this.take(ctx);
     try {
-      if (!release) throw new Refused("quota_exceeded", 429, `at most ${LIMITS.egressConnectionsPerConversation} egress connections per conversation and ${LIMITS.egressConnectionsPerTenant} per tenant`);
+      if (!release)
+        throw new Refused(
+          "quota_exceeded",
+          429,
+          `at most ${LIMITS.egressConnectionsPerConversation} egress connections per conversation and ${LIMITS.egressConnectionsPerTenant} per tenant`,
+        );
       const { head, rest } = await readHead(conn);
       target = parseHead(head);
       const address = await this.decide(ctx, target);
@@ -224,12 +221,21 @@ export class EgressProxy {
       } else {
         upstream.write(target.forward ?? Buffer.alloc(0));
       }
-      const outcome = await this.pipe(conn, upstream, first, (n) => (sent += n), (n) => (received += n));
+      const outcome = await this.pipe(
+        conn,
+        upstream,
+        first,
+        (n) => (sent += n),
+        (n) => (received += n),
+      );
       audit(outcome === "ok" ? "ok" : `error:${outcome}`, "");
     } catch (err) {
       const r = err instanceof Refused ? err : new Refused("unreachable", 502, (err as Error).message, "error");
       const body = `enclave egress proxy: ${r.kind} (${r.why}): ${r.message}\n`;
-      if (conn.writable) conn.end(`HTTP/1.1 ${r.status} ${r.kind === "refused" ? "Forbidden" : "Bad Gateway"}\r\nX-Enclave-Egress: ${r.kind}:${r.why}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      if (conn.writable)
+        conn.end(
+          `HTTP/1.1 ${r.status} ${r.kind === "refused" ? "Forbidden" : "Bad Gateway"}\r\nX-Enclave-Egress: ${r.kind}:${r.why}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
       audit(`${r.kind}:${r.why}`, r.message);
     } finally {
       release?.();
@@ -245,7 +251,8 @@ export class EgressProxy {
     const { policy, maximum } = this.policies(ctx);
     const under = (p: readonly EgressDestination[], check: (p: readonly EgressDestination[]) => boolean): boolean => check(p) && (!maximum || check(maximum));
     if (isIP(t.host)) {
-      if (!under(policy, (p) => allowsAddress(p, t.host, t.port, false))) throw new Refused("not_allowed", 403, `${t.host} port ${t.port} is not in the egress policy`);
+      if (!under(policy, (p) => allowsAddress(p, t.host, t.port, false)))
+        throw new Refused("not_allowed", 403, `${t.host} port ${t.port} is not in the egress policy`);
       return t.host;
     }
     if (!under(policy, (p) => allowsName(p, t.host, t.port))) throw new Refused("not_allowed", 403, `${t.host} port ${t.port} is not in the egress policy`);
@@ -267,7 +274,13 @@ export class EgressProxy {
   }
 
   /** Carries bytes both ways until either side ends, the idle time passes or the byte bound is reached. */
-  private pipe(conn: Duplex, upstream: Socket, first: Buffer, onSent: (n: number) => void, onReceived: (n: number) => void): Promise<"ok" | "idle" | "too_large"> {
+  private pipe(
+    conn: Duplex,
+    upstream: Socket,
+    first: Buffer,
+    onSent: (n: number) => void,
+    onReceived: (n: number) => void,
+  ): Promise<"ok" | "idle" | "too_large"> {
     return new Promise((resolve) => {
       let total = 0;
       let outcome: "ok" | "idle" | "too_large" = "ok";

@@ -32,7 +32,12 @@ export function tlsServerName(b: Buffer): string | undefined {
         const nameType = b[p];
         const nameLen = u16(b, p + 1);
         if (nameLen < 0 || p + 3 + nameLen > b.length) return undefined;
-        if (nameType === 0) return b.subarray(p + 3, p + 3 + nameLen).toString("latin1").toLowerCase().replace(/\.$/, "");
+        if (nameType === 0)
+          return b
+            .subarray(p + 3, p + 3 + nameLen)
+            .toString("latin1")
+            .toLowerCase()
+            .replace(/\.$/, "");
         p += 3 + nameLen;
       }
       return undefined;

@@ -551,7 +551,10 @@ export function controlPlaneService(
     },
     auditEnclosure: unary(async (req, s) => {
       const audited = await cp.auditEnclosure(s.conversationId(req.conversationId));
-      const r = { ...audited, conversationId: s.view(audited.conversationId), bridgeCalls: audited.bridgeCalls.map(s.auditView),
+      const r = {
+        ...audited,
+        conversationId: s.view(audited.conversationId),
+        bridgeCalls: audited.bridgeCalls.map(s.auditView),
         egressRequests: audited.egressRequests.map(s.auditView),
       };
       return { ...r, text: formatAuditReport(r) };

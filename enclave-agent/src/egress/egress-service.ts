@@ -6,13 +6,7 @@
 // commands, language servers), pip's and npm's among them, and removed when it closes.
 import { connect, createServer, type Server, type Socket } from "node:net";
 import type { ServerDuplexStream } from "@grpc/grpc-js";
-import type {
-  EgressFromAgent,
-  EgressProbeRequest,
-  EgressProbeResponse,
-  EgressServer,
-  EgressToAgent,
-} from "@enclave/proto/gen/enclave/agent/v1/egress.js";
+import type { EgressFromAgent, EgressProbeRequest, EgressProbeResponse, EgressServer, EgressToAgent } from "@enclave/proto/gen/enclave/agent/v1/egress.js";
 import { unary } from "../grpc/unary.js";
 
 const PROXY_VARS = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "PIP_PROXY", "npm_config_proxy", "npm_config_https_proxy"];
@@ -49,7 +43,7 @@ function probe(listenerPort: number, host: string, port: number): Promise<string
       if (end >= 0) done(got.slice(0, end));
     });
     s.on("error", (err) => done(`error: ${err.message}`));
-    s.on("close", () => done(got ? got.split("\r\n")[0] ?? "" : "error: closed without an answer"));
+    s.on("close", () => done(got ? (got.split("\r\n")[0] ?? "") : "error: closed without an answer"));
   });
 }
 

@@ -40,7 +40,10 @@ export async function conversationsCommand({ sub, rest, opts, client }: CommandC
       if (err instanceof EnclaveError) usage(err.message);
       throw err;
     }
-    const c = await client.setConversationEgress(id, allow.map((d) => ({ host: d.host ?? "", cidr: d.cidr ?? "", ports: d.ports })));
+    const c = await client.setConversationEgress(
+      id,
+      allow.map((d) => ({ host: d.host ?? "", cidr: d.cidr ?? "", ports: d.ports })),
+    );
     if (json) sayJson(c);
     else say(showConversation(c));
     return;

@@ -60,10 +60,15 @@ export function tokensCommand({ sub, rest, opts }: { sub: string; rest: string[]
   if (sub === "egress") {
     // The operator's egress maximum: what a conversation of the tenant may allow, no more.
     const [tenant = "", ...given] = rest;
-    if (!tenant || given.length === 0) usage("usage: enclave tokens egress TENANT (DESTINATION... | none), DESTINATION HOST[:PORTS], *.DOMAIN[:PORTS] or CIDR[:PORTS]");
+    if (!tenant || given.length === 0)
+      usage("usage: enclave tokens egress TENANT (DESTINATION... | none), DESTINATION HOST[:PORTS], *.DOMAIN[:PORTS] or CIDR[:PORTS]");
     let destinations: EgressDestination[] = [];
     try {
-      if (!(given.length === 1 && given[0] === "none")) destinations = checkPolicy(given.map((d) => parseDestinationText(d, "destination")), "egress maximum");
+      if (!(given.length === 1 && given[0] === "none"))
+        destinations = checkPolicy(
+          given.map((d) => parseDestinationText(d, "destination")),
+          "egress maximum",
+        );
     } catch (err) {
       if (err instanceof EnclaveError) usage(err.message);
       throw err;
