@@ -159,6 +159,28 @@ print(ask("GET http://127.0.0.1:${otherPort}/ HTTP/1.1\\r\\nHost: 127.0.0.1:${ot
     }
   }, 120_000);
 
+  it("refuses a TLS ClientHello for a name the policy does not allow inside an allowed CONNECT", async () => {
+    // Domain fronting: the tunnel is to an allowed address, the server name asked for is another.
+    const out = await cell(
+      run,
+      `import os, socket, ssl
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+s = socket.create_connection(("127.0.0.1", port), timeout=30)
+s.sendall(b"CONNECT 127.0.0.1:${mirror.port} HTTP/1.1\\r\\nHost: 127.0.0.1:${mirror.port}\\r\\n\\r\\n")
+print(s.recv(4096).split(b"\\r\\n")[0].decode())
+try:
+    ssl.create_default_context().wrap_socket(s, server_hostname="evil.example")
+    print("handshake went through")
+except (ssl.SSLError, OSError) as e:
+    print("handshake failed")`,
+    );
+    expect(out).toBe("HTTP/1.1 200 Connection established\nhandshake failed");
+    const isFronted = (e: AuditEvent): boolean => e.tool === `CONNECT 127.0.0.1:${mirror.port}` && e.outcome.startsWith("refused:");
+    const e = (await egressEvents(id, (es) => es.some(isFronted))).filter(isFronted).at(-1);
+    expect(e?.outcome).toBe("refused:sni_not_allowed");
+    expect(e?.detail).toContain("the TLS server name evil.example is not in the egress policy");
+  }, 120_000);
+
   it("the egress audit states the policy, expects exactly the proxy's listener, and its probe is refused", async () => {
     const report = await fx.client.auditEnclosure(id);
     const egress = report.checks.find((c) => c.item === "egress");
