@@ -75,6 +75,20 @@ class Enclosure:
 
 
 @dataclass(frozen=True)
+class EgressDestination:
+    """One destination a conversation's code may reach through the egress proxy: exactly one of ``host``
+    (a name, or ``*.example.com`` for its subdomains) and ``cidr``, with the ports it allows (none: any)."""
+
+    host: str = ""
+    cidr: str = ""
+    ports: List[int] = field(default_factory=list)
+
+
+def egress_policy_pb(allow: Sequence[EgressDestination]) -> pb.EgressPolicy:
+    return pb.EgressPolicy(allow=[pb.EgressDestination(host=d.host, cidr=d.cidr, ports=list(d.ports)) for d in allow])
+
+
+@dataclass(frozen=True)
 class Conversation:
     id: str
     workspace_path: str
@@ -85,6 +99,8 @@ class Conversation:
     open_runs: List[str]
     not_copied_back: List[str]
     tenant: str
+    #: Where its code may reach through the egress proxy; empty: nowhere (no network at all).
+    egress: List[EgressDestination] = field(default_factory=list)
 
 
 def conversation_from_pb(m: pb.Conversation) -> Conversation:
@@ -93,7 +109,8 @@ def conversation_from_pb(m: pb.Conversation) -> Conversation:
         e = m.enclosure
         limits = _plain(EnclosureLimits, e.limits) if e.HasField("limits") else None
         enclosure = _plain(Enclosure, e, limits=limits)
-    return _plain(Conversation, m, enclosure=enclosure)
+    egress = [EgressDestination(host=d.host, cidr=d.cidr, ports=list(d.ports)) for d in m.egress.allow]
+    return _plain(Conversation, m, enclosure=enclosure, egress=egress)
 
 
 @dataclass

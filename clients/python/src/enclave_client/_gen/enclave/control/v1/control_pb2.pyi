@@ -221,8 +221,9 @@ class ContentPart(_message.Message):
     def __init__(self, text: _Optional[str] = ..., image: _Optional[_Union[ImagePart, _Mapping]] = ..., rich: _Optional[_Union[RichPart, _Mapping]] = ..., repeats_streamed: bool = ...) -> None: ...
 
 class Conversation(_message.Message):
-    __slots__ = ["created_at_ms", "enclosure", "id", "not_copied_back", "open_runs", "placement", "tenant", "workspace_path"]
+    __slots__ = ["created_at_ms", "egress", "enclosure", "id", "not_copied_back", "open_runs", "placement", "tenant", "workspace_path"]
     CREATED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    EGRESS_FIELD_NUMBER: _ClassVar[int]
     ENCLOSURE_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     NOT_COPIED_BACK_FIELD_NUMBER: _ClassVar[int]
@@ -231,6 +232,7 @@ class Conversation(_message.Message):
     TENANT_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_PATH_FIELD_NUMBER: _ClassVar[int]
     created_at_ms: int
+    egress: EgressPolicy
     enclosure: Enclosure
     id: str
     not_copied_back: _containers.RepeatedScalarFieldContainer[str]
@@ -238,15 +240,17 @@ class Conversation(_message.Message):
     placement: str
     tenant: str
     workspace_path: str
-    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ..., egress: _Optional[_Union[EgressPolicy, _Mapping]] = ...) -> None: ...
 
 class CreateConversationRequest(_message.Message):
-    __slots__ = ["id", "workspace_path"]
+    __slots__ = ["egress", "id", "workspace_path"]
+    EGRESS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_PATH_FIELD_NUMBER: _ClassVar[int]
+    egress: EgressPolicy
     id: str
     workspace_path: str
-    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., egress: _Optional[_Union[EgressPolicy, _Mapping]] = ...) -> None: ...
 
 class CustomToolLoadFailure(_message.Message):
     __slots__ = ["file", "reason"]
@@ -289,6 +293,30 @@ class Diagnostic(_message.Message):
     severity: str
     source: str
     def __init__(self, path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., severity: _Optional[str] = ..., code: _Optional[str] = ..., message: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
+
+class EgressDestination(_message.Message):
+    __slots__ = ["cidr", "host", "ports"]
+    CIDR_FIELD_NUMBER: _ClassVar[int]
+    HOST_FIELD_NUMBER: _ClassVar[int]
+    PORTS_FIELD_NUMBER: _ClassVar[int]
+    cidr: str
+    host: str
+    ports: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, host: _Optional[str] = ..., cidr: _Optional[str] = ..., ports: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class EgressPolicy(_message.Message):
+    __slots__ = ["allow"]
+    ALLOW_FIELD_NUMBER: _ClassVar[int]
+    allow: _containers.RepeatedCompositeFieldContainer[EgressDestination]
+    def __init__(self, allow: _Optional[_Iterable[_Union[EgressDestination, _Mapping]]] = ...) -> None: ...
+
+class EgressSetRequest(_message.Message):
+    __slots__ = ["conversation_id", "egress"]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    EGRESS_FIELD_NUMBER: _ClassVar[int]
+    conversation_id: str
+    egress: EgressPolicy
+    def __init__(self, conversation_id: _Optional[str] = ..., egress: _Optional[_Union[EgressPolicy, _Mapping]] = ...) -> None: ...
 
 class Enclosure(_message.Message):
     __slots__ = ["container_id", "detail", "image", "limits", "notes", "origin", "relaxations", "runtime", "started_at_ms", "state", "workspace_mode"]
