@@ -1,6 +1,6 @@
 // A tiny package mirror on the host's 127.0.0.1 standing in for a platform's own: PyPI's simple index
-// for one package (a real wheel, made here with Python's zipfile), and a blob of any size for
-// download timings. Only ever bound to 127.0.0.1.
+// for one package (a real wheel, made here with Python's zipfile), an npm registry's document for the
+// same package, and a blob of any size for download timings. Only ever bound to 127.0.0.1.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
@@ -43,6 +43,17 @@ export async function startPackageMirror(): Promise<PackageMirror> {
     } else if (path === `/files/${MIRROR_WHEEL}`) {
       res.writeHead(200, { "content-type": "application/octet-stream", "content-length": wheel.length });
       res.end(wheel);
+    } else if (path === `/${MIRROR_PACKAGE}`) {
+      // What `npm view` reads: the package's registry document.
+      const port = (server.address() as AddressInfo).port;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          name: MIRROR_PACKAGE,
+          "dist-tags": { latest: "1.0.0" },
+          versions: { "1.0.0": { name: MIRROR_PACKAGE, version: "1.0.0", dist: { tarball: `http://127.0.0.1:${port}/files/${MIRROR_PACKAGE}-1.0.0.tgz` } } },
+        }),
+      );
     } else if (/^\/blob\/\d{1,9}$/.test(path)) {
       const size = Number(path.slice("/blob/".length));
       res.writeHead(200, { "content-type": "application/octet-stream", "content-length": size });

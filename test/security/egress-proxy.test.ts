@@ -124,6 +124,27 @@ print(r.returncode, r.stdout[-1500:], r.stderr[-1500:])`,
     expect(allowed.at(-1)?.tenant).toBe("local");
   }, 180_000);
 
+  // npm is on the host's /usr (the sandbox sees it); the enclosure image has Node but no npm.
+  it.runIf(!runtime)(
+    "reads a package's registry document from the mirror with npm view, from a cell",
+    async () => {
+      // NO_PROXY names the sandbox's own loopback, where the mirror is not: it is left out for npm.
+      const isMirror = (e: AuditEvent): boolean => e.tool === `GET 127.0.0.1:${mirror.port}` && e.outcome === "ok";
+      const before = (await history(id)).filter(isMirror).length;
+      const out = await cell(
+        run,
+        `import os, subprocess
+env = {k: v for k, v in os.environ.items() if k.lower() not in ("no_proxy", "npm_config_noproxy")}
+r = subprocess.run(["npm", "view", "${MIRROR_PACKAGE}", "version", "--registry", "http://127.0.0.1:${mirror.port}/", "--fetch-retries", "0"], capture_output=True, text=True, env=env)
+print(r.returncode, r.stdout.strip(), r.stderr[-1500:])`,
+      );
+      expect(out.startsWith("0 1.0.0"), out).toBe(true);
+      expect((await egressEvents(id, (es) => es.filter(isMirror).length > before)).filter(isMirror).length).toBeGreaterThan(before);
+      expect(mirror.requests).toContain(`/${MIRROR_PACKAGE}`);
+    },
+    120_000,
+  );
+
   it("refuses a second listener the policy does not list, by CONNECT and by plain HTTP, and audits both", async () => {
     const out = await cell(
       run,
