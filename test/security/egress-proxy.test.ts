@@ -202,6 +202,32 @@ except (ssl.SSLError, OSError) as e:
     expect(e?.detail).toContain("the TLS server name evil.example is not in the egress policy");
   }, 120_000);
 
+  it.runIf(!runtime)(
+    "bounds the connections one conversation holds open, and records the refusals once an interval",
+    async () => {
+      const out = await cell(
+        run,
+        `import os, socket
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+held, answers = [], []
+for i in range(34):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(b"CONNECT 127.0.0.1:${mirror.port} HTTP/1.1\\r\\n\\r\\n")
+    answers.append(s.recv(4096).split(b"\\r\\n")[0].decode())
+    held.append(s)
+for s in held:
+    s.close()
+print(answers.count("HTTP/1.1 200 Connection established"), answers.count("HTTP/1.1 429 Too Many Requests"))`,
+      );
+      expect(out).toBe("32 2");
+      const over = (await egressEvents(id, (es) => es.some((e) => e.outcome === "refused:quota_exceeded"))).filter(
+        (e) => e.outcome === "refused:quota_exceeded",
+      );
+      expect(over).toHaveLength(1);
+    },
+    120_000,
+  );
+
   it("the egress audit states the policy, expects exactly the proxy's listener, and its probe is refused", async () => {
     const report = await fx.client.auditEnclosure(id);
     const egress = report.checks.find((c) => c.item === "egress");

@@ -10,6 +10,7 @@ import { lookup } from "node:dns/promises";
 import { isIP, connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { AuditInput } from "../audit/audit-log.js";
+import { RefusalAudit } from "../audit/refusal-audit.js";
 import { LIMITS } from "../limits.js";
 import { allowsAddress, allowsName, type EgressDestination, type EgressMaximum } from "./egress-policy.js";
 import { tlsServerName } from "./tls-sni.js";
@@ -66,6 +67,15 @@ function splitHostPort(authority: string, defaultPort: number): { host: string; 
   return { host, port };
 }
 
+const REASON: Record<number, string> = {
+  400: "Bad Request",
+  403: "Forbidden",
+  408: "Request Timeout",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  502: "Bad Gateway",
+};
+
 const HOP_BY_HOP = new Set(["connection", "proxy-connection", "proxy-authorization", "keep-alive", "te", "trailer", "upgrade"]);
 
 /** The request the head asks for, or a refusal. */
@@ -84,8 +94,13 @@ function parseHead(head: string): Target {
   if (!url) throw new Refused("bad_request", 400, "a plain request must name an http:// URL (https goes through CONNECT)");
   const hp = splitHostPort(url[1] as string, 80);
   if (!hp || (url[1] as string).includes("@")) throw new Refused("bad_request", 400, "bad host in the URL");
-  const kept = headers.filter((h) => h && !HOP_BY_HOP.has(h.slice(0, h.indexOf(":")).trim().toLowerCase()));
-  const forward = Buffer.from(`${method} ${url[2] || "/"} HTTP/1.1\r\n${[...kept, "Connection: close"].join("\r\n")}\r\n\r\n`, "latin1");
+  // The Host sent on is the URL's: the server dialled is asked for the name the policy was checked on.
+  const kept = headers.filter((h) => {
+    const name = h.slice(0, h.indexOf(":")).trim().toLowerCase();
+    return h && name !== "host" && !HOP_BY_HOP.has(name);
+  });
+  const sent = [`Host: ${url[1] as string}`, ...kept, "Connection: close"];
+  const forward = Buffer.from(`${method} ${url[2] || "/"} HTTP/1.1\r\n${sent.join("\r\n")}\r\n\r\n`, "latin1");
   return { method, ...hp, forward };
 }
 
@@ -156,9 +171,12 @@ export class EgressProxy {
   private readonly perConversation = new Map<string, number>();
   private readonly perTenant = new Map<string, number>();
   private readonly resolve: Resolver;
+  /** Connections past the bounds are recorded at most once an interval per conversation: a flood of them must not fill the log. */
+  private readonly overQuota: RefusalAudit;
 
   constructor(private readonly opts: EgressProxyOptions) {
     this.resolve = opts.resolve ?? systemResolver;
+    this.overQuota = new RefusalAudit((input) => opts.record(input));
   }
 
   /** Connections open now for a conversation. */
@@ -174,7 +192,7 @@ export class EgressProxy {
     let sent = 0;
     let received = 0;
     const audit = (outcome: string, note: string): void => {
-      this.opts.record({
+      const event = {
         kind: "egress",
         conversationId: ctx.conversationId,
         tenant: ctx.tenant,
@@ -183,7 +201,9 @@ export class EgressProxy {
         outcome,
         durationMs: Date.now() - started,
         detail: `${via ? `via ${via}; ` : ""}sent ${sent} bytes, received ${received} bytes${note ? `; ${note}` : ""}`,
-      });
+      } as const;
+      if (outcome === "refused:quota_exceeded") this.overQuota.refused(`egress ${ctx.conversationId}`, event);
+      else this.opts.record(event);
     };
     conn.on("error", () => undefined);
     const release = this.take(ctx);
@@ -234,7 +254,7 @@ export class EgressProxy {
       const body = `enclave egress proxy: ${r.kind} (${r.why}): ${r.message}\n`;
       if (conn.writable)
         conn.end(
-          `HTTP/1.1 ${r.status} ${r.kind === "refused" ? "Forbidden" : "Bad Gateway"}\r\nX-Enclave-Egress: ${r.kind}:${r.why}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          `HTTP/1.1 ${r.status} ${REASON[r.status] ?? "Error"}\r\nX-Enclave-Egress: ${r.kind}:${r.why}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
         );
       audit(`${r.kind}:${r.why}`, r.message);
     } finally {
