@@ -3,10 +3,14 @@
 // refused with invalid_arguments naming the maximum, at creation and when set, and audited; a tenant
 // whose entry sets none gets no egress at all; a maximum narrowed later holds at the proxy for a
 // policy set before.
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
 import { formatDestination, parseDestinationText } from "@enclave/control-plane/egress/egress-policy.js";
-import { setEgressMaximum } from "@enclave/control-plane/tenants/token-file.js";
+import { readTokenFile, setEgressMaximum } from "@enclave/control-plane/tenants/token-file.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { type TenantService, startTenantService } from "../helpers/tenant-service.js";
 
 let fx: TenantService<"acme" | "globex">;
@@ -97,5 +101,28 @@ describe("the operator's egress maximum", () => {
   it("cannot be used on another tenant's conversation", async () => {
     await acme.createConversation("mine");
     expect((await code(globex.setConversationEgress("mine", []))).code).toBe("not_found");
+  });
+});
+
+describe("enclave tokens egress", () => {
+  const enclave = (...args: string[]) =>
+    promisify(execFile)(join(repoRoot, "bin", "enclave"), [...args, "--tokens-file", fx.tokensFile]).then(
+      (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout, err: e.stderr }),
+    );
+
+  it("sets, shows and clears a tenant's maximum, and refuses a malformed destination without writing", async () => {
+    expect(await enclave("tokens", "egress", "globex", "pypi.org:443", "10.9.0.0/16")).toMatchObject({
+      code: 0,
+      out: "tenant globex: egress maximum pypi.org:443 10.9.0.0/16\n",
+    });
+    expect(readTokenFile(fx.tokensFile).tenants.globex?.egress).toEqual(["pypi.org:443", "10.9.0.0/16"]);
+    expect((await enclave("tokens", "list")).out).toMatch(/^tenant globex {2}egress: pypi\.org:443 10\.9\.0\.0\/16$/m);
+    const bad = await enclave("tokens", "egress", "globex", "1.2.3.4");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain("host `1.2.3.4` is an address: give it as a cidr");
+    expect(readTokenFile(fx.tokensFile).tenants.globex?.egress).toEqual(["pypi.org:443", "10.9.0.0/16"]);
+    expect(await enclave("tokens", "egress", "globex", "none")).toMatchObject({ code: 0, out: "tenant globex: egress maximum none (no network)\n" });
+    expect(readTokenFile(fx.tokensFile).tenants.globex).not.toHaveProperty("egress");
   });
 });
