@@ -133,7 +133,7 @@ function readHead(conn: Duplex): Promise<{ head: string; rest: Buffer }> {
 
 /** The first bytes the client sends inside a CONNECT tunnel (for TLS, its ClientHello). */
 function firstBytes(conn: Duplex, already: Buffer): Promise<Buffer> {
-  if (already.length > 0) return Promise.resolve(already);
+  if (already.length > 0 || conn.readableEnded) return Promise.resolve(already);
   return new Promise((resolve) => {
     const timer = setTimeout(() => finish(Buffer.alloc(0)), LIMITS.egressIdleMs);
     const finish = (b: Buffer): void => {

@@ -103,7 +103,9 @@ export class EgressTunnels {
         // A connection the proxy is behind on holds the whole stream: memory here stays bounded.
         if (conn && !conn.push(what.value.bytes)) stream.pause();
       } else if (what.$case === "close") {
-        connections.get(String(what.value.connection))?.push(null);
+        // The client is done sending; the answer may still go back until the proxy closes.
+        const conn = connections.get(String(what.value.connection));
+        if (conn && !conn.readableEnded) conn.push(null);
       }
     });
     stream.write({ what: { $case: "listen", value: { noProxy: NO_PROXY } } });

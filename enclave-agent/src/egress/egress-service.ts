@@ -92,13 +92,23 @@ export function egressService(): EgressServer {
         if (!what) return;
         if (what.$case === "listen" && !server) {
           const noProxy = what.value.noProxy;
-          server = createServer((socket) => {
+          // Half-open: a client done sending (FIN) still reads the answer; its end is sent on as a close,
+          // and the socket ends when the control plane closes the connection.
+          server = createServer({ allowHalfOpen: true }, (socket) => {
             const id = next++;
+            let ended = false;
+            const sendEnd = (): void => {
+              if (ended) return;
+              ended = true;
+              send({ what: { $case: "close", value: { connection: id } } });
+            };
             sockets.set(id, socket);
             socket.on("data", (bytes: Buffer) => send({ what: { $case: "data", value: { connection: id, bytes } } }));
+            socket.on("end", sendEnd);
             socket.on("error", () => socket.destroy());
             socket.on("close", () => {
-              if (sockets.delete(id)) send({ what: { $case: "close", value: { connection: id } } });
+              sockets.delete(id);
+              sendEnd();
             });
             send({ what: { $case: "opened", value: { connection: id } } });
           });
