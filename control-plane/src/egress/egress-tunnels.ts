@@ -4,7 +4,7 @@
 // loopback and sends each connection's bytes here; each becomes a Duplex the proxy serves. No policy,
 // no stream, no listener.
 import { Duplex } from "node:stream";
-import type { ClientDuplexStream } from "@grpc/grpc-js";
+import { type ClientDuplexStream, type ServiceError, status } from "@grpc/grpc-js";
 import type { EgressFromAgent, EgressToAgent } from "@enclave/proto/gen/enclave/agent/v1/egress.js";
 import type { AgentClient } from "../agent-client/agent-client.js";
 import { within } from "@enclave/proto/wait.js";
@@ -23,6 +23,8 @@ interface Tunnel {
 
 export class EgressTunnels {
   private readonly tunnels = new Map<string, Tunnel>();
+  /** Agents of a build without the Egress service: not asked again on every call. */
+  private readonly unsupported = new WeakSet<AgentClient>();
   private readonly ports = new Map<string, number>();
 
   constructor(
@@ -47,6 +49,7 @@ export class EgressTunnels {
       if (current) this.close(conversationId);
       return;
     }
+    if (this.unsupported.has(client)) return;
     if (current?.client === client) {
       await current.port;
       return;
@@ -85,7 +88,10 @@ export class EgressTunnels {
         this.ports.delete(conversationId);
       }
     };
-    stream.on("error", ended);
+    stream.on("error", (err: ServiceError) => {
+      if (err.code === status.UNIMPLEMENTED) this.unsupported.add(client);
+      ended();
+    });
     stream.on("end", ended);
     stream.on("data", (m: EgressFromAgent) => {
       const what = m.what;
