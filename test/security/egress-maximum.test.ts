@@ -126,3 +126,25 @@ describe("enclave tokens egress", () => {
     expect(readTokenFile(fx.tokensFile).tenants.globex).not.toHaveProperty("egress");
   });
 });
+
+describe("enclave conversations egress", () => {
+  const enclave = (...args: string[]) =>
+    promisify(execFile)(join(repoRoot, "bin", "enclave"), [...args, "--address", fx.server.address], {
+      env: { ...process.env, ENCLAVE_TOKEN: fx.tokens.acme },
+    }).then(
+      (r) => ({ code: 0, out: r.stdout, err: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout, err: e.stderr }),
+    );
+
+  it("sets a conversation's policy within the maximum, shows it, refuses one past it, and turns it off", async () => {
+    await acme.createConversation("from-cli");
+    const set = await enclave("conversations", "egress", "from-cli", "pypi.org:443", "a.mirror.example:443");
+    expect(set.code, set.err).toBe(0);
+    expect(set.out).toMatch(/ {2}egress: pypi\.org:443 a\.mirror\.example:443\n$/);
+    const past = await enclave("conversations", "egress", "from-cli", "evil.example");
+    expect(past.code).not.toBe(0);
+    expect(past.err).toContain("egress destination `evil.example` is past tenant `acme`'s operator maximum");
+    expect((await enclave("conversations", "egress", "from-cli", "none")).out).not.toContain("egress:");
+    expect((await acme.getConversation("from-cli")).egress?.allow).toEqual([]);
+  });
+});
