@@ -18,7 +18,7 @@ commands:
   images push --registry HOST:PORT [NAME...]   push built images by content tag, record digests
   images inspect [NAME...]       inputs, hash, size, SBOM summary and tools of built images
   images verify [NAME...]        start images under the enclosure's hardening and check their promises
-  audit ID                       the egress audit of ID's enclosure, and its bridge calls
+  audit ID                       the egress audit of ID's enclosure, its bridge calls and egress requests
   audit --log [ID] [--follow]    the audit log
   cards [ID] [--follow] [--all] [--full]  open question and permission cards (--follow stays attached)
   answer ID N [LABEL...] [--text T] [--skip]   answer card N of conversation ID
@@ -156,6 +156,8 @@ verify   starts each image (default: the ones enclosures run) under the enclosur
   audit: `usage: enclave audit ID [--json]                the egress audit: each hardening promise of the enclosure
                                                    checked from outside and inside, and the bridge calls
        enclave audit --log [ID] [--follow] [--json]  the audit log (every conversation without ID)
+The egress audit states the conversation's egress policy and, with one, wants exactly the proxy's
+loopback listener and a probe through it refused; it lists each request through the egress proxy.
 Exit status 3 when a check of the egress audit fails. --json prints the egress audit as one object,
 the log as one event object per line.`,
   cards: `usage: enclave cards [ID] [--follow] [--all] [--full] [--json]
