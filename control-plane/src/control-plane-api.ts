@@ -8,6 +8,9 @@ export type ControlPlaneApi = Pick<
   ControlPlane,
   // conversations and their placement
   | "createConversation"
+  | "setConversationEgress"
+  | "egressMaximum"
+  | "setEgressMaximumSource"
   | "getConversation"
   | "conversationUsage"
   | "listConversations"

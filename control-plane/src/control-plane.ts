@@ -2,12 +2,15 @@
 // with no transport, over the parts the composition root (compose.ts) builds. The gRPC service, the
 // console and the tests drive this class; transports see it as ControlPlaneApi (control-plane-api.ts).
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { Metadata } from "@grpc/grpc-js";
 import { resolve } from "node:path";
 import { composeControlPlane, type ControlPlaneParts } from "./compose.js";
 import { ApprovalGate } from "./approval/approval-gate.js";
 import { type AuditEvent, type AuditInput, AuditLog } from "./audit/audit-log.js";
 import { auditInEnclosure } from "./hardening/audit-enclosure.js";
-import type { EnclosureAuditReport } from "./hardening/audit-check.js";
+import type { AuditCheck, EnclosureAuditReport } from "./hardening/audit-check.js";
+import { egressCheck } from "./hardening/egress-audit.js";
+import type { AgentClient } from "./agent-client/agent-client.js";
 import { hostChecks } from "./hardening/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import { sandboxNamespace, sandboxProcesses } from "./placement/sandbox-processes.js";
@@ -60,6 +63,9 @@ import { IdleSweeper } from "./lifecycle/idle-sweeper.js";
 import { type EffectiveLifecycle, effectiveLifecycle, type LifecycleRequest, sleepMechanism } from "./lifecycle/lifecycle-policy.js";
 import { type TenantPause, TenantPauses } from "./tenants/tenant-pauses.js";
 import { tenantPausedError } from "./tenants/tenant-pause-refusal.js";
+import { checkWithinMaximum, type EgressDestination, type EgressMaximum, formatPolicy } from "./egress/egress-policy.js";
+import { EgressProxy } from "./egress/egress-proxy.js";
+import { EgressTunnels } from "./egress/egress-tunnels.js";
 
 export type PlacementDescription = DescribeResponse & { agentVersion: string; workspaceRoot: string; agentNodeVersion: string };
 
@@ -129,6 +135,11 @@ export class ControlPlane {
   readonly tenantPauses: TenantPauses;
   /** A sleep or wake under way per conversation: the next one (and every call) waits for it. */
   private readonly transitions = new Map<string, Promise<void>>();
+  /** The egress proxy (the one host process that dials for an enclosure, by policy) and the tunnels its connections come through. */
+  readonly egressProxy: EgressProxy;
+  readonly egress: EgressTunnels;
+  /** Each tenant's operator maximum as configured now; the serve command sets it from the token file (without one: no bound). */
+  private egressMaximumOf: (tenant: string) => EgressMaximum = () => undefined;
 
   /** The parts are built by the composition root (compose.ts); this class is the façade over them. */
   private constructor(readonly config: ControlPlaneConfig) {
@@ -178,6 +189,47 @@ export class ControlPlane {
     );
     // Every use of a placement (a call, a describe, an audit) wakes a sleeping conversation first.
     this.placements.setWaker((id) => this.wakeConversation(id));
+    const policyOf = (id: string): EgressDestination[] => (this.conversations.has(id) ? (this.conversations.get(id).egress ?? []) : []);
+    this.egressProxy = new EgressProxy({
+      policyOf,
+      maximumOf: (tenant) => this.egressMaximumOf(tenant),
+      record: (input) => this.audit.record(input),
+    });
+    this.egress = new EgressTunnels(
+      this.egressProxy,
+      (id) => policyOf(id).length > 0,
+      (id) => {
+        const conv = this.conversations.get(id);
+        return { conversationId: id, tenant: conv.tenant, placement: conv.enclosure ? enclosureWhere(conv.enclosure) : "host" };
+      },
+    );
+    this.placements.onAgent = (id, client) => this.egress.follow(id, client);
+  }
+
+  /** Where each tenant's operator maximum comes from now (the token file the API authenticates with). */
+  setEgressMaximumSource(maximumOf: (tenant: string) => EgressMaximum): void {
+    this.egressMaximumOf = maximumOf;
+  }
+
+  /** A tenant's operator egress maximum now (undefined: no bound, a control plane without tokens). */
+  egressMaximum(tenant: string): EgressMaximum {
+    return this.egressMaximumOf(tenant);
+  }
+
+  /**
+   * Replaces a conversation's egress policy (already checked by checkPolicy) after checking it against
+   * its tenant's maximum; its agent's listener follows at once (opened, or closed when empty).
+   */
+  async setConversationEgress(id: string, egress: EgressDestination[], by: string): Promise<ConversationView> {
+    const conv = this.conversations.get(id);
+    checkWithinMaximum(egress, this.egressMaximumOf(conv.tenant), conv.tenant);
+    const next: ConversationRecord = { ...conv };
+    if (egress.length) next.egress = egress;
+    else delete next.egress;
+    this.conversations.put(next);
+    this.audit.record({ kind: "egress_policy", conversationId: id, tenant: conv.tenant, detail: `set by tenant ${by}: ${formatPolicy(egress)}` });
+    await this.egress.follow(id, (await this.placements.running(id).catch(() => undefined))?.client);
+    return this.view(next);
   }
 
   /** The warm pool, once an engine was connected (empty unless ENCLAVE_WARM_POOL_SIZE > 0). */
@@ -259,8 +311,16 @@ export class ControlPlane {
    * and everything after it know the conversation by its key (see conversations/conversation-keys.ts).
    */
   /** `spare: false` takes no spare host agent (the tenant is at its hostAgents quota). */
-  createConversation(req: { id?: string; workspacePath?: string; tenant?: string; spare?: boolean; lifecycle?: LifecycleRequest }): ConversationView {
+  createConversation(req: {
+    id?: string;
+    workspacePath?: string;
+    tenant?: string;
+    spare?: boolean;
+    lifecycle?: LifecycleRequest;
+    egress?: EgressDestination[];
+  }): ConversationView {
     const tenant = req.tenant || IMPLICIT_TENANT;
+    if (req.egress?.length) checkWithinMaximum(req.egress, this.egressMaximumOf(tenant), tenant);
     const bare = req.id || this.conversations.newId();
     this.conversations.checkId(bare);
     const id = conversationKey(tenant, bare);
@@ -278,7 +338,14 @@ export class ControlPlane {
       if (req.spare === false || !this.hostAgents.adopt(id, workspacePath)) mkdirSync(workspacePath, { recursive: true });
       ownsWorkspace = true;
     }
-    const conv: ConversationRecord = { id, workspacePath, ownsWorkspace, createdAtMs: Date.now(), tenant };
+    const conv: ConversationRecord = {
+      id,
+      workspacePath,
+      ownsWorkspace,
+      createdAtMs: Date.now(),
+      tenant,
+      ...(req.egress?.length ? { egress: req.egress } : {}),
+    };
     const own = lifecycleValues(req.lifecycle);
     if (own) conv.lifecycle = own;
     try {
@@ -293,6 +360,8 @@ export class ControlPlane {
     }
     // A token tenant reads its audit trail and is told no host path (see TenantScope.seesHostPaths).
     this.audit.record({ kind: "conversation_created", conversationId: id, detail: tenant === IMPLICIT_TENANT ? workspacePath : "" });
+    if (conv.egress)
+      this.audit.record({ kind: "egress_policy", conversationId: id, tenant, detail: `set at creation by tenant ${tenant}: ${formatPolicy(conv.egress)}` });
     return this.view(conv);
   }
 
@@ -329,6 +398,7 @@ export class ControlPlane {
     await this.settled(id);
     const conv = this.conversations.get(id);
     this.sweeper.forget(id);
+    this.egress.close(id);
     // Workers first, while their placement still answers: they get SIGTERM and a grace, not a cut.
     await this.vibe.forget(id);
     // A workspace deleted with the conversation needs no copy back.
@@ -352,11 +422,15 @@ export class ControlPlane {
     await this.settled(id);
     // A start replaces what sleeps: the new enclosure's options are the ones kept from now on.
     this.dropSleep(id, "an enclosure was started");
-    return this.view(await this.placements.start(id, req, caller));
+    const view = this.view(await this.placements.start(id, req, caller));
+    // The listener is up before the start returns: a cell run next finds the proxy's variables set.
+    if (view.egress?.length) await this.placements.endpoint(id).catch(() => undefined);
+    return view;
   }
 
   async stopEnclosure(id: string, opts: { force?: boolean } = {}): Promise<ConversationView> {
     await this.settled(id);
+    this.egress.close(id);
     const conv = this.conversations.get(id);
     if (!conv.enclosure && conv.lifecycle?.sleep?.placement === "enclosure") {
       // Its container is already gone: the stop forgets its options, and the conversation continues on the host.
@@ -714,9 +788,28 @@ export class ControlPlane {
   /** The egress audit: the enclosure's hardening from outside and inside, and the bridge calls. */
   async auditEnclosure(id: string): Promise<EnclosureAuditReport> {
     const conv = this.conversations.get(id);
-    const bridgeCalls = this.audit.history(id).filter((e) => e.kind === "tool_call" && e.origin === "bridge");
+    const history = this.audit.history(id);
+    const bridgeCalls = history.filter((e) => e.kind === "tool_call" && e.origin === "bridge");
+    const egressRequests = history.filter((e) => e.kind === "egress");
     const enc = conv.enclosure;
-    const base = { conversationId: id, bridgeCalls, timeMs: Date.now() };
+    const base = { conversationId: id, bridgeCalls, egressRequests, timeMs: Date.now() };
+    const egress = async (client: AgentClient | undefined): Promise<AuditCheck> =>
+      egressCheck({
+        policy: conv.egress ?? [],
+        maximum: this.egressMaximumOf(conv.tenant),
+        listenerPort: this.egress.listening(id),
+        probe: async (host, port) => {
+          if (!client) return { listening: false, statusLine: "" };
+          return await new Promise((resolve, reject) =>
+            client.egress.egressProbe({ host, port }, new Metadata(), client.options(30_000), (err, res) => (err ? reject(err) : resolve(res))),
+          );
+        },
+        proxyOutcome: (destination, sinceMs) =>
+          this.audit
+            .history(id)
+            .filter((e) => e.kind === "egress" && e.tool === destination && e.timeMs >= sinceMs)
+            .at(-1)?.outcome,
+      });
     if (!enc) {
       // Host placement: the running sandbox, read from the host; nothing is started to audit it.
       const target = this.hostAgents.auditTarget(id);
@@ -725,7 +818,10 @@ export class ControlPlane {
         ...(this.config.hostSandbox.cgroups ? [] : ["no cgroup bounds the sandbox (ENCLAVE_HOST_CGROUPS=off)"]),
       ];
       const checks = target
-        ? hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED, processes: { namespaceOf: sandboxNamespace, processesIn: sandboxProcesses } })
+        ? [
+            ...hostChecks({ ...target, allowedEnv: SANDBOX_ENV_ALLOWED, processes: { namespaceOf: sandboxNamespace, processesIn: sandboxProcesses } }),
+            await egress(this.hostAgents.running(id)?.client),
+          ]
         : [];
       return {
         ...base,
@@ -740,7 +836,8 @@ export class ControlPlane {
     }
     // Through the placement, so a dead enclosure is reported as such rather than audited.
     const ep = await this.placements.endpoint(id);
-    const checks = await auditInEnclosure(id, enc, await this.engines.driver(enc.engine), ep.client);
+    const checks = await auditInEnclosure(id, enc, await this.engines.driver(enc.engine), ep.client, this.egress.listening(id));
+    checks.push(await egress(ep.client));
     return {
       ...base,
       placement: "enclosure",
@@ -1058,6 +1155,7 @@ export class ControlPlane {
 
   async close(): Promise<void> {
     this.sweeper.stop();
+    this.egress.closeAll();
     this.cliRuns.stop();
     this.questions.closeAll();
     await this.vibe.closeAll();

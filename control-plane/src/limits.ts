@@ -235,6 +235,21 @@ export const LIMITS = {
   /** How long a start waits for another control plane's fill of the shared Node volume, and how often it looks. */
   nodeVolumeFillWaitMs: 120_000,
   nodeVolumeFillPollMs: 500,
+  /** Destinations one egress policy (a conversation's, or a tenant's operator maximum) may list. */
+  egressMaxDestinations: 64,
+  /** Ports one egress destination may list. */
+  egressMaxPorts: 32,
+  /** Egress proxy connections open at once for one conversation, and for one tenant's conversations together. */
+  egressConnectionsPerConversation: 32,
+  egressConnectionsPerTenant: 128,
+  /** Bytes one egress connection may carry, both ways together; past it the connection is cut. */
+  egressMaxBytesPerConnection: 4 * 1024 ** 3,
+  /** An egress connection with no byte either way for this long is closed (and one whose request head does not arrive). */
+  egressIdleMs: 120_000,
+  /** The most a proxy request's head (request line and headers) may be. */
+  egressHeadMaxBytes: 16 * 1024,
+  /** How long the proxy waits for its upstream to accept a connection. */
+  egressConnectTimeoutMs: 10_000,
   /**
    * A tenant's quotas when its entry in the token file sets none: enclosures running (or starting)
    * at once, tool calls in flight at once, and kernels alive across its conversations. The implicit

@@ -32,6 +32,8 @@ import { debugService } from "./dap/debug-service.js";
 import { DebugSupervisor } from "./dap/debug-supervisor.js";
 import { openStateFolder, type StateFolder } from "./state/state-folder.js";
 import { within } from "@enclave/proto/wait.js";
+import { EgressService } from "@enclave/proto/gen/enclave/agent/v1/egress.js";
+import { egressService } from "./egress/egress-service.js";
 
 export interface AgentOptions {
   /** Where to listen: a socket path the agent binds, or a listening socket it inherited as a file descriptor. */
@@ -116,6 +118,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   methods.serve(server, KernelsService, kernelsService(kernels));
 
   server.addService(CallMuxService, callMuxService(methods));
+  // Not through the mux: a stream, opened only while the conversation has an egress policy.
+  server.addService(EgressService, egressService());
 
   const stopListening = await listen(server, opts.listen);
   return {

@@ -7,6 +7,7 @@ import { astSearchRows } from "./ast-search.js";
 import { debugBenchRows } from "./debug-bench.js";
 import { densityRows } from "./density-bench.js";
 import { consoleRows } from "./console-bench.js";
+import { egressRows } from "./egress-bench.js";
 import { enclosureRows } from "./enclosure-bench.js";
 import { firstCellRows } from "./first-cell-bench.js";
 import { kernelRows } from "./kernel-bench.js";
@@ -30,6 +31,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   console: consoleRows,
   density: densityRows,
   throughput: throughputRows,
+  egress: egressRows,
 };
 
 async function main(): Promise<void> {

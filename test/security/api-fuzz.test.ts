@@ -292,6 +292,21 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
   stopEnclosure: { runs: 15, arb: (h) => fc.record({ conversationId: h.conversationId, force: fc.constant(false) }) },
   pauseEnclosure: { runs: 15, arb: (h) => fc.record({ conversationId: h.conversationId }) },
   resumeEnclosure: { runs: 15, arb: (h) => fc.record({ conversationId: h.conversationId }) },
+  setConversationEgress: {
+    runs: 30,
+    arb: (h) =>
+      fc.record({
+        conversationId: h.conversationId,
+        egress: fc.record({
+          allow: fc.array(
+            fc.record({ host: h.text, cidr: fc.oneof(h.text, fc.constantFrom("10.0.0.0/8", "::/0", "1.2.3.4/99")), ports: fc.array(fc.nat({ max: 70_000 })) }),
+            {
+              maxLength: 80,
+            },
+          ),
+        }),
+      }),
+  },
   openRun: {
     runs: 30,
     arb: (h) =>

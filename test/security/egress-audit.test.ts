@@ -139,6 +139,7 @@ describe.each(TEST_RUNTIMES)("egress audit of a hardened enclosure under %s", (r
       "agent socket",
       "workspace disk limit",
       "origin",
+      "egress",
     ]);
     for (const c of report.checks) expect(c.ok, `${c.item}: outside ${c.outside}; inside ${c.inside}`).toBe(true);
     expect(report.passed).toBe(true);

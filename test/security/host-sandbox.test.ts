@@ -128,6 +128,7 @@ describe("host placement sandbox", () => {
     expect(Object.keys(items).sort()).toEqual([
       "capabilities",
       "cgroup",
+      "egress",
       "engine sockets",
       "environment",
       "namespaces",

@@ -101,6 +101,7 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
   },
   pauseEnclosure: { byId: (c, ids) => c.pauseEnclosure(ids.conv) },
   resumeEnclosure: { byId: (c, ids) => c.resumeEnclosure(ids.conv) },
+  setConversationEgress: { byId: (c, ids) => c.setConversationEgress(ids.conv, []) },
   openRun: { byId: (c, ids) => c.openRun(ids.conv, { approvalPolicy: "never" }) },
   closeRun: { byId: (c, ids) => c.closeRun(ids.run) },
   listTools: { byId: (c, ids) => c.listTools(ids.run) },

@@ -20,6 +20,7 @@ import {
   type CardEvent,
   ControlPlaneClient as GrpcClient,
   type Conversation,
+  EgressDestination,
   type EnclosureAudit,
   EnclosureOptions,
   type ListToolsResponse,
@@ -302,11 +303,17 @@ export class ControlPlaneClient {
   /**
    * Creates a conversation. `lifecycle`: its idle timeout and maximum lifetime in seconds (0 or
    * absent for the server's defaults; past the tenant's maxima it is refused with invalid_arguments).
+   * `egress`: where the conversation's code may reach through the egress proxy (default: nowhere).
    */
-  createConversation(id = "", workspacePath = "", opts: CallOptions & { lifecycle?: LifecycleOptions } = {}): Promise<Conversation> {
+  createConversation(
+    id = "",
+    workspacePath = "",
+    opts: CallOptions & { lifecycle?: LifecycleOptions; egress?: Array<Partial<EgressDestination>> } = {},
+  ): Promise<Conversation> {
     const idleTimeoutSeconds = opts.lifecycle?.idleTimeoutSeconds ?? 0;
     const maxLifetimeSeconds = opts.lifecycle?.maxLifetimeSeconds ?? 0;
-    return this.call((md, cb) => this.grpc.createConversation({ id, workspacePath, idleTimeoutSeconds, maxLifetimeSeconds }, md, cb), opts);
+    const egress = opts.egress?.length ? { allow: opts.egress.map((d) => EgressDestination.fromPartial(d)) } : undefined;
+    return this.call((md, cb) => this.grpc.createConversation({ id, workspacePath, idleTimeoutSeconds, maxLifetimeSeconds, egress }, md, cb), opts);
   }
 
   /** Sets the conversation's idle timeout and maximum lifetime (seconds; 0 or absent: the server's default). */
@@ -323,6 +330,15 @@ export class ControlPlaneClient {
   /** Operators only: the tenant's calls are taken again; its conversations wake on their next call. */
   resumeTenant(tenant: string, opts: CallOptions = {}): Promise<TenantPauseState> {
     return this.call((md, cb) => this.grpc.resumeTenant({ tenant }, md, cb), opts);
+  }
+
+  /**
+   * Replaces the conversation's egress policy: destinations its code may reach through the egress
+   * proxy, within the tenant's operator maximum (past it: invalid_arguments). Empty turns egress off.
+   */
+  setConversationEgress(conversationId: string, allow: Array<Partial<EgressDestination>>, opts: CallOptions = {}): Promise<Conversation> {
+    const egress = { allow: allow.map((d) => EgressDestination.fromPartial(d)) };
+    return this.call((md, cb) => this.grpc.setConversationEgress({ conversationId, egress }, md, cb), opts);
   }
 
   getConversation(conversationId: string, opts: CallOptions = {}): Promise<Conversation> {

@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 import enclave_client
-from enclave_client import CardAnswer, DeadlineExceededError, EnclaveClient, EnclaveError, ToolOutput, ToolResult, ToolResultEvent, exec_details
+from enclave_client import CardAnswer, DeadlineExceededError, EgressDestination, EnclaveClient, EnclaveError, ToolOutput, ToolResult, ToolResultEvent, exec_details
 from enclave_client.errors import FailedPreconditionError, InvalidArgumentsError, NotFoundError, UnknownToolError
 from enclave_client.tool_types import ast_edit_details, read_details
 
@@ -315,3 +315,16 @@ def test_answers_a_permission_card_from_the_card_stream(client: EnclaveClient) -
     with open(os.path.join(conv.workspace_path, "approved.txt"), encoding="utf-8") as f:
         assert f.read() == "yes\n"
     assert [c.state for c in client.list_cards(conv.id, True) if c.number == number] == ["answered"]
+
+
+def test_egress_policy_round_trip(client: EnclaveClient) -> None:
+    mirror = EgressDestination(cidr="127.0.0.1/32", ports=[3141])
+    conv = client.create_conversation(unique("py-egress"), egress=[mirror])
+    assert conv.egress == [mirror]
+    changed = client.set_conversation_egress(conv.id, [EgressDestination(host="*.mirror.example", ports=[443])])
+    assert [(d.host, d.ports) for d in changed.egress] == [("*.mirror.example", [443])]
+    with pytest.raises(EnclaveError) as bad:
+        client.set_conversation_egress(conv.id, [EgressDestination(host="1.2.3.4")])
+    assert bad.value.code == "invalid_arguments"
+    assert client.set_conversation_egress(conv.id, []).egress == []
+    client.delete_conversation(conv.id)

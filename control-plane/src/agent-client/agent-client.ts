@@ -73,6 +73,7 @@ import {
 } from "@enclave/proto/gen/enclave/agent/v1/kernel.js";
 import { AgentErrorCode } from "@enclave/proto/gen/enclave/agent/v1/errors.js";
 import { trailerErrorCode } from "@enclave/proto/agent-error-trailer.js";
+import { EgressClient } from "@enclave/proto/gen/enclave/agent/v1/egress.js";
 import { CallMuxClient, CallMuxService } from "@enclave/proto/gen/enclave/agent/v1/mux.js";
 import { CallMuxChannel, type MuxMethod, NotForMux } from "./call-mux-client.js";
 import { EnclaveError, type EnclaveErrorCode } from "../errors.js";
@@ -124,6 +125,8 @@ export class AgentClient {
   readonly ast: AstClient;
   readonly lsp: LspClient;
   readonly kernels: KernelsClient;
+  /** The egress tunnel (see egress/egress-tunnels.ts): opened only for a conversation with an egress policy. */
+  readonly egress: EgressClient;
   private readonly muxClient: CallMuxClient;
   /** Small unary calls go over one long-lived stream (an older agent without it: unary). */
   private readonly mux: CallMuxChannel;
@@ -144,6 +147,8 @@ export class AgentClient {
     this.ast = new AstClient(address, creds, shared);
     this.lsp = new LspClient(address, creds, shared);
     this.kernels = new KernelsClient(address, creds, shared);
+    // Not traced: the tunnel outlives any one call.
+    this.egress = new EgressClient(address, creds, { ...channelOptions, channelOverride: this.info.getChannel() } as Partial<ChannelOptions>);
     this.muxClient = new CallMuxClient(address, creds, shared);
     this.mux = new CallMuxChannel(this.muxClient);
   }
@@ -160,6 +165,7 @@ export class AgentClient {
     this.ast.close();
     this.lsp.close();
     this.kernels.close();
+    this.egress.close();
     this.info.close();
     this.onClose();
   }

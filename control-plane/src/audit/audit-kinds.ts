@@ -28,6 +28,9 @@ export const AUDIT_KIND_TABLE = {
   tenant_paused: "an operator paused a tenant (detail: who, and why)",
   tenant_resumed: "an operator resumed a paused tenant (detail: who)",
   stream_cut: "a stream ended by the control plane (tool: the stream's kind; outcome cut:slow_reader or cut:unauthenticated, a revoked token)",
+  egress:
+    "a request through the egress proxy (tool: method and destination; outcome ok, refused:<why> or error:<why>; detail: the address dialled and bytes each way)",
+  egress_policy: "a conversation's egress policy set (detail: by whom, and the destinations)",
 } as const;
 
 export type AuditKind = keyof typeof AUDIT_KIND_TABLE;

@@ -21,7 +21,7 @@ commands:
   images push --registry HOST:PORT [NAME...]   push built images by content tag, record digests
   images inspect [NAME...]       inputs, hash, size, SBOM summary and tools of built images
   images verify [NAME...]        start images under the enclosure's hardening and check their promises
-  audit ID                       the egress audit of ID's enclosure, and its bridge calls
+  audit ID                       the egress audit of ID's enclosure, its bridge calls and egress requests
   calls list|cancel [CALL_ID]    (operators) the tool calls in flight, and cancelling one
   kernel stop ID KERNEL          (operators) kill a conversation's kernel (by id, or python|javascript)
   host-agent stop ID             (operators) stop a conversation's host agent
@@ -84,11 +84,17 @@ unix socket is refused without both, unless --insecure-remote (ENCLAVE_INSECURE_
        enclave tokens quota TENANT NAME N|default               NAME: runningEnclosures, concurrentCalls, kernels,
                                                                 hostAgents, maxMemoryBytes, maxPids, maxCpus, maxDiskBytes,
                                                                 devcontainerBuilds, maxIdleSeconds, maxLifetimeSeconds
+       enclave tokens egress TENANT DESTINATION... | none       the operator's egress maximum (default none)
+
+DESTINATION is HOST[:PORTS], *.DOMAIN[:PORTS] (its subdomains) or CIDR[:PORTS], PORTS comma-separated
+(none: any port), an IPv6 range in brackets before ports: a conversation of the tenant may allow
+these through the egress proxy and no more (\`enclave conversations egress\`).
 
 Edits the token file (--tokens-file, ENCLAVE_TOKENS_FILE, else DATA_DIR/tokens.json); a running
 control plane picks changes up within a second. The file keeps SHA-256 digests, never tokens.`,
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] [--idle SECONDS] [--lifetime SECONDS]
        enclave conversations get|show ID | delete ID | lifecycle ID [--idle SECONDS] [--lifetime SECONDS]  [--json]
+       enclave conversations egress ID DESTINATION... | none
 
 get and show (the same) add what the conversation costs now: CPU time and memory (now and peak) from
 its placement's cgroup, an enclosure's figures from the Docker engine, and its workspace's size on
@@ -100,7 +106,12 @@ call in flight, no cell running, no debug session stopped and no card open, and 
 after it started or woke; the next call wakes it and its result says what was lost (kernels, language
 servers, debug sessions; never the workspace). 0 or absent: the server's defaults
 (ENCLAVE_IDLE_TIMEOUT_SECONDS, default 3600; ENCLAVE_MAX_LIFETIME_SECONDS, default 86400). A value past
-the tenant's maxIdleSeconds or maxLifetimeSeconds (\`enclave tokens quota\`) is refused.`,
+the tenant's maxIdleSeconds or maxLifetimeSeconds (\`enclave tokens quota\`) is refused.
+
+egress sets where the conversation's code may reach through the egress proxy (HOST[:PORTS],
+*.DOMAIN[:PORTS] or CIDR[:PORTS]), within the tenant's operator maximum; none (the default) is no
+network at all. A name resolving to a private, loopback or link-local address is refused unless a
+CIDR lists it. Each request is in the audit log (kind egress) and in \`enclave audit ID\`.`,
   tenants: `usage: enclave tenants pause TENANT [--reason TEXT] | resume TENANT  [--json]
 
 Operators only (a plain tenant's token is refused with permission_denied). pause refuses every call of
@@ -204,6 +215,8 @@ verify   starts each image (default: the ones enclosures run) under the enclosur
   audit: `usage: enclave audit ID [--json]                the egress audit: each hardening promise of the enclosure
                                                    checked from outside and inside, and the bridge calls
        enclave audit --log [ID] [--follow] [--json]  the audit log (every conversation without ID)
+The egress audit states the conversation's egress policy and, with one, wants exactly the proxy's
+loopback listener and a probe through it refused; it lists each request through the egress proxy.
 Exit status 3 when a check of the egress audit fails. --json prints the egress audit as one object,
 the log as one event object per line.`,
   cards: `usage: enclave cards [ID] [--follow] [--all] [--full] [--json]

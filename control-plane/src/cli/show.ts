@@ -13,7 +13,11 @@ export function showConversation(c: Conversation): string {
       `${e.state === "paused" ? `; memory kept${e.checkpointBytes ? ` in ${(e.checkpointBytes / 1024 ** 2).toFixed(1)} MiB` : ""}` : ""}` +
       `${e.pauseTimings ? `; ${e.pauseTimings}` : ""})`
     : "host";
-  return `${c.id}  ${where}  ${c.workspacePath}\n  ${showLifecycle(c)}`;
+  const allow = c.egress?.allow ?? [];
+  const egress = allow.length
+    ? `  egress: ${allow.map((d) => `${d.host || (d.cidr.includes(":") && d.ports.length ? `[${d.cidr}]` : d.cidr)}${d.ports.length ? `:${d.ports.join(",")}` : ""}`).join(" ")}`
+    : "";
+  return `${c.id}  ${where}  ${c.workspacePath}${egress}\n  ${showLifecycle(c)}`;
 }
 
 /** Whether it sleeps (why, since when, what was kept), and its idle timeout and maximum lifetime. */

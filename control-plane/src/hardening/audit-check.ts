@@ -22,6 +22,8 @@ export interface EnclosureAuditReport {
   relaxations: string[];
   checks: AuditCheck[];
   bridgeCalls: AuditEvent[];
+  /** Requests through the egress proxy (kind egress), allowed and refused. */
+  egressRequests: AuditEvent[];
   passed: boolean;
   timeMs: number;
 }

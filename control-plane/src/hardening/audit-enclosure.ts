@@ -8,7 +8,14 @@ import { originCheck } from "./origin-check.js";
 import type { AgentSelfReport, EnclosureViews } from "./port.js";
 import { judgeOnRemoteEngine } from "./remote-engine-audit.js";
 
-export async function auditInEnclosure(conversationId: string, enc: EnclosureRecord, views: EnclosureViews, agent: AgentSelfReport): Promise<AuditCheck[]> {
+/** `egressListener`: the port of the egress proxy's listener while the conversation has a policy (the one listener expected). */
+export async function auditInEnclosure(
+  conversationId: string,
+  enc: EnclosureRecord,
+  views: EnclosureViews,
+  agent: AgentSelfReport,
+  egressListener?: number,
+): Promise<AuditCheck[]> {
   const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
   const [info, inside, volume] = await Promise.all([views.containerInfo(enc), agent.selfAudit().catch(asError), views.workspaceVolumeInfo(enc)]);
   // The host's view first, then gVisor's: the reader gVisor's view starts is no process of the host's.
@@ -17,7 +24,7 @@ export async function auditInEnclosure(conversationId: string, enc: EnclosureRec
     outside.gvisor = await views.gvisorView(enc).catch(asError);
     outside.runsc = await views.runscRegistration().catch(asError);
   }
-  const computed = enclosureChecks(outside, inside, enc);
+  const computed = enclosureChecks(outside, inside, enc, egressListener === undefined ? [] : [`tcp 127.0.0.1:${egressListener}`]);
   computed.push(originCheck(conversationId, enc, info, await agent.health().then((h) => h.conversationId, asError)));
   return views.engine.remote ? judgeOnRemoteEngine(computed, info, enc, views.engine.name) : computed;
 }

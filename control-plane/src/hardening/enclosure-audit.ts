@@ -19,8 +19,13 @@ import { ENCLOSURE_CHECKS } from "./checks/table.js";
 import { checkView } from "./checks/view.js";
 
 /** Both halves of every check, in the table's order; `ok` only when the outside half holds and the inside half agrees. */
-export function enclosureChecks(outside: OutsideView, inside: SelfAuditResponse | Error, record: EnclosureRecord): AuditCheck[] {
-  const view = checkView(outside, inside, record);
+export function enclosureChecks(
+  outside: OutsideView,
+  inside: SelfAuditResponse | Error,
+  record: EnclosureRecord,
+  expectedListening: readonly string[] = [],
+): AuditCheck[] {
+  const view = checkView(outside, inside, record, expectedListening);
   return ENCLOSURE_CHECKS.map((check) => check.run(view));
 }
 
@@ -60,6 +65,10 @@ export function formatAuditReport(r: EnclosureAuditReport): string {
     lines.push(
       `  ${new Date(e.timeMs).toISOString()} ${e.tool} (${e.tier}) ${e.argumentsDigest} ${e.outcome} ${e.durationMs} ms${e.kernelId ? ` from kernel ${e.kernelId}` : ""}`,
     );
+  }
+  lines.push(`egress requests recorded: ${r.egressRequests.length}`);
+  for (const e of r.egressRequests) {
+    lines.push(`  ${new Date(e.timeMs).toISOString()} ${e.tool || "(no request)"} ${e.outcome} ${e.durationMs} ms — ${e.detail}`);
   }
   return lines.join("\n");
 }

@@ -1,5 +1,6 @@
 // A conversation's record and its enclosure's, as the state database keeps them (JSON, whole).
 import type { EnclosureRequest, EnclosureRuntime } from "./enclosure.js";
+import type { EgressDestination } from "./egress.js";
 
 export interface EnclosureLimits {
   memoryBytes: number;
@@ -114,4 +115,6 @@ export interface ConversationRecord {
   lifecycle?: LifecycleRecord;
   /** The tenant that owns it; records made before tenants existed belong to the implicit one. */
   tenant: string;
+  /** Where its code may reach through the egress proxy (checked, within the tenant's maximum); absent: nowhere. */
+  egress?: EgressDestination[];
 }

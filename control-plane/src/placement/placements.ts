@@ -62,6 +62,8 @@ export class Placements implements PlacementPort {
   private readonly transitions = new Map<string, Promise<unknown>>();
   /** Containers being checkpointed: their exit is the pause's, not a death. */
   private readonly checkpointing = new Set<string>();
+  /** Told of the agent each call reaches (the egress tunnels follow it); a failure there fails no call. */
+  onAgent: (conversationId: string, client: AgentClient) => Promise<void> = async () => undefined;
   /** Images refused by the rule, recorded at most once an interval per tenant (a flood must not fill the log). */
   private readonly refusals: RefusalAudit;
 
@@ -286,9 +288,11 @@ export class Placements implements PlacementPort {
     const conv = this.store.get(conversationId);
     const enc = conv.enclosure;
     if (!enc) {
-      const host = await this.hostAgents.endpoint(conv.id, conv.workspacePath, prepare);
+      // A kernel started ahead would start before the egress listener, without the proxy's variables.
+      const host = await this.hostAgents.endpoint(conv.id, conv.workspacePath, conv.egress?.length ? undefined : prepare);
       noteHostAgentRunning(this.store, conv);
       this.noteAgent(conv.id, this.hostAgents.pid(conv.id), host.where);
+      await this.tellAgent(conv.id, host.client);
       return host;
     }
     if (enc.state === "dead") throw deadError(conv, enc);
@@ -309,7 +313,16 @@ export class Placements implements PlacementPort {
         );
       }
     }
+    await this.tellAgent(conv.id, client);
     return { placement: "enclosure", client, where: enclosureWhere(enc) };
+  }
+
+  private async tellAgent(conversationId: string, client: AgentClient): Promise<void> {
+    try {
+      await this.onAgent(conversationId, client);
+    } catch (err) {
+      this.log(`conversation ${conversationId}: ${(err as Error).message}`, conversationId);
+    }
   }
 
   /** The agent serving the conversation right now, if any: for watching, so it starts nothing. */

@@ -22,7 +22,9 @@ import {
   type WorkerHostCommand,
   type WorkerHostMessage,
   ControlPlaneService,
+  type EgressPolicy,
 } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { checkPolicy, type EgressDestination } from "../egress/egress-policy.js";
 import { onCallerGone } from "@enclave/proto/caller-gone.js";
 import type { AuditEvent } from "../audit/audit-log.js";
 import { RefusalAudit } from "../audit/refusal-audit.js";
@@ -82,6 +84,11 @@ interface IncomingCall {
 type ViewId = (key: string) => string;
 const asKey: ViewId = (key) => key;
 
+/** A request's egress policy, checked (undefined when absent: empty). */
+function egressFrom(p: EgressPolicy | undefined): EgressDestination[] {
+  return checkPolicy(p?.allow ?? [], "egress");
+}
+
 /** `showPaths`: whether the caller may learn host paths (see TenantScope.seesHostPaths). */
 export function conversationMessage(
   c: ConversationView,
@@ -114,6 +121,7 @@ export function conversationMessage(
           detail: c.lifecycle.sleep.detail,
         }
       : undefined,
+    egress: { allow: (c.egress ?? []).map((d) => ({ host: d.host ?? "", cidr: d.cidr ?? "", ports: d.ports })) },
     enclosure: e
       ? {
           containerId: e.containerId,
@@ -214,6 +222,8 @@ export function controlPlaneService(
   tracing: Tracing = TRACING_OFF,
 ): ControlPlaneServer {
   const refusals = new RefusalAudit((input) => cp.recordAudit(input));
+  // With tokens, each tenant's operator egress maximum is its entry's (none when it sets none).
+  if (access.auth.tokensRequired) cp.setEgressMaximumSource((tenant) => access.auth.tenant(tenant)?.egressMaximum ?? []);
   /** The caller's scope from its bearer token; a refused caller is recorded in the audit log. */
   const scopeOf = (call: IncomingCall): TenantScope => {
     const [header] = call.metadata.get("authorization");
@@ -503,10 +513,11 @@ export function controlPlaneService(
     createConversation: unary((req, s) => {
       s.checkWorkspacePath(req.workspacePath);
       const lifecycle = lifecycleWithin(s, s.tenant.name, req, "CreateConversation");
+      const egress = egressFrom(req.egress);
       // A spare host agent is one more host agent of the tenant's: none is taken past its quota.
       const spare = !Number.isFinite(s.tenant.quotas.hostAgents) || liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents;
       return conversationMessage(
-        cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare, lifecycle }),
+        cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare, lifecycle, egress }),
         s.viewer,
         s.seesHostPaths,
       );
@@ -726,7 +737,12 @@ export function controlPlaneService(
     },
     auditEnclosure: unary(async (req, s) => {
       const audited = await cp.auditEnclosure(s.conversationId(req.conversationId));
-      const r = { ...audited, conversationId: s.view(audited.conversationId), bridgeCalls: audited.bridgeCalls.map(s.auditView) };
+      const r = {
+        ...audited,
+        conversationId: s.view(audited.conversationId),
+        bridgeCalls: audited.bridgeCalls.map(s.auditView),
+        egressRequests: audited.egressRequests.map(s.auditView),
+      };
       return { ...r, text: formatAuditReport(r) };
     }),
     describePlacement: unary(async (req, s) => {
@@ -863,6 +879,26 @@ export function controlPlaneService(
         s.viewer,
       ),
     ),
+    setConversationEgress: unary(async (req, s) => {
+      const id = s.conversationId(req.conversationId);
+      const allow = egressFrom(req.egress);
+      try {
+        return conversationMessage(await cp.setConversationEgress(id, allow, s.tenant.name), s.viewer, s.seesHostPaths);
+      } catch (err) {
+        // A policy past the operator's maximum is audited like a request past the operator's limits.
+        const e = asEnclaveError(err);
+        if (e.code === "invalid_arguments") {
+          refusals.refused(`egress ${s.tenant.name}`, {
+            kind: "call_refused",
+            tenant: s.tenant.name,
+            conversationId: id,
+            outcome: `refused:${e.code}`,
+            detail: `SetConversationEgress: ${e.message}`,
+          });
+        }
+        throw e;
+      }
+    }),
     listRuns: unary((req, s) => {
       const key = req.conversationId ? s.conversationId(req.conversationId) : undefined;
       return {

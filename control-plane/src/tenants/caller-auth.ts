@@ -9,7 +9,7 @@ import { basename, dirname } from "node:path";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { defaultQuotas, IMPLICIT, type Tenant } from "./tenant.js";
-import { readTokenFile, type TokenEntry, tokenId, tokenMatches } from "./token-file.js";
+import { egressMaximumOf, readTokenFile, type TokenEntry, tokenId, tokenMatches } from "./token-file.js";
 
 export interface CallerAuth {
   /** Whether callers must present a token (false: everyone is the implicit tenant). */
@@ -95,12 +95,17 @@ export class TokenFileAuth implements CallerAuth {
       const contents = readTokenFile(this.file);
       const tenants = new Map<string, Tenant>();
       for (const [name, entry] of Object.entries(contents.tenants)) {
-        tenants.set(name, { name, operator: entry.operator ?? false, quotas: { ...defaultQuotas(entry.operator ?? false), ...entry.quotas } });
+        tenants.set(name, {
+          name,
+          operator: entry.operator ?? false,
+          quotas: { ...defaultQuotas(entry.operator ?? false), ...entry.quotas },
+          egressMaximum: egressMaximumOf(this.file, name, entry),
+        });
       }
       const tokens = new Map<string, TokenEntry>();
       for (const t of contents.tokens) {
         tokens.set(t.id, t);
-        if (!tenants.has(t.tenant)) tenants.set(t.tenant, { name: t.tenant, operator: false, quotas: defaultQuotas(false) });
+        if (!tenants.has(t.tenant)) tenants.set(t.tenant, { name: t.tenant, operator: false, quotas: defaultQuotas(false), egressMaximum: [] });
       }
       // A token gone, replaced or moved, or one whose tenant is no longer an operator: what it opened
       // (with an operator's view of every tenant) ends; opened again, it has its tenant's view.

@@ -2,6 +2,7 @@
 // cards, audit events, enclosure, kernels, tool hosts and workers) belongs to exactly one tenant; an
 // operator tenant may read and act on every tenant's.
 import { IMPLICIT_TENANT } from "../conversations/conversation-store.js";
+import type { EgressMaximum } from "../egress/egress-policy.js";
 import { LIMITS } from "../limits.js";
 import { MIN_CPUS } from "../placement/enclosure-settings.js";
 
@@ -55,6 +56,8 @@ export interface Tenant {
   /** Sees and touches every tenant's conversations (the console's operators). */
   operator: boolean;
   quotas: TenantQuotas;
+  /** The operator's egress maximum: what a conversation of the tenant may allow (undefined: no bound, the implicit tenant only). */
+  egressMaximum: EgressMaximum;
 }
 
 export const DEFAULT_QUOTAS: TenantQuotas = {
@@ -96,6 +99,7 @@ export const IMPLICIT: Tenant = {
     maxIdleSeconds: Infinity,
     maxLifetimeSeconds: Infinity,
   },
+  egressMaximum: undefined,
 };
 
 const NAME_RE = new RegExp(`^[a-z0-9][a-z0-9_-]{0,${LIMITS.tenantNameMaxChars - 1}}$`);

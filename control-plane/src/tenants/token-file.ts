@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname } from "node:path";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { checkPolicy, type EgressDestination, parseDestinationText } from "../egress/egress-policy.js";
 import { quoted } from "../text/wording.js";
 import { QUOTA_NAMES, type QuotaName, type TenantQuotas, tenantNameProblem, validQuotaValue } from "./tenant.js";
 
@@ -20,6 +21,8 @@ export interface TenantEntry {
   operator?: boolean;
   /** Quotas for this tenant; a missing one takes the default (LIMITS.tenant*). */
   quotas?: Partial<TenantQuotas>;
+  /** The operator's egress maximum: destinations (`HOST[:PORTS]`, `CIDR[:PORTS]`) a conversation of the tenant may allow; none when absent. */
+  egress?: string[];
 }
 
 export interface TokenEntry {
@@ -89,6 +92,7 @@ export function parseTokenFile(file: string, text: string): TokenFile {
       if (!validQuotaValue(q as QuotaName, v)) throw bad(file, `tenant \`${name}\`: quota ${q} ${quotaValueRule(q as QuotaName)}`);
     }
   }
+  for (const [name, t] of Object.entries(tenants)) egressMaximumOf(file, name, t);
   if (!Array.isArray(o.tokens)) throw bad(file, "`tokens` must be a list");
   if (o.tokens.length > LIMITS.tokenFileMaxTokens) throw bad(file, `holds ${o.tokens.length} tokens; at most ${LIMITS.tokenFileMaxTokens}`);
   const seen = new Set<string>();
@@ -102,6 +106,32 @@ export function parseTokenFile(file: string, text: string): TokenFile {
     if (typeof t.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(t.sha256)) throw bad(file, `token ${t.id}: sha256 must be 64 hex digits`);
   }
   return { version: 1, tenants, tokens: o.tokens as TokenEntry[] };
+}
+
+/** A tenant entry's egress maximum, checked: none when the entry sets none. */
+export function egressMaximumOf(file: string, name: string, t: TenantEntry): EgressDestination[] {
+  if (t.egress === undefined) return [];
+  if (!Array.isArray(t.egress) || t.egress.some((d) => typeof d !== "string")) throw bad(file, `tenant \`${name}\`: egress must be a list of destinations`);
+  try {
+    return checkPolicy(
+      t.egress.map((d) => parseDestinationText(d, "destination")),
+      `egress maximum`,
+    );
+  } catch (err) {
+    throw bad(file, `tenant \`${name}\`: ${(err as Error).message}`);
+  }
+}
+
+/** Sets a tenant's egress maximum (empty: no egress for its conversations). */
+export function setEgressMaximum(file: string, tenant: string, destinations: EgressDestination[], text: (d: EgressDestination) => string): void {
+  const contents = readTokenFile(file);
+  const entry = contents.tenants[tenant];
+  if (!entry) throw new EnclaveError("not_found", `no tenant \`${tenant}\` in ${file}; \`enclave tokens add ${tenant}\` creates it`);
+  const next: TenantEntry = { ...entry };
+  if (destinations.length) next.egress = destinations.map(text);
+  else delete next.egress;
+  contents.tenants[tenant] = next;
+  writeTokenFile(file, contents);
 }
 
 export function readTokenFile(file: string): TokenFile {

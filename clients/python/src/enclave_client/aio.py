@@ -129,9 +129,25 @@ class AsyncEnclaveClient:
 
     # Conversations and enclosures.
 
-    async def create_conversation(self, id: str = "", workspace_path: str = "", *, idle_timeout_seconds: int = 0, max_lifetime_seconds: int = 0, timeout: Optional[float] = None) -> m.Conversation:
+    async def create_conversation(
+        self,
+        id: str = "",
+        workspace_path: str = "",
+        *,
+        idle_timeout_seconds: int = 0,
+        max_lifetime_seconds: int = 0,
+        egress: Sequence[m.EgressDestination] = (),
+        timeout: Optional[float] = None,
+    ) -> m.Conversation:
+        """A new conversation; its id and workspace are made when not given. ``idle_timeout_seconds`` and
+        ``max_lifetime_seconds``: its lifecycle (0: the server's defaults). ``egress``: where its code may
+        reach through the egress proxy (default: nowhere)."""
         req = pb.CreateConversationRequest(
-            id=id, workspace_path=workspace_path, idle_timeout_seconds=idle_timeout_seconds, max_lifetime_seconds=max_lifetime_seconds
+            id=id,
+            workspace_path=workspace_path,
+            idle_timeout_seconds=idle_timeout_seconds,
+            max_lifetime_seconds=max_lifetime_seconds,
+            egress=m.egress_policy_pb(egress) if egress else None,
         )
         return m.conversation_from_pb(await self._call(self._stub.CreateConversation, req, timeout))
 
@@ -151,6 +167,13 @@ class AsyncEnclaveClient:
     ) -> m.Conversation:
         req = pb.StartEnclosureRequest(conversation_id=conversation_id, options=(options or m.EnclosureOptions()).to_pb())
         return m.conversation_from_pb(await self._call(self._stub.StartEnclosure, req, timeout))
+
+    async def set_conversation_egress(
+        self, conversation_id: str, allow: Sequence[m.EgressDestination], *, timeout: Optional[float] = None
+    ) -> m.Conversation:
+        """Replaces the conversation's egress policy (within the tenant's operator maximum, else ``invalid_arguments``); empty turns egress off."""
+        req = pb.EgressSetRequest(conversation_id=conversation_id, egress=m.egress_policy_pb(allow))
+        return m.conversation_from_pb(await self._call(self._stub.SetConversationEgress, req, timeout))
 
     async def stop_enclosure(self, conversation_id: str, *, force: bool = False, timeout: Optional[float] = None) -> m.Conversation:
         req = pb.StopEnclosureRequest(conversation_id=conversation_id, force=force)

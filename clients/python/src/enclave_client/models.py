@@ -173,6 +173,20 @@ class ConversationUsage:
 
 
 @dataclass(frozen=True)
+class EgressDestination:
+    """One destination a conversation's code may reach through the egress proxy: exactly one of ``host``
+    (a name, or ``*.example.com`` for its subdomains) and ``cidr``, with the ports it allows (none: any)."""
+
+    host: str = ""
+    cidr: str = ""
+    ports: List[int] = field(default_factory=list)
+
+
+def egress_policy_pb(allow: Sequence[EgressDestination]) -> pb.EgressPolicy:
+    return pb.EgressPolicy(allow=[pb.EgressDestination(host=d.host, cidr=d.cidr, ports=list(d.ports)) for d in allow])
+
+
+@dataclass(frozen=True)
 class Conversation:
     id: str
     workspace_path: str
@@ -193,6 +207,8 @@ class Conversation:
     #: When it was put to sleep; 0 while active.
     slept_at_ms: int = 0
     sleep: Optional[LifecycleSleep] = None
+    #: Where its code may reach through the egress proxy; empty: nowhere (no network at all).
+    egress: List[EgressDestination] = field(default_factory=list)
 
 
 def _usage_from_pb(u: pb.ConversationUsage) -> ConversationUsage:
@@ -213,7 +229,8 @@ def conversation_from_pb(m: pb.Conversation) -> Conversation:
         enclosure = _plain(Enclosure, e, limits=limits)
     sleep = _plain(LifecycleSleep, m.sleep) if m.HasField("sleep") else None
     usage = _usage_from_pb(m.usage) if m.HasField("usage") else None
-    return _plain(Conversation, m, enclosure=enclosure, sleep=sleep, usage=usage)
+    egress = [EgressDestination(host=d.host, cidr=d.cidr, ports=list(d.ports)) for d in m.egress.allow]
+    return _plain(Conversation, m, enclosure=enclosure, sleep=sleep, usage=usage, egress=egress)
 
 
 @dataclass(frozen=True)

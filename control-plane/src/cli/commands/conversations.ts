@@ -1,5 +1,7 @@
-// enclave conversations list | create | get (or show) | delete | lifecycle.
+// enclave conversations list | create | get (or show) | delete | lifecycle | egress.
 import { type CommandContext, usage } from "../context.js";
+import { type EgressDestination, parseDestinationText } from "../../egress/egress-policy.js";
+import { EnclaveError } from "../../errors.js";
 import { HELP } from "../help.js";
 import { showConversation } from "../show.js";
 import { showUsage } from "../show-usage.js";
@@ -38,6 +40,24 @@ export async function conversationsCommand({ sub, rest, opts, client }: CommandC
     await client.deleteConversation(id);
     if (json) sayJson({ deleted: id });
     else say(`deleted ${id}`);
+    return;
+  }
+  if (sub === "egress") {
+    const [id = "", ...given] = rest;
+    if (!id || given.length === 0) usage(HELP.conversations ?? "");
+    let allow: EgressDestination[] = [];
+    try {
+      if (!(given.length === 1 && given[0] === "none")) allow = given.map((d) => parseDestinationText(d, "destination"));
+    } catch (err) {
+      if (err instanceof EnclaveError) usage(err.message);
+      throw err;
+    }
+    const c = await client.setConversationEgress(
+      id,
+      allow.map((d) => ({ host: d.host ?? "", cidr: d.cidr ?? "", ports: d.ports })),
+    );
+    if (json) sayJson(c);
+    else say(showConversation(c));
     return;
   }
   usage(HELP.conversations ?? "");

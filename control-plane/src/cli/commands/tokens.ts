@@ -3,7 +3,9 @@
 import { join, resolve } from "node:path";
 import { loadConfig } from "../../config.js";
 import { QUOTA_NAMES, type QuotaName, tenantNameProblem, validQuotaValue } from "../../tenants/tenant.js";
-import { addToken, quotaValueRule, readTokenFile, revokeTokens, setQuota } from "../../tenants/token-file.js";
+import { addToken, quotaValueRule, readTokenFile, revokeTokens, setEgressMaximum, setQuota } from "../../tenants/token-file.js";
+import { checkPolicy, type EgressDestination, formatDestination, formatPolicy, parseDestinationText } from "../../egress/egress-policy.js";
+import { EnclaveError } from "../../errors.js";
 import type { CliOptions } from "../options.js";
 import { fail, usage } from "../context.js";
 import { say } from "../terminal-text.js";
@@ -39,7 +41,7 @@ export function tokensCommand({ sub, rest, opts }: { sub: string; rest: string[]
       const quotas = Object.entries(t.quotas ?? {})
         .map(([q, n]) => `${q}=${n}`)
         .join(" ");
-      say(`tenant ${name}${t.operator ? " (operator)" : ""}${quotas ? `  quotas: ${quotas}` : ""}`);
+      say(`tenant ${name}${t.operator ? " (operator)" : ""}${quotas ? `  quotas: ${quotas}` : ""}${t.egress?.length ? `  egress: ${t.egress.join(" ")}` : ""}`);
       for (const k of contents.tokens.filter((x) => x.tenant === name)) {
         say(`  ${k.id}  added ${new Date(k.createdAtMs).toISOString()}${k.label ? `  ${k.label}` : ""}`);
       }
@@ -55,5 +57,25 @@ export function tokensCommand({ sub, rest, opts }: { sub: string; rest: string[]
     say(`tenant ${tenant}: ${name} ${n === undefined ? "back to the default" : `= ${n}`}`);
     return;
   }
-  usage(`unknown tokens command \`${sub}\`; add, revoke, list or quota`);
+  if (sub === "egress") {
+    // The operator's egress maximum: what a conversation of the tenant may allow, no more.
+    const [tenant = "", ...given] = rest;
+    if (!tenant || given.length === 0)
+      usage("usage: enclave tokens egress TENANT (DESTINATION... | none), DESTINATION HOST[:PORTS], *.DOMAIN[:PORTS] or CIDR[:PORTS]");
+    let destinations: EgressDestination[] = [];
+    try {
+      if (!(given.length === 1 && given[0] === "none"))
+        destinations = checkPolicy(
+          given.map((d) => parseDestinationText(d, "destination")),
+          "egress maximum",
+        );
+    } catch (err) {
+      if (err instanceof EnclaveError) usage(err.message);
+      throw err;
+    }
+    setEgressMaximum(file, tenant, destinations, formatDestination);
+    say(`tenant ${tenant}: egress maximum ${formatPolicy(destinations)}`);
+    return;
+  }
+  usage(`unknown tokens command \`${sub}\`; add, revoke, list, quota or egress`);
 }

@@ -64,7 +64,8 @@ export const mib = (bytes: number): string => `${Math.round(bytes / 1024 ** 2)} 
 export const notShown = "not shown (gVisor has no cgroup files inside)";
 
 /** The views, and what every check derives from them the same way. */
-export function checkView(outside: OutsideView, inside: SelfAuditResponse | Error, record: EnclosureRecord) {
+/** `expectedListening`: the egress proxy's listener ("tcp 127.0.0.1:PORT") while the conversation has an egress policy. */
+export function checkView(outside: OutsideView, inside: SelfAuditResponse | Error, record: EnclosureRecord, expectedListening: readonly string[] = []) {
   const { info } = outside;
   const hc = info.HostConfig;
   const runtime: EnclosureRuntime = record.runtime;
@@ -115,6 +116,7 @@ export function checkView(outside: OutsideView, inside: SelfAuditResponse | Erro
     sandboxFlag,
     hostNets,
     hostListening,
+    expectedListening,
   };
 }
 

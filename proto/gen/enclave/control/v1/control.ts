@@ -103,6 +103,41 @@ export interface CreateConversationRequest {
    * for the server's default. Past the tenant's maxLifetimeSeconds it is refused (invalid_arguments).
    */
   maxLifetimeSeconds: number;
+  /**
+   * Where the conversation's code may reach through the egress proxy; empty (the default): nowhere,
+   * the enclosure has no network at all. Bounded by the tenant's operator maximum.
+   */
+  egress?: EgressPolicy | undefined;
+}
+
+/**
+ * The destinations a conversation's code may reach through the egress proxy, each request audited.
+ * Empty: none (no listener in the enclosure, no network at all).
+ */
+export interface EgressPolicy {
+  allow: EgressDestination[];
+}
+
+/** One allowed destination: exactly one of host and cidr, and the ports (none: any port). */
+export interface EgressDestination {
+  /**
+   * A host name ("pypi.org"), or a wildcard for its subdomains ("*.example.com", not the name itself).
+   * The proxy resolves it; an address it resolves to that is private, loopback, link-local or
+   * otherwise not public is refused unless a cidr destination lists it.
+   */
+  host: string;
+  /**
+   * An address range ("203.0.113.0/24", "127.0.0.1/32", "2001:db8::/32"): addresses a name resolves
+   * to, and addresses named directly.
+   */
+  cidr: string;
+  ports: number[];
+}
+
+export interface EgressSetRequest {
+  conversationId: string;
+  /** Replaces the conversation's policy whole; empty turns egress off. */
+  egress?: EgressPolicy | undefined;
 }
 
 export interface GetConversationRequest {
@@ -212,7 +247,11 @@ export interface Conversation {
    * What the conversation costs now: filled by GetConversation only (ListConversations leaves it
    * out, as measuring every workspace on each list would cost more than the list).
    */
-  usage?: ConversationUsage | undefined;
+  usage?:
+    | ConversationUsage
+    | undefined;
+  /** Where its code may reach through the egress proxy; empty: nowhere. */
+  egress?: EgressPolicy | undefined;
 }
 
 /** How a conversation was put to sleep. */
@@ -707,7 +746,10 @@ export interface AuditEvent {
    * its conversation: tool is the action, detail begins "by <who>"), "conversation_slept" (outcome:
    * why: idle, max_lifetime, tenant_paused, operator, pause), "conversation_woke" (outcome ok or
    * error:<code>), "tenant_paused" and "tenant_resumed" (detail: the operator tenant that did it, and
-   * why). The console's filter offers every kind.
+   * why), "enclosure_paused" and "enclosure_resumed" (outcome ok or error:<code>; detail: by whom),
+   * "egress" (a request through the egress proxy: tool is its method and destination, outcome "ok",
+   * "refused:<why>" or "error:<why>", detail the address dialled and the bytes each way),
+   * "egress_policy" (a conversation's egress policy set). The console's filter offers every kind.
    */
   kind: string;
   tool: string;
@@ -1116,7 +1158,7 @@ export interface StopHostAgentResponse {
 }
 
 function createBaseCreateConversationRequest(): CreateConversationRequest {
-  return { id: "", workspacePath: "", idleTimeoutSeconds: 0, maxLifetimeSeconds: 0 };
+  return { id: "", workspacePath: "", idleTimeoutSeconds: 0, maxLifetimeSeconds: 0, egress: undefined };
 }
 
 export const CreateConversationRequest: MessageFns<CreateConversationRequest> = {
@@ -1132,6 +1174,9 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
     }
     if (message.maxLifetimeSeconds !== 0) {
       writer.uint32(32).int64(message.maxLifetimeSeconds);
+    }
+    if (message.egress !== undefined) {
+      EgressPolicy.encode(message.egress, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1181,6 +1226,14 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
             message.maxLifetimeSeconds = longToNumber(reader.int64());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.egress = EgressPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1211,6 +1264,7 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
         : isSet(object.max_lifetime_seconds)
         ? globalThis.Number(object.max_lifetime_seconds)
         : 0,
+      egress: isSet(object.egress) ? EgressPolicy.fromJSON(object.egress) : undefined,
     };
   },
 
@@ -1228,6 +1282,9 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
     if (message.maxLifetimeSeconds !== 0) {
       obj.maxLifetimeSeconds = Math.round(message.maxLifetimeSeconds);
     }
+    if (message.egress !== undefined) {
+      obj.egress = EgressPolicy.toJSON(message.egress);
+    }
     return obj;
   },
 
@@ -1240,6 +1297,284 @@ export const CreateConversationRequest: MessageFns<CreateConversationRequest> = 
     message.workspacePath = object.workspacePath ?? "";
     message.idleTimeoutSeconds = object.idleTimeoutSeconds ?? 0;
     message.maxLifetimeSeconds = object.maxLifetimeSeconds ?? 0;
+    message.egress = (object.egress !== undefined && object.egress !== null)
+      ? EgressPolicy.fromPartial(object.egress)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEgressPolicy(): EgressPolicy {
+  return { allow: [] };
+}
+
+export const EgressPolicy: MessageFns<EgressPolicy> = {
+  encode(message: EgressPolicy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.allow) {
+      EgressDestination.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EgressPolicy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEgressPolicy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.allow.push(EgressDestination.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EgressPolicy {
+    return {
+      allow: globalThis.Array.isArray(object?.allow) ? object.allow.map((e: any) => EgressDestination.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: EgressPolicy): unknown {
+    const obj: any = {};
+    if (message.allow?.length) {
+      obj.allow = message.allow.map((e) => EgressDestination.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EgressPolicy>, I>>(base?: I): EgressPolicy {
+    return EgressPolicy.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EgressPolicy>, I>>(object: I): EgressPolicy {
+    const message = createBaseEgressPolicy();
+    message.allow = object.allow?.map((e) => EgressDestination.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseEgressDestination(): EgressDestination {
+  return { host: "", cidr: "", ports: [] };
+}
+
+export const EgressDestination: MessageFns<EgressDestination> = {
+  encode(message: EgressDestination, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.host !== "") {
+      writer.uint32(10).string(message.host);
+    }
+    if (message.cidr !== "") {
+      writer.uint32(18).string(message.cidr);
+    }
+    if (message.ports.length !== 0) {
+      writer.uint32(26).fork();
+      for (const v of message.ports) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EgressDestination {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEgressDestination();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.host = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cidr = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag === 24) {
+              message.ports.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 26) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.ports.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EgressDestination {
+    return {
+      host: isSet(object.host) ? globalThis.String(object.host) : "",
+      cidr: isSet(object.cidr) ? globalThis.String(object.cidr) : "",
+      ports: globalThis.Array.isArray(object?.ports) ? object.ports.map((e: any) => globalThis.Number(e)) : [],
+    };
+  },
+
+  toJSON(message: EgressDestination): unknown {
+    const obj: any = {};
+    if (message.host !== "") {
+      obj.host = message.host;
+    }
+    if (message.cidr !== "") {
+      obj.cidr = message.cidr;
+    }
+    if (message.ports?.length) {
+      obj.ports = message.ports.map((e) => Math.round(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EgressDestination>, I>>(base?: I): EgressDestination {
+    return EgressDestination.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EgressDestination>, I>>(object: I): EgressDestination {
+    const message = createBaseEgressDestination();
+    message.host = object.host ?? "";
+    message.cidr = object.cidr ?? "";
+    message.ports = object.ports?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseEgressSetRequest(): EgressSetRequest {
+  return { conversationId: "", egress: undefined };
+}
+
+export const EgressSetRequest: MessageFns<EgressSetRequest> = {
+  encode(message: EgressSetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    if (message.egress !== undefined) {
+      EgressPolicy.encode(message.egress, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EgressSetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEgressSetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.egress = EgressPolicy.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EgressSetRequest {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      egress: isSet(object.egress) ? EgressPolicy.fromJSON(object.egress) : undefined,
+    };
+  },
+
+  toJSON(message: EgressSetRequest): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.egress !== undefined) {
+      obj.egress = EgressPolicy.toJSON(message.egress);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EgressSetRequest>, I>>(base?: I): EgressSetRequest {
+    return EgressSetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EgressSetRequest>, I>>(object: I): EgressSetRequest {
+    const message = createBaseEgressSetRequest();
+    message.conversationId = object.conversationId ?? "";
+    message.egress = (object.egress !== undefined && object.egress !== null)
+      ? EgressPolicy.fromPartial(object.egress)
+      : undefined;
     return message;
   },
 };
@@ -2068,6 +2403,7 @@ function createBaseConversation(): Conversation {
     sleptAtMs: 0,
     sleep: undefined,
     usage: undefined,
+    egress: undefined,
   };
 }
 
@@ -2114,6 +2450,9 @@ export const Conversation: MessageFns<Conversation> = {
     }
     if (message.usage !== undefined) {
       ConversationUsage.encode(message.usage, writer.uint32(122).fork()).join();
+    }
+    if (message.egress !== undefined) {
+      EgressPolicy.encode(message.egress, writer.uint32(130).fork()).join();
     }
     return writer;
   },
@@ -2243,6 +2582,14 @@ export const Conversation: MessageFns<Conversation> = {
             message.usage = ConversationUsage.decode(reader, reader.uint32());
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.egress = EgressPolicy.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2303,6 +2650,7 @@ export const Conversation: MessageFns<Conversation> = {
         : 0,
       sleep: isSet(object.sleep) ? LifecycleSleep.fromJSON(object.sleep) : undefined,
       usage: isSet(object.usage) ? ConversationUsage.fromJSON(object.usage) : undefined,
+      egress: isSet(object.egress) ? EgressPolicy.fromJSON(object.egress) : undefined,
     };
   },
 
@@ -2350,6 +2698,9 @@ export const Conversation: MessageFns<Conversation> = {
     if (message.usage !== undefined) {
       obj.usage = ConversationUsage.toJSON(message.usage);
     }
+    if (message.egress !== undefined) {
+      obj.egress = EgressPolicy.toJSON(message.egress);
+    }
     return obj;
   },
 
@@ -2377,6 +2728,9 @@ export const Conversation: MessageFns<Conversation> = {
       : undefined;
     message.usage = (object.usage !== undefined && object.usage !== null)
       ? ConversationUsage.fromPartial(object.usage)
+      : undefined;
+    message.egress = (object.egress !== undefined && object.egress !== null)
+      ? EgressPolicy.fromPartial(object.egress)
       : undefined;
     return message;
   },
@@ -13980,6 +14334,19 @@ export const ControlPlaneService = {
     responseSerialize: (value: TenantPauseState): Buffer => Buffer.from(TenantPauseState.encode(value).finish()),
     responseDeserialize: (value: Buffer): TenantPauseState => TenantPauseState.decode(value),
   },
+  /**
+   * Sets a conversation's egress policy (a running enclosure's proxy follows at once). A destination
+   * past the tenant's operator maximum is refused with invalid_arguments naming the maximum.
+   */
+  setConversationEgress: {
+    path: "/enclave.control.v1.ControlPlane/SetConversationEgress" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EgressSetRequest): Buffer => Buffer.from(EgressSetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EgressSetRequest => EgressSetRequest.decode(value),
+    responseSerialize: (value: Conversation): Buffer => Buffer.from(Conversation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Conversation => Conversation.decode(value),
+  },
 } as const;
 
 export interface ControlPlaneServer extends UntypedServiceImplementation {
@@ -14103,6 +14470,11 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
   pauseTenant: handleUnaryCall<PauseTenantRequest, TenantPauseState>;
   /** Operators only. The tenant's calls are taken again; its conversations wake on their next call. */
   resumeTenant: handleUnaryCall<ResumeTenantRequest, TenantPauseState>;
+  /**
+   * Sets a conversation's egress policy (a running enclosure's proxy follows at once). A destination
+   * past the tenant's operator maximum is refused with invalid_arguments naming the maximum.
+   */
+  setConversationEgress: handleUnaryCall<EgressSetRequest, Conversation>;
 }
 
 export interface ControlPlaneClient extends Client {
@@ -14627,6 +14999,25 @@ export interface ControlPlaneClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: TenantPauseState) => void,
+  ): ClientUnaryCall;
+  /**
+   * Sets a conversation's egress policy (a running enclosure's proxy follows at once). A destination
+   * past the tenant's operator maximum is refused with invalid_arguments naming the maximum.
+   */
+  setConversationEgress(
+    request: EgressSetRequest,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  setConversationEgress(
+    request: EgressSetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  setConversationEgress(
+    request: EgressSetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Conversation) => void,
   ): ClientUnaryCall;
 }
 

@@ -271,8 +271,9 @@ class ContentPart(_message.Message):
     def __init__(self, text: _Optional[str] = ..., image: _Optional[_Union[ImagePart, _Mapping]] = ..., rich: _Optional[_Union[RichPart, _Mapping]] = ..., repeats_streamed: bool = ...) -> None: ...
 
 class Conversation(_message.Message):
-    __slots__ = ["created_at_ms", "enclosure", "id", "idle_timeout_seconds", "lifecycle_state", "max_lifetime_seconds", "not_copied_back", "open_runs", "placement", "sleep", "slept_at_ms", "tenant", "usage", "workspace_path"]
+    __slots__ = ["created_at_ms", "egress", "enclosure", "id", "idle_timeout_seconds", "lifecycle_state", "max_lifetime_seconds", "not_copied_back", "open_runs", "placement", "sleep", "slept_at_ms", "tenant", "usage", "workspace_path"]
     CREATED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    EGRESS_FIELD_NUMBER: _ClassVar[int]
     ENCLOSURE_FIELD_NUMBER: _ClassVar[int]
     IDLE_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
@@ -287,6 +288,7 @@ class Conversation(_message.Message):
     USAGE_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_PATH_FIELD_NUMBER: _ClassVar[int]
     created_at_ms: int
+    egress: EgressPolicy
     enclosure: Enclosure
     id: str
     idle_timeout_seconds: int
@@ -300,7 +302,7 @@ class Conversation(_message.Message):
     tenant: str
     usage: ConversationUsage
     workspace_path: str
-    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ..., slept_at_ms: _Optional[int] = ..., sleep: _Optional[_Union[LifecycleSleep, _Mapping]] = ..., usage: _Optional[_Union[ConversationUsage, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ..., slept_at_ms: _Optional[int] = ..., sleep: _Optional[_Union[LifecycleSleep, _Mapping]] = ..., usage: _Optional[_Union[ConversationUsage, _Mapping]] = ..., egress: _Optional[_Union[EgressPolicy, _Mapping]] = ...) -> None: ...
 
 class ConversationUsage(_message.Message):
     __slots__ = ["cgroup", "cgroup_unavailable", "engine", "engine_unavailable", "measured_at_ms", "workspace", "workspace_unavailable"]
@@ -321,16 +323,18 @@ class ConversationUsage(_message.Message):
     def __init__(self, measured_at_ms: _Optional[int] = ..., cgroup: _Optional[_Union[CgroupUsage, _Mapping]] = ..., cgroup_unavailable: _Optional[str] = ..., engine: _Optional[_Union[EngineUsage, _Mapping]] = ..., engine_unavailable: _Optional[str] = ..., workspace: _Optional[_Union[WorkspaceUsage, _Mapping]] = ..., workspace_unavailable: _Optional[str] = ...) -> None: ...
 
 class CreateConversationRequest(_message.Message):
-    __slots__ = ["id", "idle_timeout_seconds", "max_lifetime_seconds", "workspace_path"]
+    __slots__ = ["egress", "id", "idle_timeout_seconds", "max_lifetime_seconds", "workspace_path"]
+    EGRESS_FIELD_NUMBER: _ClassVar[int]
     IDLE_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     MAX_LIFETIME_SECONDS_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_PATH_FIELD_NUMBER: _ClassVar[int]
+    egress: EgressPolicy
     id: str
     idle_timeout_seconds: int
     max_lifetime_seconds: int
     workspace_path: str
-    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ..., egress: _Optional[_Union[EgressPolicy, _Mapping]] = ...) -> None: ...
 
 class CustomToolLoadFailure(_message.Message):
     __slots__ = ["file", "reason"]
@@ -373,6 +377,30 @@ class Diagnostic(_message.Message):
     severity: str
     source: str
     def __init__(self, path: _Optional[str] = ..., line: _Optional[int] = ..., column: _Optional[int] = ..., severity: _Optional[str] = ..., code: _Optional[str] = ..., message: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
+
+class EgressDestination(_message.Message):
+    __slots__ = ["cidr", "host", "ports"]
+    CIDR_FIELD_NUMBER: _ClassVar[int]
+    HOST_FIELD_NUMBER: _ClassVar[int]
+    PORTS_FIELD_NUMBER: _ClassVar[int]
+    cidr: str
+    host: str
+    ports: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, host: _Optional[str] = ..., cidr: _Optional[str] = ..., ports: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class EgressPolicy(_message.Message):
+    __slots__ = ["allow"]
+    ALLOW_FIELD_NUMBER: _ClassVar[int]
+    allow: _containers.RepeatedCompositeFieldContainer[EgressDestination]
+    def __init__(self, allow: _Optional[_Iterable[_Union[EgressDestination, _Mapping]]] = ...) -> None: ...
+
+class EgressSetRequest(_message.Message):
+    __slots__ = ["conversation_id", "egress"]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    EGRESS_FIELD_NUMBER: _ClassVar[int]
+    conversation_id: str
+    egress: EgressPolicy
+    def __init__(self, conversation_id: _Optional[str] = ..., egress: _Optional[_Union[EgressPolicy, _Mapping]] = ...) -> None: ...
 
 class Enclosure(_message.Message):
     __slots__ = ["checkpoint_bytes", "container_id", "detail", "image", "limits", "memory_kept", "notes", "origin", "pause_notes", "pause_timings", "paused_at_ms", "relaxations", "runtime", "started_at_ms", "state", "workspace_mode"]

@@ -184,6 +184,11 @@ class ControlPlaneStub(object):
                 request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.ResumeTenantRequest.SerializeToString,
                 response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.TenantPauseState.FromString,
                 )
+        self.SetConversationEgress = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/SetConversationEgress',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.EgressSetRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
+                )
 
 
 class ControlPlaneServicer(object):
@@ -447,6 +452,14 @@ class ControlPlaneServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetConversationEgress(self, request, context):
+        """Sets a conversation's egress policy (a running enclosure's proxy follows at once). A destination
+        past the tenant's operator maximum is refused with invalid_arguments naming the maximum.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ControlPlaneServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -614,6 +627,11 @@ def add_ControlPlaneServicer_to_server(servicer, server):
                     servicer.ResumeTenant,
                     request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.ResumeTenantRequest.FromString,
                     response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.TenantPauseState.SerializeToString,
+            ),
+            'SetConversationEgress': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetConversationEgress,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.EgressSetRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1188,5 +1206,22 @@ class ControlPlane(object):
         return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/ResumeTenant',
             enclave_dot_control_dot_v1_dot_control__pb2.ResumeTenantRequest.SerializeToString,
             enclave_dot_control_dot_v1_dot_control__pb2.TenantPauseState.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def SetConversationEgress(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/SetConversationEgress',
+            enclave_dot_control_dot_v1_dot_control__pb2.EgressSetRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
