@@ -11,6 +11,7 @@ export type ControlPlaneApi = Pick<
   | "getConversation"
   | "listConversations"
   | "deleteConversation"
+  | "forkConversation"
   | "conversationTenant"
   | "liveEnclosures"
   | "startEnclosure"

@@ -10,6 +10,7 @@ export const AUDIT_KIND_TABLE = {
   enclosure_died: "an enclosure died",
   conversation_created: "a conversation created",
   conversation_deleted: "a conversation deleted",
+  conversation_forked: "a conversation forked from another (detail: the source, who forked it, what was copied)",
   agent_restarted: "a host agent restarted after it was lost",
   worker_started: "a vibe worker started",
   worker_settled: "a vibe worker settled (outcome: its state)",

@@ -9,6 +9,7 @@ export const HELP: Record<string, string> = {
 commands:
   serve                          run the control plane (host placement works without Docker)
   conversations list|create|get|delete [ID] [--workspace DIR]
+  conversations fork SRC [NEW] [--workspace-only]   a new conversation from SRC's files (and enclosure options)
   enclosure start|stop ID        start or stop a conversation's enclosure (explicitly; nothing else does)
   tools list                     the tools a run sees
   tool call NAME [JSON]          call a tool with JSON arguments (asks allow? [y/N] when a card needs it)
@@ -79,7 +80,17 @@ unix socket is refused without both, unless --insecure-remote (ENCLAVE_INSECURE_
 
 Edits the token file (--tokens-file, ENCLAVE_TOKENS_FILE, else DATA_DIR/tokens.json); a running
 control plane picks changes up within a second. The file keeps SHA-256 digests, never tokens.`,
-  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID  [--json]`,
+  conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] | get ID | delete ID  [--json]
+       enclave conversations fork SRC [NEW] [--workspace-only] [--json]
+
+fork makes conversation NEW (generated when not given) in SRC's tenant from a copy of SRC's workspace:
+files and folders, links that stay inside it; links leading out of it and special files (FIFOs,
+sockets, devices) are not copied and are listed; hard links become separate files. Files are cloned
+(reflinks) where the data folder's filesystem can, copied otherwise. A running enclosure is paused
+while its workspace is read. When SRC has an enclosure, NEW gets its own, started with the same image
+and options (within the tenant's limits now), unless --workspace-only. The two share no writable
+path. Memory is not forked: NEW's kernels, language servers and debug sessions start fresh. A
+workspace larger than the tenant's maxDiskBytes quota is not forked.`,
   doctor: `usage: enclave doctor [--json]
 
 Checks, without installing anything, what \`make run\` installs for host placement: bubblewrap and its

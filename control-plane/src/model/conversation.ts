@@ -1,5 +1,5 @@
 // A conversation's record and its enclosure's, as the state database keeps them (JSON, whole).
-import type { EnclosureRuntime } from "./enclosure.js";
+import type { EnclosureRequest, EnclosureRuntime } from "./enclosure.js";
 
 export interface EnclosureLimits {
   memoryBytes: number;
@@ -36,6 +36,8 @@ export interface EnclosureRecord {
   notes?: string[];
   /** Set when the enclosure came from the warm pool (pre-started, then claimed by this conversation alone). */
   pool?: PoolOrigin;
+  /** The options it was started with, as asked (a fork starts its enclosure with them); missing in records made before forks. */
+  request?: EnclosureRequest;
 }
 
 export interface PoolOrigin {
@@ -63,4 +65,6 @@ export interface ConversationRecord {
   hostAgentLost?: { startedAtMs: number; noticedAtMs: number };
   /** The tenant that owns it; records made before tenants existed belong to the implicit one. */
   tenant: string;
+  /** The key of the conversation this one was forked from (see conversations/conversation-fork.ts). */
+  forkedFrom?: string;
 }

@@ -360,6 +360,9 @@ export class Placements implements PlacementPort {
     }
     // The agent it started, so that another one answering later is known to be a restart.
     this.noteAgent(conv.id, agentPid, enclosureWhere(record));
+    // As asked, for a fork to ask the same (the tenant's limits are applied anew then).
+    const { buildsAllowed: _builds, ...asked } = req;
+    record.request = asked;
     conv.enclosure = record;
     this.clients.set(conv.id, client);
     this.store.put(conv);

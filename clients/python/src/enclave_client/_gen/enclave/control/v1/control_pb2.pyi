@@ -221,9 +221,10 @@ class ContentPart(_message.Message):
     def __init__(self, text: _Optional[str] = ..., image: _Optional[_Union[ImagePart, _Mapping]] = ..., rich: _Optional[_Union[RichPart, _Mapping]] = ..., repeats_streamed: bool = ...) -> None: ...
 
 class Conversation(_message.Message):
-    __slots__ = ["created_at_ms", "enclosure", "id", "not_copied_back", "open_runs", "placement", "tenant", "workspace_path"]
+    __slots__ = ["created_at_ms", "enclosure", "forked_from", "id", "not_copied_back", "open_runs", "placement", "tenant", "workspace_path"]
     CREATED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     ENCLOSURE_FIELD_NUMBER: _ClassVar[int]
+    FORKED_FROM_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     NOT_COPIED_BACK_FIELD_NUMBER: _ClassVar[int]
     OPEN_RUNS_FIELD_NUMBER: _ClassVar[int]
@@ -232,13 +233,14 @@ class Conversation(_message.Message):
     WORKSPACE_PATH_FIELD_NUMBER: _ClassVar[int]
     created_at_ms: int
     enclosure: Enclosure
+    forked_from: str
     id: str
     not_copied_back: _containers.RepeatedScalarFieldContainer[str]
     open_runs: _containers.RepeatedScalarFieldContainer[str]
     placement: str
     tenant: str
     workspace_path: str
-    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ..., forked_from: _Optional[str] = ...) -> None: ...
 
 class CreateConversationRequest(_message.Message):
     __slots__ = ["id", "workspace_path"]
@@ -385,6 +387,16 @@ class EnclosureOptions(_message.Message):
     workspace_mode: str
     writable_root: bool
     def __init__(self, image: _Optional[str] = ..., workspace_mode: _Optional[str] = ..., memory_bytes: _Optional[int] = ..., cpus: _Optional[float] = ..., pids_limit: _Optional[int] = ..., user: _Optional[str] = ..., network_mode: _Optional[str] = ..., keep_capabilities: _Optional[_Iterable[str]] = ..., writable_root: bool = ..., allow_new_privileges: bool = ..., agent_delivery: _Optional[str] = ..., disk_limit_bytes: _Optional[int] = ..., runtime: _Optional[str] = ..., devcontainer: bool = ...) -> None: ...
+
+class ForkConversationRequest(_message.Message):
+    __slots__ = ["id", "source_conversation_id", "workspace_only"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    WORKSPACE_ONLY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    source_conversation_id: str
+    workspace_only: bool
+    def __init__(self, source_conversation_id: _Optional[str] = ..., id: _Optional[str] = ..., workspace_only: bool = ...) -> None: ...
 
 class GetCardArgumentsRequest(_message.Message):
     __slots__ = ["conversation_id", "limit", "number", "offset"]
