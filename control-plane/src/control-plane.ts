@@ -309,7 +309,10 @@ export class ControlPlane {
         await this.placements.start(id, enclosureRequest, req.caller ?? { operator: false });
         const enc = this.conversations.get(id).enclosure;
         if (enc) {
-          enc.notes = [...(enc.notes ?? []), `forked from \`${bareId(src.id)}\`: the workspace was copied; memory was not (kernels and language servers start fresh)`];
+          enc.notes = [
+            ...(enc.notes ?? []),
+            `forked from \`${bareId(src.id)}\`: the workspace was copied; memory was not (kernels and language servers start fresh)`,
+          ];
           this.conversations.put(this.conversations.get(id));
         }
       }

@@ -67,7 +67,12 @@ export async function copyForkWorkspace(
   try {
     if (enc?.workspaceMode === "copy") {
       const r = await (await driverFor(enc)).snapshotWorkspace(enc, into, limits);
-      return { files: r.files, bytes: r.bytes, notCopied: skippedLines(r.skipped, r.skippedTotal), from: "the enclosure's /workspace (copy mode, paused while read)" };
+      return {
+        files: r.files,
+        bytes: r.bytes,
+        notCopied: skippedLines(r.skipped, r.skippedTotal),
+        from: "the enclosure's /workspace (copy mode, paused while read)",
+      };
     }
     const copy = (): ReturnType<typeof copyTree> => copyTree(src.workspacePath, into, limits);
     const r = enc && enc.state !== "dead" ? await (await driverFor(enc)).whilePaused(enc, copy) : await copy();
