@@ -9,6 +9,7 @@ import { densityRows } from "./density-bench.js";
 import { consoleRows } from "./console-bench.js";
 import { enclosureRows } from "./enclosure-bench.js";
 import { firstCellRows } from "./first-cell-bench.js";
+import { forkRows } from "./fork-bench.js";
 import { kernelRows } from "./kernel-bench.js";
 import { lspBenchRows } from "./lsp-bench.js";
 import type { BenchRow } from "./measure.js";
@@ -19,6 +20,7 @@ import { type BenchResults, describeMachine, markdownTable, withRatios, writeRes
 /** Each benchmark by name; `make bench ONLY=name,name` runs a subset. */
 const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   enclosure: enclosureRows,
+  fork: forkRows,
   "questions-vibe": questionsVibeRows,
   "ast-search": astSearchRows,
   lsp: lspBenchRows,
