@@ -11,7 +11,7 @@
 //   are two files in the copy, so nothing in the copy shares an inode with the source;
 // - file contents are cloned where the filesystem can (FICLONE: a reflink, copy on write: btrfs, XFS),
 //   and copied in the kernel otherwise (copy_file_range); the total size and entry count are bounded.
-import { constants, promises as fsp } from "node:fs";
+import { constants, promises as fsp, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { ArchiveLimitError, linkStaysInside, MAX_REPORTED, type SkippedEntry, type SkipKind } from "./archive-unpack.js";
 import { atFd, openDirNoFollow } from "./fd-path.js";
@@ -34,6 +34,31 @@ export interface TreeCopyReport {
 }
 
 const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+/** Entries of one folder looked at and files copied at once: the thread pool's threads kept busy. */
+const WIDTH = 16;
+
+/**
+ * Runs `fn` on every item, `width` at a time. On a failure no new item starts, and the first failure
+ * is thrown only once every item started has settled: the folder handles the items use stay open
+ * until then (a handle closed under a running copy could be reused by another open, and its
+ * /proc/self/fd path would then lead somewhere else).
+ */
+async function eachAtOnce<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { err: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (!failure && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await fn(item);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  if (failure) throw failure.err;
+}
 
 /** A copy of `from` (a folder) into `into` (an existing empty folder no one else writes). */
 export async function copyTree(from: string, into: string, limits: TreeCopyLimits): Promise<TreeCopyReport> {
@@ -65,11 +90,12 @@ export async function copyTree(from: string, into: string, limits: TreeCopyLimit
       if (report.bytes + st.size > limits.maxBytes) {
         throw new ArchiveLimitError("bytes", limits.maxBytes, `the tree holds more than ${limits.maxBytes} bytes of file content`);
       }
+      // Taken before the copy, so copies running at once cannot pass the bound together.
+      report.bytes += st.size;
       // From the handle checked above (the /proc entry reopens that very file), into a name that must
       // not exist yet. FICLONE falls back to a plain in-kernel copy where the filesystem cannot clone.
       await fsp.copyFile(atFd(fh.fd), atFd(dstDir.fd, name), constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
       report.files++;
-      report.bytes += st.size;
       if (st.nlink > 1) report.hardLinked++;
     } finally {
       await fh.close();
@@ -77,12 +103,20 @@ export async function copyTree(from: string, into: string, limits: TreeCopyLimit
   };
 
   const walk = async (srcDir: FileHandle, dstDir: FileHandle, location: string[]): Promise<void> => {
-    for (const name of (await fsp.readdir(atFd(srcDir.fd))).sort()) {
+    const names = (await fsp.readdir(atFd(srcDir.fd))).sort();
+    for (let i = 0; i < names.length; i++) count();
+    const stats = new Map<string, Stats>();
+    await eachAtOnce(names, WIDTH, async (name) => {
+      const st = await fsp.lstat(atFd(srcDir.fd, name)).catch(() => undefined);
+      if (st) stats.set(name, st); // else gone since it was listed
+    });
+    const files: string[] = [];
+    const folders: string[] = [];
+    for (const name of names) {
+      const st = stats.get(name);
+      if (!st) continue;
       const here = [...location, name];
       const rel = here.join("/");
-      count();
-      const st = await fsp.lstat(atFd(srcDir.fd, name)).catch(() => undefined);
-      if (!st) continue; // Gone since it was listed.
       if (st.isSymbolicLink()) {
         const target = await fsp.readlink(atFd(srcDir.fd, name)).catch(() => undefined);
         if (target === undefined) continue;
@@ -92,30 +126,33 @@ export async function copyTree(from: string, into: string, limits: TreeCopyLimit
         }
         await fsp.symlink(target, atFd(dstDir.fd, name));
         report.symlinks++;
-      } else if (st.isDirectory()) {
-        const sub = await openDirNoFollow(atFd(srcDir.fd, name)).catch(() => undefined);
-        if (!sub) {
-          skip(rel, "not_made", "it was swapped for something other than a folder while the tree was copied");
-          continue;
-        }
-        try {
-          await fsp.mkdir(atFd(dstDir.fd, name), { mode: 0o700 });
-          const made = await openDirNoFollow(atFd(dstDir.fd, name));
-          try {
-            await walk(sub, made, here);
-            await made.chmod(st.mode & 0o777);
-          } finally {
-            await made.close();
-          }
-          report.directories++;
-        } finally {
-          await sub.close();
-        }
-      } else if (st.isFile()) {
-        await copyFile(srcDir, dstDir, name, rel);
-      } else {
+      } else if (st.isDirectory()) folders.push(name);
+      else if (st.isFile()) files.push(name);
+      else {
         const what = st.isFIFO() ? "a FIFO" : st.isSocket() ? "a socket" : st.isCharacterDevice() || st.isBlockDevice() ? "a device" : "a special file";
         skip(rel, "special_file", `${what}, which is not copied`);
+      }
+    }
+    await eachAtOnce(files, WIDTH, (name) => copyFile(srcDir, dstDir, name, [...location, name].join("/")));
+    for (const name of folders) {
+      const here = [...location, name];
+      const sub = await openDirNoFollow(atFd(srcDir.fd, name)).catch(() => undefined);
+      if (!sub) {
+        skip(here.join("/"), "not_made", "it was swapped for something other than a folder while the tree was copied");
+        continue;
+      }
+      try {
+        await fsp.mkdir(atFd(dstDir.fd, name), { mode: 0o700 });
+        const made = await openDirNoFollow(atFd(dstDir.fd, name));
+        try {
+          await walk(sub, made, here);
+          await made.chmod((stats.get(name)?.mode ?? 0o755) & 0o777);
+        } finally {
+          await made.close();
+        }
+        report.directories++;
+      } finally {
+        await sub.close();
       }
     }
   };
