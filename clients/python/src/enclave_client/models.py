@@ -85,6 +85,8 @@ class Conversation:
     open_runs: List[str]
     not_copied_back: List[str]
     tenant: str
+    #: The conversation this one was forked from (fork_conversation); empty otherwise.
+    forked_from: str = ""
 
 
 def conversation_from_pb(m: pb.Conversation) -> Conversation:
