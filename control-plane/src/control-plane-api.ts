@@ -15,6 +15,7 @@ export type ControlPlaneApi = Pick<
   | "conversationUsage"
   | "listConversations"
   | "deleteConversation"
+  | "forkConversation"
   | "conversationTenant"
   | "liveEnclosures"
   | "startEnclosure"

@@ -18,7 +18,8 @@ import type { ControlPlaneConfig } from "./config.js";
 import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
 import type { ConversationRecord, SleepReason, SleepRecord } from "./model/conversation.js";
 import type { ConversationUsage } from "./model/usage.js";
-import { conversationKey, splitKey } from "./conversations/conversation-keys.js";
+import { bareId, conversationKey, splitKey } from "./conversations/conversation-keys.js";
+import { copyForkWorkspace, type ForkBound, forkEnclosureRequest, MEMORY_NOT_FORKED } from "./conversations/conversation-fork.js";
 import { asEnclaveError, EnclaveError } from "./errors.js";
 import { enclosureWhere } from "./placement/docker-driver.js";
 import type { DescribeResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
@@ -72,6 +73,20 @@ export type PlacementDescription = DescribeResponse & { agentVersion: string; wo
 async function describeAgent(ep: AgentEndpoint): Promise<PlacementDescription> {
   const [health, described] = await Promise.all([ep.client.health(), ep.client.describe()]);
   return { ...described, agentVersion: health.version, workspaceRoot: health.workspaceRoot, agentNodeVersion: health.nodeVersion };
+}
+
+export interface ForkRequest {
+  /** The new conversation's bare id, in the source's tenant; generated when empty. */
+  id?: string;
+  /** Copy the workspace only, even when the source has an enclosure. */
+  workspaceOnly?: boolean;
+  /** What the copy may take at most (the tenant's maxDiskBytes, or the server's bound). */
+  bound: ForkBound;
+  /** Who forked it, for the audit log (a tenant's name). */
+  by: string;
+  /** The source's enclosure options as the fork's start may ask them (the tenant's limits applied now). */
+  enclosure?: (asked: EnclosureRequest) => EnclosureRequest;
+  caller?: EnclosureCaller;
 }
 
 export interface ConversationView extends ConversationRecord {
@@ -324,7 +339,7 @@ export class ControlPlane {
     const bare = req.id || this.conversations.newId();
     this.conversations.checkId(bare);
     const id = conversationKey(tenant, bare);
-    if (this.conversations.has(id)) throw new EnclaveError("already_exists", `conversation \`${bare}\` already exists`);
+    if (this.conversations.has(id) || this.forking.has(id)) throw new EnclaveError("already_exists", `conversation \`${bare}\` already exists`);
     let workspacePath: string;
     let ownsWorkspace = false;
     if (req.workspacePath) {
@@ -363,6 +378,83 @@ export class ControlPlane {
     if (conv.egress)
       this.audit.record({ kind: "egress_policy", conversationId: id, tenant, detail: `set at creation by tenant ${tenant}: ${formatPolicy(conv.egress)}` });
     return this.view(conv);
+  }
+
+  /** New ids being forked into: taken from the moment a fork starts copying, so two forks cannot both make one. */
+  private readonly forking = new Set<string>();
+
+  /**
+   * A new conversation of the source's tenant (see conversations/conversation-fork.ts): a copy of its
+   * workspace and, when it has an enclosure and `workspaceOnly` is not set, a new enclosure started
+   * with the same options. Memory is not forked. Nothing of a fork that fails stays.
+   */
+  async forkConversation(sourceId: string, req: ForkRequest): Promise<ConversationView> {
+    const src = this.conversations.get(sourceId);
+    const tenant = src.tenant;
+    const bare = req.id || this.conversations.newId();
+    this.conversations.checkId(bare);
+    const id = conversationKey(tenant, bare);
+    if (this.conversations.has(id) || this.forking.has(id)) throw new EnclaveError("already_exists", `conversation \`${bare}\` already exists`);
+    // A source asleep with its enclosure stopped still has the options its wake would start again.
+    const srcRequest = req.workspaceOnly
+      ? undefined
+      : src.enclosure
+        ? forkEnclosureRequest(src.enclosure)
+        : src.lifecycle?.sleep?.enclosure
+          ? { ...src.lifecycle.sleep.enclosure.request }
+          : undefined;
+    const enclosureRequest = srcRequest ? (req.enclosure ?? ((r: EnclosureRequest) => r))(srcRequest) : undefined;
+    // The source's egress policy goes with it, within the tenant's maximum as it is now.
+    if (src.egress?.length) checkWithinMaximum(src.egress, this.egressMaximumOf(tenant), tenant);
+    this.forking.add(id);
+    const workspacePath = this.conversations.workspaceFor(id);
+    let recorded = false;
+    try {
+      mkdirSync(workspacePath, { recursive: true, mode: 0o755 });
+      const started = Date.now();
+      const copy = await copyForkWorkspace(src, workspacePath, req.bound, (enc) => this.engines.driver(enc.engine));
+      const conv: ConversationRecord = {
+        id,
+        workspacePath,
+        ownsWorkspace: true,
+        createdAtMs: Date.now(),
+        tenant,
+        forkedFrom: src.id,
+        notCopiedBack: [...copy.notCopied, MEMORY_NOT_FORKED],
+        ...(src.egress?.length ? { egress: src.egress.map((d) => ({ ...d, ports: [...d.ports] })) } : {}),
+      };
+      const own = lifecycleValues(src.lifecycle);
+      if (own) conv.lifecycle = own;
+      this.conversations.put(conv);
+      recorded = true;
+      this.audit.record({
+        kind: "conversation_forked",
+        conversationId: id,
+        tenant,
+        detail:
+          `forked from \`${bareId(src.id)}\` by ${req.by}: ${copy.files} files, ${copy.bytes} bytes copied from ${copy.from} in ${Date.now() - started} ms` +
+          (copy.notCopied.length ? `; not copied: ${copy.notCopied.join("; ")}` : "") +
+          (enclosureRequest ? "; a new enclosure is started with the source's options" : "; served on the host (only the workspace is forked)"),
+      });
+      if (enclosureRequest) {
+        await this.placements.start(id, enclosureRequest, req.caller ?? { operator: false });
+        const enc = this.conversations.get(id).enclosure;
+        if (enc) {
+          enc.notes = [
+            ...(enc.notes ?? []),
+            `forked from \`${bareId(src.id)}\`: the workspace was copied; memory was not (kernels and language servers start fresh)`,
+          ];
+          this.conversations.put(this.conversations.get(id));
+        }
+      }
+      return this.view(this.conversations.get(id));
+    } catch (err) {
+      if (recorded) await this.deleteConversation(id).catch(() => undefined);
+      else rmSync(workspacePath, { recursive: true, force: true });
+      throw err;
+    } finally {
+      this.forking.delete(id);
+    }
   }
 
   getConversation(id: string): ConversationView {
@@ -1045,9 +1137,9 @@ export class ControlPlane {
   }
 
   /** The limits an enclosure gets when its request names none. */
-  enclosureDefaults(): { memoryBytes: number; cpus: number; pids: number; diskBytes: number } {
+  enclosureDefaults(): { memoryBytes: number; cpus: number; pids: number; diskBytes: number; copyBackMaxBytes: number } {
     const e = this.config.enclosure;
-    return { memoryBytes: e.memoryBytes, cpus: e.cpus, pids: e.pidsLimit, diskBytes: e.diskBytes };
+    return { memoryBytes: e.memoryBytes, cpus: e.cpus, pids: e.pidsLimit, diskBytes: e.diskBytes, copyBackMaxBytes: e.copyBackMaxBytes };
   }
 
   /** Every registered tool's name, custom tools included. */

@@ -10,6 +10,7 @@ import { consoleRows } from "./console-bench.js";
 import { egressRows } from "./egress-bench.js";
 import { enclosureRows } from "./enclosure-bench.js";
 import { firstCellRows } from "./first-cell-bench.js";
+import { forkRows } from "./fork-bench.js";
 import { kernelRows } from "./kernel-bench.js";
 import { lspBenchRows } from "./lsp-bench.js";
 import { pauseRows } from "./pause-bench.js";
@@ -22,6 +23,7 @@ import { type BenchResults, describeMachine, markdownTable, withRatios, writeRes
 const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   enclosure: enclosureRows,
   pause: pauseRows,
+  fork: forkRows,
   "questions-vibe": questionsVibeRows,
   "ast-search": astSearchRows,
   lsp: lspBenchRows,

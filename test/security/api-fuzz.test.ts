@@ -271,6 +271,16 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
   getConversation: { runs: 20, arb: (h) => fc.record({ conversationId: h.conversationId }) },
   listConversations: { runs: 3, arb: () => fc.constant({}) },
   deleteConversation: { runs: 25, arb: (h) => fc.record({ conversationId: h.notMyConversation }) },
+  // Workspace only: a fork that starts an enclosure is StartEnclosure's hostile options again.
+  forkConversation: {
+    runs: 25,
+    arb: (h) =>
+      fc.record({
+        sourceConversationId: h.conversationId,
+        id: fc.oneof(h.text, fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/)),
+        workspaceOnly: fc.constant(true),
+      }),
+  },
   startEnclosure: {
     runs: 90,
     slow: true,

@@ -84,6 +84,8 @@ const PROBES: Record<keyof typeof ControlPlaneService, Probe> = {
     },
   },
   deleteConversation: { byId: (c, ids) => c.deleteConversation(ids.conv) },
+  // Forking another tenant's conversation would copy its files into the caller's hands.
+  forkConversation: { byId: (c, ids) => c.forkConversation(ids.conv, "stolen-fork") },
   startEnclosure: { byId: (c, ids) => c.startEnclosure(ids.conv) },
   stopEnclosure: { byId: (c, ids) => c.stopEnclosure(ids.conv) },
   setConversationLifecycle: { byId: (c, ids) => c.setConversationLifecycle(ids.conv, { idleTimeoutSeconds: 60 }) },

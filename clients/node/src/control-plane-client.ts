@@ -353,6 +353,15 @@ export class ControlPlaneClient {
     await this.call((md, cb) => this.grpc.deleteConversation({ conversationId }, md, cb), opts);
   }
 
+  /**
+   * A new conversation from `sourceConversationId`: its workspace copied and, unless `workspaceOnly`,
+   * a new enclosure with the source's options when the source has one. Memory is not forked. `id`
+   * empty: generated. Not retried (it makes something).
+   */
+  forkConversation(sourceConversationId: string, id = "", opts: CallOptions & { workspaceOnly?: boolean } = {}): Promise<Conversation> {
+    return this.call((md, cb) => this.grpc.forkConversation({ sourceConversationId, id, workspaceOnly: opts.workspaceOnly ?? false }, md, cb), opts);
+  }
+
   startEnclosure(conversationId: string, options: Partial<EnclosureOptions> = {}, opts: CallOptions = {}): Promise<Conversation> {
     const full = EnclosureOptions.fromPartial(options);
     return this.call((md, cb) => this.grpc.startEnclosure({ conversationId, options: full }, md, cb), opts);

@@ -14,7 +14,7 @@ import pytest
 
 import enclave_client
 from enclave_client import CardAnswer, DeadlineExceededError, EgressDestination, EnclaveClient, EnclaveError, ToolOutput, ToolResult, ToolResultEvent, exec_details
-from enclave_client.errors import FailedPreconditionError, InvalidArgumentsError, NotFoundError, UnknownToolError
+from enclave_client.errors import AlreadyExistsError, FailedPreconditionError, InvalidArgumentsError, NotFoundError, UnknownToolError
 from enclave_client.tool_types import ast_edit_details, read_details
 
 from conftest import eventually, unique
@@ -328,3 +328,20 @@ def test_egress_policy_round_trip(client: EnclaveClient) -> None:
     assert bad.value.code == "invalid_arguments"
     assert client.set_conversation_egress(conv.id, []).egress == []
     client.delete_conversation(conv.id)
+
+
+def test_fork_conversation_copies_the_workspace_not_the_memory(client: EnclaveClient) -> None:
+    src = client.create_conversation()
+    run = client.open_run(src.id, approval_policy="never")
+    assert not client.call_tool(run.id, "write", {"path": "a.txt", "content": "alpha\n"}).is_error
+    fork = client.fork_conversation(src.id, workspace_only=True)
+    assert fork.forked_from == src.id and fork.id != src.id and fork.placement == "host"
+    assert any(line.startswith("(memory)") for line in fork.not_copied_back)
+    forked_run = client.open_run(fork.id, approval_policy="never")
+    assert "alpha" in client.call_tool(forked_run.id, "read", {"path": "a.txt"}).text
+    with pytest.raises(AlreadyExistsError):
+        client.fork_conversation(src.id, fork.id)
+    with pytest.raises(NotFoundError):
+        client.fork_conversation("no-such-conversation")
+    client.delete_conversation(fork.id)
+    client.delete_conversation(src.id)

@@ -12,6 +12,7 @@ export const AUDIT_KIND_TABLE = {
   enclosure_resumed: "a paused enclosure resumed (by whom: a caller, or a call's auto-resume), or a resume failed (outcome error:resume_failed)",
   conversation_created: "a conversation created",
   conversation_deleted: "a conversation deleted",
+  conversation_forked: "a conversation forked from another (detail: the source, who forked it, what was copied)",
   agent_restarted: "a host agent restarted after it was lost",
   worker_started: "a vibe worker started",
   worker_settled: "a vibe worker settled (outcome: its state)",

@@ -11,6 +11,7 @@ commands:
   conversations list|create|get|show|delete [ID] [--workspace DIR] [--idle S] [--lifetime S]   (get/show: with what it costs now)
   conversations lifecycle ID [--idle S] [--lifetime S]   a conversation's idle timeout and maximum lifetime
   tenants pause|resume TENANT [--reason TEXT]   (operators) refuse every call of a tenant, its placements asleep
+  conversations fork SRC [NEW] [--workspace-only]   a new conversation from SRC's files (and enclosure options)
   enclosure start|stop ID        start or stop a conversation's enclosure (explicitly; nothing else does)
   enclosure pause|resume ID      pause a runsc enclosure with its memory (kernels kept), or resume it
   tools list                     the tools a run sees
@@ -95,6 +96,7 @@ control plane picks changes up within a second. The file keeps SHA-256 digests, 
   conversations: `usage: enclave conversations list | create [ID] [--workspace DIR] [--idle SECONDS] [--lifetime SECONDS]
        enclave conversations get|show ID | delete ID | lifecycle ID [--idle SECONDS] [--lifetime SECONDS]  [--json]
        enclave conversations egress ID DESTINATION... | none
+       enclave conversations fork SRC [NEW] [--workspace-only] [--json]
 
 get and show (the same) add what the conversation costs now: CPU time and memory (now and peak) from
 its placement's cgroup, an enclosure's figures from the Docker engine, and its workspace's size on
@@ -111,7 +113,16 @@ the tenant's maxIdleSeconds or maxLifetimeSeconds (\`enclave tokens quota\`) is 
 egress sets where the conversation's code may reach through the egress proxy (HOST[:PORTS],
 *.DOMAIN[:PORTS] or CIDR[:PORTS]), within the tenant's operator maximum; none (the default) is no
 network at all. A name resolving to a private, loopback or link-local address is refused unless a
-CIDR lists it. Each request is in the audit log (kind egress) and in \`enclave audit ID\`.`,
+CIDR lists it. Each request is in the audit log (kind egress) and in \`enclave audit ID\`.
+
+fork makes conversation NEW (generated when not given) in SRC's tenant from a copy of SRC's workspace:
+files and folders, links that stay inside it; links leading out of it and special files (FIFOs,
+sockets, devices) are not copied and are listed; hard links become separate files. Files are cloned
+(reflinks) where the data folder's filesystem can, copied otherwise. A running enclosure is paused
+while its workspace is read. When SRC has an enclosure, NEW gets its own, started with the same image
+and options (within the tenant's limits now), unless --workspace-only. The two share no writable
+path. Memory is not forked: NEW's kernels, language servers and debug sessions start fresh. A
+workspace larger than the tenant's maxDiskBytes quota is not forked.`,
   tenants: `usage: enclave tenants pause TENANT [--reason TEXT] | resume TENANT  [--json]
 
 Operators only (a plain tenant's token is refused with permission_denied). pause refuses every call of

@@ -117,4 +117,6 @@ export interface ConversationRecord {
   tenant: string;
   /** Where its code may reach through the egress proxy (checked, within the tenant's maximum); absent: nowhere. */
   egress?: EgressDestination[];
+  /** The key of the conversation this one was forked from (see conversations/conversation-fork.ts). */
+  forkedFrom?: string;
 }

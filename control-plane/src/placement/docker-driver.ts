@@ -35,7 +35,8 @@ import { withInjection } from "./agent-injection.js";
 import { runPostCreate } from "./devcontainer.js";
 import { devcontainerTag, planEnclosureImage } from "./enclosure-image.js";
 import { agentVolume, withAgentVolume } from "./agent-volume.js";
-import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder } from "./workspace-transfer.js";
+import { copyBackFromContainer, type MirrorLimits, type NotCopied, packFolder, putFolder, whilePaused } from "./workspace-transfer.js";
+import { type UnpackReport, unpackTar } from "../fs/archive-unpack.js";
 import { runscRegistration } from "./gvisor-runtime.js";
 import type { RunscRegistration, GvisorView, HostView } from "../model/enclosure-views.js";
 import { readGvisorView } from "./gvisor-view.js";
@@ -474,6 +475,30 @@ export class DockerDriver {
   /** The checkpoints the engine holds for the enclosure's container (for tests and the status). */
   checkpoints(record: EnclosureRecord): Promise<string[]> {
     return listCheckpoints(this.docker.getContainer(record.containerId));
+  }
+
+  /**
+   * The enclosure's /workspace as it is now, unpacked into `into` (an empty folder) by the careful
+   * unpacker, the container paused meanwhile so nothing changes under the copy (a fork of a copy-mode
+   * enclosure: the host folder holds only what the last stop brought back).
+   */
+  snapshotWorkspace(record: EnclosureRecord, into: string, limits: { maxBytes: number; maxEntries: number }): Promise<UnpackReport> {
+    const container = this.docker.getContainer(record.containerId);
+    return whilePaused(container, async () => {
+      const archive = (await container.getArchive({ path: `${IN_ENCLOSURE.workspace}/.` })) as unknown as Readable;
+      return unpackTar(archive, into, {
+        depthBelowRoot: 0,
+        stripPrefix: ".",
+        maxBytes: limits.maxBytes,
+        maxApparentBytes: LIMITS.copyBackMaxApparentBytes,
+        maxEntries: limits.maxEntries,
+      });
+    });
+  }
+
+  /** Runs `use` with the enclosure paused, so the workspace it writes holds still (a fork of a bind-mode enclosure). */
+  whilePaused<T>(record: EnclosureRecord, use: () => Promise<T>): Promise<T> {
+    return whilePaused(this.docker.getContainer(record.containerId), use);
   }
 
   /** The engine's view of copy mode's workspace volume, for the egress audit; undefined in bind mode. */

@@ -176,6 +176,30 @@ export async function copyBackFromContainer(container: Docker.Container, dir: st
 }
 
 /**
+ * Runs `use` with the container paused (when it runs), so the workspace it writes holds still, and
+ * resumes it afterwards however `use` ends: a fork reads its source's workspace this way and the
+ * source's enclosure carries on.
+ */
+export async function whilePaused<T>(container: Docker.Container, use: () => Promise<T>): Promise<T> {
+  const state = (await container.inspect()).State;
+  const pausedHere = state.Running && !state.Paused;
+  if (pausedHere) await container.pause();
+  const outcome = await use().then(
+    (value) => ({ ok: true as const, value }),
+    (err: unknown) => ({ ok: false as const, err }),
+  );
+  // An enclosure left paused answers nothing: that outweighs whatever use() said.
+  if (pausedHere && !(await resume(container))) {
+    throw new EnclaveError(
+      "placement_unavailable",
+      `the enclosure ${container.id.slice(0, 12)} stays paused (the engine would not resume it): run \`docker unpause ${container.id.slice(0, 12)}\` or stop it`,
+    );
+  }
+  if (!outcome.ok) throw outcome.err;
+  return outcome.value;
+}
+
+/**
  * Resumes a container this copy back paused, until the engine says it runs unpaused (false: it would
  * not). The engine takes the resume only once it has let go of the archive it was sending, which a
  * loaded machine delays; an enclosure left paused would look alive and answer nothing.

@@ -122,6 +122,7 @@ export function conversationMessage(
         }
       : undefined,
     egress: { allow: (c.egress ?? []).map((d) => ({ host: d.host ?? "", cidr: d.cidr ?? "", ports: d.ports })) },
+    forkedFrom: c.forkedFrom ? view(c.forkedFrom) : "",
     enclosure: e
       ? {
           containerId: e.containerId,
@@ -540,6 +541,55 @@ export function controlPlaneService(
         cp.recordAudit({ kind: "operator_action", tool: "delete_conversation", conversationId: id, tenant, outcome: "ok", detail: `by ${actorOf(s, call)}` });
       }
       return {};
+    }),
+    forkConversation: unary(async (req, s) => {
+      const sourceId = s.conversationId(req.sourceConversationId);
+      const owner = cp.conversationTenant(sourceId);
+      const tenant = ownerOf(s, owner);
+      const src = cp.getConversation(sourceId);
+      const withEnclosure = !!src.enclosure && !req.workspaceOnly;
+      // Within the owner's limits as they are now, refused before anything is copied.
+      const enclosure = (asked: EnclosureRequest): EnclosureRequest => {
+        try {
+          return withinTenantLimits(tenant, asked, cp.enclosureDefaults());
+        } catch (err) {
+          const e = asEnclaveError(err);
+          refusals.refused(`limits ${s.tenant.name}`, {
+            kind: "call_refused",
+            tenant: s.tenant.name,
+            conversationId: sourceId,
+            outcome: `refused:${e.code}`,
+            detail: `ForkConversation: ${e.message}`,
+          });
+          throw e;
+        }
+      };
+      let release: () => void = () => undefined;
+      if (withEnclosure) {
+        try {
+          release = access.quotas.enterEnclosureStart(tenant, cp.liveEnclosures(owner, ""));
+        } catch (err) {
+          refusedByQuota(s, err, sourceId);
+        }
+      }
+      const bound = Number.isFinite(tenant.quotas.maxDiskBytes)
+        ? { maxBytes: tenant.quotas.maxDiskBytes, fromQuota: true, tenant: tenant.name }
+        : { maxBytes: cp.enclosureDefaults().copyBackMaxBytes, fromQuota: false, tenant: tenant.name };
+      try {
+        const forked = await cp.forkConversation(sourceId, {
+          id: req.id,
+          workspaceOnly: req.workspaceOnly,
+          bound,
+          by: s.tenant.name,
+          enclosure,
+          caller: { operator: !s.tokensRequired || s.tenant.operator },
+        });
+        return conversationMessage(forked, s.viewer, s.seesHostPaths);
+      } catch (err) {
+        return refusedByQuota(s, err, sourceId);
+      } finally {
+        release();
+      }
     }),
     startEnclosure: unary(async (req, s) => {
       const id = s.conversationId(req.conversationId);

@@ -159,6 +159,12 @@ class AsyncEnclaveClient:
         res = await self._read(self._stub.ListConversations, pb.ListConversationsRequest(), timeout)
         return [m.conversation_from_pb(c) for c in res.conversations]
 
+    async def fork_conversation(
+        self, source_conversation_id: str, id: str = "", *, workspace_only: bool = False, timeout: Optional[float] = None
+    ) -> m.Conversation:
+        req = pb.ForkConversationRequest(source_conversation_id=source_conversation_id, id=id, workspace_only=workspace_only)
+        return m.conversation_from_pb(await self._call(self._stub.ForkConversation, req, timeout))
+
     async def delete_conversation(self, conversation_id: str, *, timeout: Optional[float] = None) -> None:
         await self._call(self._stub.DeleteConversation, pb.DeleteConversationRequest(conversation_id=conversation_id), timeout)
 

@@ -166,6 +166,14 @@ class EnclaveClient:
         res = self._read(self._stub.ListConversations, pb.ListConversationsRequest(), timeout)
         return [m.conversation_from_pb(c) for c in res.conversations]
 
+    def fork_conversation(
+        self, source_conversation_id: str, id: str = "", *, workspace_only: bool = False, timeout: Optional[float] = None
+    ) -> m.Conversation:
+        """A new conversation from a copy of the source's workspace and, unless workspace_only, a new enclosure
+        with the source's options when it has one. Memory is not forked. Not retried (it makes something)."""
+        req = pb.ForkConversationRequest(source_conversation_id=source_conversation_id, id=id, workspace_only=workspace_only)
+        return m.conversation_from_pb(self._call(self._stub.ForkConversation, req, timeout))
+
     def delete_conversation(self, conversation_id: str, *, timeout: Optional[float] = None) -> None:
         self._call(self._stub.DeleteConversation, pb.DeleteConversationRequest(conversation_id=conversation_id), timeout)
 

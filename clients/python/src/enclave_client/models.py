@@ -210,6 +210,9 @@ class Conversation:
     #: Where its code may reach through the egress proxy; empty: nowhere (no network at all).
     egress: List[EgressDestination] = field(default_factory=list)
 
+    #: The conversation this one was forked from (fork_conversation); empty otherwise.
+    forked_from: str = ""
+
 
 def _usage_from_pb(u: pb.ConversationUsage) -> ConversationUsage:
     return _plain(

@@ -1,4 +1,4 @@
-// enclave conversations list | create | get (or show) | delete | lifecycle | egress.
+// enclave conversations list | create | get (or show) | delete | lifecycle | egress | fork.
 import { type CommandContext, usage } from "../context.js";
 import { type EgressDestination, parseDestinationText } from "../../egress/egress-policy.js";
 import { EnclaveError } from "../../errors.js";
@@ -33,6 +33,13 @@ export async function conversationsCommand({ sub, rest, opts, client }: CommandC
           : await client.getConversation(rest[0] ?? usage("give a conversation id"));
     if (json) sayJson(c);
     else say([showConversation(c), ...(c.usage ? showUsage(c.usage) : [])].join("\n"));
+    return;
+  }
+  if (sub === "fork") {
+    const source = rest[0] ?? usage("give the conversation to fork, and optionally the new one's id");
+    const c = await client.forkConversation(source, rest[1] ?? "", { workspaceOnly: opts["workspace-only"] ?? false });
+    if (json) sayJson(c);
+    else say([`forked ${source} into ${c.id}`, showConversation(c), ...c.notCopiedBack.map((l) => `  not copied: ${l}`)].join("\n"));
     return;
   }
   if (sub === "delete") {

@@ -158,6 +158,18 @@ export interface DeleteConversationRequest {
 export interface DeleteConversationResponse {
 }
 
+export interface ForkConversationRequest {
+  /** The conversation to fork (the caller's own; an operator may name another tenant's as <tenant>.<id>). */
+  sourceConversationId: string;
+  /** Optional; generated when empty, as CreateConversation does. In the source's tenant. */
+  id: string;
+  /**
+   * True: copy the workspace only, even when the source has an enclosure (the fork is then served on
+   * the host). False (the default): a source with an enclosure gets its fork an enclosure too.
+   */
+  workspaceOnly: boolean;
+}
+
 export interface EnclosureLimits {
   memoryBytes: number;
   cpus: number;
@@ -223,8 +235,9 @@ export interface Conversation {
   createdAtMs: number;
   openRuns: string[];
   /**
-   * What the last copy-mode stop did not bring back into the workspace, one line each: links that
-   * lead out of it, special files (FIFOs, devices), names it refused.
+   * What the last copy-mode stop did not bring back into the workspace (or, for a fork, what the fork
+   * did not copy from its source's), one line each: links that lead out of it, special files (FIFOs,
+   * devices), names it refused.
    */
   notCopiedBack: string[];
   /** The tenant that owns the conversation ("local" without tokens). */
@@ -243,6 +256,8 @@ export interface Conversation {
   sleep?:
     | LifecycleSleep
     | undefined;
+  /** The conversation this one was forked from (ForkConversation), as the caller names it; empty otherwise. */
+  forkedFrom: string;
   /**
    * What the conversation costs now: filled by GetConversation only (ListConversations leaves it
    * out, as measuring every workspace on each list would cost more than the list).
@@ -749,7 +764,8 @@ export interface AuditEvent {
    * why), "enclosure_paused" and "enclosure_resumed" (outcome ok or error:<code>; detail: by whom),
    * "egress" (a request through the egress proxy: tool is its method and destination, outcome "ok",
    * "refused:<why>" or "error:<why>", detail the address dialled and the bytes each way),
-   * "egress_policy" (a conversation's egress policy set). The console's filter offers every kind.
+   * "egress_policy" (a conversation's egress policy set), "conversation_forked" (conversation_id: the
+   * new one; detail: the source, who forked it, what was copied). The console's filter offers every kind.
    */
   kind: string;
   tool: string;
@@ -1900,6 +1916,115 @@ export const DeleteConversationResponse: MessageFns<DeleteConversationResponse> 
   },
 };
 
+function createBaseForkConversationRequest(): ForkConversationRequest {
+  return { sourceConversationId: "", id: "", workspaceOnly: false };
+}
+
+export const ForkConversationRequest: MessageFns<ForkConversationRequest> = {
+  encode(message: ForkConversationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sourceConversationId !== "") {
+      writer.uint32(10).string(message.sourceConversationId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.workspaceOnly !== false) {
+      writer.uint32(24).bool(message.workspaceOnly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ForkConversationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseForkConversationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sourceConversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.workspaceOnly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ForkConversationRequest {
+    return {
+      sourceConversationId: isSet(object.sourceConversationId)
+        ? globalThis.String(object.sourceConversationId)
+        : isSet(object.source_conversation_id)
+        ? globalThis.String(object.source_conversation_id)
+        : "",
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      workspaceOnly: isSet(object.workspaceOnly)
+        ? globalThis.Boolean(object.workspaceOnly)
+        : isSet(object.workspace_only)
+        ? globalThis.Boolean(object.workspace_only)
+        : false,
+    };
+  },
+
+  toJSON(message: ForkConversationRequest): unknown {
+    const obj: any = {};
+    if (message.sourceConversationId !== "") {
+      obj.sourceConversationId = message.sourceConversationId;
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.workspaceOnly !== false) {
+      obj.workspaceOnly = message.workspaceOnly;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ForkConversationRequest>, I>>(base?: I): ForkConversationRequest {
+    return ForkConversationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ForkConversationRequest>, I>>(object: I): ForkConversationRequest {
+    const message = createBaseForkConversationRequest();
+    message.sourceConversationId = object.sourceConversationId ?? "";
+    message.id = object.id ?? "";
+    message.workspaceOnly = object.workspaceOnly ?? false;
+    return message;
+  },
+};
+
 function createBaseEnclosureLimits(): EnclosureLimits {
   return { memoryBytes: 0, cpus: 0, pids: 0, diskBytes: 0 };
 }
@@ -2402,6 +2527,7 @@ function createBaseConversation(): Conversation {
     maxLifetimeSeconds: 0,
     sleptAtMs: 0,
     sleep: undefined,
+    forkedFrom: "",
     usage: undefined,
     egress: undefined,
   };
@@ -2447,6 +2573,9 @@ export const Conversation: MessageFns<Conversation> = {
     }
     if (message.sleep !== undefined) {
       LifecycleSleep.encode(message.sleep, writer.uint32(106).fork()).join();
+    }
+    if (message.forkedFrom !== "") {
+      writer.uint32(114).string(message.forkedFrom);
     }
     if (message.usage !== undefined) {
       ConversationUsage.encode(message.usage, writer.uint32(122).fork()).join();
@@ -2574,6 +2703,14 @@ export const Conversation: MessageFns<Conversation> = {
             message.sleep = LifecycleSleep.decode(reader, reader.uint32());
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.forkedFrom = reader.string();
+            continue;
+          }
           case 15: {
             if (tag !== 122) {
               break;
@@ -2649,6 +2786,11 @@ export const Conversation: MessageFns<Conversation> = {
         ? globalThis.Number(object.slept_at_ms)
         : 0,
       sleep: isSet(object.sleep) ? LifecycleSleep.fromJSON(object.sleep) : undefined,
+      forkedFrom: isSet(object.forkedFrom)
+        ? globalThis.String(object.forkedFrom)
+        : isSet(object.forked_from)
+        ? globalThis.String(object.forked_from)
+        : "",
       usage: isSet(object.usage) ? ConversationUsage.fromJSON(object.usage) : undefined,
       egress: isSet(object.egress) ? EgressPolicy.fromJSON(object.egress) : undefined,
     };
@@ -2695,6 +2837,9 @@ export const Conversation: MessageFns<Conversation> = {
     if (message.sleep !== undefined) {
       obj.sleep = LifecycleSleep.toJSON(message.sleep);
     }
+    if (message.forkedFrom !== "") {
+      obj.forkedFrom = message.forkedFrom;
+    }
     if (message.usage !== undefined) {
       obj.usage = ConversationUsage.toJSON(message.usage);
     }
@@ -2726,6 +2871,7 @@ export const Conversation: MessageFns<Conversation> = {
     message.sleep = (object.sleep !== undefined && object.sleep !== null)
       ? LifecycleSleep.fromPartial(object.sleep)
       : undefined;
+    message.forkedFrom = object.forkedFrom ?? "";
     message.usage = (object.usage !== undefined && object.usage !== null)
       ? ConversationUsage.fromPartial(object.usage)
       : undefined;
@@ -13972,6 +14118,24 @@ export const ControlPlaneService = {
       Buffer.from(DeleteConversationResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DeleteConversationResponse => DeleteConversationResponse.decode(value),
   },
+  /**
+   * A new conversation of the source's tenant with a copy of the source's workspace (links leading
+   * out of it, special files and what does not fit the tenant's maxDiskBytes are not copied; the
+   * first two are listed in not_copied_back, the last refuses the fork) and, when the source has an
+   * enclosure, a new enclosure with the same image and options. The two share no writable path.
+   * Memory is not forked: the new conversation's kernels, language servers and debug sessions start
+   * fresh. Another tenant's source is not_found, an existing new id already_exists.
+   */
+  forkConversation: {
+    path: "/enclave.control.v1.ControlPlane/ForkConversation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ForkConversationRequest): Buffer =>
+      Buffer.from(ForkConversationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ForkConversationRequest => ForkConversationRequest.decode(value),
+    responseSerialize: (value: Conversation): Buffer => Buffer.from(Conversation.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Conversation => Conversation.decode(value),
+  },
   /** Enclosures start and stop only through these two calls: nothing else ever starts one. */
   startEnclosure: {
     path: "/enclave.control.v1.ControlPlane/StartEnclosure" as const,
@@ -14354,6 +14518,15 @@ export interface ControlPlaneServer extends UntypedServiceImplementation {
   getConversation: handleUnaryCall<GetConversationRequest, Conversation>;
   listConversations: handleUnaryCall<ListConversationsRequest, ListConversationsResponse>;
   deleteConversation: handleUnaryCall<DeleteConversationRequest, DeleteConversationResponse>;
+  /**
+   * A new conversation of the source's tenant with a copy of the source's workspace (links leading
+   * out of it, special files and what does not fit the tenant's maxDiskBytes are not copied; the
+   * first two are listed in not_copied_back, the last refuses the fork) and, when the source has an
+   * enclosure, a new enclosure with the same image and options. The two share no writable path.
+   * Memory is not forked: the new conversation's kernels, language servers and debug sessions start
+   * fresh. Another tenant's source is not_found, an existing new id already_exists.
+   */
+  forkConversation: handleUnaryCall<ForkConversationRequest, Conversation>;
   /** Enclosures start and stop only through these two calls: nothing else ever starts one. */
   startEnclosure: handleUnaryCall<StartEnclosureRequest, Conversation>;
   stopEnclosure: handleUnaryCall<StopEnclosureRequest, Conversation>;
@@ -14537,6 +14710,29 @@ export interface ControlPlaneClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DeleteConversationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A new conversation of the source's tenant with a copy of the source's workspace (links leading
+   * out of it, special files and what does not fit the tenant's maxDiskBytes are not copied; the
+   * first two are listed in not_copied_back, the last refuses the fork) and, when the source has an
+   * enclosure, a new enclosure with the same image and options. The two share no writable path.
+   * Memory is not forked: the new conversation's kernels, language servers and debug sessions start
+   * fresh. Another tenant's source is not_found, an existing new id already_exists.
+   */
+  forkConversation(
+    request: ForkConversationRequest,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  forkConversation(
+    request: ForkConversationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Conversation) => void,
+  ): ClientUnaryCall;
+  forkConversation(
+    request: ForkConversationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Conversation) => void,
   ): ClientUnaryCall;
   /** Enclosures start and stop only through these two calls: nothing else ever starts one. */
   startEnclosure(

@@ -271,10 +271,11 @@ class ContentPart(_message.Message):
     def __init__(self, text: _Optional[str] = ..., image: _Optional[_Union[ImagePart, _Mapping]] = ..., rich: _Optional[_Union[RichPart, _Mapping]] = ..., repeats_streamed: bool = ...) -> None: ...
 
 class Conversation(_message.Message):
-    __slots__ = ["created_at_ms", "egress", "enclosure", "id", "idle_timeout_seconds", "lifecycle_state", "max_lifetime_seconds", "not_copied_back", "open_runs", "placement", "sleep", "slept_at_ms", "tenant", "usage", "workspace_path"]
+    __slots__ = ["created_at_ms", "egress", "enclosure", "forked_from", "id", "idle_timeout_seconds", "lifecycle_state", "max_lifetime_seconds", "not_copied_back", "open_runs", "placement", "sleep", "slept_at_ms", "tenant", "usage", "workspace_path"]
     CREATED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     EGRESS_FIELD_NUMBER: _ClassVar[int]
     ENCLOSURE_FIELD_NUMBER: _ClassVar[int]
+    FORKED_FROM_FIELD_NUMBER: _ClassVar[int]
     IDLE_TIMEOUT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
@@ -290,6 +291,7 @@ class Conversation(_message.Message):
     created_at_ms: int
     egress: EgressPolicy
     enclosure: Enclosure
+    forked_from: str
     id: str
     idle_timeout_seconds: int
     lifecycle_state: str
@@ -302,7 +304,7 @@ class Conversation(_message.Message):
     tenant: str
     usage: ConversationUsage
     workspace_path: str
-    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ..., slept_at_ms: _Optional[int] = ..., sleep: _Optional[_Union[LifecycleSleep, _Mapping]] = ..., usage: _Optional[_Union[ConversationUsage, _Mapping]] = ..., egress: _Optional[_Union[EgressPolicy, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., workspace_path: _Optional[str] = ..., placement: _Optional[str] = ..., enclosure: _Optional[_Union[Enclosure, _Mapping]] = ..., created_at_ms: _Optional[int] = ..., open_runs: _Optional[_Iterable[str]] = ..., not_copied_back: _Optional[_Iterable[str]] = ..., tenant: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., idle_timeout_seconds: _Optional[int] = ..., max_lifetime_seconds: _Optional[int] = ..., slept_at_ms: _Optional[int] = ..., sleep: _Optional[_Union[LifecycleSleep, _Mapping]] = ..., forked_from: _Optional[str] = ..., usage: _Optional[_Union[ConversationUsage, _Mapping]] = ..., egress: _Optional[_Union[EgressPolicy, _Mapping]] = ...) -> None: ...
 
 class ConversationUsage(_message.Message):
     __slots__ = ["cgroup", "cgroup_unavailable", "engine", "engine_unavailable", "measured_at_ms", "workspace", "workspace_unavailable"]
@@ -525,6 +527,16 @@ class EngineUsage(_message.Message):
     memory_usage_bytes: int
     pids: int
     def __init__(self, engine: _Optional[str] = ..., cpu_total_seconds: _Optional[float] = ..., cpu_percent: _Optional[float] = ..., memory_usage_bytes: _Optional[int] = ..., memory_limit_bytes: _Optional[int] = ..., pids: _Optional[int] = ..., measured_at_ms: _Optional[int] = ...) -> None: ...
+
+class ForkConversationRequest(_message.Message):
+    __slots__ = ["id", "source_conversation_id", "workspace_only"]
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    WORKSPACE_ONLY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    source_conversation_id: str
+    workspace_only: bool
+    def __init__(self, source_conversation_id: _Optional[str] = ..., id: _Optional[str] = ..., workspace_only: bool = ...) -> None: ...
 
 class GetCardArgumentsRequest(_message.Message):
     __slots__ = ["conversation_id", "limit", "number", "offset"]

@@ -39,6 +39,11 @@ class ControlPlaneStub(object):
                 request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.DeleteConversationRequest.SerializeToString,
                 response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.DeleteConversationResponse.FromString,
                 )
+        self.ForkConversation = channel.unary_unary(
+                '/enclave.control.v1.ControlPlane/ForkConversation',
+                request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.ForkConversationRequest.SerializeToString,
+                response_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
+                )
         self.StartEnclosure = channel.unary_unary(
                 '/enclave.control.v1.ControlPlane/StartEnclosure',
                 request_serializer=enclave_dot_control_dot_v1_dot_control__pb2.StartEnclosureRequest.SerializeToString,
@@ -219,6 +224,18 @@ class ControlPlaneServicer(object):
 
     def DeleteConversation(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForkConversation(self, request, context):
+        """A new conversation of the source's tenant with a copy of the source's workspace (links leading
+        out of it, special files and what does not fit the tenant's maxDiskBytes are not copied; the
+        first two are listed in not_copied_back, the last refuses the fork) and, when the source has an
+        enclosure, a new enclosure with the same image and options. The two share no writable path.
+        Memory is not forked: the new conversation's kernels, language servers and debug sessions start
+        fresh. Another tenant's source is not_found, an existing new id already_exists.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -483,6 +500,11 @@ def add_ControlPlaneServicer_to_server(servicer, server):
                     request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.DeleteConversationRequest.FromString,
                     response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.DeleteConversationResponse.SerializeToString,
             ),
+            'ForkConversation': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForkConversation,
+                    request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.ForkConversationRequest.FromString,
+                    response_serializer=enclave_dot_control_dot_v1_dot_control__pb2.Conversation.SerializeToString,
+            ),
             'StartEnclosure': grpc.unary_unary_rpc_method_handler(
                     servicer.StartEnclosure,
                     request_deserializer=enclave_dot_control_dot_v1_dot_control__pb2.StartEnclosureRequest.FromString,
@@ -713,6 +735,23 @@ class ControlPlane(object):
         return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/DeleteConversation',
             enclave_dot_control_dot_v1_dot_control__pb2.DeleteConversationRequest.SerializeToString,
             enclave_dot_control_dot_v1_dot_control__pb2.DeleteConversationResponse.FromString,
+            options, channel_credentials,
+            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
+
+    @staticmethod
+    def ForkConversation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/enclave.control.v1.ControlPlane/ForkConversation',
+            enclave_dot_control_dot_v1_dot_control__pb2.ForkConversationRequest.SerializeToString,
+            enclave_dot_control_dot_v1_dot_control__pb2.Conversation.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

@@ -1,0 +1,168 @@
+// Copies a workspace tree that code we do not trust may be writing while we read it (a fork's source)
+// into a fresh folder only the control plane writes. The same rules as the careful unpacker
+// (archive-unpack.ts), with the same report:
+// - every folder is entered through a handle opened without following links and every entry is
+//   looked up inside it (fd-path.ts), so a folder swapped for a link mid-walk is never followed;
+// - a file is opened without following links and copied from that very handle, so what is copied is
+//   the regular file that was checked, never a link's target;
+// - a symbolic link is copied (as a link) only when it stays inside the tree (linkStaysInside);
+//   special files (FIFOs, sockets, devices) are not made; both are reported, never dropped silently;
+// - every file becomes a file of its own, hard links included: two names of one inode in the source
+//   are two files in the copy, so nothing in the copy shares an inode with the source;
+// - file contents are cloned where the filesystem can (FICLONE: a reflink, copy on write: btrfs, XFS),
+//   and copied in the kernel otherwise (copy_file_range); the total size and entry count are bounded.
+import { constants, promises as fsp, type Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { ArchiveLimitError, linkStaysInside, MAX_REPORTED, type SkippedEntry, type SkipKind } from "./archive-unpack.js";
+import { atFd, openDirNoFollow } from "./fd-path.js";
+
+export interface TreeCopyLimits {
+  /** Bytes of file content (as the files state their size) copied at most. */
+  maxBytes: number;
+  maxEntries: number;
+}
+
+export interface TreeCopyReport {
+  files: number;
+  directories: number;
+  symlinks: number;
+  /** Files whose source had other names (hard links): each was copied as a file of its own. */
+  hardLinked: number;
+  bytes: number;
+  skipped: SkippedEntry[];
+  skippedTotal: number;
+}
+
+const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+/** Entries of one folder looked at and files copied at once: the thread pool's threads kept busy. */
+const WIDTH = 16;
+
+/**
+ * Runs `fn` on every item, `width` at a time. On a failure no new item starts, and the first failure
+ * is thrown only once every item started has settled: the folder handles the items use stay open
+ * until then (a handle closed under a running copy could be reused by another open, and its
+ * /proc/self/fd path would then lead somewhere else).
+ */
+async function eachAtOnce<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { err: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (!failure && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await fn(item);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  if (failure) throw failure.err;
+}
+
+/** A copy of `from` (a folder) into `into` (an existing empty folder no one else writes). */
+export async function copyTree(from: string, into: string, limits: TreeCopyLimits): Promise<TreeCopyReport> {
+  const report: TreeCopyReport = { files: 0, directories: 0, symlinks: 0, hardLinked: 0, bytes: 0, skipped: [], skippedTotal: 0 };
+  let entries = 0;
+  const skip = (path: string, kind: SkipKind, why: string): void => {
+    report.skippedTotal++;
+    if (report.skipped.length < MAX_REPORTED) report.skipped.push({ path, kind, why });
+  };
+  const count = (): void => {
+    if (++entries > limits.maxEntries) throw new ArchiveLimitError("entries", limits.maxEntries, `the tree holds more than ${limits.maxEntries} entries`);
+  };
+
+  const copyFile = async (srcDir: FileHandle, dstDir: FileHandle, name: string, rel: string): Promise<void> => {
+    let fh: FileHandle;
+    try {
+      fh = await fsp.open(atFd(srcDir.fd, name), FILE_FLAGS);
+    } catch (err) {
+      // Gone, or swapped for a link or a FIFO since it was listed: never followed.
+      skip(rel, "not_made", `it could not be opened without following a link (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+      return;
+    }
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) {
+        skip(rel, "special_file", "it changed into something other than a file while the tree was copied");
+        return;
+      }
+      if (report.bytes + st.size > limits.maxBytes) {
+        throw new ArchiveLimitError("bytes", limits.maxBytes, `the tree holds more than ${limits.maxBytes} bytes of file content`);
+      }
+      // Taken before the copy, so copies running at once cannot pass the bound together.
+      report.bytes += st.size;
+      // From the handle checked above (the /proc entry reopens that very file), into a name that must
+      // not exist yet. FICLONE falls back to a plain in-kernel copy where the filesystem cannot clone.
+      await fsp.copyFile(atFd(fh.fd), atFd(dstDir.fd, name), constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      report.files++;
+      if (st.nlink > 1) report.hardLinked++;
+    } finally {
+      await fh.close();
+    }
+  };
+
+  const walk = async (srcDir: FileHandle, dstDir: FileHandle, location: string[]): Promise<void> => {
+    const names = (await fsp.readdir(atFd(srcDir.fd))).sort();
+    for (let i = 0; i < names.length; i++) count();
+    const stats = new Map<string, Stats>();
+    await eachAtOnce(names, WIDTH, async (name) => {
+      const st = await fsp.lstat(atFd(srcDir.fd, name)).catch(() => undefined);
+      if (st) stats.set(name, st); // else gone since it was listed
+    });
+    const files: string[] = [];
+    const folders: string[] = [];
+    for (const name of names) {
+      const st = stats.get(name);
+      if (!st) continue;
+      const here = [...location, name];
+      const rel = here.join("/");
+      if (st.isSymbolicLink()) {
+        const target = await fsp.readlink(atFd(srcDir.fd, name)).catch(() => undefined);
+        if (target === undefined) continue;
+        if (!linkStaysInside(here, target)) {
+          skip(rel, "link_outside", `symbolic link to ${target}, which leaves the workspace`);
+          continue;
+        }
+        await fsp.symlink(target, atFd(dstDir.fd, name));
+        report.symlinks++;
+      } else if (st.isDirectory()) folders.push(name);
+      else if (st.isFile()) files.push(name);
+      else {
+        const what = st.isFIFO() ? "a FIFO" : st.isSocket() ? "a socket" : st.isCharacterDevice() || st.isBlockDevice() ? "a device" : "a special file";
+        skip(rel, "special_file", `${what}, which is not copied`);
+      }
+    }
+    await eachAtOnce(files, WIDTH, (name) => copyFile(srcDir, dstDir, name, [...location, name].join("/")));
+    for (const name of folders) {
+      const here = [...location, name];
+      const sub = await openDirNoFollow(atFd(srcDir.fd, name)).catch(() => undefined);
+      if (!sub) {
+        skip(here.join("/"), "not_made", "it was swapped for something other than a folder while the tree was copied");
+        continue;
+      }
+      try {
+        await fsp.mkdir(atFd(dstDir.fd, name), { mode: 0o700 });
+        const made = await openDirNoFollow(atFd(dstDir.fd, name));
+        try {
+          await walk(sub, made, here);
+          await made.chmod((stats.get(name)?.mode ?? 0o755) & 0o777);
+        } finally {
+          await made.close();
+        }
+        report.directories++;
+      } finally {
+        await sub.close();
+      }
+    }
+  };
+
+  const [src, dst] = [await openDirNoFollow(from), await openDirNoFollow(into)];
+  try {
+    await walk(src, dst, []);
+  } finally {
+    await src.close();
+    await dst.close();
+  }
+  return report;
+}
