@@ -16,7 +16,7 @@ import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import { sandboxNamespace, sandboxProcesses } from "./placement/sandbox-processes.js";
 import type { ControlPlaneConfig } from "./config.js";
 import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
-import type { ConversationRecord, SleepReason, SleepRecord } from "./model/conversation.js";
+import type { ConversationRecord, SleepReason } from "./model/conversation.js";
 import type { ConversationUsage } from "./model/usage.js";
 import { bareId, conversationKey, splitKey } from "./conversations/conversation-keys.js";
 import { copyForkWorkspace, type ForkBound, forkEnclosureRequest, MEMORY_NOT_FORKED } from "./conversations/conversation-fork.js";
@@ -30,7 +30,7 @@ import type { AgentEndpoint } from "./placement/agent-endpoint.js";
 import type { EnclosureRequest } from "./model/enclosure.js";
 import type { EnclosureCaller } from "./placement/image-access.js";
 import { HostAgents } from "./placement/host-agents.js";
-import { markHostAgentsLost, noteHostAgentStoppedBy, noteSlept, takeHostAgentLoss } from "./placement/host-agent-loss.js";
+import { markHostAgentsLost, noteHostAgentStoppedBy, takeHostAgentLoss } from "./placement/host-agent-loss.js";
 import { Placements } from "./placement/placements.js";
 import { WarmPool, warmPoolSlotRoot } from "./placement/warm-pool.js";
 import { RunStore } from "./runs/run-store.js";
@@ -57,11 +57,9 @@ import { log, scopeOf } from "./observability/log.js";
 import { TenantQuotas } from "./tenants/quotas.js";
 import { OpenStreams } from "./streams/open-streams.js";
 import { EnclaveMetrics } from "./observability/metrics.js";
-import { debugServiceClient } from "./agent-client/debug-service-client.js";
-import { within } from "@enclave/proto/wait.js";
-import { LIMITS } from "./limits.js";
-import { IdleSweeper } from "./lifecycle/idle-sweeper.js";
-import { type EffectiveLifecycle, effectiveLifecycle, type LifecycleRequest, sleepMechanism } from "./lifecycle/lifecycle-policy.js";
+import { ConversationSleep } from "./lifecycle/conversation-sleep.js";
+import type { IdleSweeper } from "./lifecycle/idle-sweeper.js";
+import { type EffectiveLifecycle, effectiveLifecycle, type LifecycleRequest } from "./lifecycle/lifecycle-policy.js";
 import { type TenantPause, TenantPauses } from "./tenants/tenant-pauses.js";
 import { tenantPausedError } from "./tenants/tenant-pause-refusal.js";
 import { checkWithinMaximum, type EgressDestination, type EgressMaximum, formatPolicy } from "./egress/egress-policy.js";
@@ -144,12 +142,15 @@ export class ControlPlane {
   /** The Docker engines enclosures run on (placement/engine-choice.ts), connected on first need. */
   readonly engines: Engines;
   private readonly parts: ControlPlaneParts;
-  /** The idle policy's one timer over every conversation (see lifecycle/idle-sweeper.ts). */
-  readonly sweeper: IdleSweeper;
+  /** Sleep and wake, and the idle policy's sweeper (see lifecycle/). */
+  private readonly sleep: ConversationSleep;
+
+  /** The idle policy's one timer over every conversation (tests drive its passes). */
+  get sweeper(): IdleSweeper {
+    return this.sleep.sweeper;
+  }
   /** Tenants an operator paused (see tenants/tenant-pauses.ts). */
   readonly tenantPauses: TenantPauses;
-  /** A sleep or wake under way per conversation: the next one (and every call) waits for it. */
-  private readonly transitions = new Map<string, Promise<void>>();
   /** The egress proxy (the one host process that dials for an enclosure, by policy) and the tunnels its connections come through. */
   readonly egressProxy: EgressProxy;
   readonly egress: EgressTunnels;
@@ -191,16 +192,15 @@ export class ControlPlane {
     this.inFlight = parts.inFlight;
     this.engines = parts.engines;
     this.tenantPauses = new TenantPauses(this.state);
-    this.sweeper = new IdleSweeper(
+    this.sleep = new ConversationSleep(
       {
-        awake: () => this.awakeConversations(),
+        conversations: this.conversations,
+        placements: this.placements,
+        hostAgents: this.hostAgents,
+        audit: this.audit,
         openCards: (id) => this.questions.list(id, false).length,
-        agentBusy: (id) => this.agentBusy(id),
-        sleep: async (id, reason) => void (await this.sleepConversation(id, reason)),
-        failed: (id, err) => log().warn(scopeOf({ conversationId: id }), `conversation ${id} could not be put to sleep: ${(err as Error).message}`),
       },
-      config.lifecycle.sweepMs,
-      LIMITS.lifecycleSleepsAtOnce,
+      config.lifecycle,
     );
     // Every use of a placement (a call, a describe, an audit) wakes a sleeping conversation first.
     this.placements.setWaker((id) => this.wakeConversation(id));
@@ -268,7 +268,7 @@ export class ControlPlane {
       log().warn(`cannot recover recorded enclosures (${err.message}); their deaths are not watched until one of them is next used`);
     }
     if (config.warmPool.size > 0 || existsSync(warmPoolSlotRoot(config.dataDir))) await cp.startWarmPool();
-    cp.sweeper.start();
+    cp.sleep.sweeper.start();
     return cp;
   }
 
@@ -487,9 +487,9 @@ export class ControlPlane {
   }
 
   async deleteConversation(id: string): Promise<void> {
-    await this.settled(id);
+    await this.sleep.settled(id);
     const conv = this.conversations.get(id);
-    this.sweeper.forget(id);
+    this.sleep.sweeper.forget(id);
     this.egress.close(id);
     // Workers first, while their placement still answers: they get SIGTERM and a grace, not a cut.
     await this.vibe.forget(id);
@@ -511,9 +511,9 @@ export class ControlPlane {
 
   /** `caller` decides which images the start may name (placement/image-access.ts); a plain tenant's unless said. */
   async startEnclosure(id: string, req: EnclosureRequest, caller: EnclosureCaller = { operator: false }): Promise<ConversationView> {
-    await this.settled(id);
+    await this.sleep.settled(id);
     // A start replaces what sleeps: the new enclosure's options are the ones kept from now on.
-    this.dropSleep(id, "an enclosure was started");
+    this.sleep.dropSleep(id, "an enclosure was started");
     const view = this.view(await this.placements.start(id, req, caller));
     // The listener is up before the start returns: a cell run next finds the proxy's variables set.
     if (view.egress?.length) await this.placements.endpoint(id).catch(() => undefined);
@@ -521,12 +521,12 @@ export class ControlPlane {
   }
 
   async stopEnclosure(id: string, opts: { force?: boolean } = {}): Promise<ConversationView> {
-    await this.settled(id);
+    await this.sleep.settled(id);
     this.egress.close(id);
     const conv = this.conversations.get(id);
     if (!conv.enclosure && conv.lifecycle?.sleep?.placement === "enclosure") {
       // Its container is already gone: the stop forgets its options, and the conversation continues on the host.
-      this.dropSleep(id, "its enclosure was stopped while asleep");
+      this.sleep.dropSleep(id, "its enclosure was stopped while asleep");
       this.audit.record({
         kind: "enclosure_stopped",
         conversationId: id,
@@ -537,7 +537,7 @@ export class ControlPlane {
     }
     const stopped = await this.placements.stop(id, opts);
     // A sleep with memory kept a paused enclosure: stopped, it has nothing left to wake.
-    if (stopped.lifecycle?.sleep) this.dropSleep(id, "its paused enclosure was stopped while asleep");
+    if (stopped.lifecycle?.sleep) this.sleep.dropSleep(id, "its paused enclosure was stopped while asleep");
     return this.view(this.conversations.get(id));
   }
 
@@ -551,224 +551,21 @@ export class ControlPlane {
     conv.lifecycle = { ...own, ...(sleep ? { sleep } : {}) };
     if (!own && !sleep) delete conv.lifecycle;
     this.conversations.put(conv);
-    this.sweeper.touch(id);
+    this.sleep.sweeper.touch(id);
     return this.view(conv);
   }
 
-  /** Waits for a sleep or wake of the conversation under way. */
-  private async settled(id: string): Promise<void> {
-    for (let t = this.transitions.get(id); t; t = this.transitions.get(id)) await t;
-  }
-
-  /** Runs one sleep or wake of the conversation at a time. */
-  private transition<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const run = this.settled(id).then(fn);
-    // What waits on it needs its end, not its outcome (the caller has that): it never rejects.
-    const tracked: Promise<void> = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.transitions.set(id, tracked);
-    void tracked.then(() => {
-      if (this.transitions.get(id) === tracked) this.transitions.delete(id);
-    });
-    return run;
-  }
-
-  private dropSleep(id: string, why: string): void {
-    const conv = this.conversations.get(id);
-    if (!conv.lifecycle?.sleep) return;
-    delete conv.lifecycle.sleep;
-    if (conv.hostAgentLost?.slept) delete conv.hostAgentLost;
-    this.conversations.put(conv);
-    this.audit.record({ kind: "conversation_woke", conversationId: id, outcome: "dropped", detail: `no longer asleep: ${why}` });
-  }
-
-  /** Conversations whose placement runs now, for the sweeper. */
-  private *awakeConversations(): Iterable<{ id: string; startedAtMs: number; policy: EffectiveLifecycle }> {
-    for (const conv of this.conversations.list()) {
-      if (conv.lifecycle?.sleep || this.transitions.has(conv.id)) continue;
-      const enc = conv.enclosure;
-      let startedAtMs: number | undefined;
-      if (enc) startedAtMs = enc.state === "running" ? enc.startedAtMs : undefined;
-      else if (this.hostAgents.pid(conv.id) !== undefined) startedAtMs = conv.hostAgent?.startedAtMs ?? Date.now();
-      if (startedAtMs === undefined) continue;
-      yield { id: conv.id, startedAtMs, policy: effectiveLifecycle(conv, this.config.lifecycle) };
-    }
-  }
-
-  /** Why the running agent is busy with no call in flight: a cell running, a debug session stopped at a breakpoint. */
-  private async agentBusy(id: string): Promise<string | undefined> {
-    const ep = await this.placements.running(id).catch(() => undefined);
-    if (!ep) return undefined;
-    const ask = async (): Promise<string | undefined> => {
-      const kernels = await ep.client.listKernels().catch(() => undefined);
-      const running = kernels?.kernels.find((k) => k.busy);
-      if (running) return `a ${running.info?.language ?? ""} cell is running`;
-      const debug = await debugServiceClient(ep.client)
-        .status(id)
-        .catch(() => undefined);
-      if (debug?.active && debug.state === "stopped") return "a debug session is stopped at a breakpoint";
-      return undefined;
-    };
-    // An agent that cannot say in time is not counted as busy: a hung placement must not stay awake forever.
-    return within(ask(), LIMITS.lifecycleProbeTimeoutMs, undefined);
-  }
-
   /**
-   * Puts the conversation's placement to sleep: its host agent stopped, or its enclosure stopped (its
-   * workspace copied back in copy mode) with its options kept for the wake. Nothing of it runs after;
-   * the workspace stays. A conversation with nothing running is left as it is.
+   * Puts the conversation's placement to sleep (lifecycle/conversation-sleep.ts): a checkpoint under
+   * runsc, a stop elsewhere; the workspace stays. A conversation with nothing running is left as it is.
    */
-  sleepConversation(id: string, reason: SleepReason): Promise<ConversationView> {
-    return this.transition(id, async () => {
-      const conv = this.conversations.get(id);
-      if (conv.lifecycle?.sleep) return this.view(conv);
-      const now = Date.now();
-      const enc = conv.enclosure;
-      let sleep: SleepRecord;
-      let startedAtMs: number;
-      if (enc) {
-        if (enc.state !== "running") return this.view(conv);
-        const kept = sleepMechanism(enc) === "checkpoint" ? await this.sleepWithMemory(id, reason) : undefined;
-        if (kept?.sleep) return kept.view;
-        const mechanism = "stop";
-        await this.placements.stop(id);
-        startedAtMs = enc.startedAtMs;
-        sleep = {
-          reason,
-          atMs: now,
-          mechanism,
-          memoryKept: false,
-          placement: "enclosure",
-          detail:
-            `enclosure ${enc.containerId.slice(0, 12)} stopped (${enc.runtime}); kernels, language servers and debug sessions were not kept; the next call starts a new enclosure from image ${enc.image} with the same options` +
-            (kept?.why ? ` (a checkpoint could not be taken: ${kept.why})` : ""),
-          enclosure: {
-            request: enc.request ?? { image: enc.image, runtime: enc.runtime, workspaceMode: enc.workspaceMode },
-            startedByOperator: enc.startedByOperator ?? false,
-            image: enc.image,
-            runtime: enc.runtime,
-          },
-        };
-      } else {
-        if (this.hostAgents.pid(id) === undefined) return this.view(conv);
-        startedAtMs = conv.hostAgent?.startedAtMs ?? now;
-        await this.hostAgents.stop(id);
-        this.placements.forget(id);
-        sleep = {
-          reason,
-          atMs: now,
-          mechanism: "stop",
-          memoryKept: false,
-          placement: "host",
-          detail: `host agent stopped; kernels, language servers and debug sessions were not kept; the next call starts a new one`,
-        };
-      }
-      noteSlept(conv, startedAtMs, sleep);
-      conv.lifecycle = { ...conv.lifecycle, sleep };
-      this.conversations.put(conv);
-      this.audit.record({ kind: "conversation_slept", conversationId: id, placement: sleep.placement, outcome: reason, detail: `${reason}: ${sleep.detail}` });
-      return this.view(conv);
-    });
+  async sleepConversation(id: string, reason: SleepReason): Promise<ConversationView> {
+    return this.view(await this.sleep.sleep(id, reason));
   }
 
-  /**
-   * Sleep with memory: the enclosure paused (checkpointed), staying recorded, resumed by the wake.
-   * A pause the engine cannot take leaves it running: `why`, and the caller stops it instead.
-   */
-  private async sleepWithMemory(id: string, reason: SleepReason): Promise<{ sleep?: SleepRecord; view: ConversationView; why?: string }> {
-    const enc = this.conversations.get(id).enclosure;
-    try {
-      await this.placements.pause(id, `the idle policy (${reason})`);
-    } catch (err) {
-      const e = asEnclaveError(err);
-      // A dead enclosure is not put to sleep: its next call says it died.
-      if (this.conversations.get(id).enclosure?.state !== "running") throw e;
-      return { view: this.view(this.conversations.get(id)), why: `${e.code}: ${e.message}` };
-    }
-    const conv = this.conversations.get(id);
-    const paused = conv.enclosure?.pause;
-    const sleep: SleepRecord = {
-      reason,
-      atMs: Date.now(),
-      mechanism: "checkpoint",
-      memoryKept: true,
-      placement: "enclosure",
-      detail: `enclosure ${enc?.containerId.slice(0, 12) ?? "?"} paused with its memory (runsc checkpoint${paused?.bytes ? `, ${paused.bytes} bytes` : ""}); the next call resumes it with its kernels and language servers`,
-      ...(enc
-        ? {
-            enclosure: {
-              request: enc.request ?? { image: enc.image, runtime: enc.runtime, workspaceMode: enc.workspaceMode },
-              startedByOperator: enc.startedByOperator ?? false,
-              image: enc.image,
-              runtime: enc.runtime,
-            },
-          }
-        : {}),
-    };
-    conv.lifecycle = { ...conv.lifecycle, sleep };
-    this.conversations.put(conv);
-    this.audit.record({ kind: "conversation_slept", conversationId: id, placement: "enclosure", outcome: reason, detail: `${reason}: ${sleep.detail}` });
-    return { sleep, view: this.view(conv) };
-  }
-
-  /**
-   * Wakes a sleeping conversation before its placement is used: an enclosure is started again with the
-   * options it had (its result, through the next call, says what was lost); a host agent starts on use
-   * as always. A failed wake leaves it asleep and says why.
-   */
+  /** Wakes a sleeping conversation before its placement is used (a failed wake leaves it asleep and says why). */
   wakeConversation(id: string): Promise<void> {
-    const pending = this.transitions.get(id);
-    if (!pending && !this.conversations.get(id).lifecycle?.sleep) return Promise.resolve();
-    return this.transition(id, async () => {
-      const conv = this.conversations.get(id);
-      const sleep = conv.lifecycle?.sleep;
-      if (!sleep) return;
-      if (sleep.memoryKept) {
-        // Paused with its memory: resumed from its checkpoint (a failed resume keeps it paused, and asleep).
-        if (conv.enclosure?.state === "paused") {
-          try {
-            await this.placements.resume(id, "the wake of a sleeping conversation (a call)");
-          } catch (err) {
-            const e = asEnclaveError(err);
-            this.audit.record({ kind: "conversation_woke", conversationId: id, placement: "enclosure", outcome: `error:${e.code}`, detail: e.message });
-            throw e;
-          }
-        }
-      } else if (sleep.placement === "enclosure" && sleep.enclosure) {
-        const e = sleep.enclosure;
-        // A start forgets a host agent's loss; this one is the enclosure's, for the call to tell.
-        const loss = conv.hostAgentLost;
-        try {
-          await this.placements.start(id, e.request, { operator: e.startedByOperator });
-          if (loss) conv.hostAgentLost = loss;
-        } catch (err) {
-          const failure = asWakeError(err);
-          this.audit.record({
-            kind: "conversation_woke",
-            conversationId: id,
-            placement: "enclosure",
-            outcome: `error:${failure.code}`,
-            detail: failure.message,
-          });
-          throw new EnclaveError(
-            failure.code,
-            `conversation \`${id}\` sleeps and its enclosure (image ${e.image}, runtime ${e.runtime}) could not be started again: ${failure.message}. It stays asleep; the next call tries again, or stop the enclosure to continue on the host.`,
-          );
-        }
-      }
-      delete conv.lifecycle?.sleep;
-      this.conversations.put(conv);
-      this.sweeper.touch(id);
-      this.audit.record({
-        kind: "conversation_woke",
-        conversationId: id,
-        placement: sleep.placement,
-        outcome: "ok",
-        detail: `asleep since ${new Date(sleep.atMs).toISOString()} (${sleep.reason}); memory ${sleep.memoryKept ? "kept" : "not kept"}`,
-      });
-    });
+    return this.sleep.wake(id);
   }
 
   // Paused tenants (an operator's action): their calls are refused, their placements put to sleep.
@@ -1088,7 +885,7 @@ export class ControlPlane {
     run.callsInFlight++;
     run.lastUsedMs = Date.now();
     // ...and its conversation is not idle (see lifecycle/idle-sweeper.ts).
-    const leave = this.sweeper.enter(run.conversationId);
+    const leave = this.sleep.sweeper.enter(run.conversationId);
     const id = run.conversationId;
     // Taken once the call ran: a wake (in the call) that failed leaves the conversation asleep and the notice kept.
     const lossNotice = (): string | undefined =>
@@ -1246,7 +1043,7 @@ export class ControlPlane {
   }
 
   async close(): Promise<void> {
-    this.sweeper.stop();
+    this.sleep.sweeper.stop();
     this.egress.closeAll();
     this.cliRuns.stop();
     this.questions.closeAll();
@@ -1267,10 +1064,4 @@ function lifecycleValues(req: LifecycleRequest | undefined): { idleTimeoutSecond
     ...(req?.maxLifetimeSeconds ? { maxLifetimeSeconds: req.maxLifetimeSeconds } : {}),
   };
   return Object.keys(own).length ? own : undefined;
-}
-
-/** A wake's failure keeps its code (an image gone is image_unusable); anything else is placement_unavailable. */
-function asWakeError(err: unknown): EnclaveError {
-  if (err instanceof EnclaveError) return err;
-  return new EnclaveError("placement_unavailable", err instanceof Error ? err.message : String(err));
 }
