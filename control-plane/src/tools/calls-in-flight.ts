@@ -27,10 +27,17 @@ export class CallsInFlight {
   track(call: CallStarted, callerSignal: AbortSignal): { signal: AbortSignal; cancelledBy(): CancelledBy | undefined; done(): void } {
     const entry: Entry = { call, controller: new AbortController() };
     this.calls.set(call.callId, entry);
+    // The caller's abort is forwarded by a listener that done() removes. Not AbortSignal.any: Node
+    // keeps a signal it made alive while it has an abort listener and a source may still abort, so
+    // every call never aborted (and all it holds) would stay in memory.
+    const forward = (): void => entry.controller.abort(callerSignal.reason);
+    if (callerSignal.aborted) forward();
+    else callerSignal.addEventListener("abort", forward, { once: true });
     return {
-      signal: AbortSignal.any([callerSignal, entry.controller.signal]),
+      signal: entry.controller.signal,
       cancelledBy: () => entry.cancelledBy,
       done: () => {
+        callerSignal.removeEventListener("abort", forward);
         if (this.calls.get(call.callId) === entry) this.calls.delete(call.callId);
       },
     };

@@ -159,38 +159,38 @@ export class ToolDispatcher {
     if (!tracked) return this.dispatchTracked(req, live, callerSignal, () => undefined, { answered: false });
     const answer = { answered: false };
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const overdue = new Promise<CallResult>((resolve) => {
-      tracked.signal.addEventListener(
-        "abort",
-        () => {
-          const by = tracked.cancelledBy();
-          if (!by) return;
-          timer = setTimeout(() => {
-            const started = live?.startedAtMs ?? Date.now();
-            const result = cancelledByOperator(by, req.tool.slice(0, 200), [], Date.now() - started, false);
-            answer.answered = true;
-            void this.record(
-              live,
-              req,
-              undefined,
-              undefined,
-              "error:cancelled",
-              result.durationMs,
-              "",
-              `cancelled by ${by.who}; it did not stop within ${OPERATOR_CANCEL_GRACE_MS} ms`,
-            ).then(
-              () => resolve(result),
-              () => resolve(result),
-            );
-          }, OPERATOR_CANCEL_GRACE_MS);
-        },
-        { once: true },
-      );
+      onAbort = () => {
+        const by = tracked.cancelledBy();
+        if (!by) return;
+        timer = setTimeout(() => {
+          const started = live?.startedAtMs ?? Date.now();
+          const result = cancelledByOperator(by, req.tool.slice(0, 200), [], Date.now() - started, false);
+          answer.answered = true;
+          void this.record(
+            live,
+            req,
+            undefined,
+            undefined,
+            "error:cancelled",
+            result.durationMs,
+            "",
+            `cancelled by ${by.who}; it did not stop within ${OPERATOR_CANCEL_GRACE_MS} ms`,
+          ).then(
+            () => resolve(result),
+            () => resolve(result),
+          );
+        }, OPERATOR_CANCEL_GRACE_MS);
+      };
+      tracked.signal.addEventListener("abort", onAbort, { once: true });
     });
     try {
       return await Promise.race([this.dispatchTracked(req, live, tracked.signal, tracked.cancelledBy, answer), overdue]);
     } finally {
       clearTimeout(timer);
+      // The listener (and the call it holds) goes with the call: nothing of it stays once answered.
+      if (onAbort) tracked.signal.removeEventListener("abort", onAbort);
       tracked.done();
     }
   }
