@@ -140,7 +140,7 @@ describe("enclave conversations egress", () => {
     await acme.createConversation("from-cli");
     const set = await enclave("conversations", "egress", "from-cli", "pypi.org:443", "a.mirror.example:443");
     expect(set.code, set.err).toBe(0);
-    expect(set.out).toMatch(/ {2}egress: pypi\.org:443 a\.mirror\.example:443\n$/);
+    expect(set.out).toMatch(/ {2}egress: pypi\.org:443 a\.mirror\.example:443\n/);
     const past = await enclave("conversations", "egress", "from-cli", "evil.example");
     expect(past.code).not.toBe(0);
     expect(past.err).toContain("egress destination `evil.example` is past tenant `acme`'s operator maximum");
