@@ -37,15 +37,26 @@ interface Range {
   prefix: number;
 }
 
-/** An address as the family it is really in: an IPv4-mapped IPv6 address is the IPv4 one. */
+/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:0:0/96`) stands for, in any of its spellings. */
+function mappedIpv4(v6: string): string | undefined {
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(v6);
+  const hex = dotted
+    ? `${dotted[1] ?? ""}${((Number(dotted[2]) << 8) | Number(dotted[3])).toString(16)}:${((Number(dotted[4]) << 8) | Number(dotted[5])).toString(16)}`
+    : v6;
+  const n = ipv6ToBigInt(hex.replace(/%.*$/, ""));
+  if (n >> 32n !== 0xffffn) return undefined;
+  return [24n, 16n, 8n, 0n].map((s) => Number((n >> s) & 255n)).join(".");
+}
+
+/** An address as the family it is really in: an IPv4-mapped IPv6 address (`::ffff:7f00:1` as well as `::ffff:127.0.0.1`) is the IPv4 one. */
 export function plainAddress(address: string): { address: string; family: "ipv4" | "ipv6" } | undefined {
   const lower = address.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped?.[1] && isIP(mapped[1]) === 4) return { address: mapped[1], family: "ipv4" };
   const v = isIP(lower);
   if (v === 4) return { address: lower, family: "ipv4" };
-  if (v === 6) return { address: lower, family: "ipv6" };
-  return undefined;
+  if (v !== 6) return undefined;
+  const mapped = mappedIpv4(lower);
+  if (mapped !== undefined && isIP(mapped) === 4) return { address: mapped, family: "ipv4" };
+  return { address: lower, family: "ipv6" };
 }
 
 function parseRange(cidr: string): Range | string {
