@@ -65,9 +65,11 @@ function parseRange(cidr: string): Range | string {
   const addr = plainAddress(cidr.slice(0, slash));
   const prefixText = cidr.slice(slash + 1);
   if (!addr) return "does not start with an IPv4 or IPv6 address";
-  const max = addr.family === "ipv4" ? 32 : 128;
-  if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > max) return `needs a prefix length of 0 to ${max}`;
-  return { family: addr.family, network: addr.address, prefix: Number(prefixText) };
+  // A mapped range (`::ffff:10.0.0.0/104`) is the IPv4 range it maps.
+  const mapped = addr.family === "ipv4" && isIP(cidr.slice(0, slash)) === 6 ? 96 : 0;
+  const max = addr.family === "ipv4" ? 32 + mapped : 128;
+  if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) < mapped || Number(prefixText) > max) return `needs a prefix length of ${mapped} to ${max}`;
+  return { family: addr.family, network: addr.address, prefix: Number(prefixText) - mapped };
 }
 
 function rangeList(r: Range): BlockList {
