@@ -66,6 +66,8 @@ describe("egress destinations", () => {
       "fe80::1",
       "fd00::1",
       "::ffff:10.0.0.1",
+      "::127.0.0.1",
+      "::7f00:1",
       "224.0.0.1",
     ]) {
       expect(isPublicAddress(a), a).toBe(false);

@@ -219,7 +219,8 @@ for (const [net, prefix] of [
 ] as const)
   NOT_PUBLIC.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 127],
+  // The unspecified and loopback addresses, and the IPv4-compatible ones (`::127.0.0.1`) around them.
+  ["::", 96],
   ["64:ff9b::", 96],
   ["64:ff9b:1::", 48],
   ["100::", 64],
