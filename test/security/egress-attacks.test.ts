@@ -252,6 +252,19 @@ describe("request tricks against a policy listing the mirror by name and its one
     expect(canaryHeard("api")).toBe(0);
   });
 
+  it("with only a host name listed (any port), reaches none of the host's own loopback services: the API, the console, the metrics", async () => {
+    const p = await front("c-nameonly", "t-nameonly", ["mirror.test"]);
+    const api = canaries.get("api")?.port ?? 0;
+    for (const host of ["mirror.test", "127.0.0.1", "localhost", "[::1]", "[::ffff:127.0.0.1]"]) {
+      for (const port of [api, mirrorPort]) {
+        expect(status(await ask(p, `CONNECT ${host}:${port} HTTP/1.1\r\n\r\n`)), `${host}:${port}`).toBe("HTTP/1.1 403 Forbidden");
+        expect(status(await ask(p, `GET http://${host}:${port}/metrics HTTP/1.1\r\n\r\n`)), `${host}:${port}`).toBe("HTTP/1.1 403 Forbidden");
+      }
+    }
+    await settle();
+    expect(canaryHeard("api")).toBe(0);
+  });
+
   it("never resolves a name outside DNS's grammar: a NUL would make the resolver look up the name before it, whatever a wildcard matched", async () => {
     const p = await front("c-nul", "t-nul", ["*.allowed.test"]);
     asked.length = 0;
