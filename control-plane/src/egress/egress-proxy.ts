@@ -155,27 +155,42 @@ function readHead(conn: Duplex): Promise<{ head: string; rest: Buffer }> {
 /**
  * The first bytes the client sends inside a CONNECT tunnel: for TLS, up to the end of its whole
  * ClientHello however it was split; `hello` is that ClientHello as one record ("partial" or
- * "malformed" when the client stopped, waited too long or sent too much before it was whole).
+ * "malformed" when the client stopped, waited too long or sent too much before it was whole). A
+ * server that speaks first (SSH, SMTP) ends the wait when the client has said nothing yet: its first
+ * bytes are `early`, for the client.
  */
-function firstBytes(conn: Duplex, already: Buffer): Promise<{ first: Buffer; hello: ReturnType<typeof clientHelloRecord> }> {
+function firstBytes(conn: Duplex, already: Buffer, upstream: Socket): Promise<{ first: Buffer; hello: ReturnType<typeof clientHelloRecord>; early: Buffer }> {
   const settled = (b: Buffer): boolean => b.length > 0 && clientHelloRecord(b) !== "partial";
-  if (settled(already) || conn.readableEnded) return Promise.resolve({ first: already, hello: clientHelloRecord(already) });
+  const none: Buffer = Buffer.alloc(0);
+  if (settled(already) || conn.readableEnded) return Promise.resolve({ first: already, hello: clientHelloRecord(already), early: none });
   return new Promise((resolve) => {
     let buf = already;
+    let early: Buffer = none;
     const timer = setTimeout(() => finish(), LIMITS.egressIdleMs);
     const finish = (): void => {
       clearTimeout(timer);
       conn.off("data", onData);
       conn.off("end", finish);
+      upstream.off("data", onEarly);
+      upstream.off("close", finish);
       conn.pause();
-      resolve({ first: buf, hello: clientHelloRecord(buf) });
+      upstream.pause();
+      resolve({ first: buf, hello: clientHelloRecord(buf), early });
     };
     const onData = (b: Buffer): void => {
       buf = Buffer.concat([buf, b]);
       if (settled(buf) || buf.length > LIMITS.egressHelloMaxBytes) finish();
     };
+    const onEarly = (b: Buffer): void => {
+      early = b;
+      upstream.off("data", onEarly);
+      upstream.pause();
+      if (buf.length === 0) finish();
+    };
     conn.on("data", onData);
     conn.once("end", finish);
+    upstream.on("data", onEarly);
+    upstream.once("close", finish);
     conn.resume();
   });
 }
@@ -322,10 +337,12 @@ export class EgressProxy {
       }
       const live: Live = { ctx, target, address };
       let first = rest;
+      let early: Buffer = Buffer.alloc(0);
       if (target.method === "CONNECT") {
         conn.write("HTTP/1.1 200 Connection established\r\n\r\n");
-        const read = await firstBytes(conn, rest);
+        const read = await firstBytes(conn, rest, upstream);
         first = read.first;
+        early = read.early;
         // The name the TLS client asks the server for must be one the policy allows too: a tunnel to an
         // allowed address cannot carry a ClientHello for another name (a shared front, a CDN), nor one
         // split so that no single chunk holds the name.
@@ -358,6 +375,7 @@ export class EgressProxy {
         conn,
         upstream,
         first,
+        early,
         (n) => (sent += n),
         (n) => (received += n),
       );
@@ -416,6 +434,7 @@ export class EgressProxy {
     conn: Duplex,
     upstream: Socket,
     first: Buffer,
+    early: Buffer,
     onSent: (n: number) => void,
     onReceived: (n: number) => void,
   ): Promise<"ok" | "idle" | "too_large" | "policy_changed"> {
@@ -453,6 +472,11 @@ export class EgressProxy {
         onSent(first.length);
         touch(first.length);
         upstream.write(first);
+      }
+      if (early.length) {
+        onReceived(early.length);
+        touch(early.length);
+        conn.write(early);
       }
       conn.on("data", (b: Buffer) => {
         onSent(b.length);
