@@ -243,6 +243,8 @@ export class ControlPlane {
     else delete next.egress;
     this.conversations.put(next);
     this.audit.record({ kind: "egress_policy", conversationId: id, tenant: conv.tenant, detail: `set by tenant ${by}: ${formatPolicy(egress)}` });
+    // A narrowed policy holds for connections already open too, not only the next request.
+    this.egressProxy.recheck();
     await this.egress.follow(id, (await this.placements.running(id).catch(() => undefined))?.client);
     return this.view(next);
   }

@@ -250,6 +250,12 @@ export const LIMITS = {
   egressHeadMaxBytes: 16 * 1024,
   /** How long the proxy waits for its upstream to accept a connection. */
   egressConnectTimeoutMs: 10_000,
+  /** The most a tunnel's TLS ClientHello may be (it may come in many records and segments); past it the tunnel is refused. */
+  egressHelloMaxBytes: 64 * 1024,
+  /** How often open egress connections are checked again against the policy and maximum now (a narrowing cuts them). */
+  egressRecheckMs: 1_000,
+  /** Refused or failed egress requests recorded per conversation per second; the rest are counted into the next record. */
+  egressRefusalsAuditedPerSecond: 10,
   /**
    * A tenant's quotas when its entry in the token file sets none: enclosures running (or starting)
    * at once, tool calls in flight at once, and kernels alive across its conversations. The implicit

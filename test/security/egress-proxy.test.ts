@@ -202,6 +202,37 @@ except (ssl.SSLError, OSError) as e:
     expect(e?.detail).toContain("the TLS server name evil.example is not in the egress policy");
   }, 120_000);
 
+  it("refuses the same ClientHello split so that no one write holds the server name", async () => {
+    const split = (e: AuditEvent): boolean => e.tool === `CONNECT 127.0.0.1:${mirror.port}` && e.outcome === "refused:sni_not_allowed";
+    const before = (await egressEvents(id, () => true)).filter(split).length;
+    // The hello is made by Python's own TLS (in memory), then sent in pieces through the agent's tunnel.
+    const out = await cell(
+      run,
+      `import os, socket, ssl, time
+inc, outg = ssl.MemoryBIO(), ssl.MemoryBIO()
+tls = ssl.create_default_context().wrap_bio(inc, outg, server_hostname="evil.example")
+try:
+    tls.do_handshake()
+except ssl.SSLWantReadError:
+    pass
+hello = outg.read()
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+s = socket.create_connection(("127.0.0.1", port), timeout=30)
+s.sendall(b"CONNECT 127.0.0.1:${mirror.port} HTTP/1.1\\r\\nHost: 127.0.0.1:${mirror.port}\\r\\n\\r\\n")
+print(s.recv(4096).split(b"\\r\\n")[0].decode())
+try:
+    for piece in (hello[:3], hello[3:40], hello[40:]):
+        s.sendall(piece)
+        time.sleep(0.2)
+    print("closed" if s.recv(4096) == b"" else "answered")
+except OSError:
+    print("closed")`,
+    );
+    // Before the proxy read the whole hello, the mirror got it and answered (an HTTP 400 to TLS bytes).
+    expect(out).toBe("HTTP/1.1 200 Connection established\nclosed");
+    expect((await egressEvents(id, (es) => es.filter(split).length > before)).filter(split).length).toBe(before + 1);
+  }, 120_000);
+
   it.runIf(!runtime)(
     "bounds the connections one conversation holds open, and records the refusals once an interval",
     async () => {

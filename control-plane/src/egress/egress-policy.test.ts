@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { EnclaveError } from "../errors.js";
 import { allowsAddress, allowsName, checkWithinMaximum, formatDestination, isPublicAddress, parseDestinationText } from "./egress-policy.js";
-import { tlsServerName } from "./tls-sni.js";
+import { clientHelloRecord, tlsServerName } from "./tls-sni.js";
 
 const d = (t: string) => parseDestinationText(t, "test");
 
@@ -66,11 +66,26 @@ describe("egress destinations", () => {
       "fe80::1",
       "fd00::1",
       "::ffff:10.0.0.1",
+      "::127.0.0.1",
+      "::7f00:1",
       "224.0.0.1",
     ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
     expect(isPublicAddress("2606:4700:4700::1111")).toBe(true);
+  });
+
+  it("reads an IPv4-mapped address as its IPv4 address in every spelling, in a request and in a cidr", () => {
+    const all6 = [d("::/0")];
+    for (const a of ["::ffff:7f00:1", "::ffff:127.0.0.1", "0:0:0:0:0:ffff:7f00:1", "::FFFF:7F00:0001"]) {
+      expect(allowsAddress(all6, a, 80, false), a).toBe(false);
+      expect(allowsAddress([d("127.0.0.1/32")], a, 80, false), a).toBe(true);
+      expect(isPublicAddress(a), a).toBe(false);
+    }
+    expect(allowsAddress(all6, "::1", 80, false)).toBe(true);
+    expect(formatDestination(d("::ffff:10.0.0.0/104"))).toBe("10.0.0.0/8");
+    expect(formatDestination(d("::ffff:0:0/96"))).toBe("0.0.0.0/0");
+    expect(code(() => d("::ffff:7f00:1/64"))).toBe("invalid_arguments");
   });
 
   it("keeps a policy within the operator's maximum", () => {
@@ -109,5 +124,23 @@ describe("the TLS server name", () => {
     expect(tlsServerName(hello)).toBe("files.pypi.org");
     expect(tlsServerName(Buffer.from("GET / HTTP/1.1\r\n\r\n"))).toBeUndefined();
     expect(tlsServerName(hello.subarray(0, 20))).toBeUndefined();
+    // Whole only once every byte of the ClientHello is in, however it was split.
+    expect(clientHelloRecord(hello.subarray(0, 3))).toBe("partial");
+    expect(clientHelloRecord(hello.subarray(0, 40))).toBe("partial");
+    const whole = clientHelloRecord(hello);
+    expect(whole instanceof Buffer && tlsServerName(whole)).toBe("files.pypi.org");
+    const hs = hello.subarray(5);
+    const records = Buffer.concat([
+      hello.subarray(0, 3),
+      Buffer.from([0, 10]),
+      hs.subarray(0, 10),
+      hello.subarray(0, 3),
+      Buffer.from([(hs.length - 10) >> 8, (hs.length - 10) & 255]),
+      hs.subarray(10),
+    ]);
+    const joined = clientHelloRecord(records);
+    expect(joined instanceof Buffer && tlsServerName(joined)).toBe("files.pypi.org");
+    expect(clientHelloRecord(Buffer.concat([records.subarray(0, 15), Buffer.from([23, 3, 3, 0, 1, 0])]))).toBe("malformed");
+    expect(clientHelloRecord(Buffer.from("GET / HTTP/1.1\r\n\r\n"))).toBeUndefined();
   });
 });

@@ -37,15 +37,26 @@ interface Range {
   prefix: number;
 }
 
-/** An address as the family it is really in: an IPv4-mapped IPv6 address is the IPv4 one. */
+/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:0:0/96`) stands for, in any of its spellings. */
+function mappedIpv4(v6: string): string | undefined {
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(v6);
+  const hex = dotted
+    ? `${dotted[1] ?? ""}${((Number(dotted[2]) << 8) | Number(dotted[3])).toString(16)}:${((Number(dotted[4]) << 8) | Number(dotted[5])).toString(16)}`
+    : v6;
+  const n = ipv6ToBigInt(hex.replace(/%.*$/, ""));
+  if (n >> 32n !== 0xffffn) return undefined;
+  return [24n, 16n, 8n, 0n].map((s) => Number((n >> s) & 255n)).join(".");
+}
+
+/** An address as the family it is really in: an IPv4-mapped IPv6 address (`::ffff:7f00:1` as well as `::ffff:127.0.0.1`) is the IPv4 one. */
 export function plainAddress(address: string): { address: string; family: "ipv4" | "ipv6" } | undefined {
   const lower = address.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped?.[1] && isIP(mapped[1]) === 4) return { address: mapped[1], family: "ipv4" };
   const v = isIP(lower);
   if (v === 4) return { address: lower, family: "ipv4" };
-  if (v === 6) return { address: lower, family: "ipv6" };
-  return undefined;
+  if (v !== 6) return undefined;
+  const mapped = mappedIpv4(lower);
+  if (mapped !== undefined && isIP(mapped) === 4) return { address: mapped, family: "ipv4" };
+  return { address: lower, family: "ipv6" };
 }
 
 function parseRange(cidr: string): Range | string {
@@ -54,9 +65,11 @@ function parseRange(cidr: string): Range | string {
   const addr = plainAddress(cidr.slice(0, slash));
   const prefixText = cidr.slice(slash + 1);
   if (!addr) return "does not start with an IPv4 or IPv6 address";
-  const max = addr.family === "ipv4" ? 32 : 128;
-  if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > max) return `needs a prefix length of 0 to ${max}`;
-  return { family: addr.family, network: addr.address, prefix: Number(prefixText) };
+  // A mapped range (`::ffff:10.0.0.0/104`) is the IPv4 range it maps.
+  const mapped = addr.family === "ipv4" && isIP(cidr.slice(0, slash)) === 6 ? 96 : 0;
+  const max = addr.family === "ipv4" ? 32 + mapped : 128;
+  if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) < mapped || Number(prefixText) > max) return `needs a prefix length of ${mapped} to ${max}`;
+  return { family: addr.family, network: addr.address, prefix: Number(prefixText) - mapped };
 }
 
 function rangeList(r: Range): BlockList {
@@ -206,7 +219,8 @@ for (const [net, prefix] of [
 ] as const)
   NOT_PUBLIC.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 127],
+  // The unspecified and loopback addresses, and the IPv4-compatible ones (`::127.0.0.1`) around them.
+  ["::", 96],
   ["64:ff9b::", 96],
   ["64:ff9b:1::", 48],
   ["100::", 64],

@@ -57,6 +57,40 @@ describe("the egress proxy", () => {
     expect(events.at(-1)).toMatchObject({ kind: "egress", tool: `GET 127.0.0.1:${upstreamPort}`, outcome: "ok", conversationId: "c", tenant: "t" });
   });
 
+  it("carries a server that speaks first (a banner before the client says anything) at once", async () => {
+    const banner = createServer((s) => s.end("SSH-2.0-test\r\n"));
+    await new Promise<void>((r) => banner.listen(0, "127.0.0.1", r));
+    const port = (banner.address() as AddressInfo).port;
+    const proxy = new EgressProxy({
+      policyOf: () => [parseDestinationText(`127.0.0.1/32:${port}`, "test")],
+      maximumOf: () => undefined,
+      record: () => undefined,
+    });
+    const server = createServer({ allowHalfOpen: true }, (s) => void proxy.serve(s, { conversationId: "b", tenant: "t", placement: "host" }));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const got = await new Promise<string>((resolve) => {
+        const s = connect((server.address() as AddressInfo).port, "127.0.0.1", () => s.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\n`));
+        let text = "";
+        s.on("data", (b: Buffer) => {
+          text += b.toString("latin1");
+          if (text.includes("SSH-2.0")) {
+            s.destroy();
+            resolve(text);
+          }
+        });
+        setTimeout(() => {
+          s.destroy();
+          resolve(text);
+        }, 3_000);
+      });
+      expect(got).toContain("SSH-2.0-test");
+    } finally {
+      banner.close();
+      server.close();
+    }
+  });
+
   it("refuses what is not a proxy request it serves, each with its reason", async () => {
     const cases: Array<[string | Buffer, string, string]> = [
       [`GET http://127.0.0.1:${upstreamPort}@10.0.0.1/ HTTP/1.1\r\n\r\n`, "400", "refused:bad_request"],

@@ -13,11 +13,20 @@ import type { AuditInput } from "../audit/audit-log.js";
 import { RefusalAudit } from "../audit/refusal-audit.js";
 import { LIMITS } from "../limits.js";
 import { allowsAddress, allowsName, type EgressDestination, type EgressMaximum } from "./egress-policy.js";
-import { tlsServerName } from "./tls-sni.js";
+import { clientHelloRecord, tlsServerName } from "./tls-sni.js";
 
 /** Why a request was refused or failed: the audit's outcome is `refused:<why>` or `error:<why>`. */
 export type EgressRefusal =
-  "bad_request" | "not_allowed" | "address_not_allowed" | "sni_not_allowed" | "not_resolved" | "quota_exceeded" | "unreachable" | "too_large" | "idle";
+  | "bad_request"
+  | "not_allowed"
+  | "address_not_allowed"
+  | "sni_not_allowed"
+  | "not_resolved"
+  | "quota_exceeded"
+  | "unreachable"
+  | "too_large"
+  | "idle"
+  | "policy_changed";
 
 export type Resolver = (name: string) => Promise<string[]>;
 
@@ -58,12 +67,24 @@ class Refused extends Error {
   }
 }
 
+// A host name as DNS spells one. Anything else is refused before it is matched or resolved: the
+// resolver would read `evil.example\0.allowed.example` as `evil.example`, which a `*.allowed.example`
+// rule would have let through.
+const NAME_RE = /^[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*$/;
+
+/** A host name (its grammar, not its policy) or an address, in the form it is checked and dialled in. */
+export function requestHost(host: string): string | undefined {
+  const h = host.toLowerCase().replace(/\.$/, "");
+  if (isIP(h) === 6) return /^[0-9a-f:.]+$/.test(h) ? h : undefined;
+  return h.length <= 253 && NAME_RE.test(h) ? h : undefined;
+}
+
 function splitHostPort(authority: string, defaultPort: number): { host: string; port: number } | undefined {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(authority);
   if (!m) return undefined;
-  const host = (m[1] ?? m[2] ?? "").toLowerCase().replace(/\.$/, "");
+  const host = requestHost(m[1] ?? m[2] ?? "");
   const port = m[3] === undefined ? defaultPort : Number(m[3]);
-  if (!host || port < 1 || port > 65535) return undefined;
+  if (!host || (m[1] !== undefined && isIP(host) !== 6) || port < 1 || port > 65535) return undefined;
   return { host, port };
 }
 
@@ -131,21 +152,45 @@ function readHead(conn: Duplex): Promise<{ head: string; rest: Buffer }> {
   });
 }
 
-/** The first bytes the client sends inside a CONNECT tunnel (for TLS, its ClientHello). */
-function firstBytes(conn: Duplex, already: Buffer): Promise<Buffer> {
-  if (already.length > 0 || conn.readableEnded) return Promise.resolve(already);
+/**
+ * The first bytes the client sends inside a CONNECT tunnel: for TLS, up to the end of its whole
+ * ClientHello however it was split; `hello` is that ClientHello as one record ("partial" or
+ * "malformed" when the client stopped, waited too long or sent too much before it was whole). A
+ * server that speaks first (SSH, SMTP) ends the wait when the client has said nothing yet: its first
+ * bytes are `early`, for the client.
+ */
+function firstBytes(conn: Duplex, already: Buffer, upstream: Socket): Promise<{ first: Buffer; hello: ReturnType<typeof clientHelloRecord>; early: Buffer }> {
+  const settled = (b: Buffer): boolean => b.length > 0 && clientHelloRecord(b) !== "partial";
+  const none: Buffer = Buffer.alloc(0);
+  if (settled(already) || conn.readableEnded) return Promise.resolve({ first: already, hello: clientHelloRecord(already), early: none });
   return new Promise((resolve) => {
-    const timer = setTimeout(() => finish(Buffer.alloc(0)), LIMITS.egressIdleMs);
-    const finish = (b: Buffer): void => {
+    let buf = already;
+    let early: Buffer = none;
+    const timer = setTimeout(() => finish(), LIMITS.egressIdleMs);
+    const finish = (): void => {
       clearTimeout(timer);
-      conn.off("data", finish);
-      conn.off("end", onEnd);
+      conn.off("data", onData);
+      conn.off("end", finish);
+      upstream.off("data", onEarly);
+      upstream.off("close", finish);
       conn.pause();
-      resolve(b);
+      upstream.pause();
+      resolve({ first: buf, hello: clientHelloRecord(buf), early });
     };
-    const onEnd = (): void => finish(Buffer.alloc(0));
-    conn.on("data", finish);
-    conn.once("end", onEnd);
+    const onData = (b: Buffer): void => {
+      buf = Buffer.concat([buf, b]);
+      if (settled(buf) || buf.length > LIMITS.egressHelloMaxBytes) finish();
+    };
+    const onEarly = (b: Buffer): void => {
+      early = b;
+      upstream.off("data", onEarly);
+      upstream.pause();
+      if (buf.length === 0) finish();
+    };
+    conn.on("data", onData);
+    conn.once("end", finish);
+    upstream.on("data", onEarly);
+    upstream.once("close", finish);
     conn.resume();
   });
 }
@@ -167,16 +212,79 @@ function dial(address: string, port: number): Promise<Socket> {
   });
 }
 
+/** An open connection the proxy dialled for, checked again against the policy now and then. */
+interface Live {
+  ctx: EgressContext;
+  target: Target;
+  address: string;
+  sni?: string;
+  cut?: (why: "policy_changed") => void;
+}
+
 export class EgressProxy {
   private readonly perConversation = new Map<string, number>();
   private readonly perTenant = new Map<string, number>();
   private readonly resolve: Resolver;
   /** Connections past the bounds are recorded at most once an interval per conversation: a flood of them must not fill the log. */
   private readonly overQuota: RefusalAudit;
+  /** Refusals recorded per conversation this second: a flood of refused requests must not push what did leave out of the tenant's audit budget. */
+  private readonly refusals = new Map<string, { sinceMs: number; recorded: number; unrecorded: number }>();
+  private readonly live = new Set<Live>();
+  private recheckTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: EgressProxyOptions) {
     this.resolve = opts.resolve ?? systemResolver;
     this.overQuota = new RefusalAudit((input) => opts.record(input));
+  }
+
+  /**
+   * Cuts every open connection the policy and maximum no longer allow (a conversation's policy
+   * narrowed or removed, its tenant's maximum lowered): allowed is decided now, not only when a
+   * tunnel opened. Also runs every LIMITS.egressRecheckMs while connections are open.
+   */
+  recheck(): void {
+    for (const l of this.live) if (!this.allowedNow(l)) l.cut?.("policy_changed");
+  }
+
+  private allowedNow(l: Live): boolean {
+    const { policy, maximum } = this.policies(l.ctx);
+    const under = (check: (p: readonly EgressDestination[]) => boolean): boolean => check(policy) && (!maximum || check(maximum));
+    const { host, port } = l.target;
+    const ok = isIP(host)
+      ? under((p) => allowsAddress(p, host, port, false))
+      : under((p) => allowsName(p, host, port)) && under((p) => allowsAddress(p, l.address, port, true));
+    return ok && (l.sni === undefined || l.sni === host || under((p) => allowsName(p, l.sni as string, port)));
+  }
+
+  private track(l: Live): () => void {
+    this.live.add(l);
+    this.recheckTimer ??= setInterval(() => this.recheck(), LIMITS.egressRecheckMs).unref();
+    return () => {
+      this.live.delete(l);
+      if (this.live.size === 0 && this.recheckTimer) {
+        clearInterval(this.recheckTimer);
+        this.recheckTimer = undefined;
+      }
+    };
+  }
+
+  /** Records a refusal unless this conversation is past its refusals for this second; those are counted into its next record. */
+  private recordRefusal(conversationId: string, event: AuditInput & { detail: string }): void {
+    const now = Date.now();
+    let w = this.refusals.get(conversationId);
+    if (!w || now - w.sinceMs >= 1000) {
+      if (this.refusals.size > 4096) for (const [k, v] of this.refusals) if (now - v.sinceMs >= 1000 && !v.unrecorded) this.refusals.delete(k);
+      w = { sinceMs: now, recorded: 0, unrecorded: w?.unrecorded ?? 0 };
+      this.refusals.set(conversationId, w);
+    }
+    if (w.recorded >= LIMITS.egressRefusalsAuditedPerSecond) {
+      w.unrecorded++;
+      return;
+    }
+    w.recorded++;
+    const more = w.unrecorded ? `; ${w.unrecorded} more refused or failed since the last record` : "";
+    w.unrecorded = 0;
+    this.opts.record({ ...event, detail: `${event.detail}${more}` });
   }
 
   /** Connections open now for a conversation. */
@@ -191,7 +299,8 @@ export class EgressProxy {
     let via = "";
     let sent = 0;
     let received = 0;
-    const audit = (outcome: string, note: string): void => {
+    // A refusal (limited: true) is recorded within the conversation's refusals per second; what was carried always is.
+    const audit = (outcome: string, note: string, limited = false): void => {
       const event = {
         kind: "egress",
         conversationId: ctx.conversationId,
@@ -203,8 +312,10 @@ export class EgressProxy {
         detail: `${via ? `via ${via}; ` : ""}sent ${sent} bytes, received ${received} bytes${note ? `; ${note}` : ""}`,
       } as const;
       if (outcome === "refused:quota_exceeded") this.overQuota.refused(`egress ${ctx.conversationId}`, event);
+      else if (limited) this.recordRefusal(ctx.conversationId, event);
       else this.opts.record(event);
     };
+    let untrack: (() => void) | undefined;
     conn.on("error", () => undefined);
     const release = this.take(ctx);
     try {
@@ -224,31 +335,54 @@ export class EgressProxy {
       } catch (err) {
         throw new Refused("unreachable", 502, `could not connect: ${(err as Error).message}`, "error");
       }
+      const live: Live = { ctx, target, address };
       let first = rest;
+      let early: Buffer = Buffer.alloc(0);
       if (target.method === "CONNECT") {
         conn.write("HTTP/1.1 200 Connection established\r\n\r\n");
-        first = await firstBytes(conn, rest);
-        const sni = tlsServerName(first);
+        const read = await firstBytes(conn, rest, upstream);
+        first = read.first;
+        early = read.early;
         // The name the TLS client asks the server for must be one the policy allows too: a tunnel to an
-        // allowed address cannot carry a ClientHello for another name (a shared front, a CDN).
-        const { policy, maximum } = this.policies(ctx);
-        if (sni !== undefined && sni !== target.host && (!allowsName(policy, sni, target.port) || (maximum && !allowsName(maximum, sni, target.port)))) {
+        // allowed address cannot carry a ClientHello for another name (a shared front, a CDN), nor one
+        // split so that no single chunk holds the name.
+        const hello = read.hello;
+        const sni = hello instanceof Buffer ? tlsServerName(hello) : undefined;
+        const unreadable = hello === "partial" || hello === "malformed" || (sni !== undefined && !requestHost(sni));
+        // Checked again: the policy may have changed while the client was slow with its first bytes.
+        const why = !this.allowedNow(live) ? "policy_changed" : unreadable || !this.allowedNow({ ...live, sni }) ? "sni_not_allowed" : undefined;
+        live.sni = sni;
+        if (why) {
           upstream.destroy();
           conn.destroy();
-          audit("refused:sni_not_allowed", `the TLS server name ${sni} is not in the egress policy`);
+          audit(
+            `refused:${why}`,
+            why === "policy_changed"
+              ? "the policy or maximum no longer allows it"
+              : unreadable
+                ? "the tunnel began a TLS handshake whose server name could not be read"
+                : `the TLS server name ${sni ?? ""} is not in the egress policy`,
+            true,
+          );
           return;
         }
       } else {
         upstream.write(target.forward ?? Buffer.alloc(0));
       }
+      untrack = this.track(live);
       const outcome = await this.pipe(
+        live,
         conn,
         upstream,
         first,
+        early,
         (n) => (sent += n),
         (n) => (received += n),
       );
-      audit(outcome === "ok" ? "ok" : `error:${outcome}`, "");
+      audit(
+        outcome === "ok" ? "ok" : outcome === "policy_changed" ? "refused:policy_changed" : `error:${outcome}`,
+        outcome === "policy_changed" ? "cut: the policy or maximum no longer allows it" : "",
+      );
     } catch (err) {
       const r = err instanceof Refused ? err : new Refused("unreachable", 502, (err as Error).message, "error");
       const body = `enclave egress proxy: ${r.kind} (${r.why}): ${r.message}\n`;
@@ -256,8 +390,9 @@ export class EgressProxy {
         conn.end(
           `HTTP/1.1 ${r.status} ${REASON[r.status] ?? "Error"}\r\nX-Enclave-Egress: ${r.kind}:${r.why}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
         );
-      audit(`${r.kind}:${r.why}`, r.message);
+      audit(`${r.kind}:${r.why}`, r.message, true);
     } finally {
+      untrack?.();
       release?.();
     }
   }
@@ -295,15 +430,17 @@ export class EgressProxy {
 
   /** Carries bytes both ways until either side ends, the idle time passes or the byte bound is reached. */
   private pipe(
+    live: Live,
     conn: Duplex,
     upstream: Socket,
     first: Buffer,
+    early: Buffer,
     onSent: (n: number) => void,
     onReceived: (n: number) => void,
-  ): Promise<"ok" | "idle" | "too_large"> {
+  ): Promise<"ok" | "idle" | "too_large" | "policy_changed"> {
     return new Promise((resolve) => {
       let total = 0;
-      let outcome: "ok" | "idle" | "too_large" = "ok";
+      let outcome: "ok" | "idle" | "too_large" | "policy_changed" = "ok";
       let idle = setTimeout(() => cut("idle"), LIMITS.egressIdleMs);
       const touch = (n: number): void => {
         total += n;
@@ -311,11 +448,12 @@ export class EgressProxy {
         idle = setTimeout(() => cut("idle"), LIMITS.egressIdleMs);
         if (total > LIMITS.egressMaxBytesPerConnection) cut("too_large");
       };
-      const cut = (why: "idle" | "too_large"): void => {
+      const cut = (why: "idle" | "too_large" | "policy_changed"): void => {
         outcome = why;
         upstream.destroy();
         conn.destroy();
       };
+      live.cut = cut;
       // Done when the enclosure's side is closed: after the upstream closes, what it sent is flushed
       // to the tunnel first (a piped stream nobody reads any more would never close by itself).
       upstream.once("close", () => {
@@ -334,6 +472,11 @@ export class EgressProxy {
         onSent(first.length);
         touch(first.length);
         upstream.write(first);
+      }
+      if (early.length) {
+        onReceived(early.length);
+        touch(early.length);
+        conn.write(early);
       }
       conn.on("data", (b: Buffer) => {
         onSent(b.length);

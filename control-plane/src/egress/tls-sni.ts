@@ -46,3 +46,29 @@ export function tlsServerName(b: Buffer): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A tunnel's first bytes as one ClientHello record, for tlsServerName: "partial" while a TLS
+ * handshake has begun but its ClientHello has not all arrived (a client may split it over many records
+ * and segments, and must not slip a server name past the check that way), "malformed" when another
+ * record comes before it is whole, undefined when the bytes do not begin a TLS handshake.
+ */
+export function clientHelloRecord(b: Buffer): Buffer | "partial" | "malformed" | undefined {
+  if (b.length === 0 || b[0] !== 22) return undefined;
+  const fragments: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const hs = Buffer.concat(fragments);
+    if (hs.length >= 4) {
+      const want = 4 + hs.readUIntBE(1, 3);
+      if (hs.length >= want) return Buffer.concat([Buffer.from([22, b[1] ?? 3, b[2] ?? 1, (want >> 8) & 255, want & 255]), hs.subarray(0, want)]);
+    }
+    if (at >= b.length) return "partial";
+    if (b[at] !== 22) return "malformed";
+    if (at + 5 > b.length) return "partial";
+    const len = b.readUInt16BE(at + 3);
+    if (at + 5 + len > b.length) return "partial";
+    fragments.push(b.subarray(at + 5, at + 5 + len));
+    at += 5 + len;
+  }
+}
