@@ -252,6 +252,15 @@ export const LIMITS = {
   egressConnectTimeoutMs: 10_000,
   /** The most a tunnel's TLS ClientHello may be (it may come in many records and segments); past it the tunnel is refused. */
   egressHelloMaxBytes: 64 * 1024,
+  /**
+   * Egress name lookups in flight at once, every tenant's together, one per tenant: the system
+   * resolver runs on Node's four shared worker threads (file work's too) and a lookup cannot be
+   * cancelled, so a tenant with slow names must not hold them all. Waiting lookups are served a
+   * tenant at a time, at most this many per tenant and this long each (then `resolver_busy`).
+   */
+  egressLookupsInFlight: 2,
+  egressLookupsQueuedPerTenant: 16,
+  egressLookupWaitMs: 10_000,
   /** How often open egress connections are checked again against the policy and maximum now (a narrowing cuts them). */
   egressRecheckMs: 1_000,
   /** Refused or failed egress requests recorded per conversation per second; the rest are counted into the next record. */

@@ -109,3 +109,55 @@ describe("the egress proxy", () => {
     }
   });
 });
+
+describe("name lookups", () => {
+  it("a tenant whose names never resolve holds at most one lookup: another tenant's name still resolves, and past its queue it is refused as resolver_busy", async () => {
+    const recorded: AuditInput[] = [];
+    const hung: Array<() => void> = [];
+    let started = 0;
+    const proxy = new EgressProxy({
+      policyOf: () => [parseDestinationText(`*.slow.test:${upstreamPort}`, "test"), parseDestinationText(`fast.test:${upstreamPort}`, "test")],
+      // Names under slow.test hang as a hostile tenant's DNS would (getaddrinfo cannot be cancelled).
+      resolve: (name) => {
+        started++;
+        return name.endsWith(".slow.test") ? new Promise<string[]>((r) => hung.push(() => r([]))) : Promise.resolve(["203.0.113.9"]);
+      },
+      maximumOf: () => undefined,
+      record: (e) => recorded.push(e),
+    });
+    const servers: Server[] = [];
+    const serving = async (tenant: string): Promise<number> => {
+      const s = createServer({ allowHalfOpen: true }, (c) => void proxy.serve(c, { conversationId: tenant, tenant, placement: "host" }));
+      servers.push(s);
+      await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+      return (s.address() as AddressInfo).port;
+    };
+    const [slowPort, fastPort] = [await serving("slow"), await serving("fast")];
+    const open = (port: number, host: string): Promise<string> =>
+      new Promise((resolve) => {
+        const s = connect(port, "127.0.0.1", () => s.write(`CONNECT ${host}:${upstreamPort} HTTP/1.1\r\n\r\n`));
+        let got = "";
+        s.on("data", (b: Buffer) => {
+          got += b.toString("latin1");
+          s.destroy();
+        });
+        s.on("close", () => resolve(got));
+        s.on("error", () => resolve(got));
+      });
+    try {
+      const slow = Array.from({ length: 24 }, (_, i) => open(slowPort, `n${i}.slow.test`));
+      // The other tenant's name is looked up though every slow lookup still hangs: the policy then
+      // refuses its public answer (not in a cidr), which shows the lookup happened.
+      const fast = await open(fastPort, "fast.test");
+      expect(status(fast)).toMatch(/^HTTP\/1\.1 403/);
+      expect(recorded.some((e) => e.conversationId === "fast" && e.outcome === "refused:address_not_allowed")).toBe(true);
+      // The slow tenant started one lookup; past its queue (16) its requests were refused at once.
+      expect(started).toBe(2);
+      const refusedBusy = (await Promise.race([Promise.all(slow.slice(17)), new Promise<string[]>((r) => setTimeout(() => r([]), 5000))])).map(status);
+      expect(refusedBusy).toEqual(Array.from({ length: 7 }, () => "HTTP/1.1 503 Service Unavailable"));
+    } finally {
+      hung.forEach((r) => r());
+      servers.forEach((s) => s.close());
+    }
+  });
+});

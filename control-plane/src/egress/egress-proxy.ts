@@ -7,6 +7,7 @@
 // link-local ranges are refused unless a cidr lists them). Every request is audited: destination,
 // bytes each way, allowed or refused and why.
 import { lookup } from "node:dns/promises";
+import { LookupBusy, LookupGate } from "./lookup-gate.js";
 import { isIP, connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { AuditInput } from "../audit/audit-log.js";
@@ -22,6 +23,7 @@ export type EgressRefusal =
   | "address_not_allowed"
   | "sni_not_allowed"
   | "not_resolved"
+  | "resolver_busy"
   | "quota_exceeded"
   | "unreachable"
   | "too_large"
@@ -95,6 +97,7 @@ const REASON: Record<number, string> = {
   429: "Too Many Requests",
   431: "Request Header Fields Too Large",
   502: "Bad Gateway",
+  503: "Service Unavailable",
 };
 
 const HOP_BY_HOP = new Set(["connection", "proxy-connection", "proxy-authorization", "keep-alive", "te", "trailer", "upgrade"]);
@@ -225,6 +228,12 @@ export class EgressProxy {
   private readonly perConversation = new Map<string, number>();
   private readonly perTenant = new Map<string, number>();
   private readonly resolve: Resolver;
+  /** Lookups bounded and taken in turn between tenants (see lookup-gate.ts). */
+  private readonly lookups = new LookupGate({
+    inFlight: LIMITS.egressLookupsInFlight,
+    queuedPerTenant: LIMITS.egressLookupsQueuedPerTenant,
+    waitMs: LIMITS.egressLookupWaitMs,
+  });
   /** Connections past the bounds are recorded at most once an interval per conversation: a flood of them must not fill the log. */
   private readonly overQuota: RefusalAudit;
   /** Refusals recorded per conversation this second: a flood of refused requests must not push what did leave out of the tenant's audit budget. */
@@ -413,8 +422,9 @@ export class EgressProxy {
     if (!under(policy, (p) => allowsName(p, t.host, t.port))) throw new Refused("not_allowed", 403, `${t.host} port ${t.port} is not in the egress policy`);
     let addresses: string[];
     try {
-      addresses = await this.resolve(t.host);
+      addresses = await this.lookups.run(ctx.tenant, () => this.resolve(t.host));
     } catch (err) {
+      if (err instanceof LookupBusy) throw new Refused("resolver_busy", 503, err.message, "error");
       throw new Refused("not_resolved", 502, `${t.host} did not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, "error");
     }
     const ok = addresses.find((a) => under(policy, (p) => allowsAddress(p, a, t.port, true)));
