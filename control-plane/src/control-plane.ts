@@ -199,6 +199,7 @@ export class ControlPlane {
         hostAgents: this.hostAgents,
         audit: this.audit,
         openCards: (id) => this.questions.list(id, false).length,
+        tenantPaused: (tenant) => this.tenantPauses.get(tenant) !== undefined,
       },
       config.lifecycle,
     );
