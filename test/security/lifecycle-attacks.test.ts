@@ -133,6 +133,35 @@ describe("another tenant's conversations and calls through the new RPCs", () => 
   });
 });
 
+describe("racing operations on one conversation", () => {
+  it("two starts of one conversation's enclosure at once leave one container, the one recorded", async () => {
+    const globex = client("globex");
+    await globex.createConversation("twice");
+    const [a, b] = await Promise.all([
+      outcome(globex.startEnclosure("twice", { runtime: "runc" })),
+      outcome(globex.startEnclosure("twice", { runtime: "runc" })),
+    ]);
+    try {
+      expect([a.code, b.code].sort()).toEqual(["already_exists", "ok"]);
+      const recorded = svc.cp.getConversation("globex.twice").enclosure?.containerId;
+      const containers = execFileSync("docker", ["ps", "-aq", "--no-trunc", "--filter", `label=${LABELS.conversation}=globex.twice`], { encoding: "utf8" })
+        .trim()
+        .split("\n")
+        .filter(Boolean);
+      expect(containers).toEqual([recorded]);
+    } finally {
+      await svc.cp.stopEnclosure("globex.twice", { force: true }).catch(() => undefined);
+      // Whatever a failing run left behind is not left running.
+      for (const id of execFileSync("docker", ["ps", "-aq", "--filter", `label=${LABELS.conversation}=globex.twice`], { encoding: "utf8" })
+        .trim()
+        .split("\n")
+        .filter(Boolean)) {
+        execFileSync("docker", ["rm", "-f", id]);
+      }
+    }
+  });
+});
+
 describe("a paused tenant", () => {
   it("keeps no enclosure running whose start was under way when the operator paused it", async () => {
     const acme = client("acme");
