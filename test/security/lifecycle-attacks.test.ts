@@ -162,6 +162,45 @@ describe("racing operations on one conversation", () => {
   });
 });
 
+/** The promise's outcome, or "hung" when it does not settle within the bound. */
+function within<T>(p: Promise<T>, ms: number): Promise<T | "hung"> {
+  return Promise.race([p, new Promise<"hung">((r) => setTimeout(() => r("hung"), ms).unref())]);
+}
+
+describe("two sleeps of one conversation at once", () => {
+  it("both answer (a runc pause falls back to a sleep), and the conversation is not stuck: an operator can still delete it", async () => {
+    const globex = client("globex");
+    await globex.createConversation("double-pause");
+    await globex.startEnclosure("double-pause", { runtime: "runc" });
+    const answers = await within(Promise.all([outcome(globex.pauseEnclosure("double-pause")), outcome(globex.pauseEnclosure("double-pause"))]), 60_000);
+    expect(answers, "both pauses answered").not.toBe("hung");
+    expect((await globex.getConversation("double-pause")).lifecycleState).toBe("sleeping");
+    expect(await within(outcome(client("ops").deleteConversation("globex.double-pause")), 60_000)).toMatchObject({ code: "ok" });
+  });
+});
+
+describe("delete racing a wake", () => {
+  it("leaves no enclosure running for a conversation deleted while a call wakes it", async () => {
+    const globex = client("globex");
+    for (let round = 0; round < 4; round++) {
+      const id = `wake-delete-${round}`;
+      await globex.createConversation(id, "", { lifecycle: { idleTimeoutSeconds: 1 } });
+      await globex.startEnclosure(id, { runtime: "runc" });
+      const run = (await globex.openRun(id, { approvalPolicy: "never", resources: ["workspace"] })).id;
+      await eventually(async () => (await globex.getConversation(id)).lifecycleState === "sleeping" || undefined, `${id} asleep`);
+      // The delete first and the call that wakes it right behind, then the other way round.
+      const del = (): Promise<unknown> => outcome(globex.deleteConversation(id));
+      const call = (): Promise<unknown> => outcome(globex.callTool(run, "read", { path: "nothing.txt" }));
+      await Promise.all(round % 2 === 0 ? [del(), call()] : [call(), del()]);
+      await new Promise((r) => setTimeout(r, 3000));
+      const left = execFileSync("docker", ["ps", "-aq", "--filter", `label=${LABELS.conversation}=globex.${id}`], { encoding: "utf8" }).trim();
+      const record = (await outcome(globex.getConversation(id))).code;
+      for (const c of left.split("\n").filter(Boolean)) execFileSync("docker", ["rm", "-f", c]);
+      expect({ round, left, record }).toEqual({ round, left: "", record: "not_found" });
+    }
+  });
+});
+
 describe("a paused tenant", () => {
   it("keeps no enclosure running whose start was under way when the operator paused it", async () => {
     const acme = client("acme");

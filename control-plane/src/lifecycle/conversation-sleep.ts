@@ -66,9 +66,12 @@ export class ConversationSleep {
     for (let t = this.transitions.get(id); t; t = this.transitions.get(id)) await t;
   }
 
-  /** Runs one sleep or wake of the conversation at a time. */
+  /**
+   * Runs one sleep or wake of the conversation at a time: after the one registered before it (not
+   * through settled(), which would find this one registered and wait for itself).
+   */
   private transition<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const run = this.settled(id).then(fn);
+    const run = (this.transitions.get(id) ?? Promise.resolve()).then(fn);
     // What waits on it needs its end, not its outcome (the caller has that): it never rejects.
     const tracked: Promise<void> = run.then(
       () => undefined,
