@@ -199,6 +199,7 @@ export class ControlPlane {
         hostAgents: this.hostAgents,
         audit: this.audit,
         openCards: (id) => this.questions.list(id, false).length,
+        tenantPaused: (tenant) => this.tenantPauses.get(tenant) !== undefined,
       },
       config.lifecycle,
     );
@@ -582,19 +583,21 @@ export class ControlPlane {
 
   /** Pauses the tenant and puts every placement of it to sleep now (calls in flight are cut, open cards withdrawn). */
   async pauseTenant(tenant: string, by: string, reason: string): Promise<TenantPauseView> {
+    const conversations = this.conversations.list().filter((c) => c.tenant === tenant);
+    // Asleep before the pause (the sweeper may put the others to sleep while this runs: they count as this pause's).
+    const asleep = new Set(conversations.filter((c) => c.lifecycle?.sleep).map((c) => c.id));
     const pause = this.tenantPauses.pause(tenant, by, reason);
     this.audit.record({ kind: "tenant_paused", tenant, outcome: "ok", detail: `paused by ${by}${reason ? `: ${reason}` : ""}` });
     // Its open streams (audit, cards, tool sessions) end too: every call of it is refused from now.
     this.streams.endTenant(tenant, tenantPausedError(tenant, pause));
     const slept: string[] = [];
-    for (const conv of this.conversations.list().filter((c) => c.tenant === tenant)) {
+    for (const conv of conversations) {
       for (const r of this.runs.forConversation(conv.id)) this.questions.cancelRun(r.id);
-      const before = conv.lifecycle?.sleep;
       const after = await this.sleepConversation(conv.id, "tenant_paused").catch((err: unknown) => {
         log().warn(scopeOf({ conversationId: conv.id }), `conversation ${conv.id} could not be put to sleep for its tenant's pause: ${(err as Error).message}`);
         return undefined;
       });
-      if (!before && after?.lifecycle?.sleep) slept.push(conv.id);
+      if (!asleep.has(conv.id) && after?.lifecycle?.sleep) slept.push(conv.id);
     }
     return { tenant, pause, slept };
   }

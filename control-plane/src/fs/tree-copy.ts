@@ -10,7 +10,9 @@
 // - every file becomes a file of its own, hard links included: two names of one inode in the source
 //   are two files in the copy, so nothing in the copy shares an inode with the source;
 // - file contents are cloned where the filesystem can (FICLONE: a reflink, copy on write: btrfs, XFS),
-//   and copied in the kernel otherwise (copy_file_range); the total size and entry count are bounded.
+//   and copied otherwise; the total size and entry count are bounded, and no file is copied past the
+//   size it was counted at (a file the source's code grows after the look, even sparsely to a terabyte,
+//   is cut there: a whole-file copy would write all of it to the control plane's disk).
 import { constants, promises as fsp, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { ArchiveLimitError, linkStaysInside, MAX_REPORTED, type SkippedEntry, type SkipKind } from "./archive-unpack.js";
@@ -60,6 +62,44 @@ async function eachAtOnce<T>(items: readonly T[], width: number, fn: (item: T) =
   if (failure) throw failure.err;
 }
 
+/** Errors of a clone the file system cannot make: the bytes are copied instead. */
+const NO_CLONE = new Set(["ENOTSUP", "EOPNOTSUPP", "EXDEV", "EINVAL", "ENOSYS", "ENOTTY"]);
+const CHUNK_BYTES = 1024 * 1024;
+const ZEROS = Buffer.alloc(CHUNK_BYTES);
+
+/**
+ * Copies the file open as `from` into `to` (a name that must not exist yet), at most the `counted`
+ * size it had when it was looked at: cloned where the file system can (copy on write, nothing
+ * written; a clone of a file grown since is cut back), else read and written in chunks up to that
+ * size, a chunk of zeros left a hole so a sparse file stays sparse.
+ */
+async function copyCounted(from: FileHandle, to: string, counted: Stats): Promise<void> {
+  try {
+    // From the handle checked by the caller (the /proc entry reopens that very file).
+    await fsp.copyFile(atFd(from.fd), to, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE_FORCE);
+    if ((await fsp.stat(to)).size > counted.size) await fsp.truncate(to, counted.size);
+    return;
+  } catch (err) {
+    if (!NO_CLONE.has((err as NodeJS.ErrnoException).code ?? "")) throw err;
+  }
+  // A failed clone may leave the name made (the folder is the control plane's own).
+  await fsp.rm(to, { force: true });
+  const out = await fsp.open(to, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, counted.mode & 0o777);
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    let at = 0;
+    while (at < counted.size) {
+      const { bytesRead } = await from.read(buf, 0, Math.min(CHUNK_BYTES, counted.size - at), at);
+      if (bytesRead === 0) break; // shrunk since it was counted
+      if (!buf.subarray(0, bytesRead).equals(ZEROS.subarray(0, bytesRead))) await out.write(buf, 0, bytesRead, at);
+      at += bytesRead;
+    }
+    await out.truncate(at);
+  } finally {
+    await out.close();
+  }
+}
+
 /** A copy of `from` (a folder) into `into` (an existing empty folder no one else writes). */
 export async function copyTree(from: string, into: string, limits: TreeCopyLimits): Promise<TreeCopyReport> {
   const report: TreeCopyReport = { files: 0, directories: 0, symlinks: 0, hardLinked: 0, bytes: 0, skipped: [], skippedTotal: 0 };
@@ -92,9 +132,7 @@ export async function copyTree(from: string, into: string, limits: TreeCopyLimit
       }
       // Taken before the copy, so copies running at once cannot pass the bound together.
       report.bytes += st.size;
-      // From the handle checked above (the /proc entry reopens that very file), into a name that must
-      // not exist yet. FICLONE falls back to a plain in-kernel copy where the filesystem cannot clone.
-      await fsp.copyFile(atFd(fh.fd), atFd(dstDir.fd, name), constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      await copyCounted(fh, atFd(dstDir.fd, name), st);
       report.files++;
       if (st.nlink > 1) report.hardLinked++;
     } finally {

@@ -24,6 +24,8 @@ export interface ConversationSleepParts {
   audit: AuditLog;
   /** Open question and permission cards of a conversation (an open card keeps it awake). */
   openCards(id: string): number;
+  /** Whether an operator paused the tenant: a placement of its that runs (one started or woken while the pause began) is put to sleep. */
+  tenantPaused(tenant: string): boolean;
 }
 
 export class ConversationSleep {
@@ -35,6 +37,7 @@ export class ConversationSleep {
   private readonly placements: Placements;
   private readonly hostAgents: HostAgents;
   private readonly audit: AuditLog;
+  private readonly tenantPaused: (tenant: string) => boolean;
 
   constructor(
     parts: ConversationSleepParts,
@@ -44,6 +47,7 @@ export class ConversationSleep {
     this.placements = parts.placements;
     this.hostAgents = parts.hostAgents;
     this.audit = parts.audit;
+    this.tenantPaused = parts.tenantPaused;
     this.sweeper = new IdleSweeper(
       {
         awake: () => this.awakeConversations(),
@@ -62,9 +66,12 @@ export class ConversationSleep {
     for (let t = this.transitions.get(id); t; t = this.transitions.get(id)) await t;
   }
 
-  /** Runs one sleep or wake of the conversation at a time. */
+  /**
+   * Runs one sleep or wake of the conversation at a time: after the one registered before it (not
+   * through settled(), which would find this one registered and wait for itself).
+   */
   private transition<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const run = this.settled(id).then(fn);
+    const run = (this.transitions.get(id) ?? Promise.resolve()).then(fn);
     // What waits on it needs its end, not its outcome (the caller has that): it never rejects.
     const tracked: Promise<void> = run.then(
       () => undefined,
@@ -88,7 +95,7 @@ export class ConversationSleep {
   }
 
   /** Conversations whose placement runs now, for the sweeper. */
-  private *awakeConversations(): Iterable<{ id: string; startedAtMs: number; policy: EffectiveLifecycle }> {
+  private *awakeConversations(): Iterable<{ id: string; startedAtMs: number; policy: EffectiveLifecycle; tenantPaused: boolean }> {
     for (const conv of this.conversations.list()) {
       if (conv.lifecycle?.sleep || this.transitions.has(conv.id)) continue;
       const enc = conv.enclosure;
@@ -96,7 +103,7 @@ export class ConversationSleep {
       if (enc) startedAtMs = enc.state === "running" ? enc.startedAtMs : undefined;
       else if (this.hostAgents.pid(conv.id) !== undefined) startedAtMs = conv.hostAgent?.startedAtMs ?? Date.now();
       if (startedAtMs === undefined) continue;
-      yield { id: conv.id, startedAtMs, policy: effectiveLifecycle(conv, this.defaults) };
+      yield { id: conv.id, startedAtMs, policy: effectiveLifecycle(conv, this.defaults), tenantPaused: this.tenantPaused(conv.tenant) };
     }
   }
 

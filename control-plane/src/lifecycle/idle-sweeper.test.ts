@@ -34,6 +34,25 @@ describe("the idle sweeper", () => {
     expect(slept).toEqual([["a", "idle"]]);
   });
 
+  it("puts a paused tenant's running placement to sleep at once, and only once no call runs", async () => {
+    const now = Date.now();
+    const { port, slept } = table([
+      { id: "paused", startedAtMs: now, policy, tenantPaused: true },
+      { id: "calling", startedAtMs: now, policy, tenantPaused: true },
+      { id: "other", startedAtMs: now, policy },
+    ]);
+    const sweeper = new IdleSweeper(port, 1000, 4);
+    const end = sweeper.enter("calling");
+    await sweeper.sweep(now);
+    expect(slept).toEqual([["paused", "tenant_paused"]]);
+    end();
+    await sweeper.sweep(now);
+    expect(slept).toEqual([
+      ["paused", "tenant_paused"],
+      ["calling", "tenant_paused"],
+    ]);
+  });
+
   it("keeps awake a conversation with an open card, a call in flight, a running cell or a stopped debug session", async () => {
     const now = Date.now();
     const rows = ["card", "call", "cell"].map((id) => ({ id, startedAtMs: now, policy }));

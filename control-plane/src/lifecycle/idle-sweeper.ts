@@ -13,6 +13,12 @@ export interface AwakeConversation {
   /** When its placement started or woke (a lifetime counts from there). */
   startedAtMs: number;
   policy: EffectiveLifecycle;
+  /**
+   * Its tenant is paused: it sleeps at the first moment no call runs, whatever its policy. A pause
+   * puts its tenant's placements to sleep once; one whose start or wake was under way then would
+   * otherwise run on until its idle timeout.
+   */
+  tenantPaused?: boolean;
 }
 
 /** What the sweeper reads and does, so it holds no control plane of its own. */
@@ -89,6 +95,10 @@ export class IdleSweeper {
       for (const c of this.port.awake()) {
         if (this.sleeping.has(c.id)) continue;
         if (this.callsInFlight(c.id) > 0) continue;
+        if (c.tenantPaused) {
+          due.push({ id: c.id, reason: "tenant_paused" });
+          continue;
+        }
         // A lifetime is a bound, not a preference: reached, the placement sleeps at the first moment no call runs.
         if (c.policy.maxLifetimeSeconds > 0 && now - c.startedAtMs >= c.policy.maxLifetimeSeconds * 1000) {
           due.push({ id: c.id, reason: "max_lifetime" });

@@ -60,6 +60,8 @@ export class Placements implements PlacementPort {
   private pool: WarmPool | undefined;
   /** Each conversation's pause or resume in progress: the next one (and a call's auto-resume) waits for it. */
   private readonly transitions = new Map<string, Promise<unknown>>();
+  /** Conversations whose enclosure is being started (recorded only once its agent answers). */
+  private readonly starting = new Set<string>();
   /** Containers being checkpointed: their exit is the pause's, not a death. */
   private readonly checkpointing = new Set<string>();
   /** Told of the agent each call reaches (the egress tunnels follow it); a failure there fails no call. */
@@ -378,6 +380,23 @@ export class Placements implements PlacementPort {
         `conversation \`${bareId(conv.id)}\` already has an enclosure (${enclosureWhere(conv.enclosure)}, ${conv.enclosure.state}); stop it first`,
       );
     }
+    // The record is written once the agent answers: a second start meanwhile would make a second
+    // container, the first then running unrecorded (and uncounted by the tenant's quota).
+    if (this.starting.has(conv.id)) {
+      throw new EnclaveError(
+        "already_exists",
+        `conversation \`${bareId(conv.id)}\`'s enclosure is being started; wait for that start, or stop it once it runs`,
+      );
+    }
+    this.starting.add(conv.id);
+    try {
+      return await this.startRecorded(conv, req, caller);
+    } finally {
+      this.starting.delete(conv.id);
+    }
+  }
+
+  private async startRecorded(conv: ConversationRecord, req: EnclosureRequest, caller: EnclosureCaller): Promise<ConversationRecord> {
     const driver = await this.engines.choose(req);
     this.watch(driver);
     // The host agent must not write while the enclosure owns the workspace.

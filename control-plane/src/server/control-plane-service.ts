@@ -547,6 +547,15 @@ export function controlPlaneService(
       const owner = cp.conversationTenant(sourceId);
       const tenant = ownerOf(s, owner);
       const src = cp.getConversation(sourceId);
+      // The fork keeps its source's own lifecycle values: within the owner's maxima as they are now
+      // (an operator may have lowered them since the source asked), as its egress policy is.
+      lifecycleWithin(
+        s,
+        owner,
+        { idleTimeoutSeconds: src.lifecycle?.idleTimeoutSeconds ?? 0, maxLifetimeSeconds: src.lifecycle?.maxLifetimeSeconds ?? 0 },
+        "ForkConversation",
+        sourceId,
+      );
       const withEnclosure = !!src.enclosure && !req.workspaceOnly;
       // Within the owner's limits as they are now, refused before anything is copied.
       const enclosure = (asked: EnclosureRequest): EnclosureRequest => {
