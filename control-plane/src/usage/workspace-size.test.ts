@@ -1,6 +1,6 @@
 // The workspace walk stays within its bounds whatever a tenant's workspace holds: many files, a deep
 // tree, links that loop or lead out; and says when it stopped early.
-import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -32,6 +32,35 @@ describe("workspace walk", () => {
     expect(w.entries).toBe(5);
     expect(w.bytes).toBeGreaterThanOrEqual(1024 * 1024);
     expect(w.bytes).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it("never counts a tree outside the workspace, even when a folder it listed is swapped for a link before it is opened", async () => {
+    const d = folder();
+    const outside = folder();
+    writeFileSync(join(outside, "big.bin"), Buffer.alloc(8 * 1024 * 1024, 1));
+    for (const sub of ["a", "b"]) {
+      mkdirSync(join(d, sub));
+      for (let i = 0; i < 600; i++) writeFileSync(join(d, sub, `f${i}`), "");
+    }
+    // The walk asks the time when it starts, then at its first yield, inside the first folder it
+    // reads: then both folders become links to the outside tree (the one being read, and the one
+    // listed but not opened yet).
+    let calls = 0;
+    let swapped = false;
+    const now = (): number => {
+      if (++calls === 2) {
+        swapped = true;
+        for (const sub of ["a", "b"]) {
+          renameSync(join(d, sub), join(d, `${sub}.old`));
+          symlinkSync(outside, join(d, sub));
+        }
+      }
+      return Date.now();
+    };
+    const w = await walkWorkspace(d, BIG, now);
+    expect(swapped).toBe(true);
+    expect(w.bytes).toBeLessThan(4 * 1024 * 1024);
+    expect(w.note).toContain("unreadable");
   });
 
   it("stops at its entry bound and says so", async () => {

@@ -3,9 +3,13 @@
 // slow or the control plane's memory grow. The walk never follows a symbolic link (a link counts as
 // itself), stays on the workspace's file system, counts a hard-linked file once, and stops at the
 // first of its bounds (entries, depth, time), saying which; a measure is kept for a while and shared
-// by every caller meanwhile, so asking often costs one walk per interval.
-import { lstatSync, opendirSync, type Dir, type Stats, statfsSync } from "node:fs";
+// by every caller meanwhile, so asking often costs one walk per interval. Each folder is opened without
+// following a link and checked to be the very folder its parent listed, then read and its entries
+// looked at through that open handle: a folder swapped for a link mid-walk (to another tenant's
+// workspace) is never counted.
+import { closeSync, constants, fstatSync, lstatSync, openSync, opendirSync, type Dir, type Stats, statfsSync } from "node:fs";
 import { join } from "node:path";
+import { atFd } from "../fs/fd-path.js";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { WorkspaceUsage } from "../model/usage.js";
 
@@ -26,12 +30,29 @@ const CHUNK = 512;
 /** Allocated bytes of a stat (what a sparse file does not hold is not counted). */
 const allocated = (st: { blocks: number; size: number }): number => (st.blocks > 0 ? st.blocks * 512 : 0);
 
+// As fd-path.ts opens folders: never through a link at the last step, never blocking on a FIFO.
+const DIR_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** The folder at `path` opened, when it is still the one listed (same device and inode); undefined otherwise. */
+function openListed(path: string, dev: number, ino: number): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, DIR_FLAGS);
+  } catch {
+    return undefined;
+  }
+  const st = fstatSync(fd);
+  if (st.isDirectory() && st.dev === dev && st.ino === ino) return fd;
+  closeSync(fd);
+  return undefined;
+}
+
 export async function walkWorkspace(root: string, bounds: WalkBounds = WALK_BOUNDS, now: () => number = Date.now): Promise<WorkspaceUsage> {
   const started = now();
   const rootStat = lstatSync(root);
   if (!rootStat.isDirectory()) throw new Error("the workspace is not a folder");
   const seenLinks = new Set<string>();
-  const stack: Array<{ path: string; depth: number }> = [{ path: root, depth: 0 }];
+  const stack: Array<{ path: string; depth: number; dev: number; ino: number }> = [{ path: root, depth: 0, dev: rootStat.dev, ino: rootStat.ino }];
   let bytes = allocated(rootStat);
   let entries = 0;
   let stop: "" | "entries" | "time" = "";
@@ -40,11 +61,17 @@ export async function walkWorkspace(root: string, bounds: WalkBounds = WALK_BOUN
   let unreadable = 0;
   let sinceYield = 0;
   walk: while (stack.length > 0) {
-    const { path, depth } = stack.pop() as { path: string; depth: number };
+    const { path, depth, dev, ino } = stack.pop() as { path: string; depth: number; dev: number; ino: number };
+    const fd = openListed(path, dev, ino);
+    if (fd === undefined) {
+      unreadable++;
+      continue;
+    }
     let dir: Dir;
     try {
-      dir = opendirSync(path);
+      dir = opendirSync(atFd(fd));
     } catch {
+      closeSync(fd);
       unreadable++;
       continue;
     }
@@ -63,10 +90,9 @@ export async function walkWorkspace(root: string, bounds: WalkBounds = WALK_BOUN
           await yieldToLoop();
         }
         entries++;
-        const child = join(path, ent.name);
         let st: Stats;
         try {
-          st = lstatSync(child);
+          st = lstatSync(atFd(fd, ent.name));
         } catch {
           unreadable++;
           continue;
@@ -83,7 +109,7 @@ export async function walkWorkspace(root: string, bounds: WalkBounds = WALK_BOUN
         bytes += allocated(st);
         if (st.isDirectory()) {
           if (depth + 1 > bounds.maxDepth) deepSkipped++;
-          else stack.push({ path: child, depth: depth + 1 });
+          else stack.push({ path: join(path, ent.name), depth: depth + 1, dev: st.dev, ino: st.ino });
         }
       }
     } finally {
@@ -92,6 +118,7 @@ export async function walkWorkspace(root: string, bounds: WalkBounds = WALK_BOUN
       } catch {
         // Closed already.
       }
+      closeSync(fd);
     }
   }
   const notes: string[] = [];
