@@ -73,28 +73,37 @@ const ZEROS = Buffer.alloc(CHUNK_BYTES);
  * written; a clone of a file grown since is cut back), else read and written in chunks up to that
  * size, a chunk of zeros left a hole so a sparse file stays sparse.
  */
-async function copyCounted(from: FileHandle, to: string, counted: Stats): Promise<void> {
-  try {
-    // From the handle checked by the caller (the /proc entry reopens that very file).
-    await fsp.copyFile(atFd(from.fd), to, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE_FORCE);
-    if ((await fsp.stat(to)).size > counted.size) await fsp.truncate(to, counted.size);
-    return;
-  } catch (err) {
-    if (!NO_CLONE.has((err as NodeJS.ErrnoException).code ?? "")) throw err;
+async function copyCounted(from: FileHandle, to: string, counted: Stats, clone: { works: boolean }): Promise<void> {
+  if (clone.works) {
+    try {
+      // From the handle checked by the caller (the /proc entry reopens that very file).
+      await fsp.copyFile(atFd(from.fd), to, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE_FORCE);
+      if ((await fsp.stat(to)).size > counted.size) await fsp.truncate(to, counted.size);
+      return;
+    } catch (err) {
+      if (!NO_CLONE.has((err as NodeJS.ErrnoException).code ?? "")) throw err;
+      // The file system cannot clone: the rest of this copy does not ask again.
+      clone.works = false;
+    }
+    // A failed clone may leave the name made (the folder is the control plane's own).
+    await fsp.rm(to, { force: true });
   }
-  // A failed clone may leave the name made (the folder is the control plane's own).
-  await fsp.rm(to, { force: true });
   const out = await fsp.open(to, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, counted.mode & 0o777);
   try {
-    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(counted.size, 1)));
     let at = 0;
+    let written = 0;
     while (at < counted.size) {
-      const { bytesRead } = await from.read(buf, 0, Math.min(CHUNK_BYTES, counted.size - at), at);
+      const { bytesRead } = await from.read(buf, 0, Math.min(buf.length, counted.size - at), at);
       if (bytesRead === 0) break; // shrunk since it was counted
-      if (!buf.subarray(0, bytesRead).equals(ZEROS.subarray(0, bytesRead))) await out.write(buf, 0, bytesRead, at);
+      if (!buf.subarray(0, bytesRead).equals(ZEROS.subarray(0, bytesRead))) {
+        await out.write(buf, 0, bytesRead, at);
+        written = at + bytesRead;
+      }
       at += bytesRead;
     }
-    await out.truncate(at);
+    // A hole at the end is made by the length alone.
+    if (written < at) await out.truncate(at);
   } finally {
     await out.close();
   }
@@ -104,6 +113,8 @@ async function copyCounted(from: FileHandle, to: string, counted: Stats): Promis
 export async function copyTree(from: string, into: string, limits: TreeCopyLimits): Promise<TreeCopyReport> {
   const report: TreeCopyReport = { files: 0, directories: 0, symlinks: 0, hardLinked: 0, bytes: 0, skipped: [], skippedTotal: 0 };
   let entries = 0;
+  // Whether the destination's file system clones: asked by the first file, remembered for the rest.
+  const clone = { works: true };
   const skip = (path: string, kind: SkipKind, why: string): void => {
     report.skippedTotal++;
     if (report.skipped.length < MAX_REPORTED) report.skipped.push({ path, kind, why });
@@ -132,7 +143,7 @@ export async function copyTree(from: string, into: string, limits: TreeCopyLimit
       }
       // Taken before the copy, so copies running at once cannot pass the bound together.
       report.bytes += st.size;
-      await copyCounted(fh, atFd(dstDir.fd, name), st);
+      await copyCounted(fh, atFd(dstDir.fd, name), st, clone);
       report.files++;
       if (st.nlink > 1) report.hardLinked++;
     } finally {
