@@ -16,10 +16,10 @@ import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import { sandboxNamespace, sandboxProcesses } from "./placement/sandbox-processes.js";
 import type { ControlPlaneConfig } from "./config.js";
 import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
-import type { ConversationRecord, SleepReason } from "./model/conversation.js";
+import { type ConversationRecord, type SleepReason, startedWith } from "./model/conversation.js";
 import type { ConversationUsage } from "./model/usage.js";
 import { bareId, conversationKey, splitKey } from "./conversations/conversation-keys.js";
-import { copyForkWorkspace, type ForkBound, forkEnclosureRequest, MEMORY_NOT_FORKED } from "./conversations/conversation-fork.js";
+import { copyForkWorkspace, type ForkBound, MEMORY_NOT_FORKED } from "./conversations/conversation-fork.js";
 import { asEnclaveError, EnclaveError } from "./errors.js";
 import { enclosureWhere } from "./placement/docker-driver.js";
 import type { DescribeResponse } from "@enclave/proto/gen/enclave/agent/v1/info.js";
@@ -402,7 +402,7 @@ export class ControlPlane {
     const srcRequest = req.workspaceOnly
       ? undefined
       : src.enclosure
-        ? forkEnclosureRequest(src.enclosure)
+        ? startedWith(src.enclosure)
         : src.lifecycle?.sleep?.enclosure
           ? { ...src.lifecycle.sleep.enclosure.request }
           : undefined;

@@ -8,7 +8,6 @@ import { copyTree } from "../fs/tree-copy.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import type { ConversationRecord, EnclosureRecord } from "../model/conversation.js";
-import type { EnclosureRequest } from "../model/enclosure.js";
 import type { DockerDriver } from "../placement/docker-driver.js";
 import { bareId } from "./conversation-keys.js";
 
@@ -86,21 +85,4 @@ export async function copyForkWorkspace(
     if (err instanceof ArchiveLimitError) throw boundError(err, bound, bareId(src.id));
     throw err;
   }
-}
-
-/**
- * The options the fork's enclosure is asked for: those its source's was started with, or, for an
- * enclosure recorded before they were kept, what its record says it resolved to.
- */
-export function forkEnclosureRequest(enc: EnclosureRecord): EnclosureRequest {
-  if (enc.request) return { ...enc.request };
-  return {
-    image: enc.image,
-    workspaceMode: enc.workspaceMode,
-    memoryBytes: enc.limits.memoryBytes,
-    cpus: enc.limits.cpus,
-    pidsLimit: enc.limits.pids,
-    runtime: enc.runtime,
-    ...(enc.workspaceMode === "copy" && enc.limits.diskBytes ? { diskLimitBytes: enc.limits.diskBytes } : {}),
-  };
 }

@@ -8,7 +8,7 @@ import { debugServiceClient } from "../agent-client/debug-service-client.js";
 import type { ConversationStore } from "../conversations/conversation-store.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
-import type { ConversationRecord, SleepReason, SleepRecord } from "../model/conversation.js";
+import { type ConversationRecord, type EnclosureRecord, type SleepReason, type SleepRecord, startedWith } from "../model/conversation.js";
 import { log, scopeOf } from "../observability/log.js";
 import { noteSlept } from "../placement/host-agent-loss.js";
 import type { HostAgents } from "../placement/host-agents.js";
@@ -154,12 +154,7 @@ export class ConversationSleep {
           detail:
             `enclosure ${enc.containerId.slice(0, 12)} stopped (${enc.runtime}); kernels, language servers and debug sessions were not kept; the next call starts a new enclosure from image ${enc.image} with the same options` +
             (kept?.why ? ` (a checkpoint could not be taken: ${kept.why})` : ""),
-          enclosure: {
-            request: enc.request ?? { image: enc.image, runtime: enc.runtime, workspaceMode: enc.workspaceMode },
-            startedByOperator: enc.startedByOperator ?? false,
-            image: enc.image,
-            runtime: enc.runtime,
-          },
+          enclosure: keptOptions(enc),
         };
       } else {
         if (this.hostAgents.pid(id) === undefined) return conv;
@@ -206,16 +201,7 @@ export class ConversationSleep {
       memoryKept: true,
       placement: "enclosure",
       detail: `enclosure ${enc?.containerId.slice(0, 12) ?? "?"} paused with its memory (runsc checkpoint${paused?.bytes ? `, ${paused.bytes} bytes` : ""}); the next call resumes it with its kernels and language servers`,
-      ...(enc
-        ? {
-            enclosure: {
-              request: enc.request ?? { image: enc.image, runtime: enc.runtime, workspaceMode: enc.workspaceMode },
-              startedByOperator: enc.startedByOperator ?? false,
-              image: enc.image,
-              runtime: enc.runtime,
-            },
-          }
-        : {}),
+      ...(enc ? { enclosure: keptOptions(enc) } : {}),
     };
     conv.lifecycle = { ...conv.lifecycle, sleep };
     this.conversations.put(conv);
@@ -286,4 +272,9 @@ export class ConversationSleep {
 function asWakeError(err: unknown): EnclaveError {
   if (err instanceof EnclaveError) return err;
   return new EnclaveError("placement_unavailable", err instanceof Error ? err.message : String(err));
+}
+
+/** What a sleep keeps of an enclosure for its wake: the options it was started with, and by whom. */
+function keptOptions(enc: EnclosureRecord): NonNullable<SleepRecord["enclosure"]> {
+  return { request: startedWith(enc), startedByOperator: enc.startedByOperator ?? false, image: enc.image, runtime: enc.runtime };
 }

@@ -2,6 +2,7 @@
 // tenant's maxima (the token file's maxIdleSeconds and maxLifetimeSeconds), else the server's
 // defaults (config.lifecycle); and how a placement is put to sleep.
 import { EnclaveError } from "../errors.js";
+import { pastMaximum } from "../tenants/tenant-limits.js";
 import type { LifecycleConfig } from "../config.js";
 import type { ConversationRecord, EnclosureRecord, SleepMechanism } from "../model/conversation.js";
 import type { Tenant } from "../tenants/tenant.js";
@@ -36,13 +37,7 @@ export function withinLifecycleMaxima(tenant: Tenant, req: LifecycleRequest): Li
     if (given === undefined || given === 0) return undefined;
     if (!Number.isSafeInteger(given) || given < 0)
       throw new EnclaveError("invalid_arguments", `${option} ${given} is not a whole number of seconds (0 for the server's default)`);
-    const max = q[quota];
-    if (given > max) {
-      throw new EnclaveError(
-        "invalid_arguments",
-        `${option} ${given} is above tenant \`${tenant.name}\`'s maximum of ${max} (${quota}); ask for less, or an operator raises it (\`enclave tokens quota ${tenant.name} ${quota} N\`)`,
-      );
-    }
+    if (given > q[quota]) throw pastMaximum(tenant, option, given, quota);
     return given;
   };
   return {

@@ -120,3 +120,20 @@ export interface ConversationRecord {
   /** The key of the conversation this one was forked from (see conversations/conversation-fork.ts). */
   forkedFrom?: string;
 }
+
+/**
+ * The options an enclosure was started with (what a wake or a fork asks for again), or, for one
+ * recorded before they were kept, what its record says it resolved to.
+ */
+export function startedWith(enc: EnclosureRecord): EnclosureRequest {
+  if (enc.request) return { ...enc.request };
+  return {
+    image: enc.image,
+    workspaceMode: enc.workspaceMode,
+    memoryBytes: enc.limits.memoryBytes,
+    cpus: enc.limits.cpus,
+    pidsLimit: enc.limits.pids,
+    runtime: enc.runtime,
+    ...(enc.workspaceMode === "copy" && enc.limits.diskBytes ? { diskLimitBytes: enc.limits.diskBytes } : {}),
+  };
+}

@@ -27,12 +27,7 @@ export function withinTenantLimits(tenant: Tenant, req: EnclosureRequest, defaul
     const max = q[quota];
     // Absent or 0 (the wire's "unset"): the default, within the maximum.
     if (given === undefined || given === 0) return dflt > max ? max : given;
-    if (given > max) {
-      throw new EnclaveError(
-        "invalid_arguments",
-        `${option} ${given} is above tenant \`${tenant.name}\`'s maximum of ${max} (${quota}); ask for less, or an operator raises it (\`enclave tokens quota ${tenant.name} ${quota} N\`)`,
-      );
-    }
+    if (given > max) throw pastMaximum(tenant, option, given, quota);
     return given;
   };
   return {
@@ -43,4 +38,13 @@ export function withinTenantLimits(tenant: Tenant, req: EnclosureRequest, defaul
     diskLimitBytes: copy ? bounded("disk_limit_bytes", req.diskLimitBytes, defaults.diskBytes, "maxDiskBytes") : req.diskLimitBytes,
     buildsAllowed: q.devcontainerBuilds > 0,
   };
+}
+
+/** A value a tenant asked for above its operator's maximum: invalid_arguments naming it and how to raise it. */
+export function pastMaximum(tenant: Tenant, option: string, given: number, quota: QuotaName): EnclaveError {
+  const max = tenant.quotas[quota];
+  return new EnclaveError(
+    "invalid_arguments",
+    `${option} ${given} is above tenant \`${tenant.name}\`'s maximum of ${max} (${quota}); ask for less, or an operator raises it (\`enclave tokens quota ${tenant.name} ${quota} N\`)`,
+  );
 }
