@@ -477,22 +477,27 @@ export function controlPlaneService(
       throw new EnclaveError("invalid_arguments", `tenant \`${name}\` is an operator: operators are not paused (their calls are how a pause is undone)`);
     return t.name;
   };
-  /** The lifecycle values asked, within the maxima of the conversation's owner; a refusal is audited like StartEnclosure's. */
-  const lifecycleWithin = (s: TenantScope, owner: string, req: { idleTimeoutSeconds: number; maxLifetimeSeconds: number }, rpc: string, id = "") => {
+  /** `check` (a request held to the operator's maxima); its refusal is audited like a quota's, once an interval per tenant. */
+  const withinLimits = <T>(s: TenantScope, rpc: string, conversationId: string, check: () => T): T => {
     try {
-      return withinLifecycleMaxima(ownerOf(s, owner), { idleTimeoutSeconds: req.idleTimeoutSeconds, maxLifetimeSeconds: req.maxLifetimeSeconds });
+      return check();
     } catch (err) {
       const e = asEnclaveError(err);
       refusals.refused(`limits ${s.tenant.name}`, {
         kind: "call_refused",
         tenant: s.tenant.name,
-        conversationId: id,
+        conversationId,
         outcome: `refused:${e.code}`,
         detail: `${rpc}: ${e.message}`,
       });
       throw e;
     }
   };
+  /** The lifecycle values asked, within the maxima of the conversation's owner. */
+  const lifecycleWithin = (s: TenantScope, owner: string, req: { idleTimeoutSeconds: number; maxLifetimeSeconds: number }, rpc: string, id = "") =>
+    withinLimits(s, rpc, id, () =>
+      withinLifecycleMaxima(ownerOf(s, owner), { idleTimeoutSeconds: req.idleTimeoutSeconds, maxLifetimeSeconds: req.maxLifetimeSeconds }),
+    );
   const service: ControlPlaneServer = {
     setConversationLifecycle: unary((req, s) => {
       const id = s.conversationId(req.conversationId);
@@ -558,21 +563,8 @@ export function controlPlaneService(
       );
       const withEnclosure = !!src.enclosure && !req.workspaceOnly;
       // Within the owner's limits as they are now, refused before anything is copied.
-      const enclosure = (asked: EnclosureRequest): EnclosureRequest => {
-        try {
-          return withinTenantLimits(tenant, asked, cp.enclosureDefaults());
-        } catch (err) {
-          const e = asEnclaveError(err);
-          refusals.refused(`limits ${s.tenant.name}`, {
-            kind: "call_refused",
-            tenant: s.tenant.name,
-            conversationId: sourceId,
-            outcome: `refused:${e.code}`,
-            detail: `ForkConversation: ${e.message}`,
-          });
-          throw e;
-        }
-      };
+      const enclosure = (asked: EnclosureRequest): EnclosureRequest =>
+        withinLimits(s, "ForkConversation", sourceId, () => withinTenantLimits(tenant, asked, cp.enclosureDefaults()));
       let release: () => void = () => undefined;
       if (withEnclosure) {
         try {
@@ -621,21 +613,7 @@ export function controlPlaneService(
         devcontainer: o?.devcontainer,
       };
       s.checkEnclosureRequest(raw);
-      let request: EnclosureRequest = raw;
-      try {
-        request = withinTenantLimits(ownerOf(s, owner), raw, cp.enclosureDefaults());
-      } catch (err) {
-        // A request past the operator's maxima is audited like a quota refusal.
-        const e = asEnclaveError(err);
-        refusals.refused(`limits ${s.tenant.name}`, {
-          kind: "call_refused",
-          tenant: s.tenant.name,
-          conversationId: id,
-          outcome: `refused:${e.code}`,
-          detail: `StartEnclosure: ${e.message}`,
-        });
-        throw e;
-      }
+      const request = withinLimits(s, "StartEnclosure", id, () => withinTenantLimits(ownerOf(s, owner), raw, cp.enclosureDefaults()));
       let release: () => void = () => undefined;
       try {
         release = access.quotas.enterEnclosureStart(ownerOf(s, owner), cp.liveEnclosures(owner, id));
