@@ -4,8 +4,11 @@
 // a fork after an operator lowered them, a placement started while its tenant is paused, and the
 // operator-only RPCs and the new per-conversation RPCs naming what is not the caller's.
 import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import { LABELS } from "@enclave/control-plane/model/labels.js";
 import { setQuota } from "@enclave/control-plane/tenants/token-file.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
@@ -206,12 +209,16 @@ describe("a paused tenant", () => {
     const acme = client("acme");
     const ops = client("ops");
     await acme.createConversation("starting");
+    const ws = svc.cp.getConversation("acme.starting").workspacePath;
+    expect(ws, "the conversation's workspace on this host").not.toBe("");
+    // A dev container whose postCreateCommand waits holds the start open after its container exists,
+    // so the pause lands inside the start however fast the engine is.
+    writeFileSync(join(ws, ".devcontainer.json"), JSON.stringify({ image: imageTags().runtime, postCreateCommand: "sleep 5" }));
     let settled = false;
-    const start = outcome(acme.startEnclosure("starting", { runtime: "runc" })).finally(() => (settled = true));
-    // The start is admitted (its container being made) before the pause; a cold start takes seconds.
-    await until(() => startsUnderWay("acme.starting"), "the enclosure's start under way", 60_000);
+    const start = outcome(acme.startEnclosure("starting", { runtime: "runc", devcontainer: true })).finally(() => (settled = true));
+    await until(() => startsUnderWay("acme.starting") || settled, "the enclosure's start under way", 60_000);
+    expect(settled ? await start : undefined, "the start still under way when the tenant is paused").toBeUndefined();
     try {
-      expect(settled, "the start still under way when the tenant is paused").toBe(false);
       await ops.pauseTenant("acme", { reason: "the lifecycle attack test" });
       await start;
       const containerId = svc.cp.getConversation("acme.starting").enclosure?.containerId;
@@ -225,6 +232,9 @@ describe("a paused tenant", () => {
         15_000,
       );
       expect(asleep.lifecycle?.sleep?.reason).toBe("tenant_paused");
+      // The sleep's stop is not a death: the death watch saw the container exit and left it alone.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(svc.cp.auditHistory("acme.starting").filter((e) => e.kind === "enclosure_died")).toEqual([]);
       if (containerId) expect(containerRunning(containerId)).toBe(false);
       // Its calls are refused until an operator resumes it.
       expect((await outcome(acme.getConversation("starting"))).code).toBe("tenant_paused");

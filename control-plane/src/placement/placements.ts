@@ -62,8 +62,8 @@ export class Placements implements PlacementPort {
   private readonly transitions = new Map<string, Promise<unknown>>();
   /** Conversations whose enclosure is being started (recorded only once its agent answers). */
   private readonly starting = new Set<string>();
-  /** Containers being checkpointed: their exit is the pause's, not a death. */
-  private readonly checkpointing = new Set<string>();
+  /** Containers being checkpointed or stopped: their exit is the pause's or the stop's, not a death. */
+  private readonly exitingOnPurpose = new Set<string>();
   /** Told of the agent each call reaches (the egress tunnels follow it); a failure there fails no call. */
   onAgent: (conversationId: string, client: AgentClient) => Promise<void> = async () => undefined;
   /** Images refused by the rule, recorded at most once an interval per tenant (a flood must not fill the log). */
@@ -195,7 +195,7 @@ export class Placements implements PlacementPort {
       driver.watchDeaths((containerId) => {
         const conv = this.store.list().find((c) => c.enclosure?.containerId === containerId);
         if (!conv?.enclosure || conv.enclosure.state === "dead" || conv.enclosure.state === "paused") return;
-        if (this.checkpointing.has(containerId)) return;
+        if (this.exitingOnPurpose.has(containerId)) return;
         void driver.inspect(conv.enclosure).then(
           (fate) => {
             if (!fate.running) this.markDead(conv, fate.detail);
@@ -244,8 +244,8 @@ export class Placements implements PlacementPort {
   private markDead(conv: ConversationRecord, detail: string): void {
     const enc = conv.enclosure;
     if (!enc || enc.state === "dead") return;
-    // A pause's exit is not a death (an inspect that started before the pause finished lands here).
-    if (enc.state === "paused" || this.checkpointing.has(enc.containerId)) return;
+    // A pause's or a stop's exit is not a death (an inspect that started before it finished lands here).
+    if (enc.state === "paused" || this.exitingOnPurpose.has(enc.containerId)) return;
     enc.state = "dead";
     enc.detail = detail;
     this.store.put(conv);
@@ -523,19 +523,19 @@ export class Placements implements PlacementPort {
     }
     // The agent channel is an exec relay: every relay exec must be gone before the checkpoint.
     this.dropClient(conv.id);
-    this.checkpointing.add(enc.containerId);
+    this.exitingOnPurpose.add(enc.containerId);
     const checkpoint = pauseCheckpointName(Date.now());
     let bytes: number;
     try {
       ({ bytes } = await driver.checkpoint(enc, checkpoint));
     } catch (err) {
-      this.checkpointing.delete(enc.containerId);
+      this.exitingOnPurpose.delete(enc.containerId);
       // A save that failed may have taken the container with it: then it is dead, and said so.
       const fate = await driver.inspect(enc).catch(() => undefined);
       if (fate && !fate.running) this.markDead(conv, `a pause's checkpoint failed and the container stopped: ${fate.detail}`);
       return refused(err);
     }
-    this.checkpointing.delete(enc.containerId);
+    this.exitingOnPurpose.delete(enc.containerId);
     const pauseMs = Date.now() - t0;
     enc.state = "paused";
     enc.pause = { checkpoint, pausedAtMs: Date.now(), bytes, by, notes: ended };
@@ -631,13 +631,21 @@ export class Placements implements PlacementPort {
     this.clients.delete(conv.id);
     this.forget(conv.id);
     // A stop the engine refused leaves the enclosure running and recorded: the next call reconnects to it.
-    const { notCopiedBack, leftovers } = await (await this.engines.driver(enc.engine)).stop(conv, enc, opts);
-    await releasePoolLeftovers(enc).catch((err: unknown) => leftovers.push(`warm-pool slot ${enc.pool?.slot}: ${(err as Error).message}`));
-    // The container is gone: nothing runs as its uid any more.
-    this.uids.release(conv.id);
-    delete conv.enclosure;
-    if (enc.workspaceMode === "copy") conv.notCopiedBack = notCopiedBack;
-    this.store.put(conv);
+    // Until the record is gone, the container's exit is this stop's: the death watch must not record a death.
+    this.exitingOnPurpose.add(enc.containerId);
+    let notCopiedBack: string[];
+    let leftovers: string[];
+    try {
+      ({ notCopiedBack, leftovers } = await (await this.engines.driver(enc.engine)).stop(conv, enc, opts));
+      await releasePoolLeftovers(enc).catch((err: unknown) => leftovers.push(`warm-pool slot ${enc.pool?.slot}: ${(err as Error).message}`));
+      // The container is gone: nothing runs as its uid any more.
+      this.uids.release(conv.id);
+      delete conv.enclosure;
+      if (enc.workspaceMode === "copy") conv.notCopiedBack = notCopiedBack;
+      this.store.put(conv);
+    } finally {
+      this.exitingOnPurpose.delete(enc.containerId);
+    }
     const detail = [
       notCopiedBack.length ? `not copied back into the workspace: ${notCopiedBack.join("; ")}` : "",
       leftovers.length ? `could not remove: ${leftovers.join("; ")}` : "",
