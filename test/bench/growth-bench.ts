@@ -256,7 +256,9 @@ async function ours(sizes: (number | "max")[], cap: number, reserveMiB: number):
     }
     return out;
   } finally {
+    const t = performance.now();
     if (cp) await stopControlPlane(cp);
+    process.stderr.write(`bench: growth: the control plane stopped in ${((performance.now() - t) / 1000).toFixed(0)} s\n`);
     rmSync(dir, { recursive: true, force: true });
   }
 }

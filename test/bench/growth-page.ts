@@ -192,24 +192,31 @@ export function growthMarkdown(points: readonly GrowthPoint[], machine: BenchMac
 /** What bounds N and what grows with it: read from the code, kept with the page the figures land on. */
 const GROWTH_NOTES = `## What bounds the number of conversations, and what grows with it
 
-- **Memory** is the bound on this machine: each conversation holds a host agent (Node) and its Python
-  kernel, and the bench stops growing when the next one would leave less than 2 GiB available.
+- **Memory** is the bound on this machine: each conversation holds bubblewrap, a host agent (Node)
+  and its Python kernel; the bench stops growing when the next one would leave less than 2 GiB
+  available (or at its cap, 800). The host agent is most of it (about 23 MiB PSS warm, the kernel 10).
+- **What a conversation's memory depends on besides N**: the host agent's V8 young generation grows
+  while it serves calls and shrinks slowly (its PSS went from about 23 to 35 MiB after 300 \`eval\`s,
+  the kernel's stayed at 10), so conversations that served the earlier sizes' calls hold more than
+  those just started; the PSS row's note gives the two medians apart.
+- **The control plane's per-conversation state** is small: its heap snapshots held 50.8 MiB at 10
+  conversations and 52.4 MiB at 30, about 80 KiB per conversation (the agent channel's HTTP/2
+  session and its sockets, the gRPC clients, the records and timers kept in maps by conversation).
+  Its RSS grows faster than that while it serves calls: the heap V8 grew for the calls' garbage,
+  not held by any conversation. Its threads stay at 11 whatever N.
 - **Per-tenant quotas**: a tenant of the token file gets 8 host agents and 8 kernels at once by default
   (\`hostAgents\`, \`kernels\` in its entry); the bench's control plane has no tokens, and its implicit
-  tenant has no quotas. An operator raises them per tenant.
-- **Host uids**: one per conversation from a reserved range of 65,536 (\`ENCLAVE_HOST_UID_COUNT\`), held
-  until the conversation is deleted: far above what memory allows.
-- **pids**: each sandbox's cgroup has its own \`pids.max\` (512); the machine's \`pid_max\` (32,768 here)
-  and \`threads-max\` bound the total — a host agent has about a dozen threads and a kernel a few, so
-  about 20 per conversation: some 1,500 conversations before \`pid_max\` on a default kernel.
-- **File descriptors**: the control plane holds a few per conversation (the agent's socket, its log,
-  its lifeline pipe); with \`ulimit -n\` at 20,000 here that is thousands of conversations.
+  tenant has no quotas. An operator raises them per tenant. No quota counts conversations.
+- **Host uids**: one per conversation from a reserved range of 65,536 (\`ENCLAVE_HOST_UID_COUNT\`),
+  held until the conversation is deleted: far above what memory allows.
+- **pids**: a conversation is about 15 tasks (two bubblewrap processes, the agent's 11 threads, the
+  kernel's 2); each sandbox's cgroup bounds its own (\`pids.max\` 512), and the machine's \`pid_max\`
+  (32,768 by default) bounds them together: some 2,000 conversations.
+- **File descriptors**: the control plane holds 4 per conversation (3 sockets to its host agent and the
+  agent's log file). Node raises its soft limit to the hard one at start, so the hard \`ulimit -n\`
+  bounds it: 20,000 here, about 5,000 conversations; a host whose hard limit is 4,096 stops near 1,000.
 - **The listener's backlog** bounds connections waiting to be accepted at once, not connections held;
-  calls of all the conversations share each harness's one HTTP/2 connection.
-- **The control plane's per-conversation state** is maps keyed by conversation (the conversation
-  record, its run, its host agent's record and gRPC channel, its usage and lifecycle timers); the
-  idle sweeper visits every conversation each pass (\`ENCLAVE_LIFECYCLE_SWEEP_MS\`, 1 s), reading memory
-  only. The row "control-plane RSS above its idle start, per conversation" is this state's size.
+  the calls to every conversation share each harness's one HTTP/2 connection.
 `;
 
 /** Writes docs/benchmarks/growth.md and growth.svg from a run's rows (nothing when it has no growth rows). */

@@ -1,8 +1,8 @@
 """The growth bench's peer: ipykernel kernels driven by jupyter_client, grown from one size to the next
 (never restarted from zero), each warmed by a cell. At each size: the PSS of every kernel process, and
 the latency of `1+1` executed by CALLERS concurrent callers spread over all the kernels (caller c's k-th
-call goes to kernel (c + k * CALLERS) mod N; calls to one kernel wait their turn, as a kernel runs one
-cell at a time). Prints one JSON line per size as it is measured:
+call goes to kernel (c + k * CALLERS) mod N; calls to one kernel wait their turn, first come first
+served, as a kernel runs one cell at a time). Prints one JSON line per size as it is measured:
   {"kernels": N, "pss_mib": [...], "latency_ms": [...], "grow_s": S, "cpu_s": C}
 and stops growing early (measuring what it has) when the machine's available memory would fall below
 RESERVE_MIB by one more kernel.
@@ -12,10 +12,11 @@ usage: python3 jupyter_growth.py SIZES CALLS CALLERS RESERVE_MIB [CONCURRENCY]
 """
 import json
 import os
+import queue
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
 from jupyter_kernelspec import use_this_python  # noqa: E402
@@ -45,20 +46,38 @@ def pss_mib(pid):
 
 
 class Kernel:
+    """A kernel and its client, with a thread of its own running the cells asked of it in the order they
+    were asked (a client's sockets serve one request at a time, and a kernel runs one cell at a time):
+    a queue as fair as the host agent's, which runs a conversation's cells first come, first served."""
+
     def __init__(self, km, kc):
         self.km = km
         self.kc = kc
-        # One cell at a time per client: execute_interactive reads the replies of its own request only,
-        # and a client's sockets are not to be shared by threads.
-        self.lock = threading.Lock()
+        self.cells = queue.Queue()
+        self.worker = threading.Thread(target=self._serve, daemon=True)
+        self.worker.start()
+
+    def _serve(self):
+        while True:
+            item = self.cells.get()
+            if item is None:
+                return
+            code, done = item
+            try:
+                reply = self.kc.execute_interactive(code, timeout=120, output_hook=lambda msg: None)
+                if reply["content"]["status"] != "ok":
+                    raise RuntimeError("jupyter cell failed: %r" % reply["content"])
+                done.set_result(None)
+            except Exception as err:  # noqa: BLE001 — handed to the caller
+                done.set_exception(err)
 
     def run(self, code):
-        with self.lock:
-            reply = self.kc.execute_interactive(code, timeout=120, output_hook=lambda msg: None)
-        if reply["content"]["status"] != "ok":
-            raise RuntimeError("jupyter cell failed: %r" % reply["content"])
+        done = Future()
+        self.cells.put((code, done))
+        done.result()
 
     def stop(self):
+        self.cells.put(None)
         try:
             self.kc.stop_channels()
             self.km.shutdown_kernel(now=True)
