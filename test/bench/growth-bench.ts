@@ -69,6 +69,8 @@ interface Measured {
   read: number[];
   eval: number[];
   growSeconds: number;
+  /** Why growing stopped short of the size asked for, when a conversation failed to start. */
+  stoppedBy?: string;
 }
 
 interface PeerMeasured {
@@ -179,6 +181,7 @@ async function ours(sizes: (number | "max")[], cap: number, reserveMiB: number):
     const available0 = availableMiB();
     const out: Measured[] = [];
     let full = false;
+    let stoppedBy: string | undefined;
     for (const size of sizes) {
       const earlier = runs.length;
       const target = size === "max" ? cap : Math.min(size, cap);
@@ -192,7 +195,7 @@ async function ours(sizes: (number | "max")[], cap: number, reserveMiB: number):
         const run = (await client.openRun(id, { approvalPolicy: "never" })).id;
         const r = await client.callTool(run, "eval", { description: "warm the kernel for the growth bench", language: "python", code: "x = 1\nx + 1" });
         if (r.isError || !resultText(r).includes("2")) throw new Error(`conversation ${i}'s kernel did not answer its cell: ${resultText(r)}`);
-        runs[i] = run;
+        runs.push(run);
       };
       let next = runs.length;
       await Promise.all(
@@ -210,6 +213,10 @@ async function ours(sizes: (number | "max")[], cap: number, reserveMiB: number):
             inFlight += 1;
             try {
               await start(i);
+            } catch (err) {
+              // What stops N from growing is a finding: the sizes so far are measured, and the row says why.
+              stoppedBy ??= err instanceof Error ? err.message : String(err);
+              full = true;
             } finally {
               inFlight -= 1;
             }
@@ -221,7 +228,7 @@ async function ours(sizes: (number | "max")[], cap: number, reserveMiB: number):
       process.stderr.write(`bench: growth: ${n} host conversations (${growSeconds.toFixed(0)} s to grow)\n`);
       await new Promise((r) => setTimeout(r, 3_000));
       const mem = sandboxMemory(pid);
-      if (mem.pss.length !== n) throw new Error(`found ${mem.pss.length} host sandboxes of the control plane for ${n} conversations`);
+      if (mem.pss.length !== n && !stoppedBy) throw new Error(`found ${mem.pss.length} host sandboxes of the control plane for ${n} conversations`);
       const cpRss = rssMiB(pid);
       const cpFds = readdirSync(`/proc/${pid}/fd`).length;
       const cpThreads = readdirSync(`/proc/${pid}/task`).length;
@@ -309,7 +316,8 @@ export async function growthRows(): Promise<BenchRow[]> {
     const split = m.earlier
       ? `; median of the ${m.n - m.earlier} started for this size ${figures(m.pss.slice(m.earlier)).median.toFixed(1)}, of the ${m.earlier} before (which served the earlier sizes' calls) ${figures(m.pss.slice(0, m.earlier)).median.toFixed(1)}`
       : "";
-    const note = `${m.pss.length} host sandboxes, measured before this size's calls${split}; grown to this size in ${m.growSeconds.toFixed(0)} s`;
+    const stopped = m.stoppedBy ? `; growing stopped here: a conversation failed to start (${m.stoppedBy.slice(0, 200)})` : "";
+    const note = `${m.pss.length} host sandboxes, measured before this size's calls${split}; grown to this size in ${m.growSeconds.toFixed(0)} s${stopped}`;
     rows.push(
       row(growthMeasure(m.n, "memory per conversation, PSS"), m.pss, beside(p?.pss_mib), { unit: "MiB", digits: 1, note }),
       row(growthMeasure(m.n, "memory per conversation, cgroup charge"), m.charge, undefined, { unit: "MiB", digits: 1 }),
