@@ -224,6 +224,7 @@ async function ours(sizes: (number | "max")[], cap: number, reserveMiB: number):
         }),
       );
       const n = runs.length;
+      if (n === 0) throw new Error(`no host conversation started: ${stoppedBy ?? `less than ${reserveMiB} MiB would be left available`}`);
       const growSeconds = (performance.now() - t0) / 1000;
       process.stderr.write(`bench: growth: ${n} host conversations (${growSeconds.toFixed(0)} s to grow)\n`);
       await new Promise((r) => setTimeout(r, 3_000));
@@ -241,8 +242,9 @@ async function ours(sizes: (number | "max")[], cap: number, reserveMiB: number):
         if (r.isError || !resultText(r).includes("2")) throw new Error(`eval failed: ${resultText(r)}`);
       };
       // Every conversation answers each kind once untimed first.
-      await concurrentCalls(n, callers, n, read);
-      await concurrentCalls(n, callers, n, evalCall);
+      const everyOne = Math.ceil(n / callers) * callers;
+      await concurrentCalls(n, callers, everyOne, read);
+      await concurrentCalls(n, callers, everyOne, evalCall);
       const readMs = await concurrentCalls(n, callers, calls, read);
       const evalMs = await concurrentCalls(n, callers, calls, evalCall);
       process.stderr.write(`bench: growth: ${n} measured (${((performance.now() - t0) / 1000 - growSeconds).toFixed(0)} s)\n`);
