@@ -13,6 +13,7 @@ usage: python3 jupyter_growth.py SIZES CALLS CALLERS RESERVE_MIB [CONCURRENCY]
 import json
 import os
 import queue
+import shutil
 import sys
 import threading
 import time
@@ -154,6 +155,8 @@ def main():
     finally:
         with ThreadPoolExecutor(max_workers=8) as stoppers:
             list(stoppers.map(lambda k: k.stop(), kernels))
+        # The kernelspec and the connection files of this run.
+        shutil.rmtree(os.environ["JUPYTER_PATH"], ignore_errors=True)
 
 
 if __name__ == "__main__":
