@@ -11,6 +11,8 @@ import { egressRows } from "./egress-bench.js";
 import { enclosureRows } from "./enclosure-bench.js";
 import { firstCellRows } from "./first-cell-bench.js";
 import { forkRows } from "./fork-bench.js";
+import { growthRows } from "./growth-bench.js";
+import { writeGrowthPage } from "./growth-page.js";
 import { kernelRows } from "./kernel-bench.js";
 import { lspBenchRows } from "./lsp-bench.js";
 import { pauseRows } from "./pause-bench.js";
@@ -34,6 +36,7 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   density: densityRows,
   throughput: throughputRows,
   egress: egressRows,
+  growth: growthRows,
 };
 
 async function main(): Promise<void> {
@@ -56,6 +59,8 @@ async function main(): Promise<void> {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
   // A partial run (ONLY=…) prints its table but leaves the recorded results alone.
   if (!only.length) writeResults(results, join(root, "test", "bench", "results"), join(root, "docs", "benchmarks", "results.md"));
+  // The growth page and plot are the growth bench's alone: written by a full run, and by one that runs it.
+  if (!only.length || only.includes("growth")) writeGrowthPage(results, join(root, "docs", "benchmarks"));
   console.log(markdownTable(results));
   if (failures.length) process.exitCode = 1;
 }
