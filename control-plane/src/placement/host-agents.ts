@@ -8,7 +8,8 @@
 // over an empty workspace and state folder of the data folder's host-spares/. A new conversation
 // whose workspace the control plane makes takes one: the spare's folders are renamed into the
 // conversation's places (a bind mount follows its folder), so the agent that answers the first call
-// is already running. A spare serves the one conversation that took it, and is never handed on.
+// is already running, with its Python kernel. A spare serves the one conversation that took it, and
+// is never handed on.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
@@ -62,6 +63,9 @@ interface AgentPlace {
   stateDir: string;
   logFile: string;
 }
+
+/** What a spare's agent starts ahead: a Python kernel, over the empty workspace. */
+const SPARE_PREPARE: AgentPrepare = { kernel: "python", spare: true };
 
 /** A spare: its agent, and the folder of host-spares/ its own folders start in. */
 type Spare = AgentPlace & { agent: HostAgent; dir: string };
@@ -223,7 +227,9 @@ export class HostAgents {
         let started: HostAgent | undefined;
         try {
           mkdirSync(place.workspace, { recursive: true, mode: 0o700 });
-          const agent = await this.spawnAgent(place, undefined, (a) => (started = a));
+          // Its Python kernel starts with it (a new conversation's first call is most often a cell);
+          // the agent checks at that cell that the workspace has not been given a .venv since.
+          const agent = await this.spawnAgent(place, SPARE_PREPARE, (a) => (started = a));
           const spare = { agent, dir, ...place };
           if (this.closed) this.discardSpare(spare);
           else this.spares.push(spare);
@@ -417,6 +423,7 @@ export class HostAgents {
         [
           ...["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
           ...(prepare?.kernel ? ["--warm-kernel", prepare.kernel] : []),
+          ...(prepare?.spare ? ["--spare"] : []),
           // The agent names why a venv's interpreter is missing, in the words of its refusal.
           ...venvBases.flatMap((b) => (b.refused ? ["--venv-refused", `${IN_SANDBOX.workspace}/${b.venv}\t${b.refused.code}\t${b.refused.message}`] : [])),
         ],
