@@ -31,7 +31,7 @@ import { SandboxUids } from "./sandbox-uids.js";
 import { SeccompFilter } from "./seccomp-filter.js";
 import { giveWorkspaceTo, sandboxedAgentCommand, sandboxIdentity } from "./host-sandbox.js";
 import { DEFAULT_PYTHON_ROOTS, type HostSandboxConfig, IN_SANDBOX, type SandboxIdentity } from "../model/host-sandbox.js";
-import { venvBasesToBind, workspaceVenvBases } from "./venv-base.js";
+import { type VenvBase, venvBasesToBind, workspaceVenvBases } from "./venv-base.js";
 import { bareId, splitKey } from "../conversations/conversation-keys.js";
 import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 
@@ -255,6 +255,12 @@ export class HostAgents {
         agent = undefined;
       }
     }
+    if (agent?.alive && agent.toGive && (await this.venvBases(workspace)).some((b) => b.refused || !b.visible)) {
+      // Taken from the spares, and given a .venv since whose Python the spare's sandbox was not made
+      // to show (or to refuse): an agent of the conversation's own is started over it instead.
+      await this.stop(conversationId);
+      agent = undefined;
+    }
     if (!agent?.alive) agent = await this.start(conversationId, workspace, prepare);
     if (agent.toGive) {
       // Whatever was put in the workspace since it was taken is given to the sandbox's account too,
@@ -386,6 +392,15 @@ export class HostAgents {
     return dir;
   }
 
+  /** The Python installations the workspace's virtual environments were made from, judged for showing in its sandbox. */
+  private venvBases(workspace: string): Promise<VenvBase[]> {
+    const hostToolsDir = dirname(dirname(hostToolsBin));
+    return workspaceVenvBases(workspace, {
+      roots: this.sandbox.pythonRoots ?? DEFAULT_PYTHON_ROOTS,
+      forbidden: [dirname(this.stateRoot), workspace, this.agentBundleDir, hostToolsDir, this.socketRoot, this.logDir],
+    });
+  }
+
   private async spawnAgent(place: AgentPlace, prepare?: AgentPrepare, spawned?: (agent: HostAgent) => void): Promise<HostAgent> {
     const { workspace, logFile } = place;
     const bundleEntry = join(this.agentBundleDir, "enclave-agent.mjs");
@@ -401,10 +416,7 @@ export class HostAgents {
     const listener = await listenFor(socketPath);
     const hostToolsDir = dirname(dirname(hostToolsBin));
     // Read before the workspace is the sandbox's to change under us: what its venvs were made from.
-    const venvBases = await workspaceVenvBases(workspace, {
-      roots: this.sandbox.pythonRoots ?? DEFAULT_PYTHON_ROOTS,
-      forbidden: [dirname(this.stateRoot), workspace, this.agentBundleDir, hostToolsDir, this.socketRoot, this.logDir],
-    });
+    const venvBases = await this.venvBases(workspace);
     let cgroup: SandboxCgroup | undefined;
     let child: ChildProcess;
     let fdData: Buffer[];
