@@ -230,6 +230,7 @@ export class HostAgents {
           // Its Python kernel starts with it (a new conversation's first call is most often a cell);
           // the agent checks at that cell that the workspace has not been given a .venv since.
           const agent = await this.spawnAgent(place, SPARE_PREPARE, (a) => (started = a));
+          await kernelStarted(agent.client);
           const spare = { agent, dir, ...place };
           if (this.closed) this.discardSpare(spare);
           else this.spares.push(spare);
@@ -501,6 +502,27 @@ export class HostAgents {
     return agent;
   }
 }
+
+/**
+ * Resolves once the agent's kernel started ahead is alive, so that a spare is counted ready with it
+ * (and the next one's start does not compete with it); at the latest after the agent's ready timeout,
+ * or at once if the agent cannot say: a spare whose kernel did not start is still one (the first cell
+ * starts its kernel).
+ */
+async function kernelStarted(client: AgentClient): Promise<void> {
+  const deadline = Date.now() + LIMITS.agentReadyTimeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await client.listKernels()).kernels.length > 0) return;
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, KERNEL_POLL_MS));
+  }
+}
+
+/** How often a spare's kernel is looked for while it starts (a start takes 50–300 ms). */
+const KERNEL_POLL_MS = 20;
 
 /** A listening socket bound at socketPath, for the agent to inherit. It is bound under a temporary
  * name and renamed into place, so that closing our copy (which unlinks the name it was bound to)
