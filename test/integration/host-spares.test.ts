@@ -62,10 +62,11 @@ describe("spare host agents", () => {
     expect(fx.cp.hostAgents.pid("first")).toBeUndefined();
   });
 
-  const cell = async (id: string, code: string): Promise<{ isError: boolean; text: string }> => {
+  const cell = async (id: string, code: string): Promise<{ isError: boolean; text: string; fresh?: boolean }> => {
     const run = (await fx.client.openRun(id, { approvalPolicy: "never" })).id;
     const r = await fx.client.callTool(run, "eval", { description: "a cell in a new conversation", language: "python", code });
-    return { isError: r.isError, text: resultText(r) };
+    const details = r.isError ? undefined : (JSON.parse(r.detailsJson) as { kernel?: { fresh?: boolean } });
+    return { isError: r.isError, text: resultText(r), fresh: details?.kernel?.fresh };
   };
 
   it("answers the first cell from the Python kernel it started ahead", async () => {
@@ -74,7 +75,11 @@ describe("spare host agents", () => {
     const pid = fx.cp.hostAgents.pid("warm-kernel");
     // The spare's kernel, started before the conversation existed, is alive already.
     expect(await fx.cp.liveKernels("warm-kernel")).toEqual(["python"]);
-    expect((await cell("warm-kernel", "import sys; sys.prefix")).text).toMatch(/\/run\/enclave\/state\/kernels\/python-/);
+    const first = await cell("warm-kernel", "import sys; sys.prefix");
+    expect(first.text).toMatch(/\/run\/enclave\/state\/kernels\/python-/);
+    // Its first use: a kernel with no cell before this one.
+    expect(first.fresh).toBe(true);
+    expect((await cell("warm-kernel", "1+1")).fresh).toBe(false);
     expect(fx.cp.hostAgents.pid("warm-kernel")).toBe(pid);
   });
 

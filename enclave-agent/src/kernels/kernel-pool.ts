@@ -132,6 +132,8 @@ export class KernelPool {
       kernel = warming ? await warming.catch(() => undefined) : undefined;
       fresh = true;
     }
+    // A kernel started ahead is this cell's (its first use), ready or not.
+    if (kernel && this.ahead.has(kernel)) fresh = true;
     if (kernel && !(await this.stillChosen(kernel))) {
       kernel.kill("its interpreter is no longer the one a kernel would start with");
       await kernel.exited;
