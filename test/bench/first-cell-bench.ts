@@ -45,7 +45,7 @@ const spareReady = async (fx: Fixture): Promise<void> =>
 export async function firstCellRows(): Promise<BenchRow[]> {
   const python = hostPython();
   process.env.ENCLAVE_PYTHON = python;
-  // The fixtures start none by default; the default configuration's is 1.
+  // Set on each: the environment may say otherwise (the tests run with none).
   const withSpare = await startFixture((config) => void (config.hostSandbox.spares = 1));
   const noSpare = await startFixture((config) => void (config.hostSandbox.spares = 0));
   const ready: number[] = [];

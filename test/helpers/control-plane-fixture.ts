@@ -18,9 +18,6 @@ export interface Fixture {
 export async function startFixture(configure?: (config: ControlPlaneConfig) => void): Promise<Fixture> {
   const dataDir = mkdtempSync(join(tmpdir(), "enclave-test-"));
   const config = loadConfig({ dataDir, listen: `unix://${join(dataDir, "cp.sock")}` });
-  // No spare host agent unless the test asks for one: the default's spare would be taken by whichever
-  // conversation the test makes first, racing the tests that say when an agent starts.
-  config.hostSandbox.spares = 0;
   configure?.(config);
   const cp = await ControlPlane.start(config);
   const server: ServingControlPlane = await serveControlPlane(cp, config.listen);

@@ -68,9 +68,6 @@ export async function startTenantService<T extends string>(opts: TenantServiceOp
     listen: tls ? "127.0.0.1:0" : `unix://${join(dir, "cp.sock")}`,
     api: tls ? { tlsCertFile: certs.serverCertFile, tlsKeyFile: certs.serverKeyFile, tokensFile } : { tokensFile },
   });
-  // No spare host agent unless the test asks for one: the default's spare would be taken by whichever
-  // conversation the test makes first, racing the tests that say when an agent starts.
-  config.hostSandbox.spares = 0;
   opts.config?.(config, dir);
   let running: { cp: ControlPlane; server: ServingControlPlane } | undefined;
   const clients: ControlPlaneClient[] = [];
