@@ -940,6 +940,11 @@ export class ControlPlane {
     return this.hostAgents.pid(id);
   }
 
+  /** How many spare host agents are ready to be taken now. */
+  hostSparesReady(): number {
+    return this.hostAgents.spareCount();
+  }
+
   /** The limits an enclosure gets when its request names none. */
   enclosureDefaults(): { memoryBytes: number; cpus: number; pids: number; diskBytes: number; copyBackMaxBytes: number } {
     const e = this.config.enclosure;

@@ -526,8 +526,9 @@ export function controlPlaneService(
       const lifecycle = lifecycleWithin(s, s.tenant.name, req, "CreateConversation");
       const egress = egressFrom(req.egress);
       // A spare host agent is one more host agent of the tenant's, with a live Python kernel: none is
-      // taken past either quota.
+      // taken past either quota (counted only when one is ready: the kernels' count asks each agent).
       const spare =
+        cp.hostSparesReady() > 0 &&
         (!Number.isFinite(s.tenant.quotas.hostAgents) || liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents) &&
         (!Number.isFinite(s.tenant.quotas.kernels) || (await liveKernelCount(s.tenant.name)) < s.tenant.quotas.kernels);
       return conversationMessage(
