@@ -23,6 +23,12 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     // Control planes made inside the tests log warnings only (a test that reads their lines asks for more).
-    env: { TESTCONTAINERS_RYUK_DISABLED: "true", ENCLAVE_LOG_LEVEL: process.env.ENCLAVE_LOG_LEVEL ?? "warn" },
+    // No spare host agent unless a test asks for one (ENCLAVE_HOST_SPARES=1 runs them with the default's):
+    // a spare is taken by whichever conversation a test makes first, racing tests that say when an agent starts.
+    env: {
+      TESTCONTAINERS_RYUK_DISABLED: "true",
+      ENCLAVE_LOG_LEVEL: process.env.ENCLAVE_LOG_LEVEL ?? "warn",
+      ENCLAVE_HOST_SPARES: process.env.ENCLAVE_HOST_SPARES ?? "0",
+    },
   },
 });

@@ -70,7 +70,7 @@ function tracingFrom(endpoint: string | undefined): TracingConfig {
 }
 
 function hostSparesFromEnv(): number {
-  const n = limitFromEnv("ENCLAVE_HOST_SPARES", 0);
+  const n = limitFromEnv("ENCLAVE_HOST_SPARES", 1);
   if (!Number.isInteger(n) || n > LIMITS.hostSparesMax) throw new Error(`ENCLAVE_HOST_SPARES=${n} must be a whole number from 0 to ${LIMITS.hostSparesMax}`);
   return n;
 }

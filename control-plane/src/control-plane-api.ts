@@ -27,6 +27,7 @@ export type ControlPlaneApi = Pick<
   | "describeRunningPlacement"
   | "startHostAgent"
   | "hostAgentPid"
+  | "hostSparesReady"
   | "agentRunning"
   | "liveKernels"
   | "auditEnclosure"

@@ -328,7 +328,7 @@ export class ControlPlane {
    * `id`: bare, in the namespace of `tenant` (the implicit tenant when none is given); the record
    * and everything after it know the conversation by its key (see conversations/conversation-keys.ts).
    */
-  /** `spare: false` takes no spare host agent (the tenant is at its hostAgents quota). */
+  /** `spare: false` takes no spare host agent (the tenant is at its hostAgents or kernels quota). */
   createConversation(req: {
     id?: string;
     workspacePath?: string;
@@ -353,7 +353,9 @@ export class ControlPlane {
     } else {
       workspacePath = this.conversations.workspaceFor(id);
       // A spare host agent, when one is ready, brings the (empty) folder with it.
-      if (req.spare === false || !this.hostAgents.adopt(id, workspacePath)) mkdirSync(workspacePath, { recursive: true });
+      // Not with an egress policy: the spare's kernel started before the egress listener, without the proxy's variables.
+      const spare = req.spare !== false && !req.egress?.length;
+      if (!spare || !this.hostAgents.adopt(id, workspacePath)) mkdirSync(workspacePath, { recursive: true });
       ownsWorkspace = true;
     }
     const conv: ConversationRecord = {
@@ -936,6 +938,11 @@ export class ControlPlane {
   /** The pid of the conversation's running host agent (the sandbox's pid as the host sees it). */
   hostAgentPid(id: string): number | undefined {
     return this.hostAgents.pid(id);
+  }
+
+  /** How many spare host agents are ready to be taken now. */
+  hostSparesReady(): number {
+    return this.hostAgents.spareCount();
   }
 
   /** The limits an enclosure gets when its request names none. */

@@ -1,5 +1,5 @@
 // enclave-agent: the resource host that runs next to the code, on the host or inside an enclosure.
-//   enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin] [--warm-kernel LANGUAGE]
+//   enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin] [--warm-kernel LANGUAGE] [--spare]
 import { realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,7 +9,7 @@ import { isKernelLanguage } from "./kernels/kernel-registry.js";
 import { openStateFolder, type StateFolder } from "./state/state-folder.js";
 import { noteVenvRefusals } from "./python/project-python.js";
 
-const usage = `usage: enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin] [--warm-kernel LANGUAGE]
+const usage = `usage: enclave-agent (--socket PATH | --listen-fd N) --workspace DIR [--placement host|enclosure] [--grammars DIR] [--state-dir DIR] [--exit-with-stdin] [--warm-kernel LANGUAGE] [--spare]
 
 Serves the enclave agent's gRPC services on a unix socket (never TCP).
   --socket PATH        unix socket to create and listen on
@@ -24,6 +24,8 @@ Serves the enclave agent's gRPC services on a unix socket (never TCP).
   --exit-with-stdin    exit when standard input closes (the host control plane's lifeline)
   --warm-kernel LANG   start the python or javascript kernel at once, while the agent loads: the
                        agent was started for a cell of that language
+  --spare              started ahead of any conversation (the host's spare agents): the kernel
+                       --warm-kernel starts also imports ahead what a first cell needs
   --venv-refused FOLDER<TAB>CODE<TAB>MESSAGE
                        a virtual environment whose base Python the host's control plane did not
                        show in the sandbox, and why (repeatable): said when that venv cannot run`;
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
       "state-dir": { type: "string" },
       "exit-with-stdin": { type: "boolean", default: false },
       "warm-kernel": { type: "string" },
+      spare: { type: "boolean", default: false },
       "venv-refused": { type: "string", multiple: true },
       help: { type: "boolean", default: false },
     },
@@ -70,7 +73,7 @@ async function main(): Promise<void> {
     const root = realpathSync(values.workspace);
     const state = openStateFolder(values["state-dir"], root);
     early = { state, kernels: new KernelPool(root, kernelDir, state.kernelsDir) };
-    early.kernels.warm(warm);
+    early.kernels.warm(warm, { spare: values.spare });
   }
   const { startAgent } = await import("./agent-server.js");
   const agent = await startAgent({

@@ -1,7 +1,9 @@
 // Spare host agents (ENCLAVE_HOST_SPARES): started in sandboxes of their own before any conversation,
 // taken by a new conversation whose workspace the control plane makes, never handed on, refilled,
-// and gone with the control plane.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+// and gone with the control plane. Each starts its Python kernel ahead; a first cell still runs in a
+// .venv put in the workspace after the spare was made.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resultText } from "@enclave/client/control-plane-client.js";
@@ -58,6 +60,60 @@ describe("spare host agents", () => {
     // Deleting a conversation stops its agent; another spare does not come back to it.
     await fx.client.deleteConversation("first");
     expect(fx.cp.hostAgents.pid("first")).toBeUndefined();
+  });
+
+  const cell = async (id: string, code: string): Promise<{ isError: boolean; text: string; fresh?: boolean }> => {
+    const run = (await fx.client.openRun(id, { approvalPolicy: "never" })).id;
+    const r = await fx.client.callTool(run, "eval", { description: "a cell in a new conversation", language: "python", code });
+    const details = r.isError ? undefined : (JSON.parse(r.detailsJson) as { kernel?: { fresh?: boolean } });
+    return { isError: r.isError, text: resultText(r), fresh: details?.kernel?.fresh };
+  };
+
+  it("answers the first cell from the Python kernel it started ahead", async () => {
+    await spareReady();
+    await fx.client.createConversation("warm-kernel");
+    const pid = fx.cp.hostAgents.pid("warm-kernel");
+    // The spare's kernel, started before the conversation existed, is alive already.
+    expect(await fx.cp.liveKernels("warm-kernel")).toEqual(["python"]);
+    // Read before the cell's echo imports anything: the pretty printer was imported ahead, and the
+    // variable that asked for it is not left for the cell's code to see.
+    const first = await cell("warm-kernel", "import sys, os; (sys.prefix, '_enclave_kernel.pretty' in sys.modules, 'ENCLAVE_KERNEL_AHEAD' in os.environ)");
+    expect(first.text).toMatch(/^\('\/run\/enclave\/state\/kernels\/python-\w+', True, False\)$/);
+    // Its first use: a kernel with no cell before this one.
+    expect(first.fresh).toBe(true);
+    expect((await cell("warm-kernel", "1+1")).fresh).toBe(false);
+    expect(fx.cp.hostAgents.pid("warm-kernel")).toBe(pid);
+  });
+
+  it("runs the first cell in a .venv put in the workspace before it, not in the kernel started over the empty one", async () => {
+    await spareReady();
+    const view = await fx.client.createConversation("venv-after");
+    const pid = fx.cp.hostAgents.pid("venv-after");
+    // A venv the sandbox can run (its base is the system's, which the sandbox shows): the agent stays.
+    execFileSync("/usr/bin/python3", ["-m", "venv", "--without-pip", join(view.workspacePath, ".venv")]);
+    expect((await cell("venv-after", "import sys; sys.prefix")).text).toContain("/workspace/.venv");
+    expect(fx.cp.hostAgents.pid("venv-after")).toBe(pid);
+  });
+
+  it("is replaced by an agent of the conversation's own when a .venv put there needs its sandbox made otherwise", async () => {
+    await spareReady();
+    const view = await fx.client.createConversation("venv-refused");
+    const pid = fx.cp.hostAgents.pid("venv-refused");
+    // A venv naming /etc as its Python: refused, which only an agent started over it can say.
+    mkdirSync(join(view.workspacePath, ".venv", "bin"), { recursive: true });
+    writeFileSync(join(view.workspacePath, ".venv", "pyvenv.cfg"), "home = /etc\ninclude-system-site-packages = false\nversion = 3.11.7\n");
+    symlinkSync("/etc/python3", join(view.workspacePath, ".venv", "bin", "python"));
+    const refused = await cell("venv-refused", "1+1");
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/\[venv_base_not_(allowed|python)\]/);
+    expect(fx.cp.hostAgents.pid("venv-refused")).not.toBe(pid);
+  });
+
+  it("is not taken by a conversation with an egress policy (its kernel started without the proxy's variables)", async () => {
+    await spareReady();
+    await fx.client.createConversation("with-egress", "", { egress: [{ cidr: "127.0.0.1/32", ports: [3141] }] });
+    expect(fx.cp.hostAgents.pid("with-egress")).toBeUndefined();
+    expect(fx.cp.hostAgents.spareCount()).toBe(1);
   });
 
   it("is not taken by a conversation over a workspace of the caller's", async () => {

@@ -19,7 +19,7 @@ import { setQuota } from "@enclave/control-plane/tenants/token-file.js";
 import { imageTags } from "@enclave/control-plane/image-set/image-tags.js";
 import { outcome } from "../helpers/call-outcome.js";
 import { startTenantService, type TenantService } from "../helpers/tenant-service.js";
-import { until } from "../helpers/wait.js";
+import { eventually, until } from "../helpers/wait.js";
 
 const GIB = 1024 ** 3;
 let fx: TenantService<"acme" | "globex" | "ops">;
@@ -168,7 +168,7 @@ describe("host agents quota with spares", () => {
       tenants: ["acme", "globex"],
       operators: ["ops"],
       transport: "unix",
-      quotas: { globex: { hostAgents: 1 } },
+      quotas: { globex: { hostAgents: 1 }, acme: { kernels: 1 } },
       config: (c) => void (c.hostSandbox.spares = 2),
     });
   }, 120_000);
@@ -187,5 +187,18 @@ describe("host agents quota with spares", () => {
     expect(spared.cp.hostAgentPid(conversationKey("globex", second))).toBeUndefined();
     const run2 = (await g.openRun(second, { approvalPolicy: "never" })).id;
     expect((await outcome(g.callTool(run2, "exec", { command: "echo two" }))).code).toBe("quota_exceeded");
+  }, 120_000);
+
+  it("a new conversation takes no spare past the tenant's kernel quota (a spare brings its Python kernel)", async () => {
+    const a = spared.client("acme");
+    await until(() => spared.cp.hostAgents.spareCount() > 0, "a spare host agent ready");
+    const first = (await a.createConversation()).id;
+    const key = conversationKey("acme", first);
+    // Taken with its kernel, which is the tenant's one.
+    expect(spared.cp.hostAgentPid(key)).toBeDefined();
+    await eventually(async () => (await spared.cp.liveKernels(key)).includes("python"), "the spare's kernel alive");
+    await until(() => spared.cp.hostAgents.spareCount() > 0, "a spare host agent ready");
+    const second = (await a.createConversation()).id;
+    expect(spared.cp.hostAgentPid(conversationKey("acme", second))).toBeUndefined();
   }, 120_000);
 });

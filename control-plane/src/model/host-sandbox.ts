@@ -31,7 +31,7 @@ export type SandboxController = (typeof SANDBOX_CONTROLLERS)[number];
 export interface HostSandboxConfig {
   /** Whether the sandbox keeps the host's network (off by default; the bridge never needs it). */
   network: boolean;
-  /** Agents kept started ahead of any conversation (ENCLAVE_HOST_SPARES, default 0; see host-agents.ts). */
+  /** Agents kept started ahead of any conversation, each with a Python kernel (ENCLAVE_HOST_SPARES, default 1; 0 turns them off; see host-agents.ts). */
   spares: number;
   /** The host uids reserved for sandboxes, one per conversation (ENCLAVE_HOST_UID_BASE, ENCLAVE_HOST_UID_COUNT). */
   uids: UidRange;

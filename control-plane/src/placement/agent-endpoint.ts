@@ -7,6 +7,8 @@ import type { AgentClient } from "../agent-client/agent-client.js";
  */
 export interface AgentPrepare {
   kernel?: "python" | "javascript";
+  /** Started before its conversation is known (a spare host agent): its kernel imports ahead what a first cell needs. */
+  spare?: boolean;
 }
 
 /** The agent a call goes to, resolved per call: the enclosure's when one runs, else the host's. */

@@ -8,7 +8,8 @@
 // over an empty workspace and state folder of the data folder's host-spares/. A new conversation
 // whose workspace the control plane makes takes one: the spare's folders are renamed into the
 // conversation's places (a bind mount follows its folder), so the agent that answers the first call
-// is already running. A spare serves the one conversation that took it, and is never handed on.
+// is already running, with its Python kernel. A spare serves the one conversation that took it, and
+// is never handed on.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
@@ -30,7 +31,7 @@ import { SandboxUids } from "./sandbox-uids.js";
 import { SeccompFilter } from "./seccomp-filter.js";
 import { giveWorkspaceTo, sandboxedAgentCommand, sandboxIdentity } from "./host-sandbox.js";
 import { DEFAULT_PYTHON_ROOTS, type HostSandboxConfig, IN_SANDBOX, type SandboxIdentity } from "../model/host-sandbox.js";
-import { venvBasesToBind, workspaceVenvBases } from "./venv-base.js";
+import { type VenvBase, venvBasesToBind, workspaceVenvBases } from "./venv-base.js";
 import { bareId, splitKey } from "../conversations/conversation-keys.js";
 import { IMPLICIT_TENANT } from "../tenants/implicit-tenant.js";
 
@@ -62,6 +63,9 @@ interface AgentPlace {
   stateDir: string;
   logFile: string;
 }
+
+/** What a spare's agent starts ahead: a Python kernel, over the empty workspace. */
+const SPARE_PREPARE: AgentPrepare = { kernel: "python", spare: true };
 
 /** A spare: its agent, and the folder of host-spares/ its own folders start in. */
 type Spare = AgentPlace & { agent: HostAgent; dir: string };
@@ -223,7 +227,10 @@ export class HostAgents {
         let started: HostAgent | undefined;
         try {
           mkdirSync(place.workspace, { recursive: true, mode: 0o700 });
-          const agent = await this.spawnAgent(place, undefined, (a) => (started = a));
+          // Its Python kernel starts with it (a new conversation's first call is most often a cell);
+          // the agent checks at that cell that the workspace has not been given a .venv since.
+          const agent = await this.spawnAgent(place, SPARE_PREPARE, (a) => (started = a));
+          await kernelStarted(agent.client);
           const spare = { agent, dir, ...place };
           if (this.closed) this.discardSpare(spare);
           else this.spares.push(spare);
@@ -248,6 +255,12 @@ export class HostAgents {
         this.kill(agent);
         agent = undefined;
       }
+    }
+    if (agent?.alive && agent.toGive && (await this.venvBases(workspace)).some((b) => b.refused || !b.visible)) {
+      // Taken from the spares, and given a .venv since whose Python the spare's sandbox was not made
+      // to show (or to refuse): an agent of the conversation's own is started over it instead.
+      await this.stop(conversationId);
+      agent = undefined;
     }
     if (!agent?.alive) agent = await this.start(conversationId, workspace, prepare);
     if (agent.toGive) {
@@ -380,6 +393,15 @@ export class HostAgents {
     return dir;
   }
 
+  /** The Python installations the workspace's virtual environments were made from, judged for showing in its sandbox. */
+  private venvBases(workspace: string): Promise<VenvBase[]> {
+    const hostToolsDir = dirname(dirname(hostToolsBin));
+    return workspaceVenvBases(workspace, {
+      roots: this.sandbox.pythonRoots ?? DEFAULT_PYTHON_ROOTS,
+      forbidden: [dirname(this.stateRoot), workspace, this.agentBundleDir, hostToolsDir, this.socketRoot, this.logDir],
+    });
+  }
+
   private async spawnAgent(place: AgentPlace, prepare?: AgentPrepare, spawned?: (agent: HostAgent) => void): Promise<HostAgent> {
     const { workspace, logFile } = place;
     const bundleEntry = join(this.agentBundleDir, "enclave-agent.mjs");
@@ -395,10 +417,7 @@ export class HostAgents {
     const listener = await listenFor(socketPath);
     const hostToolsDir = dirname(dirname(hostToolsBin));
     // Read before the workspace is the sandbox's to change under us: what its venvs were made from.
-    const venvBases = await workspaceVenvBases(workspace, {
-      roots: this.sandbox.pythonRoots ?? DEFAULT_PYTHON_ROOTS,
-      forbidden: [dirname(this.stateRoot), workspace, this.agentBundleDir, hostToolsDir, this.socketRoot, this.logDir],
-    });
+    const venvBases = await this.venvBases(workspace);
     let cgroup: SandboxCgroup | undefined;
     let child: ChildProcess;
     let fdData: Buffer[];
@@ -417,6 +436,7 @@ export class HostAgents {
         [
           ...["--listen-fd", "3", "--workspace", IN_SANDBOX.workspace, "--state-dir", IN_SANDBOX.state, "--placement", "host", "--exit-with-stdin"],
           ...(prepare?.kernel ? ["--warm-kernel", prepare.kernel] : []),
+          ...(prepare?.spare ? ["--spare"] : []),
           // The agent names why a venv's interpreter is missing, in the words of its refusal.
           ...venvBases.flatMap((b) => (b.refused ? ["--venv-refused", `${IN_SANDBOX.workspace}/${b.venv}\t${b.refused.code}\t${b.refused.message}`] : [])),
         ],
@@ -482,6 +502,27 @@ export class HostAgents {
     return agent;
   }
 }
+
+/**
+ * Resolves once the agent's kernel started ahead is alive, so that a spare is counted ready with it
+ * (and the next one's start does not compete with it); at the latest after the agent's ready timeout,
+ * or at once if the agent cannot say: a spare whose kernel did not start is still one (the first cell
+ * starts its kernel).
+ */
+async function kernelStarted(client: AgentClient): Promise<void> {
+  const deadline = Date.now() + LIMITS.agentReadyTimeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await client.listKernels()).kernels.length > 0) return;
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, KERNEL_POLL_MS));
+  }
+}
+
+/** How often a spare's kernel is looked for while it starts (a start takes 50–300 ms). */
+const KERNEL_POLL_MS = 20;
 
 /** A listening socket bound at socketPath, for the agent to inherit. It is bound under a temporary
  * name and renamed into place, so that closing our copy (which unlinks the name it was bound to)

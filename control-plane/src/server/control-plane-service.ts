@@ -354,6 +354,11 @@ export function controlPlaneService(
   /** The tenant's conversations served by a running host agent, `except` aside. */
   const liveHostAgents = (tenant: string, except: string): number =>
     cp.listConversations().filter((c) => c.tenant === tenant && c.id !== except && !c.enclosure && cp.hostAgentPid(c.id) !== undefined).length;
+  const liveKernelCount = async (tenant: string): Promise<number> => {
+    const mine = cp.listConversations().filter((c) => c.tenant === tenant);
+    const alive = await Promise.all(mine.map((c) => cp.liveKernels(c.id).catch(() => [] as string[])));
+    return alive.reduce((n, kernels) => n + kernels.length, 0);
+  };
   /**
    * A call that may start the conversation's host agent (none runs, no enclosure serves it) takes a
    * host-agent slot of its tenant while it runs: by its end the agent runs and is counted as such.
@@ -516,12 +521,16 @@ export function controlPlaneService(
       operatorOnly(s, call, "ResumeTenant", "ask an operator");
       return pauseMessage(cp.resumeTenant(pausableTenant(req.tenant), s.tenant.name), s.viewer);
     }),
-    createConversation: unary((req, s) => {
+    createConversation: unary(async (req, s) => {
       s.checkWorkspacePath(req.workspacePath);
       const lifecycle = lifecycleWithin(s, s.tenant.name, req, "CreateConversation");
       const egress = egressFrom(req.egress);
-      // A spare host agent is one more host agent of the tenant's: none is taken past its quota.
-      const spare = !Number.isFinite(s.tenant.quotas.hostAgents) || liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents;
+      // A spare host agent is one more host agent of the tenant's, with a live Python kernel: none is
+      // taken past either quota (counted only when one is ready: the kernels' count asks each agent).
+      const spare =
+        cp.hostSparesReady() > 0 &&
+        (!Number.isFinite(s.tenant.quotas.hostAgents) || liveHostAgents(s.tenant.name, "") < s.tenant.quotas.hostAgents) &&
+        (!Number.isFinite(s.tenant.quotas.kernels) || (await liveKernelCount(s.tenant.name)) < s.tenant.quotas.kernels);
       return conversationMessage(
         cp.createConversation({ id: req.id, workspacePath: req.workspacePath, tenant: s.tenant.name, spare, lifecycle, egress }),
         s.viewer,

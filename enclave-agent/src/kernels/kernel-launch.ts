@@ -12,13 +12,23 @@ export const RUNNER_FILES: Record<KernelLanguage, string> = {
   javascript: "js-runner.mjs",
 };
 
-/** kernelDir: the runners beside the bundle; kernelsStateDir: where kernel environments are made. */
-export async function launchSpec(language: KernelLanguage, workspaceRoot: string, kernelDir: string, kernelsStateDir: string): Promise<LaunchSpec> {
+/**
+ * kernelDir: the runners beside the bundle; kernelsStateDir: where kernel environments are made;
+ * ahead: started before any conversation needs it (a spare agent's), so it imports ahead what a first cell needs.
+ */
+export async function launchSpec(
+  language: KernelLanguage,
+  workspaceRoot: string,
+  kernelDir: string,
+  kernelsStateDir: string,
+  ahead = false,
+): Promise<LaunchSpec> {
   const runner = join(kernelDir, RUNNER_FILES[language]);
   if (!existsSync(runner)) {
     throw new AgentError("unavailable", `the ${language} kernel runner ${runner} is missing from the agent bundle; rebuild it with \`make build\``);
   }
   const env: NodeJS.ProcessEnv = { ...process.env, MPLBACKEND: "Agg", PYTHONUNBUFFERED: "1", PYTHONIOENCODING: "utf-8" };
+  if (ahead && language === "python") env.ENCLAVE_KERNEL_AHEAD = "1";
   if (language === "python") {
     const pyEnv = await pythonEnvironment(workspaceRoot, kernelsStateDir);
     if (pyEnv.venv) {

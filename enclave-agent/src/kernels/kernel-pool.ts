@@ -44,6 +44,8 @@ export class KernelPool {
   private readonly queues = new Map<KernelLanguage, Promise<unknown>>();
   /** Kernels started ahead of their first cell (warm), until they are ready or have failed. */
   private readonly starting = new Map<KernelLanguage, Promise<KernelProcess>>();
+  /** Kernels started ahead that no cell has used yet, with the interpreter they were started with. */
+  private readonly ahead = new Map<KernelProcess, string>();
   private closed = false;
 
   constructor(
@@ -84,9 +86,9 @@ export class KernelPool {
    * the kernel's own start-up then runs while the rest of the agent loads. A failure is left for
    * that cell, whose start tries again and reports it.
    */
-  warm(language: KernelLanguage): void {
+  warm(language: KernelLanguage, opts: { spare?: boolean } = {}): void {
     if (this.closed || this.kernels.has(language) || this.starting.has(language)) return;
-    const started = this.startKernel(language).finally(() => this.starting.delete(language));
+    const started = this.startKernel(language, { ahead: true, spare: opts.spare }).finally(() => this.starting.delete(language));
     started.catch(() => undefined);
     this.starting.set(language, started);
   }
@@ -127,7 +129,18 @@ export class KernelPool {
     let fresh = false;
     if (!kernel?.alive) {
       const warming = this.starting.get(language);
-      kernel = (warming ? await warming.catch(() => undefined) : undefined) ?? (await this.startKernel(language));
+      kernel = warming ? await warming.catch(() => undefined) : undefined;
+      fresh = true;
+    }
+    // A kernel started ahead is this cell's (its first use), ready or not.
+    if (kernel && this.ahead.has(kernel)) fresh = true;
+    if (kernel && !(await this.stillChosen(kernel))) {
+      kernel.kill("its interpreter is no longer the one a kernel would start with");
+      await kernel.exited;
+      kernel = undefined;
+    }
+    if (!kernel?.alive) {
+      kernel = await this.startKernel(language);
       fresh = true;
     }
     const previousFate = fresh ? (this.unreported.get(language) ?? "") : "";
@@ -154,10 +167,32 @@ export class KernelPool {
     return done;
   }
 
-  private async startKernel(language: KernelLanguage): Promise<KernelProcess> {
-    const kernel = await KernelProcess.start(await launchSpec(language, this.workspaceRoot, this.kernelDir, this.kernelsStateDir));
+  /**
+   * Whether a kernel started ahead of its first cell still runs what a start now would: it may have
+   * been started over an empty workspace (a spare agent) that has since been given a project
+   * environment (.venv/), which the cell must run in. Asked once, at its first cell.
+   */
+  private async stillChosen(kernel: KernelProcess): Promise<boolean> {
+    const interpreter = this.ahead.get(kernel);
+    if (interpreter === undefined) return true;
+    this.ahead.delete(kernel);
+    try {
+      const now = await launchSpec(kernel.language, this.workspaceRoot, this.kernelDir, this.kernelsStateDir);
+      return now.argv[0] === interpreter;
+    } catch {
+      // The fresh start reports what is wrong.
+      return false;
+    }
+  }
+
+  /** ahead: started before its first cell (warm); spare: by an agent started before its conversation was known. */
+  private async startKernel(language: KernelLanguage, opts: { ahead?: boolean; spare?: boolean } = {}): Promise<KernelProcess> {
+    const spec = await launchSpec(language, this.workspaceRoot, this.kernelDir, this.kernelsStateDir, opts.spare);
+    const kernel = await KernelProcess.start(spec);
+    if (opts.ahead) this.ahead.set(kernel, spec.argv[0] ?? "");
     this.kernels.set(language, kernel);
     void kernel.exited.then((fate) => {
+      this.ahead.delete(kernel);
       if (this.kernels.get(language) !== kernel) return;
       this.kernels.delete(language);
       if (!kernel.fateReported && (!kernel.killedByEnclave || kernel.killedForFault))

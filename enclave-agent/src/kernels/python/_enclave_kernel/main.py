@@ -34,6 +34,7 @@ _KERNEL_PID = os.getpid()
 def main():
     token = os.environ.pop("ENCLAVE_KERNEL_TOKEN", "")
     max_frame_bytes = int(os.environ.pop("ENCLAVE_KERNEL_FRAME_BYTES", "") or 64 * 1024 * 1024)
+    ahead = os.environ.pop("ENCLAVE_KERNEL_AHEAD", "") == "1"
     interrupts = Interrupts()
     signal.signal(signal.SIGINT, interrupts.on_sigint)
     _sacrifice_first()
@@ -65,6 +66,8 @@ def main():
             "interpreter": "%s %s (%s)" % (sys.implementation.name, sys.version.split()[0], sys.executable),
         }
     )
+    if ahead:
+        _import_ahead()
     while True:
         try:
             frame = channel.next_cell()
@@ -72,6 +75,16 @@ def main():
         except KeyboardInterrupt:
             # An interrupt that landed between cells: nothing to stop.
             interrupts.executing = False
+
+
+def _import_ahead():
+    """A kernel started before its conversation is known (a spare agent's) has time to wait: it
+    imports now what a first cell would (the echo's pretty printer, with ast and inspect: about
+    50 ms), which a kernel started for a waiting cell leaves until a cell needs it."""
+    try:
+        from . import pretty, rewrite  # noqa: F401
+    except KeyboardInterrupt:
+        pass
 
 
 def run_cell(frame, ns, channel, display, interrupts):
