@@ -14,6 +14,7 @@ export type ControlPlaneApi = Pick<
   | "getConversation"
   | "conversationUsage"
   | "listConversations"
+  | "conversationPage"
   | "deleteConversation"
   | "forkConversation"
   | "conversationTenant"

@@ -15,7 +15,7 @@ import { hostChecks } from "./hardening/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import { sandboxNamespace, sandboxProcesses } from "./placement/sandbox-processes.js";
 import type { ControlPlaneConfig } from "./config.js";
-import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
+import { type ConversationCursor, ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
 import { type ConversationRecord, type SleepReason, startedWith } from "./model/conversation.js";
 import type { ConversationUsage } from "./model/usage.js";
 import { bareId, conversationKey, splitKey } from "./conversations/conversation-keys.js";
@@ -471,6 +471,16 @@ export class ControlPlane {
 
   listConversations(): ConversationView[] {
     return this.conversations.list().map((c) => this.view(c));
+  }
+
+  /**
+   * One page of the conversations whose tenant `sees` keeps, after `after` (from the first without),
+   * in the list's order (creation time, then key); `more` when another follows. Only the page's
+   * records are viewed, so a page costs its size, not the number of conversations.
+   */
+  conversationPage(after: ConversationCursor | undefined, size: number, sees: (tenant: string) => boolean): { page: ConversationView[]; more: boolean } {
+    const { page, more } = this.conversations.page(after, size, (c) => sees(c.tenant));
+    return { page: page.map((c) => this.view(c)), more };
   }
 
   /**

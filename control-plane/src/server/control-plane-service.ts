@@ -33,6 +33,7 @@ import type { StreamKind } from "../streams/open-streams.js";
 import { WriteBudget } from "../streams/write-budget.js";
 import { checkJsonShape } from "../tools/argument-shape.js";
 import { LIMITS } from "../limits.js";
+import { cursorOf, pageSizeOf, pageToken } from "./conversation-page-token.js";
 import { TenantQuotas } from "../tenants/quotas.js";
 import type { EnclosureRequest } from "../model/enclosure.js";
 import { withinTenantLimits } from "../tenants/tenant-limits.js";
@@ -532,12 +533,16 @@ export function controlPlaneService(
       const conv = s.conversation(req.conversationId);
       return conversationMessage(conv, s.viewer, s.seesHostPaths, { of: await cp.conversationUsage(conv.id), text: (t) => s.pathless(t) });
     }),
-    listConversations: unary((_req, s) => ({
-      conversations: cp
-        .listConversations()
-        .filter((c) => s.sees(c.tenant))
-        .map((c) => conversationMessage(c, s.viewer, s.seesHostPaths)),
-    })),
+    listConversations: unary((req, s) => {
+      // A page at a time (the default one without page_size), so a reply's size and cost stay bounded however many there are.
+      const size = pageSizeOf(req.pageSize);
+      const { page, more } = cp.conversationPage(cursorOf(s.tenant.name, req.pageToken), size, (t) => s.sees(t));
+      const last = page[page.length - 1];
+      return {
+        conversations: page.map((c) => conversationMessage(c, s.viewer, s.seesHostPaths)),
+        nextPageToken: more && last ? pageToken(s.tenant.name, { createdAtMs: last.createdAtMs, id: last.id }) : "",
+      };
+    }),
     deleteConversation: unary(async (req, s, call) => {
       const id = s.conversationId(req.conversationId);
       const tenant = cp.conversationTenant(id);
