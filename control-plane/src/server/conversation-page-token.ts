@@ -29,7 +29,10 @@ export function pageToken(caller: string, after: ConversationCursor): string {
 }
 
 function badToken(): EnclaveError {
-  return new EnclaveError("invalid_arguments", "page_token is not one this server gave you: send a previous reply's next_page_token unchanged, or none for the first page");
+  return new EnclaveError(
+    "invalid_arguments",
+    "page_token is not one this server gave you: send a previous reply's next_page_token unchanged, or none for the first page",
+  );
 }
 
 /** The cursor a token given to `caller` stands for; undefined for none (the first page). */
@@ -50,7 +53,10 @@ export function cursorOf(caller: string, token: string): ConversationCursor | un
 export function pageSizeOf(requested: number): number {
   if (requested === 0) return LIMITS.listConversationsDefaultPage;
   if (!Number.isSafeInteger(requested) || requested < 0 || requested > LIMITS.listConversationsMaxPage) {
-    throw new EnclaveError("invalid_arguments", `page_size ${requested} is not valid: 1–${LIMITS.listConversationsMaxPage}, or 0 for the default (${LIMITS.listConversationsDefaultPage})`);
+    throw new EnclaveError(
+      "invalid_arguments",
+      `page_size ${requested} is not valid: 1–${LIMITS.listConversationsMaxPage}, or 0 for the default (${LIMITS.listConversationsDefaultPage})`,
+    );
   }
   return requested;
 }
