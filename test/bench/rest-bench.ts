@@ -82,6 +82,11 @@ export async function restRows(): Promise<BenchRow[]> {
     // The sleepers, a batch at a time: made, a cell run in each (all of the batch at once), then
     // waited for until every one sleeps (its host agent stopped).
     const runs = new Map<string, string>();
+    let phase = performance.now();
+    const done = (what: string): void => {
+      process.stderr.write(`bench: rest: ${what} in ${((performance.now() - phase) / 1000).toFixed(1)} s\n`);
+      phase = performance.now();
+    };
     for (let b = 0; b < sleepers; b += batch) {
       const ids = Array.from({ length: Math.min(batch, sleepers - b) }, (_, i) => `sleeper-${b + i}`);
       for (const id of ids) {
@@ -98,8 +103,10 @@ export async function restRows(): Promise<BenchRow[]> {
         waiting = waiting.filter((_, i) => states[i] !== "sleeping");
       }
     }
+    done(`${sleepers} sleepers made, run and asleep`);
     // The records that never ran: made 8 at a time (each is a folder and a database row).
     await inParallel(records - 10, 8, (i) => client.createConversation(`rec-${i + 10}`));
+    done(`${records - 10} records made`);
     const heldRss = await settledRss(pid);
     const large = await listLatencies(client);
 
@@ -116,6 +123,7 @@ export async function restRows(): Promise<BenchRow[]> {
       const run = (await client.openRun(cold, { approvalPolicy: "never" })).id;
       colds.push(await time(() => firstCell(client, run)));
     }
+    done("held figures measured");
 
     const total = sleepers + records;
     const held = `${sleepers} sleeping host conversations (each ran a cell) + ${records} never run`;

@@ -38,7 +38,8 @@ function stopChild(child: ChildProcess): Promise<void> {
 export async function serveControlPlane(dir: string, env: Record<string, string> = {}): Promise<ServedControlPlane> {
   const socket = join(dir, "cp.sock");
   const child = spawn(process.execPath, [join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve"], {
-    env: { ...process.env, ENCLAVE_DATA_DIR: join(dir, "data"), ENCLAVE_LISTEN: `unix://${socket}`, ...env },
+    // No console: its fixed port may be another control plane's on this machine, and no bench reads it.
+    env: { ...process.env, ENCLAVE_DATA_DIR: join(dir, "data"), ENCLAVE_LISTEN: `unix://${socket}`, ENCLAVE_CONSOLE_LISTEN: "off", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   // Its warnings and errors are the bench's to show; a line per call or conversation made is not.
