@@ -5,6 +5,7 @@
 // default 40) so that no more host agents than that are alive at once; then RECORDS conversations
 // that never ran anything (ENCLAVE_BENCH_REST_RECORDS, default 10,000) are made. Measured:
 //   the control plane's RSS holding them        beside  the same process holding none (before any)
+//   its CPU per second while nothing calls it    beside  the same holding none
 //   ListConversations, one default page and      beside  the same at 10 conversations
 //     every page (page_size 1000), held
 //   a random sleeper's first eval (its wake:     beside  a new conversation's first cell (cold), in turns
@@ -16,12 +17,22 @@ import { type ControlPlaneClient, resultText } from "@enclave/client/control-pla
 import { LIMITS } from "@enclave/control-plane/limits.js";
 import { hostPython } from "../helpers/host-python.js";
 import { type BenchRow, row, time } from "./measure.js";
-import { rssMiB, serveControlPlane } from "./served-control-plane.js";
+import { cpuMs, rssMiB, serveControlPlane } from "./served-control-plane.js";
 
 const count = (name: string, fallback: number): number => Number(process.env[name] || fallback);
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const LIST_CALLS = 30;
 const WAKES = 10;
+/** Seconds over which the CPU of a control plane nobody calls is read (ENCLAVE_BENCH_REST_IDLE_SECONDS). */
+const idleCpuSeconds = (): number => count("ENCLAVE_BENCH_REST_IDLE_SECONDS", 10);
+
+/** The process's CPU per second of wall time while nothing calls it (its timers: the idle sweeper's pass every second). */
+async function idleCpu(pid: number): Promise<number> {
+  const c0 = cpuMs(pid);
+  const t0 = performance.now();
+  await pause(idleCpuSeconds() * 1000);
+  return ((cpuMs(pid) - c0) / (performance.now() - t0)) * 1000;
+}
 
 /** RSS read a few times over a second after things settle, the median. */
 async function settledRss(pid: number): Promise<number> {
@@ -75,6 +86,7 @@ export async function restRows(): Promise<BenchRow[]> {
   const awake: string[] = [];
   try {
     const baselineRss = await settledRss(pid);
+    const baselineCpu = await idleCpu(pid);
     // At 10 conversations (never run): the small list the large one is set beside.
     for (let i = 0; i < 10; i++) await client.createConversation(`rec-${i}`);
     const small = await listLatencies(client);
@@ -108,6 +120,7 @@ export async function restRows(): Promise<BenchRow[]> {
     await inParallel(records - 10, 8, (i) => client.createConversation(`rec-${i + 10}`));
     done(`${records - 10} records made`);
     const heldRss = await settledRss(pid);
+    const heldCpu = await idleCpu(pid);
     const large = await listLatencies(client);
 
     // A random sleeper's wake beside a new conversation's first cell, in turns.
@@ -138,6 +151,16 @@ export async function restRows(): Promise<BenchRow[]> {
         unit: "KiB",
         digits: 1,
       }),
+      row(
+        `rest: control-plane CPU while nothing calls it, holding ${held}`,
+        [heldCpu],
+        { name: "the same control plane holding none", samples: [baselineCpu] },
+        {
+          unit: "ms/s",
+          digits: 1,
+          note: `CPU time (/proc/PID/stat, 10 ms ticks) over ${idleCpuSeconds()} s: the idle sweeper passes over every conversation each second`,
+        },
+      ),
       row(
         `rest: ListConversations, one default page (${LIMITS.listConversationsDefaultPage} a page), ${total} conversations held`,
         large.page,

@@ -22,6 +22,14 @@ export function rssMiB(pid: number): number {
   return kb / 1024;
 }
 
+/** CPU time (user + system) a process has used, in ms: /proc reports it in 1/100 s (USER_HZ). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command (which may hold spaces) start past the last ')'.
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
