@@ -4,10 +4,10 @@
 // timeout of 1 s here: ENCLAVE_IDLE_TIMEOUT_SECONDS), in batches of BATCH (ENCLAVE_BENCH_REST_BATCH,
 // default 40) so that no more host agents than that are alive at once; then RECORDS conversations
 // that never ran anything (ENCLAVE_BENCH_REST_RECORDS, default 10,000) are made. Measured:
-//   the control plane's RSS holding them        beside  the same process holding none (before any)
-//   its CPU per second while nothing calls it    beside  the same holding none
-//   ListConversations, one default page and      beside  the same at 10 conversations
-//     every page (page_size 1000), held
+//   the control plane's RSS holding them        beside  the same process holding 10 (before the rest)
+//   its CPU per second while nothing calls it    beside  the same holding 10
+//   ListConversations, a page of 10, the         beside  the same at 10 conversations
+//     default page, every page of 1000, held
 //   a random sleeper's first eval (its wake:     beside  a new conversation's first cell (cold), in turns
 //     host agent, kernel, `1+1`)
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { type ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
 import { LIMITS } from "@enclave/control-plane/limits.js";
 import { hostPython } from "../helpers/host-python.js";
-import { type BenchRow, row, time } from "./measure.js";
+import { type BenchRow, interleaved, row, time } from "./measure.js";
 import { cpuMs, rssMiB, serveControlPlane } from "./served-control-plane.js";
 
 const count = (name: string, fallback: number): number => Number(process.env[name] || fallback);
@@ -60,18 +60,17 @@ async function firstCell(client: ControlPlaneClient, run: string): Promise<void>
   if (r.isError || !resultText(r).includes("2")) throw new Error(`a cell of the rest bench failed: ${resultText(r)}`);
 }
 
-/** ListConversations: one default page, and every page of 1000, LIST_CALLS times each (in turns). */
-async function listLatencies(client: ControlPlaneClient): Promise<{ page: number[]; all: number[] }> {
-  const page: number[] = [];
-  const all: number[] = [];
-  const onePage = (): Promise<unknown> => client.listConversationsPage();
-  const everyPage = (): Promise<unknown> => client.listConversations({ pageSize: 1000 });
-  for (let i = 0; i < 3; i++) await Promise.all([onePage(), everyPage()]);
-  for (let i = 0; i < LIST_CALLS; i++) {
-    page.push(await time(onePage));
-    all.push(await time(everyPage));
-  }
-  return { page, all };
+/**
+ * ListConversations, LIST_CALLS times each in turns: a first page of 10 (the same work at any size:
+ * what the number held adds), the default page, and every page of 1000 (the whole list).
+ */
+async function listLatencies(client: ControlPlaneClient): Promise<{ ten: number[]; page: number[]; all: number[] }> {
+  const calls = {
+    ten: (): Promise<unknown> => client.listConversationsPage({ pageSize: 10 }),
+    page: (): Promise<unknown> => client.listConversationsPage(),
+    all: (): Promise<unknown> => client.listConversations({ pageSize: 1000 }),
+  };
+  return interleaved(LIST_CALLS, 1, calls, 3);
 }
 
 export async function restRows(): Promise<BenchRow[]> {
@@ -85,11 +84,12 @@ export async function restRows(): Promise<BenchRow[]> {
   const { client, pid } = served;
   const awake: string[] = [];
   try {
-    const baselineRss = await settledRss(pid);
-    const baselineCpu = await idleCpu(pid);
-    // At 10 conversations (never run): the small list the large one is set beside.
+    // At 10 conversations (never run): the small list the large one is set beside. The baseline
+    // is read after it, so both figures come from a process whose serving paths have run.
     for (let i = 0; i < 10; i++) await client.createConversation(`rec-${i}`);
     const small = await listLatencies(client);
+    const baselineRss = await settledRss(pid);
+    const baselineCpu = await idleCpu(pid);
 
     // The sleepers, a batch at a time: made, a cell run in each (all of the batch at once), then
     // waited for until every one sleeps (its host agent stopped).
@@ -156,26 +156,37 @@ export async function restRows(): Promise<BenchRow[]> {
       row(
         `rest: control-plane RSS holding ${held}`,
         [heldRss],
-        { name: "the same control plane holding none (before any)", samples: [baselineRss] },
+        { name: "the same control plane holding 10 never run", samples: [baselineRss] },
         {
           unit: "MiB",
           digits: 0,
           note: `its own process (\`enclave serve\`), VmRSS, median of 5 reads after 3 s${retried.length ? `; ${retried.length} sleeper first cell(s) failed once in their batch and were asked again` : ""}`,
         },
       ),
-      row(`rest: control-plane memory per conversation at rest (RSS held − none, over ${total})`, [((heldRss - baselineRss) * 1024) / total], undefined, {
-        unit: "KiB",
-        digits: 1,
-      }),
+      row(
+        `rest: control-plane memory per conversation at rest (RSS held − with 10, over ${total - 10})`,
+        [((heldRss - baselineRss) * 1024) / (total - 10)],
+        undefined,
+        {
+          unit: "KiB",
+          digits: 1,
+        },
+      ),
       row(
         `rest: control-plane CPU while nothing calls it, holding ${held}`,
         [heldCpu],
-        { name: "the same control plane holding none", samples: [baselineCpu] },
+        { name: "the same control plane holding 10 never run", samples: [baselineCpu] },
         {
           unit: "ms/s",
           digits: 1,
           note: `CPU time (/proc/PID/stat, 10 ms ticks) over ${idleCpuSeconds()} s: the idle sweeper passes over every conversation each second`,
         },
+      ),
+      row(
+        `rest: ListConversations, a first page of 10, ${total} conversations held`,
+        large.ten,
+        { name: "the same at 10 conversations", samples: small.ten },
+        { digits: 2, note: "the same reply at both sizes: what holding more conversations adds to a call" },
       ),
       row(
         `rest: ListConversations, one default page (${LIMITS.listConversationsDefaultPage} a page), ${total} conversations held`,
