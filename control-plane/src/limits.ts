@@ -116,6 +116,8 @@ export const LIMITS = {
    */
   listConversationsDefaultPage: 100,
   listConversationsMaxPage: 1000,
+  /** Conversations the console's overview table shows, the newest (it is rendered again on every refresh). */
+  consoleOverviewRows: 500,
   /** Most audit events one history request returns (the database keeps what its retention allows). */
   auditHistoryEvents: 10_000,
   /** SubscribeAudit reads its history this many events at a time, as its reader takes them. */
