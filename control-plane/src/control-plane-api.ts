@@ -28,6 +28,7 @@ export type ControlPlaneApi = Pick<
   | "describeRunningPlacement"
   | "startHostAgent"
   | "hostAgentPid"
+  | "liveHostAgents"
   | "agentRunning"
   | "liveKernels"
   | "auditEnclosure"

@@ -943,6 +943,15 @@ export class ControlPlane {
     return conv.enclosure?.state === "running" || this.hostAgents.pid(id) !== undefined;
   }
 
+  /** The tenant's conversations served by a running host agent (none of them an enclosure's), the conversation `except` aside. */
+  liveHostAgents(tenant: string, except: string): number {
+    return this.hostAgents.runningIds().filter((id) => {
+      if (id === except || !this.conversations.has(id)) return false;
+      const c = this.conversations.get(id);
+      return c.tenant === tenant && !c.enclosure;
+    }).length;
+  }
+
   /** The pid of the conversation's running host agent (the sandbox's pid as the host sees it). */
   hostAgentPid(id: string): number | undefined {
     return this.hostAgents.pid(id);

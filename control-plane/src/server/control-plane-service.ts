@@ -353,8 +353,7 @@ export function controlPlaneService(
   /** The tenant whose quotas a conversation's resources count against: its owner's, as configured now. */
   const ownerOf = (s: TenantScope, owner: string): Tenant => (s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant));
   /** The tenant's conversations served by a running host agent, `except` aside. */
-  const liveHostAgents = (tenant: string, except: string): number =>
-    cp.listConversations().filter((c) => c.tenant === tenant && c.id !== except && !c.enclosure && cp.hostAgentPid(c.id) !== undefined).length;
+  const liveHostAgents = (tenant: string, except: string): number => cp.liveHostAgents(tenant, except);
   /**
    * A call that may start the conversation's host agent (none runs, no enclosure serves it) takes a
    * host-agent slot of its tenant while it runs: by its end the agent runs and is counted as such.
