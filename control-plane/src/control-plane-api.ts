@@ -29,6 +29,7 @@ export type ControlPlaneApi = Pick<
   | "startHostAgent"
   | "hostAgentPid"
   | "liveHostAgents"
+  | "runningConversations"
   | "agentRunning"
   | "liveKernels"
   | "auditEnclosure"

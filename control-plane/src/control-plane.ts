@@ -952,6 +952,15 @@ export class ControlPlane {
     }).length;
   }
 
+  /** The tenant's conversations whose placement runs now (a host agent, or an enclosure running): no view made, no agent asked. */
+  runningConversations(tenant: string): string[] {
+    const agents = new Set(this.hostAgents.runningIds());
+    return this.conversations
+      .list()
+      .filter((c) => c.tenant === tenant && (c.enclosure?.state === "running" || agents.has(c.id)))
+      .map((c) => c.id);
+  }
+
   /** The pid of the conversation's running host agent (the sandbox's pid as the host sees it). */
   hostAgentPid(id: string): number | undefined {
     return this.hostAgents.pid(id);

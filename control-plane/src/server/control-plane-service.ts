@@ -394,9 +394,10 @@ export function controlPlaneService(
     }
     const kernelKey = (conversationId: string, lang: string): string => `${conversationId}\u0000${lang}`;
     const since = access.quotas.kernelEpoch();
-    const mine = cp.listConversations().filter((c) => c.tenant === s.tenant.name);
-    const alive = await Promise.all(mine.map((c) => cp.liveKernels(c.id).catch(() => [] as string[])));
-    const keys = new Set(mine.flatMap((c, i) => (alive[i] ?? []).map((lang) => kernelKey(c.id, lang))));
+    // Only a conversation whose placement runs has kernels to ask about: of thousands held, most do not.
+    const mine = cp.runningConversations(s.tenant.name);
+    const alive = await Promise.all(mine.map((id) => cp.liveKernels(id).catch(() => [] as string[])));
+    const keys = new Set(mine.flatMap((id, i) => (alive[i] ?? []).map((lang) => kernelKey(id, lang))));
     try {
       return access.quotas.reserveKernel(s.tenant, kernelKey(run.conversationId, language), keys, since);
     } catch (err) {
