@@ -15,7 +15,7 @@ import { hostChecks } from "./hardening/host-audit.js";
 import { SANDBOX_ENV_ALLOWED } from "./placement/host-sandbox.js";
 import { sandboxNamespace, sandboxProcesses } from "./placement/sandbox-processes.js";
 import type { ControlPlaneConfig } from "./config.js";
-import { ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
+import { type ConversationCursor, ConversationStore, IMPLICIT_TENANT } from "./conversations/conversation-store.js";
 import { type ConversationRecord, type SleepReason, startedWith } from "./model/conversation.js";
 import type { ConversationUsage } from "./model/usage.js";
 import { bareId, conversationKey, splitKey } from "./conversations/conversation-keys.js";
@@ -476,6 +476,16 @@ export class ControlPlane {
   }
 
   /**
+   * One page of the conversations whose tenant `sees` keeps, after `after` (from the first without),
+   * in the list's order (creation time, then key); `more` when another follows. Only the page's
+   * records are viewed, so a page costs its size, not the number of conversations.
+   */
+  conversationPage(after: ConversationCursor | undefined, size: number, sees: (tenant: string) => boolean): { page: ConversationView[]; more: boolean } {
+    const { page, more } = this.conversations.page(after, size, (c) => sees(c.tenant));
+    return { page: page.map((c) => this.view(c)), more };
+  }
+
+  /**
    * The tenant's enclosures running or starting, the conversation `except` aside (the one being
    * started). One asleep counts too: its next call starts it again without asking the quota, so its
    * slot stays taken until it is stopped.
@@ -933,6 +943,24 @@ export class ControlPlane {
   agentRunning(id: string): boolean {
     const conv = this.conversations.get(id);
     return conv.enclosure?.state === "running" || this.hostAgents.pid(id) !== undefined;
+  }
+
+  /** The tenant's conversations served by a running host agent (none of them an enclosure's), the conversation `except` aside. */
+  liveHostAgents(tenant: string, except: string): number {
+    return this.hostAgents.runningIds().filter((id) => {
+      if (id === except || !this.conversations.has(id)) return false;
+      const c = this.conversations.get(id);
+      return c.tenant === tenant && !c.enclosure;
+    }).length;
+  }
+
+  /** The tenant's conversations whose placement runs now (a host agent, or an enclosure running): no view made, no agent asked. */
+  runningConversations(tenant: string): string[] {
+    const agents = new Set(this.hostAgents.runningIds());
+    return this.conversations
+      .list()
+      .filter((c) => c.tenant === tenant && (c.enclosure?.state === "running" || agents.has(c.id)))
+      .map((c) => c.id);
   }
 
   /** The pid of the conversation's running host agent (the sandbox's pid as the host sees it). */

@@ -110,6 +110,14 @@ export const LIMITS = {
   agentStreamedOutputMaxBytes: 64 * 1024 * 1024,
   /** An agent's error text kept on a muxed call's failure. */
   muxErrorMessageChars: 4096,
+  /**
+   * ListConversations answers a page at a time: this many without a page_size, at most the maximum
+   * (a reply of every conversation of thousands would pass gRPC's 4 MiB default message limit).
+   */
+  listConversationsDefaultPage: 100,
+  listConversationsMaxPage: 1000,
+  /** Conversations the console's overview table shows, the newest (it is rendered again on every refresh). */
+  consoleOverviewRows: 500,
   /** Most audit events one history request returns (the database keeps what its retention allows). */
   auditHistoryEvents: 10_000,
   /** SubscribeAudit reads its history this many events at a time, as its reader takes them. */

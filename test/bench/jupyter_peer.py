@@ -3,6 +3,8 @@ driven by a client in the same run. Prints JSON: cold start-to-result and warm `
 
 usage: python3 jupyter_peer.py COLD_SAMPLES WARM_SAMPLES
        python3 jupyter_peer.py rss KERNELS   (memory of idle warm kernels: {"rss_mib": [...]})
+       python3 jupyter_peer.py burst KERNELS (KERNELS started at once, each running `1+1`: {"burst_ms": [...]},
+                                              each the time from the common start to that kernel's result)
 """
 import json
 import os
@@ -55,9 +57,44 @@ def idle_memory(n):
     print(json.dumps({"rss_mib": sizes}))
 
 
+def burst(n):
+    """n kernels started at once (one event loop, as a Jupyter server starts them), each running `1+1`."""
+    import asyncio
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    async def one(t0, started):
+        km = AsyncKernelManager(kernel_name="bench")
+        started.append(km)
+        await km.start_kernel()
+        kc = km.client()
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=300)
+            reply = await kc.execute_interactive("1+1", timeout=300, output_hook=lambda msg: None)
+            if reply["content"]["status"] != "ok":
+                raise RuntimeError("jupyter cell failed: %r" % reply["content"])
+            return (time.perf_counter() - t0) * 1000
+        finally:
+            kc.stop_channels()
+
+    async def all_at_once():
+        started = []
+        t0 = time.perf_counter()
+        try:
+            return await asyncio.gather(*(one(t0, started) for _ in range(n)))
+        finally:
+            await asyncio.gather(*(km.shutdown_kernel(now=True) for km in started), return_exceptions=True)
+
+    print(json.dumps({"burst_ms": asyncio.run(all_at_once())}))
+
+
 def main():
     if sys.argv[1] == "rss":
         idle_memory(int(sys.argv[2]))
+        return
+    if sys.argv[1] == "burst":
+        burst(int(sys.argv[2]))
         return
     cold_n, warm_n = int(sys.argv[1]), int(sys.argv[2])
     cold = []

@@ -4,6 +4,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { astSearchRows } from "./ast-search.js";
+import { burstRows } from "./burst-bench.js";
 import { debugBenchRows } from "./debug-bench.js";
 import { densityRows } from "./density-bench.js";
 import { consoleRows } from "./console-bench.js";
@@ -18,6 +19,7 @@ import { lspBenchRows } from "./lsp-bench.js";
 import { pauseRows } from "./pause-bench.js";
 import type { BenchRow } from "./measure.js";
 import { questionsVibeRows } from "./questions-vibe.js";
+import { restRows } from "./rest-bench.js";
 import { throughputRows } from "./throughput-bench.js";
 import { type BenchResults, describeMachine, markdownTable, withRatios, writeResults } from "./report.js";
 
@@ -37,6 +39,8 @@ const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
   throughput: throughputRows,
   egress: egressRows,
   growth: growthRows,
+  burst: burstRows,
+  rest: restRows,
 };
 
 async function main(): Promise<void> {

@@ -269,7 +269,7 @@ const FUZZ: { [K in Rpc]: Entry<K> } = {
   pauseTenant: { runs: 10, arb: (h) => fc.record({ tenant: h.text, reason: h.text }) },
   resumeTenant: { runs: 10, arb: (h) => fc.record({ tenant: h.text }) },
   getConversation: { runs: 20, arb: (h) => fc.record({ conversationId: h.conversationId }) },
-  listConversations: { runs: 3, arb: () => fc.constant({}) },
+  listConversations: { runs: 25, arb: (h) => fc.record({ pageSize: fc.integer(), pageToken: fc.oneof(h.text, fc.base64String()) }) },
   deleteConversation: { runs: 25, arb: (h) => fc.record({ conversationId: h.notMyConversation }) },
   // Workspace only: a fork that starts an enclosure is StartEnclosure's hostile options again.
   forkConversation: {

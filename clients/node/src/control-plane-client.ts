@@ -23,6 +23,7 @@ import {
   EgressDestination,
   type EnclosureAudit,
   EnclosureOptions,
+  type ListConversationsResponse,
   type ListToolsResponse,
   type SyncWritesResponse,
   type PlacementDescription,
@@ -345,8 +346,25 @@ export class ControlPlaneClient {
     return this.read((md, cb) => this.grpc.getConversation({ conversationId }, md, cb), opts);
   }
 
-  async listConversations(opts: CallOptions = {}): Promise<Conversation[]> {
-    return (await this.read<{ conversations: Conversation[] }>((md, cb) => this.grpc.listConversations({}, md, cb), opts)).conversations;
+  /** Every conversation the caller may see, oldest first: the pages followed to the last (a call per page). */
+  async listConversations(opts: CallOptions & { pageSize?: number } = {}): Promise<Conversation[]> {
+    const all: Conversation[] = [];
+    let pageToken = "";
+    do {
+      const page = await this.listConversationsPage({ pageSize: opts.pageSize, pageToken }, opts);
+      all.push(...page.conversations);
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+    return all;
+  }
+
+  /**
+   * One page of conversations, oldest first: `pageSize` of them at most (the server's default page
+   * without one), from where `pageToken` (a previous page's nextPageToken; none for the first) says.
+   * nextPageToken is empty on the last page.
+   */
+  listConversationsPage(page: { pageSize?: number; pageToken?: string } = {}, opts: CallOptions = {}): Promise<ListConversationsResponse> {
+    return this.read((md, cb) => this.grpc.listConversations({ pageSize: page.pageSize ?? 0, pageToken: page.pageToken ?? "" }, md, cb), opts);
   }
 
   async deleteConversation(conversationId: string, opts: CallOptions = {}): Promise<void> {

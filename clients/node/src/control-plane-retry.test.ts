@@ -27,7 +27,7 @@ beforeAll(async () => {
         cb(draining());
         return;
       }
-      cb(null, { conversations: [] });
+      cb(null, { conversations: [], nextPageToken: "" });
     },
     callTool(call: ServerWritableStream<CallToolRequest, ToolEvent>): void {
       asked.callTool++;

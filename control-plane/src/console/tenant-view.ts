@@ -55,9 +55,7 @@ export function tenantView(cp: ControlPlaneApi, tenant: Tenant): ControlPlaneApi
     startHostAgent: async (id) => {
       mine(id);
       if (cp.hostAgentPid(id) !== undefined) return cp.startHostAgent(id);
-      const running = cp
-        .listConversations()
-        .filter((c) => c.tenant === tenant.name && c.id !== id && !c.enclosure && cp.hostAgentPid(c.id) !== undefined).length;
+      const running = cp.liveHostAgents(tenant.name, id);
       const release = cp.quotas.enterHostAgentStart(tenant, running);
       try {
         return await cp.startHostAgent(id);

@@ -21,8 +21,21 @@ export function noConversation(id: string): EnclaveError {
   return new EnclaveError("not_found", `no conversation \`${id}\`; create it first (\`enclave conversations create ${id}\`)`);
 }
 
+/** Where a page of conversations ended: the last one's place in the list's order. */
+export interface ConversationCursor {
+  createdAtMs: number;
+  id: string;
+}
+
+/** The list's one order: by creation time, then key (stable, so pages followed in turn see each conversation once). */
+function before(a: ConversationCursor, b: ConversationCursor): boolean {
+  return a.createdAtMs < b.createdAtMs || (a.createdAtMs === b.createdAtMs && a.id < b.id);
+}
+
 export class ConversationStore {
   private readonly conversations = new Map<string, ConversationRecord>();
+  /** Every record in the list's order, made again only after a conversation came or went (not on every list or page). */
+  private sorted: ConversationRecord[] | undefined;
   private readonly state: StateDb;
   /** Whether this store opened the database (and so closes it). */
   private readonly ownsState: boolean;
@@ -69,18 +82,51 @@ export class ConversationStore {
   }
 
   list(): ConversationRecord[] {
-    return [...this.conversations.values()].sort((a, b) => a.createdAtMs - b.createdAtMs);
+    return [...this.ordered()];
+  }
+
+  /**
+   * Up to `size` of the conversations `visible` keeps, the first after `after` (from the start
+   * without one), in the list's order; `more` when another visible one follows them.
+   */
+  page(after: ConversationCursor | undefined, size: number, visible: (c: ConversationRecord) => boolean): { page: ConversationRecord[]; more: boolean } {
+    const all = this.ordered();
+    let i = 0;
+    if (after) {
+      // The first record past the cursor, by bisection: the cursor's own record may be gone since.
+      let hi = all.length;
+      while (i < hi) {
+        const mid = (i + hi) >>> 1;
+        if (before(after, all[mid] as ConversationRecord)) hi = mid;
+        else i = mid + 1;
+      }
+    }
+    const page: ConversationRecord[] = [];
+    for (; i < all.length; i++) {
+      const c = all[i] as ConversationRecord;
+      if (!visible(c)) continue;
+      if (page.length === size) return { page, more: true };
+      page.push(c);
+    }
+    return { page, more: false };
+  }
+
+  private ordered(): readonly ConversationRecord[] {
+    this.sorted ??= [...this.conversations.values()].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+    return this.sorted;
   }
 
   put(c: ConversationRecord): void {
     // Written first: a record the database refused is not served from memory either.
     this.write(c);
+    // A record's creation time is never changed: only a new record (or a new object for one) moves the order.
+    if (this.conversations.get(c.id) !== c) this.sorted = undefined;
     this.conversations.set(c.id, c);
   }
 
   delete(id: string): void {
     if (this.state.db.open) this.remove.run(id);
-    this.conversations.delete(id);
+    if (this.conversations.delete(id)) this.sorted = undefined;
   }
 
   /** Writes every record as it is in memory now (records are changed in place, then put or saved). */

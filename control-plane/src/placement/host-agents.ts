@@ -301,6 +301,11 @@ export class HostAgents {
     return agent?.alive ? { cgroup: agent.cgroup } : undefined;
   }
 
+  /** The conversations whose host agent runs now (spares aside): a count per tenant costs the agents running, not every conversation. */
+  runningIds(): string[] {
+    return [...this.agents].filter(([, a]) => a.alive).map(([id]) => id);
+  }
+
   pid(conversationId: string): number | undefined {
     const a = this.agents.get(conversationId);
     return a?.alive ? a.child.pid : undefined;

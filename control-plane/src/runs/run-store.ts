@@ -78,12 +78,21 @@ class RunTable {
 
 export class RunStore {
   private readonly runs = new Map<string, Run>();
+  /** Each conversation's open runs by id: a conversation's view (every list page's entries) asks for them without a pass over every run. */
+  private readonly byConversation = new Map<string, Map<string, Run>>();
   private readonly table: RunTable | undefined;
 
   /** With a state database, open runs are written there and read back at start. */
   constructor(state?: StateDb) {
     this.table = state ? new RunTable(state) : undefined;
-    for (const run of this.table?.load() ?? []) this.runs.set(run.id, run);
+    for (const run of this.table?.load() ?? []) this.add(run);
+  }
+
+  private add(run: Run): void {
+    this.runs.set(run.id, run);
+    const of = this.byConversation.get(run.conversationId) ?? new Map<string, Run>();
+    of.set(run.id, run);
+    this.byConversation.set(run.conversationId, of);
   }
 
   open(req: OpenRunRequest): Run {
@@ -105,7 +114,7 @@ export class RunStore {
       strictResolve: req.strictResolve ?? false,
     };
     this.table?.write(run);
-    this.runs.set(run.id, run);
+    this.add(run);
     return run;
   }
 
@@ -126,12 +135,16 @@ export class RunStore {
 
   close(id: string): void {
     this.table?.delete(id);
+    const run = this.runs.get(id);
     this.runs.delete(id);
+    const of = run && this.byConversation.get(run.conversationId);
+    of?.delete(id);
+    if (run && of?.size === 0) this.byConversation.delete(run.conversationId);
   }
 
   /** Every open run, or one conversation's. */
   list(conversationId?: string): Run[] {
-    return [...this.runs.values()].filter((r) => conversationId === undefined || r.conversationId === conversationId);
+    return conversationId === undefined ? [...this.runs.values()] : this.forConversation(conversationId);
   }
 
   setVibeMode(id: string, enabled: boolean): Run {
@@ -142,7 +155,7 @@ export class RunStore {
   }
 
   forConversation(conversationId: string): Run[] {
-    return [...this.runs.values()].filter((r) => r.conversationId === conversationId);
+    return [...(this.byConversation.get(conversationId)?.values() ?? [])];
   }
 
   closeConversation(conversationId: string): void {

@@ -33,6 +33,7 @@ import type { StreamKind } from "../streams/open-streams.js";
 import { WriteBudget } from "../streams/write-budget.js";
 import { checkJsonShape } from "../tools/argument-shape.js";
 import { LIMITS } from "../limits.js";
+import { cursorOf, pageSizeOf, pageToken } from "./conversation-page-token.js";
 import { TenantQuotas } from "../tenants/quotas.js";
 import type { EnclosureRequest } from "../model/enclosure.js";
 import { withinTenantLimits } from "../tenants/tenant-limits.js";
@@ -352,11 +353,10 @@ export function controlPlaneService(
   /** The tenant whose quotas a conversation's resources count against: its owner's, as configured now. */
   const ownerOf = (s: TenantScope, owner: string): Tenant => (s.tenant.name === owner ? s.tenant : (access.auth.tenant(owner) ?? s.tenant));
   /** The tenant's conversations served by a running host agent, `except` aside. */
-  const liveHostAgents = (tenant: string, except: string): number =>
-    cp.listConversations().filter((c) => c.tenant === tenant && c.id !== except && !c.enclosure && cp.hostAgentPid(c.id) !== undefined).length;
+  const liveHostAgents = (tenant: string, except: string): number => cp.liveHostAgents(tenant, except);
+  /** The tenant's live kernels: only a conversation whose placement runs has any to ask about. */
   const liveKernelCount = async (tenant: string): Promise<number> => {
-    const mine = cp.listConversations().filter((c) => c.tenant === tenant);
-    const alive = await Promise.all(mine.map((c) => cp.liveKernels(c.id).catch(() => [] as string[])));
+    const alive = await Promise.all(cp.runningConversations(tenant).map((id) => cp.liveKernels(id).catch(() => [] as string[])));
     return alive.reduce((n, kernels) => n + kernels.length, 0);
   };
   /**
@@ -399,9 +399,10 @@ export function controlPlaneService(
     }
     const kernelKey = (conversationId: string, lang: string): string => `${conversationId}\u0000${lang}`;
     const since = access.quotas.kernelEpoch();
-    const mine = cp.listConversations().filter((c) => c.tenant === s.tenant.name);
-    const alive = await Promise.all(mine.map((c) => cp.liveKernels(c.id).catch(() => [] as string[])));
-    const keys = new Set(mine.flatMap((c, i) => (alive[i] ?? []).map((lang) => kernelKey(c.id, lang))));
+    // Only a conversation whose placement runs has kernels to ask about: of thousands held, most do not.
+    const mine = cp.runningConversations(s.tenant.name);
+    const alive = await Promise.all(mine.map((id) => cp.liveKernels(id).catch(() => [] as string[])));
+    const keys = new Set(mine.flatMap((id, i) => (alive[i] ?? []).map((lang) => kernelKey(id, lang))));
     try {
       return access.quotas.reserveKernel(s.tenant, kernelKey(run.conversationId, language), keys, since);
     } catch (err) {
@@ -541,12 +542,16 @@ export function controlPlaneService(
       const conv = s.conversation(req.conversationId);
       return conversationMessage(conv, s.viewer, s.seesHostPaths, { of: await cp.conversationUsage(conv.id), text: (t) => s.pathless(t) });
     }),
-    listConversations: unary((_req, s) => ({
-      conversations: cp
-        .listConversations()
-        .filter((c) => s.sees(c.tenant))
-        .map((c) => conversationMessage(c, s.viewer, s.seesHostPaths)),
-    })),
+    listConversations: unary((req, s) => {
+      // A page at a time (the default one without page_size), so a reply's size and cost stay bounded however many there are.
+      const size = pageSizeOf(req.pageSize);
+      const { page, more } = cp.conversationPage(cursorOf(s.tenant.name, req.pageToken), size, (t) => s.sees(t));
+      const last = page[page.length - 1];
+      return {
+        conversations: page.map((c) => conversationMessage(c, s.viewer, s.seesHostPaths)),
+        nextPageToken: more && last ? pageToken(s.tenant.name, { createdAtMs: last.createdAtMs, id: last.id }) : "",
+      };
+    }),
     deleteConversation: unary(async (req, s, call) => {
       const id = s.conversationId(req.conversationId);
       const tenant = cp.conversationTenant(id);

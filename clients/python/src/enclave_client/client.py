@@ -162,9 +162,25 @@ class EnclaveClient:
     def get_conversation(self, conversation_id: str, *, timeout: Optional[float] = None) -> m.Conversation:
         return m.conversation_from_pb(self._read(self._stub.GetConversation, pb.GetConversationRequest(conversation_id=conversation_id), timeout))
 
-    def list_conversations(self, *, timeout: Optional[float] = None) -> List[m.Conversation]:
-        res = self._read(self._stub.ListConversations, pb.ListConversationsRequest(), timeout)
-        return [m.conversation_from_pb(c) for c in res.conversations]
+    def list_conversations(self, *, page_size: int = 0, timeout: Optional[float] = None) -> List[m.Conversation]:
+        """Every conversation the caller may see, oldest first: the pages followed to the last (a call per page)."""
+        out: List[m.Conversation] = []
+        token = ""
+        while True:
+            page, token = self.list_conversations_page(page_size=page_size, page_token=token, timeout=timeout)
+            out.extend(page)
+            if not token:
+                return out
+
+    def list_conversations_page(
+        self, *, page_size: int = 0, page_token: str = "", timeout: Optional[float] = None
+    ) -> Tuple[List[m.Conversation], str]:
+        """One page of conversations, oldest first: at most ``page_size`` (0: the server's default page), from
+        where ``page_token`` (a previous page's next token; empty for the first) says. Returns the page and the
+        next page's token, empty on the last page."""
+        req = pb.ListConversationsRequest(page_size=page_size, page_token=page_token)
+        res = self._read(self._stub.ListConversations, req, timeout)
+        return [m.conversation_from_pb(c) for c in res.conversations], res.next_page_token
 
     def fork_conversation(
         self, source_conversation_id: str, id: str = "", *, workspace_only: bool = False, timeout: Optional[float] = None

@@ -2,6 +2,7 @@
 // workers; for one conversation its placement, runs and every live-status source.
 import type { ControlPlaneApi } from "../../control-plane-api.js";
 import type { Session } from "../access.js";
+import { LIMITS } from "../../limits.js";
 import { html, type SafeHtml } from "../html.js";
 import { handsSection } from "../views/operator-hands-view.js";
 import { handsState } from "./operator-hands.js";
@@ -10,14 +11,22 @@ import { withTimeout } from "./route.js";
 
 const SOURCE_TIMEOUT_MS = 5_000;
 
-export function summaries(cp: ControlPlaneApi): ConversationSummary[] {
-  const open = cp.cards(undefined, false);
-  return cp.listConversations().map((conv) => ({
+/**
+ * The newest conversations' rows, at most LIMITS.consoleOverviewRows of them (the table is rendered
+ * again on every refresh: thousands of rows would make each refresh cost as much as all of them),
+ * and how many there are in all.
+ */
+export function summaries(cp: ControlPlaneApi): { rows: ConversationSummary[]; total: number } {
+  const openCards = new Map<string, number>();
+  for (const c of cp.cards(undefined, false)) openCards.set(c.conversationId, (openCards.get(c.conversationId) ?? 0) + 1);
+  const all = cp.listConversations();
+  const rows = all.slice(-LIMITS.consoleOverviewRows).map((conv) => ({
     conv,
     hostAgentPid: cp.hostAgentPid(conv.id),
-    openCards: open.filter((c) => c.conversationId === conv.id).length,
+    openCards: openCards.get(conv.id) ?? 0,
     runningWorkers: cp.runningWorkerCount(conv.id),
   }));
+  return { rows, total: all.length };
 }
 
 async function liveSections(cp: ControlPlaneApi, conversationId: string): Promise<LiveSection[]> {

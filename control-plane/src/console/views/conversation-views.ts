@@ -43,7 +43,7 @@ function placementSummary(s: ConversationSummary, now: number): SafeHtml {
   }`;
 }
 
-export function overviewTable(rows: readonly ConversationSummary[], now = Date.now()): SafeHtml {
+export function overviewTable({ rows, total }: { rows: readonly ConversationSummary[]; total: number }, now = Date.now()): SafeHtml {
   if (!rows.length)
     return html`<p class="empty-note">No conversations yet. Create one with <code>enclave conversations create ID</code> (or through the API).</p>`;
   return html`<table class="grid conversations"><thead><tr><th>conversation</th><th>placement</th><th>runs</th><th>workers</th><th>open cards</th><th></th></tr></thead><tbody>${rows.map(
@@ -51,7 +51,11 @@ export function overviewTable(rows: readonly ConversationSummary[], now = Date.n
       html`<tr data-conversation="${s.conv.id}"><td><a href="${link(s.conv.id)}">${s.conv.id}</a><div class="muted small">${s.conv.workspacePath}</div></td><td>${placementSummary(s, now)}</td><td>${s.conv.openRuns.length}</td><td>${s.runningWorkers}</td><td>${
         s.openCards ? html`<span class="badge hot">${s.openCards}</span>` : "0"
       }</td><td><a href="${link(s.conv.id, "/audit")}">audit</a></td></tr>`,
-  )}</tbody></table>`;
+  )}</tbody></table>${
+    total > rows.length
+      ? html`<p class="muted small" data-shown="${rows.length}" data-total="${total}">The newest ${rows.length} of ${total} conversations; every one: <code>enclave conversations list</code>.</p>`
+      : ""
+  }`;
 }
 
 function placementDetails(conv: ConversationView, hostAgentPid: number | undefined, now: number): SafeHtml {

@@ -144,11 +144,29 @@ export interface GetConversationRequest {
   conversationId: string;
 }
 
+/**
+ * Conversations come a page at a time, oldest first (by creation time, then id: the order is stable,
+ * so following next_page_token sees each conversation that exists throughout exactly once). A
+ * request without page_size gets the server's default page (100), not every conversation: a caller
+ * that wants them all follows next_page_token until it is empty.
+ */
 export interface ListConversationsRequest {
+  /**
+   * At most this many conversations (0: the server's default, 100; more than the server's maximum,
+   * 1000, is invalid_arguments).
+   */
+  pageSize: number;
+  /**
+   * Empty for the first page; else a previous reply's next_page_token, unchanged, from the same
+   * caller (a token that is not one the server made for this caller is invalid_arguments).
+   */
+  pageToken: string;
 }
 
 export interface ListConversationsResponse {
   conversations: Conversation[];
+  /** Where the next page starts; empty when this page is the last. */
+  nextPageToken: string;
 }
 
 export interface DeleteConversationRequest {
@@ -1669,11 +1687,17 @@ export const GetConversationRequest: MessageFns<GetConversationRequest> = {
 };
 
 function createBaseListConversationsRequest(): ListConversationsRequest {
-  return {};
+  return { pageSize: 0, pageToken: "" };
 }
 
 export const ListConversationsRequest: MessageFns<ListConversationsRequest> = {
-  encode(_: ListConversationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: ListConversationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
     return writer;
   },
 
@@ -1690,6 +1714,22 @@ export const ListConversationsRequest: MessageFns<ListConversationsRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1702,32 +1742,54 @@ export const ListConversationsRequest: MessageFns<ListConversationsRequest> = {
     }
   },
 
-  fromJSON(_: any): ListConversationsRequest {
-    return {};
+  fromJSON(object: any): ListConversationsRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
   },
 
-  toJSON(_: ListConversationsRequest): unknown {
+  toJSON(message: ListConversationsRequest): unknown {
     const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<ListConversationsRequest>, I>>(base?: I): ListConversationsRequest {
     return ListConversationsRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<ListConversationsRequest>, I>>(_: I): ListConversationsRequest {
+  fromPartial<I extends Exact<DeepPartial<ListConversationsRequest>, I>>(object: I): ListConversationsRequest {
     const message = createBaseListConversationsRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
     return message;
   },
 };
 
 function createBaseListConversationsResponse(): ListConversationsResponse {
-  return { conversations: [] };
+  return { conversations: [], nextPageToken: "" };
 }
 
 export const ListConversationsResponse: MessageFns<ListConversationsResponse> = {
   encode(message: ListConversationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.conversations) {
       Conversation.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
     }
     return writer;
   },
@@ -1753,6 +1815,14 @@ export const ListConversationsResponse: MessageFns<ListConversationsResponse> = 
             message.conversations.push(Conversation.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1770,6 +1840,11 @@ export const ListConversationsResponse: MessageFns<ListConversationsResponse> = 
       conversations: globalThis.Array.isArray(object?.conversations)
         ? object.conversations.map((e: any) => Conversation.fromJSON(e))
         : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
     };
   },
 
@@ -1777,6 +1852,9 @@ export const ListConversationsResponse: MessageFns<ListConversationsResponse> = 
     const obj: any = {};
     if (message.conversations?.length) {
       obj.conversations = message.conversations.map((e) => Conversation.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
     }
     return obj;
   },
@@ -1787,6 +1865,7 @@ export const ListConversationsResponse: MessageFns<ListConversationsResponse> = 
   fromPartial<I extends Exact<DeepPartial<ListConversationsResponse>, I>>(object: I): ListConversationsResponse {
     const message = createBaseListConversationsResponse();
     message.conversations = object.conversations?.map((e) => Conversation.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
     return message;
   },
 };

@@ -1,0 +1,80 @@
+// A control plane as its own process (`enclave serve` on a unix socket in a folder of its own), for
+// the benches that measure it as a server: its memory and CPU are its own process's (/proc/PID), and
+// the bench's client does not share its event loop.
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { ControlPlaneClient } from "@enclave/client/control-plane-client.js";
+import { repoRoot } from "@enclave/control-plane/repo-paths.js";
+import { eventually } from "../helpers/wait.js";
+
+export interface ServedControlPlane {
+  client: ControlPlaneClient;
+  pid: number;
+  /** Stops it (SIGTERM, then SIGKILL after 10 s); its host agents end with it. */
+  stop(): Promise<void>;
+}
+
+/** Resident memory of a process, in MiB (VmRSS). */
+export function rssMiB(pid: number): number {
+  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
+  return kb / 1024;
+}
+
+/** CPU time (user + system) a process has used, in ms: /proc reports it in 1/100 s (USER_HZ). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command (which may hold spaces) start past the last ')'.
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(t);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+/** `enclave serve` with its data in dir/data and the environment given on top of this process's. */
+export async function serveControlPlane(dir: string, env: Record<string, string> = {}): Promise<ServedControlPlane> {
+  const socket = join(dir, "cp.sock");
+  const child = spawn(process.execPath, [join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve"], {
+    // No console: its fixed port may be another control plane's on this machine, and no bench reads it.
+    env: { ...process.env, ENCLAVE_DATA_DIR: join(dir, "data"), ENCLAVE_LISTEN: `unix://${socket}`, ENCLAVE_CONSOLE_LISTEN: "off", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  // Its warnings and errors are the bench's to show; a line per call or conversation made is not.
+  if (child.stderr)
+    createInterface({ input: child.stderr }).on("line", (line) => {
+      if (Number(/^\{"level":(\d+)/.exec(line)?.[1] ?? 100) >= 40) process.stderr.write(`${line}\n`);
+    });
+  const client = new ControlPlaneClient(`unix://${socket}`);
+  const stop = async (): Promise<void> => {
+    client.close();
+    await stopChild(child);
+  };
+  try {
+    await eventually(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`enclave serve exited (${child.exitCode})`);
+        return client.listConversationsPage({ pageSize: 1 }).then(
+          () => true,
+          () => false,
+        );
+      },
+      "the control plane to serve",
+      60_000,
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { client, pid: child.pid as number, stop };
+}
