@@ -4,7 +4,10 @@ import { encodedSize, serializeOnce } from "./encoded-once.js";
 
 const event = (text: string): ToolCallEvent => ({
   callId: 7,
-  event: { $case: "result", value: { isError: false, parts: [{ part: { $case: "text", value: text }, repeatsStreamed: false }], errorCode: "", durationMs: 3, detailsJson: "" } },
+  event: {
+    $case: "result",
+    value: { isError: false, parts: [{ part: { $case: "text", value: text }, repeatsStreamed: false }], errorCode: "", durationMs: 3, detailsJson: "" },
+  },
 });
 
 describe("a streamed message encoded once", () => {
