@@ -329,6 +329,10 @@ export const LIMITS = {
   toolSessionUnreadEventsMax: 1024,
   /** Log lines waiting for standard error (a reader that stopped reading): past this they are dropped, the audit log keeps the record. */
   logBufferMaxBytes: 16 * 1024 * 1024,
+  /** How long a log line to standard error may wait to go out with the next ones (one write for many). */
+  logBatchMs: 20,
+  /** A batch of log lines this large goes out at once. */
+  logBatchMaxBytes: 64 * 1024,
   /**
    * Streams the control plane writes to, by kind: bytes written to one and not yet taken by its
    * reader; past this the reader is cut off (a final event or status with code slow_reader) and

@@ -8,6 +8,8 @@ export const LIMITS = {
   /** Default and hard cap on the bytes ReadFile returns. */
   readDefaultBytes: 4 * 1024 * 1024,
   readMaxBytes: 32 * 1024 * 1024,
+  /** A read up to this size is made on the agent's thread (a page-cached file: microseconds); larger, in the thread pool. */
+  syncReadMaxBytes: 256 * 1024,
   /** Largest file WriteFile, EditFile or ApplyPatch will write. */
   writeMaxBytes: 32 * 1024 * 1024,
   patchMaxBytes: 8 * 1024 * 1024,

@@ -7,7 +7,7 @@
 // ENCLAVE_BENCH_CALLERS (64), ENCLAVE_BENCH_CONVERSATIONS (20), ENCLAVE_BENCH_CALLS (40 per caller
 // per round), ENCLAVE_BENCH_ROUNDS (5).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +16,7 @@ import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-cl
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { eventually } from "../helpers/wait.js";
 import { BARE_READ_SERVICE } from "./bare-read-server.js";
-import { type BenchRow, row } from "./measure.js";
+import { type BenchRow, figures, row } from "./measure.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const count = (name: string, fallback: number): number => Number(process.env[name] || fallback);
@@ -29,6 +29,39 @@ function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * TICK_MS;
 }
 
+/** CPU ms of every process below `pid` (its host agents and their sandboxes), not `pid` itself. */
+function descendantsCpuMs(pid: number): number {
+  const procs = new Map<number, { ppid: number; ms: number }>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      procs.set(Number(d), { ppid: Number(f[1]), ms: (Number(f[11]) + Number(f[12])) * TICK_MS });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = new Set([pid]);
+  let ms = 0;
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [p, s] of procs) {
+      if (below.has(p) || !below.has(s.ppid)) continue;
+      below.add(p);
+      ms += s.ms;
+      grew = true;
+    }
+  }
+  return ms;
+}
+
+/** This process's own CPU ms (the callers' client side). */
+function selfCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 const FILE = "bench-read.txt";
 const CONTENT = "a line of a small source file, read again and again\n".repeat(40);
 
@@ -36,11 +69,16 @@ interface RoundFigures {
   latencies: number[];
   callsPerSecond: number;
   cpuPerCallMs: number;
+  /** The callers' process (this one) and the server's descendants (the host agents), per call. */
+  clientCpuPerCallMs: number;
+  agentsCpuPerCallMs: number;
 }
 
 /** Runs `callers` loops of `calls` calls each; call(i) is caller i's call. */
 async function round(pid: number, callers: number, calls: number, call: (caller: number) => Promise<void>): Promise<RoundFigures> {
   const latencies: number[] = [];
+  const agents0 = descendantsCpuMs(pid);
+  const client0 = selfCpuMs();
   const cpu0 = cpuMs(pid);
   const t0 = performance.now();
   await Promise.all(
@@ -54,8 +92,16 @@ async function round(pid: number, callers: number, calls: number, call: (caller:
   );
   const wall = performance.now() - t0;
   const cpu = cpuMs(pid) - cpu0;
+  const client = selfCpuMs() - client0;
+  const agents = descendantsCpuMs(pid) - agents0;
   const total = callers * calls;
-  return { latencies, callsPerSecond: (total / wall) * 1000, cpuPerCallMs: cpu / total };
+  return {
+    latencies,
+    callsPerSecond: (total / wall) * 1000,
+    cpuPerCallMs: cpu / total,
+    clientCpuPerCallMs: client / total,
+    agentsCpuPerCallMs: agents / total,
+  };
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
@@ -81,8 +127,11 @@ export async function throughputRows(): Promise<BenchRow[]> {
     // Ours: the control plane as its own process, host placement.
     const dataDir = join(dir, "data");
     const cpSocket = join(dir, "cp.sock");
-    // ENCLAVE_BENCH_CPU_PROF=DIR: the control plane writes a V8 CPU profile there when it stops.
-    const prof = process.env.ENCLAVE_BENCH_CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", process.env.ENCLAVE_BENCH_CPU_PROF] : [];
+    // ENCLAVE_BENCH_CPU_PROF=DIR: the control plane writes a V8 CPU profile there when it stops
+    // (sampled every ENCLAVE_BENCH_CPU_PROF_INTERVAL µs, default 1000).
+    const prof = process.env.ENCLAVE_BENCH_CPU_PROF
+      ? ["--cpu-prof", "--cpu-prof-dir", process.env.ENCLAVE_BENCH_CPU_PROF, "--cpu-prof-interval", process.env.ENCLAVE_BENCH_CPU_PROF_INTERVAL || "1000"]
+      : [];
     const cp = spawn(process.execPath, [...prof, join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve"], {
       env: { ...process.env, ENCLAVE_DATA_DIR: dataDir, ENCLAVE_LISTEN: `unix://${cpSocket}` },
       stdio: ["ignore", "ignore", "inherit"],
@@ -146,6 +195,12 @@ export async function throughputRows(): Promise<BenchRow[]> {
     bareClient.close();
 
     const what = `${callers} callers, ${conversations} conversations`;
+    // Where each call's CPU goes, every process of the path: calls per second on 2 cores follow the sum.
+    const med = (rs: RoundFigures[], f: (r: RoundFigures) => number): string => figures(rs.map(f)).median.toFixed(3);
+    process.stderr.write(
+      `throughput: CPU ms per call, median of rounds: ours: control plane ${med(ours, (r) => r.cpuPerCallMs)}, host agents ${med(ours, (r) => r.agentsCpuPerCallMs)}, ` +
+        `callers ${med(ours, (r) => r.clientCpuPerCallMs)}; bare: server ${med(peer, (r) => r.cpuPerCallMs)}, callers ${med(peer, (r) => r.clientCpuPerCallMs)}\n`,
+    );
     const note = `${rounds} rounds of ${callers * calls} calls; CPU of the serving process only (/proc/PID/stat)`;
     return [
       row(

@@ -11,6 +11,7 @@ import { fstatSync } from "node:fs";
 import { pino, type DestinationStream, type Logger } from "pino";
 import pretty from "pino-pretty";
 import { LIMITS } from "../limits.js";
+import { LineBatch } from "./line-batch.js";
 import { terminalSafe } from "../text/terminal-safe.js";
 
 /** What --log-format takes ("pretty", its former name, still means human). */
@@ -67,19 +68,28 @@ function stderrIsFile(): boolean {
   }
 }
 
+/** The batch the JSON lines to standard error go through now. */
+let batch: LineBatch | undefined;
+
 function make(settings: LogSettings): Logger {
   const base = {
     level: settings.level,
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
+  batch?.close();
+  batch = undefined;
   if (settings.format === "json") {
+    if (settings.destination) return pino(base, settings.destination);
+    // To a regular file, written at once: a file has no reader to wait on, a line per tool call then
+    // costs one write(2) on this thread instead of a round trip through libuv's thread pool, and a
+    // line is in the file when the call that logged it returns.
+    if (stderrIsFile()) return pino(base, pino.destination({ fd: 2, sync: true, maxLength: LIMITS.logBufferMaxBytes }));
     // To a pipe or socket, written asynchronously: a log reader that stalls must not stall the control
-    // plane (lines that pile up while a write is in flight go out together; pino flushes what is left
-    // synchronously when the process exits). To a regular file, written at once: a file has no reader
-    // to wait on, and a line per tool call then costs one write(2) on this thread instead of a
-    // round trip through libuv's thread pool.
-    return pino(base, settings.destination ?? pino.destination({ fd: 2, sync: stderrIsFile(), maxLength: LIMITS.logBufferMaxBytes }));
+    // plane (pino flushes what is left synchronously when the process exits). The lines of a burst (a
+    // line per tool call) are kept briefly and go out in one write (see line-batch.ts).
+    batch = new LineBatch(pino.destination({ fd: 2, sync: false, maxLength: LIMITS.logBufferMaxBytes }));
+    return pino(base, batch);
   }
   const colors = !settings.destination && Boolean(process.stderr.isTTY);
   const view = pretty({

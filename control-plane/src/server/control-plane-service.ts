@@ -53,6 +53,7 @@ import type { ContentPart } from "../tools/tool.js";
 import type { CallStarted } from "../tools/call-feed.js";
 import { type DecodedCallToolRequest, type DecodedToolCallFrame, undecodableReason } from "./strict-call-decoding.js";
 import { serveToolCallSession, type SessionDrain } from "./tool-call-session.js";
+import { encodedSize } from "../streams/encoded-once.js";
 import { connectWorkerHost } from "./worker-host-stream.js";
 import { connectToolHost } from "./tool-host-stream.js";
 import { type ApiSpan, type Tracing, TRACING_OFF } from "../observability/tracing.js";
@@ -745,7 +746,7 @@ export function controlPlaneService(
       // A one-call tool session: its output waits for the reader after the call ends (and its quota
       // slot is given back), so it is counted and bounded in bytes like CallTools, and ends with its token.
       if (!holdStream("tool_session", call, s, end)) return;
-      const out = new WriteBudget<ToolEvent>(call, (e) => ToolEventMessage.encode(e).finish().byteLength, end, LIMITS.streamBufferedBytes.tool_session);
+      const out = new WriteBudget<ToolEvent>(call, encodedSize(ToolEventMessage), end, LIMITS.streamBufferedBytes.tool_session);
       onCallerGone(
         call,
         () => ended,

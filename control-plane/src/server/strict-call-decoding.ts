@@ -9,7 +9,8 @@
 // end a whole stream. Every request is decoded here instead, and one that does not decode comes back
 // as an Undecodable mark, which the service refuses as invalid_arguments (refuseUndecodable).
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
-import { CallToolRequest, ControlPlaneService, ToolCallFrame } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { CallToolRequest, ControlPlaneService, ToolCallEvent, ToolCallFrame, ToolEvent } from "@enclave/proto/gen/enclave/control/v1/control.js";
+import { serializeOnce } from "../streams/encoded-once.js";
 
 export interface DecodedCallToolRequest extends CallToolRequest {
   /** Set when any string field carried bytes that are not UTF-8. */
@@ -111,6 +112,12 @@ const strictDecoders: Partial<Record<keyof Definition, (buf: Buffer) => unknown>
   callTools: decodeToolCallFrameStrictly,
 };
 
+/** The tool streams' events are sent as their write budget encoded them (see encoded-once.ts). */
+const onceEncoders: Partial<Record<keyof Definition, (message: never) => Buffer>> = {
+  callTool: serializeOnce(ToolEvent),
+  callTools: serializeOnce(ToolCallEvent),
+};
+
 /**
  * The generated service definition with every request decoded by a decoder that never throws, and
  * CallTool's request and CallTools' frames decoded strictly.
@@ -119,6 +126,7 @@ export const StrictControlPlaneService = Object.fromEntries(
   Object.entries(ControlPlaneService).map(([name, def]) => {
     const decode = strictDecoders[name as keyof Definition] ?? (def.requestDeserialize as (buf: Buffer) => unknown);
     const typeName = name.charAt(0).toUpperCase() + name.slice(1);
-    return [name, { ...def, requestDeserialize: orUndecodable(`${typeName} request`, decode) }];
+    const serialize = onceEncoders[name as keyof Definition] ?? def.responseSerialize;
+    return [name, { ...def, requestDeserialize: orUndecodable(`${typeName} request`, decode), responseSerialize: serialize }];
   }),
 ) as unknown as Definition;

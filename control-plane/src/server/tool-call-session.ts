@@ -7,6 +7,7 @@ import { type ToolCallError, ToolCallEvent, type ToolEvent, type ToolResult } fr
 import { onCallerGone } from "@enclave/proto/caller-gone.js";
 import { asEnclaveError, EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
+import { encodedSize } from "../streams/encoded-once.js";
 import { WriteBudget } from "../streams/write-budget.js";
 import type { DecodedCallToolRequest, DecodedToolCallFrame } from "./strict-call-decoding.js";
 
@@ -57,7 +58,7 @@ export function serveToolCallSession(
   };
   const out = new WriteBudget<ToolCallEvent>(
     call,
-    (e) => ToolCallEvent.encode(e).finish().byteLength,
+    encodedSize(ToolCallEvent),
     (err) => {
       refused(err);
       endWith(err);

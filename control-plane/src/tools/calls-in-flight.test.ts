@@ -40,6 +40,24 @@ describe("calls in flight", () => {
     expect(tracked.cancelledBy()).toBeUndefined();
   });
 
+  it("tells whenCancelled once, when an operator's cancel is what stops the call, not after the caller's own abort", () => {
+    const calls = new CallsInFlight();
+    const feed = new CallFeed();
+    const told: string[] = [];
+    const first = feed.started({ conversationId: "c", runId: "r", tool: "exec", origin: "model" });
+    const a = calls.track(first, new AbortController().signal);
+    a.whenCancelled(() => told.push(`first by ${a.cancelledBy()?.who}`));
+    calls.cancel(first.callId, { who: "ops" });
+    calls.cancel(first.callId, { who: "ops again" });
+    const second = feed.started({ conversationId: "c", runId: "r", tool: "exec", origin: "model" });
+    const caller = new AbortController();
+    const b = calls.track(second, caller.signal);
+    b.whenCancelled(() => told.push("second"));
+    caller.abort();
+    calls.cancel(second.callId, { who: "ops" });
+    expect(told).toEqual(["first by ops"]);
+  });
+
   it("takes a decimal id only", () => {
     expect(parseCallId("42")).toBe(42);
     for (const bad of ["", "0", "-1", "1.5", "0x10", " 1", "1e3", "9".repeat(16), "a"]) expect(codeOf(() => parseCallId(bad))).toBe("invalid_arguments");

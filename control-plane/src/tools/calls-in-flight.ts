@@ -15,6 +15,8 @@ interface Entry {
   call: CallStarted;
   controller: AbortController;
   cancelledBy?: CancelledBy;
+  /** Told when an operator's cancel is what aborts the call (not after the caller's own abort). */
+  onCancel?: () => void;
 }
 
 export class CallsInFlight {
@@ -24,7 +26,10 @@ export class CallsInFlight {
    * Registers a call; its signal aborts when the caller's does or when it is cancelled here. `done`
    * forgets it (however the call ended).
    */
-  track(call: CallStarted, callerSignal: AbortSignal): { signal: AbortSignal; cancelledBy(): CancelledBy | undefined; done(): void } {
+  track(
+    call: CallStarted,
+    callerSignal: AbortSignal,
+  ): { signal: AbortSignal; cancelledBy(): CancelledBy | undefined; whenCancelled(listener: () => void): void; done(): void } {
     const entry: Entry = { call, controller: new AbortController() };
     this.calls.set(call.callId, entry);
     // The caller's abort is forwarded by a listener that done() removes. Not AbortSignal.any: Node
@@ -36,6 +41,8 @@ export class CallsInFlight {
     return {
       signal: entry.controller.signal,
       cancelledBy: () => entry.cancelledBy,
+      // A callback, not an abort listener on the signal: one listener less to add and remove on every call.
+      whenCancelled: (listener) => (entry.onCancel = listener),
       done: () => {
         callerSignal.removeEventListener("abort", forward);
         if (this.calls.get(call.callId) === entry) this.calls.delete(call.callId);
@@ -59,8 +66,10 @@ export class CallsInFlight {
   cancel(callId: number, by: CancelledBy): CallStarted {
     const entry = this.calls.get(callId);
     if (!entry) throw noCall(String(callId));
+    const first = !entry.controller.signal.aborted;
     entry.cancelledBy ??= by;
     entry.controller.abort(new EnclaveError("cancelled", `cancelled by ${by.who}`));
+    if (first) entry.onCancel?.();
     return entry.call;
   }
 }

@@ -159,9 +159,8 @@ export class ToolDispatcher {
     if (!tracked) return this.dispatchTracked(req, live, callerSignal, () => undefined, { answered: false });
     const answer = { answered: false };
     let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
     const overdue = new Promise<CallResult>((resolve) => {
-      onAbort = () => {
+      tracked.whenCancelled(() => {
         const by = tracked.cancelledBy();
         if (!by) return;
         timer = setTimeout(() => {
@@ -182,15 +181,13 @@ export class ToolDispatcher {
             () => resolve(result),
           );
         }, OPERATOR_CANCEL_GRACE_MS);
-      };
-      tracked.signal.addEventListener("abort", onAbort, { once: true });
+      });
     });
     try {
       return await Promise.race([this.dispatchTracked(req, live, tracked.signal, tracked.cancelledBy, answer), overdue]);
     } finally {
       clearTimeout(timer);
-      // The listener (and the call it holds) goes with the call: nothing of it stays once answered.
-      if (onAbort) tracked.signal.removeEventListener("abort", onAbort);
+      // The callback (and the call it holds) goes with the call: nothing of it stays once answered.
       tracked.done();
     }
   }

@@ -46,16 +46,9 @@ function countOccurrences(haystack: string, needle: string): number {
 export function filesService(paths: WorkspacePaths, writer: WorkspaceWriter): FilesServer {
   return {
     readFile: unary(async (req) => {
-      const f = await paths.openFile(req.path, "read");
-      try {
-        const cap = Math.min(req.maxBytes > 0 ? req.maxBytes : LIMITS.readDefaultBytes, LIMITS.readMaxBytes);
-        const length = Math.min(f.st.size, cap);
-        const content = Buffer.alloc(length);
-        const { bytesRead } = await f.handle.read(content, 0, length, 0);
-        return { content: content.subarray(0, bytesRead), size: f.st.size, truncated: f.st.size > bytesRead };
-      } finally {
-        await f.handle.close();
-      }
+      const cap = Math.min(req.maxBytes > 0 ? req.maxBytes : LIMITS.readDefaultBytes, LIMITS.readMaxBytes);
+      const { content, size } = await paths.readHead(req.path, "read", cap);
+      return { content, size, truncated: size > content.length };
     }),
 
     writeFile: unary(async (req) =>

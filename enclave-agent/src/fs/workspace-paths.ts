@@ -6,7 +6,7 @@
 // here; a link met on the way is read and its target walked the same way, from the handles already
 // held, and refused when it leaves the workspace. Reads also refuse hard links, which can share an
 // inode with a file outside the workspace; that check is made on the open descriptor.
-import { closeSync, readSync, realpathSync, type Stats, statSync } from "node:fs";
+import { closeSync, read, readSync, realpathSync, type Stats, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { AgentError, asAgentError } from "../errors.js";
 import { LIMITS } from "../limits.js";
@@ -365,6 +365,41 @@ export class WorkspacePaths {
     }
   }
 
+  /**
+   * Up to `cap` bytes from the start of a regular file (what openFile refuses, refused alike), with
+   * its size. The open, its status and a read of up to LIMITS.syncReadMaxBytes are made on this
+   * thread: for a small file in the page cache each is a few microseconds, where a round trip through
+   * libuv's thread pool costs more than the work and four of them a read. A larger read goes to the
+   * pool so that it never holds every other call. Opens are O_NONBLOCK, so a FIFO cannot hang one.
+   */
+  async readHead(input: string, purpose: PathPurpose, cap: number): Promise<{ content: Buffer; size: number; rel: string }> {
+    const f = this.run(input, (parts) => {
+      for (let attempt = 0; ; attempt++) {
+        const w = this.walk(parts, { until: "parent", followFinal: attempt > 0, create: false, loose: false });
+        try {
+          if (w.name === null) {
+            checkReadable(w.dir.stat(), w.rel, purpose);
+            throw new AgentError("invalid_argument", `\`${w.rel}\` is not a regular file`);
+          }
+          return w.dir.openFileSync(w.name, purpose);
+        } catch (err) {
+          // ELOOP: a link there; walk again, following it (it will be followed or refused).
+          if (errnoOf(err) !== "ELOOP") throw asAgentError(err, w.rel);
+          if (attempt >= RACE_RETRIES) throw keptChanging(w.rel);
+        } finally {
+          w.dir.close();
+        }
+      }
+    });
+    try {
+      const length = Math.min(f.st.size, cap);
+      const content = length <= LIMITS.syncReadMaxBytes ? readAllSync(f.fd, length) : await readAll(f.fd, length);
+      return { content, size: f.st.size, rel: f.rel };
+    } finally {
+      closeSync(f.fd);
+    }
+  }
+
   /** The same, synchronously (for callers that cannot wait). */
   readFileSync(input: string, purpose: PathPurpose, maxBytes = Infinity): Buffer {
     return this.run(input, (parts) => {
@@ -397,18 +432,26 @@ export class WorkspacePaths {
   }
 }
 
-/** Up to `limit` bytes from the start of an open file. */
-function readAllSync(fd: number, limit: number): Buffer {
-  const chunks: Buffer[] = [];
+/** Up to `limit` bytes from the start of an open file, read in the thread pool. */
+async function readAll(fd: number, limit: number): Promise<Buffer> {
+  const buf = Buffer.alloc(limit);
   let total = 0;
-  for (;;) {
-    const want = Math.min(64 * 1024, limit - total);
-    if (want <= 0) break;
-    const buf = Buffer.alloc(want);
-    const n = readSync(fd, buf, 0, want, total);
+  while (total < limit) {
+    const n = await new Promise<number>((resolve, reject) => read(fd, buf, total, limit - total, total, (err, got) => (err ? reject(err) : resolve(got))));
     if (n === 0) break;
-    chunks.push(buf.subarray(0, n));
     total += n;
   }
-  return Buffer.concat(chunks, total);
+  return buf.subarray(0, total);
+}
+
+/** Up to `limit` bytes from the start of an open file. */
+function readAllSync(fd: number, limit: number): Buffer {
+  const buf = Buffer.alloc(limit);
+  let total = 0;
+  while (total < limit) {
+    const n = readSync(fd, buf, total, limit - total, total);
+    if (n === 0) break;
+    total += n;
+  }
+  return buf.subarray(0, total);
 }
