@@ -196,10 +196,12 @@ const GROWTH_NOTES = `## What bounds the number of conversations, and what grows
 - **Memory** is the bound on this machine: each conversation holds bubblewrap, a host agent (Node)
   and its Python kernel; the bench stops growing when the next one would leave less than 2 GiB
   available (or at its cap, 800). The host agent is most of it (about 23 MiB PSS warm, the kernel 10).
-- **What a conversation's memory depends on besides N**: the host agent's V8 young generation grows
-  while it serves calls and shrinks slowly (its PSS went from about 23 to 35 MiB after 300 \`eval\`s,
-  the kernel's stayed at 10), so conversations that served the earlier sizes' calls hold more than
-  those just started; the PSS row's note gives the two medians apart.
+- **What a conversation's memory depends on besides N**: the host agent's V8 heap grows while it
+  serves calls. Its young generation is held to 1 MiB semi-spaces (V8's default grows them to 16 MiB
+  under a burst of calls and gives them back slowly: an agent held 46.6 MiB PSS after 4,000 calls with
+  the default, 36.8 MiB with the flag, for the same CPU); what is left is old-space growth that levels
+  off after a few thousand calls. Conversations that served the earlier sizes' calls still hold a few
+  MiB more than those just started; the PSS row's note gives the two medians apart.
 - **The control plane's per-conversation state** is small: its heap snapshots held 50.8 MiB at 10
   conversations and 52.4 MiB at 30, about 80 KiB per conversation (the agent channel's HTTP/2
   session and its sockets, the gRPC clients, the records and timers kept in maps by conversation).

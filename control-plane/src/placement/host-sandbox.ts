@@ -5,6 +5,7 @@
 // the control plane: not its data folder, not other workspaces, not its environment.
 import { existsSync, lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname } from "node:path";
+import { AGENT_NODE_FLAGS } from "@enclave/proto/agent-node-flags.js";
 import { EnclaveError } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { giveTree } from "./give-tree.js";
@@ -218,7 +219,7 @@ export function sandboxedAgentCommand(
     "--seccomp",
     String(FD.seccomp),
   ];
-  const node = [process.execPath, `${IN_SANDBOX.agentDir}/enclave-agent.mjs`, ...agentArgs];
+  const node = [process.execPath, ...AGENT_NODE_FLAGS, `${IN_SANDBOX.agentDir}/enclave-agent.mjs`, ...agentArgs];
   const command = id.drop
     ? ["/usr/bin/setpriv", `--reuid=${id.uid}`, `--regid=${id.gid}`, "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--", ...node]
     : node;
