@@ -9,12 +9,13 @@
 # No dirname or chmod: under gVisor every program started costs ~20-30 ms of an enclosure's start, so
 # the folder is cut from $0 by the shell, and mktemp (run with umask 077 in the command substitution's
 # subshell) makes the state folder 0700 itself.
+# The Node flags are the agent's everywhere (proto/src/agent-node-flags.ts; a unit test holds them equal).
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 state=$(umask 077 && mktemp -d "${TMPDIR:-/tmp}/enclave-agent-XXXXXXXXXX") || { echo "enclave-agent supervisor: cannot make a state folder" >&2; exit 1; }
 child=
 trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; wait "$child" 2>/dev/null; rm -rf "$state"; exit 0' TERM INT
 while :; do
-  "${ENCLAVE_NODE:-node}" "$here/enclave-agent.mjs" "$@" --state-dir "$state" &
+  "${ENCLAVE_NODE:-node}" --max-semi-space-size=1 "$here/enclave-agent.mjs" "$@" --state-dir "$state" &
   child=$!
   wait "$child"
   echo "enclave-agent exited ($?); restarting" >&2
