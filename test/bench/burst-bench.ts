@@ -62,7 +62,7 @@ export async function burstRows(): Promise<BenchRow[]> {
   const peer = (JSON.parse(stdout) as { burst_ms: number[] }).burst_ms;
   const what = `${n} first Python cells (\`1+1\`) in ${n} new host conversations at once`;
   const failures = failed.length ? `; ${failed.length} of ${n} failed (${[...new Set(failed)].join(", ")}) and are not samples` : "";
-  const note = `from the common start (every call sent together) to each result; default configuration (no spare host agents); the control plane as its own process${failures}`;
+  const note = `from the common start (every call sent together) to each result; default configuration (one spare host agent, taken by a conversation made while it is ready); the control plane as its own process${failures}`;
   return [
     row(
       `burst: ${what}, time to each result`,

@@ -8,6 +8,7 @@ usage: python3 jupyter_peer.py COLD_SAMPLES WARM_SAMPLES
 """
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -63,8 +64,15 @@ def burst(n):
 
     from jupyter_client.manager import AsyncKernelManager
 
+    import tempfile
+
+    sockets = tempfile.mkdtemp(prefix="enclave-bench-burst-")
+
     async def one(t0, started):
-        km = AsyncKernelManager(kernel_name="bench")
+        # Unix sockets, one folder each: with TCP a kernel binds the ports its manager picked a moment
+        # before, and among 100 starting at once another process may take one first ("Address already
+        # in use"; the kernel never answers). ipc is Jupyter's own transport for one host.
+        km = AsyncKernelManager(kernel_name="bench", transport="ipc", ip=os.path.join(sockets, "k%d" % len(started)))
         started.append(km)
         await km.start_kernel()
         kc = km.client()
@@ -85,6 +93,7 @@ def burst(n):
             return await asyncio.gather(*(one(t0, started) for _ in range(n)))
         finally:
             await asyncio.gather(*(km.shutdown_kernel(now=True) for km in started), return_exceptions=True)
+            shutil.rmtree(sockets, ignore_errors=True)
 
     print(json.dumps({"burst_ms": asyncio.run(all_at_once())}))
 
