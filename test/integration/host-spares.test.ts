@@ -49,6 +49,17 @@ describe("spare host agents", () => {
     await spareReady();
   });
 
+  it("is refilled by a host call, not by a conversation made: one made for an enclosure costs no refill", async () => {
+    await spareReady();
+    await fx.client.createConversation("took-no-call");
+    // Taken, and no call yet: nothing is started for the next one (its host agent may never be used).
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(fx.cp.hostAgents.spareCount()).toBe(0);
+    // A call served on host placement starts the next spare.
+    await exec("took-no-call", "true");
+    await spareReady();
+  });
+
   it("never hands one on: each conversation gets its own, and sees only its own workspace", async () => {
     await spareReady();
     await fx.client.createConversation("first");

@@ -10,6 +10,8 @@
 // conversation's places (a bind mount follows its folder), so the agent that answers the first call
 // is already running, with its Python kernel. A spare serves the one conversation that took it, and
 // is never handed on.
+// Spares are refilled by host calls, not by conversations made: one made for an enclosure stops its
+// host agent unused, and a refill for it would only take CPU from the enclosure's start.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync, type WriteStream } from "node:fs";
@@ -148,10 +150,9 @@ export class HostAgents {
     if (existsSync(workspace) || existsSync(stateDir)) return false;
     let spare: Spare | undefined;
     while ((spare = this.spares.shift()) && !spare.agent.alive) this.discardSpare(spare);
-    if (!spare) {
-      this.fillSpares();
-      return false;
-    }
+    // None is refilled here: a conversation made for an enclosure never uses its host agent, so
+    // spares are refilled by the host calls that use them (endpoint), never by conversations alone.
+    if (!spare) return false;
     try {
       mkdirSync(dirname(workspace), { recursive: true });
       mkdirSync(this.stateRoot, { recursive: true, mode: 0o700 });
@@ -175,7 +176,6 @@ export class HostAgents {
         logger().warn(
           `a spare host agent could not be given to conversation \`${bareId(conversationId)}\` (${(err as Error).message}); its agent starts on first call`,
         );
-        this.fillSpares();
       }
       return false;
     }
@@ -189,7 +189,6 @@ export class HostAgents {
       // The log keeps its spare's name; the agent is the conversation's all the same.
     }
     rmSync(spare.dir, { recursive: true, force: true });
-    this.fillSpares();
     return true;
   }
 
@@ -247,6 +246,8 @@ export class HostAgents {
 
   /** The conversation's host agent, started (or restarted) when it is not running. */
   async endpoint(conversationId: string, workspace: string, prepare?: AgentPrepare): Promise<AgentEndpoint> {
+    // Host placement is in use: the spares it may want next are started (a no-op when all are ready).
+    this.fillSpares();
     let agent = this.agents.get(conversationId);
     if (agent?.alive && !agent.client.connected) {
       try {
