@@ -96,7 +96,9 @@ async function startControlPlane(dir: string): Promise<ControlPlane> {
   const child = spawn(
     process.execPath,
     [...nodeArgs, join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve", "--data-dir", join(dir, "data"), "--listen", `unix://${socket}`],
-    { env: { ...process.env, ENCLAVE_CONSOLE_LISTEN: "off" }, stdio: ["ignore", "ignore", log] },
+    // No spare host agent: every sandbox it holds is a conversation's, so each one counted is one
+    // conversation (a spare is one more sandbox whatever N; the first-cell bench measures it).
+    { env: { ...process.env, ENCLAVE_CONSOLE_LISTEN: "off", ENCLAVE_HOST_SPARES: "0" }, stdio: ["ignore", "ignore", log] },
   );
   closeSync(log);
   const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -18,8 +18,11 @@ export interface BenchMachine {
 
 export interface BenchResults {
   machine: BenchMachine;
-  rows: (BenchRow & { ratio?: number })[];
+  /** Each row with the bench that measured it (rows recorded before benches were named have none). */
+  rows: (BenchRow & { ratio?: number; bench?: string })[];
   failures: { bench: string; error: string }[];
+  /** Benches measured again alone after the full run (`make bench ONLY=… RECORD=1`), with when. */
+  remeasured?: { bench: string; date: string }[];
 }
 
 export function describeMachine(): BenchMachine {
@@ -68,6 +71,24 @@ export function withRatios(rows: BenchRow[]): BenchResults["rows"] {
   return rows.map((r) => ({ ...r, ratio: r.peer && r.peer.median > 0 ? r.ours.median / r.peer.median : undefined }));
 }
 
+/**
+ * The recorded results with the benches of a partial run (`ran`) replaced by what it measured: their
+ * rows and failures go, the new ones take their place (in the benches' order where every row is
+ * named, else after the others), and the page says which were measured again and when.
+ */
+export function recordPartial(recorded: BenchResults, fresh: BenchResults, ran: readonly string[], order: readonly string[]): BenchResults {
+  const measures = new Set(fresh.rows.map((r) => r.measure));
+  const kept = recorded.rows.filter((r) => !(r.bench && ran.includes(r.bench)) && !measures.has(r.measure));
+  let rows = [...kept, ...fresh.rows];
+  if (rows.every((r) => r.bench)) rows = rows.sort((a, b) => order.indexOf(a.bench ?? "") - order.indexOf(b.bench ?? ""));
+  return {
+    machine: recorded.machine,
+    rows,
+    failures: [...recorded.failures.filter((f) => !ran.includes(f.bench)), ...fresh.failures],
+    remeasured: [...(recorded.remeasured ?? []).filter((m) => !ran.includes(m.bench)), ...ran.map((bench) => ({ bench, date: fresh.machine.date }))],
+  };
+}
+
 /** The page `make bench` writes whole (docs/benchmarks/results.md): nothing in it is edited by hand. */
 export function resultsPage(results: BenchResults): string {
   return [
@@ -77,6 +98,10 @@ export function resultsPage(results: BenchResults): string {
     "",
     "How each figure is measured, and what its peer is: [README.md](README.md).",
     "",
+    ...(results.remeasured?.length
+      ? [`Measured again alone after that run (\`make bench ONLY=… RECORD=1\`): ${results.remeasured.map((m) => `${m.bench} on ${m.date}`).join(", ")}.`, ""]
+      : []),
+    ...(results.failures.length ? [`Failed in this run: ${results.failures.map((f) => `${f.bench} (${f.error.split("\n")[0]})`).join("; ")}.`, ""] : []),
     markdownTable(results),
     "",
   ].join("\n");

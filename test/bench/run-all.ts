@@ -1,6 +1,7 @@
 // make bench: every benchmark's figures beside its peer's, measured in the same run, written to
 // test/bench/results/results.json and, as a table, to docs/benchmarks/results.md. A benchmark that fails is
 // reported (and makes the run exit non-zero) without hiding the others' figures.
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { astSearchRows } from "./ast-search.js";
@@ -21,7 +22,7 @@ import type { BenchRow } from "./measure.js";
 import { questionsVibeRows } from "./questions-vibe.js";
 import { restRows } from "./rest-bench.js";
 import { throughputRows } from "./throughput-bench.js";
-import { type BenchResults, describeMachine, markdownTable, withRatios, writeResults } from "./report.js";
+import { type BenchResults, describeMachine, markdownTable, recordPartial, withRatios, writeResults } from "./report.js";
 
 /** Each benchmark by name; `make bench ONLY=name,name` runs a subset. */
 const BENCHES: Record<string, () => Promise<BenchRow[]>> = {
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
     if (only.length && !only.includes(name)) continue;
     process.stderr.write(`bench: ${name} …\n`);
     try {
-      rows.push(...(await bench()));
+      rows.push(...(await bench()).map((r) => ({ ...r, bench: name })));
     } catch (err) {
       failures.push({ bench: name, error: err instanceof Error ? err.message : String(err) });
       process.stderr.write(`bench: ${name} failed: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -61,8 +62,15 @@ async function main(): Promise<void> {
   }
   const results: BenchResults = { machine: describeMachine(), rows: withRatios(rows), failures };
   const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-  // A partial run (ONLY=…) prints its table but leaves the recorded results alone.
-  if (!only.length) writeResults(results, join(root, "test", "bench", "results"), join(root, "docs", "benchmarks", "results.md"));
+  const recordedDir = join(root, "test", "bench", "results");
+  const page = join(root, "docs", "benchmarks", "results.md");
+  // A partial run (ONLY=…) prints its table and leaves the recorded results alone, unless RECORD=1:
+  // then its benches' rows replace theirs in the recorded run (a bench measured again after a fix).
+  if (!only.length) writeResults(results, recordedDir, page);
+  else if (process.env.RECORD === "1") {
+    const recorded = JSON.parse(readFileSync(join(recordedDir, "results.json"), "utf8")) as BenchResults;
+    writeResults(recordPartial(recorded, results, only, Object.keys(BENCHES)), recordedDir, page);
+  }
   // The growth page and plot are the growth bench's alone: written by a full run, and by one that runs it.
   if (!only.length || only.includes("growth")) writeGrowthPage(results, join(root, "docs", "benchmarks"));
   console.log(markdownTable(results));
