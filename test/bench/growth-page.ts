@@ -221,11 +221,22 @@ const GROWTH_NOTES = `## What bounds the number of conversations, and what grows
 - **The listener's backlog** bounds connections waiting to be accepted at once, not connections held;
   the calls to every conversation share each harness's one HTTP/2 connection.
 - **Latency against N**: 64 callers over N conversations queue about 64/N calls deep on each kernel
-  below 64 conversations and not at all above, so eval's median falls as N grows; its p99 is the
-  machine's tail. On a shared 2-core machine the p99s move 2–5× between identical runs, so a p99
-  past the bar is first measured again on a quiet machine, then profiled
+  below 64 conversations and not at all above. What grows is the work of a call, not a
+  conversation's state: the 2,000 calls of a size spread over N agents give each one 200 calls at 10
+  conversations and about 3 at 735, and an agent's first calls run before V8 has compiled and
+  optimised its hot paths. Measured one caller at a time on fresh conversations (5 agents, this
+  machine): a \`read\` takes 0.91 ms over an agent's calls 1–3, 0.69 over 4–10, 0.57 over 11–50 and
+  0.44 over 201–300; \`eval 1+1\` 2.26, 1.70, 1.44 and 1.24 ms. At 735 every call is such an early
+  call, so the machine does about twice the CPU per call and, with 64 callers on 2 cores, waits twice
+  as long, with a longer tail (735 agents, 735 kernels and the harness share the two cores' run
+  queues). Idle conversations cost nearly nothing meanwhile: an idle agent makes no system call in
+  8 s (strace), and 200 idle conversations took 86 ms of CPU a second in all in the seconds after
+  their start, 0.4 ms each. What would hold the p99 within 2× is code that is warm in every agent:
+  a V8 start-up snapshot of the agent taken after a warm-up (\`node --build-snapshot\`, with the
+  bundle made a single CommonJS script) — not fewer agents, since one agent per conversation is the
+  isolation. On a shared 2-core machine the p99s also move 2–5× between identical runs
   (\`ENCLAVE_BENCH_CPU_PROF=DIR\` writes the control plane's CPU profile, \`ENCLAVE_BENCH_HEAP_SNAPSHOT=DIR\`
-  a heap snapshot per size) to say where the time goes.
+  a heap snapshot per size).
 `;
 
 /** Writes docs/benchmarks/growth.md and growth.svg from a run's rows (nothing when it has no growth rows). */
