@@ -15,17 +15,17 @@
 //   ENCLAVE_BENCH_GROWTH_START_CONCURRENCY conversations (and peer kernels) started at once (3)
 //   ENCLAVE_BENCH_CPU_PROF=DIR   the control plane writes a V8 CPU profile there when it stops
 //   ENCLAVE_BENCH_HEAP_SNAPSHOT=DIR  and a heap snapshot there at each size
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-client.js";
-import { repoRoot } from "@enclave/control-plane/repo-paths.js";
+import { resultText } from "@enclave/client/control-plane-client.js";
 import { hostPython } from "../helpers/host-python.js";
 import { eventually } from "../helpers/wait.js";
 import { type BenchRow, figures, row } from "./measure.js";
 import { availableMiB, rssMiB, sandboxMemory } from "./sandbox-memory.js";
+import { type ServedControlPlane, serveControlPlane } from "./served-control-plane.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const num = (name: string, fallback: number): number => Number(process.env[name] || fallback);
@@ -80,54 +80,20 @@ interface PeerMeasured {
   grow_s: number;
 }
 
-interface ControlPlane {
-  child: ChildProcess;
-  client: ControlPlaneClient;
-  exited: Promise<unknown>;
-}
-
-async function startControlPlane(dir: string): Promise<ControlPlane> {
-  const socket = join(dir, "cp.sock");
+/** The control plane as its own process, with the profiling flags the environment asks for. */
+function startControlPlane(dir: string): Promise<ServedControlPlane> {
   const nodeArgs: string[] = [];
   if (process.env.ENCLAVE_BENCH_CPU_PROF) nodeArgs.push("--cpu-prof", "--cpu-prof-dir", process.env.ENCLAVE_BENCH_CPU_PROF);
   if (process.env.ENCLAVE_BENCH_HEAP_SNAPSHOT) nodeArgs.push("--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${process.env.ENCLAVE_BENCH_HEAP_SNAPSHOT}`);
-  // Its log goes to a file, as to a collector: this process is the harness, not its log reader.
-  const log = openSync(join(dir, "control-plane.log"), "a", 0o600);
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve", "--data-dir", join(dir, "data"), "--listen", `unix://${socket}`],
-    // No spare host agent: every sandbox it holds is a conversation's, so each one counted is one
-    // conversation (a spare is one more sandbox whatever N; the first-cell bench measures it).
-    { env: { ...process.env, ENCLAVE_CONSOLE_LISTEN: "off", ENCLAVE_HOST_SPARES: "0" }, stdio: ["ignore", "ignore", log] },
-  );
-  closeSync(log);
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const client = new ControlPlaneClient(`unix://${socket}`);
-  await eventually(
-    async () =>
-      client.listConversations().then(
-        () => true,
-        () => false,
-      ),
-    "the control plane to serve",
-    60_000,
-  );
-  return { child, client, exited };
-}
-
-async function stopControlPlane(cp: ControlPlane): Promise<void> {
-  cp.client.close();
-  if (cp.child.exitCode !== null || cp.child.signalCode !== null) return;
-  const kill = setTimeout(() => cp.child.kill("SIGKILL"), 60_000);
-  cp.child.kill("SIGTERM");
-  await cp.exited;
-  clearTimeout(kill);
+  // No spare host agent: every sandbox it holds is a conversation's, so each one counted is one
+  // conversation (a spare is one more sandbox whatever N; the first-cell bench measures it).
+  return serveControlPlane(dir, { ENCLAVE_HOST_SPARES: "0" }, nodeArgs);
 }
 
 /** Writes a heap snapshot of the control plane (ENCLAVE_BENCH_HEAP_SNAPSHOT) and waits until it is whole. */
-async function heapSnapshot(cp: ControlPlane, dir: string): Promise<void> {
+async function heapSnapshot(cp: ServedControlPlane, dir: string): Promise<void> {
   const before = new Set(readdirSync(dir));
-  cp.child.kill("SIGUSR2");
+  cp.kill("SIGUSR2");
   let size = -1;
   let steady = 0;
   await eventually(
@@ -172,11 +138,11 @@ async function ours(sizes: (number | "max")[], cap: number, reserveMiB: number):
   const callers = num("ENCLAVE_BENCH_CALLERS", 64);
   const calls = num("ENCLAVE_BENCH_GROWTH_CALLS", 2000);
   const concurrency = num("ENCLAVE_BENCH_GROWTH_START_CONCURRENCY", 3);
-  let cp: ControlPlane | undefined;
+  let cp: ServedControlPlane | undefined;
   try {
     cp = await startControlPlane(dir);
     const { client } = cp;
-    const pid = cp.child.pid as number;
+    const { pid } = cp;
     await new Promise((r) => setTimeout(r, 2_000));
     const idleRss = rssMiB(pid);
     const runs: string[] = [];
@@ -268,7 +234,7 @@ async function ours(sizes: (number | "max")[], cap: number, reserveMiB: number):
     return out;
   } finally {
     const t = performance.now();
-    if (cp) await stopControlPlane(cp);
+    if (cp) await cp.stop();
     process.stderr.write(`bench: growth: the control plane stopped in ${((performance.now() - t) / 1000).toFixed(0)} s\n`);
     rmSync(dir, { recursive: true, force: true });
   }

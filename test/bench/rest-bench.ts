@@ -17,7 +17,8 @@ import { type ControlPlaneClient, resultText } from "@enclave/client/control-pla
 import { LIMITS } from "@enclave/control-plane/limits.js";
 import { hostPython } from "../helpers/host-python.js";
 import { type BenchRow, interleaved, row, time } from "./measure.js";
-import { cpuMs, rssMiB, serveControlPlane } from "./served-control-plane.js";
+import { rssMiB } from "./sandbox-memory.js";
+import { cpuMs, serveControlPlane } from "./served-control-plane.js";
 
 const count = (name: string, fallback: number): number => Number(process.env[name] || fallback);
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -12,14 +12,10 @@ import { eventually } from "../helpers/wait.js";
 export interface ServedControlPlane {
   client: ControlPlaneClient;
   pid: number;
-  /** Stops it (SIGTERM, then SIGKILL after 10 s); its host agents end with it. */
+  /** Sends it a signal (SIGUSR2: a heap snapshot, when started with --heapsnapshot-signal). */
+  kill(signal: NodeJS.Signals): void;
+  /** Stops it (SIGTERM, then SIGKILL after 60 s: hundreds of host agents take seconds); its host agents end with it. */
   stop(): Promise<void>;
-}
-
-/** Resident memory of a process, in MiB (VmRSS). */
-export function rssMiB(pid: number): number {
-  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
-  return kb / 1024;
 }
 
 /** CPU time (user + system) a process has used, in ms: /proc reports it in 1/100 s (USER_HZ). */
@@ -30,10 +26,11 @@ export function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+/** Stops a child process: SIGTERM, then SIGKILL past the grace. */
+export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    const t = setTimeout(() => child.kill("SIGKILL"), graceMs);
     child.once("exit", () => {
       clearTimeout(t);
       resolve();
@@ -42,10 +39,13 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** `enclave serve` with its data in dir/data and the environment given on top of this process's. */
-export async function serveControlPlane(dir: string, env: Record<string, string> = {}): Promise<ServedControlPlane> {
+/**
+ * `enclave serve` with its data in dir/data, the environment given on top of this process's, and
+ * Node's own flags (`nodeArgs`: a CPU profile, a heap-snapshot signal) before the CLI.
+ */
+export async function serveControlPlane(dir: string, env: Record<string, string> = {}, nodeArgs: readonly string[] = []): Promise<ServedControlPlane> {
   const socket = join(dir, "cp.sock");
-  const child = spawn(process.execPath, [join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve"], {
+  const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, "control-plane", "dist", "src", "cli", "main.js"), "serve"], {
     // No console: its fixed port may be another control plane's on this machine, and no bench reads it.
     env: { ...process.env, ENCLAVE_DATA_DIR: join(dir, "data"), ENCLAVE_LISTEN: `unix://${socket}`, ENCLAVE_CONSOLE_LISTEN: "off", ...env },
     stdio: ["ignore", "ignore", "pipe"],
@@ -58,7 +58,7 @@ export async function serveControlPlane(dir: string, env: Record<string, string>
   const client = new ControlPlaneClient(`unix://${socket}`);
   const stop = async (): Promise<void> => {
     client.close();
-    await stopChild(child);
+    await stopChild(child, 60_000);
   };
   try {
     await eventually(
@@ -76,5 +76,5 @@ export async function serveControlPlane(dir: string, env: Record<string, string>
     await stop();
     throw err;
   }
-  return { client, pid: child.pid as number, stop };
+  return { client, pid: child.pid as number, kill: (signal) => child.kill(signal), stop };
 }

@@ -16,18 +16,12 @@ import { ControlPlaneClient, resultText } from "@enclave/client/control-plane-cl
 import { repoRoot } from "@enclave/control-plane/repo-paths.js";
 import { eventually } from "../helpers/wait.js";
 import { BARE_READ_SERVICE } from "./bare-read-server.js";
+import { cpuMs, stopChild } from "./served-control-plane.js";
 import { type BenchRow, figures, row } from "./measure.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const count = (name: string, fallback: number): number => Number(process.env[name] || fallback);
 const TICK_MS = 1000 / 100; // USER_HZ: /proc reports CPU time in 1/100 s on Linux
-
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command (which may hold spaces) start past the last ')'.
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * TICK_MS;
-}
 
 /** CPU ms of every process below `pid` (its host agents and their sandboxes), not `pid` itself. */
 function descendantsCpuMs(pid: number): number {
@@ -102,18 +96,6 @@ async function round(pid: number, callers: number, calls: number, call: (caller:
     clientCpuPerCallMs: client / total,
     agentsCpuPerCallMs: agents / total,
   };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.once("exit", () => {
-      clearTimeout(t);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
 }
 
 export async function throughputRows(): Promise<BenchRow[]> {
