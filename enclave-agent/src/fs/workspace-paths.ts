@@ -373,24 +373,7 @@ export class WorkspacePaths {
    * pool so that it never holds every other call. Opens are O_NONBLOCK, so a FIFO cannot hang one.
    */
   async readHead(input: string, purpose: PathPurpose, cap: number): Promise<{ content: Buffer; size: number; rel: string }> {
-    const f = this.run(input, (parts) => {
-      for (let attempt = 0; ; attempt++) {
-        const w = this.walk(parts, { until: "parent", followFinal: attempt > 0, create: false, loose: false });
-        try {
-          if (w.name === null) {
-            checkReadable(w.dir.stat(), w.rel, purpose);
-            throw new AgentError("invalid_argument", `\`${w.rel}\` is not a regular file`);
-          }
-          return w.dir.openFileSync(w.name, purpose);
-        } catch (err) {
-          // ELOOP: a link there; walk again, following it (it will be followed or refused).
-          if (errnoOf(err) !== "ELOOP") throw asAgentError(err, w.rel);
-          if (attempt >= RACE_RETRIES) throw keptChanging(w.rel);
-        } finally {
-          w.dir.close();
-        }
-      }
-    });
+    const f = this.run(input, (parts) => this.openRegularSync(parts, purpose));
     try {
       const length = Math.min(f.st.size, cap);
       const content = length <= LIMITS.syncReadMaxBytes ? readAllSync(f.fd, length) : await readAll(f.fd, length);
@@ -403,27 +386,33 @@ export class WorkspacePaths {
   /** The same, synchronously (for callers that cannot wait). */
   readFileSync(input: string, purpose: PathPurpose, maxBytes = Infinity): Buffer {
     return this.run(input, (parts) => {
-      for (let attempt = 0; ; attempt++) {
-        const w = this.walk(parts, { until: "parent", followFinal: attempt > 0, create: false, loose: false });
-        try {
-          if (w.name === null) {
-            checkReadable(w.dir.stat(), w.rel, purpose);
-            throw new AgentError("invalid_argument", `\`${w.rel}\` is not a regular file`);
-          }
-          const f = w.dir.openFileSync(w.name, purpose);
-          try {
-            return readAllSync(f.fd, Math.min(f.st.size, maxBytes));
-          } finally {
-            closeSync(f.fd);
-          }
-        } catch (err) {
-          if (errnoOf(err) !== "ELOOP") throw err;
-          if (attempt >= RACE_RETRIES) throw keptChanging(w.rel);
-        } finally {
-          w.dir.close();
-        }
+      const f = this.openRegularSync(parts, purpose);
+      try {
+        return readAllSync(f.fd, Math.min(f.st.size, maxBytes));
+      } finally {
+        closeSync(f.fd);
       }
     });
+  }
+
+  /** Opens a regular file on this thread, a link at its place walked again and followed (or refused). */
+  private openRegularSync(parts: string[], purpose: PathPurpose): { fd: number; st: Stats; rel: string } {
+    for (let attempt = 0; ; attempt++) {
+      const w = this.walk(parts, { until: "parent", followFinal: attempt > 0, create: false, loose: false });
+      try {
+        if (w.name === null) {
+          checkReadable(w.dir.stat(), w.rel, purpose);
+          throw new AgentError("invalid_argument", `\`${w.rel}\` is not a regular file`);
+        }
+        return w.dir.openFileSync(w.name, purpose);
+      } catch (err) {
+        // ELOOP: a link there; walk again, following it (it will be followed or refused).
+        if (errnoOf(err) !== "ELOOP") throw asAgentError(err, w.rel);
+        if (attempt >= RACE_RETRIES) throw keptChanging(w.rel);
+      } finally {
+        w.dir.close();
+      }
+    }
   }
 
   /** Workspace-relative form of an absolute path the agent found itself (a walk, an archive). */
